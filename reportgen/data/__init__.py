@@ -1,0 +1,97 @@
+"""The canonical score table, its validation, and the input adapters.
+
+>>> from reportgen.data import load
+>>> table = load("../shared/data/ibm-rag")                     # doctest: +SKIP
+>>> table.systems, table.datasets, list(table.metrics)          # doctest: +SKIP
+(('bm25_llama13b', ...), ('ibm-rag',), ['precision', 'recall', 'sbert'])
+>>> table.paired("ibm-rag", "recall").scores.shape              # doctest: +SKIP
+(140, 6)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from reportgen.data._config import (
+    DatasetSpec,
+    MetricSpec,
+    TableConfig,
+    load_config,
+    parse_config,
+)
+from reportgen.data._table import (
+    KEY_COLUMNS,
+    REQUIRED_COLUMNS,
+    MetricInfo,
+    PairedSamples,
+    PairingInfo,
+    ScoreTable,
+    UnpairedSamples,
+    build_score_table,
+)
+from reportgen.data.adapters import (
+    Adapter,
+    AdapterResult,
+    Exclusion,
+    LoadOptions,
+    Problem,
+    adapter_names,
+    detect_format,
+    get_adapter,
+    read_inputs,
+    register_adapter,
+)
+
+__all__ = [
+    "KEY_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "Adapter",
+    "AdapterResult",
+    "DatasetSpec",
+    "Exclusion",
+    "LoadOptions",
+    "MetricInfo",
+    "MetricSpec",
+    "PairedSamples",
+    "PairingInfo",
+    "Problem",
+    "ScoreTable",
+    "TableConfig",
+    "UnpairedSamples",
+    "adapter_names",
+    "build_score_table",
+    "detect_format",
+    "get_adapter",
+    "load",
+    "load_config",
+    "parse_config",
+    "read_inputs",
+    "register_adapter",
+]
+
+
+def load(paths: Iterable[str | Path] | str | Path, *, options: LoadOptions | None = None,
+         config: TableConfig | str | Path | None = None) -> ScoreTable:
+    """Read evaluation results and return the validated :class:`ScoreTable`.
+
+    Parameters
+    ----------
+    paths
+        Files or folders, in any supported format (:func:`adapter_names`); several are
+        combined into one table.
+    options
+        How to read them (format, column names, ...); see :class:`LoadOptions`.
+    config
+        Metric and dataset properties: a :class:`TableConfig` or the path of a TOML file.
+
+    Raises
+    ------
+    reportgen.errors.InputError
+        Anything wrong with the inputs, with the file and line where it is.
+    """
+    options = options or LoadOptions()
+    if config is not None and not isinstance(config, TableConfig):
+        config = load_config(config)
+    return build_score_table(read_inputs(paths, options), config,
+                             nan_policy=options.nan_policy)

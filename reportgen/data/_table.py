@@ -1,0 +1,879 @@
+"""The canonical score table: validated once, then viewed as the statistics need it.
+
+One row per observed score (DESIGN.md, "The data contract"). :func:`build_score_table`
+checks what adapters read and raises :class:`~reportgen.errors.InputError` with the file
+and line of the first offending row; :class:`ScoreTable` then answers the questions the
+statistics ask: which systems, datasets, metrics and items there are, whether systems are
+paired on a dataset, which modality and direction a metric has, and the items × systems
+(× runs) matrix or per-system arrays of one (dataset, metric).
+
+Policies
+--------
+Missing scores
+    An empty cell, ``NaN`` or ``null`` score means "this system was not scored on this
+    item": with ``nan_policy="drop"`` (default) the row is dropped and counted in
+    :attr:`ScoreTable.exclusions`; with ``"raise"`` it is an error. Infinite scores are
+    always an error.
+Pairing
+    Within a (dataset, metric), systems are *paired* when all were scored on the same
+    items, *unpaired* when no item is shared by all, and *partial* otherwise. Partial
+    overlap is analysed paired on the common items when they are at least 2 and at least
+    half of the smallest system's items (the excluded items are counted per system);
+    otherwise unpaired. :attr:`PairingInfo.recommended` holds that choice; the analysis
+    can force either.
+Modality
+    Binary if every score of the (dataset, metric) is 0 or 1, else continuous; the config
+    overrides it (a metric declared binary with other values is an error).
+Direction and weight
+    From the config, else from the source (e.g. lm-eval's ``higher_is_better``), else
+    higher is better with weight 1.
+Repeated runs
+    A ``run`` column (seed, sample, epoch) adds a runs axis. Within a dataset every row
+    has a run or none has; a dataset without runs has a single run.
+Extra columns
+    A column constant within each (dataset, item) and varying across items is *item
+    metadata*; one constant within each system is a *system attribute*
+    (hyperparameter); other columns stay in :attr:`ScoreTable.frame`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data._config import Direction, Modality, TableConfig
+from reportgen.data.adapters._base import (
+    SOURCE_FILE,
+    SOURCE_LINE,
+    AdapterResult,
+    Exclusion,
+    Problem,
+)
+from reportgen.errors import InputError, Location
+
+__all__ = [
+    "KEY_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "MetricInfo",
+    "PairedSamples",
+    "PairingInfo",
+    "ScoreTable",
+    "UnpairedSamples",
+    "build_score_table",
+]
+
+REQUIRED_COLUMNS = ("system", "dataset", "metric", "item", "score")
+LABEL_COLUMNS = ("system", "dataset", "metric", "item")
+KEY_COLUMNS = ("system", "dataset", "metric", "item", "run")
+_MISSING_STRINGS = frozenset({"", "nan", "NaN", "NAN", "NA", "N/A", "null", "None", "none"})
+_SHOW_ROWS = 5
+
+PairingKind = Literal["paired", "partial", "unpaired"]
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """Resolved properties of one metric.
+
+    ``direction_source`` is ``"config"``, ``"source"`` (the input format said so) or
+    ``"default"``; ``modality`` is the config's if given, else ``"binary"`` when every
+    dataset scores the metric 0/1 (per-dataset modality: :meth:`ScoreTable.modality`).
+    """
+
+    name: str
+    direction: Direction
+    modality: Modality
+    weight: float
+    direction_source: Literal["config", "source", "default"]
+    modality_source: Literal["config", "inferred"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "direction": self.direction, "modality": self.modality,
+                "weight": self.weight, "direction_source": self.direction_source,
+                "modality_source": self.modality_source}
+
+
+@dataclass(frozen=True)
+class PairingInfo:
+    """How the systems of one (dataset, metric) relate through their items.
+
+    Attributes
+    ----------
+    kind
+        ``"paired"`` (same items for every system), ``"partial"`` or ``"unpaired"``
+        (no item common to all systems).
+    recommended
+        ``"paired"`` or ``"unpaired"``: what the analysis uses by default (module notes).
+    n_items
+        Items scored by at least one system (the union).
+    n_common
+        Items scored by every system (the intersection).
+    items_per_system
+        System -> number of items it was scored on.
+    excluded_per_system
+        System -> items dropped when the analysis is paired (items not scored by all).
+    """
+
+    dataset: str
+    metric: str
+    kind: PairingKind
+    recommended: Literal["paired", "unpaired"]
+    n_systems: int
+    n_items: int
+    n_common: int
+    items_per_system: Mapping[str, int]
+    excluded_per_system: Mapping[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, "metric": self.metric, "kind": self.kind,
+                "recommended": self.recommended, "n_systems": self.n_systems,
+                "n_items": self.n_items, "n_common": self.n_common,
+                "items_per_system": dict(self.items_per_system),
+                "excluded_per_system": dict(self.excluded_per_system)}
+
+
+@dataclass(frozen=True)
+class PairedSamples:
+    """Scores of several systems on the same items of one (dataset, metric).
+
+    Attributes
+    ----------
+    scores
+        ``(n_items, n_systems)`` floats, or ``(n_items, n_systems, n_runs)`` when the
+        dataset has repeated runs; NaN marks a run a system did not make on an item.
+    runs
+        Run labels along the last axis, or ``None`` without a runs axis.
+    n_excluded
+        Items dropped because not every selected system was scored on them.
+    """
+
+    dataset: str
+    metric: str
+    systems: tuple[str, ...]
+    items: tuple[str, ...]
+    scores: np.ndarray
+    runs: tuple[Any, ...] | None
+    modality: Modality
+    direction: Direction
+    n_excluded: int = 0
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    def item_means(self) -> np.ndarray:
+        """``(n_items, n_systems)``: the scores averaged over runs (as is without runs)."""
+        if self.runs is None:
+            return self.scores
+        return np.nanmean(self.scores, axis=2)
+
+    def run_counts(self) -> np.ndarray:
+        """``(n_items, n_systems)`` number of runs observed per item and system."""
+        if self.runs is None:
+            return np.ones(self.scores.shape, dtype=np.int64)
+        return np.sum(~np.isnan(self.scores), axis=2)
+
+
+@dataclass(frozen=True)
+class UnpairedSamples:
+    """Scores of several systems of one (dataset, metric), each on its own items.
+
+    ``scores[b]`` is ``(n_b,)`` or, with repeated runs, ``(n_b, n_runs)`` with NaN for
+    missing runs; ``items[b]`` names its rows.
+    """
+
+    dataset: str
+    metric: str
+    systems: tuple[str, ...]
+    items: tuple[tuple[str, ...], ...]
+    scores: tuple[np.ndarray, ...]
+    runs: tuple[Any, ...] | None
+    modality: Modality
+    direction: Direction
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(len(s) for s in self.scores)
+
+    def item_means(self) -> tuple[np.ndarray, ...]:
+        """Per system, the scores averaged over runs (as is without runs)."""
+        if self.runs is None:
+            return self.scores
+        return tuple(np.nanmean(s, axis=1) for s in self.scores)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Row positions and codes of one (dataset, metric), precomputed once."""
+
+    system_codes: np.ndarray  # global system codes
+    item_codes: np.ndarray    # codes into `items`, first-appearance order
+    items: np.ndarray         # item labels (object array)
+    run_codes: np.ndarray | None
+    scores: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreTable:
+    """The validated long table of scores. Build it with :func:`build_score_table` or
+    :func:`reportgen.data.load`, not directly.
+
+    Attributes
+    ----------
+    frame
+        One row per score: ``system, dataset, metric, item, score``, ``run`` when any
+        dataset has runs, extra row-level columns, and the provenance columns ``_file``
+        and ``_line``.
+    systems, datasets
+        Names in order of first appearance.
+    metrics
+        Metric name -> :class:`MetricInfo`.
+    exclusions
+        Observations left out, with reasons (missing scores, errored samples, ...).
+    problems
+        Non-fatal findings, for the report's Data section and ``reportgen inspect``.
+    item_metadata
+        Indexed by (dataset, item): the item-level extra columns.
+    system_attributes
+        Indexed by system: the system-level extra columns (hyperparameters).
+    dataset_weights
+        Dataset -> weight (config, default 1).
+    sources
+        One entry per input read: ``{"path", "format", "rows"}``.
+    """
+
+    frame: pd.DataFrame
+    systems: tuple[str, ...]
+    datasets: tuple[str, ...]
+    metrics: Mapping[str, MetricInfo]
+    exclusions: tuple[Exclusion, ...]
+    problems: tuple[Problem, ...]
+    item_metadata: pd.DataFrame
+    system_attributes: pd.DataFrame
+    dataset_weights: Mapping[str, float]
+    sources: tuple[Mapping[str, Any], ...]
+    _modality: Mapping[tuple[str, str], Modality] = field(repr=False)
+    _groups: Mapping[tuple[str, str], _Group] = field(repr=False)
+    _run_labels: Mapping[str, tuple[Any, ...] | None] = field(repr=False)
+
+    # ------------------------------------------------------------------ structure
+
+    def metrics_of(self, dataset: str) -> tuple[str, ...]:
+        """Metrics scored on ``dataset``, in order of first appearance."""
+        self._check_dataset(dataset)
+        return tuple(m for d, m in self._groups if d == dataset)
+
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """Every (dataset, metric) present: the sample lists of seed 000 §2.1."""
+        return tuple(self._groups)
+
+    def items_of(self, dataset: str) -> tuple[str, ...]:
+        """Items of ``dataset`` scored on any metric by any system."""
+        self._check_dataset(dataset)
+        labels: dict[str, None] = {}
+        for (d, _), group in self._groups.items():
+            if d == dataset:
+                labels.update(dict.fromkeys(group.items.tolist()))
+        return tuple(labels)
+
+    def systems_of(self, dataset: str, metric: str) -> tuple[str, ...]:
+        """Systems scored on (dataset, metric), in the table's system order."""
+        group = self._group(dataset, metric)
+        present = np.unique(group.system_codes)
+        return tuple(self.systems[c] for c in present)
+
+    def runs_of(self, dataset: str) -> tuple[Any, ...] | None:
+        """Run labels of ``dataset``, or None when it has no repeated runs."""
+        self._check_dataset(dataset)
+        return self._run_labels[dataset]
+
+    def modality(self, dataset: str, metric: str) -> Modality:
+        """Binary or continuous for this (dataset, metric) (module notes)."""
+        self._group(dataset, metric)
+        return self._modality[(dataset, metric)]
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.frame)
+
+    # ------------------------------------------------------------------ pairing
+
+    def pairing(self, dataset: str, metric: str,
+                systems: Sequence[str] | None = None) -> PairingInfo:
+        """Detect how the (selected) systems of (dataset, metric) share items."""
+        group = self._group(dataset, metric)
+        codes = self._system_codes(dataset, metric, systems)
+        n_items = len(group.items)
+        keep = np.isin(group.system_codes, codes)
+        # items x systems presence; several runs of one item count once
+        present = np.zeros((n_items, len(codes)), dtype=bool)
+        column = np.searchsorted(codes, group.system_codes[keep])
+        present[group.item_codes[keep], column] = True
+        per_item = present.sum(axis=1)
+        n_union = int(np.count_nonzero(per_item))
+        common = per_item == len(codes)
+        n_common = int(np.count_nonzero(common))
+        per_system = present.sum(axis=0)
+        names = [self.systems[c] for c in codes]
+        items_per_system = {n: int(k) for n, k in zip(names, per_system)}
+        excluded = {n: int(k) - n_common for n, k in zip(names, per_system)}
+        if n_common == n_union:
+            kind: PairingKind = "paired"
+        elif n_common == 0:
+            kind = "unpaired"
+        else:
+            kind = "partial"
+        smallest = int(per_system.min()) if len(per_system) else 0
+        paired_ok = kind == "paired" or (n_common >= 2 and 2 * n_common >= smallest)
+        return PairingInfo(dataset, metric, kind, "paired" if paired_ok else "unpaired",
+                           len(codes), n_union, n_common, items_per_system, excluded)
+
+    # ------------------------------------------------------------------ views
+
+    def paired(self, dataset: str, metric: str,
+               systems: Sequence[str] | None = None) -> PairedSamples:
+        """Items × systems (× runs) matrix of one (dataset, metric) on the items every
+        selected system was scored on.
+
+        Parameters
+        ----------
+        systems
+            Systems to include, in this order; default: every system scored on it.
+
+        Raises
+        ------
+        InputError
+            If fewer than one item is common to the selected systems.
+        """
+        group = self._group(dataset, metric)
+        codes = self._system_codes(dataset, metric, systems)
+        order = [self.systems.index(s) for s in systems] if systems is not None else list(codes)
+        col_of = np.full(len(self.systems), -1, dtype=np.intp)
+        col_of[order] = np.arange(len(order))
+        keep = np.isin(group.system_codes, codes)
+        item_codes = group.item_codes[keep]
+        cols = col_of[group.system_codes[keep]]
+        n_items = len(group.items)
+        present = np.zeros((n_items, len(order)), dtype=bool)
+        present[item_codes, cols] = True
+        common = present.all(axis=1)
+        any_present = present.any(axis=1)
+        n_excluded = int(np.count_nonzero(any_present & ~common))
+        if not common.any():
+            raise InputError(
+                f"no item of dataset {dataset!r}, metric {metric!r} was scored for all of "
+                f"{', '.join(self.systems[c] for c in order)}",
+                hint="compare these systems unpaired, or select systems scored on the same items")
+        new_index = np.cumsum(common) - 1
+        rows = common[item_codes]
+        r_items = new_index[item_codes[rows]]
+        r_cols = cols[rows]
+        values = group.scores[keep][rows]
+        runs = self._run_labels[dataset]
+        if runs is None:
+            scores = np.full((int(common.sum()), len(order)), np.nan)
+            scores[r_items, r_cols] = values
+        else:
+            assert group.run_codes is not None
+            scores = np.full((int(common.sum()), len(order), len(runs)), np.nan)
+            scores[r_items, r_cols, group.run_codes[keep][rows]] = values
+        return PairedSamples(dataset, metric, tuple(self.systems[c] for c in order),
+                             tuple(group.items[common].tolist()), scores, runs,
+                             self._modality[(dataset, metric)],
+                             self.metrics[metric].direction, n_excluded)
+
+    def unpaired(self, dataset: str, metric: str,
+                 systems: Sequence[str] | None = None) -> UnpairedSamples:
+        """One array per system of one (dataset, metric), each on all its own items."""
+        group = self._group(dataset, metric)
+        codes = self._system_codes(dataset, metric, systems)
+        order = [self.systems.index(s) for s in systems] if systems is not None else list(codes)
+        runs = self._run_labels[dataset]
+        items_out, scores_out = [], []
+        for code in order:
+            mask = group.system_codes == code
+            icodes = group.item_codes[mask]
+            uniq, local = np.unique(icodes, return_inverse=True)
+            # keep first-appearance order of items
+            first = np.argsort(uniq)
+            if runs is None:
+                arr = np.full(len(uniq), np.nan)
+                arr[local] = group.scores[mask]
+            else:
+                assert group.run_codes is not None
+                arr = np.full((len(uniq), len(runs)), np.nan)
+                arr[local, group.run_codes[mask]] = group.scores[mask]
+            items_out.append(tuple(group.items[uniq[first]].tolist()))
+            scores_out.append(arr[first])
+        return UnpairedSamples(dataset, metric, tuple(self.systems[c] for c in order),
+                               tuple(items_out), tuple(scores_out), runs,
+                               self._modality[(dataset, metric)],
+                               self.metrics[metric].direction)
+
+    # ------------------------------------------------------------------ summary
+
+    def summary(self) -> dict[str, Any]:
+        """Everything ``reportgen inspect`` shows, as JSON-ready data."""
+        datasets = []
+        for dataset in self.datasets:
+            runs = self._run_labels[dataset]
+            entries = []
+            for metric in self.metrics_of(dataset):
+                info = self.pairing(dataset, metric)
+                entries.append({"metric": metric,
+                                "modality": self.modality(dataset, metric),
+                                "n_systems": info.n_systems,
+                                "n_items": info.n_items,
+                                "pairing": info.to_dict()})
+            datasets.append({"name": dataset, "n_items": len(self.items_of(dataset)),
+                             "weight": self.dataset_weights[dataset],
+                             "runs": None if runs is None else len(runs),
+                             "metrics": entries})
+        return {
+            "inputs": [dict(s) for s in self.sources],
+            "n_rows": self.n_rows,
+            "systems": list(self.systems),
+            "datasets": datasets,
+            "metrics": [m.to_dict() for m in self.metrics.values()],
+            "item_metadata": [c for c in self.item_metadata.columns],
+            "system_attributes": [c for c in self.system_attributes.columns],
+            "exclusions": [e.to_dict() for e in self.exclusions],
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+    # ------------------------------------------------------------------ internals
+
+    def _check_dataset(self, dataset: str) -> None:
+        if dataset not in self._run_labels:
+            raise InputError(f"unknown dataset {dataset!r}",
+                             hint=f"known datasets: {', '.join(self.datasets)}")
+
+    def _group(self, dataset: str, metric: str) -> _Group:
+        self._check_dataset(dataset)
+        try:
+            return self._groups[(dataset, metric)]
+        except KeyError:
+            raise InputError(f"metric {metric!r} is not scored on dataset {dataset!r}",
+                             hint=f"metrics of {dataset!r}: "
+                                  f"{', '.join(self.metrics_of(dataset))}") from None
+
+    def _system_codes(self, dataset: str, metric: str,
+                      systems: Sequence[str] | None) -> np.ndarray:
+        present = np.unique(self._groups[(dataset, metric)].system_codes)
+        if systems is None:
+            return present
+        codes = []
+        for name in systems:
+            if name not in self._system_index:
+                raise InputError(f"unknown system {name!r}",
+                                 hint=f"known systems: {', '.join(self.systems)}")
+            code = self._system_index[name]
+            if code not in present:
+                raise InputError(f"system {name!r} has no score for dataset {dataset!r}, "
+                                 f"metric {metric!r}")
+            codes.append(code)
+        if len(set(codes)) != len(codes):
+            raise InputError(f"systems listed twice in {list(systems)!r}")
+        return np.array(sorted(codes))
+
+    @cached_property
+    def _system_index(self) -> dict[str, int]:
+        return {s: i for i, s in enumerate(self.systems)}
+
+
+# ====================================================================== building
+
+
+def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
+                      config: TableConfig | None = None, *,
+                      nan_policy: Literal["drop", "raise"] = "drop") -> ScoreTable:
+    """Validate what adapters read and build the :class:`ScoreTable`.
+
+    Parameters
+    ----------
+    results
+        One or several adapter results (several files are concatenated).
+    config
+        Metric and dataset properties; default: all inferred.
+    nan_policy
+        What a missing score means (module notes).
+
+    Raises
+    ------
+    InputError
+        No rows; a required column missing; an empty system, dataset, metric or item;
+        a non-numeric or infinite score; a missing score with ``nan_policy="raise"``; the
+        same (system, dataset, metric, item, run) twice; a run given for some rows of a
+        dataset and not others; a metric declared binary with other values; fewer than
+        two systems or two items in the whole table.
+    """
+    if isinstance(results, AdapterResult):
+        results = [results]
+    if nan_policy not in ("drop", "raise"):
+        raise InputError(f"nan_policy={nan_policy!r} is not valid",
+                         hint="use 'drop' or 'raise'")
+    config = config or TableConfig()
+    frames = [r.frame for r in results if len(r.frame)]
+    sources = tuple({"path": r.source, "format": r.format, "rows": len(r.frame)}
+                    for r in results)
+    exclusions: list[Exclusion] = [e for r in results for e in r.exclusions]
+    problems: list[Problem] = [p for r in results for p in r.problems]
+    if not frames:
+        paths = [str(r.source) for r in results if r.source]
+        raise InputError("no scores found in the input" +
+                         (f" ({', '.join(paths)})" if paths else ""),
+                         hint="check that the files hold per-item results (not only "
+                              "aggregate metrics) and that the right --format is used")
+    df = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 \
+        else frames[0].reset_index(drop=True)
+    if SOURCE_FILE not in df:
+        df[SOURCE_FILE] = "<input>"
+    if SOURCE_LINE not in df:
+        df[SOURCE_LINE] = -1
+    df[SOURCE_FILE] = df[SOURCE_FILE].fillna("<input>").astype(str)
+    df[SOURCE_LINE] = df[SOURCE_LINE].fillna(-1).astype(np.int64)
+
+    _check_required(df)
+    for column in LABEL_COLUMNS:
+        df[column] = _labels(df, column)
+    df["score"] = _scores(df)
+    df, dropped = _apply_nan_policy(df, nan_policy)
+    exclusions.extend(dropped)
+    if df.empty:
+        raise InputError("every score is missing", hint="check the score column")
+    run_labels = _runs(df)
+    _check_duplicates(df)
+
+    systems = tuple(pd.unique(df["system"]))
+    if len(systems) < 2:
+        raise InputError(f"only one system ({systems[0]!r}) in the input: there is "
+                         "nothing to compare",
+                         hint="give results of at least two systems (several files or a "
+                              "table with several systems)")
+    if df.groupby("dataset", sort=False)["item"].nunique().max() < 2:
+        raise InputError("every dataset has a single item: no statistic can be computed",
+                         hint="give per-item results, one row per item, not aggregates")
+    datasets = tuple(pd.unique(df["dataset"]))
+
+    groups, modality = _groups(df, systems, run_labels)
+    metrics = _metric_infos(df, config, modality, results, problems)
+    _check_declared_modality(metrics, modality, groups)
+    item_meta, system_attrs, row_extras = _split_extras(df, results)
+    keep_cols = [c for c in ("system", "dataset", "metric", "item", "run", "score")
+                 if c in df] + row_extras + [SOURCE_FILE, SOURCE_LINE]
+    frame = df[keep_cols]
+    dataset_weights = {d: (config.datasets[d].weight if d in config.datasets
+                           and config.datasets[d].weight is not None else 1.0)
+                       for d in datasets}
+    table = ScoreTable(frame, systems, datasets, metrics, tuple(exclusions), (),
+                       item_meta, system_attrs, dataset_weights, sources, modality, groups,
+                       run_labels)
+    problems.extend(_findings(table, config))
+    return dataclasses.replace(table, problems=tuple(problems))
+
+
+def _where(df: pd.DataFrame, index: Any, column: str | None = None) -> Location:
+    row = df.loc[index]
+    line = int(row[SOURCE_LINE])
+    return Location(str(row[SOURCE_FILE]), line if line > 0 else None, column)
+
+
+def _check_required(df: pd.DataFrame) -> None:
+    missing = [c for c in REQUIRED_COLUMNS if c not in df]
+    if missing:
+        files = ", ".join(pd.unique(df[SOURCE_FILE])[:3])
+        present = [c for c in df.columns if not c.startswith("_")]
+        raise InputError(
+            f"missing required column(s) {', '.join(missing)}; found: {', '.join(present)}",
+            location=Location(files),
+            hint="rename the columns or map them with --system-col, --dataset-col, "
+                 "--metric-col, --item-col, --score-col (or --dataset NAME / --metric NAME "
+                 "when the file has a single one)")
+
+
+def _labels(df: pd.DataFrame, column: str) -> pd.Series:
+    values = df[column]
+    if pd.api.types.is_float_dtype(values.dtype):
+        finite = values.dropna()
+        if len(finite) and bool(np.all(np.mod(finite, 1) == 0)):
+            values = values.astype("Int64")
+    missing = values.isna()
+    text = values.astype(str).str.strip()
+    blank = missing | (text == "")
+    if blank.any():
+        first = blank.idxmax()
+        raise InputError(f"empty {column} ({int(blank.sum())} row(s))",
+                         location=_where(df, first, column),
+                         hint=f"every row needs a {column}; fill it in or drop the row")
+    return text
+
+
+def _scores(df: pd.DataFrame) -> pd.Series:
+    raw = df["score"]
+    if pd.api.types.is_bool_dtype(raw.dtype):
+        return raw.astype(np.float64)
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        num = raw.astype(np.float64)
+    else:
+        obj = raw.astype(object)
+        is_missing = obj.isna() | obj.map(lambda v: isinstance(v, str) and v.strip()
+                                          in _MISSING_STRINGS)
+        obj = obj.where(~is_missing, np.nan).map(lambda v: float(v) if isinstance(v, bool)
+                                                 else v)
+        num = pd.to_numeric(obj, errors="coerce").astype(np.float64)
+        bad = num.isna() & ~is_missing
+        if bad.any():
+            first = bad.idxmax()
+            raise InputError(
+                f"score {raw.loc[first]!r} is not a number ({int(bad.sum())} such row(s))",
+                location=_where(df, first, "score"),
+                hint="scores must be numbers (binary metrics as 0/1); leave a cell empty "
+                     "if the system was not scored on that item")
+    inf = np.isinf(num.to_numpy())
+    if inf.any():
+        first = df.index[int(np.argmax(inf))]
+        raise InputError(f"score is infinite ({int(inf.sum())} such row(s))",
+                         location=_where(df, first, "score"),
+                         hint="replace infinite scores by finite values, or leave them "
+                              "empty to drop them")
+    return num
+
+
+def _apply_nan_policy(df: pd.DataFrame, nan_policy: str) -> tuple[pd.DataFrame,
+                                                                   list[Exclusion]]:
+    missing = df["score"].isna()
+    if not missing.any():
+        return df, []
+    if nan_policy == "raise":
+        first = missing.idxmax()
+        raise InputError(f"missing score ({int(missing.sum())} row(s))",
+                         location=_where(df, first, "score"),
+                         hint="fill in the score, or use nan_policy='drop' "
+                              "(--nan-policy drop) to treat it as not scored")
+    counts = df[missing].groupby(["dataset", "metric", "system", SOURCE_FILE],
+                                 sort=False).size()
+    dropped = [Exclusion("missing score", int(n), d, m, s, f)
+               for (d, m, s, f), n in counts.items()]
+    return df[~missing].reset_index(drop=True), dropped
+
+
+def _runs(df: pd.DataFrame) -> dict[str, tuple[Any, ...] | None]:
+    """Normalise the run column in place; return each dataset's sorted run labels, or
+    None for a dataset without runs (its rows get run 0)."""
+    datasets = pd.unique(df["dataset"])
+    if "run" not in df:
+        return {d: None for d in datasets}
+    run = df["run"]
+    numeric = pd.api.types.is_numeric_dtype(run.dtype) and not pd.api.types.is_bool_dtype(
+        run.dtype)
+    has = run.notna()
+    if numeric and bool(np.all(np.mod(run[has].to_numpy(np.float64), 1) == 0)):
+        normal: pd.Series = run.fillna(0).astype(np.int64)
+    else:
+        text = run.astype(str).str.strip()
+        has = has & (text != "")
+        normal = text.where(has, "")
+    labels: dict[str, tuple[Any, ...] | None] = {}
+    for dataset, rows in df.groupby("dataset", sort=False).groups.items():
+        flags = has.loc[rows]
+        if flags.all():
+            labels[dataset] = tuple(sorted(pd.unique(normal.loc[rows]).tolist()))
+        elif not flags.any():
+            labels[dataset] = None
+        else:
+            first = flags[~flags].index[0]
+            raise InputError(
+                f"dataset {dataset!r} has a run for some rows and not for others",
+                location=_where(df, first, "run"),
+                hint="give every row of a dataset with repeated runs a run label "
+                     "(or none of them)")
+    df["run"] = normal
+    return labels
+
+
+def _check_duplicates(df: pd.DataFrame) -> None:
+    key = [c for c in KEY_COLUMNS if c in df]
+    dup = df.duplicated(key, keep=False)
+    if not dup.any():
+        return
+    rows = df[dup]
+    first_key = tuple(rows.iloc[0][key])
+    same = rows[(rows[key] == pd.Series(first_key, index=key)).all(axis=1)]
+    places = "; ".join(str(_where(df, i)) for i in same.index[:_SHOW_ROWS])
+    n_keys = int(rows.groupby(key, sort=False).ngroups)
+    label = ", ".join(f"{k}={v!r}" for k, v in zip(key, first_key))
+    raise InputError(
+        f"{n_keys} score(s) given more than once; the first: ({label}) at {places}",
+        location=_where(df, same.index[0]),
+        hint="each (system, dataset, metric, item, run) may appear once; if these are "
+             "repeated runs, add a run column (--run-col), otherwise remove the duplicates")
+
+
+def _groups(df: pd.DataFrame, systems: tuple[str, ...],
+            run_labels: Mapping[str, tuple[Any, ...] | None]
+            ) -> tuple[dict[tuple[str, str], _Group], dict[tuple[str, str], Modality]]:
+    system_codes = pd.Categorical(df["system"], categories=list(systems)).codes.astype(
+        np.intp)
+    groups: dict[tuple[str, str], _Group] = {}
+    modality: dict[tuple[str, str], Modality] = {}
+    scores_all = df["score"].to_numpy(np.float64)
+    items_all = df["item"].to_numpy(object)
+    runs_all = df["run"].to_numpy(object) if "run" in df else None
+    for (dataset, metric), rows in df.groupby(["dataset", "metric"],
+                                              sort=False).indices.items():
+        item_codes, items = pd.factorize(items_all[rows])
+        run_codes = None
+        labels = run_labels[dataset]
+        if labels is not None and runs_all is not None:
+            run_codes = pd.Categorical(runs_all[rows], categories=list(labels)).codes.astype(
+                np.intp)
+        scores = scores_all[rows]
+        groups[(dataset, metric)] = _Group(system_codes[rows], item_codes.astype(np.intp),
+                                           np.asarray(items, dtype=object), run_codes, scores)
+        binary = bool(np.all((scores == 0) | (scores == 1)))
+        modality[(dataset, metric)] = "binary" if binary else "continuous"
+    return groups, modality
+
+
+def _metric_infos(df: pd.DataFrame, config: TableConfig,
+                  modality: Mapping[tuple[str, str], Modality],
+                  results: Sequence[AdapterResult],
+                  problems: list[Problem]) -> dict[str, MetricInfo]:
+    source_dirs: dict[str, str] = {}
+    for result in results:
+        for name, direction in result.directions.items():
+            if source_dirs.get(name, direction) != direction:
+                problems.append(Problem("warning", f"the inputs disagree on whether higher "
+                                        f"or lower {name!r} is better; using 'higher' "
+                                        "unless the config says otherwise"))
+                direction = "higher"
+            source_dirs[name] = direction
+    infos = {}
+    for metric in pd.unique(df["metric"]):
+        spec = config.metrics.get(metric)
+        if spec is not None and spec.direction is not None:
+            direction, dsource = spec.direction, "config"
+        elif metric in source_dirs:
+            direction, dsource = source_dirs[metric], "source"
+        else:
+            direction, dsource = "higher", "default"
+        if spec is not None and spec.modality is not None:
+            mod, msource = spec.modality, "config"
+        else:
+            binary = all(v == "binary" for (d, m), v in modality.items() if m == metric)
+            mod, msource = ("binary" if binary else "continuous"), "inferred"
+        weight = spec.weight if spec is not None and spec.weight is not None else 1.0
+        infos[metric] = MetricInfo(metric, direction, mod, weight, dsource, msource)  # type: ignore[arg-type]
+    return infos
+
+
+def _check_declared_modality(metrics: Mapping[str, MetricInfo],
+                             modality: dict[tuple[str, str], Modality],
+                             groups: Mapping[tuple[str, str], _Group]) -> None:
+    for (dataset, metric), group in groups.items():
+        info = metrics[metric]
+        if info.modality_source != "config":
+            continue
+        if info.modality == "binary" and modality[(dataset, metric)] != "binary":
+            bad = group.scores[(group.scores != 0) & (group.scores != 1)]
+            raise InputError(
+                f"metric {metric!r} is declared binary but dataset {dataset!r} has the "
+                f"score {float(bad[0]):g}",
+                hint="binary scores must be 0 or 1; remove `modality = \"binary\"` from the "
+                     "config or fix the scores")
+        modality[(dataset, metric)] = info.modality
+
+
+def _split_extras(df: pd.DataFrame, results: Sequence[AdapterResult]
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Classify extra columns as item metadata, system attributes or row-level."""
+    extras = [c for c in df.columns if c not in KEY_COLUMNS and c != "score"
+              and c not in (SOURCE_FILE, SOURCE_LINE)]
+    item_cols, system_cols, row_cols = [], [], []
+    if extras:
+        # a column missing from some files (NaN there) is classified by its present values
+        by_item = df.groupby(["dataset", "item"], sort=False)[extras].nunique()
+        by_system = df.groupby("system", sort=False)[extras].nunique()
+        overall = df[extras].nunique()
+        for column in extras:
+            if by_item[column].max() <= 1 and overall[column] > 1:
+                item_cols.append(column)
+            elif by_system[column].max() <= 1:
+                system_cols.append(column)
+            else:
+                row_cols.append(column)
+    if item_cols:
+        item_meta = df.groupby(["dataset", "item"], sort=False)[item_cols].first()
+    else:
+        item_meta = pd.DataFrame(index=pd.MultiIndex.from_frame(
+            df[["dataset", "item"]].drop_duplicates()))
+    if system_cols:
+        attrs = df.groupby("system", sort=False)[system_cols].first()
+    else:
+        attrs = pd.DataFrame(index=pd.Index(pd.unique(df["system"]), name="system"))
+    declared: dict[str, dict[str, Any]] = {}
+    for result in results:
+        for name, values in result.system_attributes.items():
+            declared.setdefault(name, {}).update(values)
+    if declared:
+        extra = pd.DataFrame.from_dict(declared, orient="index")
+        extra = extra.reindex(attrs.index)
+        for column in extra.columns:
+            if column not in attrs:
+                attrs[column] = extra[column]
+    return item_meta, attrs, row_cols
+
+
+def _findings(table: ScoreTable, config: TableConfig) -> list[Problem]:
+    """Non-fatal problems worth showing: overlap, degenerate metrics, config typos."""
+    found: list[Problem] = []
+    for dataset, metric in table.pairs():
+        info = table.pairing(dataset, metric)
+        if info.n_systems < 2:
+            found.append(Problem("warning", f"only one system ({table.systems_of(dataset, metric)[0]!r}) "
+                                 f"is scored on metric {metric!r}: nothing to compare there",
+                                 dataset=dataset))
+        elif info.kind != "paired":
+            excluded = {s: n for s, n in info.excluded_per_system.items() if n}
+            detail = ", ".join(f"{s}: {n}" for s, n in list(excluded.items())[:6])
+            found.append(Problem(
+                "warning",
+                f"metric {metric!r}: systems share {info.n_common} of {info.n_items} items "
+                f"({info.kind} overlap); analysed {info.recommended}"
+                + (f", excluding items not scored by all ({detail})"
+                   if info.recommended == "paired" else ""),
+                dataset=dataset))
+        group = table._groups[(dataset, metric)]
+        if info.n_items < 2:
+            found.append(Problem("warning", f"metric {metric!r} has a single item: no "
+                                 "statistic can be computed", dataset=dataset))
+        if len(group.scores) and np.all(group.scores == group.scores[0]):
+            found.append(Problem("warning", f"metric {metric!r} is constant "
+                                 f"({group.scores[0]:g} for every system and item): no "
+                                 "comparison can find a difference", dataset=dataset))
+        runs = table.runs_of(dataset)
+        if runs is not None:
+            counts = np.bincount(group.system_codes * len(group.items) + group.item_codes)
+            counts = counts[counts > 0]
+            if counts.min() != counts.max():
+                found.append(Problem("warning", f"metric {metric!r}: the number of runs per "
+                                     f"item and system varies from {counts.min()} to "
+                                     f"{counts.max()}", dataset=dataset))
+    present_metrics = set(table.metrics)
+    for name in config.metrics:
+        if name not in present_metrics:
+            found.append(Problem("warning", f"the config describes metric {name!r}, which "
+                                 f"is not in the data (metrics: {', '.join(present_metrics)})",
+                                 location=Location(config.source)))
+    for name in config.datasets:
+        if name not in table.datasets:
+            found.append(Problem("warning", f"the config describes dataset {name!r}, which "
+                                 f"is not in the data (datasets: {', '.join(table.datasets)})",
+                                 location=Location(config.source)))
+    return found

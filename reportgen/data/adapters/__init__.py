@@ -1,0 +1,182 @@
+"""Input adapters: one registry entry per input format, chosen by name or detected.
+
+Built-in formats (``reportgen inspect --help`` lists them with descriptions):
+
+========== ==============================================================================
+name       reads
+========== ==============================================================================
+long       a long table (CSV, TSV, Parquet, JSON lines) with one row per score
+wide       a table with one column per system and one row per item (CSV, TSV, Parquet)
+eval-arena eval-arena JSON lines (``benchmark_id``, ``model``, ``example_id``, ``pass1``)
+lm-eval    lm-evaluation-harness output folders (``results_*.json`` + ``samples_*.jsonl``)
+inspect    Inspect AI logs (``.eval`` zip archives and ``.json`` logs)
+helm       HELM run folders (``run_spec.json`` + ``per_instance_stats.json``)
+========== ==============================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from reportgen.data.adapters._base import (
+    SNIFF_BYTES,
+    Adapter,
+    AdapterResult,
+    Exclusion,
+    LoadOptions,
+    Problem,
+)
+from reportgen.errors import InputError, Location
+
+__all__ = [
+    "Adapter",
+    "AdapterResult",
+    "Exclusion",
+    "LoadOptions",
+    "Problem",
+    "adapter_names",
+    "detect_format",
+    "get_adapter",
+    "read_inputs",
+    "register_adapter",
+]
+
+_REGISTRY: dict[str, Adapter] = {}
+_BUILTIN_MODULES = ("long", "wide", "eval_arena")
+_builtins_loaded = False
+
+#: File suffixes a folder is searched for when no adapter claims the folder itself.
+_DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".jsonl", ".ndjson", ".json",
+                  ".eval", ".gz")
+
+
+def register_adapter(adapter: Adapter, *, replace: bool = False) -> Adapter:
+    """Add ``adapter`` to the registry under ``adapter.name``.
+
+    Raises
+    ------
+    ValueError
+        If the name is taken and ``replace`` is false.
+    """
+    if adapter.name in _REGISTRY and not replace:
+        raise ValueError(f"an adapter named {adapter.name!r} is already registered; "
+                         "pass replace=True to replace it")
+    _REGISTRY[adapter.name] = adapter
+    return adapter
+
+
+def _ensure_builtins() -> None:
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        for module in _BUILTIN_MODULES:
+            importlib.import_module(f"{__name__}.{module}")
+
+
+def adapter_names() -> list[str]:
+    """Names of the registered adapters, in detection order."""
+    _ensure_builtins()
+    return [a.name for a in sorted(_REGISTRY.values(), key=lambda a: a.priority)]
+
+
+def get_adapter(name: str) -> Adapter:
+    """The adapter registered as ``name``; an InputError lists the known names."""
+    _ensure_builtins()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown format {name!r}",
+                         hint=f"known formats: {', '.join(adapter_names())}") from None
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(SNIFF_BYTES)
+
+
+def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapter:
+    """The first adapter (by priority) whose ``sniff`` accepts ``path``.
+
+    Raises
+    ------
+    InputError
+        If the path does not exist, is an empty file, or no adapter recognises it.
+    """
+    _ensure_builtins()
+    options = options or LoadOptions()
+    path = Path(path)
+    if not path.exists():
+        raise InputError("no such file or folder", location=Location(str(path)),
+                         hint="check the path")
+    head: bytes | None = None
+    if path.is_file():
+        if path.stat().st_size == 0:
+            raise InputError("the file is empty (0 bytes)", location=Location(str(path)),
+                             hint="check that the evaluation finished writing its output")
+        head = _head(path)
+    for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
+        if adapter.claims(path, head, options):
+            return adapter
+    what = "folder" if head is None else "file"
+    raise InputError(f"cannot tell the format of this {what}",
+                     location=Location(str(path)),
+                     hint=f"pass --format with one of: {', '.join(adapter_names())}")
+
+
+def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
+    """Resolve one input path to (file or folder, adapter) pairs. A folder that no
+    adapter claims as a whole is expanded to the data files directly inside it."""
+    if options.format is not None:
+        adapter = get_adapter(options.format)
+        if not path.exists():
+            raise InputError("no such file or folder", location=Location(str(path)),
+                             hint="check the path")
+        if path.is_dir() and not adapter.sniff(path, None):
+            files = _data_files(path)
+            if files:
+                return [(f, adapter) for f in files]
+        return [(path, adapter)]
+    if path.is_dir():
+        _ensure_builtins()
+        for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
+            if adapter.claims(path, None, options):
+                return [(path, adapter)]
+        files = _data_files(path)
+        if not files:
+            raise InputError(
+                "the folder holds no evaluation results reportgen can read",
+                location=Location(str(path)),
+                hint=f"expected files ending in {', '.join(_DATA_SUFFIXES)} or an "
+                     f"lm-eval, Inspect or HELM output folder; known formats: "
+                     f"{', '.join(adapter_names())}")
+        return [(f, detect_format(f, options)) for f in files]
+    return [(path, detect_format(path, options))]
+
+
+def _data_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir()
+                  if p.is_file() and not p.name.startswith(".")
+                  and p.name.lower().endswith(_DATA_SUFFIXES))
+
+
+def read_inputs(paths: Iterable[str | Path] | str | Path,
+                options: LoadOptions | None = None) -> list[AdapterResult]:
+    """Read every path with its adapter (given by ``options.format`` or detected).
+
+    Returns one :class:`AdapterResult` per file or adapter-claimed folder.
+    """
+    options = options or LoadOptions()
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    items: Sequence[str | Path] = list(paths)
+    if not items:
+        raise InputError("no input given", hint="pass one or more files or folders")
+    results = []
+    for raw in items:
+        for path, adapter in _expand(Path(raw), options):
+            result = adapter.read(path, options)
+            result.format, result.source = adapter.name, str(path)
+            results.append(result)
+    return results

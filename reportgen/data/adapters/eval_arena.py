@@ -1,0 +1,92 @@
+"""eval-arena JSON lines: one line per (model, example).
+
+Each line has ``benchmark_id`` (→ dataset), ``model`` (→ system), ``example_id`` (→ item)
+and ``pass1`` (→ metric ``pass1``): 0/1 for one sample, or the share of ``count`` samples
+that passed (a fractional score; ``count`` is kept as a column). Other keys (such as
+``hyperparams``) are kept as columns, so a per-model key becomes a system attribute.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters._base import (
+    SOURCE_FILE,
+    SOURCE_LINE,
+    Adapter,
+    AdapterResult,
+    LoadOptions,
+    iter_jsonl,
+)
+from reportgen.errors import InputError, Location
+
+__all__ = ["EvalArenaAdapter"]
+
+_REQUIRED = ("benchmark_id", "model", "example_id", "pass1")
+_RENAME = {"benchmark_id": "dataset", "model": "system", "example_id": "item",
+           "pass1": "score"}
+
+
+class EvalArenaAdapter(Adapter):
+    name = "eval-arena"
+    description = "eval-arena JSON lines (benchmark_id, model, example_id, pass1[, count])"
+    priority = 10
+
+    def sniff(self, path: Path, head: bytes | None) -> bool:
+        if head is None:
+            return False
+        first = next((line for line in head.decode("utf-8-sig", errors="replace").splitlines()
+                      if line.strip()), "")
+        return first.lstrip().startswith("{") and all(f'"{k}"' in first for k in _REQUIRED)
+
+    def read(self, path: Path, options: LoadOptions) -> AdapterResult:
+        records, lines = [], []
+        for lineno, record in iter_jsonl(path):
+            missing = [k for k in _REQUIRED if k not in record]
+            if missing:
+                raise InputError(f"missing key(s) {', '.join(missing)}",
+                                 location=Location(str(path), lineno),
+                                 hint="eval-arena lines need benchmark_id, model, example_id "
+                                      "and pass1")
+            _check_line(record, path, lineno)
+            records.append(record)
+            lines.append(lineno)
+        frame = pd.DataFrame.from_records(records).rename(columns=_RENAME)
+        frame["metric"] = "pass1"
+        frame[SOURCE_FILE] = str(path)
+        frame[SOURCE_LINE] = np.asarray(lines, dtype=np.int64)
+        return AdapterResult(frame, directions={"pass1": "higher"})
+
+
+def _check_line(record: dict, path: Path, lineno: int) -> None:
+    value = record["pass1"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        if value is None:
+            return  # a missing score: the table's nan policy decides
+        raise InputError(f"pass1 = {value!r} is not a number",
+                         location=Location(str(path), lineno, "pass1"),
+                         hint="pass1 is 0/1 or the share of samples that passed")
+    if not 0 <= value <= 1:
+        raise InputError(f"pass1 = {value!r} is outside [0, 1]",
+                         location=Location(str(path), lineno, "pass1"),
+                         hint="pass1 is 0/1 or the share of samples that passed")
+    if "count" in record:
+        count = record["count"]
+        if isinstance(count, bool) or not isinstance(count, (int, float)) \
+                or not float(count).is_integer() or count < 1:
+            raise InputError(f"count = {count!r} is not a positive whole number",
+                             location=Location(str(path), lineno, "count"),
+                             hint="count is the number of samples behind pass1")
+        solved = value * count
+        if abs(solved - round(solved)) > 1e-6 * max(1.0, count):
+            raise InputError(f"pass1 = {value!r} is not a share of count = {count} samples",
+                             location=Location(str(path), lineno, "pass1"),
+                             hint="pass1 × count must be a whole number of passed samples")
+
+
+register_adapter(EvalArenaAdapter())

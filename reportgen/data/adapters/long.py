@@ -1,0 +1,175 @@
+"""The long table: one row per score (CSV, TSV, Parquet or JSON lines).
+
+Columns ``system, dataset, metric, item, score`` and optionally ``run``, under these names
+or mapped with ``--system-col`` etc. A file without a dataset column gets ``--dataset``
+(default: the file name without suffix); without a metric column, ``--metric`` (default
+``score``). Every other column is kept (item metadata, system attributes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters._base import (
+    SOURCE_FILE,
+    SOURCE_LINE,
+    Adapter,
+    AdapterResult,
+    LoadOptions,
+    iter_jsonl,
+)
+from reportgen.data.adapters._tabular import header_columns, read_table, table_kind
+from reportgen.errors import InputError, Location
+
+__all__ = ["LongTableAdapter", "column_mapping", "file_stem"]
+
+_OPTION_OF = {"system": "--system-col", "dataset": "--dataset-col", "metric": "--metric-col",
+              "item": "--item-col", "score": "--score-col", "run": "--run-col"}
+
+
+def column_mapping(options: LoadOptions) -> dict[str, str]:
+    """Canonical column name -> the column name in the user's files."""
+    return {"system": options.system_col, "dataset": options.dataset_col,
+            "metric": options.metric_col, "item": options.item_col,
+            "score": options.score_col, "run": options.run_col}
+
+
+def file_stem(path: Path) -> str:
+    """The file name without its (possibly double, e.g. ``.csv.gz``) suffix."""
+    name = path.name
+    for suffix in (".gz",):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return Path(name).stem
+
+
+def _mapped_defaults(options: LoadOptions) -> bool:
+    return any(source != canonical for canonical, source in column_mapping(options).items())
+
+
+class LongTableAdapter(Adapter):
+    name = "long"
+    description = "long table, one row per score (CSV, TSV, Parquet, JSON lines)"
+    priority = 40
+
+    def sniff(self, path: Path, head: bytes | None) -> bool:
+        return self.claims(path, head, LoadOptions())
+
+    def claims(self, path: Path, head: bytes | None, options: LoadOptions) -> bool:
+        kind = table_kind(path, head)
+        if kind is None or head is None:
+            return False
+        mapping = column_mapping(options)
+        needed = {mapping["system"], mapping["item"], mapping["score"]}
+        if kind == "jsonl":
+            first = next((line for line in head.decode("utf-8-sig", errors="replace")
+                          .splitlines() if line.strip()), "")
+            return all(f'"{key}"' in first for key in needed)
+        columns = header_columns(path, head)
+        if columns is None:
+            return _mapped_defaults(options)
+        # two of the named columns make it a long table, even if one is missing (reading
+        # it then says which); a wide table's columns are system names
+        return len(set(mapping.values()) & set(columns)) >= 2
+
+    def read(self, path: Path, options: LoadOptions) -> AdapterResult:
+        with path.open("rb") as fh:
+            head = fh.read(8)
+        if table_kind(path, head) == "jsonl":
+            frame, first_line = _read_jsonl(path), None
+        else:
+            frame, first_line = read_table(path, head)
+        frame = _canonical(frame, path, options, first_line)
+        return AdapterResult(frame)
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    lines, records = [], []
+    for lineno, record in iter_jsonl(path):
+        lines.append(lineno)
+        records.append(record)
+    frame = pd.DataFrame.from_records(records)
+    frame[SOURCE_LINE] = np.asarray(lines, dtype=np.int64)
+    return frame
+
+
+def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions,
+               first_line: int | None) -> pd.DataFrame:
+    """Rename mapped columns to canonical names, fill dataset/metric, add provenance."""
+    mapping = column_mapping(options)
+    columns = [c for c in frame.columns if c != SOURCE_LINE]
+    renames = {}
+    for canonical, source in mapping.items():
+        if source in frame.columns:
+            if source != canonical:
+                if canonical in frame.columns:
+                    raise InputError(
+                        f"{_OPTION_OF[canonical]} {source} would replace the existing "
+                        f"column {canonical!r}", location=Location(str(path), 1),
+                        hint=f"rename one of the two columns, or drop {_OPTION_OF[canonical]}")
+                renames[source] = canonical
+        elif source != canonical and canonical not in ("dataset", "metric", "run"):
+            raise InputError(f"column {source!r} ({_OPTION_OF[canonical]}) not found; "
+                             f"columns are: {', '.join(columns)}",
+                             location=Location(str(path), 1),
+                             hint=f"pass the right column name to {_OPTION_OF[canonical]}")
+        elif source != canonical and canonical == "run":
+            raise InputError(f"column {source!r} (--run-col) not found; columns are: "
+                             f"{', '.join(columns)}", location=Location(str(path), 1),
+                             hint="pass the right column name to --run-col")
+    frame = frame.rename(columns=renames)
+    missing = [c for c in ("system", "item", "score") if c not in frame.columns]
+    if missing:
+        raise InputError(f"missing required column(s) {', '.join(missing)}; found: "
+                         f"{', '.join(columns)}",
+                         location=Location(str(path), 1),
+                         hint="name them system, item, score (and dataset, metric) or map "
+                              "them with --system-col, --item-col, --score-col")
+    if "dataset" not in frame.columns:
+        if mapping["dataset"] != "dataset":
+            raise InputError(f"column {mapping['dataset']!r} (--dataset-col) not found; "
+                             f"columns are: {', '.join(columns)}",
+                             location=Location(str(path), 1),
+                             hint="pass the right column name to --dataset-col")
+        frame["dataset"] = options.dataset or file_stem(path)
+    elif options.dataset is not None:
+        raise InputError("--dataset was given but the table has a dataset column",
+                         location=Location(str(path), 1),
+                         hint="drop --dataset, or map another column with --dataset-col")
+    if "metric" not in frame.columns:
+        if mapping["metric"] != "metric":
+            raise InputError(f"column {mapping['metric']!r} (--metric-col) not found; "
+                             f"columns are: {', '.join(columns)}",
+                             location=Location(str(path), 1),
+                             hint="pass the right column name to --metric-col")
+        frame["metric"] = options.metric or "score"
+    elif options.metric is not None:
+        raise InputError("--metric was given but the table has a metric column",
+                         location=Location(str(path), 1),
+                         hint="drop --metric, or map another column with --metric-col")
+    if "run" in frame.columns:
+        frame["run"] = _maybe_numeric(frame["run"])
+    for column in frame.columns:
+        if column not in ("system", "dataset", "metric", "item", "score", "run", SOURCE_LINE):
+            frame[column] = _maybe_numeric(frame[column])
+    frame[SOURCE_FILE] = str(path)
+    if SOURCE_LINE not in frame.columns:
+        frame[SOURCE_LINE] = np.arange(len(frame), dtype=np.int64) + (first_line or 1)
+    return frame
+
+
+def _maybe_numeric(values: pd.Series) -> pd.Series:
+    """Numbers read as text become numbers when every non-empty value is one."""
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        return values
+    converted = pd.to_numeric(values, errors="coerce")
+    if (converted.notna() == values.notna()).all():
+        return converted
+    return values
+
+
+register_adapter(LongTableAdapter())

@@ -1,0 +1,100 @@
+"""Long tables in CSV, TSV, Parquet and JSON lines, with column mapping.
+
+Reference: the same rows written by pandas in each format must give the same table."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen.data import LoadOptions, detect_format, load
+from reportgen.errors import InputError
+
+
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(0)
+    rows = [{"system": s, "dataset": d, "metric": "em", "item": f"{d}{i:03d}",
+             "score": float(rng.integers(0, 2)), "lang": "py" if i % 2 else "js"}
+            for d in ("x", "y") for s in ("A", "B", "C") for i in range(20)]
+    return pd.DataFrame(rows)
+
+
+def _write(frame, path):
+    suffix = path.name.split(".", 1)[1]
+    if suffix == "csv":
+        frame.to_csv(path, index=False)
+    elif suffix == "csv.gz":
+        frame.to_csv(path, index=False, compression="gzip")
+    elif suffix == "tsv":
+        frame.to_csv(path, index=False, sep="\t")
+    elif suffix == "parquet":
+        frame.to_parquet(path, index=False)
+    elif suffix == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in frame.to_dict("records")))
+
+
+@pytest.mark.parametrize("name", ["t.csv", "t.csv.gz", "t.tsv", "t.parquet", "t.jsonl"])
+def test_long_formats_give_the_same_table(tmp_path, frame, name):
+    path = tmp_path / name
+    _write(frame, path)
+    assert detect_format(path).name == "long"
+    table = load(path)
+    assert table.systems == ("A", "B", "C") and table.datasets == ("x", "y")
+    view = table.paired("y", "em")
+    ref = frame[frame.dataset == "y"].pivot(index="item", columns="system", values="score")
+    np.testing.assert_array_equal(view.scores, ref.loc[list(view.items), list(view.systems)])
+    assert table.item_metadata.loc[("x", "x001"), "lang"] == "py"
+    assert table.modality("x", "em") == "binary"
+
+
+def test_long_column_mapping(tmp_path, frame):
+    path = tmp_path / "t.csv"
+    frame.rename(columns={"system": "model", "item": "qid", "score": "value",
+                          "dataset": "task"}).to_csv(path, index=False)
+    opts = LoadOptions(system_col="model", item_col="qid", score_col="value",
+                       dataset_col="task")
+    table = load(path, options=opts)
+    assert table.systems == ("A", "B", "C") and table.datasets == ("x", "y")
+
+
+def test_long_without_dataset_and_metric_columns(tmp_path, frame):
+    path = tmp_path / "results.csv"
+    frame[frame.dataset == "x"].drop(columns=["dataset", "metric"]).to_csv(path, index=False)
+    table = load(path)
+    assert table.datasets == ("results",) and list(table.metrics) == ["score"]
+    table = load(path, options=LoadOptions(dataset="mmlu", metric="acc"))
+    assert table.datasets == ("mmlu",) and list(table.metrics) == ["acc"]
+
+
+def test_long_run_column_is_numeric(tmp_path):
+    path = tmp_path / "t.csv"
+    rows = ["system,item,run,score"] + [f"{s},{i},{r},{(i + r) % 2}" for s in "AB"
+                                        for i in range(3) for r in (10, 2, 1)]
+    path.write_text("\n".join(rows) + "\n")
+    table = load(path)
+    assert table.runs_of("t") == (1, 2, 10)  # numeric order, not text order
+
+
+def test_several_files_combined(tmp_path, frame):
+    a, b = tmp_path / "a.csv", tmp_path / "b.jsonl"
+    _write(frame[frame.dataset == "x"], a)
+    _write(frame[frame.dataset == "y"], b)
+    table = load([a, b])
+    assert table.datasets == ("x", "y")
+    assert [s["format"] for s in table.sources] == ["long", "long"]
+
+
+def test_long_input_validation(tmp_path, frame):
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    with pytest.raises(InputError, match=r"--metric was given but the table has a metric "
+                                         r"column"):
+        load(path, options=LoadOptions(metric="acc"))
+    frame.assign(model="m").to_csv(path, index=False)
+    with pytest.raises(InputError, match=r"--system-col model would replace the existing "
+                                         r"column 'system'"):
+        load(path, options=LoadOptions(system_col="model"))
