@@ -438,6 +438,9 @@ class ScoreTable:
         return {
             "inputs": [dict(s) for s in self.sources],
             "n_rows": self.n_rows,
+            "n_systems": len(self.systems),
+            "n_datasets": len(self.datasets),
+            "n_metrics": len(self.metrics),
             "systems": list(self.systems),
             "datasets": datasets,
             "metrics": [m.to_dict() for m in self.metrics.values()],

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: create the .venv virtual environment, install reportgen into it, and run it
+# on the bundled example data. Safe to re-run. Extra arguments go to `reportgen inspect`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet .
+.venv/bin/reportgen inspect examples/data --config examples/reportgen.toml "$@"

@@ -1,0 +1,503 @@
+"""HELM run folders: ``run_spec.json`` + ``per_instance_stats.json``.
+
+`HELM <https://github.com/stanford-crfm/helm>`_'s ``helm-run`` writes one folder per run
+(``benchmark_output/runs/<suite>/<run name>/``). This adapter reads such a run folder, a
+``per_instance_stats.json`` (or ``run_spec.json``) inside one, or any folder holding run
+folders up to three levels down (a suite folder, ``runs/``, ``benchmark_output/``).
+
+Of a run folder only two files are read:
+
+``run_spec.json``
+    An object with ``name`` (e.g. ``"mmlu:subject=anatomy,method=multiple_choice_joint,
+    model=openai_gpt2"``) and ``adapter_spec`` with ``model`` and ``model_deployment``.
+``per_instance_stats.json``
+    A list with one entry per (instance, perturbation, train trial): ``instance_id``,
+    ``train_trial_index``, optionally ``perturbation`` (``name``, ``computed_on``,
+    ``seed``, ...) and ``stats``, a list of HELM ``Stat`` objects: ``name`` (a
+    ``MetricName``: ``name``, ``split``, ``sub_split``, ``perturbation``), ``count``,
+    ``sum``, ``mean``, ...
+
+Mapping to the data contract
+----------------------------
+system
+    ``adapter_spec.model``. When the inputs read together hold one model under several
+    deployments (``adapter_spec.model_deployment``), each becomes its own system
+    ``"<model>@<deployment>"``. The deployment is recorded as the system attribute
+    ``model_deployment``.
+dataset
+    The run name without its ``model=`` and ``model_deployment=`` arguments, e.g.
+    ``"mmlu:subject=anatomy,method=multiple_choice_joint"``: every other argument
+    (``data_augmentation=``, ``num_train_trials=``, ...) changes what is measured, so it
+    stays. HELM reports the ``test`` split; instances of another split ``S`` (e.g.
+    ``valid``) form their own dataset ``"<dataset>|split=S"``, a separate item population.
+item
+    ``instance_id``; when the instance's perturbation has a seed (HELM's
+    ``seeds_per_instance`` > 1), ``"<instance_id>|seed=<seed>"``.
+run
+    ``train_trial_index`` (HELM's repeats with different few-shot examples), always
+    present, ``0`` for single-trial runs.
+metric
+    The stat's ``name.name``, qualified by its perturbation as HELM does in its own stat
+    names: ``"exact_match"`` for unperturbed instances,
+    ``"exact_match|perturbation=lowercase"`` for the perturbed copies (same item ids, so
+    original and perturbed scores pair up), plus ``|computed_on=<c>`` when that is not
+    HELM's default ``perturbed``.
+score
+    The stat's ``mean`` (else ``sum / count``).
+sub_split
+    An item-metadata column, present when some stat has a ``sub_split``.
+
+Stats with ``count`` 0 (HELM writes e.g. ``training_co2_cost`` with no value) are left
+out and counted in the exclusions. Aggregate files (``stats.json``) and the other files
+of a run folder are not read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters._base import (
+    SOURCE_FILE,
+    SOURCE_LINE,
+    Adapter,
+    AdapterResult,
+    Exclusion,
+    LoadOptions,
+    Problem,
+    decode_text,
+    read_json,
+)
+from reportgen.errors import InputError, Location
+
+__all__ = ["HelmAdapter"]
+
+RUN_SPEC = "run_spec.json"
+PER_INSTANCE_STATS = "per_instance_stats.json"
+#: How deep below the given folder run folders are looked for (run folder = 0,
+#: suite = 1, ``runs/`` = 2, ``benchmark_output/`` = 3).
+MAX_DEPTH = 3
+#: Folders the format detection looks into at most, so that sniffing a large unrelated
+#: tree stays cheap.
+_SNIFF_MAX_DIRS = 2000
+_DEFAULT_SPLIT = "test"
+_DEFAULT_COMPUTED_ON = "perturbed"
+_MODEL_ARGS = ("model", "model_deployment")
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_COUNT0_REASON = "HELM stat with count 0 (no value computed for the instance)"
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What the adapter needs from one run folder's ``run_spec.json``."""
+
+    folder: Path
+    name: str
+    model: str
+    deployment: str
+    dataset: str
+
+
+class HelmAdapter(Adapter):
+    name = "helm"
+    description = "HELM run folders (run_spec.json + per_instance_stats.json), or suites of them"
+    priority = 20
+
+    def sniff(self, path: Path, head: bytes | None) -> bool:
+        if head is not None:
+            if path.name == PER_INSTANCE_STATS:
+                return True
+            return path.name == RUN_SPEC and (path.parent / PER_INSTANCE_STATS).is_file()
+        visited = 0
+        for folder, _depth in _walk(path):
+            visited += 1
+            if (folder / PER_INSTANCE_STATS).is_file():
+                return True
+            if visited >= _SNIFF_MAX_DIRS:
+                return False
+        return False
+
+    def read(self, path: Path, options: LoadOptions) -> AdapterResult:
+        problems: list[Problem] = []
+        runs = [_read_run_spec(folder) for folder in _run_folders(path, problems)]
+        systems = _system_names(runs)
+        _check_unique_runs(runs, systems)
+        columns: dict[str, list[Any]] = {k: [] for k in (
+            "system", "dataset", "metric", "item", "run", "score", "sub_split",
+            SOURCE_FILE, SOURCE_LINE)}
+        zero_counts: Counter[tuple[str, str, str, str]] = Counter()
+        for run in runs:
+            _read_per_instance_stats(run, systems[run.folder], columns, zero_counts, problems)
+        if not any(v is not None for v in columns["sub_split"]):
+            del columns["sub_split"]
+        frame = pd.DataFrame(columns)
+        frame["score"] = frame["score"].astype(np.float64)
+        frame["run"] = frame["run"].astype(np.int64)
+        frame[SOURCE_LINE] = frame[SOURCE_LINE].astype(np.int64)
+        exclusions = [Exclusion(_COUNT0_REASON, n, dataset=d, metric=m, system=s, source=f)
+                      for (d, m, s, f), n in zero_counts.items()]
+        attributes = {systems[r.folder]: {"model_deployment": r.deployment} for r in runs}
+        return AdapterResult(frame, exclusions=exclusions, problems=problems,
+                             system_attributes=attributes)
+
+
+# --------------------------------------------------------------------------- folders
+
+
+def _walk(root: Path) -> Iterator[tuple[Path, int]]:
+    """Folders under ``root`` (itself first), breadth first, at most :data:`MAX_DEPTH`
+    levels down, not descending into run folders or hidden folders."""
+    level = [root]
+    for depth in range(MAX_DEPTH + 1):
+        below: list[Path] = []
+        for folder in level:
+            yield folder, depth
+            if depth == MAX_DEPTH or _is_run_folder(folder):
+                continue
+            try:
+                children = sorted(p for p in folder.iterdir()
+                                  if p.is_dir() and not p.name.startswith("."))
+            except OSError:
+                continue
+            below.extend(children)
+        level = below
+
+
+def _is_run_folder(folder: Path) -> bool:
+    return (folder / PER_INSTANCE_STATS).is_file() or (folder / RUN_SPEC).is_file()
+
+
+def _run_folders(path: Path, problems: list[Problem]) -> list[Path]:
+    """The run folders to read for ``path``; runs without per-instance stats (failed or
+    unfinished) are skipped with a warning."""
+    if path.is_file():
+        return [path.parent]
+    found: list[Path] = []
+    for folder, _depth in _walk(path):
+        if (folder / PER_INSTANCE_STATS).is_file():
+            found.append(folder)
+        elif (folder / RUN_SPEC).is_file():
+            problems.append(Problem(
+                "warning",
+                f"HELM run folder without {PER_INSTANCE_STATS} skipped (the run may have "
+                "failed or not finished)",
+                Location(str(folder))))
+    if not found:
+        raise InputError(
+            f"no HELM run folder ({RUN_SPEC} + {PER_INSTANCE_STATS}) found here or up to "
+            f"{MAX_DEPTH} levels below",
+            location=Location(str(path)),
+            hint="pass a run folder (benchmark_output/runs/<suite>/<run>), a suite folder "
+                 "or benchmark_output/; runs must have finished writing "
+                 f"{PER_INSTANCE_STATS}")
+    return found
+
+
+# --------------------------------------------------------------------------- run_spec
+
+
+def _read_run_spec(folder: Path) -> _Run:
+    path = folder / RUN_SPEC
+    if not path.is_file():
+        raise InputError(
+            f"{RUN_SPEC} is missing next to {PER_INSTANCE_STATS}",
+            location=Location(str(path)),
+            hint=f"copy the whole HELM run folder; {RUN_SPEC} names the model and the "
+                 "scenario of the run")
+    spec = read_json(path)
+    if not isinstance(spec, dict):
+        raise InputError(f"{RUN_SPEC} holds a JSON {_kind(spec)}, expected an object",
+                         location=Location(str(path), 1),
+                         hint="this is not a HELM run_spec.json; regenerate the run")
+    name = spec.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{RUN_SPEC} has no run name (key 'name' = {name!r})",
+                         location=Location(str(path), None, "name"),
+                         hint="HELM writes the run name, e.g. 'mmlu:subject=anatomy,"
+                              "model=openai_gpt2'; regenerate the run or add it")
+    adapter_spec = spec.get("adapter_spec")
+    if not isinstance(adapter_spec, dict):
+        raise InputError(f"{RUN_SPEC} has no 'adapter_spec' object",
+                         location=Location(str(path), None, "adapter_spec"),
+                         hint="HELM writes adapter_spec with the model; regenerate the run")
+    model = _text_or_none(adapter_spec.get("model"))
+    deployment = _text_or_none(adapter_spec.get("model_deployment"))
+    if model is None and deployment is None:
+        raise InputError(f"{RUN_SPEC} names no model (adapter_spec.model and "
+                         "adapter_spec.model_deployment are both missing or empty)",
+                         location=Location(str(path), None, "adapter_spec.model"),
+                         hint="add adapter_spec.model, the name of the evaluated model")
+    model_name = model or deployment or ""
+    return _Run(folder, name.strip(), model_name, deployment or model_name,
+                _dataset_name(name))
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _dataset_name(run_name: str) -> str:
+    """The run name without its model arguments: ``"mmlu:subject=x,model=a_b"`` ->
+    ``"mmlu:subject=x"``."""
+    scenario, sep, args = run_name.strip().partition(":")
+    if not sep:
+        return scenario
+    kept = [a for a in args.split(",") if a.partition("=")[0].strip() not in _MODEL_ARGS]
+    return f"{scenario}:{','.join(kept)}" if kept else scenario
+
+
+def _system_names(runs: list[_Run]) -> dict[Path, str]:
+    """System name per run folder: the model, or ``model@deployment`` for a model read
+    under several deployments."""
+    deployments: dict[str, set[str]] = {}
+    for run in runs:
+        deployments.setdefault(run.model, set()).add(run.deployment)
+    return {run.folder: (f"{run.model}@{run.deployment}"
+                         if len(deployments[run.model]) > 1 else run.model)
+            for run in runs}
+
+
+def _check_unique_runs(runs: list[_Run], systems: dict[Path, str]) -> None:
+    seen: dict[tuple[str, str], Path] = {}
+    for run in runs:
+        key = (systems[run.folder], run.dataset)
+        if key in seen:
+            raise InputError(
+                f"two HELM runs of system {key[0]!r} on dataset {key[1]!r}: "
+                f"{seen[key]} and {run.folder}",
+                location=Location(str(run.folder / RUN_SPEC)),
+                hint="the same run is in two suites (or was run twice); pass only the "
+                     "suite folder or run folders you want to compare")
+        seen[key] = run.folder
+
+
+# --------------------------------------------------------------------------- per-instance stats
+
+
+def _read_per_instance_stats(run: _Run, system: str, columns: dict[str, list[Any]],
+                             zero_counts: Counter[tuple[str, str, str, str]],
+                             problems: list[Problem]) -> None:
+    path = run.folder / PER_INSTANCE_STATS
+    file = str(path)
+    n_records = 0
+    for index, (line, record) in enumerate(_json_list(path), start=1):
+        n_records += 1
+        where = Location(file, line)
+        if not isinstance(record, dict):
+            raise InputError(f"entry {index} is a JSON {_kind(record)}, expected an object",
+                             location=where,
+                             hint="each entry holds instance_id, train_trial_index and stats")
+        item = _instance_id(record, index, where)
+        trial = _train_trial(record, index, where)
+        item = _item_key(item, record.get("perturbation"), index, where)
+        stats = record.get("stats")
+        if not isinstance(stats, list):
+            raise InputError(f"entry {index} (instance {item!r}): 'stats' is "
+                             f"{_kind(stats)}, expected a list",
+                             location=where,
+                             hint="each entry lists its stats under 'stats'")
+        for number, stat in enumerate(stats, start=1):
+            metric, dataset, sub_split, score = _stat(stat, run.dataset, item, number, where)
+            if score is None:
+                zero_counts[(dataset, metric, system, file)] += 1
+                continue
+            columns["system"].append(system)
+            columns["dataset"].append(dataset)
+            columns["metric"].append(metric)
+            columns["item"].append(item)
+            columns["run"].append(trial)
+            columns["score"].append(score)
+            columns["sub_split"].append(sub_split)
+            columns[SOURCE_FILE].append(file)
+            columns[SOURCE_LINE].append(line)
+    if n_records == 0:
+        problems.append(Problem("warning", f"{PER_INSTANCE_STATS} is an empty list: the "
+                                "run has no per-instance results", Location(file),
+                                run.dataset))
+
+
+def _instance_id(record: dict[str, Any], index: int, where: Location) -> str:
+    value = record.get("instance_id")
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        raise InputError(f"entry {index} has no instance_id (found {value!r})",
+                         location=where,
+                         hint="each entry names its instance, e.g. \"instance_id\": \"id12\"")
+    return str(value).strip()
+
+
+def _train_trial(record: dict[str, Any], index: int, where: Location) -> int:
+    value = record.get("train_trial_index")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not float(value).is_integer() or value < 0:
+        raise InputError(f"entry {index}: train_trial_index = {value!r} is not a "
+                         "non-negative whole number",
+                         location=where,
+                         hint="HELM numbers train trials 0, 1, ...; regenerate the run")
+    return int(value)
+
+
+def _item_key(instance: str, perturbation: Any, index: int, where: Location) -> str:
+    if perturbation is None:
+        return instance
+    if not isinstance(perturbation, dict):
+        raise InputError(f"entry {index}: 'perturbation' is {_kind(perturbation)}, "
+                         "expected an object",
+                         location=where,
+                         hint="a perturbation is an object with at least a 'name'")
+    seed = perturbation.get("seed")
+    return instance if seed is None else f"{instance}|seed={seed}"
+
+
+def _stat(stat: Any, base_dataset: str, item: str, number: int, where: Location
+          ) -> tuple[str, str, str | None, float | None]:
+    """(metric, dataset, sub_split, score) of one stat; score None for count 0."""
+    context = f"instance {item!r}, stat {number}"
+    if not isinstance(stat, dict):
+        raise InputError(f"{context} is {_kind(stat)}, expected an object",
+                         location=where, hint="each stat is an object with name, count, mean")
+    metric_name = stat.get("name")
+    if not isinstance(metric_name, dict):
+        metric_name = {"name": None, "given": metric_name}
+    name = metric_name.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{context} has no name (expected \"name\": {{\"name\": ...}}, "
+                         f"found {stat.get('name')!r})",
+                         location=where,
+                         hint="each stat names its metric as name.name, e.g. "
+                              "\"name\": {\"name\": \"exact_match\", \"split\": \"test\"}")
+    name = name.strip()
+    context = f"{context} ({name!r})"
+    metric = name + _perturbation_qualifier(metric_name.get("perturbation"), context, where)
+    split = metric_name.get("split")
+    if split is not None and not isinstance(split, str):
+        raise InputError(f"{context}: split = {split!r} is not text", location=where,
+                         hint="a split is a name such as 'test' or 'valid'")
+    dataset = base_dataset if split in (None, "", _DEFAULT_SPLIT) \
+        else f"{base_dataset}|split={split}"
+    sub_split = metric_name.get("sub_split")
+    sub_split = None if sub_split is None else str(sub_split)
+    count = stat.get("count")
+    if count is not None and (isinstance(count, bool) or not isinstance(count, (int, float))
+                              or not math.isfinite(count) or count < 0):
+        raise InputError(f"{context}: count = {count!r} is not a non-negative number",
+                         location=where, hint="count is how many values the stat holds")
+    if count == 0:
+        return metric, dataset, sub_split, None
+    mean = stat.get("mean")
+    if mean is None:
+        total = stat.get("sum")
+        if count is None or total is None:
+            raise InputError(f"{context} has no mean (and no sum and count to compute it)",
+                             location=where,
+                             hint="HELM writes mean for every stat with count > 0; "
+                                  "regenerate the run")
+        if not _is_number(total):
+            raise InputError(f"{context}: sum = {total!r} is not a number", location=where,
+                             hint="sum must be a number")
+        return metric, dataset, sub_split, float(total) / float(count)
+    if not _is_number(mean):
+        raise InputError(f"{context}: mean = {mean!r} is not a number", location=where,
+                         hint="the mean of a stat must be a JSON number; the file may have "
+                              "been edited by hand")
+    return metric, dataset, sub_split, float(mean)
+
+
+def _perturbation_qualifier(perturbation: Any, context: str, where: Location) -> str:
+    if perturbation is None:
+        return ""
+    if not isinstance(perturbation, dict) or not isinstance(perturbation.get("name"), str) \
+            or not perturbation["name"].strip():
+        raise InputError(f"{context}: the perturbation has no name (found {perturbation!r})",
+                         location=where,
+                         hint="a stat's name.perturbation is an object with a 'name'")
+    name: str = perturbation["name"]
+    qualifier = f"|perturbation={name.strip()}"
+    computed_on = perturbation.get("computed_on")
+    if computed_on not in (None, _DEFAULT_COMPUTED_ON):
+        qualifier += f"|computed_on={computed_on}"
+    return qualifier
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number",
+            float: "number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+# --------------------------------------------------------------------------- JSON with lines
+
+
+def _json_list(path: Path) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, element)`` for each element of the JSON list in ``path``, where
+    ``line`` is the 1-based line on which the element starts.
+
+    Elements are decoded one at a time so their lines are known; any syntax error is
+    reported by :func:`read_json`, which names the line and column.
+    """
+    text = decode_text(path.read_bytes(), path)
+    decoder = json.JSONDecoder(parse_constant=_json_constant)
+    pos = _skip(text, 0)
+    if pos == len(text) or text[pos] != "[":
+        value = read_json(path)  # raises for an empty or invalid file
+        raise InputError(f"{PER_INSTANCE_STATS} holds a JSON {_kind(value)}, expected a list",
+                         location=Location(str(path), text.count("\n", 0, pos) + 1),
+                         hint="HELM writes a list with one entry per instance and train "
+                              "trial; this file is not one")
+    line, counted = 1, 0
+    pos = _skip(text, pos + 1)
+    if pos < len(text) and text[pos] == "]":
+        _check_trailing(text, pos + 1, path)
+        return
+    while True:
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            _raise_syntax_error(path)
+        line += text.count("\n", counted, pos)
+        counted = pos
+        yield line, value
+        pos = _skip(text, end)
+        if pos < len(text) and text[pos] == ",":
+            pos = _skip(text, pos + 1)
+        elif pos < len(text) and text[pos] == "]":
+            _check_trailing(text, pos + 1, path)
+            return
+        else:
+            _raise_syntax_error(path)
+
+
+def _skip(text: str, pos: int) -> int:
+    match = _WHITESPACE.match(text, pos)
+    return match.end() if match else pos
+
+
+def _check_trailing(text: str, pos: int, path: Path) -> None:
+    if _skip(text, pos) != len(text):
+        _raise_syntax_error(path)
+
+
+def _raise_syntax_error(path: Path) -> NoReturn:
+    read_json(path)  # names the line and column of the error
+    raise InputError("invalid JSON", location=Location(str(path)),  # pragma: no cover
+                     hint="the file may be truncated or hand-edited; regenerate it")
+
+
+def _json_constant(name: str) -> float:
+    # JSON has no NaN/Infinity but Python's json writes them; the score table decides.
+    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
+
+
+register_adapter(HelmAdapter())

@@ -1,0 +1,733 @@
+"""Inspect AI logs: ``.eval`` archives, ``.json`` logs, and folders of them.
+
+One Inspect log is one task evaluated with one model. The adapter maps
+
+============================== =============================================================
+Inspect                        data contract
+============================== =============================================================
+``eval.task``                  ``dataset``
+``eval.model`` (+ a label)     ``system`` (see *System names* below)
+sample ``id``                  ``item`` (as a string: ``1`` -> ``"1"``)
+sample ``epoch``               ``run``
+each scorer's ``value``        ``score`` of the metric named after the scorer; a dict value
+                               ``{"k": v}`` of scorer ``s`` gives metric ``s/k``
+============================== =============================================================
+
+Score values become floats as Inspect's default ``value_to_float`` maps them: ``"C"`` 1,
+``"I"`` 0, ``"P"`` 0.5, ``"N"`` 0 (exact, upper case), booleans 1/0, numbers as they are,
+the strings ``yes``/``true`` 1 and ``no``/``false`` 0 (any case), strings holding a finite
+number as that number, ``null`` as a missing score (NaN). Anything else (another string, a
+list, a nested dict) is an :class:`~reportgen.errors.InputError`: Inspect would silently
+score it 0.
+
+Samples that errored are excluded and counted (``Exclusion("sample errored")``), unless
+the eval ran with ``score_on_error`` and the sample carries scores: then its scores are
+kept, as Inspect's own metrics keep them. Samples with no score at all are counted as
+``"sample has no score"`` (``metric=None``); a sample that lacks one scorer the log's
+other samples have is counted under that metric.
+
+System names
+------------
+The system is the model (``eval.model``). When one read (a folder) holds several logs of
+the same task and model whose configuration differs, each system name gets a label in
+parentheses with the settings that tell them apart, e.g. ``mockllm/alpha (hint=True)``.
+The label is built from the first of these settings, in this order, that make the logs
+distinct: task arguments (``name=value``), generate config (``temperature=0.7``), the
+``--solver`` and its arguments (``solver=...``, ``solver.name=...``), model arguments
+(``model_args.name=...``), the plan's solver names (``plan=a+b``) and, last, a short hash
+of the plan's solver parameters (``plan_params=1a2b3c4``). A setting a log does not
+record is left out of its label. Logs of the same task and model with the same
+configuration are read as one system (e.g. a run split with ``--limit``); an ``info``
+problem says so, and samples they share are then reported as duplicates by validation.
+Labels are only computed among the logs of one read: pass a folder, not the files one by
+one, when logs share a model.
+
+Formats
+-------
+A ``.eval`` log is a ZIP archive with ``header.json`` (``_journal/start.json`` while the
+eval runs), per-sample entries ``samples/<id>_epoch_<n>.json`` and ``summaries.json``
+(``_journal/summaries/<n>.json`` while it runs). The adapter reads the summaries, which
+hold each sample's id, epoch, scores and error without the transcript, and falls back to
+the sample entries when an archive has no summaries. When the archive repeats a name
+(a re-run sample), the last entry wins, as in Inspect. inspect-ai writes entries with
+Zstandard (ZIP method 93) since 2026, which Python's ``zipfile`` reads from Python 3.14
+on; on older Pythons the adapter decompresses them with pyarrow's zstd codec. A ``.json``
+log holds the same header keys (``version``, ``status``, ``eval``, ``plan``, ...) and a
+``samples`` list. The adapter parses both with the standard library (and pyarrow for
+zstd); it never imports ``inspect_ai``.
+
+Provenance: ``_file`` is the log file, ``_line`` the sample's 1-based record number in
+the log (its position in ``summaries.json`` or ``samples``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import struct
+import zipfile
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters._base import (
+    SNIFF_BYTES,
+    SOURCE_FILE,
+    SOURCE_LINE,
+    Adapter,
+    AdapterResult,
+    Exclusion,
+    LoadOptions,
+    Problem,
+    decode_text,
+    read_json,
+)
+from reportgen.errors import InputError, Location
+
+__all__ = ["InspectAdapter", "score_value_to_float"]
+
+_ZIP_MAGIC = b"PK\x03\x04"
+_ZIP_ZSTANDARD = 93
+_HEADER = "header.json"
+_START = "_journal/start.json"
+_SUMMARIES = "summaries.json"
+_JOURNAL_SUMMARIES = re.compile(r"^_journal/summaries/(\d+)\.json$")
+_SAMPLE_ENTRY = re.compile(r"^samples/.+\.json$")
+#: JSON files Inspect writes into log folders that are not logs.
+_SIDE_FILES = frozenset({"logs.json", "listing.json", "eval-set.json"})
+_STATUSES = ("started", "success", "cancelled", "error")
+#: Inspect writes the keys of a JSON log in this order ("the order of these fields is
+#: important for the log file format", inspect_ai.log.EvalLog).
+_JSON_LOG_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"')
+#: Inspect's default value_to_float sentinels: CORRECT, INCORRECT, PARTIAL, NOANSWER.
+_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+_VALUE_HINT = ("Inspect score values must be numbers, booleans, C/I/P/N, yes/no/true/false, "
+               "numeric strings, or a dict of those; make the scorer return one of them")
+_CORRUPT_HINT = ("the log was cut off or damaged while being written or copied: copy it "
+                 "again; for a crashed eval, `inspect log recover` can rebuild the log")
+_NOT_A_LOG_HINT = ("pass an Inspect AI log (`inspect eval` writes .eval archives, or .json "
+                   "with --log-format json), or choose another --format")
+
+_Row = tuple[str, str, int, float, int]  # metric, item, run, score, record number
+
+
+class InspectAdapter(Adapter):
+    """Read Inspect AI logs (see the module docstring for the mapping)."""
+
+    name = "inspect"
+    description = "Inspect AI logs (.eval zip archives and .json logs, or a folder of them)"
+    priority = 20
+
+    def sniff(self, path: Path, head: bytes | None) -> bool:
+        if head is None:
+            return _folder_logs(path) is not None
+        return _looks_like_log(path, head)
+
+    def read(self, path: Path, options: LoadOptions) -> AdapterResult:
+        if path.is_dir():
+            files = _folder_logs(path) or []
+            if not files:
+                raise InputError("the folder holds no Inspect logs",
+                                 location=Location(str(path)),
+                                 hint="expected .eval files or Inspect .json logs directly "
+                                      "inside the folder")
+        else:
+            files = [path]
+        logs = [_parse_log(_load_log(file)) for file in files]
+        return _result(logs)
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def _looks_like_log(path: Path, head: bytes) -> bool:
+    if head.startswith(_ZIP_MAGIC):
+        return path.suffix.lower() == ".eval" or _zip_has_header(path)
+    if path.suffix.lower() == ".eval":
+        return True  # reading says it is not a zip archive
+    return bool(_JSON_LOG_HEAD.match(head.removeprefix(b"\xef\xbb\xbf"))) \
+        and b'"eval"' in head
+
+
+def _zip_has_header(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+    return _HEADER in names or _START in names
+
+
+def _folder_logs(folder: Path) -> list[Path] | None:
+    """The Inspect logs directly inside ``folder``, or None when it holds none or also
+    holds data files that are not Inspect logs (the registry then reads file by file)."""
+    from reportgen.data.adapters import _DATA_SUFFIXES  # the registry's notion of data
+
+    logs, others = [], 0
+    for file in sorted(folder.iterdir()):
+        if not file.is_file() or file.name.startswith("."):
+            continue
+        if file.name in _SIDE_FILES or not file.name.lower().endswith(_DATA_SUFFIXES):
+            continue
+        try:
+            with file.open("rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+        except OSError:
+            others += 1
+            continue
+        if head and _looks_like_log(file, head):
+            logs.append(file)
+        else:
+            others += 1
+    return logs if logs and not others else None
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass(frozen=True)
+class _Record:
+    """One sample record: the parsed object, its 1-based position, where it is."""
+
+    sample: Any
+    number: int
+    where: str
+
+
+@dataclass
+class _RawLog:
+    path: Path
+    header: dict[str, Any]
+    header_where: str
+    status: str
+    records: list[_Record]
+
+
+def _load_log(path: Path) -> _RawLog:
+    with path.open("rb") as fh:
+        magic = fh.read(len(_ZIP_MAGIC))
+    if magic == _ZIP_MAGIC:
+        return _load_eval(path)
+    if path.suffix.lower() == ".eval":
+        raise InputError("not an Inspect log: the .eval file is not a zip archive",
+                         location=Location(str(path)), hint=_NOT_A_LOG_HINT)
+    return _load_json(path)
+
+
+def _load_json(path: Path) -> _RawLog:
+    data = read_json(path)
+    where = str(path)
+    if not isinstance(data, dict):
+        raise InputError(f"not an Inspect log: the JSON is a {type(data).__name__}, "
+                         "not an object", location=Location(where), hint=_NOT_A_LOG_HINT)
+    missing = [key for key in ("status", "eval") if key not in data]
+    if missing:
+        raise InputError("not an Inspect log: the JSON object lacks the key(s) "
+                         + ", ".join(repr(k) for k in missing),
+                         location=Location(where), hint=_NOT_A_LOG_HINT)
+    samples = data.get("samples")
+    if samples is None:
+        samples = []
+    if not isinstance(samples, list):
+        raise InputError(f"'samples' is a {type(samples).__name__}, not a list",
+                         location=Location(where), hint="regenerate the log with Inspect")
+    records = [_Record(sample, number, where) for number, sample in enumerate(samples, 1)]
+    return _RawLog(path, data, where, _status(data, where), records)
+
+
+def _load_eval(path: Path) -> _RawLog:
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise InputError(f"the .eval archive is truncated or corrupt ({exc})",
+                         location=Location(str(path)), hint=_CORRUPT_HINT) from None
+    with archive:
+        # a repeated name is a superseded entry (a re-run sample): the last one wins
+        entries = {info.filename: info for info in archive.infolist()}
+        if _HEADER in entries:
+            name = _HEADER
+        elif _START in entries:
+            name = _START
+        else:
+            raise InputError(
+                f"not an Inspect log: the archive has neither {_HEADER} nor {_START}",
+                location=Location(str(path)), hint=_NOT_A_LOG_HINT)
+        header_where = f"{path}/{name}"
+        header = _entry_json(archive, entries[name], path)
+        if not isinstance(header, dict) or "eval" not in header:
+            raise InputError("not an Inspect log: the header has no 'eval' object",
+                             location=Location(header_where), hint=_NOT_A_LOG_HINT)
+        # a log still being written has only the start entry, and no status yet
+        status = _status(header, header_where) if name == _HEADER else "started"
+        records = _eval_records(archive, entries, path)
+    return _RawLog(path, header, header_where, status, records)
+
+
+def _eval_records(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo],
+                  path: Path) -> list[_Record]:
+    """Sample records of an archive: summaries.json, else the journal's summaries, else
+    the sample entries; one record per (id, epoch), the last one winning."""
+    if _SUMMARIES in entries:
+        parts = [_SUMMARIES]
+    else:
+        parts = sorted((n for n in entries if _JOURNAL_SUMMARIES.match(n)),
+                       key=lambda n: int(_JOURNAL_SUMMARIES.match(n).group(1)))  # type: ignore[union-attr]
+    records: list[_Record] = []
+    if parts:
+        for name in parts:
+            summaries = _entry_json(archive, entries[name], path)
+            if not isinstance(summaries, list):
+                raise InputError(f"{name} is a {type(summaries).__name__}, not a list",
+                                 location=Location(f"{path}/{name}"),
+                                 hint="regenerate the log with Inspect")
+            records.extend(_Record(s, len(records) + k, f"{path}/{name}")
+                           for k, s in enumerate(summaries, 1))
+    else:
+        for number, name in enumerate((n for n in entries if _SAMPLE_ENTRY.match(n)), 1):
+            records.append(_Record(_entry_json(archive, entries[name], path), number,
+                                   f"{path}/{name}"))
+    return _last_per_sample(records)
+
+
+def _last_per_sample(records: list[_Record]) -> list[_Record]:
+    latest: dict[tuple[str, Any], _Record] = {}
+    for record in records:
+        sample = record.sample
+        key = (str(sample.get("id")), sample.get("epoch")) if isinstance(sample, dict) \
+            else ("", record.number)
+        latest[key] = record
+    return list(latest.values())
+
+
+def _status(header: dict[str, Any], where: str) -> str:
+    status = header.get("status")
+    if not isinstance(status, str):
+        raise InputError(f"the log's 'status' is {status!r}, not a string",
+                         location=Location(where),
+                         hint=f"an Inspect log's status is one of {', '.join(_STATUSES)}")
+    return status
+
+
+# --------------------------------------------------------------------------- zip entries
+
+
+def _entry_json(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> Any:
+    where = f"{path}/{info.filename}"
+    text = decode_text(_entry_bytes(archive, info, path), Path(where))
+    try:
+        return json.loads(text, parse_constant=float)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}",
+                         location=Location(where, exc.lineno, exc.colno),
+                         hint=_CORRUPT_HINT) from None
+
+
+def _entry_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
+    where = Location(f"{path}/{info.filename}")
+    try:
+        return archive.read(info)
+    except NotImplementedError:
+        if info.compress_type != _ZIP_ZSTANDARD:
+            raise InputError(f"the entry uses ZIP compression method {info.compress_type}, "
+                             "which reportgen cannot read", location=where,
+                             hint="convert the log: `inspect log convert --to json LOG`"
+                             ) from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise InputError(f"cannot read the archive entry ({exc})", location=where,
+                         hint=_CORRUPT_HINT) from None
+    return _zstd_entry(archive, info, where)
+
+
+def _zstd_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Location) -> bytes:
+    """Decompress a Zstandard entry on Pythons whose zipfile cannot (< 3.14)."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise InputError("the .eval log is compressed with Zstandard, which this Python "
+                         "cannot read without pyarrow", location=where,
+                         hint="install pyarrow (`pip install pyarrow`), use Python 3.14+, "
+                              "or convert the log: `inspect log convert --to json LOG`"
+                         ) from None
+    raw = _raw_entry(archive, info, where)
+    try:
+        data = pyarrow.decompress(raw, decompressed_size=info.file_size, codec="zstd",
+                                  asbytes=True)
+    except (OSError, ValueError, pyarrow.ArrowException) as exc:
+        raise InputError(f"cannot decompress the archive entry ({exc})", location=where,
+                         hint=_CORRUPT_HINT) from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise InputError("the archive entry fails its CRC check", location=where,
+                         hint=_CORRUPT_HINT)
+    return data
+
+
+def _raw_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Location) -> bytes:
+    """The compressed bytes of an entry: past its local file header (30 bytes, then the
+    name and the extra field, APPNOTE 4.3.7), ``compress_size`` bytes long."""
+    handle = archive.fp
+    if handle is None:  # pragma: no cover - the archive is open while we read it
+        raise InputError("the archive is closed", location=where)
+    handle.seek(info.header_offset)
+    local = handle.read(30)
+    if len(local) != 30 or not local.startswith(_ZIP_MAGIC):
+        raise InputError("bad local header of the archive entry", location=where,
+                         hint=_CORRUPT_HINT)
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    handle.seek(info.header_offset + 30 + name_length + extra_length)
+    raw = handle.read(info.compress_size)
+    if len(raw) != info.compress_size:
+        raise InputError("the archive entry is truncated", location=where,
+                         hint=_CORRUPT_HINT)
+    return raw
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@dataclass
+class _Log:
+    """What one log contributes, before its system is named."""
+
+    path: Path
+    task: str
+    model: str
+    config: dict[str, str]
+    rows: list[_Row] = field(default_factory=list)
+    errored: int = 0
+    errored_scored: int = 0
+    unscored: int = 0
+    missing: Counter[str] = field(default_factory=Counter)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _parse_log(raw: _RawLog) -> _Log:
+    spec = raw.header.get("eval")
+    where = Location(raw.header_where)
+    if not isinstance(spec, dict):
+        raise InputError(f"not an Inspect log: 'eval' is a {type(spec).__name__}, "
+                         "not an object", location=where, hint=_NOT_A_LOG_HINT)
+    task, model = (_spec_text(spec, key, where) for key in ("task", "model"))
+    plan = raw.header.get("plan") if isinstance(raw.header.get("plan"), dict) else {}
+    log = _Log(raw.path, task, model, _configuration(spec, plan))
+    _check_status(raw, log)
+    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    score_on_error = bool(config.get("score_on_error"))
+    legacy_name = _legacy_scorer_name(raw.header)
+    for record in raw.records:
+        _parse_record(record, log, score_on_error, legacy_name)
+    _count_missing(log, raw.records)
+    if log.errored_scored:
+        log.problems.append(Problem(
+            "info", f"{log.errored_scored} errored sample(s) kept with their scores: the "
+                    "eval ran with score_on_error", Location(str(raw.path)), task))
+    return log
+
+
+def _spec_text(spec: dict[str, Any], key: str, where: Location) -> str:
+    value = spec.get(key)
+    if not isinstance(value, str) or not value:
+        raise InputError(f"the Inspect log header lacks 'eval.{key}' (found {value!r})",
+                         location=where, hint="regenerate the log with Inspect")
+    return value
+
+
+def _check_status(raw: _RawLog, log: _Log) -> None:
+    where = Location(str(raw.path))
+    status = raw.status
+    error = raw.header.get("error")
+    because = f": {error['message']}" if isinstance(error, dict) and error.get("message") \
+        else ""
+    if not raw.records:
+        if status == "success":
+            raise InputError("the log holds no samples", location=where,
+                             hint="the eval was probably run with --no-log-samples "
+                                  "(log_samples=False); rerun it with samples logged")
+        raise InputError(f"the log holds no samples: the eval {_STATUS_WORDS.get(status, 'ended with status ' + repr(status))}{because}",
+                         location=where,
+                         hint="wait for the eval to finish, or rerun it (`inspect eval-retry "
+                              "LOG` resumes a failed or cancelled eval)")
+    if status != "success":
+        log.problems.append(Problem(
+            "warning",
+            f"the eval {_STATUS_WORDS.get(status, 'ended with status ' + repr(status))}"
+            f"{because}; {len(raw.records)} sample record(s) read",
+            where, log.task))
+
+
+_STATUS_WORDS = {"started": "has not finished (status 'started')",
+                 "cancelled": "was cancelled", "error": "failed (status 'error')"}
+
+
+def _legacy_scorer_name(header: dict[str, Any]) -> str:
+    """The scorer name for old logs whose samples hold one ``score``, not ``scores``."""
+    results = header.get("results")
+    scores = results.get("scores") if isinstance(results, dict) else None
+    if isinstance(scores, list) and scores and isinstance(scores[0], dict):
+        name = scores[0].get("scorer") or scores[0].get("name")
+        if isinstance(name, str) and name:
+            return name
+    return "score"
+
+
+def _parse_record(record: _Record, log: _Log, score_on_error: bool, legacy_name: str) -> None:
+    sample = record.sample
+    label = f"sample record {record.number}"
+    if not isinstance(sample, dict):
+        raise InputError(f"{label} is a {type(sample).__name__}, not an object",
+                         location=Location(record.where), hint="regenerate the log with Inspect")
+    item, run = _sample_key(sample, label, record.where)
+    label = f"sample {item!r}, epoch {run} (record {record.number})"
+    if "scores" not in sample and "score" in sample:
+        scores: Any = {legacy_name: sample["score"]}
+    else:
+        scores = sample.get("scores")
+    if sample.get("error"):
+        if not (score_on_error and scores):
+            log.errored += 1
+            return
+        log.errored_scored += 1
+    if not scores:
+        log.unscored += 1
+        return
+    if not isinstance(scores, dict):
+        raise InputError(f"{label}: 'scores' is a {type(scores).__name__}, not an object",
+                         location=Location(record.where), hint="regenerate the log with Inspect")
+    for scorer, score in scores.items():
+        if not isinstance(score, dict) or "value" not in score:
+            raise InputError(f"{label}: the score of scorer {scorer!r} has no 'value'",
+                             location=Location(record.where),
+                             hint="each score is an object with a 'value'")
+        for metric, value in _metric_values(str(scorer), score["value"], label,
+                                            record.where):
+            log.rows.append((metric, item, run, value, record.number))
+
+
+def _sample_key(sample: dict[str, Any], label: str, where: str) -> tuple[str, int]:
+    sample_id, epoch = sample.get("id"), sample.get("epoch")
+    if isinstance(sample_id, bool) or not isinstance(sample_id, (int, str)) or sample_id == "":
+        raise InputError(f"{label} has no valid 'id' (found {sample_id!r})",
+                         location=Location(where), hint="each Inspect sample has an int or str id")
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        raise InputError(f"{label} (id {sample_id!r}) has no valid 'epoch' (found {epoch!r})",
+                         location=Location(where), hint="epochs are numbered from 1")
+    return str(sample_id), epoch
+
+
+def _metric_values(scorer: str, value: Any, label: str,
+                   where: str) -> Iterator[tuple[str, float]]:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            metric = f"{scorer}/{key}"
+            yield metric, _checked_float(inner, metric, label, where)
+    else:
+        yield scorer, _checked_float(value, scorer, label, where)
+
+
+def _checked_float(value: Any, metric: str, label: str, where: str) -> float:
+    try:
+        return score_value_to_float(value)
+    except ValueError:
+        shown = json.dumps(value) if isinstance(value, (list, dict)) else repr(value)
+        raise InputError(f"{label}: score {metric!r} has value {shown[:80]}, which is not a "
+                         "score", location=Location(where), hint=_VALUE_HINT) from None
+
+
+def score_value_to_float(value: Any) -> float:
+    """Map one Inspect score value to a float, as Inspect's default ``value_to_float``.
+
+    Parameters
+    ----------
+    value
+        A scalar score value from a log: a number, a bool, a string, or ``None``.
+
+    Returns
+    -------
+    float
+        ``"C"`` 1, ``"I"`` 0, ``"P"`` 0.5, ``"N"`` 0; ``True``/``False`` 1/0; a number
+        as a float (NaN and infinities pass through, validation decides); ``"yes"``,
+        ``"true"`` 1 and ``"no"``, ``"false"`` 0 in any case; a string holding a finite
+        number as that number; ``None`` as NaN (no score).
+
+    Raises
+    ------
+    ValueError
+        For any other value (another string, a list, a dict), which Inspect would map
+        to 0 with a warning.
+
+    Examples
+    --------
+    >>> [score_value_to_float(v) for v in ("C", "P", True, "0.25", 3)]
+    [1.0, 0.5, 1.0, 0.25, 3.0]
+    """
+    if value is None:
+        return math.nan
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        if value in _LETTERS:
+            return _LETTERS[value]
+        if value.lower() in _WORDS:
+            return _WORDS[value.lower()]
+        try:
+            number = float(value)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(number):
+                return number
+    raise ValueError(f"not a score value: {value!r}")
+
+
+def _count_missing(log: _Log, records: list[_Record]) -> None:
+    """Count, per metric, the scored samples that lack a metric other samples have."""
+    metrics = list(dict.fromkeys(row[0] for row in log.rows))
+    present: dict[int, set[str]] = {}
+    for metric, _, _, _, number in log.rows:
+        present.setdefault(number, set()).add(metric)
+    for found in present.values():
+        for metric in metrics:
+            if metric not in found:
+                log.missing[metric] += 1
+
+
+# --------------------------------------------------------------------------- systems
+
+
+def _render(value: Any) -> str:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return str(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _configuration(spec: dict[str, Any], plan: dict[str, Any]) -> dict[str, str]:
+    """The settings that can tell two logs of one task and model apart, in the order a
+    label uses them (see *System names* in the module docstring)."""
+    config: dict[str, str] = {}
+
+    def add(mapping: Any, prefix: str = "") -> None:
+        if isinstance(mapping, dict):
+            for key in sorted(mapping):
+                config.setdefault(f"{prefix}{key}", _render(mapping[key]))
+
+    add(spec.get("task_args"))
+    add(spec.get("model_generate_config"))
+    add(plan.get("config"))
+    solver = spec.get("solver")
+    if solver:
+        config["solver"] = _render(solver)
+    add(spec.get("solver_args"), "solver.")
+    add(spec.get("model_args"), "model_args.")
+    steps = plan.get("steps")
+    if isinstance(steps, list) and steps:
+        names = [str(s.get("solver")) if isinstance(s, dict) else "?" for s in steps]
+        config["plan"] = "+".join(names)
+        params = [s.get("params") if isinstance(s, dict) else None for s in steps]
+        digest = hashlib.sha1(_render(params).encode()).hexdigest()[:7]
+        config["plan_params"] = digest
+    return config
+
+
+def _system_names(logs: list[_Log]) -> tuple[list[str], list[dict[str, str]], list[Problem]]:
+    """One system name per log, its label settings, and notes about merged logs."""
+    names = [log.model for log in logs]
+    labels: list[dict[str, str]] = [{} for _ in logs]
+    problems = []
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, log in enumerate(logs):
+        groups.setdefault((log.task, log.model), []).append(index)
+    for (task, model), members in groups.items():
+        if len(members) < 2:
+            continue
+        configs = [logs[i].config for i in members]
+        distinct = len({tuple(sorted(c.items())) for c in configs})
+        chosen = _label_keys(configs, distinct)
+        for index, config in zip(members, configs):
+            labels[index] = {k: config[k] for k in chosen if k in config}
+            if labels[index]:
+                text = ", ".join(f"{k}={v}" for k, v in labels[index].items())
+                names[index] = f"{model} ({text})"
+        if distinct < len(members):
+            problems.append(Problem(
+                "info", f"{len(members)} logs of task {task!r} with model {model!r} and "
+                        f"only {distinct} distinct configuration(s) are read as "
+                        f"{distinct} system(s): "
+                        + ", ".join(str(logs[i].path.name) for i in members),
+                None, task))
+    return names, labels, problems
+
+
+def _label_keys(configs: list[dict[str, str]], distinct: int) -> list[str]:
+    """The shortest prefix of the differing settings (in configuration order) that
+    tells the ``distinct`` configurations apart."""
+    ordered = list(dict.fromkeys(k for c in configs for k in c))
+    differing = [k for k in ordered if len({c.get(k) for c in configs}) > 1]
+    chosen: list[str] = []
+    for key in differing:
+        chosen.append(key)
+        if len({tuple(c.get(k) for k in chosen) for c in configs}) == distinct:
+            break
+    return chosen
+
+
+# --------------------------------------------------------------------------- result
+
+
+def _result(logs: list[_Log]) -> AdapterResult:
+    names, labels, problems = _system_names(logs)
+    exclusions: list[Exclusion] = []
+    attributes: dict[str, dict[str, Any]] = {}
+    columns: dict[str, list[Any]] = {k: [] for k in
+                                     ("system", "dataset", "metric", "item", "score", "run",
+                                      SOURCE_FILE, SOURCE_LINE)}
+    for log, system, label in zip(logs, names, labels):
+        attributes.setdefault(system, {"model": log.model, **label})
+        problems.extend(log.problems)
+        exclusions.extend(_exclusions(log, system))
+        for metric, item, run, score, number in log.rows:
+            for key, value in zip(columns, (system, log.task, metric, item, score, run,
+                                            str(log.path), number)):
+                columns[key].append(value)
+    frame = pd.DataFrame({
+        "system": pd.Series(columns["system"], dtype="str"),
+        "dataset": pd.Series(columns["dataset"], dtype="str"),
+        "metric": pd.Series(columns["metric"], dtype="str"),
+        "item": pd.Series(columns["item"], dtype="str"),
+        "score": np.asarray(columns["score"], dtype=np.float64),
+        "run": np.asarray(columns["run"], dtype=np.int64),
+        SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype="str"),
+        SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
+    })
+    if frame.empty and logs:
+        problems.append(Problem("warning", "no sample of these Inspect logs has a usable "
+                                           "score (all errored or unscored)",
+                                Location(str(logs[0].path))))
+    return AdapterResult(frame, exclusions=exclusions, problems=problems,
+                         system_attributes=attributes)
+
+
+def _exclusions(log: _Log, system: str) -> Iterable[Exclusion]:
+    source = str(log.path)
+    if log.errored:
+        yield Exclusion("sample errored", log.errored, dataset=log.task, system=system,
+                        source=source)
+    if log.unscored:
+        yield Exclusion("sample has no score", log.unscored, dataset=log.task,
+                        system=system, source=source)
+    for metric, count in log.missing.items():
+        yield Exclusion("sample has no score", count, dataset=log.task, metric=metric,
+                        system=system, source=source)
+
+
+register_adapter(InspectAdapter())

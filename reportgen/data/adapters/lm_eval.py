@@ -1,0 +1,555 @@
+"""lm-evaluation-harness output folders: ``results_<date>.json`` + ``samples_<task>_<date>.jsonl``.
+
+``lm_eval --output_path OUT --log_samples`` writes, per run, ``OUT/<model>/results_<date>.json``
+(aggregate scores, task configs, ``higher_is_better``, the model name) and one
+``samples_<task>_<date>.jsonl`` per task beside it, with one line per document *and filter*.
+(With ``--output_path NAME.json`` the results file is ``NAME_<date>.json`` and the samples
+files sit beside it; pass that file, or its folder with ``--format lm-eval``.)
+
+The adapter accepts such a folder (searched for ``results_*.json`` at most two folder
+levels deep, so the output folder, a model folder, or a folder of output folders), or one
+results file. It gives one row per (document, metric):
+
+========= ======================================================================
+column    taken from
+========= ======================================================================
+system    ``model_name`` of the results file (the ``pretrained=``/``model=``/...
+          model argument; older files without it: the same rule applied to
+          ``config.model_args``, else ``config.model``). If one name comes with
+          different ``config.model``/``config.model_args`` in different files
+          (e.g. two revisions of one checkpoint), each becomes
+          ``"<name> [<model>: <model_args>]"``.
+dataset   the task name (groups have no samples and are skipped)
+metric    each per-sample metric key (``acc``, ``acc_norm``, ``exact_match``, ...)
+item      ``doc_id`` as a string
+score     the per-sample value (booleans as 0/1, ``null`` as missing)
+run       only when a system has several results files for one task (e.g. two seeds):
+          0, 1, ... in the order of the files' ``date``; every row then has a run
+========= ======================================================================
+
+Notes
+-----
+* **Filters.** A task's samples repeat every document once per filter (``strict-match``,
+  ``flexible-extract``, ...; ``none`` without a filter list). One filter is kept per task:
+  :attr:`LoadOptions.lm_eval_filter` where the task has it, else the first filter the
+  samples list. A task whose only filter is another one uses that; naming a filter that a
+  task with several filters lacks, or that no task has, is an error listing the filters.
+* **Directions** come from the results file's ``higher_is_better``.
+* **Documents must match.** Each sample carries ``doc_hash``, a hash of the document. When
+  the hashes of one (task, doc_id) differ between systems (or runs), they were not scored on
+  the same document: the item is excluded for every system, with a warning.
+* **Corpus-level metrics** (``bleu``, ``chrf``, ``ter``, squad's ``f1``, ...) store a
+  non-numeric per-sample value (e.g. ``[reference, prediction]``) that only the corpus
+  aggregation turns into a score; they are skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters._base import (
+    SOURCE_FILE,
+    SOURCE_LINE,
+    Adapter,
+    AdapterResult,
+    Exclusion,
+    LoadOptions,
+    Problem,
+    iter_jsonl,
+    read_json,
+)
+from reportgen.errors import InputError, Location
+
+__all__ = ["LmEvalAdapter"]
+
+#: How many folder levels below the given folder are searched for results files.
+_MAX_DEPTH = 2
+#: The model arguments lm-eval takes the model name from, in its order of preference.
+_NAME_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+_HASH_REASON = "doc_hash differs between systems"
+_NO_FILTER = "none"
+_LOG_SAMPLES_HINT = ("run lm_eval with --log_samples and keep the samples_<task>_<date>.jsonl "
+                     "files next to the results_<date>.json they belong to")
+
+
+@dataclass
+class _Sample:
+    """The part of one samples line the adapter keeps."""
+
+    line: int
+    doc_id: str
+    doc_hash: str | None
+    values: dict[str, Any]
+
+
+@dataclass
+class _TaskSamples:
+    """One task of one results file: its samples file, grouped by filter."""
+
+    task: str
+    path: Path
+    by_filter: dict[str, list[_Sample]] = field(default_factory=dict)
+
+
+@dataclass
+class _ResultsFile:
+    """What the adapter needs from one ``results_*.json``."""
+
+    path: Path
+    name: str
+    model: str
+    model_args: str
+    date: float
+    lm_eval_version: str | None
+    tasks: list[str]
+    metrics: dict[str, list[str]]
+    directions: dict[str, dict[str, bool]]
+    aggregations: dict[str, dict[str, str]]
+    system: str = ""
+    samples: dict[str, _TaskSamples] = field(default_factory=dict)
+
+
+class LmEvalAdapter(Adapter):
+    name = "lm-eval"
+    description = ("lm-evaluation-harness output (results_*.json with the "
+                   "samples_*.jsonl of --log_samples)")
+    priority = 20
+
+    def sniff(self, path: Path, head: bytes | None) -> bool:
+        if head is not None:
+            return _is_results_name(path.name) and b'"results"' in head
+        for candidate in _find_results(path):
+            try:
+                with candidate.open("rb") as fh:
+                    if b'"results"' in fh.read(65536):
+                        return True
+            except OSError:
+                continue
+        return False
+
+    def read(self, path: Path, options: LoadOptions) -> AdapterResult:
+        files = [path] if path.is_file() else list(_find_results(path))
+        if not files:
+            raise InputError(
+                f"no lm-eval results_*.json file in this folder or {_MAX_DEPTH} levels below",
+                location=Location(str(path)),
+                hint="point at the --output_path folder of lm_eval, a model folder inside "
+                     "it, or one results_*.json file")
+        runs = sorted((_parse_results(f) for f in files), key=lambda r: (r.date, str(r.path)))
+        _name_systems(runs)
+        problems: list[Problem] = []
+        for run in runs:
+            for task in run.tasks:
+                run.samples[task] = _read_samples(run, task)
+        chosen = _choose_filters(runs, options.lm_eval_filter, problems)
+        run_index = _run_indices(runs, problems)
+        rows, skipped = _collect_rows(runs, chosen, run_index)
+        problems.extend(_skipped_problems(skipped))
+        frame = _frame(rows, with_run=any(i > 0 for i in run_index.values()))
+        frame, exclusions = _exclude_hash_mismatches(frame, problems)
+        directions = _directions(runs, set(frame["metric"]), problems)
+        problems.extend(_aggregation_problems(runs, frame))
+        attributes = {run.system: {"model": run.model, "model_args": run.model_args,
+                                   "lm_eval_version": run.lm_eval_version}
+                      for run in runs}
+        return AdapterResult(frame, directions=directions, exclusions=exclusions,
+                             problems=problems, system_attributes=attributes)
+
+
+# ------------------------------------------------------------------------ finding files
+
+
+def _is_results_name(name: str) -> bool:
+    return name.startswith("results_") and name.endswith(".json")
+
+
+def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
+    """Results files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    subfolders = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_file() and _is_results_name(entry.name):
+            yield Path(entry.path)
+        elif entry.is_dir() and depth < _MAX_DEPTH:
+            subfolders.append(Path(entry.path))
+    for sub in subfolders:
+        yield from _find_results(sub, depth + 1)
+
+
+def _date_id(path: Path) -> str | None:
+    """The ``<date>`` of ``results_<date>.json`` (or ``NAME_<date>.json``)."""
+    stem = path.stem
+    return stem.rsplit("_", 1)[1] if "_" in stem else None
+
+
+# ------------------------------------------------------------------------ results file
+
+
+def _parse_results(path: Path) -> _ResultsFile:
+    data = read_json(path)
+    where = Location(str(path))
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise InputError("not an lm-evaluation-harness results file: no \"results\" object",
+                         location=where,
+                         hint="pass the results_<date>.json that lm_eval --output_path wrote, "
+                              "or the folder holding it")
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    model = str(config.get("model") or "")
+    model_args = _args_text(config.get("model_args"))
+    name = data.get("model_name")
+    if not isinstance(name, str) or not name.strip():
+        name = _name_from_args(config.get("model_args")) or model
+    if not name:
+        raise InputError("the results file names no model (no model_name, config.model_args "
+                         "or config.model)", location=where,
+                         hint="the file may be hand-edited; regenerate it with lm_eval")
+    tasks = _task_names(data, where)
+    date = data.get("date")
+    return _ResultsFile(
+        path=path, name=name.strip(), model=model, model_args=model_args,
+        date=float(date) if isinstance(date, (int, float)) else math.inf,
+        lm_eval_version=_text_or_none(data.get("lm_eval_version")),
+        tasks=tasks,
+        metrics=_metric_names(data, tasks),
+        directions=_higher_is_better(data, tasks),
+        aggregations=_aggregations(data, tasks))
+
+
+def _task_names(data: dict[str, Any], where: Location) -> list[str]:
+    """Tasks with samples: the results entries that have a config (groups have none)."""
+    results: dict[str, Any] = data["results"]
+    configs = data.get("configs")
+    if isinstance(configs, dict) and configs:
+        tasks = [t for t in results if t in configs]
+    else:
+        groups = data.get("group_subtasks")
+        groups = groups if isinstance(groups, dict) else {}
+        tasks = [t for t in results if not groups.get(t)]
+    if not tasks:
+        raise InputError("the results file lists no task (only groups, or nothing)",
+                         location=where,
+                         hint="the evaluation may have failed; rerun lm_eval with "
+                              "--log_samples")
+    return tasks
+
+
+def _metric_names(data: dict[str, Any], tasks: list[str]) -> dict[str, list[str]]:
+    """Metric names per task from the ``"acc,none"``-style keys of ``results``: what a
+    samples line holds when it does not list its ``metrics`` (files before 0.4.8)."""
+    out: dict[str, list[str]] = {}
+    for task in tasks:
+        entry = data["results"][task]
+        names = out.setdefault(task, [])
+        for key in entry if isinstance(entry, dict) else ():
+            metric = str(key).split(",", 1)[0]
+            if "," in str(key) and not metric.endswith("_stderr") and metric not in names:
+                names.append(metric)
+    return out
+
+
+def _higher_is_better(data: dict[str, Any], tasks: list[str]) -> dict[str, dict[str, bool]]:
+    table = data.get("higher_is_better")
+    if not isinstance(table, dict):
+        return {}
+    return {task: {str(m): v for m, v in table[task].items() if isinstance(v, bool)}
+            for task in tasks if isinstance(table.get(task), dict)}
+
+
+def _aggregations(data: dict[str, Any], tasks: list[str]) -> dict[str, dict[str, str]]:
+    configs = data.get("configs")
+    out: dict[str, dict[str, str]] = {}
+    if not isinstance(configs, dict):
+        return out
+    for task in tasks:
+        metric_list = (configs.get(task) or {}).get("metric_list")
+        if isinstance(metric_list, list):
+            out[task] = {str(m["metric"]): str(m["aggregation"]) for m in metric_list
+                         if isinstance(m, dict) and isinstance(m.get("metric"), str)
+                         and isinstance(m.get("aggregation"), str)}
+    return out
+
+
+def _args_text(args: Any) -> str:
+    if isinstance(args, dict):
+        return ",".join(f"{k}={v}" for k, v in args.items())
+    return "" if args is None else str(args)
+
+
+def _name_from_args(args: Any) -> str | None:
+    """lm-eval's rule for the model name: the first of :data:`_NAME_KEYS` given."""
+    if isinstance(args, dict):
+        pairs = {str(k): str(v) for k, v in args.items()}
+    elif isinstance(args, str):
+        pairs = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    else:
+        return None
+    return next((pairs[k] for k in _NAME_KEYS if pairs.get(k)), None)
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _name_systems(runs: list[_ResultsFile]) -> None:
+    """Set each run's system: its model name, qualified where one name is ambiguous."""
+    variants: dict[str, set[tuple[str, str]]] = {}
+    for run in runs:
+        variants.setdefault(run.name, set()).add((run.model, run.model_args))
+    for run in runs:
+        ambiguous = len(variants[run.name]) > 1
+        run.system = f"{run.name} [{run.model}: {run.model_args}]" if ambiguous else run.name
+
+
+# ------------------------------------------------------------------------ samples files
+
+
+def _read_samples(run: _ResultsFile, task: str) -> _TaskSamples:
+    date = _date_id(run.path)
+    path = run.path.parent / f"samples_{task}_{date}.jsonl"
+    if date is None or not path.is_file():
+        raise InputError(f"no per-sample file for task {task!r}: expected {path.name} next "
+                         "to the results file", location=Location(str(run.path)),
+                         hint=_LOG_SAMPLES_HINT)
+    fallback = run.metrics.get(task, [])
+    out = _TaskSamples(task, path)
+    for lineno, record in iter_jsonl(path):
+        doc_id = record.get("doc_id")
+        if doc_id is None or isinstance(doc_id, (dict, list)):
+            raise InputError(f"sample without a doc_id (found {doc_id!r})",
+                             location=Location(str(path), lineno),
+                             hint="each line of an lm-eval samples file has doc_id; the "
+                                  "file may be hand-edited, regenerate it")
+        metrics = record.get("metrics", fallback)
+        if not isinstance(metrics, list):
+            raise InputError(f"\"metrics\" is {type(metrics).__name__}, expected a list "
+                             "of metric names", location=Location(str(path), lineno),
+                             hint="regenerate the samples file with lm_eval --log_samples")
+        missing = [m for m in metrics if m not in record]
+        if missing:
+            raise InputError(f"sample lacks the value of metric(s) {', '.join(missing)}",
+                             location=Location(str(path), lineno),
+                             hint="the file may be truncated or hand-edited; regenerate it")
+        doc_hash = record.get("doc_hash")
+        out.by_filter.setdefault(str(record.get("filter", _NO_FILTER)), []).append(
+            _Sample(lineno, str(doc_id), doc_hash if isinstance(doc_hash, str) else None,
+                    {str(m): record[m] for m in metrics}))
+    return out
+
+
+def _choose_filters(runs: list[_ResultsFile], requested: str | None,
+                    problems: list[Problem]) -> dict[str, str]:
+    """The filter kept for each task (module notes)."""
+    available: dict[str, list[str]] = {}
+    for run in runs:
+        for task, samples in run.samples.items():
+            names = available.setdefault(task, [])
+            names.extend(f for f in samples.by_filter if f not in names)
+    if requested is not None and not any(requested in f for f in available.values()):
+        found = sorted({f for names in available.values() for f in names})
+        raise InputError(f"no task has the lm-eval filter {requested!r}",
+                         location=Location(str(runs[0].path.parent)),
+                         hint=f"filters in these results: {', '.join(found)}; pass one of "
+                              "them as lm_eval_filter, or none for each task's first")
+    chosen: dict[str, str] = {}
+    for task, names in available.items():
+        if requested in names:
+            chosen[task] = requested
+        elif requested is None or len(names) == 1:
+            chosen[task] = names[0]
+            if len(names) > 1:
+                problems.append(Problem(
+                    "info", f"task {task!r}: scores use filter {names[0]!r} (the first of "
+                            f"{', '.join(names)}); choose another with lm_eval_filter",
+                    dataset=task))
+        else:
+            raise InputError(f"task {task!r} has no lm-eval filter {requested!r}",
+                             location=Location(str(runs[0].path.parent)),
+                             hint=f"its filters: {', '.join(names)}; pass one of them as "
+                                  "lm_eval_filter, or none for each task's first")
+    for run in runs:
+        for task, samples in run.samples.items():
+            if chosen[task] not in samples.by_filter:
+                raise InputError(
+                    f"task {task!r} has no samples for filter {chosen[task]!r} in this file "
+                    f"(it has {', '.join(samples.by_filter)})",
+                    location=Location(str(samples.path)),
+                    hint="evaluate every system with the same task configuration, or pick a "
+                         "filter all of them have with lm_eval_filter")
+    return chosen
+
+
+def _run_indices(runs: list[_ResultsFile],
+                 problems: list[Problem]) -> dict[tuple[int, str], int]:
+    """(position of the results file, task) -> run index within (system, task)."""
+    counts: dict[tuple[str, str], int] = {}
+    index: dict[tuple[int, str], int] = {}
+    for position, run in enumerate(runs):
+        for task in run.tasks:
+            key = (run.system, task)
+            index[(position, task)] = counts.get(key, 0)
+            counts[key] = counts.get(key, 0) + 1
+    for (system, task), n in counts.items():
+        if n > 1:
+            problems.append(Problem(
+                "info", f"system {system!r} has {n} results files for task {task!r}: they "
+                        f"are read as repeated runs 0..{n - 1} in the order of their date",
+                dataset=task))
+    return index
+
+
+# ------------------------------------------------------------------------ rows
+
+
+def _collect_rows(runs: list[_ResultsFile], chosen: Mapping[str, str],
+                  run_index: Mapping[tuple[int, str], int]
+                  ) -> tuple[dict[str, list[Any]], dict[tuple[str, str], tuple[Any, Location]]]:
+    """Rows of the frame as columns, and the (task, metric) pairs skipped as non-numeric
+    with an example value and where it is."""
+    columns: dict[str, list[Any]] = {k: [] for k in (
+        "system", "dataset", "metric", "item", "score", "run", "_hash", SOURCE_FILE,
+        SOURCE_LINE)}
+    skipped: dict[tuple[str, str], tuple[Any, Location]] = {}
+    for position, run in enumerate(runs):
+        for task, samples in run.samples.items():
+            for sample in samples.by_filter[chosen[task]]:
+                for metric, value in sample.values.items():
+                    score = _number(value)
+                    if score is None:
+                        skipped.setdefault((task, metric), (
+                            value, Location(str(samples.path), sample.line, metric)))
+                        continue
+                    columns["system"].append(run.system)
+                    columns["dataset"].append(task)
+                    columns["metric"].append(metric)
+                    columns["item"].append(sample.doc_id)
+                    columns["score"].append(score)
+                    columns["run"].append(run_index[(position, task)])
+                    columns["_hash"].append(sample.doc_hash)
+                    columns[SOURCE_FILE].append(str(samples.path))
+                    columns[SOURCE_LINE].append(sample.line)
+    if skipped:
+        keep = [i for i, key in enumerate(zip(columns["dataset"], columns["metric"]))
+                if key not in skipped]
+        columns = {k: [v[i] for i in keep] for k, v in columns.items()}
+    return columns, skipped
+
+
+def _number(value: Any) -> float | None:
+    """A per-sample value as a float (``None`` -> NaN), or ``None`` if not a number."""
+    if value is None:
+        return math.nan
+    if isinstance(value, (bool, int, float)):
+        return float(value)
+    return None
+
+
+def _skipped_problems(skipped: Mapping[tuple[str, str], tuple[Any, Location]]
+                      ) -> list[Problem]:
+    return [Problem("warning", f"metric {metric!r} of task {task!r} is skipped: its "
+                               f"per-sample values are not numbers (e.g. {_short(value)}), "
+                               "so it is a corpus-level metric, not supported per item yet",
+                    location=where, dataset=task)
+            for (task, metric), (value, where) in skipped.items()]
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
+    frame = pd.DataFrame({
+        "system": pd.Series(columns["system"], dtype=str),
+        "dataset": pd.Series(columns["dataset"], dtype=str),
+        "metric": pd.Series(columns["metric"], dtype=str),
+        "item": pd.Series(columns["item"], dtype=str),
+        "score": np.asarray(columns["score"], dtype=np.float64),
+        "run": np.asarray(columns["run"], dtype=np.int64),
+        "_hash": pd.Series(columns["_hash"], dtype=object),
+        SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
+        SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
+    })
+    return frame if with_run else frame.drop(columns="run")
+
+
+def _exclude_hash_mismatches(frame: pd.DataFrame, problems: list[Problem]
+                             ) -> tuple[pd.DataFrame, list[Exclusion]]:
+    """Drop the (task, doc_id) whose doc_hash differs between rows; drop the hash column."""
+    hashed = frame[frame["_hash"].notna()]
+    n_hashes = hashed.groupby(["dataset", "item"], sort=False)["_hash"].nunique()
+    bad = n_hashes[n_hashes > 1]
+    if bad.empty:
+        return frame.drop(columns="_hash"), []
+    for task, items in bad.reset_index().groupby("dataset", sort=False)["item"]:
+        ids = sorted(items, key=_doc_order)
+        example = frame[(frame["dataset"] == task) & (frame["item"] == ids[0])].iloc[0]
+        problems.append(Problem(
+            "warning", f"task {task!r}: {len(ids)} document(s) have a different doc_hash "
+                       f"between systems (e.g. doc_id {ids[0]}), so the systems were not "
+                       "scored on the same documents; these items are excluded for every "
+                       "system",
+            location=Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
+            dataset=str(task)))
+    key = pd.MultiIndex.from_frame(frame[["dataset", "item"]])
+    drop = key.isin(bad.index)
+    counts = frame[drop].groupby(["dataset", "metric", "system", SOURCE_FILE],
+                                 sort=False).size()
+    exclusions = [Exclusion(_HASH_REASON, int(n), dataset=d, metric=m, system=s, source=f)
+                  for (d, m, s, f), n in counts.items()]
+    kept = frame[~drop].drop(columns="_hash").reset_index(drop=True)
+    return kept, exclusions
+
+
+def _doc_order(doc_id: str) -> tuple[int, int | str]:
+    return (0, int(doc_id)) if doc_id.lstrip("-").isdigit() else (1, doc_id)
+
+
+def _directions(runs: list[_ResultsFile], metrics: set[str], problems: list[Problem]
+                ) -> dict[str, Literal["higher", "lower"]]:
+    directions: dict[str, Literal["higher", "lower"]] = {}
+    for run in runs:
+        for task, table in run.directions.items():
+            for metric, higher in table.items():
+                if metric not in metrics:
+                    continue
+                direction: Literal["higher", "lower"] = "higher" if higher else "lower"
+                previous = directions.setdefault(metric, direction)
+                if previous != direction:
+                    problems.append(Problem(
+                        "warning", f"metric {metric!r}: higher_is_better of task {task!r} "
+                                   f"says {direction!r} is better, another task says "
+                                   f"{previous!r}; using {previous!r}", dataset=task))
+    return directions
+
+
+def _aggregation_problems(runs: list[_ResultsFile], frame: pd.DataFrame) -> list[Problem]:
+    """Numeric per-item metrics that lm-eval does not aggregate by a mean."""
+    present = set(zip(frame["dataset"], frame["metric"]))
+    seen: dict[tuple[str, str], str] = {}
+    for run in runs:
+        for task, table in run.aggregations.items():
+            for metric, aggregation in table.items():
+                if aggregation != "mean" and (task, metric) in present:
+                    seen.setdefault((task, metric), aggregation)
+    return [Problem("warning", f"metric {metric!r} of task {task!r}: lm-eval aggregates it "
+                               f"with {aggregation!r}, not a mean, so the report's means of "
+                               "the per-item values differ from lm-eval's number",
+                    dataset=task)
+            for (task, metric), aggregation in seen.items()]
+
+
+register_adapter(LmEvalAdapter())

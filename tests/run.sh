@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The tests: create the .venv-test virtual environment, install reportgen with its test
+# extra into it, and run the whole suite. Safe to re-run. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv-test/bin/python ]; then
+    "$PYTHON" -m venv .venv-test
+fi
+.venv-test/bin/python -m pip install --quiet --upgrade pip
+.venv-test/bin/python -m pip install --quiet -e ".[test]"
+exec .venv-test/bin/python -m pytest "$@"
