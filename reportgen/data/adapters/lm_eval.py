@@ -57,6 +57,7 @@ import pandas as pd
 
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
+    SNIFF_BYTES,
     SOURCE_FILE,
     SOURCE_LINE,
     Adapter,
@@ -130,7 +131,7 @@ class LmEvalAdapter(Adapter):
         for candidate in _find_results(path):
             try:
                 with candidate.open("rb") as fh:
-                    if b'"results"' in fh.read(65536):
+                    if b'"results"' in fh.read(SNIFF_BYTES):
                         return True
             except OSError:
                 continue
@@ -207,7 +208,9 @@ def _parse_results(path: Path) -> _ResultsFile:
                          location=where,
                          hint="pass the results_<date>.json that lm_eval --output_path wrote, "
                               "or the folder holding it")
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    config = data.get("config")
+    if not isinstance(config, dict):
+        config = {}
     model = str(config.get("model") or "")
     model_args = _args_text(config.get("model_args"))
     name = data.get("model_name")
@@ -275,7 +278,8 @@ def _aggregations(data: dict[str, Any], tasks: list[str]) -> dict[str, dict[str,
     if not isinstance(configs, dict):
         return out
     for task in tasks:
-        metric_list = (configs.get(task) or {}).get("metric_list")
+        task_config = configs.get(task)
+        metric_list = task_config.get("metric_list") if isinstance(task_config, dict) else None
         if isinstance(metric_list, list):
             out[task] = {str(m["metric"]): str(m["aggregation"]) for m in metric_list
                          if isinstance(m, dict) and isinstance(m.get("metric"), str)
@@ -334,9 +338,9 @@ def _read_samples(run: _ResultsFile, task: str) -> _TaskSamples:
                              hint="each line of an lm-eval samples file has doc_id; the "
                                   "file may be hand-edited, regenerate it")
         metrics = record.get("metrics", fallback)
-        if not isinstance(metrics, list):
-            raise InputError(f"\"metrics\" is {type(metrics).__name__}, expected a list "
-                             "of metric names", location=Location(str(path), lineno),
+        if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
+            raise InputError(f"\"metrics\" is {_short(metrics)}, expected a list of "
+                             "metric names", location=Location(str(path), lineno),
                              hint="regenerate the samples file with lm_eval --log_samples")
         missing = [m for m in metrics if m not in record]
         if missing:
@@ -363,7 +367,7 @@ def _choose_filters(runs: list[_ResultsFile], requested: str | None,
         raise InputError(f"no task has the lm-eval filter {requested!r}",
                          location=Location(str(runs[0].path.parent)),
                          hint=f"filters in these results: {', '.join(found)}; pass one of "
-                              "them as lm_eval_filter, or none for each task's first")
+                              "them with --lm-eval-filter, or none for each task's first")
     chosen: dict[str, str] = {}
     for task, names in available.items():
         if requested in names:
@@ -373,13 +377,13 @@ def _choose_filters(runs: list[_ResultsFile], requested: str | None,
             if len(names) > 1:
                 problems.append(Problem(
                     "info", f"task {task!r}: scores use filter {names[0]!r} (the first of "
-                            f"{', '.join(names)}); choose another with lm_eval_filter",
+                            f"{', '.join(names)}); choose another with --lm-eval-filter",
                     dataset=task))
         else:
             raise InputError(f"task {task!r} has no lm-eval filter {requested!r}",
                              location=Location(str(runs[0].path.parent)),
                              hint=f"its filters: {', '.join(names)}; pass one of them as "
-                                  "lm_eval_filter, or none for each task's first")
+                                  "--lm-eval-filter, or none for each task's first")
     for run in runs:
         for task, samples in run.samples.items():
             if chosen[task] not in samples.by_filter:
@@ -388,7 +392,7 @@ def _choose_filters(runs: list[_ResultsFile], requested: str | None,
                     f"(it has {', '.join(samples.by_filter)})",
                     location=Location(str(samples.path)),
                     hint="evaluate every system with the same task configuration, or pick a "
-                         "filter all of them have with lm_eval_filter")
+                         "filter all of them have with --lm-eval-filter")
     return chosen
 
 
@@ -442,7 +446,8 @@ def _collect_rows(runs: list[_ResultsFile], chosen: Mapping[str, str],
                     columns[SOURCE_FILE].append(str(samples.path))
                     columns[SOURCE_LINE].append(sample.line)
     if skipped:
-        keep = [i for i, key in enumerate(zip(columns["dataset"], columns["metric"]))
+        keep = [i for i, key in enumerate(zip(columns["dataset"], columns["metric"],
+                                                     strict=True))
                 if key not in skipped]
         columns = {k: [v[i] for i in keep] for k, v in columns.items()}
     return columns, skipped
@@ -538,7 +543,7 @@ def _directions(runs: list[_ResultsFile], metrics: set[str], problems: list[Prob
 
 def _aggregation_problems(runs: list[_ResultsFile], frame: pd.DataFrame) -> list[Problem]:
     """Numeric per-item metrics that lm-eval does not aggregate by a mean."""
-    present = set(zip(frame["dataset"], frame["metric"]))
+    present = set(zip(frame["dataset"], frame["metric"], strict=True))
     seen: dict[tuple[str, str], str] = {}
     for run in runs:
         for task, table in run.aggregations.items():
