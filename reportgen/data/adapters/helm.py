@@ -181,6 +181,19 @@ def _run_folders(path: Path, problems: list[Problem]) -> list[Path]:
     """The run folders to read for ``path``; runs without per-instance stats (failed or
     unfinished) are skipped with a warning."""
     if path.is_file():
+        if path.name not in (PER_INSTANCE_STATS, RUN_SPEC):
+            raise InputError(
+                f"the HELM format reads run folders, {PER_INSTANCE_STATS} or {RUN_SPEC}, "
+                f"not {path.name!r}",
+                location=Location(str(path)),
+                hint="pass the run folder (benchmark_output/runs/<suite>/<run>) or a suite "
+                     "folder instead")
+        if not (path.parent / PER_INSTANCE_STATS).is_file():
+            raise InputError(
+                f"{PER_INSTANCE_STATS} is missing next to {RUN_SPEC}",
+                location=Location(str(path.parent / PER_INSTANCE_STATS)),
+                hint="the run may have failed or not finished; HELM writes "
+                     f"{PER_INSTANCE_STATS} at the end of a run")
         return [path.parent]
     found: list[Path] = []
     for folder, _depth in _walk(path):
