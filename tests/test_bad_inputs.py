@@ -81,6 +81,12 @@ CASES = [
     ("system_col_not_found", ["for_column_mapping.csv", "--format", "long",
                               "--system-col", "model"],
      r"column 'model' \(--system-col\) not found; columns are: system, dataset, metric"),
+    ("eval_not_a_zip", ["not_a_zip.eval"],
+     r"not_a_zip\.eval: the \.eval archive is truncated or corrupt"),
+    ("zip_not_an_inspect_log", ["zip_not_a_log.eval"],
+     r"zip_not_a_log\.eval: not an Inspect log: the archive has neither header\.json"),
+    ("lm_eval_truncated_results", ["lm_eval_truncated"],
+     r"results_2026-01-01T00-00-00\.json, line 1, column 38: invalid JSON"),
     ("dataset_option_conflict", ["for_column_mapping.csv", "--dataset", "x"],
      r"--dataset was given but the table has a dataset column"),
 ]

@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 _REGISTRY: dict[str, Adapter] = {}
-_BUILTIN_MODULES = ("long", "wide", "eval_arena", "lm_eval", "helm")
+_BUILTIN_MODULES = ("long", "wide", "eval_arena", "lm_eval", "inspect_ai", "helm")
 _builtins_loaded = False
 
 #: File suffixes a folder is searched for when no adapter claims the folder itself.

@@ -49,12 +49,13 @@ eval runs), per-sample entries ``samples/<id>_epoch_<n>.json`` and ``summaries.j
 (``_journal/summaries/<n>.json`` while it runs). The adapter reads the summaries, which
 hold each sample's id, epoch, scores and error without the transcript, and falls back to
 the sample entries when an archive has no summaries. When the archive repeats a name
-(a re-run sample), the last entry wins, as in Inspect. inspect-ai writes entries with
-Zstandard (ZIP method 93) since 2026, which Python's ``zipfile`` reads from Python 3.14
-on; on older Pythons the adapter decompresses them with pyarrow's zstd codec. A ``.json``
-log holds the same header keys (``version``, ``status``, ``eval``, ``plan``, ...) and a
-``samples`` list. The adapter parses both with the standard library (and pyarrow for
-zstd); it never imports ``inspect_ai``.
+(a re-run sample), the last entry wins, as in Inspect. Older inspect-ai versions compress
+entries with DEFLATE; recent ones (0.3.285 does) with Zstandard (ZIP method 93), which
+Python's ``zipfile`` reads from Python 3.14 on; on older Pythons the adapter decompresses
+those entries with the zstandard package. A ``.json`` log holds the same header keys
+(``version``, ``status``, ``eval``, ``plan``, ...) and a ``samples`` list. The adapter
+parses both with the standard library (and zstandard); it never imports
+``inspect_ai``.
 
 Provenance: ``_file`` is the log file, ``_line`` the sample's 1-based record number in
 the log (its position in ``summaries.json`` or ``samples``).
@@ -277,11 +278,7 @@ def _eval_records(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo],
                   path: Path) -> list[_Record]:
     """Sample records of an archive: summaries.json, else the journal's summaries, else
     the sample entries; one record per (id, epoch), the last one winning."""
-    if _SUMMARIES in entries:
-        parts = [_SUMMARIES]
-    else:
-        parts = sorted((n for n in entries if _JOURNAL_SUMMARIES.match(n)),
-                       key=lambda n: int(_JOURNAL_SUMMARIES.match(n).group(1)))  # type: ignore[union-attr]
+    parts = [_SUMMARIES] if _SUMMARIES in entries else _journal_summaries(entries)
     records: list[_Record] = []
     if parts:
         for name in parts:
@@ -290,13 +287,24 @@ def _eval_records(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo],
                 raise InputError(f"{name} is a {type(summaries).__name__}, not a list",
                                  location=Location(f"{path}/{name}"),
                                  hint="regenerate the log with Inspect")
-            records.extend(_Record(s, len(records) + k, f"{path}/{name}")
-                           for k, s in enumerate(summaries, 1))
+            first = len(records) + 1
+            records.extend(_Record(s, number, f"{path}/{name}")
+                           for number, s in enumerate(summaries, first))
     else:
         for number, name in enumerate((n for n in entries if _SAMPLE_ENTRY.match(n)), 1):
             records.append(_Record(_entry_json(archive, entries[name], path), number,
                                    f"{path}/{name}"))
     return _last_per_sample(records)
+
+
+def _journal_summaries(names: Iterable[str]) -> list[str]:
+    """The ``_journal/summaries/<n>.json`` entries, in the order of ``n``."""
+    numbered = []
+    for name in names:
+        match = _JOURNAL_SUMMARIES.match(name)
+        if match:
+            numbered.append((int(match.group(1)), name))
+    return [name for _, name in sorted(numbered)]
 
 
 def _last_per_sample(records: list[_Record]) -> list[_Record]:
@@ -350,19 +358,12 @@ def _entry_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) ->
 
 def _zstd_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Location) -> bytes:
     """Decompress a Zstandard entry on Pythons whose zipfile cannot (< 3.14)."""
-    try:
-        import pyarrow
-    except ImportError:
-        raise InputError("the .eval log is compressed with Zstandard, which this Python "
-                         "cannot read without pyarrow", location=where,
-                         hint="install pyarrow (`pip install pyarrow`), use Python 3.14+, "
-                              "or convert the log: `inspect log convert --to json LOG`"
-                         ) from None
+    import zstandard
+
     raw = _raw_entry(archive, info, where)
     try:
-        data = pyarrow.decompress(raw, decompressed_size=info.file_size, codec="zstd",
-                                  asbytes=True)
-    except (OSError, ValueError, pyarrow.ArrowException) as exc:
+        data = zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
+    except zstandard.ZstdError as exc:
         raise InputError(f"cannot decompress the archive entry ({exc})", location=where,
                          hint=_CORRUPT_HINT) from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
@@ -417,20 +418,24 @@ def _parse_log(raw: _RawLog) -> _Log:
         raise InputError(f"not an Inspect log: 'eval' is a {type(spec).__name__}, "
                          "not an object", location=where, hint=_NOT_A_LOG_HINT)
     task, model = (_spec_text(spec, key, where) for key in ("task", "model"))
-    plan = raw.header.get("plan") if isinstance(raw.header.get("plan"), dict) else {}
-    log = _Log(raw.path, task, model, _configuration(spec, plan))
+    log = _Log(raw.path, task, model, _configuration(spec, _object(raw.header, "plan")))
     _check_status(raw, log)
-    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
-    score_on_error = bool(config.get("score_on_error"))
+    score_on_error = bool(_object(spec, "config").get("score_on_error"))
     legacy_name = _legacy_scorer_name(raw.header)
     for record in raw.records:
         _parse_record(record, log, score_on_error, legacy_name)
-    _count_missing(log, raw.records)
+    _count_missing(log)
     if log.errored_scored:
         log.problems.append(Problem(
             "info", f"{log.errored_scored} errored sample(s) kept with their scores: the "
                     "eval ran with score_on_error", Location(str(raw.path)), task))
     return log
+
+
+def _object(mapping: dict[str, Any], key: str) -> dict[str, Any]:
+    """``mapping[key]`` when it is a JSON object, else an empty one (optional parts)."""
+    value = mapping.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _spec_text(spec: dict[str, Any], key: str, where: Location) -> str:
@@ -442,30 +447,30 @@ def _spec_text(spec: dict[str, Any], key: str, where: Location) -> str:
 
 
 def _check_status(raw: _RawLog, log: _Log) -> None:
+    """An unfinished or failed eval with samples is a warning; without samples, an error."""
     where = Location(str(raw.path))
-    status = raw.status
     error = raw.header.get("error")
     because = f": {error['message']}" if isinstance(error, dict) and error.get("message") \
         else ""
     if not raw.records:
-        if status == "success":
+        if raw.status == "success":
             raise InputError("the log holds no samples", location=where,
                              hint="the eval was probably run with --no-log-samples "
                                   "(log_samples=False); rerun it with samples logged")
-        raise InputError(f"the log holds no samples: the eval {_STATUS_WORDS.get(status, 'ended with status ' + repr(status))}{because}",
-                         location=where,
+        raise InputError(f"the log holds no samples: the eval {_status_phrase(raw.status)}"
+                         f"{because}", location=where,
                          hint="wait for the eval to finish, or rerun it (`inspect eval-retry "
                               "LOG` resumes a failed or cancelled eval)")
-    if status != "success":
+    if raw.status != "success":
         log.problems.append(Problem(
-            "warning",
-            f"the eval {_STATUS_WORDS.get(status, 'ended with status ' + repr(status))}"
-            f"{because}; {len(raw.records)} sample record(s) read",
-            where, log.task))
+            "warning", f"the eval {_status_phrase(raw.status)}{because}; "
+                       f"{len(raw.records)} sample record(s) read", where, log.task))
 
 
-_STATUS_WORDS = {"started": "has not finished (status 'started')",
-                 "cancelled": "was cancelled", "error": "failed (status 'error')"}
+def _status_phrase(status: str) -> str:
+    return {"started": "has not finished (status 'started')",
+            "cancelled": "was cancelled (status 'cancelled')",
+            "error": "failed (status 'error')"}.get(status, f"has status {status!r}")
 
 
 def _legacy_scorer_name(header: dict[str, Any]) -> str:
@@ -590,7 +595,7 @@ def score_value_to_float(value: Any) -> float:
     raise ValueError(f"not a score value: {value!r}")
 
 
-def _count_missing(log: _Log, records: list[_Record]) -> None:
+def _count_missing(log: _Log) -> None:
     """Count, per metric, the scored samples that lack a metric other samples have."""
     metrics = list(dict.fromkeys(row[0] for row in log.rows))
     present: dict[int, set[str]] = {}
@@ -653,7 +658,7 @@ def _system_names(logs: list[_Log]) -> tuple[list[str], list[dict[str, str]], li
         configs = [logs[i].config for i in members]
         distinct = len({tuple(sorted(c.items())) for c in configs})
         chosen = _label_keys(configs, distinct)
-        for index, config in zip(members, configs):
+        for index, config in zip(members, configs, strict=True):
             labels[index] = {k: config[k] for k in chosen if k in config}
             if labels[index]:
                 text = ", ".join(f"{k}={v}" for k, v in labels[index].items())
@@ -688,33 +693,36 @@ def _result(logs: list[_Log]) -> AdapterResult:
     names, labels, problems = _system_names(logs)
     exclusions: list[Exclusion] = []
     attributes: dict[str, dict[str, Any]] = {}
-    columns: dict[str, list[Any]] = {k: [] for k in
-                                     ("system", "dataset", "metric", "item", "score", "run",
-                                      SOURCE_FILE, SOURCE_LINE)}
-    for log, system, label in zip(logs, names, labels):
+    parts = []
+    for log, system, label in zip(logs, names, labels, strict=True):
         attributes.setdefault(system, {"model": log.model, **label})
         problems.extend(log.problems)
         exclusions.extend(_exclusions(log, system))
-        for metric, item, run, score, number in log.rows:
-            for key, value in zip(columns, (system, log.task, metric, item, score, run,
-                                            str(log.path), number)):
-                columns[key].append(value)
-    frame = pd.DataFrame({
-        "system": pd.Series(columns["system"], dtype="str"),
-        "dataset": pd.Series(columns["dataset"], dtype="str"),
-        "metric": pd.Series(columns["metric"], dtype="str"),
-        "item": pd.Series(columns["item"], dtype="str"),
-        "score": np.asarray(columns["score"], dtype=np.float64),
-        "run": np.asarray(columns["run"], dtype=np.int64),
-        SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype="str"),
-        SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
-    })
+        parts.append(_log_frame(log, system))
+    frame = pd.concat(parts, ignore_index=True)
     if frame.empty and logs:
         problems.append(Problem("warning", "no sample of these Inspect logs has a usable "
                                            "score (all errored or unscored)",
                                 Location(str(logs[0].path))))
     return AdapterResult(frame, exclusions=exclusions, problems=problems,
                          system_attributes=attributes)
+
+
+def _log_frame(log: _Log, system: str) -> pd.DataFrame:
+    """The rows of one log, with the contract's columns and dtypes."""
+    n = len(log.rows)
+    metrics, items, runs, scores, numbers = (
+        [list(column) for column in zip(*log.rows, strict=True)] if n else [[]] * 5)
+    return pd.DataFrame({
+        "system": pd.Series([system] * n, dtype="str"),
+        "dataset": pd.Series([log.task] * n, dtype="str"),
+        "metric": pd.Series(metrics, dtype="str"),
+        "item": pd.Series(items, dtype="str"),
+        "score": np.asarray(scores, dtype=np.float64),
+        "run": np.asarray(runs, dtype=np.int64),
+        SOURCE_FILE: pd.Series([str(log.path)] * n, dtype="str"),
+        SOURCE_LINE: np.asarray(numbers, dtype=np.int64),
+    })
 
 
 def _exclusions(log: _Log, system: str) -> Iterable[Exclusion]:
