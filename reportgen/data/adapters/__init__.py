@@ -173,10 +173,22 @@ def read_inputs(paths: Iterable[str | Path] | str | Path,
     items: Sequence[str | Path] = list(paths)
     if not items:
         raise InputError("no input given", hint="pass one or more files or folders")
-    results = []
+    pending: list[tuple[Path, Adapter]] = []
     for raw in items:
-        for path, adapter in _expand(Path(raw), options):
-            result = adapter.read(path, options)
-            result.format, result.source = adapter.name, str(path)
-            results.append(result)
+        pending.extend(_expand(Path(raw), options))
+    results = []
+    together: dict[str, list[Path]] = {}
+    for path, adapter in pending:
+        if adapter.combine_inputs:
+            together.setdefault(adapter.name, []).append(path)
+            continue
+        result = adapter.read(path, options)
+        result.format, result.source = adapter.name, str(path)
+        results.append(result)
+    for name, group in together.items():
+        adapter = _REGISTRY[name]
+        result = adapter.read(group[0], options) if len(group) == 1 \
+            else adapter.read_many(group, options)
+        result.format, result.source = name, ", ".join(str(p) for p in group)
+        results.append(result)
     return results

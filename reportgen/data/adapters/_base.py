@@ -157,6 +157,9 @@ class Adapter(abc.ABC):
     description: ClassVar[str]
     #: Detection order: lower runs first (specific formats before generic ones).
     priority: ClassVar[int] = 50
+    #: Whether several inputs of this format must be read together (system naming or
+    #: cross-checks that span files); such adapters implement :meth:`read_many`.
+    combine_inputs: ClassVar[bool] = False
 
     @abc.abstractmethod
     def sniff(self, path: Path, head: bytes | None) -> bool:
@@ -172,6 +175,10 @@ class Adapter(abc.ABC):
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         """Read ``path``; raise :class:`~reportgen.errors.InputError` with a location
         for anything malformed."""
+
+    def read_many(self, paths: list[Path], options: LoadOptions) -> AdapterResult:
+        """Read several inputs of this format as one (adapters with ``combine_inputs``)."""
+        raise NotImplementedError(f"the {self.name} adapter reads one input at a time")
 
 
 # --------------------------------------------------------------------------- helpers

@@ -128,6 +128,8 @@ class InspectAdapter(Adapter):
     name = "inspect"
     description = "Inspect AI logs (.eval zip archives and .json logs, or a folder of them)"
     priority = 20
+    # systems are named across all logs (two logs of one model that differ in settings)
+    combine_inputs = True
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         if head is None:
@@ -135,15 +137,21 @@ class InspectAdapter(Adapter):
         return _looks_like_log(path, head)
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
-        if path.is_dir():
-            files = _folder_logs(path) or []
-            if not files:
-                raise InputError("the folder holds no Inspect logs",
-                                 location=Location(str(path)),
-                                 hint="expected .eval files or Inspect .json logs directly "
-                                      "inside the folder")
-        else:
-            files = [path]
+        return self.read_many([path], options)
+
+    def read_many(self, paths: list[Path], options: LoadOptions) -> AdapterResult:
+        files: list[Path] = []
+        for path in paths:
+            if path.is_dir():
+                found = _folder_logs(path) or []
+                if not found:
+                    raise InputError("the folder holds no Inspect logs",
+                                     location=Location(str(path)),
+                                     hint="expected .eval files or Inspect .json logs "
+                                          "directly inside the folder")
+                files.extend(found)
+            else:
+                files.append(path)
         logs = [_parse_log(_load_log(file)) for file in files]
         return _result(logs)
 

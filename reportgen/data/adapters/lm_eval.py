@@ -124,6 +124,8 @@ class LmEvalAdapter(Adapter):
     description = ("lm-evaluation-harness output (results_*.json with the "
                    "samples_*.jsonl of --log_samples)")
     priority = 20
+    # systems, repeated runs and doc_hash checks span every results file given
+    combine_inputs = True
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         if head is not None:
@@ -138,13 +140,19 @@ class LmEvalAdapter(Adapter):
         return False
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
-        files = [path] if path.is_file() else list(_find_results(path))
-        if not files:
-            raise InputError(
-                f"no lm-eval results_*.json file in this folder or {_MAX_DEPTH} levels below",
-                location=Location(str(path)),
-                hint="point at the --output_path folder of lm_eval, a model folder inside "
-                     "it, or one results_*.json file")
+        return self.read_many([path], options)
+
+    def read_many(self, paths: list[Path], options: LoadOptions) -> AdapterResult:
+        files: list[Path] = []
+        for path in paths:
+            found = [path] if path.is_file() else list(_find_results(path))
+            if not found:
+                raise InputError(
+                    f"no lm-eval results_*.json file in this folder or {_MAX_DEPTH} levels "
+                    "below", location=Location(str(path)),
+                    hint="point at the --output_path folder of lm_eval, a model folder "
+                         "inside it, or one results_*.json file")
+            files.extend(f for f in found if f not in files)
         runs = sorted((_parse_results(f) for f in files), key=lambda r: (r.date, str(r.path)))
         _name_systems(runs)
         problems: list[Problem] = []

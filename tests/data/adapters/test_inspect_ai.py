@@ -530,3 +530,12 @@ def test_inspect_fixture_folder_loads_into_score_table() -> None:
     assert set(table.metrics) == {"match", "graded", "closeness", "answer_stats/exact",
                                   "answer_stats/length"}
     assert table.metrics["match"].modality == "binary"
+
+
+def test_inspect_logs_given_as_separate_files_are_named_together() -> None:
+    # two logs of one model that differ in a task argument, passed as two inputs
+    from reportgen.data import load
+    table = load([EVAL_DIR / "alpha.eval", EVAL_DIR / "alpha-hint.eval"])
+    assert set(table.systems) == {"mockllm/alpha (hint=False)", "mockllm/alpha (hint=True)"}
+    folder = load(EVAL_DIR)
+    assert set(table.systems) < set(folder.systems)

@@ -417,3 +417,11 @@ def test_lm_eval_results_with_only_a_group(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(InputError, match=r"the results file lists no task"):
         _read(out)
+
+
+def test_lm_eval_outputs_given_as_separate_inputs_are_read_together() -> None:
+    # a rerun passed as a second input becomes a second run, not a duplicate score
+    from reportgen.data import load
+    base = FIXTURES / "output"
+    table = load([base, FIXTURES / "output_rerun"])
+    assert table.runs_of("tiny_mc") == (0, 1)
