@@ -1,0 +1,875 @@
+"""Pairwise comparison of systems on one sample list (one dataset × metric).
+
+The automatic test follows Table 1 of seed 000:
+
+=========  ==========  ===========================  ===========================  ==========================
+paired     modality    test                         effect size                  CI of the difference
+=========  ==========  ===========================  ===========================  ==========================
+no         continuous  Welch t                      Cohen's d (pooled SD)        Welch t interval
+no         binary      two-proportion z (pooled)    Cohen's h                    Newcombe hybrid score
+yes        continuous  paired t                     paired d = mean(Δ)/sd(Δ)     t interval of mean(Δ)
+yes        binary      exact McNemar (binomial on   paired d = mean(Δ)/sd(Δ)     Newcombe paired score
+                       the discordant items)
+=========  ==========  ===========================  ===========================  ==========================
+
+``method="permutation"``: paired sign-flip of the differences (every one of the 2^n
+sign vectors when 2^n <= ``n_resamples``, else Monte Carlo with p = (k+1)/(R+1); for
+binary data the sign-flip distribution is binomial on the discordant items, so the exact
+answer is used); unpaired label shuffle (exact through the hypergeometric distribution
+for binary data; exact enumeration of the splits when there are at most ``n_resamples``
+of them; else Monte Carlo). The CI is the design's analytic one above.
+
+``method="bootstrap"``: null-shifted bootstrap of the mean difference (paired: items
+resampled, all systems together; unpaired: each system's items resampled on their own),
+with the BCa interval from the same resamples. ``method="sign"`` (paired only): the
+exact sign test on wins and losses, ties dropped — the test for fractional scores such
+as the share of k samples solved.
+
+All pairs are computed together: sign or bootstrap-count matrices multiply the
+``items × systems`` score matrix once per chunk of resamples, and the statistic of a
+pair is the difference of two columns.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+import numpy as np
+from scipy import stats
+
+from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._resampling import (
+    DEFAULT_MAX_MEMORY,
+    bca_interval,
+    bootstrap_counts,
+    chunk_sizes,
+    enumerate_signs,
+    random_signs,
+)
+from reportgen.stats.intervals import (
+    newcombe_paired_interval,
+    newcombe_unpaired_interval,
+    t_interval,
+    welch_interval,
+)
+from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
+
+__all__ = [
+    "EFFECT_THRESHOLDS",
+    "Alternative",
+    "EffectLevel",
+    "Method",
+    "Order",
+    "PairwiseResult",
+    "compare_paired",
+    "compare_unpaired",
+    "comparison_pairs",
+    "effect_magnitude",
+]
+
+Order = Literal["all-pairs", "first-vs-rest", "successive"]
+Alternative = Literal["two-sided", "greater", "less"]
+Method = Literal["auto", "permutation", "bootstrap", "sign"]
+Modality = Literal["binary", "continuous"]
+EffectLevel = Literal["small", "medium", "large"]
+
+#: Cohen's (1988) conventional thresholds for d and h.
+EFFECT_THRESHOLDS: dict[str, float] = {"small": 0.2, "medium": 0.5, "large": 0.8}
+
+
+def effect_magnitude(effect: np.ndarray) -> np.ndarray:
+    """``"negligible"``, ``"small"``, ``"medium"`` or ``"large"`` by Cohen's thresholds
+    on ``|effect|`` (``""`` for NaN)."""
+    e = np.abs(np.asarray(effect, dtype=np.float64))
+    labels = np.full(e.shape, "", dtype=object)
+    labels[e < 0.2] = "negligible"
+    labels[(e >= 0.2) & (e < 0.5)] = "small"
+    labels[(e >= 0.5) & (e < 0.8)] = "medium"
+    labels[e >= 0.8] = "large"
+    return labels
+
+
+@dataclass(frozen=True)
+class PairwiseResult:
+    """Every comparison of one sample list. Arrays have one entry per pair.
+
+    Attributes
+    ----------
+    systems
+        System names; ``index_a``/``index_b`` point into it (a pair compares
+        ``systems[index_a[k]]`` with ``systems[index_b[k]]``).
+    paired, modality, method, alternative, order
+        The design and the options used.
+    test
+        Name of the test, e.g. ``"exact McNemar"``, ``"paired t"``,
+        ``"paired sign-flip permutation (Monte Carlo)"``.
+    statistic
+        The test statistic: t or z; for exact McNemar and the sign test the number of
+        items A wins; for permutation and bootstrap tests the mean difference.
+    p_value, p_adjusted
+        Raw p-value and p-value adjusted within this sample list by ``correction``.
+    mean_a, mean_b, diff
+        Means and ``mean_a − mean_b``.
+    ci_low, ci_high, ci_method, confidence
+        Two-sided interval of ``diff`` at ``confidence``, and how it was computed.
+    effect_size, effect_size_kind
+        Standardised effect (Cohen's d, Cohen's h or paired d), sign as ``diff``.
+    n_a, n_b
+        Items per system (equal when paired).
+    a_only, b_only
+        Paired binary data: items only A (resp. only B) got right — the discordant
+        counts; ``None`` otherwise.
+    exact
+        Whether the p-values are exact (closed form or full enumeration) rather than
+        Monte Carlo.
+    n_resamples
+        Resamples used by a Monte Carlo or bootstrap method, else ``None``.
+    """
+
+    systems: tuple[str, ...]
+    index_a: np.ndarray
+    index_b: np.ndarray
+    paired: bool
+    modality: Modality
+    method: str
+    alternative: Alternative
+    order: Order
+    test: str
+    statistic: np.ndarray
+    p_value: np.ndarray
+    p_adjusted: np.ndarray
+    correction: Correction
+    alpha: float
+    mean_a: np.ndarray
+    mean_b: np.ndarray
+    diff: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    ci_method: str
+    confidence: float
+    effect_size: np.ndarray
+    effect_size_kind: str
+    effect_threshold: EffectLevel
+    n_a: np.ndarray
+    n_b: np.ndarray
+    exact: bool
+    n_resamples: int | None = None
+    a_only: np.ndarray | None = None
+    b_only: np.ndarray | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.index_a)
+
+    @property
+    def system_a(self) -> tuple[str, ...]:
+        return tuple(self.systems[i] for i in self.index_a)
+
+    @property
+    def system_b(self) -> tuple[str, ...]:
+        return tuple(self.systems[i] for i in self.index_b)
+
+    def significant(self) -> np.ndarray:
+        """``p_adjusted <= alpha`` (False where the p-value is NaN)."""
+        return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
+
+    def effect_magnitude(self) -> np.ndarray:
+        """Cohen's label of each effect size (:func:`effect_magnitude`)."""
+        return effect_magnitude(self.effect_size)
+
+    def effect_significant(self) -> np.ndarray:
+        """``|effect_size| >= `` the ``effect_threshold`` level (Cohen's thresholds)."""
+        return np.nan_to_num(np.abs(self.effect_size), nan=0.0) >= \
+            EFFECT_THRESHOLDS[self.effect_threshold]
+
+    def with_adjusted(self, p_adjusted: np.ndarray, correction: Correction) -> PairwiseResult:
+        """A copy whose adjusted p-values come from a larger family."""
+        from dataclasses import replace
+        return replace(self, p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
+                       correction=correction)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per pair with the field names of results.json (NaN as None)."""
+        sig, mag, eff_sig = self.significant(), self.effect_magnitude(), \
+            self.effect_significant()
+        rows = []
+        for k in range(self.n_pairs):
+            row: dict[str, Any] = {
+                "system_a": self.systems[self.index_a[k]],
+                "system_b": self.systems[self.index_b[k]],
+                "test": self.test, "method": self.method, "paired": self.paired,
+                "modality": self.modality, "alternative": self.alternative,
+                "statistic": _num(self.statistic[k]), "p_value": _num(self.p_value[k]),
+                "p_adjusted": _num(self.p_adjusted[k]), "correction": self.correction,
+                "alpha": self.alpha, "significant": bool(sig[k]),
+                "effect_size": _num(self.effect_size[k]),
+                "effect_size_kind": self.effect_size_kind,
+                "effect_magnitude": mag[k] or None,
+                "effect_threshold": self.effect_threshold,
+                "effect_significant": bool(eff_sig[k]),
+                "mean_a": _num(self.mean_a[k]), "mean_b": _num(self.mean_b[k]),
+                "diff": _num(self.diff[k]), "ci_low": _num(self.ci_low[k]),
+                "ci_high": _num(self.ci_high[k]), "ci_method": self.ci_method,
+                "confidence": self.confidence, "n_a": int(self.n_a[k]),
+                "n_b": int(self.n_b[k]), "exact": self.exact,
+                "n_resamples": self.n_resamples,
+                "a_only": None if self.a_only is None else int(self.a_only[k]),
+                "b_only": None if self.b_only is None else int(self.b_only[k]),
+            }
+            rows.append(row)
+        return rows
+
+    def to_frame(self):
+        """The records as a pandas DataFrame."""
+        import pandas as pd
+        return pd.DataFrame.from_records(self.to_records())
+
+
+def _num(value: Any) -> float | None:
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+# ============================================================================ inputs
+
+
+def comparison_pairs(n_systems: int, order: Order = "all-pairs",
+                     baseline: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays ``(a, b)`` of the comparisons in seed 000 §4.2's orders.
+
+    ``all-pairs``: (i, j) for i < j; ``first-vs-rest``: (baseline, j) for every other
+    j; ``successive``: (i, i + 1).
+
+    Examples
+    --------
+    >>> comparison_pairs(3)
+    (array([0, 0, 1]), array([1, 2, 2]))
+    >>> comparison_pairs(3, "first-vs-rest", baseline=1)
+    (array([1, 1]), array([0, 2]))
+    """
+    if order not in get_args(Order):
+        raise InputError(f"unknown order {order!r}",
+                         hint=f"use one of: {', '.join(get_args(Order))}")
+    if order == "all-pairs":
+        a, b = np.triu_indices(n_systems, k=1)
+    elif order == "first-vs-rest":
+        if not 0 <= baseline < n_systems:
+            raise InputError(f"baseline index {baseline} is out of range for "
+                             f"{n_systems} systems")
+        b = np.array([j for j in range(n_systems) if j != baseline], dtype=np.intp)
+        a = np.full(b.shape, baseline, dtype=np.intp)
+    else:
+        a = np.arange(n_systems - 1)
+        b = a + 1
+    return a.astype(np.intp), b.astype(np.intp)
+
+
+@dataclass(frozen=True)
+class _Options:
+    method: str
+    order: Order
+    alternative: Alternative
+    correction: Correction
+    alpha: float
+    confidence: float
+    n_resamples: int
+    effect_threshold: EffectLevel
+    rng: np.random.Generator
+    max_memory: int
+
+
+def _options_iv(method: str, order: str, alternative: str, correction: str, alpha: float,
+                confidence: float, n_resamples: int, effect_threshold: str, rng: Any,
+                max_memory: int) -> _Options:
+    for name, value, choices in (("method", method, get_args(Method)),
+                                 ("order", order, get_args(Order)),
+                                 ("alternative", alternative, get_args(Alternative)),
+                                 ("correction", correction, CORRECTIONS),
+                                 ("effect_threshold", effect_threshold,
+                                  get_args(EffectLevel))):
+        if value not in choices:
+            raise InputError(f"{name}={value!r} is not valid",
+                             hint=f"use one of: {', '.join(map(str, choices))}")
+    for name, value in (("alpha", alpha), ("confidence", confidence)):
+        if not (isinstance(value, (int, float)) and 0 < value < 1):
+            raise InputError(f"{name}={value!r} must be between 0 and 1 (exclusive)")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 1:
+        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
+                         hint="9999 is a good default; seed 001 asks for at least 4000 "
+                              "bootstrap resamples")
+    if max_memory < 2**20:
+        raise InputError(f"max_memory={max_memory!r} is below 1 MiB")
+    return _Options(method, order, alternative, correction, float(alpha),  # type: ignore[arg-type]
+                    float(confidence), int(n_resamples), effect_threshold,  # type: ignore[arg-type]
+                    np.random.default_rng(rng), int(max_memory))
+
+
+def _names(systems: Sequence[str] | None, count: int) -> tuple[str, ...]:
+    if systems is None:
+        return tuple(f"system {i + 1}" for i in range(count))
+    names = tuple(str(s) for s in systems)
+    if len(names) != count:
+        raise InputError(f"{len(names)} system names for {count} systems")
+    if len(set(names)) != len(names):
+        raise InputError("system names must be distinct")
+    return names
+
+
+def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
+    binary = bool(np.all((values == 0) | (values == 1)))
+    if modality is None:
+        return "binary" if binary else "continuous"
+    if modality not in get_args(Modality):
+        raise InputError(f"modality={modality!r} is not valid",
+                         hint="use 'binary' or 'continuous'")
+    if modality == "binary" and not binary:
+        raise InputError("modality='binary' but the scores are not all 0 or 1")
+    return modality  # type: ignore[return-value]
+
+
+def _baseline_index(baseline: int | str | None, names: tuple[str, ...]) -> int:
+    if baseline is None:
+        return 0
+    if isinstance(baseline, str):
+        if baseline not in names:
+            raise InputError(f"unknown baseline system {baseline!r}",
+                             hint=f"systems: {', '.join(names)}")
+        return names.index(baseline)
+    return int(baseline)
+
+
+def _warn_one_sided(alternative: str) -> None:
+    if alternative != "two-sided":
+        warnings.warn(
+            f"alternative={alternative!r}: a one-sided test is valid only if the direction "
+            "was fixed before looking at the data (seed 000 §4.2)", DegenerateDataWarning
+            if False else UserWarning, stacklevel=3)
+
+
+# ============================================================================ paired
+
+
+def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
+                   modality: Modality | None = None, method: Method = "auto",
+                   order: Order = "all-pairs", baseline: int | str | None = None,
+                   alternative: Alternative = "two-sided",
+                   correction: Correction = "holm-sidak", alpha: float = 0.05,
+                   confidence: float = 0.95, n_resamples: int = 9999,
+                   effect_threshold: EffectLevel = "medium",
+                   rng: np.random.Generator | int | None = None,
+                   max_memory: int = DEFAULT_MAX_MEMORY) -> PairwiseResult:
+    """Compare systems scored on the same items.
+
+    Parameters
+    ----------
+    scores
+        ``(n_items, n_systems)`` matrix, no NaN (average repeated runs first).
+    systems
+        Names of the columns; default ``"system 1"``, ...
+    modality
+        ``"binary"`` or ``"continuous"``; default: binary if every score is 0 or 1.
+    method
+        ``"auto"`` (Table 1), ``"permutation"``, ``"bootstrap"`` or ``"sign"``
+        (module docstring).
+    order, baseline
+        Which pairs: all pairs (default), the baseline (name or index; default the
+        first) against every other system, or successive systems.
+    alternative
+        ``"two-sided"``; ``"greater"`` tests mean_a > mean_b, ``"less"`` the reverse.
+    correction
+        Multiplicity correction across the pairs of this call.
+    alpha, confidence
+        Significance level for ``significant()``; level of the intervals.
+    n_resamples
+        Monte Carlo or bootstrap resamples (also the limit of exact enumeration).
+    effect_threshold
+        Cohen level an effect must reach for ``effect_significant()``.
+    rng
+        ``numpy.random.Generator`` or seed; used only by resampling methods.
+    max_memory
+        Bound on the working memory of resampling, in bytes.
+
+    Returns
+    -------
+    PairwiseResult
+
+    Raises
+    ------
+    InputError
+        Bad options, NaN scores, fewer than 2 systems.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        Fewer than 2 items, or pairs whose differences are all equal (zero variance):
+        their statistic is NaN or infinite as documented in Notes.
+
+    Notes
+    -----
+    Paired t: :math:`t = \\bar\\Delta / (s_\\Delta/\\sqrt n)`, df = n − 1 (scipy
+    ``ttest_rel``). If every difference is 0, p = 1 and t = NaN; if they are all the same
+    non-zero value, t = ±inf and p = 0 (two-sided). Exact McNemar: with b items only A
+    solved and c only B solved, :math:`p = \\min(1, 2 F(\\min(b, c); b + c, 1/2))`
+    (statsmodels ``mcnemar(exact=True)``); one-sided :math:`P(K \\ge b)` or
+    :math:`P(K \\le b)`. Paired d: :math:`\\bar\\Delta / s_\\Delta` (seed 000 Table 1).
+    """
+    opts = _options_iv(method, order, alternative, correction, alpha, confidence,
+                       n_resamples, effect_threshold, rng, max_memory)
+    X = np.asarray(scores, dtype=np.float64)
+    if X.ndim != 2:
+        raise InputError(f"scores must be an items × systems matrix, got shape {X.shape}",
+                         hint="average repeated runs per item first (PairedSamples."
+                              "item_means())")
+    if np.isnan(X).any():
+        raise InputError("scores contain NaN", hint="drop items not scored by every system")
+    n, n_sys = X.shape
+    names = _names(systems, n_sys)
+    if n_sys < 2:
+        raise InputError("at least 2 systems are needed for a comparison")
+    mod = _modality_iv(X, modality)
+    ia, ib = comparison_pairs(n_sys, opts.order, _baseline_index(baseline, names))
+    _warn_one_sided(opts.alternative)
+    means = X.mean(axis=0) if n else np.full(n_sys, np.nan)
+    mean_a, mean_b = means[ia], means[ib]
+    diff = mean_a - mean_b
+    d_mean, d_sd, wins, losses = _difference_moments(X, ia, ib, opts.max_memory)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effect = np.where((d_sd == 0) & (d_mean == 0), 0.0, d_mean / d_sd)
+    if n < 2:
+        warnings.warn(f"{n} item(s): paired tests need at least 2; results are NaN",
+                      DegenerateDataWarning, stacklevel=2)
+    constant = (d_sd == 0) & (n >= 2)
+    if constant.any():
+        k = int(np.argmax(constant))
+        warnings.warn(f"{int(constant.sum())} pair(s) have differences with zero variance "
+                      f"(e.g. {names[ia[k]]} vs {names[ib[k]]}): identical systems give "
+                      "p = 1, a constant non-zero difference gives p = 0",
+                      DegenerateDataWarning, stacklevel=2)
+
+    a_only = b_only = None
+    notes: list[str] = []
+    exact = True
+    used_resamples: int | None = None
+    if mod == "binary":
+        right = X.T @ X                       # both right
+        a_wins = X.T @ (1.0 - X)               # a right, b wrong
+        a_only, b_only = a_wins[ia, ib], a_wins[ib, ia]
+        both = right[ia, ib]
+        neither = n - a_only - b_only - both
+        ci_low, ci_high = newcombe_paired_interval(both, a_only, b_only, neither,
+                                                   confidence=opts.confidence)
+        ci_method = "Newcombe paired score"
+    else:
+        se = d_sd / np.sqrt(n) if n else np.full(len(ia), np.nan)
+        ci_low, ci_high = t_interval(d_mean, se, n - 1, confidence=opts.confidence)
+        ci_low = np.where(d_sd == 0, d_mean, ci_low)
+        ci_high = np.where(d_sd == 0, d_mean, ci_high)
+        ci_method = "paired t interval"
+
+    if opts.method == "auto" and mod == "binary" or (
+            opts.method == "permutation" and mod == "binary"):
+        assert a_only is not None and b_only is not None
+        statistic = a_only.astype(np.float64)
+        p = _binomial_pvalue(a_only, a_only + b_only, opts.alternative)
+        test = "exact McNemar" if opts.method == "auto" else \
+            "paired sign-flip permutation (exact, binomial)"
+    elif opts.method == "auto":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = d_mean / (d_sd / np.sqrt(n))
+        t = np.where(constant & (d_mean == 0), np.nan, t)
+        statistic = t
+        p = _t_pvalue(t, n - 1, opts.alternative)
+        p = np.where(constant & (d_mean == 0), 1.0, p)
+        test = "paired t"
+    elif opts.method == "sign":
+        statistic = wins.astype(np.float64)
+        p = _binomial_pvalue(wins, wins + losses, opts.alternative)
+        test = "sign test (exact, ties dropped)"
+        notes.append("sign test: items where both systems score the same are dropped")
+    elif opts.method == "permutation":
+        statistic = diff
+        p, exact, used_resamples = _paired_permutation(X, ia, ib, opts)
+        test = "paired sign-flip permutation " + ("(exact)" if exact else "(Monte Carlo)")
+    else:
+        statistic = diff
+        p, ci_low, ci_high = _paired_bootstrap(X, ia, ib, diff, opts)
+        exact, used_resamples = False, opts.n_resamples
+        test = "paired bootstrap (null-shifted)"
+        ci_method = "paired bootstrap BCa"
+    if n < 2:
+        p = np.full(len(ia), np.nan)
+        statistic = np.full(len(ia), np.nan)
+    n_arr = np.full(len(ia), n, dtype=np.int64)
+    return PairwiseResult(
+        names, ia, ib, True, mod, opts.method, opts.alternative, opts.order, test,
+        np.asarray(statistic, dtype=np.float64), p,
+        adjust_pvalues(p, method=opts.correction), opts.correction, opts.alpha,
+        mean_a, mean_b, diff, np.asarray(ci_low, dtype=np.float64),
+        np.asarray(ci_high, dtype=np.float64), ci_method, opts.confidence, effect,
+        "paired d", opts.effect_threshold, n_arr, n_arr, exact, used_resamples,
+        None if a_only is None else a_only.astype(np.int64),
+        None if b_only is None else b_only.astype(np.int64), tuple(notes))
+
+
+def _difference_moments(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, max_memory: int
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, SD (ddof 1), wins and losses of the item differences of every pair,
+    computed on explicit differences (no cancellation) in chunks of pairs."""
+    n = X.shape[0]
+    n_pairs = len(ia)
+    d_mean, d_sd = np.empty(n_pairs), np.empty(n_pairs)
+    wins, losses = np.empty(n_pairs, dtype=np.int64), np.empty(n_pairs, dtype=np.int64)
+    start = 0
+    for size in chunk_sizes(n_pairs, max(1, n) * 8 * 2, max_memory):
+        sl = slice(start, start + size)
+        D = X[:, ia[sl]] - X[:, ib[sl]]
+        if n:
+            d_mean[sl] = D.mean(axis=0)
+        else:
+            d_mean[sl] = np.nan
+        d_sd[sl] = D.std(axis=0, ddof=1) if n >= 2 else np.nan
+        wins[sl] = (D > 0).sum(axis=0)
+        losses[sl] = (D < 0).sum(axis=0)
+        start += size
+    return d_mean, d_sd, wins, losses
+
+
+def _binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarray:
+    """Exact binomial test of ``k`` successes in ``m`` fair trials (McNemar, sign test).
+
+    Two-sided: ``min(1, 2 P(K <= min(k, m - k)))`` (statsmodels mcnemar exact; equal to
+    scipy ``binomtest`` for p = 1/2). ``m = 0`` gives 1."""
+    k = np.asarray(k, dtype=np.float64)
+    m = np.asarray(m, dtype=np.float64)
+    if alternative == "two-sided":
+        return np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(k, m - k), m, 0.5))
+    if alternative == "greater":
+        return np.where(m > 0, stats.binom.sf(k - 1, m, 0.5), 1.0)
+    return np.where(m > 0, stats.binom.cdf(k, m, 0.5), 1.0)
+
+
+def _t_pvalue(t: np.ndarray, df: np.ndarray, alternative: str) -> np.ndarray:
+    if alternative == "two-sided":
+        return 2 * stats.t.sf(np.abs(t), df)
+    if alternative == "greater":
+        return stats.t.sf(t, df)
+    return stats.t.cdf(t, df)
+
+
+def _z_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
+    if alternative == "two-sided":
+        return 2 * stats.norm.sf(np.abs(z))
+    if alternative == "greater":
+        return stats.norm.sf(z)
+    return stats.norm.cdf(z)
+
+
+def _count_extreme(null: np.ndarray, observed: np.ndarray, tol: np.ndarray,
+                   alternative: str) -> np.ndarray:
+    """How many rows of ``null`` are at least as extreme as ``observed`` (column-wise),
+    with a tolerance for floating-point ties."""
+    if alternative == "two-sided":
+        return (np.abs(null) >= np.abs(observed) - tol).sum(axis=0)
+    if alternative == "greater":
+        return (null >= observed - tol).sum(axis=0)
+    return (null <= observed + tol).sum(axis=0)
+
+
+def _paired_permutation(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, opts: _Options
+                        ) -> tuple[np.ndarray, bool, int | None]:
+    """Sign-flip test of the summed differences; signs × scores once for all systems."""
+    n, n_sys = X.shape
+    observed = X.sum(axis=0)
+    obs = observed[ia] - observed[ib]
+    scale = np.abs(X).sum(axis=0)
+    tol = 1e-9 * (scale[ia] + scale[ib]) + 1e-12
+    count = np.zeros(len(ia), dtype=np.int64)
+    bytes_per_row = 8 * (n + 2 * n_sys + 2 * len(ia))
+    exact = n < 62 and 2 ** n <= opts.n_resamples
+    if exact:
+        total, done = 2 ** n, 0
+        for size in chunk_sizes(total, bytes_per_row, opts.max_memory):
+            sums = enumerate_signs(n, done, done + size) @ X
+            count += _count_extreme(sums[:, ia] - sums[:, ib], obs, tol, opts.alternative)
+            done += size
+        return count / total, True, None
+    for size in chunk_sizes(opts.n_resamples, bytes_per_row, opts.max_memory):
+        sums = random_signs(opts.rng, size, n) @ X
+        count += _count_extreme(sums[:, ia] - sums[:, ib], obs, tol, opts.alternative)
+    return (count + 1) / (opts.n_resamples + 1), False, opts.n_resamples
+
+
+def _paired_bootstrap(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, diff: np.ndarray,
+                      opts: _Options) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Null-shifted paired bootstrap p-value and BCa interval of the mean difference."""
+    n, n_sys = X.shape
+    R = opts.n_resamples
+    means = np.empty((R, n_sys))
+    done = 0
+    for size in chunk_sizes(R, 8 * (2 * n + n_sys), opts.max_memory):
+        means[done:done + size] = bootstrap_counts(opts.rng, size, n) @ X / n
+        done += size
+    tol = 1e-9 * (np.abs(X).mean(axis=0)[ia] + np.abs(X).mean(axis=0)[ib]) + 1e-15
+    p = np.empty(len(ia))
+    low, high = np.empty(len(ia)), np.empty(len(ia))
+    start = 0
+    for size in chunk_sizes(len(ia), 8 * (R + n) * 2, opts.max_memory):
+        sl = slice(start, start + size)
+        reps = means[:, ia[sl]] - means[:, ib[sl]]
+        centred = reps - diff[sl]
+        count = _count_extreme(centred, diff[sl], tol[sl], opts.alternative)
+        p[sl] = (count + 1) / (R + 1)
+        D = X[:, ia[sl]] - X[:, ib[sl]]
+        dev = D - D.mean(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accel = (dev ** 3).sum(axis=0) / (6 * ((dev ** 2).sum(axis=0)) ** 1.5)
+        accel = np.nan_to_num(accel)
+        low[sl], high[sl] = bca_interval(reps, diff[sl], accel, opts.confidence)
+        start += size
+    return p, low, high
+
+
+# ============================================================================ unpaired
+
+
+def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | None = None,
+                     modality: Modality | None = None, method: Method = "auto",
+                     order: Order = "all-pairs", baseline: int | str | None = None,
+                     alternative: Alternative = "two-sided",
+                     correction: Correction = "holm-sidak", alpha: float = 0.05,
+                     confidence: float = 0.95, n_resamples: int = 9999,
+                     effect_threshold: EffectLevel = "medium",
+                     rng: np.random.Generator | int | None = None,
+                     max_memory: int = DEFAULT_MAX_MEMORY) -> PairwiseResult:
+    """Compare systems each scored on its own items (independent samples).
+
+    Parameters are those of :func:`compare_paired`, except ``samples``: one 1-D array
+    of scores per system (no NaN). ``method="sign"`` is not available (no pairs).
+
+    Notes
+    -----
+    Welch t: :math:`t = (\\bar x_a - \\bar x_b)/\\sqrt{s_a^2/n_a + s_b^2/n_b}` with
+    Welch-Satterthwaite df (scipy ``ttest_ind(equal_var=False)``). Two-proportion z with
+    pooled variance: :math:`z = (\\hat p_a - \\hat p_b)/\\sqrt{\\hat p(1-\\hat p)(1/n_a +
+    1/n_b)}` (statsmodels ``proportions_ztest``); if both systems score all 0 or all 1,
+    z = NaN and p = 1. Cohen's d uses the pooled SD
+    :math:`\\sqrt{((n_a-1)s_a^2 + (n_b-1)s_b^2)/(n_a+n_b-2)}`; Cohen's h is
+    :math:`2\\arcsin\\sqrt{\\hat p_a} - 2\\arcsin\\sqrt{\\hat p_b}` (seed 000 Table 1).
+    """
+    opts = _options_iv(method, order, alternative, correction, alpha, confidence,
+                       n_resamples, effect_threshold, rng, max_memory)
+    if opts.method == "sign":
+        raise InputError("method='sign' needs paired data",
+                         hint="use method='auto', 'permutation' or 'bootstrap' for unpaired "
+                              "samples")
+    arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
+    if len(arrays) < 2:
+        raise InputError("at least 2 systems are needed for a comparison")
+    for s in arrays:
+        if np.isnan(s).any():
+            raise InputError("scores contain NaN", hint="drop missing scores first")
+    names = _names(systems, len(arrays))
+    mod = _modality_iv(np.concatenate(arrays), modality)
+    ia, ib = comparison_pairs(len(arrays), opts.order, _baseline_index(baseline, names))
+    _warn_one_sided(opts.alternative)
+    n = np.array([len(s) for s in arrays], dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.array([s.mean() if len(s) else np.nan for s in arrays])
+        var = np.array([s.var(ddof=1) if len(s) > 1 else np.nan for s in arrays])
+    if (n < 2).any():
+        warnings.warn("systems with fewer than 2 items: their comparisons are NaN "
+                      f"({', '.join(names[i] for i in np.flatnonzero(n < 2))})",
+                      DegenerateDataWarning, stacklevel=2)
+    mean_a, mean_b = means[ia], means[ib]
+    diff = mean_a - mean_b
+    n_a, n_b = n[ia], n[ib]
+    exact = True
+    used_resamples: int | None = None
+    if mod == "binary":
+        k = np.array([s.sum() for s in arrays])
+        k_a, k_b = k[ia], k[ib]
+        ci_low, ci_high = newcombe_unpaired_interval(k_a, n_a, k_b, n_b,
+                                                     confidence=opts.confidence)
+        ci_method = "Newcombe hybrid score"
+        with np.errstate(invalid="ignore"):
+            effect = 2 * np.arcsin(np.sqrt(mean_a)) - 2 * np.arcsin(np.sqrt(mean_b))
+        effect_kind = "Cohen's h"
+    else:
+        ci_low, ci_high = welch_interval(mean_a, var[ia], n_a, mean_b, var[ib], n_b,
+                                         confidence=opts.confidence)
+        ci_method = "Welch t interval"
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pooled = np.sqrt(((n_a - 1) * var[ia] + (n_b - 1) * var[ib]) / (n_a + n_b - 2))
+            effect = np.where((pooled == 0) & (diff == 0), 0.0, diff / pooled)
+        effect_kind = "Cohen's d"
+
+    if opts.method == "auto" and mod == "binary":
+        pooled_p = (k_a + k_b) / (n_a + n_b)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = diff / np.sqrt(pooled_p * (1 - pooled_p) * (1 / n_a + 1 / n_b))
+        degenerate = (pooled_p == 0) | (pooled_p == 1)
+        z = np.where(degenerate, np.nan, z)
+        p = np.where(degenerate, 1.0, _z_pvalue(z, opts.alternative))
+        if degenerate.any():
+            warnings.warn(f"{int(degenerate.sum())} pair(s) where both systems score all 0 "
+                          "or all 1: z is undefined, p = 1", DegenerateDataWarning,
+                          stacklevel=2)
+        statistic, test = z, "two-proportion z"
+    elif opts.method == "auto":
+        se2_a, se2_b = var[ia] / n_a, var[ib] / n_b
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = diff / np.sqrt(se2_a + se2_b)
+            df = (se2_a + se2_b) ** 2 / (se2_a ** 2 / (n_a - 1) + se2_b ** 2 / (n_b - 1))
+        zero = (se2_a + se2_b) == 0
+        if zero.any():
+            warnings.warn(f"{int(zero.sum())} pair(s) where both systems have zero variance: "
+                          "equal means give p = 1, different means p = 0",
+                          DegenerateDataWarning, stacklevel=2)
+        t = np.where(zero & (diff == 0), np.nan, t)
+        df = np.where(zero, np.inf, df)
+        p = np.where(zero & (diff == 0), 1.0, _t_pvalue(t, df, opts.alternative))
+        statistic, test = t, "Welch t"
+    elif opts.method == "permutation" and mod == "binary":
+        statistic = diff
+        p = _hypergeometric_pvalue(k_a, n_a, k_b, n_b, opts.alternative)
+        test = "label-shuffle permutation (exact, hypergeometric)"
+    elif opts.method == "permutation":
+        statistic = diff
+        p, exact, used_resamples = _unpaired_permutation(arrays, ia, ib, diff, opts)
+        test = "label-shuffle permutation " + ("(exact)" if exact else "(Monte Carlo)")
+    else:
+        statistic = diff
+        p, ci_low, ci_high = _unpaired_bootstrap(arrays, ia, ib, diff, opts)
+        exact, used_resamples = False, opts.n_resamples
+        test = "independent bootstrap (null-shifted)"
+        ci_method = "two-sample bootstrap BCa"
+    small = (n_a < 2) | (n_b < 2)
+    p = np.where(small, np.nan, p)
+    statistic = np.where(small, np.nan, statistic)
+    return PairwiseResult(
+        names, ia, ib, False, mod, opts.method, opts.alternative, opts.order, test,
+        np.asarray(statistic, dtype=np.float64), np.asarray(p, dtype=np.float64),
+        adjust_pvalues(np.asarray(p, dtype=np.float64), method=opts.correction),
+        opts.correction, opts.alpha, mean_a, mean_b, diff,
+        np.asarray(ci_low, dtype=np.float64), np.asarray(ci_high, dtype=np.float64),
+        ci_method, opts.confidence, np.asarray(effect, dtype=np.float64), effect_kind,
+        opts.effect_threshold, n_a, n_b, exact, used_resamples)
+
+
+def _hypergeometric_pvalue(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
+                           n_b: np.ndarray, alternative: str) -> np.ndarray:
+    """Exact label-shuffle p-value of the difference of proportions.
+
+    Given the K = k_a + k_b successes among N = n_a + n_b items, the successes X landing
+    in A after shuffling labels are Hypergeometric(N, K, n_a), and the difference of
+    proportions X/n_a − (K − X)/n_b increases with X. Two-sided counts both tails of
+    ``|difference| >= observed``; ``greater`` is P(X >= k_a) (Fisher's one-sided test).
+    """
+    k_a, n_a = np.asarray(k_a, dtype=np.float64), np.asarray(n_a, dtype=np.float64)
+    K, N = k_a + np.asarray(k_b, dtype=np.float64), n_a + np.asarray(n_b, dtype=np.float64)
+    dist = stats.hypergeom(N, K, n_a)
+    upper = dist.sf(k_a - 1)       # P(X >= k_a)
+    lower = dist.cdf(k_a)          # P(X <= k_a)
+    if alternative == "greater":
+        return np.minimum(upper, 1.0)
+    if alternative == "less":
+        return np.minimum(lower, 1.0)
+    # mirror point: the X whose difference is -observed; X/n_a - (K-X)/n_b = -d
+    n_b_arr = N - n_a
+    slope = 1 / n_a + 1 / n_b_arr
+    d = k_a / n_a - (K - k_a) / n_b_arr
+    mirror = (-d + K / n_b_arr) / slope
+    eps = 1e-9
+    above = d >= 0
+    # observed in the upper tail: add P(X <= mirror); else add P(X >= mirror)
+    other_low = dist.cdf(np.floor(mirror + eps))
+    other_high = dist.sf(np.ceil(mirror - eps) - 1)
+    p = np.where(above, upper + np.where(mirror < k_a - eps, other_low, 0.0),
+                 lower + np.where(mirror > k_a + eps, other_high, 0.0))
+    p = np.where(np.abs(mirror - k_a) <= eps, 1.0, p)  # no difference: every split counts
+    return np.minimum(p, 1.0)
+
+
+def _unpaired_permutation(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray,
+                          diff: np.ndarray, opts: _Options
+                          ) -> tuple[np.ndarray, bool, int | None]:
+    """Label-shuffle test of the difference of means, pair by pair; exact enumeration of
+    the splits when there are at most ``n_resamples`` of them."""
+    p = np.empty(len(ia))
+    all_exact = True
+    for k, (i, j) in enumerate(zip(ia, ib)):
+        x, y = arrays[i], arrays[j]
+        pooled = np.concatenate([x, y])
+        N, na = len(pooled), len(x)
+        if na < 1 or N - na < 1:
+            p[k] = np.nan
+            continue
+        total = pooled.sum()
+        tol = 1e-9 * np.abs(pooled).sum() / min(na, N - na) + 1e-12
+        n_splits = math.comb(N, na)
+        if n_splits <= opts.n_resamples:
+            idx = np.array(list(itertools.combinations(range(N), na)), dtype=np.intp)
+            sums = pooled[idx].sum(axis=1)
+            null = sums / na - (total - sums) / (N - na)
+            count = _count_extreme(null[:, None], diff[k:k + 1], np.array([tol]),
+                                   opts.alternative)[0]
+            p[k] = count / n_splits
+            continue
+        all_exact = False
+        count = 0
+        for size in chunk_sizes(opts.n_resamples, 8 * N * 2, opts.max_memory):
+            shuffled = opts.rng.permuted(np.broadcast_to(pooled, (size, N)), axis=1)
+            sums = shuffled[:, :na].sum(axis=1)
+            null = sums / na - (total - sums) / (N - na)
+            count += int(_count_extreme(null[:, None], diff[k:k + 1], np.array([tol]),
+                                        opts.alternative)[0])
+        p[k] = (count + 1) / (opts.n_resamples + 1)
+    return p, all_exact, None if all_exact else opts.n_resamples
+
+
+def _unpaired_bootstrap(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray,
+                        diff: np.ndarray, opts: _Options
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Null-shifted independent bootstrap and two-sample BCa interval: each system's
+    items are resampled once per replicate and shared by all its pairs."""
+    R = opts.n_resamples
+    means = np.empty((R, len(arrays)))
+    binary = all(bool(np.all((x == 0) | (x == 1))) for x in arrays)
+    for b, x in enumerate(arrays):
+        if binary and len(x):
+            # the mean of n draws with replacement from 0/1 data is Binomial(n, p)/n
+            means[:, b] = opts.rng.binomial(len(x), x.mean(), size=R) / len(x)
+            continue
+        done = 0
+        for size in chunk_sizes(R, 8 * 2 * max(1, len(x)), opts.max_memory):
+            if len(x):
+                draws = opts.rng.integers(0, len(x), size=(size, len(x)))
+                means[done:done + size, b] = x[draws].mean(axis=1)
+            else:
+                means[done:done + size, b] = np.nan
+            done += size
+    reps = means[:, ia] - means[:, ib]
+    scale = np.array([np.abs(x).mean() if len(x) else 0.0 for x in arrays])
+    tol = 1e-9 * (scale[ia] + scale[ib]) + 1e-15
+    count = _count_extreme(reps - diff, diff, tol, opts.alternative)
+    p = (count + 1) / (R + 1)
+    # two-sample jackknife acceleration (scipy.stats.bootstrap's multi-sample BCa)
+    num = np.zeros(len(arrays))
+    den = np.zeros(len(arrays))
+    for b, x in enumerate(arrays):
+        if len(x) > 1:
+            u = x - x.mean()
+            num[b] = (u ** 3).sum() / len(x) ** 3
+            den[b] = (u ** 2).sum() / len(x) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accel = (num[ia] - num[ib]) / (6 * (den[ia] + den[ib]) ** 1.5)
+    accel = np.nan_to_num(accel)
+    low, high = bca_interval(reps, diff, accel, opts.confidence)
+    return p, low, high
