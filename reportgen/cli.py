@@ -20,10 +20,10 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-def _add_data_options(parser: argparse.ArgumentParser) -> None:
+def _add_data_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     from reportgen.data.adapters import adapter_names
 
-    parser.add_argument("data", nargs="+", metavar="DATA",
+    parser.add_argument("data", nargs="+" if required else "*", metavar="DATA",
                         help="result files or folders (several are combined)")
     group = parser.add_argument_group("reading the data")
     group.add_argument("--format", choices=adapter_names(), default=None,
@@ -73,6 +73,115 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
+    from reportgen.stats.multiplicity import CORRECTIONS
+
+    group = parser.add_argument_group("statistics")
+    group.add_argument("--pairing", choices=("auto", "paired", "unpaired"), default="auto",
+                       help="compare on shared items (paired) or not; auto: detected per "
+                            "dataset × metric (default)")
+    group.add_argument("--method", choices=("auto", "permutation", "bootstrap", "sign"),
+                       default="auto",
+                       help="auto: Welch t / two-proportion z / paired t / exact McNemar by "
+                            "pairing and modality (default); permutation; null-shifted "
+                            "bootstrap; sign test (paired)")
+    group.add_argument("--order", choices=("all-pairs", "first-vs-rest", "successive"),
+                       default="all-pairs", help="which pairs to compare (default: all)")
+    group.add_argument("--baseline", metavar="SYSTEM", default=None,
+                       help="the system the others are compared with under "
+                            "--order first-vs-rest (default: the first)")
+    group.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+                       default="two-sided",
+                       help="greater: A is better than B (fix it before looking at the "
+                            "data); default two-sided")
+    group.add_argument("--correction", choices=CORRECTIONS, default="holm-sidak",
+                       help="multiple-comparison correction (default holm-sidak)")
+    group.add_argument("--correct-across", choices=("sample-list", "all"),
+                       default="sample-list",
+                       help="the family corrected together: each dataset × metric "
+                            "(default) or every comparison of the analysis")
+    group.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    group.add_argument("--confidence", type=float, default=0.95,
+                       help="level of the confidence intervals (default 0.95)")
+    group.add_argument("--n-resamples", type=int, default=9999, metavar="N",
+                       help="permutation/bootstrap resamples (default 9999)")
+    group.add_argument("--effect-threshold", choices=("small", "medium", "large"),
+                       default="medium",
+                       help="Cohen level an effect must reach to count as practically "
+                            "relevant (default medium)")
+    group.add_argument("--seed", type=int, default=None,
+                       help="random seed (default: drawn and recorded in the results)")
+
+
+def _analysis_options(args: argparse.Namespace):
+    from reportgen.analysis import AnalysisOptions
+
+    return AnalysisOptions(pairing=args.pairing, method=args.method, order=args.order,
+                           baseline=args.baseline, alternative=args.alternative,
+                           correction=args.correction, correct_across=args.correct_across,
+                           alpha=args.alpha, confidence=args.confidence,
+                           n_resamples=args.n_resamples,
+                           effect_threshold=args.effect_threshold, seed=args.seed)
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from reportgen.analysis import analyze
+    from reportgen.report.output import prepare_output_dir, write_json_atomic
+
+    out = prepare_output_dir(args.out)
+    options = _analysis_options(args)
+    table = _load(args)
+    analysis = analyze(table, options)
+    results = analysis.to_results()
+    path = write_json_atomic(out / "results.json", results)
+    comparisons = results["comparisons"]
+    significant = sum(1 for c in comparisons if c["significant"])
+    sys.stdout.write(f"{len(comparisons)} comparisons in {len(analysis.sample_lists)} "
+                     f"dataset × metric sample lists, {significant} significant at "
+                     f"α = {options.alpha:g} ({options.correction}); seed {analysis.seed}\n"
+                     f"wrote {path}\n")
+    return EXIT_OK
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from reportgen.analysis import analyze
+    from reportgen.errors import InputError
+    from reportgen.report.claims import claim_sentence
+
+    a, b = args.a, args.b
+    if not args.data:
+        if not (Path(a).exists() and Path(b).exists()):
+            raise InputError("give two result files, or two system names followed by the "
+                             "data", hint="reportgen compare results_a.jsonl results_b.jsonl"
+                                          "  or  reportgen compare SYS_A SYS_B DATA...")
+        args.data = [a, b]
+        table = _load(args)
+        if len(table.systems) != 2:
+            raise InputError(f"the two files hold {len(table.systems)} systems "
+                             f"({', '.join(table.systems)}), not 2",
+                             hint="name the two systems: reportgen compare SYS_A SYS_B "
+                                  "DATA...")
+        a, b = table.systems
+    else:
+        table = _load(args)
+        for name in (a, b):
+            if name not in table.systems:
+                raise InputError(f"unknown system {name!r}",
+                                 hint=f"systems: {', '.join(table.systems)}")
+    from dataclasses import replace
+
+    options = replace(_analysis_options(args), order="first-vs-rest", baseline=a,
+                      systems=(a, b))
+    analysis = analyze(table, options)
+    if not analysis.sample_lists:
+        raise InputError(f"{a} and {b} share no dataset × metric to compare")
+    for row in analysis.comparisons():
+        sys.stdout.write(claim_sentence(row, style=args.style) + "\n")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reportgen",
@@ -89,6 +198,31 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--json", action="store_true",
                          help="print the summary as JSON instead of text")
     inspect.set_defaults(func=_cmd_inspect)
+
+    analyze = commands.add_parser(
+        "analyze", help="compare every pair of systems and write results.json",
+        description="Run the statistical analysis (pairwise tests with effect sizes, "
+                    "confidence intervals and multiple-comparison correction per dataset × "
+                    "metric) and write OUT/results.json.")
+    _add_data_options(analyze)
+    analyze.add_argument("--out", required=True, metavar="DIR",
+                         help="folder for results.json (created if missing)")
+    _add_analysis_options(analyze)
+    analyze.set_defaults(func=_cmd_analyze)
+
+    compare = commands.add_parser(
+        "compare", help="claim sentences for two systems",
+        description="Compare two systems on every dataset × metric they share and print "
+                    "one claim sentence each. Either two result files holding one system "
+                    "each (reportgen compare a.jsonl b.jsonl) or two system names and the "
+                    "data (reportgen compare SYS_A SYS_B DATA...).")
+    compare.add_argument("a", metavar="A", help="first system name, or first result file")
+    compare.add_argument("b", metavar="B", help="second system name, or second result file")
+    _add_data_options(compare, required=False)
+    compare.add_argument("--style", choices=("plain", "markdown", "latex"), default="plain",
+                         help="sentence format (default plain)")
+    _add_analysis_options(compare)
+    compare.set_defaults(func=_cmd_compare)
     return parser
 
 

@@ -1,0 +1,350 @@
+"""One call that runs the analysis of a score table: :func:`analyze`.
+
+For every (dataset, metric) sample list it compares the systems pairwise
+(:mod:`reportgen.stats.pairwise`), summarises each system with a confidence interval, and
+corrects the p-values for multiplicity within each sample list (default) or across the
+whole analysis. :meth:`Analysis.to_results` gives the ``results.json`` contract of
+DESIGN.md.
+
+Conventions
+-----------
+* **Direction.** ``diff = mean_a − mean_b`` on the metric's own scale. ``alternative =
+  "greater"`` tests that system A is *better* than B: a higher mean for a
+  higher-is-better metric, a lower mean for a lower-is-better one.
+* **Repeated runs.** Scores are averaged over the runs of each item first, so items stay
+  the independent units (a cluster-robust analysis); binary scores averaged over runs
+  are fractional and analysed as continuous.
+* **Pairing.** ``"auto"`` follows :attr:`reportgen.data.PairingInfo.recommended`;
+  ``"paired"`` or ``"unpaired"`` forces it.
+* **Randomness.** Each sample list gets its own generator seeded from the master seed
+  and the (dataset, metric) names, so results do not depend on which other sample lists
+  are analysed or in what order. The master seed is recorded in the results.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import zlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, get_args
+
+import numpy as np
+
+from reportgen.data import ScoreTable
+from reportgen.errors import InputError
+from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
+from reportgen.stats.intervals import t_interval, wilson_interval
+from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
+from reportgen.stats.pairwise import (
+    Alternative,
+    EffectLevel,
+    Method,
+    Order,
+    PairwiseResult,
+    compare_paired,
+    compare_unpaired,
+)
+
+__all__ = ["Analysis", "AnalysisOptions", "SampleListResult", "analyze"]
+
+Pairing = Literal["auto", "paired", "unpaired"]
+CorrectAcross = Literal["sample-list", "all"]
+
+_FLIP = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """Options of :func:`analyze`; every field has the CLI flag of the same name.
+
+    Attributes
+    ----------
+    pairing
+        ``"auto"`` (detected), ``"paired"`` or ``"unpaired"``.
+    method
+        ``"auto"`` (Table 1 of seed 000), ``"permutation"``, ``"bootstrap"``, ``"sign"``.
+    order, baseline
+        ``"all-pairs"``, ``"first-vs-rest"`` (against ``baseline``, default the first
+        system) or ``"successive"``.
+    alternative
+        ``"two-sided"``, ``"greater"`` (A better than B) or ``"less"``.
+    correction, correct_across
+        Multiplicity correction, within each sample list or across ``"all"``
+        comparisons of the analysis.
+    alpha, confidence
+        Significance level; level of every interval.
+    n_resamples
+        Permutation / bootstrap resamples.
+    effect_threshold
+        Cohen level (small/medium/large) an effect must reach to count as large enough.
+    seed
+        Master seed; ``None`` draws one (and records it).
+    systems
+        Analyse only these systems (in this order); default all.
+    max_memory
+        Bound on the working memory of resampling, in bytes.
+    """
+
+    pairing: Pairing = "auto"
+    method: Method = "auto"
+    order: Order = "all-pairs"
+    baseline: str | None = None
+    alternative: Alternative = "two-sided"
+    correction: Correction = "holm-sidak"
+    correct_across: CorrectAcross = "sample-list"
+    alpha: float = 0.05
+    confidence: float = 0.95
+    n_resamples: int = 9999
+    effect_threshold: EffectLevel = "medium"
+    seed: int | None = None
+    systems: tuple[str, ...] | None = None
+    max_memory: int = DEFAULT_MAX_MEMORY
+
+    def __post_init__(self) -> None:
+        for name, choices in (("pairing", get_args(Pairing)),
+                              ("correct_across", get_args(CorrectAcross)),
+                              ("correction", CORRECTIONS)):
+            if getattr(self, name) not in choices:
+                raise InputError(f"{name}={getattr(self, name)!r} is not valid",
+                                 hint=f"use one of: {', '.join(choices)}")
+        if self.seed is not None and (isinstance(self.seed, bool) or
+                                      not isinstance(self.seed, int) or self.seed < 0):
+            raise InputError(f"seed={self.seed!r} must be a non-negative integer")
+
+
+@dataclass(frozen=True)
+class SampleListResult:
+    """The comparisons of one (dataset, metric)."""
+
+    dataset: str
+    metric: str
+    direction: Literal["higher", "lower"]
+    pairing: Literal["paired", "unpaired"]
+    runs: int
+    n_excluded_items: int
+    result: PairwiseResult
+
+    def records(self) -> list[dict[str, Any]]:
+        rows = []
+        for row in self.result.to_records():
+            rows.append({"dataset": self.dataset, "metric": self.metric,
+                         "direction": self.direction, "pairing": self.pairing,
+                         "runs": self.runs, **row,
+                         "alternative": _quality_alternative(row["alternative"],
+                                                             self.direction)})
+        return rows
+
+
+def _quality_alternative(raw: str, direction: str) -> str:
+    return raw if direction == "higher" else _FLIP[raw]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The result of :func:`analyze`.
+
+    Attributes
+    ----------
+    sample_lists
+        One :class:`SampleListResult` per (dataset, metric) with at least 2 systems.
+    systems
+        One row per dataset × metric × system: mean, CI, n, runs.
+    seed
+        The master seed actually used.
+    """
+
+    table: ScoreTable
+    options: AnalysisOptions
+    seed: int
+    created: str
+    sample_lists: tuple[SampleListResult, ...]
+    systems: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...] = field(default=())
+
+    def comparisons(self) -> list[dict[str, Any]]:
+        """Every comparison row (the ``comparisons`` section of results.json)."""
+        return [row for sl in self.sample_lists for row in sl.records()]
+
+    def comparisons_frame(self):
+        import pandas as pd
+        return pd.DataFrame.from_records(self.comparisons())
+
+    def sample_list(self, dataset: str, metric: str) -> SampleListResult:
+        for sl in self.sample_lists:
+            if (sl.dataset, sl.metric) == (dataset, metric):
+                return sl
+        raise InputError(f"no comparison for dataset {dataset!r}, metric {metric!r}")
+
+    def to_results(self) -> dict[str, Any]:
+        """The ``results.json`` document (DESIGN.md); NaN values are None."""
+        from reportgen import __version__
+        summary = self.table.summary()
+        config = asdict(self.options)
+        config["seed"] = self.seed
+        config["metrics"] = {m["name"]: {"direction": m["direction"],
+                                         "modality": m["modality"], "weight": m["weight"]}
+                             for m in summary["metrics"]}
+        config["datasets"] = {d["name"]: {"weight": d["weight"]}
+                              for d in summary["datasets"]}
+        data = {
+            "inputs": summary["inputs"],
+            "systems": list(self.table.systems),
+            "datasets": [d["name"] for d in summary["datasets"]],
+            "metrics": [m["name"] for m in summary["metrics"]],
+            "items": {d["name"]: d["n_items"] for d in summary["datasets"]},
+            "pairing": [m["pairing"] for d in summary["datasets"] for m in d["metrics"]],
+            "exclusions": summary["exclusions"],
+            "problems": summary["problems"],
+            "system_attributes": _records(self.table.system_attributes.reset_index()),
+        }
+        return {"reportgen_version": __version__, "created": self.created,
+                "seed": self.seed, "config": config, "data": data,
+                "systems": list(self.systems), "comparisons": self.comparisons(),
+                "notes": list(self.notes)}
+
+
+def _records(frame) -> list[dict[str, Any]]:
+    rows = []
+    for row in frame.to_dict("records"):
+        rows.append({str(k): _plain(v) for k, v in row.items()})
+    return rows
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        return None if np.isnan(value) else float(value)
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    return str(value)
+
+
+def unit_rng(seed: int, dataset: str, metric: str) -> np.random.Generator:
+    """The generator of one (dataset, metric): a function of the master seed and the
+    names only (stable across runs, processes and the set of units analysed)."""
+    key = [seed, zlib.crc32(dataset.encode()), zlib.crc32(metric.encode())]
+    return np.random.default_rng(np.random.SeedSequence(key))
+
+
+def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analysis:
+    """Compare the systems of every (dataset, metric) of ``table``.
+
+    Parameters
+    ----------
+    table
+        The validated scores (:func:`reportgen.data.load`).
+    options
+        See :class:`AnalysisOptions`; defaults follow seed 000 (automatic test choice,
+        all pairs, two-sided, Holm-Šidák within each sample list, α = 0.05).
+
+    Returns
+    -------
+    Analysis
+
+    Raises
+    ------
+    InputError
+        Bad options (e.g. an unknown baseline), or forced pairing impossible.
+    """
+    options = options or AnalysisOptions()
+    seed = options.seed if options.seed is not None else \
+        int(np.random.SeedSequence().entropy) % (2**63)
+    for name in (options.baseline, *(options.systems or ())):
+        if name is not None and name not in table.systems:
+            raise InputError(f"unknown system {name!r}",
+                             hint=f"systems: {', '.join(table.systems)}")
+    lists: list[SampleListResult] = []
+    system_rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for dataset, metric in table.pairs():
+        systems = _ordered_systems(table.systems_of(dataset, metric), options)
+        system_rows.extend(_system_rows(table, dataset, metric, systems,
+                                        options.confidence))
+        if len(systems) < 2:
+            continue
+        lists.append(_compare_unit(table, dataset, metric, systems, options, seed))
+    if options.correct_across == "all" and lists:
+        raw = np.concatenate([sl.result.p_value for sl in lists])
+        adjusted = adjust_pvalues(raw, method=options.correction)
+        start, updated = 0, []
+        for sl in lists:
+            k = sl.result.n_pairs
+            updated.append(SampleListResult(
+                sl.dataset, sl.metric, sl.direction, sl.pairing, sl.runs,
+                sl.n_excluded_items,
+                sl.result.with_adjusted(adjusted[start:start + k], options.correction)))
+            start += k
+        lists = updated
+        notes.append(f"p-values adjusted with {options.correction} across all "
+                     f"{len(raw)} comparisons of the analysis")
+    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return Analysis(table, options, seed, created, tuple(lists), tuple(system_rows),
+                    tuple(notes))
+
+
+def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:
+    systems = list(present) if options.systems is None else \
+        [s for s in options.systems if s in present]
+    if options.baseline is not None and options.baseline in systems:
+        systems.remove(options.baseline)
+        systems.insert(0, options.baseline)
+    return systems
+
+
+def _compare_unit(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                  options: AnalysisOptions, seed: int) -> SampleListResult:
+    info = table.pairing(dataset, metric, systems)
+    pairing = info.recommended if options.pairing == "auto" else options.pairing
+    direction = table.metrics[metric].direction
+    alternative = options.alternative if direction == "higher" else \
+        _FLIP[options.alternative]
+    runs = table.runs_of(dataset)
+    common = dict(method=options.method, order=options.order, baseline=0,
+                  alternative=alternative, correction=options.correction,
+                  alpha=options.alpha, confidence=options.confidence,
+                  n_resamples=options.n_resamples,
+                  effect_threshold=options.effect_threshold,
+                  rng=unit_rng(seed, dataset, metric), max_memory=options.max_memory)
+    if pairing == "paired":
+        view = table.paired(dataset, metric, systems)
+        scores = view.item_means()
+        modality = table.modality(dataset, metric) if runs is None else None
+        if modality == "binary" and not np.all((scores == 0) | (scores == 1)):
+            modality = None
+        result = compare_paired(scores, systems=view.systems, modality=modality, **common)
+        excluded = view.n_excluded
+    else:
+        uview = table.unpaired(dataset, metric, systems)
+        samples = uview.item_means()
+        result = compare_unpaired(samples, systems=uview.systems, **common)
+        excluded = 0
+    return SampleListResult(dataset, metric, direction, pairing,
+                            1 if runs is None else len(runs), excluded, result)
+
+
+def _system_rows(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                 confidence: float) -> list[dict[str, Any]]:
+    """Mean and CI of each system on all its items: Wilson for 0/1 item scores, a t
+    interval otherwise (item means over runs, so runs are clustered by item)."""
+    if not systems:
+        return []
+    view = table.unpaired(dataset, metric, systems)
+    runs = table.runs_of(dataset)
+    rows = []
+    for name, scores in zip(view.systems, view.item_means()):
+        n = len(scores)
+        mean = float(scores.mean()) if n else np.nan
+        if n and np.all((scores == 0) | (scores == 1)):
+            lo, hi = wilson_interval(scores.sum(), n, confidence=confidence)
+            method = "Wilson"
+        else:
+            sd = scores.std(ddof=1) if n > 1 else np.nan
+            lo, hi = t_interval(mean, sd / np.sqrt(n), n - 1, confidence=confidence)
+            method = "t" if runs is None else "t (item means over runs)"
+        rows.append({"dataset": dataset, "metric": metric, "system": name,
+                     "mean": _plain(mean), "ci_low": _plain(float(lo)),
+                     "ci_high": _plain(float(hi)), "ci_method": method,
+                     "confidence": confidence, "n": n,
+                     "runs": 1 if runs is None else len(runs)})
+    return rows

@@ -1,0 +1,145 @@
+"""Claim sentences: one comparison row in words, as markdown, LaTeX or plain text.
+
+>>> row = {"system_a": "A", "system_b": "B", "dataset": "gsm8k", "metric": "acc",
+...        "direction": "higher", "modality": "binary", "diff": 0.031, "ci_low": 0.012,
+...        "ci_high": 0.050, "test": "exact McNemar", "p_value": 0.002,
+...        "p_adjusted": 0.010, "correction": "holm-sidak", "significant": True,
+...        "effect_size": 0.21, "effect_size_kind": "paired d", "confidence": 0.95,
+...        "n_a": 1319, "n_b": 1319, "paired": True}
+>>> print(claim_sentence(row, style="plain"))
+A beats B on gsm8k / acc: Δ = +3.1 pts, 95% CI [1.2, 5.0], exact McNemar p = 0.002 (Holm-Šidák adjusted 0.010), d = 0.21, n = 1,319.
+
+Rounding happens here only; the results keep full precision.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+__all__ = ["CORRECTION_NAMES", "claim_sentence", "format_p"]
+
+Style = Literal["plain", "markdown", "latex"]
+
+CORRECTION_NAMES = {"holm-sidak": "Holm-Šidák", "holm": "Holm", "bonferroni": "Bonferroni",
+                    "sidak": "Šidák", "fdr_bh": "Benjamini-Hochberg",
+                    "fdr_by": "Benjamini-Yekutieli", "none": ""}
+_EFFECT_SYMBOL = {"paired d": "d", "Cohen's d": "d", "Cohen's h": "h"}
+
+
+def format_p(p: float | None) -> str:
+    """``p = 0.002``-style text: 2 significant digits, ``< 0.001`` below it."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    if p < 0.001:
+        return "< 0.001"
+    if p >= 0.995:
+        return "1.00" if p <= 1 else f"{p:.2f}"
+    digits = max(2, -math.floor(math.log10(p)) + 1)
+    return f"{p:.{min(digits, 3)}f}"
+
+
+def _number(x: float, scale: float, digits: int, style: str = "plain") -> str:
+    text = f"{x * scale:.{digits}f}"
+    if text.startswith("-") and style != "latex":
+        text = "−" + text[1:]  # the typographic minus, as in Δ = −0.9
+    return text
+
+
+def _digits(half_width: float | None, scale: float) -> int:
+    """Decimals that show the CI half-width with about two significant digits."""
+    if half_width is None or not math.isfinite(half_width) or half_width <= 0:
+        return 2
+    return int(min(6, max(0, 1 - math.floor(math.log10(half_width * scale)))))
+
+
+def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
+    """One comparison (a results.json ``comparisons`` row) as a sentence.
+
+    The verb follows the adjusted p-value and the metric's direction: "A beats B" when
+    significant in A's favour, "B beats A" when significant the other way, "no
+    significant difference between A and B" otherwise. Differences of binary metrics are
+    in percentage points.
+    """
+    if style not in ("plain", "markdown", "latex"):
+        raise ValueError(f"style={style!r}; use 'plain', 'markdown' or 'latex'")
+    a, b = str(row["system_a"]), str(row["system_b"])
+    diff = row.get("diff")
+    lower_better = row.get("direction") == "lower"
+    binary = row.get("modality") == "binary"
+    where = f"{row['dataset']} / {row['metric']}" if row.get("dataset") else str(row["metric"])
+    significant = bool(row.get("significant"))
+    a_better = diff is not None and ((diff > 0) != lower_better) and diff != 0
+    if significant and a_better:
+        head = f"{_name(a, style)} beats {_name(b, style)} on {_text(where, style)}"
+    elif significant and diff is not None and diff != 0:
+        head = f"{_name(b, style)} beats {_name(a, style)} on {_text(where, style)}"
+    else:
+        head = (f"No significant difference between {_name(a, style)} and {_name(b, style)} "
+                f"on {_text(where, style)}")
+    scale, unit = (100.0, " pts") if binary else (1.0, "")
+    lo, hi = row.get("ci_low"), row.get("ci_high")
+    digits = _digits((hi - lo) / 2 if lo is not None and hi is not None else None, scale)
+    delta = "$\\Delta$" if style == "latex" else "Δ"
+    parts = []
+    if diff is not None:
+        sign = "+" if diff > 0 else ("−" if diff < 0 and style != "latex" else "")
+        value = _number(abs(diff), scale, digits)
+        if style == "latex" and diff < 0:
+            value = "-" + value
+        parts.append(f"{delta} = {sign}{value}{unit}")
+    conf = f"{round(100 * float(row.get('confidence', 0.95)))}"
+    pct = "\\%" if style == "latex" else "%"
+    if lo is not None and hi is not None:
+        parts.append(f"{conf}{pct} CI [{_number(lo, scale, digits, style)}, "
+                     f"{_number(hi, scale, digits, style)}]")
+    p_text = format_p(row.get("p_value"))
+    p_eq = f"p {p_text}" if p_text.startswith("<") else f"p = {p_text}"
+    test = _text(str(row.get("test", "")), style)
+    correction = CORRECTION_NAMES.get(str(row.get("correction")), str(row.get("correction")))
+    adjusted = row.get("p_adjusted")
+    p_part = f"{test} {p_eq}"
+    if correction and adjusted is not None:
+        adj_text = format_p(adjusted)
+        p_part += f" ({_text(correction, style)} adjusted {adj_text})"
+    parts.append(p_part)
+    effect = row.get("effect_size")
+    if effect is not None and math.isfinite(effect):
+        symbol = _EFFECT_SYMBOL.get(str(row.get("effect_size_kind")), "effect")
+        symbol = f"${symbol}$" if style == "latex" else symbol
+        parts.append(f"{symbol} = {_number(effect, 1.0, 2, style)}")
+    n_a, n_b = row.get("n_a"), row.get("n_b")
+    if n_a is not None:
+        n_text = f"{n_a:,}" if row.get("paired") or n_a == n_b else f"{n_a:,} vs {n_b:,}"
+        n_sym = "$n$" if style == "latex" else "n"
+        parts.append(f"{n_sym} = {n_text}")
+    return f"{head}: {', '.join(parts)}."
+
+
+def _name(name: str, style: Style) -> str:
+    if style == "markdown":
+        return f"**{name}**"
+    if style == "latex":
+        return f"\\textbf{{{_latex_escape(name)}}}"
+    return name
+
+
+def _text(text: str, style: Style) -> str:
+    return _latex_escape(text) if style == "latex" else text
+
+
+def _latex_escape(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in "&%$#_{}":
+            out.append("\\" + ch)
+        elif ch == "\\":
+            out.append("\\textbackslash{}")
+        elif ch == "~":
+            out.append("\\textasciitilde{}")
+        elif ch == "^":
+            out.append("\\textasciicircum{}")
+        else:
+            out.append(ch)
+    return "".join(out)
