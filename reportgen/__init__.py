@@ -13,6 +13,7 @@ from reportgen.errors import (
     DataWarning,
     DegenerateDataWarning,
     InputError,
+    OneSidedWarning,
     ReportgenError,
     ReportgenWarning,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "DataWarning",
     "DegenerateDataWarning",
     "InputError",
+    "OneSidedWarning",
     "ReportgenError",
     "ReportgenWarning",
     "__version__",

@@ -24,6 +24,7 @@ Conventions
 from __future__ import annotations
 
 import datetime as _dt
+import warnings
 import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
@@ -31,7 +32,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.data import ScoreTable
-from reportgen.errors import InputError
+from reportgen.errors import InputError, OneSidedWarning
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
 from reportgen.stats.intervals import t_interval, wilson_interval
 from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
@@ -254,6 +255,11 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
         if name is not None and name not in table.systems:
             raise InputError(f"unknown system {name!r}",
                              hint=f"systems: {', '.join(table.systems)}")
+    if options.alternative != "two-sided":
+        warnings.warn(f"alternative={options.alternative!r} (system A "
+                      f"{'better' if options.alternative == 'greater' else 'worse'} than B): "
+                      "a one-sided test is valid only if its direction was fixed before "
+                      "looking at the data (seed 000 §4.2)", OneSidedWarning, stacklevel=2)
     lists: list[SampleListResult] = []
     system_rows: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -263,7 +269,9 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
                                         options.confidence))
         if len(systems) < 2:
             continue
-        lists.append(_compare_unit(table, dataset, metric, systems, options, seed))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OneSidedWarning)  # warned once above
+            lists.append(_compare_unit(table, dataset, metric, systems, options, seed))
     if options.correct_across == "all" and lists:
         raw = np.concatenate([sl.result.p_value for sl in lists])
         adjusted = adjust_pvalues(raw, method=options.correction)

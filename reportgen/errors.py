@@ -19,6 +19,7 @@ __all__ = [
     "DegenerateDataWarning",
     "InputError",
     "Location",
+    "OneSidedWarning",
     "ReportgenError",
     "ReportgenWarning",
 ]
@@ -97,3 +98,8 @@ class DataWarning(ReportgenWarning):
 class DegenerateDataWarning(ReportgenWarning):
     """The data make a statistic undefined (zero variance, n < 2, all ties); the
     result is NaN/None as documented by the function that warns."""
+
+
+class OneSidedWarning(ReportgenWarning):
+    """A one-sided alternative was requested: valid only if its direction was fixed
+    before looking at the data (seed 000 §4.2)."""

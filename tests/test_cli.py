@@ -75,3 +75,52 @@ def test_module_entry_point_runs(shared_data):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "Systems (7)" in proc.stdout
+
+
+def test_analyze_writes_results_json(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["analyze", str(ROOT / "examples" / "data"), "--config",
+                 str(ROOT / "examples" / "reportgen.toml"), "--out", str(out),
+                 "--seed", "7"]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["seed"] == 7 and len(results["comparisons"]) == 858
+    assert "858 comparisons in 13 dataset × metric sample lists" in capsys.readouterr().out
+    assert not list(out.glob(".*"))  # no temporary files left behind
+
+
+def test_analyze_unwritable_output_is_a_clear_error(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["analyze", str(ROOT / "examples" / "data"), "--out", str(blocker)]) == 2
+    assert "the output path exists and is not a folder" in capsys.readouterr().err
+
+
+def test_compare_two_systems_prints_claims(capsys):
+    assert main(["compare", "starcoder2-15b|fim|8k", "granite-3b|fim|4k",
+                 str(ROOT / "examples" / "data"), "--config",
+                 str(ROOT / "examples" / "reportgen.toml"), "--seed", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 13
+    assert lines[0].startswith("starcoder2-15b|fim|8k beats granite-3b|fim|4k on csharp / "
+                               "edit_distance: Δ = −")
+
+
+def test_compare_two_result_files(tmp_path, capsys, shared_data):
+    import pandas as pd
+    rows = [json.loads(line) for line in
+            (shared_data / "eval-arena" / "humaneval+.jsonl").read_text().splitlines()]
+    frame = pd.DataFrame(rows)
+    a, b = frame.model.unique()[:2]
+    for name, path in ((a, tmp_path / "a.jsonl"), (b, tmp_path / "b.jsonl")):
+        frame[frame.model == name].to_json(path, orient="records", lines=True)
+    assert main(["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "exact McNemar" in out and "n = 164" in out
+
+
+def test_compare_errors(capsys):
+    assert main(["compare", "nope", "other", str(ROOT / "examples" / "data")]) == 2
+    assert "unknown system 'nope'" in capsys.readouterr().err
+    assert main(["compare", "x", "y"]) == 2
+    assert "give two result files, or two system names followed by the data" in \
+        capsys.readouterr().err

@@ -10,7 +10,7 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = [
-    "newcombe_paired_interval",
+    "tango_paired_interval",
     "newcombe_unpaired_interval",
     "t_interval",
     "welch_interval",
@@ -88,39 +88,60 @@ def newcombe_unpaired_interval(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray
             d + np.sqrt((u_a - p_a) ** 2 + (p_b - l_b) ** 2))
 
 
-def newcombe_paired_interval(both: np.ndarray, a_only: np.ndarray, b_only: np.ndarray,
-                             neither: np.ndarray, *, confidence: float = 0.95
-                             ) -> tuple[np.ndarray, np.ndarray]:
-    """Newcombe's score interval for the difference of paired proportions.
+def _tango_z(delta: np.ndarray, a_only: np.ndarray, b_only: np.ndarray,
+             n: np.ndarray) -> np.ndarray:
+    """Tango's score statistic for H0: p_a − p_b = delta (decreasing in delta)."""
+    A = 2 * n
+    B = -a_only - b_only + (2 * n - a_only + b_only) * delta
+    C = -b_only * delta * (1 - delta)
+    p21 = (np.sqrt(np.maximum(B * B - 4 * A * C, 0)) - B) / (2 * A)
+    var = n * (2 * p21 + delta * (1 - delta))
+    num = a_only - b_only - n * delta
+    # 0/0 (no discordant items at delta = 0) is no evidence either way: Z = 0
+    return np.where(num == 0, 0.0, num / np.sqrt(var))
+
+
+def tango_paired_interval(a_only: np.ndarray, b_only: np.ndarray, n: np.ndarray, *,
+                          confidence: float = 0.95, iterations: int = 56
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Tango's score interval for the difference of paired proportions.
 
     Parameters
     ----------
-    both, a_only, b_only, neither
-        The 2×2 table of paired binary outcomes: items both systems got right, only A,
-        only B, neither.
+    a_only, b_only
+        Discordant counts: items only A (resp. only B) got right.
+    n
+        Number of items.
 
     Notes
     -----
-    Method 10 of Newcombe (1998, *Stat. Med.* 17:2635), without continuity correction:
-    with :math:`\\hat p_a = (e + f)/n`, :math:`\\hat p_b = (e + g)/n`
-    (e = both, f = a_only, g = b_only, h = neither), Wilson limits of each marginal
-    proportion, and
-    :math:`\\phi = (eh - fg)/\\sqrt{(e+f)(g+h)(e+g)(f+h)}` (0 when a margin is 0),
-    :math:`L = d - \\sqrt{\\delta_a^2 - 2\\phi\\delta_a\\epsilon_b + \\epsilon_b^2}`,
-    :math:`U = d + \\sqrt{\\epsilon_a^2 - 2\\phi\\epsilon_a\\delta_b + \\delta_b^2}`,
-    where :math:`\\delta = \\hat p - l` and :math:`\\epsilon = u - \\hat p`.
+    Tango (1998, *Stat. Med.* 17:891) inverts the score test of
+    :math:`H_0: \Delta = p_a - p_b = \Delta_0`:
+    :math:`Z(\Delta_0) = (b - c - n\Delta_0) / \sqrt{n(2\tilde p_{21} +
+    \Delta_0(1 - \Delta_0))}` with the restricted MLE
+    :math:`\tilde p_{21} = (\sqrt{B^2 - 4AC} - B)/(2A)`, :math:`A = 2n`,
+    :math:`B = -b - c + (2n - b + c)\Delta_0`, :math:`C = -c\Delta_0(1 - \Delta_0)`.
+    The limits solve :math:`Z = \pm z_{(1+c)/2}` (found by bisection, vectorised). At
+    :math:`\Delta_0 = 0`, Z is McNemar's :math:`(b - c)/\sqrt{b + c}`. Unlike
+    Newcombe's method 10 it keeps a positive width when there are no discordant items.
     """
-    e, f, g, h = (np.asarray(x, dtype=np.float64) for x in (both, a_only, b_only, neither))
-    n = e + f + g + h
-    p_a, p_b = (e + f) / n, (e + g) / n
-    l_a, u_a = wilson_interval(e + f, n, confidence=confidence)
-    l_b, u_b = wilson_interval(e + g, n, confidence=confidence)
-    denom = (e + f) * (g + h) * (e + g) * (f + h)
+    b = np.asarray(a_only, dtype=np.float64)
+    c = np.asarray(b_only, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    b, c, n = np.broadcast_arrays(b, c, n)
+    z = _z(confidence)
+    limits = []
+    # bisection on [-1, 1]; 56 halvings reach double precision
     with np.errstate(invalid="ignore", divide="ignore"):
-        phi = np.where(denom > 0, (e * h - f * g) / np.sqrt(denom), 0.0)
-    d = p_a - p_b
-    delta_a, eps_a = p_a - l_a, u_a - p_a
-    delta_b, eps_b = p_b - l_b, u_b - p_b
-    low = d - np.sqrt(np.maximum(delta_a ** 2 - 2 * phi * delta_a * eps_b + eps_b ** 2, 0))
-    high = d + np.sqrt(np.maximum(eps_a ** 2 - 2 * phi * eps_a * delta_b + delta_b ** 2, 0))
-    return low, high
+        for target in (z, -z):  # lower limit: Z = +z; upper limit: Z = -z
+            lo = np.full(b.shape, -1.0)
+            hi = np.full(b.shape, 1.0)
+            for _ in range(iterations):
+                mid = (lo + hi) / 2
+                above = _tango_z(mid, b, c, n) > target
+                lo = np.where(above, mid, lo)
+                hi = np.where(above, hi, mid)
+            limits.append((lo + hi) / 2)
+    low, high = limits
+    invalid = n <= 0
+    return np.where(invalid, np.nan, low), np.where(invalid, np.nan, high)

@@ -8,7 +8,7 @@ paired     modality    test                         effect size                 
 no         continuous  Welch t                      Cohen's d (pooled SD)        Welch t interval
 no         binary      two-proportion z (pooled)    Cohen's h                    Newcombe hybrid score
 yes        continuous  paired t                     paired d = mean(Δ)/sd(Δ)     t interval of mean(Δ)
-yes        binary      exact McNemar (binomial on   paired d = mean(Δ)/sd(Δ)     Newcombe paired score
+yes        binary      exact McNemar (binomial on   paired d = mean(Δ)/sd(Δ)     Tango score interval
                        the discordant items)
 =========  ==========  ===========================  ===========================  ==========================
 
@@ -42,7 +42,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 from scipy import stats
 
-from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -52,8 +52,8 @@ from reportgen.stats._resampling import (
     random_signs,
 )
 from reportgen.stats.intervals import (
-    newcombe_paired_interval,
     newcombe_unpaired_interval,
+    tango_paired_interval,
     t_interval,
     welch_interval,
 )
@@ -349,8 +349,8 @@ def _warn_one_sided(alternative: str) -> None:
     if alternative != "two-sided":
         warnings.warn(
             f"alternative={alternative!r}: a one-sided test is valid only if the direction "
-            "was fixed before looking at the data (seed 000 §4.2)", DegenerateDataWarning
-            if False else UserWarning, stacklevel=3)
+            "was fixed before looking at the data (seed 000 §4.2)", OneSidedWarning,
+            stacklevel=3)
 
 
 # ============================================================================ paired
@@ -442,8 +442,11 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
     d_mean, d_sd, wins, losses = _difference_moments(X, ia, ib, opts.max_memory)
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where((d_sd == 0) & (d_mean == 0), 0.0, d_mean / d_sd)
-    if n < 2:
-        warnings.warn(f"{n} item(s): paired tests need at least 2; results are NaN",
+    # a variance (t test, bootstrap) needs 2 items; exact tests are defined from 1 item
+    min_items = 2 if opts.method == "bootstrap" or (
+        opts.method == "auto" and mod == "continuous") else 1
+    if n < min_items:
+        warnings.warn(f"{n} item(s): this test needs at least {min_items}; results are NaN",
                       DegenerateDataWarning, stacklevel=2)
     constant = (d_sd == 0) & (n >= 2)
     if constant.any():
@@ -458,14 +461,11 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
     exact = True
     used_resamples: int | None = None
     if mod == "binary":
-        right = X.T @ X                       # both right
-        a_wins = X.T @ (1.0 - X)               # a right, b wrong
+        a_wins = X.T @ (1.0 - X)               # row system right, column system wrong
         a_only, b_only = a_wins[ia, ib], a_wins[ib, ia]
-        both = right[ia, ib]
-        neither = n - a_only - b_only - both
-        ci_low, ci_high = newcombe_paired_interval(both, a_only, b_only, neither,
-                                                   confidence=opts.confidence)
-        ci_method = "Newcombe paired score"
+        ci_low, ci_high = tango_paired_interval(a_only, b_only, n,
+                                                confidence=opts.confidence)
+        ci_method = "Tango score interval"
     else:
         se = d_sd / np.sqrt(n) if n else np.full(len(ia), np.nan)
         ci_low, ci_high = t_interval(d_mean, se, n - 1, confidence=opts.confidence)
@@ -503,7 +503,7 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
         exact, used_resamples = False, opts.n_resamples
         test = "paired bootstrap (null-shifted)"
         ci_method = "paired bootstrap BCa"
-    if n < 2:
+    if n < min_items:
         p = np.full(len(ia), np.nan)
         statistic = np.full(len(ia), np.nan)
     n_arr = np.full(len(ia), n, dtype=np.int64)
@@ -683,9 +683,12 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.array([s.mean() if len(s) else np.nan for s in arrays])
         var = np.array([s.var(ddof=1) if len(s) > 1 else np.nan for s in arrays])
-    if (n < 2).any():
-        warnings.warn("systems with fewer than 2 items: their comparisons are NaN "
-                      f"({', '.join(names[i] for i in np.flatnonzero(n < 2))})",
+    # a variance (Welch, bootstrap) needs 2 items per system; exact tests need 1
+    min_items = 2 if opts.method == "bootstrap" or (
+        opts.method == "auto" and mod == "continuous") else 1
+    if (n < min_items).any():
+        warnings.warn(f"systems with fewer than {min_items} item(s): their comparisons are "
+                      f"NaN ({', '.join(names[i] for i in np.flatnonzero(n < min_items))})",
                       DegenerateDataWarning, stacklevel=2)
     mean_a, mean_b = means[ia], means[ib]
     diff = mean_a - mean_b
@@ -750,7 +753,7 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
         exact, used_resamples = False, opts.n_resamples
         test = "independent bootstrap (null-shifted)"
         ci_method = "two-sample bootstrap BCa"
-    small = (n_a < 2) | (n_b < 2)
+    small = (n_a < min_items) | (n_b < min_items)
     p = np.where(small, np.nan, p)
     statistic = np.where(small, np.nan, statistic)
     return PairwiseResult(

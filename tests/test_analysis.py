@@ -1,0 +1,149 @@
+"""analyze(): every sample list, direction-aware alternatives, correction families,
+per-system intervals, seeds, and the results.json contract."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
+
+from reportgen.analysis import AnalysisOptions, analyze, unit_rng
+from reportgen.data import AdapterResult, MetricSpec, TableConfig, build_score_table, load
+from reportgen.errors import InputError, OneSidedWarning
+
+REQUIRED = {"dataset", "metric", "system_a", "system_b", "test", "alternative", "statistic",
+            "p_value", "p_adjusted", "correction", "effect_size", "effect_size_kind",
+            "mean_a", "mean_b", "diff", "ci_low", "ci_high", "confidence", "n_a", "n_b",
+            "significant"}
+
+
+@pytest.fixture(scope="module")
+def example():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "examples"
+    return load(root / "data", config=root / "reportgen.toml")
+
+
+def test_results_json_contract(example):
+    analysis = analyze(example, AnalysisOptions(seed=3))
+    results = analysis.to_results()
+    text = json.dumps(results, allow_nan=False)  # NaN would raise
+    assert json.loads(text)["seed"] == 3
+    assert {"reportgen_version", "created", "seed", "config", "data", "systems",
+            "comparisons"} <= set(results)
+    assert len(results["comparisons"]) == 12 * 66 + 66
+    for row in results["comparisons"]:
+        assert REQUIRED <= set(row)
+    assert {"mean", "ci_low", "ci_high", "ci_method", "confidence", "n", "runs"} <= set(
+        results["systems"][0])
+    assert results["config"]["metrics"]["edit_distance"]["direction"] == "lower"
+    assert results["data"]["items"]["python"] == 520
+
+
+def test_paired_t_per_sample_list_against_scipy(example):
+    analysis = analyze(example, AnalysisOptions(seed=1))
+    sl = analysis.sample_list("java", "edit_similarity")
+    view = example.paired("java", "edit_similarity")
+    raw = []
+    for row in sl.records():
+        i, j = view.systems.index(row["system_a"]), view.systems.index(row["system_b"])
+        # scipy: ttest_rel on the two columns
+        raw.append(stats.ttest_rel(view.scores[:, i], view.scores[:, j]).pvalue)
+    np.testing.assert_allclose([r["p_value"] for r in sl.records()], raw, rtol=1e-10)
+    # statsmodels: Holm-Šidák within the sample list
+    np.testing.assert_allclose([r["p_adjusted"] for r in sl.records()],
+                               multipletests(raw, method="holm-sidak")[1], rtol=1e-10)
+
+
+def test_correct_across_all_uses_one_family(example):
+    local = analyze(example, AnalysisOptions(seed=1))
+    every = analyze(example, AnalysisOptions(seed=1, correct_across="all"))
+    raw = [r["p_value"] for r in local.comparisons()]
+    # statsmodels: one Holm-Šidák family over all comparisons
+    np.testing.assert_allclose([r["p_adjusted"] for r in every.comparisons()],
+                               multipletests(raw, method="holm-sidak")[1], rtol=1e-10)
+    assert sum(r["significant"] for r in every.comparisons()) <= sum(
+        r["significant"] for r in local.comparisons())
+
+
+def test_runs_are_averaged_per_item(example):
+    analysis = analyze(example, AnalysisOptions(seed=1))
+    sl = analysis.sample_list("unittests", "pass")
+    assert sl.runs == 5 and sl.result.test == "paired t"
+    view = example.paired("unittests", "pass")
+    means = view.scores.mean(axis=2)
+    row = sl.records()[0]
+    i, j = view.systems.index(row["system_a"]), view.systems.index(row["system_b"])
+    assert row["p_value"] == pytest.approx(stats.ttest_rel(means[:, i], means[:, j]).pvalue)
+
+
+def _table(direction):
+    rng = np.random.default_rng(0)
+    n = 50
+    frame = pd.DataFrame({"system": np.repeat(["A", "B"], n), "dataset": "d",
+                          "metric": "loss", "item": np.tile(np.arange(n).astype(str), 2),
+                          "score": np.r_[rng.normal(0, 1, n), rng.normal(0.8, 1, n)]})
+    return build_score_table(AdapterResult(frame),
+                             TableConfig({"loss": MetricSpec(direction=direction)}))
+
+
+def test_greater_means_better_for_lower_is_better_metrics():
+    # A has the lower loss. With "lower is better", "greater" (A better) must be significant
+    with pytest.warns(OneSidedWarning, match=r"'greater' \(system A better than B\)"):
+        lower = analyze(_table("lower"), AnalysisOptions(alternative="greater", seed=0))
+    with pytest.warns(OneSidedWarning):
+        higher = analyze(_table("higher"), AnalysisOptions(alternative="greater", seed=0))
+    (row_l,), (row_h,) = lower.comparisons(), higher.comparisons()
+    assert row_l["diff"] < 0 and row_l["p_value"] < 0.01 and row_l["alternative"] == "greater"
+    assert row_h["p_value"] > 0.99
+
+
+def test_system_rows_against_statsmodels_wilson(shared_data):
+    table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
+    analysis = analyze(table, AnalysisOptions(seed=0))
+    view = table.paired("humaneval+", "pass1")
+    row = analysis.systems[0]
+    k = int(view.scores[:, view.systems.index(row["system"])].sum())
+    # statsmodels: proportion_confint(k, n, method="wilson")
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        proportion_confint(k, 164, method="wilson"), rel=1e-12)
+    assert row["ci_method"] == "Wilson" and row["n"] == 164
+
+
+def test_same_seed_same_results_and_unit_seeds_independent(example):
+    opts = AnalysisOptions(method="bootstrap", n_resamples=500, seed=11)
+    a = analyze(example, opts).comparisons()
+    b = analyze(example, opts).comparisons()
+    assert [r["p_value"] for r in a] == [r["p_value"] for r in b]
+    # a unit's generator depends only on (seed, dataset, metric)
+    x = unit_rng(11, "java", "edit_similarity").random(3)
+    y = unit_rng(11, "java", "edit_similarity").random(3)
+    z = unit_rng(11, "python", "edit_similarity").random(3)
+    assert (x == y).all() and not (x == z).all()
+
+
+def test_seed_drawn_and_recorded_when_missing(example):
+    analysis = analyze(example, AnalysisOptions(systems=("codegemma-7b|fim|2k",
+                                                         "granite-3b|fim|4k")))
+    assert isinstance(analysis.seed, int) and analysis.to_results()["seed"] == analysis.seed
+    assert {r["system_a"] for r in analysis.comparisons()} == {"codegemma-7b|fim|2k"}
+
+
+def test_forced_unpaired_uses_welch(example):
+    analysis = analyze(example, AnalysisOptions(pairing="unpaired", seed=0))
+    sl = analysis.sample_list("csharp", "identifier_f1")
+    assert sl.pairing == "unpaired" and sl.result.test == "Welch t"
+
+
+def test_analysis_options_validation(example):
+    with pytest.raises(InputError, match=r"(?s)pairing='maybe' is not valid"):
+        AnalysisOptions(pairing="maybe")
+    with pytest.raises(InputError, match="seed=-1 must be a non-negative integer"):
+        AnalysisOptions(seed=-1)
+    with pytest.raises(InputError, match=r"(?s)unknown system 'nope'"):
+        analyze(example, AnalysisOptions(baseline="nope"))
