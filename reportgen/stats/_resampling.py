@@ -20,7 +20,9 @@ __all__ = [
     "bootstrap_counts",
     "chunk_sizes",
     "enumerate_signs",
+    "enumerate_splits",
     "random_signs",
+    "random_splits",
 ]
 
 #: Default bound on the working memory of one resampling step (bytes).
@@ -47,16 +49,42 @@ def enumerate_signs(n: int, start: int = 0, stop: int | None = None) -> np.ndarr
 
 
 def random_signs(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    """A ``rows × n`` matrix of independent fair ±1 signs (float64)."""
-    return 1.0 - 2.0 * rng.integers(0, 2, size=(rows, n), dtype=np.int8)
+    """A ``rows × n`` matrix of independent fair ±1 signs (float64). Peak memory is
+    9 bytes per entry (the int8 draws and the float64 result)."""
+    signs = rng.integers(0, 2, size=(rows, n), dtype=np.int8).astype(np.float64)
+    signs *= -2.0
+    signs += 1.0
+    return signs
+
+
+def random_splits(rng: np.random.Generator, rows: int, n_a: int, n_b: int) -> np.ndarray:
+    """A ``rows × (n_a + n_b)`` float64 matrix whose rows are independent uniformly random
+    0/1 indicators with exactly ``n_a`` ones: the items a label shuffle gives to A."""
+    base = np.zeros((rows, n_a + n_b), dtype=np.int8)
+    base[:, :n_a] = 1
+    return rng.permuted(base, axis=1).astype(np.float64)
+
+
+def enumerate_splits(n_a: int, n_b: int) -> np.ndarray:
+    """Every 0/1 indicator of ``n_a`` of ``n_a + n_b`` items, one per row (float64)."""
+    import itertools
+
+    rows = list(itertools.combinations(range(n_a + n_b), n_a))
+    out = np.zeros((len(rows), n_a + n_b))
+    out[np.repeat(np.arange(len(rows)), n_a), np.array(rows, dtype=np.intp).ravel()] = 1.0
+    return out
 
 
 def bootstrap_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     """A ``rows × n`` matrix of bootstrap multiplicities: each row counts how often each
-    of ``n`` items is drawn in ``n`` draws with replacement (a Multinomial(n, 1/n))."""
+    of ``n`` items is drawn in ``n`` draws with replacement (a Multinomial(n, 1/n)).
+    Peak memory is 16 bytes per entry (int64 draws, then int64 counts and the float64
+    result, never all three)."""
     draws = rng.integers(0, n, size=(rows, n), dtype=np.int64)
     draws += (np.arange(rows, dtype=np.int64) * n)[:, None]
-    return np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
+    counts = np.bincount(draws.ravel(), minlength=rows * n)
+    del draws
+    return counts.reshape(rows, n).astype(np.float64)
 
 
 def bca_interval(replicates: np.ndarray, observed: np.ndarray, acceleration: np.ndarray,

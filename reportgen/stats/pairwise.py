@@ -32,7 +32,6 @@ pair is the difference of two columns.
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from collections.abc import Sequence
@@ -49,7 +48,9 @@ from reportgen.stats._resampling import (
     bootstrap_counts,
     chunk_sizes,
     enumerate_signs,
+    enumerate_splits,
     random_signs,
+    random_splits,
 )
 from reportgen.stats.intervals import (
     newcombe_unpaired_interval,
@@ -591,7 +592,9 @@ def _paired_permutation(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, opts: _Op
     scale = np.abs(X).sum(axis=0)
     tol = 1e-9 * (scale[ia] + scale[ib]) + 1e-12
     count = np.zeros(len(ia), dtype=np.int64)
-    bytes_per_row = 8 * (n + 2 * n_sys + 2 * len(ia))
+    # per resample row: the signs (int8 draws + float64, or float64 when enumerated), the
+    # system sums, and the pair statistics with their comparison masks
+    bytes_per_row = 9 * n + 8 * n_sys + 10 * len(ia)
     exact = n < 62 and 2 ** n <= opts.n_resamples
     if exact:
         total, done = 2 ** n, 0
@@ -613,7 +616,7 @@ def _paired_bootstrap(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, diff: np.nd
     R = opts.n_resamples
     means = np.empty((R, n_sys))
     done = 0
-    for size in chunk_sizes(R, 8 * (2 * n + n_sys), opts.max_memory):
+    for size in chunk_sizes(R, 16 * n + 8 * n_sys, opts.max_memory):
         means[done:done + size] = bootstrap_counts(opts.rng, size, n) @ X / n
         done += size
     tol = 1e-9 * (np.abs(X).mean(axis=0)[ia] + np.abs(X).mean(axis=0)[ib]) + 1e-15
@@ -803,37 +806,50 @@ def _hypergeometric_pvalue(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
 def _unpaired_permutation(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray,
                           diff: np.ndarray, opts: _Options
                           ) -> tuple[np.ndarray, bool, int | None]:
-    """Label-shuffle test of the difference of means, pair by pair; exact enumeration of
-    the splits when there are at most ``n_resamples`` of them."""
-    p = np.empty(len(ia))
-    all_exact = True
+    """Label-shuffle test of the difference of means.
+
+    Pairs are grouped by their sizes (n_a, n_b); within a group one matrix of random
+    splits (rows of 0/1 indicators of the items given to A) is shared by every pair, so
+    the shuffled sums of all systems come from two matrix products per chunk. Exact
+    enumeration of the splits when there are at most ``n_resamples`` of them.
+    """
+    p = np.full(len(ia), np.nan)
+    sizes = np.array([len(x) for x in arrays])
+    groups: dict[tuple[int, int], list[int]] = {}
     for k, (i, j) in enumerate(zip(ia, ib)):
-        x, y = arrays[i], arrays[j]
-        pooled = np.concatenate([x, y])
-        N, na = len(pooled), len(x)
-        if na < 1 or N - na < 1:
-            p[k] = np.nan
+        groups.setdefault((int(sizes[i]), int(sizes[j])), []).append(k)
+    all_exact = True
+    for (na, nb), members in groups.items():
+        if na < 1 or nb < 1:
             continue
-        total = pooled.sum()
-        tol = 1e-9 * np.abs(pooled).sum() / min(na, N - na) + 1e-12
-        n_splits = math.comb(N, na)
-        if n_splits <= opts.n_resamples:
-            idx = np.array(list(itertools.combinations(range(N), na)), dtype=np.intp)
-            sums = pooled[idx].sum(axis=1)
-            null = sums / na - (total - sums) / (N - na)
-            count = _count_extreme(null[:, None], diff[k:k + 1], np.array([tol]),
-                                   opts.alternative)[0]
-            p[k] = count / n_splits
-            continue
-        all_exact = False
-        count = 0
-        for size in chunk_sizes(opts.n_resamples, 8 * N * 2, opts.max_memory):
-            shuffled = opts.rng.permuted(np.broadcast_to(pooled, (size, N)), axis=1)
-            sums = shuffled[:, :na].sum(axis=1)
-            null = sums / na - (total - sums) / (N - na)
-            count += int(_count_extreme(null[:, None], diff[k:k + 1], np.array([tol]),
-                                        opts.alternative)[0])
-        p[k] = (count + 1) / (opts.n_resamples + 1)
+        ks = np.array(members)
+        a_sys, a_col = np.unique(ia[ks], return_inverse=True)
+        b_sys, b_col = np.unique(ib[ks], return_inverse=True)
+        XA = np.column_stack([arrays[s] for s in a_sys])      # na × systems on side A
+        XB = np.column_stack([arrays[s] for s in b_sys])      # nb × systems on side B
+        total = XA.sum(axis=0)[a_col] + XB.sum(axis=0)[b_col]
+        scale = np.abs(XA).sum(axis=0)[a_col] + np.abs(XB).sum(axis=0)[b_col]
+        tol = 1e-9 * scale / min(na, nb) + 1e-12
+        count = np.zeros(len(ks), dtype=np.int64)
+        n_splits = math.comb(na + nb, na)
+        exact = n_splits <= opts.n_resamples
+        bytes_per_row = 9 * (na + nb) + 8 * (len(a_sys) + len(b_sys)) + 10 * len(ks)
+        total_rows = n_splits if exact else opts.n_resamples
+        splits_all = enumerate_splits(na, nb) if exact else None
+        done = 0
+        for size in chunk_sizes(total_rows, bytes_per_row, opts.max_memory):
+            M = splits_all[done:done + size] if splits_all is not None else \
+                random_splits(opts.rng, size, na, nb)
+            # sum given to A of each pair: A's items kept by the split plus B's items moved
+            sums = (M[:, :na] @ XA)[:, a_col] + (M[:, na:] @ XB)[:, b_col]
+            null = sums / na - (total - sums) / nb
+            count += _count_extreme(null, diff[ks], tol, opts.alternative)
+            done += size
+        if exact:
+            p[ks] = count / n_splits
+        else:
+            all_exact = False
+            p[ks] = (count + 1) / (opts.n_resamples + 1)
     return p, all_exact, None if all_exact else opts.n_resamples
 
 
