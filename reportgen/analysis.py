@@ -34,7 +34,7 @@ import numpy as np
 from reportgen.data import ScoreTable
 from reportgen.errors import InputError, OneSidedWarning
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
-from reportgen.stats.intervals import t_interval, wilson_interval
+from reportgen.stats.means import CIMethod, mean_intervals
 from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
 from reportgen.stats.pairwise import (
     Alternative,
@@ -78,6 +78,10 @@ class AnalysisOptions:
         Permutation / bootstrap resamples.
     effect_threshold
         Cohen level (small/medium/large) an effect must reach to count as large enough.
+    ci_method
+        Interval of each system's mean: ``"auto"`` (Wilson for binary scores, bootstrap
+        BCa for continuous ones), ``"wilson"``, ``"clopper-pearson"``, ``"t"``,
+        ``"percentile"`` or ``"bca"``.
     seed
         Master seed; ``None`` draws one (and records it).
     systems
@@ -97,6 +101,7 @@ class AnalysisOptions:
     confidence: float = 0.95
     n_resamples: int = 9999
     effect_threshold: EffectLevel = "medium"
+    ci_method: CIMethod = "auto"
     seed: int | None = None
     systems: tuple[str, ...] | None = None
     max_memory: int = DEFAULT_MAX_MEMORY
@@ -104,7 +109,8 @@ class AnalysisOptions:
     def __post_init__(self) -> None:
         for name, choices in (("pairing", get_args(Pairing)),
                               ("correct_across", get_args(CorrectAcross)),
-                              ("correction", CORRECTIONS)):
+                              ("correction", CORRECTIONS),
+                              ("ci_method", get_args(CIMethod))):
             if getattr(self, name) not in choices:
                 raise InputError(f"{name}={getattr(self, name)!r} is not valid",
                                  hint=f"use one of: {', '.join(choices)}")
@@ -221,10 +227,11 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def unit_rng(seed: int, dataset: str, metric: str) -> np.random.Generator:
-    """The generator of one (dataset, metric): a function of the master seed and the
-    names only (stable across runs, processes and the set of units analysed)."""
-    key = [seed, zlib.crc32(dataset.encode()), zlib.crc32(metric.encode())]
+def unit_rng(seed: int, dataset: str, metric: str, stream: int = 0) -> np.random.Generator:
+    """The generator of one (dataset, metric): a function of the master seed, the names
+    and the stream (0: comparisons, 1: per-system intervals) only, so it is stable across
+    runs, processes and the set of units analysed."""
+    key = [seed, zlib.crc32(dataset.encode()), zlib.crc32(metric.encode()), stream]
     return np.random.default_rng(np.random.SeedSequence(key))
 
 
@@ -265,8 +272,8 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     notes: list[str] = []
     for dataset, metric in table.pairs():
         systems = _ordered_systems(table.systems_of(dataset, metric), options)
-        system_rows.extend(_system_rows(table, dataset, metric, systems,
-                                        options.confidence))
+        system_rows.extend(_system_rows(table, dataset, metric, systems, options, seed,
+                                        notes))
         if len(systems) < 2:
             continue
         with warnings.catch_warnings():
@@ -332,27 +339,30 @@ def _compare_unit(table: ScoreTable, dataset: str, metric: str, systems: list[st
 
 
 def _system_rows(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-                 confidence: float) -> list[dict[str, Any]]:
-    """Mean and CI of each system on all its items: Wilson for 0/1 item scores, a t
-    interval otherwise (item means over runs, so runs are clustered by item)."""
+                 options: AnalysisOptions, seed: int,
+                 notes: list[str]) -> list[dict[str, Any]]:
+    """Mean and CI of each system on all its items (:func:`reportgen.stats.means.
+    mean_intervals`). With repeated runs the item means over runs are the units, so the
+    interval is clustered by item."""
     if not systems:
         return []
     view = table.unpaired(dataset, metric, systems)
     runs = table.runs_of(dataset)
+    method = options.ci_method
+    samples = view.item_means()
+    binary = all(bool(np.all((s == 0) | (s == 1))) for s in samples)
+    if method in ("wilson", "clopper-pearson") and not binary:
+        notes.append(f"{dataset} / {metric}: scores are not 0/1 (per item), so the "
+                     f"{method} interval was replaced by the bootstrap BCa interval")
+        method = "bca"
+    result = mean_intervals(samples, systems=view.systems, method=method,
+                            confidence=options.confidence, n_resamples=options.n_resamples,
+                            rng=unit_rng(seed, dataset, metric, stream=1),
+                            max_memory=options.max_memory)
     rows = []
-    for name, scores in zip(view.systems, view.item_means()):
-        n = len(scores)
-        mean = float(scores.mean()) if n else np.nan
-        if n and np.all((scores == 0) | (scores == 1)):
-            lo, hi = wilson_interval(scores.sum(), n, confidence=confidence)
-            method = "Wilson"
-        else:
-            sd = scores.std(ddof=1) if n > 1 else np.nan
-            lo, hi = t_interval(mean, sd / np.sqrt(n), n - 1, confidence=confidence)
-            method = "t" if runs is None else "t (item means over runs)"
-        rows.append({"dataset": dataset, "metric": metric, "system": name,
-                     "mean": _plain(mean), "ci_low": _plain(float(lo)),
-                     "ci_high": _plain(float(hi)), "ci_method": method,
-                     "confidence": confidence, "n": n,
+    for record in result.to_records():
+        rows.append({"dataset": dataset, "metric": metric, **record,
+                     "ci_method": record["ci_method"] + ("" if runs is None else
+                                                         " (item means over runs)"),
                      "runs": 1 if runs is None else len(runs)})
     return rows

@@ -109,6 +109,10 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                        default="medium",
                        help="Cohen level an effect must reach to count as practically "
                             "relevant (default medium)")
+    group.add_argument("--ci-method", choices=("auto", "wilson", "clopper-pearson", "t",
+                                               "percentile", "bca"), default="auto",
+                       help="interval of each system's mean: auto = Wilson for binary "
+                            "scores, bootstrap BCa for continuous ones")
     group.add_argument("--seed", type=int, default=None,
                        help="random seed (default: drawn and recorded in the results)")
 
@@ -121,7 +125,8 @@ def _analysis_options(args: argparse.Namespace):
                            correction=args.correction, correct_across=args.correct_across,
                            alpha=args.alpha, confidence=args.confidence,
                            n_resamples=args.n_resamples,
-                           effect_threshold=args.effect_threshold, seed=args.seed)
+                           effect_threshold=args.effect_threshold,
+                           ci_method=args.ci_method, seed=args.seed)
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:

@@ -147,3 +147,33 @@ def test_analysis_options_validation(example):
         AnalysisOptions(seed=-1)
     with pytest.raises(InputError, match=r"(?s)unknown system 'nope'"):
         analyze(example, AnalysisOptions(baseline="nope"))
+
+
+def test_ci_method_override(shared_data, example):
+    table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
+    analysis = analyze(table, AnalysisOptions(seed=0, ci_method="clopper-pearson"))
+    row = analysis.systems[3]
+    view = table.paired("humaneval+", "pass1")
+    k = int(view.scores[:, view.systems.index(row["system"])].sum())
+    # statsmodels: proportion_confint(k, n, method="beta")
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        proportion_confint(k, 164, method="beta"), rel=1e-10)
+    # a binary method on continuous scores falls back to BCa, and says so
+    mixed = analyze(example, AnalysisOptions(seed=0, ci_method="wilson",
+                                             systems=("codegemma-7b|fim|2k",
+                                                      "granite-3b|fim|4k")))
+    rows = {(r["dataset"], r["metric"]): r["ci_method"] for r in mixed.systems}
+    assert rows[("csharp", "edit_similarity")] == "bootstrap BCa"
+    assert rows[("unittests", "pass")] == "bootstrap BCa (item means over runs)"
+    assert any("replaced by the bootstrap BCa" in n for n in mixed.notes)
+
+
+def test_system_rows_t_against_statsmodels(example):
+    from statsmodels.stats.weightstats import DescrStatsW
+    analysis = analyze(example, AnalysisOptions(seed=0, ci_method="t"))
+    row = next(r for r in analysis.systems if r["dataset"] == "java"
+               and r["metric"] == "edit_similarity")
+    x = example.unpaired("java", "edit_similarity", [row["system"]]).scores[0]
+    # statsmodels: DescrStatsW(x).tconfint_mean()
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(DescrStatsW(x).tconfint_mean(),
+                                                            rel=1e-12)

@@ -1,0 +1,235 @@
+"""Confidence intervals for the mean score of each system.
+
+======================  =============================================================
+method                  interval
+======================  =============================================================
+``wilson``              Wilson score interval (binary scores)
+``clopper-pearson``     exact Clopper-Pearson interval from the beta distribution
+                        (binary scores)
+``t``                   mean ± t_{n−1} · s/√n
+``percentile``          bootstrap percentile interval
+``bca``                 bootstrap bias-corrected and accelerated interval
+``auto``                Wilson for binary scores, BCa for continuous ones
+======================  =============================================================
+
+The bootstrap resamples items. Systems scored on the same items (a 2-D matrix) share one
+matrix of bootstrap counts, so one ``(resamples × items) @ (items × systems)`` product
+per chunk gives every system's resampled means; systems each on their own items are
+grouped by size and resampled the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+import numpy as np
+from scipy import stats
+
+from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._resampling import (
+    DEFAULT_MAX_MEMORY,
+    bca_interval,
+    bootstrap_counts,
+    chunk_sizes,
+)
+from reportgen.stats.intervals import t_interval, wilson_interval
+
+__all__ = ["CIMethod", "MeanIntervals", "clopper_pearson_interval", "mean_intervals"]
+
+CIMethod = Literal["auto", "wilson", "clopper-pearson", "t", "percentile", "bca"]
+_NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper-Pearson", "t": "t",
+          "percentile": "bootstrap percentile", "bca": "bootstrap BCa"}
+
+
+@dataclass(frozen=True)
+class MeanIntervals:
+    """Mean and confidence interval of each system.
+
+    Attributes
+    ----------
+    systems
+        Names, one per entry of the arrays.
+    mean, ci_low, ci_high
+        The mean score and its two-sided interval at ``confidence``.
+    n
+        Items per system.
+    method
+        The interval used (the resolved name, e.g. ``"Wilson"``, ``"bootstrap BCa"``).
+    n_resamples
+        Bootstrap resamples, or ``None`` for analytic intervals.
+    """
+
+    systems: tuple[str, ...]
+    mean: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    n: np.ndarray
+    method: str
+    confidence: float
+    n_resamples: int | None = None
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per system (NaN as None)."""
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+        return [{"system": s, "mean": num(self.mean[k]), "ci_low": num(self.ci_low[k]),
+                 "ci_high": num(self.ci_high[k]), "ci_method": self.method,
+                 "confidence": self.confidence, "n": int(self.n[k]),
+                 "n_resamples": self.n_resamples}
+                for k, s in enumerate(self.systems)]
+
+
+def clopper_pearson_interval(successes: np.ndarray, n: np.ndarray, *,
+                             confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (Clopper-Pearson) interval for a binomial proportion.
+
+    Notes
+    -----
+    :math:`[B(\\alpha/2; k, n-k+1),\\; B(1-\\alpha/2; k+1, n-k)]` with B the beta
+    quantile function, 0 when k = 0 and 1 when k = n (Clopper & Pearson 1934); the
+    ``method="beta"`` interval of statsmodels' ``proportion_confint``.
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson_interval(np.array(7), np.array(10))
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.3475, 0.9333)
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    alpha = 1 - confidence
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
+        high = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
+    bad = n <= 0
+    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+
+def mean_intervals(samples: np.ndarray | Sequence[np.ndarray], *,
+                   systems: Sequence[str] | None = None, method: CIMethod = "auto",
+                   confidence: float = 0.95, n_resamples: int = 9999,
+                   rng: np.random.Generator | int | None = None,
+                   max_memory: int = DEFAULT_MAX_MEMORY) -> MeanIntervals:
+    """Mean and confidence interval of every system.
+
+    Parameters
+    ----------
+    samples
+        An ``(n_items, n_systems)`` matrix (systems scored on the same items), or one 1-D
+        array per system. No NaN (average repeated runs per item first).
+    systems
+        Names; default ``"system 1"``, ...
+    method
+        See the module table. The binary methods need scores in {0, 1}.
+    confidence
+        Level of the two-sided intervals.
+    n_resamples, rng, max_memory
+        Bootstrap resamples, generator or seed, and the memory bound of one chunk.
+
+    Returns
+    -------
+    MeanIntervals
+
+    Raises
+    ------
+    InputError
+        Unknown method, a binary method on non-binary scores, NaN scores.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        Systems with fewer than 2 items (their interval is NaN, except the binary
+        methods which are defined from 1 item).
+    """
+    if method not in get_args(CIMethod):
+        raise InputError(f"method={method!r} is not valid",
+                         hint=f"use one of: {', '.join(get_args(CIMethod))}")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence={confidence!r} must be between 0 and 1 (exclusive)")
+    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
+        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer")
+    if isinstance(samples, np.ndarray) and samples.ndim == 2:
+        arrays = [samples[:, j].astype(np.float64) for j in range(samples.shape[1])]
+        shared = True
+    else:
+        arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
+        shared = False
+    if any(np.isnan(a).any() for a in arrays):
+        raise InputError("scores contain NaN", hint="drop missing scores first")
+    names = tuple(systems) if systems is not None else tuple(
+        f"system {i + 1}" for i in range(len(arrays)))
+    if len(names) != len(arrays):
+        raise InputError(f"{len(names)} system names for {len(arrays)} systems")
+    binary = all(bool(np.all((a == 0) | (a == 1))) for a in arrays)
+    if method == "auto":
+        method = "wilson" if binary else "bca"
+    if method in ("wilson", "clopper-pearson") and not binary:
+        raise InputError(f"method={method!r} needs binary (0/1) scores",
+                         hint="use 't', 'percentile' or 'bca' for continuous scores")
+    n = np.array([len(a) for a in arrays], dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.array([a.mean() if len(a) else np.nan for a in arrays])
+    min_n = 1 if method in ("wilson", "clopper-pearson") else 2
+    if (n < min_n).any():
+        warnings.warn(f"systems with fewer than {min_n} item(s) get a NaN interval: "
+                      f"{', '.join(names[i] for i in np.flatnonzero(n < min_n))}",
+                      DegenerateDataWarning, stacklevel=2)
+    used_resamples = None
+    if method == "wilson":
+        low, high = wilson_interval(mean * n, n, confidence=confidence)
+    elif method == "clopper-pearson":
+        low, high = clopper_pearson_interval(np.round(mean * n), n, confidence=confidence)
+    elif method == "t":
+        sd = np.array([a.std(ddof=1) if len(a) > 1 else np.nan for a in arrays])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low, high = t_interval(mean, sd / np.sqrt(n), n - 1, confidence=confidence)
+        low, high = np.where(sd == 0, mean, low), np.where(sd == 0, mean, high)
+    else:
+        generator = np.random.default_rng(rng)
+        low, high = _bootstrap(arrays, mean, shared, method, confidence, int(n_resamples),
+                               generator, max_memory)
+        used_resamples = int(n_resamples)
+    low = np.where(n < min_n, np.nan, low)
+    high = np.where(n < min_n, np.nan, high)
+    return MeanIntervals(names, mean, np.asarray(low, dtype=np.float64),
+                         np.asarray(high, dtype=np.float64), n, _NAMES[method],
+                         float(confidence), used_resamples)
+
+
+def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method: str,
+               confidence: float, R: int, rng: np.random.Generator, max_memory: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap intervals; systems of equal size share the resampling counts when they
+    are scored on the same items (``shared``), else each size group is resampled alone."""
+    low = np.full(len(arrays), np.nan)
+    high = np.full(len(arrays), np.nan)
+    groups: dict[int, list[int]] = {}
+    if shared:
+        groups[len(arrays[0])] = list(range(len(arrays)))
+    else:
+        for j, a in enumerate(arrays):
+            groups.setdefault(len(a), []).append(j)
+    for size, members in groups.items():
+        if size < 2:
+            continue
+        X = np.column_stack([arrays[j] for j in members])
+        reps = np.empty((R, len(members)))
+        done = 0
+        for rows in chunk_sizes(R, 16 * size + 8 * len(members), max_memory):
+            reps[done:done + rows] = bootstrap_counts(rng, rows, size) @ X / size
+            done += rows
+        observed = mean[members]
+        if method == "percentile":
+            alpha = (1 - confidence) / 2
+            lo, hi = np.percentile(reps, [100 * alpha, 100 * (1 - alpha)], axis=0)
+        else:
+            dev = X - observed
+            with np.errstate(invalid="ignore", divide="ignore"):
+                accel = (dev ** 3).sum(axis=0) / (6 * ((dev ** 2).sum(axis=0)) ** 1.5)
+            lo, hi = bca_interval(reps, observed, np.nan_to_num(accel), confidence)
+        low[members], high[members] = lo, hi
+    return low, high
