@@ -31,7 +31,8 @@ def _add_data_options(parser: argparse.ArgumentParser, *, required: bool = True)
     group.add_argument("--config", metavar="FILE", default=None,
                        help="TOML file of metric and dataset properties "
                             "(direction, modality, weight)")
-    for name in ("system", "dataset", "metric", "item", "score", "run"):
+    for name in ("system", "dataset", "metric", "item", "score", "run", "prediction",
+                 "reference"):
         group.add_argument(f"--{name}-col", metavar="COL", default=name,
                            help=f"column holding the {name} in a long table "
                                 f"(default: {name})")
@@ -55,7 +56,9 @@ def _load(args: argparse.Namespace):
     options = LoadOptions(format=args.format, system_col=args.system_col,
                           dataset_col=args.dataset_col, metric_col=args.metric_col,
                           item_col=args.item_col, score_col=args.score_col,
-                          run_col=args.run_col, dataset=args.dataset, metric=args.metric,
+                          run_col=args.run_col, prediction_col=args.prediction_col,
+                          reference_col=args.reference_col, dataset=args.dataset,
+                          metric=args.metric,
                           lm_eval_filter=args.lm_eval_filter, nan_policy=args.nan_policy)
     return load(args.data, options=options, config=args.config)
 

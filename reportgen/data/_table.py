@@ -63,6 +63,7 @@ __all__ = [
     "MetricInfo",
     "PairedSamples",
     "PairingInfo",
+    "PredictionSamples",
     "ScoreTable",
     "UnpairedSamples",
     "build_score_table",
@@ -71,6 +72,8 @@ __all__ = [
 REQUIRED_COLUMNS = ("system", "dataset", "metric", "item", "score")
 LABEL_COLUMNS = ("system", "dataset", "metric", "item")
 KEY_COLUMNS = ("system", "dataset", "metric", "item", "run")
+#: Row columns of classification outputs, kept for corpus-level metrics.
+PREDICTION_COLUMNS = ("prediction", "reference")
 _MISSING_STRINGS = frozenset({"", "nan", "NaN", "NAN", "NA", "N/A", "null", "None", "none"})
 _SHOW_ROWS = 5
 
@@ -217,6 +220,28 @@ class _Group:
     items: np.ndarray         # item labels (object array)
     run_codes: np.ndarray | None
     scores: np.ndarray
+    predictions: np.ndarray | None = None  # object labels per row, when given
+    references: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class PredictionSamples:
+    """Predictions of several systems on the same items of one (dataset, metric), with
+    each item's reference: the input of corpus-level metrics (F1, precision, recall).
+
+    ``predictions`` is ``(n_items, n_systems)`` or, with repeated runs,
+    ``(n_items, n_systems, n_runs)`` of labels (``None`` where a prediction or run is
+    missing); ``references`` is ``(n_items,)``.
+    """
+
+    dataset: str
+    metric: str
+    systems: tuple[str, ...]
+    items: tuple[str, ...]
+    predictions: np.ndarray
+    references: np.ndarray
+    runs: tuple[Any, ...] | None
+    n_excluded: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -416,6 +441,45 @@ class ScoreTable:
                                self._modality[(dataset, metric)],
                                self.metrics[metric].direction)
 
+    def has_predictions(self, dataset: str, metric: str) -> bool:
+        """Whether the rows of (dataset, metric) carry predictions and references."""
+        return self._group(dataset, metric).predictions is not None
+
+    def predictions(self, dataset: str, metric: str,
+                    systems: Sequence[str] | None = None) -> PredictionSamples:
+        """Predictions and references of (dataset, metric) on the items every selected
+        system was scored on (see :meth:`paired`).
+
+        Raises
+        ------
+        InputError
+            If these rows have no ``prediction``/``reference`` columns.
+        """
+        group = self._group(dataset, metric)
+        if group.predictions is None or group.references is None:
+            raise InputError(f"dataset {dataset!r}, metric {metric!r} has no predictions",
+                             hint="corpus-level metrics need prediction and reference "
+                                  "columns (--prediction-col, --reference-col)")
+        view = self.paired(dataset, metric, systems)
+        item_index = {item: k for k, item in enumerate(view.items)}
+        col_of = {name: j for j, name in enumerate(view.systems)}
+        shape = (len(view.items), len(view.systems)) + (
+            () if view.runs is None else (len(view.runs),))
+        predictions = np.full(shape, None, dtype=object)
+        references = np.full(len(view.items), None, dtype=object)
+        for r in range(len(group.scores)):
+            name = self.systems[group.system_codes[r]]
+            k = item_index.get(group.items[group.item_codes[r]])
+            if k is None or name not in col_of:
+                continue
+            where = (k, col_of[name]) if view.runs is None else \
+                (k, col_of[name], group.run_codes[r])  # type: ignore[index]
+            value = group.predictions[r]
+            predictions[where] = None if _is_missing(value) else value
+            references[k] = group.references[r]
+        return PredictionSamples(dataset, metric, view.systems, view.items, predictions,
+                                 references, view.runs, view.n_excluded)
+
     # ------------------------------------------------------------------ summary
 
     def summary(self) -> dict[str, Any]:
@@ -552,6 +616,7 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
         raise InputError("every score is missing", hint="check the score column")
     run_labels = _runs(df)
     _check_duplicates(df)
+    _check_references(df)
 
     systems = tuple(pd.unique(df["system"]))
     if len(systems) < 2:
@@ -718,6 +783,34 @@ def _check_duplicates(df: pd.DataFrame) -> None:
              "repeated runs, add a run column (--run-col), otherwise remove the duplicates")
 
 
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _check_references(df: pd.DataFrame) -> None:
+    """Rows with predictions need a reference, the same for every row of an item."""
+    if "prediction" not in df or "reference" not in df:
+        return
+    has_prediction_rows = df["prediction"].notna() | df["reference"].notna()
+    rows = df[has_prediction_rows]
+    missing = rows["reference"].isna()
+    if missing.any():
+        first = missing.idxmax()
+        raise InputError(f"missing reference ({int(missing.sum())} row(s))",
+                         location=_where(df, first, "reference"),
+                         hint="every prediction needs the item's reference label")
+    counts = rows.groupby(["dataset", "item"], sort=False)["reference"].nunique()
+    if (counts > 1).any():
+        dataset, item = counts[counts > 1].index[0]
+        clash = rows[(rows["dataset"] == dataset) & (rows["item"] == item)]
+        places = "; ".join(f"{_where(df, i)} ({clash.loc[i, 'reference']!r})"
+                           for i in clash.drop_duplicates("reference").index[:3])
+        raise InputError(f"item {item!r} of dataset {dataset!r} has different references: "
+                         f"{places}", location=_where(df, clash.index[0], "reference"),
+                         hint="an item has one reference label; check that the systems "
+                              "were scored on the same data")
+
+
 def _groups(df: pd.DataFrame, systems: tuple[str, ...],
             run_labels: Mapping[str, tuple[Any, ...] | None]
             ) -> tuple[dict[tuple[str, str], _Group], dict[tuple[str, str], Modality]]:
@@ -728,6 +821,9 @@ def _groups(df: pd.DataFrame, systems: tuple[str, ...],
     scores_all = df["score"].to_numpy(np.float64)
     items_all = df["item"].to_numpy(object)
     runs_all = df["run"].to_numpy(object) if "run" in df else None
+    with_predictions = "prediction" in df and "reference" in df
+    predictions_all = df["prediction"].to_numpy(object) if with_predictions else None
+    references_all = df["reference"].to_numpy(object) if with_predictions else None
     for (dataset, metric), rows in df.groupby(["dataset", "metric"],
                                               sort=False).indices.items():
         item_codes, items = pd.factorize(items_all[rows])
@@ -737,8 +833,16 @@ def _groups(df: pd.DataFrame, systems: tuple[str, ...],
             run_codes = pd.Categorical(runs_all[rows], categories=list(labels)).codes.astype(
                 np.intp)
         scores = scores_all[rows]
+        predictions = references = None
+        if predictions_all is not None and references_all is not None:
+            references = references_all[rows]
+            if not all(v is None for v in references):
+                predictions = predictions_all[rows]
+            else:
+                references = None
         groups[(dataset, metric)] = _Group(system_codes[rows], item_codes.astype(np.intp),
-                                           np.asarray(items, dtype=object), run_codes, scores)
+                                           np.asarray(items, dtype=object), run_codes, scores,
+                                           predictions, references)
         binary = bool(np.all((scores == 0) | (scores == 1)))
         modality[(dataset, metric)] = "binary" if binary else "continuous"
     return groups, modality
@@ -797,8 +901,10 @@ def _split_extras(df: pd.DataFrame, results: Sequence[AdapterResult]
                   ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Classify extra columns as item metadata, system attributes or row-level."""
     extras = [c for c in df.columns if c not in KEY_COLUMNS and c != "score"
-              and c not in (SOURCE_FILE, SOURCE_LINE)]
-    item_cols, system_cols, row_cols = [], [], []
+              and c not in (SOURCE_FILE, SOURCE_LINE) + PREDICTION_COLUMNS]
+    item_cols: list[str] = []
+    system_cols: list[str] = []
+    row_cols: list[str] = [c for c in PREDICTION_COLUMNS if c in df.columns]
     if extras:
         # a column missing from some files (NaN there) is classified by its present values
         by_item = df.groupby(["dataset", "item"], sort=False)[extras].nunique()

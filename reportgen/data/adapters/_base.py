@@ -55,6 +55,11 @@ class LoadOptions:
     system_col, dataset_col, metric_col, item_col, score_col, run_col
         Column names of a long table (the canonical names by default). ``item_col`` is
         also the optional item-id column of a wide table.
+    prediction_col, reference_col
+        Columns holding a system's prediction and the reference label of an item. A long
+        table with both and no score column gets the metric ``accuracy`` (1 when the
+        prediction equals the reference, else 0) and keeps both columns for corpus-level
+        metrics (F1, precision, recall).
     dataset
         Dataset name for inputs that do not name one (wide tables, long tables without a
         dataset column). Default: the name of the folder holding the file.
@@ -77,6 +82,8 @@ class LoadOptions:
     item_col: str = "item"
     score_col: str = "score"
     run_col: str = "run"
+    prediction_col: str = "prediction"
+    reference_col: str = "reference"
     dataset: str | None = None
     metric: str | None = None
     lm_eval_filter: str | None = None

@@ -4,6 +4,12 @@ Columns ``system, dataset, metric, item, score`` and optionally ``run``, under t
 or mapped with ``--system-col`` etc. A file without a dataset column gets ``--dataset``
 (default: the file name without suffix); without a metric column, ``--metric`` (default
 ``score``). Every other column is kept (item metadata, system attributes).
+
+Predictions: a table with ``prediction`` and ``reference`` columns (``--prediction-col``,
+``--reference-col``) instead of a score gets the metric ``accuracy`` (or ``--metric``):
+1 when the prediction equals the reference, 0 otherwise (a missing prediction is wrong).
+Both columns are kept, so corpus-level metrics (F1, precision, recall) can be computed
+from them.
 """
 
 from __future__ import annotations
@@ -65,10 +71,13 @@ class LongTableAdapter(Adapter):
             return False
         mapping = column_mapping(options)
         needed = {mapping["system"], mapping["item"], mapping["score"]}
+        with_predictions = {mapping["system"], mapping["item"], options.prediction_col,
+                            options.reference_col}
         if kind == "jsonl":
             first = next((line for line in head.decode("utf-8-sig", errors="replace")
                           .splitlines() if line.strip()), "")
-            return all(f'"{key}"' in first for key in needed)
+            return any(all(f'"{key}"' in first for key in keys)
+                       for keys in (needed, with_predictions))
         columns = header_columns(path, head)
         if columns is None:
             return _mapped_defaults(options)
@@ -122,6 +131,9 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions,
                              f"{', '.join(columns)}", location=Location(str(path), 1),
                              hint="pass the right column name to --run-col")
     frame = frame.rename(columns=renames)
+    if "score" not in frame.columns and options.prediction_col in frame.columns \
+            and options.reference_col in frame.columns:
+        frame = _accuracy_from_predictions(frame, options)
     missing = [c for c in ("system", "item", "score") if c not in frame.columns]
     if missing:
         raise InputError(f"missing required column(s) {', '.join(missing)}; found: "
@@ -146,7 +158,8 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions,
                              f"columns are: {', '.join(columns)}",
                              location=Location(str(path), 1),
                              hint="pass the right column name to --metric-col")
-        frame["metric"] = options.metric or "score"
+        frame["metric"] = options.metric or ("accuracy" if "prediction" in frame.columns
+                                             else "score")
     elif options.metric is not None:
         raise InputError("--metric was given but the table has a metric column",
                          location=Location(str(path), 1),
@@ -154,11 +167,26 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions,
     if "run" in frame.columns:
         frame["run"] = _maybe_numeric(frame["run"])
     for column in frame.columns:
-        if column not in ("system", "dataset", "metric", "item", "score", "run", SOURCE_LINE):
+        if column not in ("system", "dataset", "metric", "item", "score", "run", "prediction",
+                          "reference", SOURCE_LINE):
             frame[column] = _maybe_numeric(frame[column])
     frame[SOURCE_FILE] = str(path)
     if SOURCE_LINE not in frame.columns:
         frame[SOURCE_LINE] = np.arange(len(frame), dtype=np.int64) + (first_line or 1)
+    return frame
+
+
+def _accuracy_from_predictions(frame: pd.DataFrame, options: LoadOptions) -> pd.DataFrame:
+    """Canonical ``prediction``/``reference`` columns and the exact-match score."""
+    frame = frame.rename(columns={options.prediction_col: "prediction",
+                                  options.reference_col: "reference"})
+    prediction = frame["prediction"].astype(object)
+    reference = frame["reference"].astype(object)
+    frame["prediction"] = prediction.where(prediction.notna(), None).map(
+        lambda v: None if v is None else str(v).strip())
+    frame["reference"] = reference.where(reference.notna(), None).map(
+        lambda v: None if v is None else str(v).strip())
+    frame["score"] = (frame["prediction"] == frame["reference"]).astype(np.float64)
     return frame
 
 

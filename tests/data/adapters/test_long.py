@@ -98,3 +98,49 @@ def test_long_input_validation(tmp_path, frame):
     with pytest.raises(InputError, match=r"--system-col model would replace the existing "
                                          r"column 'system'"):
         load(path, options=LoadOptions(system_col="model"))
+
+
+def test_predictions_give_accuracy_and_a_predictions_view(tmp_path):
+    path = tmp_path / "cls.csv"
+    path.write_text("system,item,prediction,reference\n"
+                    "A,1,cat,cat\nA,2,dog,cat\nA,3,bird,bird\nA,4,,dog\n"
+                    "B,1,cat,cat\nB,2,cat,cat\nB,3,dog,bird\nB,4,dog,dog\n")
+    table = load(path)
+    assert list(table.metrics) == ["accuracy"] and table.modality("cls", "accuracy") == "binary"
+    # exact match, a missing prediction counts as wrong (reference: the rows above)
+    np.testing.assert_array_equal(table.paired("cls", "accuracy").scores,
+                                  [[1, 1], [0, 1], [1, 0], [0, 1]])
+    assert table.has_predictions("cls", "accuracy")
+    view = table.predictions("cls", "accuracy")
+    assert view.predictions.tolist() == [["cat", "cat"], ["dog", "cat"], ["bird", "dog"],
+                                         [None, "dog"]]
+    assert view.references.tolist() == ["cat", "cat", "bird", "dog"]
+    assert "prediction" in table.frame.columns and "reference" in table.frame.columns
+
+
+def test_predictions_with_runs_and_mapped_columns(tmp_path):
+    path = tmp_path / "cls.jsonl"
+    rows = [{"system": s, "item": i, "seed": r, "pred": p, "gold": "y"}
+            for s in "AB" for i in range(3) for r in range(2)
+            for p in [("y" if (i + r) % 2 else "n")]]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    opts = LoadOptions(prediction_col="pred", reference_col="gold", run_col="seed")
+    table = load(path, options=opts)
+    view = table.predictions("cls", "accuracy")
+    assert view.predictions.shape == (3, 2, 2) and view.runs == (0, 1)
+    assert table.paired("cls", "accuracy").scores[0, 0].tolist() == [0.0, 1.0]
+
+
+def test_predictions_input_validation(tmp_path):
+    path = tmp_path / "cls.csv"
+    path.write_text("system,item,prediction,reference\nA,1,x,x\nB,1,x,y\nA,2,x,x\nB,2,y,x\n")
+    with pytest.raises(InputError, match=r"item '1' of dataset 'cls' has different "
+                                         r"references: .*line 2 \('x'\); .*line 3 \('y'\)"):
+        load(path)
+    path.write_text("system,item,prediction,reference\nA,1,x,x\nB,1,x,\nA,2,x,x\nB,2,y,x\n")
+    with pytest.raises(InputError, match=r"line 3, column 'reference': missing reference"):
+        load(path)
+    scores = tmp_path / "s.csv"
+    scores.write_text("system,item,score\nA,1,1\nB,1,0\nA,2,1\nB,2,1\n")
+    with pytest.raises(InputError, match="has no predictions"):
+        load(scores).predictions("s", "score")
