@@ -82,6 +82,13 @@ PAIRED_RESAMPLES = 10_000
 #: Pairs (indices into the 105 all-pairs order) timed for the scipy reference.
 SCIPY_SUBSET = tuple(range(0, 105, 11))
 
+SYSTEMS_CI = 50
+SYSTEMS_CI_ITEMS = 10_000
+SYSTEMS_CI_RESAMPLES = 10_000
+#: Systems (of the 50) timed for the scipy reference of the per-system BCa intervals.
+SCIPY_CI_SUBSET = tuple(range(0, 50, 10))
+TARGET_CI_S = 5.0
+
 ALPHA = 0.05
 TARGET_MMLU_S = 0.5
 TARGET_PAIRED_S = 15.0
@@ -298,9 +305,69 @@ def _scipy_paired() -> Workload:
         setup, run, summarize, warmup=warmup, slow=True)
 
 
+def _systems_ci_scores() -> Any:
+    import numpy as np
+    rng = np.random.default_rng(20261122)
+    # skewed continuous scores in [0, 1] (a beta per system), as similarity metrics are
+    a = rng.uniform(1.0, 4.0, SYSTEMS_CI)
+    return rng.beta(a, 2.0, size=(SYSTEMS_CI_ITEMS, SYSTEMS_CI))
+
+
+def _ours_systems_ci() -> Workload:
+    def run(X: Any) -> Any:
+        from reportgen.stats.means import mean_intervals
+        return mean_intervals(X, method="bca", n_resamples=SYSTEMS_CI_RESAMPLES, rng=0)
+
+    def summarize(X: Any, result: Any) -> dict[str, Any]:
+        return {"method": result.method, "n_systems": len(result.systems),
+                "ci_low": [float(v) for v in result.ci_low[list(SCIPY_CI_SUBSET)]],
+                "ci_high": [float(v) for v in result.ci_high[list(SCIPY_CI_SUBSET)]]}
+
+    return Workload(
+        "systems50_bca", "ours",
+        f"{SYSTEMS_CI} systems x {SYSTEMS_CI_ITEMS:,} items: mean_intervals BCa, "
+        f"{SYSTEMS_CI_RESAMPLES} resamples", _systems_ci_scores, run, summarize, warmup=run)
+
+
+def _scipy_systems_ci() -> Workload:
+    def setup() -> Any:
+        X = _systems_ci_scores()
+        return [(j, X[:, j].copy()) for j in SCIPY_CI_SUBSET]
+
+    def one(x: Any, seed: int) -> tuple[float, float]:
+        import numpy as np
+        from scipy import stats
+        res = stats.bootstrap((x,), np.mean, method="BCa", n_resamples=SYSTEMS_CI_RESAMPLES,
+                              vectorized=True, rng=np.random.default_rng(seed))
+        return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+    def warmup(columns: Any) -> Any:
+        return one(columns[0][1], 1)
+
+    def run(columns: Any) -> Any:
+        out = []
+        for j, x in columns:
+            start = time.perf_counter()
+            low, high = one(x, j)
+            out.append((j, low, high, time.perf_counter() - start))
+        return out
+
+    def summarize(columns: Any, out: Any) -> dict[str, Any]:
+        return {"subset": [j for j, *_ in out], "ci_low": [lo for _, lo, _, _ in out],
+                "ci_high": [hi for _, _, hi, _ in out],
+                "system_seconds": [t for *_, t in out]}
+
+    return Workload(
+        "systems50_scipy", "reference",
+        f"per-system reference: scipy.stats.bootstrap(method='BCa', {SYSTEMS_CI_RESAMPLES} "
+        f"resamples) on {len(SCIPY_CI_SUBSET)} of {SYSTEMS_CI} systems",
+        setup, run, summarize, warmup=warmup, slow=True)
+
+
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (
     _ours_mmlu("auto"), _ours_mmlu("permutation"), _ours_mmlu("bootstrap"), _evalci_mmlu(),
     _ours_paired("permutation"), _ours_paired("bootstrap"), _scipy_paired(),
+    _ours_systems_ci(), _scipy_systems_ci(),
 )}
 
 
@@ -449,6 +516,15 @@ def _rows(results: dict[str, dict[str, Any]], baseline_mb: float) -> list[dict[s
             ref_label = "evalci multi_compare"
             target = f"< {TARGET_MMLU_S} s"
             passed = ours < TARGET_MMLU_S
+        elif name == "systems50_bca":
+            ci_ref = results.get("systems50_scipy", {})
+            per_system = ci_ref.get("summary", {}).get("system_seconds")
+            reference = (sum(per_system) / len(per_system) * SYSTEMS_CI
+                         if per_system else None)
+            ref_label = f"scipy bootstrap loop, extrapolated {SYSTEMS_CI}/" \
+                        f"{len(SCIPY_CI_SUBSET)}"
+            target = f"< {TARGET_CI_S:.0f} s, < {TARGET_PAIRED_MB / 1024:.0f} GB"
+            passed = ours < TARGET_CI_S and peak < TARGET_PAIRED_MB
         else:
             reference = scipy_full if name == "paired15_permutation" else None
             ref_label = "scipy loop, extrapolated 105/10" if reference else ""
@@ -477,7 +553,7 @@ def _print_table(rows: list[dict[str, Any]], results: dict[str, dict[str, Any]],
     print("-" * len(header))
     print(f"baseline process (imports numpy, scipy.stats, reportgen only): "
           f"{baseline_mb:.0f} MB peak")
-    for name in ("mmlu_evalci", "paired15_scipy"):
+    for name in ("mmlu_evalci", "paired15_scipy", "systems50_scipy"):
         res = results.get(name)
         if res is None:
             continue
@@ -490,6 +566,11 @@ def _print_table(rows: list[dict[str, Any]], results: dict[str, dict[str, Any]],
             per_pair = statistics.median(res["summary"]["pair_seconds"])
             line += (f"; {len(SCIPY_SUBSET)} of 105 pairs timed ({per_pair:.2f} s per pair), "
                      f"EXTRAPOLATED to 105 pairs: {_fmt_s(res['extrapolated_full_s'])} s")
+        if name == "systems50_scipy":
+            seconds = res["summary"]["system_seconds"]
+            line += (f"; {len(seconds)} of {SYSTEMS_CI} systems timed "
+                     f"({sum(seconds) / len(seconds):.2f} s per system), EXTRAPOLATED to "
+                     f"{SYSTEMS_CI}: {_fmt_s(sum(seconds) / len(seconds) * SYSTEMS_CI)} s")
         print(line)
     print("ours: median of the repeats after one warm-up call; peak MB = ru_maxrss of the "
           "workload's own fresh process, (+base) = minus the baseline process")
