@@ -34,7 +34,14 @@ import numpy as np
 from reportgen.data import ScoreTable
 from reportgen.errors import InputError, OneSidedWarning
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
+from reportgen.stats.corpus import (
+    classification_statistics,
+    corpus_bootstrap_interval,
+    corpus_compare_paired,
+    corpus_metric,
+)
 from reportgen.stats.means import CIMethod, mean_intervals
+from reportgen.stats.noise import noise_profile
 from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
 from reportgen.stats.pairwise import (
     Alternative,
@@ -82,6 +89,11 @@ class AnalysisOptions:
         Interval of each system's mean: ``"auto"`` (Wilson for binary scores, bootstrap
         BCa for continuous ones), ``"wilson"``, ``"clopper-pearson"``, ``"t"``,
         ``"percentile"`` or ``"bca"``.
+    corpus_metrics
+        Corpus-level metrics computed where the data carry predictions and references
+        (:func:`reportgen.stats.corpus.corpus_metric` names, e.g. ``"f1-macro"``); each is
+        analysed like a metric of its own (bootstrap intervals, approximate-randomization
+        tests).
     seed
         Master seed; ``None`` draws one (and records it).
     systems
@@ -102,6 +114,7 @@ class AnalysisOptions:
     n_resamples: int = 9999
     effect_threshold: EffectLevel = "medium"
     ci_method: CIMethod = "auto"
+    corpus_metrics: tuple[str, ...] = ("f1-macro",)
     seed: int | None = None
     systems: tuple[str, ...] | None = None
     max_memory: int = DEFAULT_MAX_MEMORY
@@ -114,6 +127,8 @@ class AnalysisOptions:
             if getattr(self, name) not in choices:
                 raise InputError(f"{name}={getattr(self, name)!r} is not valid",
                                  hint=f"use one of: {', '.join(choices)}")
+        for name in self.corpus_metrics:
+            corpus_metric(name)  # unknown names raise, listing the known ones
         if self.seed is not None and (isinstance(self.seed, bool) or
                                       not isinstance(self.seed, int) or self.seed < 0):
             raise InputError(f"seed={self.seed!r} must be a non-negative integer")
@@ -129,14 +144,16 @@ class SampleListResult:
     pairing: Literal["paired", "unpaired"]
     runs: int
     n_excluded_items: int
-    result: PairwiseResult
+    result: Any  # PairwiseResult, or CorpusComparisonResult for corpus-level metrics
+    derived_from: str | None = None  # the metric whose predictions a corpus metric uses
 
     def records(self) -> list[dict[str, Any]]:
         rows = []
         for row in self.result.to_records():
-            rows.append({"dataset": self.dataset, "metric": self.metric,
-                         "direction": self.direction, "pairing": self.pairing,
-                         "runs": self.runs, **row,
+            rows.append({"dataset": self.dataset, "direction": self.direction,
+                         "pairing": self.pairing, "modality": "corpus", **row,
+                         "runs": self.runs, "metric": self.metric,
+                         "derived_from": self.derived_from,
                          "alternative": _quality_alternative(row["alternative"],
                                                              self.direction)})
         return rows
@@ -158,6 +175,9 @@ class Analysis:
         One row per dataset × metric × system: mean, CI, n, runs.
     seed
         The master seed actually used.
+    noise
+        One noise profile (seed 002) per dataset × metric whose item scores are
+        proportions (binary, or shares of k samples) on paired items.
     """
 
     table: ScoreTable
@@ -166,6 +186,7 @@ class Analysis:
     created: str
     sample_lists: tuple[SampleListResult, ...]
     systems: tuple[dict[str, Any], ...]
+    noise: tuple[dict[str, Any], ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
 
     def comparisons(self) -> list[dict[str, Any]]:
@@ -207,7 +228,7 @@ class Analysis:
         return {"reportgen_version": __version__, "created": self.created,
                 "seed": self.seed, "config": config, "data": data,
                 "systems": list(self.systems), "comparisons": self.comparisons(),
-                "notes": list(self.notes)}
+                "noise": list(self.noise), "notes": list(self.notes)}
 
 
 def _records(frame) -> list[dict[str, Any]]:
@@ -269,6 +290,7 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
                       "looking at the data (seed 000 §4.2)", OneSidedWarning, stacklevel=2)
     lists: list[SampleListResult] = []
     system_rows: list[dict[str, Any]] = []
+    noise: list[dict[str, Any]] = []
     notes: list[str] = []
     for dataset, metric in table.pairs():
         systems = _ordered_systems(table.systems_of(dataset, metric), options)
@@ -278,7 +300,17 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OneSidedWarning)  # warned once above
-            lists.append(_compare_unit(table, dataset, metric, systems, options, seed))
+            unit = _compare_unit(table, dataset, metric, systems, options, seed)
+            lists.append(unit)
+            if table.has_predictions(dataset, metric) and options.corpus_metrics:
+                corpus_lists, corpus_rows = _corpus_units(table, dataset, metric, systems,
+                                                          options, seed)
+                lists.extend(corpus_lists)
+                system_rows.extend(corpus_rows)
+        if unit.pairing == "paired":
+            profile = _noise_entry(table, dataset, metric, systems)
+            if profile is not None:
+                noise.append(profile)
     if options.correct_across == "all" and lists:
         raw = np.concatenate([sl.result.p_value for sl in lists])
         adjusted = adjust_pvalues(raw, method=options.correction)
@@ -288,14 +320,15 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
             updated.append(SampleListResult(
                 sl.dataset, sl.metric, sl.direction, sl.pairing, sl.runs,
                 sl.n_excluded_items,
-                sl.result.with_adjusted(adjusted[start:start + k], options.correction)))
+                sl.result.with_adjusted(adjusted[start:start + k], options.correction),
+                sl.derived_from))
             start += k
         lists = updated
         notes.append(f"p-values adjusted with {options.correction} across all "
                      f"{len(raw)} comparisons of the analysis")
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Analysis(table, options, seed, created, tuple(lists), tuple(system_rows),
-                    tuple(notes))
+                    tuple(noise), tuple(notes))
 
 
 def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:
@@ -366,3 +399,78 @@ def _system_rows(table: ScoreTable, dataset: str, metric: str, systems: list[str
                                                          " (item means over runs)"),
                      "runs": 1 if runs is None else len(runs)})
     return rows
+
+
+def _corpus_units(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                  options: AnalysisOptions, seed: int
+                  ) -> tuple[list[SampleListResult], list[dict[str, Any]]]:
+    """Corpus-level metrics from the predictions of (dataset, metric): intervals for each
+    system and approximate-randomization comparisons, one sample list per metric."""
+    view = table.predictions(dataset, metric, systems)
+    stats = classification_statistics(view.predictions, view.references)
+    runs_axis = None if view.runs is None else 2
+    runs = 1 if view.runs is None else len(view.runs)
+    interval = "percentile" if options.ci_method == "percentile" else "bca"
+    lists, rows = [], []
+    for name in options.corpus_metrics:
+        cm = corpus_metric(name)
+        key = f"{metric}:{name}"
+        intervals = corpus_bootstrap_interval(
+            stats.counts, cm, systems=view.systems, method=interval,
+            confidence=options.confidence, n_resamples=options.n_resamples,
+            runs_axis=runs_axis, rng=unit_rng(seed, dataset, key, stream=1),
+            max_memory=options.max_memory)
+        for record in intervals.to_records():
+            rows.append({"dataset": dataset, "metric": name, "system": record["system"],
+                         "mean": record["value"], "ci_low": record["ci_low"],
+                         "ci_high": record["ci_high"], "ci_method": record["ci_method"],
+                         "confidence": record["confidence"], "n": record["n"],
+                         "runs": runs, "derived_from": metric,
+                         "n_resamples": record["n_resamples"]})
+        if len(view.systems) < 2:
+            continue
+        result = corpus_compare_paired(
+            stats.counts, cm, systems=view.systems, order=options.order, baseline=0,
+            alternative=options.alternative, correction=options.correction,
+            alpha=options.alpha, ci_method=interval, confidence=options.confidence,
+            n_resamples=options.n_resamples, runs_axis=runs_axis,
+            rng=unit_rng(seed, dataset, key), max_memory=options.max_memory)
+        lists.append(SampleListResult(dataset, name, "higher", "paired", runs,
+                                      view.n_excluded, result, derived_from=metric))
+    return lists, rows
+
+
+def _noise_entry(table: ScoreTable, dataset: str, metric: str,
+                 systems: list[str]) -> dict[str, Any] | None:
+    """Seed 002's noise profile where item scores are proportions (0/1, or shares of k
+    samples): per-system ``count`` attributes (eval-arena) or the runs axis give the
+    prediction noise; ``family`` and ``size`` attributes give the signal-to-noise."""
+    view = table.paired(dataset, metric, systems)
+    scores = view.scores
+    if np.nanmin(scores) < 0 or np.nanmax(scores) > 1:
+        return None
+    attrs = table.system_attributes
+    counts = None
+    if view.runs is None and "count" in attrs.columns:
+        values = attrs["count"].reindex(list(view.systems))
+        if values.notna().all():
+            counts = values.to_numpy(dtype=np.float64).astype(np.int64)
+    families = None
+    if {"family", "size"} <= set(attrs.columns):
+        fam = attrs.reindex(list(view.systems))
+        families = {s: (str(f), float(z)) for s, f, z in
+                    zip(view.systems, fam["family"], fam["size"])
+                    if isinstance(f, str) and _notna(z)}
+    try:
+        profile = noise_profile(scores, systems=view.systems, counts=counts,
+                                families=families or None)
+    except InputError:
+        return None  # e.g. counts that do not match the scores: no profile, no crash
+    return {"dataset": dataset, "metric": metric, **profile.to_dict()}
+
+
+def _notna(value: Any) -> bool:
+    try:
+        return value is not None and not np.isnan(float(value))
+    except (TypeError, ValueError):
+        return False

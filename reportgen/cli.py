@@ -116,6 +116,11 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                                                "percentile", "bca"), default="auto",
                        help="interval of each system's mean: auto = Wilson for binary "
                             "scores, bootstrap BCa for continuous ones")
+    group.add_argument("--corpus-metric", action="append", default=None, metavar="NAME",
+                       dest="corpus_metrics",
+                       help="corpus-level metric computed from prediction/reference "
+                            "columns, repeatable (default: f1-macro); e.g. f1-micro, "
+                            "f1-binary, precision-macro, recall-macro, accuracy")
     group.add_argument("--seed", type=int, default=None,
                        help="random seed (default: drawn and recorded in the results)")
 
@@ -129,7 +134,9 @@ def _analysis_options(args: argparse.Namespace):
                            alpha=args.alpha, confidence=args.confidence,
                            n_resamples=args.n_resamples,
                            effect_threshold=args.effect_threshold,
-                           ci_method=args.ci_method, seed=args.seed)
+                           ci_method=args.ci_method,
+                           corpus_metrics=tuple(args.corpus_metrics or ("f1-macro",)),
+                           seed=args.seed)
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:

@@ -177,3 +177,77 @@ def test_system_rows_t_against_statsmodels(example):
     # statsmodels: DescrStatsW(x).tconfint_mean()
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(DescrStatsW(x).tconfint_mean(),
                                                             rel=1e-12)
+
+
+def test_noise_section_reproduces_published_p5(shared_data):
+    # seed 002 / issue 4: humaneval+ p5_min = 11 items (6.71%), p5_max = 16 items (9.76%)
+    table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
+    (entry,) = analyze(table, AnalysisOptions(seed=0)).to_results()["noise"]
+    assert (entry["p5_min_items"], entry["p5_max_items"]) == (11, 16)
+    assert round(100 * entry["p5_min"], 2) == 6.71 and round(100 * entry["p5_max"], 2) == 9.76
+    assert entry["null_sd"] == pytest.approx(entry["p5_min"] / (np.sqrt(2) * 1.96))
+
+
+def test_noise_section_splits_prediction_noise_on_terminal_bench(shared_data):
+    table = load(shared_data / "eval-arena" / "terminal-bench-2.0.jsonl")
+    with pytest.warns(Warning):
+        (entry,) = analyze(table, AnalysisOptions(seed=0)).to_results()["noise"]
+    split = [s for s in entry["prediction_noise"]["systems"] if s["samples"] == 5]
+    assert split and all(s["prediction_var"] is not None for s in split)
+    for s in split:  # the two parts add up to the variance of the mean
+        assert s["data_var"] + s["prediction_var"] == pytest.approx(s["total_var"])
+
+
+def test_noise_skipped_for_unbounded_metrics(example):
+    noise = analyze(example, AnalysisOptions(seed=0, n_resamples=200)).to_results()["noise"]
+    assert {(e["dataset"], e["metric"]) for e in noise} == {
+        (d, "identifier_f1") for d in ("csharp", "java", "python", "typescript")} | {
+        ("unittests", "pass")}
+
+
+def test_corpus_metrics_from_predictions(tmp_path):
+    rng = np.random.default_rng(0)
+    labels = np.array(["a", "b", "c"])
+    reference = labels[rng.integers(0, 3, 120)]
+    rows = []
+    for system, skill in (("A", 0.8), ("B", 0.6)):
+        right = rng.random(120) < skill
+        guess = labels[rng.integers(0, 3, 120)]
+        for i in range(120):
+            rows.append({"system": system, "dataset": "cls", "item": str(i),
+                         "prediction": reference[i] if right[i] else guess[i],
+                         "reference": reference[i]})
+    path = tmp_path / "cls.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    table = load(path)
+    analysis = analyze(table, AnalysisOptions(seed=0, n_resamples=2000,
+                                              corpus_metrics=("f1-macro", "accuracy")))
+    results = analysis.to_results()
+    f1_rows = {r["system"]: r for r in results["systems"] if r["metric"] == "f1-macro"}
+
+    def macro_f1(pred, ref):  # the textbook definition, class by class
+        scores = []
+        for c in labels:
+            tp = np.sum((pred == c) & (ref == c))
+            fp = np.sum((pred == c) & (ref != c))
+            fn = np.sum((pred != c) & (ref == c))
+            scores.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
+        return np.mean(scores)
+
+    frame = pd.DataFrame(rows)
+    for system in ("A", "B"):
+        sub = frame[frame.system == system]
+        expected = macro_f1(sub.prediction.to_numpy(), sub.reference.to_numpy())
+        assert f1_rows[system]["mean"] == pytest.approx(expected, rel=1e-12)
+        assert f1_rows[system]["ci_low"] < expected < f1_rows[system]["ci_high"]
+    comparison = next(r for r in results["comparisons"] if r["metric"] == "f1-macro")
+    assert comparison["test"].startswith("approximate randomization")
+    assert comparison["derived_from"] == "accuracy" and comparison["runs"] == 1
+    # the corpus accuracy equals the per-item accuracy metric's mean
+    acc = {r["system"]: r["mean"] for r in results["systems"] if r["metric"] == "accuracy"
+           and r.get("derived_from") is None}
+    corpus_acc = {r["system"]: r["mean"] for r in results["systems"]
+                  if r["metric"] == "accuracy" and r.get("derived_from") == "accuracy"}
+    assert corpus_acc == pytest.approx(acc)
+    with pytest.raises(InputError, match="unknown corpus metric|f1-macro"):
+        AnalysisOptions(corpus_metrics=("f2",))
