@@ -32,7 +32,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.data import ScoreTable
-from reportgen.errors import InputError, OneSidedWarning
+from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
 from reportgen.stats.corpus import (
     classification_statistics,
@@ -42,6 +42,17 @@ from reportgen.stats.corpus import (
 )
 from reportgen.stats.means import CIMethod, mean_intervals
 from reportgen.stats.noise import noise_profile
+from reportgen.stats.pairwise import comparison_pairs
+from reportgen.stats.power import mde_for_sample
+from reportgen.stats.runs import (
+    ci_width_by_runs,
+    cluster_bootstrap_interval,
+    clustered_mean_interval,
+    pooled_runs_bootstrap,
+    runs_differ_test,
+    variance_components,
+    variance_components_paired,
+)
 from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
 from reportgen.stats.pairwise import (
     Alternative,
@@ -94,6 +105,13 @@ class AnalysisOptions:
         (:func:`reportgen.stats.corpus.corpus_metric` names, e.g. ``"f1-macro"``); each is
         analysed like a metric of its own (bootstrap intervals, approximate-randomization
         tests).
+    power, detect_delta
+        For the ``power`` section: the smallest difference each dataset × metric detects
+        with this power at ``alpha``, and (if given) the items needed to detect a
+        difference of ``detect_delta``.
+    cluster_by
+        An item-metadata column grouping items (e.g. a passage or a source document):
+        the ``clusters`` section then gives each system's cluster-robust interval.
     seed
         Master seed; ``None`` draws one (and records it).
     systems
@@ -115,6 +133,9 @@ class AnalysisOptions:
     effect_threshold: EffectLevel = "medium"
     ci_method: CIMethod = "auto"
     corpus_metrics: tuple[str, ...] = ("f1-macro",)
+    power: float = 0.8
+    detect_delta: float | None = None
+    cluster_by: str | None = None
     seed: int | None = None
     systems: tuple[str, ...] | None = None
     max_memory: int = DEFAULT_MAX_MEMORY
@@ -129,6 +150,8 @@ class AnalysisOptions:
                                  hint=f"use one of: {', '.join(choices)}")
         for name in self.corpus_metrics:
             corpus_metric(name)  # unknown names raise, listing the known ones
+        if not 0 < self.power < 1:
+            raise InputError(f"power={self.power!r} must be between 0 and 1 (exclusive)")
         if self.seed is not None and (isinstance(self.seed, bool) or
                                       not isinstance(self.seed, int) or self.seed < 0):
             raise InputError(f"seed={self.seed!r} must be a non-negative integer")
@@ -178,6 +201,19 @@ class Analysis:
     noise
         One noise profile (seed 002) per dataset × metric whose item scores are
         proportions (binary, or shares of k samples) on paired items.
+    runs
+        Per dataset × metric with repeated runs: cluster bootstrap and cluster-robust
+        intervals, the split of the variance of each mean and of each compared
+        difference into data and prediction noise, seed 004's pooled-runs bootstrap with
+        per-run intervals, whether runs differ (Cochran's Q / Friedman), and the CI
+        width against the number of runs used.
+    clusters
+        Per dataset × metric, when ``options.cluster_by`` names an item-metadata column:
+        cluster-robust intervals of each system's mean beside the naive ones.
+    power
+        Per dataset × metric: the minimum detectable effect at ``options.power`` and the
+        items needed for ``options.detect_delta``, from the observed nuisance parameters
+        (:func:`reportgen.stats.power.mde_for_sample`).
     """
 
     table: ScoreTable
@@ -187,6 +223,9 @@ class Analysis:
     sample_lists: tuple[SampleListResult, ...]
     systems: tuple[dict[str, Any], ...]
     noise: tuple[dict[str, Any], ...] = field(default=())
+    power: tuple[dict[str, Any], ...] = field(default=())
+    runs: tuple[dict[str, Any], ...] = field(default=())
+    clusters: tuple[dict[str, Any], ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
 
     def comparisons(self) -> list[dict[str, Any]]:
@@ -228,7 +267,9 @@ class Analysis:
         return {"reportgen_version": __version__, "created": self.created,
                 "seed": self.seed, "config": config, "data": data,
                 "systems": list(self.systems), "comparisons": self.comparisons(),
-                "noise": list(self.noise), "notes": list(self.notes)}
+                "noise": list(self.noise), "power": list(self.power),
+                "runs": list(self.runs), "clusters": list(self.clusters),
+                "notes": list(self.notes)}
 
 
 def _records(frame) -> list[dict[str, Any]]:
@@ -291,6 +332,9 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     lists: list[SampleListResult] = []
     system_rows: list[dict[str, Any]] = []
     noise: list[dict[str, Any]] = []
+    power: list[dict[str, Any]] = []
+    runs_entries: list[dict[str, Any]] = []
+    cluster_entries: list[dict[str, Any]] = []
     notes: list[str] = []
     for dataset, metric in table.pairs():
         systems = _ordered_systems(table.systems_of(dataset, metric), options)
@@ -311,6 +355,13 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
             profile = _noise_entry(table, dataset, metric, systems)
             if profile is not None:
                 noise.append(profile)
+        power.append(_power_entry(table, unit, systems, options))
+        if table.runs_of(dataset) is not None and unit.pairing == "paired":
+            runs_entries.append(_runs_entry(table, unit, systems, options, seed))
+        if options.cluster_by is not None:
+            entry = _cluster_entry(table, dataset, metric, systems, options, notes)
+            if entry is not None:
+                cluster_entries.append(entry)
     if options.correct_across == "all" and lists:
         raw = np.concatenate([sl.result.p_value for sl in lists])
         adjusted = adjust_pvalues(raw, method=options.correction)
@@ -328,7 +379,8 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
                      f"{len(raw)} comparisons of the analysis")
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Analysis(table, options, seed, created, tuple(lists), tuple(system_rows),
-                    tuple(noise), tuple(notes))
+                    tuple(noise), tuple(power), tuple(runs_entries), tuple(cluster_entries),
+                    tuple(notes))
 
 
 def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:
@@ -474,3 +526,87 @@ def _notna(value: Any) -> bool:
         return value is not None and not np.isnan(float(value))
     except (TypeError, ValueError):
         return False
+
+
+def _power_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
+                 options: AnalysisOptions) -> dict[str, Any]:
+    """The minimum detectable effect of one dataset × metric in its own design."""
+    dataset, metric = unit.dataset, unit.metric
+    modality = unit.result.modality
+    if unit.pairing == "paired":
+        scores: Any = table.paired(dataset, metric, systems).item_means()
+    else:
+        scores = list(table.unpaired(dataset, metric, systems).item_means())
+    design = f"{unit.pairing}-{modality}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # NaN MDE is reported
+        result = mde_for_sample(scores, design=design, delta=options.detect_delta,  # type: ignore[arg-type]
+                                power=options.power, alpha=options.alpha)
+    return {"dataset": dataset, "metric": metric, **result.to_dict()}
+
+
+def _runs_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
+                options: AnalysisOptions, seed: int) -> dict[str, Any]:
+    """Everything repeated runs tell about one dataset × metric (seed 004, Miller 2024)."""
+    dataset, metric = unit.dataset, unit.metric
+    view = table.paired(dataset, metric, systems)
+    scores = view.scores  # items × systems × runs, NaN for a missing run
+    names = view.systems
+    n_items, n_systems, n_runs = scores.shape
+    rng = unit_rng(seed, dataset, metric, stream=2)
+    common = dict(n_resamples=options.n_resamples, confidence=options.confidence,
+                  rng=rng, max_memory=options.max_memory, systems=names)
+    observations = scores.transpose(0, 2, 1).reshape(n_items * n_runs, n_systems)
+    clusters = np.repeat(np.arange(n_items), n_runs)
+    stats = np.stack([np.nan_to_num(scores), (~np.isnan(scores)).astype(np.float64)],
+                     axis=-1)
+    stats[np.isnan(scores)] = np.nan  # a missing run is a missing row of the pool
+    ia, ib = comparison_pairs(n_systems, options.order, 0)
+    pair_names = [f"{names[i]} vs {names[j]}" for i, j in zip(ia, ib)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # NaN entries say it
+        pooled = pooled_runs_bootstrap(stats, **common)
+        entry = {
+            "dataset": dataset, "metric": metric, "n_runs": n_runs, "n_items": n_items,
+            "cluster_bootstrap": cluster_bootstrap_interval(
+                scores, method="bca", **common).to_records(),
+            "clustered_se": clustered_mean_interval(
+                observations, clusters, confidence=options.confidence,
+                systems=names).to_records(),
+            "variance_components": variance_components(scores, systems=names).to_records(),
+            "paired_variance_components": variance_components_paired(
+                scores[:, ia, :], scores[:, ib, :], systems=pair_names).to_records(),
+            "runs_differ": runs_differ_test(scores, systems=names).to_records(),
+            "pooled_runs": pooled.to_records(),
+            "per_run": pooled.run_records(),
+            "ci_width_by_runs": ci_width_by_runs(scores, **common).to_records(),
+        }
+    return entry
+
+
+def _cluster_entry(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                   options: AnalysisOptions, notes: list[str]) -> dict[str, Any] | None:
+    """Cluster-robust intervals of each system's mean, items grouped by a metadata
+    column."""
+    column = options.cluster_by
+    meta = table.item_metadata
+    if column not in meta.columns:
+        message = (f"cluster_by={column!r} is not an item-metadata column "
+                   f"(item metadata: {', '.join(meta.columns) or 'none'})")
+        if message not in notes:
+            notes.append(message)
+        return None
+    uview = table.unpaired(dataset, metric, systems)
+    rows = []
+    for name, items, values in zip(uview.systems, uview.items, uview.item_means()):
+        labels = meta.loc[[(dataset, i) for i in items], column].to_numpy(dtype=object)
+        labels = np.where(pd_isna(labels), "<missing>", labels)
+        result = clustered_mean_interval(values, labels.astype(str),
+                                         confidence=options.confidence, systems=[name])
+        rows.extend(result.to_records())
+    return {"dataset": dataset, "metric": metric, "cluster_by": column, "systems": rows}
+
+
+def pd_isna(values: np.ndarray) -> np.ndarray:
+    import pandas as pd
+    return pd.isna(values)

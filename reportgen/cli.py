@@ -121,6 +121,14 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                        help="corpus-level metric computed from prediction/reference "
                             "columns, repeatable (default: f1-macro); e.g. f1-micro, "
                             "f1-binary, precision-macro, recall-macro, accuracy")
+    group.add_argument("--power", type=float, default=0.8, dest="target_power",
+                       help="power for the minimum detectable effect of each dataset × "
+                            "metric (default 0.8)")
+    group.add_argument("--detect-delta", type=float, default=None, metavar="DELTA",
+                       help="also report the items needed to detect this difference")
+    group.add_argument("--cluster-by", metavar="COLUMN", default=None,
+                       help="item-metadata column grouping items (e.g. a passage id): "
+                            "adds cluster-robust intervals of each system's mean")
     group.add_argument("--seed", type=int, default=None,
                        help="random seed (default: drawn and recorded in the results)")
 
@@ -136,7 +144,8 @@ def _analysis_options(args: argparse.Namespace):
                            effect_threshold=args.effect_threshold,
                            ci_method=args.ci_method,
                            corpus_metrics=tuple(args.corpus_metrics or ("f1-macro",)),
-                           seed=args.seed)
+                           power=args.target_power, detect_delta=args.detect_delta,
+                           cluster_by=args.cluster_by, seed=args.seed)
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
@@ -197,6 +206,33 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_power(args: argparse.Namespace) -> int:
+    from reportgen.errors import InputError
+    from reportgen.report.power_text import power_sentence
+    from reportgen.stats import power as pw
+
+    common = dict(design=args.design, method=args.method, alternative=args.alternative,
+                  alpha=args.alpha, baseline=args.baseline, discordance=args.discordance,
+                  correlation=args.correlation, sd=args.sd, sd_b=args.sd_b,
+                  ratio=args.ratio)
+    if args.n is not None and args.delta is not None:
+        result = pw.power_at(args.n, args.delta, **common)
+    elif args.n is not None:
+        result = pw.minimum_detectable_effect(args.n, power=args.target_power, **common)
+    elif args.delta is not None:
+        result = pw.required_n(args.delta, power=args.target_power, **common)
+    else:
+        raise InputError("give --n, --delta or both",
+                         hint="--n N: the smallest difference N items detect; --delta D: "
+                              "the items needed to detect D; both: the power")
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(power_sentence(result) + "\n")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reportgen",
@@ -238,6 +274,47 @@ def build_parser() -> argparse.ArgumentParser:
                          help="sentence format (default plain)")
     _add_analysis_options(compare)
     compare.set_defaults(func=_cmd_compare)
+
+    power = commands.add_parser(
+        "power", help="power, minimum detectable effect, or items needed",
+        description="Power analysis before (or after) an evaluation. --n and --delta: the "
+                    "power; --n alone: the smallest difference detected with --power; "
+                    "--delta alone: the items needed. Differences are in score units "
+                    "(accuracy differences for binary designs, e.g. 0.03 = 3 points).")
+    power.add_argument("--design", required=True,
+                       choices=("paired-binary", "unpaired-binary", "paired-continuous",
+                                "unpaired-continuous"),
+                       help="paired-binary: exact McNemar; unpaired-binary: two "
+                            "proportions; paired/unpaired-continuous: t tests")
+    power.add_argument("--n", type=float, default=None,
+                       help="items (per system for unpaired designs)")
+    power.add_argument("--delta", type=float, default=None,
+                       help="difference of means (mean_a − mean_b)")
+    power.add_argument("--power", type=float, default=0.8, dest="target_power",
+                       help="target power (default 0.8)")
+    power.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    power.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+                       default="two-sided")
+    power.add_argument("--method", default="auto",
+                       choices=("auto", "exact", "normal", "pooled-z", "arcsine", "t",
+                                "welch", "pooled-t"),
+                       help="auto: the test reportgen runs for the design")
+    power.add_argument("--baseline", type=float, default=None,
+                       help="accuracy of system B (binary designs)")
+    power.add_argument("--discordance", type=float, default=None,
+                       help="paired-binary: share of items the two systems disagree on")
+    power.add_argument("--correlation", type=float, default=None,
+                       help="paired-binary: correlation (phi) between the systems' "
+                            "outcomes, instead of --discordance")
+    power.add_argument("--sd", type=float, default=None,
+                       help="continuous designs: SD of the differences (paired) or of "
+                            "the scores (unpaired); default 1, so --delta is Cohen's d")
+    power.add_argument("--sd-b", type=float, default=None,
+                       help="unpaired-continuous: SD of system B's scores if different")
+    power.add_argument("--ratio", type=float, default=None,
+                       help="unpaired designs: items of B per item of A (default 1)")
+    power.add_argument("--json", action="store_true", help="print the result as JSON")
+    power.set_defaults(func=_cmd_power)
     return parser
 
 

@@ -251,3 +251,62 @@ def test_corpus_metrics_from_predictions(tmp_path):
     assert corpus_acc == pytest.approx(acc)
     with pytest.raises(InputError, match="unknown corpus metric|f1-macro"):
         AnalysisOptions(corpus_metrics=("f2",))
+
+
+def test_runs_section_against_statsmodels(example):
+    from statsmodels.api import OLS
+    from statsmodels.stats.contingency_tables import cochrans_q
+    analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=500))
+    (entry,) = analysis.to_results()["runs"]
+    assert (entry["dataset"], entry["n_runs"], entry["n_items"]) == ("unittests", 5, 200)
+    view = example.paired("unittests", "pass")
+    j = 3
+    name = view.systems[j]
+    x = view.scores[:, j, :]
+    # statsmodels: OLS(y, 1).fit(cov_type="cluster", groups=item) on the item × run scores
+    fit = OLS(x.ravel(), np.ones(x.size)).fit(
+        cov_type="cluster", cov_kwds={"groups": np.repeat(np.arange(200), 5)}, use_t=True)
+    row = next(r for r in entry["clustered_se"] if r["system"] == name)
+    assert row["se"] == pytest.approx(float(fit.bse[0]), rel=1e-10)
+    # statsmodels: cochrans_q on the items × runs 0/1 matrix
+    q = next(r for r in entry["runs_differ"] if r["system"] == name)
+    assert q["p_value"] == pytest.approx(cochrans_q(x).pvalue, rel=1e-10)
+    assert len(entry["ci_width_by_runs"]) == 12 * 5 and len(entry["per_run"]) == 12 * 5
+    assert len(entry["paired_variance_components"]) == 66
+    for row in entry["variance_components"]:
+        assert row["se_data"] ** 2 + row["se_prediction"] ** 2 == pytest.approx(
+            row["se_total"] ** 2)
+
+
+def test_power_section_against_statsmodels(shared_data):
+    from statsmodels.stats.power import TTestPower
+    table = load(shared_data / "ibm-rag")
+    analysis = analyze(table, AnalysisOptions(seed=0, n_resamples=200, detect_delta=0.05))
+    entry = next(e for e in analysis.to_results()["power"] if e["metric"] == "sbert")
+    view = table.paired("ibm-rag", "sbert")
+    ia, ib = np.triu_indices(6, k=1)
+    sd = np.median((view.scores[:, ia] - view.scores[:, ib]).std(axis=0, ddof=1))
+    assert entry["design"] == "paired-continuous" and entry["sd"] == pytest.approx(sd)
+    # statsmodels: TTestPower().solve_power(nobs=140, power=0.8) gives the MDE in SD units
+    d = TTestPower().solve_power(nobs=140, alpha=0.05, power=0.8)
+    assert entry["mde"] == pytest.approx(d * sd, rel=1e-4)
+    n_needed = TTestPower().solve_power(effect_size=0.05 / sd, alpha=0.05, power=0.8)
+    assert entry["n_required"] == pytest.approx(n_needed, rel=1e-4)
+
+
+def test_clusters_section(example):
+    from statsmodels.api import OLS
+    analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=200,
+                                                cluster_by="difficulty"))
+    entry = next(e for e in analysis.to_results()["clusters"]
+                 if (e["dataset"], e["metric"]) == ("java", "edit_similarity"))
+    row = entry["systems"][0]
+    uview = example.unpaired("java", "edit_similarity", [row["system"]])
+    labels = example.item_metadata.loc[[("java", i) for i in uview.items[0]], "difficulty"]
+    # statsmodels: OLS cluster-robust SE with the difficulty groups
+    fit = OLS(uview.scores[0], np.ones(len(labels))).fit(
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(labels)[0]}, use_t=True)
+    assert row["se"] == pytest.approx(float(fit.bse[0]), rel=1e-10)
+    bad = analyze(example, AnalysisOptions(seed=0, n_resamples=100, cluster_by="nope"))
+    assert bad.to_results()["clusters"] == []
+    assert any("cluster_by='nope' is not an item-metadata column" in n for n in bad.notes)

@@ -124,3 +124,29 @@ def test_compare_errors(capsys):
     assert main(["compare", "x", "y"]) == 2
     assert "give two result files, or two system names followed by the data" in \
         capsys.readouterr().err
+
+
+def test_power_command_against_statsmodels(capsys):
+    from statsmodels.stats.power import NormalIndPower, TTestPower
+    from statsmodels.stats.proportion import proportion_effectsize
+    assert main(["power", "--design", "paired-continuous", "--n", "100", "--delta", "0.3",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # statsmodels: TTestPower().power(effect_size=0.3, nobs=100, alpha=0.05)
+    assert out["power"] == pytest.approx(TTestPower().power(0.3, 100, 0.05), rel=1e-8)
+    assert main(["power", "--design", "unpaired-binary", "--n", "500", "--delta", "0.08",
+                 "--baseline", "0.6", "--method", "arcsine", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    h = proportion_effectsize(0.68, 0.6)
+    # statsmodels: NormalIndPower().power(h, nobs1=500, alpha=0.05, ratio=1)
+    assert out["power"] == pytest.approx(NormalIndPower().power(h, 500, 0.05), rel=1e-8)
+    assert main(["power", "--design", "paired-binary", "--n", "164",
+                 "--discordance", "0.2"]) == 0
+    assert capsys.readouterr().out.startswith("Minimum detectable effect: Δ = ")
+
+
+def test_power_command_errors(capsys):
+    assert main(["power", "--design", "paired-binary"]) == 2
+    assert "give --n, --delta or both" in capsys.readouterr().err
+    assert main(["power", "--design", "paired-binary", "--n", "100"]) == 2
+    assert "discordance" in capsys.readouterr().err

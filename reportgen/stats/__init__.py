@@ -6,6 +6,14 @@ No I/O, no pandas parsing, no Altair or papermill here (DESIGN.md, "Layers").
   permutation, bootstrap and sign tests), vectorised over all pairs.
 - :mod:`~reportgen.stats.multiplicity`: Holm-Šidák, Holm, Bonferroni, Šidák, BH, BY.
 - :mod:`~reportgen.stats.intervals`: Wilson, Newcombe, Tango, t and Welch intervals.
+- :mod:`~reportgen.stats.means`: per-system intervals (Wilson, Clopper-Pearson, t,
+  bootstrap percentile and BCa), vectorised over systems.
+- :mod:`~reportgen.stats.runs`: repeated runs and clusters (clustered SE, cluster and
+  pooled-runs bootstrap, data vs prediction noise, runs-differ tests, CI width by runs).
+- :mod:`~reportgen.stats.corpus`: corpus-level metrics (F1, precision, recall) from
+  per-item sufficient statistics; bootstrap and approximate randomization.
+- :mod:`~reportgen.stats.power`: power, minimum detectable effect, items needed.
+- :mod:`~reportgen.stats.noise`: the noise profile of a benchmark (seed 002).
 """
 
 from reportgen.stats.intervals import (
@@ -15,7 +23,31 @@ from reportgen.stats.intervals import (
     welch_interval,
     wilson_interval,
 )
+from reportgen.stats.corpus import (
+    classification_statistics,
+    corpus_bootstrap_interval,
+    corpus_compare_paired,
+    corpus_metric,
+)
+from reportgen.stats.means import clopper_pearson_interval, mean_intervals
 from reportgen.stats.multiplicity import CORRECTIONS, adjust_pvalues
+from reportgen.stats.noise import noise_profile
+from reportgen.stats.power import (
+    mde_for_sample,
+    minimum_detectable_effect,
+    power_at,
+    required_n,
+    simulate_paired_binary_power,
+)
+from reportgen.stats.runs import (
+    ci_width_by_runs,
+    cluster_bootstrap_interval,
+    clustered_mean_interval,
+    pooled_runs_bootstrap,
+    runs_differ_test,
+    variance_components,
+    variance_components_paired,
+)
 from reportgen.stats.pairwise import (
     EFFECT_THRESHOLDS,
     PairwiseResult,
@@ -27,6 +59,25 @@ from reportgen.stats.pairwise import (
 
 __all__ = [
     "CORRECTIONS",
+    "ci_width_by_runs",
+    "classification_statistics",
+    "clopper_pearson_interval",
+    "cluster_bootstrap_interval",
+    "clustered_mean_interval",
+    "corpus_bootstrap_interval",
+    "corpus_compare_paired",
+    "corpus_metric",
+    "mde_for_sample",
+    "mean_intervals",
+    "minimum_detectable_effect",
+    "noise_profile",
+    "pooled_runs_bootstrap",
+    "power_at",
+    "required_n",
+    "runs_differ_test",
+    "simulate_paired_binary_power",
+    "variance_components",
+    "variance_components_paired",
     "EFFECT_THRESHOLDS",
     "PairwiseResult",
     "adjust_pvalues",
