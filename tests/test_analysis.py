@@ -310,3 +310,23 @@ def test_clusters_section(example):
     bad = analyze(example, AnalysisOptions(seed=0, n_resamples=100, cluster_by="nope"))
     assert bad.to_results()["clusters"] == []
     assert any("cluster_by='nope' is not an item-metadata column" in n for n in bad.notes)
+
+
+def test_signal_to_noise_from_config_families(shared_data, tmp_path):
+    config = tmp_path / "families.toml"
+    config.write_text('[systems."code-llama-multi-7b"]\nfamily = "code-llama-multi"\n'
+                      'size = 7\n[systems."code-llama-multi-34b"]\n'
+                      'family = "code-llama-multi"\nsize = 34\n')
+    table = load(shared_data / "eval-arena" / "mbpp+.jsonl", config=config)
+    (entry,) = analyze(table, AnalysisOptions(seed=0, n_resamples=100)).to_results()["noise"]
+    (pair,) = entry["signal_to_noise"]["pairs"]
+    # closed form (seed 002): (acc(A) - acc(B)) / SE(A - B) / log2(size_A / size_B), with
+    # SE(A - B) = sqrt(b + c - (b - c)^2 / n) / n from the discordant counts
+    view = table.paired("mbpp+", "pass1")
+    a = view.scores[:, view.systems.index("code-llama-multi-34b")]
+    b = view.scores[:, view.systems.index("code-llama-multi-7b")]
+    n = len(a)
+    n10, n01 = np.sum((a == 1) & (b == 0)), np.sum((a == 0) & (b == 1))
+    se = np.sqrt(n10 + n01 - (n10 - n01) ** 2 / n) / n
+    expected = (a.mean() - b.mean()) / se / np.log2(34 / 7)
+    assert pair["snr"] == pytest.approx(expected, rel=1e-10)

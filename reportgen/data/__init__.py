@@ -16,6 +16,7 @@ from pathlib import Path
 from reportgen.data._config import (
     DatasetSpec,
     MetricSpec,
+    SystemSpec,
     TableConfig,
     load_config,
     parse_config,
@@ -59,6 +60,7 @@ __all__ = [
     "PredictionSamples",
     "Problem",
     "ScoreTable",
+    "SystemSpec",
     "TableConfig",
     "UnpairedSamples",
     "adapter_names",

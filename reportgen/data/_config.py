@@ -10,7 +10,12 @@ The file format (``--config FILE``)::
     [datasets.python]
     weight = 2.0               # > 0, used when datasets are aggregated
 
+    [systems."codellama-13b"]
+    family = "codellama"       # model family, for the signal-to-noise of seed 002
+    size = 13                  # parameters in billions (> 0)
+
 Unknown sections or keys and wrong types are errors that name the key and the file.
+System entries become system attributes (``family``, ``size``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["DatasetSpec", "Direction", "MetricSpec", "Modality", "TableConfig", "load_config"]
+__all__ = ["DatasetSpec", "Direction", "MetricSpec", "Modality", "SystemSpec", "TableConfig",
+           "load_config"]
 
 Direction = Literal["higher", "lower"]
 Modality = Literal["binary", "continuous"]
@@ -52,12 +58,21 @@ class DatasetSpec:
 
 
 @dataclass(frozen=True)
+class SystemSpec:
+    """What the user says about one system: its model family and size (billions)."""
+
+    family: str | None = None
+    size: float | None = None
+
+
+@dataclass(frozen=True)
 class TableConfig:
-    """Metric and dataset properties, keyed by name."""
+    """Metric, dataset and system properties, keyed by name."""
 
     metrics: Mapping[str, MetricSpec] = field(default_factory=dict)
     datasets: Mapping[str, DatasetSpec] = field(default_factory=dict)
     source: str | None = None
+    systems: Mapping[str, SystemSpec] = field(default_factory=dict)
 
     def merged(self, other: TableConfig) -> TableConfig:
         """A config where ``other``'s non-None values override this one's."""
@@ -73,11 +88,18 @@ class TableConfig:
             old_d = datasets.get(name, DatasetSpec())
             datasets[name] = DatasetSpec(
                 weight=dspec.weight if dspec.weight is not None else old_d.weight)
-        return TableConfig(metrics, datasets, other.source or self.source)
+        systems = dict(self.systems)
+        for name, sspec in other.systems.items():
+            old_s = systems.get(name, SystemSpec())
+            systems[name] = SystemSpec(family=sspec.family or old_s.family,
+                                       size=sspec.size if sspec.size is not None
+                                       else old_s.size)
+        return TableConfig(metrics, datasets, other.source or self.source, systems)
 
 
 _METRIC_KEYS = {"direction", "modality", "weight"}
 _DATASET_KEYS = {"weight"}
+_SYSTEM_KEYS = {"family", "size"}
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -107,15 +129,18 @@ def load_config(path: str | Path) -> TableConfig:
 def parse_config(raw: Mapping[str, Any], *, source: str | None = None) -> TableConfig:
     """Validate a config mapping (as read from TOML) into a :class:`TableConfig`."""
     loc = Location(source)
-    unknown = set(raw) - {"metrics", "datasets"}
+    unknown = set(raw) - {"metrics", "datasets", "systems"}
     if unknown:
         raise ConfigError(f"unknown config section(s): {', '.join(sorted(unknown))}",
-                          location=loc, hint="allowed sections: [metrics.NAME], [datasets.NAME]")
+                          location=loc, hint="allowed sections: [metrics.NAME], "
+                                             "[datasets.NAME], [systems.NAME]")
     metrics = {name: _metric_spec(name, body, loc)
                for name, body in _section(raw, "metrics", loc).items()}
     datasets = {name: _dataset_spec(name, body, loc)
                 for name, body in _section(raw, "datasets", loc).items()}
-    return TableConfig(metrics, datasets, source)
+    systems = {name: _system_spec(name, body, loc)
+               for name, body in _section(raw, "systems", loc).items()}
+    return TableConfig(metrics, datasets, source, systems)
 
 
 def _section(raw: Mapping[str, Any], key: str, loc: Location) -> Mapping[str, Any]:
@@ -141,6 +166,16 @@ def _metric_spec(name: str, body: Mapping[str, Any], loc: Location) -> MetricSpe
 def _dataset_spec(name: str, body: Mapping[str, Any], loc: Location) -> DatasetSpec:
     _check_keys(f"datasets.{name}", body, _DATASET_KEYS, loc)
     return DatasetSpec(weight=_weight(f"datasets.{name}.weight", body.get("weight"), loc))
+
+
+def _system_spec(name: str, body: Mapping[str, Any], loc: Location) -> SystemSpec:
+    _check_keys(f"systems.{name}", body, _SYSTEM_KEYS, loc)
+    family = body.get("family")
+    if family is not None and (not isinstance(family, str) or not family.strip()):
+        raise ConfigError(f"systems.{name}.family = {family!r} is not valid", location=loc,
+                          hint="a family is a non-empty name, e.g. \"llama\"")
+    return SystemSpec(family=family,
+                      size=_weight(f"systems.{name}.size", body.get("size"), loc))
 
 
 def _check_keys(where: str, body: Mapping[str, Any], allowed: set[str], loc: Location) -> None:

@@ -633,6 +633,16 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
     metrics = _metric_infos(df, config, modality, results, problems)
     _check_declared_modality(metrics, modality, groups)
     item_meta, system_attrs, row_extras = _split_extras(df, results)
+    for name, spec in config.systems.items():
+        if name not in systems:
+            continue  # reported in the findings below
+        for column, value in (("family", spec.family), ("size", spec.size)):
+            if value is not None:
+                if column not in system_attrs:
+                    system_attrs[column] = pd.Series(None, index=system_attrs.index,
+                                                     dtype=object)
+                system_attrs[column] = system_attrs[column].astype(object)
+                system_attrs.loc[name, column] = value
     keep_cols = [c for c in ("system", "dataset", "metric", "item", "run", "score")
                  if c in df] + row_extras + [SOURCE_FILE, SOURCE_LINE]
     frame = df[keep_cols]
@@ -980,6 +990,10 @@ def _findings(table: ScoreTable, config: TableConfig) -> list[Problem]:
             found.append(Problem("warning", f"the config describes metric {name!r}, which "
                                  f"is not in the data (metrics: {', '.join(present_metrics)})",
                                  location=Location(config.source)))
+    for name in config.systems:
+        if name not in table.systems:
+            found.append(Problem("warning", f"the config describes system {name!r}, which "
+                                 "is not in the data", location=Location(config.source)))
     for name in config.datasets:
         if name not in table.datasets:
             found.append(Problem("warning", f"the config describes dataset {name!r}, which "

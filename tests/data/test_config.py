@@ -41,3 +41,17 @@ def test_config_merged_overrides():
     base = TableConfig({"m": MetricSpec("lower", "binary", 2.0)})
     merged = base.merged(TableConfig({"m": MetricSpec(weight=3.0)}))
     assert merged.metrics["m"] == MetricSpec("lower", "binary", 3.0)
+
+
+def test_config_systems_section(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[systems."llama-7b"]\nfamily = "llama"\nsize = 7\n')
+    config = load_config(path)
+    assert config.systems["llama-7b"].family == "llama"
+    assert config.systems["llama-7b"].size == 7.0
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) in \[systems\.x\]: params"):
+        parse_config({"systems": {"x": {"params": 7}}})
+    with pytest.raises(ConfigError, match=r"systems\.x\.size = -7 is not valid"):
+        parse_config({"systems": {"x": {"size": -7}}})
+    with pytest.raises(ConfigError, match=r"systems\.x\.family = '' is not valid"):
+        parse_config({"systems": {"x": {"family": ""}}})
