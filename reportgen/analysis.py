@@ -59,7 +59,6 @@ from reportgen.stats.pairwise import (
     EffectLevel,
     Method,
     Order,
-    PairwiseResult,
     compare_paired,
     compare_unpaired,
 )

@@ -955,8 +955,9 @@ def _findings(table: ScoreTable, config: TableConfig) -> list[Problem]:
     for dataset, metric in table.pairs():
         info = table.pairing(dataset, metric)
         if info.n_systems < 2:
-            found.append(Problem("warning", f"only one system ({table.systems_of(dataset, metric)[0]!r}) "
-                                 f"is scored on metric {metric!r}: nothing to compare there",
+            (only,) = table.systems_of(dataset, metric)
+            found.append(Problem("warning", f"only one system ({only!r}) is scored on "
+                                 f"metric {metric!r}: nothing to compare there",
                                  dataset=dataset))
         elif info.kind != "paired":
             excluded = {s: n for s, n in info.excluded_per_system.items() if n}

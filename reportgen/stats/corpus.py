@@ -44,6 +44,8 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
+from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._common import system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -642,17 +644,6 @@ def _prepare(stats: Any, metric: CorpusMetric, runs_axis: int | None) -> _Prepar
                      metric.function)
 
 
-def _names(systems: Sequence[str] | None, count: int) -> tuple[str, ...]:
-    if systems is None:
-        return tuple(f"system {i + 1}" for i in range(count))
-    names = tuple(str(s) for s in systems)
-    if len(names) != count:
-        raise InputError(f"{len(names)} system names for {count} systems")
-    if len(set(names)) != len(names):
-        raise InputError("system names must be distinct")
-    return names
-
-
 def _options_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]], confidence: float,
                 n_resamples: int, max_memory: int) -> None:
     for name, (value, valid) in choices.items():
@@ -668,11 +659,6 @@ def _options_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]], confidence: flo
                               "bootstrap resamples")
     if max_memory < 2**20:
         raise InputError(f"max_memory={max_memory!r} is below 1 MiB")
-
-
-def _num(value: Any) -> float | None:
-    value = float(value)
-    return None if math.isnan(value) else value
 
 
 # ============================================================================ resampling
@@ -913,7 +899,7 @@ def corpus_bootstrap_interval(stats: Any, metric: CorpusMetric | str, *,
     _options_iv({"method": (method, get_args(IntervalMethod))}, confidence, n_resamples,
                 max_memory)
     prep = _prepare(stats, metric, runs_axis)
-    names = _names(systems, prep.n_systems)
+    names = system_names(systems, prep.n_systems)
     generator = np.random.default_rng(rng)
     n = prep.X.shape[0]
     observed = _observed(prep)
@@ -1138,7 +1124,7 @@ def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
 
     The interval is the paired bootstrap of :math:`\\delta` (Koehn 2004): the same
     bootstrap counts for both systems; BCa uses the jackknife over items.
-   
+
     Examples
     --------
     >>> reference = ["a", "b", "c"] * 10
@@ -1160,7 +1146,7 @@ def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"alpha={alpha!r} must be between 0 and 1 (exclusive)")
     prep = _prepare(stats, metric, runs_axis)
-    names = _names(systems, prep.n_systems)
+    names = system_names(systems, prep.n_systems)
     if prep.n_systems < 2:
         raise InputError("at least 2 systems are needed for a comparison")
     if isinstance(baseline, str):

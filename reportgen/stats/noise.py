@@ -34,6 +34,8 @@ import numpy as np
 from scipy import stats
 
 from reportgen.errors import DataWarning, DegenerateDataWarning, InputError
+from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._common import system_names
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY, chunk_sizes
 
 __all__ = [
@@ -68,11 +70,6 @@ _MAX_LEVELS: int = 64
 
 SnrSE = Literal["paired", "sign-test"]
 Modality = Literal["binary", "continuous"]
-
-
-def _num(value: Any) -> float | None:
-    value = float(value)
-    return None if math.isnan(value) else value
 
 
 def _median(values: np.ndarray) -> float:
@@ -414,18 +411,6 @@ class _Data:
     samples: np.ndarray | None         # items × systems: samples behind each item score
 
 
-def _names(systems: Sequence[str] | None, count: int) -> tuple[str, ...]:
-    if systems is None:
-        return tuple(f"system {i + 1}" for i in range(count))
-    names = tuple(str(s) for s in systems)
-    if len(names) != count:
-        raise InputError(f"{len(names)} system names for {count} systems",
-                         hint="give one name per column of scores")
-    if len(set(names)) != len(names):
-        raise InputError("system names must be distinct")
-    return names
-
-
 def _counts_iv(counts: Any, shape: tuple[int, int]) -> np.ndarray:
     c = np.asarray(counts, dtype=np.float64)
     n, s = shape
@@ -450,7 +435,7 @@ def _data_iv(scores: Any, systems: Sequence[str] | None, counts: Any,
         raise InputError(f"scores must be items × systems (or items × systems × runs), "
                          f"got shape {S.shape}")
     n, n_sys = S.shape[:2]
-    names = _names(systems, n_sys)
+    names = system_names(systems, n_sys)
     if n_sys < min_systems:
         raise InputError(f"a noise profile needs at least {min_systems} systems, got "
                          f"{n_sys}", hint="pairs need two systems scored on the same items")

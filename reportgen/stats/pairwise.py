@@ -42,6 +42,8 @@ import numpy as np
 from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
+from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._common import system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -232,11 +234,6 @@ class PairwiseResult:
         return pd.DataFrame.from_records(self.to_records())
 
 
-def _num(value: Any) -> float | None:
-    value = float(value)
-    return None if math.isnan(value) else value
-
-
 # ============================================================================ inputs
 
 
@@ -310,17 +307,6 @@ def _options_iv(method: str, order: str, alternative: str, correction: str, alph
     return _Options(method, order, alternative, correction, float(alpha),  # type: ignore[arg-type]
                     float(confidence), int(n_resamples), effect_threshold,  # type: ignore[arg-type]
                     np.random.default_rng(rng), int(max_memory))
-
-
-def _names(systems: Sequence[str] | None, count: int) -> tuple[str, ...]:
-    if systems is None:
-        return tuple(f"system {i + 1}" for i in range(count))
-    names = tuple(str(s) for s in systems)
-    if len(names) != count:
-        raise InputError(f"{len(names)} system names for {count} systems")
-    if len(set(names)) != len(names):
-        raise InputError("system names must be distinct")
-    return names
 
 
 def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
@@ -431,7 +417,7 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
     if np.isnan(X).any():
         raise InputError("scores contain NaN", hint="drop items not scored by every system")
     n, n_sys = X.shape
-    names = _names(systems, n_sys)
+    names = system_names(systems, n_sys)
     if n_sys < 2:
         raise InputError("at least 2 systems are needed for a comparison")
     mod = _modality_iv(X, modality)
@@ -678,7 +664,7 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
     for s in arrays:
         if np.isnan(s).any():
             raise InputError("scores contain NaN", hint="drop missing scores first")
-    names = _names(systems, len(arrays))
+    names = system_names(systems, len(arrays))
     mod = _modality_iv(np.concatenate(arrays), modality)
     ia, ib = comparison_pairs(len(arrays), opts.order, _baseline_index(baseline, names))
     _warn_one_sided(opts.alternative)

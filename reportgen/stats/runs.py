@@ -37,6 +37,8 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._common import system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -69,11 +71,6 @@ BootstrapMethod = Literal["percentile", "bca"]
 WidthMethod = Literal["pooled", "cluster"]
 Modality = Literal["binary", "continuous"]
 Metric = Callable[[np.ndarray], np.ndarray]
-
-
-def _num(value: Any) -> float | None:
-    value = float(value)
-    return None if math.isnan(value) else value
 
 
 # ============================================================================ inputs
@@ -140,21 +137,6 @@ def _scores_iv(scores: Any, name: str = "scores") -> np.ndarray:
     if X.shape[2] < 1:
         raise InputError(f"{name} has no runs (shape {X.shape})")
     return X
-
-
-def _names(systems: Sequence[str] | None, count: int, prefix: str = "system"
-           ) -> tuple[str, ...]:
-    if systems is None:
-        return tuple(f"{prefix} {i + 1}" for i in range(count))
-    if isinstance(systems, str):
-        systems = [systems]
-    names = tuple(str(s) for s in systems)
-    if len(names) != count:
-        raise InputError(f"{len(names)} system names for {count} systems",
-                         hint="pass one name per system (the middle axis of scores)")
-    if len(set(names)) != len(names):
-        raise InputError("system names must be distinct")
-    return names
 
 
 def _check_metric(metric: Metric | None) -> Metric:
@@ -341,7 +323,7 @@ def clustered_mean_interval(values: np.ndarray, clusters: np.ndarray, *,
     elif Y.ndim != 2:
         raise InputError(f"values must be (n_obs,) or (n_obs, n_systems), got shape {Y.shape}")
     codes = _cluster_codes(clusters, Y.shape[0])
-    names = _names(systems, Y.shape[1])
+    names = system_names(systems, Y.shape[1])
 
     mask = ~np.isnan(Y)
     N = mask.sum(axis=0)
@@ -545,7 +527,7 @@ def cluster_bootstrap_interval(scores: np.ndarray, *, method: BootstrapMethod = 
     meth = _choice_iv("method", method, get_args(BootstrapMethod))
     conf = _confidence_iv(confidence)
     R, max_memory, gen = _resampling_iv(n_resamples, max_memory, rng)
-    names = _names(systems, X.shape[1])
+    names = system_names(systems, X.shape[1])
     S, C = _item_sums(X)
     keep = C.sum(axis=1) > 0          # items with no run of any system carry no data
     S, C = S[keep], C[keep]
@@ -806,7 +788,7 @@ def variance_components(scores: np.ndarray, *, systems: Sequence[str] | None = N
     True
     """
     X = _scores_iv(scores)
-    names = _names(systems, X.shape[1])
+    names = system_names(systems, X.shape[1])
     means, within, k = _within(X)
     parts, k_eff = _single_parts(means, within, k)
     return _finish(parts, names, False, "runs", k_eff)
@@ -857,7 +839,7 @@ def variance_components_paired(scores_a: np.ndarray, scores_b: np.ndarray, *,
         raise InputError(f"scores_a {A.shape} and scores_b {B.shape} must have the same "
                          "items (and pairs)", hint="both systems must be scored on the same "
                                                    "items, in the same order")
-    names = _names(systems, A.shape[1], prefix="pair")
+    names = system_names(systems, A.shape[1], prefix="pair")
     mA, wA, kA = _within(A)
     mB, wB, kB = _within(B)
     valid = (kA >= 1) & (kB >= 1)
@@ -941,7 +923,7 @@ def variance_components_from_counts(share: np.ndarray, count: np.ndarray | int, 
         raise InputError(f"share {P[i, j]!r} × count {c[i, j]:g} is not a whole number of "
                          f"successes (item {i}, system {j})",
                          hint="share must be successes / count")
-    names = _names(systems, P.shape[1])
+    names = system_names(systems, P.shape[1])
     k = np.where(observed, c, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         within = np.where(observed & (c >= 2), P * (1 - P) * c / (c - 1), np.nan)
@@ -1192,7 +1174,7 @@ def pooled_runs_bootstrap(stats: np.ndarray, *, metric: Metric | None = None,
     fn = _check_metric(metric)
     conf = _confidence_iv(confidence)
     R, max_memory, gen = _resampling_iv(n_resamples, max_memory, rng)
-    names = _names(systems, X.shape[1])
+    names = system_names(systems, X.shape[1])
     reps, estimate, l = _pooled_distribution(X, fn, R, gen, max_memory)
     _warn_nan_replicates(reps)
     low, high = _percentile_interval(reps, conf)
@@ -1316,7 +1298,7 @@ def runs_differ_test(scores: np.ndarray, *, modality: Modality | None = None,
     system.
     """
     X = _scores_iv(scores)
-    names = _names(systems, X.shape[1])
+    names = system_names(systems, X.shape[1])
     n_runs = X.shape[2]
     if n_runs < 2:
         raise InputError(f"at least 2 runs are needed to compare runs, got {n_runs}",
@@ -1454,7 +1436,7 @@ def ci_width_by_runs(scores: np.ndarray, *, method: WidthMethod = "cluster",
     meth = _choice_iv("method", method, get_args(WidthMethod))
     conf = _confidence_iv(confidence)
     R, max_memory, gen = _resampling_iv(n_resamples, max_memory, rng)
-    names = _names(systems, X.shape[1])
+    names = system_names(systems, X.shape[1])
     n_runs, n_sys = X.shape[2], X.shape[1]
     estimate = np.full((n_runs, n_sys), np.nan)
     low = np.full((n_runs, n_sys), np.nan)
