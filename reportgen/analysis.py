@@ -31,6 +31,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from reportgen._groups import condition_and_compare, group_comparisons, validate_columns
 from reportgen.data import ScoreTable
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
@@ -111,6 +112,14 @@ class AnalysisOptions:
     cluster_by
         An item-metadata column grouping items (e.g. a passage or a source document):
         the ``clusters`` section then gives each system's cluster-robust interval.
+    group_by
+        Item-metadata columns (e.g. difficulty): the ``groups`` section compares the
+        systems within each level (seed 000 §10.1).
+    compare_by, condition_on
+        System attributes (hyperparameters): within each combination of
+        ``condition_on``, systems sharing the ``compare_by`` values are pooled and the
+        best level is tested against the others (seed 000 §10.2); the
+        ``hyperparameters`` section.
     seed
         Master seed; ``None`` draws one (and records it).
     systems
@@ -135,6 +144,9 @@ class AnalysisOptions:
     power: float = 0.8
     detect_delta: float | None = None
     cluster_by: str | None = None
+    group_by: tuple[str, ...] = ()
+    compare_by: tuple[str, ...] = ()
+    condition_on: tuple[str, ...] = ()
     seed: int | None = None
     systems: tuple[str, ...] | None = None
     max_memory: int = DEFAULT_MAX_MEMORY
@@ -209,6 +221,12 @@ class Analysis:
     clusters
         Per dataset × metric, when ``options.cluster_by`` names an item-metadata column:
         cluster-robust intervals of each system's mean beside the naive ones.
+    groups
+        Per dataset × metric × level of ``options.group_by``: the comparisons on the items
+        of that level.
+    hyperparameters
+        Per dataset × metric × condition group: the pooled levels of the compared
+        hyperparameters and the best level against each other.
     power
         Per dataset × metric: the minimum detectable effect at ``options.power`` and the
         items needed for ``options.detect_delta``, from the observed nuisance parameters
@@ -225,6 +243,8 @@ class Analysis:
     power: tuple[dict[str, Any], ...] = field(default=())
     runs: tuple[dict[str, Any], ...] = field(default=())
     clusters: tuple[dict[str, Any], ...] = field(default=())
+    groups: tuple[dict[str, Any], ...] = field(default=())
+    hyperparameters: tuple[dict[str, Any], ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
 
     def comparisons(self) -> list[dict[str, Any]]:
@@ -268,6 +288,7 @@ class Analysis:
                 "systems": list(self.systems), "comparisons": self.comparisons(),
                 "noise": list(self.noise), "power": list(self.power),
                 "runs": list(self.runs), "clusters": list(self.clusters),
+                "groups": list(self.groups), "hyperparameters": list(self.hyperparameters),
                 "notes": list(self.notes)}
 
 
@@ -323,6 +344,8 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
         if name is not None and name not in table.systems:
             raise InputError(f"unknown system {name!r}",
                              hint=f"systems: {', '.join(table.systems)}")
+    validate_columns(table, group_by=options.group_by, compare_by=options.compare_by,
+                     condition_on=options.condition_on)
     if options.alternative != "two-sided":
         warnings.warn(f"alternative={options.alternative!r} (system A "
                       f"{'better' if options.alternative == 'greater' else 'worse'} than B): "
@@ -334,6 +357,8 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     power: list[dict[str, Any]] = []
     runs_entries: list[dict[str, Any]] = []
     cluster_entries: list[dict[str, Any]] = []
+    group_entries: list[dict[str, Any]] = []
+    hyper_entries: list[dict[str, Any]] = []
     notes: list[str] = []
     for dataset, metric in table.pairs():
         systems = _ordered_systems(table.systems_of(dataset, metric), options)
@@ -361,6 +386,19 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
             entry = _cluster_entry(table, dataset, metric, systems, options, notes)
             if entry is not None:
                 cluster_entries.append(entry)
+        if options.group_by or options.compare_by:
+            common = _test_options(options, unit.direction,
+                                   unit_rng(seed, dataset, metric, stream=3))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", OneSidedWarning)
+                if options.group_by:
+                    group_entries.extend(group_comparisons(
+                        table, dataset, metric, systems, options.group_by, unit.pairing,
+                        common))
+                if options.compare_by:
+                    hyper_entries.extend(condition_and_compare(
+                        table, dataset, metric, systems, options.compare_by,
+                        options.condition_on, unit.pairing, unit.direction, common))
     if options.correct_across == "all" and lists:
         raw = np.concatenate([sl.result.p_value for sl in lists])
         adjusted = adjust_pvalues(raw, method=options.correction)
@@ -379,7 +417,7 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Analysis(table, options, seed, created, tuple(lists), tuple(system_rows),
                     tuple(noise), tuple(power), tuple(runs_entries), tuple(cluster_entries),
-                    tuple(notes))
+                    tuple(group_entries), tuple(hyper_entries), tuple(notes))
 
 
 def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:
@@ -391,20 +429,26 @@ def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list
     return systems
 
 
+def _test_options(options: AnalysisOptions, direction: str,
+                  rng: np.random.Generator) -> dict[str, Any]:
+    """The keyword options of compare_paired/compare_unpaired for one unit; the
+    alternative is turned from quality terms into raw-scale terms."""
+    alternative = options.alternative if direction == "higher" else \
+        _FLIP[options.alternative]
+    return dict(method=options.method, order=options.order, baseline=0,
+                alternative=alternative, correction=options.correction, alpha=options.alpha,
+                confidence=options.confidence, n_resamples=options.n_resamples,
+                effect_threshold=options.effect_threshold, rng=rng,
+                max_memory=options.max_memory)
+
+
 def _compare_unit(table: ScoreTable, dataset: str, metric: str, systems: list[str],
                   options: AnalysisOptions, seed: int) -> SampleListResult:
     info = table.pairing(dataset, metric, systems)
     pairing = info.recommended if options.pairing == "auto" else options.pairing
     direction = table.metrics[metric].direction
-    alternative = options.alternative if direction == "higher" else \
-        _FLIP[options.alternative]
     runs = table.runs_of(dataset)
-    common = dict(method=options.method, order=options.order, baseline=0,
-                  alternative=alternative, correction=options.correction,
-                  alpha=options.alpha, confidence=options.confidence,
-                  n_resamples=options.n_resamples,
-                  effect_threshold=options.effect_threshold,
-                  rng=unit_rng(seed, dataset, metric), max_memory=options.max_memory)
+    common = _test_options(options, direction, unit_rng(seed, dataset, metric))
     if pairing == "paired":
         view = table.paired(dataset, metric, systems)
         scores = view.item_means()

@@ -129,12 +129,29 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--cluster-by", metavar="COLUMN", default=None,
                        help="item-metadata column grouping items (e.g. a passage id): "
                             "adds cluster-robust intervals of each system's mean")
+    group.add_argument("--group-by", action="append", default=None, metavar="COLUMN",
+                       help="item-metadata column: also compare within each of its levels "
+                            "(repeatable; seed 000 §10.1)")
+    group.add_argument("--compare-by", action="append", default=None, metavar="ATTR",
+                       help="hyperparameter (system attribute) to compare by pooling the "
+                            "systems that share its value (repeatable; seed 000 §10.2)")
+    group.add_argument("--condition-on", action="append", default=None, metavar="ATTR",
+                       help="hyperparameter to condition on: --compare-by runs within each "
+                            "of its values (repeatable)")
     group.add_argument("--seed", type=int, default=None,
                        help="random seed (default: drawn and recorded in the results)")
 
 
-def _analysis_options(args: argparse.Namespace):
+def _analysis_options(args: argparse.Namespace, defaults=None):
+    """Options from the command line; ``defaults`` (the config's [analysis]) fill in
+    the lists the command line leaves out."""
     from reportgen.analysis import AnalysisOptions
+
+    defaults = defaults or {}
+
+    def listed(name: str) -> tuple[str, ...]:
+        given = getattr(args, name, None)
+        return tuple(given) if given else tuple(defaults.get(name, ()))
 
     return AnalysisOptions(pairing=args.pairing, method=args.method, order=args.order,
                            baseline=args.baseline, alternative=args.alternative,
@@ -145,7 +162,9 @@ def _analysis_options(args: argparse.Namespace):
                            ci_method=args.ci_method,
                            corpus_metrics=tuple(args.corpus_metrics or ("f1-macro",)),
                            power=args.target_power, detect_delta=args.detect_delta,
-                           cluster_by=args.cluster_by, seed=args.seed)
+                           cluster_by=args.cluster_by, group_by=listed("group_by"),
+                           compare_by=listed("compare_by"),
+                           condition_on=listed("condition_on"), seed=args.seed)
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
@@ -153,8 +172,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from reportgen.report.output import prepare_output_dir, write_json_atomic
 
     out = prepare_output_dir(args.out)
-    options = _analysis_options(args)
+    _analysis_options(args)  # bad options fail before the data are read
     table = _load(args)
+    options = _analysis_options(args, _config_analysis(args))
     analysis = analyze(table, options)
     results = analysis.to_results()
     path = write_json_atomic(out / "results.json", results)
@@ -165,6 +185,13 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
                      f"α = {options.alpha:g} ({options.correction}); seed {analysis.seed}\n"
                      f"wrote {path}\n")
     return EXIT_OK
+
+
+def _config_analysis(args: argparse.Namespace) -> dict:
+    if not args.config:
+        return {}
+    from reportgen.data import load_config
+    return dict(load_config(args.config).analysis)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

@@ -14,8 +14,14 @@ The file format (``--config FILE``)::
     family = "codellama"       # model family, for the signal-to-noise of seed 002
     size = 13                  # parameters in billions (> 0)
 
+    [analysis]
+    group_by = ["difficulty"]      # item-metadata columns: compare within each level
+    compare_by = ["prompt_format"] # hyperparameters (system attributes) to compare ...
+    condition_on = ["model"]       # ... within each combination of these
+
 Unknown sections or keys and wrong types are errors that name the key and the file.
-System entries become system attributes (``family``, ``size``).
+System entries become system attributes (``family``, ``size``); the ``analysis`` lists
+are defaults of the same-named command-line options.
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ class TableConfig:
     datasets: Mapping[str, DatasetSpec] = field(default_factory=dict)
     source: str | None = None
     systems: Mapping[str, SystemSpec] = field(default_factory=dict)
+    analysis: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def merged(self, other: TableConfig) -> TableConfig:
         """A config where ``other``'s non-None values override this one's."""
@@ -94,12 +101,14 @@ class TableConfig:
             systems[name] = SystemSpec(family=sspec.family or old_s.family,
                                        size=sspec.size if sspec.size is not None
                                        else old_s.size)
-        return TableConfig(metrics, datasets, other.source or self.source, systems)
+        return TableConfig(metrics, datasets, other.source or self.source, systems,
+                           {**self.analysis, **other.analysis})
 
 
 _METRIC_KEYS = {"direction", "modality", "weight"}
 _DATASET_KEYS = {"weight"}
 _SYSTEM_KEYS = {"family", "size"}
+_ANALYSIS_KEYS = {"group_by", "compare_by", "condition_on"}
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -129,18 +138,19 @@ def load_config(path: str | Path) -> TableConfig:
 def parse_config(raw: Mapping[str, Any], *, source: str | None = None) -> TableConfig:
     """Validate a config mapping (as read from TOML) into a :class:`TableConfig`."""
     loc = Location(source)
-    unknown = set(raw) - {"metrics", "datasets", "systems"}
+    unknown = set(raw) - {"metrics", "datasets", "systems", "analysis"}
     if unknown:
         raise ConfigError(f"unknown config section(s): {', '.join(sorted(unknown))}",
                           location=loc, hint="allowed sections: [metrics.NAME], "
-                                             "[datasets.NAME], [systems.NAME]")
+                                             "[datasets.NAME], [systems.NAME], [analysis]")
     metrics = {name: _metric_spec(name, body, loc)
                for name, body in _section(raw, "metrics", loc).items()}
     datasets = {name: _dataset_spec(name, body, loc)
                 for name, body in _section(raw, "datasets", loc).items()}
     systems = {name: _system_spec(name, body, loc)
                for name, body in _section(raw, "systems", loc).items()}
-    return TableConfig(metrics, datasets, source, systems)
+    return TableConfig(metrics, datasets, source, systems,
+                       _analysis_section(raw.get("analysis", {}), loc))
 
 
 def _section(raw: Mapping[str, Any], key: str, loc: Location) -> Mapping[str, Any]:
@@ -176,6 +186,22 @@ def _system_spec(name: str, body: Mapping[str, Any], loc: Location) -> SystemSpe
                           hint="a family is a non-empty name, e.g. \"llama\"")
     return SystemSpec(family=family,
                       size=_weight(f"systems.{name}.size", body.get("size"), loc))
+
+
+def _analysis_section(body: Any, loc: Location) -> dict[str, tuple[str, ...]]:
+    if not isinstance(body, Mapping):
+        raise ConfigError(f"'analysis' must be a table, got {body!r}", location=loc,
+                          hint="write it as [analysis] followed by key = [...] lines")
+    _check_keys("analysis", body, _ANALYSIS_KEYS, loc)
+    out = {}
+    for key, value in body.items():
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(f"analysis.{key} = {value!r} is not valid", location=loc,
+                              hint="a list of column names, e.g. [\"difficulty\"]")
+        out[key] = tuple(value)
+    return out
 
 
 def _check_keys(where: str, body: Mapping[str, Any], allowed: set[str], loc: Location) -> None:
