@@ -42,6 +42,7 @@ from reportgen.stats.corpus import (
     corpus_metric,
 )
 from reportgen.stats.means import CIMethod, mean_intervals
+from reportgen.stats.leaderboard import bradley_terry, item_analysis, win_rates
 from reportgen.stats.noise import noise_profile
 from reportgen.stats.pairwise import comparison_pairs
 from reportgen.stats.power import mde_for_sample
@@ -227,6 +228,13 @@ class Analysis:
     hyperparameters
         Per dataset × metric × condition group: the pooled levels of the compared
         hyperparameters and the best level against each other.
+    rankings
+        Leaderboards (seed 002: win rates, Bradley-Terry ratings on the Elo scale with
+        bootstrap CIs) per dataset × metric of proportions on paired items.
+    items
+        Item analysis (seed 002) per dataset × metric of proportions on paired items:
+        items solved by no system or by one, suspect items (negative Kendall τ between
+        item correctness and Bradley-Terry rating), difficulty, weakest solver.
     power
         Per dataset × metric: the minimum detectable effect at ``options.power`` and the
         items needed for ``options.detect_delta``, from the observed nuisance parameters
@@ -245,6 +253,8 @@ class Analysis:
     clusters: tuple[dict[str, Any], ...] = field(default=())
     groups: tuple[dict[str, Any], ...] = field(default=())
     hyperparameters: tuple[dict[str, Any], ...] = field(default=())
+    rankings: tuple[dict[str, Any], ...] = field(default=())
+    items: tuple[dict[str, Any], ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
 
     def comparisons(self) -> list[dict[str, Any]]:
@@ -289,6 +299,7 @@ class Analysis:
                 "noise": list(self.noise), "power": list(self.power),
                 "runs": list(self.runs), "clusters": list(self.clusters),
                 "groups": list(self.groups), "hyperparameters": list(self.hyperparameters),
+                "rankings": list(self.rankings), "items": list(self.items),
                 "notes": list(self.notes)}
 
 
@@ -359,6 +370,8 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     cluster_entries: list[dict[str, Any]] = []
     group_entries: list[dict[str, Any]] = []
     hyper_entries: list[dict[str, Any]] = []
+    ranking_entries: list[dict[str, Any]] = []
+    item_entries: list[dict[str, Any]] = []
     notes: list[str] = []
     for dataset, metric in table.pairs():
         systems = _ordered_systems(table.systems_of(dataset, metric), options)
@@ -379,6 +392,10 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
             profile = _noise_entry(table, dataset, metric, systems)
             if profile is not None:
                 noise.append(profile)
+                board, items = _leaderboard_entries(table, dataset, metric, systems,
+                                                    options, seed)
+                ranking_entries.append(board)
+                item_entries.append(items)
         power.append(_power_entry(table, unit, systems, options))
         if table.runs_of(dataset) is not None and unit.pairing == "paired":
             runs_entries.append(_runs_entry(table, unit, systems, options, seed))
@@ -417,7 +434,8 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Analysis(table, options, seed, created, tuple(lists), tuple(system_rows),
                     tuple(noise), tuple(power), tuple(runs_entries), tuple(cluster_entries),
-                    tuple(group_entries), tuple(hyper_entries), tuple(notes))
+                    tuple(group_entries), tuple(hyper_entries), tuple(ranking_entries),
+                    tuple(item_entries), tuple(notes))
 
 
 def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:
@@ -653,3 +671,28 @@ def _cluster_entry(table: ScoreTable, dataset: str, metric: str, systems: list[s
 def pd_isna(values: np.ndarray) -> np.ndarray:
     import pandas as pd
     return pd.isna(values)
+
+
+#: Bootstrap resamples of the Bradley-Terry intervals (each resample is a full fit).
+_BT_RESAMPLES = 2000
+
+
+def _leaderboard_entries(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                         options: AnalysisOptions, seed: int
+                         ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Seed 002's leaderboard and item analysis of a paired list of proportions."""
+    view = table.paired(dataset, metric, systems)
+    scores = view.item_means()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # notes in the results
+        rates = win_rates(scores, systems=view.systems)
+        bt = bradley_terry(scores, systems=view.systems,
+                           n_resamples=min(options.n_resamples, _BT_RESAMPLES),
+                           confidence=options.confidence,
+                           rng=unit_rng(seed, dataset, metric, stream=4),
+                           max_memory=options.max_memory)
+        items = item_analysis(scores, systems=view.systems, items=view.items,
+                              quality=bt.rating)
+    board = {"dataset": dataset, "metric": metric, "kind": "leaderboard",
+             "win_rates": rates.to_dict(), "bradley_terry": bt.to_dict()}
+    return board, {"dataset": dataset, "metric": metric, **items.to_dict()}

@@ -330,3 +330,19 @@ def test_signal_to_noise_from_config_families(shared_data, tmp_path):
     se = np.sqrt(n10 + n01 - (n10 - n01) ** 2 / n) / n
     expected = (a.mean() - b.mean()) / se / np.log2(34 / 7)
     assert pair["snr"] == pytest.approx(expected, rel=1e-10)
+
+
+def test_rankings_and_items_sections(shared_data):
+    from reportgen.stats.leaderboard import bradley_terry
+    table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
+    results = analyze(table, AnalysisOptions(seed=5, n_resamples=300)).to_results()
+    (items,) = results["items"]
+    view = table.paired("humaneval+", "pass1")
+    # independent count: items no model solves (issue 5: 7 on humaneval+)
+    assert items["n_unsolved"] == int((view.scores.sum(axis=1) == 0).sum()) == 7
+    assert items["n_solved_by_one"] == int((view.scores.sum(axis=1) == 1).sum())
+    (board,) = results["rankings"]
+    ratings = {r["system"]: r["rating"] for r in board["bradley_terry"]["systems"]}
+    direct = bradley_terry(view.scores, systems=view.systems, n_resamples=10)
+    for name, rating in zip(direct.systems, direct.rating):
+        assert ratings[name] == pytest.approx(rating, rel=1e-9)
