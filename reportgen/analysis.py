@@ -32,6 +32,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen._groups import condition_and_compare, group_comparisons, validate_columns
+from reportgen._ranking import ranking_sections
 from reportgen.data import ScoreTable
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
@@ -228,8 +229,14 @@ class Analysis:
     hyperparameters
         Per dataset × metric × condition group: the pooled levels of the compared
         hyperparameters and the best level against each other.
+    aggregates
+        The metric aggregate of each dataset whose metrics are paired (seed 000 §6.1).
     rankings
-        Leaderboards (seed 002: win rates, Bradley-Terry ratings on the Elo scale with
+        The ordered ranking across all datasets and metrics (seed 000 §7: aggregate,
+        order, pairwise tests or harmonic-mean p across lists, graph, cliques, letters,
+        sign tests and Friedman/Nemenyi across lists), TOPSIS cross-checks, rank
+        distributions and simultaneous rank intervals per dataset × metric, and
+        leaderboards (seed 002: win rates, Bradley-Terry ratings on the Elo scale with
         bootstrap CIs) per dataset × metric of proportions on paired items.
     items
         Item analysis (seed 002) per dataset × metric of proportions on paired items:
@@ -255,6 +262,7 @@ class Analysis:
     hyperparameters: tuple[dict[str, Any], ...] = field(default=())
     rankings: tuple[dict[str, Any], ...] = field(default=())
     items: tuple[dict[str, Any], ...] = field(default=())
+    aggregates: tuple[dict[str, Any], ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
 
     def comparisons(self) -> list[dict[str, Any]]:
@@ -299,7 +307,8 @@ class Analysis:
                 "noise": list(self.noise), "power": list(self.power),
                 "runs": list(self.runs), "clusters": list(self.clusters),
                 "groups": list(self.groups), "hyperparameters": list(self.hyperparameters),
-                "rankings": list(self.rankings), "items": list(self.items),
+                "aggregates": list(self.aggregates), "rankings": list(self.rankings),
+                "items": list(self.items),
                 "notes": list(self.notes)}
 
 
@@ -431,11 +440,15 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
         lists = updated
         notes.append(f"p-values adjusted with {options.correction} across all "
                      f"{len(raw)} comparisons of the analysis")
+    aggregates, ordered, ranking_notes = ranking_sections(table, options, seed, unit_rng,
+                                                          lists)
+    ranking_entries = ordered + ranking_entries
+    notes.extend(ranking_notes)
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Analysis(table, options, seed, created, tuple(lists), tuple(system_rows),
                     tuple(noise), tuple(power), tuple(runs_entries), tuple(cluster_entries),
                     tuple(group_entries), tuple(hyper_entries), tuple(ranking_entries),
-                    tuple(item_entries), tuple(notes))
+                    tuple(item_entries), tuple(aggregates), tuple(notes))
 
 
 def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:

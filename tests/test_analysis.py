@@ -341,8 +341,46 @@ def test_rankings_and_items_sections(shared_data):
     # independent count: items no model solves (issue 5: 7 on humaneval+)
     assert items["n_unsolved"] == int((view.scores.sum(axis=1) == 0).sum()) == 7
     assert items["n_solved_by_one"] == int((view.scores.sum(axis=1) == 1).sum())
-    (board,) = results["rankings"]
+    (board,) = [e for e in results["rankings"] if e["kind"] == "leaderboard"]
     ratings = {r["system"]: r["rating"] for r in board["bradley_terry"]["systems"]}
     direct = bradley_terry(view.scores, systems=view.systems, n_resamples=10)
     for name, rating in zip(direct.systems, direct.rating):
         assert ratings[name] == pytest.approx(rating, rel=1e-9)
+
+
+def test_ordered_ranking_on_the_example(example):
+    from statsmodels.stats.multitest import multipletests  # noqa: F401 (reference below)
+    results = analyze(example, AnalysisOptions(seed=2, n_resamples=1000)).to_results()
+    ordered = results["rankings"][0]
+    assert ordered["kind"] == "ordered" and len(ordered["lists"]) == 5
+    scores = [s["score"] for s in ordered["systems"]]
+    assert scores == sorted(scores, reverse=True)
+    # cliques are consistent with the adjusted p-values: every pair inside a clique is
+    # not significant (the property the issue checks)
+    significant = {frozenset((p["system_a"], p["system_b"])) for p in ordered["pairs"]
+                   if p["significant"]}
+    for clique in ordered["graph"]["cliques"]:
+        for a in clique:
+            for b in clique:
+                assert a == b or frozenset((a, b)) not in significant
+    # the generator's near-tie pair (examples/README.md) shares a clique
+    near_tie = {"starcoder2-15b|l2r|4k", "codellama-13b|fim|4k"}
+    assert any(near_tie <= set(c) for c in ordered["graph"]["cliques"])
+    assert {a["dataset"] for a in results["aggregates"]} == {"csharp", "java", "python",
+                                                             "typescript", "unittests"}
+    assert ordered["across_lists"]["friedman_nemenyi"]["test"] == "Friedman"
+
+
+def test_rank_intervals_contain_observed_ranks(shared_data):
+    # the eval-arena benchmarks taken as unpaired datasets: one ordered ranking across
+    # them, and per benchmark rank intervals that contain the observed rank
+    tables = [shared_data / "eval-arena" / n for n in ("humaneval+.jsonl", "mbpp+.jsonl")]
+    table = load(tables)
+    results = analyze(table, AnalysisOptions(seed=3, n_resamples=500)).to_results()
+    ordered = results["rankings"][0]
+    assert ordered["kind"] == "ordered" and "harmonic-mean p" in ordered["method"]
+    common = set(load(tables[0]).systems) & set(load(tables[1]).systems)
+    assert {s["system"] for s in ordered["systems"]} == common
+    for entry in (e for e in results["rankings"] if e["kind"] == "ranks"):
+        for row in entry["simultaneous"]["systems"]:
+            assert row["rank_ci_low"] <= row["rank"] <= row["rank_ci_high"]
