@@ -364,10 +364,25 @@ def _scipy_systems_ci() -> Workload:
         setup, run, summarize, warmup=warmup, slow=True)
 
 
+def _ours_rank_distributions() -> Workload:
+    def run(X: Any) -> Any:
+        from reportgen.stats.ranking import rank_distributions
+        return rank_distributions(X, paired=True, n_resamples=SYSTEMS_CI_RESAMPLES, rng=0)
+
+    def summarize(X: Any, result: Any) -> dict[str, Any]:
+        return {"n_systems": len(result.systems),
+                "p_best": [float(v) for v in result.p_best[:5]]}
+
+    return Workload(
+        "ranks50_bootstrap", "ours",
+        f"{SYSTEMS_CI} systems x {SYSTEMS_CI_ITEMS:,} paired items: rank_distributions, "
+        f"{SYSTEMS_CI_RESAMPLES} resamples", _systems_ci_scores, run, summarize, warmup=run)
+
+
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (
     _ours_mmlu("auto"), _ours_mmlu("permutation"), _ours_mmlu("bootstrap"), _evalci_mmlu(),
     _ours_paired("permutation"), _ours_paired("bootstrap"), _scipy_paired(),
-    _ours_systems_ci(), _scipy_systems_ci(),
+    _ours_systems_ci(), _scipy_systems_ci(), _ours_rank_distributions(),
 )}
 
 
@@ -516,6 +531,10 @@ def _rows(results: dict[str, dict[str, Any]], baseline_mb: float) -> list[dict[s
             ref_label = "evalci multi_compare"
             target = f"< {TARGET_MMLU_S} s"
             passed = ours < TARGET_MMLU_S
+        elif name == "ranks50_bootstrap":
+            reference, ref_label = None, ""
+            target = f"< {TARGET_CI_S:.0f} s, < {TARGET_PAIRED_MB / 1024:.0f} GB"
+            passed = ours < TARGET_CI_S and peak < TARGET_PAIRED_MB
         elif name == "systems50_bca":
             ci_ref = results.get("systems50_scipy", {})
             per_system = ci_ref.get("summary", {}).get("system_seconds")

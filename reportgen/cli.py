@@ -184,6 +184,10 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
                      f"dataset × metric sample lists, {significant} significant at "
                      f"α = {options.alpha:g} ({options.correction}); seed {analysis.seed}\n"
                      f"wrote {path}\n")
+    ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]
+    if ordered:
+        from reportgen.report.ranking_text import ordering_line
+        sys.stdout.write(ordering_line(ordered[0]) + "\n")
     return EXIT_OK
 
 

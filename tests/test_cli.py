@@ -150,3 +150,14 @@ def test_power_command_errors(capsys):
     assert "give --n, --delta or both" in capsys.readouterr().err
     assert main(["power", "--design", "paired-binary", "--n", "100"]) == 2
     assert "discordance" in capsys.readouterr().err
+
+
+def test_analyze_prints_the_ordered_ranking(tmp_path, capsys):
+    assert main(["analyze", str(ROOT / "examples" / "data"), "--config",
+                 str(ROOT / "examples" / "reportgen.toml"), "--out", str(tmp_path),
+                 "--seed", "1", "--n-resamples", "300"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith("ordered ranking over 5 lists: starcoder2-15b|fim|8k")
+    # the generator's near-ties (examples/README.md) are not separated
+    assert "starcoder2-15b|l2r|4k ≈ codellama-13b|fim|4k" in line
+    assert "granite-3b|fim|4k ≈ starcoder2-3b|l2r|2k" in line

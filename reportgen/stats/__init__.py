@@ -14,6 +14,11 @@ No I/O, no pandas parsing, no Altair or papermill here (DESIGN.md, "Layers").
   per-item sufficient statistics; bootstrap and approximate randomization.
 - :mod:`~reportgen.stats.power`: power, minimum detectable effect, items needed.
 - :mod:`~reportgen.stats.noise`: the noise profile of a benchmark (seed 002).
+- :mod:`~reportgen.stats.aggregation`: metric aggregation, harmonic-mean p, effect-size
+  and unpaired-mean aggregation, sign test over lists, Friedman with Nemenyi.
+- :mod:`~reportgen.stats.ranking`: rank distributions, simultaneous rank intervals,
+  ordered ranking with cliques, compact letter display, TOPSIS.
+- :mod:`~reportgen.stats.leaderboard`: win rates, Bradley-Terry, item analysis.
 """
 
 from reportgen.stats.intervals import (
@@ -23,12 +28,21 @@ from reportgen.stats.intervals import (
     welch_interval,
     wilson_interval,
 )
+from reportgen.stats.aggregation import (
+    aggregate_effect_sizes,
+    aggregate_metrics,
+    aggregate_unpaired_means,
+    friedman_nemenyi,
+    harmonic_mean_pvalue,
+    sign_test_wins,
+)
 from reportgen.stats.corpus import (
     classification_statistics,
     corpus_bootstrap_interval,
     corpus_compare_paired,
     corpus_metric,
 )
+from reportgen.stats.leaderboard import bradley_terry, item_analysis, win_rates
 from reportgen.stats.means import clopper_pearson_interval, mean_intervals
 from reportgen.stats.multiplicity import CORRECTIONS, adjust_pvalues
 from reportgen.stats.noise import noise_profile
@@ -38,6 +52,14 @@ from reportgen.stats.power import (
     power_at,
     required_n,
     simulate_paired_binary_power,
+)
+from reportgen.stats.ranking import (
+    compact_letter_display,
+    ordered_ranking,
+    rank_agreement,
+    rank_distributions,
+    simultaneous_rank_intervals,
+    topsis,
 )
 from reportgen.stats.runs import (
     ci_width_by_runs,
@@ -59,6 +81,21 @@ from reportgen.stats.pairwise import (
 
 __all__ = [
     "CORRECTIONS",
+    "aggregate_effect_sizes",
+    "aggregate_metrics",
+    "aggregate_unpaired_means",
+    "bradley_terry",
+    "compact_letter_display",
+    "friedman_nemenyi",
+    "harmonic_mean_pvalue",
+    "item_analysis",
+    "ordered_ranking",
+    "rank_agreement",
+    "rank_distributions",
+    "sign_test_wins",
+    "simultaneous_rank_intervals",
+    "topsis",
+    "win_rates",
     "ci_width_by_runs",
     "classification_statistics",
     "clopper_pearson_interval",
