@@ -349,7 +349,6 @@ def test_rankings_and_items_sections(shared_data):
 
 
 def test_ordered_ranking_on_the_example(example):
-    from statsmodels.stats.multitest import multipletests  # noqa: F401 (reference below)
     results = analyze(example, AnalysisOptions(seed=2, n_resamples=1000)).to_results()
     ordered = results["rankings"][0]
     assert ordered["kind"] == "ordered" and len(ordered["lists"]) == 5
