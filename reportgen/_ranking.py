@@ -159,6 +159,10 @@ def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
         return [], _rank_uncertainty(table, options, unit_rng, sample_lists, seed), notes
     lists, aggregates = _lists(table, systems)
     alternative = "two-sided" if options.order == "all-pairs" else "greater"
+    if alternative == "greater":
+        notes.append("ordered ranking: the right-tailed tests of seed 000 §7.1 follow an "
+                     "order taken from the observed means, so their p-values are "
+                     "optimistic; use --order all-pairs for two-sided tests")
     weights = np.array([lst.weight for lst in lists], dtype=np.float64)
     means = np.column_stack([_means(lst) for lst in lists])  # systems × lists
     if len(lists) == 1:

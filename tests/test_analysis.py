@@ -383,3 +383,13 @@ def test_rank_intervals_contain_observed_ranks(shared_data):
     for entry in (e for e in results["rankings"] if e["kind"] == "ranks"):
         for row in entry["simultaneous"]["systems"]:
             assert row["rank_ci_low"] <= row["rank"] <= row["rank_ci_high"]
+
+
+def test_ordered_ranking_first_vs_rest_is_right_tailed_and_flagged(example):
+    analysis = analyze(example, AnalysisOptions(seed=2, n_resamples=300,
+                                                order="first-vs-rest"))
+    ordered = analysis.to_results()["rankings"][0]
+    assert ordered["alternative"] == "greater" and len(ordered["pairs"]) == 11
+    best = ordered["systems"][0]["system"]
+    assert all(p["system_a"] == best for p in ordered["pairs"])
+    assert any("optimistic" in n for n in analysis.notes)
