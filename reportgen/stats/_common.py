@@ -6,9 +6,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from reportgen.errors import InputError
 
-__all__ = ["finite_or_none", "system_names"]
+__all__ = ["PairsMixin", "finite_or_none", "system_names"]
 
 
 def system_names(systems: Sequence[str] | str | None, count: int, *,
@@ -32,3 +34,36 @@ def finite_or_none(value: Any) -> float | None:
     """``float(value)``, or None for NaN (results are written as JSON without NaN)."""
     value = float(value)
     return None if math.isnan(value) else value
+
+
+class PairsMixin:
+    """Accessors shared by the results that hold one row per compared pair: they need
+    the fields ``systems``, ``index_a``, ``index_b``, ``p_adjusted``, ``alpha``."""
+
+    systems: tuple[str, ...]
+    index_a: np.ndarray
+    index_b: np.ndarray
+    p_adjusted: np.ndarray
+    alpha: float
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.index_a)
+
+    @property
+    def system_a(self) -> tuple[str, ...]:
+        return tuple(self.systems[i] for i in self.index_a)
+
+    @property
+    def system_b(self) -> tuple[str, ...]:
+        return tuple(self.systems[i] for i in self.index_b)
+
+    def significant(self) -> np.ndarray:
+        """``p_adjusted <= alpha`` (False where the p-value is NaN)."""
+        return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
+
+    def with_adjusted(self, p_adjusted: np.ndarray, correction: str):
+        """A copy whose adjusted p-values come from a larger family."""
+        from dataclasses import replace
+        return replace(self, p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
+                       correction=correction)

@@ -38,14 +38,14 @@ import math
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import system_names
+from reportgen.stats._common import PairsMixin, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -937,7 +937,7 @@ def _warn_point_distribution(reps: np.ndarray, names: Sequence[str], what: str) 
 
 
 @dataclass(frozen=True)
-class CorpusComparisonResult:
+class CorpusComparisonResult(PairsMixin):
     """Paired comparisons of systems on a corpus metric. Arrays have one entry per pair.
 
     Attributes
@@ -991,28 +991,6 @@ class CorpusComparisonResult:
     n_runs: int | None
     exact: bool
     n_resamples: int
-
-    @property
-    def n_pairs(self) -> int:
-        return len(self.index_a)
-
-    @property
-    def system_a(self) -> tuple[str, ...]:
-        return tuple(self.systems[i] for i in self.index_a)
-
-    @property
-    def system_b(self) -> tuple[str, ...]:
-        return tuple(self.systems[i] for i in self.index_b)
-
-    def significant(self) -> np.ndarray:
-        """``p_adjusted <= alpha`` (False where the p-value is NaN)."""
-        return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
-
-    def with_adjusted(self, p_adjusted: np.ndarray, correction: Correction
-                      ) -> CorpusComparisonResult:
-        """A copy whose adjusted p-values come from a larger family."""
-        return replace(self, p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
-                       correction=correction)
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the comparison fields of results.json (NaN as None).

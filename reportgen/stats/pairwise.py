@@ -43,7 +43,7 @@ from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import system_names
+from reportgen.stats._common import PairsMixin, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -98,7 +98,7 @@ def effect_magnitude(effect: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class PairwiseResult:
+class PairwiseResult(PairsMixin):
     """Every comparison of one sample list. Arrays have one entry per pair.
 
     Attributes
@@ -166,22 +166,6 @@ class PairwiseResult:
     b_only: np.ndarray | None = None
     notes: tuple[str, ...] = field(default=())
 
-    @property
-    def n_pairs(self) -> int:
-        return len(self.index_a)
-
-    @property
-    def system_a(self) -> tuple[str, ...]:
-        return tuple(self.systems[i] for i in self.index_a)
-
-    @property
-    def system_b(self) -> tuple[str, ...]:
-        return tuple(self.systems[i] for i in self.index_b)
-
-    def significant(self) -> np.ndarray:
-        """``p_adjusted <= alpha`` (False where the p-value is NaN)."""
-        return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
-
     def effect_magnitude(self) -> np.ndarray:
         """Cohen's label of each effect size (:func:`effect_magnitude`)."""
         return effect_magnitude(self.effect_size)
@@ -190,12 +174,6 @@ class PairwiseResult:
         """``|effect_size| >= `` the ``effect_threshold`` level (Cohen's thresholds)."""
         return np.nan_to_num(np.abs(self.effect_size), nan=0.0) >= \
             EFFECT_THRESHOLDS[self.effect_threshold]
-
-    def with_adjusted(self, p_adjusted: np.ndarray, correction: Correction) -> PairwiseResult:
-        """A copy whose adjusted p-values come from a larger family."""
-        from dataclasses import replace
-        return replace(self, p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
-                       correction=correction)
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the field names of results.json (NaN as None)."""
