@@ -29,7 +29,7 @@ def notebook_templates_dir() -> Path:
 
 
 def themes_dir() -> Path:
-    """The folder of the bundled themes."""
+    """The folder of the bundled themes (one sub-folder per theme)."""
     return _bundled("themes")
 
 
@@ -47,12 +47,14 @@ def notebook_template(name: str) -> Path:
 
 
 def theme(name: str) -> Path:
-    """The bundled theme file ``name`` (a JSON file in ``themes/``)."""
+    """The folder of the bundled theme ``name``: ``theme.json`` (the Altair chart
+    configuration) and ``report.css`` (the report's HTML styling)."""
     folder = themes_dir()
-    path = folder / (name if name.endswith(".json") else f"{name}.json")
-    if not path.is_file():
-        known = sorted(p.stem for p in folder.glob("*.json"))
+    path = folder / name
+    if not (path / "theme.json").is_file():
+        known = sorted(p.name for p in folder.iterdir() if (p / "theme.json").is_file())
         from reportgen.errors import InputError
         raise InputError(f"unknown theme {name!r}",
-                         hint=f"bundled themes: {', '.join(known) or '(none)'}")
+                         hint=f"bundled themes: {', '.join(known) or '(none)'}; or pass "
+                              "a folder holding theme.json and report.css")
     return path

@@ -28,7 +28,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_ships_templates_themes_and_typing(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     templates = {p.name for p in (ROOT / "notebook_templates").glob("*.ipynb")}
-    themes = {p.name for p in (ROOT / "themes").glob("*.json")}
+    themes = {f"{p.parent.name}/{p.name}" for p in (ROOT / "themes").glob("*/*")}
     assert templates and themes
     for name in templates:
         assert f"reportgen/notebook_templates/{name}" in names
@@ -46,7 +46,7 @@ def test_installed_package_finds_its_data(wheel, tmp_path):
                     str(target), str(wheel)], check=True)
     code = ("import reportgen, reportgen.resources as r; "
             "print(reportgen.__file__); print(r.notebook_template('data_overview')); "
-            "print(r.theme('default'))")
+            "print(r.theme('default') / 'theme.json'); print(r.theme('print') / 'report.css')")
     env = {**os.environ, "PYTHONPATH": str(target)}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=tmp_path, env=env)

@@ -13,15 +13,17 @@ from reportgen.errors import InputError
 
 def test_resources_found_by_name():
     assert resources.notebook_template("data_overview").name == "data_overview.ipynb"
-    theme = json.loads(resources.theme("default").read_text())
+    theme = json.loads((resources.theme("default") / "theme.json").read_text())
     assert "config" in theme and "category" in theme["config"]["range"]
+    assert (resources.theme("print") / "report.css").is_file()
 
 
 def test_resources_unknown_names():
     with pytest.raises(InputError, match=r"(?s)unknown notebook template 'nope'.*"
                                          r"bundled templates: data_overview"):
         resources.notebook_template("nope")
-    with pytest.raises(InputError, match=r"(?s)unknown theme 'nope'.*bundled themes: default"):
+    with pytest.raises(InputError, match=r"(?s)unknown theme 'nope'.*bundled themes: default, "
+                                         r"print"):
         resources.theme("nope")
 
 

@@ -1,0 +1,53 @@
+"""Themes and offline rendering (vl-convert)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pytest
+
+from reportgen.charts.render import chart_spec, load_theme, theme_names, to_png, to_svg
+from reportgen.errors import InputError
+
+
+def _chart():
+    data = alt.Data(values=[{"system": "A", "mean": 0.5}, {"system": "B", "mean": 0.7}])
+    return alt.Chart(data).mark_bar().encode(x="mean:Q", y="system:N")
+
+
+def test_bundled_themes():
+    assert theme_names() == ["default", "print"]
+    for name in theme_names():
+        theme = load_theme(name)
+        assert theme.config["range"]["category"] and "body" in theme.css
+
+
+def test_theme_applied_under_the_chart_config():
+    spec = chart_spec(_chart(), "print")
+    assert spec["config"]["font"] == "serif"
+    own = _chart().configure_axis(labelFontSize=20)
+    spec = chart_spec(own, "print")
+    assert spec["config"]["axis"]["labelFontSize"] == 20          # the chart wins
+    assert spec["config"]["axis"]["gridColor"] == "#dddddd"       # the theme fills in
+
+
+@pytest.mark.parametrize("theme", ["default", "print"])
+def test_render_svg_and_png_offline(theme):
+    svg = to_svg(_chart(), theme)
+    assert svg.startswith("<svg")
+    assert 'href="http' not in svg and "url(http" not in svg  # nothing fetched from outside
+    png = to_png(_chart(), theme)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_theme_from_a_folder_and_errors(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "theme.json").write_text('{"name": "mine", "config": {"font": "x"}}')
+    assert load_theme(tmp_path / "mine").config == {"font": "x"}
+    with pytest.raises(InputError, match=r"(?s)unknown theme 'nope'.*default, print"):
+        load_theme("nope")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "theme.json").write_text('{"name": "bad"}')
+    with pytest.raises(InputError, match='needs a "config" object'):
+        load_theme(tmp_path / "bad")
+    with pytest.raises(InputError, match="has no theme.json"):
+        load_theme(tmp_path)
