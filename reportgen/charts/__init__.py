@@ -2,16 +2,23 @@
 charts with reference lines and labels, ``alt.LayerChart``); themes are applied when
 rendering (:mod:`reportgen.charts.render`).
 
-- :mod:`~reportgen.charts.distributions`: per-system score boxplots, rank distributions.
+- :mod:`~reportgen.charts.distributions`: per-system boxplots of item scores and of
+  bootstrap means (with intervals), rank distributions.
 - :mod:`~reportgen.charts.pairs`: p-value heatmap table, PWPP on the emmeans scale.
 - :mod:`~reportgen.charts.graph`: connected graph of non-significant pairs, cliques.
 - :mod:`~reportgen.charts.leaderboard`: rank intervals with letters, Bradley-Terry,
   critical-difference diagram.
 - :mod:`~reportgen.charts.noise`: p vs |Δ|, |A−B| vs A+B, CI width by runs, power/MDE,
   difficulty histogram, TOPSIS scatter.
+- :mod:`~reportgen.charts.release`: forest plot of candidate − baseline by verdict.
+- :mod:`~reportgen.charts.render`: themes, the active theme, SVG/PNG rendering.
 """
 
-from reportgen.charts.distributions import distribution_chart, rank_distribution_chart
+from reportgen.charts.distributions import (
+    bootstrap_mean_chart,
+    distribution_chart,
+    rank_distribution_chart,
+)
 from reportgen.charts.graph import clique_chart, connected_graph_chart
 from reportgen.charts.leaderboard import (
     bradley_terry_chart,
@@ -27,9 +34,19 @@ from reportgen.charts.noise import (
     topsis_scatter,
 )
 from reportgen.charts.pairs import emmeans_p_scale, pvalue_heatmap, pwpp_chart
-from reportgen.charts.render import load_theme, theme_names, to_png, to_svg
+from reportgen.charts.release import forest_plot
+from reportgen.charts.render import (
+    active_theme,
+    load_theme,
+    theme_names,
+    to_png,
+    to_svg,
+    use_theme,
+)
 
 __all__ = [
+    "active_theme",
+    "bootstrap_mean_chart",
     "bradley_terry_chart",
     "ci_width_by_runs_chart",
     "clique_chart",
@@ -39,6 +56,7 @@ __all__ = [
     "difficulty_histogram_chart",
     "distribution_chart",
     "emmeans_p_scale",
+    "forest_plot",
     "load_theme",
     "power_curve_chart",
     "pvalue_heatmap",
@@ -50,4 +68,5 @@ __all__ = [
     "to_png",
     "to_svg",
     "topsis_scatter",
+    "use_theme",
 ]

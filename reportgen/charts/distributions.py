@@ -27,7 +27,8 @@ import numpy as np
 from reportgen.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from reportgen.stats.ranking import RankDistributions
+    from reportgen.stats.means import BootstrapMeans
+from reportgen.stats.ranking import RankDistributions
 
 __all__ = ["distribution_chart", "distribution_summary", "rank_distribution_chart"]
 
@@ -128,6 +129,38 @@ def distribution_chart(values_by_system: Mapping[str, Sequence[float] | np.ndarr
                         subtitle=f"ordered by mean ({better} is better); box q1–q3, "
                                  "tick median, diamond mean, rule min–max"),
         width=400, height=alt.Step(_STEP))
+
+
+def bootstrap_mean_chart(bootstrap_means: BootstrapMeans, *, metric: str,
+                         direction: str = "higher", group: Mapping[str, str] | None = None,
+                         title: str | None = None) -> alt.LayerChart:
+    """Boxplots of the bootstrap distribution of each system's mean, with its percentile
+    interval as a red rule (seed 000 §3, option 2).
+
+    The replicates are summarised into quantiles before plotting (one row per system);
+    the layers and ordering are those of :func:`distribution_chart`.
+    """
+    values = {s: bootstrap_means.replicates[:, j]
+              for j, s in enumerate(bootstrap_means.systems)
+              if not np.isnan(bootstrap_means.replicates[:, j]).all()}
+    boxes = distribution_chart(values, metric=f"mean {metric}", direction=direction,
+                               group=group,
+                               title=title or f"Bootstrap distribution of the mean: {metric}")
+    order = [r["system"] for r in distribution_summary(values, direction=direction)]
+    ci_rows = [{"system": r["system"], "ci_low": r["ci_low"], "ci_high": r["ci_high"]}
+               for r in bootstrap_means.to_records() if r["system"] in values]
+    level = round(100 * bootstrap_means.confidence)
+    ci = alt.Chart(alt.Data(values=ci_rows)).mark_rule(color="#d62728", strokeWidth=2).encode(
+        y=alt.Y("system:N", scale=alt.Scale(domain=order), title=None,
+                axis=alt.Axis(labelLimit=_LABEL_LIMIT)),
+        x="ci_low:Q", x2="ci_high:Q",
+        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("ci_low:Q", format=".4g"),
+                 alt.Tooltip("ci_high:Q", format=".4g")])
+    return alt.layer(boxes, ci).properties(
+        title=alt.Title(title or f"Bootstrap distribution of the mean: {metric}",
+                        subtitle=f"{bootstrap_means.n_resamples} resamples; red: "
+                                 f"{level}% percentile interval; box q1–q3, tick median, "
+                                 "rule min–max"))
 
 
 def rank_distribution_chart(rank_distributions_result: RankDistributions, *,

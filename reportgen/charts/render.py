@@ -28,7 +28,10 @@ from typing import Any
 from reportgen import resources
 from reportgen.errors import InputError, Location
 
-__all__ = ["Theme", "chart_spec", "load_theme", "theme_names", "to_png", "to_svg"]
+__all__ = ["Theme", "active_theme", "chart_spec", "load_theme", "theme_names", "to_png",
+           "to_svg", "use_theme"]
+
+_ACTIVE: list[str | Path | Theme] = ["default"]
 
 
 @dataclass(frozen=True)
@@ -87,11 +90,26 @@ def load_theme(theme: str | Path | Theme = "default") -> Theme:
     return _load(resources.theme(str(theme)))
 
 
-def chart_spec(chart: Any, theme: str | Path | Theme = "default") -> dict[str, Any]:
-    """The Vega-Lite spec of ``chart`` with the theme's configuration underneath the
-    chart's own (settings made on the chart win)."""
+def use_theme(theme: str | Path | Theme) -> Theme:
+    """Make ``theme`` the active theme: the one :func:`chart_spec`, :func:`to_svg` and
+    :func:`to_png` apply when no theme is given. Returns the loaded theme (errors
+    early for an unknown name)."""
+    loaded = load_theme(theme)
+    _ACTIVE[0] = loaded
+    return loaded
+
+
+def active_theme() -> Theme:
+    """The theme applied when none is given (``default`` unless :func:`use_theme`)."""
+    return load_theme(_ACTIVE[0])
+
+
+def chart_spec(chart: Any, theme: str | Path | Theme | None = None) -> dict[str, Any]:
+    """The Vega-Lite spec of ``chart`` with the theme's configuration (default: the
+    active theme) underneath the chart's own (settings made on the chart win)."""
     spec = chart.to_dict() if hasattr(chart, "to_dict") else copy.deepcopy(chart)
-    config = copy.deepcopy(load_theme(theme).config)
+    chosen = active_theme() if theme is None else load_theme(theme)
+    config = copy.deepcopy(chosen.config)
     spec["config"] = _merge(config, spec.get("config", {}))
     return spec
 
@@ -105,14 +123,15 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return base
 
 
-def to_svg(chart: Any, theme: str | Path | Theme = "default") -> str:
+def to_svg(chart: Any, theme: str | Path | Theme | None = None) -> str:
     """Render to SVG offline (for the archive HTML and the PDF)."""
     import vl_convert
 
     return vl_convert.vegalite_to_svg(chart_spec(chart, theme))
 
 
-def to_png(chart: Any, theme: str | Path | Theme = "default", *, scale: float = 2.0) -> bytes:
+def to_png(chart: Any, theme: str | Path | Theme | None = None, *,
+           scale: float = 2.0) -> bytes:
     """Render to PNG offline, at ``scale`` × (2 by default, for e-mail)."""
     import vl_convert
 

@@ -43,7 +43,7 @@ from reportgen.stats.corpus import (
     corpus_metric,
 )
 from reportgen.stats.leaderboard import bradley_terry, item_analysis, win_rates
-from reportgen.stats.means import clopper_pearson_interval, mean_intervals
+from reportgen.stats.means import bootstrap_means, clopper_pearson_interval, mean_intervals
 from reportgen.stats.multiplicity import CORRECTIONS, adjust_pvalues
 from reportgen.stats.noise import noise_profile
 from reportgen.stats.power import (
@@ -84,6 +84,7 @@ __all__ = [
     "aggregate_effect_sizes",
     "aggregate_metrics",
     "aggregate_unpaired_means",
+    "bootstrap_means",
     "bradley_terry",
     "compact_letter_display",
     "friedman_nemenyi",

@@ -38,7 +38,8 @@ from reportgen.stats._resampling import (
 )
 from reportgen.stats.intervals import t_interval, wilson_interval
 
-__all__ = ["CIMethod", "MeanIntervals", "clopper_pearson_interval", "mean_intervals"]
+__all__ = ["BootstrapMeans", "CIMethod", "MeanIntervals", "bootstrap_means",
+           "clopper_pearson_interval", "mean_intervals"]
 
 CIMethod = Literal["auto", "wilson", "clopper-pearson", "t", "percentile", "bca"]
 _NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper-Pearson", "t": "t",
@@ -200,13 +201,12 @@ def mean_intervals(samples: np.ndarray | Sequence[np.ndarray], *,
                          float(confidence), used_resamples)
 
 
-def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method: str,
-               confidence: float, R: int, rng: np.random.Generator, max_memory: int
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Bootstrap intervals; systems of equal size share the resampling counts when they
-    are scored on the same items (``shared``), else each size group is resampled alone."""
-    low = np.full(len(arrays), np.nan)
-    high = np.full(len(arrays), np.nan)
+def _replicates(arrays: list[np.ndarray], shared: bool, R: int, rng: np.random.Generator,
+                max_memory: int) -> np.ndarray:
+    """``(R, n_systems)`` bootstrap means; systems of equal size share the resampling
+    counts when scored on the same items (``shared``), else each size group is resampled
+    alone. Systems with fewer than 2 items get NaN columns."""
+    reps = np.full((R, len(arrays)), np.nan)
     groups: dict[int, list[int]] = {}
     if shared:
         groups[len(arrays[0])] = list(range(len(arrays)))
@@ -217,19 +217,101 @@ def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method:
         if size < 2:
             continue
         X = np.column_stack([arrays[j] for j in members])
-        reps = np.empty((R, len(members)))
         done = 0
         for rows in chunk_sizes(R, 16 * size + 8 * len(members), max_memory):
-            reps[done:done + rows] = bootstrap_counts(rng, rows, size) @ X / size
+            reps[done:done + rows, members] = bootstrap_counts(rng, rows, size) @ X / size
             done += rows
-        observed = mean[members]
-        if method == "percentile":
-            alpha = (1 - confidence) / 2
-            lo, hi = np.percentile(reps, [100 * alpha, 100 * (1 - alpha)], axis=0)
-        else:
-            dev = X - observed
+    return reps
+
+
+def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method: str,
+               confidence: float, R: int, rng: np.random.Generator, max_memory: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile or BCa intervals from :func:`_replicates`."""
+    reps = _replicates(arrays, shared, R, rng, max_memory)
+    low = np.full(len(arrays), np.nan)
+    high = np.full(len(arrays), np.nan)
+    ok = np.array([len(a) >= 2 for a in arrays])
+    if not ok.any():
+        return low, high
+    cols = np.flatnonzero(ok)
+    if method == "percentile":
+        alpha = (1 - confidence) / 2
+        low[cols], high[cols] = np.percentile(reps[:, cols], [100 * alpha,
+                                                             100 * (1 - alpha)], axis=0)
+    else:
+        accel = np.zeros(len(cols))
+        for k, j in enumerate(cols):
+            dev = arrays[j] - mean[j]
             with np.errstate(invalid="ignore", divide="ignore"):
-                accel = (dev ** 3).sum(axis=0) / (6 * ((dev ** 2).sum(axis=0)) ** 1.5)
-            lo, hi = bca_interval(reps, observed, np.nan_to_num(accel), confidence)
-        low[members], high[members] = lo, hi
+                accel[k] = (dev ** 3).sum() / (6 * ((dev ** 2).sum()) ** 1.5)
+        low[cols], high[cols] = bca_interval(reps[:, cols], mean[cols],
+                                             np.nan_to_num(accel), confidence)
     return low, high
+
+
+@dataclass(frozen=True)
+class BootstrapMeans:
+    """The bootstrap distribution of each system's mean (seed 000 §3, option 2).
+
+    ``replicates`` is ``(n_resamples, n_systems)``; ``ci_low``/``ci_high`` are its
+    percentile interval at ``confidence``.
+    """
+
+    systems: tuple[str, ...]
+    mean: np.ndarray
+    replicates: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    confidence: float
+    n_resamples: int
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """Per system: the mean, the quartiles of the bootstrap means and the interval
+        (the replicates themselves are not included)."""
+        q = np.nanquantile(self.replicates, [0.0, 0.25, 0.5, 0.75, 1.0], axis=0)
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+        return [{"system": s, "mean": num(self.mean[j]), "min": num(q[0, j]),
+                 "q1": num(q[1, j]), "median": num(q[2, j]), "q3": num(q[3, j]),
+                 "max": num(q[4, j]), "ci_low": num(self.ci_low[j]),
+                 "ci_high": num(self.ci_high[j]), "confidence": self.confidence,
+                 "n_resamples": self.n_resamples}
+                for j, s in enumerate(self.systems)]
+
+
+def bootstrap_means(samples: np.ndarray | Sequence[np.ndarray], *,
+                    systems: Sequence[str] | None = None, confidence: float = 0.95,
+                    n_resamples: int = 9999, rng: np.random.Generator | int | None = None,
+                    max_memory: int = DEFAULT_MAX_MEMORY) -> BootstrapMeans:
+    """Bootstrap replicates of every system's mean, items resampled (shared by the
+    systems of a 2-D matrix), for the "bootstrap means" boxplots of seed 000 §3.
+
+    Parameters are those of :func:`mean_intervals`. Systems with fewer than 2 items
+    get NaN replicates.
+    """
+    if isinstance(samples, np.ndarray) and samples.ndim == 2:
+        arrays = [samples[:, j].astype(np.float64) for j in range(samples.shape[1])]
+        shared = True
+    else:
+        arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
+        shared = False
+    if any(np.isnan(a).any() for a in arrays):
+        raise InputError("scores contain NaN", hint="drop missing scores first")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence={confidence!r} must be between 0 and 1 (exclusive)")
+    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
+        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer")
+    names = tuple(systems) if systems is not None else tuple(
+        f"system {i + 1}" for i in range(len(arrays)))
+    if len(names) != len(arrays):
+        raise InputError(f"{len(names)} system names for {len(arrays)} systems")
+    reps = _replicates(arrays, shared, int(n_resamples), np.random.default_rng(rng),
+                       max_memory)
+    alpha = (1 - confidence) / 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (n < 2)
+        low, high = np.nanpercentile(reps, [100 * alpha, 100 * (1 - alpha)], axis=0)
+    with np.errstate(invalid="ignore"):
+        mean = np.array([a.mean() if len(a) else np.nan for a in arrays])
+    return BootstrapMeans(names, mean, reps, low, high, float(confidence), int(n_resamples))

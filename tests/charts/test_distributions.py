@@ -142,3 +142,31 @@ def arena59(shared_data):
     view = load(shared_data / "eval-arena" / "mbpp+.jsonl").paired("mbpp+", "pass1")
     assert len(view.systems) == 59
     return view
+
+
+def test_bootstrap_mean_chart_against_the_replicates():
+    import numpy as np
+    from scipy import stats
+
+    from reportgen.charts.distributions import bootstrap_mean_chart
+    from reportgen.charts.render import to_png, to_svg
+    from reportgen.stats.means import bootstrap_means
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3)) + np.array([0.0, 0.5, 0.2])
+    boot = bootstrap_means(X, systems=["A", "B", "C"], n_resamples=4000, rng=1)
+    # scipy: bootstrap((x,), np.mean, method="percentile") gives the same interval within
+    # Monte Carlo error; the observed mean is the plain mean
+    ref = stats.bootstrap((X[:, 1],), np.mean, method="percentile", n_resamples=4000,
+                          rng=np.random.default_rng(2)).confidence_interval
+    se = X[:, 1].std(ddof=1) / np.sqrt(80)
+    assert abs(boot.ci_low[1] - ref.low) < 0.1 * se
+    assert abs(boot.ci_high[1] - ref.high) < 0.1 * se
+    np.testing.assert_allclose(boot.mean, X.mean(axis=0))
+    spec = bootstrap_mean_chart(boot, metric="score").to_dict()
+    ci_layer = spec["layer"][-1]
+    rows = {r["system"]: r for r in ci_layer["data"]["values"]}
+    assert rows["B"]["ci_low"] == boot.ci_low[1] and rows["B"]["ci_high"] == boot.ci_high[1]
+    assert ci_layer["encoding"]["y"]["scale"]["domain"] == ["B", "C", "A"]  # best first
+    chart = bootstrap_mean_chart(boot, metric="score")
+    assert to_svg(chart).startswith("<svg") and to_png(chart)[:4] == b"\x89PNG"

@@ -51,3 +51,17 @@ def test_theme_from_a_folder_and_errors(tmp_path):
         load_theme(tmp_path / "bad")
     with pytest.raises(InputError, match="has no theme.json"):
         load_theme(tmp_path)
+
+
+def test_active_theme_is_used_by_default():
+    from reportgen.charts.render import active_theme, use_theme
+    assert active_theme().name == "default"
+    try:
+        use_theme("print")
+        assert chart_spec(_chart())["config"]["font"] == "serif"
+        assert chart_spec(_chart(), "default")["config"]["font"] == "sans-serif"
+    finally:
+        use_theme("default")
+    with pytest.raises(InputError, match="unknown theme 'nope'"):
+        use_theme("nope")
+    assert active_theme().name == "default"
