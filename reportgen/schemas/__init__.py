@@ -1,0 +1,1 @@
+"""JSON Schemas of reportgen's outputs (package data)."""
