@@ -36,6 +36,7 @@ from reportgen.stats._resampling import (
     bootstrap_counts,
     chunk_sizes,
 )
+from reportgen.stats._common import system_names
 from reportgen.stats.intervals import t_interval, wilson_interval
 
 __all__ = ["BootstrapMeans", "CIMethod", "MeanIntervals", "bootstrap_means",
@@ -110,6 +111,26 @@ def clopper_pearson_interval(successes: np.ndarray, n: np.ndarray, *,
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
+def _samples_iv(samples: np.ndarray | Sequence[np.ndarray], systems: Sequence[str] | None,
+                confidence: float, n_resamples: int
+                ) -> tuple[list[np.ndarray], bool, tuple[str, ...]]:
+    """Check the shared inputs; return the per-system arrays, whether they come from one
+    items × systems matrix (so resampling is shared), and the names."""
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence={confidence!r} must be between 0 and 1 (exclusive)")
+    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
+        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer")
+    if isinstance(samples, np.ndarray) and samples.ndim == 2:
+        arrays = [samples[:, j].astype(np.float64) for j in range(samples.shape[1])]
+        shared = True
+    else:
+        arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
+        shared = False
+    if any(np.isnan(a).any() for a in arrays):
+        raise InputError("scores contain NaN", hint="drop missing scores first")
+    return arrays, shared, system_names(systems, len(arrays))
+
+
 def mean_intervals(samples: np.ndarray | Sequence[np.ndarray], *,
                    systems: Sequence[str] | None = None, method: CIMethod = "auto",
                    confidence: float = 0.95, n_resamples: int = 9999,
@@ -149,22 +170,7 @@ def mean_intervals(samples: np.ndarray | Sequence[np.ndarray], *,
     if method not in get_args(CIMethod):
         raise InputError(f"method={method!r} is not valid",
                          hint=f"use one of: {', '.join(get_args(CIMethod))}")
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence={confidence!r} must be between 0 and 1 (exclusive)")
-    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
-        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer")
-    if isinstance(samples, np.ndarray) and samples.ndim == 2:
-        arrays = [samples[:, j].astype(np.float64) for j in range(samples.shape[1])]
-        shared = True
-    else:
-        arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
-        shared = False
-    if any(np.isnan(a).any() for a in arrays):
-        raise InputError("scores contain NaN", hint="drop missing scores first")
-    names = tuple(systems) if systems is not None else tuple(
-        f"system {i + 1}" for i in range(len(arrays)))
-    if len(names) != len(arrays):
-        raise InputError(f"{len(names)} system names for {len(arrays)} systems")
+    arrays, shared, names = _samples_iv(samples, systems, confidence, n_resamples)
     binary = all(bool(np.all((a == 0) | (a == 1))) for a in arrays)
     if method == "auto":
         method = "wilson" if binary else "bca"
@@ -290,22 +296,7 @@ def bootstrap_means(samples: np.ndarray | Sequence[np.ndarray], *,
     Parameters are those of :func:`mean_intervals`. Systems with fewer than 2 items
     get NaN replicates.
     """
-    if isinstance(samples, np.ndarray) and samples.ndim == 2:
-        arrays = [samples[:, j].astype(np.float64) for j in range(samples.shape[1])]
-        shared = True
-    else:
-        arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
-        shared = False
-    if any(np.isnan(a).any() for a in arrays):
-        raise InputError("scores contain NaN", hint="drop missing scores first")
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence={confidence!r} must be between 0 and 1 (exclusive)")
-    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
-        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer")
-    names = tuple(systems) if systems is not None else tuple(
-        f"system {i + 1}" for i in range(len(arrays)))
-    if len(names) != len(arrays):
-        raise InputError(f"{len(names)} system names for {len(arrays)} systems")
+    arrays, shared, names = _samples_iv(samples, systems, confidence, n_resamples)
     reps = _replicates(arrays, shared, int(n_resamples), np.random.default_rng(rng),
                        max_memory)
     alpha = (1 - confidence) / 2
