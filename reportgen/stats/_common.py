@@ -10,7 +10,7 @@ import numpy as np
 
 from reportgen.errors import InputError
 
-__all__ = ["PairsMixin", "finite_or_none", "system_names"]
+__all__ = ["PairsMixin", "choices_iv", "finite_or_none", "resampling_iv", "system_names"]
 
 
 def system_names(systems: Sequence[str] | str | None, count: int, *,
@@ -28,6 +28,31 @@ def system_names(systems: Sequence[str] | str | None, count: int, *,
     if len(set(names)) != len(names):
         raise InputError("system names must be distinct")
     return names
+
+
+def choices_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]]) -> None:
+    """Each ``name: (value, valid)`` must have its value among the valid ones."""
+    for name, (value, valid) in choices.items():
+        if value not in valid:
+            raise InputError(f"{name}={value!r} is not valid",
+                             hint=f"use one of: {', '.join(map(str, valid))}")
+
+
+def resampling_iv(*, confidence: float, n_resamples: int, max_memory: int,
+                  alpha: float | None = None) -> None:
+    """Check the options shared by the resampling routines."""
+    levels = (("confidence", confidence),) if alpha is None else (
+        ("alpha", alpha), ("confidence", confidence))
+    for name, value in levels:
+        if not (isinstance(value, (int, float)) and 0 < value < 1):
+            raise InputError(f"{name}={value!r} must be between 0 and 1 (exclusive)")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 1:
+        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
+                         hint="9999 is a good default; seed 001 asks for at least 4000 "
+                              "bootstrap resamples")
+    if max_memory < 2**20:
+        raise InputError(f"max_memory={max_memory!r} is below 1 MiB")
 
 
 def finite_or_none(value: Any) -> float | None:

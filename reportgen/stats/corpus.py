@@ -45,7 +45,7 @@ import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import PairsMixin, system_names
+from reportgen.stats._common import PairsMixin, choices_iv, resampling_iv, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -646,19 +646,8 @@ def _prepare(stats: Any, metric: CorpusMetric, runs_axis: int | None) -> _Prepar
 
 def _options_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]], confidence: float,
                 n_resamples: int, max_memory: int) -> None:
-    for name, (value, valid) in choices.items():
-        if value not in valid:
-            raise InputError(f"{name}={value!r} is not valid",
-                             hint=f"use one of: {', '.join(map(str, valid))}")
-    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-        raise InputError(f"confidence={confidence!r} must be between 0 and 1 (exclusive)")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
-            or n_resamples < 1:
-        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
-                         hint="9999 is a good default; seed 001 asks for at least 4000 "
-                              "bootstrap resamples")
-    if max_memory < 2**20:
-        raise InputError(f"max_memory={max_memory!r} is below 1 MiB")
+    choices_iv(choices)
+    resampling_iv(confidence=confidence, n_resamples=n_resamples, max_memory=max_memory)
 
 
 # ============================================================================ resampling

@@ -43,7 +43,7 @@ from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import PairsMixin, system_names
+from reportgen.stats._common import PairsMixin, choices_iv, resampling_iv, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -263,25 +263,12 @@ class _Options:
 def _options_iv(method: str, order: str, alternative: str, correction: str, alpha: float,
                 confidence: float, n_resamples: int, effect_threshold: str, rng: Any,
                 max_memory: int) -> _Options:
-    for name, value, choices in (("method", method, get_args(Method)),
-                                 ("order", order, get_args(Order)),
-                                 ("alternative", alternative, get_args(Alternative)),
-                                 ("correction", correction, CORRECTIONS),
-                                 ("effect_threshold", effect_threshold,
-                                  get_args(EffectLevel))):
-        if value not in choices:
-            raise InputError(f"{name}={value!r} is not valid",
-                             hint=f"use one of: {', '.join(map(str, choices))}")
-    for name, value in (("alpha", alpha), ("confidence", confidence)):
-        if not (isinstance(value, (int, float)) and 0 < value < 1):
-            raise InputError(f"{name}={value!r} must be between 0 and 1 (exclusive)")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
-            or n_resamples < 1:
-        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
-                         hint="9999 is a good default; seed 001 asks for at least 4000 "
-                              "bootstrap resamples")
-    if max_memory < 2**20:
-        raise InputError(f"max_memory={max_memory!r} is below 1 MiB")
+    choices_iv({"method": (method, get_args(Method)), "order": (order, get_args(Order)),
+                "alternative": (alternative, get_args(Alternative)),
+                "correction": (correction, CORRECTIONS),
+                "effect_threshold": (effect_threshold, get_args(EffectLevel))})
+    resampling_iv(alpha=alpha, confidence=confidence, n_resamples=n_resamples,
+                  max_memory=max_memory)
     return _Options(method, order, alternative, correction, float(alpha),  # type: ignore[arg-type]
                     float(confidence), int(n_resamples), effect_threshold,  # type: ignore[arg-type]
                     np.random.default_rng(rng), int(max_memory))
