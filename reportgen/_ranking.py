@@ -149,14 +149,18 @@ def _effect_sd(lst: _List, order: np.ndarray, ia: np.ndarray, ib: np.ndarray) ->
 
 
 def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
-                     sample_lists: Any) -> tuple[list[dict], list[dict], list[str]]:
-    """``aggregates`` and ``rankings`` entries, and notes."""
+                     sample_lists: Any, objects: dict | None = None
+                     ) -> tuple[list[dict], list[dict], list[str]]:
+    """``aggregates`` and ``rankings`` entries, and notes; the result objects behind them
+    go into ``objects`` (keyed as :attr:`reportgen.analysis.Analysis.objects`)."""
+    objects = {} if objects is None else objects
     notes: list[str] = []
     systems = _common_systems(table)
     if len(systems) < 2:
         notes.append("ordered ranking skipped: fewer than 2 systems are scored on every "
                      "dataset × metric")
-        return [], _rank_uncertainty(table, options, unit_rng, sample_lists, seed), notes
+        return [], _rank_uncertainty(table, options, unit_rng, sample_lists, seed,
+                                     objects), notes
     lists, aggregates = _lists(table, systems)
     alternative = "two-sided" if options.order == "all-pairs" else "greater"
     if alternative == "greater":
@@ -206,6 +210,7 @@ def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
     ordered = ordered_ranking(scores[order], pmatrix, systems=ordered_names,
                               alpha=options.alpha, order=options.order,
                               alternative=alternative)
+    objects[("ordered", "*", "*")] = ordered
     significant = [(ordered_names[i], ordered_names[j]) for k, (i, j) in
                    enumerate(zip(ia, ib)) if p_adjusted[k] <= options.alpha]
     entry: dict[str, Any] = {
@@ -222,14 +227,15 @@ def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
         entry["letters"] = compact_letter_display(ordered_names, significant).to_dict()
     rankings = [entry]
     if len(lists) > 1:
-        entry["across_lists"] = _across_lists(means[order], ordered_names, lists, options)
-    rankings.extend(_topsis_entries(table, systems, aggregates))
-    rankings.extend(_rank_uncertainty(table, options, unit_rng, sample_lists, seed))
+        entry["across_lists"] = _across_lists(means[order], ordered_names, lists, options,
+                                              objects)
+    rankings.extend(_topsis_entries(table, systems, aggregates, objects))
+    rankings.extend(_rank_uncertainty(table, options, unit_rng, sample_lists, seed, objects))
     return aggregates, rankings, notes
 
 
 def _across_lists(means: np.ndarray, names: list[str], lists: list[_List],
-                  options: Any) -> dict[str, Any]:
+                  options: Any, objects: dict) -> dict[str, Any]:
     """Sign test of wins over lists for every pair; Friedman and Nemenyi."""
     a, b = comparison_pairs(len(names), "all-pairs")
     wins_a = (means[a] > means[b]).sum(axis=1)
@@ -242,13 +248,14 @@ def _across_lists(means: np.ndarray, names: list[str], lists: list[_List],
     if len(lists) >= 2 and len(names) >= 2:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            out["friedman_nemenyi"] = friedman_nemenyi(means, alpha=options.alpha,
-                                                       systems=names).to_dict()
+            fn = friedman_nemenyi(means, alpha=options.alpha, systems=names)
+            objects[("friedman", "*", "*")] = fn
+            out["friedman_nemenyi"] = fn.to_dict()
     return out
 
 
 def _topsis_entries(table: ScoreTable, systems: list[str],
-                    aggregates: list[dict]) -> list[dict]:
+                    aggregates: list[dict], objects: dict) -> list[dict]:
     """TOPSIS on the systems × metrics means vs the aggregate order (seed 000 §7.4)."""
     entries = []
     for agg in aggregates:
@@ -261,6 +268,7 @@ def _topsis_entries(table: ScoreTable, systems: list[str],
             for m in metrics])
         result = topsis(matrix, directions=agg["directions"], weights=agg["weights"],
                         systems=systems, metrics=metrics)
+        objects[("topsis", dataset, "*")] = result
         by_aggregate = [s["system"] for s in sorted(agg["systems"],
                                                     key=lambda s: -s["mean"])]
         by_topsis = [systems[k] for k in np.argsort(-np.asarray(result.score),
@@ -271,7 +279,7 @@ def _topsis_entries(table: ScoreTable, systems: list[str],
 
 
 def _rank_uncertainty(table: ScoreTable, options: Any, unit_rng: Any, sample_lists: Any,
-                      seed: int) -> list[dict]:
+                      seed: int, objects: dict) -> list[dict]:
     """Bootstrap rank distributions and simultaneous rank intervals per dataset ×
     metric, with the compact letter display of its comparisons (all pairs)."""
     entries = []
@@ -304,6 +312,8 @@ def _rank_uncertainty(table: ScoreTable, options: Any, unit_rng: Any, sample_lis
                 means, None if covariance is not None else ses, covariance=covariance,
                 systems=names, direction=sl.direction, confidence=options.confidence,
                 rng=rng)
+        objects[("rank_distributions", sl.dataset, sl.metric)] = dist
+        objects[("rank_intervals", sl.dataset, sl.metric)] = intervals
         entry = {"kind": "ranks", "dataset": sl.dataset, "metric": sl.metric,
                  "distribution": dist.to_dict(), "simultaneous": intervals.to_dict()}
         if result.order == "all-pairs":
@@ -311,7 +321,9 @@ def _rank_uncertainty(table: ScoreTable, options: Any, unit_rng: Any, sample_lis
             in_order = [names[k] for k in np.argsort(-sign * means, kind="stable")]
             significant = [(names[i], names[j]) for i, j, s in
                            zip(result.index_a, result.index_b, result.significant()) if s]
-            entry["letters"] = compact_letter_display(in_order, significant).to_dict()
+            letters = compact_letter_display(in_order, significant)
+            objects[("letters", sl.dataset, sl.metric)] = letters
+            entry["letters"] = letters.to_dict()
         entries.append(entry)
     return entries
 

@@ -231,6 +231,13 @@ class Analysis:
         hyperparameters and the best level against each other.
     aggregates
         The metric aggregate of each dataset whose metrics are paired (seed 000 §6.1).
+    objects
+        The result objects behind the sections, for charts (not in results.json), keyed
+        by ``(kind, dataset, metric)`` with ``"*"`` for "all": ``("ordered", "*", "*")``
+        :class:`~reportgen.stats.ranking.OrderedRanking`, ``("friedman", "*", "*")``,
+        ``("topsis", dataset, "*")``, and per dataset × metric ``"noise"``,
+        ``"bradley_terry"``, ``"item_analysis"``, ``"rank_distributions"``,
+        ``"rank_intervals"``, ``"letters"``, ``"ci_width_by_runs"``.
     rankings
         The ordered ranking across all datasets and metrics (seed 000 §7: aggregate,
         order, pairwise tests or harmonic-mean p across lists, graph, cliques, letters,
@@ -264,6 +271,8 @@ class Analysis:
     items: tuple[dict[str, Any], ...] = field(default=())
     aggregates: tuple[dict[str, Any], ...] = field(default=())
     notes: tuple[str, ...] = field(default=())
+    objects: dict[tuple[str, str, str], Any] = field(default_factory=dict, compare=False,
+                                                     repr=False)
 
     def comparisons(self) -> list[dict[str, Any]]:
         """Every comparison row (the ``comparisons`` section of results.json)."""
@@ -382,6 +391,7 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     ranking_entries: list[dict[str, Any]] = []
     item_entries: list[dict[str, Any]] = []
     notes: list[str] = []
+    objects: dict[tuple[str, str, str], Any] = {}
     for dataset, metric in table.pairs():
         systems = _ordered_systems(table.systems_of(dataset, metric), options)
         system_rows.extend(_system_rows(table, dataset, metric, systems, options, seed,
@@ -398,16 +408,16 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
                 lists.extend(corpus_lists)
                 system_rows.extend(corpus_rows)
         if unit.pairing == "paired":
-            profile = _noise_entry(table, dataset, metric, systems)
+            profile = _noise_entry(table, dataset, metric, systems, objects)
             if profile is not None:
                 noise.append(profile)
                 board, items = _leaderboard_entries(table, dataset, metric, systems,
-                                                    options, seed)
+                                                    options, seed, objects)
                 ranking_entries.append(board)
                 item_entries.append(items)
         power.append(_power_entry(table, unit, systems, options))
         if table.runs_of(dataset) is not None and unit.pairing == "paired":
-            runs_entries.append(_runs_entry(table, unit, systems, options, seed))
+            runs_entries.append(_runs_entry(table, unit, systems, options, seed, objects))
         if options.cluster_by is not None:
             entry = _cluster_entry(table, dataset, metric, systems, options, notes)
             if entry is not None:
@@ -441,14 +451,14 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
         notes.append(f"p-values adjusted with {options.correction} across all "
                      f"{len(raw)} comparisons of the analysis")
     aggregates, ordered, ranking_notes = ranking_sections(table, options, seed, unit_rng,
-                                                          lists)
+                                                          lists, objects)
     ranking_entries = ordered + ranking_entries
     notes.extend(ranking_notes)
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Analysis(table, options, seed, created, tuple(lists), tuple(system_rows),
                     tuple(noise), tuple(power), tuple(runs_entries), tuple(cluster_entries),
                     tuple(group_entries), tuple(hyper_entries), tuple(ranking_entries),
-                    tuple(item_entries), tuple(aggregates), tuple(notes))
+                    tuple(item_entries), tuple(aggregates), tuple(notes), objects)
 
 
 def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:
@@ -566,8 +576,8 @@ def _corpus_units(table: ScoreTable, dataset: str, metric: str, systems: list[st
     return lists, rows
 
 
-def _noise_entry(table: ScoreTable, dataset: str, metric: str,
-                 systems: list[str]) -> dict[str, Any] | None:
+def _noise_entry(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                 objects: dict) -> dict[str, Any] | None:
     """Seed 002's noise profile where item scores are proportions (0/1, or shares of k
     samples): per-system ``count`` attributes (eval-arena) or the runs axis give the
     prediction noise; ``family`` and ``size`` attributes give the signal-to-noise."""
@@ -592,6 +602,7 @@ def _noise_entry(table: ScoreTable, dataset: str, metric: str,
                                 families=families or None)
     except InputError:
         return None  # e.g. counts that do not match the scores: no profile, no crash
+    objects[("noise", dataset, metric)] = profile
     return {"dataset": dataset, "metric": metric, **profile.to_dict()}
 
 
@@ -620,7 +631,7 @@ def _power_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
 
 
 def _runs_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
-                options: AnalysisOptions, seed: int) -> dict[str, Any]:
+                options: AnalysisOptions, seed: int, objects: dict) -> dict[str, Any]:
     """Everything repeated runs tell about one dataset × metric (seed 004, Miller 2024)."""
     dataset, metric = unit.dataset, unit.metric
     view = table.paired(dataset, metric, systems)
@@ -640,6 +651,8 @@ def _runs_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)  # NaN entries say it
         pooled = pooled_runs_bootstrap(stats, **common)
+        widths = ci_width_by_runs(scores, **common)
+        objects[("ci_width_by_runs", dataset, metric)] = widths
         entry = {
             "dataset": dataset, "metric": metric, "n_runs": n_runs, "n_items": n_items,
             "cluster_bootstrap": cluster_bootstrap_interval(
@@ -653,7 +666,7 @@ def _runs_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
             "runs_differ": runs_differ_test(scores, systems=names).to_records(),
             "pooled_runs": pooled.to_records(),
             "per_run": pooled.run_records(),
-            "ci_width_by_runs": ci_width_by_runs(scores, **common).to_records(),
+            "ci_width_by_runs": widths.to_records(),
         }
     return entry
 
@@ -691,7 +704,7 @@ _BT_RESAMPLES = 2000
 
 
 def _leaderboard_entries(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-                         options: AnalysisOptions, seed: int
+                         options: AnalysisOptions, seed: int, objects: dict
                          ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Seed 002's leaderboard and item analysis of a paired list of proportions."""
     view = table.paired(dataset, metric, systems)
@@ -706,6 +719,8 @@ def _leaderboard_entries(table: ScoreTable, dataset: str, metric: str, systems: 
                            max_memory=options.max_memory)
         items = item_analysis(scores, systems=view.systems, items=view.items,
                               quality=bt.rating)
+    objects[("bradley_terry", dataset, metric)] = bt
+    objects[("item_analysis", dataset, metric)] = items
     board = {"dataset": dataset, "metric": metric, "kind": "leaderboard",
              "win_rates": rates.to_dict(), "bradley_terry": bt.to_dict()}
     return board, {"dataset": dataset, "metric": metric, **items.to_dict()}
