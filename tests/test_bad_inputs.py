@@ -89,6 +89,17 @@ CASES = [
      r"results_2026-01-01T00-00-00\.json, line 1, column 38: invalid JSON"),
     ("dataset_option_conflict", ["for_column_mapping.csv", "--dataset", "x"],
      r"--dataset was given but the table has a dataset column"),
+    ("config_bad_alpha", ["continuous.csv", "--config", "config_bad_alpha.toml"],
+     r"config_bad_alpha\.toml: analysis\.alpha = 1\.5 is not valid\n  hint: a number "
+     r"between 0 and 1 \(exclusive\)"),
+    ("config_fractional_resamples",
+     ["continuous.csv", "--config", "config_fractional_resamples.toml"],
+     r"analysis\.n_resamples = 99\.5 is not valid\n  hint: a whole number >= 1"),
+    ("config_bad_formats", ["continuous.csv", "--config", "config_bad_formats.toml"],
+     r"report\.formats = \['html', 'docx'\] is not valid\n  hint: at least one of 'html', "
+     r"'pdf', 'ipynb'"),
+    ("config_dashed_key", ["continuous.csv", "--config", "config_dashed_key.toml"],
+     r"unknown key\(s\) in \[analysis\]: n-resamples\n  hint: did you mean 'n_resamples'\?"),
 ]
 
 

@@ -1,34 +1,92 @@
-"""Metric and dataset properties given by the user (a TOML file or Python objects).
+'''The run configuration: one TOML file holds everything the command-line flags hold.
 
-The file format (``--config FILE``)::
+The file format (``--config FILE``); every section and key is optional::
 
-    [metrics.edit_distance]
-    direction = "lower"        # "higher" (default) or "lower" is better
-    modality = "continuous"    # "binary" or "continuous"; default: inferred from the values
-    weight = 1.0               # > 0, used when metrics are aggregated
+    [input]                        # what to read, and how (the data options)
+    data = ["results/", "extra.jsonl"]  # files or folders; one string is one path
+    format = "long"                # adapter name (default: detected from each file)
+    system_col = "system"          # columns of a long table (defaults: the names shown)
+    dataset_col = "dataset"
+    metric_col = "metric"
+    item_col = "item"              # also the optional item-id column of a wide table
+    score_col = "score"
+    run_col = "run"
+    prediction_col = "prediction"  # prediction/reference: for corpus-level metrics
+    reference_col = "reference"
+    dataset = "my-benchmark"       # dataset name for inputs without one
+    metric = "accuracy"            # metric name for inputs without one
+    lm_eval_filter = "strict-match"  # lm-evaluation-harness filter (default: the first)
+    nan_policy = "drop"            # a missing score: "drop" (counted) or "raise"
 
-    [datasets.python]
-    weight = 2.0               # > 0, used when datasets are aggregated
-
-    [systems."codellama-13b"]
-    family = "codellama"       # model family, for the signal-to-noise of seed 002
-    size = 13                  # parameters in billions (> 0)
-
-    [analysis]
+    [analysis]                     # the statistics (the fields of AnalysisOptions)
+    pairing = "auto"               # "auto" (detected), "paired" or "unpaired"
+    method = "auto"                # "auto", "permutation", "bootstrap" or "sign"
+    order = "all-pairs"            # "all-pairs", "first-vs-rest" or "successive"
+    baseline = "gpt-4o"            # the system others are compared with (first-vs-rest)
+    alternative = "two-sided"      # "two-sided", "greater" (A better than B) or "less"
+    correction = "holm-sidak"      # "holm-sidak", "holm", "bonferroni", "sidak",
+                                   # "fdr_bh", "fdr_by" or "none"
+    correct_across = "sample-list" # family corrected together: "sample-list" or "all"
+    alpha = 0.05                   # significance level, between 0 and 1 (exclusive)
+    confidence = 0.95              # level of every interval, between 0 and 1 (exclusive)
+    n_resamples = 9999             # permutation/bootstrap resamples, a whole number >= 1
+    effect_threshold = "medium"    # Cohen level counted as relevant: "small", "medium",
+                                   # "large"
+    ci_method = "auto"             # "auto", "wilson", "clopper-pearson", "t",
+                                   # "percentile" or "bca"
+    corpus_metrics = ["f1-macro"]  # corpus-level metrics, e.g. "f1-micro", "accuracy"
+    power = 0.8                    # power of the minimum detectable effect, in (0, 1)
+    detect_delta = 0.02            # also the items needed to detect this difference (!= 0)
+    cluster_by = "passage"         # item-metadata column grouping items
     group_by = ["difficulty"]      # item-metadata columns: compare within each level
     compare_by = ["prompt_format"] # hyperparameters (system attributes) to compare ...
     condition_on = ["model"]       # ... within each combination of these
+    seed = 12345                   # master seed, a whole number >= 0 (default: drawn)
 
-Unknown sections or keys and wrong types are errors that name the key and the file.
-System entries become system attributes (``family``, ``size``); the ``analysis`` lists
-are defaults of the same-named command-line options.
-"""
+    [report]                       # the rendered report
+    title = "Release 2.1 evaluation"  # report title
+    release = "v2.1"               # release label
+    candidate = "model-v2.1"       # the system that is the release candidate
+    template = "release"           # a bundled template ("evaluation", "release") or an .ipynb
+    theme = "default"              # a theme name ("default", "print") or a theme folder
+    out = "reports/v2.1"           # the report folder
+    formats = ["html", "pdf"]      # any of "html", "pdf", "ipynb" (or "html,pdf")
+    force = false                  # replace an existing report folder
+    fail_on_regression = false     # exit with an error status when the verdict has one
+    max_table_rows = 50            # longest table shown in full, a whole number >= 1
+
+    [metrics.edit_distance]
+    direction = "lower"            # "higher" (default) or "lower" is better
+    modality = "continuous"        # "binary" or "continuous"; default: inferred
+    weight = 1.0                   # > 0, used when metrics are aggregated
+
+    [datasets.python]
+    weight = 2.0                   # > 0, used when datasets are aggregated
+
+    [systems."codellama-13b"]
+    family = "codellama"           # model family, for the signal-to-noise of seed 002
+    size = 13                      # parameters in billions (> 0)
+
+Keys are spelled like the command-line flags with underscores for dashes
+(``--n-resamples`` is ``n_resamples``, ``--corpus-metric`` is ``corpus_metrics``). Each
+``[input]``, ``[analysis]`` and ``[report]`` value is the default of its flag: a flag given
+on the command line wins. In ``[analysis]``, ``corpus_metrics``, ``group_by``,
+``compare_by`` and ``condition_on`` take a list or one string. Relative paths (``data``,
+``out``, a ``template`` ending in ``.ipynb``, a ``theme`` folder that exists there) are
+relative to the folder of the config file, not to the working directory; ``~`` is the home
+folder. System entries become system attributes (``family``, ``size``).
+
+Unknown sections or keys and wrong types or values are errors that name the key and the
+file, and list what is allowed. Booleans are not numbers (``alpha = true`` is an
+error) and whole numbers must be written as such (``n_resamples = 99.5`` is an error).
+'''
 
 from __future__ import annotations
 
+import difflib
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -41,7 +99,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 __all__ = ["DatasetSpec", "Direction", "MetricSpec", "Modality", "SystemSpec", "TableConfig",
-           "load_config"]
+           "load_config", "parse_config"]
 
 Direction = Literal["higher", "lower"]
 Modality = Literal["binary", "continuous"]
@@ -73,16 +131,34 @@ class SystemSpec:
 
 @dataclass(frozen=True)
 class TableConfig:
-    """Metric, dataset and system properties, keyed by name."""
+    """A validated run configuration (see the module docstring for the file format).
+
+    Attributes
+    ----------
+    metrics, datasets, systems
+        Metric, dataset and system properties, keyed by name.
+    source
+        The file the config was read from, if any.
+    analysis
+        The ``[analysis]`` values given, keyed by :class:`reportgen.analysis.AnalysisOptions`
+        field name (lists as tuples), so ``AnalysisOptions(**config.analysis)`` holds them.
+    input
+        The ``[input]`` values given: ``data`` (a tuple of paths) and
+        :class:`reportgen.data.LoadOptions` field names.
+    report
+        The ``[report]`` values given (``formats`` as a tuple).
+    """
 
     metrics: Mapping[str, MetricSpec] = field(default_factory=dict)
     datasets: Mapping[str, DatasetSpec] = field(default_factory=dict)
     source: str | None = None
     systems: Mapping[str, SystemSpec] = field(default_factory=dict)
-    analysis: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    analysis: Mapping[str, Any] = field(default_factory=dict)
+    input: Mapping[str, Any] = field(default_factory=dict)
+    report: Mapping[str, Any] = field(default_factory=dict)
 
     def merged(self, other: TableConfig) -> TableConfig:
-        """A config where ``other``'s non-None values override this one's."""
+        """A config loc ``other``'s given values override this one's."""
         metrics = dict(self.metrics)
         for name, spec in other.metrics.items():
             old = metrics.get(name, MetricSpec())
@@ -102,130 +178,347 @@ class TableConfig:
                                        size=sspec.size if sspec.size is not None
                                        else old_s.size)
         return TableConfig(metrics, datasets, other.source or self.source, systems,
-                           {**self.analysis, **other.analysis})
+                           {**self.analysis, **other.analysis},
+                           {**self.input, **other.input}, {**self.report, **other.report})
 
 
+# The choices of the library's options, spelled as on the command line. The data layer
+# sits below stats and analysis, so they are repeated here; tests/data/test_config.py
+# checks that they equal the library's Literals.
+PAIRINGS = ("auto", "paired", "unpaired")
+METHODS = ("auto", "permutation", "bootstrap", "sign")
+ORDERS = ("all-pairs", "first-vs-rest", "successive")
+ALTERNATIVES = ("two-sided", "greater", "less")
+CORRECTIONS = ("holm-sidak", "holm", "bonferroni", "sidak", "fdr_bh", "fdr_by", "none")
+CORRECT_ACROSS = ("sample-list", "all")
+EFFECT_LEVELS = ("small", "medium", "large")
+CI_METHODS = ("auto", "wilson", "clopper-pearson", "t", "percentile", "bca")
+CORPUS_METRICS = tuple(f"{m}-{a}" for m in ("f1", "precision", "recall")
+                       for a in ("macro", "micro", "binary")) + ("accuracy", "mean")
+NAN_POLICIES = ("drop", "raise")
+FORMATS = ("html", "pdf", "ipynb")
+
+_SECTIONS = ("input", "analysis", "report", "metrics", "datasets", "systems")
 _METRIC_KEYS = {"direction", "modality", "weight"}
 _DATASET_KEYS = {"weight"}
 _SYSTEM_KEYS = {"family", "size"}
-_ANALYSIS_KEYS = {"group_by", "compare_by", "condition_on"}
+_COLUMN_KEYS = ("system_col", "dataset_col", "metric_col", "item_col", "score_col",
+                "run_col", "prediction_col", "reference_col")
+
+Check = Callable[[str, Any, Location], Any]
 
 
 def load_config(path: str | Path) -> TableConfig:
-    """Read a TOML config file of metric and dataset properties.
+    """Read a TOML run configuration (see the module docstring for the format).
+
+    Parameters
+    ----------
+    path
+        The config file. Relative paths in it are resolved against its folder.
+
+    Returns
+    -------
+    TableConfig
 
     Raises
     ------
     ConfigError
         The file is missing, not TOML, or has an unknown key or a bad value; the
-        message names the key (e.g. ``metrics.bleu.direction``).
+        message names the key (e.g. ``analysis.alpha``) and the file.
     """
     path = Path(path)
     if not path.is_file():
         raise ConfigError("config file not found", location=Location(str(path)),
                           hint="check the path given to --config")
     try:
-        raw = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+        text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ConfigError("the config file is not valid UTF-8", location=Location(str(path)),
                           hint="save it as UTF-8") from None
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}", location=Location(str(path)),
                           hint="see the config format in the README") from None
-    return parse_config(raw, source=str(path))
+    return _parse(raw, Location(str(path)), base=path.parent)
 
 
 def parse_config(raw: Mapping[str, Any], *, source: str | None = None) -> TableConfig:
-    """Validate a config mapping (as read from TOML) into a :class:`TableConfig`."""
-    loc = Location(source)
-    unknown = set(raw) - {"metrics", "datasets", "systems", "analysis"}
+    """Validate a config mapping (as read from TOML) into a :class:`TableConfig`.
+
+    Parameters
+    ----------
+    raw
+        The parsed TOML document.
+    source
+        The file it came from: named in error messages, and relative paths are resolved
+        against its folder. Without it, paths are kept as given.
+
+    Raises
+    ------
+    ConfigError
+        An unknown section or key, or a bad value; the message names the key.
+    """
+    base = None if source is None else Path(source).parent
+    return _parse(raw, Location(source), base=base)
+
+
+def _parse(raw: Mapping[str, Any], loc: Location, *, base: Path | None) -> TableConfig:
+    unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
-        raise ConfigError(f"unknown config section(s): {', '.join(sorted(unknown))}",
-                          location=loc, hint="allowed sections: [metrics.NAME], "
-                                             "[datasets.NAME], [systems.NAME], [analysis]")
+        raise ConfigError(f"unknown config section(s): {', '.join(unknown)}",
+                          location=loc,
+                          hint="allowed sections: [input], [analysis], [report], "
+                               "[metrics.NAME], [datasets.NAME], [systems.NAME]")
     metrics = {name: _metric_spec(name, body, loc)
-               for name, body in _section(raw, "metrics", loc).items()}
+               for name, body in _named_tables(raw, "metrics", loc).items()}
     datasets = {name: _dataset_spec(name, body, loc)
-                for name, body in _section(raw, "datasets", loc).items()}
+                for name, body in _named_tables(raw, "datasets", loc).items()}
     systems = {name: _system_spec(name, body, loc)
-               for name, body in _section(raw, "systems", loc).items()}
-    return TableConfig(metrics, datasets, source, systems,
-                       _analysis_section(raw.get("analysis", {}), loc))
+               for name, body in _named_tables(raw, "systems", loc).items()}
+    return TableConfig(metrics, datasets, loc.file, systems,
+                       analysis=_analysis_section(_table(raw, "analysis", loc), loc),
+                       input=_input_section(_table(raw, "input", loc), loc, base),
+                       report=_report_section(_table(raw, "report", loc), loc, base))
 
 
-def _section(raw: Mapping[str, Any], key: str, loc: Location) -> Mapping[str, Any]:
+# ----------------------------------------------------------------------------- sections
+
+def _named_tables(raw: Mapping[str, Any], key: str, loc: Location) -> Mapping[str, Any]:
     section = raw.get(key, {})
     if not isinstance(section, Mapping):
         raise ConfigError(f"'{key}' must be a table of [{key}.NAME] sections, "
-                          f"got {type(section).__name__}", location=loc)
+                          f"got {type(section).__name__}", location=loc,
+                          hint=f"write [{key}.NAME] followed by key = value lines")
     for name, body in section.items():
         if not isinstance(body, Mapping):
-            raise ConfigError(f"'{key}.{name}' must be a table, got {body!r}", location=loc,
+            raise ConfigError(f"'{key}.{name}' must be a table, got {body!r}",
+                              location=loc,
                               hint=f"write it as [{key}.{name}] followed by key = value lines")
     return section
 
 
+def _table(raw: Mapping[str, Any], key: str, loc: Location) -> Mapping[str, Any]:
+    body = raw.get(key, {})
+    if not isinstance(body, Mapping):
+        raise ConfigError(f"'{key}' must be a table, got {body!r}", location=loc,
+                          hint=f"write it as [{key}] followed by key = value lines")
+    return body
+
+
 def _metric_spec(name: str, body: Mapping[str, Any], loc: Location) -> MetricSpec:
-    _check_keys(f"metrics.{name}", body, _METRIC_KEYS, loc)
-    return MetricSpec(
-        direction=_choice(f"metrics.{name}.direction", body.get("direction"), Direction, loc),
-        modality=_choice(f"metrics.{name}.modality", body.get("modality"), Modality, loc),
-        weight=_weight(f"metrics.{name}.weight", body.get("weight"), loc))
+    _check_keys(("metrics", name), body, _METRIC_KEYS, loc)
+    values = _validated(("metrics", name), body, {
+        "direction": _choice(get_args(Direction)), "modality": _choice(get_args(Modality)),
+        "weight": _positive}, loc)
+    return MetricSpec(**values)
 
 
 def _dataset_spec(name: str, body: Mapping[str, Any], loc: Location) -> DatasetSpec:
-    _check_keys(f"datasets.{name}", body, _DATASET_KEYS, loc)
-    return DatasetSpec(weight=_weight(f"datasets.{name}.weight", body.get("weight"), loc))
+    _check_keys(("datasets", name), body, _DATASET_KEYS, loc)
+    return DatasetSpec(**_validated(("datasets", name), body, {"weight": _positive}, loc))
 
 
 def _system_spec(name: str, body: Mapping[str, Any], loc: Location) -> SystemSpec:
-    _check_keys(f"systems.{name}", body, _SYSTEM_KEYS, loc)
-    family = body.get("family")
-    if family is not None and (not isinstance(family, str) or not family.strip()):
-        raise ConfigError(f"systems.{name}.family = {family!r} is not valid", location=loc,
-                          hint="a family is a non-empty name, e.g. \"llama\"")
-    return SystemSpec(family=family,
-                      size=_weight(f"systems.{name}.size", body.get("size"), loc))
+    _check_keys(("systems", name), body, _SYSTEM_KEYS, loc)
+    return SystemSpec(**_validated(("systems", name), body,
+                                   {"family": _text, "size": _positive}, loc))
 
 
-def _analysis_section(body: Any, loc: Location) -> dict[str, tuple[str, ...]]:
-    if not isinstance(body, Mapping):
-        raise ConfigError(f"'analysis' must be a table, got {body!r}", location=loc,
-                          hint="write it as [analysis] followed by key = [...] lines")
-    _check_keys("analysis", body, _ANALYSIS_KEYS, loc)
-    out = {}
-    for key, value in body.items():
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise ConfigError(f"analysis.{key} = {value!r} is not valid", location=loc,
-                              hint="a list of column names, e.g. [\"difficulty\"]")
-        out[key] = tuple(value)
-    return out
+def _analysis_section(body: Mapping[str, Any], loc: Location) -> dict[str, Any]:
+    _check_keys(("analysis",), body, set(_ANALYSIS), loc)
+    values = _validated(("analysis",), body, _ANALYSIS, loc)
+    if "power" in values and "alpha" in values and values["power"] <= values["alpha"]:
+        raise ConfigError(f"analysis.power = {values['power']!r} is not above analysis.alpha "
+                          f"= {values['alpha']!r}", location=loc,
+                          hint="the power at no effect is alpha; ask for e.g. power = 0.8")
+    return values
 
 
-def _check_keys(where: str, body: Mapping[str, Any], allowed: set[str], loc: Location) -> None:
-    unknown = set(body) - allowed
-    if unknown:
-        raise ConfigError(f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}",
-                          location=loc, hint=f"allowed keys: {', '.join(sorted(allowed))}")
+def _input_section(body: Mapping[str, Any], loc: Location, base: Path | None
+                   ) -> dict[str, Any]:
+    _check_keys(("input",), body, set(_INPUT), loc)
+    values = _validated(("input",), body, _INPUT, loc)
+    if "data" in values and base is not None:
+        values["data"] = tuple(_under(base, p) for p in values["data"])
+    return values
 
 
-def _choice(key: str, value: Any, kind: Any, loc: Location) -> Any:
-    if value is None:
-        return None
-    choices = get_args(kind)
-    if value not in choices:
-        raise ConfigError(f"{key} = {value!r} is not valid", location=loc,
-                          hint=f"use one of: {', '.join(repr(c) for c in choices)}")
+def _report_section(body: Mapping[str, Any], loc: Location, base: Path | None
+                    ) -> dict[str, Any]:
+    _check_keys(("report",), body, set(_REPORT), loc)
+    values = _validated(("report",), body, _REPORT, loc)
+    if base is None:
+        return values
+    if "out" in values:
+        values["out"] = _under(base, values["out"])
+    if values.get("template", "").endswith(".ipynb"):
+        values["template"] = _under(base, values["template"])
+    if "theme" in values:
+        theme = Path(values["theme"]).expanduser()
+        if theme.is_absolute():
+            values["theme"] = str(theme)
+        elif (base / theme).exists():
+            values["theme"] = str(base / theme)
+    return values
+
+
+def _under(base: Path, path: str) -> str:
+    """``path`` with ``~`` expanded, relative to ``base`` unless absolute."""
+    expanded = Path(path).expanduser()
+    return str(expanded if expanded.is_absolute() else base / expanded)
+
+
+def _validated(prefix: tuple[str, ...], body: Mapping[str, Any], checks: Mapping[str, Check],
+               loc: Location) -> dict[str, Any]:
+    return {key: checks[key](".".join((*prefix, key)), value, loc)
+            for key, value in body.items()}
+
+
+def _check_keys(prefix: tuple[str, ...], body: Mapping[str, Any], allowed: set[str],
+                loc: Location) -> None:
+    unknown = sorted(set(body) - allowed)
+    if not unknown:
+        return
+    hint = f"allowed keys: {', '.join(sorted(allowed))}"
+    close = difflib.get_close_matches(unknown[0].replace("-", "_"), sorted(allowed), n=1)
+    if close:
+        hint = f"did you mean {close[0]!r}? {hint}"
+    raise ConfigError(f"unknown key(s) in [{'.'.join(prefix)}]: {', '.join(unknown)}",
+                      location=loc, hint=hint)
+
+
+# ------------------------------------------------------------------------------- checks
+
+def _invalid(key: str, value: Any, loc: Location, hint: str) -> ConfigError:
+    return ConfigError(f"{key} = {value!r} is not valid", location=loc, hint=hint)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _choice(choices: tuple[str, ...]) -> Check:
+    def check(key: str, value: Any, loc: Location) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise _invalid(key, value, loc,
+                           f"use one of: {', '.join(repr(c) for c in choices)}")
+        return value
+    return check
+
+
+def _text(key: str, value: Any, loc: Location) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _invalid(key, value, loc, "a non-empty string, e.g. \"name\"")
     return value
 
 
-def _weight(key: str, value: Any, loc: Location) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or value <= 0:
-        raise ConfigError(f"{key} = {value!r} is not valid", location=loc,
-                          hint="a weight is a finite number > 0")
+def _texts(key: str, value: Any, loc: Location) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip()
+                                              for v in value):
+        raise _invalid(key, value, loc, "a list of names, e.g. [\"difficulty\"]")
+    return tuple(value)
+
+
+def _names_in(choices: tuple[str, ...]) -> Check:
+    def check(key: str, value: Any, loc: Location) -> tuple[str, ...]:
+        names = _texts(key, value, loc)
+        unknown = [n for n in names if n not in choices]
+        if unknown:
+            raise ConfigError(f"{key} = {value!r} is not valid: unknown {unknown[0]!r}",
+                              location=loc, hint=f"known: {', '.join(choices)}")
+        return names
+    return check
+
+
+def _paths(key: str, value: Any, loc: Location) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value \
+            or not all(isinstance(v, str) and v.strip() for v in value):
+        raise _invalid(key, value, loc,
+                       "a list of files or folders, e.g. [\"results/\"], or one path")
+    return tuple(value)
+
+
+def _unit(key: str, value: Any, loc: Location) -> float:
+    if not _is_number(value) or not 0 < value < 1:
+        raise _invalid(key, value, loc, "a number between 0 and 1 (exclusive)")
     return float(value)
+
+
+def _positive(key: str, value: Any, loc: Location) -> float:
+    if not _is_number(value) or value <= 0:
+        raise _invalid(key, value, loc, "a finite number > 0")
+    return float(value)
+
+
+def _nonzero(key: str, value: Any, loc: Location) -> float:
+    if not _is_number(value) or value == 0:
+        raise _invalid(key, value, loc,
+                       "a finite, non-zero difference of means to detect, e.g. 0.02")
+    return float(value)
+
+
+def _count(key: str, value: Any, loc: Location) -> int:
+    if not _is_whole(value) or value < 1:
+        raise _invalid(key, value, loc, "a whole number >= 1, written without a decimal "
+                                        "point")
+    return value
+
+
+def _seed(key: str, value: Any, loc: Location) -> int:
+    if not _is_whole(value) or value < 0:
+        raise _invalid(key, value, loc, "a whole number >= 0, e.g. 12345")
+    return value
+
+
+def _flag(key: str, value: Any, loc: Location) -> bool:
+    if not isinstance(value, bool):
+        raise _invalid(key, value, loc, "true or false (lower case, no quotes)")
+    return value
+
+
+def _adapter(key: str, value: Any, loc: Location) -> str:
+    from reportgen.data.adapters import adapter_names  # the registry loads its modules
+
+    return _choice(tuple(adapter_names()))(key, value, loc)
+
+
+def _formats(key: str, value: Any, loc: Location) -> tuple[str, ...]:
+    parts = [p.strip() for p in value.split(",") if p.strip()] \
+        if isinstance(value, str) else value
+    if not isinstance(parts, list) or not parts \
+            or not all(isinstance(p, str) and p in FORMATS for p in parts):
+        raise _invalid(key, value, loc, f"at least one of {', '.join(map(repr, FORMATS))}, "
+                                        "e.g. [\"html\", \"pdf\"]")
+    return tuple(dict.fromkeys(parts))
+
+
+_ANALYSIS: dict[str, Check] = {
+    "pairing": _choice(PAIRINGS), "method": _choice(METHODS), "order": _choice(ORDERS),
+    "baseline": _text, "alternative": _choice(ALTERNATIVES),
+    "correction": _choice(CORRECTIONS), "correct_across": _choice(CORRECT_ACROSS),
+    "alpha": _unit, "confidence": _unit, "n_resamples": _count,
+    "effect_threshold": _choice(EFFECT_LEVELS), "ci_method": _choice(CI_METHODS),
+    "corpus_metrics": _names_in(CORPUS_METRICS), "power": _unit, "detect_delta": _nonzero,
+    "cluster_by": _text, "group_by": _texts, "compare_by": _texts, "condition_on": _texts,
+    "seed": _seed,
+}
+_INPUT: dict[str, Check] = {
+    "data": _paths, "format": _adapter, **{key: _text for key in _COLUMN_KEYS},
+    "dataset": _text, "metric": _text, "lm_eval_filter": _text,
+    "nan_policy": _choice(NAN_POLICIES),
+}
+_REPORT: dict[str, Check] = {
+    "title": _text, "release": _text, "candidate": _text, "template": _text,
+    "theme": _text, "out": _text, "formats": _formats, "force": _flag,
+    "fail_on_regression": _flag, "max_table_rows": _count,
+}
