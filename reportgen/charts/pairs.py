@@ -222,7 +222,9 @@ def pvalue_heatmap(comparisons_rows: Iterable[Mapping[str, Any]], *,
         subtitle.append(f"showing the {len(pairs)} most significant of {n_total} pairs")
     return alt.layer(rect, text).properties(
         title=alt.Title(title or "Pairwise comparisons", subtitle=subtitle),
-        width=alt.Step(70), height=alt.Step(16))
+        # wide enough for the column labels, which are written horizontally
+        width=alt.Step(max(70, 7 * max(len(c) for c in column_order) + 10)),
+        height=alt.Step(16))
 
 
 def _p_label_cell(p: float) -> str:

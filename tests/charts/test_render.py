@@ -23,7 +23,7 @@ def test_bundled_themes():
 
 def test_theme_applied_under_the_chart_config():
     spec = chart_spec(_chart(), "print")
-    assert spec["config"]["font"] == "serif"
+    assert spec["config"]["font"] == "DejaVu Serif"
     own = _chart().configure_axis(labelFontSize=20)
     spec = chart_spec(own, "print")
     assert spec["config"]["axis"]["labelFontSize"] == 20          # the chart wins
@@ -58,8 +58,8 @@ def test_active_theme_is_used_by_default():
     assert active_theme().name == "default"
     try:
         use_theme("print")
-        assert chart_spec(_chart())["config"]["font"] == "serif"
-        assert chart_spec(_chart(), "default")["config"]["font"] == "sans-serif"
+        assert chart_spec(_chart())["config"]["font"] == "DejaVu Serif"
+        assert chart_spec(_chart(), "default")["config"]["font"] == "DejaVu Sans"
     finally:
         use_theme("default")
     with pytest.raises(InputError, match="unknown theme 'nope'"):
