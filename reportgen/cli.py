@@ -12,28 +12,34 @@ from collections.abc import Sequence
 
 from reportgen import __version__
 from reportgen.errors import ReportgenError, ReportgenWarning
+from reportgen.report.pipeline import NotebookExecutionError
 
 __all__ = ["main"]
 
 EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-def _add_data_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+def _add_data_options(parser: argparse.ArgumentParser, *, required: bool = True,
+                      format_flag: str = "--format") -> None:
     from reportgen.data.adapters import adapter_names
 
-    parser.add_argument("data", nargs="+" if required else "*", metavar="DATA",
-                        help="result files or folders (several are combined)")
+    parser.add_argument("data", nargs="*", metavar="DATA",
+                        help="result files or folders (several are combined); default: "
+                             "[input] data of the config file")
     group = parser.add_argument_group("reading the data")
-    group.add_argument("--format", choices=adapter_names(), default=None,
+    group.add_argument(format_flag, choices=adapter_names(), default=None, dest="format",
                        help="input format (default: detected from each file's content)")
     group.add_argument("--config", metavar="FILE", default=None,
-                       help="TOML file of metric and dataset properties "
-                            "(direction, modality, weight)")
+                       help="TOML config: metric and dataset properties (direction, "
+                            "modality, weight), systems, and the defaults of every flag "
+                            "([input], [analysis], [report]); flags given win")
     for name in ("system", "dataset", "metric", "item", "score", "run", "prediction",
                  "reference"):
-        group.add_argument(f"--{name}-col", metavar="COL", default=name,
+        group.add_argument(f"--{name}-col", metavar="COL", default=None,
                            help=f"column holding the {name} in a long table "
                                 f"(default: {name})")
     group.add_argument("--dataset", metavar="NAME", default=None,
@@ -45,22 +51,56 @@ def _add_data_options(parser: argparse.ArgumentParser, *, required: bool = True)
     group.add_argument("--lm-eval-filter", metavar="FILTER", default=None,
                        help="lm-evaluation-harness filter to use (default: the first "
                             "listed per task)")
-    group.add_argument("--nan-policy", choices=("drop", "raise"), default="drop",
+    group.add_argument("--nan-policy", choices=("drop", "raise"), default=None,
                        help="a missing score: drop the row and count it (default) or "
                             "stop with an error")
+
+
+_LOAD_KEYS = ("format", "system_col", "dataset_col", "metric_col", "item_col", "score_col",
+              "run_col", "prediction_col", "reference_col", "dataset", "metric",
+              "lm_eval_filter", "nan_policy")
+
+
+def _config(args: argparse.Namespace):
+    """The config file's settings (loaded once per command), or an empty config."""
+    from reportgen.data import TableConfig, load_config
+
+    cached = getattr(args, "_config_cache", None)
+    if cached is None:
+        cached = load_config(args.config) if args.config else TableConfig()
+        args._config_cache = cached
+    return cached
+
+
+def _data_paths(args: argparse.Namespace) -> list[str]:
+    from reportgen.errors import InputError
+
+    paths = list(args.data) or list(_config(args).input.get("data", ()))
+    if not paths:
+        raise InputError("no data given", hint="name result files or folders on the command "
+                                               "line, or list them as [input] data = [...] in "
+                                               "the --config file")
+    return paths
+
+
+def _load_options(args: argparse.Namespace) -> dict:
+    """Data options: the command line, else the config's [input], else the defaults."""
+    configured = _config(args).input
+    options = {}
+    for key in _LOAD_KEYS:
+        value = getattr(args, key, None)
+        if value is None:
+            value = configured.get(key)
+        if value is not None:
+            options[key] = value
+    return options
 
 
 def _load(args: argparse.Namespace):
     from reportgen.data import LoadOptions, load
 
-    options = LoadOptions(format=args.format, system_col=args.system_col,
-                          dataset_col=args.dataset_col, metric_col=args.metric_col,
-                          item_col=args.item_col, score_col=args.score_col,
-                          run_col=args.run_col, prediction_col=args.prediction_col,
-                          reference_col=args.reference_col, dataset=args.dataset,
-                          metric=args.metric,
-                          lm_eval_filter=args.lm_eval_filter, nan_policy=args.nan_policy)
-    return load(args.data, options=options, config=args.config)
+    return load(_data_paths(args), options=LoadOptions(**_load_options(args)),
+                config=args.config)
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
@@ -80,40 +120,41 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
     from reportgen.stats.multiplicity import CORRECTIONS
 
     group = parser.add_argument_group("statistics")
-    group.add_argument("--pairing", choices=("auto", "paired", "unpaired"), default="auto",
+    group.add_argument("--pairing", choices=("auto", "paired", "unpaired"), default=None,
                        help="compare on shared items (paired) or not; auto: detected per "
                             "dataset × metric (default)")
     group.add_argument("--method", choices=("auto", "permutation", "bootstrap", "sign"),
-                       default="auto",
+                       default=None,
                        help="auto: Welch t / two-proportion z / paired t / exact McNemar by "
                             "pairing and modality (default); permutation; null-shifted "
                             "bootstrap; sign test (paired)")
     group.add_argument("--order", choices=("all-pairs", "first-vs-rest", "successive"),
-                       default="all-pairs", help="which pairs to compare (default: all)")
+                       default=None, help="which pairs to compare (default: all)")
     group.add_argument("--baseline", metavar="SYSTEM", default=None,
                        help="the system the others are compared with under "
                             "--order first-vs-rest (default: the first)")
     group.add_argument("--alternative", choices=("two-sided", "greater", "less"),
-                       default="two-sided",
+                       default=None,
                        help="greater: A is better than B (fix it before looking at the "
                             "data); default two-sided")
-    group.add_argument("--correction", choices=CORRECTIONS, default="holm-sidak",
+    group.add_argument("--correction", choices=CORRECTIONS, default=None,
                        help="multiple-comparison correction (default holm-sidak)")
     group.add_argument("--correct-across", choices=("sample-list", "all"),
-                       default="sample-list",
+                       default=None,
                        help="the family corrected together: each dataset × metric "
                             "(default) or every comparison of the analysis")
-    group.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    group.add_argument("--confidence", type=float, default=0.95,
+    group.add_argument("--alpha", type=float, default=None,
+                       help="significance level (default 0.05)")
+    group.add_argument("--confidence", type=float, default=None,
                        help="level of the confidence intervals (default 0.95)")
-    group.add_argument("--n-resamples", type=int, default=9999, metavar="N",
+    group.add_argument("--n-resamples", type=int, default=None, metavar="N",
                        help="permutation/bootstrap resamples (default 9999)")
     group.add_argument("--effect-threshold", choices=("small", "medium", "large"),
-                       default="medium",
+                       default=None,
                        help="Cohen level an effect must reach to count as practically "
                             "relevant (default medium)")
     group.add_argument("--ci-method", choices=("auto", "wilson", "clopper-pearson", "t",
-                                               "percentile", "bca"), default="auto",
+                                               "percentile", "bca"), default=None,
                        help="interval of each system's mean: auto = Wilson for binary "
                             "scores, bootstrap BCa for continuous ones")
     group.add_argument("--corpus-metric", action="append", default=None, metavar="NAME",
@@ -121,7 +162,7 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                        help="corpus-level metric computed from prediction/reference "
                             "columns, repeatable (default: f1-macro); e.g. f1-micro, "
                             "f1-binary, precision-macro, recall-macro, accuracy")
-    group.add_argument("--power", type=float, default=0.8, dest="target_power",
+    group.add_argument("--power", type=float, default=None, dest="target_power",
                        help="power for the minimum detectable effect of each dataset × "
                             "metric (default 0.8)")
     group.add_argument("--detect-delta", type=float, default=None, metavar="DELTA",
@@ -142,29 +183,38 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                        help="random seed (default: drawn and recorded in the results)")
 
 
-def _analysis_options(args: argparse.Namespace, defaults=None):
-    """Options from the command line; ``defaults`` (the config's [analysis]) fill in
-    the lists the command line leaves out."""
+_ANALYSIS_KEYS = {"pairing": "pairing", "method": "method", "order": "order",
+                  "baseline": "baseline", "alternative": "alternative",
+                  "correction": "correction", "correct_across": "correct_across",
+                  "alpha": "alpha", "confidence": "confidence",
+                  "n_resamples": "n_resamples", "effect_threshold": "effect_threshold",
+                  "ci_method": "ci_method", "corpus_metrics": "corpus_metrics",
+                  "target_power": "power", "detect_delta": "detect_delta",
+                  "cluster_by": "cluster_by", "group_by": "group_by",
+                  "compare_by": "compare_by", "condition_on": "condition_on",
+                  "seed": "seed"}
+
+
+def _analysis_kwargs(args: argparse.Namespace) -> dict:
+    """Analysis options: the command line, else the config's [analysis], else the
+    library's defaults."""
+    configured = _config(args).analysis
+    options = {}
+    for dest, name in _ANALYSIS_KEYS.items():
+        value = getattr(args, dest, None)
+        if isinstance(value, list):
+            value = tuple(value)
+        if value is None:
+            value = configured.get(name)
+        if value is not None:
+            options[name] = value
+    return options
+
+
+def _analysis_options(args: argparse.Namespace):
     from reportgen.analysis import AnalysisOptions
 
-    defaults = defaults or {}
-
-    def listed(name: str) -> tuple[str, ...]:
-        given = getattr(args, name, None)
-        return tuple(given) if given else tuple(defaults.get(name, ()))
-
-    return AnalysisOptions(pairing=args.pairing, method=args.method, order=args.order,
-                           baseline=args.baseline, alternative=args.alternative,
-                           correction=args.correction, correct_across=args.correct_across,
-                           alpha=args.alpha, confidence=args.confidence,
-                           n_resamples=args.n_resamples,
-                           effect_threshold=args.effect_threshold,
-                           ci_method=args.ci_method,
-                           corpus_metrics=tuple(args.corpus_metrics or ("f1-macro",)),
-                           power=args.target_power, detect_delta=args.detect_delta,
-                           cluster_by=args.cluster_by, group_by=listed("group_by"),
-                           compare_by=listed("compare_by"),
-                           condition_on=listed("condition_on"), seed=args.seed)
+    return AnalysisOptions(**_analysis_kwargs(args))
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
@@ -172,9 +222,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from reportgen.report.output import prepare_output_dir, write_json_atomic
 
     out = prepare_output_dir(args.out)
-    _analysis_options(args)  # bad options fail before the data are read
+    options = _analysis_options(args)  # bad options fail before the data are read
     table = _load(args)
-    options = _analysis_options(args, _config_analysis(args))
     analysis = analyze(table, options)
     results = analysis.to_results()
     path = write_json_atomic(out / "results.json", results)
@@ -189,13 +238,6 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         from reportgen.report.ranking_text import ordering_line
         sys.stdout.write(ordering_line(ordered[0]) + "\n")
     return EXIT_OK
-
-
-def _config_analysis(args: argparse.Namespace) -> dict:
-    if not args.config:
-        return {}
-    from reportgen.data import load_config
-    return dict(load_config(args.config).analysis)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -264,6 +306,75 @@ def _cmd_power(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from reportgen.report.pipeline import RunSpec, run_report
+
+    report = _config(args).report
+    options = _analysis_kwargs(args)
+    spec = RunSpec(
+        data=tuple(_data_paths(args)),
+        out=args.out or report.get("out") or "report",
+        config=args.config, load_options=_load_options(args), analysis_options=options,
+        title=args.title or report.get("title") or "Evaluation report",
+        release=args.release or report.get("release"),
+        template=args.template or report.get("template") or "evaluation",
+        theme=args.theme or report.get("theme") or "default",
+        formats=_formats(args.formats) if args.formats else
+        tuple(report.get("formats", ("html", "pdf", "ipynb"))),
+        force=bool(args.force or report.get("force", False)),
+        baseline=options.get("baseline"),
+        candidate=args.candidate or report.get("candidate"),
+        max_table_rows=args.max_table_rows or report.get("max_table_rows") or 40,
+        execution_timeout=args.timeout)
+    fail_on_regression = bool(args.fail_on_regression or
+                              report.get("fail_on_regression", False))
+    progress = _progress_printer(quiet=args.quiet)
+    result = run_report(spec, progress=progress)
+    sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed "
+                     f"{result.seed}\n")
+    counts = result.verdict_counts
+    if counts is not None:
+        sys.stdout.write(f"verdict: {counts.get('improved', 0)} improved, "
+                         f"{counts.get('regressed', 0)} regressed, "
+                         f"{counts.get('no detectable difference', 0)} with no detectable "
+                         "difference\n")
+        if fail_on_regression and counts.get("regressed", 0):
+            sys.stderr.write("reportgen: significant regression found "
+                             "(--fail-on-regression)\n")
+            return EXIT_REGRESSION
+    elif fail_on_regression:
+        sys.stderr.write("reportgen: warning: --fail-on-regression needs a release report "
+                         "(--template release); nothing was checked\n")
+    return EXIT_OK
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    from reportgen.errors import InputError
+    from reportgen.report.pipeline import FORMATS
+
+    formats = tuple(f.strip().lower() for f in text.split(",") if f.strip())
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown or not formats:
+        raise InputError(f"--format {text!r}: unknown report format(s) "
+                         f"{', '.join(unknown) or '(none)'}",
+                         hint=f"a comma-separated list of: {', '.join(FORMATS)}")
+    return formats
+
+
+def _progress_printer(*, quiet: bool):
+    """Progress lines on stderr with the time since the start."""
+    import time
+
+    start = time.perf_counter()
+
+    def say(message: str) -> None:
+        if not quiet:
+            sys.stderr.write(f"[{time.perf_counter() - start:6.1f}s] {message}\n")
+            sys.stderr.flush()
+
+    return say
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reportgen",
@@ -305,6 +416,48 @@ def build_parser() -> argparse.ArgumentParser:
                          help="sentence format (default plain)")
     _add_analysis_options(compare)
     compare.set_defaults(func=_cmd_compare)
+
+    run = commands.add_parser(
+        "run", help="make the full report: notebook, HTML, PDF, results.json, manifest",
+        description="Execute a notebook template with papermill on the data and export a "
+                    "self-contained HTML, a PDF, the executed notebook, results.json, "
+                    "tables/*.csv and manifest.json into one report folder, written "
+                    "atomically. Every flag can also be set in the --config file "
+                    "([input], [analysis], [report]); a flag given here wins.")
+    _add_data_options(run, format_flag="--input-format")
+    group = run.add_argument_group("the report")
+    group.add_argument("--out", metavar="DIR", default=None,
+                       help="report folder to create (default: ./report); an existing "
+                            "one is replaced only with --force")
+    group.add_argument("--force", action="store_true",
+                       help="replace an existing report folder")
+    group.add_argument("--template", metavar="NAME|PATH", default=None,
+                       help="bundled template (evaluation, release, data_overview) or an "
+                            ".ipynb of your own (default: evaluation)")
+    group.add_argument("--theme", metavar="NAME|DIR", default=None,
+                       help="chart and page theme: default, print, or a folder holding "
+                            "theme.json and report.css")
+    group.add_argument("--title", default=None, help="report title")
+    group.add_argument("--release", metavar="LABEL", default=None,
+                       help="release label, shown in the header and the page footer")
+    group.add_argument("--candidate", metavar="SYSTEM", default=None,
+                       help="release template: the candidate system (default: the "
+                            "--release label if it names a system, else the only system "
+                            "other than --baseline)")
+    group.add_argument("--format", dest="formats", metavar="LIST", default=None,
+                       help="what to write, comma-separated from html, pdf, ipynb "
+                            "(default: all three)")
+    group.add_argument("--max-table-rows", type=int, default=None, metavar="N",
+                       help="longest pairwise table shown per dataset × metric "
+                            "(default 40; every pair is in tables/comparisons.csv)")
+    group.add_argument("--fail-on-regression", action="store_true",
+                       help="release template: exit with status 1 when a significant "
+                            "regression is found (a CI gate)")
+    group.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
+                       help="stop a notebook cell that runs longer than this")
+    group.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_analysis_options(run)
+    run.set_defaults(func=_cmd_run)
 
     power = commands.add_parser(
         "power", help="power, minimum detectable effect, or items needed",
@@ -358,6 +511,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", ReportgenWarning)
             warnings.showwarning = _show_warning
             return int(args.func(args))
+    except NotebookExecutionError as exc:
+        sys.stderr.write(f"reportgen: error: {exc}\n")
+        return EXIT_FAILED
     except ReportgenError as exc:
         sys.stderr.write(f"reportgen: error: {exc}\n")
         return EXIT_USAGE

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The tests: create the .venv-test virtual environment, install reportgen with its test
-# extra into it, and run the whole suite. Safe to re-run. Extra arguments go to pytest.
+# The tests: install the system libraries of the PDF export when missing, create the
+# .venv-test virtual environment, install reportgen with its test extra into it, and run
+# the whole suite. Safe to re-run. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+bash tools/system-deps.sh
 if [ ! -x .venv-test/bin/python ]; then
     "$PYTHON" -m venv .venv-test
 fi

@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Location, ReportgenError
+from reportgen.report.output import default_mode
 
 __all__ = ["build_manifest", "file_sha256", "report_folder", "results_schema",
            "validate_results"]
 
 #: Packages whose versions every manifest records.
 KEY_PACKAGES = ("reportgen", "numpy", "scipy", "statsmodels", "pandas", "altair",
-                "networkx", "papermill", "nbformat", "vl-convert-python")
+                "networkx", "papermill", "nbformat", "vl-convert-python", "weasyprint")
 
 
 def file_sha256(path: str | Path, *, chunk: int = 1 << 20) -> str:
@@ -143,6 +144,7 @@ def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
     try:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
+        os.chmod(tmp, default_mode(folder=True))
     except OSError as exc:
         raise InputError(f"cannot write next to the output folder ({exc.strerror or exc})",
                          location=Location(str(parent)),

@@ -37,6 +37,18 @@ def prepare_output_dir(path: str | Path) -> Path:
     return folder
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def default_mode(*, folder: bool = False) -> int:
+    """The permissions a plain ``open()``/``mkdir()`` would give (temporary files and
+    folders are created private; outputs should not be)."""
+    return (0o777 if folder else 0o666) & ~_umask()
+
+
 def write_json_atomic(path: Path, document: Any) -> Path:
     """Write ``document`` as indented JSON to ``path`` via a temporary file and a rename,
     so readers never see a half-written file. NaN/inf are refused (write None)."""
@@ -46,6 +58,7 @@ def write_json_atomic(path: Path, document: Any) -> Path:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.write("\n")
+        os.chmod(tmp, default_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

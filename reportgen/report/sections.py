@@ -1,0 +1,1161 @@
+"""The sections of the report notebooks: one function per section, each taking the
+:class:`Report` made by :func:`prepare` and returning an :class:`HTMLBlock` (shown by
+Jupyter and exported as is) or ``None`` when the section has nothing to show.
+
+The notebook templates (``notebook_templates/evaluation.ipynb``, ``release.ipynb``) are
+thin recipes of calls to these functions; copy a template and drop, reorder or add cells
+to make a report of your own. Every number comes from :func:`reportgen.analysis.analyze`
+(the ``results.json`` of the report); this module only formats it: tables, claim
+sentences and charts rendered to inline SVG with the report's theme.
+
+HTML conventions (what :mod:`reportgen.report.export` expects): a section is
+``<section class="rg-section" id=...><h2>...</h2>...</section>``, subsections ``<h3>``,
+tables ``<table class="rg-table">`` with numeric cells ``<td class="num">``, charts
+``<figure class="rg-chart"><svg>...</svg><figcaption>...</figcaption></figure>``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from reportgen.errors import ReportgenError
+
+__all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "data_section",
+           "exploration", "groups_and_hyperparameters", "items_section", "methods",
+           "noise_and_power", "per_sample_list", "prepare", "release_details",
+           "release_summary", "repeated_runs", "summary", "write_outputs"]
+
+
+# --------------------------------------------------------------------------- blocks
+
+@dataclass(frozen=True)
+class HTMLBlock:
+    """A piece of the report: HTML for the notebook and the export, text for consoles."""
+
+    html: str
+    text: str = ""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/html": self.html, "text/plain": self.text or _strip_tags(self.html)}
+
+    def __str__(self) -> str:
+        return self.text or _strip_tags(self.html)
+
+
+def _strip_tags(text: str) -> str:
+    text = re.sub(r"<svg.*?</svg>", "[chart]", text, flags=re.DOTALL)
+    return re.sub(r"\s+\n", "\n", re.sub(r"<[^>]+>", "", text)).strip()
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _slug(*parts: str) -> str:
+    text = "-".join(parts).lower()
+    return re.sub(r"[^a-z0-9]+", "-", text).strip("-") or "section"
+
+
+def _section(title: str, body: Iterable[str], *, sid: str | None = None,
+             intro: str | None = None) -> HTMLBlock | None:
+    parts = [p for p in body if p]
+    if not parts:
+        return None
+    head = f'<section class="rg-section" id="{_e(sid or _slug(title))}"><h2>{_e(title)}</h2>'
+    if intro:
+        head += f"<p>{intro}</p>"
+    return HTMLBlock(head + "\n".join(parts) + "</section>")
+
+
+def _h3(title: str, sid: str | None = None) -> str:
+    return f'<h3 id="{_e(sid or _slug(title))}">{_e(title)}</h3>'
+
+
+def _note(text: str) -> str:
+    return f'<p class="rg-note">{text}</p>'
+
+
+def _num(value: Any, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits (plain notation where sensible)."""
+    if value is None:
+        return "–"
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return _e(value)
+    if math.isnan(x):
+        return "–"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == 0:
+        return "0"
+    if abs(x) >= 1e5 or abs(x) < 1e-4:
+        text = f"{x:.{digits - 1}e}"
+    else:
+        decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(x)))))
+        text = f"{x:.{decimals}f}"
+    return text.replace("-", "−")
+
+
+def _p(value: Any) -> str:
+    from reportgen.report.claims import format_p
+    return format_p(None if value is None else float(value))
+
+
+def _pct(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{100 * float(value):.1f}%"
+
+
+@dataclass(frozen=True)
+class Col:
+    """A table column: key in the row, header, formatter, numeric alignment."""
+
+    key: str
+    label: str
+    fmt: Callable[[Any], str] = _e
+    numeric: bool = False
+    css: Callable[[Mapping[str, Any]], str] | None = None
+
+
+def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Col], *,
+          caption: str | None = None) -> str:
+    """An HTML table of ``rows`` (formatting only; values are escaped)."""
+    if not rows:
+        return ""
+    head = "".join(f"<th>{_e(c.label)}</th>" for c in columns)
+    body = []
+    for row in rows:
+        cells = []
+        for c in columns:
+            classes = ["num"] if c.numeric else []
+            if c.css is not None:
+                extra = c.css(row)
+                if extra:
+                    classes.append(extra)
+            cls = f' class="{" ".join(classes)}"' if classes else ""
+            cells.append(f"<td{cls}>{c.fmt(row.get(c.key))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
+    return (f'<div class="rg-table-wrap"><table class="rg-table">{cap}<thead><tr>{head}'
+            f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def figure(chart: Any, caption: str | None = None, *, theme: Any = None) -> str:
+    """A chart rendered to inline SVG in a ``<figure>`` (the report's theme)."""
+    from reportgen.charts.render import to_svg
+
+    svg = to_svg(chart, theme)
+    svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
+    cap = f"<figcaption>{caption}</figcaption>" if caption else ""
+    return f'<figure class="rg-chart">{svg}{cap}</figure>'
+
+
+def _charts(*figures: str) -> str:
+    inner = "".join(f for f in figures if f)
+    return f'<div class="rg-charts">{inner}</div>' if inner else ""
+
+
+def _try_chart(build: Callable[[], Any], caption: str | None, report: Report) -> str:
+    """Render a chart; a chart that cannot be drawn for these data (e.g. one system)
+    becomes a note instead of failing the report."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            chart = build()
+        return figure(chart, caption, theme=report.theme)
+    except ReportgenError as exc:
+        return _note(f"Chart not drawn: {_e(exc)}")
+
+
+# --------------------------------------------------------------------------- the report
+
+@dataclass
+class Report:
+    """Everything the sections show: the table, the analysis, its results document,
+    the report's title and theme, and (for release reports) the verdicts."""
+
+    table: Any
+    analysis: Any
+    results: dict[str, Any]
+    title: str
+    theme: Any
+    output_dir: Path
+    release: str | None = None
+    baseline: str | None = None
+    candidate: str | None = None
+    verdicts: list[dict[str, Any]] | None = None
+    warnings: list[str] = field(default_factory=list)
+    max_table_rows: int = 40
+    inputs: tuple[str, ...] = ()
+    config_path: str | None = None
+
+    @property
+    def alpha(self) -> float:
+        return float(self.analysis.options.alpha)
+
+    @property
+    def confidence(self) -> float:
+        return float(self.analysis.options.confidence)
+
+    def obj(self, kind: str, dataset: str = "*", metric: str = "*") -> Any:
+        return self.analysis.objects.get((kind, dataset, metric))
+
+
+def prepare(data: Sequence[str], *, config: str | None = None,
+            load_options: Mapping[str, Any] | None = None,
+            analysis_options: Mapping[str, Any] | None = None,
+            title: str = "Evaluation report", release: str | None = None,
+            theme: str = "default", output_dir: str = ".",
+            baseline: str | None = None, candidate: str | None = None,
+            release_report: bool = False, max_table_rows: int = 40) -> Report:
+    """Load the data, run the analysis and gather what the sections show.
+
+    Parameters
+    ----------
+    data
+        Result files or folders (:func:`reportgen.data.load`).
+    config
+        TOML config file (metric directions, weights, ...), or None.
+    load_options, analysis_options
+        Keyword arguments of :class:`reportgen.data.LoadOptions` and
+        :class:`reportgen.analysis.AnalysisOptions`.
+    title, release, theme
+        The report's title, release label and chart/CSS theme.
+    output_dir
+        Where :func:`write_outputs` writes ``results.json`` and ``tables/``.
+    baseline, candidate, release_report
+        A release report compares ``candidate`` with ``baseline`` only
+        (:func:`reportgen.report.release.resolve_release_systems` fills in missing
+        names), corrected across all its dataset × metric comparisons.
+    max_table_rows
+        Longest pairwise table shown per dataset × metric; longer ones show the pairs
+        of neighbours in the ranking (every pair is in ``tables/comparisons.csv``).
+    """
+    from reportgen.analysis import AnalysisOptions, analyze
+    from reportgen.charts.render import use_theme
+    from reportgen.data import LoadOptions, load
+    from reportgen.report.release import release_verdicts, resolve_release_systems
+
+    theme_obj = use_theme(theme)
+    caught: list[str] = []
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        table = load(list(data), options=LoadOptions(**dict(load_options or {})),
+                     config=config or None)
+        options = {k: tuple(v) if isinstance(v, list) else v
+                   for k, v in dict(analysis_options or {}).items()}
+        if release_report:
+            baseline, candidate = resolve_release_systems(
+                table.systems, baseline=baseline or options.get("baseline"),
+                candidate=candidate, release=release)
+            options.update(systems=(baseline, candidate), baseline=baseline,
+                           order="first-vs-rest")
+            options.setdefault("correct_across", "all")
+        analysis = analyze(table, AnalysisOptions(**options))
+    for record in records:
+        if issubclass(record.category, (DeprecationWarning, PendingDeprecationWarning,
+                                        FutureWarning)):
+            continue
+        text = str(record.message)
+        if text not in caught:
+            caught.append(text)
+    results = analysis.to_results()
+    verdicts = None
+    if release_report:
+        verdicts = release_verdicts(results["comparisons"], results["power"],
+                                    baseline=baseline, candidate=candidate)
+        results["verdict"] = {"baseline": baseline, "candidate": candidate,
+                              "release": release, "rows": verdicts,
+                              "counts": {v: sum(r["verdict"] == v for r in verdicts)
+                                         for v in ("improved", "regressed",
+                                                   "no detectable difference")}}
+    results["report"] = {"title": title, "release": release,
+                         "theme": theme_obj.name}
+    return Report(table=table, analysis=analysis, results=results, title=title,
+                  theme=theme_obj, output_dir=Path(output_dir), release=release,
+                  baseline=baseline, candidate=candidate, verdicts=verdicts,
+                  warnings=caught, max_table_rows=max_table_rows,
+                  inputs=tuple(str(d) for d in data), config_path=config or None)
+
+
+# --------------------------------------------------------------------------- outputs
+
+def write_outputs(report: Report) -> HTMLBlock:
+    """Write ``results.json`` (validated against its schema) and ``tables/*.csv`` to
+    the report's output folder; returns a short note for the notebook."""
+    import pandas as pd
+
+    from reportgen.report.archive import validate_results
+    from reportgen.report.output import write_json_atomic
+
+    out = report.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    validate_results(report.results)
+    write_json_atomic(out / "results.json", report.results)
+    tables_dir = out / "tables"
+    tables_dir.mkdir(exist_ok=True)
+    written = []
+    for name, rows in _csv_tables(report).items():
+        if rows:
+            pd.DataFrame.from_records(rows).to_csv(tables_dir / f"{name}.csv", index=False)
+            written.append(f"{name}.csv")
+    return HTMLBlock("", text=f"wrote results.json and tables/ ({', '.join(written)})")
+
+
+def _flat(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if not isinstance(v, (list, dict))}
+            for row in rows]
+
+
+def _csv_tables(report: Report) -> dict[str, list[dict[str, Any]]]:
+    r = report.results
+    tables: dict[str, list[dict[str, Any]]] = {
+        "systems": _flat(r["systems"]), "comparisons": _flat(r["comparisons"]),
+        "power": _flat(r["power"]), "noise": _flat(r["noise"]),
+        "groups": _flat(r["groups"]), "hyperparameters": _flat(r["hyperparameters"]),
+    }
+    ordered = [x for x in r["rankings"] if x.get("kind") == "ordered"]
+    if ordered:
+        tables["ranking"] = ordered[0]["systems"]
+        tables["ranking_pairs"] = ordered[0]["pairs"]
+    tables["aggregates"] = [{"dataset": a["dataset"], **s} for a in r["aggregates"]
+                            for s in a["systems"]]
+    tables["rank_intervals"] = [{"dataset": x["dataset"], "metric": x["metric"], **s}
+                                for x in r["rankings"] if x.get("kind") == "ranks"
+                                for s in _flat(x["simultaneous"]["systems"])]
+    tables["items"] = [{"dataset": x["dataset"], "metric": x["metric"], **i}
+                       for x in r["items"] for i in x.get("items", [])]
+    if report.verdicts:
+        tables["verdicts"] = report.verdicts
+    return tables
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _direction_word(direction: str) -> str:
+    return "higher is better" if direction == "higher" else "lower is better"
+
+
+def _ordered_entry(report: Report) -> dict[str, Any] | None:
+    return next((x for x in report.results["rankings"] if x.get("kind") == "ordered"),
+                None)
+
+
+def _systems_rows(report: Report, dataset: str, metric: str) -> list[dict[str, Any]]:
+    return [r for r in report.results["systems"]
+            if r["dataset"] == dataset and r["metric"] == metric]
+
+
+def _letters(report: Report, dataset: str, metric: str) -> dict[str, str]:
+    entry = next((x for x in report.results["rankings"] if x.get("kind") == "ranks"
+                  and x["dataset"] == dataset and x["metric"] == metric), None)
+    if entry is None or "letters" not in entry:
+        return {}
+    return {s["system"]: s["letters"] for s in entry["letters"]["systems"]}
+
+
+def _rank_ci(report: Report, dataset: str, metric: str) -> dict[str, dict[str, Any]]:
+    entry = next((x for x in report.results["rankings"] if x.get("kind") == "ranks"
+                  and x["dataset"] == dataset and x["metric"] == metric), None)
+    if entry is None:
+        return {}
+    return {s["system"]: s for s in entry["simultaneous"]["systems"]}
+
+
+def _sorted_by_quality(rows: list[dict[str, Any]], direction: str) -> list[dict[str, Any]]:
+    sign = -1.0 if direction == "higher" else 1.0
+    return sorted(rows, key=lambda r: sign * (r["mean"] if r["mean"] is not None
+                                              else -sign * math.inf))
+
+
+def _ci(row: Mapping[str, Any]) -> str:
+    return f"[{_num(row.get('ci_low'))}, {_num(row.get('ci_high'))}]"
+
+
+def _sample_lists(report: Report) -> list[Any]:
+    return list(report.analysis.sample_lists)
+
+
+def _list_title(sl: Any) -> str:
+    return f"{sl.dataset} / {sl.metric}"
+
+
+def _why(sl: Any) -> str:
+    result = sl.result
+    modality = getattr(result, "modality", "corpus")
+    if sl.derived_from is not None:
+        return (f"corpus-level metric computed from the predictions of "
+                f"{sl.derived_from}: approximate randomization over items")
+    method = getattr(result, "method", "auto")
+    if method != "auto":
+        return f"{method} chosen with --method"
+    if sl.runs > 1:
+        return (f"{sl.runs} runs per item averaged first (items are the independent "
+                "units), so the item means are analysed as continuous")
+    return {("paired", "binary"): "paired 0/1 outcomes: exact test on the discordant "
+                                  "items (Table 1 of seed 000)",
+            ("paired", "continuous"): "paired continuous scores: test on the per-item "
+                                      "differences (Table 1 of seed 000)",
+            ("unpaired", "binary"): "different items per system, 0/1 outcomes: test of "
+                                    "two proportions (Table 1 of seed 000)",
+            ("unpaired", "continuous"): "different items per system, continuous scores: "
+                                        "Welch's t test (Table 1 of seed 000)",
+            }.get((sl.pairing, modality), "")
+
+
+# --------------------------------------------------------------------------- Summary
+
+def summary(report: Report) -> HTMLBlock | None:
+    """Headline verdicts in claim sentences and the leaderboard with intervals and tie
+    groups."""
+    from reportgen.report.claims import claim_sentence
+    from reportgen.report.ranking_text import ordering_line
+
+    body: list[str] = []
+    table_ = report.table
+    body.append(f"<p>{len(table_.systems)} systems compared on {len(table_.datasets)} "
+                f"dataset(s) and {len(table_.metrics)} metric(s); "
+                f"{len(report.results['comparisons']):,} pairwise comparisons at "
+                f"α = {report.alpha:g} ({_correction_name(report)}), "
+                f"{report.confidence:.0%} intervals.</p>")
+    ordered = _ordered_entry(report)
+    if ordered is not None:
+        body.append(_h3("Overall ranking", "overall-ranking"))
+        line = ordering_line(ordered, limit=len(ordered["systems"]))
+        body.append(f'<p class="rg-headline">{_e(line)}</p>')
+        body.append(_note("“&gt;”: the neighbours differ significantly; “≈”: they do not. "
+                          f"{_e(ordered['method'])}."))
+        letters = (ordered.get("letters") or {}).get("systems", [])
+        letter_of = {s["system"]: s["letters"] for s in letters}
+        rows = [{**s, "letters": letter_of.get(s["system"], "")}
+                for s in ordered["systems"]]
+        cols = [Col("rank", "rank", str, True), Col("system", "system"),
+                Col("score", "aggregate score", _num, True)]
+        if letter_of:
+            cols.append(Col("letters", "tie group"))
+        lists = ordered["lists"]
+        means = _headline_means(report, lists)
+        if means:
+            for key, label in means["columns"]:
+                cols.append(Col(key, label, _e, True))
+            for row in rows:
+                row.update(means["values"].get(row["system"], {}))
+        body.append(table(rows, cols))
+        if letter_of:
+            body.append(_note("Systems sharing a letter in “tie group” are not "
+                              "significantly different (compact letter display). "
+                              "Aggregate score: standardised mean across the lists "
+                              f"({', '.join(_e(x) for x in lists)})."))
+    body.append(_h3("Headline comparisons", "headline-comparisons"))
+    sentences = []
+    for sl in _sample_lists(report):
+        rows = [r for r in sl.records()]
+        if not rows:
+            continue
+        best = _best_pair(report, sl)
+        if best is not None:
+            sentences.append(f"<li>{_e(claim_sentence(best, style='plain'))}</li>")
+    body.append("<ul class=\"rg-claims\">" + "".join(sentences) + "</ul>")
+    body.append(_note("Each line compares the two best systems of a dataset × metric "
+                      "(the question “is the leader really ahead?”)."))
+    if report.warnings:
+        body.append(f'<div class="rg-warning">{len(report.warnings)} warning(s) while '
+                    'reading and analysing the data: see <a href="#data">Data</a>.</div>')
+    return _section("Summary", body, sid="summary")
+
+
+def _correction_name(report: Report) -> str:
+    from reportgen.report.claims import CORRECTION_NAMES
+    name = report.analysis.options.correction
+    label = CORRECTION_NAMES.get(name) or "no"
+    across = report.analysis.options.correct_across
+    scope = "within each dataset × metric" if across == "sample-list" else \
+        "across all comparisons"
+    return f"{label} correction {scope}"
+
+
+def _headline_means(report: Report, lists: Sequence[str]) -> dict[str, Any] | None:
+    """Per-list mean ± CI columns for the leaderboard when there are few lists."""
+    pairs = [(sl.dataset, sl.metric) for sl in _sample_lists(report)
+             if sl.derived_from is None]
+    if not pairs or len(pairs) > 6:
+        return None
+    columns, values = [], {}
+    for dataset, metric in pairs:
+        key = f"m::{dataset}::{metric}"
+        columns.append((key, f"{dataset} / {metric}"))
+        for row in _systems_rows(report, dataset, metric):
+            values.setdefault(row["system"], {})[key] = \
+                f"{_num(row['mean'])} {_ci(row)}"
+    return {"columns": columns, "values": values}
+
+
+def _best_pair(report: Report, sl: Any) -> dict[str, Any] | None:
+    rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
+                              sl.direction)
+    names = [r["system"] for r in rows if r["system"] in sl.result.systems]
+    if len(names) < 2:
+        return None
+    first, second = names[0], names[1]
+    for row in sl.records():
+        if {row["system_a"], row["system_b"]} == {first, second}:
+            return row
+    # first-vs-rest or successive orders: the first compared pair with the leader
+    return next((row for row in sl.records() if first in (row["system_a"],
+                                                          row["system_b"])), None)
+
+
+# --------------------------------------------------------------------------- Data
+
+def data_section(report: Report) -> HTMLBlock | None:
+    """Systems, datasets, metrics, pairing, exclusions and warnings."""
+    s = report.table.summary()
+    body = [f"<p>{s['n_rows']:,} scores from {len(s['inputs'])} input(s): "
+            f"{s['n_systems']} systems, {s['n_datasets']} datasets, "
+            f"{s['n_metrics']} metrics.</p>"]
+    body.append(table(s["inputs"], [Col("path", "input"), Col("format", "format"),
+                                    Col("rows", "rows", lambda v: f"{v:,}", True)]))
+    body.append(_h3("Datasets and pairing", "datasets-and-pairing"))
+    rows = []
+    for d in s["datasets"]:
+        for m in d["metrics"]:
+            info = m["pairing"]
+            rows.append({"dataset": d["name"], "metric": m["metric"],
+                         "modality": m["modality"], "pairing": info["kind"],
+                         "analysed": info["recommended"], "systems": m["n_systems"],
+                         "items": m["n_items"], "common": info["n_common"],
+                         "runs": d["runs"] or 1,
+                         "weight": d["weight"]})
+    body.append(table(rows, [Col("dataset", "dataset"), Col("metric", "metric"),
+                             Col("modality", "modality"), Col("pairing", "pairing"),
+                             Col("analysed", "analysed as"),
+                             Col("systems", "systems", str, True),
+                             Col("items", "items", str, True),
+                             Col("common", "common items", str, True),
+                             Col("runs", "runs", str, True),
+                             Col("weight", "dataset weight", _num, True)]))
+    body.append(_h3("Metrics", "metrics"))
+    body.append(table(s["metrics"], [Col("name", "metric"), Col("direction", "direction"),
+                                     Col("direction_source", "direction from"),
+                                     Col("modality", "modality"),
+                                     Col("modality_source", "modality from"),
+                                     Col("weight", "weight", _num, True)]))
+    body.append(_h3("Systems", "systems"))
+    attrs = report.table.system_attributes
+    sys_rows = []
+    for name in report.table.systems:
+        row = {"system": name}
+        if name in attrs.index:
+            row.update({str(k): v for k, v in attrs.loc[name].items()})
+        sys_rows.append(row)
+    extra = [Col(str(c), str(c), lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else _e(v))
+             for c in attrs.columns]
+    body.append(table(sys_rows, [Col("system", "system"), *extra]))
+    if s["item_metadata"]:
+        names = ", ".join(_e(c) for c in s["item_metadata"]) \
+            if isinstance(s["item_metadata"], list) else _e(s["item_metadata"])
+        body.append(_note(f"Item metadata columns: {names}."))
+    excluded = _excluded_rows(s)
+    if s["exclusions"] or excluded:
+        body.append(_h3("Exclusions", "exclusions"))
+        if s["exclusions"]:
+            body.append(table(s["exclusions"], [Col("reason", "reason"),
+                                                Col("count", "rows", str, True),
+                                                Col("dataset", "dataset"),
+                                                Col("metric", "metric"),
+                                                Col("system", "system"),
+                                                Col("source", "source")]))
+        if excluded:
+            body.append(_note("Items outside the set shared by all systems, left out of "
+                              "the paired comparisons:"))
+            body.append(table(excluded, [Col("dataset", "dataset"), Col("metric", "metric"),
+                                         Col("system", "system"),
+                                         Col("excluded", "items excluded", str, True)]))
+    problems = [p for p in s["problems"]]
+    if problems or report.warnings or report.analysis.notes:
+        body.append(_h3("Warnings and notes", "warnings"))
+        items = [f"<li>{_e(p.get('message', p))}"
+                 f"{(' (' + _e(p['location']) + ')') if p.get('location') else ''}</li>"
+                 for p in problems]
+        items += [f"<li>{_e(w)}</li>" for w in report.warnings]
+        items += [f"<li>{_e(n)}</li>" for n in report.analysis.notes]
+        body.append('<div class="rg-warning"><ul>' + "".join(items) + "</ul></div>")
+    return _section("Data", body, sid="data")
+
+
+def _excluded_rows(summary_: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for d in summary_["datasets"]:
+        for m in d["metrics"]:
+            for system, n in (m["pairing"].get("excluded_per_system") or {}).items():
+                if n:
+                    rows.append({"dataset": d["name"], "metric": m["metric"],
+                                 "system": system, "excluded": n})
+    return rows
+
+
+# --------------------------------------------------------------------------- Exploration
+
+def exploration(report: Report) -> HTMLBlock | None:
+    """Distributions of item scores (continuous metrics) or of bootstrap means (0/1
+    metrics), and rank distributions. Simultaneous rank intervals are in the tables of
+    :func:`per_sample_list`."""
+    from reportgen.charts import (
+        bootstrap_mean_chart,
+        distribution_chart,
+        rank_distribution_chart,
+    )
+    from reportgen.stats.means import bootstrap_means
+
+    body: list[str] = []
+    for sl in _sample_lists(report):
+        if sl.derived_from is not None:
+            continue
+        names = list(sl.result.systems)
+        view = report.table.unpaired(sl.dataset, sl.metric, names)
+        samples = view.item_means()
+        figures = []
+        binary = all(bool(np.all((x == 0) | (x == 1))) for x in samples)
+        if binary:
+            boot = bootstrap_means(samples, systems=view.systems,
+                                   confidence=report.confidence, n_resamples=2000,
+                                   rng=np.random.default_rng(report.analysis.seed))
+            figures.append(_try_chart(partial(bootstrap_mean_chart,
+                boot, metric=sl.metric, direction=sl.direction,
+                title=f"{sl.metric}: bootstrap means"),
+                "Bootstrap distribution of each system's mean (items resampled), with "
+                f"its {report.confidence:.0%} percentile interval.", report))
+        else:
+            values = {s: x for s, x in zip(view.systems, samples)}
+            figures.append(_try_chart(partial(distribution_chart,
+                values, metric=sl.metric, direction=sl.direction,
+                title=f"{sl.metric}: item scores"),
+                "Item scores of each system (boxplot).", report))
+        dist = report.obj("rank_distributions", sl.dataset, sl.metric)
+        if dist is not None:
+            figures.append(_try_chart(partial(rank_distribution_chart,
+                dist, title=f"{sl.metric}: rank distributions"),
+                "Rank of each system over bootstrap resamples of the items.", report))
+        body.append(_h3(_list_title(sl), _slug("explore", sl.dataset, sl.metric)))
+        body.append(_charts(*figures))
+    return _section("Exploration", body, sid="exploration")
+
+
+# --------------------------------------------------------------------------- per list
+
+def per_sample_list(report: Report) -> HTMLBlock | None:
+    """For each dataset × metric: the systems with intervals, the pairwise table, the
+    connected graph of non-significant pairs with its cliques, and the PWPP."""
+    from reportgen.charts import connected_graph_chart, pwpp_chart
+    from reportgen.stats.ranking import ordered_ranking
+
+    body: list[str] = []
+    for sl in _sample_lists(report):
+        result = sl.result
+        sid = _slug("list", sl.dataset, sl.metric)
+        body.append(_h3(_list_title(sl), sid))
+        n_sig = int(np.sum(result.significant())) if hasattr(result, "significant") else \
+            sum(bool(r["significant"]) for r in sl.records())
+        test = getattr(result, "test", "")
+        body.append(f"<p>{_e(sl.pairing)} · {_e(getattr(result, 'modality', 'corpus'))} · "
+                    f"{_e(_direction_word(sl.direction))} · test: {_e(test)} "
+                    f"({_e(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
+                    f"{'' if not sl.n_excluded_items else f' · {sl.n_excluded_items} items excluded (not shared)'}"
+                    "</p>")
+        rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
+                                  sl.direction)
+        letters = _letters(report, sl.dataset, sl.metric)
+        ranks = _rank_ci(report, sl.dataset, sl.metric)
+        for k, row in enumerate(rows):
+            row = rows[k] = dict(row)
+            row["letters"] = letters.get(row["system"], "")
+            rank = ranks.get(row["system"])
+            row["rank_ci"] = "" if rank is None else \
+                f"{rank['rank']} [{rank['rank_ci_low']}, {rank['rank_ci_high']}]"
+        cols = [Col("system", "system"), Col("mean", "mean", _num, True),
+                Col("ci", f"{report.confidence:.0%} CI", _e, True),
+                Col("n", "n", str, True)]
+        for row in rows:
+            row["ci"] = _ci(row)
+        if ranks:
+            cols.append(Col("rank_ci", "rank [CI]", _e, True))
+        if letters:
+            cols.append(Col("letters", "tie group"))
+        body.append(table(rows, cols))
+        body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
+        figures = []
+        if hasattr(result, "index_a") and result.order == "all-pairs" and \
+                len(result.systems) >= 2:
+            means = _means_of(report, sl)
+            if means is not None:
+                try:
+                    ranking = ordered_ranking(means, result, direction=sl.direction)
+                except ReportgenError:
+                    ranking = None
+                if ranking is not None:
+                    figures.append(_try_chart(partial(connected_graph_chart,
+                        ranking, title=f"{sl.metric}: not significantly different"),
+                        "Systems ordered by mean; an edge joins two systems that are "
+                        "not significantly different; shaded groups are the maximal "
+                        "cliques.", report))
+        if hasattr(result, "p_adjusted") and result.n_pairs >= 1:
+            figures.append(_try_chart(partial(pwpp_chart,
+                result, direction=sl.direction, title=f"{sl.metric}: pairwise p-values"),
+                "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
+                "scale, placed between the two means.", report))
+        body.append(_charts(*figures))
+    return _section("Per dataset × metric", body, sid="per-dataset-metric",
+                    intro="Differences are A − B on the metric's own scale; "
+                          "“p adj.” is the p-value after the multiple-comparison "
+                          "correction.")
+
+
+def _means_of(report: Report, sl: Any) -> np.ndarray | None:
+    by_name = {r["system"]: r["mean"] for r in _systems_rows(report, sl.dataset, sl.metric)}
+    values = [by_name.get(s) for s in sl.result.systems]
+    if any(v is None for v in values):
+        return None
+    return np.asarray(values, dtype=np.float64)
+
+
+def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
+    rows = sl.records()
+    note = ""
+    if len(rows) > report.max_table_rows:
+        neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
+        rows = [r for r in rows if frozenset((r["system_a"], r["system_b"])) in neighbours]
+        note = _note(f"{len(sl.records()):,} pairs: the table shows each system against "
+                     "the next in the ranking; every pair is in "
+                     "<code>tables/comparisons.csv</code> and results.json.")
+    cols = [Col("system_a", "A"), Col("system_b", "B"), Col("diff", "A − B", _num, True),
+            Col("ci", f"{report.confidence:.0%} CI", _e, True),
+            Col("p_value", "p", _p, True), Col("p_adjusted", "p adj.", _p, True),
+            Col("effect", "effect size", _e, True),
+            Col("verdict", "", _e, css=lambda r: "sig" if r["significant"] else "")]
+    shown = []
+    for r in rows:
+        shown.append({**r, "ci": _ci(r),
+                      "effect": f"{_num(r.get('effect_size'), 2)} "
+                                f"{_e(r.get('effect_size_kind') or '')}".strip(),
+                      "verdict": "significant" if r["significant"] else "–"})
+    return table(shown, cols) + note
+
+
+# --------------------------------------------------------------------------- across metrics
+
+def across_metrics(report: Report) -> HTMLBlock | None:
+    """The p-value heatmap of pairs × metrics and the metric aggregate of each dataset
+    (seed 000 §5.2, §6.1), with the TOPSIS cross-check."""
+    from reportgen.charts import pvalue_heatmap, topsis_scatter
+
+    aggregates = [a for a in report.results["aggregates"] if len(a["metrics"]) >= 2]
+    if not aggregates:
+        return None
+    body = []
+    for agg in aggregates:
+        dataset = agg["dataset"]
+        body.append(_h3(f"{dataset}: {len(agg['metrics'])} metrics",
+                        _slug("metrics", dataset)))
+        rows = [r for r in report.results["comparisons"] if r["dataset"] == dataset
+                and r["metric"] in agg["metrics"]]
+        figures = [_try_chart(partial(pvalue_heatmap,
+            rows, columns="metric", alpha=report.alpha, max_pairs=60,
+            title=f"{dataset}: adjusted p-values by metric"),
+            "Adjusted p-value of each pair on each metric; the colour marks which "
+            "system is better where the difference is significant.", report)]
+        topsis_obj = report.obj("topsis", dataset)
+        if topsis_obj is not None:
+            scores = {s["system"]: s["mean"] for s in agg["systems"]}
+            figures.append(_try_chart(partial(topsis_scatter,
+                topsis_obj, [scores[s] for s in topsis_obj.systems]),
+                "TOPSIS closeness against the aggregate score: a cross-check of the "
+                "aggregation (seed 000 §7.4).", report))
+        body.append(_charts(*figures))
+        sys_rows = sorted(agg["systems"], key=lambda s: -s["mean"])
+        body.append(table(sys_rows, [Col("system", "system"),
+                                     Col("mean", "aggregate (standardised)", _num, True)]))
+        weights = ", ".join(f"{_e(m)} ({_e(d)}, weight {_num(w, 3)})" for m, d, w in
+                            zip(agg["metrics"], agg["directions"], agg["weights"]))
+        body.append(_note(f"Aggregate: each metric standardised over the pooled scores, "
+                          f"signed by its direction and averaged with weights: {weights}."))
+    return _section("Across metrics", body, sid="across-metrics")
+
+
+# --------------------------------------------------------------------------- across datasets
+
+def across_datasets(report: Report) -> HTMLBlock | None:
+    """The ordered ranking across datasets and metrics (seed 000 §7): graph, cliques,
+    harmonic-mean p, sign tests and the Friedman/Nemenyi critical difference."""
+    from reportgen.charts import (
+        clique_chart,
+        connected_graph_chart,
+        critical_difference_chart,
+    )
+
+    ordered = _ordered_entry(report)
+    ranking = report.obj("ordered")
+    if ordered is None or ranking is None or len(ordered["lists"]) < 2:
+        return None
+    body = [f"<p>{len(ordered['systems'])} systems ordered over {len(ordered['lists'])} "
+            f"lists ({', '.join(_e(x) for x in ordered['lists'])}). Pairwise evidence: "
+            f"{_e(ordered['method'])}.</p>"]
+    body.append(_charts(
+        _try_chart(partial(connected_graph_chart, ranking,
+                                                 title="Ordered ranking across lists"),
+                   "An edge joins two systems whose combined evidence is not "
+                   "significant.", report),
+        _try_chart(partial(clique_chart, ranking, title="Groups of indistinguishable "
+                                                       "systems"),
+                   "Maximal cliques of the graph.", report)))
+    pairs = sorted(ordered["pairs"], key=lambda p: (p["p_adjusted"] is None,
+                                                    p["p_adjusted"] or 0))
+    names = [s["system"] for s in ordered["systems"]]
+    neighbours = {frozenset(p) for p in zip(names[:-1], names[1:])}
+    if len(pairs) > report.max_table_rows:
+        pairs = [p for p in ordered["pairs"]
+                 if frozenset((p["system_a"], p["system_b"])) in neighbours]
+    body.append(table(pairs, [Col("system_a", "A"), Col("system_b", "B"),
+                              Col("p_adjusted", "harmonic-mean p (adj.)", _p, True),
+                              Col("effect_size", "combined effect size",
+                                  lambda v: _num(v, 2), True),
+                              Col("significant", "", lambda v: "significant" if v else "–")
+                              ]))
+    across = ordered.get("across_lists") or {}
+    fn = report.obj("friedman")
+    if fn is not None:
+        body.append(_h3("Friedman test and critical difference", "critical-difference"))
+        fd = across.get("friedman_nemenyi", {})
+        body.append(f"<p>Friedman χ² = {_num(fd.get('statistic'))}, p = "
+                    f"{_p(fd.get('p_value'))} over {across.get('n_lists')} lists; "
+                    f"Nemenyi critical difference {_num(fd.get('critical_difference'), 3)} "
+                    "in mean rank.</p>")
+        body.append(_charts(_try_chart(partial(critical_difference_chart, fn),
+                                       "Mean rank over lists; systems joined by a bar are "
+                                       "within the critical difference.", report)))
+    signs = across.get("sign_tests") or []
+    if signs:
+        body.append(_h3("Wins across lists (sign test)", "sign-tests"))
+        shown = [s for s in signs if frozenset((s["system_a"], s["system_b"])) in
+                 neighbours] if len(signs) > report.max_table_rows else signs
+        body.append(table(shown, [Col("system_a", "A"), Col("system_b", "B"),
+                                  Col("wins_a", "lists A wins", str, True),
+                                  Col("wins_b", "lists B wins", str, True),
+                                  Col("p_value", "sign test p", _p, True)]))
+        body.append(_note("“A wins on more lists than B” needs the sign test (seed 001 "
+                          "§6); it ignores the size of the differences."))
+    return _section("Across datasets", body, sid="across-datasets")
+
+
+# --------------------------------------------------------------------------- noise, power
+
+def noise_and_power(report: Report) -> HTMLBlock | None:
+    """How precise the evaluation is: minimum detectable effects (power), benchmark noise
+    (seed 002), and the Bradley-Terry leaderboard."""
+    from reportgen.charts import (
+        bradley_terry_chart,
+        difference_vs_sum_chart,
+        power_curve_chart,
+        pvalue_vs_difference_chart,
+    )
+    from reportgen.stats.power import mde_curve
+
+    body: list[str] = []
+    power = report.results["power"]
+    if power:
+        body.append(_h3("Minimum detectable effects", "power"))
+        rows = [{**p, "mde_pct": p["mde"]} for p in power]
+        cols = [Col("dataset", "dataset"), Col("metric", "metric"),
+                Col("design", "design"), Col("n", "items", lambda v: _num(v, 6), True),
+                Col("mde", f"MDE (power {report.analysis.options.power:.0%})", _num, True),
+                Col("mde_effect_size", "as effect size", lambda v: _num(v, 3), True)]
+        if any(p.get("n_required") for p in power):
+            cols.append(Col("n_required", f"items for Δ = {report.analysis.options.detect_delta}",
+                            lambda v: _num(v, 6), True))
+        body.append(table(rows, cols))
+        body.append(_note("The smallest difference each comparison detects with the "
+                          "target power at α, from the observed variability (median over "
+                          "pairs). A non-significant difference below it is not evidence "
+                          "of no difference."))
+        first = power[0]
+        try:
+            n0 = float(first["n"])
+            grid = np.unique(np.round(np.geomspace(max(10, n0 / 8), n0 * 4, 12)))
+            curve = mde_curve(grid, design=first["design"],
+                              power=report.analysis.options.power,
+                              alpha=report.alpha, baseline=first.get("baseline"),
+                              discordance=first.get("discordance"), sd=first.get("sd"))
+            body.append(_charts(_try_chart(partial(power_curve_chart, curve),
+                                           f"MDE by number of items for "
+                                           f"{_e(first['dataset'])} / "
+                                           f"{_e(first['metric'])}.", report)))
+        except (ReportgenError, TypeError, ValueError):
+            pass
+    for entry in report.results["noise"]:
+        profile = report.obj("noise", entry["dataset"], entry["metric"])
+        if profile is None:
+            continue
+        body.append(_h3(f"Noise: {entry['dataset']} / {entry['metric']}",
+                        _slug("noise", entry["dataset"], entry["metric"])))
+        body.append(f"<p>{entry['n_significant']} of {entry['n_pairs']} pairs differ at "
+                    f"α = {_num(entry['alpha'], 2)} ({_e(entry['test'])}). Differences "
+                    f"below {_pct(entry['p5_min'])}–{_pct(entry['p5_max'])} "
+                    f"(p5_min–p5_max) are not reliably detected; null SD "
+                    f"{_pct(entry['null_sd'])}; {entry['n_close_pairs']} close pairs.</p>")
+        figures = [_try_chart(partial(pvalue_vs_difference_chart, profile),
+                              "p-value of each pair against its difference.", report)]
+        if entry.get("modality") == "binary":
+            figures.append(_try_chart(partial(difference_vs_sum_chart, profile),
+                                      "|A − B| against A + B (discordant items) with the "
+                                      "exact significance boundaries.", report))
+        bt = report.obj("bradley_terry", entry["dataset"], entry["metric"])
+        if bt is not None:
+            figures.append(_try_chart(partial(bradley_terry_chart, bt),
+                                      "Bradley-Terry ratings (Elo scale) with bootstrap "
+                                      "intervals.", report))
+        body.append(_charts(*figures))
+    return _section("Noise and power", body, sid="noise-and-power")
+
+
+# --------------------------------------------------------------------------- items
+
+def items_section(report: Report) -> HTMLBlock | None:
+    """Items solved by no system or one, suspect items, difficulty (seed 002)."""
+    from reportgen.charts import difficulty_histogram_chart
+
+    body: list[str] = []
+    for entry in report.results["items"]:
+        obj = report.obj("item_analysis", entry["dataset"], entry["metric"])
+        body.append(_h3(f"{entry['dataset']} / {entry['metric']}",
+                        _slug("items", entry["dataset"], entry["metric"])))
+        facts = [f"{entry['n_items']} items",
+                 f"{entry['n_unsolved']} solved by no system",
+                 f"{entry['n_solved_by_one']} by exactly one",
+                 f"{entry['n_suspect']} suspect (negative Kendall τ with system quality)"]
+        body.append("<p>" + "; ".join(facts) + ".</p>")
+        listing = []
+        if entry["unsolved"]:
+            listing.append(("solved by none", entry["unsolved"]))
+        if entry["solved_by_one"]:
+            listing.append(("solved by one", [f"{i} ({s})" for i, s in
+                                              entry["solved_by_one"].items()]))
+        if entry["suspect"]:
+            listing.append(("suspect", entry["suspect"]))
+        for label, values in listing:
+            shown = ", ".join(_e(v) for v in values[:30])
+            more = f" … ({len(values) - 30} more in tables/items.csv)" \
+                if len(values) > 30 else ""
+            body.append(f"<p><strong>{_e(label)}:</strong> {shown}{more}</p>")
+        if obj is not None:
+            body.append(_charts(_try_chart(partial(difficulty_histogram_chart, obj),
+                                           "Share of systems solving each item.", report)))
+    return _section("Items", body, sid="items")
+
+
+# --------------------------------------------------------------------------- runs
+
+def repeated_runs(report: Report) -> HTMLBlock | None:
+    """Repeated runs: run-to-run variation, variance split, CI width by runs (seed 004)."""
+    from reportgen.charts import ci_width_by_runs_chart
+
+    body: list[str] = []
+    for entry in report.results["runs"]:
+        d, m = entry["dataset"], entry["metric"]
+        body.append(_h3(f"{d} / {m}: {entry['n_runs']} runs × {entry['n_items']} items",
+                        _slug("runs", d, m)))
+        pooled = {r["system"]: r for r in entry["pooled_runs"]}
+        differ = {r["system"]: r for r in entry["runs_differ"]}
+        rows = []
+        for vc in entry["variance_components"]:
+            s = vc["system"]
+            rows.append({"system": s, "mean": vc["mean"],
+                         "ci": _ci(pooled.get(s, {})),
+                         "share": vc["prediction_share"],
+                         "test": (differ.get(s) or {}).get("test"),
+                         "p": (differ.get(s) or {}).get("p_value")})
+        body.append(table(rows, [Col("system", "system"), Col("mean", "mean", _num, True),
+                                 Col("ci", "pooled-runs CI", _e, True),
+                                 Col("share", "variance from runs", _pct, True),
+                                 Col("test", "runs differ: test"),
+                                 Col("p", "p", _p, True)]))
+        body.append(_note("Pooled-runs CI: instance-level bootstrap over items with all "
+                          "runs pooled (seed 004). “Variance from runs”: share of the "
+                          "mean's variance due to run-to-run (prediction) noise."))
+        widths = report.obj("ci_width_by_runs", d, m)
+        if widths is not None:
+            body.append(_charts(_try_chart(partial(ci_width_by_runs_chart, widths),
+                                           "CI width against the number of runs used.",
+                                           report)))
+    return _section("Repeated runs", body, sid="repeated-runs")
+
+
+# --------------------------------------------------------------------------- groups
+
+def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
+    """Comparisons within item groups (§10.1) and by hyperparameter (§10.2)."""
+    body: list[str] = []
+    groups = report.results["groups"]
+    if groups:
+        body.append(_h3("Within item groups", "item-groups"))
+        rows = [{"dataset": g["dataset"], "metric": g["metric"],
+                 "group": f"{g.get('group_by')} = {g.get('level')}",
+                 "n": g.get("n_items"), "significant": sum(
+                     1 for c in g.get("comparisons", []) if c.get("significant")),
+                 "pairs": len(g.get("comparisons", []))} for g in groups]
+        body.append(table(rows, [Col("dataset", "dataset"), Col("metric", "metric"),
+                                 Col("group", "group"), Col("n", "items", str, True),
+                                 Col("significant", "significant pairs", str, True),
+                                 Col("pairs", "pairs", str, True)]))
+    hyper = report.results["hyperparameters"]
+    if hyper:
+        body.append(_h3("Hyperparameters", "hyperparameters"))
+        for h in hyper:
+            levels = h.get("levels", [])
+            title = f"{h['dataset']} / {h['metric']}: {', '.join(h.get('compare_by', []))}"
+            cond = h.get("condition")
+            if cond:
+                title += " given " + ", ".join(f"{k} = {v}" for k, v in cond.items())
+            body.append(f"<h4>{_e(title)}</h4>")
+            if levels:
+                body.append(table(levels, [Col("level", "level"),
+                                           Col("mean", "pooled mean", _num, True),
+                                           Col("n", "n", str, True)]))
+            comps = h.get("comparisons", [])
+            if comps:
+                body.append(table([{**c, "ci": _ci(c)} for c in comps], [
+                    Col("system_a", "best level"), Col("system_b", "other level"),
+                    Col("diff", "difference", _num, True), Col("ci", "CI", _e, True),
+                    Col("p_adjusted", "p adj.", _p, True)]))
+    return _section("Groups and hyperparameters", body, sid="groups-and-hyperparameters")
+
+
+# --------------------------------------------------------------------------- methods
+
+def methods(report: Report) -> HTMLBlock | None:
+    """Which test where and why, the correction, the seed, the inputs with hashes."""
+    from reportgen import __version__
+    from reportgen.report.archive import build_manifest
+
+    opts = report.analysis.options
+    body = [f"<p>reportgen {__version__}; seed {report.analysis.seed} (the same data, "
+            f"options and seed give the same numbers); α = {opts.alpha:g}; "
+            f"{opts.confidence:.0%} intervals; {opts.n_resamples:,} resamples where "
+            f"resampling is used; {_e(_correction_name(report))}; comparison order "
+            f"{_e(opts.order)}; alternative {_e(opts.alternative)}; effects count as "
+            f"relevant from a {_e(opts.effect_threshold)} Cohen level.</p>"]
+    rows = []
+    for sl in _sample_lists(report):
+        rows.append({"list": _list_title(sl), "pairing": sl.pairing,
+                     "modality": getattr(sl.result, "modality", "corpus"),
+                     "test": getattr(sl.result, "test", ""),
+                     "ci": getattr(sl.result, "ci_method", ""), "why": _why(sl)})
+    body.append(table(rows, [Col("list", "dataset / metric"), Col("pairing", "pairing"),
+                             Col("modality", "modality"), Col("test", "test"),
+                             Col("ci", "difference CI"), Col("why", "why")]))
+    ci_methods = sorted({r["ci_method"] for r in report.results["systems"]})
+    body.append(_note(f"Intervals of each system's mean: {', '.join(_e(m) for m in ci_methods)}."
+                      " Multiple comparisons: p-values adjusted with the correction above; "
+                      "a comparison is significant when its adjusted p ≤ α."))
+    manifest = build_manifest(report.table.sources, parameters={},
+                              seed=report.analysis.seed)
+    files = [{"path": f["path"], "sha256": f["sha256"], "bytes": f["bytes"],
+              "rows": i.get("rows")} for i in manifest["inputs"] for f in i["files"]]
+    body.append(_h3("Inputs", "inputs"))
+    body.append(table(files, [Col("path", "file"), Col("rows", "rows",
+                                                       lambda v: "" if v is None else
+                                                       f"{v:,}", True),
+                              Col("bytes", "bytes", lambda v: f"{v:,}", True),
+                              Col("sha256", "sha256", lambda v: f"<code>{_e(v)}</code>")]))
+    if report.config_path:
+        body.append(_note(f"Config: <code>{_e(report.config_path)}</code>."))
+    packages = manifest["environment"]["packages"]
+    body.append(_note("Versions: " + ", ".join(f"{_e(k)} {_e(v)}" for k, v in
+                                               packages.items() if v) +
+                      f"; Python {_e(manifest['environment']['python'])}."))
+    body.append(_note("References: seed 000 (test choice, graph, aggregation, ordered "
+                      "ranking), 001 (corrections, sign test), 002 (benchmark noise), "
+                      "003 (intervals, permutation and bootstrap tests, power), 004 "
+                      "(repeated runs) — see the README."))
+    return _section("Methods", body, sid="methods")
+
+
+# --------------------------------------------------------------------------- release
+
+_VERDICT_CSS = {"improved": "improved", "regressed": "regressed",
+                "no detectable difference": "nodiff"}
+
+
+def release_summary(report: Report) -> HTMLBlock | None:
+    """The release verdicts in words and a table: improved / regressed / no detectable
+    difference per dataset × metric, with the difference, CI, adjusted p and MDE."""
+    if not report.verdicts:
+        return None
+    counts = report.results["verdict"]["counts"]
+    label = f" ({_e(report.release)})" if report.release else ""
+    body = [f'<p class="rg-headline"><strong>{_e(report.candidate)}</strong>{label} '
+            f"against <strong>{_e(report.baseline)}</strong>: "
+            f'<span class="improved">{counts["improved"]} improved</span>, '
+            f'<span class="regressed">{counts["regressed"]} regressed</span>, '
+            f'{counts["no detectable difference"]} with no detectable difference '
+            f"(α = {report.alpha:g}, {_e(_correction_name(report))}).</p>"]
+    items = []
+    for v in report.verdicts:
+        items.append(f'<li class="{_VERDICT_CSS[v["verdict"]]}-item">'
+                     f"{_e(_verdict_sentence(v))}</li>")
+    body.append('<ul class="rg-claims">' + "".join(items) + "</ul>")
+    rows = [{**v, "ci": _ci(v)} for v in report.verdicts]
+    body.append(table(rows, [
+        Col("dataset", "dataset"), Col("metric", "metric"),
+        Col("mean_baseline", "baseline", _num, True),
+        Col("mean_candidate", "candidate", _num, True),
+        Col("diff", "candidate − baseline", _num, True),
+        Col("ci", f"{report.confidence:.0%} CI", _e, True),
+        Col("p_adjusted", "p adj.", _p, True), Col("mde", "MDE", _num, True),
+        Col("verdict", "verdict", _e, css=lambda r: _VERDICT_CSS[r["verdict"]])]))
+    body.append(_note("MDE: the smallest difference this evaluation detects with "
+                      f"{report.analysis.options.power:.0%} power; “no detectable "
+                      "difference” means any real difference is probably smaller than "
+                      "it, not that there is none."))
+    return _section("Release verdict", body, sid="release-verdict")
+
+
+def _verdict_sentence(v: Mapping[str, Any]) -> str:
+    from reportgen.report.claims import format_p
+
+    where = f"{v['dataset']} / {v['metric']}"
+    diff = f"Δ = {_num(v['diff'])} [{_num(v['ci_low'])}, {_num(v['ci_high'])}]"
+    p = format_p(v["p_adjusted"])
+    p_text = f"p adj. {p}" if p.startswith("<") else f"p adj. = {p}"
+    if v["verdict"] == "no detectable difference":
+        return (f"{where}: no detectable difference ({diff}, {p_text}); differences "
+                f"smaller than {_num(v['mde'])} could go unnoticed.")
+    return f"{where}: {v['verdict']} ({diff}, {p_text})."
+
+
+def release_details(report: Report) -> HTMLBlock | None:
+    """The forest plot of candidate − baseline by verdict."""
+    from reportgen.charts import forest_plot
+
+    if not report.verdicts:
+        return None
+    body = [_charts(_try_chart(partial(forest_plot,
+        report.verdicts, title=f"{report.candidate} − {report.baseline}"),
+        "Difference candidate − baseline per dataset × metric with its confidence "
+        "interval, coloured by verdict.", report))]
+    return _section("Differences", body, sid="release-differences")
+
+
+def with_options(report: Report, **changes: Any) -> Report:
+    """A copy of ``report`` with some fields changed (e.g. ``max_table_rows``)."""
+    return replace(report, **changes)

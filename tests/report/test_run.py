@@ -1,0 +1,335 @@
+"""`reportgen run` end to end: the notebook executed by papermill, the exported HTML and
+PDF, results.json, tables, manifest, the atomic folder, failures and the CI gate."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from reportgen.cli import main
+from reportgen.report.archive import validate_results
+from reportgen.report.export import external_references
+from reportgen.report.pipeline import NotebookExecutionError, RunSpec, run_report
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "data"
+EXAMPLE_CONFIG = ROOT / "examples" / "reportgen.toml"
+SHARED = ROOT.parent / "shared" / "data"
+
+EVALUATION_SECTIONS = ["summary", "data", "exploration", "per-dataset-metric",
+                       "across-metrics", "across-datasets", "noise-and-power", "items",
+                       "repeated-runs", "groups-and-hyperparameters", "methods"]
+
+
+class _Outline(HTMLParser):
+    """Section ids, heading ids, figures and svgs, scripts, anchors of an HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[str] = []
+        self.ids: list[str] = []
+        self.figures = 0
+        self.svgs = 0
+        self.scripts = 0
+        self.links: list[str] = []
+        self.h1: list[str] = []
+        self._in_h1 = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "section" and "rg-section" in (attrs.get("class") or ""):
+            self.sections.append(attrs.get("id", ""))
+        if attrs.get("id"):
+            self.ids.append(attrs["id"])
+        if tag == "figure":
+            self.figures += 1
+        if tag == "svg":
+            self.svgs += 1
+        if tag == "script":
+            self.scripts += 1
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        self._in_h1 = tag == "h1"
+
+    def handle_data(self, data):
+        if self._in_h1 and data.strip():
+            self.h1.append(data.strip())
+
+
+def _outline(html: str) -> _Outline:
+    parser = _Outline()
+    parser.feed(html)
+    return parser
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _pdf_checks(path: Path, pages: int, title: str) -> None:
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(str(path))
+    assert len(pdf) == pages
+    for k in range(min(3, len(pdf))):
+        image = pdf[k].render(scale=0.5).to_pil().convert("L")
+        low, high = image.getextrema()
+        assert high - low > 100, f"page {k + 1} looks blank"
+    first = pdf[0].get_textpage()
+    text = first.get_text_range()
+    assert title in text
+    assert "page 1 of" in text
+
+
+@pytest.fixture(scope="module")
+def example_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "report"
+    lines: list[str] = []
+    spec = RunSpec(data=(str(EXAMPLE),), out=str(out), config=str(EXAMPLE_CONFIG),
+                   analysis_options={"seed": 7, "n_resamples": 999,
+                                     "group_by": ("difficulty",),
+                                     "compare_by": ("prompt_format",),
+                                     "condition_on": ("model",)},
+                   title="Example evaluation", release="v1.2")
+    result = run_report(spec, progress=lines.append)
+    return out, result, lines
+
+
+def test_run_example_writes_every_file(example_report):
+    out, result, lines = example_report
+    names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    for name in ("report.html", "report.pdf", "report.ipynb", "results.json",
+                 "manifest.json", "tables/comparisons.csv", "tables/systems.csv"):
+        assert name in names
+    assert set(result.files) == names
+    assert not list(out.parent.glob(".report.*"))  # no build folder left behind
+    # progress: loading, each code cell with its section, export
+    assert any(line.startswith("loading") for line in lines)
+    assert any("cell 4/15: Summary" in line for line in lines)
+    assert any(line == "rendering the PDF" for line in lines)
+
+
+def test_run_example_html_is_self_contained_with_every_section(example_report):
+    out, _, _ = example_report
+    html = (out / "report.html").read_text(encoding="utf-8")
+    outline = _outline(html)
+    assert outline.sections == EVALUATION_SECTIONS
+    assert outline.scripts == 0
+    assert external_references(html) == []
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
+    # every chart is an inline SVG inside a figure, and none failed to draw
+    assert outline.figures >= 40 and outline.svgs >= outline.figures
+    assert "Chart not drawn" not in html
+    # every table-of-contents link lands on an id of the page
+    internal = [link[1:] for link in outline.links if link.startswith("#")]
+    assert internal and set(internal) <= set(outline.ids)
+    assert len(outline.ids) == len(set(outline.ids))
+    # no code in the report
+    assert "rs.summary" not in html and "import reportgen" not in html
+    assert outline.h1 == ["Example evaluation"]
+    assert "v1.2" in html
+
+
+def test_run_example_pdf_pages_render(example_report):
+    out, result, _ = example_report
+    assert result.pages is not None and 10 <= result.pages <= 150
+    _pdf_checks(out / "report.pdf", result.pages, "Example evaluation")
+
+
+def test_run_example_results_and_tables(example_report):
+    out, result, _ = example_report
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    validate_results(results)
+    assert results["seed"] == 7 == result.seed
+    assert results["report"]["title"] == "Example evaluation"
+    assert results["groups"] and results["hyperparameters"]
+    with (out / "tables" / "comparisons.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(results["comparisons"])
+    assert {r["system_a"] for r in rows} <= set(results["data"]["systems"])
+
+
+def test_run_example_manifest_hashes_match_inputs_and_outputs(example_report):
+    out, _, _ = example_report
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    files = [f for entry in manifest["inputs"] for f in entry["files"]]
+    assert {Path(f["path"]).name for f in files} == {"codecompletion.csv",
+                                                     "unittests_runs.csv"}
+    for f in files:
+        assert f["sha256"] == _sha256(Path(f["path"]))
+    rows = {Path(e["path"]).name: e["rows"] for e in manifest["inputs"]}
+    with (EXAMPLE / "codecompletion.csv").open(encoding="utf-8") as fh:
+        assert rows["codecompletion.csv"] == sum(1 for _ in fh) - 1
+    for name, entry in manifest["outputs"].items():
+        assert entry["sha256"] == _sha256(out / name)
+    assert manifest["seed"] == 7
+    assert manifest["parameters"]["analysis_options"]["n_resamples"] == 999
+    assert manifest["environment"]["packages"]["papermill"]
+    assert set(manifest["timings_seconds"]) >= {"load", "notebook", "html", "pdf"}
+
+
+def test_run_example_notebook_is_executed_without_errors(example_report):
+    out, _, _ = example_report
+    nb = nbformat.read(str(out / "report.ipynb"), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.get("execution_count") for c in code)
+    assert not any(o.get("output_type") == "error" for c in code for o in c.outputs)
+    assert any("injected-parameters" in c.metadata.get("tags", []) for c in code)
+
+
+def test_run_refuses_existing_folder_before_any_work(example_report, capsys):
+    out, _, _ = example_report
+    before = _sha256(out / "report.html")
+    status = main(["run", str(EXAMPLE), "--out", str(out), "--quiet"])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and "--force" in err and "Traceback" not in err
+    assert _sha256(out / "report.html") == before
+
+
+def test_run_failing_cell_names_section_and_keeps_debug_notebook(tmp_path):
+    template = nbformat.read(str(ROOT / "notebook_templates" / "evaluation.ipynb"),
+                             as_version=4)
+    broken = nbformat.v4.new_code_cell("raise ValueError('boom in a custom cell')")
+    broken.metadata["reportgen"] = {"section": "My custom section"}
+    template.cells.insert(4, broken)
+    path = tmp_path / "broken.ipynb"
+    nbformat.write(template, str(path))
+    out = tmp_path / "report"
+    spec = RunSpec(data=(str(EXAMPLE),), out=str(out), config=str(EXAMPLE_CONFIG),
+                   analysis_options={"seed": 1, "n_resamples": 199},
+                   template=str(path), formats=("html",))
+    with pytest.raises(NotebookExecutionError,
+                       match=r"section 'My custom section' \(code cell 4 of the template\): "
+                             r"ValueError: boom in a custom cell") as info:
+        run_report(spec)
+    assert not out.exists()
+    assert not list(tmp_path.glob(".report.*"))
+    debug = info.value.debug_path
+    assert debug == tmp_path / "report.failed.ipynb" and debug.is_file()
+    assert str(debug) in str(info.value)
+    failed = nbformat.read(str(debug), as_version=4)
+    assert any(o.get("ename") == "ValueError" for c in failed.cells
+               if c.cell_type == "code" for o in c.get("outputs", []))
+
+
+def test_run_failing_cell_exit_status_from_the_cli(tmp_path, capsys):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")])
+    nb.cells[0].metadata["reportgen"] = {"section": "Arithmetic"}
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    path = tmp_path / "t.ipynb"
+    nbformat.write(nb, str(path))
+    status = main(["run", str(EXAMPLE), "--template", str(path), "--out",
+                   str(tmp_path / "r"), "--quiet", "--format", "html"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "section 'Arithmetic'" in err and "ZeroDivisionError" in err
+    assert "Traceback" not in err
+
+
+def test_run_release_gate_exits_1_on_regression(tmp_path, capsys):
+    out = tmp_path / "release"
+    status = main(["run", str(EXAMPLE), "--config", str(EXAMPLE_CONFIG), "--template",
+                   "release", "--baseline", "starcoder2-15b|fim|8k", "--candidate",
+                   "granite-3b|fim|4k", "--release", "v0.9", "--out", str(out),
+                   "--format", "html", "--seed", "3", "--n-resamples", "499",
+                   "--fail-on-regression", "--quiet"])
+    captured = capsys.readouterr()
+    assert status == 1
+    assert "significant regression" in captured.err
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    verdict = results["verdict"]
+    assert (verdict["baseline"], verdict["candidate"]) == ("starcoder2-15b|fim|8k",
+                                                           "granite-3b|fim|4k")
+    # the example's documented gap: granite-3b is far below starcoder2-15b everywhere
+    assert verdict["counts"]["regressed"] == len(verdict["rows"]) == 13
+    for row in verdict["rows"]:
+        better_is_higher = row["direction"] == "higher"
+        assert (row["diff"] < 0) == better_is_higher
+        assert row["ci_low"] <= row["diff"] <= row["ci_high"]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert _outline(html).sections[:2] == ["release-verdict", "release-differences"]
+    assert external_references(html) == []
+
+
+def test_run_release_no_difference_reports_the_mde(tmp_path):
+    out = tmp_path / "release"
+    spec = RunSpec(data=(str(EXAMPLE),), out=str(out), config=str(EXAMPLE_CONFIG),
+                   analysis_options={"seed": 3, "n_resamples": 499},
+                   template="release", baseline="starcoder2-15b|fim|4k",
+                   candidate="starcoder2-15b|fim|8k", formats=("html",))
+    result = run_report(spec)
+    # the example's documented near-tie: no detectable difference anywhere
+    assert result.verdict_counts["no detectable difference"] == 13
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    for row in results["verdict"]["rows"]:
+        assert row["mde"] is not None and row["mde"] > 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "could go unnoticed" in html
+
+
+def test_run_config_file_holds_the_flags(tmp_path):
+    config = tmp_path / "run.toml"
+    config.write_text(
+        EXAMPLE_CONFIG.read_text(encoding="utf-8") +
+        f'\n[input]\ndata = ["{EXAMPLE.as_posix()}"]\n'
+        '[analysis]\nseed = 11\nn_resamples = 299\nalpha = 0.01\n'
+        '[report]\ntitle = "From the config"\nout = "made-by-config"\n'
+        'formats = ["html"]\n', encoding="utf-8")
+    status = main(["run", "--config", str(config), "--quiet", "--alpha", "0.05"])
+    assert status == 0
+    out = tmp_path / "made-by-config"
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["seed"] == 11
+    assert results["config"]["n_resamples"] == 299
+    assert results["config"]["alpha"] == 0.05  # the flag wins over the config
+    assert not (out / "report.pdf").exists() and not (out / "report.ipynb").exists()
+    assert _outline((out / "report.html").read_text(encoding="utf-8")).h1 == [
+        "From the config"]
+
+
+@pytest.mark.skipif(not (SHARED / "ibm-rag").is_dir(), reason="../shared/data missing")
+def test_run_real_rag_comparison_complete(tmp_path):
+    # three metric files of six RAG configurations on 140 questions (made elsewhere)
+    out = tmp_path / "rag"
+    spec = RunSpec(data=tuple(str(p) for p in sorted((SHARED / "ibm-rag").glob("*.csv"))),
+                   out=str(out), analysis_options={"seed": 5, "n_resamples": 999},
+                   title="RAG configurations")
+    result = run_report(spec)
+    html = (out / "report.html").read_text(encoding="utf-8")
+    outline = _outline(html)
+    for section in ("summary", "data", "exploration", "per-dataset-metric",
+                    "across-metrics", "noise-and-power", "methods"):
+        assert section in outline.sections
+    assert "repeated-runs" not in outline.sections  # no runs in these data
+    assert external_references(html) == []
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert len(results["data"]["systems"]) == 6
+    assert sorted(results["data"]["metrics"]) == ["precision", "recall", "sbert"]
+    # 15 pairs in each of the 3 metrics, as the data hold
+    assert len(results["comparisons"]) == 45
+    _pdf_checks(out / "report.pdf", result.pages, "RAG configurations")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SHARED / "eval-arena").is_dir(), reason="../shared/data missing")
+def test_run_real_eval_arena_four_benchmarks(tmp_path):
+    names = ["cruxeval_output", "humaneval+", "lcb_codegen", "mbpp+"]
+    out = tmp_path / "arena"
+    spec = RunSpec(data=tuple(str(SHARED / "eval-arena" / f"{n}.jsonl") for n in names),
+                   out=str(out), analysis_options={"seed": 5}, title="Code benchmarks")
+    result = run_report(spec)
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert external_references(html) == []
+    assert "Chart not drawn" not in html
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert sorted(results["data"]["datasets"]) == sorted(names)
+    _pdf_checks(out / "report.pdf", result.pages, "Code benchmarks")
