@@ -28,7 +28,6 @@ True
 from __future__ import annotations
 
 import base64
-
 import html as _html
 import json
 import os

@@ -16,7 +16,7 @@ import datetime as _dt
 import json
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -182,6 +182,11 @@ def _failed_cell(path: Path) -> tuple[str, int]:
     return "unknown", 0
 
 
+def _short_list(paths: Sequence[str], limit: int = 4) -> str:
+    shown = ", ".join(str(p) for p in paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
 def _json_ready(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_json_ready(v) for v in value]
@@ -278,7 +283,7 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         tick = time.perf_counter()
         say("exporting HTML")
         meta = [("seed", str(results["seed"])), ("reportgen", results["reportgen_version"]),
-                ("data", ", ".join(Path(d).name for d in spec.data))]
+                ("data", _short_list(spec.data))]
         html = notebook_to_html(nb, title=spec.title, release=spec.release, theme=theme,
                                 meta=meta, created=results["created"])
         bad = external_references(html)

@@ -107,6 +107,17 @@ def _num(value: Any, digits: int = 4) -> str:
     return text.replace("-", "−")
 
 
+def _count(value: Any) -> str:
+    """A count (items, rows): a whole number with thousands separators."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return "–"
+    if math.isnan(x):
+        return "–"
+    return f"{round(x):,}" if x == round(x) else _num(x)
+
+
 def _p(value: Any) -> str:
     from reportgen.report.claims import format_p
     return format_p(None if value is None else float(value))
@@ -877,12 +888,12 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
         body.append(_h3("Minimum detectable effects", "power"))
         rows = [{**p, "mde_pct": p["mde"]} for p in power]
         cols = [Col("dataset", "dataset"), Col("metric", "metric"),
-                Col("design", "design"), Col("n", "items", lambda v: _num(v, 6), True),
+                Col("design", "design"), Col("n", "items", _count, True),
                 Col("mde", f"MDE (power {report.analysis.options.power:.0%})", _num, True),
                 Col("mde_effect_size", "as effect size", lambda v: _num(v, 3), True)]
         if any(p.get("n_required") for p in power):
             cols.append(Col("n_required", f"items for Δ = {report.analysis.options.detect_delta}",
-                            lambda v: _num(v, 6), True))
+                            _count, True))
         body.append(table(rows, cols))
         body.append(_note("The smallest difference each comparison detects with the "
                           "target power at α, from the observed variability (median over "

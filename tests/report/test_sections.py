@@ -1,0 +1,73 @@
+"""The report sections: omitted when empty, escaped, and formatting that rounds only for
+display."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from reportgen.report import sections as rs
+from reportgen.report.archive import validate_results
+
+
+@pytest.fixture(scope="module")
+def small_report(tmp_path_factory):
+    # one dataset, one 0/1 metric, three paired systems; one name carries markup
+    folder = tmp_path_factory.mktemp("small")
+    rng = np.random.default_rng(0)
+    rows = ["system,dataset,metric,item,score"]
+    for system, p in (("alpha", 0.8), ("beta", 0.5), ("<b>gamma</b>", 0.45)):
+        for item in range(120):
+            rows.append(f"\"{system}\",qa,acc,q{item},{int(rng.random() < p)}")
+    path = folder / "scores.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return rs.prepare([str(path)], analysis_options={"seed": 4, "n_resamples": 499},
+                      output_dir=str(folder / "out"), title="Small")
+
+
+def test_sections_without_content_are_omitted(small_report):
+    assert rs.across_metrics(small_report) is None      # one metric
+    assert rs.across_datasets(small_report) is None     # one list
+    assert rs.repeated_runs(small_report) is None       # no runs
+    assert rs.groups_and_hyperparameters(small_report) is None
+    assert rs.release_summary(small_report) is None     # not a release report
+
+
+def test_sections_escape_names_and_show_claims(small_report):
+    block = rs.summary(small_report)
+    assert block is not None
+    assert "<b>gamma</b>" not in block.html and "&lt;b&gt;gamma&lt;/b&gt;" in block.html
+    # the leader (alpha, about 0.8) against the runner-up: a claim sentence
+    assert "alpha" in block.html and "exact McNemar" in block.html
+    per_list = rs.per_sample_list(small_report)
+    assert per_list.html.count("<h3") == 1
+    assert per_list.html.count('class="rg-chart"') == 2  # connected graph and PWPP
+    bundle = per_list._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "text/plain"}
+    assert "<svg" not in bundle["text/plain"]
+
+
+def test_write_outputs_results_valid_and_tables(small_report):
+    rs.write_outputs(small_report)
+    out = small_report.output_dir
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    validate_results(results)
+    assert results["report"]["title"] == "Small"
+    lines = (out / "tables" / "comparisons.csv").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + 3  # header and the three pairs
+
+
+@pytest.mark.parametrize("value,expected", [
+    (0.123456, "0.1235"), (12.3456, "12.35"), (-0.5, "−0.5000"), (0, "0"),
+    (None, "–"), (float("nan"), "–"), (123456.0, "1.235e+05"), (0.00001234, "1.234e−05"),
+])
+def test_num_formatting_against_hand_rounding(value, expected):
+    assert rs._num(value) == expected
+
+
+@pytest.mark.parametrize("value,expected", [(140.0, "140"), (12000, "12,000"),
+                                            (None, "–"), (2.5, "2.500")])
+def test_count_formatting(value, expected):
+    assert rs._count(value) == expected
