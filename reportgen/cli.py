@@ -18,6 +18,7 @@ __all__ = ["main"]
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1
+EXIT_CHANGED = 1
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -348,6 +349,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from reportgen.report.verify import verify_report
+
+    status = EXIT_OK
+    for folder in args.reports:
+        result = verify_report(folder)
+        for finding in result.findings:
+            sys.stdout.write(f"{folder}: {finding.line()}\n")
+        if result.ok:
+            sys.stdout.write(f"{folder}: ok ({result.n_inputs} inputs and "
+                             f"{result.n_outputs} report files unchanged)\n")
+        else:
+            status = EXIT_CHANGED
+    return status
+
+
 def _formats(text: str) -> tuple[str, ...]:
     from reportgen.errors import InputError
     from reportgen.report.pipeline import FORMATS
@@ -458,6 +475,16 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--quiet", action="store_true", help="no progress lines")
     _add_analysis_options(run)
     run.set_defaults(func=_cmd_run)
+
+    verify = commands.add_parser(
+        "verify", help="check a report folder against its manifest",
+        description="Re-hash the inputs a report was made from and the files it wrote, "
+                    "as listed in its manifest.json, and say what changed, what is "
+                    "missing and what was added. Exit status 0: nothing changed; 1: "
+                    "something did; 2: not a report folder.")
+    verify.add_argument("reports", nargs="+", metavar="REPORT_DIR",
+                        help="report folders written by reportgen run")
+    verify.set_defaults(func=_cmd_verify)
 
     power = commands.add_parser(
         "power", help="power, minimum detectable effect, or items needed",

@@ -77,7 +77,8 @@ def build_manifest(sources: Sequence[Mapping[str, Any]], *, parameters: Mapping[
     inputs = []
     for source in sources:
         paths = [Path(p.strip()) for p in str(source.get("path", "")).split(", ") if p]
-        files = [{"path": str(f), "sha256": file_sha256(f), "bytes": f.stat().st_size}
+        files = [{"path": str(f), "resolved": str(f.resolve()), "sha256": file_sha256(f),
+                  "bytes": f.stat().st_size}
                  for p in paths if p.exists() for f in _input_files(p)]
         inputs.append({"path": source.get("path"), "format": source.get("format"),
                        "rows": source.get("rows"), "files": files})

@@ -1,0 +1,127 @@
+"""``reportgen verify``: re-hash what a report's ``manifest.json`` lists (the inputs it
+was made from and the files it wrote) and say what changed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reportgen.errors import InputError, Location
+from reportgen.report.archive import file_sha256
+
+__all__ = ["Finding", "VerifyResult", "verify_report"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One difference: ``kind`` is ``"input"`` or ``"output"``, ``status`` one of
+    ``"changed"``, ``"missing"``, ``"unlisted"``."""
+
+    kind: str
+    status: str
+    path: str
+    detail: str = ""
+
+    def line(self) -> str:
+        text = f"{self.status} {self.kind}: {self.path}"
+        return f"{text} ({self.detail})" if self.detail else text
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """What :func:`verify_report` found."""
+
+    report: Path
+    n_inputs: int
+    n_outputs: int
+    findings: tuple[Finding, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+def _load_manifest(folder: Path) -> dict[str, Any]:
+    path = folder / "manifest.json"
+    if not folder.is_dir():
+        raise InputError("not a report folder", location=Location(str(folder)),
+                         hint="give the folder `reportgen run --out` wrote")
+    if not path.is_file():
+        raise InputError("the report folder has no manifest.json",
+                         location=Location(str(folder)),
+                         hint="only folders written by `reportgen run` can be verified")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"manifest.json is not valid JSON ({exc})",
+                         location=Location(str(path)),
+                         hint="the manifest was edited or damaged: the report cannot "
+                              "be verified") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("inputs"), list) \
+            or not isinstance(manifest.get("outputs"), dict):
+        raise InputError("manifest.json lacks its inputs or outputs",
+                         location=Location(str(path)),
+                         hint="the manifest was edited or damaged")
+    return manifest
+
+
+def _input_path(entry: dict[str, Any], folder: Path) -> Path | None:
+    for key in ("resolved", "path"):
+        value = entry.get(key)
+        if value and Path(value).is_file():
+            return Path(value)
+    return None
+
+
+def verify_report(folder: str | Path) -> VerifyResult:
+    """Re-hash the inputs and outputs listed in ``folder/manifest.json``.
+
+    Returns
+    -------
+    VerifyResult
+        Every input or output whose SHA-256 differs (``changed``), that is gone
+        (``missing``), and every file of the report folder the manifest does not list
+        (``unlisted``; ``manifest.json`` itself excepted).
+
+    Raises
+    ------
+    InputError
+        ``folder`` is not a report folder or its manifest is unreadable.
+    """
+    root = Path(folder)
+    manifest = _load_manifest(root)
+    findings: list[Finding] = []
+    n_inputs = 0
+    for source in manifest["inputs"]:
+        for entry in source.get("files", []):
+            n_inputs += 1
+            path = _input_path(entry, root)
+            shown = str(entry.get("path"))
+            if path is None:
+                findings.append(Finding("input", "missing", shown))
+                continue
+            digest = file_sha256(path)
+            if digest != entry.get("sha256"):
+                size = path.stat().st_size
+                findings.append(Finding("input", "changed", shown,
+                                        f"sha256 {digest[:12]}… was "
+                                        f"{str(entry.get('sha256'))[:12]}…; {size:,} bytes "
+                                        f"was {entry.get('bytes', '?'):,}"
+                                        if isinstance(entry.get("bytes"), int) else
+                                        f"sha256 {digest[:12]}…"))
+    listed = set(manifest["outputs"])
+    for name, entry in manifest["outputs"].items():
+        path = root / name
+        if not path.is_file():
+            findings.append(Finding("output", "missing", name))
+        elif file_sha256(path) != entry.get("sha256"):
+            findings.append(Finding("output", "changed", name, "sha256 differs"))
+    for path in sorted(root.rglob("*")):
+        name = path.relative_to(root).as_posix()
+        if path.is_file() and name != "manifest.json" and name not in listed:
+            findings.append(Finding("output", "unlisted", name,
+                                    "in the folder, not in the manifest"))
+    return VerifyResult(root, n_inputs, len(listed), tuple(findings))
