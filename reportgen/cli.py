@@ -24,7 +24,7 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
-def _add_data_options(parser: argparse.ArgumentParser, *, required: bool = True,
+def _add_data_options(parser: argparse.ArgumentParser, *,
                       format_flag: str = "--format") -> None:
     from reportgen.data.adapters import adapter_names
 
@@ -428,7 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "data (reportgen compare SYS_A SYS_B DATA...).")
     compare.add_argument("a", metavar="A", help="first system name, or first result file")
     compare.add_argument("b", metavar="B", help="second system name, or second result file")
-    _add_data_options(compare, required=False)
+    _add_data_options(compare)
     compare.add_argument("--style", choices=("plain", "markdown", "latex"), default="plain",
                          help="sentence format (default plain)")
     _add_analysis_options(compare)

@@ -188,9 +188,7 @@ def _short_list(paths: Sequence[str], limit: int = 4) -> str:
 
 
 def _json_ready(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, list):
+    if isinstance(value, (tuple, list)):
         return [_json_ready(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): _json_ready(v) for k, v in value.items()}

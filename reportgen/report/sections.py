@@ -21,7 +21,7 @@ import math
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -472,9 +472,6 @@ def summary(report: Report) -> HTMLBlock | None:
     body.append(_h3("Headline comparisons", "headline-comparisons"))
     sentences = []
     for sl in _sample_lists(report):
-        rows = [r for r in sl.records()]
-        if not rows:
-            continue
         best = _best_pair(report, sl)
         if best is not None:
             sentences.append(f"<li>{_e(claim_sentence(best, style='plain'))}</li>")
@@ -886,7 +883,7 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
     power = report.results["power"]
     if power:
         body.append(_h3("Minimum detectable effects", "power"))
-        rows = [{**p, "mde_pct": p["mde"]} for p in power]
+        rows = list(power)
         cols = [Col("dataset", "dataset"), Col("metric", "metric"),
                 Col("design", "design"), Col("n", "items", _count, True),
                 Col("mde", f"MDE (power {report.analysis.options.power:.0%})", _num, True),
@@ -1165,8 +1162,3 @@ def release_details(report: Report) -> HTMLBlock | None:
         "Difference candidate − baseline per dataset × metric with its confidence "
         "interval, coloured by verdict.", report))]
     return _section("Differences", body, sid="release-differences")
-
-
-def with_options(report: Report, **changes: Any) -> Report:
-    """A copy of ``report`` with some fields changed (e.g. ``max_table_rows``)."""
-    return replace(report, **changes)
