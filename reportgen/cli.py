@@ -323,6 +323,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         formats=_formats(args.formats) if args.formats else
         tuple(report.get("formats", ("html", "pdf", "ipynb"))),
         force=bool(args.force or report.get("force", False)),
+        if_exists=args.if_exists or report.get("if_exists") or "error",
         baseline=options.get("baseline"),
         candidate=args.candidate or report.get("candidate"),
         max_table_rows=args.max_table_rows or report.get("max_table_rows") or 40,
@@ -363,6 +364,63 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         else:
             status = EXIT_CHANGED
     return status
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    from reportgen.report.history import HistorySpec, run_history
+
+    spec = HistorySpec(reports=tuple(args.reports), out=args.out, order=args.order,
+                       follow=tuple(args.follow), references=tuple(args.references),
+                       recompute=args.recompute, title=args.title, theme=args.theme,
+                       formats=_formats(args.formats) if args.formats else
+                       ("html", "pdf", "ipynb"),
+                       force=args.force, if_exists=args.if_exists,
+                       execution_timeout=args.timeout)
+    result = run_history(spec, progress=_progress_printer(quiet=args.quiet))
+    sys.stdout.write(f"history: {result.out}/ ({', '.join(result.files)})\n"
+                     f"releases: {' → '.join(result.order)}; {result.n_changes} changes "
+                     f"tested, {result.n_flagged} significant\n")
+    return EXIT_OK
+
+
+def _cmd_email(args: argparse.Namespace) -> int:
+    from reportgen.report.mail import (
+        build_message,
+        read_report_folder,
+        send_message,
+        smtp_settings,
+        write_eml,
+    )
+
+    if args.max_rows < 1:
+        from reportgen.errors import InputError
+
+        raise InputError(f"--max-rows must be at least 1, not {args.max_rows}",
+                         hint="e.g. --max-rows 10")
+    say = _progress_printer(quiet=args.quiet)
+    settings = None
+    if args.eml is None:  # bad settings fail before the message is built
+        settings = smtp_settings(host=args.smtp_host, port=args.smtp_port,
+                                 security=args.security, timeout=args.timeout,
+                                 cafile=args.cafile, netrc_file=args.netrc)
+    folder = read_report_folder(args.report)
+    say(f"building the message from {folder.path}")
+    msg = build_message(folder, sender=args.sender, to=args.to, cc=args.cc,
+                        subject=args.subject, reply_to=args.reply_to,
+                        attach=not args.no_attach, max_rows=args.max_rows,
+                        charts=not args.no_charts, theme=args.theme)
+    if args.eml is not None:
+        if args.bcc:
+            say("note: --bcc is not written into a .eml file (give it to your mailer)")
+        path = write_eml(msg, args.eml)
+        sys.stdout.write(f"message written to {path} ({path.stat().st_size:,} bytes): "
+                         f"{msg['Subject']}\n")
+        return EXIT_OK
+    assert settings is not None
+    recipients = send_message(msg, settings, bcc=args.bcc, progress=say)
+    sys.stdout.write(f"sent to {', '.join(recipients)} via {settings.where}: "
+                     f"{msg['Subject']}\n")
+    return EXIT_OK
 
 
 def _formats(text: str) -> tuple[str, ...]:
@@ -444,10 +502,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_options(run, format_flag="--input-format")
     group = run.add_argument_group("the report")
     group.add_argument("--out", metavar="DIR", default=None,
-                       help="report folder to create (default: ./report); an existing "
-                            "one is replaced only with --force")
+                       help="report folder to create (default: ./report), e.g. "
+                            "CHECKPOINT_DIR/eval-report; an existing report is replaced "
+                            "only with --force, and a folder that is not a report never")
     group.add_argument("--force", action="store_true",
-                       help="replace an existing report folder")
+                       help="replace an existing report folder (= --if-exists replace)")
+    group.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+                       default=None,
+                       help="when --out exists: error (default), replace it (a report "
+                            "folder only), or timestamp: write a new folder "
+                            "OUT-YYYYMMDD-HHMMSS beside it")
     group.add_argument("--template", metavar="NAME|PATH", default=None,
                        help="bundled template (evaluation, release, data_overview) or an "
                             ".ipynb of your own (default: evaluation)")
@@ -485,6 +549,109 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("reports", nargs="+", metavar="REPORT_DIR",
                         help="report folders written by reportgen run")
     verify.set_defaults(func=_cmd_verify)
+
+    history = commands.add_parser(
+        "history", help="trend report of a model across archived release reports",
+        description="Read the results.json of archived report folders (one per release), "
+                    "order them by release label (v2 < v10) or date, and write a trend "
+                    "report: per dataset × metric the followed system's mean with its "
+                    "interval per release, and the change between consecutive releases "
+                    "flagged when significant (the test stored in a report, else "
+                    "recomputed from the per-item data when it is still there and "
+                    "unchanged, else approximated from the intervals). The followed "
+                    "system of a report is its release candidate, or the system named "
+                    "like its release, or --system.")
+    history.add_argument("reports", nargs="+", metavar="REPORT_DIR",
+                         help="report folders written by reportgen run, two or more")
+    history.add_argument("--out", metavar="DIR", default="history",
+                         help="trend report folder to create (default: ./history)")
+    history.add_argument("--force", action="store_true",
+                         help="replace an existing report folder")
+    history.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+                         default="error",
+                         help="when --out exists: error (default), replace, or write a "
+                              "new timestamped folder beside it")
+    history.add_argument("--order", choices=("auto", "release", "created", "given"),
+                         default="auto",
+                         help="release: natural order of the labels; created: report "
+                              "dates; given: as listed; auto (default): release when "
+                              "every report has a label, else created")
+    history.add_argument("--system", dest="follow", action="append", default=[],
+                         metavar="NAME|RELEASE=NAME",
+                         help="the system to follow: one NAME for every report, or "
+                              "RELEASE=NAME per report (repeatable)")
+    history.add_argument("--reference", dest="references", action="append", default=[],
+                         metavar="SYSTEM",
+                         help="another system to draw in the trends, e.g. a fixed "
+                              "competitor (repeatable)")
+    history.add_argument("--recompute", choices=("auto", "always", "never"),
+                         default="auto",
+                         help="auto: stored tests, else per-item data, else intervals; "
+                              "always: per-item data first; never: no per-item data")
+    history.add_argument("--title", default="Release history", help="report title")
+    history.add_argument("--theme", metavar="NAME|DIR", default="default",
+                         help="chart and page theme: default, print, or a theme folder")
+    history.add_argument("--format", dest="formats", metavar="LIST", default=None,
+                         help="what to write, comma-separated from html, pdf, ipynb "
+                              "(default: all three)")
+    history.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
+                         help="stop a notebook cell that runs longer than this")
+    history.add_argument("--quiet", action="store_true", help="no progress lines")
+    history.set_defaults(func=_cmd_history)
+
+    email = commands.add_parser(
+        "email", help="e-mail a report: a summary in the body, the report attached",
+        description="Send a report folder by e-mail (or write it to a .eml file with "
+                    "--eml): a plain-text and an HTML summary (headline verdicts, "
+                    "leaderboard, PNG charts inline by Content-ID), with report.html and "
+                    "report.pdf attached. Credentials are read from the environment "
+                    "(REPORTGEN_SMTP_USER, REPORTGEN_SMTP_PASSWORD) or from the host's "
+                    "entry in a netrc file, never from the command line, and are sent "
+                    "only over TLS. SMTP failures exit with status 2; nothing is retried.")
+    email.add_argument("report", metavar="REPORT_DIR",
+                       help="a report folder written by reportgen run")
+    group = email.add_argument_group("the message")
+    group.add_argument("--to", action="append", required=True, metavar="ADDR",
+                       help="recipient (repeat for several); 'Name <addr>' is fine")
+    group.add_argument("--cc", action="append", default=[], metavar="ADDR",
+                       help="copy recipient (repeatable)")
+    group.add_argument("--bcc", action="append", default=[], metavar="ADDR",
+                       help="blind copy recipient (repeatable; not in the headers)")
+    group.add_argument("--from", dest="sender", required=True, metavar="ADDR",
+                       help="sender address")
+    group.add_argument("--reply-to", default=None, metavar="ADDR", help="Reply-To address")
+    group.add_argument("--subject", default=None,
+                       help="subject (default: title, release and the headline)")
+    group.add_argument("--no-attach", action="store_true",
+                       help="send the summary only, without report.html and report.pdf")
+    group.add_argument("--no-charts", action="store_true", help="no inline PNG charts")
+    group.add_argument("--max-rows", type=int, default=10, metavar="N",
+                       help="longest table in the summary (default 10)")
+    group.add_argument("--theme", default="default", metavar="NAME|DIR",
+                       help="chart theme of the inline charts (default: default)")
+    group.add_argument("--eml", default=None, metavar="FILE",
+                       help="write the message to FILE instead of sending it")
+    group = email.add_argument_group("the SMTP server")
+    group.add_argument("--smtp-host", default=None, metavar="HOST",
+                       help="server (default: $REPORTGEN_SMTP_HOST, else localhost)")
+    group.add_argument("--smtp-port", type=int, default=None, metavar="PORT",
+                       help="port (default: $REPORTGEN_SMTP_PORT, else 25; 587 with "
+                            "--starttls; 465 with --ssl)")
+    security = group.add_mutually_exclusive_group()
+    security.add_argument("--starttls", dest="security", action="store_const",
+                          const="starttls", help="upgrade the connection with STARTTLS")
+    security.add_argument("--ssl", dest="security", action="store_const", const="ssl",
+                          help="TLS from the start (SMTPS)")
+    group.add_argument("--cafile", default=None, metavar="FILE",
+                       help="PEM bundle of the CA to verify the server with (a private "
+                            "CA); default: the system's trust store")
+    group.add_argument("--netrc", default=None, metavar="FILE",
+                       help="netrc file with the host's login and password (default: "
+                            "$NETRC, else ~/.netrc)")
+    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="network timeout of each step (default 30)")
+    group.add_argument("--quiet", action="store_true", help="no progress lines")
+    email.set_defaults(func=_cmd_email, security="none")
 
     power = commands.add_parser(
         "power", help="power, minimum detectable effect, or items needed",

@@ -1,5 +1,5 @@
-"""Write the bundled notebook templates (notebook_templates/evaluation.ipynb and
-release.ipynb). The .ipynb files are the source users copy and edit; this script keeps
+"""Write the bundled notebook templates (notebook_templates/evaluation.ipynb,
+release.ipynb and history.ipynb). The .ipynb files are the source users copy and edit; this script keeps
 the two consistent: `python tools/make_templates.py` rewrites them."""
 
 from __future__ import annotations
@@ -54,6 +54,10 @@ def finish():
 
 def notebook(cells, *, release: bool) -> nbformat.NotebookNode:
     nb = new_notebook(cells=cells)
+    for k, cell in enumerate(nb.cells):  # stable ids: rewriting gives the same file
+        section = cell.metadata.get("reportgen", {}).get("section", cell.cell_type)
+        cell.id = f"c{k:02d}-" + "".join(ch if ch.isalnum() else "-"
+                                         for ch in section.lower())[:40]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
@@ -143,8 +147,59 @@ def release() -> nbformat.NotebookNode:
     return notebook(cells, release=True)
 
 
+def history() -> nbformat.NotebookNode:
+    params = (
+        "# Parameters: `reportgen history` sets them; see `papermill --help-notebook "
+        "history.ipynb`\n"
+        "reports: list = []  # archived report folders, one per release\n"
+        'order: str = "auto"  # auto, release (natural order of labels), created, given\n'
+        "follow: list = []  # the --system items: one name for every report, or per release\n"
+        "references: list = []  # other systems drawn in the trend charts\n"
+        'recompute: str = "auto"  # auto (stored tests, else per-item data, else intervals), '
+        "always, never\n"
+        'title: str = "Release history"  # the report\'s title\n'
+        'theme: str = "default"  # chart and page theme: a bundled name or a theme folder\n'
+        'output_dir: str = "history-output"  # where history.json and tables/*.csv are '
+        "written\n")
+    prepare = new_code_cell(
+        "# Read the archived reports, order them and test the change between consecutive "
+        "releases\n"
+        "from reportgen.report import history as hs\n\n"
+        "history = hs.prepare(reports, order=order, follow=follow, references=references,\n"
+        "                     recompute=recompute, title=title, theme=theme,\n"
+        "                     output_dir=output_dir)")
+    prepare.metadata["reportgen"] = {"section": "history"}
+
+    def cell(name: str, call: str, doc: str):
+        c = new_code_cell(f"# {doc}\nhs.{call}(history)")
+        c.metadata["reportgen"] = {"section": name}
+        return c
+
+    done = new_code_cell("# Write history.json and tables/*.csv\nhs.write_outputs(history)")
+    done.metadata["tags"] = ["remove-output"]
+    done.metadata["reportgen"] = {"section": "outputs"}
+    cells = [
+        intro("# Release history\n\nA model followed across releases: per dataset × "
+              "metric its mean with the interval of each archived report, and the change "
+              "between consecutive releases tested (the test stored in a report, else "
+              "recomputed from the per-item data, else approximated from the intervals). "
+              "Run with `reportgen history REPORT_DIR... --out DIR`."),
+        parameters(params),
+        prepare,
+        cell("Releases", "overview", "The releases in order and the significant changes"),
+        cell("Trends", "trends", "Mean per release with its interval, per dataset × metric"),
+        cell("Changes", "changes", "Every tested change between consecutive releases"),
+        cell("Methods", "methods", "How each change was tested"),
+        done,
+    ]
+    nb = notebook(cells, release=False)
+    nb.metadata["reportgen"] = {"release": False, "history": True}
+    return nb
+
+
 if __name__ == "__main__":
-    for name, nb in (("evaluation", evaluation()), ("release", release())):
+    for name, nb in (("evaluation", evaluation()), ("release", release()),
+                     ("history", history())):
         nbformat.validate(nb)
         nbformat.write(nb, str(HERE / f"{name}.ipynb"))
         print(f"wrote {HERE / name}.ipynb")

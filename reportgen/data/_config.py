@@ -52,6 +52,7 @@ The file format (``--config FILE``); every section and key is optional::
     out = "reports/v2.1"           # the report folder
     formats = ["html", "pdf"]      # any of "html", "pdf", "ipynb" (or "html,pdf")
     force = false                  # replace an existing report folder
+    if_exists = "error"            # existing report folder: "error", "replace", "timestamp"
     fail_on_regression = false     # exit with an error status when the verdict has one
     max_table_rows = 50            # longest table shown in full, a whole number >= 1
 
@@ -520,5 +521,6 @@ _INPUT: dict[str, Check] = {
 _REPORT: dict[str, Check] = {
     "title": _text, "release": _text, "candidate": _text, "template": _text,
     "theme": _text, "out": _text, "formats": _formats, "force": _flag,
+    "if_exists": _choice(("error", "replace", "timestamp")),
     "fail_on_regression": _flag, "max_table_rows": _count,
 }

@@ -24,8 +24,8 @@ from typing import Any
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.report.output import default_mode
 
-__all__ = ["build_manifest", "file_sha256", "report_folder", "results_schema",
-           "validate_results"]
+__all__ = ["IF_EXISTS", "build_manifest", "file_sha256", "is_report_folder",
+           "report_folder", "resolve_out", "results_schema", "validate_results"]
 
 #: Packages whose versions every manifest records.
 KEY_PACKAGES = ("reportgen", "numpy", "scipy", "statsmodels", "pandas", "altair",
@@ -80,8 +80,10 @@ def build_manifest(sources: Sequence[Mapping[str, Any]], *, parameters: Mapping[
         files = [{"path": str(f), "resolved": str(f.resolve()), "sha256": file_sha256(f),
                   "bytes": f.stat().st_size}
                  for p in paths if p.exists() for f in _input_files(p)]
-        inputs.append({"path": source.get("path"), "format": source.get("format"),
-                       "rows": source.get("rows"), "files": files})
+        inputs.append({"path": source.get("path"),
+                       "resolved": [str(p.resolve()) for p in paths],
+                       "format": source.get("format"), "rows": source.get("rows"),
+                       "files": files})
     return {
         "reportgen_version": _version("reportgen") or "0+unknown",
         "created": now, "started": started or now, "seed": seed,
@@ -120,27 +122,90 @@ def validate_results(document: Mapping[str, Any]) -> None:
                              f"{error.message}")
 
 
+#: What to do when the report folder already exists.
+IF_EXISTS = ("error", "replace", "timestamp")
+#: Files that mark a folder as a report folder (only those are ever replaced).
+_REPORT_MARKERS = ("manifest.json", "results.json", "history.json")
+
+
+def is_report_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a folder reportgen wrote (it has a manifest or results)."""
+    folder = Path(path)
+    return folder.is_dir() and any((folder / m).is_file() for m in _REPORT_MARKERS)
+
+
+def resolve_out(out: str | Path, *, if_exists: str = "error",
+                now: _dt.datetime | None = None) -> Path:
+    """The report folder to write, following the ``if_exists`` policy.
+
+    Parameters
+    ----------
+    out
+        The requested folder, e.g. ``CHECKPOINT_DIR/eval-report`` (its parent, e.g. the
+        checkpoint folder, may exist and hold anything).
+    if_exists
+        When ``out`` exists: ``"error"`` (refuse), ``"replace"`` (replace it, only if
+        it is a report folder or empty), ``"timestamp"`` (write a new sibling
+        ``<out>-YYYYMMDD-HHMMSS``, UTC, with ``-2``, ``-3``… if that exists too).
+    now
+        The time of the timestamp (default: now).
+
+    Raises
+    ------
+    InputError
+        ``out`` exists and the policy is ``"error"``; it is a file; or it is a folder
+        that is not a report (nothing but a report is ever replaced).
+    """
+    out = Path(out)
+    if if_exists not in IF_EXISTS:
+        raise InputError(f"unknown --if-exists {if_exists!r}",
+                         hint=f"one of {', '.join(IF_EXISTS)}")
+    if not out.exists():
+        return out
+    if not out.is_dir():
+        raise InputError("the output path exists and is not a folder",
+                         location=Location(str(out)), hint="choose another --out")
+    if if_exists == "timestamp":
+        stamp = (now or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%d-%H%M%S")
+        candidate = out.with_name(f"{out.name}-{stamp}")
+        k = 2
+        while candidate.exists():
+            candidate = out.with_name(f"{out.name}-{stamp}-{k}")
+            k += 1
+        return candidate
+    empty = not any(out.iterdir())
+    if if_exists == "error" and not empty:
+        what = "a report folder" if is_report_folder(out) else "a folder"
+        raise InputError(f"the output folder already exists ({what})",
+                         location=Location(str(out)),
+                         hint="choose another --out, pass --force (or --if-exists "
+                              "replace) to replace a report, or --if-exists timestamp to "
+                              "write a new timestamped folder beside it")
+    if not empty and not is_report_folder(out):
+        raise InputError("the output folder exists and is not a report folder, so it is "
+                         "never replaced (it may be a checkpoint)",
+                         location=Location(str(out)),
+                         hint="give a new folder inside it, e.g. --out "
+                              f"{out / 'eval-report'}, or --if-exists timestamp")
+    return out
+
+
 @contextlib.contextmanager
 def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
     """Build a report folder aside and move it to ``out`` when the block succeeds.
 
     Yields a temporary folder next to ``out`` to write into. On success it replaces
-    ``out`` (which must not exist unless ``force``); on any exception it is removed and
-    ``out`` is left as it was.
+    ``out`` (which must not exist, be empty, or — with ``force`` — be a report folder);
+    on any exception it is removed and ``out`` is left as it was. Use
+    :func:`resolve_out` first for the ``timestamp`` policy.
 
     Raises
     ------
     InputError
-        ``out`` exists and ``force`` is false, or its parent cannot be written — checked
-        before the block runs, so no work is wasted.
+        ``out`` exists and ``force`` is false, or it is not a report folder, or its
+        parent cannot be written — checked before the block runs, so no work is wasted.
     """
-    out = Path(out)
-    if out.exists() and not force:
-        raise InputError("the output folder already exists", location=Location(str(out)),
-                         hint="choose another --out, or pass --force to replace it")
-    if out.exists() and not out.is_dir():
-        raise InputError("the output path exists and is not a folder",
-                         location=Location(str(out)), hint="choose another --out")
+    out = resolve_out(out, if_exists="replace" if force else "error")
     parent = out.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -156,16 +221,25 @@ def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     old = None
-    if out.exists():  # force: move the old report aside, then swap
+    if out.exists() and not force and any(out.iterdir()):  # written meanwhile
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise InputError("the output folder was created by someone else while this "
+                         "report was being made; it was left alone",
+                         location=Location(str(out)),
+                         hint="run again with another --out, or --if-exists timestamp")
+    if out.exists():  # force (or an empty folder): move it aside, then swap
         old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
         os.replace(out, old / "report")
     try:
         os.replace(tmp, out)
-    except OSError:
+    except OSError as exc:
         if old is not None:
             os.replace(old / "report", out)
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        raise InputError(f"cannot move the finished report into place "
+                         f"({exc.strerror or exc})", location=Location(str(out)),
+                         hint="another run may have written the same folder meanwhile; "
+                              "run again or choose another --out") from None
     finally:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)

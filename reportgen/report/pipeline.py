@@ -59,6 +59,7 @@ class RunSpec:
     theme: str = "default"
     formats: tuple[str, ...] = FORMATS
     force: bool = False
+    if_exists: str = "error"
     baseline: str | None = None
     candidate: str | None = None
     max_table_rows: int = 40
@@ -105,6 +106,14 @@ def _is_release_template(path: Path) -> bool:
 
     nb = nbformat.read(str(path), as_version=4)
     return bool(nb.metadata.get("reportgen", {}).get("release", False))
+
+
+def _template_kind(path: Path) -> str:
+    import nbformat
+
+    meta = nbformat.read(str(path), as_version=4).metadata.get("reportgen", {})
+    return "history" if meta.get("history") else \
+        "release" if meta.get("release") else "evaluation"
 
 
 def _engine(progress: Progress | None):
@@ -212,7 +221,12 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     from reportgen.analysis import AnalysisOptions
     from reportgen.charts.render import load_theme
     from reportgen.data import LoadOptions, load
-    from reportgen.report.archive import build_manifest, report_folder, validate_results
+    from reportgen.report.archive import (
+        build_manifest,
+        report_folder,
+        resolve_out,
+        validate_results,
+    )
     from reportgen.report.export import (
         external_references,
         html_to_pdf,
@@ -224,6 +238,10 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     template = resolve_template(spec.template)
     release_report = _is_release_template(template)
+    if _template_kind(template) == "history":
+        raise InputError("the history template makes a trend report from archived reports",
+                         location=Location(str(template)),
+                         hint="use `reportgen history REPORT_DIR... --out DIR`")
     theme = load_theme(spec.theme)
     options = dict(spec.analysis_options)
     if options.get("seed") is None:
@@ -231,8 +249,10 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         options["seed"] = int(np.random.SeedSequence().entropy % (2**63))
     AnalysisOptions(**options)  # bad options fail before any work
     LoadOptions(**dict(spec.load_options))
-    out = Path(spec.out)
-    with report_folder(out, force=spec.force) as tmp:
+    out = resolve_out(spec.out, if_exists="replace" if spec.force else spec.if_exists)
+    if out != Path(spec.out):
+        say(f"{spec.out} exists: writing {out} instead (--if-exists timestamp)")
+    with report_folder(out, force=spec.force or spec.if_exists == "replace") as tmp:
         tick = time.perf_counter()
         say(f"loading {', '.join(spec.data)}")
         table = load(list(spec.data), options=LoadOptions(**dict(spec.load_options)),
@@ -307,6 +327,8 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
                              if k not in ("data", "out")}
         parameters_record["analysis_options"] = _json_ready(options)
         parameters_record["template"] = str(template)
+        if spec.config:  # absolute, so `reportgen history` can reload the data later
+            parameters_record["config_resolved"] = str(Path(spec.config).resolve())
         manifest = build_manifest(table.sources, parameters=_json_ready(parameters_record),
                                   seed=int(results["seed"]), started=started,
                                   outputs=outputs)

@@ -14,7 +14,9 @@ from reportgen.errors import InputError, ReportgenError
 from reportgen.report.archive import (
     build_manifest,
     file_sha256,
+    is_report_folder,
     report_folder,
+    resolve_out,
     validate_results,
 )
 
@@ -55,21 +57,64 @@ def test_results_validate_against_the_schema(shared_data):
 def test_report_folder_is_atomic(tmp_path):
     out = tmp_path / "report"
     with report_folder(out) as work:
-        (work / "a.txt").write_text("one")
+        (work / "manifest.json").write_text("one")
         assert not out.exists()  # nothing visible until the block succeeds
-    assert (out / "a.txt").read_text() == "one"
+    assert (out / "manifest.json").read_text() == "one"
     with pytest.raises(InputError, match="already exists.*\n.*--force"):
         with report_folder(out):
             pass
-    with pytest.raises(RuntimeError):
-        with report_folder(out, force=True) as work:
-            (work / "b.txt").write_text("two")
-            raise RuntimeError("a cell failed")
-    assert (out / "a.txt").read_text() == "one" and not (out / "b.txt").exists()
-    with report_folder(out, force=True) as work:
+    with pytest.raises(RuntimeError), report_folder(out, force=True) as work:
         (work / "b.txt").write_text("two")
-    assert sorted(p.name for p in out.iterdir()) == ["b.txt"]
+        raise RuntimeError("a cell failed")
+    assert (out / "manifest.json").read_text() == "one" and not (out / "b.txt").exists()
+    with report_folder(out, force=True) as work:
+        (work / "manifest.json").write_text("two")
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no leftovers
+
+
+def test_report_folder_never_replaces_a_folder_that_is_not_a_report(tmp_path):
+    """A checkpoint folder given as --out by mistake is left alone, even with force."""
+    checkpoint = tmp_path / "ckpt"
+    checkpoint.mkdir()
+    (checkpoint / "model.safetensors").write_bytes(b"weights")
+    for force in (False, True):
+        with pytest.raises(InputError, match="not a report folder, so it is never "
+                                             "replaced|already exists"):
+            with report_folder(checkpoint, force=force):
+                pass
+    assert (checkpoint / "model.safetensors").read_bytes() == b"weights"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt"]
+    # an empty folder is fine to fill
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with report_folder(empty) as work:
+        (work / "results.json").write_text("{}")
+    assert (empty / "results.json").is_file()
+
+
+def test_resolve_out_policies(tmp_path):
+    import datetime as dt
+
+    now = dt.datetime(2026, 11, 22, 9, 30, 5, tzinfo=dt.timezone.utc)
+    out = tmp_path / "eval-report"
+    assert resolve_out(out, if_exists="error") == out  # does not exist yet
+    out.mkdir()
+    (out / "manifest.json").write_text("{}")
+    assert is_report_folder(out) and not is_report_folder(tmp_path)
+    with pytest.raises(InputError, match=r"already exists \(a report folder\)"):
+        resolve_out(out)
+    assert resolve_out(out, if_exists="replace") == out
+    first = resolve_out(out, if_exists="timestamp", now=now)
+    assert first == tmp_path / "eval-report-20261122-093005"
+    first.mkdir()
+    assert resolve_out(out, if_exists="timestamp", now=now) == \
+        tmp_path / "eval-report-20261122-093005-2"
+    with pytest.raises(InputError, match="unknown --if-exists 'sometimes'"):
+        resolve_out(out, if_exists="sometimes")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError, match="exists and is not a folder"):
+        resolve_out(tmp_path / "file", if_exists="replace")
 
 
 def test_file_sha256_chunks(tmp_path):

@@ -1,0 +1,955 @@
+"""Follow a model across releases: the trend report of ``reportgen history``.
+
+The input is a set of archived report folders (one per release, as ``reportgen run``
+writes them). Each gives, per dataset × metric, the mean of the system it is about (the
+*followed* system: the candidate of a release report, or the system named like the
+release, or one named with ``--system``) with its confidence interval. The history puts
+them in release order and tests the change between consecutive releases, taking the
+first of these that applies to each dataset × metric:
+
+1. **stored**: a report of either release already compared the two systems (e.g. the
+   release report of v2 against v1): its test and adjusted p-value are used as they are;
+2. **recomputed**: the per-item data the two reports were made from are still where their
+   manifests say, unchanged (same SHA-256): the two systems' item scores are compared
+   again (paired on the items when both were scored on the same items, else unpaired),
+   with the automatic test choice of the analysis; the p-values of one step are adjusted
+   together (the later report's correction);
+3. **intervals**: otherwise, an approximate z test from the two stored intervals
+   (standard errors from the half-widths; it ignores pairing, so it is conservative when
+   the items are shared), adjusted the same way.
+
+A change is *flagged* when its adjusted p-value is at most α (the later report's α).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from reportgen.errors import InputError, Location, ReportgenError
+from reportgen.report.mail import ReportFolder, read_report_folder
+from reportgen.report.sections import (
+    Col,
+    HTMLBlock,
+    _charts,
+    _count,
+    _e,
+    _note,
+    _num,
+    _p,
+    _section,
+    figure,
+    table,
+)
+
+__all__ = ["ORDERS", "RECOMPUTE", "History", "HistoryEntry", "build_history", "changes",
+           "methods", "overview", "prepare", "trends", "write_outputs"]
+
+ORDERS = ("auto", "release", "created", "given")
+RECOMPUTE = ("auto", "always", "never")
+_VERDICT_CSS = {"improved": "improved", "regressed": "regressed",
+                "no detectable difference": "neutral"}
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One archived report in the history.
+
+    Attributes
+    ----------
+    folder
+        The report folder.
+    label
+        Its release label (or the folder name when it has none).
+    created
+        When the report was made (ISO timestamp).
+    system
+        The system followed in this report.
+    followed_because
+        Why this system (``candidate``, ``release label``, ``--system``).
+    """
+
+    folder: ReportFolder
+    label: str
+    created: str
+    system: str
+    followed_because: str
+
+
+@dataclass
+class History:
+    """The entries in release order, the trend rows, the tested changes and notes."""
+
+    entries: tuple[HistoryEntry, ...]
+    order: str
+    trend: list[dict[str, Any]]
+    changes: list[dict[str, Any]]
+    references: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)
+    title: str = "Release history"
+    theme: Any = "default"
+    output_dir: Path = Path(".")
+
+    @property
+    def lists(self) -> list[tuple[str, str]]:
+        seen: dict[tuple[str, str], None] = {}
+        for row in self.trend:
+            seen.setdefault((row["dataset"], row["metric"]), None)
+        return list(seen)
+
+    def to_results(self) -> dict[str, Any]:
+        """The ``history.json`` document."""
+        from reportgen import __version__
+
+        return {
+            "kind": "history", "reportgen_version": __version__, "title": self.title,
+            "order": self.order,
+            "reports": [{"label": e.label, "created": e.created, "system": e.system,
+                         "followed_because": e.followed_because,
+                         "path": str(e.folder.path.resolve()),
+                         "reportgen_version": e.folder.results.get("reportgen_version")}
+                        for e in self.entries],
+            "references": list(self.references),
+            "trend": self.trend, "changes": self.changes, "notes": self.notes,
+        }
+
+
+# ---------------------------------------------------------------------- the entries
+
+def _natural_key(text: str) -> tuple[Any, ...]:
+    """``v2`` < ``v9.1`` < ``v10``: digits compare as numbers."""
+    parts = re.split(r"(\d+)", text.lower())
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p != "")
+
+
+def _follow_map(follow: Sequence[str]) -> tuple[str | None, dict[str, str]]:
+    default, per_label = None, {}
+    for item in follow:
+        label, sep, name = str(item).partition("=")
+        if sep and label and name:
+            per_label[label] = name
+        elif sep:
+            raise InputError(f"--system {item!r}: expected NAME or RELEASE=NAME",
+                             location=Location("--system"),
+                             hint="e.g. --system ours or --system v2=model-v2")
+        else:
+            if default is not None:
+                raise InputError("--system NAME is given twice",
+                                 location=Location("--system"),
+                                 hint="give one NAME for all reports, or RELEASE=NAME "
+                                      "per release")
+            default = label
+    return default, per_label
+
+
+def _systems_of(folder: ReportFolder) -> list[str]:
+    return [str(s) for s in ((folder.results.get("data") or {}).get("systems") or ())]
+
+
+def _followed(folder: ReportFolder, label: str, default: str | None,
+              per_label: Mapping[str, str]) -> tuple[str, str]:
+    systems = _systems_of(folder)
+    where = Location(str(folder.path))
+    name, why = None, ""
+    if label in per_label:
+        name, why = per_label[label], f"--system {label}={per_label[label]}"
+    elif default is not None:
+        name, why = default, "--system"
+    else:
+        verdict = folder.results.get("verdict")
+        if isinstance(verdict, Mapping) and verdict.get("candidate"):
+            name, why = str(verdict["candidate"]), "candidate of the release report"
+        elif label in systems:
+            name, why = label, "named like the release"
+        elif len(systems) == 1:
+            name, why = systems[0], "the only system"
+    if name is None:
+        raise InputError(f"cannot tell which system release {label!r} is about "
+                         f"({len(systems)} systems, no candidate, none named "
+                         f"{label!r})", location=where,
+                         hint="name it: --system NAME (same in every report) or "
+                              f"--system {label}=NAME")
+    if name not in systems:
+        raise InputError(f"system {name!r} is not in this report",
+                         location=where,
+                         hint=f"its systems: {', '.join(systems[:12])}"
+                              + (" …" if len(systems) > 12 else ""))
+    return name, why
+
+
+def build_entries(paths: Sequence[str | Path], *, order: str = "auto",
+                  follow: Sequence[str] = ()) -> tuple[list[HistoryEntry], str]:
+    """Read the report folders, choose the followed system of each and order them.
+
+    Parameters
+    ----------
+    paths
+        Report folders (each with its ``results.json``).
+    order
+        ``"release"``: natural order of the release labels (``v2`` < ``v10``);
+        ``"created"``: when the reports were made; ``"given"``: as listed;
+        ``"auto"``: by release label when every report has one, else by date.
+    follow
+        ``NAME`` (the same system in every report) and/or ``RELEASE=NAME`` items.
+
+    Returns
+    -------
+    entries, order
+        The entries in order and the order actually used.
+
+    Raises
+    ------
+    InputError
+        Fewer than two reports, one given twice, two with the same release label, an
+        unknown order, or a followed system that cannot be told.
+    """
+    if order not in ORDERS:
+        raise InputError(f"unknown order {order!r}", location=Location("--order"),
+                         hint=f"one of {', '.join(ORDERS)}")
+    if len(paths) < 2:
+        raise InputError("a history needs at least two report folders",
+                         hint="pass the report folders of two or more releases")
+    seen: dict[Path, str] = {}
+    folders = []
+    for path in paths:
+        resolved = Path(path).resolve()
+        if resolved in seen:
+            raise InputError("the same report folder is given twice",
+                             location=Location(str(path)), hint="give each once")
+        seen[resolved] = str(path)
+        folders.append(read_report_folder(path))
+    default, per_label = _follow_map(follow)
+    labelled = [f.release is not None for f in folders]
+    entries = []
+    for folder in folders:
+        label = folder.release or folder.path.resolve().name
+        system, why = _followed(folder, label, default, per_label)
+        entries.append(HistoryEntry(folder, label, str(folder.results.get("created") or ""),
+                                    system, why))
+    labels: dict[str, HistoryEntry] = {}
+    for entry in entries:
+        if entry.label in labels:
+            raise InputError(f"two reports have the release label {entry.label!r}",
+                             location=Location(str(entry.folder.path)),
+                             hint=f"the other is {labels[entry.label].folder.path}; pass "
+                                  "one report per release")
+        labels[entry.label] = entry
+    unknown = sorted(set(per_label) - set(labels))
+    if unknown:
+        raise InputError(f"--system names release(s) not among the reports: "
+                         f"{', '.join(unknown)}", location=Location("--system"),
+                         hint=f"the releases: {', '.join(labels)}")
+    used = order
+    if order == "auto":
+        used = "release" if all(labelled) else "created"
+    if used == "release":
+        entries.sort(key=lambda e: (_natural_key(e.label), e.created))
+    elif used == "created":
+        entries.sort(key=lambda e: (e.created, _natural_key(e.label)))
+    return entries, used
+
+
+# ---------------------------------------------------------------------- the trend
+
+def _direction(folder: ReportFolder, metric: str) -> str:
+    metrics = (folder.results.get("config") or {}).get("metrics") or {}
+    return str((metrics.get(metric) or {}).get("direction") or "higher")
+
+
+def _modality(folder: ReportFolder, metric: str) -> str | None:
+    metrics = (folder.results.get("config") or {}).get("metrics") or {}
+    value = (metrics.get(metric) or {}).get("modality")
+    return str(value) if value in ("binary", "continuous") else None
+
+
+def _system_rows(folder: ReportFolder, system: str) -> dict[tuple[str, str], dict[str, Any]]:
+    rows = {}
+    for row in folder.results.get("systems") or ():
+        if row.get("system") == system and not row.get("derived_from"):
+            rows.setdefault((str(row["dataset"]), str(row["metric"])), row)
+    return rows
+
+
+def _trend_rows(entries: Sequence[HistoryEntry], references: Sequence[str]
+                ) -> list[dict[str, Any]]:
+    out = []
+    for k, entry in enumerate(entries):
+        for role, name in [("followed", entry.system)] + [("reference", r)
+                                                          for r in references]:
+            for (dataset, metric), row in _system_rows(entry.folder, name).items():
+                out.append({"release": entry.label, "position": k + 1, "role": role,
+                            "system": name, "dataset": dataset, "metric": metric,
+                            "direction": _direction(entry.folder, metric),
+                            "mean": row.get("mean"), "ci_low": row.get("ci_low"),
+                            "ci_high": row.get("ci_high"),
+                            "confidence": row.get("confidence"),
+                            "ci_method": row.get("ci_method"), "n": row.get("n"),
+                            "runs": row.get("runs")})
+    return out
+
+
+# ---------------------------------------------------------------------- the changes
+
+def _stored(prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str
+            ) -> dict[str, Any] | None:
+    """A comparison of the two systems on (dataset, metric) stored in either report."""
+    pair = {prev.system, cur.system}
+    if len(pair) < 2:
+        return None
+    for entry in (cur, prev):
+        for row in entry.folder.results.get("comparisons") or ():
+            if row.get("dataset") == dataset and row.get("metric") == metric \
+                    and {row.get("system_a"), row.get("system_b")} == pair \
+                    and not row.get("derived_from") and row.get("p_adjusted") is not None:
+                flip = row.get("system_a") == prev.system  # diff = mean_a − mean_b
+                sign = -1.0 if flip else 1.0
+                lo, hi = row.get("ci_low"), row.get("ci_high")
+                if flip and lo is not None and hi is not None:
+                    lo, hi = -hi, -lo
+                mean_a, mean_b = row.get("mean_a"), row.get("mean_b")
+                return {"method": "stored", "test": row.get("test"),
+                        "source": entry.label,
+                        "mean_before": mean_b if not flip else mean_a,
+                        "mean_after": mean_a if not flip else mean_b,
+                        "diff": None if row.get("diff") is None else sign * row["diff"],
+                        "ci_low": lo, "ci_high": hi, "confidence": row.get("confidence"),
+                        "p_value": row.get("p_value"), "p_adjusted": row.get("p_adjusted"),
+                        "correction": row.get("correction"),
+                        "alpha": row.get("alpha"), "paired": row.get("paired")}
+    return None
+
+
+class _DataCache:
+    """Per-item data of each report, reloaded once when it is still where its manifest
+    says and unchanged."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, Any] = {}
+        self.notes: dict[str, str] = {}
+
+    def table(self, entry: HistoryEntry) -> Any | None:
+        key = str(entry.folder.path.resolve())
+        if key not in self._tables:
+            self._tables[key] = self._load(entry)
+        return self._tables[key]
+
+    def _load(self, entry: HistoryEntry) -> Any | None:
+        from reportgen.data import LoadOptions, load
+        from reportgen.report.archive import file_sha256
+
+        manifest = entry.folder.manifest
+        if not manifest or not isinstance(manifest.get("inputs"), list):
+            self.notes[entry.label] = "no manifest.json, so no per-item data"
+            return None
+        paths: list[str] = []
+        for source in manifest["inputs"]:
+            resolved = source.get("resolved") or [p.strip() for p in
+                                                  str(source.get("path", "")).split(", ")]
+            paths.extend(str(p) for p in resolved if p)
+            for f in source.get("files") or ():
+                candidates = [f.get("resolved"), f.get("path")]
+                found = next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+                if found is None:
+                    self.notes[entry.label] = f"input {f.get('path')} is gone"
+                    return None
+                if file_sha256(found) != f.get("sha256"):
+                    self.notes[entry.label] = f"input {f.get('path')} has changed since"
+                    return None
+        if not paths or not all(Path(p).exists() for p in paths):
+            self.notes[entry.label] = "its inputs are not where the manifest says"
+            return None
+        parameters = manifest.get("parameters") or {}
+        config = parameters.get("config_resolved") or parameters.get("config")
+        if config and not Path(config).is_file():
+            config = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return load(paths, options=LoadOptions(**dict(
+                    parameters.get("load_options") or {})), config=config)
+        except (ReportgenError, TypeError) as exc:
+            self.notes[entry.label] = f"its inputs no longer load ({exc})"
+            return None
+
+
+def _item_scores(table: Any, system: str, dataset: str, metric: str
+                 ) -> tuple[tuple[str, ...], np.ndarray] | None:
+    if table is None or (dataset, metric) not in set(table.pairs()) \
+            or system not in table.systems_of(dataset, metric):
+        return None
+    samples = table.unpaired(dataset, metric, [system])
+    scores = np.asarray(samples.scores[0], dtype=float)
+    if scores.ndim == 2:  # repeated runs: the item mean
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            scores = np.nanmean(scores, axis=1)
+    return samples.items[0], scores
+
+
+def _recompute(prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str,
+               cache: _DataCache, settings: Mapping[str, Any]) -> dict[str, Any] | None:
+    from reportgen.stats import compare_paired, compare_unpaired
+
+    before = _item_scores(cache.table(prev), prev.system, dataset, metric)
+    after = _item_scores(cache.table(cur), cur.system, dataset, metric)
+    if before is None or after is None:
+        return None
+    (items_b, x_b), (items_a, x_a) = before, after
+    modality = _modality(cur.folder, metric)
+    if modality == "binary" and not np.isin(np.concatenate([x_a, x_b]),
+                                            (0.0, 1.0, np.nan)).all():
+        modality = "continuous"  # item means over repeated runs
+    seed = [int(settings["seed"]), zlib.crc32(f"{prev.label}\0{cur.label}".encode()),
+            zlib.crc32(dataset.encode()), zlib.crc32(metric.encode())]
+    common = dict(systems=("after", "before"), modality=modality, method="auto",
+                  correction="none", alpha=settings["alpha"],
+                  confidence=settings["confidence"], n_resamples=settings["n_resamples"],
+                  rng=np.random.default_rng(np.random.SeedSequence(seed)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if set(items_a) == set(items_b) and len(items_a) >= 2:
+            where = {item: i for i, item in enumerate(items_b)}
+            order = np.array([where[item] for item in items_a])
+            x = np.column_stack([x_a, x_b[order]])
+            keep = ~np.isnan(x).any(axis=1)
+            result = compare_paired(x[keep], **common)
+        else:
+            result = compare_unpaired([x_a[~np.isnan(x_a)], x_b[~np.isnan(x_b)]], **common)
+    return {"method": "recomputed", "test": result.test, "source": "per-item data",
+            "mean_before": float(result.mean_b[0]), "mean_after": float(result.mean_a[0]),
+            "diff": float(result.diff[0]), "ci_low": float(result.ci_low[0]),
+            "ci_high": float(result.ci_high[0]), "confidence": result.confidence,
+            "p_value": float(result.p_value[0]), "paired": bool(result.paired)}
+
+
+def _from_intervals(prev_row: Mapping[str, Any], cur_row: Mapping[str, Any]
+                    ) -> dict[str, Any] | None:
+    from scipy import stats
+
+    try:
+        m0, m1 = float(prev_row["mean"]), float(cur_row["mean"])
+        w0 = float(prev_row["ci_high"]) - float(prev_row["ci_low"])
+        w1 = float(cur_row["ci_high"]) - float(cur_row["ci_low"])
+        conf0 = float(prev_row.get("confidence") or 0.95)
+        conf1 = float(cur_row.get("confidence") or 0.95)
+    except (KeyError, TypeError, ValueError):
+        return None
+    se0 = w0 / (2 * stats.norm.ppf(0.5 + conf0 / 2))
+    se1 = w1 / (2 * stats.norm.ppf(0.5 + conf1 / 2))
+    se = math.hypot(se0, se1)
+    if not (math.isfinite(se) and se > 0):
+        return None
+    diff = m1 - m0
+    z = stats.norm.ppf(0.5 + conf1 / 2)
+    return {"method": "intervals", "test": "z test from the stored intervals (unpaired "
+            "approximation)", "source": "results.json intervals", "mean_before": m0,
+            "mean_after": m1, "diff": diff, "ci_low": diff - z * se,
+            "ci_high": diff + z * se, "confidence": conf1,
+            "p_value": float(2 * stats.norm.sf(abs(diff) / se)), "paired": False}
+
+
+def _settings(entry: HistoryEntry) -> dict[str, Any]:
+    config = entry.folder.results.get("config") or {}
+    return {"alpha": float(config.get("alpha") or 0.05),
+            "confidence": float(config.get("confidence") or 0.95),
+            "correction": str(config.get("correction") or "holm-sidak"),
+            "n_resamples": int(config.get("n_resamples") or 9999),
+            "seed": int(entry.folder.results.get("seed") or 0)}
+
+
+def _change_rows(entries: Sequence[HistoryEntry], recompute: str
+                 ) -> tuple[list[dict[str, Any]], list[str]]:
+    from reportgen.stats import adjust_pvalues
+
+    if recompute not in RECOMPUTE:
+        raise InputError(f"unknown recompute mode {recompute!r}",
+                         location=Location("--recompute"),
+                         hint=f"one of {', '.join(RECOMPUTE)}")
+    cache = _DataCache()
+    rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for prev, cur in zip(entries, entries[1:]):
+        settings = _settings(cur)
+        prev_rows, cur_rows = _system_rows(prev.folder, prev.system), \
+            _system_rows(cur.folder, cur.system)
+        step: list[dict[str, Any]] = []
+        for key in [k for k in cur_rows if k in prev_rows]:
+            dataset, metric = key
+            found = None if recompute == "always" else _stored(prev, cur, dataset, metric)
+            if found is None and recompute != "never":
+                found = _recompute(prev, cur, dataset, metric, cache, settings)
+            if found is None:
+                found = _from_intervals(prev_rows[key], cur_rows[key])
+            if found is None:
+                notes.append(f"{prev.label} → {cur.label}, {dataset} / {metric}: no test "
+                             "(no stored comparison, no per-item data, no intervals)")
+                continue
+            step.append({"from": prev.label, "to": cur.label,
+                         "system_before": prev.system, "system_after": cur.system,
+                         "dataset": dataset, "metric": metric,
+                         "direction": _direction(cur.folder, metric), **found})
+        fresh = [r for r in step if r["method"] != "stored"]
+        if fresh:
+            adjusted = adjust_pvalues(np.array([r["p_value"] for r in fresh]),
+                                      method=settings["correction"])
+            for r, p in zip(fresh, adjusted):
+                r.update(p_adjusted=float(p), correction=settings["correction"],
+                         alpha=settings["alpha"])
+        for r in step:
+            alpha = float(r.get("alpha") or settings["alpha"])
+            significant = r["p_adjusted"] is not None and float(r["p_adjusted"]) <= alpha
+            better = (r["diff"] or 0) > 0 if r["direction"] == "higher" else \
+                (r["diff"] or 0) < 0
+            r["alpha"] = alpha
+            r["significant"] = bool(significant)
+            r["verdict"] = ("improved" if better else "regressed") if significant else \
+                "no detectable difference"
+        rows.extend(step)
+    for label, why in cache.notes.items():
+        notes.append(f"{label}: not recomputed from per-item data ({why})")
+    return rows, notes
+
+
+def build_history(paths: Sequence[str | Path], *, order: str = "auto",
+                  follow: Sequence[str] = (), references: Sequence[str] = (),
+                  recompute: str = "auto", title: str = "Release history",
+                  theme: Any = "default", output_dir: str | Path = ".") -> History:
+    """Read archived reports and test the changes between consecutive releases.
+
+    Parameters
+    ----------
+    paths
+        Report folders, one per release.
+    order, follow
+        See :func:`build_entries`.
+    references
+        Other systems to draw in the trend charts (e.g. a fixed competitor), from the
+        reports that have them.
+    recompute
+        ``"auto"``: stored tests first, then per-item data, then intervals;
+        ``"always"``: per-item data even when a stored test exists (then intervals);
+        ``"never"``: stored tests, else intervals.
+    title, theme, output_dir
+        Of the trend report.
+
+    Raises
+    ------
+    InputError
+        See :func:`build_entries`; also no dataset × metric of the followed systems
+        common to two releases.
+    """
+    entries, used = build_entries(paths, order=order, follow=follow)
+    trend = _trend_rows(entries, references)
+    changes, notes = _change_rows(entries, recompute)
+    if not changes and not any(_system_rows(e.folder, e.system) for e in entries[1:]):
+        raise InputError("the followed systems share no dataset × metric",
+                         hint="check that the reports evaluate the same benchmarks")
+    notes = [f"{e.label}: follows {e.system} ({e.followed_because})"
+             for e in entries] + notes
+    return History(tuple(entries), used, trend, changes, tuple(references), notes, title,
+                   theme, Path(output_dir))
+
+
+# ---------------------------------------------------------------------- the sections
+
+def prepare(reports: Sequence[str], *, order: str = "auto", follow: Sequence[str] = (),
+            references: Sequence[str] = (), recompute: str = "auto",
+            title: str = "Release history", theme: str = "default",
+            output_dir: str = ".") -> History:
+    """The notebook's first step: apply the theme and build the history."""
+    from reportgen.charts.render import use_theme
+
+    theme_obj = use_theme(theme)
+    return build_history(reports, order=order, follow=follow, references=references,
+                         recompute=recompute, title=title, theme=theme_obj,
+                         output_dir=output_dir)
+
+
+def overview(history: History) -> HTMLBlock | None:
+    """The releases in order with the followed system, and the flagged changes."""
+    flagged = [c for c in history.changes if c["significant"]]
+    order_text = {"release": "by release label", "created": "by report date",
+                  "given": "as given"}[history.order]
+    body = [f"<p>{len(history.entries)} releases, ordered {order_text}: "
+            f"{_e(' → '.join(e.label for e in history.entries))}. "
+            f"{len(history.changes)} dataset × metric changes between consecutive "
+            f"releases tested; <strong>{len(flagged)} significant</strong>.</p>"]
+    rows = [{"label": e.label, "created": e.created[:19].replace("T", " "),
+             "system": e.system, "why": e.followed_because,
+             "path": str(e.folder.path)} for e in history.entries]
+    body.append(table(rows, [Col("label", "release"), Col("created", "report made"),
+                             Col("system", "system followed"), Col("why", "because"),
+                             Col("path", "report folder")]))
+    steps = []
+    for prev, cur in zip(history.entries, history.entries[1:]):
+        step = [c for c in history.changes if c["from"] == prev.label
+                and c["to"] == cur.label]
+        steps.append({"step": f"{prev.label} → {cur.label}", "tested": len(step),
+                      **{v: sum(c["verdict"] == v for c in step)
+                         for v in ("improved", "regressed", "no detectable difference")},
+                      "how": ", ".join(sorted({c["method"] for c in step}))})
+    body.append(table(steps, [Col("step", "releases"), Col("tested", "tested", _count, True),
+                              Col("improved", "improved", _count, True),
+                              Col("regressed", "regressed", _count, True),
+                              Col("no detectable difference", "no detectable difference",
+                                  _count, True),
+                              Col("how", "tests from")]))
+    if flagged:
+        items = []
+        for c in flagged:
+            css = _VERDICT_CSS[c["verdict"]]
+            items.append(f'<li class="{css}-item">{_e(_change_sentence(c))}</li>')
+        body.append('<h3 id="flagged-changes">Significant changes</h3>'
+                    '<ul class="rg-claims">' + "".join(items) + "</ul>")
+    else:
+        body.append(_note("No change between consecutive releases is significant."))
+    return _section("Releases", body, sid="releases")
+
+
+def _change_sentence(c: Mapping[str, Any]) -> str:
+    p = _p(c["p_adjusted"])
+    p_text = f"p adj. {p}" if p.startswith("<") else f"p adj. = {p}"
+    return (f"{c['from']} → {c['to']}, {c['dataset']} / {c['metric']}: {c['verdict']} "
+            f"(Δ = {_plain(c['diff'])} [{_plain(c['ci_low'])}, {_plain(c['ci_high'])}], "
+            f"{p_text}, {c['method']})")
+
+
+def _plain(value: Any) -> str:
+    import html as _html
+
+    return _html.unescape(_num(value))
+
+
+def trend_chart(history: History, dataset: str, metric: str) -> Any:
+    """Mean with its interval per release for one dataset × metric; flagged changes
+    coloured by verdict."""
+    import altair as alt
+
+    from reportgen.charts.release import VERDICT_COLOURS
+
+    positions = {e.label: k for k, e in enumerate(history.entries)}
+    rows = [r for r in history.trend if r["dataset"] == dataset and r["metric"] == metric]
+    verdict_of = {c["to"]: c["verdict"] for c in history.changes
+                  if c["dataset"] == dataset and c["metric"] == metric}
+    data = [{**r, "verdict": verdict_of.get(r["release"], "first release")
+             if r["role"] == "followed" else "reference",
+             "label": r["release"]} for r in rows]
+    domain = list(dict.fromkeys([d["verdict"] for d in data]))
+    colours = {**VERDICT_COLOURS, "first release": "#4c78a8", "reference": "#bbbbbb"}
+    labels = sorted(positions, key=positions.get)
+    x = alt.X("label:N", sort=labels, title="release", axis=alt.Axis(labelAngle=0))
+    base = alt.Chart(alt.Data(values=data)).encode(x=x)
+    followed = base.transform_filter(alt.datum.role == "followed")
+    line = followed.mark_line(color="#4c78a8", strokeWidth=1.5).encode(
+        y=alt.Y("mean:Q", title=metric, scale=alt.Scale(zero=False)))
+    rule = base.mark_rule(strokeWidth=2).encode(
+        y="ci_low:Q", y2="ci_high:Q",
+        color=alt.Color("verdict:N", title="change",
+                        scale=alt.Scale(domain=domain,
+                                        range=[colours.get(v, "#888888") for v in domain])),
+        detail="system:N")
+    shape = alt.Shape("role:N", title=None) if history.references else \
+        alt.Undefined
+    point = base.mark_point(filled=True, size=70).encode(
+        y="mean:Q", color="verdict:N", shape=shape,
+        tooltip=[alt.Tooltip("release:N"), alt.Tooltip("system:N"),
+                 alt.Tooltip("mean:Q", format=".4g"), alt.Tooltip("ci_low:Q", format=".4g"),
+                 alt.Tooltip("ci_high:Q", format=".4g"), alt.Tooltip("verdict:N")])
+    better = "higher is better" if rows and rows[0]["direction"] == "higher" else \
+        "lower is better"
+    return alt.layer(line, rule, point).properties(
+        width=max(260, 70 * len(labels)), height=200,
+        title=alt.Title(f"Mean and {_conf(rows)} interval per release ({better})",
+                        subtitle="colour: the change from the release before",
+                        fontSize=12))
+
+
+def _conf(rows: Sequence[Mapping[str, Any]]) -> str:
+    values = {r.get("confidence") for r in rows if r.get("confidence")}
+    return f"{float(values.pop()):.0%}" if len(values) == 1 else "confidence"
+
+
+def trends(history: History) -> HTMLBlock | None:
+    """One chart and table per dataset × metric: the followed system's mean per
+    release, and each change with its test."""
+    body = []
+    for dataset, metric in history.lists:
+        rows = [r for r in history.trend if r["dataset"] == dataset
+                and r["metric"] == metric and r["role"] == "followed"]
+        if not rows:
+            continue
+        sid = re.sub(r"[^a-z0-9]+", "-", f"trend-{dataset}-{metric}".lower()).strip("-")
+        body.append(f'<h3 id="{_e(sid)}">{_e(dataset)} / {_e(metric)}</h3>')
+        try:
+            body.append(_charts(figure(trend_chart(history, dataset, metric),
+                                       "Mean per release with its interval.",
+                                       theme=history.theme)))
+        except ReportgenError as exc:
+            body.append(_note(f"Chart not drawn: {_e(exc)}"))
+        change_of = {c["to"]: c for c in history.changes
+                     if c["dataset"] == dataset and c["metric"] == metric}
+        table_rows = []
+        for r in rows:
+            c = change_of.get(r["release"], {})
+            table_rows.append({**r, "ci": f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]",
+                               "diff": c.get("diff"), "p_adjusted": c.get("p_adjusted"),
+                               "verdict": c.get("verdict", ""),
+                               "method": c.get("method", "")})
+        body.append(table(table_rows, [
+            Col("release", "release"), Col("system", "system"),
+            Col("mean", "mean", _num, True), Col("ci", "interval", lambda v: v, True),
+            Col("n", "n", _count, True), Col("diff", "Δ from before", _num, True),
+            Col("p_adjusted", "p adj.", _p, True),
+            Col("verdict", "change", _e,
+                css=lambda row: _VERDICT_CSS.get(row.get("verdict"), "")),
+            Col("method", "test from")]))
+    return _section("Trends", body, sid="trends")
+
+
+def changes(history: History) -> HTMLBlock | None:
+    """Every tested change between consecutive releases."""
+    if not history.changes:
+        return None
+    rows = [{**c, "step": f"{c['from']} → {c['to']}",
+             "ci": f"[{_num(c['ci_low'])}, {_num(c['ci_high'])}]"} for c in history.changes]
+    body = [table(rows, [
+        Col("step", "releases"), Col("dataset", "dataset"), Col("metric", "metric"),
+        Col("mean_before", "before", _num, True), Col("mean_after", "after", _num, True),
+        Col("diff", "Δ", _num, True), Col("ci", "CI", lambda v: v, True),
+        Col("p_adjusted", "p adj.", _p, True),
+        Col("verdict", "change", _e, css=lambda row: _VERDICT_CSS.get(row["verdict"], "")),
+        Col("test", "test"), Col("method", "from")])]
+    return _section("Changes between consecutive releases", body, sid="changes")
+
+
+def methods(history: History) -> HTMLBlock | None:
+    """How each change was tested, and the notes."""
+    counts: dict[str, int] = {}
+    for c in history.changes:
+        counts[c["method"]] = counts.get(c["method"], 0) + 1
+    text = {
+        "stored": "the comparison stored in one of the two reports (its test and its "
+                  "adjusted p-value, corrected within that report)",
+        "recomputed": "recomputed from the per-item data the reports were made from "
+                      "(found unchanged where their manifests say): paired on the items "
+                      "when both releases were scored on the same items, else unpaired; "
+                      "the automatic test choice; p-values adjusted across the step's "
+                      "recomputed and interval-based tests with the later report's "
+                      "correction",
+        "intervals": "an approximate z test from the two stored intervals (standard "
+                     "errors from their half-widths); it ignores pairing, so it is "
+                     "conservative when the items are shared, and it is only as good as "
+                     "a normal approximation of the intervals; adjusted as above"}
+    items = [f"<li><strong>{_e(m)}</strong> ({n}): {_e(text[m])}.</li>"
+             for m, n in counts.items()]
+    body = ["<p>A change is significant when its adjusted p-value is at most the later "
+            "report's α. Each step between two releases is its own family of tests "
+            "(one per dataset × metric).</p>", "<ul>" + "".join(items) + "</ul>"]
+    if history.notes:
+        body.append("<h3 id=\"history-notes\">Notes</h3><ul>" +
+                    "".join(f"<li>{_e(n)}</li>" for n in history.notes) + "</ul>")
+    return _section("Methods", body, sid="methods")
+
+
+def write_outputs(history: History) -> HTMLBlock:
+    """Write ``history.json`` and ``tables/trend.csv``, ``tables/changes.csv``."""
+    import pandas as pd
+
+    from reportgen.report.output import write_json_atomic
+
+    out = history.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "history.json", _plain_json(history.to_results()))
+    tables = out / "tables"
+    tables.mkdir(exist_ok=True)
+    pd.DataFrame.from_records(history.trend).to_csv(tables / "trend.csv", index=False)
+    pd.DataFrame.from_records(history.changes).to_csv(tables / "changes.csv", index=False)
+    return HTMLBlock("", text="wrote history.json and tables/ (trend.csv, changes.csv)")
+
+
+def _plain_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_json(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        x = float(value)
+        return x if math.isfinite(x) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+# ---------------------------------------------------------------------- the report folder
+
+@dataclass(frozen=True)
+class HistorySpec:
+    """Everything one ``reportgen history`` needs."""
+
+    reports: tuple[str, ...]
+    out: str
+    order: str = "auto"
+    follow: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+    recompute: str = "auto"
+    title: str = "Release history"
+    theme: str = "default"
+    formats: tuple[str, ...] = ("html", "pdf", "ipynb")
+    force: bool = False
+    if_exists: str = "error"
+    template: str = "history"
+    kernel_name: str | None = None
+    execution_timeout: int | None = None
+
+
+@dataclass(frozen=True)
+class HistoryResult:
+    """What :func:`run_history` wrote: the folder, its files, the order used, the
+    number of changes tested and flagged, and the PDF's page count."""
+
+    out: Path
+    files: tuple[str, ...]
+    order: tuple[str, ...]
+    n_changes: int
+    n_flagged: int
+    pages: int | None
+    timings: dict[str, float]
+
+
+def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
+    """Make the trend report folder: ``report.html``, ``report.pdf``, ``report.ipynb``
+    (as ``spec.formats`` chooses), ``history.json``, ``tables/trend.csv``,
+    ``tables/changes.csv`` and ``manifest.json`` (the reports' results.json files are
+    its inputs, with their SHA-256).
+
+    Raises
+    ------
+    InputError
+        Bad report folders or options, or an existing output folder (before the
+        notebook runs).
+    NotebookExecutionError
+        A cell failed; the partial notebook is kept at ``<out>.failed.ipynb``.
+    """
+    import datetime as _dt
+    import json
+    import shutil
+    import time
+
+    from reportgen.charts.render import load_theme
+    from reportgen.report.archive import build_manifest, report_folder, resolve_out
+    from reportgen.report.export import (
+        external_references,
+        html_to_pdf,
+        notebook_to_html,
+    )
+    from reportgen.report.output import write_json_atomic
+    from reportgen.report.pipeline import (
+        FORMATS,
+        NotebookExecutionError,
+        execute_template,
+        resolve_template,
+    )
+
+    say = progress or (lambda message: None)
+    unknown = [f for f in spec.formats if f not in FORMATS]
+    if unknown or not spec.formats:
+        raise InputError(f"unknown report format(s): {', '.join(unknown) or '(none)'}",
+                         hint=f"use a comma-separated list of: {', '.join(FORMATS)}")
+    timings: dict[str, float] = {}
+    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    template = resolve_template(spec.template)
+    theme = load_theme(spec.theme)
+    tick = time.perf_counter()
+    say(f"reading {len(spec.reports)} reports")
+    checked = build_history(spec.reports, order=spec.order, follow=spec.follow,
+                            references=spec.references, recompute=spec.recompute,
+                            title=spec.title, theme=theme)  # bad input fails here
+    timings["check"] = time.perf_counter() - tick
+    say(f"order ({checked.order}): {' → '.join(e.label for e in checked.entries)}; "
+        f"{len(checked.changes)} changes, "
+        f"{sum(c['significant'] for c in checked.changes)} significant")
+    out = resolve_out(spec.out, if_exists="replace" if spec.force else spec.if_exists)
+    if out != Path(spec.out):
+        say(f"{spec.out} exists: writing {out} instead (--if-exists timestamp)")
+    with report_folder(out, force=spec.force or spec.if_exists == "replace") as tmp:
+        parameters = {
+            "reports": [str(Path(r).resolve()) for r in spec.reports],
+            "order": spec.order, "follow": list(spec.follow),
+            "references": list(spec.references), "recompute": spec.recompute,
+            "title": spec.title, "theme": str(theme.path),
+            "output_dir": str(tmp.resolve()),
+        }
+        notebook_path = tmp / "report.ipynb"
+        tick = time.perf_counter()
+        try:
+            nb = execute_template(template, notebook_path, parameters, progress=say,
+                                  kernel_name=spec.kernel_name,
+                                  execution_timeout=spec.execution_timeout)
+        except NotebookExecutionError as exc:
+            debug = out.resolve().parent / f"{out.name}.failed.ipynb"
+            if notebook_path.exists():
+                shutil.copyfile(notebook_path, debug)
+                raise NotebookExecutionError(
+                    f"{exc}\nthe partial notebook is kept in {debug}",
+                    debug_path=debug) from None
+            raise
+        timings["notebook"] = time.perf_counter() - tick
+        results_path = tmp / "history.json"
+        if not results_path.is_file():
+            raise ReportgenError("the notebook wrote no history.json: its last cell must "
+                                 "call reportgen.report.history.write_outputs(history)")
+        results = json.loads(results_path.read_text(encoding="utf-8"))
+        tick = time.perf_counter()
+        say("exporting HTML")
+        labels = [r["label"] for r in results["reports"]]
+        meta = [("releases", " → ".join(labels)),
+                ("reportgen", str(results["reportgen_version"]))]
+        html = notebook_to_html(nb, title=spec.title, release=None, theme=theme,
+                                meta=meta, created=started)
+        bad = external_references(html)
+        if bad:
+            raise ReportgenError("the report HTML would need the network or a script: "
+                                 + ", ".join(bad[:5]))
+        if "html" in spec.formats:
+            (tmp / "report.html").write_text(html, encoding="utf-8")
+        timings["html"] = time.perf_counter() - tick
+        pages = None
+        if "pdf" in spec.formats:
+            tick = time.perf_counter()
+            say("rendering the PDF")
+            pages = html_to_pdf(html, tmp / "report.pdf", title=spec.title, release=None)
+            timings["pdf"] = time.perf_counter() - tick
+            say(f"PDF: {pages} pages")
+        if "ipynb" not in spec.formats:
+            notebook_path.unlink()
+        outputs = {p.relative_to(tmp).as_posix(): p for p in sorted(tmp.rglob("*"))
+                   if p.is_file()}
+        sources = [{"path": str(Path(r) / "results.json"), "format": "results.json",
+                    "rows": None} for r in spec.reports]
+        record = {"reports": list(spec.reports), "order": spec.order,
+                  "follow": list(spec.follow), "references": list(spec.references),
+                  "recompute": spec.recompute, "title": spec.title, "theme": spec.theme,
+                  "formats": list(spec.formats), "template": str(template)}
+        manifest = build_manifest(sources, parameters=record, seed=0, started=started,
+                                  outputs=outputs)
+        manifest.pop("seed", None)
+        for name, entry in manifest["outputs"].items():
+            entry["path"] = name
+        manifest["timings_seconds"] = {k: round(v, 3) for k, v in timings.items()}
+        write_json_atomic(tmp / "manifest.json", manifest)
+        files = tuple(sorted([*outputs, "manifest.json"]))
+    say(f"wrote {out}")
+    return HistoryResult(out=out, files=files, order=tuple(labels),
+                         n_changes=len(results["changes"]),
+                         n_flagged=sum(bool(c["significant"]) for c in results["changes"]),
+                         pages=pages, timings=timings)

@@ -1,0 +1,220 @@
+"""`reportgen history`: three archived release reports of the bundled example (v2.0,
+v9.1, v10.0, kept in checkpoint folders) give a trend report in release order with the
+significant changes flagged. The flags are checked against an independent computation
+from the raw CSV files: scipy's paired t test per dataset × metric and statsmodels'
+Holm-Šidák adjustment across the 13 of each step."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from reportgen.cli import main
+from reportgen.report.export import external_references
+from reportgen.report.history import build_entries, build_history
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "data"
+DIRECTION = {"edit_distance": "lower", "edit_similarity": "higher",
+             "identifier_f1": "higher", "pass": "higher"}
+
+
+def _scrambled(example_releases) -> list[str]:
+    # lexicographic order would be v10.0 < v2.0 < v9.1
+    return [str(example_releases[k]) for k in ("v10.0", "v2.0", "v9.1")]
+
+
+def _reference_flags(before: str, after: str) -> dict[tuple[str, str], tuple[float, str]]:
+    """(dataset, metric) -> (Holm-Šidák adjusted p, verdict), from the raw files: the
+    paired t test on per-item scores (item means over the runs of the unit tests)."""
+    frames = [pd.read_csv(EXAMPLE / "codecompletion.csv"),
+              pd.read_csv(EXAMPLE / "unittests_runs.csv")]
+    rows = pd.concat(frames, ignore_index=True)
+    items = rows.groupby(["dataset", "metric", "system", "item"])["score"].mean()
+    keys, pvalues, diffs = [], [], []
+    for (dataset, metric), block in items.groupby(level=["dataset", "metric"]):
+        wide = block.droplevel(["dataset", "metric"]).unstack("system")
+        a, b = wide[after].to_numpy(float), wide[before].to_numpy(float)
+        keys.append((dataset, metric))
+        pvalues.append(stats.ttest_rel(a, b).pvalue)
+        diffs.append(float(np.mean(a - b)))
+    adjusted = multipletests(pvalues, alpha=0.05, method="holm-sidak")[1]
+    out = {}
+    for key, p, d in zip(keys, adjusted, diffs):
+        better = d > 0 if DIRECTION[key[1]] == "higher" else d < 0
+        verdict = ("improved" if better else "regressed") if p <= 0.05 else \
+            "no detectable difference"
+        out[key] = (float(p), verdict)
+    return out
+
+
+def test_history_orders_by_release_label_naturally(example_releases):
+    entries, used = build_entries(_scrambled(example_releases))
+    assert used == "release"
+    assert [e.label for e in entries] == ["v2.0", "v9.1", "v10.0"]
+    assert [e.system for e in entries] == ["starcoder2-3b|fim|4k", "starcoder2-15b|fim|4k",
+                                           "starcoder2-15b|fim|8k"]
+    assert all(e.followed_because == "candidate of the release report" for e in entries)
+    given, _ = build_entries(_scrambled(example_releases), order="given")
+    assert [e.label for e in given] == ["v10.0", "v2.0", "v9.1"]
+    created, _ = build_entries(_scrambled(example_releases), order="created")
+    # the fixture made them in release order, one after the other
+    assert [e.label for e in created] == ["v2.0", "v9.1", "v10.0"]
+
+
+@pytest.mark.parametrize("recompute", ["auto", "always"])
+def test_history_flags_match_scipy_and_statsmodels(example_releases, recompute):
+    history = build_history(_scrambled(example_releases), recompute=recompute)
+    assert len(history.changes) == 26
+    expected_method = "stored" if recompute == "auto" else "recomputed"
+    assert {c["method"] for c in history.changes} == {expected_method}
+    for before, after in (("starcoder2-3b|fim|4k", "starcoder2-15b|fim|4k"),
+                          ("starcoder2-15b|fim|4k", "starcoder2-15b|fim|8k")):
+        reference = _reference_flags(before, after)
+        step = {(c["dataset"], c["metric"]): c for c in history.changes
+                if c["system_before"] == before and c["system_after"] == after}
+        assert set(step) == set(reference)
+        for key, (p_adj, verdict) in reference.items():
+            assert step[key]["verdict"] == verdict, key
+            assert step[key]["p_adjusted"] == pytest.approx(p_adj, rel=1e-6, abs=1e-300)
+            assert step[key]["test"] == "paired t"
+    flagged = {(c["from"], c["to"]) for c in history.changes if c["significant"]}
+    # the 3b -> 15b step improves everywhere; 15b fim 4k -> 8k is the example's near-tie
+    assert flagged == {("v2.0", "v9.1")}
+    assert sum(c["verdict"] == "improved" for c in history.changes) == 13
+
+
+def test_history_trend_has_each_release_mean_with_its_interval(example_releases):
+    history = build_history(_scrambled(example_releases))
+    assert len(history.trend) == 3 * 13
+    raw = pd.read_csv(EXAMPLE / "codecompletion.csv")
+    sel = raw[(raw.dataset == "python") & (raw.metric == "edit_similarity")]
+    for row in (r for r in history.trend
+                if (r["dataset"], r["metric"]) == ("python", "edit_similarity")):
+        assert row["mean"] == pytest.approx(sel[sel.system == row["system"]].score.mean())
+        assert row["ci_low"] < row["mean"] < row["ci_high"]
+
+
+def test_history_falls_back_to_intervals_when_the_data_changed(example_releases, tmp_path):
+    """With the per-item data changed since (a wrong hash in the manifests) and stored
+    tests skipped, each change comes from the two intervals: the closed form
+    z = Δ / sqrt(se1² + se2²), se = half-width / z(0.975), then Holm-Šidák."""
+    copies = []
+    for label, folder in example_releases.items():
+        copy = tmp_path / label
+        shutil.copytree(folder, copy)
+        manifest = json.loads((copy / "manifest.json").read_text())
+        for source in manifest["inputs"]:
+            for f in source["files"]:
+                f["sha256"] = "0" * 64
+        (copy / "manifest.json").write_text(json.dumps(manifest))
+        copies.append(str(copy))
+    history = build_history(copies, recompute="always")
+    assert {c["method"] for c in history.changes} == {"intervals"}
+    assert any("has changed since" in n for n in history.notes)
+    z975 = stats.norm.ppf(0.975)
+    step = [c for c in history.changes if c["from"] == "v2.0"]
+    by_key = {(r["release"], r["dataset"], r["metric"]): r for r in history.trend}
+    raw = []
+    for c in step:
+        a = by_key[("v2.0", c["dataset"], c["metric"])]
+        b = by_key[("v9.1", c["dataset"], c["metric"])]
+        se = math.hypot((a["ci_high"] - a["ci_low"]) / (2 * z975),
+                        (b["ci_high"] - b["ci_low"]) / (2 * z975))
+        raw.append(2 * stats.norm.sf(abs(b["mean"] - a["mean"]) / se))
+        assert c["p_value"] == pytest.approx(raw[-1], rel=1e-9, abs=1e-300)
+    adjusted = multipletests(raw, method="holm-sidak")[1]
+    assert [c["p_adjusted"] for c in step] == pytest.approx(list(adjusted), rel=1e-9,
+                                                            abs=1e-300)
+
+
+def test_history_command_writes_the_trend_report(example_releases, tmp_path, capsys):
+    out = tmp_path / "history"
+    code = main(["history", *_scrambled(example_releases), "--out", str(out),
+                 "--format", "html", "--quiet"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "releases: v2.0 → v9.1 → v10.0; 26 changes tested, 13 significant" in printed
+    names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert names == {"report.html", "history.json", "manifest.json", "tables/trend.csv",
+                     "tables/changes.csv"}
+    doc = json.loads((out / "history.json").read_text())
+    assert [r["label"] for r in doc["reports"]] == ["v2.0", "v9.1", "v10.0"]
+    changes = pd.read_csv(out / "tables" / "changes.csv")
+    assert len(changes) == 26 and changes["significant"].sum() == 13
+    html = (out / "report.html").read_text()
+    assert external_references(html) == []
+
+    class Sections(HTMLParser):
+        ids: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "section":
+                self.ids.append(attrs.get("id"))
+
+    parser = Sections()
+    parser.feed(html)
+    assert parser.ids == ["releases", "trends", "changes", "methods"]
+    assert html.count("<svg") >= 13  # one trend chart per dataset × metric
+    # the manifest lists the three results.json it was made from: verify passes
+    assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.parametrize(("extra", "pattern"), [
+    (["--system", "v99=some-model"], r"--system names release\(s\) not among the reports: "
+                                     r"v99"),
+    (["--system", "no-such-system"], r"system 'no-such-system' is not in this report"),
+    (["--system", "=x"], r"--system '=x': expected NAME or RELEASE=NAME"),
+])
+def test_history_bad_options_exit_2(example_releases, tmp_path, capsys, extra, pattern):
+    code = main(["history", *_scrambled(example_releases), "--out",
+                 str(tmp_path / "h"), "--quiet", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and re.search(pattern, err), err
+    assert not (tmp_path / "h").exists()
+
+
+def test_history_needs_two_distinct_reports(example_releases, tmp_path, capsys):
+    one = str(example_releases["v2.0"])
+    assert main(["history", one, "--out", str(tmp_path / "h")]) == 2
+    assert "a history needs at least two report folders" in capsys.readouterr().err
+    assert main(["history", one, one, "--out", str(tmp_path / "h")]) == 2
+    assert "the same report folder is given twice" in capsys.readouterr().err
+    twin = tmp_path / "twin"
+    shutil.copytree(one, twin)
+    assert main(["history", one, str(twin), "--out", str(tmp_path / "h")]) == 2
+    assert "two reports have the release label 'v2.0'" in capsys.readouterr().err
+    assert main(["history", one, str(tmp_path), "--out", str(tmp_path / "h")]) == 2
+    assert "has no results.json" in capsys.readouterr().err
+
+
+def test_history_of_evaluation_reports_needs_the_system_named(example_releases, tmp_path,
+                                                              capsys):
+    """Reports without a release candidate: the followed system must be named."""
+    copies = []
+    for label in ("v2.0", "v9.1"):
+        copy = tmp_path / label
+        shutil.copytree(example_releases[label], copy)
+        results = json.loads((copy / "results.json").read_text())
+        del results["verdict"]
+        (copy / "results.json").write_text(json.dumps(results))
+        copies.append(str(copy))
+    assert main(["history", *copies, "--out", str(tmp_path / "h")]) == 2
+    assert "cannot tell which system release 'v2.0' is about" in capsys.readouterr().err
+    history = build_history(copies, follow=["v2.0=granite-3b|fim|4k",
+                                            "v9.1=starcoder2-3b|fim|4k"])
+    assert [e.system for e in history.entries] == ["granite-3b|fim|4k",
+                                                   "starcoder2-3b|fim|4k"]
+    # the v2.0 report compared exactly these two: its stored tests are used
+    assert {c["method"] for c in history.changes} == {"stored"}
