@@ -398,6 +398,8 @@ p { margin: 0 0 10px 0; }
 .note { color: #52606d; font-size: 12px; }
 .footer { color: #52606d; font-size: 12px; border-top: 1px solid #e4e7eb; }
 ul { margin: 0 0 10px 0; padding-left: 20px; }
+.flagged { list-style: none; padding-left: 4px; }
+td { white-space: normal; }
 li { margin-bottom: 4px; }
 """
 
@@ -414,10 +416,12 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]],
                    for h, n in zip(header, numeric))
     body = []
     for i, row in enumerate(rows):
-        cls = f' class="{row_class[i]}"' if row_class and row_class[i] else ""
-        cells = "".join(f'<td class="{"num" if n else ""}">{_e(c)}</td>'
-                        for c, n in zip(row, numeric))
-        body.append(f"<tr{cls}>{cells}</tr>")
+        last = len(row) - 1
+        cells = "".join(
+            f'<td class="{"num" if n else ""}'
+            f'{" " + row_class[i] if row_class and row_class[i] and j == last else ""}">'
+            f"{_e(c)}</td>" for j, (c, n) in enumerate(zip(row, numeric)))
+        body.append(f"<tr>{cells}</tr>")
     return (f'<table role="presentation" class="data" width="100%"><tr>{head}</tr>'
             + "".join(body) + "</table>")
 
@@ -484,8 +488,8 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
                 text.append("  - " + _verdict_line(v))
             if len(flagged) > max_rows:
                 text.append(f"  ... and {len(flagged) - max_rows} more (see the report)")
-            body.append("<ul>" + "".join(
-                f'<li class="{_VERDICT_CLASS.get(str(v["verdict"]), "")}">'
+            body.append('<ul class="flagged">' + "".join(
+                f'<li><span class="{_VERDICT_CLASS.get(str(v["verdict"]), "")}">●</span> '
                 f"{_e(_verdict_line(v))}</li>" for v in flagged[:max_rows]) + "</ul>")
         shown = sorted(rows, key=lambda v: (v.get("verdict") == "no detectable difference",
                                             float(v.get("p_adjusted") or 1)))[:max_rows]
