@@ -22,6 +22,7 @@ EXIT_CHANGED = 1
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 def _add_data_options(parser: argparse.ArgumentParser, *,
@@ -696,15 +697,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that half-written output is removed on the way."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise _Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status.
+
+    Ctrl-C (SIGINT) exits with status 130 and SIGTERM with 143, after removing any
+    report folder being built (nothing half-written stays behind).
+    """
+    import signal
+    import threading
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ReportgenWarning)
             warnings.showwarning = _show_warning
             return int(args.func(args))
+    except _Terminated:
+        sys.stderr.write("reportgen: terminated\n")
+        return EXIT_TERMINATED
     except NotebookExecutionError as exc:
         sys.stderr.write(f"reportgen: error: {exc}\n")
         return EXIT_FAILED
@@ -717,6 +739,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `reportgen inspect ... | head`
         sys.stderr.close()
         return EXIT_OK
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
