@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as _dt
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
@@ -35,6 +36,7 @@ from reportgen._groups import condition_and_compare, group_comparisons, validate
 from reportgen._ranking import ranking_sections
 from reportgen.data import ScoreTable
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
+from reportgen.execution import Execution, blas_threads, map_units
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
 from reportgen.stats.corpus import (
     classification_statistics,
@@ -127,7 +129,10 @@ class AnalysisOptions:
     systems
         Analyse only these systems (in this order); default all.
     max_memory
-        Bound on the working memory of resampling, in bytes.
+        Bound on the working memory of one resampling step, in bytes (at least 1 MiB;
+        default 256 MiB): resamples are drawn in chunks of at most this size, which
+        changes the peak memory, never the numbers. With ``jobs`` worker processes each
+        may use this much.
     """
 
     pairing: Pairing = "auto"
@@ -168,6 +173,11 @@ class AnalysisOptions:
         if self.seed is not None and (isinstance(self.seed, bool) or
                                       not isinstance(self.seed, int) or self.seed < 0):
             raise InputError(f"seed={self.seed!r} must be a non-negative integer")
+        if isinstance(self.max_memory, bool) or not isinstance(self.max_memory, int) \
+                or self.max_memory < 2**20:
+            raise InputError(f"max_memory={self.max_memory!r} is not valid",
+                             hint="a whole number of bytes, at least 1 MiB (1048576); "
+                                  "reportgen.execution.parse_memory_size reads '512MB'")
 
 
 @dataclass(frozen=True)
@@ -346,7 +356,9 @@ def unit_rng(seed: int, dataset: str, metric: str, stream: int = 0) -> np.random
     return np.random.default_rng(np.random.SeedSequence(key))
 
 
-def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analysis:
+def analyze(table: ScoreTable, options: AnalysisOptions | None = None, *,
+            execution: Execution | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Analysis:
     """Compare the systems of every (dataset, metric) of ``table``.
 
     Parameters
@@ -356,6 +368,13 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     options
         See :class:`AnalysisOptions`; defaults follow seed 000 (automatic test choice,
         all pairs, two-sided, Holm-Šidák within each sample list, α = 0.05).
+    execution
+        Where the (dataset, metric) units run (:class:`reportgen.execution.Execution`):
+        serially in this process (default), in ``jobs`` local worker processes, or on a
+        Dask cluster. The results are the same whatever the setting, and it is not
+        recorded in them.
+    progress
+        Called as ``progress(done, total)`` each time a (dataset, metric) unit is done.
 
     Returns
     -------
@@ -365,6 +384,19 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     ------
     InputError
         Bad options (e.g. an unknown baseline), or forced pairing impossible.
+    ConfigError
+        ``execution`` asks for Dask, which is not installed.
+
+    Notes
+    -----
+    The units are independent: each draws from its own generator (:func:`unit_rng`) and
+    their outputs are merged in the order of ``table.pairs()``, so a parallel run gives
+    the same numbers as a serial one. Warnings raised in worker processes are raised
+    again here, in unit order. The steps across units (``correct_across="all"``, the
+    aggregates and rankings) run in this process after the units. Everything runs with
+    one BLAS thread (:func:`reportgen.execution.blas_threads`): a BLAS's last bits
+    depend on its thread count, so this keeps the numbers the same on machines with
+    different numbers of cores.
     """
     options = options or AnalysisOptions()
     seed = options.seed if options.seed is not None else \
@@ -380,61 +412,20 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
                       f"{'better' if options.alternative == 'greater' else 'worse'} than B): "
                       "a one-sided test is valid only if its direction was fixed before "
                       "looking at the data (seed 000 §4.2)", OneSidedWarning, stacklevel=2)
-    lists: list[SampleListResult] = []
-    system_rows: list[dict[str, Any]] = []
-    noise: list[dict[str, Any]] = []
-    power: list[dict[str, Any]] = []
-    runs_entries: list[dict[str, Any]] = []
-    cluster_entries: list[dict[str, Any]] = []
-    group_entries: list[dict[str, Any]] = []
-    hyper_entries: list[dict[str, Any]] = []
-    ranking_entries: list[dict[str, Any]] = []
-    item_entries: list[dict[str, Any]] = []
-    notes: list[str] = []
-    objects: dict[tuple[str, str, str], Any] = {}
-    for dataset, metric in table.pairs():
-        systems = _ordered_systems(table.systems_of(dataset, metric), options)
-        system_rows.extend(_system_rows(table, dataset, metric, systems, options, seed,
-                                        notes))
-        if len(systems) < 2:
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", OneSidedWarning)  # warned once above
-            unit = _compare_unit(table, dataset, metric, systems, options, seed)
-            lists.append(unit)
-            if table.has_predictions(dataset, metric) and options.corpus_metrics:
-                corpus_lists, corpus_rows = _corpus_units(table, dataset, metric, systems,
-                                                          options, seed)
-                lists.extend(corpus_lists)
-                system_rows.extend(corpus_rows)
-        if unit.pairing == "paired":
-            profile = _noise_entry(table, dataset, metric, systems, objects)
-            if profile is not None:
-                noise.append(profile)
-                board, items = _leaderboard_entries(table, dataset, metric, systems,
-                                                    options, seed, objects)
-                ranking_entries.append(board)
-                item_entries.append(items)
-        power.append(_power_entry(table, unit, systems, options))
-        if table.runs_of(dataset) is not None and unit.pairing == "paired":
-            runs_entries.append(_runs_entry(table, unit, systems, options, seed, objects))
-        if options.cluster_by is not None:
-            entry = _cluster_entry(table, dataset, metric, systems, options, notes)
-            if entry is not None:
-                cluster_entries.append(entry)
-        if options.group_by or options.compare_by:
-            common = _test_options(options, unit.direction,
-                                   unit_rng(seed, dataset, metric, stream=3))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", OneSidedWarning)
-                if options.group_by:
-                    group_entries.extend(group_comparisons(
-                        table, dataset, metric, systems, options.group_by, unit.pairing,
-                        common))
-                if options.compare_by:
-                    hyper_entries.extend(condition_and_compare(
-                        table, dataset, metric, systems, options.compare_by,
-                        options.condition_on, unit.pairing, unit.direction, common))
+    with blas_threads(1):  # the same bits whatever the executor (execution.blas_threads)
+        return _analyze(table, options, seed, execution, progress)
+
+
+def _analyze(table: ScoreTable, options: AnalysisOptions, seed: int,
+             execution: Execution | None,
+             progress: Callable[[int, int], None] | None) -> Analysis:
+    """:func:`analyze` after its checks: the units, then the steps across units."""
+    tasks = [(dataset, metric, options, seed) for dataset, metric in table.pairs()]
+    outputs = map_units(_analyze_unit, table, tasks, execution=execution,
+                        progress=progress)
+    merged = _UnitOutput.merge(outputs)
+    lists, notes, objects = merged.lists, merged.notes, merged.objects
+    ranking_entries = merged.leaderboards
     if options.correct_across == "all" and lists:
         raw = np.concatenate([sl.result.p_value for sl in lists])
         adjusted = adjust_pvalues(raw, method=options.correction)
@@ -455,10 +446,97 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None) -> Analys
     ranking_entries = ordered + ranking_entries
     notes.extend(ranking_notes)
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    return Analysis(table, options, seed, created, tuple(lists), tuple(system_rows),
-                    tuple(noise), tuple(power), tuple(runs_entries), tuple(cluster_entries),
-                    tuple(group_entries), tuple(hyper_entries), tuple(ranking_entries),
-                    tuple(item_entries), tuple(aggregates), tuple(notes), objects)
+    return Analysis(table, options, seed, created, tuple(lists), tuple(merged.systems),
+                    tuple(merged.noise), tuple(merged.power), tuple(merged.runs),
+                    tuple(merged.clusters), tuple(merged.groups),
+                    tuple(merged.hyperparameters), tuple(ranking_entries),
+                    tuple(merged.items), tuple(aggregates), tuple(notes), objects)
+
+
+@dataclass
+class _UnitOutput:
+    """Everything one (dataset, metric) unit contributes to an :class:`Analysis`; the
+    units' outputs are merged in the order of :meth:`ScoreTable.pairs`, so the merged
+    analysis does not depend on where or in what order the units ran."""
+
+    lists: list[SampleListResult] = field(default_factory=list)
+    systems: list[dict[str, Any]] = field(default_factory=list)
+    noise: list[dict[str, Any]] = field(default_factory=list)
+    power: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    clusters: list[dict[str, Any]] = field(default_factory=list)
+    groups: list[dict[str, Any]] = field(default_factory=list)
+    hyperparameters: list[dict[str, Any]] = field(default_factory=list)
+    leaderboards: list[dict[str, Any]] = field(default_factory=list)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    objects: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+
+    @classmethod
+    def merge(cls, outputs: list[_UnitOutput]) -> _UnitOutput:
+        """The outputs concatenated in the given order. A note already given by an
+        earlier unit (e.g. that ``cluster_by`` names no metadata column) is kept once."""
+        merged = cls()
+        for out in outputs:
+            for name in ("lists", "systems", "noise", "power", "runs", "clusters",
+                         "groups", "hyperparameters", "leaderboards", "items"):
+                getattr(merged, name).extend(getattr(out, name))
+            for note in out.notes:
+                if note not in merged.notes:
+                    merged.notes.append(note)
+            merged.objects.update(out.objects)
+        return merged
+
+
+def _analyze_unit(table: ScoreTable, dataset: str, metric: str, options: AnalysisOptions,
+                  seed: int) -> _UnitOutput:
+    """The analysis of one (dataset, metric): a module-level function of picklable
+    arguments, so it can run in a worker process (:func:`reportgen.execution.map_units`).
+    Its randomness comes from :func:`unit_rng` of the unit's names only."""
+    out = _UnitOutput()
+    systems = _ordered_systems(table.systems_of(dataset, metric), options)
+    out.systems.extend(_system_rows(table, dataset, metric, systems, options, seed,
+                                    out.notes))
+    if len(systems) < 2:
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneSidedWarning)  # analyze warns once
+        unit = _compare_unit(table, dataset, metric, systems, options, seed)
+        out.lists.append(unit)
+        if table.has_predictions(dataset, metric) and options.corpus_metrics:
+            corpus_lists, corpus_rows = _corpus_units(table, dataset, metric, systems,
+                                                      options, seed)
+            out.lists.extend(corpus_lists)
+            out.systems.extend(corpus_rows)
+    if unit.pairing == "paired":
+        profile = _noise_entry(table, dataset, metric, systems, out.objects)
+        if profile is not None:
+            out.noise.append(profile)
+            board, items = _leaderboard_entries(table, dataset, metric, systems, options,
+                                                seed, out.objects)
+            out.leaderboards.append(board)
+            out.items.append(items)
+    out.power.append(_power_entry(table, unit, systems, options))
+    if table.runs_of(dataset) is not None and unit.pairing == "paired":
+        out.runs.append(_runs_entry(table, unit, systems, options, seed, out.objects))
+    if options.cluster_by is not None:
+        entry = _cluster_entry(table, dataset, metric, systems, options, out.notes)
+        if entry is not None:
+            out.clusters.append(entry)
+    if options.group_by or options.compare_by:
+        common = _test_options(options, unit.direction,
+                               unit_rng(seed, dataset, metric, stream=3))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OneSidedWarning)
+            if options.group_by:
+                out.groups.extend(group_comparisons(
+                    table, dataset, metric, systems, options.group_by, unit.pairing,
+                    common))
+            if options.compare_by:
+                out.hyperparameters.extend(condition_and_compare(
+                    table, dataset, metric, systems, options.compare_by,
+                    options.condition_on, unit.pairing, unit.direction, common))
+    return out
 
 
 def _ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:

@@ -183,6 +183,23 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                             "of its values (repeatable)")
     group.add_argument("--seed", type=int, default=None,
                        help="random seed (default: drawn and recorded in the results)")
+    group.add_argument("--max-memory", metavar="SIZE", default=None,
+                       help="working memory of one resampling step: bytes, or 512MB, 2GB, "
+                            "1.5GiB (at least 1MiB; default 256MiB); changes the peak "
+                            "memory, never the numbers")
+    run_on = parser.add_argument_group(
+        "execution", "where the dataset × metric units run; the results are the same")
+    run_on.add_argument("--jobs", metavar="N", default=None,
+                        help="worker processes: 1 runs in this process (default), N in N "
+                             "processes, 0 or auto one per core; with --executor dask and "
+                             "no --scheduler, the workers of a local Dask cluster")
+    run_on.add_argument("--executor", choices=("local", "dask"), default=None,
+                        help="local: this machine (default); dask: a Dask cluster (pip "
+                             "install 'reportgen[dask]')")
+    run_on.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="with --executor dask: the address of a running Dask "
+                             "scheduler, e.g. tcp://10.0.0.5:8786 (default: start a local "
+                             "cluster)")
 
 
 _ANALYSIS_KEYS = {"pairing": "pairing", "method": "method", "order": "order",
@@ -200,6 +217,8 @@ _ANALYSIS_KEYS = {"pairing": "pairing", "method": "method", "order": "order",
 def _analysis_kwargs(args: argparse.Namespace) -> dict:
     """Analysis options: the command line, else the config's [analysis], else the
     library's defaults."""
+    from reportgen.execution import parse_memory_size
+
     configured = _config(args).analysis
     options = {}
     for dest, name in _ANALYSIS_KEYS.items():
@@ -210,7 +229,50 @@ def _analysis_kwargs(args: argparse.Namespace) -> dict:
             value = configured.get(name)
         if value is not None:
             options[name] = value
+    if getattr(args, "max_memory", None) is not None:
+        options["max_memory"] = parse_memory_size(args.max_memory, name="--max-memory")
+    elif "max_memory" in configured:
+        options["max_memory"] = configured["max_memory"]
     return options
+
+
+def _execution_kwargs(args: argparse.Namespace) -> dict:
+    """Execution settings (:class:`reportgen.execution.Execution`): the command line,
+    else the config's [analysis] jobs/executor/scheduler, else serial; checked here so
+    a bad value fails before any work."""
+    from reportgen.errors import ConfigError
+    from reportgen.execution import Execution
+
+    settings = dict(_config(args).execution)
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None:
+        text = str(jobs).strip().lower()
+        if text == "auto":
+            settings["jobs"] = 0
+        elif text.isascii() and text.isdigit():
+            settings["jobs"] = int(text)
+        else:
+            raise ConfigError(f"--jobs {jobs!r} is not valid",
+                              hint="a whole number of worker processes >= 1, or 0 or auto "
+                                   "for one per core")
+    executor = getattr(args, "executor", None)
+    if executor is not None:
+        settings["executor"] = executor
+    scheduler = getattr(args, "scheduler", None)
+    if scheduler is not None:
+        settings["scheduler"] = scheduler
+    if settings.get("scheduler") is not None and settings.get("executor") != "dask":
+        raise ConfigError(f"--scheduler {settings['scheduler']!r} needs --executor dask",
+                          hint="add --executor dask (or executor = \"dask\" in the "
+                               "config's [analysis]), or drop the scheduler")
+    Execution(**settings)  # any other bad value fails now, before the data are read
+    return settings
+
+
+def _execution(args: argparse.Namespace):
+    from reportgen.execution import Execution
+
+    return Execution(**_execution_kwargs(args))
 
 
 def _analysis_options(args: argparse.Namespace):
@@ -225,8 +287,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
     out = prepare_output_dir(args.out)
     options = _analysis_options(args)  # bad options fail before the data are read
+    execution = _execution(args)
     table = _load(args)
-    analysis = analyze(table, options)
+    analysis = analyze(table, options, execution=execution)
     results = analysis.to_results()
     path = write_json_atomic(out / "results.json", results)
     comparisons = results["comparisons"]
@@ -273,7 +336,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     options = replace(_analysis_options(args), order="first-vs-rest", baseline=a,
                       systems=(a, b))
-    analysis = analyze(table, options)
+    analysis = analyze(table, options, execution=_execution(args))
     if not analysis.sample_lists:
         raise InputError(f"{a} and {b} share no dataset × metric to compare")
     for row in analysis.comparisons():
@@ -328,7 +391,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         baseline=options.get("baseline"),
         candidate=args.candidate or report.get("candidate"),
         max_table_rows=args.max_table_rows or report.get("max_table_rows") or 40,
-        execution_timeout=args.timeout)
+        execution_timeout=args.timeout, execution=_execution_kwargs(args))
     fail_on_regression = bool(args.fail_on_regression or
                               report.get("fail_on_regression", False))
     progress = _progress_printer(quiet=args.quiet)

@@ -22,6 +22,7 @@ release: str = ""  # release label shown in the header and the page footer ("" f
 theme: str = "default"  # chart and page theme: a bundled name (default, print) or a theme folder
 output_dir: str = "report-output"  # where results.json and tables/*.csv are written
 max_table_rows: int = 40  # longest pairwise table shown per dataset x metric (all pairs go to tables/)
+execution: dict = {{}}  # where the dataset x metric units run (jobs, executor, scheduler of reportgen.execution.Execution); never changes the numbers
 '''
 
 
@@ -72,7 +73,7 @@ def evaluation() -> nbformat.NotebookNode:
         "report = rs.prepare(data, config=config or None, load_options=load_options,\n"
         "                    analysis_options=analysis_options, title=title,\n"
         "                    release=release or None, theme=theme, output_dir=output_dir,\n"
-        "                    max_table_rows=max_table_rows)")
+        "                    max_table_rows=max_table_rows, execution=execution)")
     prepare.metadata["reportgen"] = {"section": "analysis"}
     cells = [
         intro("# Evaluation report\n\nA recipe executed by `reportgen run` (papermill): each "
@@ -121,7 +122,8 @@ def release() -> nbformat.NotebookNode:
         "                    analysis_options=analysis_options, title=title,\n"
         "                    release=release or None, theme=theme, output_dir=output_dir,\n"
         "                    max_table_rows=max_table_rows, release_report=True,\n"
-        "                    baseline=baseline or None, candidate=candidate or None)")
+        "                    baseline=baseline or None, candidate=candidate or None,\n"
+        "                    execution=execution)")
     prepare.metadata["reportgen"] = {"section": "analysis"}
     cells = [
         intro("# Release report\n\nA candidate release against its baseline: per dataset × "

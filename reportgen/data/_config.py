@@ -42,6 +42,13 @@ The file format (``--config FILE``); every section and key is optional::
     compare_by = ["prompt_format"] # hyperparameters (system attributes) to compare ...
     condition_on = ["model"]       # ... within each combination of these
     seed = 12345                   # master seed, a whole number >= 0 (default: drawn)
+    max_memory = "512MB"           # working memory of one resampling step: bytes, or
+                                   # "512MB", "2GB", "1.5GiB" (>= 1 MiB; default 256MiB)
+    jobs = 4                       # worker processes for the dataset x metric units: 1
+                                   # (default: serial), N, or 0 / "auto" (one per core)
+    executor = "local"             # "local" (this machine) or "dask" (reportgen[dask])
+    scheduler = "tcp://host:8786"  # executor = "dask": a running Dask scheduler
+                                   # (default: a local cluster of `jobs` workers)
 
     [report]                       # the rendered report
     title = "Release 2.1 evaluation"  # report title
@@ -148,6 +155,10 @@ class TableConfig:
         :class:`reportgen.data.LoadOptions` field names.
     report
         The ``[report]`` values given (``formats`` as a tuple).
+    execution
+        The execution settings given in ``[analysis]`` (``jobs``, ``executor``,
+        ``scheduler``): keyword arguments of :class:`reportgen.execution.Execution`, kept
+        apart from ``analysis`` because they change how fast, never what, is computed.
     """
 
     metrics: Mapping[str, MetricSpec] = field(default_factory=dict)
@@ -157,6 +168,7 @@ class TableConfig:
     analysis: Mapping[str, Any] = field(default_factory=dict)
     input: Mapping[str, Any] = field(default_factory=dict)
     report: Mapping[str, Any] = field(default_factory=dict)
+    execution: Mapping[str, Any] = field(default_factory=dict)
 
     def merged(self, other: TableConfig) -> TableConfig:
         """A config loc ``other``'s given values override this one's."""
@@ -180,7 +192,8 @@ class TableConfig:
                                        else old_s.size)
         return TableConfig(metrics, datasets, other.source or self.source, systems,
                            {**self.analysis, **other.analysis},
-                           {**self.input, **other.input}, {**self.report, **other.report})
+                           {**self.input, **other.input}, {**self.report, **other.report},
+                           {**self.execution, **other.execution})
 
 
 # The choices of the library's options, spelled as on the command line. The data layer
@@ -197,6 +210,7 @@ CI_METHODS = ("auto", "wilson", "clopper-pearson", "t", "percentile", "bca")
 CORPUS_METRICS = tuple(f"{m}-{a}" for m in ("f1", "precision", "recall")
                        for a in ("macro", "micro", "binary")) + ("accuracy", "mean")
 NAN_POLICIES = ("drop", "raise")
+EXECUTORS = ("local", "dask")
 FORMATS = ("html", "pdf", "ipynb")
 
 _SECTIONS = ("input", "analysis", "report", "metrics", "datasets", "systems")
@@ -277,8 +291,10 @@ def _parse(raw: Mapping[str, Any], loc: Location, *, base: Path | None) -> Table
                 for name, body in _named_tables(raw, "datasets", loc).items()}
     systems = {name: _system_spec(name, body, loc)
                for name, body in _named_tables(raw, "systems", loc).items()}
+    analysis = _analysis_section(_table(raw, "analysis", loc), loc)
+    execution = {key: analysis.pop(key) for key in _EXECUTION_KEYS if key in analysis}
     return TableConfig(metrics, datasets, loc.file, systems,
-                       analysis=_analysis_section(_table(raw, "analysis", loc), loc),
+                       analysis=analysis, execution=execution,
                        input=_input_section(_table(raw, "input", loc), loc, base),
                        report=_report_section(_table(raw, "report", loc), loc, base))
 
@@ -503,6 +519,23 @@ def _formats(key: str, value: Any, loc: Location) -> tuple[str, ...]:
     return tuple(dict.fromkeys(parts))
 
 
+def _memory(key: str, value: Any, loc: Location) -> int:
+    from reportgen.execution import parse_memory_size  # stdlib-only module
+
+    return parse_memory_size(value, name=key, location=loc)
+
+
+def _jobs(key: str, value: Any, loc: Location) -> int:
+    if value == "auto":
+        return 0
+    if not _is_whole(value) or value < 0:
+        raise _invalid(key, value, loc, "a whole number of worker processes >= 1, or 0 or "
+                                        "\"auto\" for one per core")
+    return value
+
+
+# [analysis] keys that say where the work runs, not what is computed (TableConfig.execution)
+_EXECUTION_KEYS = ("jobs", "executor", "scheduler")
 _ANALYSIS: dict[str, Check] = {
     "pairing": _choice(PAIRINGS), "method": _choice(METHODS), "order": _choice(ORDERS),
     "baseline": _text, "alternative": _choice(ALTERNATIVES),
@@ -511,7 +544,8 @@ _ANALYSIS: dict[str, Check] = {
     "effect_threshold": _choice(EFFECT_LEVELS), "ci_method": _choice(CI_METHODS),
     "corpus_metrics": _names_in(CORPUS_METRICS), "power": _unit, "detect_delta": _nonzero,
     "cluster_by": _text, "group_by": _texts, "compare_by": _texts, "condition_on": _texts,
-    "seed": _seed,
+    "seed": _seed, "max_memory": _memory,
+    "jobs": _jobs, "executor": _choice(EXECUTORS), "scheduler": _text,
 }
 _INPUT: dict[str, Check] = {
     "data": _paths, "format": _adapter, **{key: _text for key in _COLUMN_KEYS},

@@ -45,7 +45,10 @@ class RunSpec:
     """Everything one ``reportgen run`` needs (the resolved flags and config).
 
     ``load_options`` and ``analysis_options`` are keyword arguments of
-    :class:`reportgen.data.LoadOptions` and :class:`reportgen.analysis.AnalysisOptions`.
+    :class:`reportgen.data.LoadOptions` and :class:`reportgen.analysis.AnalysisOptions`;
+    ``execution`` those of :class:`reportgen.execution.Execution` (``jobs``,
+    ``executor``, ``scheduler``), passed to the notebook as its ``execution``
+    parameter and recorded in the manifest, never in results.json.
     """
 
     data: tuple[str, ...]
@@ -65,6 +68,7 @@ class RunSpec:
     max_table_rows: int = 40
     kernel_name: str | None = None
     execution_timeout: int | None = None
+    execution: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         unknown = [f for f in self.formats if f not in FORMATS]
@@ -249,6 +253,8 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         options["seed"] = int(np.random.SeedSequence().entropy % (2**63))
     AnalysisOptions(**options)  # bad options fail before any work
     LoadOptions(**dict(spec.load_options))
+    from reportgen.execution import Execution
+    Execution.from_mapping(spec.execution)
     out = resolve_out(spec.out, if_exists="replace" if spec.force else spec.if_exists)
     if out != Path(spec.out):
         say(f"{spec.out} exists: writing {out} instead (--if-exists timestamp)")
@@ -274,6 +280,8 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
             "theme": str(theme.path), "output_dir": str(tmp.resolve()),
             "max_table_rows": spec.max_table_rows,
         }
+        if spec.execution:  # a template of one's own may predate this parameter
+            parameters["execution"] = _json_ready(spec.execution)
         if release_report:
             parameters["baseline"] = spec.baseline or options.get("baseline") or ""
             parameters["candidate"] = spec.candidate or ""

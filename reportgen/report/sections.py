@@ -230,7 +230,8 @@ def prepare(data: Sequence[str], *, config: str | None = None,
             title: str = "Evaluation report", release: str | None = None,
             theme: str = "default", output_dir: str = ".",
             baseline: str | None = None, candidate: str | None = None,
-            release_report: bool = False, max_table_rows: int = 40) -> Report:
+            release_report: bool = False, max_table_rows: int = 40,
+            execution: Mapping[str, Any] | None = None) -> Report:
     """Load the data, run the analysis and gather what the sections show.
 
     Parameters
@@ -253,10 +254,16 @@ def prepare(data: Sequence[str], *, config: str | None = None,
     max_table_rows
         Longest pairwise table shown per dataset × metric; longer ones show the pairs
         of neighbours in the ranking (every pair is in ``tables/comparisons.csv``).
+    execution
+        Where the dataset × metric units run: keyword arguments of
+        :class:`reportgen.execution.Execution` (``{"jobs": 4}``, ``{"executor":
+        "dask", "scheduler": "tcp://host:8786"}``); default serial. The numbers do not
+        depend on it.
     """
     from reportgen.analysis import AnalysisOptions, analyze
     from reportgen.charts.render import use_theme
     from reportgen.data import LoadOptions, load
+    from reportgen.execution import Execution
     from reportgen.report.release import release_verdicts, resolve_release_systems
 
     theme_obj = use_theme(theme)
@@ -274,7 +281,8 @@ def prepare(data: Sequence[str], *, config: str | None = None,
             options.update(systems=(baseline, candidate), baseline=baseline,
                            order="first-vs-rest")
             options.setdefault("correct_across", "all")
-        analysis = analyze(table, AnalysisOptions(**options))
+        analysis = analyze(table, AnalysisOptions(**options),
+                           execution=Execution.from_mapping(execution))
     for record in records:
         if issubclass(record.category, (DeprecationWarning, PendingDeprecationWarning,
                                         FutureWarning)):

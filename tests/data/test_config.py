@@ -154,7 +154,11 @@ def test_config_sections_feed_the_library_options(tmp_path):
 def test_config_keys_are_the_library_option_names():
     from reportgen.analysis import AnalysisOptions
 
-    fields = {f.name for f in dataclasses.fields(AnalysisOptions)} - {"systems", "max_memory"}
+    from reportgen.execution import Execution
+
+    # every analysis option but the system list (a [systems] section), and where it runs
+    fields = ({f.name for f in dataclasses.fields(AnalysisOptions)} - {"systems"}) | \
+        {f.name for f in dataclasses.fields(Execution)}
     with pytest.raises(ConfigError) as exc:
         parse_config({"analysis": {"nosuch": 1}})
     assert set(exc.value.hint.removeprefix("allowed keys: ").split(", ")) == fields
