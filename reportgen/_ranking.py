@@ -160,7 +160,7 @@ def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
         notes.append("ordered ranking skipped: fewer than 2 systems are scored on every "
                      "dataset × metric")
         return [], _rank_uncertainty(table, options, unit_rng, sample_lists, seed,
-                                     objects), notes
+                                     objects, notes), notes
     lists, aggregates = _lists(table, systems)
     alternative = "two-sided" if options.order == "all-pairs" else "greater"
     if alternative == "greater":
@@ -178,6 +178,8 @@ def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
         ns = np.column_stack([
             np.full(len(systems), lst.scores.shape[0]) if lst.paired else
             np.array([len(x) for x in lst.scores]) for lst in lists])
+        # a system with one item has no SD; its weight n - 1 = 0 in the pooled SD
+        sds = np.where(ns <= 1, 0.0, sds)
         scores = aggregate_unpaired_means(means, sds, ns, directions=["higher"] * len(lists),
                                           weights=weights, systems=systems,
                                           lists=[lst.name for lst in lists]).scores
@@ -198,15 +200,25 @@ def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
                                    L=raw.shape[0] * raw.shape[1])
         p_adjusted = np.asarray(hmp.p_adjusted, dtype=np.float64)
         sds = np.column_stack([_effect_sd(lst, order, ia, ib) for lst in lists])
+        # two systems with identical scores on a list: no effect size there (NaN)
+        sds = np.where(sds > 0, sds, np.nan)
         effects = aggregate_effect_sizes(np.column_stack([r.effect_size for r in results]),
                                          sds, weights=weights).effect_size
         method = "harmonic-mean p over lists (Wilson 2019), L = pairs × lists"
     B = len(systems)
+    untested = np.isnan(p_adjusted)
+    if untested.any():
+        notes.append(f"ordered ranking: {int(untested.sum())} pair(s) could not be tested "
+                     "(too few items, e.g. "
+                     f"{ordered_names[ia[np.flatnonzero(untested)[0]]]} vs "
+                     f"{ordered_names[ib[np.flatnonzero(untested)[0]]]}); they count as "
+                     "not significantly different")
     pmatrix = np.full((B, B), np.nan)
     for k, (i, j) in enumerate(zip(ia, ib)):
-        pmatrix[i, j] = p_adjusted[k]
+        p = 1.0 if untested[k] else p_adjusted[k]
+        pmatrix[i, j] = p
         if alternative == "two-sided":
-            pmatrix[j, i] = p_adjusted[k]
+            pmatrix[j, i] = p
     ordered = ordered_ranking(scores[order], pmatrix, systems=ordered_names,
                               alpha=options.alpha, order=options.order,
                               alternative=alternative)
@@ -230,7 +242,8 @@ def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
         entry["across_lists"] = _across_lists(means[order], ordered_names, lists, options,
                                               objects)
     rankings.extend(_topsis_entries(table, systems, aggregates, objects))
-    rankings.extend(_rank_uncertainty(table, options, unit_rng, sample_lists, seed, objects))
+    rankings.extend(_rank_uncertainty(table, options, unit_rng, sample_lists, seed, objects,
+                                      notes))
     return aggregates, rankings, notes
 
 
@@ -279,7 +292,8 @@ def _topsis_entries(table: ScoreTable, systems: list[str],
 
 
 def _rank_uncertainty(table: ScoreTable, options: Any, unit_rng: Any, sample_lists: Any,
-                      seed: int, objects: dict) -> list[dict]:
+                      seed: int, objects: dict, notes: list[str] | None = None
+                      ) -> list[dict]:
     """Bootstrap rank distributions and simultaneous rank intervals per dataset ×
     metric, with the compact letter display of its comparisons (all pairs)."""
     entries = []
@@ -300,6 +314,12 @@ def _rank_uncertainty(table: ScoreTable, options: Any, unit_rng: Any, sample_lis
             means = np.array([x.mean() for x in samples])
             ses = np.array([x.std(ddof=1) / np.sqrt(len(x)) for x in samples])
             covariance = None
+        if not np.all(np.isfinite(ses)):
+            if notes is not None:
+                short = [n for n, se in zip(names, ses) if not np.isfinite(se)]
+                notes.append(f"{sl.dataset} / {sl.metric}: no rank distributions or rank "
+                             f"intervals (fewer than 2 items for {', '.join(short[:3])})")
+            continue
         rng = unit_rng(seed, sl.dataset, sl.metric, stream=6)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)

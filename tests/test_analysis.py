@@ -393,3 +393,66 @@ def test_ordered_ranking_first_vs_rest_is_right_tailed_and_flagged(example):
     best = ordered["systems"][0]["system"]
     assert all(p["system_a"] == best for p in ordered["pairs"])
     assert any("optimistic" in n for n in analysis.notes)
+
+
+def _write(tmp_path, rows, name="scores.csv"):
+    import pandas as pd
+
+    path = tmp_path / name
+    pd.DataFrame(rows, columns=["system", "dataset", "metric", "item", "score"]).to_csv(
+        path, index=False)
+    return path
+
+
+def test_ordered_ranking_with_identical_systems_on_every_list(tmp_path):
+    """Two systems with the same scores: no effect size for their pair (its SD is 0),
+    p = 1 (identical samples), and the analysis goes on."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for dataset in ("a", "b"):
+        base = rng.normal(size=40)
+        for i in range(40):
+            rows += [("x", dataset, "m", f"{dataset}{i}", base[i]),
+                     ("y", dataset, "m", f"{dataset}{i}", base[i]),
+                     ("z", dataset, "m", f"{dataset}{i}", base[i] + 0.5 + rng.normal())]
+    from reportgen.errors import DegenerateDataWarning
+
+    with pytest.warns(DegenerateDataWarning, match="zero variance"):
+        analysis = analyze(load(_write(tmp_path, rows)),
+                           AnalysisOptions(seed=1, n_resamples=199))
+    ordered = next(r for r in analysis.to_results()["rankings"] if r["kind"] == "ordered")
+    pair = next(p for p in ordered["pairs"] if {p["system_a"], p["system_b"]} == {"x", "y"})
+    assert pair["effect_size"] is None and pair["p_adjusted"] == 1.0
+    assert ordered["systems"][0]["system"] == "z"
+
+
+def test_ordered_ranking_unpaired_with_a_one_item_system(tmp_path):
+    """Unpaired lists where one system has a single item: its SD is undefined and its
+    weight n - 1 = 0 in the pooled SD. Reference: the standardized means of seed 000
+    §6.3 computed here with numpy on the centred lists, pooled SD = sqrt(sum (n-1) s^2 /
+    (sum n - B)), divided by sqrt(sum 1/n)."""
+    rng = np.random.default_rng(2)
+    rows, sizes = [], {"x": 30, "y": 25, "z": 1}
+    for dataset, shift in (("a", 0.0), ("b", 1.0)):
+        for system, n in sizes.items():
+            for i in range(n):
+                rows.append((system, dataset, "m", f"{dataset}-{system}{i}",
+                             rng.normal(shift + 0.3 * (system == "y"))))
+    table = load(_write(tmp_path, rows))
+    analysis = analyze(table, AnalysisOptions(seed=1, n_resamples=199))
+    ordered = next(r for r in analysis.to_results()["rankings"] if r["kind"] == "ordered")
+    expected = {}
+    for dataset in ("a", "b"):
+        groups = {s: np.array([r[4] for r in rows if r[0] == s and r[1] == dataset])
+                  for s in sizes}
+        ss = sum((len(g) - 1) * g.var(ddof=1) for g in groups.values() if len(g) > 1)
+        pooled = np.sqrt(ss / (sum(len(g) for g in groups.values()) - len(groups)))
+        denom = pooled * np.sqrt(sum(1 / len(g) for g in groups.values()))
+        grand = np.concatenate(list(groups.values())).mean()  # lists are centred first
+        for s, g in groups.items():
+            expected[s] = expected.get(s, 0.0) + 0.5 * (g.mean() - grand) / denom
+    got = {s["system"]: s["score"] for s in ordered["systems"]}
+    assert got == pytest.approx(expected, rel=1e-9)
+    assert any("could not be tested" in n for n in analysis.notes)
+    untested = [p for p in ordered["pairs"] if "z" in (p["system_a"], p["system_b"])]
+    assert untested and all(not p["significant"] for p in untested)
