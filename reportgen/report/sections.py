@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.errors import ReportgenError
+from reportgen.report.caveats import list_caveats, runs_caveats
 
 __all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "data_section",
            "exploration", "groups_and_hyperparameters", "items_section", "methods",
@@ -663,7 +664,10 @@ def exploration(report: Report) -> HTMLBlock | None:
         if dist is not None:
             figures.append(_try_chart(partial(rank_distribution_chart,
                 dist, title=f"{sl.metric}: rank distributions"),
-                "Rank of each system over bootstrap resamples of the items.", report))
+                "Rank of each system over bootstrap resamples of the items. Each "
+                "system's spread is a per-system interval: together they say less than "
+                "95% about the whole ranking; the simultaneous rank intervals (rank [CI] "
+                "in the tables below) are the joint statement.", report))
         body.append(_h3(_list_title(sl), _slug("explore", sl.dataset, sl.metric)))
         body.append(_charts(*figures))
     return _section("Exploration", body, sid="exploration")
@@ -692,6 +696,8 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                     "</p>")
         rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
                                   sl.direction)
+        body.append(_caveats(list_caveats(report.table, sl,
+                                          [str(r.get("ci_method") or "") for r in rows])))
         letters = _letters(report, sl.dataset, sl.metric)
         ranks = _rank_ci(report, sl.dataset, sl.metric)
         for k, row in enumerate(rows):
@@ -736,6 +742,14 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                     intro="Differences are A − B on the metric's own scale; "
                           "“p adj.” is the p-value after the multiple-comparison "
                           "correction.")
+
+
+def _caveats(sentences: Sequence[str]) -> str:
+    """Calibration caveats (reportgen.report.caveats) as a warning box."""
+    if not sentences:
+        return ""
+    items = "".join(f"<li>{_e(x)}</li>" for x in sentences)
+    return f'<div class="rg-warning rg-caveat"><ul>{items}</ul></div>'
 
 
 def _means_of(report: Report, sl: Any) -> np.ndarray | None:
@@ -842,6 +856,11 @@ def across_datasets(report: Report) -> HTMLBlock | None:
     if len(pairs) > report.max_table_rows:
         pairs = [p for p in ordered["pairs"]
                  if frozenset((p["system_a"], p["system_b"])) in neighbours]
+    if len(ordered.get("lists") or ()) > 1:
+        body.append(_note("The harmonic-mean p combines the lists' p-values assuming they "
+                          "are independent (different items in each list); it is slightly "
+                          "optimistic when the same items enter several lists "
+                          "(docs/validation.md, note 24)."))
     body.append(table(pairs, [Col("system_a", "A"), Col("system_b", "B"),
                               Col("p_adjusted", "harmonic-mean p (adj.)", _p, True),
                               Col("effect_size", "combined effect size",
@@ -990,6 +1009,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
         d, m = entry["dataset"], entry["metric"]
         body.append(_h3(f"{d} / {m}: {entry['n_runs']} runs × {entry['n_items']} items",
                         _slug("runs", d, m)))
+        body.append(_caveats(runs_caveats(int(entry["n_items"]))))
         pooled = {r["system"]: r for r in entry["pooled_runs"]}
         differ = {r["system"]: r for r in entry["runs_differ"]}
         rows = []
