@@ -1,122 +1,208 @@
-"""The bad-input corpus: each malformed input gives one pinned, helpful message on stderr,
-exit status 2 and no traceback (`reportgen inspect`)."""
+"""The bad-input corpus (issue 10, item 2): every malformed input in ``tests/bad_inputs``
+gives one pinned, helpful message on stderr (what is wrong, where, and a hint saying what
+to do), exit status 2 and no traceback; odd but valid inputs (a byte-order mark, UTF-16,
+mixed line ends, a constant metric, mismatched item sets) load.
+
+The cases live in ``tests/bad_inputs/cases.toml`` (file, command, expected message);
+``tests/bad_inputs/make_cases.py`` writes the generated files among them.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import tomllib
 
+from reportgen.analysis import AnalysisOptions, analyze
 from reportgen.cli import main
+from reportgen.data import load
 
 BAD = Path(__file__).parent / "bad_inputs"
-
-# (case id, arguments after `reportgen inspect`, regex the message must match)
-CASES = [
-    ("missing_column", ["missing_column.csv"],
-     r"missing_column\.csv, line 1: missing required column\(s\) score; found: system, "
-     r"item, value"),
-    ("missing_column_forced", ["missing_column.csv", "--format", "long"],
-     r"missing required column\(s\) score; found: system, item, value"),
-    ("non_numeric_score", ["non_numeric_score.csv"],
-     r"non_numeric_score\.csv, line 3, column 'score': score 'abc' is not a number"),
-    ("duplicate_rows", ["duplicate_rows.csv"],
-     r"1 score\(s\) given more than once; the first: \(system='A', dataset='d', "
-     r"metric='m', item='1'\) at .*line 2; .*line 6"),
-    ("empty_file", ["empty.csv"], r"empty\.csv: the file is empty \(0 bytes\)"),
-    ("header_only", ["header_only.csv"], r"header_only\.csv, line 1: the table has a header "
-                                         r"but no rows"),
-    ("invalid_json_line", ["invalid_json_line.jsonl"],
-     r"invalid_json_line\.jsonl, line 2, column \d+: invalid JSON"),
-    ("not_json_object", ["not_json_object.jsonl"],
-     r"not_json_object\.jsonl, line 2: expected a JSON object, found list"),
-    ("eval_arena_missing_key", ["eval_arena_missing_key.jsonl", "--format", "eval-arena"],
-     r"line 2: missing key\(s\) pass1"),
-    ("eval_arena_out_of_range", ["eval_arena_out_of_range.jsonl"],
-     r"line 2, column 'pass1': pass1 = 1\.5 is outside \[0, 1\]"),
-    ("eval_arena_bad_count", ["eval_arena_bad_count.jsonl"],
-     r"line 2, column 'count': count = -5 is not a positive whole number"),
-    ("eval_arena_not_a_share", ["eval_arena_not_a_share.jsonl"],
-     r"line 2, column 'pass1': pass1 = 0\.3 is not a share of count = 5 samples"),
-    ("one_system", ["one_system.csv"], r"only one system \('A'\) in the input"),
-    ("single_item", ["single_item.csv"], r"every dataset has a single item"),
-    ("infinite_score", ["infinite_score.csv"],
-     r"infinite_score\.csv, line 3, column 'score': score is infinite"),
-    ("latin1", ["latin1.csv"], r"latin1\.csv, line 2: the file is not valid UTF-8"),
-    ("ragged", ["ragged.csv"], r"ragged\.csv, line 3: expected 5 fields, found 6"),
-    ("empty_system", ["empty_system.csv"],
-     r"empty_system\.csv, line 3, column 'system': empty system"),
-    ("run_partial", ["run_partial.csv"],
-     r"line 3, column 'run': dataset 'd' has a run for some rows and not for others"),
-    ("config_binary_on_continuous",
-     ["continuous.csv", "--config", "config_binary_on_continuous.toml"],
-     r"metric 'm' is declared binary but dataset 'd' has the score 0\.5"),
-    ("config_unknown_key", ["continuous.csv", "--config", "config_unknown_key.toml"],
-     r"config_unknown_key\.toml: unknown key\(s\) in \[metrics\.m\]: direktion"),
-    ("config_bad_direction", ["continuous.csv", "--config", "config_bad_direction.toml"],
-     r"metrics\.m\.direction = 'smaller' is not valid.*'higher', 'lower'"),
-    ("config_bad_weight", ["continuous.csv", "--config", "config_bad_weight.toml"],
-     r"metrics\.m\.weight = -1 is not valid"),
-    ("config_invalid_toml", ["continuous.csv", "--config", "config_invalid.toml"],
-     r"config_invalid\.toml: invalid TOML"),
-    ("config_unknown_section", ["continuous.csv", "--config", "config_unknown_section.toml"],
-     r"unknown config section\(s\): colors"),
-    ("config_missing", ["continuous.csv", "--config", "no_such_config.toml"],
-     r"no_such_config\.toml: config file not found"),
-    ("missing_score_raise", ["missing_score.csv", "--nan-policy", "raise"],
-     r"missing_score\.csv, line 3, column 'score': missing score \(1 row\(s\)\)"),
-    ("no_such_file", ["does_not_exist.csv"], r"does_not_exist\.csv: no such file or folder"),
-    ("wide_duplicate_header", ["wide_duplicate_header.csv"],
-     r"line 1: column 'A' appears more than once in the header"),
-    ("wide_unnamed_column", ["wide_unnamed_column.csv"], r"line 1: a column has no name"),
-    ("wide_non_numeric", ["wide_non_numeric.csv"],
-     r"wide_non_numeric\.csv, line 2, column 'score': score 'x' is not a number"),
-    ("truncated_gzip", ["truncated.csv.gz"], r"truncated\.csv\.gz: cannot decompress"),
-    ("corrupt_parquet", ["corrupt.parquet"], r"corrupt\.parquet: cannot read the Parquet file"),
-    ("unknown_format", ["unknown.xyz"],
-     r"unknown\.xyz: cannot tell the format of this file\n  hint: pass --format with one "
-     r"of: .*long"),
-    ("system_col_not_found", ["for_column_mapping.csv", "--format", "long",
-                              "--system-col", "model"],
-     r"column 'model' \(--system-col\) not found; columns are: system, dataset, metric"),
-    ("eval_not_a_zip", ["not_a_zip.eval"],
-     r"not_a_zip\.eval: the \.eval archive is truncated or corrupt"),
-    ("zip_not_an_inspect_log", ["zip_not_a_log.eval"],
-     r"zip_not_a_log\.eval: not an Inspect log: the archive has neither header\.json"),
-    ("lm_eval_truncated_results", ["lm_eval_truncated"],
-     r"results_2026-01-01T00-00-00\.json, line 1, column 38: invalid JSON"),
-    ("dataset_option_conflict", ["for_column_mapping.csv", "--dataset", "x"],
-     r"--dataset was given but the table has a dataset column"),
-    ("config_bad_alpha", ["continuous.csv", "--config", "config_bad_alpha.toml"],
-     r"config_bad_alpha\.toml: analysis\.alpha = 1\.5 is not valid\n  hint: a number "
-     r"between 0 and 1 \(exclusive\)"),
-    ("config_fractional_resamples",
-     ["continuous.csv", "--config", "config_fractional_resamples.toml"],
-     r"analysis\.n_resamples = 99\.5 is not valid\n  hint: a whole number >= 1"),
-    ("config_bad_formats", ["continuous.csv", "--config", "config_bad_formats.toml"],
-     r"report\.formats = \['html', 'docx'\] is not valid\n  hint: at least one of 'html', "
-     r"'pdf', 'ipynb'"),
-    ("config_dashed_key", ["continuous.csv", "--config", "config_dashed_key.toml"],
-     r"unknown key\(s\) in \[analysis\]: n-resamples\n  hint: did you mean 'n_resamples'\?"),
-]
+MANIFEST = tomllib.loads((BAD / "cases.toml").read_text(encoding="utf-8"))
+CASES: list[dict[str, Any]] = MANIFEST["case"]
+LOADS: list[dict[str, Any]] = MANIFEST["loads"]
+#: Files of the folder that are not inputs.
+NOT_INPUTS = {"cases.toml", "make_cases.py", "__pycache__"}
 
 
-@pytest.mark.parametrize("args,pattern", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_bad_input_gives_pinned_message_and_exit_2(args, pattern, capsys, monkeypatch):
-    monkeypatch.chdir(BAD)
-    assert main(["inspect", *args]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("reportgen: error: ")
-    assert "Traceback" not in err
-    assert "hint: " in err, f"no hint in {err!r}"
-    assert_matches(pattern, err)
+def _params(cases: list[dict[str, Any]]) -> list[Any]:
+    return [pytest.param(case, id=case["id"],
+                         marks=[pytest.mark.xfail(strict=True, reason=case["xfail"])]
+                         if "xfail" in case else [])
+            for case in cases]
 
 
 def assert_matches(pattern: str, text: str) -> None:
-    import re
     assert re.search(pattern, text, flags=re.S), f"{pattern!r} not found in {text!r}"
+
+
+# ------------------------------------------------------------------------ the corpus
+
+
+@pytest.mark.parametrize("case", _params(CASES))
+def test_bad_input_gives_pinned_message_and_exit_2(case, capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(BAD)
+    command = case.get("command", "inspect")
+    out = tmp_path / "out"
+    extra = {"inspect": [], "analyze": ["--out", str(out)],
+             "run": ["--out", str(out), "--quiet"]}[command]
+    status = main([command, *case["args"], *extra])
+    captured = capsys.readouterr()
+    err = captured.err
+    assert status == 2, f"exit status {status}; stderr: {err!r}"
+    assert "Traceback" not in err
+    assert err.count("reportgen: error: ") == 1, err
+    if command == "inspect":
+        assert err.startswith("reportgen: error: ")
+    message = err[err.index("reportgen: error: "):]
+    if case.get("hint", True):
+        assert "\n  hint: " in message, f"no hint in {message!r}"
+    assert_matches(case["message"], message)
+    if command == "inspect":
+        # where: the message starts with the input (file, folder or config) it is about
+        where = message.removeprefix("reportgen: error: ").split(": ", 1)[0]
+        inputs = [Path(arg) for arg in case["args"] if not arg.startswith("-")]
+        assert any(str(p) in where or (p.parts[0] in where and p.parts[0] != "..")
+                   for p in inputs), f"{where!r} names none of {case['args']}"
+    assert captured.out == ""
+    if command == "analyze":
+        # analyze checks --out first; after the error the folder holds nothing
+        assert not out.exists() or not any(out.iterdir()), list(out.iterdir())
+    if command == "run":
+        # nothing written: no report folder, no build folder beside it, no notebook
+        assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("case", _params(LOADS))
+def test_odd_but_valid_input_loads(case, capsys, monkeypatch):
+    monkeypatch.chdir(BAD)
+    assert main(["inspect", *case["args"]]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert_matches(case["output"], captured.out)
+
+
+def test_corpus_covers_every_file_with_distinct_cases():
+    ids = [case["id"] for case in CASES + LOADS]
+    assert len(ids) == len(set(ids)), "case ids repeat"
+    assert len(CASES) >= 60
+    used = {Path(arg).parts[0] for case in CASES + LOADS for arg in case["args"]
+            if not arg.startswith("-")}
+    files = {p.name for p in BAD.iterdir()} - NOT_INPUTS
+    assert files <= used, f"files without a case: {sorted(files - used)}"
+    assert len(files & used) >= 40
+
+
+def test_generated_cases_are_up_to_date(tmp_path):
+    # make_cases.py writes the generated files deterministically: the committed copies
+    # are byte for byte what it writes now
+    spec = importlib.util.spec_from_file_location("make_cases", BAD / "make_cases.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    written = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    assert written
+    for path in written:
+        committed = BAD / path.relative_to(tmp_path)
+        assert committed.read_bytes() == path.read_bytes(), f"{committed} is stale"
+
+
+# ------------------------------------------------------------------------ valid oddities
+
+
+@pytest.mark.parametrize("name", ["utf8_bom.csv", "utf16_bom.csv", "mixed_line_endings.csv"])
+def test_encoding_and_line_ends_read_as_the_plain_utf8_table(name):
+    # reference: continuous.csv holds the same rows as plain UTF-8 with \n line ends
+    columns = ["system", "dataset", "metric", "item", "score"]
+    expected = load(BAD / "continuous.csv").frame[columns]
+    got = load(BAD / name).frame[columns]
+    assert got.to_dict("records") == expected.to_dict("records")
+
+
+def test_json_lines_split_only_at_newlines():
+    # reference: json.loads of each \n-separated line keeps U+2028/U+2029/U+0085 in the id
+    path = BAD / "line_separators_in_strings.jsonl"
+    expected = {json.loads(line)["item"]
+                for line in path.read_text(encoding="utf-8").split("\n") if line}
+    assert set(load(path).frame["item"]) == expected
+    assert all("\u2028\u2029\u0085" in item for item in expected)
+
+
+def test_huge_run_labels_stay_distinct():
+    # 1e30 and 2e30 do not fit an int64: they must not collapse into one run label
+    table = load(BAD / "huge_run_labels.csv")
+    assert table.runs_of("d") == ("1e+30", "2e+30")
+    assert table.paired("d", "m").scores.shape == (2, 2, 2)
+
+
+def test_json_object_attribute_is_canonical_json_text():
+    attributes = load(BAD / "eval_arena_hyperparams_object.jsonl").system_attributes
+    assert {s: json.loads(v) for s, v in attributes["hyperparams"].items()} == {
+        "A": {"temperature": 0.2, "top_p": 1}, "B": {"temperature": 0.8, "top_p": 1}}
+
+
+def test_nan_string_is_dropped_and_counted():
+    table = load(BAD / "nan_string.csv")
+    assert table.n_rows == 3
+    (exclusion,) = table.exclusions
+    assert (exclusion.reason, exclusion.count, exclusion.system) == ("missing score", 1, "B")
+
+
+def test_disjoint_items_are_unpaired_with_every_item_excluded_from_pairing():
+    info = load(BAD / "disjoint_items.csv").pairing("d", "m")
+    assert (info.kind, info.recommended, info.n_items, info.n_common) == \
+        ("unpaired", "unpaired", 6, 0)
+
+
+@pytest.mark.parametrize("name", ["constant_metric.csv", "constant_continuous.csv",
+                                  "eval_arena_constant.jsonl"])
+@pytest.mark.parametrize("method", ["auto", "permutation", "bootstrap", "sign"])
+@pytest.mark.filterwarnings("ignore::reportgen.errors.DegenerateDataWarning")
+def test_constant_metric_analysis_finds_no_difference(name, method):
+    # closed form: identical scores give a zero difference, p = 1 and no significance;
+    # zero-variance differences are a documented DegenerateDataWarning, not an error
+    table = load(BAD / name)
+    analysis = analyze(table, AnalysisOptions(method=method, n_resamples=199, seed=1))
+    rows = list(analysis.comparisons())
+    n = len(table.systems)
+    assert len(rows) == n * (n - 1) // 2
+    for row in rows:
+        assert row["diff"] == 0 and row["p_value"] == 1 and not row["significant"]
+
+
+@pytest.mark.filterwarnings("ignore::reportgen.errors.DegenerateDataWarning")
+def test_first_vs_rest_without_baseline_compares_with_the_first_system():
+    # not an error: the documented default baseline is the first system (A of A, B, C)
+    table = load(BAD / "constant_metric.csv")
+    analysis = analyze(table, AnalysisOptions(order="first-vs-rest", seed=1))
+    pairs = {(row["system_a"], row["system_b"]) for row in analysis.comparisons()}
+    assert pairs == {("A", "B"), ("A", "C")}
+
+
+@pytest.mark.parametrize("name", ["constant_metric.csv", "constant_continuous.csv",
+                                  "eval_arena_constant.jsonl"])
+def test_constant_metric_analyze_writes_results(name, tmp_path, capsys):
+    status = main(["analyze", str(BAD / name), "--out", str(tmp_path), "--seed", "1"])
+    assert status == 0, capsys.readouterr().err
+    results = json.loads((tmp_path / "results.json").read_text(),
+                         parse_constant=lambda c: pytest.fail(f"{c} in results.json"))
+    assert all(row["p_value"] == 1 for row in results["comparisons"])
+
+
+def test_constant_metric_compare_prints_claims(capsys):
+    assert main(["compare", "A", "B", str(BAD / "constant_metric.csv")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "A" in out and "B" in out
+
+
+# ------------------------------------------------------------------------ the CLI itself
 
 
 def test_empty_folder_is_a_clear_error(tmp_path, capsys):
@@ -133,15 +219,18 @@ def test_unknown_format_option_is_a_usage_error(capsys):
     assert_matches(r"argument --format: invalid choice: 'nosuch'", capsys.readouterr().err)
 
 
-def test_corpus_has_at_least_twenty_cases():
-    assert len(CASES) >= 20
-
-
-@pytest.mark.parametrize("case", ["non_numeric_score.csv", "empty.csv", "unknown.xyz"])
-def test_console_script_exits_2_without_traceback(case):
+@pytest.mark.parametrize("args", [
+    ["inspect", "non_numeric_score.csv"],
+    ["inspect", "empty.csv"],
+    ["inspect", "inspect_truncated.eval"],
+    ["inspect", "continuous.csv", "--config", "config_utf16.toml"],
+    ["analyze", "disjoint_items.csv", "--pairing", "paired", "--out", "{tmp}"],
+])
+def test_console_script_exits_2_without_traceback(args, tmp_path):
     # the real process: python -m reportgen, as a user runs it
-    proc = subprocess.run([sys.executable, "-m", "reportgen", "inspect", str(BAD / case)],
-                          capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    args = [a.replace("{tmp}", str(tmp_path / "out")) for a in args]
+    proc = subprocess.run([sys.executable, "-m", "reportgen", *args],
+                          capture_output=True, text=True, cwd=BAD)
     assert proc.returncode == 2
     assert proc.stderr.startswith("reportgen: error: ")
     assert "Traceback" not in proc.stderr

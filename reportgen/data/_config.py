@@ -93,6 +93,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -245,17 +246,75 @@ def load_config(path: str | Path) -> TableConfig:
     if not path.is_file():
         raise ConfigError("config file not found", location=Location(str(path)),
                           hint="check the path given to --config")
+    data = path.read_bytes()
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError("the config file is not valid UTF-8", location=Location(str(path)),
-                          hint="save it as UTF-8") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte-order mark
+            raise ConfigError("the config file is UTF-16 encoded, not UTF-8",
+                              location=Location(str(path)),
+                              hint="save it as UTF-8 (TOML files are UTF-8)") from None
+        raise ConfigError(f"the config file is not valid UTF-8 (byte 0x{data[exc.start]:02x} "
+                          f"at offset {exc.start})",
+                          location=Location(str(path), data.count(b"\n", 0, exc.start) + 1),
+                          hint="save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE`)"
+                          ) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML: {exc}", location=Location(str(path)),
+        # tomllib ends its message with "(at line L, column C)": move that to the location
+        where = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(exc))
+        message = str(exc)[:where.start()] if where else str(exc)
+        raise ConfigError(f"invalid TOML: {message}",
+                          location=Location(str(path), int(where[1]), int(where[2]))
+                          if where else Location(str(path)),
                           hint="see the config format in the README") from None
-    return _parse(raw, Location(str(path)), base=path.parent)
+    try:
+        return _parse(raw, Location(str(path)), base=path.parent)
+    except ConfigError as exc:
+        line = _line_of_key(text, exc.message)
+        if line is None:
+            raise
+        raise ConfigError(exc.message, location=Location(str(path), line),
+                          hint=exc.hint) from None
+
+
+# How a validation message names the key it is about (see the checks below).
+_KEY_IN_MESSAGE = (
+    re.compile(r"^(?P<key>[^\s=']+) = "),                            # analysis.alpha = 2
+    re.compile(r"^unknown key\(s\) in \[(?P<table>[^\]]+)\]: (?P<name>[^,]+)"),
+    re.compile(r"^unknown config section\(s\): (?P<key>[^,]+)"),
+    re.compile(r"^'(?P<key>[^']+)' must be"),                        # 'metrics.m' must be
+)
+
+
+def _line_of_key(text: str, message: str) -> int | None:
+    """The line of ``text`` (a TOML document) defining the key a validation message is
+    about, or None when it cannot be told (inline tables, dotted keys, ...)."""
+    for pattern in _KEY_IN_MESSAGE:
+        match = pattern.match(message)
+        if match:
+            break
+    else:
+        return None
+    parts = match.groupdict()
+    if parts.get("table"):
+        table, name = parts["table"], parts["name"]
+    else:
+        table, _, name = parts["key"].rpartition(".")
+    current = ""
+    for number, line in enumerate(text.split("\n"), start=1):  # TOML: LF or CRLF
+        stripped = line.strip()
+        header = re.match(r"^\[\[?\s*([^\]]*?)\s*\]\]?", stripped)
+        if header:
+            current = re.sub(r"[\"'\s]", "", header[1])
+            if current == ".".join(filter(None, (table, name))):
+                return number  # the key is a table: its header
+            continue
+        key = re.match(r"^[\"']?([^\"'=]+?)[\"']?\s*=", stripped)
+        if key and current == table and key[1].strip() == name:
+            return number
+    return None
 
 
 def parse_config(raw: Mapping[str, Any], *, source: str | None = None) -> TableConfig:

@@ -39,7 +39,8 @@ Extra columns
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -54,6 +55,7 @@ from reportgen.data.adapters._base import (
     AdapterResult,
     Exclusion,
     Problem,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -593,8 +595,10 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
     problems: list[Problem] = [p for r in results for p in r.problems]
     if not frames:
         paths = [str(r.source) for r in results if r.source]
-        raise InputError("no scores found in the input" +
-                         (f" ({', '.join(paths)})" if paths else ""),
+        warned = [p for p in problems if p.severity == "warning"]
+        because = f"; {warned[0].message}" if warned else ""
+        raise InputError("no scores found in the input" + because,
+                         location=_files_location(paths),
                          hint="check that the files hold per-item results (not only "
                               "aggregate metrics) and that the right --format is used")
     df = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 \
@@ -613,7 +617,10 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
     df, dropped = _apply_nan_policy(df, nan_policy)
     exclusions.extend(dropped)
     if df.empty:
-        raise InputError("every score is missing", hint="check the score column")
+        raise InputError(f"every score is missing ({sum(e.count for e in dropped)} row(s))",
+                         location=_files_location(e.source for e in dropped),
+                         hint="check the score column: an empty cell, NaN or null means "
+                              "not scored")
     run_labels = _runs(df)
     _check_duplicates(df)
     _check_references(df)
@@ -622,16 +629,19 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
     if len(systems) < 2:
         raise InputError(f"only one system ({systems[0]!r}) in the input: there is "
                          "nothing to compare",
+                         location=_files_location(df[SOURCE_FILE]),
                          hint="give results of at least two systems (several files or a "
                               "table with several systems)")
     if df.groupby("dataset", sort=False)["item"].nunique().max() < 2:
         raise InputError("every dataset has a single item: no statistic can be computed",
+                         location=_files_location(df[SOURCE_FILE]),
                          hint="give per-item results, one row per item, not aggregates")
     datasets = tuple(pd.unique(df["dataset"]))
 
     groups, modality = _groups(df, systems, run_labels)
     metrics = _metric_infos(df, config, modality, results, problems)
-    _check_declared_modality(metrics, modality, groups)
+    _check_declared_modality(metrics, modality, groups, df)
+    _nested_as_json(df)
     item_meta, system_attrs, row_extras = _split_extras(df, results)
     for name, spec in config.systems.items():
         if name not in systems:
@@ -654,6 +664,15 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
                        run_labels)
     problems.extend(_findings(table, config))
     return dataclasses.replace(table, problems=tuple(problems))
+
+
+def _files_location(files: Iterable[Any]) -> Location | None:
+    """The input files an error about the whole table is in (the first three named)."""
+    names = [str(f) for f in dict.fromkeys(files) if f is not None]
+    if not names:
+        return None
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return Location(", ".join(names[:3]) + more)
 
 
 def _where(df: pd.DataFrame, index: Any, column: str | None = None) -> Location:
@@ -679,8 +698,17 @@ def _labels(df: pd.DataFrame, column: str) -> pd.Series:
     values = df[column]
     if pd.api.types.is_float_dtype(values.dtype):
         finite = values.dropna()
-        if len(finite) and bool(np.all(np.mod(finite, 1) == 0)):
+        if len(finite) and bool(np.all((np.mod(finite, 1) == 0) & (np.abs(finite) <= 2**53))):
             values = values.astype("Int64")
+    if values.dtype == object:
+        nested = values.map(lambda v: isinstance(v, (dict, list)))
+        if nested.any():
+            first = nested.idxmax()
+            kind = "an object" if isinstance(values.loc[first], dict) else "a list"
+            raise InputError(f"{column} is {kind} ({_short(values.loc[first])}), not a name "
+                             f"({int(nested.sum())} such row(s))",
+                             location=_where(df, first, column),
+                             hint=f"{_article(column)} {column} is a text or a number")
     missing = values.isna()
     text = values.astype(str).str.strip()
     blank = missing | (text == "")
@@ -688,8 +716,18 @@ def _labels(df: pd.DataFrame, column: str) -> pd.Series:
         first = blank.idxmax()
         raise InputError(f"empty {column} ({int(blank.sum())} row(s))",
                          location=_where(df, first, column),
-                         hint=f"every row needs a {column}; fill it in or drop the row")
+                         hint=f"every row needs {_article(column)} {column}; fill it in "
+                              "or drop the row")
     return text
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _scores(df: pd.DataFrame) -> pd.Series:
@@ -702,8 +740,8 @@ def _scores(df: pd.DataFrame) -> pd.Series:
         obj = raw.astype(object)
         is_missing = obj.isna() | obj.map(lambda v: isinstance(v, str) and v.strip()
                                           in _MISSING_STRINGS)
-        obj = obj.where(~is_missing, np.nan).map(lambda v: float(v) if isinstance(v, bool)
-                                                 else v)
+        obj = obj.where(~is_missing, np.nan).map(
+            lambda v: to_float(v) if isinstance(v, (bool, int)) else v)
         num = pd.to_numeric(obj, errors="coerce").astype(np.float64)
         bad = num.isna() & ~is_missing
         if bad.any():
@@ -751,7 +789,9 @@ def _runs(df: pd.DataFrame) -> dict[str, tuple[Any, ...] | None]:
     numeric = pd.api.types.is_numeric_dtype(run.dtype) and not pd.api.types.is_bool_dtype(
         run.dtype)
     has = run.notna()
-    if numeric and bool(np.all(np.mod(run[has].to_numpy(np.float64), 1) == 0)):
+    values = run[has].to_numpy(np.float64) if numeric else np.empty(0)
+    # whole numbers a float holds exactly become int labels; others (1e30) stay text
+    if numeric and bool(np.all((np.mod(values, 1) == 0) & (np.abs(values) <= 2**53))):
         normal: pd.Series = run.fillna(0).astype(np.int64)
     else:
         text = run.astype(str).str.strip()
@@ -892,19 +932,36 @@ def _metric_infos(df: pd.DataFrame, config: TableConfig,
 
 def _check_declared_modality(metrics: Mapping[str, MetricInfo],
                              modality: dict[tuple[str, str], Modality],
-                             groups: Mapping[tuple[str, str], _Group]) -> None:
-    for (dataset, metric), group in groups.items():
+                             groups: Mapping[tuple[str, str], _Group],
+                             df: pd.DataFrame) -> None:
+    for dataset, metric in groups:
         info = metrics[metric]
         if info.modality_source != "config":
             continue
         if info.modality == "binary" and modality[(dataset, metric)] != "binary":
-            bad = group.scores[(group.scores != 0) & (group.scores != 1)]
+            bad = (df["dataset"] == dataset) & (df["metric"] == metric) \
+                & ~df["score"].isin([0.0, 1.0])
+            first = bad.idxmax()
             raise InputError(
                 f"metric {metric!r} is declared binary but dataset {dataset!r} has the "
-                f"score {float(bad[0]):g}",
+                f"score {df.loc[first, 'score']:g}",
+                location=_where(df, first, "score"),
                 hint="binary scores must be 0 or 1; remove `modality = \"binary\"` from the "
                      "config or fix the scores")
         modality[(dataset, metric)] = info.modality
+
+
+def _nested_as_json(df: pd.DataFrame) -> None:
+    """Extra columns holding JSON objects or lists (e.g. a ``hyperparams`` dict of a JSON
+    lines input) get them as canonical JSON text, so that they can be compared."""
+    for column in df.columns:
+        if column in KEY_COLUMNS or column == "score" or df[column].dtype != object:
+            continue
+        values = df[column]
+        nested = values.map(lambda v: isinstance(v, (dict, list)))
+        if nested.any():
+            df[column] = values.where(~nested, values[nested].map(
+                lambda v: json.dumps(v, sort_keys=True, default=str)))
 
 
 def _split_extras(df: pd.DataFrame, results: Sequence[AdapterResult]

@@ -337,7 +337,7 @@ def test_config_unknown_keys_and_sections(raw, pattern, hint):
 
 def test_config_error_names_the_file(tmp_path):
     path = _write(tmp_path, "[analysis]\nalpha = 1.5\n")
-    with pytest.raises(ConfigError, match=r"reportgen\.toml: analysis\.alpha = 1\.5 is not "
+    with pytest.raises(ConfigError, match=r"reportgen\.toml, line 2: analysis\.alpha = 1\.5 is not "
                                           r"valid\n  hint: a number between 0 and 1"):
         load_config(path)
 

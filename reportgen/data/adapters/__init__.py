@@ -120,9 +120,26 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
         if adapter.claims(path, head, options):
             return adapter
     what = "folder" if head is None else "file"
-    raise InputError(f"cannot tell the format of this {what}",
+    raise InputError(f"cannot tell the format of this {what}{_content_note(head)}",
                      location=Location(str(path)),
                      hint=f"pass --format with one of: {', '.join(adapter_names())}")
+
+
+def _content_note(head: bytes | None) -> str:
+    """What an unrecognised file looks like, for the error message."""
+    if head is None:
+        return ""
+    if not head.strip():
+        return " (it holds only white space)"
+    if head.startswith(b"PK\x03\x04"):
+        return (" (a ZIP archive, but not an Inspect log: an Inspect .eval archive holds "
+                "header.json or _journal/start.json)")
+    if head.startswith(b"\x1f\x8b"):
+        return (" (gzip-compressed: decompress it with gunzip, or name it .csv.gz or "
+                ".tsv.gz if it is a CSV or TSV table)")
+    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return " (it holds NUL bytes: binary data, or UTF-16 without a byte-order mark)"
+    return ""
 
 
 def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:

@@ -10,6 +10,7 @@ only parse, locate and name things.
 from __future__ import annotations
 
 import abc
+import codecs
 import json
 import math
 from collections.abc import Iterator
@@ -30,8 +31,12 @@ __all__ = [
     "SOURCE_FILE",
     "SOURCE_LINE",
     "decode_text",
+    "head_text",
     "iter_jsonl",
+    "jsonl_lines",
+    "parse_json_int",
     "read_json",
+    "to_float",
 ]
 
 #: Provenance columns every adapter frame carries: the file a row came from and its
@@ -191,18 +196,60 @@ class Adapter(abc.ABC):
 # --------------------------------------------------------------------------- helpers
 
 
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _bom_encoding(data: bytes) -> str:
+    """``"utf-16"`` when ``data`` starts with a UTF-16 byte-order mark, else UTF-8 (with an
+    optional BOM). Windows tools ("Unicode text" in Excel, PowerShell's ``>``) write UTF-16
+    with a BOM; without one UTF-16 cannot be told from binary data."""
+    return "utf-16" if data.startswith(_UTF16_BOMS) else "utf-8-sig"
+
+
+def head_text(head: bytes) -> str:
+    """The first bytes of a file as text for format detection: decoded like
+    :func:`decode_text` (a cut-off last character is replaced, never an error)."""
+    return head.decode(_bom_encoding(head), errors="replace")
+
+
 def decode_text(data: bytes, path: Path) -> str:
-    """Decode file bytes as UTF-8 (a BOM is accepted), or raise an InputError that
-    names the line and byte of the first invalid sequence."""
+    """Decode file bytes as UTF-8 (a BOM is accepted) or, after a UTF-16 byte-order mark,
+    UTF-16; otherwise raise an InputError that names the line and byte of the first
+    invalid sequence, or the first NUL byte (UTF-16 without a BOM, or a binary file)."""
+    encoding = _bom_encoding(data)
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
+        if encoding == "utf-16":
+            raise InputError("the file starts with a UTF-16 byte-order mark but is not "
+                             f"valid UTF-16 (at byte offset {exc.start})",
+                             location=Location(str(path)),
+                             hint="the file may be truncated or damaged; save it again as "
+                                  "UTF-8") from None
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(
             f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
             location=Location(str(path), line),
             hint="save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE`)",
         ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise InputError(
+            "the file holds NUL bytes, so it is not a text file: UTF-16 without a "
+            "byte-order mark, or binary data",
+            location=Location(str(path), text.count("\n", 0, nul) + 1),
+            hint="save the file as UTF-8 (e.g. `iconv -f utf-16le -t utf-8 FILE`), or pass "
+                 "the right file")
+    return text
+
+
+def to_float(value: float) -> float:
+    """``float(value)``, with an integer too large for a float as ``±inf`` (JSON allows
+    any number of digits; validation then reports the score as infinite)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def read_json(path: Path) -> Any:
@@ -212,7 +259,7 @@ def read_json(path: Path) -> Any:
         raise InputError("the file is empty", location=Location(str(path)),
                          hint="check that the evaluation finished writing its output")
     try:
-        return json.loads(text, parse_constant=_json_constant)
+        return json.loads(text, parse_constant=_json_constant, parse_int=parse_json_int)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg}",
                          location=Location(str(path), exc.lineno, exc.colno),
@@ -227,11 +274,12 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """
     text = decode_text(path.read_bytes(), path)
     seen = False
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line, parse_constant=_json_constant)
+            record = json.loads(line, parse_constant=_json_constant,
+                                parse_int=parse_json_int)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}",
                              location=Location(str(path), lineno, exc.colno),
@@ -246,6 +294,23 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not seen:
         raise InputError("the file is empty (no JSON lines)", location=Location(str(path)),
                          hint="check that the evaluation finished writing its output")
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines text: split at ``\\n`` (``\\r\\n`` too) only, not at the
+    other line breaks ``str.splitlines`` knows (U+2028, U+0085, ...), which JSON strings
+    may hold unescaped."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+#: Python refuses to turn longer digit strings into ints (sys.get_int_max_str_digits).
+_MAX_INT_DIGITS = 4000
+
+
+def parse_json_int(text: str) -> int | float:
+    """A JSON integer: an int, or as a float (``±inf``) when it has thousands of digits,
+    which Python's ``int()`` refuses; validation then reports it as infinite."""
+    return int(text) if len(text) <= _MAX_INT_DIGITS else float(text)
 
 
 def _json_constant(name: str) -> float:

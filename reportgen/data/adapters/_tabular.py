@@ -6,11 +6,13 @@ import csv
 import gzip
 import io
 import re
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters._base import decode_text
+from reportgen.data.adapters._base import SNIFF_BYTES, decode_text, head_text
 from reportgen.errors import InputError, Location
 
 __all__ = ["TABULAR_SUFFIXES", "header_columns", "is_tabular", "read_table", "table_kind"]
@@ -51,10 +53,12 @@ def _text(path: Path) -> str:
     if path.name.lower().endswith(".gz"):
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"cannot decompress the gzip file: {exc}",
                              location=Location(str(path)),
-                             hint="the file may be truncated; regenerate it") from None
+                             hint="the file may be truncated (regenerate it), or not "
+                                  "gzip-compressed at all (then drop .gz from its name)"
+                             ) from None
     return decode_text(data, path)
 
 
@@ -74,31 +78,30 @@ def header_columns(path: Path, head: bytes) -> list[str] | None:
         return None
     if path.name.lower().endswith(".gz"):
         try:
-            with gzip.open(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
-                first = fh.readline()
-        except (OSError, EOFError):
+            with gzip.open(path, "rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+        except (OSError, EOFError, zlib.error):
             return None
-    else:
-        first = head.decode("utf-8-sig", errors="replace").splitlines()[0] if head else ""
+    first = next(iter(head_text(head).splitlines()), "")
     delimiter = "\t" if kind == "tsv" else ","
     row = next(csv.reader([first], delimiter=delimiter), [])
     return [c.strip() for c in row]
 
 
-def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, int]:
+def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """Read a CSV/TSV (optionally gzipped) or Parquet file.
 
     Text cells are kept as strings (empty cells become NaN) so that item ids keep their
     exact spelling and bad numbers can be reported with their line. Returns the frame
-    and the line number of its first data row (2 for text with a header, 1 for Parquet
-    row numbers).
+    and, per row, the line of the file it starts on (for Parquet, the row number from 1).
     """
     if head is None:
         with path.open("rb") as fh:
             head = fh.read(8)
     kind = table_kind(path, head)
     if kind == "parquet":
-        return _read_parquet(path), 1
+        frame = _read_parquet(path)
+        return frame, np.arange(1, len(frame) + 1, dtype=np.int64)
     delimiter = "\t" if kind == "tsv" else ","
     text = _text(path)
     if not text.strip():
@@ -116,6 +119,11 @@ def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, int
                              hint="check the delimiter and quoting on that line "
                                   f"({'tab' if delimiter == chr(9) else 'comma'}-separated "
                                   "expected)") from None
+        if "EOF inside string" in message:
+            raise InputError("a quoted field is never closed",
+                             location=Location(str(path), _open_quote_line(text, delimiter)),
+                             hint='a field that starts with " runs until the next "; close '
+                                  'it, or write a " inside a field as ""') from None
         raise InputError(f"cannot parse the table: {message.strip()}",
                          location=Location(str(path)),
                          hint="check that it is a well-formed CSV/TSV file") from None
@@ -124,10 +132,60 @@ def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, int
                          hint="the first line must name the columns") from None
     frame.columns = [str(c).strip() for c in frame.columns]
     _check_header(frame, path)
+    if frame.shape[1] == 1:
+        _check_delimiter(str(frame.columns[0]), delimiter, path)
     if frame.empty:
         raise InputError("the table has a header but no rows", location=Location(str(path), 1),
                          hint="check that the evaluation wrote its per-item results")
-    return frame, 2
+    return frame, _row_lines(text, delimiter, len(frame))
+
+
+def _row_lines(text: str, delimiter: str, n_rows: int) -> np.ndarray:
+    """The line each data row starts on: blank lines (which the parser skips) and line
+    breaks inside quoted fields move the rows below them down."""
+    contiguous = np.arange(2, n_rows + 2, dtype=np.int64)
+    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    if breaks + (not text.endswith(("\n", "\r"))) == n_rows + 1:
+        return contiguous  # one line per row: the common case, no second parse
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    starts, start = [], 1
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                starts.append(start)
+            start = reader.line_num + 1
+    except csv.Error:
+        return contiguous
+    # the first record is the header; fall back if the two parsers disagree on the rows
+    return np.asarray(starts[1:], dtype=np.int64) if len(starts) == n_rows + 1 \
+        else contiguous
+
+
+def _open_quote_line(text: str, delimiter: str) -> int | None:
+    """The line on which the record with an unclosed quoted field starts."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    start = 1
+    try:
+        for _ in reader:
+            start = reader.line_num + 1
+    except csv.Error:
+        return start
+    return None
+
+
+_DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "vertical bar"}
+
+
+def _check_delimiter(header: str, delimiter: str, path: Path) -> None:
+    """A one-column table whose header holds another delimiter was split wrongly."""
+    found = [d for d in _DELIMITERS if d != delimiter and d in header]
+    if found:
+        raise InputError(
+            f"the header has a single column {header[:60]!r}: the file seems to be "
+            f"{_DELIMITERS[found[0]]}-separated, not {_DELIMITERS[delimiter]}-separated",
+            location=Location(str(path), 1),
+            hint="separate the columns with commas in a .csv file or with tabs in a .tsv "
+                 "file")
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -137,7 +195,9 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise InputError("reading Parquet needs pyarrow", location=Location(str(path)),
                          hint="pip install 'reportgen[parquet]'") from None
     try:
-        frame = pq.read_table(path).to_pandas()
+        table = pq.read_table(path)
+        table.validate(full=True)  # damaged text (invalid UTF-8) fails here, not later
+        frame = table.to_pandas()
     except Exception as exc:  # pyarrow raises several types for corrupt files
         raise InputError(f"cannot read the Parquet file: {exc}", location=Location(str(path)),
                          hint="the file may be truncated or not Parquet") from None

@@ -21,7 +21,10 @@ from reportgen.data.adapters._base import (
     Adapter,
     AdapterResult,
     LoadOptions,
+    head_text,
     iter_jsonl,
+    jsonl_lines,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -40,8 +43,7 @@ class EvalArenaAdapter(Adapter):
     def sniff(self, path: Path, head: bytes | None) -> bool:
         if head is None:
             return False
-        first = next((line for line in head.decode("utf-8-sig", errors="replace").splitlines()
-                      if line.strip()), "")
+        first = next((line for line in jsonl_lines(head_text(head)) if line.strip()), "")
         return first.lstrip().startswith("{") and all(f'"{k}"' in first for k in _REQUIRED)
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
@@ -65,28 +67,35 @@ class EvalArenaAdapter(Adapter):
 
 def _check_line(record: dict, path: Path, lineno: int) -> None:
     value = record["pass1"]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or math.isnan(to_float(value)):
         if value is None:
             return  # a missing score: the table's nan policy decides
-        raise InputError(f"pass1 = {value!r} is not a number",
+        raise InputError(f"pass1 = {_shown(value)} is not a number",
                          location=Location(str(path), lineno, "pass1"),
                          hint="pass1 is 0/1 or the share of samples that passed")
     if not 0 <= value <= 1:
-        raise InputError(f"pass1 = {value!r} is outside [0, 1]",
+        raise InputError(f"pass1 = {_shown(value)} is outside [0, 1]",
                          location=Location(str(path), lineno, "pass1"),
                          hint="pass1 is 0/1 or the share of samples that passed")
     if "count" in record:
         count = record["count"]
         if isinstance(count, bool) or not isinstance(count, (int, float)) \
-                or not float(count).is_integer() or count < 1:
-            raise InputError(f"count = {count!r} is not a positive whole number",
+                or not to_float(count).is_integer() or count < 1:
+            raise InputError(f"count = {_shown(count)} is not a positive whole number",
                              location=Location(str(path), lineno, "count"),
                              hint="count is the number of samples behind pass1")
         solved = value * count
         if abs(solved - round(solved)) > 1e-6 * max(1.0, count):
-            raise InputError(f"pass1 = {value!r} is not a share of count = {count} samples",
+            raise InputError(f"pass1 = {_shown(value)} is not a share of count = "
+                             f"{_shown(count)} samples",
                              location=Location(str(path), lineno, "pass1"),
                              hint="pass1 × count must be a whole number of passed samples")
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 register_adapter(EvalArenaAdapter())

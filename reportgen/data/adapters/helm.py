@@ -76,7 +76,9 @@ from reportgen.data.adapters._base import (
     LoadOptions,
     Problem,
     decode_text,
+    parse_json_int,
     read_json,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -351,7 +353,7 @@ def _instance_id(record: dict[str, Any], index: int, where: Location) -> str:
 def _train_trial(record: dict[str, Any], index: int, where: Location) -> int:
     value = record.get("train_trial_index")
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not float(value).is_integer() or value < 0:
+            or not to_float(value).is_integer() or not 0 <= value < 2**63:
         raise InputError(f"entry {index}: train_trial_index = {value!r} is not a "
                          "non-negative whole number",
                          location=where,
@@ -417,12 +419,12 @@ def _stat(stat: Any, base_dataset: str, item: str, number: int, where: Location
         if not _is_number(total):
             raise InputError(f"{context}: sum = {total!r} is not a number", location=where,
                              hint="sum must be a number")
-        return metric, dataset, sub_split, float(total) / float(count)
+        return metric, dataset, sub_split, to_float(total) / to_float(count)
     if not _is_number(mean):
         raise InputError(f"{context}: mean = {mean!r} is not a number", location=where,
                          hint="the mean of a stat must be a JSON number; the file may have "
                               "been edited by hand")
-    return metric, dataset, sub_split, float(mean)
+    return metric, dataset, sub_split, to_float(mean)
 
 
 def _perturbation_qualifier(perturbation: Any, context: str, where: Location) -> str:
@@ -461,7 +463,7 @@ def _json_list(path: Path) -> Iterator[tuple[int, Any]]:
     reported by :func:`read_json`, which names the line and column.
     """
     text = decode_text(path.read_bytes(), path)
-    decoder = json.JSONDecoder(parse_constant=_json_constant)
+    decoder = json.JSONDecoder(parse_constant=_json_constant, parse_int=parse_json_int)
     pos = _skip(text, 0)
     if pos == len(text) or text[pos] != "[":
         value = read_json(path)  # raises for an empty or invalid file

@@ -90,7 +90,9 @@ from reportgen.data.adapters._base import (
     LoadOptions,
     Problem,
     decode_text,
+    parse_json_int,
     read_json,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -319,8 +321,9 @@ def _last_per_sample(records: list[_Record]) -> list[_Record]:
     latest: dict[tuple[str, Any], _Record] = {}
     for record in records:
         sample = record.sample
-        key = (str(sample.get("id")), sample.get("epoch")) if isinstance(sample, dict) \
-            else ("", record.number)
+        # a malformed id or epoch (a list, ...) is reported when the record is parsed
+        key = (str(sample.get("id")), repr(sample.get("epoch"))) \
+            if isinstance(sample, dict) else ("", record.number)
         latest[key] = record
     return list(latest.values())
 
@@ -341,7 +344,7 @@ def _entry_json(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> 
     where = f"{path}/{info.filename}"
     text = decode_text(_entry_bytes(archive, info, path), Path(where))
     try:
-        return json.loads(text, parse_constant=float)
+        return json.loads(text, parse_constant=float, parse_int=parse_json_int)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg}",
                          location=Location(where, exc.lineno, exc.colno),
@@ -530,7 +533,7 @@ def _sample_key(sample: dict[str, Any], label: str, where: str) -> tuple[str, in
     if isinstance(sample_id, bool) or not isinstance(sample_id, (int, str)) or sample_id == "":
         raise InputError(f"{label} has no valid 'id' (found {sample_id!r})",
                          location=Location(where), hint="each Inspect sample has an int or str id")
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch < 2**63:
         raise InputError(f"{label} (id {sample_id!r}) has no valid 'epoch' (found {epoch!r})",
                          location=Location(where), hint="epochs are numbered from 1")
     return str(sample_id), epoch
@@ -587,7 +590,7 @@ def score_value_to_float(value: Any) -> float:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, (int, float)):
-        return float(value)
+        return to_float(value)
     if isinstance(value, str):
         if value in _LETTERS:
             return _LETTERS[value]

@@ -67,6 +67,7 @@ from reportgen.data.adapters._base import (
     Problem,
     iter_jsonl,
     read_json,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -466,7 +467,7 @@ def _number(value: Any) -> float | None:
     if value is None:
         return math.nan
     if isinstance(value, (bool, int, float)):
-        return float(value)
+        return to_float(value)
     return None
 
 

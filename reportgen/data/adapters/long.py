@@ -26,7 +26,9 @@ from reportgen.data.adapters._base import (
     Adapter,
     AdapterResult,
     LoadOptions,
+    head_text,
     iter_jsonl,
+    jsonl_lines,
 )
 from reportgen.data.adapters._tabular import header_columns, read_table, table_kind
 from reportgen.errors import InputError, Location
@@ -74,8 +76,8 @@ class LongTableAdapter(Adapter):
         with_predictions = {mapping["system"], mapping["item"], options.prediction_col,
                             options.reference_col}
         if kind == "jsonl":
-            first = next((line for line in head.decode("utf-8-sig", errors="replace")
-                          .splitlines() if line.strip()), "")
+            first = next((line for line in jsonl_lines(head_text(head)) if line.strip()),
+                         "")
             return any(all(f'"{key}"' in first for key in keys)
                        for keys in (needed, with_predictions))
         columns = header_columns(path, head)
@@ -89,10 +91,11 @@ class LongTableAdapter(Adapter):
         with path.open("rb") as fh:
             head = fh.read(8)
         if table_kind(path, head) == "jsonl":
-            frame, first_line = _read_jsonl(path), None
+            frame = _read_jsonl(path)
         else:
-            frame, first_line = read_table(path, head)
-        frame = _canonical(frame, path, options, first_line)
+            frame, lines = read_table(path, head)
+            frame[SOURCE_LINE] = lines
+        frame = _canonical(frame, path, options)
         return AdapterResult(frame)
 
 
@@ -106,8 +109,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
     return frame
 
 
-def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions,
-               first_line: int | None) -> pd.DataFrame:
+def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions) -> pd.DataFrame:
     """Rename mapped columns to canonical names, fill dataset/metric, add provenance."""
     mapping = column_mapping(options)
     columns = [c for c in frame.columns if c != SOURCE_LINE]
@@ -171,8 +173,6 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions,
                           "reference", SOURCE_LINE):
             frame[column] = _maybe_numeric(frame[column])
     frame[SOURCE_FILE] = str(path)
-    if SOURCE_LINE not in frame.columns:
-        frame[SOURCE_LINE] = np.arange(len(frame), dtype=np.int64) + (first_line or 1)
     return frame
 
 
@@ -194,7 +194,10 @@ def _maybe_numeric(values: pd.Series) -> pd.Series:
     """Numbers read as text become numbers when every non-empty value is one."""
     if pd.api.types.is_numeric_dtype(values.dtype):
         return values
-    converted = pd.to_numeric(values, errors="coerce")
+    try:
+        converted = pd.to_numeric(values, errors="coerce")
+    except OverflowError:  # a JSON integer with hundreds of digits: keep the values
+        return values
     if (converted.notna() == values.notna()).all():
         return converted
     return values

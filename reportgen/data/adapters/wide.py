@@ -39,8 +39,7 @@ class WideTableAdapter(Adapter):
         return is_tabular(path, head)
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
-        frame, first_line = read_table(path)
-        lines = np.arange(len(frame), dtype=np.int64) + first_line
+        frame, lines = read_table(path)
         if options.item_col in frame.columns:
             items = frame.pop(options.item_col).astype(str).str.strip()
             if (items.isin(["", "nan"])).any():
