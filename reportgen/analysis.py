@@ -38,6 +38,7 @@ from reportgen.data import ScoreTable
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.execution import Execution, blas_threads, map_units
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
+from reportgen.stats._common import resampling_iv
 from reportgen.stats.corpus import (
     classification_statistics,
     corpus_bootstrap_interval,
@@ -68,7 +69,7 @@ from reportgen.stats.pairwise import (
     compare_unpaired,
 )
 
-__all__ = ["Analysis", "AnalysisOptions", "SampleListResult", "analyze"]
+__all__ = ["Analysis", "AnalysisOptions", "SampleListResult", "analyze", "check_options"]
 
 Pairing = Literal["auto", "paired", "unpaired"]
 CorrectAcross = Literal["sample-list", "all"]
@@ -169,7 +170,10 @@ class AnalysisOptions:
         for name in self.corpus_metrics:
             corpus_metric(name)  # unknown names raise, listing the known ones
         if not 0 < self.power < 1:
-            raise InputError(f"power={self.power!r} must be between 0 and 1 (exclusive)")
+            raise InputError(f"power={self.power!r} must be between 0 and 1 (exclusive)",
+                             hint="e.g. power=0.8")
+        resampling_iv(confidence=self.confidence, n_resamples=self.n_resamples,
+                      max_memory=2**20, alpha=self.alpha)  # bad values fail here, early
         if self.seed is not None and (isinstance(self.seed, bool) or
                                       not isinstance(self.seed, int) or self.seed < 0):
             raise InputError(f"seed={self.seed!r} must be a non-negative integer")
@@ -320,7 +324,7 @@ class Analysis:
             "problems": summary["problems"],
             "system_attributes": _records(self.table.system_attributes.reset_index()),
         }
-        return {"reportgen_version": __version__, "created": self.created,
+        return _json_safe({"reportgen_version": __version__, "created": self.created,
                 "seed": self.seed, "config": config, "data": data,
                 "systems": list(self.systems), "comparisons": self.comparisons(),
                 "noise": list(self.noise), "power": list(self.power),
@@ -328,7 +332,24 @@ class Analysis:
                 "groups": list(self.groups), "hyperparameters": list(self.hyperparameters),
                 "aggregates": list(self.aggregates), "rankings": list(self.rankings),
                 "items": list(self.items),
-                "notes": list(self.notes)}
+                "notes": list(self.notes)})
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, ±inf: undefined statistics of
+    degenerate data) as None and numpy scalars as Python numbers, so results.json is
+    strict JSON wherever a routine left one in a nested entry."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
 
 
 def _records(frame) -> list[dict[str, Any]]:
@@ -354,6 +375,34 @@ def unit_rng(seed: int, dataset: str, metric: str, stream: int = 0) -> np.random
     runs, processes and the set of units analysed."""
     key = [seed, zlib.crc32(dataset.encode()), zlib.crc32(metric.encode()), stream]
     return np.random.default_rng(np.random.SeedSequence(key))
+
+
+def check_options(table: ScoreTable, options: AnalysisOptions) -> None:
+    """The checks of ``options`` against ``table`` that :func:`analyze` makes before any
+    work (``reportgen run`` makes them before the notebook starts).
+
+    Raises
+    ------
+    InputError
+        An unknown baseline or system, an unknown attribute column, or ``pairing=
+        "paired"`` on a dataset × metric whose systems share no item.
+    """
+    for name in (options.baseline, *(options.systems or ())):
+        if name is not None and name not in table.systems:
+            raise InputError(f"unknown system {name!r}",
+                             hint=f"systems: {', '.join(table.systems)}")
+    validate_columns(table, group_by=options.group_by, compare_by=options.compare_by,
+                     condition_on=options.condition_on)
+    if options.pairing == "paired":
+        for dataset, metric in table.pairs():
+            systems = _ordered_systems(table.systems_of(dataset, metric), options)
+            if len(systems) >= 2 and table.pairing(dataset, metric, systems).n_common < 1:
+                raise InputError(
+                    f"pairing='paired' but no item of dataset {dataset!r}, metric "
+                    f"{metric!r} was scored for all of {', '.join(systems[:5])}"
+                    + (" …" if len(systems) > 5 else ""),
+                    hint="use --pairing auto (or unpaired), or select systems scored on "
+                         "the same items")
 
 
 def analyze(table: ScoreTable, options: AnalysisOptions | None = None, *,
@@ -401,12 +450,7 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None, *,
     options = options or AnalysisOptions()
     seed = options.seed if options.seed is not None else \
         int(np.random.SeedSequence().entropy) % (2**63)
-    for name in (options.baseline, *(options.systems or ())):
-        if name is not None and name not in table.systems:
-            raise InputError(f"unknown system {name!r}",
-                             hint=f"systems: {', '.join(table.systems)}")
-    validate_columns(table, group_by=options.group_by, compare_by=options.compare_by,
-                     condition_on=options.condition_on)
+    check_options(table, options)
     if options.alternative != "two-sided":
         warnings.warn(f"alternative={options.alternative!r} (system A "
                       f"{'better' if options.alternative == 'greater' else 'worse'} than B): "

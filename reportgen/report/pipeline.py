@@ -266,6 +266,9 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         timings["load"] = time.perf_counter() - tick
         say(f"loaded {len(table.systems)} systems, {len(table.datasets)} datasets, "
             f"{len(table.metrics)} metrics")
+        from reportgen.analysis import check_options
+
+        check_options(table, AnalysisOptions(**options))  # before the notebook starts
         if release_report:
             from reportgen.report.release import resolve_release_systems
             resolve_release_systems(table.systems,

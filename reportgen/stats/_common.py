@@ -45,7 +45,8 @@ def resampling_iv(*, confidence: float, n_resamples: int, max_memory: int,
         ("alpha", alpha), ("confidence", confidence))
     for name, value in levels:
         if not (isinstance(value, (int, float)) and 0 < value < 1):
-            raise InputError(f"{name}={value!r} must be between 0 and 1 (exclusive)")
+            raise InputError(f"{name}={value!r} must be between 0 and 1 (exclusive)",
+                             hint=f"e.g. {name}={0.05 if name == 'alpha' else 0.95}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
             or n_resamples < 1:
         raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
