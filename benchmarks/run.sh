@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Speed and memory benchmarks of the pairwise comparison engine (benchmarks/README.md).
+# The benchmark suite of reportgen (issue 9; benchmarks/README.md): every workload, one
+# table, one JSON file in benchmarks/results/.
 #
 # Creates .venv-bench at the repository root (once), installs the project and the
 # reference library evalci into it (evalci is a benchmark-only dependency, never a
 # project one), then runs benchmarks/bench_compare.py with the given arguments:
 #
-#   bash benchmarks/run.sh                 # full run, references included (~7 minutes)
-#   bash benchmarks/run.sh --quick         # our workloads only (~20 seconds)
+#   bash benchmarks/run.sh                 # everything, references and reportgen run (~20-25 min)
+#   bash benchmarks/run.sh --quick         # the fast tier only (~2 min)
+#   bash benchmarks/run.sh --only arena5_stats,arena5_scipy
 #   bash benchmarks/run.sh --compare benchmarks/results/latest.json
+#
+# The exit status is 1 if a target is missed, 2 for a bad argument.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
