@@ -763,31 +763,17 @@ def write_outputs(history: History) -> HTMLBlock:
     """Write ``history.json`` and ``tables/trend.csv``, ``tables/changes.csv``."""
     import pandas as pd
 
+    from reportgen.analysis import _json_safe
     from reportgen.report.output import write_json_atomic
 
     out = history.output_dir
     out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / "history.json", _plain_json(history.to_results()))
+    write_json_atomic(out / "history.json", _json_safe(history.to_results()))
     tables = out / "tables"
     tables.mkdir(exist_ok=True)
     pd.DataFrame.from_records(history.trend).to_csv(tables / "trend.csv", index=False)
     pd.DataFrame.from_records(history.changes).to_csv(tables / "changes.csv", index=False)
     return HTMLBlock("", text="wrote history.json and tables/ (trend.csv, changes.csv)")
-
-
-def _plain_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain_json(v) for v in value]
-    if isinstance(value, (np.floating, float)):
-        x = float(value)
-        return x if math.isfinite(x) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
 
 
 # ---------------------------------------------------------------------- the report folder
@@ -841,23 +827,19 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         A cell failed; the partial notebook is kept at ``<out>.failed.ipynb``.
     """
     import datetime as _dt
-    import json
-    import shutil
     import time
 
     from reportgen.charts.render import load_theme
-    from reportgen.report.archive import build_manifest, report_folder, resolve_out
-    from reportgen.report.export import (
-        external_references,
-        html_to_pdf,
-        notebook_to_html,
-    )
-    from reportgen.report.output import write_json_atomic
+    from reportgen.report.archive import build_manifest, report_folder
     from reportgen.report.pipeline import (
         FORMATS,
-        NotebookExecutionError,
-        execute_template,
+        built_files,
+        execute_into,
+        export_formats,
+        output_folder,
+        read_notebook_output,
         resolve_template,
+        write_manifest,
     )
 
     say = progress or (lambda message: None)
@@ -878,10 +860,9 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     say(f"order ({checked.order}): {' → '.join(e.label for e in checked.entries)}; "
         f"{len(checked.changes)} changes, "
         f"{sum(c['significant'] for c in checked.changes)} significant")
-    out = resolve_out(spec.out, if_exists="replace" if spec.force else spec.if_exists)
-    if out != Path(spec.out):
-        say(f"{spec.out} exists: writing {out} instead (--if-exists timestamp)")
-    with report_folder(out, force=spec.force or spec.if_exists == "replace") as tmp:
+    out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists,
+                                 progress=say)
+    with report_folder(out, force=replace) as tmp:
         parameters = {
             "reports": [str(Path(r).resolve()) for r in spec.reports],
             "order": spec.order, "follow": list(spec.follow),
@@ -889,51 +870,19 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
             "title": spec.title, "theme": str(theme.path),
             "output_dir": str(tmp.resolve()),
         }
-        notebook_path = tmp / "report.ipynb"
         tick = time.perf_counter()
-        try:
-            nb = execute_template(template, notebook_path, parameters, progress=say,
-                                  kernel_name=spec.kernel_name,
-                                  execution_timeout=spec.execution_timeout)
-        except NotebookExecutionError as exc:
-            debug = out.resolve().parent / f"{out.name}.failed.ipynb"
-            if notebook_path.exists():
-                shutil.copyfile(notebook_path, debug)
-                raise NotebookExecutionError(
-                    f"{exc}\nthe partial notebook is kept in {debug}",
-                    debug_path=debug) from None
-            raise
+        nb = execute_into(template, tmp, out, parameters, progress=say,
+                          kernel_name=spec.kernel_name,
+                          execution_timeout=spec.execution_timeout)
         timings["notebook"] = time.perf_counter() - tick
-        results_path = tmp / "history.json"
-        if not results_path.is_file():
-            raise ReportgenError("the notebook wrote no history.json: its last cell must "
-                                 "call reportgen.report.history.write_outputs(history)")
-        results = json.loads(results_path.read_text(encoding="utf-8"))
-        tick = time.perf_counter()
-        say("exporting HTML")
+        results = read_notebook_output(tmp, "history.json",
+                                       "reportgen.report.history.write_outputs(history)")
         labels = [r["label"] for r in results["reports"]]
         meta = [("releases", " → ".join(labels)),
                 ("reportgen", str(results["reportgen_version"]))]
-        html = notebook_to_html(nb, title=spec.title, release=None, theme=theme,
-                                meta=meta, created=started)
-        bad = external_references(html)
-        if bad:
-            raise ReportgenError("the report HTML would need the network or a script: "
-                                 + ", ".join(bad[:5]))
-        if "html" in spec.formats:
-            (tmp / "report.html").write_text(html, encoding="utf-8")
-        timings["html"] = time.perf_counter() - tick
-        pages = None
-        if "pdf" in spec.formats:
-            tick = time.perf_counter()
-            say("rendering the PDF")
-            pages = html_to_pdf(html, tmp / "report.pdf", title=spec.title, release=None)
-            timings["pdf"] = time.perf_counter() - tick
-            say(f"PDF: {pages} pages")
-        if "ipynb" not in spec.formats:
-            notebook_path.unlink()
-        outputs = {p.relative_to(tmp).as_posix(): p for p in sorted(tmp.rglob("*"))
-                   if p.is_file()}
+        pages = export_formats(nb, tmp, formats=spec.formats, title=spec.title,
+                               release=None, theme=theme, meta=meta, created=started,
+                               timings=timings, progress=say)
         sources = [{"path": str(Path(r) / "results.json"), "format": "results.json",
                     "rows": None} for r in spec.reports]
         record = {"reports": list(spec.reports), "order": spec.order,
@@ -941,13 +890,9 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
                   "recompute": spec.recompute, "title": spec.title, "theme": spec.theme,
                   "formats": list(spec.formats), "template": str(template)}
         manifest = build_manifest(sources, parameters=record, seed=0, started=started,
-                                  outputs=outputs)
+                                  outputs=built_files(tmp))
         manifest.pop("seed", None)
-        for name, entry in manifest["outputs"].items():
-            entry["path"] = name
-        manifest["timings_seconds"] = {k: round(v, 3) for k, v in timings.items()}
-        write_json_atomic(tmp / "manifest.json", manifest)
-        files = tuple(sorted([*outputs, "manifest.json"]))
+        files = write_manifest(tmp, manifest, timings)
     say(f"wrote {out}")
     return HistoryResult(out=out, files=files, order=tuple(labels),
                          n_changes=len(results["changes"]),

@@ -23,7 +23,9 @@ from typing import Any
 
 from reportgen.errors import InputError, Location, ReportgenError
 
-__all__ = ["FORMATS", "NotebookExecutionError", "RunResult", "RunSpec", "execute_template",
+__all__ = ["FORMATS", "NotebookExecutionError", "RunResult", "RunSpec", "built_files",
+           "execute_into", "execute_template", "export_formats", "output_folder",
+           "read_notebook_output", "write_manifest",
            "resolve_template", "run_report"]
 
 FORMATS = ("html", "pdf", "ipynb")
@@ -208,6 +210,99 @@ def _json_ready(value: Any) -> Any:
     return value
 
 
+def output_folder(out: str, *, force: bool, if_exists: str,
+                  progress: Progress | None = None) -> tuple[Path, bool]:
+    """The report folder to write (:func:`reportgen.report.archive.resolve_out`) and
+    whether an existing one is replaced; says so when a timestamped folder is used."""
+    from reportgen.report.archive import resolve_out
+
+    replace = force or if_exists == "replace"
+    folder = resolve_out(out, if_exists="replace" if replace else if_exists)
+    if folder != Path(out) and progress is not None:
+        progress(f"{out} exists: writing {folder} instead (--if-exists timestamp)")
+    return folder, replace
+
+
+def execute_into(template: Path, build: Path, out: Path, parameters: Mapping[str, Any], *,
+                 progress: Progress | None, kernel_name: str | None,
+                 execution_timeout: int | None) -> Any:
+    """Execute ``template`` into ``build/report.ipynb``; on a failing cell keep the
+    partial notebook as ``<out>.failed.ipynb`` and say so in the error."""
+    notebook_path = build / "report.ipynb"
+    try:
+        return execute_template(template, notebook_path, parameters, progress=progress,
+                                kernel_name=kernel_name,
+                                execution_timeout=execution_timeout)
+    except NotebookExecutionError as exc:
+        debug = out.resolve().parent / f"{out.name}.failed.ipynb"
+        if notebook_path.exists():
+            shutil.copyfile(notebook_path, debug)
+            raise NotebookExecutionError(f"{exc}\nthe partial notebook is kept in {debug}",
+                                         debug_path=debug) from None
+        raise
+
+
+def read_notebook_output(build: Path, name: str, writer: str) -> dict[str, Any]:
+    """The JSON document the notebook's last cell wrote (``results.json``, ...)."""
+    path = build / name
+    if not path.is_file():
+        raise ReportgenError(f"the notebook wrote no {name}: its last cell must call "
+                             f"{writer}")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def export_formats(nb: Any, build: Path, *, formats: Sequence[str], title: str,
+                   release: str | None, theme: Any, meta: Sequence[tuple[str, str]],
+                   created: str, timings: dict[str, float],
+                   progress: Progress | None = None) -> int | None:
+    """Export the executed notebook in ``build``: ``report.html`` (refused if it would
+    reference the network or run a script) and ``report.pdf`` as ``formats`` asks, and
+    drop ``report.ipynb`` unless asked; returns the PDF's page count."""
+    from reportgen.report.export import external_references, html_to_pdf, notebook_to_html
+
+    say = progress or (lambda message: None)
+    tick = time.perf_counter()
+    say("exporting HTML")
+    html = notebook_to_html(nb, title=title, release=release, theme=theme, meta=meta,
+                            created=created)
+    bad = external_references(html)
+    if bad:
+        raise ReportgenError("the report HTML would need the network or a script: "
+                             + ", ".join(bad[:5]))
+    if "html" in formats:
+        (build / "report.html").write_text(html, encoding="utf-8")
+    timings["html"] = time.perf_counter() - tick
+    pages = None
+    if "pdf" in formats:
+        tick = time.perf_counter()
+        say("rendering the PDF")
+        pages = html_to_pdf(html, build / "report.pdf", title=title, release=release)
+        timings["pdf"] = time.perf_counter() - tick
+        say(f"PDF: {pages} pages")
+    if "ipynb" not in formats:
+        (build / "report.ipynb").unlink()
+    return pages
+
+
+def built_files(build: Path) -> dict[str, Path]:
+    """Every file written in the build folder, by its path relative to it."""
+    return {p.relative_to(build).as_posix(): p for p in sorted(build.rglob("*"))
+            if p.is_file()}
+
+
+def write_manifest(build: Path, manifest: dict[str, Any],
+                   timings: Mapping[str, float]) -> tuple[str, ...]:
+    """Write ``manifest.json`` (output paths relative to the report folder, the time of
+    each stage) and return the names of every file of the report."""
+    from reportgen.report.output import write_json_atomic
+
+    for name, entry in manifest["outputs"].items():
+        entry["path"] = name  # relative to the report folder, not the build folder
+    manifest["timings_seconds"] = {k: round(v, 3) for k, v in timings.items()}
+    write_json_atomic(build / "manifest.json", manifest)
+    return tuple(sorted([*manifest["outputs"], "manifest.json"]))
+
+
 def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     """Make a full report folder: ``report.html``, ``report.pdf``, ``report.ipynb``
     (as chosen by ``spec.formats``), ``results.json``, ``tables/*.csv``,
@@ -225,17 +320,7 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     from reportgen.analysis import AnalysisOptions
     from reportgen.charts.render import load_theme
     from reportgen.data import LoadOptions, load
-    from reportgen.report.archive import (
-        build_manifest,
-        report_folder,
-        resolve_out,
-        validate_results,
-    )
-    from reportgen.report.export import (
-        external_references,
-        html_to_pdf,
-        notebook_to_html,
-    )
+    from reportgen.report.archive import build_manifest, report_folder, validate_results
 
     say = progress or (lambda message: None)
     timings: dict[str, float] = {}
@@ -255,10 +340,9 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     LoadOptions(**dict(spec.load_options))
     from reportgen.execution import Execution
     Execution.from_mapping(spec.execution)
-    out = resolve_out(spec.out, if_exists="replace" if spec.force else spec.if_exists)
-    if out != Path(spec.out):
-        say(f"{spec.out} exists: writing {out} instead (--if-exists timestamp)")
-    with report_folder(out, force=spec.force or spec.if_exists == "replace") as tmp:
+    out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists,
+                                 progress=say)
+    with report_folder(out, force=replace) as tmp:
         tick = time.perf_counter()
         say(f"loading {', '.join(spec.data)}")
         table = load(list(spec.data), options=LoadOptions(**dict(spec.load_options)),
@@ -288,52 +372,20 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         if release_report:
             parameters["baseline"] = spec.baseline or options.get("baseline") or ""
             parameters["candidate"] = spec.candidate or ""
-        notebook_path = tmp / "report.ipynb"
         tick = time.perf_counter()
-        try:
-            nb = execute_template(template, notebook_path, parameters, progress=say,
-                                  kernel_name=spec.kernel_name,
-                                  execution_timeout=spec.execution_timeout)
-        except NotebookExecutionError as exc:
-            debug = out.resolve().parent / f"{out.name}.failed.ipynb"
-            if notebook_path.exists():
-                shutil.copyfile(notebook_path, debug)
-                raise NotebookExecutionError(
-                    f"{exc}\nthe partial notebook is kept in {debug}",
-                    debug_path=debug) from None
-            raise
+        nb = execute_into(template, tmp, out, parameters, progress=say,
+                          kernel_name=spec.kernel_name,
+                          execution_timeout=spec.execution_timeout)
         timings["notebook"] = time.perf_counter() - tick
-        results_path = tmp / "results.json"
-        if not results_path.is_file():
-            raise ReportgenError("the notebook wrote no results.json: its last cell must "
-                                 "call reportgen.report.sections.write_outputs(report)")
-        results = json.loads(results_path.read_text(encoding="utf-8"))
+        results = read_notebook_output(tmp, "results.json",
+                                       "reportgen.report.sections.write_outputs(report)")
         validate_results(results)
-        tick = time.perf_counter()
-        say("exporting HTML")
         meta = [("seed", str(results["seed"])), ("reportgen", results["reportgen_version"]),
                 ("data", _short_list(spec.data))]
-        html = notebook_to_html(nb, title=spec.title, release=spec.release, theme=theme,
-                                meta=meta, created=results["created"])
-        bad = external_references(html)
-        if bad:
-            raise ReportgenError("the report HTML would need the network or a script: "
-                                 + ", ".join(bad[:5]))
-        if "html" in spec.formats:
-            (tmp / "report.html").write_text(html, encoding="utf-8")
-        timings["html"] = time.perf_counter() - tick
-        pages = None
-        if "pdf" in spec.formats:
-            tick = time.perf_counter()
-            say("rendering the PDF")
-            pages = html_to_pdf(html, tmp / "report.pdf", title=spec.title,
-                                release=spec.release)
-            timings["pdf"] = time.perf_counter() - tick
-            say(f"PDF: {pages} pages")
-        if "ipynb" not in spec.formats:
-            notebook_path.unlink()
-        outputs = {p.relative_to(tmp).as_posix(): p for p in sorted(tmp.rglob("*"))
-                   if p.is_file()}
+        pages = export_formats(nb, tmp, formats=spec.formats, title=spec.title,
+                               release=spec.release, theme=theme, meta=meta,
+                               created=results["created"], timings=timings, progress=say)
+        outputs = built_files(tmp)
         parameters_record = {k: v for k, v in asdict(spec).items()
                              if k not in ("data", "out")}
         parameters_record["analysis_options"] = _json_ready(options)
@@ -343,12 +395,7 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         manifest = build_manifest(table.sources, parameters=_json_ready(parameters_record),
                                   seed=int(results["seed"]), started=started,
                                   outputs=outputs)
-        for name, entry in manifest["outputs"].items():
-            entry["path"] = name  # relative to the report folder, not the build folder
-        manifest["timings_seconds"] = {k: round(v, 3) for k, v in timings.items()}
-        from reportgen.report.output import write_json_atomic
-        write_json_atomic(tmp / "manifest.json", manifest)
-        files = tuple(sorted([*outputs, "manifest.json"]))
+        files = write_manifest(tmp, manifest, timings)
         verdict = results.get("verdict")
     say(f"wrote {out}")
     return RunResult(out=out, files=files, seed=int(results["seed"]), pages=pages,
