@@ -322,6 +322,7 @@ class Analysis:
             "pairing": [m["pairing"] for d in summary["datasets"] for m in d["metrics"]],
             "exclusions": summary["exclusions"],
             "problems": summary["problems"],
+            "skipped_inputs": summary["skipped_inputs"],
             "system_attributes": _records(self.table.system_attributes.reset_index()),
         }
         return _json_safe({"reportgen_version": __version__, "created": self.created,

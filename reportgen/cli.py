@@ -56,11 +56,15 @@ def _add_data_options(parser: argparse.ArgumentParser, *,
     group.add_argument("--nan-policy", choices=("drop", "raise"), default=None,
                        help="a missing score: drop the row and count it (default) or "
                             "stop with an error")
+    group.add_argument("--strict-inputs", action="store_true", default=None,
+                       help="stop with an error instead of skipping an input with no "
+                            "usable result (a cancelled or empty log, a missing samples "
+                            "file); skipped inputs are listed in the report by default")
 
 
 _LOAD_KEYS = ("format", "system_col", "dataset_col", "metric_col", "item_col", "score_col",
               "run_col", "prediction_col", "reference_col", "dataset", "metric",
-              "lm_eval_filter", "nan_policy")
+              "lm_eval_filter", "nan_policy", "strict_inputs")
 
 
 def _config(args: argparse.Namespace):
@@ -98,17 +102,17 @@ def _load_options(args: argparse.Namespace) -> dict:
     return options
 
 
-def _load(args: argparse.Namespace):
+def _load(args: argparse.Namespace, *, min_systems: int = 2):
     from reportgen.data import LoadOptions, load
 
     return load(_data_paths(args), options=LoadOptions(**_load_options(args)),
-                config=args.config)
+                config=args.config, min_systems=min_systems)
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from reportgen.report.inspect_view import format_summary
 
-    table = _load(args)
+    table = _load(args, min_systems=1)  # how one system's results were read is useful too
     summary = table.summary()
     if args.json:
         json.dump(summary, sys.stdout, indent=2, allow_nan=False)

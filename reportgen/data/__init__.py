@@ -38,6 +38,7 @@ from reportgen.data.adapters import (
     Exclusion,
     LoadOptions,
     Problem,
+    SkippedInput,
     adapter_names,
     detect_format,
     get_adapter,
@@ -60,6 +61,7 @@ __all__ = [
     "PredictionSamples",
     "Problem",
     "ScoreTable",
+    "SkippedInput",
     "SystemSpec",
     "TableConfig",
     "UnpairedSamples",
@@ -76,7 +78,8 @@ __all__ = [
 
 
 def load(paths: Iterable[str | Path] | str | Path, *, options: LoadOptions | None = None,
-         config: TableConfig | str | Path | None = None) -> ScoreTable:
+         config: TableConfig | str | Path | None = None,
+         min_systems: int = 2) -> ScoreTable:
     """Read evaluation results and return the validated :class:`ScoreTable`.
 
     Parameters
@@ -88,6 +91,8 @@ def load(paths: Iterable[str | Path] | str | Path, *, options: LoadOptions | Non
         How to read them (format, column names, ...); see :class:`LoadOptions`.
     config
         Metric and dataset properties: a :class:`TableConfig` or the path of a TOML file.
+    min_systems
+        Fewer systems is an error (2 to compare; 1 to look at the data of one system).
 
     Raises
     ------
@@ -98,4 +103,4 @@ def load(paths: Iterable[str | Path] | str | Path, *, options: LoadOptions | Non
     if config is not None and not isinstance(config, TableConfig):
         config = load_config(config)
     return build_score_table(read_inputs(paths, options), config,
-                             nan_policy=options.nan_policy)
+                             nan_policy=options.nan_policy, min_systems=min_systems)

@@ -17,6 +17,7 @@ The file format (``--config FILE``); every section and key is optional::
     metric = "accuracy"            # metric name for inputs without one
     lm_eval_filter = "strict-match"  # lm-evaluation-harness filter (default: the first)
     nan_policy = "drop"            # a missing score: "drop" (counted) or "raise"
+    strict_inputs = false          # true: an unusable input (empty log, ...) is an error
 
     [analysis]                     # the statistics (the fields of AnalysisOptions)
     pairing = "auto"               # "auto" (detected), "paired" or "unpaired"
@@ -609,7 +610,7 @@ _ANALYSIS: dict[str, Check] = {
 _INPUT: dict[str, Check] = {
     "data": _paths, "format": _adapter, **{key: _text for key in _COLUMN_KEYS},
     "dataset": _text, "metric": _text, "lm_eval_filter": _text,
-    "nan_policy": _choice(NAN_POLICIES),
+    "nan_policy": _choice(NAN_POLICIES), "strict_inputs": _flag,
 }
 _REPORT: dict[str, Check] = {
     "title": _text, "release": _text, "candidate": _text, "template": _text,

@@ -55,6 +55,7 @@ from reportgen.data.adapters._base import (
     AdapterResult,
     Exclusion,
     Problem,
+    SkippedInput,
     to_float,
 )
 from reportgen.errors import InputError, Location
@@ -273,6 +274,9 @@ class ScoreTable:
         Dataset -> weight (config, default 1).
     sources
         One entry per input read: ``{"path", "format", "rows"}``.
+    skipped_inputs
+        Inputs the adapters skipped (a cancelled or empty log next to good ones, a
+        missing samples file, ...), each with the reason.
     """
 
     frame: pd.DataFrame
@@ -288,6 +292,7 @@ class ScoreTable:
     _modality: Mapping[tuple[str, str], Modality] = field(repr=False)
     _groups: Mapping[tuple[str, str], _Group] = field(repr=False)
     _run_labels: Mapping[str, tuple[Any, ...] | None] = field(repr=False)
+    skipped_inputs: tuple[SkippedInput, ...] = ()
 
     # ------------------------------------------------------------------ structure
 
@@ -514,6 +519,7 @@ class ScoreTable:
             "system_attributes": [c for c in self.system_attributes.columns],
             "exclusions": [e.to_dict() for e in self.exclusions],
             "problems": [p.to_dict() for p in self.problems],
+            "skipped_inputs": [s.to_dict() for s in self.skipped_inputs],
         }
 
     # ------------------------------------------------------------------ internals
@@ -561,7 +567,8 @@ class ScoreTable:
 
 def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
                       config: TableConfig | None = None, *,
-                      nan_policy: Literal["drop", "raise"] = "drop") -> ScoreTable:
+                      nan_policy: Literal["drop", "raise"] = "drop",
+                      min_systems: int = 2) -> ScoreTable:
     """Validate what adapters read and build the :class:`ScoreTable`.
 
     Parameters
@@ -572,6 +579,9 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
         Metric and dataset properties; default: all inferred.
     nan_policy
         What a missing score means (module notes).
+    min_systems
+        Fewer systems than this is an error: 2 to compare, 1 to look at one system's
+        data (``reportgen inspect``).
 
     Raises
     ------
@@ -593,6 +603,9 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
                     for r in results)
     exclusions: list[Exclusion] = [e for r in results for e in r.exclusions]
     problems: list[Problem] = [p for r in results for p in r.problems]
+    skipped = tuple(s for r in results for s in r.skipped)
+    problems.extend(Problem("warning", f"skipped: {s.reason}", Location(s.path))
+                    for s in skipped)
     if not frames:
         paths = [str(r.source) for r in results if r.source]
         warned = [p for p in problems if p.severity == "warning"]
@@ -622,11 +635,11 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
                          hint="check the score column: an empty cell, NaN or null means "
                               "not scored")
     run_labels = _runs(df)
-    _check_duplicates(df)
+    _check_duplicates(df, _duplicate_hints(results))
     _check_references(df)
 
     systems = tuple(pd.unique(df["system"]))
-    if len(systems) < 2:
+    if len(systems) < min_systems:
         raise InputError(f"only one system ({systems[0]!r}) in the input: there is "
                          "nothing to compare",
                          location=_files_location(df[SOURCE_FILE]),
@@ -661,7 +674,7 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
                        for d in datasets}
     table = ScoreTable(frame, systems, datasets, metrics, tuple(exclusions), (),
                        item_meta, system_attrs, dataset_weights, sources, modality, groups,
-                       run_labels)
+                       run_labels, skipped)
     problems.extend(_findings(table, config))
     return dataclasses.replace(table, problems=tuple(problems))
 
@@ -815,7 +828,22 @@ def _runs(df: pd.DataFrame) -> dict[str, tuple[Any, ...] | None]:
     return labels
 
 
-def _check_duplicates(df: pd.DataFrame) -> None:
+def _duplicate_hints(results: Sequence[AdapterResult]) -> dict[str, str]:
+    """Input file -> the duplicate hint of the adapter that read it (where it has one)."""
+    hints: dict[str, str] = {}
+    for result in results:
+        if result.duplicate_hint and SOURCE_FILE in result.frame:
+            hints.update(dict.fromkeys(pd.unique(result.frame[SOURCE_FILE]).tolist(),
+                                       result.duplicate_hint))
+    return hints
+
+
+_DUPLICATE_HINT = ("each (system, dataset, metric, item, run) may appear once; if these are "
+                   "repeated runs, add a run column (--run-col), otherwise remove the "
+                   "duplicates")
+
+
+def _check_duplicates(df: pd.DataFrame, hints: Mapping[str, str] | None = None) -> None:
     key = [c for c in KEY_COLUMNS if c in df]
     dup = df.duplicated(key, keep=False)
     if not dup.any():
@@ -825,12 +853,17 @@ def _check_duplicates(df: pd.DataFrame) -> None:
     same = rows[(rows[key] == pd.Series(first_key, index=key)).all(axis=1)]
     places = "; ".join(str(_where(df, i)) for i in same.index[:_SHOW_ROWS])
     n_keys = int(rows.groupby(key, sort=False).ngroups)
-    label = ", ".join(f"{k}={v!r}" for k, v in zip(key, first_key))
+    # plain Python values: a numpy scalar's repr (np.int64(1)) means nothing to a reader
+    label = ", ".join(f"{k}={_plain(v)!r}" for k, v in zip(key, first_key))
+    where = _where(df, same.index[0])
     raise InputError(
         f"{n_keys} score(s) given more than once; the first: ({label}) at {places}",
-        location=_where(df, same.index[0]),
-        hint="each (system, dataset, metric, item, run) may appear once; if these are "
-             "repeated runs, add a run column (--run-col), otherwise remove the duplicates")
+        location=where,
+        hint=(hints or {}).get(where.file, _DUPLICATE_HINT))
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _is_missing(value: Any) -> bool:

@@ -544,6 +544,13 @@ def data_section(report: Report) -> HTMLBlock | None:
             f"{s['n_metrics']} metrics.</p>"]
     body.append(table(s["inputs"], [Col("path", "input"), Col("format", "format"),
                                     Col("rows", "rows", lambda v: f"{v:,}", True)]))
+    if s.get("skipped_inputs"):
+        body.append(_h3("Skipped inputs", "skipped-inputs"))
+        body.append(_note("These inputs hold no usable result and were left out "
+                          "(--strict-inputs makes this an error):"))
+        body.append(table(s["skipped_inputs"], [Col("path", "input"),
+                                                Col("format", "format"),
+                                                Col("reason", "why skipped")]))
     body.append(_h3("Datasets and pairing", "datasets-and-pairing"))
     rows = []
     for d in s["datasets"]:

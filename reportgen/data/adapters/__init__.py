@@ -27,6 +27,8 @@ from reportgen.data.adapters._base import (
     Exclusion,
     LoadOptions,
     Problem,
+    SkippedInput,
+    lfs_pointer_error,
 )
 from reportgen.errors import InputError, Location
 
@@ -36,6 +38,7 @@ __all__ = [
     "Exclusion",
     "LoadOptions",
     "Problem",
+    "SkippedInput",
     "adapter_names",
     "detect_format",
     "get_adapter",
@@ -116,6 +119,9 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
             raise InputError("the file is empty (0 bytes)", location=Location(str(path)),
                              hint="check that the evaluation finished writing its output")
         head = _head(path)
+        lfs = lfs_pointer_error(path, head)
+        if lfs is not None:
+            raise lfs
     for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
         if adapter.claims(path, head, options):
             return adapter

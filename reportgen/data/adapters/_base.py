@@ -29,13 +29,16 @@ __all__ = [
     "LoadOptions",
     "Problem",
     "SOURCE_FILE",
+    "SkippedInput",
     "SOURCE_LINE",
     "decode_text",
     "head_text",
     "iter_jsonl",
     "jsonl_lines",
+    "lfs_pointer_error",
     "parse_json_int",
     "read_json",
+    "skip_input",
     "to_float",
 ]
 
@@ -78,6 +81,11 @@ class LoadOptions:
         system was not scored on that item; the row is dropped and counted in the
         exclusions. ``"raise"``: a missing score is an error. Infinite scores are always
         an error.
+    strict_inputs
+        ``False`` (default): an input that holds no usable result next to good ones (a
+        cancelled or empty Inspect log, a missing lm-eval samples file, ...) is skipped
+        with a warning and listed in :attr:`AdapterResult.skipped`. ``True``: any such
+        skip is an error.
     """
 
     format: str | None = None
@@ -93,6 +101,19 @@ class LoadOptions:
     metric: str | None = None
     lm_eval_filter: str | None = None
     nan_policy: Literal["drop", "raise"] = "drop"
+    strict_inputs: bool = False
+
+
+@dataclass(frozen=True)
+class SkippedInput:
+    """An input file (or part of one) that was not read, and why."""
+
+    path: str
+    reason: str
+    format: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": self.reason, "format": self.format}
 
 
 @dataclass(frozen=True)
@@ -145,6 +166,11 @@ class AdapterResult:
         Non-fatal findings (e.g. two models scored on different documents).
     system_attributes
         System name -> {attribute: value} the source records (hyperparameters).
+    skipped
+        Inputs the adapter skipped (see :attr:`LoadOptions.strict_inputs`).
+    duplicate_hint
+        What to do about the same (system, dataset, metric, item, run) given twice, in
+        this format's terms; validation uses it instead of the long-table hint.
     format, source
         The adapter name and the path read; set by :func:`read_inputs`.
     """
@@ -154,6 +180,8 @@ class AdapterResult:
     exclusions: list[Exclusion] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     system_attributes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    skipped: list[SkippedInput] = field(default_factory=list)
+    duplicate_hint: str | None = None
     format: str | None = None
     source: str | None = None
 
@@ -196,6 +224,31 @@ class Adapter(abc.ABC):
 # --------------------------------------------------------------------------- helpers
 
 
+def skip_input(options: LoadOptions, path: Path | str, reason: str, *, hint: str,
+               format: str | None = None) -> SkippedInput:
+    """Skip an input that holds no usable result: a :class:`SkippedInput` to list, or,
+    with :attr:`LoadOptions.strict_inputs`, an :class:`InputError` with ``hint``."""
+    if options.strict_inputs:
+        raise InputError(reason, location=Location(str(path)),
+                         hint=f"{hint}; without --strict-inputs such an input is skipped "
+                              "with a warning")
+    return SkippedInput(str(path), reason, format)
+
+
+#: The first line of a Git LFS pointer file (https://git-lfs.com/spec/v1).
+_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+
+
+def lfs_pointer_error(path: Path, head: bytes) -> InputError | None:
+    """The error for a Git LFS pointer file standing in for the data, else ``None``."""
+    if not head.removeprefix(b"\xef\xbb\xbf").startswith(_LFS_POINTER):
+        return None
+    return InputError("this is a Git LFS pointer, not the data",
+                      location=Location(str(path)),
+                      hint="run `git lfs pull` in the repository that holds it (or "
+                           "`git lfs fetch` then `git lfs checkout`), then read it again")
+
+
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
@@ -216,6 +269,9 @@ def decode_text(data: bytes, path: Path) -> str:
     """Decode file bytes as UTF-8 (a BOM is accepted) or, after a UTF-16 byte-order mark,
     UTF-16; otherwise raise an InputError that names the line and byte of the first
     invalid sequence, or the first NUL byte (UTF-16 without a BOM, or a binary file)."""
+    lfs = lfs_pointer_error(path, data[:len(_LFS_POINTER) + 3])
+    if lfs is not None:
+        raise lfs
     encoding = _bom_encoding(data)
     try:
         text = data.decode(encoding)
