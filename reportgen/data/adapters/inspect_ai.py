@@ -89,9 +89,12 @@ from reportgen.data.adapters._base import (
     Exclusion,
     LoadOptions,
     Problem,
+    SkippedInput,
     decode_text,
+    lfs_pointer_error,
     parse_json_int,
     read_json,
+    skip_input,
     to_float,
 )
 from reportgen.errors import InputError, Location
@@ -120,6 +123,16 @@ _CORRUPT_HINT = ("the log was cut off or damaged while being written or copied: 
                  "again; for a crashed eval, `inspect log recover` can rebuild the log")
 _NOT_A_LOG_HINT = ("pass an Inspect AI log (`inspect eval` writes .eval archives, or .json "
                    "with --log-format json), or choose another --format")
+
+_RETRY_HINT = ("wait for the eval to finish, or rerun it (`inspect eval-retry LOG` resumes a "
+               "failed or cancelled eval)")
+_NO_SAMPLES_HINT = ("the eval was probably run with --no-log-samples (log_samples=False); "
+                    "rerun it with samples logged")
+_UNSCORED_HINT = ("score the log (`inspect score LOG`), or rerun the eval; errored samples "
+                  "can be retried with `inspect eval-retry LOG`")
+_DUPLICATE_HINT = ("the same sample and epoch of one task and model is in two inputs: a log "
+                   "given twice (a folder and a file in it, or a .json copy of an .eval "
+                   "log); pass each log once")
 
 _Row = tuple[str, str, int, float, int]  # metric, item, run, score, record number
 
@@ -154,8 +167,23 @@ class InspectAdapter(Adapter):
                 files.extend(found)
             else:
                 files.append(path)
-        logs = [_parse_log(_load_log(file)) for file in files]
-        return _result(logs)
+        logs: list[_Log] = []
+        skipped: list[SkippedInput] = []
+        for file in files:
+            log = _parse_log(_load_log(file))
+            if log.unusable is None:
+                logs.append(log)
+            else:
+                reason, hint = log.unusable
+                skipped.append(skip_input(options, file, reason, hint=hint,
+                                          format=self.name))
+        if not logs:
+            # nothing good to keep: the (first) bad log is the error
+            reason, hint = _first_unusable(files)
+            raise InputError(reason, location=Location(str(files[0])), hint=hint)
+        result = _result(logs)
+        result.skipped = skipped
+        return result
 
 
 # --------------------------------------------------------------------------- detection
@@ -226,7 +254,11 @@ class _RawLog:
 
 def _load_log(path: Path) -> _RawLog:
     with path.open("rb") as fh:
-        magic = fh.read(len(_ZIP_MAGIC))
+        head = fh.read(64)
+    lfs = lfs_pointer_error(path, head)
+    if lfs is not None:
+        raise lfs
+    magic = head[:len(_ZIP_MAGIC)]
     if magic == _ZIP_MAGIC:
         return _load_eval(path)
     if path.suffix.lower() == ".eval":
@@ -420,6 +452,11 @@ class _Log:
     unscored: int = 0
     missing: Counter[str] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
+    created: str = ""
+    epochs: int = 1
+    reducer: str | None = None
+    #: Why the log holds no usable score, and what to do (it is skipped), else None.
+    unusable: tuple[str, str] | None = None
 
 
 def _parse_log(raw: _RawLog) -> _Log:
@@ -430,12 +467,25 @@ def _parse_log(raw: _RawLog) -> _Log:
                          "not an object", location=where, hint=_NOT_A_LOG_HINT)
     task, model = (_spec_text(spec, key, where) for key in ("task", "model"))
     log = _Log(raw.path, task, model, _configuration(spec, _object(raw.header, "plan")))
-    _check_status(raw, log)
-    score_on_error = bool(_object(spec, "config").get("score_on_error"))
+    created = spec.get("created")
+    log.created = created if isinstance(created, str) else ""
+    config = _object(spec, "config")
+    _epochs_reducer(config, log)
+    log.unusable = _check_status(raw, log)
+    if log.unusable is not None:
+        return log
+    score_on_error = bool(config.get("score_on_error"))
     legacy_name = _legacy_scorer_name(raw.header)
     for record in raw.records:
         _parse_record(record, log, score_on_error, legacy_name)
     _count_missing(log)
+    if not log.rows:
+        log.unusable = (f"no sample of the log has a score ({log.errored} errored, "
+                        f"{log.unscored} unscored)" + ("" if raw.status == "success" else
+                                                       f"; the eval {_status_phrase(raw.status)}"),
+                        _UNSCORED_HINT)
+        return log
+    log.epochs = max(run for _, _, run, _, _ in log.rows)
     if log.errored_scored:
         log.problems.append(Problem(
             "info", f"{log.errored_scored} errored sample(s) kept with their scores: the "
@@ -457,25 +507,38 @@ def _spec_text(spec: dict[str, Any], key: str, where: Location) -> str:
     return value
 
 
-def _check_status(raw: _RawLog, log: _Log) -> None:
-    """An unfinished or failed eval with samples is a warning; without samples, an error."""
+def _first_unusable(files: list[Path]) -> tuple[str, str]:
+    log = _parse_log(_load_log(files[0]))
+    assert log.unusable is not None
+    return log.unusable
+
+
+def _check_status(raw: _RawLog, log: _Log) -> tuple[str, str] | None:
+    """An unfinished or failed eval with samples is a warning; without samples the log is
+    unusable: the reason and a hint are returned (the log is then skipped, or an error)."""
     where = Location(str(raw.path))
     error = raw.header.get("error")
     because = f": {error['message']}" if isinstance(error, dict) and error.get("message") \
         else ""
     if not raw.records:
         if raw.status == "success":
-            raise InputError("the log holds no samples", location=where,
-                             hint="the eval was probably run with --no-log-samples "
-                                  "(log_samples=False); rerun it with samples logged")
-        raise InputError(f"the log holds no samples: the eval {_status_phrase(raw.status)}"
-                         f"{because}", location=where,
-                         hint="wait for the eval to finish, or rerun it (`inspect eval-retry "
-                              "LOG` resumes a failed or cancelled eval)")
+            return "the log holds no samples", _NO_SAMPLES_HINT
+        return (f"the log holds no samples: the eval {_status_phrase(raw.status)}{because}",
+                _RETRY_HINT)
     if raw.status != "success":
         log.problems.append(Problem(
             "warning", f"the eval {_status_phrase(raw.status)}{because}; "
                        f"{len(raw.records)} sample record(s) read", where, log.task))
+    return None
+
+
+def _epochs_reducer(config: dict[str, Any], log: _Log) -> None:
+    """Record the eval's epochs reducer (Inspect's score of a sample over its epochs)."""
+    reducer = config.get("epochs_reducer")
+    names = [str(r) for r in reducer] if isinstance(reducer, list) else \
+        [str(reducer)] if isinstance(reducer, str) else []
+    if names:
+        log.reducer = "+".join(names)
 
 
 def _status_phrase(status: str) -> str:
@@ -485,8 +548,13 @@ def _status_phrase(status: str) -> str:
 
 
 def _legacy_scorer_name(header: dict[str, Any]) -> str:
-    """The scorer name for old logs whose samples hold one ``score``, not ``scores``."""
+    """The scorer name for old logs whose samples hold one ``score``, not ``scores``: log
+    format version 1 names it in ``results.scorer.name``, later ones in
+    ``results.scores[0]``, so v1 and v2 logs of one task share a metric."""
     results = header.get("results")
+    scorer = results.get("scorer") if isinstance(results, dict) else None
+    if isinstance(scorer, dict) and isinstance(scorer.get("name"), str) and scorer["name"]:
+        return str(scorer["name"])
     scores = results.get("scores") if isinstance(results, dict) else None
     if isinstance(scores, list) and scores and isinstance(scores[0], dict):
         name = scores[0].get("scorer") or scores[0].get("name")
@@ -655,10 +723,13 @@ def _configuration(spec: dict[str, Any], plan: dict[str, Any]) -> dict[str, str]
     return config
 
 
-def _system_names(logs: list[_Log]) -> tuple[list[str], list[dict[str, str]], list[Problem]]:
-    """One system name per log, its label settings, and notes about merged logs."""
+def _system_names(logs: list[_Log]) -> tuple[list[str], list[dict[str, str]], list[int],
+                                             list[Problem]]:
+    """One system name per log, its label settings, the run offset of its epochs, and
+    notes about logs read together."""
     names = [log.model for log in logs]
     labels: list[dict[str, str]] = [{} for _ in logs]
+    offsets = [0] * len(logs)
     problems = []
     groups: dict[tuple[str, str], list[int]] = {}
     for index, log in enumerate(logs):
@@ -674,14 +745,36 @@ def _system_names(logs: list[_Log]) -> tuple[list[str], list[dict[str, str]], li
             if labels[index]:
                 text = ", ".join(f"{k}={v}" for k, v in labels[index].items())
                 names[index] = f"{model} ({text})"
-        if distinct < len(members):
-            problems.append(Problem(
-                "info", f"{len(members)} logs of task {task!r} with model {model!r} and "
-                        f"only {distinct} distinct configuration(s) are read as "
-                        f"{distinct} system(s): "
-                        + ", ".join(str(logs[i].path.name) for i in members),
-                None, task))
-    return names, labels, problems
+    same: dict[tuple[str, str], list[int]] = {}
+    for index, log in enumerate(logs):
+        same.setdefault((log.task, names[index]), []).append(index)
+    for (task, name), members in same.items():
+        if len(members) > 1:
+            problems.append(_as_runs(logs, members, offsets, task, name))
+    return names, labels, offsets, problems
+
+
+def _as_runs(logs: list[_Log], members: list[int], offsets: list[int], task: str,
+             name: str) -> Problem:
+    """Logs of one task and system: repeated runs when they score the same samples (each
+    log's epochs follow the previous log's, in the order the evals were created), one
+    system's split run when their samples are disjoint (e.g. run with --limit)."""
+    keys = [{(item, run) for _, item, run, _, _ in logs[i].rows} for i in members]
+    files = ", ".join(logs[i].path.name for i in members)
+    if sum(len(k) for k in keys) == len(set().union(*keys)):
+        return Problem("info", f"{len(members)} logs of task {task!r} with system {name!r} "
+                               f"score different samples and are read as one run: {files}",
+                       None, task)
+    ordered = sorted(members, key=lambda i: (logs[i].created, str(logs[i].path)))
+    offset = 0
+    for index in ordered:
+        offsets[index] = offset
+        offset += logs[index].epochs
+    files = ", ".join(logs[i].path.name for i in ordered)
+    return Problem("info", f"{len(members)} logs of task {task!r} with system {name!r} are "
+                           f"read as repeated runs 1..{offset} (each log's epochs after the "
+                           f"previous log's, in the order the evals were created): {files}",
+                   None, task)
 
 
 def _label_keys(configs: list[dict[str, str]], distinct: int) -> list[str]:
@@ -701,37 +794,62 @@ def _label_keys(configs: list[dict[str, str]], distinct: int) -> list[str]:
 
 
 def _result(logs: list[_Log]) -> AdapterResult:
-    names, labels, problems = _system_names(logs)
+    names, labels, offsets, problems = _system_names(logs)
     exclusions: list[Exclusion] = []
     attributes: dict[str, dict[str, Any]] = {}
     parts = []
-    for log, system, label in zip(logs, names, labels, strict=True):
+    reducers: dict[tuple[str, str], tuple[str, int]] = {}
+    for log, system, label, offset in zip(logs, names, labels, offsets, strict=True):
         attributes.setdefault(system, {"model": log.model, **label})
+        if log.reducer is not None:
+            attributes[system].setdefault("epochs_reducer", log.reducer)
+            if log.epochs > 1:
+                reducers.setdefault((log.task, log.reducer), (system, log.epochs))
         problems.extend(log.problems)
         exclusions.extend(_exclusions(log, system))
-        parts.append(_log_frame(log, system))
-    frame = pd.concat(parts, ignore_index=True)
+        parts.append(_log_frame(log, system, offset))
+    problems.extend(_reducer_problems(reducers))
+    frame = pd.concat(parts, ignore_index=True) if parts else _log_frame(None, "", 0)
     if frame.empty and logs:
         problems.append(Problem("warning", "no sample of these Inspect logs has a usable "
                                            "score (all errored or unscored)",
                                 Location(str(logs[0].path))))
     return AdapterResult(frame, exclusions=exclusions, problems=problems,
-                         system_attributes=attributes)
+                         system_attributes=attributes, duplicate_hint=_DUPLICATE_HINT)
 
 
-def _log_frame(log: _Log, system: str) -> pd.DataFrame:
-    """The rows of one log, with the contract's columns and dtypes."""
-    n = len(log.rows)
+def _reducer_problems(reducers: dict[tuple[str, str], tuple[str, int]]) -> list[Problem]:
+    """Name each epochs reducer: Inspect scores a sample by reducing its epochs, reportgen
+    keeps the epochs as runs and averages them per item (a mean)."""
+    out = []
+    for (task, reducer), (system, epochs) in reducers.items():
+        same = reducer == "mean"
+        out.append(Problem(
+            "info" if same else "warning",
+            f"Inspect reduced the {epochs} epochs of each sample with {reducer!r} "
+            f"(epochs_reducer, e.g. system {system!r}); reportgen keeps every epoch as a "
+            "run and averages the runs of an item"
+            + ("" if same else f", so its per-system means can differ from Inspect's "
+                               f"{reducer!r} scores"), None, task))
+    return out
+
+
+def _log_frame(log: _Log | None, system: str, offset: int) -> pd.DataFrame:
+    """The rows of one log, with the contract's columns and dtypes; epochs shifted by the
+    log's run offset."""
+    rows = log.rows if log is not None else []
+    n = len(rows)
     metrics, items, runs, scores, numbers = (
-        [list(column) for column in zip(*log.rows, strict=True)] if n else [[]] * 5)
+        [list(column) for column in zip(*rows, strict=True)] if n else [[]] * 5)
+    runs = [run + offset for run in runs]
     return pd.DataFrame({
         "system": pd.Series([system] * n, dtype="str"),
-        "dataset": pd.Series([log.task] * n, dtype="str"),
+        "dataset": pd.Series([log.task if log else ""] * n, dtype="str"),
         "metric": pd.Series(metrics, dtype="str"),
         "item": pd.Series(items, dtype="str"),
         "score": np.asarray(scores, dtype=np.float64),
         "run": np.asarray(runs, dtype=np.int64),
-        SOURCE_FILE: pd.Series([str(log.path)] * n, dtype="str"),
+        SOURCE_FILE: pd.Series([str(log.path) if log else ""] * n, dtype="str"),
         SOURCE_LINE: np.asarray(numbers, dtype=np.int64),
     })
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,8 +66,11 @@ from reportgen.data.adapters._base import (
     Exclusion,
     LoadOptions,
     Problem,
+    SkippedInput,
+    head_text,
     iter_jsonl,
     read_json,
+    skip_input,
     to_float,
 )
 from reportgen.errors import InputError, Location
@@ -81,6 +85,14 @@ _HASH_REASON = "doc_hash differs between systems"
 _NO_FILTER = "none"
 _LOG_SAMPLES_HINT = ("run lm_eval with --log_samples and keep the samples_<task>_<date>.jsonl "
                      "files next to the results_<date>.json they belong to")
+_DUPLICATE_HINT = ("lm-eval results of one model are read as repeated runs only when they "
+                   "come from different results files; pass each results file (or output "
+                   "folder) once")
+#: lm-eval 0.4.0-0.4.2 name a task's samples file after the model arguments:
+#: ``re.sub("/|=", "__", model_args) + "_" + task + ".jsonl"`` beside ``results.json``.
+_ARGS_SEPARATORS = re.compile("/|=")
+#: Keys only lm-eval's results files have (a reportgen results.json has none of them).
+_RESULTS_KEYS = (b'"versions"', b'"configs"', b'"n-shot"', b'"higher_is_better"')
 
 
 @dataclass
@@ -114,6 +126,7 @@ class _ResultsFile:
     lm_eval_version: str | None
     tasks: list[str]
     metrics: dict[str, list[str]]
+    filters: dict[str, list[str]]
     directions: dict[str, dict[str, bool]]
     aggregations: dict[str, dict[str, str]]
     system: str = ""
@@ -130,11 +143,11 @@ class LmEvalAdapter(Adapter):
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         if head is not None:
-            return _is_results_name(path.name) and b'"results"' in head
+            return _is_results_name(path.name) and _looks_like_results(head, path.name)
         for candidate in _find_results(path):
             try:
                 with candidate.open("rb") as fh:
-                    if b'"results"' in fh.read(SNIFF_BYTES):
+                    if _looks_like_results(fh.read(SNIFF_BYTES), candidate.name):
                         return True
             except OSError:
                 continue
@@ -157,9 +170,18 @@ class LmEvalAdapter(Adapter):
         runs = sorted((_parse_results(f) for f in files), key=lambda r: (r.date, str(r.path)))
         _name_systems(runs)
         problems: list[Problem] = []
+        skipped_inputs: list[SkippedInput] = []
         for run in runs:
-            for task in run.tasks:
-                run.samples[task] = _read_samples(run, task)
+            for task in list(run.tasks):
+                samples = _read_samples(run, task, options, skipped_inputs)
+                if samples is None:
+                    run.tasks.remove(task)
+                else:
+                    run.samples[task] = samples
+        runs = [run for run in runs if run.tasks]
+        if not runs:
+            raise InputError("no task of these lm-eval results has a per-sample file",
+                             location=Location(str(files[0])), hint=_LOG_SAMPLES_HINT)
         chosen = _choose_filters(runs, options.lm_eval_filter, problems)
         run_index = _run_indices(runs, problems)
         rows, skipped = _collect_rows(runs, chosen, run_index)
@@ -172,14 +194,24 @@ class LmEvalAdapter(Adapter):
                                    "lm_eval_version": run.lm_eval_version}
                       for run in runs}
         return AdapterResult(frame, directions=directions, exclusions=exclusions,
-                             problems=problems, system_attributes=attributes)
+                             problems=problems, system_attributes=attributes,
+                             skipped=skipped_inputs, duplicate_hint=_DUPLICATE_HINT)
 
 
 # ------------------------------------------------------------------------ finding files
 
 
 def _is_results_name(name: str) -> bool:
-    return name.startswith("results_") and name.endswith(".json")
+    """``results_<date>.json`` (0.4.3 on) or ``results.json`` (0.4.0-0.4.2)."""
+    return name.endswith(".json") and (name.startswith("results_") or name == "results.json")
+
+
+def _looks_like_results(head: bytes, name: str) -> bool:
+    """A ``results_<date>.json`` with a ``"results"`` key; a plain ``results.json`` (also
+    the name of reportgen's own output) must also hold a key only lm-eval writes."""
+    if b'"results"' not in head or b'"reportgen_version"' in head:
+        return False
+    return name != "results.json" or any(key in head for key in _RESULTS_KEYS)
 
 
 def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
@@ -237,6 +269,7 @@ def _parse_results(path: Path) -> _ResultsFile:
         lm_eval_version=_text_or_none(data.get("lm_eval_version")),
         tasks=tasks,
         metrics=_metric_names(data, tasks),
+        filters=_filter_names(data, tasks),
         directions=_higher_is_better(data, tasks),
         aggregations=_aggregations(data, tasks))
 
@@ -270,6 +303,20 @@ def _metric_names(data: dict[str, Any], tasks: list[str]) -> dict[str, list[str]
             metric = str(key).split(",", 1)[0]
             if "," in str(key) and not metric.endswith("_stderr") and metric not in names:
                 names.append(metric)
+    return out
+
+
+def _filter_names(data: dict[str, Any], tasks: list[str]) -> dict[str, list[str]]:
+    """Filters per task, in the order of the ``"metric,filter"`` keys of ``results``: the
+    order in which lm-eval (0.4.0-0.4.6) wrote each document once per filter."""
+    out: dict[str, list[str]] = {}
+    for task in tasks:
+        entry = data["results"][task]
+        names = out.setdefault(task, [])
+        for key in entry if isinstance(entry, dict) else ():
+            metric, sep, name = str(key).partition(",")
+            if sep and not metric.endswith("_stderr") and name not in names:
+                names.append(name)
     return out
 
 
@@ -330,37 +377,110 @@ def _name_systems(runs: list[_ResultsFile]) -> None:
 # ------------------------------------------------------------------------ samples files
 
 
-def _read_samples(run: _ResultsFile, task: str) -> _TaskSamples:
+def _samples_path(run: _ResultsFile, task: str) -> Path | None:
+    """The samples file of ``task``, in the naming of the lm-eval version that wrote it:
+    ``samples_<task>_<date>.jsonl`` (0.4.3 on), ``samples_<task>_<date>.json`` (main
+    between May and June 2024), ``<model_args>_<task>.jsonl`` (0.4.0-0.4.2)."""
+    folder = run.path.parent
     date = _date_id(run.path)
-    path = run.path.parent / f"samples_{task}_{date}.jsonl"
-    if date is None or not path.is_file():
-        raise InputError(f"no per-sample file for task {task!r}: expected {path.name} next "
-                         "to the results file", location=Location(str(run.path)),
-                         hint=_LOG_SAMPLES_HINT)
+    candidates = []
+    if date is not None and run.path.name != "results.json":
+        candidates += [folder / f"samples_{task}_{date}.jsonl",
+                       folder / f"samples_{task}_{date}.json"]
+    if run.model_args:
+        candidates.append(folder / f"{_ARGS_SEPARATORS.sub('__', run.model_args)}_{task}.jsonl")
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def _sample_records(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line, record) of a samples file: JSON lines, or one JSON array (lm-eval 0.4.0 to
+    0.4.2 write ``json.dumps(samples, indent=2)`` under a ``.jsonl`` name)."""
+    with path.open("rb") as fh:
+        head = head_text(fh.read(SNIFF_BYTES)).lstrip("\ufeff").lstrip()
+    if not head.startswith("["):
+        yield from iter_jsonl(path)
+        return
+    records = read_json(path)
+    if not isinstance(records, list):  # pragma: no cover - read_json parsed a '['
+        raise InputError("expected a JSON array of samples", location=Location(str(path)))
+    # indent=2: each record starts on a line "  {"; number records by line where possible
+    text = path.read_text(encoding="utf-8-sig")
+    starts = [n for n, line in enumerate(text.split("\n"), 1) if line.rstrip() == "  {"]
+    lines = starts if len(starts) == len(records) else [-1] * len(records)
+    yield from zip(lines, records, strict=True)
+
+
+def _read_samples(run: _ResultsFile, task: str, options: LoadOptions,
+                  skipped: list[SkippedInput]) -> _TaskSamples | None:
+    path = _samples_path(run, task)
+    if path is None:
+        date = _date_id(run.path)
+        expected = (f"samples_{task}_{date}.jsonl" if run.path.name != "results.json"
+                    else f"{_ARGS_SEPARATORS.sub('__', run.model_args)}_{task}.jsonl")
+        skipped.append(skip_input(
+            options, run.path, f"no per-sample file for task {task!r}: expected {expected} "
+            "next to the results file",
+            hint=_LOG_SAMPLES_HINT, format="lm-eval"))
+        return None
     fallback = run.metrics.get(task, [])
+    filters = run.filters.get(task, [])
     out = _TaskSamples(task, path)
-    for lineno, record in iter_jsonl(path):
+    occurrences: dict[str, int] = {}
+    unfiltered: list[tuple[int, str]] = []
+    for lineno, record in _sample_records(path):
+        where = Location(str(path), lineno if lineno > 0 else None)
+        if not isinstance(record, dict):
+            raise InputError(f"a sample is a {type(record).__name__}, not an object",
+                             location=where, hint="regenerate the samples file with lm_eval")
         doc_id = record.get("doc_id")
         if doc_id is None or isinstance(doc_id, (dict, list)):
             raise InputError(f"sample without a doc_id (found {doc_id!r})",
-                             location=Location(str(path), lineno),
+                             location=where,
                              hint="each line of an lm-eval samples file has doc_id; the "
                                   "file may be hand-edited, regenerate it")
         metrics = record.get("metrics", fallback)
         if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
             raise InputError(f"\"metrics\" is {_short(metrics)}, expected a list of "
-                             "metric names", location=Location(str(path), lineno),
+                             "metric names", location=where,
                              hint="regenerate the samples file with lm_eval --log_samples")
         missing = [m for m in metrics if m not in record]
         if missing:
             raise InputError(f"sample lacks the value of metric(s) {', '.join(missing)}",
-                             location=Location(str(path), lineno),
+                             location=where,
                              hint="the file may be truncated or hand-edited; regenerate it")
         doc_hash = record.get("doc_hash")
-        out.by_filter.setdefault(str(record.get("filter", _NO_FILTER)), []).append(
+        if "filter" in record:
+            name = str(record["filter"])
+        else:
+            # lm-eval 0.4.0-0.4.6 write no filter key: every document once per filter,
+            # in the order of the task's filters (the "metric,filter" keys of results)
+            seen = occurrences.get(str(doc_id), 0)
+            occurrences[str(doc_id)] = seen + 1
+            name = filters[seen] if seen < len(filters) else f"#{seen + 1}"
+            unfiltered.append((lineno, name))
+        out.by_filter.setdefault(name, []).append(
             _Sample(lineno, str(doc_id), doc_hash if isinstance(doc_hash, str) else None,
                     {str(m): record[m] for m in metrics}))
+    if unfiltered:
+        _check_filter_blocks(out, filters, occurrences, run)
     return out
+
+
+def _check_filter_blocks(samples: _TaskSamples, filters: list[str],
+                         occurrences: Mapping[str, int], run: _ResultsFile) -> None:
+    """Samples without a filter key must repeat every document once per filter."""
+    counts = set(occurrences.values())
+    if counts == {len(filters)} or (not filters and counts == {1}):
+        if not filters:
+            samples.by_filter = {_NO_FILTER: samples.by_filter.pop("#1")}
+        return
+    raise InputError(
+        f"task {samples.task!r}: the samples have no filter key and repeat documents "
+        f"{'/'.join(str(c) for c in sorted(counts))} time(s), but the results file lists "
+        f"{len(filters)} filter(s) ({', '.join(filters) or 'none'}), so the scores cannot be "
+        "assigned to filters", location=Location(str(samples.path)),
+        hint=f"keep the samples file that was written with {run.path.name}; both come from "
+             "one lm_eval run")
 
 
 def _choose_filters(runs: list[_ResultsFile], requested: str | None,

@@ -234,7 +234,10 @@ def test_inspect_same_configuration_is_one_system(tmp_path: Path) -> None:
     assert set(result.frame["system"]) == {"mockllm/alpha"}
     assert result.frame["item"].nunique() == 8
     [problem] = result.problems
-    assert problem.severity == "info" and "1 distinct configuration" in problem.message
+    assert problem.severity == "info" and "score different samples and are read as one " \
+        "run: a.json, b.json" in problem.message
+    # disjoint samples: one run, the log's own epochs
+    assert set(result.frame["run"]) == {1, 2, 3}
 
 
 def test_inspect_labels_with_generate_config(tmp_path: Path) -> None:
@@ -510,14 +513,11 @@ def test_inspect_all_samples_errored(tmp_path: Path) -> None:
             sample["error"] = {"message": "RuntimeError('boom')", "traceback": ""}
             sample["scores"] = {}
 
-    result = _read(_copy_json_log(tmp_path, all_errored))
-    assert result.frame.empty
-    assert list(result.frame.columns) == ["system", "dataset", "metric", "item", "score",
-                                          "run", "_file", "_line"]
-    assert result.frame["score"].dtype == "float64"
-    assert [(e.reason, e.count) for e in result.exclusions] == [("sample errored", 24)]
-    [problem] = result.problems
-    assert problem.severity == "warning" and "no sample" in problem.message
+    # the only log has nothing to keep: an error (next to good logs it is skipped)
+    with pytest.raises(InputError, match=r"no sample of the log has a score "
+                                         r"\(24 errored, 0 unscored\)") as info:
+        _read(_copy_json_log(tmp_path, all_errored))
+    assert "inspect eval-retry" in (info.value.hint or "")
 
 
 def test_inspect_fixture_folder_loads_into_score_table() -> None:

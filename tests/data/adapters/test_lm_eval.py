@@ -334,12 +334,18 @@ def test_lm_eval_results_without_results_object(tmp_path: Path) -> None:
         _read(out)
 
 
-def test_lm_eval_missing_samples_file(tmp_path: Path) -> None:
+def test_lm_eval_missing_samples_file_is_skipped(tmp_path: Path) -> None:
     out = _copy_models(tmp_path, OUTPUT / "sys-a")
     _samples_file(out / "sys-a", "tiny_mc").unlink()
+    result = _read(out)
+    assert set(result.frame["dataset"]) == {"tiny_gen"}
+    (skipped,) = result.skipped
+    assert Path(skipped.path).name.startswith("results_")
+    assert skipped.reason.startswith("no per-sample file for task 'tiny_mc': expected "
+                                     "samples_tiny_mc_")
     with pytest.raises(InputError, match=r"no per-sample file for task 'tiny_mc': expected "
                                          r"samples_tiny_mc_.*\.jsonl") as info:
-        _read(out)
+        _read(out, strict_inputs=True)
     assert info.value.location is not None
     assert Path(str(info.value.location.file)).name.startswith("results_")
     assert "--log_samples" in (info.value.hint or "")
