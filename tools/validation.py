@@ -991,7 +991,7 @@ def _rank_interval_coverage(binary: bool, paired: bool, n: int, method: str = "t
             for _ in range(reps):
                 X = _rank_data(binary, paired, n, theta, rng)
                 means = X.mean(axis=0)
-                if paired:  # as reportgen._ranking does
+                if paired:  # as reportgen.analysis._ranking does
                     r = simultaneous_rank_intervals(means, covariance=np.cov(
                         X, rowvar=False) / n, method=method, n_simulations=5000, rng=rng)
                 else:

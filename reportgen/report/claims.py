@@ -18,7 +18,9 @@ import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
-__all__ = ["CORRECTION_NAMES", "claim_sentence", "format_p"]
+from reportgen.report import format as fmt
+
+__all__ = ["CORRECTION_NAMES", "claim_sentence"]
 
 Style = Literal["plain", "markdown", "latex"]
 
@@ -26,32 +28,6 @@ CORRECTION_NAMES = {"holm-sidak": "Holm-Šidák", "holm": "Holm", "bonferroni": 
                     "sidak": "Šidák", "fdr_bh": "Benjamini-Hochberg",
                     "fdr_by": "Benjamini-Yekutieli", "none": ""}
 _EFFECT_SYMBOL = {"paired d": "d", "Cohen's d": "d", "Cohen's h": "h"}
-
-
-def format_p(p: float | None) -> str:
-    """``p = 0.002``-style text: 2 significant digits, ``< 0.001`` below it."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "n/a"
-    if p < 0.001:
-        return "< 0.001"
-    if p >= 0.995:
-        return "1.00" if p <= 1 else f"{p:.2f}"
-    digits = max(2, -math.floor(math.log10(p)) + 1)
-    return f"{p:.{min(digits, 3)}f}"
-
-
-def _number(x: float, scale: float, digits: int, style: str = "plain") -> str:
-    text = f"{x * scale:.{digits}f}"
-    if text.startswith("-") and style != "latex":
-        text = "−" + text[1:]  # the typographic minus, as in Δ = −0.9
-    return text
-
-
-def _digits(half_width: float | None, scale: float) -> int:
-    """Decimals that show the CI half-width with about two significant digits."""
-    if half_width is None or not math.isfinite(half_width) or half_width <= 0:
-        return 2
-    return int(min(6, max(0, 1 - math.floor(math.log10(half_width * scale)))))
 
 
 def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
@@ -79,36 +55,37 @@ def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
         head = (f"No significant difference between {_name(a, style)} and {_name(b, style)} "
                 f"on {_text(where, style)}")
     scale, unit = (100.0, " pts") if binary else (1.0, "")
+    latex = style == "latex"
     lo, hi = row.get("ci_low"), row.get("ci_high")
-    digits = _digits((hi - lo) / 2 if lo is not None and hi is not None else None, scale)
+    digits = fmt.decimals_for((hi - lo) / 2 if lo is not None and hi is not None else None, scale)
     delta = "$\\Delta$" if style == "latex" else "Δ"
     parts = []
     if diff is not None:
         sign = "+" if diff > 0 else ("−" if diff < 0 and style != "latex" else "")
-        value = _number(abs(diff), scale, digits)
+        value = fmt.fixed(abs(diff), scale, digits)
         if style == "latex" and diff < 0:
             value = "-" + value
         parts.append(f"{delta} = {sign}{value}{unit}")
     conf = f"{round(100 * float(row.get('confidence', 0.95)))}"
     pct = "\\%" if style == "latex" else "%"
     if lo is not None and hi is not None:
-        parts.append(f"{conf}{pct} CI [{_number(lo, scale, digits, style)}, "
-                     f"{_number(hi, scale, digits, style)}]")
-    p_text = format_p(row.get("p_value"))
+        parts.append(f"{conf}{pct} CI [{fmt.fixed(lo, scale, digits, latex=latex)}, "
+                     f"{fmt.fixed(hi, scale, digits, latex=latex)}]")
+    p_text = fmt.p_value(row.get("p_value"))
     p_eq = f"p {p_text}" if p_text.startswith("<") else f"p = {p_text}"
     test = _text(str(row.get("test", "")), style)
     correction = CORRECTION_NAMES.get(str(row.get("correction")), str(row.get("correction")))
     adjusted = row.get("p_adjusted")
     p_part = f"{test} {p_eq}"
     if correction and adjusted is not None:
-        adj_text = format_p(adjusted)
+        adj_text = fmt.p_value(adjusted)
         p_part += f" ({_text(correction, style)} adjusted {adj_text})"
     parts.append(p_part)
     effect = row.get("effect_size")
     if effect is not None and math.isfinite(effect):
         symbol = _EFFECT_SYMBOL.get(str(row.get("effect_size_kind")), "effect")
         symbol = f"${symbol}$" if style == "latex" else symbol
-        parts.append(f"{symbol} = {_number(effect, 1.0, 2, style)}")
+        parts.append(f"{symbol} = {fmt.fixed(effect, 1.0, 2, latex=latex)}")
     n_a, n_b = row.get("n_a"), row.get("n_b")
     if n_a is not None:
         n_text = f"{n_a:,}" if row.get("paired") or n_a == n_b else f"{n_a:,} vs {n_b:,}"

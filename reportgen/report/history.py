@@ -36,17 +36,18 @@ import numpy as np
 
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.report.mail import ReportFolder, read_report_folder
-from reportgen.report.sections import (
+from reportgen.report import format as fmt
+from reportgen.report.html import (
     Col,
     HTMLBlock,
-    _charts,
-    _count,
-    _e,
-    _note,
-    _num,
-    _p,
-    _section,
+    charts_row,
+    count_cell,
+    escape,
     figure,
+    note,
+    num_cell,
+    p_cell,
+    section,
     table,
 )
 
@@ -579,7 +580,7 @@ def overview(history: History) -> HTMLBlock | None:
     order_text = {"release": "by release label", "created": "by report date",
                   "given": "as given"}[history.order]
     body = [f"<p>{len(history.entries)} releases, ordered {order_text}: "
-            f"{_e(' → '.join(e.label for e in history.entries))}. "
+            f"{escape(' → '.join(e.label for e in history.entries))}. "
             f"{len(history.changes)} dataset × metric changes between consecutive "
             f"releases tested; <strong>{len(flagged)} significant</strong>.</p>"]
     rows = [{"label": e.label, "created": e.created[:19].replace("T", " "),
@@ -596,36 +597,30 @@ def overview(history: History) -> HTMLBlock | None:
                       **{v: sum(c["verdict"] == v for c in step)
                          for v in ("improved", "regressed", "no detectable difference")},
                       "how": ", ".join(sorted({c["method"] for c in step}))})
-    body.append(table(steps, [Col("step", "releases"), Col("tested", "tested", _count, True),
-                              Col("improved", "improved", _count, True),
-                              Col("regressed", "regressed", _count, True),
+    body.append(table(steps, [Col("step", "releases"), Col("tested", "tested", count_cell, True),
+                              Col("improved", "improved", count_cell, True),
+                              Col("regressed", "regressed", count_cell, True),
                               Col("no detectable difference", "no detectable difference",
-                                  _count, True),
+                                  count_cell, True),
                               Col("how", "tests from")]))
     if flagged:
         items = []
         for c in flagged:
             css = _VERDICT_CSS[c["verdict"]]
-            items.append(f'<li class="{css}-item">{_e(_change_sentence(c))}</li>')
+            items.append(f'<li class="{css}-item">{escape(_change_sentence(c))}</li>')
         body.append('<h3 id="flagged-changes">Significant changes</h3>'
                     '<ul class="rg-claims">' + "".join(items) + "</ul>")
     else:
-        body.append(_note("No change between consecutive releases is significant."))
-    return _section("Releases", body, sid="releases")
+        body.append(note("No change between consecutive releases is significant."))
+    return section("Releases", body, sid="releases")
 
 
 def _change_sentence(c: Mapping[str, Any]) -> str:
-    p = _p(c["p_adjusted"])
+    p = p_cell(c["p_adjusted"])
     p_text = f"p adj. {p}" if p.startswith("<") else f"p adj. = {p}"
     return (f"{c['from']} → {c['to']}, {c['dataset']} / {c['metric']}: {c['verdict']} "
-            f"(Δ = {_plain(c['diff'])} [{_plain(c['ci_low'])}, {_plain(c['ci_high'])}], "
+            f"(Δ = {fmt.number(c['diff'])} [{fmt.number(c['ci_low'])}, {fmt.number(c['ci_high'])}], "
             f"{p_text}, {c['method']})")
-
-
-def _plain(value: Any) -> str:
-    import html as _html
-
-    return _html.unescape(_num(value))
 
 
 def trend_chart(history: History, dataset: str, metric: str) -> Any:
@@ -687,31 +682,31 @@ def trends(history: History) -> HTMLBlock | None:
         if not rows:
             continue
         sid = re.sub(r"[^a-z0-9]+", "-", f"trend-{dataset}-{metric}".lower()).strip("-")
-        body.append(f'<h3 id="{_e(sid)}">{_e(dataset)} / {_e(metric)}</h3>')
+        body.append(f'<h3 id="{escape(sid)}">{escape(dataset)} / {escape(metric)}</h3>')
         try:
-            body.append(_charts(figure(trend_chart(history, dataset, metric),
+            body.append(charts_row(figure(trend_chart(history, dataset, metric),
                                        "Mean per release with its interval.",
                                        theme=history.theme)))
         except ReportgenError as exc:
-            body.append(_note(f"Chart not drawn: {_e(exc)}"))
+            body.append(note(f"Chart not drawn: {escape(exc)}"))
         change_of = {c["to"]: c for c in history.changes
                      if c["dataset"] == dataset and c["metric"] == metric}
         table_rows = []
         for r in rows:
             c = change_of.get(r["release"], {})
-            table_rows.append({**r, "ci": f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]",
+            table_rows.append({**r, "ci": f"[{num_cell(r['ci_low'])}, {num_cell(r['ci_high'])}]",
                                "diff": c.get("diff"), "p_adjusted": c.get("p_adjusted"),
                                "verdict": c.get("verdict", ""),
                                "method": c.get("method", "")})
         body.append(table(table_rows, [
             Col("release", "release"), Col("system", "system"),
-            Col("mean", "mean", _num, True), Col("ci", "interval", lambda v: v, True),
-            Col("n", "n", _count, True), Col("diff", "Δ from before", _num, True),
-            Col("p_adjusted", "p adj.", _p, True),
-            Col("verdict", "change", _e,
+            Col("mean", "mean", num_cell, True), Col("ci", "interval", lambda v: v, True),
+            Col("n", "n", count_cell, True), Col("diff", "Δ from before", num_cell, True),
+            Col("p_adjusted", "p adj.", p_cell, True),
+            Col("verdict", "change", escape,
                 css=lambda row: _VERDICT_CSS.get(row.get("verdict"), "")),
             Col("method", "test from")]))
-    return _section("Trends", body, sid="trends")
+    return section("Trends", body, sid="trends")
 
 
 def changes(history: History) -> HTMLBlock | None:
@@ -719,15 +714,15 @@ def changes(history: History) -> HTMLBlock | None:
     if not history.changes:
         return None
     rows = [{**c, "step": f"{c['from']} → {c['to']}",
-             "ci": f"[{_num(c['ci_low'])}, {_num(c['ci_high'])}]"} for c in history.changes]
+             "ci": f"[{num_cell(c['ci_low'])}, {num_cell(c['ci_high'])}]"} for c in history.changes]
     body = [table(rows, [
         Col("step", "releases"), Col("dataset", "dataset"), Col("metric", "metric"),
-        Col("mean_before", "before", _num, True), Col("mean_after", "after", _num, True),
-        Col("diff", "Δ", _num, True), Col("ci", "CI", lambda v: v, True),
-        Col("p_adjusted", "p adj.", _p, True),
-        Col("verdict", "change", _e, css=lambda row: _VERDICT_CSS.get(row["verdict"], "")),
+        Col("mean_before", "before", num_cell, True), Col("mean_after", "after", num_cell, True),
+        Col("diff", "Δ", num_cell, True), Col("ci", "CI", lambda v: v, True),
+        Col("p_adjusted", "p adj.", p_cell, True),
+        Col("verdict", "change", escape, css=lambda row: _VERDICT_CSS.get(row["verdict"], "")),
         Col("test", "test"), Col("method", "from")])]
-    return _section("Changes between consecutive releases", body, sid="changes")
+    return section("Changes between consecutive releases", body, sid="changes")
 
 
 def methods(history: History) -> HTMLBlock | None:
@@ -748,27 +743,27 @@ def methods(history: History) -> HTMLBlock | None:
                      "errors from their half-widths); it ignores pairing, so it is "
                      "conservative when the items are shared, and it is only as good as "
                      "a normal approximation of the intervals; adjusted as above"}
-    items = [f"<li><strong>{_e(m)}</strong> ({n}): {_e(text[m])}.</li>"
+    items = [f"<li><strong>{escape(m)}</strong> ({n}): {escape(text[m])}.</li>"
              for m, n in counts.items()]
     body = ["<p>A change is significant when its adjusted p-value is at most the later "
             "report's α. Each step between two releases is its own family of tests "
             "(one per dataset × metric).</p>", "<ul>" + "".join(items) + "</ul>"]
     if history.notes:
         body.append("<h3 id=\"history-notes\">Notes</h3><ul>" +
-                    "".join(f"<li>{_e(n)}</li>" for n in history.notes) + "</ul>")
-    return _section("Methods", body, sid="methods")
+                    "".join(f"<li>{escape(n)}</li>" for n in history.notes) + "</ul>")
+    return section("Methods", body, sid="methods")
 
 
 def write_outputs(history: History) -> HTMLBlock:
     """Write ``history.json`` and ``tables/trend.csv``, ``tables/changes.csv``."""
     import pandas as pd
 
-    from reportgen.analysis import _json_safe
+    from reportgen.jsonsafe import json_safe
     from reportgen.report.output import write_json_atomic
 
     out = history.output_dir
     out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / "history.json", _json_safe(history.to_results()))
+    write_json_atomic(out / "history.json", json_safe(history.to_results()))
     tables = out / "tables"
     tables.mkdir(exist_ok=True)
     pd.DataFrame.from_records(history.trend).to_csv(tables / "trend.csv", index=False)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Location
+from reportgen.report import format as fmt
 
 __all__ = ["ENV_HOST", "ENV_PASSWORD", "ENV_PORT", "ENV_USER", "MAX_HTML_BYTES",
            "InlineImage", "MailError", "ReportFolder", "SMTPSettings", "Summary",
@@ -168,15 +169,11 @@ class Summary:
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
-    from reportgen.report.sections import _num
-
-    return _html.unescape(_num(value, digits))
+    return fmt.number(value, digits)
 
 
 def _fmt_p(value: Any) -> str:
-    from reportgen.report.claims import format_p
-
-    return format_p(None if value is None else float(value))
+    return fmt.p_value(value)
 
 
 def _ci(row: Mapping[str, Any]) -> str:

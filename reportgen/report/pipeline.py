@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Location, ReportgenError
+from reportgen.jsonsafe import json_safe
 
 __all__ = ["FORMATS", "NotebookExecutionError", "RunResult", "RunSpec", "built_files",
            "execute_into", "execute_template", "export_formats", "output_folder",
@@ -202,14 +203,6 @@ def _short_list(paths: Sequence[str], limit: int = 4) -> str:
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
-def _json_ready(value: Any) -> Any:
-    if isinstance(value, (tuple, list)):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): _json_ready(v) for k, v in value.items()}
-    return value
-
-
 def output_folder(out: str, *, force: bool, if_exists: str,
                   progress: Progress | None = None) -> tuple[Path, bool]:
     """The report folder to write (:func:`reportgen.report.archive.resolve_out`) and
@@ -361,14 +354,14 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         parameters = {
             "data": [str(Path(d).resolve()) for d in spec.data],
             "config": str(Path(spec.config).resolve()) if spec.config else "",
-            "load_options": _json_ready(spec.load_options),
-            "analysis_options": _json_ready(options),
+            "load_options": json_safe(spec.load_options),
+            "analysis_options": json_safe(options),
             "title": spec.title, "release": spec.release or "",
             "theme": str(theme.path), "output_dir": str(tmp.resolve()),
             "max_table_rows": spec.max_table_rows,
         }
         if spec.execution:  # a template of one's own may predate this parameter
-            parameters["execution"] = _json_ready(spec.execution)
+            parameters["execution"] = json_safe(spec.execution)
         if release_report:
             parameters["baseline"] = spec.baseline or options.get("baseline") or ""
             parameters["candidate"] = spec.candidate or ""
@@ -388,11 +381,11 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         outputs = built_files(tmp)
         parameters_record = {k: v for k, v in asdict(spec).items()
                              if k not in ("data", "out")}
-        parameters_record["analysis_options"] = _json_ready(options)
+        parameters_record["analysis_options"] = json_safe(options)
         parameters_record["template"] = str(template)
         if spec.config:  # absolute, so `reportgen history` can reload the data later
             parameters_record["config_resolved"] = str(Path(spec.config).resolve())
-        manifest = build_manifest(table.sources, parameters=_json_ready(parameters_record),
+        manifest = build_manifest(table.sources, parameters=json_safe(parameters_record),
                                   seed=int(results["seed"]), started=started,
                                   outputs=outputs)
         files = write_manifest(tmp, manifest, timings)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from reportgen.report import format as fmt
 from reportgen.stats.power import PowerResult
 
 __all__ = ["power_sentence"]
@@ -12,10 +13,6 @@ _DESIGN = {"paired-binary": "paired binary scores (exact McNemar)",
            "unpaired-binary": "two independent proportions",
            "paired-continuous": "paired continuous scores (paired t)",
            "unpaired-continuous": "two independent samples (t test)"}
-
-
-def _fmt(x: float, digits: int = 4) -> str:
-    return "n/a" if x is None or not math.isfinite(x) else f"{x:.{digits}g}"
 
 
 def power_sentence(result: PowerResult) -> str:
@@ -39,12 +36,12 @@ def power_sentence(result: PowerResult) -> str:
     tail = f"; {', '.join(assumptions)}" if assumptions else ""
     if result.solved_for == "n":
         n = math.ceil(result.n) if math.isfinite(result.n) else result.n
-        head = (f"Items needed: {_fmt(n, 8)} to detect Δ = {result.delta:+.4g} with "
+        head = (f"Items needed: {fmt.count(n)} to detect Δ = {result.delta:+.4g} with "
                 f"{result.target_power:.0%} power")
     elif result.solved_for == "delta":
-        head = (f"Minimum detectable effect: Δ = {_fmt(result.delta)} with "
-                f"{result.target_power:.0%} power and n = {_fmt(result.n, 8)}")
+        head = (f"Minimum detectable effect: Δ = {fmt.number(result.delta)} with "
+                f"{result.target_power:.0%} power and n = {fmt.count(result.n)}")
     else:
-        head = (f"Power: {_fmt(result.power, 3)} to detect Δ = {result.delta:+.4g} with "
-                f"n = {_fmt(result.n, 8)}")
+        head = (f"Power: {fmt.number(result.power, 3)} to detect Δ = {result.delta:+.4g} with "
+                f"n = {fmt.count(result.n)}")
     return f"{head} ({design}, {level}{tail})."

@@ -8,17 +8,13 @@ to make a report of your own. Every number comes from :func:`reportgen.analysis.
 (the ``results.json`` of the report); this module only formats it: tables, claim
 sentences and charts rendered to inline SVG with the report's theme.
 
-HTML conventions (what :mod:`reportgen.report.export` expects): a section is
-``<section class="rg-section" id=...><h2>...</h2>...</section>``, subsections ``<h3>``,
-tables ``<table class="rg-table">`` with numeric cells ``<td class="num">``, charts
-``<figure class="rg-chart"><svg>...</svg><figcaption>...</figcaption></figure>``.
+The HTML building blocks (sections, tables, figures) are in :mod:`reportgen.report.html`,
+numbers and p-values are formatted by :mod:`reportgen.report.format`.
 """
 
 from __future__ import annotations
 
-import html
 import math
-import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +25,24 @@ from typing import Any
 import numpy as np
 
 from reportgen.errors import ReportgenError
+from reportgen.report import format as fmt
 from reportgen.report.caveats import list_caveats, runs_caveats
+from reportgen.report.html import (
+    Col,
+    HTMLBlock,
+    charts_row,
+    count_cell,
+    escape,
+    h3,
+    note,
+    num_cell,
+    p_cell,
+    pct_cell,
+    section,
+    slug,
+    table,
+    try_figure,
+)
 
 __all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "data_section",
            "exploration", "groups_and_hyperparameters", "items_section", "methods",
@@ -37,158 +50,8 @@ __all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "data_sec
            "release_summary", "repeated_runs", "summary", "write_outputs"]
 
 
-# --------------------------------------------------------------------------- blocks
-
-@dataclass(frozen=True)
-class HTMLBlock:
-    """A piece of the report: HTML for the notebook and the export, text for consoles."""
-
-    html: str
-    text: str = ""
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"text/html": self.html, "text/plain": self.text or _strip_tags(self.html)}
-
-    def __str__(self) -> str:
-        return self.text or _strip_tags(self.html)
-
-
-def _strip_tags(text: str) -> str:
-    text = re.sub(r"<svg.*?</svg>", "[chart]", text, flags=re.DOTALL)
-    return re.sub(r"\s+\n", "\n", re.sub(r"<[^>]+>", "", text)).strip()
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _slug(*parts: str) -> str:
-    text = "-".join(parts).lower()
-    return re.sub(r"[^a-z0-9]+", "-", text).strip("-") or "section"
-
-
-def _section(title: str, body: Iterable[str], *, sid: str | None = None,
-             intro: str | None = None) -> HTMLBlock | None:
-    parts = [p for p in body if p]
-    if not parts:
-        return None
-    head = f'<section class="rg-section" id="{_e(sid or _slug(title))}"><h2>{_e(title)}</h2>'
-    if intro:
-        head += f"<p>{intro}</p>"
-    return HTMLBlock(head + "\n".join(parts) + "</section>")
-
-
-def _h3(title: str, sid: str | None = None) -> str:
-    return f'<h3 id="{_e(sid or _slug(title))}">{_e(title)}</h3>'
-
-
-def _note(text: str) -> str:
-    return f'<p class="rg-note">{text}</p>'
-
-
-def _num(value: Any, digits: int = 4) -> str:
-    """A number with ``digits`` significant digits (plain notation where sensible)."""
-    if value is None:
-        return "–"
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return _e(value)
-    if math.isnan(x):
-        return "–"
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    if x == 0:
-        return "0"
-    if abs(x) >= 1e5 or abs(x) < 1e-4:
-        text = f"{x:.{digits - 1}e}"
-    else:
-        decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(x)))))
-        text = f"{x:.{decimals}f}"
-    return text.replace("-", "−")
-
-
-def _count(value: Any) -> str:
-    """A count (items, rows): a whole number with thousands separators."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return "–"
-    if math.isnan(x):
-        return "–"
-    return f"{round(x):,}" if x == round(x) else _num(x)
-
-
-def _p(value: Any) -> str:
-    from reportgen.report.claims import format_p
-    return format_p(None if value is None else float(value))
-
-
-def _pct(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{100 * float(value):.1f}%"
-
-
-@dataclass(frozen=True)
-class Col:
-    """A table column: key in the row, header, formatter, numeric alignment."""
-
-    key: str
-    label: str
-    fmt: Callable[[Any], str] = _e
-    numeric: bool = False
-    css: Callable[[Mapping[str, Any]], str] | None = None
-
-
-def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Col], *,
-          caption: str | None = None) -> str:
-    """An HTML table of ``rows`` (formatting only; values are escaped)."""
-    if not rows:
-        return ""
-    head = "".join(f"<th>{_e(c.label)}</th>" for c in columns)
-    body = []
-    for row in rows:
-        cells = []
-        for c in columns:
-            classes = ["num"] if c.numeric else []
-            if c.css is not None:
-                extra = c.css(row)
-                if extra:
-                    classes.append(extra)
-            cls = f' class="{" ".join(classes)}"' if classes else ""
-            cells.append(f"<td{cls}>{c.fmt(row.get(c.key))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
-    return (f'<div class="rg-table-wrap"><table class="rg-table">{cap}<thead><tr>{head}'
-            f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
-
-
-def figure(chart: Any, caption: str | None = None, *, theme: Any = None) -> str:
-    """A chart rendered to inline SVG in a ``<figure>`` (the report's theme)."""
-    from reportgen.charts.render import to_svg
-
-    svg = to_svg(chart, theme)
-    svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
-    cap = f"<figcaption>{caption}</figcaption>" if caption else ""
-    return f'<figure class="rg-chart">{svg}{cap}</figure>'
-
-
-def _charts(*figures: str) -> str:
-    inner = "".join(f for f in figures if f)
-    return f'<div class="rg-charts">{inner}</div>' if inner else ""
-
-
 def _try_chart(build: Callable[[], Any], caption: str | None, report: Report) -> str:
-    """Render a chart; a chart that cannot be drawn for these data (e.g. one system)
-    becomes a note instead of failing the report."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            chart = build()
-        return figure(chart, caption, theme=report.theme)
-    except ReportgenError as exc:
-        return _note(f"Chart not drawn: {_e(exc)}")
+    return try_figure(build, caption, theme=report.theme)
 
 
 # --------------------------------------------------------------------------- the report
@@ -401,7 +264,7 @@ def _sorted_by_quality(rows: list[dict[str, Any]], direction: str) -> list[dict[
 
 
 def _ci(row: Mapping[str, Any]) -> str:
-    return f"[{_num(row.get('ci_low'))}, {_num(row.get('ci_high'))}]"
+    return f"[{num_cell(row.get('ci_low'))}, {num_cell(row.get('ci_high'))}]"
 
 
 def _sample_lists(report: Report) -> list[Any]:
@@ -452,45 +315,45 @@ def summary(report: Report) -> HTMLBlock | None:
                 f"{report.confidence:.0%} intervals.</p>")
     ordered = _ordered_entry(report)
     if ordered is not None:
-        body.append(_h3("Overall ranking", "overall-ranking"))
+        body.append(h3("Overall ranking", "overall-ranking"))
         line = ordering_line(ordered, limit=len(ordered["systems"]))
-        body.append(f'<p class="rg-headline">{_e(line)}</p>')
-        body.append(_note("“&gt;”: the neighbours differ significantly; “≈”: they do not. "
-                          f"{_e(ordered['method'])}."))
+        body.append(f'<p class="rg-headline">{escape(line)}</p>')
+        body.append(note("“&gt;”: the neighbours differ significantly; “≈”: they do not. "
+                          f"{escape(ordered['method'])}."))
         letters = (ordered.get("letters") or {}).get("systems", [])
         letter_of = {s["system"]: s["letters"] for s in letters}
         rows = [{**s, "letters": letter_of.get(s["system"], "")}
                 for s in ordered["systems"]]
         cols = [Col("rank", "rank", str, True), Col("system", "system"),
-                Col("score", "aggregate score", _num, True)]
+                Col("score", "aggregate score", num_cell, True)]
         if letter_of:
             cols.append(Col("letters", "tie group"))
         lists = ordered["lists"]
         means = _headline_means(report, lists)
         if means:
             for key, label in means["columns"]:
-                cols.append(Col(key, label, _e, True))
+                cols.append(Col(key, label, escape, True))
             for row in rows:
                 row.update(means["values"].get(row["system"], {}))
         body.append(table(rows, cols))
         if letter_of:
-            body.append(_note("Systems sharing a letter in “tie group” are not "
+            body.append(note("Systems sharing a letter in “tie group” are not "
                               "significantly different (compact letter display). "
                               "Aggregate score: standardised mean across the lists "
-                              f"({', '.join(_e(x) for x in lists)})."))
-    body.append(_h3("Headline comparisons", "headline-comparisons"))
+                              f"({', '.join(escape(x) for x in lists)})."))
+    body.append(h3("Headline comparisons", "headline-comparisons"))
     sentences = []
     for sl in _sample_lists(report):
         best = _best_pair(report, sl)
         if best is not None:
-            sentences.append(f"<li>{_e(claim_sentence(best, style='plain'))}</li>")
+            sentences.append(f"<li>{escape(claim_sentence(best, style='plain'))}</li>")
     body.append("<ul class=\"rg-claims\">" + "".join(sentences) + "</ul>")
-    body.append(_note("Each line compares the two best systems of a dataset × metric "
+    body.append(note("Each line compares the two best systems of a dataset × metric "
                       "(the question “is the leader really ahead?”)."))
     if report.warnings:
         body.append(f'<div class="rg-warning">{len(report.warnings)} warning(s) while '
                     'reading and analysing the data: see <a href="#data">Data</a>.</div>')
-    return _section("Summary", body, sid="summary")
+    return section("Summary", body, sid="summary")
 
 
 def _correction_name(report: Report) -> str:
@@ -515,7 +378,7 @@ def _headline_means(report: Report, lists: Sequence[str]) -> dict[str, Any] | No
         columns.append((key, f"{dataset} / {metric}"))
         for row in _systems_rows(report, dataset, metric):
             values.setdefault(row["system"], {})[key] = \
-                f"{_num(row['mean'])} {_ci(row)}"
+                f"{num_cell(row['mean'])} {_ci(row)}"
     return {"columns": columns, "values": values}
 
 
@@ -545,13 +408,13 @@ def data_section(report: Report) -> HTMLBlock | None:
     body.append(table(s["inputs"], [Col("path", "input"), Col("format", "format"),
                                     Col("rows", "rows", lambda v: f"{v:,}", True)]))
     if s.get("skipped_inputs"):
-        body.append(_h3("Skipped inputs", "skipped-inputs"))
-        body.append(_note("These inputs hold no usable result and were left out "
+        body.append(h3("Skipped inputs", "skipped-inputs"))
+        body.append(note("These inputs hold no usable result and were left out "
                           "(--strict-inputs makes this an error):"))
         body.append(table(s["skipped_inputs"], [Col("path", "input"),
                                                 Col("format", "format"),
                                                 Col("reason", "why skipped")]))
-    body.append(_h3("Datasets and pairing", "datasets-and-pairing"))
+    body.append(h3("Datasets and pairing", "datasets-and-pairing"))
     rows = []
     for d in s["datasets"]:
         for m in d["metrics"]:
@@ -569,14 +432,14 @@ def data_section(report: Report) -> HTMLBlock | None:
                              Col("items", "items", str, True),
                              Col("common", "common items", str, True),
                              Col("runs", "runs", str, True),
-                             Col("weight", "dataset weight", _num, True)]))
-    body.append(_h3("Metrics", "metrics"))
+                             Col("weight", "dataset weight", num_cell, True)]))
+    body.append(h3("Metrics", "metrics"))
     body.append(table(s["metrics"], [Col("name", "metric"), Col("direction", "direction"),
                                      Col("direction_source", "direction from"),
                                      Col("modality", "modality"),
                                      Col("modality_source", "modality from"),
-                                     Col("weight", "weight", _num, True)]))
-    body.append(_h3("Systems", "systems"))
+                                     Col("weight", "weight", num_cell, True)]))
+    body.append(h3("Systems", "systems"))
     attrs = report.table.system_attributes
     sys_rows = []
     for name in report.table.systems:
@@ -584,16 +447,16 @@ def data_section(report: Report) -> HTMLBlock | None:
         if name in attrs.index:
             row.update({str(k): v for k, v in attrs.loc[name].items()})
         sys_rows.append(row)
-    extra = [Col(str(c), str(c), lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else _e(v))
+    extra = [Col(str(c), str(c), lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else escape(v))
              for c in attrs.columns]
     body.append(table(sys_rows, [Col("system", "system"), *extra]))
     if s["item_metadata"]:
-        names = ", ".join(_e(c) for c in s["item_metadata"]) \
-            if isinstance(s["item_metadata"], list) else _e(s["item_metadata"])
-        body.append(_note(f"Item metadata columns: {names}."))
+        names = ", ".join(escape(c) for c in s["item_metadata"]) \
+            if isinstance(s["item_metadata"], list) else escape(s["item_metadata"])
+        body.append(note(f"Item metadata columns: {names}."))
     excluded = _excluded_rows(s)
     if s["exclusions"] or excluded:
-        body.append(_h3("Exclusions", "exclusions"))
+        body.append(h3("Exclusions", "exclusions"))
         if s["exclusions"]:
             body.append(table(s["exclusions"], [Col("reason", "reason"),
                                                 Col("count", "rows", str, True),
@@ -602,21 +465,21 @@ def data_section(report: Report) -> HTMLBlock | None:
                                                 Col("system", "system"),
                                                 Col("source", "source")]))
         if excluded:
-            body.append(_note("Items outside the set shared by all systems, left out of "
+            body.append(note("Items outside the set shared by all systems, left out of "
                               "the paired comparisons:"))
             body.append(table(excluded, [Col("dataset", "dataset"), Col("metric", "metric"),
                                          Col("system", "system"),
                                          Col("excluded", "items excluded", str, True)]))
     problems = [p for p in s["problems"]]
     if problems or report.warnings or report.analysis.notes:
-        body.append(_h3("Warnings and notes", "warnings"))
-        items = [f"<li>{_e(p.get('message', p))}"
-                 f"{(' (' + _e(p['location']) + ')') if p.get('location') else ''}</li>"
+        body.append(h3("Warnings and notes", "warnings"))
+        items = [f"<li>{escape(p.get('message', p))}"
+                 f"{(' (' + escape(p['location']) + ')') if p.get('location') else ''}</li>"
                  for p in problems]
-        items += [f"<li>{_e(w)}</li>" for w in report.warnings]
-        items += [f"<li>{_e(n)}</li>" for n in report.analysis.notes]
+        items += [f"<li>{escape(w)}</li>" for w in report.warnings]
+        items += [f"<li>{escape(n)}</li>" for n in report.analysis.notes]
         body.append('<div class="rg-warning"><ul>' + "".join(items) + "</ul></div>")
-    return _section("Data", body, sid="data")
+    return section("Data", body, sid="data")
 
 
 def _excluded_rows(summary_: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -675,9 +538,9 @@ def exploration(report: Report) -> HTMLBlock | None:
                 "system's spread is a per-system interval: together they say less than "
                 "95% about the whole ranking; the simultaneous rank intervals (rank [CI] "
                 "in the tables below) are the joint statement.", report))
-        body.append(_h3(_list_title(sl), _slug("explore", sl.dataset, sl.metric)))
-        body.append(_charts(*figures))
-    return _section("Exploration", body, sid="exploration")
+        body.append(h3(_list_title(sl), slug("explore", sl.dataset, sl.metric)))
+        body.append(charts_row(*figures))
+    return section("Exploration", body, sid="exploration")
 
 
 # --------------------------------------------------------------------------- per list
@@ -691,14 +554,14 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
     body: list[str] = []
     for sl in _sample_lists(report):
         result = sl.result
-        sid = _slug("list", sl.dataset, sl.metric)
-        body.append(_h3(_list_title(sl), sid))
+        sid = slug("list", sl.dataset, sl.metric)
+        body.append(h3(_list_title(sl), sid))
         n_sig = int(np.sum(result.significant())) if hasattr(result, "significant") else \
             sum(bool(r["significant"]) for r in sl.records())
         test = getattr(result, "test", "")
-        body.append(f"<p>{_e(sl.pairing)} · {_e(getattr(result, 'modality', 'corpus'))} · "
-                    f"{_e(_direction_word(sl.direction))} · test: {_e(test)} "
-                    f"({_e(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
+        body.append(f"<p>{escape(sl.pairing)} · {escape(getattr(result, 'modality', 'corpus'))} · "
+                    f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
+                    f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
                     f"{'' if not sl.n_excluded_items else f' · {sl.n_excluded_items} items excluded (not shared)'}"
                     "</p>")
         rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
@@ -713,13 +576,13 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
             rank = ranks.get(row["system"])
             row["rank_ci"] = "" if rank is None else \
                 f"{rank['rank']} [{rank['rank_ci_low']}, {rank['rank_ci_high']}]"
-        cols = [Col("system", "system"), Col("mean", "mean", _num, True),
-                Col("ci", f"{report.confidence:.0%} CI", _e, True),
+        cols = [Col("system", "system"), Col("mean", "mean", num_cell, True),
+                Col("ci", f"{report.confidence:.0%} CI", escape, True),
                 Col("n", "n", str, True)]
         for row in rows:
             row["ci"] = _ci(row)
         if ranks:
-            cols.append(Col("rank_ci", "rank [CI]", _e, True))
+            cols.append(Col("rank_ci", "rank [CI]", escape, True))
         if letters:
             cols.append(Col("letters", "tie group"))
         body.append(table(rows, cols))
@@ -744,8 +607,8 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                 result, direction=sl.direction, title=f"{sl.metric}: pairwise p-values"),
                 "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
                 "scale, placed between the two means.", report))
-        body.append(_charts(*figures))
-    return _section("Per dataset × metric", body, sid="per-dataset-metric",
+        body.append(charts_row(*figures))
+    return section("Per dataset × metric", body, sid="per-dataset-metric",
                     intro="Differences are A − B on the metric's own scale; "
                           "“p adj.” is the p-value after the multiple-comparison "
                           "correction.")
@@ -755,7 +618,7 @@ def _caveats(sentences: Sequence[str]) -> str:
     """Calibration caveats (reportgen.report.caveats) as a warning box."""
     if not sentences:
         return ""
-    items = "".join(f"<li>{_e(x)}</li>" for x in sentences)
+    items = "".join(f"<li>{escape(x)}</li>" for x in sentences)
     return f'<div class="rg-warning rg-caveat"><ul>{items}</ul></div>'
 
 
@@ -769,25 +632,25 @@ def _means_of(report: Report, sl: Any) -> np.ndarray | None:
 
 def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
     rows = sl.records()
-    note = ""
+    footer = ""
     if len(rows) > report.max_table_rows:
         neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
         rows = [r for r in rows if frozenset((r["system_a"], r["system_b"])) in neighbours]
-        note = _note(f"{len(sl.records()):,} pairs: the table shows each system against "
+        footer = note(f"{len(sl.records()):,} pairs: the table shows each system against "
                      "the next in the ranking; every pair is in "
                      "<code>tables/comparisons.csv</code> and results.json.")
-    cols = [Col("system_a", "A"), Col("system_b", "B"), Col("diff", "A − B", _num, True),
-            Col("ci", f"{report.confidence:.0%} CI", _e, True),
-            Col("p_value", "p", _p, True), Col("p_adjusted", "p adj.", _p, True),
-            Col("effect", "effect size", _e, True),
-            Col("verdict", "", _e, css=lambda r: "sig" if r["significant"] else "")]
+    cols = [Col("system_a", "A"), Col("system_b", "B"), Col("diff", "A − B", num_cell, True),
+            Col("ci", f"{report.confidence:.0%} CI", escape, True),
+            Col("p_value", "p", p_cell, True), Col("p_adjusted", "p adj.", p_cell, True),
+            Col("effect", "effect size", escape, True),
+            Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else "")]
     shown = []
     for r in rows:
         shown.append({**r, "ci": _ci(r),
-                      "effect": f"{_num(r.get('effect_size'), 2)} "
-                                f"{_e(r.get('effect_size_kind') or '')}".strip(),
+                      "effect": f"{num_cell(r.get('effect_size'), 2)} "
+                                f"{escape(r.get('effect_size_kind') or '')}".strip(),
                       "verdict": "significant" if r["significant"] else "–"})
-    return table(shown, cols) + note
+    return table(shown, cols) + footer
 
 
 # --------------------------------------------------------------------------- across metrics
@@ -803,8 +666,8 @@ def across_metrics(report: Report) -> HTMLBlock | None:
     body = []
     for agg in aggregates:
         dataset = agg["dataset"]
-        body.append(_h3(f"{dataset}: {len(agg['metrics'])} metrics",
-                        _slug("metrics", dataset)))
+        body.append(h3(f"{dataset}: {len(agg['metrics'])} metrics",
+                        slug("metrics", dataset)))
         rows = [r for r in report.results["comparisons"] if r["dataset"] == dataset
                 and r["metric"] in agg["metrics"]]
         figures = [_try_chart(partial(pvalue_heatmap,
@@ -819,15 +682,15 @@ def across_metrics(report: Report) -> HTMLBlock | None:
                 topsis_obj, [scores[s] for s in topsis_obj.systems]),
                 "TOPSIS closeness against the aggregate score: a cross-check of the "
                 "aggregation (seed 000 §7.4).", report))
-        body.append(_charts(*figures))
+        body.append(charts_row(*figures))
         sys_rows = sorted(agg["systems"], key=lambda s: -s["mean"])
         body.append(table(sys_rows, [Col("system", "system"),
-                                     Col("mean", "aggregate (standardised)", _num, True)]))
-        weights = ", ".join(f"{_e(m)} ({_e(d)}, weight {_num(w, 3)})" for m, d, w in
+                                     Col("mean", "aggregate (standardised)", num_cell, True)]))
+        weights = ", ".join(f"{escape(m)} ({escape(d)}, weight {num_cell(w, 3)})" for m, d, w in
                             zip(agg["metrics"], agg["directions"], agg["weights"]))
-        body.append(_note(f"Aggregate: each metric standardised over the pooled scores, "
+        body.append(note(f"Aggregate: each metric standardised over the pooled scores, "
                           f"signed by its direction and averaged with weights: {weights}."))
-    return _section("Across metrics", body, sid="across-metrics")
+    return section("Across metrics", body, sid="across-metrics")
 
 
 # --------------------------------------------------------------------------- across datasets
@@ -846,9 +709,9 @@ def across_datasets(report: Report) -> HTMLBlock | None:
     if ordered is None or ranking is None or len(ordered["lists"]) < 2:
         return None
     body = [f"<p>{len(ordered['systems'])} systems ordered over {len(ordered['lists'])} "
-            f"lists ({', '.join(_e(x) for x in ordered['lists'])}). Pairwise evidence: "
-            f"{_e(ordered['method'])}.</p>"]
-    body.append(_charts(
+            f"lists ({', '.join(escape(x) for x in ordered['lists'])}). Pairwise evidence: "
+            f"{escape(ordered['method'])}.</p>"]
+    body.append(charts_row(
         _try_chart(partial(connected_graph_chart, ranking,
                                                  title="Ordered ranking across lists"),
                    "An edge joins two systems whose combined evidence is not "
@@ -864,40 +727,40 @@ def across_datasets(report: Report) -> HTMLBlock | None:
         pairs = [p for p in ordered["pairs"]
                  if frozenset((p["system_a"], p["system_b"])) in neighbours]
     if len(ordered.get("lists") or ()) > 1:
-        body.append(_note("The harmonic-mean p combines the lists' p-values assuming they "
+        body.append(note("The harmonic-mean p combines the lists' p-values assuming they "
                           "are independent (different items in each list); it is slightly "
                           "optimistic when the same items enter several lists "
                           "(docs/validation.md, note 24)."))
     body.append(table(pairs, [Col("system_a", "A"), Col("system_b", "B"),
-                              Col("p_adjusted", "harmonic-mean p (adj.)", _p, True),
+                              Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
                               Col("effect_size", "combined effect size",
-                                  lambda v: _num(v, 2), True),
+                                  lambda v: num_cell(v, 2), True),
                               Col("significant", "", lambda v: "significant" if v else "–")
                               ]))
     across = ordered.get("across_lists") or {}
     fn = report.obj("friedman")
     if fn is not None:
-        body.append(_h3("Friedman test and critical difference", "critical-difference"))
+        body.append(h3("Friedman test and critical difference", "critical-difference"))
         fd = across.get("friedman_nemenyi", {})
-        body.append(f"<p>Friedman χ² = {_num(fd.get('statistic'))}, p = "
-                    f"{_p(fd.get('p_value'))} over {across.get('n_lists')} lists; "
-                    f"Nemenyi critical difference {_num(fd.get('critical_difference'), 3)} "
+        body.append(f"<p>Friedman χ² = {num_cell(fd.get('statistic'))}, p = "
+                    f"{p_cell(fd.get('p_value'))} over {across.get('n_lists')} lists; "
+                    f"Nemenyi critical difference {num_cell(fd.get('critical_difference'), 3)} "
                     "in mean rank.</p>")
-        body.append(_charts(_try_chart(partial(critical_difference_chart, fn),
+        body.append(charts_row(_try_chart(partial(critical_difference_chart, fn),
                                        "Mean rank over lists; systems joined by a bar are "
                                        "within the critical difference.", report)))
     signs = across.get("sign_tests") or []
     if signs:
-        body.append(_h3("Wins across lists (sign test)", "sign-tests"))
+        body.append(h3("Wins across lists (sign test)", "sign-tests"))
         shown = [s for s in signs if frozenset((s["system_a"], s["system_b"])) in
                  neighbours] if len(signs) > report.max_table_rows else signs
         body.append(table(shown, [Col("system_a", "A"), Col("system_b", "B"),
                                   Col("wins_a", "lists A wins", str, True),
                                   Col("wins_b", "lists B wins", str, True),
-                                  Col("p_value", "sign test p", _p, True)]))
-        body.append(_note("“A wins on more lists than B” needs the sign test (seed 001 "
+                                  Col("p_value", "sign test p", p_cell, True)]))
+        body.append(note("“A wins on more lists than B” needs the sign test (seed 001 "
                           "§6); it ignores the size of the differences."))
-    return _section("Across datasets", body, sid="across-datasets")
+    return section("Across datasets", body, sid="across-datasets")
 
 
 # --------------------------------------------------------------------------- noise, power
@@ -916,17 +779,17 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
     body: list[str] = []
     power = report.results["power"]
     if power:
-        body.append(_h3("Minimum detectable effects", "power"))
+        body.append(h3("Minimum detectable effects", "power"))
         rows = list(power)
         cols = [Col("dataset", "dataset"), Col("metric", "metric"),
-                Col("design", "design"), Col("n", "items", _count, True),
-                Col("mde", f"MDE (power {report.analysis.options.power:.0%})", _num, True),
-                Col("mde_effect_size", "as effect size", lambda v: _num(v, 3), True)]
+                Col("design", "design"), Col("n", "items", count_cell, True),
+                Col("mde", f"MDE (power {report.analysis.options.power:.0%})", num_cell, True),
+                Col("mde_effect_size", "as effect size", lambda v: num_cell(v, 3), True)]
         if any(p.get("n_required") for p in power):
             cols.append(Col("n_required", f"items for Δ = {report.analysis.options.detect_delta}",
-                            _count, True))
+                            count_cell, True))
         body.append(table(rows, cols))
-        body.append(_note("The smallest difference each comparison detects with the "
+        body.append(note("The smallest difference each comparison detects with the "
                           "target power at α, from the observed variability (median over "
                           "pairs). A non-significant difference below it is not evidence "
                           "of no difference."))
@@ -938,23 +801,23 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
                               power=report.analysis.options.power,
                               alpha=report.alpha, baseline=first.get("baseline"),
                               discordance=first.get("discordance"), sd=first.get("sd"))
-            body.append(_charts(_try_chart(partial(power_curve_chart, curve),
+            body.append(charts_row(_try_chart(partial(power_curve_chart, curve),
                                            f"MDE by number of items for "
-                                           f"{_e(first['dataset'])} / "
-                                           f"{_e(first['metric'])}.", report)))
+                                           f"{escape(first['dataset'])} / "
+                                           f"{escape(first['metric'])}.", report)))
         except (ReportgenError, TypeError, ValueError):
             pass
     for entry in report.results["noise"]:
         profile = report.obj("noise", entry["dataset"], entry["metric"])
         if profile is None:
             continue
-        body.append(_h3(f"Noise: {entry['dataset']} / {entry['metric']}",
-                        _slug("noise", entry["dataset"], entry["metric"])))
+        body.append(h3(f"Noise: {entry['dataset']} / {entry['metric']}",
+                        slug("noise", entry["dataset"], entry["metric"])))
         body.append(f"<p>{entry['n_significant']} of {entry['n_pairs']} pairs differ at "
-                    f"α = {_num(entry['alpha'], 2)} ({_e(entry['test'])}). Differences "
-                    f"below {_pct(entry['p5_min'])}–{_pct(entry['p5_max'])} "
+                    f"α = {num_cell(entry['alpha'], 2)} ({escape(entry['test'])}). Differences "
+                    f"below {pct_cell(entry['p5_min'])}–{pct_cell(entry['p5_max'])} "
                     f"(p5_min–p5_max) are not reliably detected; null SD "
-                    f"{_pct(entry['null_sd'])}; {entry['n_close_pairs']} close pairs.</p>")
+                    f"{pct_cell(entry['null_sd'])}; {entry['n_close_pairs']} close pairs.</p>")
         figures = [_try_chart(partial(pvalue_vs_difference_chart, profile),
                               "p-value of each pair against its difference.", report)]
         if entry.get("modality") == "binary":
@@ -966,8 +829,8 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
             figures.append(_try_chart(partial(bradley_terry_chart, bt),
                                       "Bradley-Terry ratings (Elo scale) with bootstrap "
                                       "intervals.", report))
-        body.append(_charts(*figures))
-    return _section("Noise and power", body, sid="noise-and-power")
+        body.append(charts_row(*figures))
+    return section("Noise and power", body, sid="noise-and-power")
 
 
 # --------------------------------------------------------------------------- items
@@ -979,8 +842,8 @@ def items_section(report: Report) -> HTMLBlock | None:
     body: list[str] = []
     for entry in report.results["items"]:
         obj = report.obj("item_analysis", entry["dataset"], entry["metric"])
-        body.append(_h3(f"{entry['dataset']} / {entry['metric']}",
-                        _slug("items", entry["dataset"], entry["metric"])))
+        body.append(h3(f"{entry['dataset']} / {entry['metric']}",
+                        slug("items", entry["dataset"], entry["metric"])))
         facts = [f"{entry['n_items']} items",
                  f"{entry['n_unsolved']} solved by no system",
                  f"{entry['n_solved_by_one']} by exactly one",
@@ -995,14 +858,14 @@ def items_section(report: Report) -> HTMLBlock | None:
         if entry["suspect"]:
             listing.append(("suspect", entry["suspect"]))
         for label, values in listing:
-            shown = ", ".join(_e(v) for v in values[:30])
+            shown = ", ".join(escape(v) for v in values[:30])
             more = f" … ({len(values) - 30} more in tables/items.csv)" \
                 if len(values) > 30 else ""
-            body.append(f"<p><strong>{_e(label)}:</strong> {shown}{more}</p>")
+            body.append(f"<p><strong>{escape(label)}:</strong> {shown}{more}</p>")
         if obj is not None:
-            body.append(_charts(_try_chart(partial(difficulty_histogram_chart, obj),
+            body.append(charts_row(_try_chart(partial(difficulty_histogram_chart, obj),
                                            "Share of systems solving each item.", report)))
-    return _section("Items", body, sid="items")
+    return section("Items", body, sid="items")
 
 
 # --------------------------------------------------------------------------- runs
@@ -1014,8 +877,8 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
     body: list[str] = []
     for entry in report.results["runs"]:
         d, m = entry["dataset"], entry["metric"]
-        body.append(_h3(f"{d} / {m}: {entry['n_runs']} runs × {entry['n_items']} items",
-                        _slug("runs", d, m)))
+        body.append(h3(f"{d} / {m}: {entry['n_runs']} runs × {entry['n_items']} items",
+                        slug("runs", d, m)))
         body.append(_caveats(runs_caveats(int(entry["n_items"]))))
         pooled = {r["system"]: r for r in entry["pooled_runs"]}
         differ = {r["system"]: r for r in entry["runs_differ"]}
@@ -1027,20 +890,20 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
                          "share": vc["prediction_share"],
                          "test": (differ.get(s) or {}).get("test"),
                          "p": (differ.get(s) or {}).get("p_value")})
-        body.append(table(rows, [Col("system", "system"), Col("mean", "mean", _num, True),
-                                 Col("ci", "pooled-runs CI", _e, True),
-                                 Col("share", "variance from runs", _pct, True),
+        body.append(table(rows, [Col("system", "system"), Col("mean", "mean", num_cell, True),
+                                 Col("ci", "pooled-runs CI", escape, True),
+                                 Col("share", "variance from runs", pct_cell, True),
                                  Col("test", "runs differ: test"),
-                                 Col("p", "p", _p, True)]))
-        body.append(_note("Pooled-runs CI: instance-level bootstrap over items with all "
+                                 Col("p", "p", p_cell, True)]))
+        body.append(note("Pooled-runs CI: instance-level bootstrap over items with all "
                           "runs pooled (seed 004). “Variance from runs”: share of the "
                           "mean's variance due to run-to-run (prediction) noise."))
         widths = report.obj("ci_width_by_runs", d, m)
         if widths is not None:
-            body.append(_charts(_try_chart(partial(ci_width_by_runs_chart, widths),
+            body.append(charts_row(_try_chart(partial(ci_width_by_runs_chart, widths),
                                            "CI width against the number of runs used.",
                                            report)))
-    return _section("Repeated runs", body, sid="repeated-runs")
+    return section("Repeated runs", body, sid="repeated-runs")
 
 
 # --------------------------------------------------------------------------- groups
@@ -1050,7 +913,7 @@ def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
     body: list[str] = []
     groups = report.results["groups"]
     if groups:
-        body.append(_h3("Within item groups", "item-groups"))
+        body.append(h3("Within item groups", "item-groups"))
         rows = [{"dataset": g["dataset"], "metric": g["metric"],
                  "group": f"{g.get('group_by')} = {g.get('level')}",
                  "n": g.get("n_items"), "significant": sum(
@@ -1062,25 +925,25 @@ def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
                                  Col("pairs", "pairs", str, True)]))
     hyper = report.results["hyperparameters"]
     if hyper:
-        body.append(_h3("Hyperparameters", "hyperparameters"))
+        body.append(h3("Hyperparameters", "hyperparameters"))
         for h in hyper:
             levels = h.get("levels", [])
             title = f"{h['dataset']} / {h['metric']}: {', '.join(h.get('compare_by', []))}"
             cond = h.get("condition")
             if cond:
                 title += " given " + ", ".join(f"{k} = {v}" for k, v in cond.items())
-            body.append(f"<h4>{_e(title)}</h4>")
+            body.append(f"<h4>{escape(title)}</h4>")
             if levels:
                 body.append(table(levels, [Col("level", "level"),
-                                           Col("mean", "pooled mean", _num, True),
+                                           Col("mean", "pooled mean", num_cell, True),
                                            Col("n", "n", str, True)]))
             comps = h.get("comparisons", [])
             if comps:
                 body.append(table([{**c, "ci": _ci(c)} for c in comps], [
                     Col("system_a", "best level"), Col("system_b", "other level"),
-                    Col("diff", "difference", _num, True), Col("ci", "CI", _e, True),
-                    Col("p_adjusted", "p adj.", _p, True)]))
-    return _section("Groups and hyperparameters", body, sid="groups-and-hyperparameters")
+                    Col("diff", "difference", num_cell, True), Col("ci", "CI", escape, True),
+                    Col("p_adjusted", "p adj.", p_cell, True)]))
+    return section("Groups and hyperparameters", body, sid="groups-and-hyperparameters")
 
 
 # --------------------------------------------------------------------------- methods
@@ -1094,9 +957,9 @@ def methods(report: Report) -> HTMLBlock | None:
     body = [f"<p>reportgen {__version__}; seed {report.analysis.seed} (the same data, "
             f"options and seed give the same numbers); α = {opts.alpha:g}; "
             f"{opts.confidence:.0%} intervals; {opts.n_resamples:,} resamples where "
-            f"resampling is used; {_e(_correction_name(report))}; comparison order "
-            f"{_e(opts.order)}; alternative {_e(opts.alternative)}; effects count as "
-            f"relevant from a {_e(opts.effect_threshold)} Cohen level.</p>"]
+            f"resampling is used; {escape(_correction_name(report))}; comparison order "
+            f"{escape(opts.order)}; alternative {escape(opts.alternative)}; effects count as "
+            f"relevant from a {escape(opts.effect_threshold)} Cohen level.</p>"]
     rows = []
     for sl in _sample_lists(report):
         rows.append({"list": _list_title(sl), "pairing": sl.pairing,
@@ -1107,30 +970,30 @@ def methods(report: Report) -> HTMLBlock | None:
                              Col("modality", "modality"), Col("test", "test"),
                              Col("ci", "difference CI"), Col("why", "why")]))
     ci_methods = sorted({r["ci_method"] for r in report.results["systems"]})
-    body.append(_note(f"Intervals of each system's mean: {', '.join(_e(m) for m in ci_methods)}."
+    body.append(note(f"Intervals of each system's mean: {', '.join(escape(m) for m in ci_methods)}."
                       " Multiple comparisons: p-values adjusted with the correction above; "
                       "a comparison is significant when its adjusted p ≤ α."))
     manifest = build_manifest(report.table.sources, parameters={},
                               seed=report.analysis.seed)
     files = [{"path": f["path"], "sha256": f["sha256"], "bytes": f["bytes"],
               "rows": i.get("rows")} for i in manifest["inputs"] for f in i["files"]]
-    body.append(_h3("Inputs", "inputs"))
+    body.append(h3("Inputs", "inputs"))
     body.append(table(files, [Col("path", "file"), Col("rows", "rows",
                                                        lambda v: "" if v is None else
                                                        f"{v:,}", True),
                               Col("bytes", "bytes", lambda v: f"{v:,}", True),
-                              Col("sha256", "sha256", lambda v: f"<code>{_e(v)}</code>")]))
+                              Col("sha256", "sha256", lambda v: f"<code>{escape(v)}</code>")]))
     if report.config_path:
-        body.append(_note(f"Config: <code>{_e(report.config_path)}</code>."))
+        body.append(note(f"Config: <code>{escape(report.config_path)}</code>."))
     packages = manifest["environment"]["packages"]
-    body.append(_note("Versions: " + ", ".join(f"{_e(k)} {_e(v)}" for k, v in
+    body.append(note("Versions: " + ", ".join(f"{escape(k)} {escape(v)}" for k, v in
                                                packages.items() if v) +
-                      f"; Python {_e(manifest['environment']['python'])}."))
-    body.append(_note("References: seed 000 (test choice, graph, aggregation, ordered "
+                      f"; Python {escape(manifest['environment']['python'])}."))
+    body.append(note("References: seed 000 (test choice, graph, aggregation, ordered "
                       "ranking), 001 (corrections, sign test), 002 (benchmark noise), "
                       "003 (intervals, permutation and bootstrap tests, power), 004 "
                       "(repeated runs) — see the README."))
-    return _section("Methods", body, sid="methods")
+    return section("Methods", body, sid="methods")
 
 
 # --------------------------------------------------------------------------- release
@@ -1145,44 +1008,42 @@ def release_summary(report: Report) -> HTMLBlock | None:
     if not report.verdicts:
         return None
     counts = report.results["verdict"]["counts"]
-    label = f" ({_e(report.release)})" if report.release else ""
-    body = [f'<p class="rg-headline"><strong>{_e(report.candidate)}</strong>{label} '
-            f"against <strong>{_e(report.baseline)}</strong>: "
+    label = f" ({escape(report.release)})" if report.release else ""
+    body = [f'<p class="rg-headline"><strong>{escape(report.candidate)}</strong>{label} '
+            f"against <strong>{escape(report.baseline)}</strong>: "
             f'<span class="improved">{counts["improved"]} improved</span>, '
             f'<span class="regressed">{counts["regressed"]} regressed</span>, '
             f'{counts["no detectable difference"]} with no detectable difference '
-            f"(α = {report.alpha:g}, {_e(_correction_name(report))}).</p>"]
+            f"(α = {report.alpha:g}, {escape(_correction_name(report))}).</p>"]
     items = []
     for v in report.verdicts:
         items.append(f'<li class="{_VERDICT_CSS[v["verdict"]]}-item">'
-                     f"{_e(_verdict_sentence(v))}</li>")
+                     f"{escape(_verdict_sentence(v))}</li>")
     body.append('<ul class="rg-claims">' + "".join(items) + "</ul>")
     rows = [{**v, "ci": _ci(v)} for v in report.verdicts]
     body.append(table(rows, [
         Col("dataset", "dataset"), Col("metric", "metric"),
-        Col("mean_baseline", "baseline", _num, True),
-        Col("mean_candidate", "candidate", _num, True),
-        Col("diff", "candidate − baseline", _num, True),
-        Col("ci", f"{report.confidence:.0%} CI", _e, True),
-        Col("p_adjusted", "p adj.", _p, True), Col("mde", "MDE", _num, True),
-        Col("verdict", "verdict", _e, css=lambda r: _VERDICT_CSS[r["verdict"]])]))
-    body.append(_note("MDE: the smallest difference this evaluation detects with "
+        Col("mean_baseline", "baseline", num_cell, True),
+        Col("mean_candidate", "candidate", num_cell, True),
+        Col("diff", "candidate − baseline", num_cell, True),
+        Col("ci", f"{report.confidence:.0%} CI", escape, True),
+        Col("p_adjusted", "p adj.", p_cell, True), Col("mde", "MDE", num_cell, True),
+        Col("verdict", "verdict", escape, css=lambda r: _VERDICT_CSS[r["verdict"]])]))
+    body.append(note("MDE: the smallest difference this evaluation detects with "
                       f"{report.analysis.options.power:.0%} power; “no detectable "
                       "difference” means any real difference is probably smaller than "
                       "it, not that there is none."))
-    return _section("Release verdict", body, sid="release-verdict")
+    return section("Release verdict", body, sid="release-verdict")
 
 
 def _verdict_sentence(v: Mapping[str, Any]) -> str:
-    from reportgen.report.claims import format_p
-
     where = f"{v['dataset']} / {v['metric']}"
-    diff = f"Δ = {_num(v['diff'])} [{_num(v['ci_low'])}, {_num(v['ci_high'])}]"
-    p = format_p(v["p_adjusted"])
+    diff = f"Δ = {num_cell(v['diff'])} [{num_cell(v['ci_low'])}, {num_cell(v['ci_high'])}]"
+    p = fmt.p_value(v["p_adjusted"])
     p_text = f"p adj. {p}" if p.startswith("<") else f"p adj. = {p}"
     if v["verdict"] == "no detectable difference":
         return (f"{where}: no detectable difference ({diff}, {p_text}); differences "
-                f"smaller than {_num(v['mde'])} could go unnoticed.")
+                f"smaller than {num_cell(v['mde'])} could go unnoticed.")
     return f"{where}: {v['verdict']} ({diff}, {p_text})."
 
 
@@ -1192,8 +1053,8 @@ def release_details(report: Report) -> HTMLBlock | None:
 
     if not report.verdicts:
         return None
-    body = [_charts(_try_chart(partial(forest_plot,
+    body = [charts_row(_try_chart(partial(forest_plot,
         report.verdicts, title=f"{report.candidate} − {report.baseline}"),
         "Difference candidate − baseline per dataset × metric with its confidence "
         "interval, coloured by verdict.", report))]
-    return _section("Differences", body, sid="release-differences")
+    return section("Differences", body, sid="release-differences")

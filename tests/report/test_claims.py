@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reportgen.report.claims import claim_sentence, format_p
+from reportgen.report.claims import claim_sentence
+from reportgen.report.format import p_value as format_p
 
 BASE = {"system_a": "A", "system_b": "B", "dataset": "gsm8k", "metric": "acc",
         "direction": "higher", "modality": "binary", "diff": 0.031, "ci_low": 0.012,

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from reportgen.report import format as fmt
 from reportgen.report import sections as rs
 from reportgen.report.archive import validate_results
 
@@ -64,10 +65,10 @@ def test_write_outputs_results_valid_and_tables(small_report):
     (None, "–"), (float("nan"), "–"), (123456.0, "1.235e+05"), (0.00001234, "1.234e−05"),
 ])
 def test_num_formatting_against_hand_rounding(value, expected):
-    assert rs._num(value) == expected
+    assert fmt.number(value) == expected
 
 
 @pytest.mark.parametrize("value,expected", [(140.0, "140"), (12000, "12,000"),
                                             (None, "–"), (2.5, "2.500")])
 def test_count_formatting(value, expected):
-    assert rs._count(value) == expected
+    assert fmt.count(value) == expected

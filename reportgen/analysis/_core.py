@@ -32,11 +32,12 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from reportgen._groups import condition_and_compare, group_comparisons, validate_columns
-from reportgen._ranking import ranking_sections
+from reportgen.analysis._groups import condition_and_compare, group_comparisons, validate_columns
+from reportgen.analysis._ranking import ranking_sections
 from reportgen.data import ScoreTable
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.execution import Execution, blas_threads, map_units
+from reportgen.jsonsafe import json_safe
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
 from reportgen.stats._common import resampling_iv
 from reportgen.stats.corpus import (
@@ -325,7 +326,7 @@ class Analysis:
             "skipped_inputs": summary["skipped_inputs"],
             "system_attributes": _records(self.table.system_attributes.reset_index()),
         }
-        return _json_safe({"reportgen_version": __version__, "created": self.created,
+        return json_safe({"reportgen_version": __version__, "created": self.created,
                 "seed": self.seed, "config": config, "data": data,
                 "systems": list(self.systems), "comparisons": self.comparisons(),
                 "noise": list(self.noise), "power": list(self.power),
@@ -336,38 +337,9 @@ class Analysis:
                 "notes": list(self.notes)})
 
 
-def _json_safe(value: Any) -> Any:
-    """``value`` with every non-finite float (NaN, ±inf: undefined statistics of
-    degenerate data) as None and numpy scalars as Python numbers, so results.json is
-    strict JSON wherever a routine left one in a nested entry."""
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return float(value) if np.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
-def _records(frame) -> list[dict[str, Any]]:
-    rows = []
-    for row in frame.to_dict("records"):
-        rows.append({str(k): _plain(v) for k, v in row.items()})
-    return rows
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        return None if np.isnan(value) else float(value)
-    if value is None or isinstance(value, (str, int, bool)):
-        return value
-    return str(value)
+def _records(frame: Any) -> list[dict[str, Any]]:
+    return [json_safe({str(k): v for k, v in row.items()})
+            for row in frame.to_dict("records")]
 
 
 def unit_rng(seed: int, dataset: str, metric: str, stream: int = 0) -> np.random.Generator:

@@ -1,0 +1,103 @@
+"""The one home of number and p-value formatting for everything a reader sees: the report,
+the e-mail, claim sentences and the command line. Plain text (no HTML); statistics keep
+full precision elsewhere and are rounded only here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["count", "decimals_for", "fixed", "number", "p_value", "percent"]
+
+MINUS = "−"  # the typographic minus, as in Δ = −0.9
+
+
+def _finite(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x
+
+
+def number(value: Any, digits: int = 4) -> str:
+    """``value`` with ``digits`` significant digits (plain notation between 1e-4 and
+    1e5), "–" when missing or NaN, "∞" for infinities; other objects as ``str``.
+
+    Examples
+    --------
+    >>> number(-0.0899512), number(1234567.0), number(None), number(0)
+    ('−0.08995', '1.235e+06', '–', '0')
+    """
+    if value is None:
+        return "–"
+    x = _finite(value)
+    if x is None:
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            return str(value)
+        return "–"
+    if math.isinf(x):
+        return "∞" if x > 0 else MINUS + "∞"
+    if x == 0:
+        return "0"
+    if abs(x) >= 1e5 or abs(x) < 1e-4:
+        text = f"{x:.{digits - 1}e}"
+    else:
+        decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(x)))))
+        text = f"{x:.{decimals}f}"
+    return text.replace("-", MINUS)
+
+
+def count(value: Any) -> str:
+    """A count (items, rows, systems): a whole number with thousands separators.
+
+    >>> count(8419.0), count(None)
+    ('8,419', '–')
+    """
+    x = _finite(value)
+    if x is None:
+        return "–"
+    return f"{round(x):,}" if x == round(x) else number(x)
+
+
+def p_value(p: Any) -> str:
+    """A p-value: two significant digits, "< 0.001" below 0.001, "n/a" when undefined.
+
+    >>> p_value(0.0004), p_value(0.0123), p_value(0.5), p_value(None)
+    ('< 0.001', '0.012', '0.50', 'n/a')
+    """
+    x = _finite(p)
+    if x is None:
+        return "n/a"
+    if x < 0.001:
+        return "< 0.001"
+    if x >= 0.995:
+        return "1.00" if x <= 1 else f"{x:.2f}"
+    digits = max(2, -math.floor(math.log10(x)) + 1)
+    return f"{x:.{min(digits, 3)}f}"
+
+
+def percent(value: Any) -> str:
+    """A proportion as a percentage with one decimal: ``0.638`` → ``63.8%``."""
+    x = _finite(value)
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def fixed(x: float, scale: float, digits: int, *, latex: bool = False) -> str:
+    """``x × scale`` with ``digits`` decimals and a typographic minus (ASCII for LaTeX)."""
+    text = f"{x * scale:.{digits}f}"
+    if text.startswith("-") and not latex:
+        text = MINUS + text[1:]
+    return text
+
+
+def decimals_for(half_width: float | None, scale: float) -> int:
+    """Decimals that show an interval's half-width with about two significant digits."""
+    if half_width is None or not math.isfinite(half_width) or half_width <= 0:
+        return 2
+    return int(min(6, max(0, 1 - math.floor(math.log10(half_width * scale)))))

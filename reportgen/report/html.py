@@ -1,0 +1,156 @@
+"""The HTML building blocks of the report, the history report and their sections:
+escaping, sections and headings, tables, notes and chart figures.
+
+Conventions (what :mod:`reportgen.report.export` expects): a section is
+``<section class="rg-section" id=...><h2>...</h2>...</section>``, subsections ``<h3>``,
+tables ``<table class="rg-table">`` with numeric cells ``<td class="num">``, charts
+``<figure class="rg-chart"><svg>...</svg><figcaption>...</figcaption></figure>``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reportgen.errors import ReportgenError
+from reportgen.report import format as fmt
+
+__all__ = ["Col", "HTMLBlock", "charts_row", "count_cell", "escape", "figure", "h3",
+           "note", "num_cell", "p_cell", "pct_cell", "section", "slug", "strip_tags",
+           "table", "try_figure"]
+
+
+@dataclass(frozen=True)
+class HTMLBlock:
+    """A piece of the report: HTML for the notebook and the export, text for consoles."""
+
+    html: str
+    text: str = ""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/html": self.html, "text/plain": self.text or strip_tags(self.html)}
+
+    def __str__(self) -> str:
+        return self.text or strip_tags(self.html)
+
+
+def strip_tags(text: str) -> str:
+    """The text of an HTML fragment; charts become ``[chart]``."""
+    text = re.sub(r"<svg.*?</svg>", "[chart]", text, flags=re.DOTALL)
+    return re.sub(r"\s+\n", "\n", re.sub(r"<[^>]+>", "", text)).strip()
+
+
+def escape(value: Any) -> str:
+    """``str(value)`` escaped for HTML text and attributes."""
+    return html.escape(str(value), quote=True)
+
+
+def slug(*parts: str) -> str:
+    """An HTML id from names: lower case, runs of other characters as one ``-``."""
+    text = "-".join(parts).lower()
+    return re.sub(r"[^a-z0-9]+", "-", text).strip("-") or "section"
+
+
+def section(title: str, body: Iterable[str], *, sid: str | None = None,
+            intro: str | None = None) -> HTMLBlock | None:
+    """A ``<section>`` with its ``<h2>``; None when ``body`` has nothing to show."""
+    parts = [p for p in body if p]
+    if not parts:
+        return None
+    head = (f'<section class="rg-section" id="{escape(sid or slug(title))}">'
+            f"<h2>{escape(title)}</h2>")
+    if intro:
+        head += f"<p>{intro}</p>"
+    return HTMLBlock(head + "\n".join(parts) + "</section>")
+
+
+def h3(title: str, sid: str | None = None) -> str:
+    return f'<h3 id="{escape(sid or slug(title))}">{escape(title)}</h3>'
+
+
+def note(text: str) -> str:
+    """A note paragraph; ``text`` is HTML."""
+    return f'<p class="rg-note">{text}</p>'
+
+
+def num_cell(value: Any, digits: int = 4) -> str:
+    return escape(fmt.number(value, digits))
+
+
+def count_cell(value: Any) -> str:
+    return escape(fmt.count(value))
+
+
+def p_cell(value: Any) -> str:
+    return escape(fmt.p_value(value))
+
+
+def pct_cell(value: Any) -> str:
+    return escape(fmt.percent(value))
+
+
+@dataclass(frozen=True)
+class Col:
+    """A table column: key in the row, header, formatter (returns HTML), numeric
+    alignment, and an optional CSS class per row."""
+
+    key: str
+    label: str
+    fmt: Callable[[Any], str] = escape
+    numeric: bool = False
+    css: Callable[[Mapping[str, Any]], str] | None = None
+
+
+def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Col], *,
+          caption: str | None = None) -> str:
+    """An HTML table of ``rows`` (formatting only; values are escaped)."""
+    if not rows:
+        return ""
+    head = "".join(f"<th>{escape(c.label)}</th>" for c in columns)
+    body = []
+    for row in rows:
+        cells = []
+        for c in columns:
+            classes = ["num"] if c.numeric else []
+            if c.css is not None:
+                extra = c.css(row)
+                if extra:
+                    classes.append(extra)
+            cls = f' class="{" ".join(classes)}"' if classes else ""
+            cells.append(f"<td{cls}>{c.fmt(row.get(c.key))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return (f'<div class="rg-table-wrap"><table class="rg-table">{cap}<thead><tr>{head}'
+            f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def figure(chart: Any, caption: str | None = None, *, theme: Any = None) -> str:
+    """A chart rendered to inline SVG in a ``<figure>`` (``caption`` is HTML)."""
+    from reportgen.charts.render import to_svg
+
+    svg = to_svg(chart, theme)
+    svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
+    cap = f"<figcaption>{caption}</figcaption>" if caption else ""
+    return f'<figure class="rg-chart">{svg}{cap}</figure>'
+
+
+def charts_row(*figures: str) -> str:
+    """Figures side by side (they wrap on narrow screens)."""
+    inner = "".join(f for f in figures if f)
+    return f'<div class="rg-charts">{inner}</div>' if inner else ""
+
+
+def try_figure(build: Callable[[], Any], caption: str | None, *, theme: Any) -> str:
+    """Build and render a chart; a chart that cannot be drawn for these data (e.g. one
+    system) becomes a note instead of failing the report."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            chart = build()
+        return figure(chart, caption, theme=theme)
+    except ReportgenError as exc:
+        return note(f"Chart not drawn: {escape(exc)}")
