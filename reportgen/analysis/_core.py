@@ -324,6 +324,7 @@ class Analysis:
             "exclusions": summary["exclusions"],
             "problems": summary["problems"],
             "skipped_inputs": summary["skipped_inputs"],
+            "descriptive": summary["descriptive"],
             "system_attributes": _records(self.table.system_attributes.reset_index()),
         }
         return json_safe({"reportgen_version": __version__, "created": self.created,

@@ -277,6 +277,9 @@ class ScoreTable:
     skipped_inputs
         Inputs the adapters skipped (a cancelled or empty log next to good ones, a
         missing samples file, ...), each with the reason.
+    descriptive
+        Statistics the inputs record but that are not compared (HELM's token counts and
+        run times, ...): ``{"system", "dataset", "statistic", "mean", "n"}`` rows.
     """
 
     frame: pd.DataFrame
@@ -293,6 +296,7 @@ class ScoreTable:
     _groups: Mapping[tuple[str, str], _Group] = field(repr=False)
     _run_labels: Mapping[str, tuple[Any, ...] | None] = field(repr=False)
     skipped_inputs: tuple[SkippedInput, ...] = ()
+    descriptive: tuple[Mapping[str, Any], ...] = ()
 
     # ------------------------------------------------------------------ structure
 
@@ -520,6 +524,7 @@ class ScoreTable:
             "exclusions": [e.to_dict() for e in self.exclusions],
             "problems": [p.to_dict() for p in self.problems],
             "skipped_inputs": [s.to_dict() for s in self.skipped_inputs],
+            "descriptive": [dict(d) for d in self.descriptive],
         }
 
     # ------------------------------------------------------------------ internals
@@ -674,7 +679,7 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
                        for d in datasets}
     table = ScoreTable(frame, systems, datasets, metrics, tuple(exclusions), (),
                        item_meta, system_attrs, dataset_weights, sources, modality, groups,
-                       run_labels, skipped)
+                       run_labels, skipped, tuple(d for r in results for d in r.descriptive))
     problems.extend(_findings(table, config))
     return dataclasses.replace(table, problems=tuple(problems))
 

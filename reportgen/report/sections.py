@@ -439,6 +439,16 @@ def data_section(report: Report) -> HTMLBlock | None:
                                      Col("modality", "modality"),
                                      Col("modality_source", "modality from"),
                                      Col("weight", "weight", num_cell, True)]))
+    if s.get("descriptive"):
+        body.append(h3("Descriptive statistics", "descriptive"))
+        body.append(note("Recorded by the evaluation (token counts, run times, ...), "
+                         "shown as means over the items; never tested or ranked. Name "
+                         "one with --metric to compare it."))
+        body.append(table(s["descriptive"], [Col("dataset", "dataset"),
+                                             Col("system", "system"),
+                                             Col("statistic", "statistic"),
+                                             Col("mean", "mean", num_cell, True),
+                                             Col("n", "items", str, True)]))
     body.append(h3("Systems", "systems"))
     attrs = report.table.system_attributes
     sys_rows = []

@@ -171,6 +171,10 @@ class AdapterResult:
     duplicate_hint
         What to do about the same (system, dataset, metric, item, run) given twice, in
         this format's terms; validation uses it instead of the long-table hint.
+    descriptive
+        Statistics the source records that are not compared (token counts, run times,
+        ...): one row per ``system, dataset, statistic`` with its ``mean`` over ``n``
+        items. Shown as data, never tested or ranked.
     format, source
         The adapter name and the path read; set by :func:`read_inputs`.
     """
@@ -182,6 +186,7 @@ class AdapterResult:
     system_attributes: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped: list[SkippedInput] = field(default_factory=list)
     duplicate_hint: str | None = None
+    descriptive: list[dict[str, Any]] = field(default_factory=list)
     format: str | None = None
     source: str | None = None
 

@@ -50,10 +50,32 @@ sub_split
 Stats with ``count`` 0 (HELM writes e.g. ``training_co2_cost`` with no value) are left
 out and counted in the exclusions. Aggregate files (``stats.json``) and the other files
 of a run folder are not read.
+
+Bookkeeping statistics and directions
+-------------------------------------
+HELM records, per instance, statistics that describe the run rather than score the
+model: token counts (``num_prompt_tokens``, ``num_output_tokens``, ...), run times
+(``inference_runtime``), ``batch_size``, ``num_train_instances``, ``prompt_truncated``,
+``max_num_output_tokens``, ``finish_reason_*``, ``num_references``, ``training_*``, ...
+They are never tested, ranked or aggregated as if higher were better: they become
+*descriptive* statistics (their means per system and dataset, shown in the report's Data
+section), unless :attr:`LoadOptions.metric` (``--metric``) names one. A suite's
+``schema.json`` (written by ``helm-summarize`` into ``runs/<suite>/``) is read when it is
+there: a metric it lists with ``lower_is_better`` true or false gets that direction
+(bookkeeping statistics stay descriptive whatever it says); one it lists with
+``lower_is_better`` null (no direction, e.g. ``num_trials``) is descriptive too; the ``main_name`` of a run's group (``run_groups[].environment``) is its main metric,
+put first and named in an ``info`` problem.
+
+Two suites with the same runs
+-----------------------------
+When one (system, dataset) comes from run folders in two suites (``runs/v3`` and
+``runs/v4``), each such dataset is qualified with its suite, ``"<dataset>|suite=<suite>"``,
+so that the suites are compared as distinct datasets.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -61,7 +83,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -97,6 +119,20 @@ _DEFAULT_COMPUTED_ON = "perturbed"
 _MODEL_ARGS = ("model", "model_deployment")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _COUNT0_REASON = "HELM stat with count 0 (no value computed for the instance)"
+SCHEMA = "schema.json"
+#: HELM statistics that describe a run, not score a model (HELM's "general_information"
+#: and "efficiency" metric groups, and the finish reasons): descriptive only.
+_BOOKKEEPING = frozenset({
+    "batch_size", "prompt_truncated", "max_num_output_tokens", "num_references",
+    "num_train_instances", "num_train_trials", "num_instances", "num_prompt_tokens",
+    "num_completion_tokens", "num_output_tokens", "num_perplexity_tokens", "num_bytes",
+    "inference_runtime", "inference_denoised_runtime", "inference_idealized_runtime",
+    "num_completions", "num_tokens"})
+_BOOKKEEPING_PREFIXES = ("finish_reason_", "training_", "num_", "inference_",
+                         "estimated_")
+_DUPLICATE_HINT = ("HELM writes each instance once per run and train trial; the same run "
+                   "folder was probably given twice (a suite and a run inside it): pass "
+                   "each suite or run folder once")
 
 
 @dataclass(frozen=True)
@@ -108,6 +144,7 @@ class _Run:
     model: str
     deployment: str
     dataset: str
+    groups: tuple[str, ...] = ()
 
 
 class HelmAdapter(Adapter):
@@ -133,7 +170,9 @@ class HelmAdapter(Adapter):
         problems: list[Problem] = []
         runs = [_read_run_spec(folder) for folder in _run_folders(path, problems)]
         systems = _system_names(runs)
+        runs = _separate_suites(runs, systems, problems)
         _check_unique_runs(runs, systems)
+        schema = _Schema.read(runs, problems)
         columns: dict[str, list[Any]] = {k: [] for k in (
             "system", "dataset", "metric", "item", "run", "score", "sub_split",
             SOURCE_FILE, SOURCE_LINE)}
@@ -143,14 +182,22 @@ class HelmAdapter(Adapter):
         if not any(v is not None for v in columns["sub_split"]):
             del columns["sub_split"]
         frame = pd.DataFrame(columns)
+        frame, descriptive = _split_descriptive(frame, schema, options.metric, problems)
+        frame = _main_metric_first(frame, runs, schema, problems)
         frame["score"] = frame["score"].astype(np.float64)
         frame["run"] = frame["run"].astype(np.int64)
         frame[SOURCE_LINE] = frame[SOURCE_LINE].astype(np.int64)
+        # a bookkeeping stat without a value (training_co2_cost) excludes nothing compared
         exclusions = [Exclusion(_COUNT0_REASON, n, dataset=d, metric=m, system=s, source=f)
-                      for (d, m, s, f), n in zero_counts.items()]
+                      for (d, m, s, f), n in zero_counts.items()
+                      if m.split("|", 1)[0] == options.metric
+                      or not _is_descriptive(m, schema)]
         attributes = {systems[r.folder]: {"model_deployment": r.deployment} for r in runs}
-        return AdapterResult(frame, exclusions=exclusions, problems=problems,
-                             system_attributes=attributes)
+        directions = {m: d for m, d in schema.directions.items()
+                      if m in set(frame["metric"])}
+        return AdapterResult(frame, directions=directions, exclusions=exclusions,
+                             problems=problems, system_attributes=attributes,
+                             duplicate_hint=_DUPLICATE_HINT, descriptive=descriptive)
 
 
 # --------------------------------------------------------------------------- folders
@@ -253,8 +300,10 @@ def _read_run_spec(folder: Path) -> _Run:
                          location=Location(str(path), None, "adapter_spec.model"),
                          hint="add adapter_spec.model, the name of the evaluated model")
     model_name = model or deployment or ""
+    groups = spec.get("groups")
+    groups = tuple(g for g in groups if isinstance(g, str)) if isinstance(groups, list) else ()
     return _Run(folder, name.strip(), model_name, deployment or model_name,
-                _dataset_name(name))
+                _dataset_name(name), groups)
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -280,6 +329,23 @@ def _system_names(runs: list[_Run]) -> dict[Path, str]:
     return {run.folder: (f"{run.model}@{run.deployment}"
                          if len(deployments[run.model]) > 1 else run.model)
             for run in runs}
+
+
+def _separate_suites(runs: list[_Run], systems: dict[Path, str],
+                     problems: list[Problem]) -> list[_Run]:
+    """Qualify a dataset with its suite where one system has it in several suites."""
+    suites: dict[tuple[str, str], set[str]] = {}
+    for run in runs:
+        suites.setdefault((systems[run.folder], run.dataset), set()).add(run.folder.parent.name)
+    clashing = {dataset for (_, dataset), names in suites.items() if len(names) > 1}
+    if not clashing:
+        return runs
+    problems.extend(Problem("info", f"HELM runs of dataset {dataset!r} come from several "
+                                    "suites; each suite's runs are the dataset "
+                                    f"'{dataset}|suite=<suite>'", dataset=dataset)
+                    for dataset in sorted(clashing))
+    return [dataclasses.replace(run, dataset=f"{run.dataset}|suite={run.folder.parent.name}")
+            if run.dataset in clashing else run for run in runs]
 
 
 def _check_unique_runs(runs: list[_Run], systems: dict[Path, str]) -> None:
@@ -450,6 +516,99 @@ def _is_number(value: Any) -> bool:
 def _kind(value: Any) -> str:
     return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number",
             float: "number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+# --------------------------------------------------------------------------- schema.json
+
+
+@dataclass(frozen=True)
+class _Schema:
+    """What a suite's ``schema.json`` says: metric directions, metrics without one, and
+    the main metric of each run group."""
+
+    directions: dict[str, Literal["higher", "lower"]]
+    undirected: frozenset[str]
+    main_metric: dict[str, str]
+
+    @classmethod
+    def read(cls, runs: list[_Run], problems: list[Problem]) -> _Schema:
+        directions: dict[str, Literal["higher", "lower"]] = {}
+        undirected: set[str] = set()
+        main: dict[str, str] = {}
+        for folder in sorted({run.folder.parent for run in runs}):
+            path = folder / SCHEMA
+            if not path.is_file():
+                continue
+            data = read_json(path)
+            if not isinstance(data, dict):
+                problems.append(Problem("warning", f"{SCHEMA} is not a JSON object: not "
+                                        "read", Location(str(path))))
+                continue
+            for metric in data.get("metrics") or ():
+                if not isinstance(metric, dict) or not isinstance(metric.get("name"), str):
+                    continue
+                lower = metric.get("lower_is_better")
+                if isinstance(lower, bool):
+                    directions.setdefault(metric["name"], "lower" if lower else "higher")
+                else:
+                    undirected.add(metric["name"])
+            for group in data.get("run_groups") or ():
+                environment = group.get("environment") if isinstance(group, dict) else None
+                if isinstance(environment, dict) and isinstance(group.get("name"), str) \
+                        and isinstance(environment.get("main_name"), str):
+                    main.setdefault(group["name"], environment["main_name"])
+        return cls(directions, frozenset(undirected - set(directions)), main)
+
+
+def _is_descriptive(metric: str, schema: _Schema) -> bool:
+    """Bookkeeping (even where schema.json gives it a direction, as it does for
+    ``inference_runtime``), or listed in schema.json without a direction."""
+    base = metric.split("|", 1)[0]
+    return base in _BOOKKEEPING or base.startswith(_BOOKKEEPING_PREFIXES) \
+        or base in schema.undirected
+
+
+def _split_descriptive(frame: pd.DataFrame, schema: _Schema, named: str | None,
+                       problems: list[Problem]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """Move bookkeeping statistics out of the scores (module notes); ``named`` (the
+    user's ``--metric``) stays a metric."""
+    metrics = pd.unique(frame["metric"]) if len(frame) else []
+    descriptive = [m for m in metrics
+                   if str(m).split("|", 1)[0] != named and _is_descriptive(str(m), schema)]
+    if not descriptive:
+        return frame, []
+    mask = frame["metric"].isin(descriptive)
+    means = frame[mask].groupby(["system", "dataset", "metric"], sort=False)["score"] \
+        .agg(["mean", "count"])
+    rows = [{"system": str(system), "dataset": str(dataset), "statistic": str(metric),
+             "mean": float(row["mean"]), "n": int(row["count"])}
+            for (system, dataset, metric), row in means.iterrows()]
+    names = sorted({str(m).split("|", 1)[0] for m in descriptive})
+    problems.append(Problem("info", f"{len(names)} HELM bookkeeping statistic(s) are shown "
+                            "as descriptive data, not compared: " + ", ".join(names[:12])
+                            + (", ..." if len(names) > 12 else "")
+                            + "; name one with --metric to compare it"))
+    return frame[~mask].reset_index(drop=True), rows
+
+
+def _main_metric_first(frame: pd.DataFrame, runs: list[_Run], schema: _Schema,
+                       problems: list[Problem]) -> pd.DataFrame:
+    """Put each dataset's main metric (schema.json) first, and name it."""
+    main: dict[str, str] = {}
+    for run in runs:
+        name = next((schema.main_metric[g] for g in run.groups if g in schema.main_metric),
+                    None)
+        if name is not None:
+            main.setdefault(run.dataset, name)
+    if not main or frame.empty:
+        return frame
+    for dataset, metric in main.items():
+        problems.append(Problem("info", f"HELM's main metric of this run is {metric!r} "
+                                        "(schema.json)", dataset=dataset))
+    is_main = [main.get(d) == m for d, m in zip(frame["dataset"], frame["metric"],
+                                                strict=True)]
+    order = np.argsort(~np.asarray(is_main, dtype=bool), kind="stable")
+    return frame.iloc[order].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- JSON with lines
