@@ -536,7 +536,9 @@ def _analyze_unit(table: ScoreTable, dataset: str, metric: str, options: Analysi
             out.items.append(items)
     out.power.append(_power_entry(table, unit, systems, options))
     if table.runs_of(dataset) is not None and unit.pairing == "paired":
-        out.runs.append(_runs_entry(table, unit, systems, options, seed, out.objects))
+        repeated = _systems_with_runs(table, dataset, metric, systems, out.notes)
+        if repeated:
+            out.runs.append(_runs_entry(table, unit, repeated, options, seed, out.objects))
     if options.cluster_by is not None:
         entry = _cluster_entry(table, dataset, metric, systems, options, out.notes)
         if entry is not None:
@@ -679,6 +681,8 @@ def _noise_entry(table: ScoreTable, dataset: str, metric: str, systems: list[str
     prediction noise; ``family`` and ``size`` attributes give the signal-to-noise."""
     view = table.paired(dataset, metric, systems)
     scores = view.scores
+    if scores.ndim == 3 and scores.shape[2] == 1:
+        scores = scores[:, :, 0]  # one run: no prediction noise to estimate from runs
     if np.nanmin(scores) < 0 or np.nanmax(scores) > 1:
         return None
     attrs = table.system_attributes
@@ -726,6 +730,30 @@ def _power_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
     return {"dataset": dataset, "metric": metric, **result.to_dict()}
 
 
+_RUN_ANALYSES = ("the run analyses (data vs prediction noise, whether the runs differ, "
+                 "the CI width by number of runs)")
+
+
+def _systems_with_runs(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                       notes: list[str]) -> list[str]:
+    """The systems with at least 2 runs of some item: the run analyses apply to them only
+    (a run axis with one value, e.g. Inspect's default epochs=1 or HELM's single train
+    trial, has nothing to compare); a note says where they do not apply."""
+    view = table.paired(dataset, metric, systems)
+    counts = view.run_counts().max(axis=0)
+    repeated = [name for name, k in zip(view.systems, counts, strict=True) if k >= 2]
+    single = [name for name in view.systems if name not in repeated]
+    if not repeated:
+        notes.append(f"{dataset} / {metric}: every system has one run per item, so "
+                     f"{_RUN_ANALYSES} do not apply")
+    elif single:
+        shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5
+                                         else "")
+        notes.append(f"{dataset} / {metric}: {_RUN_ANALYSES} cover the {len(repeated)} "
+                     f"system(s) with at least 2 runs; not {shown} (one run per item)")
+    return repeated
+
+
 def _runs_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
                 options: AnalysisOptions, seed: int, objects: dict) -> dict[str, Any]:
     """Everything repeated runs tell about one dataset × metric (seed 004, Miller 2024)."""
@@ -758,7 +786,8 @@ def _runs_entry(table: ScoreTable, unit: SampleListResult, systems: list[str],
                 systems=names).to_records(),
             "variance_components": variance_components(scores, systems=names).to_records(),
             "paired_variance_components": variance_components_paired(
-                scores[:, ia, :], scores[:, ib, :], systems=pair_names).to_records(),
+                scores[:, ia, :], scores[:, ib, :], systems=pair_names).to_records()
+            if len(ia) else [],
             "runs_differ": runs_differ_test(scores, systems=names).to_records(),
             "pooled_runs": pooled.to_records(),
             "per_run": pooled.run_records(),
