@@ -11,6 +11,7 @@ eval-arena eval-arena JSON lines (``benchmark_id``, ``model``, ``example_id``, `
 lm-eval    lm-evaluation-harness output folders (``results_*.json`` + ``samples_*.jsonl``)
 inspect    Inspect AI logs (``.eval`` zip archives and ``.json`` logs)
 helm       HELM run folders (``run_spec.json`` + ``per_instance_stats.json``)
+every-eval-ever  every_eval_ever aggregate ``<uuid>.json`` + ``<uuid>_samples.jsonl``
 ========== ==============================================================================
 """
 
@@ -47,7 +48,8 @@ __all__ = [
 ]
 
 _REGISTRY: dict[str, Adapter] = {}
-_BUILTIN_MODULES = ("long", "wide", "eval_arena", "lm_eval", "inspect_ai", "helm")
+_BUILTIN_MODULES = ("long", "wide", "eval_arena", "lm_eval", "inspect_ai", "helm",
+                    "every_eval_ever")
 _builtins_loaded = False
 
 #: File suffixes a folder is searched for when no adapter claims the folder itself.
@@ -172,7 +174,7 @@ def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
                 "the folder holds no evaluation results reportgen can read",
                 location=Location(str(path)),
                 hint=f"expected files ending in {', '.join(_DATA_SUFFIXES)} or an "
-                     f"lm-eval, Inspect or HELM output folder; known formats: "
+                     f"lm-eval, Inspect, HELM or every_eval_ever output folder; known formats: "
                      f"{', '.join(adapter_names())}")
         return [(f, detect_format(f, options)) for f in files]
     return [(path, detect_format(path, options))]

@@ -1,0 +1,383 @@
+"""every_eval_ever records: aggregate ``<uuid>.json`` + instance-level ``<uuid>_samples.jsonl``.
+
+`every_eval_ever <https://github.com/evaleval/every_eval_ever>`_ (EEE) is a common schema
+that its converters write from lm-evaluation-harness, Inspect AI and HELM output (and
+that leaderboards publish): per evaluation run, an *aggregate* JSON file
+(``eval.schema.json``: ``schema_version``, ``evaluation_id``, ``model_info``,
+``evaluation_results`` with each result's ``metric_config.lower_is_better``, and
+``detailed_evaluation_results.file_path``) and an *instance-level* JSON-lines file
+(``instance_level_eval.schema.json``, versions 0.2.0 to 0.3.0), one record per sample.
+
+The adapter reads an aggregate file (with its samples file beside it), a samples file
+alone, or a folder holding them (searched up to four levels down, as the EEE datastore
+nests ``<benchmark>/<developer>/<model>/<uuid>.json``). It gives one row per
+instance-level record:
+
+========= ===========================================================================
+column    taken from
+========= ===========================================================================
+system    the record's ``model_id``
+dataset   the record's ``evaluation_name``
+metric    the aggregate result the record belongs to: the one whose
+          ``evaluation_result_id`` it names, else the only result, else the result
+          with the record's ``evaluation_name``; named by its ``metric_config``
+          (``metric_id``, else ``metric_name``, else ``evaluation_description``).
+          Without an aggregate file: ``score``.
+item      ``sample_id``
+score     ``evaluation.score`` (a boolean as 1/0, as schema 0.2.0 allows; ``null`` as
+          missing)
+run       ``metadata.epoch`` where records carry one (Inspect's converter writes it),
+          else no run column
+========= ===========================================================================
+
+Directions come from ``metric_config.lower_is_better``. A ``sample_hash`` (a hash of the
+input and reference) that differs between systems for one (dataset, sample_id) means they
+were not scored on the same sample: the item is excluded for every system, with a
+warning. An aggregate file whose samples file is missing is skipped with a warning (an
+error with :attr:`LoadOptions.strict_inputs`); aggregate scores alone have no items.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters._base import (
+    SNIFF_BYTES,
+    SOURCE_FILE,
+    SOURCE_LINE,
+    Adapter,
+    AdapterResult,
+    Exclusion,
+    LoadOptions,
+    Problem,
+    SkippedInput,
+    head_text,
+    iter_jsonl,
+    read_json,
+    skip_input,
+    to_float,
+)
+from reportgen.errors import InputError, Location
+
+__all__ = ["EveryEvalEverAdapter"]
+
+#: Folder levels searched below a given folder (the datastore's benchmark/developer/model).
+_MAX_DEPTH = 4
+_SAMPLES_SUFFIX = "_samples.jsonl"
+_AGGREGATE_KEYS = (b'"schema_version"', b'"evaluation_results"', b'"model_info"')
+_RECORD_KEYS = ("schema_version", "evaluation_id", "sample_id", "interaction_type")
+_HASH_REASON = "sample_hash differs between systems"
+_DEFAULT_METRIC = "score"
+_HINT = ("every_eval_ever instance-level records need evaluation_id, model_id, "
+         "evaluation_name, sample_id and evaluation.score (instance_level_eval.schema.json)")
+_DUPLICATE_HINT = ("the same sample of one evaluation and model is in two every_eval_ever "
+                   "records (a file given twice, or an evaluation converted twice); pass "
+                   "each samples file once")
+
+
+@dataclass
+class _Aggregate:
+    """What the adapter needs from one aggregate ``<uuid>.json``."""
+
+    path: Path
+    evaluation_id: str
+    model: str
+    results: list[dict[str, Any]]
+    samples_name: str | None
+    metrics: dict[str, str] = field(default_factory=dict)  # result key -> metric name
+    directions: dict[str, Literal["higher", "lower"]] = field(default_factory=dict)
+
+
+class EveryEvalEverAdapter(Adapter):
+    """Read every_eval_ever aggregate and instance-level files (module docstring)."""
+
+    name = "every-eval-ever"
+    description = ("every_eval_ever records (aggregate <uuid>.json with its "
+                   "<uuid>_samples.jsonl, or samples files alone)")
+    priority = 20
+    # a samples file is named by its aggregate, which may be given separately
+    combine_inputs = True
+
+    def sniff(self, path: Path, head: bytes | None) -> bool:
+        if head is not None:
+            return _is_aggregate(path, head) or _is_samples(head)
+        return any(True for _ in _find_files(path, limit=1))
+
+    def read(self, path: Path, options: LoadOptions) -> AdapterResult:
+        return self.read_many([path], options)
+
+    def read_many(self, paths: list[Path], options: LoadOptions) -> AdapterResult:
+        files: list[Path] = []
+        for path in paths:
+            found = [path] if path.is_file() else list(_find_files(path))
+            if not found:
+                raise InputError(
+                    f"no every_eval_ever file in this folder or {_MAX_DEPTH} levels below",
+                    location=Location(str(path)),
+                    hint="point at an aggregate <uuid>.json, a <uuid>_samples.jsonl, or a "
+                         "folder holding them")
+            files.extend(f for f in found if f not in files)
+        aggregates = [_read_aggregate(f) for f in files if not f.name.endswith(".jsonl")]
+        samples = [f for f in files if f.name.endswith(".jsonl")]
+        skipped: list[SkippedInput] = []
+        linked: dict[Path, _Aggregate] = {}
+        for aggregate in aggregates:
+            path = _samples_of(aggregate)
+            if path is None:
+                skipped.append(skip_input(
+                    options, aggregate.path,
+                    f"no instance-level file for evaluation {aggregate.evaluation_id!r} "
+                    f"(expected {aggregate.samples_name or '<uuid>_samples.jsonl'} beside "
+                    "it): aggregate scores alone have no items",
+                    hint="keep the <uuid>_samples.jsonl that detailed_evaluation_results "
+                         "names next to its aggregate file", format=self.name))
+                continue
+            linked[path] = aggregate
+            if path not in samples:
+                samples.append(path)
+        if not samples:
+            raise InputError("no every_eval_ever instance-level records to read",
+                             location=Location(str(files[0])),
+                             hint="reportgen compares per-sample scores: add the "
+                                  "<uuid>_samples.jsonl files")
+        problems: list[Problem] = []
+        columns: dict[str, list[Any]] = {k: [] for k in (
+            "system", "dataset", "metric", "item", "score", "run", "_hash", SOURCE_FILE,
+            SOURCE_LINE)}
+        for path in samples:
+            _read_samples(path, linked.get(path), columns)
+        with_run = any(r is not None for r in columns["run"])
+        frame = _frame(columns, with_run=with_run)
+        frame, exclusions = _exclude_hash_mismatches(frame, problems)
+        directions: dict[str, Literal["higher", "lower"]] = {}
+        for aggregate in linked.values():
+            for metric, direction in aggregate.directions.items():
+                if directions.setdefault(metric, direction) != direction:
+                    problems.append(Problem("warning", f"metric {metric!r}: the aggregate "
+                                            "files disagree on lower_is_better; using "
+                                            f"{directions[metric]!r} is better",
+                                            Location(str(aggregate.path))))
+        attributes = {a.model: {"evaluation_id": a.evaluation_id} for a in linked.values()}
+        return AdapterResult(frame, directions=directions, exclusions=exclusions,
+                             problems=problems, system_attributes=attributes,
+                             skipped=skipped, duplicate_hint=_DUPLICATE_HINT)
+
+
+# --------------------------------------------------------------------------- finding files
+
+
+def _is_aggregate(path: Path, head: bytes) -> bool:
+    return path.suffix.lower() == ".json" and all(k in head for k in _AGGREGATE_KEYS)
+
+
+def _is_samples(head: bytes) -> bool:
+    line = head_text(head).lstrip("\ufeff").split("\n", 1)[0]
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and all(k in record for k in _RECORD_KEYS)
+
+
+def _find_files(folder: Path, depth: int = 0, limit: int | None = None) -> Iterator[Path]:
+    """EEE files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    found = 0
+    subfolders = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            if depth < _MAX_DEPTH:
+                subfolders.append(Path(entry.path))
+            continue
+        if not entry.name.endswith((".json", ".jsonl")):
+            continue
+        try:
+            with open(entry.path, "rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+        except OSError:
+            continue
+        path = Path(entry.path)
+        if _is_aggregate(path, head) or (entry.name.endswith(".jsonl") and _is_samples(head)):
+            yield path
+            found += 1
+            if limit is not None and found >= limit:
+                return
+    for sub in subfolders:
+        for path in _find_files(sub, depth + 1, limit):
+            yield path
+            found += 1
+            if limit is not None and found >= limit:
+                return
+
+
+# --------------------------------------------------------------------------- aggregate
+
+
+def _read_aggregate(path: Path) -> _Aggregate:
+    data = read_json(path)
+    where = Location(str(path))
+    if not isinstance(data, dict) or not isinstance(data.get("evaluation_results"), list):
+        raise InputError("not an every_eval_ever aggregate file: no evaluation_results list",
+                         location=where,
+                         hint="pass the aggregate <uuid>.json an every_eval_ever converter "
+                              "wrote, or its <uuid>_samples.jsonl")
+    model_info = data.get("model_info")
+    model = model_info.get("id") if isinstance(model_info, dict) else None
+    details = data.get("detailed_evaluation_results")
+    file_path = details.get("file_path") if isinstance(details, dict) else None
+    aggregate = _Aggregate(path, str(data.get("evaluation_id") or path.stem),
+                           str(model or ""), [r for r in data["evaluation_results"]
+                                              if isinstance(r, dict)],
+                           Path(file_path).name if isinstance(file_path, str) else None)
+    for index, result in enumerate(aggregate.results):
+        config = result.get("metric_config")
+        config = config if isinstance(config, dict) else {}
+        name = next((str(config[k]) for k in ("metric_id", "metric_name",
+                                              "evaluation_description")
+                     if isinstance(config.get(k), str) and config[k].strip()),
+                    _DEFAULT_METRIC)
+        aggregate.metrics[_result_key(result, index)] = name
+        lower = config.get("lower_is_better")
+        if isinstance(lower, bool):
+            aggregate.directions[name] = "lower" if lower else "higher"
+    return aggregate
+
+
+def _result_key(result: dict[str, Any], index: int) -> str:
+    result_id = result.get("evaluation_result_id")
+    return str(result_id) if isinstance(result_id, str) and result_id else f"#{index}"
+
+
+def _samples_of(aggregate: _Aggregate) -> Path | None:
+    folder = aggregate.path.parent
+    for name in (aggregate.samples_name, aggregate.path.stem + _SAMPLES_SUFFIX):
+        if name and (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def _metric_of(record: dict[str, Any], aggregate: _Aggregate | None) -> str:
+    """The metric of a record: its aggregate result (module docstring)."""
+    if aggregate is None or not aggregate.results:
+        return _DEFAULT_METRIC
+    result_id = record.get("evaluation_result_id")
+    if isinstance(result_id, str) and result_id in aggregate.metrics:
+        return aggregate.metrics[result_id]
+    if len(aggregate.results) == 1:
+        return next(iter(aggregate.metrics.values()))
+    name = record.get("evaluation_name")
+    for index, result in enumerate(aggregate.results):
+        if result.get("evaluation_name") == name:
+            return aggregate.metrics[_result_key(result, index)]
+    return _DEFAULT_METRIC
+
+
+# --------------------------------------------------------------------------- samples
+
+
+def _read_samples(path: Path, aggregate: _Aggregate | None,
+                  columns: dict[str, list[Any]]) -> None:
+    for lineno, record in iter_jsonl(path):
+        where = Location(str(path), lineno)
+        values = {}
+        for key in ("model_id", "evaluation_name", "sample_id"):
+            value = record.get(key)
+            if isinstance(value, bool) or not isinstance(value, (str, int)) \
+                    or not str(value).strip():
+                raise InputError(f"the record has no {key} (found {value!r})",
+                                 location=where, hint=_HINT)
+            values[key] = str(value).strip()
+        evaluation = record.get("evaluation")
+        if not isinstance(evaluation, dict) or "score" not in evaluation:
+            raise InputError("the record has no evaluation.score", location=where,
+                             hint=_HINT)
+        score = evaluation["score"]
+        if score is None:
+            number = np.nan
+        elif isinstance(score, (bool, int, float)):
+            number = to_float(score)
+        else:
+            raise InputError(f"evaluation.score is {json.dumps(score)[:60]}, not a number",
+                             location=where, hint=_HINT)
+        metadata = record.get("metadata")
+        epoch = metadata.get("epoch") if isinstance(metadata, dict) else None
+        sample_hash = record.get("sample_hash")
+        columns["system"].append(values["model_id"])
+        columns["dataset"].append(values["evaluation_name"])
+        columns["metric"].append(_metric_of(record, aggregate))
+        columns["item"].append(values["sample_id"])
+        columns["score"].append(number)
+        columns["run"].append(_epoch(epoch, where))
+        columns["_hash"].append(sample_hash if isinstance(sample_hash, str) else None)
+        columns[SOURCE_FILE].append(str(path))
+        columns[SOURCE_LINE].append(lineno)
+
+
+def _epoch(value: Any, where: Location) -> int | None:
+    """``metadata.epoch`` (a string in the schema: metadata values are strings)."""
+    if value is None:
+        return None
+    try:
+        epoch = int(str(value))
+    except ValueError:
+        raise InputError(f"metadata.epoch is {value!r}, not a whole number", location=where,
+                         hint="Inspect's converter writes the epoch as a number in a "
+                              "string, e.g. \"1\"") from None
+    return epoch
+
+
+def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
+    frame = pd.DataFrame({
+        "system": pd.Series(columns["system"], dtype=str),
+        "dataset": pd.Series(columns["dataset"], dtype=str),
+        "metric": pd.Series(columns["metric"], dtype=str),
+        "item": pd.Series(columns["item"], dtype=str),
+        "score": np.asarray(columns["score"], dtype=np.float64),
+        "run": np.asarray([1 if r is None else r for r in columns["run"]], dtype=np.int64),
+        "_hash": pd.Series(columns["_hash"], dtype=object),
+        SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
+        SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
+    })
+    return frame if with_run else frame.drop(columns="run")
+
+
+def _exclude_hash_mismatches(frame: pd.DataFrame, problems: list[Problem]
+                             ) -> tuple[pd.DataFrame, list[Exclusion]]:
+    """Drop the (dataset, sample_id) whose sample_hash differs between systems."""
+    hashed = frame[frame["_hash"].notna()]
+    n_hashes = hashed.groupby(["dataset", "item"], sort=False)["_hash"].nunique()
+    bad = n_hashes[n_hashes > 1]
+    if bad.empty:
+        return frame.drop(columns="_hash"), []
+    for dataset, items in bad.reset_index().groupby("dataset", sort=False)["item"]:
+        ids = sorted(items)
+        example = frame[(frame["dataset"] == dataset) & (frame["item"] == ids[0])].iloc[0]
+        problems.append(Problem(
+            "warning", f"{len(ids)} sample(s) have a different sample_hash between systems "
+                       f"(e.g. sample_id {ids[0]!r}), so the systems were not scored on the "
+                       "same input; these items are excluded for every system",
+            Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])), str(dataset)))
+    key = pd.MultiIndex.from_frame(frame[["dataset", "item"]])
+    drop = key.isin(bad.index)
+    counts = frame[drop].groupby(["dataset", "metric", "system", SOURCE_FILE],
+                                 sort=False).size()
+    exclusions = [Exclusion(_HASH_REASON, int(n), dataset=d, metric=m, system=s, source=f)
+                  for (d, m, s, f), n in counts.items()]
+    return frame[~drop].drop(columns="_hash").reset_index(drop=True), exclusions
+
+
+register_adapter(EveryEvalEverAdapter())
