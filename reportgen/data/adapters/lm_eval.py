@@ -185,7 +185,7 @@ class LmEvalAdapter(Adapter):
         chosen = _choose_filters(runs, options.lm_eval_filter, problems)
         run_index = _run_indices(runs, problems)
         rows, skipped = _collect_rows(runs, chosen, run_index)
-        problems.extend(_skipped_problems(skipped))
+        problems.extend(_skipped_problems(skipped, runs))
         frame = _frame(rows, with_run=any(i > 0 for i in run_index.values()))
         frame, exclusions = _exclude_hash_mismatches(frame, problems)
         directions = _directions(runs, set(frame["metric"]), problems)
@@ -591,13 +591,23 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def _skipped_problems(skipped: Mapping[tuple[str, str], tuple[Any, Location]]
-                      ) -> list[Problem]:
-    return [Problem("warning", f"metric {metric!r} of task {task!r} is skipped: its "
-                               f"per-sample values are not numbers (e.g. {_short(value)}), "
-                               "so it is a corpus-level metric, not supported per item yet",
-                    location=where, dataset=task)
-            for (task, metric), (value, where) in skipped.items()]
+def _skipped_problems(skipped: Mapping[tuple[str, str], tuple[Any, Location]],
+                      runs: list[_ResultsFile]) -> list[Problem]:
+    """A named warning per corpus-level metric: its per-sample values are the inputs of a
+    corpus aggregation (bleu, chrf, ter, f1 of (gold, prediction) pairs, ...)."""
+    aggregation = {(task, metric): name for run in runs
+                   for task, table in run.aggregations.items()
+                   for metric, name in table.items()}
+    out = []
+    for (task, metric), (value, where) in skipped.items():
+        how = aggregation.get((task, metric))
+        by = f" (lm-eval aggregates them with {how!r})" if how else ""
+        out.append(Problem("warning", f"metric {metric!r} of task {task!r} is skipped: its "
+                                      f"per-sample values are not numbers (e.g. "
+                                      f"{_short(value)}) but the inputs of a corpus-level "
+                                      f"metric{by}, which has no per-item score",
+                           location=where, dataset=task))
+    return out
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -184,7 +184,7 @@ def test_lm_eval_corpus_metric_skipped_with_problem() -> None:
     (problem,) = [p for p in result.problems if "bleu" in p.message]
     assert problem.severity == "warning"
     assert problem.dataset == "tiny_gen"
-    assert "corpus-level metric, not supported per item yet" in problem.message
+    assert "inputs of a corpus-level metric (lm-eval aggregates them with 'bleu')" in problem.message
     assert problem.location is not None and "samples_tiny_gen_" in str(problem.location.file)
 
 
