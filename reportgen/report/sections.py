@@ -440,15 +440,7 @@ def data_section(report: Report) -> HTMLBlock | None:
                                      Col("modality_source", "modality from"),
                                      Col("weight", "weight", num_cell, True)]))
     if s.get("descriptive"):
-        body.append(h3("Descriptive statistics", "descriptive"))
-        body.append(note("Recorded by the evaluation (token counts, run times, ...), "
-                         "shown as means over the items; never tested or ranked. Name "
-                         "one with --metric to compare it."))
-        body.append(table(s["descriptive"], [Col("dataset", "dataset"),
-                                             Col("system", "system"),
-                                             Col("statistic", "statistic"),
-                                             Col("mean", "mean", num_cell, True),
-                                             Col("n", "items", str, True)]))
+        body.extend(_descriptive_block(s["descriptive"]))
     body.append(h3("Systems", "systems"))
     attrs = report.table.system_attributes
     sys_rows = []
@@ -490,6 +482,41 @@ def data_section(report: Report) -> HTMLBlock | None:
         items += [f"<li>{escape(n)}</li>" for n in report.analysis.notes]
         body.append('<div class="rg-warning"><ul>' + "".join(items) + "</ul></div>")
     return section("Data", body, sid="data")
+
+
+#: Longest list of descriptive statistics shown row by row; beyond it, one row per
+#: statistic summarises the (system, dataset) means (all rows are in results.json).
+_DESCRIPTIVE_ROWS = 30
+
+
+def _descriptive_block(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Statistics the evaluation recorded but that are not compared (HELM's token counts,
+    run times, ...): every mean when they are few, else their range per statistic."""
+    out = [h3("Descriptive statistics", "descriptive")]
+    intro = ("Recorded by the evaluation (token counts, run times, ...), shown as means "
+             "over the items; never tested or ranked. Name one with --metric to compare it.")
+    if len(rows) <= _DESCRIPTIVE_ROWS:
+        out.append(note(intro))
+        out.append(table(rows, [Col("dataset", "dataset"), Col("system", "system"),
+                                Col("statistic", "statistic"),
+                                Col("mean", "mean", num_cell, True),
+                                Col("n", "items", str, True)]))
+        return out
+    by_stat: dict[str, list[float]] = {}
+    for row in rows:
+        if row.get("mean") is not None:
+            by_stat.setdefault(str(row["statistic"]), []).append(float(row["mean"]))
+    summary = [{"statistic": name, "cells": len(v), "min": min(v),
+                "median": float(np.median(v)), "max": max(v)}
+               for name, v in sorted(by_stat.items())]
+    out.append(note(intro + f" {len(rows):,} system × dataset means, summarised per "
+                    "statistic; all of them are in results.json (data.descriptive)."))
+    out.append(table(summary, [Col("statistic", "statistic"),
+                               Col("cells", "system × dataset", str, True),
+                               Col("min", "min of means", num_cell, True),
+                               Col("median", "median", num_cell, True),
+                               Col("max", "max of means", num_cell, True)]))
+    return out
 
 
 def _excluded_rows(summary_: Mapping[str, Any]) -> list[dict[str, Any]]:
