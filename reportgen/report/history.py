@@ -23,10 +23,8 @@ A change is *flagged* when its adjusted p-value is at most α (the later report'
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +32,11 @@ from typing import Any
 
 import numpy as np
 
+from reportgen.analysis.history import (
+    adjust_step,
+    change_from_intervals,
+    change_from_items,
+)
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.report.mail import ReportFolder, read_report_folder
 from reportgen.report import format as fmt
@@ -387,74 +390,22 @@ def _item_scores(table: Any, system: str, dataset: str, metric: str
             or system not in table.systems_of(dataset, metric):
         return None
     samples = table.unpaired(dataset, metric, [system])
-    scores = np.asarray(samples.scores[0], dtype=float)
-    if scores.ndim == 2:  # repeated runs: the item mean
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            scores = np.nanmean(scores, axis=1)
-    return samples.items[0], scores
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an item with no run: NaN
+        scores = samples.item_means()[0]  # repeated runs: the item mean
+    return samples.items[0], np.asarray(scores, dtype=float)
 
 
 def _recompute(prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str,
                cache: _DataCache, settings: Mapping[str, Any]) -> dict[str, Any] | None:
-    from reportgen.stats import compare_paired, compare_unpaired
-
     before = _item_scores(cache.table(prev), prev.system, dataset, metric)
     after = _item_scores(cache.table(cur), cur.system, dataset, metric)
     if before is None or after is None:
         return None
-    (items_b, x_b), (items_a, x_a) = before, after
-    modality = _modality(cur.folder, metric)
-    if modality == "binary" and not np.isin(np.concatenate([x_a, x_b]),
-                                            (0.0, 1.0, np.nan)).all():
-        modality = "continuous"  # item means over repeated runs
-    seed = [int(settings["seed"]), zlib.crc32(f"{prev.label}\0{cur.label}".encode()),
-            zlib.crc32(dataset.encode()), zlib.crc32(metric.encode())]
-    common = dict(systems=("after", "before"), modality=modality, method="auto",
-                  correction="none", alpha=settings["alpha"],
-                  confidence=settings["confidence"], n_resamples=settings["n_resamples"],
-                  rng=np.random.default_rng(np.random.SeedSequence(seed)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if set(items_a) == set(items_b) and len(items_a) >= 2:
-            where = {item: i for i, item in enumerate(items_b)}
-            order = np.array([where[item] for item in items_a])
-            x = np.column_stack([x_a, x_b[order]])
-            keep = ~np.isnan(x).any(axis=1)
-            result = compare_paired(x[keep], **common)
-        else:
-            result = compare_unpaired([x_a[~np.isnan(x_a)], x_b[~np.isnan(x_b)]], **common)
-    return {"method": "recomputed", "test": result.test, "source": "per-item data",
-            "mean_before": float(result.mean_b[0]), "mean_after": float(result.mean_a[0]),
-            "diff": float(result.diff[0]), "ci_low": float(result.ci_low[0]),
-            "ci_high": float(result.ci_high[0]), "confidence": result.confidence,
-            "p_value": float(result.p_value[0]), "paired": bool(result.paired)}
-
-
-def _from_intervals(prev_row: Mapping[str, Any], cur_row: Mapping[str, Any]
-                    ) -> dict[str, Any] | None:
-    from scipy import stats
-
-    try:
-        m0, m1 = float(prev_row["mean"]), float(cur_row["mean"])
-        w0 = float(prev_row["ci_high"]) - float(prev_row["ci_low"])
-        w1 = float(cur_row["ci_high"]) - float(cur_row["ci_low"])
-        conf0 = float(prev_row.get("confidence") or 0.95)
-        conf1 = float(cur_row.get("confidence") or 0.95)
-    except (KeyError, TypeError, ValueError):
-        return None
-    se0 = w0 / (2 * stats.norm.ppf(0.5 + conf0 / 2))
-    se1 = w1 / (2 * stats.norm.ppf(0.5 + conf1 / 2))
-    se = math.hypot(se0, se1)
-    if not (math.isfinite(se) and se > 0):
-        return None
-    diff = m1 - m0
-    z = stats.norm.ppf(0.5 + conf1 / 2)
-    return {"method": "intervals", "test": "z test from the stored intervals (unpaired "
-            "approximation)", "source": "results.json intervals", "mean_before": m0,
-            "mean_after": m1, "diff": diff, "ci_low": diff - z * se,
-            "ci_high": diff + z * se, "confidence": conf1,
-            "p_value": float(2 * stats.norm.sf(abs(diff) / se)), "paired": False}
+    return change_from_items(before, after, modality=_modality(cur.folder, metric),
+                             alpha=settings["alpha"], confidence=settings["confidence"],
+                             n_resamples=settings["n_resamples"], seed=int(settings["seed"]),
+                             key=(f"{prev.label}\0{cur.label}", dataset, metric))
 
 
 def _settings(entry: HistoryEntry) -> dict[str, Any]:
@@ -468,8 +419,6 @@ def _settings(entry: HistoryEntry) -> dict[str, Any]:
 
 def _change_rows(entries: Sequence[HistoryEntry], recompute: str
                  ) -> tuple[list[dict[str, Any]], list[str]]:
-    from reportgen.stats import adjust_pvalues
-
     if recompute not in RECOMPUTE:
         raise InputError(f"unknown recompute mode {recompute!r}",
                          location=Location("--recompute"),
@@ -488,7 +437,7 @@ def _change_rows(entries: Sequence[HistoryEntry], recompute: str
             if found is None and recompute != "never":
                 found = _recompute(prev, cur, dataset, metric, cache, settings)
             if found is None:
-                found = _from_intervals(prev_rows[key], cur_rows[key])
+                found = change_from_intervals(prev_rows[key], cur_rows[key])
             if found is None:
                 notes.append(f"{prev.label} → {cur.label}, {dataset} / {metric}: no test "
                              "(no stored comparison, no per-item data, no intervals)")
@@ -499,8 +448,7 @@ def _change_rows(entries: Sequence[HistoryEntry], recompute: str
                          "direction": _direction(cur.folder, metric), **found})
         fresh = [r for r in step if r["method"] != "stored"]
         if fresh:
-            adjusted = adjust_pvalues(np.array([r["p_value"] for r in fresh]),
-                                      method=settings["correction"])
+            adjusted = adjust_step([r["p_value"] for r in fresh], settings["correction"])
             for r, p in zip(fresh, adjusted):
                 r.update(p_adjusted=float(p), correction=settings["correction"],
                          alpha=settings["alpha"])

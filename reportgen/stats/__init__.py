@@ -19,6 +19,7 @@ No I/O, no pandas parsing, no Altair or papermill here (DESIGN.md, "Layers").
 - :mod:`~reportgen.stats.ranking`: rank distributions, simultaneous rank intervals,
   ordered ranking with cliques, compact letter display, TOPSIS.
 - :mod:`~reportgen.stats.leaderboard`: win rates, Bradley-Terry, item analysis.
+- :mod:`~reportgen.stats.summary_tests`: tests from published means and intervals.
 """
 
 from reportgen.stats.intervals import (

@@ -1,0 +1,136 @@
+"""Caveats a report shows where the calibration suite found a method off its nominal
+level (``docs/validation.md``, "Warnings the reports should carry").
+
+Each function looks at the data and the options of one part of the report and returns
+sentences (plain text) for the settings where the simulation showed a test too liberal or
+an interval too narrow; an empty list otherwise. The thresholds follow the validation
+document: they flag the settings its tables put outside the Monte Carlo bounds, not every
+departure from normality.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SKEW_LIMIT", "list_caveats", "runs_caveats"]
+
+#: |sample skewness| above which small samples make t-type p-values too small.
+SKEW_LIMIT = 2.0
+#: Fewer items than this with skewed scores: p-values near α are unreliable.
+SKEW_ITEMS = 100
+#: Fewer items than this: bootstrap tests and intervals are too liberal.
+BOOTSTRAP_ITEMS = 30
+#: Pearson kurtosis above this (normal: 3): BCa intervals under-cover.
+KURTOSIS_LIMIT = 6.0
+#: Fewer items than this: corpus-metric (F1) intervals are approximate.
+CORPUS_ITEMS = 50
+#: Group sizes and SDs both differing by more than this factor: the unpaired
+#: permutation test is not a test of means.
+BEHRENS_RATIO = 1.5
+
+_DOC = "docs/validation.md"
+
+
+def _moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sample skewness and Pearson kurtosis of each column (NaN where undefined)."""
+    from scipy import stats
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        skew = np.atleast_1d(stats.skew(x, axis=0, nan_policy="omit"))
+        kurt = np.atleast_1d(stats.kurtosis(x, axis=0, fisher=False, nan_policy="omit"))
+    return np.asarray(skew, dtype=float), np.asarray(kurt, dtype=float)
+
+
+def _worst(values: np.ndarray) -> float:
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size else float("nan")
+
+
+def list_caveats(table: Any, sl: Any, ci_methods: Sequence[str] = ()) -> list[str]:
+    """Caveats of one dataset × metric (a :class:`reportgen.analysis.SampleListResult`).
+
+    Parameters
+    ----------
+    table
+        The :class:`reportgen.data.ScoreTable` the list comes from.
+    sl
+        The sample list.
+    ci_methods
+        The interval methods of its per-system rows (e.g. ``"bootstrap BCa"``).
+    """
+    result = sl.result
+    if getattr(sl, "derived_from", None) is not None:
+        sizes = np.atleast_1d(getattr(result, "n", getattr(result, "n_a", 0)))
+        n = int(np.min(sizes)) if sizes.size else 0
+        if 0 < n < CORPUS_ITEMS:
+            return [f"Only {n} items: the intervals of corpus metrics such as F1 are "
+                    f"approximate below about {CORPUS_ITEMS} items ({_DOC}, note 20)."]
+        return []
+    if getattr(result, "modality", None) != "continuous":
+        return []
+    names = list(result.systems)
+    out: list[str] = []
+    test = str(getattr(result, "test", ""))
+    if sl.pairing == "paired":
+        X = table.paired(sl.dataset, sl.metric, names).item_means()
+        n = X.shape[0]
+        D = X[:, result.index_a] - X[:, result.index_b]
+        skew_d, _ = _moments(D)
+        skew_x, kurt_x = _moments(X)
+        skew = max(_worst(skew_d), _worst(skew_x))
+        sizes = [n]
+    else:
+        samples = table.unpaired(sl.dataset, sl.metric, names).item_means()
+        sizes = [len(x) for x in samples]
+        n = min(sizes)
+        moments = [_moments(np.asarray(x, dtype=float)) for x in samples]
+        skew = _worst(np.array([m[0][0] for m in moments]))
+        kurt_x = np.array([m[1][0] for m in moments])
+    if n < SKEW_ITEMS and np.isfinite(skew) and skew > SKEW_LIMIT:
+        out.append(f"The scores or their differences are strongly skewed (|skewness| up to "
+                   f"{skew:.1f}) and there are only {n} items: p-values near α are "
+                   "unreliable (too small) and intervals too narrow below about "
+                   f"{SKEW_ITEMS} items ({_DOC}, notes 2, 10, 13).")
+    boot_ci = any("bootstrap" in m.lower() or "bca" in m.lower() or
+                  "percentile" in m.lower() for m in ci_methods)
+    if n < BOOTSTRAP_ITEMS and ("bootstrap" in test or boot_ci):
+        what = "bootstrap p-values are too small and bootstrap intervals too narrow" \
+            if "bootstrap" in test else "bootstrap intervals are too narrow"
+        out.append(f"Only {n} items: {what} below about {BOOTSTRAP_ITEMS} items (about "
+                   f"90% coverage at n = 10); the t interval (--ci-method t) and the t test "
+                   f"are calibrated there ({_DOC}, notes 3, 11, 15).")
+    if any("bca" in m.lower() for m in ci_methods):
+        worst = _worst(kurt_x)
+        if np.isfinite(worst) and worst > KURTOSIS_LIMIT:
+            out.append(f"The scores are heavy-tailed (kurtosis up to {worst:.0f}; normal: "
+                       "3): BCa intervals cover less than their nominal level here, the t "
+                       f"interval (--ci-method t) covers better ({_DOC}, note 12).")
+    if sl.pairing != "paired" and "permutation" in test and len(sizes) >= 2:
+        samples_arr = [np.asarray(x, dtype=float) for x in samples]
+        sds = np.array([np.nanstd(x, ddof=1) if len(x) > 1 else np.nan
+                        for x in samples_arr])
+        size = np.array(sizes, dtype=float)
+        ia, ib = np.asarray(result.index_a), np.asarray(result.index_b)
+        with np.errstate(all="ignore"):
+            size_ratio = np.maximum(size[ia], size[ib]) / np.minimum(size[ia], size[ib])
+            sd_ratio = np.maximum(sds[ia], sds[ib]) / np.minimum(sds[ia], sds[ib])
+        if np.any((size_ratio > BEHRENS_RATIO) & (sd_ratio > BEHRENS_RATIO)):
+            out.append("Groups differ both in size and in spread: the label-shuffle "
+                       "permutation test compares whole distributions, not means, and can "
+                       "reject far too often for equal means; Welch's t test (--method "
+                       f"auto) tests the means ({_DOC}, note 6).")
+    return out
+
+
+def runs_caveats(n_items: int) -> list[str]:
+    """Caveats of a repeated-runs entry with ``n_items`` items."""
+    if n_items < BOOTSTRAP_ITEMS:
+        return [f"Only {n_items} items: the bootstrap intervals over items are somewhat too "
+                f"narrow below about {BOOTSTRAP_ITEMS} items; the cluster-robust standard "
+                f"error is the safer guide ({_DOC}, note 18)."]
+    return []
