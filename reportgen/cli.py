@@ -298,7 +298,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     path = write_json_atomic(out / "results.json", results)
     comparisons = results["comparisons"]
     significant = sum(1 for c in comparisons if c["significant"])
-    sys.stdout.write(f"{len(comparisons)} comparisons in {len(analysis.sample_lists)} "
+    sys.stdout.write(f"{len(comparisons)} comparisons in {len(analysis.compared)} "
                      f"dataset × metric sample lists, {significant} significant at "
                      f"α = {options.alpha:g} ({options.correction}); seed {analysis.seed}\n"
                      f"wrote {path}\n")
@@ -341,7 +341,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     options = replace(_analysis_options(args), order="first-vs-rest", baseline=a,
                       systems=(a, b))
     analysis = analyze(table, options, execution=_execution(args))
-    if not analysis.sample_lists:
+    if not analysis.compared:
         raise InputError(f"{a} and {b} share no dataset × metric to compare")
     for row in analysis.comparisons():
         sys.stdout.write(claim_sentence(row, style=args.style) + "\n")

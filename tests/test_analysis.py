@@ -47,16 +47,16 @@ def test_results_json_contract(example):
 
 def test_paired_t_per_sample_list_against_scipy(example):
     analysis = analyze(example, AnalysisOptions(seed=1))
-    sl = analysis.sample_list("java", "edit_similarity")
+    sl = analysis.unit("java", "edit_similarity")
     view = example.paired("java", "edit_similarity")
     raw = []
-    for row in sl.records():
+    for row in sl.comparison_records():
         i, j = view.systems.index(row["system_a"]), view.systems.index(row["system_b"])
         # scipy: ttest_rel on the two columns
         raw.append(stats.ttest_rel(view.scores[:, i], view.scores[:, j]).pvalue)
-    np.testing.assert_allclose([r["p_value"] for r in sl.records()], raw, rtol=1e-10)
+    np.testing.assert_allclose([r["p_value"] for r in sl.comparison_records()], raw, rtol=1e-10)
     # statsmodels: Holm-Šidák within the sample list
-    np.testing.assert_allclose([r["p_adjusted"] for r in sl.records()],
+    np.testing.assert_allclose([r["p_adjusted"] for r in sl.comparison_records()],
                                multipletests(raw, method="holm-sidak")[1], rtol=1e-10)
 
 
@@ -73,11 +73,11 @@ def test_correct_across_all_uses_one_family(example):
 
 def test_runs_are_averaged_per_item(example):
     analysis = analyze(example, AnalysisOptions(seed=1))
-    sl = analysis.sample_list("unittests", "pass")
-    assert sl.runs == 5 and sl.result.test == "paired t"
+    sl = analysis.unit("unittests", "pass")
+    assert sl.n_runs == 5 and sl.test == "paired t"
     view = example.paired("unittests", "pass")
     means = view.scores.mean(axis=2)
-    row = sl.records()[0]
+    row = sl.comparison_records()[0]
     i, j = view.systems.index(row["system_a"]), view.systems.index(row["system_b"])
     assert row["p_value"] == pytest.approx(stats.ttest_rel(means[:, i], means[:, j]).pvalue)
 
@@ -107,7 +107,7 @@ def test_system_rows_against_statsmodels_wilson(shared_data):
     table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
     analysis = analyze(table, AnalysisOptions(seed=0))
     view = table.paired("humaneval+", "pass1")
-    row = analysis.systems[0]
+    row = analysis.to_results()["systems"][0]
     k = int(view.scores[:, view.systems.index(row["system"])].sum())
     # statsmodels: proportion_confint(k, n, method="wilson")
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(
@@ -136,8 +136,8 @@ def test_seed_drawn_and_recorded_when_missing(example):
 
 def test_forced_unpaired_uses_welch(example):
     analysis = analyze(example, AnalysisOptions(pairing="unpaired", seed=0))
-    sl = analysis.sample_list("csharp", "identifier_f1")
-    assert sl.pairing == "unpaired" and sl.result.test == "Welch t"
+    sl = analysis.unit("csharp", "identifier_f1")
+    assert sl.pairing == "unpaired" and sl.test == "Welch t"
 
 
 def test_analysis_options_validation(example):
@@ -152,7 +152,7 @@ def test_analysis_options_validation(example):
 def test_ci_method_override(shared_data, example):
     table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
     analysis = analyze(table, AnalysisOptions(seed=0, ci_method="clopper-pearson"))
-    row = analysis.systems[3]
+    row = analysis.to_results()["systems"][3]
     view = table.paired("humaneval+", "pass1")
     k = int(view.scores[:, view.systems.index(row["system"])].sum())
     # statsmodels: proportion_confint(k, n, method="beta")
@@ -162,7 +162,7 @@ def test_ci_method_override(shared_data, example):
     mixed = analyze(example, AnalysisOptions(seed=0, ci_method="wilson",
                                              systems=("codegemma-7b|fim|2k",
                                                       "granite-3b|fim|4k")))
-    rows = {(r["dataset"], r["metric"]): r["ci_method"] for r in mixed.systems}
+    rows = {(r["dataset"], r["metric"]): r["ci_method"] for r in mixed.to_results()["systems"]}
     assert rows[("csharp", "edit_similarity")] == "bootstrap BCa"
     assert rows[("unittests", "pass")] == "bootstrap BCa (item means over runs)"
     assert any("replaced by the bootstrap BCa" in n for n in mixed.notes)
@@ -171,7 +171,7 @@ def test_ci_method_override(shared_data, example):
 def test_system_rows_t_against_statsmodels(example):
     from statsmodels.stats.weightstats import DescrStatsW
     analysis = analyze(example, AnalysisOptions(seed=0, ci_method="t"))
-    row = next(r for r in analysis.systems if r["dataset"] == "java"
+    row = next(r for r in analysis.to_results()["systems"] if r["dataset"] == "java"
                and r["metric"] == "edit_similarity")
     x = example.unpaired("java", "edit_similarity", [row["system"]]).scores[0]
     # statsmodels: DescrStatsW(x).tconfint_mean()

@@ -91,9 +91,10 @@ def _run(table, options, execution=None):
 
 def _assert_identical(serial, parallel):
     assert _results(parallel) == _results(serial)
-    pd.testing.assert_frame_equal(parallel.comparisons_frame(), serial.comparisons_frame(),
-                                  check_exact=True)
-    assert list(parallel.objects) == list(serial.objects)
+    pd.testing.assert_frame_equal(pd.DataFrame(parallel.comparisons()),
+                                  pd.DataFrame(serial.comparisons()), check_exact=True)
+    assert [(u.name, type(u.comparisons), u.ranks is None) for u in parallel.units] == \
+        [(u.name, type(u.comparisons), u.ranks is None) for u in serial.units]
     assert parallel.notes == serial.notes
 
 
@@ -118,7 +119,7 @@ def test_analyze_jobs_identical_to_serial_on_synthetic_units(synthetic):
     serial, serial_warnings = _run(synthetic, options)
     parallel, parallel_warnings = _run(synthetic, options, Execution(jobs=2))
     _assert_identical(serial, parallel)
-    assert len(serial.sample_lists) == len(synthetic.pairs()) == 5
+    assert len(serial.compared) == len(synthetic.pairs()) == 5
     assert sum("cluster_by='nosuch'" in n for n in parallel.notes) == 1
     # the warnings of the workers reach the caller, in unit order, like serial ones
     assert parallel_warnings == serial_warnings

@@ -23,7 +23,7 @@ def example():
 def test_group_by_difficulty_against_scipy_on_the_subset(example):
     analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=200,
                                                 group_by=("difficulty",)))
-    entry = next(e for e in analysis.groups if (e["dataset"], e["metric"], e["group"]) ==
+    entry = next(e for e in analysis.to_results()["groups"] if (e["dataset"], e["metric"], e["group"]) ==
                  ("java", "edit_similarity", {"difficulty": "hard"}))
     view = example.paired("java", "edit_similarity")
     hard = (example.item_metadata.loc[[("java", i) for i in view.items], "difficulty"]
@@ -34,7 +34,7 @@ def test_group_by_difficulty_against_scipy_on_the_subset(example):
     # scipy: ttest_rel on the hard items only
     ref = stats.ttest_rel(view.scores[hard, i], view.scores[hard, j])
     assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-10)
-    levels = {e["group"]["difficulty"] for e in analysis.groups if e["dataset"] == "java"}
+    levels = {e["group"]["difficulty"] for e in analysis.to_results()["groups"] if e["dataset"] == "java"}
     assert levels == {"easy", "medium", "hard"}
 
 
@@ -42,7 +42,7 @@ def test_condition_and_compare_against_pandas_and_scipy(example):
     analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=200,
                                                 compare_by=("prompt_format",),
                                                 condition_on=("model",)))
-    entry = next(e for e in analysis.hyperparameters
+    entry = next(e for e in analysis.to_results()["hyperparameters"]
                  if (e["dataset"], e["metric"], e["condition"]) ==
                  ("python", "identifier_f1", {"model": "starcoder2-15b"}))
     frame = example.frame
@@ -59,7 +59,7 @@ def test_condition_and_compare_against_pandas_and_scipy(example):
     # scipy: right-tailed paired t of the best level against the other
     ref = stats.ttest_rel(per_item["fim"], per_item["l2r"], alternative="greater")
     assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-8)
-    single = next(e for e in analysis.hyperparameters
+    single = next(e for e in analysis.to_results()["hyperparameters"]
                   if e["condition"] == {"model": "granite-3b"})
     assert single["comparisons"] == [] and "single level" in single["note"]
 
@@ -67,7 +67,7 @@ def test_condition_and_compare_against_pandas_and_scipy(example):
 def test_compare_without_condition_orders_all_levels(example):
     analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=200,
                                                 compare_by=("context_size",)))
-    entry = next(e for e in analysis.hyperparameters
+    entry = next(e for e in analysis.to_results()["hyperparameters"]
                  if (e["dataset"], e["metric"]) == ("python", "edit_distance"))
     names = [lv["name"] for lv in entry["levels"]]
     means = [lv["mean"] for lv in entry["levels"]]

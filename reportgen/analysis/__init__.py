@@ -1,21 +1,19 @@
 """The analysis of a score table: :func:`analyze` runs every statistic a report shows and
-returns an :class:`Analysis`; :meth:`Analysis.to_results` is the ``results.json``
-contract of DESIGN.md.
-
-The package holds the per-unit analysis (``_core``), the ordered ranking across lists
-(``_ranking``) and the group and hyperparameter comparisons (``_groups``).
+returns an :class:`Analysis`, a tree of frozen typed results
+(:mod:`reportgen.analysis.results`); :func:`analyze_release` compares a release candidate
+with its baseline (:mod:`reportgen.analysis.release`); :func:`to_results` serialises an
+analysis to the ``results.json`` contract of DESIGN.md.
 """
 
-from reportgen.analysis._core import (
-    Analysis,
-    AnalysisOptions,
-    CorrectAcross,
-    Pairing,
-    SampleListResult,
-    analyze,
-    check_options,
-    unit_rng,
-)
+from reportgen.analysis._core import Analysis, analyze, analyze_release, check_options
+from reportgen.analysis._ranking import choose_rank_lists
+from reportgen.analysis._units import unit_rng
+from reportgen.analysis.options import AnalysisOptions, CorrectAcross, Pairing
+from reportgen.analysis.release import NotCompared, ReleaseComparison, ReleaseVerdict
+from reportgen.analysis.results import UnitResult
+from reportgen.analysis.serialize import to_results
 
-__all__ = ["Analysis", "AnalysisOptions", "CorrectAcross", "Pairing", "SampleListResult",
-           "analyze", "check_options", "unit_rng"]
+__all__ = ["Analysis", "AnalysisOptions", "CorrectAcross", "NotCompared", "Pairing",
+           "ReleaseComparison", "ReleaseVerdict", "UnitResult", "analyze",
+           "analyze_release", "check_options", "choose_rank_lists", "to_results",
+           "unit_rng"]

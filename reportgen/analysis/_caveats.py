@@ -1,20 +1,22 @@
-"""Caveats a report shows where the calibration suite found a method off its nominal
-level (``docs/validation.md``, "Warnings the reports should carry").
+"""Caveats of a dataset × metric where the calibration suite found a method off its
+nominal level (the validation document of the repository, "Warnings the reports should
+carry").
 
-Each function looks at the data and the options of one part of the report and returns
-sentences (plain text) for the settings where the simulation showed a test too liberal or
-an interval too narrow; an empty list otherwise. The thresholds follow the validation
-document: they flag the settings its tables put outside the Monte Carlo bounds, not every
-departure from normality.
+Each function looks at the data and the results of one unit and returns sentences (plain
+text) for the settings where the simulation showed a test too liberal or an interval too
+narrow; an empty list otherwise. The thresholds flag the settings the calibration tables
+put outside the Monte Carlo bounds, not every departure from normality.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from reportgen.analysis.results import UnitResult
 
 __all__ = ["SKEW_LIMIT", "list_caveats", "runs_caveats"]
 
@@ -32,9 +34,6 @@ CORPUS_ITEMS = 50
 #: permutation test is not a test of means.
 BEHRENS_RATIO = 1.5
 
-_DOC = "docs/validation.md"
-
-
 def _moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sample skewness and Pearson kurtosis of each column (NaN where undefined)."""
     from scipy import stats
@@ -51,33 +50,35 @@ def _worst(values: np.ndarray) -> float:
     return float(finite.max()) if finite.size else float("nan")
 
 
-def list_caveats(table: Any, sl: Any, ci_methods: Sequence[str] = ()) -> list[str]:
-    """Caveats of one dataset × metric (a :class:`reportgen.analysis.SampleListResult`).
+def list_caveats(table: Any, unit: UnitResult) -> list[str]:
+    """Caveats of one dataset × metric.
 
     Parameters
     ----------
     table
-        The :class:`reportgen.data.ScoreTable` the list comes from.
-    sl
-        The sample list.
-    ci_methods
-        The interval methods of its per-system rows (e.g. ``"bootstrap BCa"``).
+        The :class:`reportgen.data.ScoreTable` the unit comes from.
+    unit
+        Its results (with comparisons; none without).
     """
-    result = sl.result
-    if getattr(sl, "derived_from", None) is not None:
-        sizes = np.atleast_1d(getattr(result, "n", getattr(result, "n_a", 0)))
-        n = int(np.min(sizes)) if sizes.size else 0
+    from reportgen.stats.pairwise import PairwiseResult
+
+    result = unit.comparisons
+    if result is None:
+        return []
+    if unit.modality == "corpus":
+        n = unit.n_items
         if 0 < n < CORPUS_ITEMS:
             return [f"Only {n} items: the intervals of corpus metrics such as F1 are "
-                    f"approximate below about {CORPUS_ITEMS} items ({_DOC}, note 20)."]
+                    f"approximate below about {CORPUS_ITEMS} items."]
         return []
-    if getattr(result, "modality", None) != "continuous":
+    if unit.modality != "continuous" or not isinstance(result, PairwiseResult):
         return []
+    ci_methods = [unit.ci_method]
     names = list(result.systems)
     out: list[str] = []
-    test = str(getattr(result, "test", ""))
-    if sl.pairing == "paired":
-        X = table.paired(sl.dataset, sl.metric, names).item_means()
+    test = result.test
+    if unit.pairing == "paired":
+        X = table.paired(unit.dataset, unit.metric, names).item_means()
         n = X.shape[0]
         D = X[:, result.index_a] - X[:, result.index_b]
         skew_d, _ = _moments(D)
@@ -85,7 +86,7 @@ def list_caveats(table: Any, sl: Any, ci_methods: Sequence[str] = ()) -> list[st
         skew = max(_worst(skew_d), _worst(skew_x))
         sizes = [n]
     else:
-        samples = table.unpaired(sl.dataset, sl.metric, names).item_means()
+        samples = table.unpaired(unit.dataset, unit.metric, names).item_means()
         sizes = [len(x) for x in samples]
         n = min(sizes)
         moments = [_moments(np.asarray(x, dtype=float)) for x in samples]
@@ -95,7 +96,7 @@ def list_caveats(table: Any, sl: Any, ci_methods: Sequence[str] = ()) -> list[st
         out.append(f"The scores or their differences are strongly skewed (|skewness| up to "
                    f"{skew:.1f}) and there are only {n} items: p-values near α are "
                    "unreliable (too small) and intervals too narrow below about "
-                   f"{SKEW_ITEMS} items ({_DOC}, notes 2, 10, 13).")
+                   f"{SKEW_ITEMS} items.")
     boot_ci = any("bootstrap" in m.lower() or "bca" in m.lower() or
                   "percentile" in m.lower() for m in ci_methods)
     if n < BOOTSTRAP_ITEMS and ("bootstrap" in test or boot_ci):
@@ -103,14 +104,14 @@ def list_caveats(table: Any, sl: Any, ci_methods: Sequence[str] = ()) -> list[st
             if "bootstrap" in test else "bootstrap intervals are too narrow"
         out.append(f"Only {n} items: {what} below about {BOOTSTRAP_ITEMS} items (about "
                    f"90% coverage at n = 10); the t interval (--ci-method t) and the t test "
-                   f"are calibrated there ({_DOC}, notes 3, 11, 15).")
+                   "are calibrated there.")
     if any("bca" in m.lower() for m in ci_methods):
         worst = _worst(kurt_x)
         if np.isfinite(worst) and worst > KURTOSIS_LIMIT:
             out.append(f"The scores are heavy-tailed (kurtosis up to {worst:.0f}; normal: "
                        "3): BCa intervals cover less than their nominal level here, the t "
-                       f"interval (--ci-method t) covers better ({_DOC}, note 12).")
-    if sl.pairing != "paired" and "permutation" in test and len(sizes) >= 2:
+                       "interval (--ci-method t) covers better.")
+    if unit.pairing != "paired" and "permutation" in test and len(sizes) >= 2:
         samples_arr = [np.asarray(x, dtype=float) for x in samples]
         sds = np.array([np.nanstd(x, ddof=1) if len(x) > 1 else np.nan
                         for x in samples_arr])
@@ -123,7 +124,7 @@ def list_caveats(table: Any, sl: Any, ci_methods: Sequence[str] = ()) -> list[st
             out.append("Groups differ both in size and in spread: the label-shuffle "
                        "permutation test compares whole distributions, not means, and can "
                        "reject far too often for equal means; Welch's t test (--method "
-                       f"auto) tests the means ({_DOC}, note 6).")
+                       "auto) tests the means.")
     return out
 
 
@@ -132,5 +133,5 @@ def runs_caveats(n_items: int) -> list[str]:
     if n_items < BOOTSTRAP_ITEMS:
         return [f"Only {n_items} items: the bootstrap intervals over items are somewhat too "
                 f"narrow below about {BOOTSTRAP_ITEMS} items; the cluster-robust standard "
-                f"error is the safer guide ({_DOC}, note 18)."]
+                "error is the safer guide."]
     return []

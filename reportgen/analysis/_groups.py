@@ -1,16 +1,16 @@
-"""Groups and hyperparameters (seed 000 §10), used by :func:`reportgen.analysis.analyze`.
+"""Groups and hyperparameters, used by :func:`reportgen.analysis.analyze`.
 
-* **Group by item metadata** (§10.1): the systems are compared separately within each
+* **Group by item metadata**: the systems are compared separately within each
   level (or combination of levels) of item-metadata columns such as difficulty —
   perhaps two systems differ only on hard items.
-* **Condition and compare** (§10.2): systems are defined by hyperparameters (system
+* **Condition and compare**: systems are defined by hyperparameters (system
   attributes such as model, prompt format, context size). Within each combination of
   the *condition* attributes, systems sharing the same values of the *compare*
   attributes are pooled; the pooled levels are ordered by mean and the best is tested
   against each other level with a right-tailed test (first-vs-rest of the ordered
-  procedure, §7.1). On paired data the pool of a level is the per-item mean over its
-  systems, so the levels stay paired on the items; on unpaired data the pool is the
-  concatenation of the systems' scores.
+  procedure of Ackerman et al. 2025). On paired data the pool of a level is the per-item
+  mean over its systems, so the levels stay paired on the items; on unpaired data the
+  pool is the concatenation of the systems' scores.
 """
 
 from __future__ import annotations
@@ -22,14 +22,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.analysis.results import (
+    GroupComparison,
+    HyperparameterComparison,
+    HyperparameterLevel,
+)
 from reportgen.data import ScoreTable
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats.pairwise import compare_paired, compare_unpaired
 
 __all__ = ["condition_and_compare", "group_comparisons", "validate_columns"]
-
-_FLIP = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
-
 
 def validate_columns(table: ScoreTable, *, group_by: Sequence[str],
                      compare_by: Sequence[str], condition_on: Sequence[str]) -> None:
@@ -70,7 +72,7 @@ def _label(values: Any) -> str:
 
 def group_comparisons(table: ScoreTable, dataset: str, metric: str, systems: list[str],
                       group_by: Sequence[str], pairing: str, common: dict[str, Any]
-                      ) -> list[dict[str, Any]]:
+                      ) -> tuple[GroupComparison, ...]:
     """The comparisons of (dataset, metric) within each level of ``group_by``."""
     meta = table.item_metadata
     entries = []
@@ -80,47 +82,46 @@ def group_comparisons(table: ScoreTable, dataset: str, metric: str, systems: lis
         keys = meta.loc[[(dataset, i) for i in view.items], list(group_by)]
         for level, rows in _grouped(keys, group_by).items():
             label = dict(zip(group_by, level))
-            sub = scores[np.array(rows)]
-            entry = {"dataset": dataset, "metric": metric, "group": label,
-                     "n_items": int(len(rows))}
             if len(rows) < 2:
-                entry["comparisons"] = []
-                entry["note"] = "fewer than 2 items in this group"
-            else:
-                result = compare_paired(sub, systems=view.systems, **common)
-                entry["means"] = {s: float(m) for s, m in zip(view.systems, sub.mean(axis=0))}
-                entry["comparisons"] = result.to_records()
-            entries.append(entry)
-        return entries
+                entries.append(GroupComparison(label, len(rows),
+                                               note="fewer than 2 items in this group"))
+                continue
+            sub = scores[np.array(rows)]
+            result = compare_paired(sub, systems=view.systems, **common)
+            entries.append(GroupComparison(
+                label, len(rows), result,
+                {s: float(m) for s, m in zip(view.systems, sub.mean(axis=0))}))
+        return tuple(entries)
     uview = table.unpaired(dataset, metric, systems)
     per_system = []
     for items, values in zip(uview.items, uview.item_means()):
         keys = meta.loc[[(dataset, i) for i in items], list(group_by)]
-        per_system.append((keys.apply(lambda r: tuple(_label(v) for v in r), axis=1)
-                           .to_numpy(), values))
+        labels = [tuple(_label(v) for v in row)
+                  for row in keys.itertuples(index=False, name=None)]
+        per_system.append((labels, values))
     levels = sorted({lv for keys, _ in per_system for lv in keys})
     for level in levels:
         samples = [values[np.array([k == level for k in keys], dtype=bool)]
                    for keys, values in per_system]
         label = dict(zip(group_by, level))
-        entry = {"dataset": dataset, "metric": metric, "group": label,
-                 "n_items": int(sum(len(s) for s in samples))}
+        n_items = int(sum(len(s) for s in samples))
         if min(len(s) for s in samples) < 1:
-            entry["comparisons"] = []
-            entry["note"] = "some system has no item in this group"
-        else:
-            result = compare_unpaired(samples, systems=uview.systems, **common)
-            entry["means"] = {s: float(x.mean()) for s, x in zip(uview.systems, samples)}
-            entry["comparisons"] = result.to_records()
-        entries.append(entry)
-    return entries
+            entries.append(GroupComparison(label, n_items,
+                                           note="some system has no item in this group"))
+            continue
+        result = compare_unpaired(samples, systems=uview.systems, **common)
+        entries.append(GroupComparison(
+            label, n_items, result,
+            {s: float(x.mean()) for s, x in zip(uview.systems, samples)}))
+    return tuple(entries)
 
 
 def condition_and_compare(table: ScoreTable, dataset: str, metric: str, systems: list[str],
                           compare_by: Sequence[str], condition_on: Sequence[str],
                           pairing: str, direction: str, common: dict[str, Any]
-                          ) -> list[dict[str, Any]]:
-    """Seed 000 §10.2 for one (dataset, metric): one entry per condition group."""
+                          ) -> tuple[HyperparameterComparison, ...]:
+    """Condition and compare for one (dataset, metric): one result per condition
+    group."""
     attrs = table.system_attributes.reindex(systems)
     conditions = (_grouped(attrs, condition_on) if condition_on
                   else {(): list(range(len(systems)))})
@@ -128,16 +129,12 @@ def condition_and_compare(table: ScoreTable, dataset: str, metric: str, systems:
     for condition, members in conditions.items():
         condition_label = dict(zip(condition_on, condition))
         sub_attrs = attrs.iloc[members]
-        levels = []
+        pooled: list[np.ndarray] = []
+        levels: list[HyperparameterLevel] = []
         for level, positions in _grouped(sub_attrs, compare_by).items():
             chosen = set(sub_attrs.index[positions])
-            levels.append((dict(zip(compare_by, level)),
-                           [s for s in systems if s in chosen]))
-        entry: dict[str, Any] = {"dataset": dataset, "metric": metric,
-                                 "condition": condition_label, "compare": list(compare_by),
-                                 "levels": [], "comparisons": []}
-        pooled, names = [], []
-        for label, level_systems in levels:
+            level_systems = [s for s in systems if s in chosen]
+            label = dict(zip(compare_by, level))
             name = ", ".join(f"{k}={v}" for k, v in label.items())
             if pairing == "paired":
                 view = table.paired(dataset, metric, systems)
@@ -146,20 +143,19 @@ def condition_and_compare(table: ScoreTable, dataset: str, metric: str, systems:
             else:
                 uview = table.unpaired(dataset, metric, level_systems)
                 pooled.append(np.concatenate(uview.item_means()))
-            names.append(name)
-            entry["levels"].append({"level": label, "name": name, "systems": level_systems,
-                                    "mean": float(pooled[-1].mean()),
-                                    "n": int(len(pooled[-1]))})
+            levels.append(HyperparameterLevel(label, name, tuple(level_systems),
+                                              float(pooled[-1].mean()), len(pooled[-1])))
         if len(pooled) < 2:
-            entry["note"] = "a single level of the compared hyperparameters here"
-            entries.append(entry)
+            entries.append(HyperparameterComparison(
+                condition_label, tuple(compare_by), tuple(levels),
+                note="a single level of the compared hyperparameters here"))
             continue
         sign = 1.0 if direction == "higher" else -1.0
         order = sorted(range(len(pooled)), key=lambda k: -sign * pooled[k].mean())
-        entry["levels"] = [entry["levels"][k] for k in order]
         ordered = [pooled[k] for k in order]
-        ordered_names = [names[k] for k in order]
-        # the best level against each other, right-tailed (seed 000 §7.1 step 3)
+        ordered_names = [levels[k].name for k in order]
+        # the best level against each other, right-tailed (Dror et al. 2019, ordered
+        # procedure)
         options = {**common, "order": "first-vs-rest", "baseline": 0,
                    "alternative": "greater" if direction == "higher" else "less"}
         with warnings.catch_warnings():
@@ -170,9 +166,6 @@ def condition_and_compare(table: ScoreTable, dataset: str, metric: str, systems:
                                         **options)
             else:
                 result = compare_unpaired(ordered, systems=ordered_names, **options)
-        records = result.to_records()
-        for row in records:
-            row["alternative"] = "greater"  # in quality terms: the first level is better
-        entry["comparisons"] = records
-        entries.append(entry)
-    return entries
+        entries.append(HyperparameterComparison(
+            condition_label, tuple(compare_by), tuple(levels[k] for k in order), result))
+    return tuple(entries)

@@ -1,35 +1,50 @@
-"""The ordered-ranking procedure of seed 000 §7.1–7.2 and the rank sections of
-results.json, used by :func:`reportgen.analysis.analyze`.
+"""The ranking of the systems across datasets (the ordered-ranking procedure of Ackerman
+et al. 2025), the metric aggregates, the TOPSIS cross-checks and the rank uncertainty of
+each dataset × metric, used by :func:`reportgen.analysis.analyze`.
 
-1. **Aggregate within datasets** where the metrics are paired (§6.1): pooled
-   standardisation per metric, direction, metric weights, element-wise average. A
-   dataset whose metrics are not paired contributes each metric as its own list.
+0. **Choose the datasets** (:func:`choose_rank_lists`): every dataset when some systems
+   are scored on all of them; otherwise the datasets that maximise systems × datasets
+   (or those the user names), with the systems scored on all of them.
+1. **Aggregate within datasets** where the metrics are paired: pooled standardisation per
+   metric, direction, metric weights, element-wise average. A dataset whose metrics are
+   not paired contributes each metric as its own list.
 2. **Order systems** by the aggregate mean: with one list, its mean; with several
-   (unpaired) lists, the standardised aggregate of §6.3 from summary statistics, with
-   the dataset (× metric) weights.
+   (unpaired) lists, the standardised aggregate from summary statistics, with the
+   dataset (× metric) weights.
 3. **Pairwise tests** in that order: two-sided for all pairs, right-tailed for
    first-vs-rest and successive. With several lists, each list is tested and the raw
-   p-values of a pair are combined by Wilson's harmonic-mean p-value, adjusted for the
-   L = |Ω| × K tests (§6.2); effect sizes are combined with inverse-SD weights.
-4. **The graph** of non-significant pairs, its maximal cliques and isolated systems,
-   and a compact letter display; plus across lists the sign test of "A wins on more
-   lists than B" (seed 001 §6) and Friedman with the Nemenyi critical difference.
+   p-values of a pair are combined by Wilson's (2019) harmonic-mean p-value, adjusted for
+   the L = pairs × lists tests; effect sizes are combined with inverse-SD weights.
+4. **The graph** of non-significant pairs, its groups and a compact letter display
+   (Piepho 2004); across lists the sign test of "A wins on more lists than B" and
+   Friedman with the Nemenyi critical difference (Demšar 2006).
 
-Rank uncertainty (bootstrap rank distributions and simultaneous rank intervals) is
-given per dataset × metric, and a TOPSIS cross-check (§7.4) per dataset with several
-metrics.
+Rank uncertainty (bootstrap rank distributions and simultaneous rank intervals, Al
+Mohamad et al. 2022) is given per dataset × metric, and a TOPSIS cross-check (Hwang &
+Yoon 1981) per dataset with several metrics.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from reportgen.analysis._units import ordered_systems, unit_rng
+from reportgen.analysis.options import AnalysisOptions
+from reportgen.analysis.results import (
+    ListSelection,
+    MetricAggregate,
+    RankingAcrossLists,
+    RankUncertainty,
+    TopsisCheck,
+    UnitResult,
+)
 from reportgen.data import ScoreTable
-from reportgen.errors import DegenerateDataWarning, OneSidedWarning
+from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.stats.aggregation import (
     aggregate_effect_sizes,
     aggregate_metrics,
@@ -38,7 +53,12 @@ from reportgen.stats.aggregation import (
     harmonic_mean_pvalue,
     sign_test_wins,
 )
-from reportgen.stats.pairwise import compare_paired, compare_unpaired, comparison_pairs
+from reportgen.stats.pairwise import (
+    PairwiseResult,
+    compare_paired,
+    compare_unpaired,
+    comparison_pairs,
+)
 from reportgen.stats.ranking import (
     compact_letter_display,
     ordered_ranking,
@@ -48,7 +68,7 @@ from reportgen.stats.ranking import (
     topsis,
 )
 
-__all__ = ["ranking_sections"]
+__all__ = ["RankingOutput", "choose_rank_lists", "rank_across"]
 
 
 @dataclass
@@ -63,57 +83,176 @@ class _List:
     scores: Any  # items × systems matrix (paired) or one array per system
 
 
-def _common_systems(table: ScoreTable) -> list[str]:
-    common = set(table.systems)
-    for dataset, metric in table.pairs():
-        common &= set(table.systems_of(dataset, metric))
-    return [s for s in table.systems if s in common]
+@dataclass
+class RankingOutput:
+    """The steps across units: aggregates, the ranking across datasets, the TOPSIS
+    checks, the rank uncertainty per (dataset, metric), and notes."""
+
+    aggregates: list[MetricAggregate] = field(default_factory=list)
+    ranking: RankingAcrossLists | None = None
+    topsis: list[TopsisCheck] = field(default_factory=list)
+    ranks: dict[tuple[str, str], RankUncertainty] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
-def _lists(table: ScoreTable, systems: list[str]) -> tuple[list[_List], list[dict]]:
-    """The lists of step 1 and the `aggregates` entries of the paired datasets."""
-    lists: list[_List] = []
-    aggregates: list[dict] = []
-    for dataset in table.datasets:
-        metrics = list(table.metrics_of(dataset))
-        paired = all(table.pairing(dataset, m, systems).recommended == "paired"
-                     for m in metrics)
-        if paired:
-            views = [table.paired(dataset, m, systems) for m in metrics]
-            common_items = set(views[0].items)
-            for v in views[1:]:
-                common_items &= set(v.items)
-            items = [i for i in views[0].items if i in common_items]
-            if len(items) >= 2:
-                matrices = []
-                for v in views:
-                    index = {item: k for k, item in enumerate(v.items)}
-                    matrices.append(v.item_means()[[index[i] for i in items]])
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", DegenerateDataWarning)
-                    agg = aggregate_metrics(
-                        matrices, directions=[table.metrics[m].direction for m in metrics],
-                        weights=[table.metrics[m].weight for m in metrics], metrics=metrics)
-                lists.append(_List(f"{dataset} (aggregate)" if len(metrics) > 1 else
-                                   f"{dataset} / {metrics[0]}", dataset, tuple(metrics),
-                                   table.dataset_weights[dataset], True, agg.scores))
-                aggregates.append({
-                    "kind": "metric-aggregate", "dataset": dataset, "metrics": metrics,
-                    "directions": [table.metrics[m].direction for m in metrics],
-                    "weights": [float(w) for w in agg.weights], "n_items": len(items),
-                    "systems": [{"system": s, "mean": float(m)}
-                                for s, m in zip(systems, agg.scores.mean(axis=0))]})
-                continue
-        for metric in metrics:  # unpaired dataset: each metric is a list of its own
-            view = table.unpaired(dataset, metric, systems)
-            sign = 1.0 if table.metrics[metric].direction == "higher" else -1.0
-            pooled = np.concatenate(view.item_means())
-            sd = pooled.std(ddof=1) if len(pooled) > 1 and pooled.std() > 0 else 1.0
-            samples = [sign * (x - pooled.mean()) / sd for x in view.item_means()]
-            lists.append(_List(f"{dataset} / {metric}", dataset, (metric,),
-                               table.dataset_weights[dataset] * table.metrics[metric].weight,
-                               False, samples))
-    return lists, aggregates
+# --------------------------------------------------------------------------- selection
+
+def choose_rank_lists(coverage: Mapping[str, Sequence[str]], systems: Sequence[str], *,
+                      given: Sequence[str] | None = None) -> ListSelection:
+    """The datasets and systems of the ranking across datasets.
+
+    Parameters
+    ----------
+    coverage
+        For each dataset (in order), the systems scored on all of its metrics.
+    systems
+        Every system, in order.
+    given
+        Datasets named by the user (``--rank-lists``), or None to choose.
+
+    Returns
+    -------
+    ListSelection
+        ``how="all"`` when at least 2 systems are scored on every dataset; ``"given"``
+        for the named datasets; else ``"largest"``: the datasets that maximise the
+        number of systems × datasets (ties: more datasets, then the earlier ones).
+
+    Raises
+    ------
+    InputError
+        A named dataset that does not exist.
+
+    Notes
+    -----
+    Choosing the best set exactly is the maximum edge biclique problem, which is
+    NP-hard (Peeters 2003), so the search looks at polynomially many candidates: the
+    sets reached by dropping, one at a time, the dataset whose removal gains most (from
+    all datasets down to one), and the set of datasets of each system. The best of them
+    is taken; on data where systems were added to a fixed suite over time (nested
+    coverage) this is the optimum.
+
+    Examples
+    --------
+    >>> cov = {"a": ["s1", "s2", "s3"], "b": ["s1", "s2", "s3"], "c": ["s1"]}
+    >>> sel = choose_rank_lists(cov, ["s1", "s2", "s3"])
+    >>> sel.how, sel.datasets, sel.systems
+    ('largest', ('a', 'b'), ('s1', 's2', 's3'))
+    """
+    datasets = list(coverage)
+    sets = {d: set(coverage[d]) for d in datasets}
+
+    def members(chosen: Sequence[str]) -> list[str]:
+        common = set(systems)
+        for d in chosen:
+            common &= sets[d]
+        return [s for s in systems if s in common]
+
+    if given is not None:
+        unknown = [d for d in given if d not in sets]
+        if unknown:
+            raise InputError(f"--rank-lists names {', '.join(map(repr, unknown))}, which "
+                             f"{'is not a dataset' if len(unknown) == 1 else 'are not datasets'}",
+                             hint=f"datasets: {', '.join(datasets)}")
+        chosen = [d for d in datasets if d in set(given)]
+        how = "given"
+    elif len(members(datasets)) >= 2:
+        chosen, how = datasets, "all"
+    else:
+        chosen, how = _largest(datasets, systems, sets, members), "largest"
+    ranked = members(chosen)
+    left_datasets = []
+    for d in datasets:
+        if d in chosen:
+            continue
+        if how == "given":
+            reason = "not named in --rank-lists"
+        else:
+            missing = sum(s not in sets[d] for s in ranked)
+            reason = (f"{missing} of the {len(ranked)} ranked systems have no score on it"
+                      if missing else "adding it leaves fewer systems × datasets")
+        left_datasets.append((d, reason))
+    left_systems = []
+    for s in systems:
+        if s in ranked:
+            continue
+        lacking = [d for d in chosen if s not in sets[d]]
+        shown = ", ".join(lacking[:3]) + (f" and {len(lacking) - 3} more"
+                                          if len(lacking) > 3 else "")
+        left_systems.append((s, f"no score on {shown}"))
+    return ListSelection(how, tuple(chosen), tuple(ranked), tuple(left_datasets),
+                         tuple(left_systems))
+
+
+def _largest(datasets: list[str], systems: Sequence[str], sets: dict[str, set[str]],
+             members: Any) -> list[str]:
+    """The candidate set of datasets with the most systems × datasets."""
+    candidates: list[list[str]] = []
+    current = list(datasets)
+    while current:
+        candidates.append(list(current))
+        if len(current) == 1:
+            break
+        gains = [(len(members([d for d in current if d != drop])) * (len(current) - 1), -k)
+                 for k, drop in enumerate(current)]
+        _, minus_k = max(gains)
+        current.pop(-minus_k)
+    for s in systems:
+        mine = [d for d in datasets if s in sets[d]]
+        if mine:
+            candidates.append(mine)
+
+    def score(chosen: list[str]) -> tuple[int, int, tuple[int, ...]]:
+        n = len(members(chosen))
+        size = n * len(chosen) if n >= 2 else 0
+        return size, len(chosen), tuple(-datasets.index(d) for d in chosen)
+
+    return max(candidates, key=score)
+
+
+# --------------------------------------------------------------------------- lists
+
+def _dataset_list(table: ScoreTable, dataset: str, systems: list[str]
+                  ) -> tuple[list[_List], MetricAggregate | None]:
+    """The ranking lists of one dataset, and its metric aggregate when its metrics are
+    paired."""
+    metrics = list(table.metrics_of(dataset))
+    paired = all(table.pairing(dataset, m, systems).recommended == "paired"
+                 for m in metrics)
+    if paired:
+        views = [table.paired(dataset, m, systems) for m in metrics]
+        common_items = set(views[0].items)
+        for v in views[1:]:
+            common_items &= set(v.items)
+        items = [i for i in views[0].items if i in common_items]
+        if len(items) >= 2:
+            matrices = []
+            for v in views:
+                index = {item: k for k, item in enumerate(v.items)}
+                matrices.append(v.item_means()[[index[i] for i in items]])
+            directions = [table.metrics[m].direction for m in metrics]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DegenerateDataWarning)
+                agg = aggregate_metrics(matrices, directions=directions,
+                                        weights=[table.metrics[m].weight for m in metrics],
+                                        metrics=metrics)
+            lst = _List(f"{dataset} (aggregate)" if len(metrics) > 1 else
+                        f"{dataset} / {metrics[0]}", dataset, tuple(metrics),
+                        table.dataset_weights[dataset], True, agg.scores)
+            aggregate = MetricAggregate(dataset, tuple(metrics), tuple(directions),
+                                        tuple(float(w) for w in agg.weights), len(items),
+                                        tuple(systems), agg.scores.mean(axis=0))
+            return [lst], aggregate
+    lists = []
+    for metric in metrics:  # unpaired dataset: each metric is a list of its own
+        view = table.unpaired(dataset, metric, systems)
+        sign = 1.0 if table.metrics[metric].direction == "higher" else -1.0
+        pooled = np.concatenate(view.item_means())
+        sd = pooled.std(ddof=1) if len(pooled) > 1 and pooled.std() > 0 else 1.0
+        samples = [sign * (x - pooled.mean()) / sd for x in view.item_means()]
+        lists.append(_List(f"{dataset} / {metric}", dataset, (metric,),
+                           table.dataset_weights[dataset] * table.metrics[metric].weight,
+                           False, samples))
+    return lists, None
 
 
 def _means(lst: _List) -> np.ndarray:
@@ -122,23 +261,24 @@ def _means(lst: _List) -> np.ndarray:
     return np.array([x.mean() for x in lst.scores])
 
 
-def _compare(lst: _List, order: np.ndarray, systems: list[str], options: Any, *,
-             alternative: str, correction: str, rng: np.random.Generator):
+def _compare(lst: _List, order: np.ndarray, systems: list[str], options: AnalysisOptions,
+             *, alternative: str, correction: str,
+             rng: np.random.Generator) -> PairwiseResult:
     names = [systems[k] for k in order]
-    common = dict(method=options.method, order=options.order, baseline=0,
-                  alternative=alternative, correction=correction, alpha=options.alpha,
-                  confidence=options.confidence, n_resamples=options.n_resamples,
-                  effect_threshold=options.effect_threshold, rng=rng,
-                  max_memory=options.max_memory)
+    common: dict[str, Any] = dict(
+        method=options.method, order=options.order, baseline=0, alternative=alternative,
+        correction=correction, alpha=options.alpha, confidence=options.confidence,
+        n_resamples=options.n_resamples, effect_threshold=options.effect_threshold,
+        rng=rng, max_memory=options.max_memory)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OneSidedWarning)  # the order comes from §7.1
+        warnings.simplefilter("ignore", OneSidedWarning)  # the order comes from the data
         if lst.paired:
             return compare_paired(lst.scores[:, order], systems=names, **common)
         return compare_unpaired([lst.scores[k] for k in order], systems=names, **common)
 
 
 def _effect_sd(lst: _List, order: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-    """The denominator of each pair's Cohen's d (Turner & Bernard weights)."""
+    """The denominator of each pair's Cohen's d (Turner & Bernard 2006 weights)."""
     if lst.paired:
         X = lst.scores[:, order]
         return (X[:, ia] - X[:, ib]).std(axis=0, ddof=1)
@@ -148,25 +288,56 @@ def _effect_sd(lst: _List, order: np.ndarray, ia: np.ndarray, ib: np.ndarray) ->
     return np.sqrt(((n[ia] - 1) * var[ia] + (n[ib] - 1) * var[ib]) / (n[ia] + n[ib] - 2))
 
 
-def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
-                     sample_lists: Any, objects: dict | None = None
-                     ) -> tuple[list[dict], list[dict], list[str]]:
-    """``aggregates`` and ``rankings`` entries, and notes; the result objects behind them
-    go into ``objects`` (keyed as :attr:`reportgen.analysis.Analysis.objects`)."""
-    objects = {} if objects is None else objects
-    notes: list[str] = []
-    systems = _common_systems(table)
-    if len(systems) < 2:
-        notes.append("ordered ranking skipped: fewer than 2 systems are scored on every "
-                     "dataset × metric")
-        return [], _rank_uncertainty(table, options, unit_rng, sample_lists, seed,
-                                     objects, notes), notes
-    lists, aggregates = _lists(table, systems)
+# --------------------------------------------------------------------------- the steps
+
+def rank_across(table: ScoreTable, options: AnalysisOptions, seed: int,
+                units: Sequence[UnitResult]) -> RankingOutput:
+    """The steps of an analysis across its units."""
+    out = RankingOutput()
+    systems = list(table.systems) if options.systems is None else \
+        [s for s in options.systems if s in table.systems]
+    coverage = {}
+    for dataset in table.datasets:
+        present = set(systems)
+        for metric in table.metrics_of(dataset):
+            present &= set(ordered_systems(table.systems_of(dataset, metric), options))
+        coverage[dataset] = [s for s in systems if s in present]
+    for dataset in table.datasets:
+        if len(coverage[dataset]) >= 2:
+            _, aggregate = _dataset_list(table, dataset, coverage[dataset])
+            if aggregate is not None:
+                out.aggregates.append(aggregate)
+    out.topsis = _topsis_checks(table, out.aggregates)
+    selection = choose_rank_lists(coverage, systems, given=options.rank_lists)
+    if len(selection.systems) < 2:
+        out.notes.append("ranking across datasets skipped: fewer than 2 systems are "
+                         "scored on the same datasets")
+    else:
+        if selection.how == "largest":
+            out.notes.append(
+                f"ranking across datasets: not every system is scored on every dataset, "
+                f"so {len(selection.systems)} systems are ranked over the "
+                f"{len(selection.datasets)} dataset(s) they share "
+                f"({', '.join(selection.datasets)}); {len(selection.left_out_systems)} "
+                "system(s) and "
+                f"{len(selection.left_out_datasets)} dataset(s) are left out "
+                "(--rank-lists chooses the datasets)")
+        out.ranking = _ordered(table, options, seed, selection, out.notes)
+    out.ranks = _rank_uncertainty(table, options, seed, units, out.notes)
+    return out
+
+
+def _ordered(table: ScoreTable, options: AnalysisOptions, seed: int,
+             selection: ListSelection, notes: list[str]) -> RankingAcrossLists:
+    systems = list(selection.systems)
+    lists: list[_List] = []
+    for dataset in selection.datasets:
+        lists.extend(_dataset_list(table, dataset, systems)[0])
     alternative = "two-sided" if options.order == "all-pairs" else "greater"
     if alternative == "greater":
-        notes.append("ordered ranking: the right-tailed tests of seed 000 §7.1 follow an "
-                     "order taken from the observed means, so their p-values are "
-                     "optimistic; use --order all-pairs for two-sided tests")
+        notes.append("ordered ranking: the right-tailed tests follow an order taken from "
+                     "the observed means, so their p-values are optimistic; use --order "
+                     "all-pairs for two-sided tests")
     weights = np.array([lst.weight for lst in lists], dtype=np.float64)
     means = np.column_stack([_means(lst) for lst in lists])  # systems × lists
     if len(lists) == 1:
@@ -208,146 +379,115 @@ def ranking_sections(table: ScoreTable, options: Any, seed: int, unit_rng: Any,
     B = len(systems)
     untested = np.isnan(p_adjusted)
     if untested.any():
+        first = np.flatnonzero(untested)[0]
         notes.append(f"ordered ranking: {int(untested.sum())} pair(s) could not be tested "
-                     "(too few items, e.g. "
-                     f"{ordered_names[ia[np.flatnonzero(untested)[0]]]} vs "
-                     f"{ordered_names[ib[np.flatnonzero(untested)[0]]]}); they count as "
-                     "not significantly different")
+                     f"(too few items, e.g. {ordered_names[ia[first]]} vs "
+                     f"{ordered_names[ib[first]]}); they count as not significantly "
+                     "different")
     pmatrix = np.full((B, B), np.nan)
     for k, (i, j) in enumerate(zip(ia, ib)):
         p = 1.0 if untested[k] else p_adjusted[k]
         pmatrix[i, j] = p
         if alternative == "two-sided":
             pmatrix[j, i] = p
-    ordered = ordered_ranking(scores[order], pmatrix, systems=ordered_names,
-                              alpha=options.alpha, order=options.order,
-                              alternative=alternative)
-    objects[("ordered", "*", "*")] = ordered
+    graph = ordered_ranking(scores[order], pmatrix, systems=ordered_names,
+                            alpha=options.alpha, order=options.order,
+                            alternative=alternative)
     significant = [(ordered_names[i], ordered_names[j]) for k, (i, j) in
                    enumerate(zip(ia, ib)) if p_adjusted[k] <= options.alpha]
-    entry: dict[str, Any] = {
-        "kind": "ordered", "lists": [lst.name for lst in lists], "method": method,
-        "order": options.order, "alternative": alternative, "alpha": options.alpha,
-        "systems": [{"system": s, "score": float(scores[k]), "rank": r + 1}
-                    for r, (s, k) in enumerate(zip(ordered_names, order))],
-        "pairs": [{"system_a": ordered_names[i], "system_b": ordered_names[j],
-                   "p_adjusted": _num(p_adjusted[k]), "effect_size": _num(effects[k]),
-                   "significant": bool(p_adjusted[k] <= options.alpha)}
-                  for k, (i, j) in enumerate(zip(ia, ib))],
-        "graph": ordered.to_dict()}
-    if options.order == "all-pairs":
-        entry["letters"] = compact_letter_display(ordered_names, significant).to_dict()
-    rankings = [entry]
+    letters = compact_letter_display(ordered_names, significant) \
+        if options.order == "all-pairs" else None
+    sign_tests = sign_index = friedman = None
+    list_means = means[order]
     if len(lists) > 1:
-        entry["across_lists"] = _across_lists(means[order], ordered_names, lists, options,
-                                              objects)
-    rankings.extend(_topsis_entries(table, systems, aggregates, objects))
-    rankings.extend(_rank_uncertainty(table, options, unit_rng, sample_lists, seed, objects,
-                                      notes))
-    return aggregates, rankings, notes
-
-
-def _across_lists(means: np.ndarray, names: list[str], lists: list[_List],
-                  options: Any, objects: dict) -> dict[str, Any]:
-    """Sign test of wins over lists for every pair; Friedman and Nemenyi."""
-    a, b = comparison_pairs(len(names), "all-pairs")
-    wins_a = (means[a] > means[b]).sum(axis=1)
-    wins_b = (means[a] < means[b]).sum(axis=1)
-    signs = sign_test_wins(wins_a, wins_b, total=means.shape[1])
-    sign_rows = [{"system_a": names[i], "system_b": names[j], "wins_a": int(wa),
-                  "wins_b": int(wb), "p_value": _num(p)}
-                 for i, j, wa, wb, p in zip(a, b, wins_a, wins_b, signs.p_value)]
-    out: dict[str, Any] = {"n_lists": len(lists), "sign_tests": sign_rows}
-    if len(lists) >= 2 and len(names) >= 2:
+        a, b = comparison_pairs(len(ordered_names), "all-pairs")
+        wins_a = (list_means[a] > list_means[b]).sum(axis=1)
+        wins_b = (list_means[a] < list_means[b]).sum(axis=1)
+        sign_tests = sign_test_wins(wins_a, wins_b, total=list_means.shape[1])
+        sign_index = (a, b)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            fn = friedman_nemenyi(means, alpha=options.alpha, systems=names)
-            objects[("friedman", "*", "*")] = fn
-            out["friedman_nemenyi"] = fn.to_dict()
-    return out
+            friedman = friedman_nemenyi(list_means, alpha=options.alpha,
+                                        systems=ordered_names)
+    return RankingAcrossLists(
+        selection=selection, lists=tuple(lst.name for lst in lists), method=method,
+        order=options.order, alternative=alternative, alpha=options.alpha,
+        systems=tuple(ordered_names), scores=np.asarray(scores[order], dtype=np.float64),
+        list_means=list_means, index_a=np.asarray(ia), index_b=np.asarray(ib),
+        p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
+        effect_size=np.asarray(effects, dtype=np.float64), graph=graph, letters=letters,
+        sign_tests=sign_tests, sign_index=sign_index, friedman=friedman)
 
 
-def _topsis_entries(table: ScoreTable, systems: list[str],
-                    aggregates: list[dict], objects: dict) -> list[dict]:
-    """TOPSIS on the systems × metrics means vs the aggregate order (seed 000 §7.4)."""
-    entries = []
+def _topsis_checks(table: ScoreTable, aggregates: Sequence[MetricAggregate]
+                   ) -> list[TopsisCheck]:
+    """TOPSIS on the systems × metrics means against the aggregate order."""
+    checks = []
     for agg in aggregates:
-        metrics = agg["metrics"]
-        if len(metrics) < 2:
+        if len(agg.metrics) < 2:
             continue
-        dataset = agg["dataset"]
+        systems = list(agg.systems)
         matrix = np.column_stack([
-            np.array([r.mean() for r in table.unpaired(dataset, m, systems).item_means()])
-            for m in metrics])
-        result = topsis(matrix, directions=agg["directions"], weights=agg["weights"],
-                        systems=systems, metrics=metrics)
-        objects[("topsis", dataset, "*")] = result
-        by_aggregate = [s["system"] for s in sorted(agg["systems"],
-                                                    key=lambda s: -s["mean"])]
+            np.array([r.mean() for r in table.unpaired(agg.dataset, m, systems).item_means()])
+            for m in agg.metrics])
+        result = topsis(matrix, directions=list(agg.directions),  # type: ignore[arg-type]
+                        weights=list(agg.weights), systems=systems,
+                        metrics=list(agg.metrics))
+        by_aggregate = [systems[k] for k in np.argsort(-agg.means, kind="stable")]
         by_topsis = [systems[k] for k in np.argsort(-np.asarray(result.score),
                                                     kind="stable")]
-        entries.append({"kind": "topsis", "dataset": dataset, **result.to_dict(),
-                        "agreement": rank_agreement(by_aggregate, by_topsis).to_dict()})
-    return entries
+        checks.append(TopsisCheck(agg.dataset, result,
+                                  rank_agreement(by_aggregate, by_topsis),
+                                  tuple(float(m) for m in agg.means)))
+    return checks
 
 
-def _rank_uncertainty(table: ScoreTable, options: Any, unit_rng: Any, sample_lists: Any,
-                      seed: int, objects: dict, notes: list[str] | None = None
-                      ) -> list[dict]:
+def _rank_uncertainty(table: ScoreTable, options: AnalysisOptions, seed: int,
+                      units: Sequence[UnitResult], notes: list[str]
+                      ) -> dict[tuple[str, str], RankUncertainty]:
     """Bootstrap rank distributions and simultaneous rank intervals per dataset ×
     metric, with the compact letter display of its comparisons (all pairs)."""
-    entries = []
-    for sl in sample_lists:
-        if sl.derived_from is not None:
+    out = {}
+    for unit in units:
+        result = unit.comparisons
+        if unit.derived_from is not None or not isinstance(result, PairwiseResult):
             continue  # corpus metrics: ranks of their own are not computed
-        result = sl.result
         names = list(result.systems)
-        paired = sl.pairing == "paired"
+        paired = unit.pairing == "paired"
         if paired:
-            samples: Any = table.paired(sl.dataset, sl.metric, names).item_means()
+            samples: Any = table.paired(unit.dataset, unit.metric, names).item_means()
             means = samples.mean(axis=0)
             ses = samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
             # paired systems: their means are correlated through the shared items
             covariance = np.cov(samples, rowvar=False) / samples.shape[0]
         else:
-            samples = list(table.unpaired(sl.dataset, sl.metric, names).item_means())
+            samples = list(table.unpaired(unit.dataset, unit.metric, names).item_means())
             means = np.array([x.mean() for x in samples])
             ses = np.array([x.std(ddof=1) / np.sqrt(len(x)) for x in samples])
             covariance = None
         if not np.all(np.isfinite(ses)):
-            if notes is not None:
-                short = [n for n, se in zip(names, ses) if not np.isfinite(se)]
-                notes.append(f"{sl.dataset} / {sl.metric}: no rank distributions or rank "
-                             f"intervals (fewer than 2 items for {', '.join(short[:3])})")
+            short = [n for n, se in zip(names, ses) if not np.isfinite(se)]
+            notes.append(f"{unit.dataset} / {unit.metric}: no rank distributions or rank "
+                         f"intervals (fewer than 2 items for {', '.join(short[:3])})")
             continue
-        rng = unit_rng(seed, sl.dataset, sl.metric, stream=6)
+        rng = unit_rng(seed, unit.dataset, unit.metric, stream=6)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
             dist = rank_distributions(samples, paired=paired, systems=names,
-                                      direction=sl.direction,
+                                      direction=unit.direction,
                                       n_resamples=options.n_resamples,
                                       confidence=options.confidence, rng=rng,
                                       max_memory=options.max_memory)
             intervals = simultaneous_rank_intervals(
                 means, None if covariance is not None else ses, covariance=covariance,
-                systems=names, direction=sl.direction, confidence=options.confidence,
+                systems=names, direction=unit.direction, confidence=options.confidence,
                 rng=rng)
-        objects[("rank_distributions", sl.dataset, sl.metric)] = dist
-        objects[("rank_intervals", sl.dataset, sl.metric)] = intervals
-        entry = {"kind": "ranks", "dataset": sl.dataset, "metric": sl.metric,
-                 "distribution": dist.to_dict(), "simultaneous": intervals.to_dict()}
+        letters = None
         if result.order == "all-pairs":
-            sign = 1.0 if sl.direction == "higher" else -1.0
+            sign = 1.0 if unit.direction == "higher" else -1.0
             in_order = [names[k] for k in np.argsort(-sign * means, kind="stable")]
             significant = [(names[i], names[j]) for i, j, s in
                            zip(result.index_a, result.index_b, result.significant()) if s]
             letters = compact_letter_display(in_order, significant)
-            objects[("letters", sl.dataset, sl.metric)] = letters
-            entry["letters"] = letters.to_dict()
-        entries.append(entry)
-    return entries
-
-
-def _num(value: Any) -> float | None:
-    value = float(value)
-    return None if np.isnan(value) else value
+        out[(unit.dataset, unit.metric)] = RankUncertainty(dist, intervals, letters)
+    return out

@@ -101,3 +101,53 @@ def decimals_for(half_width: float | None, scale: float) -> int:
     if half_width is None or not math.isfinite(half_width) or half_width <= 0:
         return 2
     return int(min(6, max(0, 1 - math.floor(math.log10(half_width * scale)))))
+
+
+# ------------------------------------------------------------------ in the metric's units
+
+def value(x: Any, *, proportion: bool) -> str:
+    """A mean in its metric's units: a proportion in percent with one decimal
+    (``63.8%``), any other value with 3 significant digits.
+
+    >>> value(0.6381, proportion=True), value(12.345, proportion=False)
+    ('63.8%', '12.3')
+    """
+    return percent(x) if proportion else number(x, 3)
+
+
+def _signed(text: str, x: float) -> str:
+    return text if text.startswith(MINUS) or x == 0 else "+" + text
+
+
+def difference(x: Any, *, proportion: bool) -> str:
+    """A signed difference of means: percentage points with one decimal for proportions
+    (``+2.8 pts``), 3 significant digits otherwise (``−0.0123``).
+
+    >>> difference(0.02849, proportion=True), difference(-0.01234, proportion=False)
+    ('+2.8 pts', '−0.0123')
+    """
+    v = _finite(x)
+    if v is None:
+        return "–"
+    if proportion:
+        return _signed(fixed(v, 100.0, 1), round(v * 100, 1)) + " pts"
+    return _signed(number(v, 3), v)
+
+
+def interval(low: Any, high: Any, *, proportion: bool, signed: bool = False) -> str:
+    """``[low, high]`` in the metric's units (proportions in percent or, with
+    ``signed``, percentage points, without the unit); signed adds ``+`` to positive ends.
+
+    >>> interval(0.601, 0.674, proportion=True), interval(-0.012, 0.068, proportion=True,
+    ...                                                      signed=True)
+    ('[60.1, 67.4]', '[−1.2, +6.8]')
+    """
+    ends = []
+    for x in (low, high):
+        v = _finite(x)
+        if v is None:
+            ends.append("–")
+            continue
+        text = fixed(v, 100.0, 1) if proportion else number(v, 3)
+        ends.append(_signed(text, v) if signed else text)
+    return f"[{ends[0]}, {ends[1]}]"

@@ -347,7 +347,7 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
 
         check_options(table, AnalysisOptions(**options))  # before the notebook starts
         if release_report:
-            from reportgen.report.release import resolve_release_systems
+            from reportgen.analysis.release import resolve_release_systems
             resolve_release_systems(table.systems,
                                     baseline=spec.baseline or options.get("baseline"),
                                     candidate=spec.candidate, release=spec.release)

@@ -26,7 +26,8 @@ import numpy as np
 
 from reportgen.errors import ReportgenError
 from reportgen.report import format as fmt
-from reportgen.report.caveats import list_caveats, runs_caveats
+from reportgen.analysis.results import UnitResult
+from reportgen.stats.pairwise import PairwiseResult
 from reportgen.report.html import (
     Col,
     HTMLBlock,
@@ -84,8 +85,12 @@ class Report:
     def confidence(self) -> float:
         return float(self.analysis.options.confidence)
 
-    def obj(self, kind: str, dataset: str = "*", metric: str = "*") -> Any:
-        return self.analysis.objects.get((kind, dataset, metric))
+    def unit(self, dataset: str, metric: str) -> UnitResult | None:
+        """The results of one dataset × metric, or None."""
+        for u in self.analysis.units:
+            if (u.dataset, u.metric) == (dataset, metric):
+                return u
+        return None
 
 
 def prepare(data: Sequence[str], *, config: str | None = None,
@@ -113,7 +118,7 @@ def prepare(data: Sequence[str], *, config: str | None = None,
         Where :func:`write_outputs` writes ``results.json`` and ``tables/``.
     baseline, candidate, release_report
         A release report compares ``candidate`` with ``baseline`` only
-        (:func:`reportgen.report.release.resolve_release_systems` fills in missing
+        (:func:`reportgen.analysis.release.resolve_release_systems` fills in missing
         names), corrected across all its dataset × metric comparisons.
     max_table_rows
         Longest pairwise table shown per dataset × metric; longer ones show the pairs
@@ -124,11 +129,11 @@ def prepare(data: Sequence[str], *, config: str | None = None,
         "dask", "scheduler": "tcp://host:8786"}``); default serial. The numbers do not
         depend on it.
     """
-    from reportgen.analysis import AnalysisOptions, analyze
+    from reportgen.analysis import AnalysisOptions, analyze, analyze_release
+    from reportgen.analysis.release import resolve_release_systems
     from reportgen.charts.render import use_theme
     from reportgen.data import LoadOptions, load
     from reportgen.execution import Execution
-    from reportgen.report.release import release_verdicts, resolve_release_systems
 
     theme_obj = use_theme(theme)
     caught: list[str] = []
@@ -140,13 +145,16 @@ def prepare(data: Sequence[str], *, config: str | None = None,
                    for k, v in dict(analysis_options or {}).items()}
         if release_report:
             baseline, candidate = resolve_release_systems(
-                table.systems, baseline=baseline or options.get("baseline"),
+                table.systems, baseline=baseline or options.pop("baseline", None),
                 candidate=candidate, release=release)
-            options.update(systems=(baseline, candidate), baseline=baseline,
-                           order="first-vs-rest")
             options.setdefault("correct_across", "all")
-        analysis = analyze(table, AnalysisOptions(**options),
-                           execution=Execution.from_mapping(execution))
+            analysis = analyze_release(table, AnalysisOptions(**options),
+                                       baseline=baseline, candidate=candidate,
+                                       release=release,
+                                       execution=Execution.from_mapping(execution))
+        else:
+            analysis = analyze(table, AnalysisOptions(**options),
+                               execution=Execution.from_mapping(execution))
     for record in records:
         if issubclass(record.category, (DeprecationWarning, PendingDeprecationWarning,
                                         FutureWarning)):
@@ -156,14 +164,8 @@ def prepare(data: Sequence[str], *, config: str | None = None,
             caught.append(text)
     results = analysis.to_results()
     verdicts = None
-    if release_report:
-        verdicts = release_verdicts(results["comparisons"], results["power"],
-                                    baseline=baseline, candidate=candidate)
-        results["verdict"] = {"baseline": baseline, "candidate": candidate,
-                              "release": release, "rows": verdicts,
-                              "counts": {v: sum(r["verdict"] == v for r in verdicts)
-                                         for v in ("improved", "regressed",
-                                                   "no detectable difference")}}
+    if analysis.release is not None:
+        verdicts = [v.to_dict() for v in analysis.release.verdicts]
     results["report"] = {"title": title, "release": release,
                          "theme": theme_obj.name}
     return Report(table=table, analysis=analysis, results=results, title=title,
@@ -267,8 +269,8 @@ def _ci(row: Mapping[str, Any]) -> str:
     return f"[{num_cell(row.get('ci_low'))}, {num_cell(row.get('ci_high'))}]"
 
 
-def _sample_lists(report: Report) -> list[Any]:
-    return list(report.analysis.sample_lists)
+def _sample_lists(report: Report) -> list[UnitResult]:
+    return list(report.analysis.compared)
 
 
 def _list_title(sl: Any) -> str:
@@ -276,16 +278,16 @@ def _list_title(sl: Any) -> str:
 
 
 def _why(sl: Any) -> str:
-    result = sl.result
-    modality = getattr(result, "modality", "corpus")
-    if sl.derived_from is not None:
+    result = sl.comparisons
+    modality = sl.modality
+    if sl.derived_from is not None or not isinstance(result, PairwiseResult):
         return (f"corpus-level metric computed from the predictions of "
                 f"{sl.derived_from}: approximate randomization over items")
-    method = getattr(result, "method", "auto")
+    method = result.method
     if method != "auto":
         return f"{method} chosen with --method"
-    if sl.runs > 1:
-        return (f"{sl.runs} runs per item averaged first (items are the independent "
+    if sl.n_runs is not None and sl.n_runs > 1:
+        return (f"{sl.n_runs} runs per item averaged first (items are the independent "
                 "units), so the item means are analysed as continuous")
     return {("paired", "binary"): "paired 0/1 outcomes: exact test on the discordant "
                                   "items (Table 1 of seed 000)",
@@ -385,15 +387,15 @@ def _headline_means(report: Report, lists: Sequence[str]) -> dict[str, Any] | No
 def _best_pair(report: Report, sl: Any) -> dict[str, Any] | None:
     rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
                               sl.direction)
-    names = [r["system"] for r in rows if r["system"] in sl.result.systems]
+    names = [r["system"] for r in rows if r["system"] in sl.systems]
     if len(names) < 2:
         return None
     first, second = names[0], names[1]
-    for row in sl.records():
+    for row in sl.comparison_records():
         if {row["system_a"], row["system_b"]} == {first, second}:
             return row
     # first-vs-rest or successive orders: the first compared pair with the leader
-    return next((row for row in sl.records() if first in (row["system_a"],
+    return next((row for row in sl.comparison_records() if first in (row["system_a"],
                                                           row["system_b"])), None)
 
 
@@ -541,21 +543,17 @@ def exploration(report: Report) -> HTMLBlock | None:
         distribution_chart,
         rank_distribution_chart,
     )
-    from reportgen.stats.means import bootstrap_means
 
     body: list[str] = []
     for sl in _sample_lists(report):
         if sl.derived_from is not None:
             continue
-        names = list(sl.result.systems)
+        names = list(sl.systems)
         view = report.table.unpaired(sl.dataset, sl.metric, names)
         samples = view.item_means()
         figures = []
-        binary = all(bool(np.all((x == 0) | (x == 1))) for x in samples)
-        if binary:
-            boot = bootstrap_means(samples, systems=view.systems,
-                                   confidence=report.confidence, n_resamples=2000,
-                                   rng=np.random.default_rng(report.analysis.seed))
+        boot = sl.exploration
+        if sl.modality == "binary" and boot is not None:
             figures.append(_try_chart(partial(bootstrap_mean_chart,
                 boot, metric=sl.metric, direction=sl.direction,
                 title=f"{sl.metric}: bootstrap means"),
@@ -567,7 +565,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                 values, metric=sl.metric, direction=sl.direction,
                 title=f"{sl.metric}: item scores"),
                 "Item scores of each system (boxplot).", report))
-        dist = report.obj("rank_distributions", sl.dataset, sl.metric)
+        dist = None if sl.ranks is None else sl.ranks.distributions
         if dist is not None:
             figures.append(_try_chart(partial(rank_distribution_chart,
                 dist, title=f"{sl.metric}: rank distributions"),
@@ -586,25 +584,24 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
     """For each dataset × metric: the systems with intervals, the pairwise table, the
     connected graph of non-significant pairs with its cliques, and the PWPP."""
     from reportgen.charts import connected_graph_chart, pwpp_chart
-    from reportgen.stats.ranking import ordered_ranking
+    from reportgen.stats.ranking import ordered_ranking  # removed with the redesign
 
     body: list[str] = []
     for sl in _sample_lists(report):
-        result = sl.result
+        result = sl.comparisons
+        assert result is not None
         sid = slug("list", sl.dataset, sl.metric)
         body.append(h3(_list_title(sl), sid))
-        n_sig = int(np.sum(result.significant())) if hasattr(result, "significant") else \
-            sum(bool(r["significant"]) for r in sl.records())
-        test = getattr(result, "test", "")
-        body.append(f"<p>{escape(sl.pairing)} · {escape(getattr(result, 'modality', 'corpus'))} · "
+        n_sig = int(np.sum(result.significant()))
+        test = result.test
+        body.append(f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
                     f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
                     f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
                     f"{'' if not sl.n_excluded_items else f' · {sl.n_excluded_items} items excluded (not shared)'}"
                     "</p>")
         rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
                                   sl.direction)
-        body.append(_caveats(list_caveats(report.table, sl,
-                                          [str(r.get("ci_method") or "") for r in rows])))
+        body.append(_caveats(sl.caveats))
         letters = _letters(report, sl.dataset, sl.metric)
         ranks = _rank_ci(report, sl.dataset, sl.metric)
         for k, row in enumerate(rows):
@@ -625,7 +622,7 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         body.append(table(rows, cols))
         body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
         figures = []
-        if hasattr(result, "index_a") and result.order == "all-pairs" and \
+        if isinstance(result, PairwiseResult) and result.order == "all-pairs" and \
                 len(result.systems) >= 2:
             means = _means_of(report, sl)
             if means is not None:
@@ -639,7 +636,7 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                         "Systems ordered by mean; an edge joins two systems that are "
                         "not significantly different; shaded groups are the maximal "
                         "cliques.", report))
-        if hasattr(result, "p_adjusted") and result.n_pairs >= 1:
+        if isinstance(result, PairwiseResult) and result.n_pairs >= 1:
             figures.append(_try_chart(partial(pwpp_chart,
                 result, direction=sl.direction, title=f"{sl.metric}: pairwise p-values"),
                 "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
@@ -661,19 +658,19 @@ def _caveats(sentences: Sequence[str]) -> str:
 
 def _means_of(report: Report, sl: Any) -> np.ndarray | None:
     by_name = {r["system"]: r["mean"] for r in _systems_rows(report, sl.dataset, sl.metric)}
-    values = [by_name.get(s) for s in sl.result.systems]
+    values = [by_name.get(s) for s in sl.systems]
     if any(v is None for v in values):
         return None
     return np.asarray(values, dtype=np.float64)
 
 
 def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
-    rows = sl.records()
+    rows = sl.comparison_records()
     footer = ""
     if len(rows) > report.max_table_rows:
         neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
         rows = [r for r in rows if frozenset((r["system_a"], r["system_b"])) in neighbours]
-        footer = note(f"{len(sl.records()):,} pairs: the table shows each system against "
+        footer = note(f"{len(sl.comparison_records()):,} pairs: the table shows each system against "
                      "the next in the ranking; every pair is in "
                      "<code>tables/comparisons.csv</code> and results.json.")
     cols = [Col("system_a", "A"), Col("system_b", "B"), Col("diff", "A − B", num_cell, True),
@@ -712,7 +709,8 @@ def across_metrics(report: Report) -> HTMLBlock | None:
             title=f"{dataset}: adjusted p-values by metric"),
             "Adjusted p-value of each pair on each metric; the colour marks which "
             "system is better where the difference is significant.", report)]
-        topsis_obj = report.obj("topsis", dataset)
+        topsis_obj = next((t.result for t in report.analysis.topsis
+                           if t.dataset == dataset), None)
         if topsis_obj is not None:
             scores = {s["system"]: s["mean"] for s in agg["systems"]}
             figures.append(_try_chart(partial(topsis_scatter,
@@ -742,7 +740,7 @@ def across_datasets(report: Report) -> HTMLBlock | None:
     )
 
     ordered = _ordered_entry(report)
-    ranking = report.obj("ordered")
+    ranking = None if report.analysis.ranking is None else report.analysis.ranking.graph
     if ordered is None or ranking is None or len(ordered["lists"]) < 2:
         return None
     body = [f"<p>{len(ordered['systems'])} systems ordered over {len(ordered['lists'])} "
@@ -775,7 +773,7 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                               Col("significant", "", lambda v: "significant" if v else "–")
                               ]))
     across = ordered.get("across_lists") or {}
-    fn = report.obj("friedman")
+    fn = None if report.analysis.ranking is None else report.analysis.ranking.friedman
     if fn is not None:
         body.append(h3("Friedman test and critical difference", "critical-difference"))
         fd = across.get("friedman_nemenyi", {})
@@ -811,7 +809,6 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
         power_curve_chart,
         pvalue_vs_difference_chart,
     )
-    from reportgen.stats.power import mde_curve
 
     body: list[str] = []
     power = report.results["power"]
@@ -831,22 +828,16 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
                           "pairs). A non-significant difference below it is not evidence "
                           "of no difference."))
         first = power[0]
-        try:
-            n0 = float(first["n"])
-            grid = np.unique(np.round(np.geomspace(max(10, n0 / 8), n0 * 4, 12)))
-            curve = mde_curve(grid, design=first["design"],
-                              power=report.analysis.options.power,
-                              alpha=report.alpha, baseline=first.get("baseline"),
-                              discordance=first.get("discordance"), sd=first.get("sd"))
-            body.append(charts_row(_try_chart(partial(power_curve_chart, curve),
-                                           f"MDE by number of items for "
-                                           f"{escape(first['dataset'])} / "
-                                           f"{escape(first['metric'])}.", report)))
-        except (ReportgenError, TypeError, ValueError):
-            pass
+        unit = report.unit(first["dataset"], first["metric"])
+        if unit is not None and unit.mde_curve is not None:
+            body.append(charts_row(_try_chart(partial(power_curve_chart, unit.mde_curve),
+                                              f"MDE by number of items for "
+                                              f"{escape(first['dataset'])} / "
+                                              f"{escape(first['metric'])}.", report)))
     for entry in report.results["noise"]:
-        profile = report.obj("noise", entry["dataset"], entry["metric"])
-        if profile is None:
+        unit = report.unit(entry["dataset"], entry["metric"])
+        profile = None if unit is None else unit.noise
+        if unit is None or profile is None:
             continue
         body.append(h3(f"Noise: {entry['dataset']} / {entry['metric']}",
                         slug("noise", entry["dataset"], entry["metric"])))
@@ -861,7 +852,7 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
             figures.append(_try_chart(partial(difference_vs_sum_chart, profile),
                                       "|A − B| against A + B (discordant items) with the "
                                       "exact significance boundaries.", report))
-        bt = report.obj("bradley_terry", entry["dataset"], entry["metric"])
+        bt = None if unit.leaderboard is None else unit.leaderboard.bradley_terry
         if bt is not None:
             figures.append(_try_chart(partial(bradley_terry_chart, bt),
                                       "Bradley-Terry ratings (Elo scale) with bootstrap "
@@ -878,7 +869,8 @@ def items_section(report: Report) -> HTMLBlock | None:
 
     body: list[str] = []
     for entry in report.results["items"]:
-        obj = report.obj("item_analysis", entry["dataset"], entry["metric"])
+        item_unit = report.unit(entry["dataset"], entry["metric"])
+        obj = None if item_unit is None else item_unit.items
         body.append(h3(f"{entry['dataset']} / {entry['metric']}",
                         slug("items", entry["dataset"], entry["metric"])))
         facts = [f"{entry['n_items']} items",
@@ -916,7 +908,9 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
         d, m = entry["dataset"], entry["metric"]
         body.append(h3(f"{d} / {m}: {entry['n_runs']} runs × {entry['n_items']} items",
                         slug("runs", d, m)))
-        body.append(_caveats(runs_caveats(int(entry["n_items"]))))
+        runs_unit = report.unit(d, m)
+        body.append(_caveats([] if runs_unit is None else
+                             [c for c in runs_unit.caveats if "cluster-robust" in c]))
         pooled = {r["system"]: r for r in entry["pooled_runs"]}
         differ = {r["system"]: r for r in entry["runs_differ"]}
         rows = []
@@ -935,7 +929,8 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
         body.append(note("Pooled-runs CI: instance-level bootstrap over items with all "
                           "runs pooled (seed 004). “Variance from runs”: share of the "
                           "mean's variance due to run-to-run (prediction) noise."))
-        widths = report.obj("ci_width_by_runs", d, m)
+        widths = None if runs_unit is None or runs_unit.runs is None else \
+            runs_unit.runs.ci_width_by_runs
         if widths is not None:
             body.append(charts_row(_try_chart(partial(ci_width_by_runs_chart, widths),
                                            "CI width against the number of runs used.",
@@ -1000,9 +995,9 @@ def methods(report: Report) -> HTMLBlock | None:
     rows = []
     for sl in _sample_lists(report):
         rows.append({"list": _list_title(sl), "pairing": sl.pairing,
-                     "modality": getattr(sl.result, "modality", "corpus"),
-                     "test": getattr(sl.result, "test", ""),
-                     "ci": getattr(sl.result, "ci_method", ""), "why": _why(sl)})
+                     "modality": sl.modality, "test": sl.test,
+                     "ci": "" if sl.comparisons is None else sl.comparisons.ci_method,
+                     "why": _why(sl)})
     body.append(table(rows, [Col("list", "dataset / metric"), Col("pairing", "pairing"),
                              Col("modality", "modality"), Col("test", "test"),
                              Col("ci", "difference CI"), Col("why", "why")]))

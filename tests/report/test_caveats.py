@@ -1,5 +1,5 @@
-"""Calibration caveats in the report (docs/validation.md, "Warnings the reports should
-carry"): each appears exactly in the settings where the calibration suite measured the
+"""Calibration caveats of a dataset × metric (docs/validation.md, "Warnings the reports
+should carry"): each appears exactly in the settings where the calibration suite measured the
 method off its nominal level, and not on well-behaved data."""
 
 from __future__ import annotations
@@ -12,12 +12,7 @@ from scipy import stats
 from reportgen.analysis import AnalysisOptions, analyze
 from reportgen.data import load
 from reportgen.report import sections as rs
-from reportgen.report.caveats import (
-    BOOTSTRAP_ITEMS,
-    SKEW_LIMIT,
-    list_caveats,
-    runs_caveats,
-)
+from reportgen.analysis._caveats import BOOTSTRAP_ITEMS, SKEW_LIMIT, runs_caveats
 
 
 def _table(tmp_path, scores: dict[str, np.ndarray], *, paired: bool = True):
@@ -35,9 +30,8 @@ def _table(tmp_path, scores: dict[str, np.ndarray], *, paired: bool = True):
 def _caveats(tmp_path, scores, *, paired=True, **options):
     table, _ = _table(tmp_path, scores, paired=paired)
     analysis = analyze(table, AnalysisOptions(seed=1, n_resamples=199, **options))
-    methods = [r["ci_method"] for r in analysis.to_results()["systems"]]
-    [sl] = analysis.sample_lists
-    return list_caveats(table, sl, methods)
+    [unit] = analysis.units
+    return list(unit.caveats)
 
 
 def test_skewed_small_sample_gets_the_skew_caveat(tmp_path):

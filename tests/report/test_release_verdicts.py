@@ -1,65 +1,101 @@
-"""Release verdicts: candidate − baseline per dataset × metric."""
+"""Release verdicts: candidate − baseline per dataset × metric, and the coverage of a
+release (every dataset × metric where the baseline or the candidate is missing)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
+from statsmodels.stats.contingency_tables import mcnemar
 
+from reportgen.analysis import AnalysisOptions, analyze_release
+from reportgen.analysis.release import (
+    NotCompared,
+    not_compared,
+    resolve_release_systems,
+    verdict_of,
+)
+from reportgen.data import load
 from reportgen.errors import InputError
-from reportgen.report.release import release_verdicts, resolve_release_systems
+
+ARENA = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval-arena"
 
 
-def _row(a, b, *, diff, low, high, significant, direction="higher", metric="acc"):
-    return {"dataset": "d", "metric": metric, "system_a": a, "system_b": b,
-            "direction": direction, "diff": diff, "ci_low": low, "ci_high": high,
-            "significant": significant, "mean_a": 0.5 + diff, "mean_b": 0.5,
-            "n_a": 100, "n_b": 100, "p_value": 0.01, "p_adjusted": 0.02,
-            "effect_size": 0.3, "effect_size_kind": "d", "test": "t",
-            "correction": "holm", "confidence": 0.95}
+@pytest.fixture(scope="module")
+def arena():
+    return load([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl",
+                 ARENA / "lcb_codegen.jsonl"])
 
 
-POWER = [{"dataset": "d", "metric": "acc", "mde": 0.04},
-         {"dataset": "d", "metric": "loss", "mde": -0.07}]
+def _two(table):
+    """Two systems scored on humaneval+ and mbpp+ but not on lcb_codegen, and one
+    system of lcb_codegen."""
+    he = set(table.systems_of("humaneval+", "pass1"))
+    mb = set(table.systems_of("mbpp+", "pass1"))
+    lcb = set(table.systems_of("lcb_codegen", "pass1"))
+    both = sorted((he & mb) - lcb)
+    return both[0], both[1]
 
 
-def test_release_verdicts_sign_and_interval_against_hand_computed():
-    # baseline listed first: diff = baseline − candidate, so candidate − baseline flips
-    # the sign and the interval's ends: [−high, −low].
-    rows = release_verdicts([_row("old", "new", diff=-0.05, low=-0.08, high=-0.02,
-                                  significant=True)], POWER,
-                            baseline="old", candidate="new")
-    (v,) = rows
-    assert v["diff"] == pytest.approx(0.05)
-    assert (v["ci_low"], v["ci_high"]) == (pytest.approx(0.02), pytest.approx(0.08))
-    assert v["mean_candidate"] == 0.5 and v["mean_baseline"] == pytest.approx(0.45)
-    assert v["verdict"] == "improved"
-    assert v["mde"] == 0.04
+def test_release_orientation_against_statsmodels_mcnemar(arena):
+    baseline, candidate = _two(arena)
+    analysis = analyze_release(arena, AnalysisOptions(seed=1, correct_across="all"),
+                               baseline=baseline, candidate=candidate, release="v2")
+    release = analysis.release
+    assert release is not None and {v.dataset for v in release.verdicts} == \
+        {"humaneval+", "mbpp+"}
+    for v in release.verdicts:
+        view = arena.paired(v.dataset, "pass1", [candidate, baseline])
+        c, b = view.scores[:, 0], view.scores[:, 1]
+        # oracle: the means and candidate − baseline by hand, exact McNemar by statsmodels
+        assert v.mean_candidate == pytest.approx(c.mean())
+        assert v.mean_baseline == pytest.approx(b.mean())
+        assert v.diff == pytest.approx(c.mean() - b.mean())
+        assert v.ci_low <= v.diff <= v.ci_high
+        table = [[np.sum((c == 1) & (b == 1)), np.sum((c == 1) & (b == 0))],
+                 [np.sum((c == 0) & (b == 1)), np.sum((c == 0) & (b == 0))]]
+        assert v.p_value == pytest.approx(mcnemar(table, exact=True).pvalue)
+        assert v.effect_size is None or np.sign(v.effect_size) == np.sign(v.diff)
+    # every comparison row is candidate − baseline
+    for row in analysis.comparisons():
+        assert (row["system_a"], row["system_b"]) == (candidate, baseline)
+
+
+def test_release_coverage_names_every_uncompared_unit(arena):
+    baseline, candidate = _two(arena)
+    analysis = analyze_release(arena, AnalysisOptions(seed=1),
+                               baseline=baseline, candidate=candidate)
+    release = analysis.release
+    assert release is not None
+    (missing,) = release.not_compared
+    assert (missing.dataset, missing.metric) == ("lcb_codegen", "pass1")
+    assert set(missing.missing) == {"baseline", "candidate"}
+    assert not release.complete
+    results = analysis.to_results()
+    assert results["verdict"]["not_compared"][0]["dataset"] == "lcb_codegen"
+    assert results["verdict"]["orientation"] == "candidate - baseline"
+    assert release.decision in ("regressed", "incomplete")
+
+
+def test_not_compared_suggests_close_names():
+    (entry,) = not_compared([("d", "m", ["model-v2.1", "model-v2.0"]),
+                             ("e", "m", ["model-v2.1-rc", "model-v2.0"])],
+                            baseline="model-v2.0", candidate="model-v2.1")
+    assert isinstance(entry, NotCompared) and entry.dataset == "e"
+    assert entry.missing == ("candidate",) and entry.closest == ("model-v2.1-rc",)
+    assert "the candidate 'model-v2.1' has no score here" in entry.reason
 
 
 @pytest.mark.parametrize("diff,significant,direction,expected", [
-    (0.05, True, "higher", "regressed"),     # baseline − candidate > 0: candidate lower
-    (-0.05, True, "higher", "improved"),
-    (0.05, True, "lower", "improved"),       # lower is better: candidate lower = better
-    (-0.05, True, "lower", "regressed"),
+    (0.05, True, "higher", "improved"), (-0.05, True, "higher", "regressed"),
+    (0.05, True, "lower", "regressed"), (-0.05, True, "lower", "improved"),
     (0.05, False, "higher", "no detectable difference"),
-    (-0.05, False, "lower", "no detectable difference"),
-])
-def test_release_verdicts_direction_edge_cases(diff, significant, direction, expected):
-    metric = "acc" if direction == "higher" else "loss"
-    rows = release_verdicts([_row("old", "new", diff=diff, low=diff - 0.01,
-                                  high=diff + 0.01, significant=significant,
-                                  direction=direction, metric=metric)], POWER,
-                            baseline="old", candidate="new")
-    assert rows[0]["verdict"] == expected
-    assert rows[0]["mde"] == pytest.approx(0.04 if metric == "acc" else 0.07)
-
-
-def test_release_verdicts_candidate_first_and_other_pairs_ignored():
-    comparisons = [_row("new", "old", diff=0.03, low=0.01, high=0.05, significant=True),
-                   _row("x", "old", diff=0.5, low=0.4, high=0.6, significant=True)]
-    rows = release_verdicts(comparisons, POWER, baseline="old", candidate="new")
-    assert len(rows) == 1
-    assert rows[0]["diff"] == 0.03 and rows[0]["ci_low"] == 0.01
-    assert rows[0]["verdict"] == "improved"
+    (0.0, True, "higher", "no detectable difference"),
+    (None, True, "higher", "no detectable difference"),
+    (float("nan"), True, "higher", "no detectable difference")])
+def test_verdict_of_direction_edge_cases(diff, significant, direction, expected):
+    assert verdict_of(diff=diff, significant=significant, direction=direction) == expected
 
 
 def test_resolve_release_systems_defaults_and_input_validation():
@@ -67,9 +103,13 @@ def test_resolve_release_systems_defaults_and_input_validation():
     assert resolve_release_systems(["a", "b"], baseline=None, candidate="a") == ("b", "a")
     assert resolve_release_systems(["a", "b", "v2"], baseline="a", candidate=None,
                                    release="v2") == ("a", "v2")
-    with pytest.raises(InputError, match=r"needs the baseline and the candidate"):
+    with pytest.raises(InputError, match="needs the baseline and the candidate"):
         resolve_release_systems(["a", "b", "c"], baseline="a", candidate=None)
-    with pytest.raises(InputError, match=r"--candidate 'z' is not a system of the data"):
+    with pytest.raises(InputError, match="--candidate 'z' is not a system"):
         resolve_release_systems(["a", "b"], baseline="a", candidate="z")
-    with pytest.raises(InputError, match=r"the same system"):
+    with pytest.raises(InputError, match="same system"):
         resolve_release_systems(["a", "b"], baseline="a", candidate="a")
+    with pytest.raises(InputError, match="is not a system") as exc:
+        resolve_release_systems(["model-v2.0", "model-v2.1"], baseline="model-v2.0",
+                                candidate="model-v21")
+    assert "did you mean model-v2.1" in exc.value.hint

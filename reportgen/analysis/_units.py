@@ -1,0 +1,448 @@
+"""The analysis of one (dataset, metric) unit: a module-level function of picklable
+arguments (:func:`analyze_unit`), so it can run in a worker process
+(:func:`reportgen.execution.map_units`). Its randomness comes from :func:`unit_rng` of the
+unit's names only."""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from reportgen.analysis._caveats import list_caveats, runs_caveats
+from reportgen.analysis._groups import condition_and_compare, group_comparisons
+from reportgen.analysis.options import AnalysisOptions
+from reportgen.analysis.results import (
+    ClusterIntervals,
+    Leaderboard,
+    RunsResult,
+    UnitResult,
+)
+from reportgen.data import ScoreTable
+from reportgen.errors import (
+    DegenerateDataWarning,
+    InputError,
+    OneSidedWarning,
+    ReportgenError,
+)
+from reportgen.stats.corpus import (
+    classification_statistics,
+    corpus_bootstrap_interval,
+    corpus_compare_paired,
+    corpus_metric,
+)
+from reportgen.stats.leaderboard import bradley_terry, item_analysis, win_rates
+from reportgen.stats.means import MeanIntervals, bootstrap_means, mean_intervals
+from reportgen.stats.noise import NoiseProfile, noise_profile
+from reportgen.stats.pairwise import compare_paired, compare_unpaired, comparison_pairs
+from reportgen.stats.power import (
+    PowerCurve,
+    SamplePowerResult,
+    mde_curve,
+    mde_for_sample,
+)
+from reportgen.stats.runs import (
+    ci_width_by_runs,
+    cluster_bootstrap_interval,
+    clustered_mean_interval,
+    pooled_runs_bootstrap,
+    runs_differ_test,
+    variance_components,
+    variance_components_paired,
+)
+
+__all__ = ["UnitOutput", "analyze_unit", "ordered_systems", "test_options", "unit_rng"]
+
+_FLIP = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
+
+#: Bootstrap resamples of the Bradley-Terry intervals (each resample is a full fit).
+_BT_RESAMPLES = 2000
+#: Bootstrap resamples of the exploration boxplots of each system's mean.
+_EXPLORATION_RESAMPLES = 2000
+#: Points of the MDE curve (items from an eighth to four times the observed number).
+_CURVE_POINTS = 12
+
+
+def unit_rng(seed: int, dataset: str, metric: str, stream: int = 0) -> np.random.Generator:
+    """The generator of one (dataset, metric): a function of the master seed, the names
+    and the stream only (0: comparisons, 1: per-system intervals, 2: runs, 3: groups,
+    4: Bradley-Terry, 5: ordered ranking, 6: rank uncertainty, 7: exploration), so it is
+    stable across runs, processes and the set of units analysed."""
+    key = [seed, zlib.crc32(dataset.encode()), zlib.crc32(metric.encode()), stream]
+    return np.random.default_rng(np.random.SeedSequence(key))
+
+
+@dataclass
+class UnitOutput:
+    """What one (dataset, metric) contributes: its unit and those of the corpus metrics
+    computed from its predictions, and notes."""
+
+    units: list[UnitResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:
+    """The systems of a unit in analysis order: ``options.systems`` (if given) in its
+    order, the ``baseline`` first."""
+    systems = list(present) if options.systems is None else \
+        [s for s in options.systems if s in present]
+    if options.baseline is not None and options.baseline in systems:
+        systems.remove(options.baseline)
+        systems.insert(0, options.baseline)
+    return systems
+
+
+def test_options(options: AnalysisOptions, direction: str,
+                 rng: np.random.Generator) -> dict[str, Any]:
+    """The keyword options of compare_paired/compare_unpaired for one unit; the
+    alternative is turned from quality terms into raw-scale terms."""
+    alternative = options.alternative if direction == "higher" else \
+        _FLIP[options.alternative]
+    return dict(method=options.method, order=options.order, baseline=0,
+                alternative=alternative, correction=options.correction, alpha=options.alpha,
+                confidence=options.confidence, n_resamples=options.n_resamples,
+                effect_threshold=options.effect_threshold, rng=rng,
+                max_memory=options.max_memory)
+
+
+def analyze_unit(table: ScoreTable, dataset: str, metric: str, options: AnalysisOptions,
+                 seed: int) -> UnitOutput:
+    """Everything computed for one (dataset, metric)."""
+    out = UnitOutput()
+    systems = ordered_systems(table.systems_of(dataset, metric), options)
+    if not systems:
+        return out
+    direction = table.metrics[metric].direction
+    runs = table.runs_of(dataset)
+    n_runs = None if runs is None else len(runs)
+    intervals, binary, proportion = _intervals(table, dataset, metric, systems, options,
+                                               seed, out.notes)
+    base = dict(dataset=dataset, metric=metric, direction=direction, n_runs=n_runs,
+                intervals=intervals, proportion=proportion)
+    if len(systems) < 2:
+        info = table.pairing(dataset, metric, systems)
+        out.units.append(UnitResult(
+            pairing=info.recommended, modality="binary" if binary else "continuous",
+            **base))
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneSidedWarning)  # analyze warns once
+        pairing, comparisons, excluded = _compare(table, dataset, metric, systems,
+                                                  options, seed)
+        corpus = []
+        if table.has_predictions(dataset, metric) and options.corpus_metrics:
+            corpus = _corpus_units(table, dataset, metric, systems, options, seed)
+    fields: dict[str, Any] = dict(pairing=pairing, modality=comparisons.modality,
+                                  comparisons=comparisons, n_excluded_items=excluded,
+                                  **base)
+    fields["exploration"] = _exploration(table, dataset, metric, systems, pairing,
+                                         options, seed)
+    if pairing == "paired":
+        noise = _noise(table, dataset, metric, systems)
+        if noise is not None:
+            fields["noise"] = noise
+            fields["leaderboard"], fields["items"] = _leaderboard(
+                table, dataset, metric, systems, options, seed)
+    fields["power"] = _power(table, dataset, metric, systems, pairing,
+                             comparisons.modality, options)
+    fields["mde_curve"] = _mde_curve(fields["power"], options)
+    if runs is not None and pairing == "paired":
+        repeated = _systems_with_runs(table, dataset, metric, systems, out.notes)
+        if repeated:
+            fields["runs"] = _runs(table, dataset, metric, repeated, options, seed)
+    if options.cluster_by is not None:
+        fields["clusters"] = _clusters(table, dataset, metric, systems, options,
+                                       out.notes)
+    if options.group_by or options.compare_by:
+        common = test_options(options, direction, unit_rng(seed, dataset, metric, stream=3))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OneSidedWarning)
+            if options.group_by:
+                fields["groups"] = tuple(group_comparisons(
+                    table, dataset, metric, systems, options.group_by, pairing, common))
+            if options.compare_by:
+                fields["hyperparameters"] = tuple(condition_and_compare(
+                    table, dataset, metric, systems, options.compare_by,
+                    options.condition_on, pairing, direction, common))
+    unit = UnitResult(**fields)
+    caveats = list_caveats(table, unit)
+    if unit.runs is not None:
+        caveats += runs_caveats(unit.runs.n_items)
+    out.units.append(replace(unit, caveats=tuple(caveats)))
+    out.units.extend(replace(c, caveats=tuple(list_caveats(table, c))) for c in corpus)
+    return out
+
+
+def _compare(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+             options: AnalysisOptions, seed: int) -> tuple[Any, Any, int]:
+    info = table.pairing(dataset, metric, systems)
+    pairing = info.recommended if options.pairing == "auto" else options.pairing
+    direction = table.metrics[metric].direction
+    runs = table.runs_of(dataset)
+    common = test_options(options, direction, unit_rng(seed, dataset, metric))
+    if pairing == "paired":
+        view = table.paired(dataset, metric, systems)
+        scores = view.item_means()
+        modality = table.modality(dataset, metric) if runs is None else None
+        if modality == "binary" and not np.all((scores == 0) | (scores == 1)):
+            modality = None
+        result = compare_paired(scores, systems=view.systems, modality=modality, **common)
+        return pairing, result, view.n_excluded
+    uview = table.unpaired(dataset, metric, systems)
+    result = compare_unpaired(uview.item_means(), systems=uview.systems, **common)
+    return pairing, result, 0
+
+
+def _intervals(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+               options: AnalysisOptions, seed: int,
+               notes: list[str]) -> tuple[MeanIntervals, bool, bool]:
+    """Mean and CI of each system on all its items (:func:`reportgen.stats.means.
+    mean_intervals`). With repeated runs the item means over runs are the units, so the
+    interval is clustered by item. Also whether every item score is 0 or 1, and whether
+    every one lies in [0, 1] (a proportion)."""
+    view = table.unpaired(dataset, metric, systems)
+    method = options.ci_method
+    samples = view.item_means()
+    binary = all(bool(np.all((s == 0) | (s == 1))) for s in samples)
+    if method in ("wilson", "clopper-pearson") and not binary:
+        notes.append(f"{dataset} / {metric}: scores are not 0/1 (per item), so the "
+                     f"{method} interval was replaced by the bootstrap BCa interval")
+        method = "bca"
+    result = mean_intervals(samples, systems=view.systems, method=method,
+                            confidence=options.confidence, n_resamples=options.n_resamples,
+                            rng=unit_rng(seed, dataset, metric, stream=1),
+                            max_memory=options.max_memory)
+    proportion = all(bool(np.all((x >= 0) & (x <= 1)))
+                     for x in (s[~np.isnan(s)] for s in samples))
+    return result, binary, proportion
+
+
+def _exploration(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                 pairing: str, options: AnalysisOptions, seed: int) -> Any:
+    """The bootstrap distribution of each system's mean (items resampled together when
+    paired), for the exploration charts."""
+    if pairing == "paired":
+        samples: Any = table.paired(dataset, metric, systems).item_means()
+        names = systems
+    else:
+        view = table.unpaired(dataset, metric, systems)
+        samples, names = view.item_means(), list(view.systems)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        return bootstrap_means(samples, systems=names, confidence=options.confidence,
+                               n_resamples=min(options.n_resamples, _EXPLORATION_RESAMPLES),
+                               rng=unit_rng(seed, dataset, metric, stream=7),
+                               max_memory=options.max_memory)
+
+
+def _corpus_units(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                  options: AnalysisOptions, seed: int) -> list[UnitResult]:
+    """Corpus-level metrics from the predictions of (dataset, metric): intervals for each
+    system and approximate-randomization comparisons, one unit per metric."""
+    view = table.predictions(dataset, metric, systems)
+    stats = classification_statistics(view.predictions, view.references)
+    runs_axis = None if view.runs is None else 2
+    n_runs = None if view.runs is None else len(view.runs)
+    interval = "percentile" if options.ci_method == "percentile" else "bca"
+    units = []
+    for name in options.corpus_metrics:
+        cm = corpus_metric(name)
+        key = f"{metric}:{name}"
+        intervals = corpus_bootstrap_interval(
+            stats.counts, cm, systems=view.systems, method=interval,
+            confidence=options.confidence, n_resamples=options.n_resamples,
+            runs_axis=runs_axis, rng=unit_rng(seed, dataset, key, stream=1),
+            max_memory=options.max_memory)
+        comparisons = None
+        if len(view.systems) >= 2:
+            comparisons = corpus_compare_paired(
+                stats.counts, cm, systems=view.systems, order=options.order, baseline=0,
+                alternative=options.alternative, correction=options.correction,
+                alpha=options.alpha, ci_method=interval, confidence=options.confidence,
+                n_resamples=options.n_resamples, runs_axis=runs_axis,
+                rng=unit_rng(seed, dataset, key), max_memory=options.max_memory)
+        units.append(UnitResult(dataset=dataset, metric=name, direction="higher",
+                                pairing="paired", modality="corpus", intervals=intervals,
+                                proportion=True,
+                                n_runs=n_runs, n_excluded_items=view.n_excluded,
+                                comparisons=comparisons, derived_from=metric))
+    return units
+
+
+def _noise(table: ScoreTable, dataset: str, metric: str,
+           systems: list[str]) -> NoiseProfile | None:
+    """The noise profile where item scores are proportions (0/1, or shares of k
+    samples): per-system ``count`` attributes (eval-arena) or the runs axis give the
+    prediction noise; ``family`` and ``size`` attributes give the signal-to-noise."""
+    view = table.paired(dataset, metric, systems)
+    scores = view.scores
+    if scores.ndim == 3 and scores.shape[2] == 1:
+        scores = scores[:, :, 0]  # one run: no prediction noise to estimate from runs
+    if np.nanmin(scores) < 0 or np.nanmax(scores) > 1:
+        return None
+    attrs = table.system_attributes
+    counts = None
+    if view.runs is None and "count" in attrs.columns:
+        values = attrs["count"].reindex(list(view.systems))
+        if values.notna().all():
+            counts = values.to_numpy(dtype=np.float64).astype(np.int64)
+    families = None
+    if {"family", "size"} <= set(attrs.columns):
+        fam = attrs.reindex(list(view.systems))
+        families = {s: (str(f), float(z)) for s, f, z in
+                    zip(view.systems, fam["family"], fam["size"])
+                    if isinstance(f, str) and _notna(z)}
+    try:
+        return noise_profile(scores, systems=view.systems, counts=counts,
+                             families=families or None)
+    except InputError:
+        return None  # e.g. counts that do not match the scores: no profile, no crash
+
+
+def _notna(value: Any) -> bool:
+    try:
+        return value is not None and not np.isnan(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _power(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+           pairing: str, modality: str, options: AnalysisOptions) -> SamplePowerResult:
+    """The minimum detectable effect of one dataset × metric in its own design."""
+    if pairing == "paired":
+        scores: Any = table.paired(dataset, metric, systems).item_means()
+    else:
+        scores = list(table.unpaired(dataset, metric, systems).item_means())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # NaN MDE is reported
+        return mde_for_sample(scores, design=f"{pairing}-{modality}",  # type: ignore[arg-type]
+                              delta=options.detect_delta, power=options.power,
+                              alpha=options.alpha)
+
+
+def _mde_curve(power: SamplePowerResult, options: AnalysisOptions) -> PowerCurve | None:
+    """The MDE from an eighth to four times the observed number of items."""
+    m = power.mde
+    try:
+        n0 = float(m.n)
+        if not np.isfinite(n0) or n0 < 2:
+            return None
+        grid = np.unique(np.round(np.geomspace(max(10.0, n0 / 8), n0 * 4, _CURVE_POINTS)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return mde_curve(grid, design=m.design, power=options.power,  # type: ignore[arg-type]
+                             alpha=options.alpha,
+                             baseline=None if m.baseline is None or np.isnan(m.baseline)
+                             else m.baseline,
+                             discordance=None if m.discordance is None
+                             or np.isnan(m.discordance) else m.discordance,
+                             sd=None if m.sd is None or np.isnan(m.sd) else m.sd)
+    except (ReportgenError, TypeError, ValueError):
+        return None
+
+
+_RUN_ANALYSES = ("the run analyses (data vs prediction noise, whether the runs differ, "
+                 "the CI width by number of runs)")
+
+
+def _systems_with_runs(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                       notes: list[str]) -> list[str]:
+    """The systems with at least 2 runs of some item: the run analyses apply to them only
+    (a run axis with one value, e.g. Inspect's default epochs=1 or HELM's single train
+    trial, has nothing to compare); a note says where they do not apply."""
+    view = table.paired(dataset, metric, systems)
+    counts = view.run_counts().max(axis=0)
+    repeated = [name for name, k in zip(view.systems, counts, strict=True) if k >= 2]
+    single = [name for name in view.systems if name not in repeated]
+    if not repeated:
+        notes.append(f"{dataset} / {metric}: every system has one run per item, so "
+                     f"{_RUN_ANALYSES} do not apply")
+    elif single:
+        shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5
+                                         else "")
+        notes.append(f"{dataset} / {metric}: {_RUN_ANALYSES} cover the {len(repeated)} "
+                     f"system(s) with at least 2 runs; not {shown} (one run per item)")
+    return repeated
+
+
+def _runs(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+          options: AnalysisOptions, seed: int) -> RunsResult:
+    """Everything repeated runs tell about one dataset × metric (Miller 2024)."""
+    view = table.paired(dataset, metric, systems)
+    scores = view.scores  # items × systems × runs, NaN for a missing run
+    names = view.systems
+    n_items, n_systems, n_runs = scores.shape
+    rng = unit_rng(seed, dataset, metric, stream=2)
+    common: dict[str, Any] = dict(n_resamples=options.n_resamples,
+                                  confidence=options.confidence, rng=rng,
+                                  max_memory=options.max_memory, systems=names)
+    observations = scores.transpose(0, 2, 1).reshape(n_items * n_runs, n_systems)
+    clusters = np.repeat(np.arange(n_items), n_runs)
+    stats = np.stack([np.nan_to_num(scores), (~np.isnan(scores)).astype(np.float64)],
+                     axis=-1)
+    stats[np.isnan(scores)] = np.nan  # a missing run is a missing row of the pool
+    ia, ib = comparison_pairs(n_systems, options.order, 0)
+    pair_names = [f"{names[i]} vs {names[j]}" for i, j in zip(ia, ib)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # NaN entries say it
+        pooled = pooled_runs_bootstrap(stats, **common)
+        widths = ci_width_by_runs(scores, **common)
+        return RunsResult(
+            n_runs=n_runs, n_items=n_items,
+            cluster_bootstrap=cluster_bootstrap_interval(scores, method="bca", **common),
+            clustered_se=clustered_mean_interval(observations, clusters,
+                                                 confidence=options.confidence,
+                                                 systems=names),
+            variance_components=variance_components(scores, systems=names),
+            paired_variance_components=variance_components_paired(
+                scores[:, ia, :], scores[:, ib, :], systems=pair_names)
+            if len(ia) else None,
+            runs_differ=runs_differ_test(scores, systems=names),
+            pooled_runs=pooled, ci_width_by_runs=widths)
+
+
+def _clusters(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+              options: AnalysisOptions, notes: list[str]) -> ClusterIntervals | None:
+    """Cluster-robust intervals of each system's mean, items grouped by a metadata
+    column."""
+    import pandas as pd
+
+    column = options.cluster_by or ""
+    meta = table.item_metadata
+    if column not in meta.columns:
+        message = (f"cluster_by={column!r} is not an item-metadata column "
+                   f"(item metadata: {', '.join(meta.columns) or 'none'})")
+        if message not in notes:
+            notes.append(message)
+        return None
+    uview = table.unpaired(dataset, metric, systems)
+    results = []
+    for name, items, values in zip(uview.systems, uview.items, uview.item_means()):
+        labels = meta.loc[[(dataset, i) for i in items], column].to_numpy(dtype=object)
+        labels = np.where(pd.isna(labels), "<missing>", labels)
+        results.append(clustered_mean_interval(values, labels.astype(str),
+                                               confidence=options.confidence,
+                                               systems=[name]))
+    return ClusterIntervals(column, tuple(results))
+
+
+def _leaderboard(table: ScoreTable, dataset: str, metric: str, systems: list[str],
+                 options: AnalysisOptions, seed: int) -> tuple[Leaderboard, Any]:
+    """Win rates, Bradley-Terry ratings and the item analysis of a paired list of
+    proportions."""
+    view = table.paired(dataset, metric, systems)
+    scores = view.item_means()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # notes in the results
+        rates = win_rates(scores, systems=view.systems)
+        bt = bradley_terry(scores, systems=view.systems,
+                           n_resamples=min(options.n_resamples, _BT_RESAMPLES),
+                           confidence=options.confidence,
+                           rng=unit_rng(seed, dataset, metric, stream=4),
+                           max_memory=options.max_memory)
+        items = item_analysis(scores, systems=view.systems, items=view.items,
+                              quality=bt.rating)
+    return Leaderboard(rates, bt), items

@@ -1,0 +1,535 @@
+"""The typed results of an analysis: the tree :func:`reportgen.analysis.analyze` returns.
+
+An :class:`~reportgen.analysis.Analysis` holds one :class:`UnitResult` per dataset ×
+metric (its intervals, comparisons, noise, power, rank uncertainty, repeated runs, ...),
+the ranking across datasets (:class:`RankingAcrossLists`), the metric aggregates
+(:class:`MetricAggregate`), the TOPSIS cross-checks (:class:`TopsisCheck`) and, for a
+release report, the release comparison
+(:class:`reportgen.analysis.release.ReleaseComparison`). Every field is a frozen result
+object of :mod:`reportgen.stats` or of this module; the report reads them and computes
+nothing. Each class has a ``to_dict`` giving its part of ``results.json``
+(:func:`reportgen.analysis.serialize.to_results` assembles the document).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from reportgen.stats.aggregation import FriedmanNemenyiResult, SignTestResult
+from reportgen.stats.corpus import CorpusComparisonResult, CorpusIntervalResult
+from reportgen.stats.leaderboard import BradleyTerry, ItemAnalysis, WinRates
+from reportgen.stats.means import BootstrapMeans, MeanIntervals
+from reportgen.stats.noise import NoiseProfile
+from reportgen.stats.pairwise import PairwiseResult
+from reportgen.stats.power import PowerCurve, SamplePowerResult
+from reportgen.stats.ranking import (
+    CompactLetterDisplay,
+    OrderedRanking,
+    RankAgreement,
+    RankDistributions,
+    RankIntervals,
+    TopsisResult,
+)
+from reportgen.stats.runs import (
+    ClusterBootstrapResult,
+    ClusteredMeanResult,
+    PooledRunsResult,
+    RunsDifferResult,
+    RunsWidthResult,
+    VarianceComponentsResult,
+)
+
+__all__ = ["ClusterIntervals", "Direction", "GroupComparison", "HyperparameterComparison",
+           "HyperparameterLevel", "Leaderboard", "ListSelection", "MetricAggregate",
+           "Modality", "RankUncertainty", "RankingAcrossLists", "RunsResult", "TopsisCheck",
+           "UnitResult"]
+
+Direction = Literal["higher", "lower"]
+Design = Literal["paired", "unpaired"]
+Modality = Literal["binary", "continuous", "corpus"]
+
+_FLIP = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
+
+
+def _quality_alternative(raw: str, direction: str) -> str:
+    """A raw-scale alternative in quality terms ("greater": A better than B)."""
+    return raw if direction == "higher" else _FLIP[raw]
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Win rates and Bradley-Terry ratings of one dataset × metric of proportions on
+    paired items (Bradley & Terry 1952; the noise analysis of Wang et al. 2024)."""
+
+    win_rates: WinRates
+    bradley_terry: BradleyTerry
+
+    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+        return {"dataset": dataset, "metric": metric, "kind": "leaderboard",
+                "win_rates": self.win_rates.to_dict(),
+                "bradley_terry": self.bradley_terry.to_dict()}
+
+
+@dataclass(frozen=True)
+class RankUncertainty:
+    """How certain the ranks of one dataset × metric are: bootstrap rank distributions,
+    simultaneous rank intervals and (all pairs compared) the compact letter display of
+    the pairwise tests."""
+
+    distributions: RankDistributions
+    intervals: RankIntervals
+    letters: CompactLetterDisplay | None = None
+
+    def letter_of(self) -> dict[str, str]:
+        if self.letters is None:
+            return {}
+        return dict(zip(self.letters.systems, self.letters.letters))
+
+    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": "ranks", "dataset": dataset, "metric": metric,
+                               "distribution": self.distributions.to_dict(),
+                               "simultaneous": self.intervals.to_dict()}
+        if self.letters is not None:
+            out["letters"] = self.letters.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class RunsResult:
+    """What repeated runs tell about one dataset × metric (Miller 2024; Bowyer et al.
+    2025): cluster bootstrap and cluster-robust intervals, the split of each variance into
+    data and prediction noise, the pooled-runs bootstrap with per-run intervals, whether
+    runs differ, and the interval width against the number of runs used."""
+
+    n_runs: int
+    n_items: int
+    cluster_bootstrap: ClusterBootstrapResult
+    clustered_se: ClusteredMeanResult
+    variance_components: VarianceComponentsResult
+    paired_variance_components: VarianceComponentsResult | None
+    runs_differ: RunsDifferResult
+    pooled_runs: PooledRunsResult
+    ci_width_by_runs: RunsWidthResult
+
+    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+        return {
+            "dataset": dataset, "metric": metric, "n_runs": self.n_runs,
+            "n_items": self.n_items,
+            "cluster_bootstrap": self.cluster_bootstrap.to_records(),
+            "clustered_se": self.clustered_se.to_records(),
+            "variance_components": self.variance_components.to_records(),
+            "paired_variance_components": (
+                [] if self.paired_variance_components is None
+                else self.paired_variance_components.to_records()),
+            "runs_differ": self.runs_differ.to_records(),
+            "pooled_runs": self.pooled_runs.to_records(),
+            "per_run": self.pooled_runs.run_records(),
+            "ci_width_by_runs": self.ci_width_by_runs.to_records(),
+        }
+
+
+@dataclass(frozen=True)
+class ClusterIntervals:
+    """Cluster-robust intervals of each system's mean, items grouped by an item-metadata
+    column (one :class:`~reportgen.stats.runs.ClusteredMeanResult` per system)."""
+
+    cluster_by: str
+    intervals: tuple[ClusteredMeanResult, ...]
+
+    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+        rows = [row for result in self.intervals for row in result.to_records()]
+        return {"dataset": dataset, "metric": metric, "cluster_by": self.cluster_by,
+                "systems": rows}
+
+
+@dataclass(frozen=True)
+class GroupComparison:
+    """The comparisons of one dataset × metric on the items of one level of the
+    ``group_by`` columns; ``comparisons`` is None (with a ``note``) when the level has
+    too few items."""
+
+    group: Mapping[str, str]
+    n_items: int
+    comparisons: PairwiseResult | None = None
+    means: Mapping[str, float] | None = None
+    note: str | None = None
+
+    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"dataset": dataset, "metric": metric,
+                               "group": dict(self.group), "n_items": self.n_items}
+        if self.means is not None:
+            out["means"] = dict(self.means)
+        out["comparisons"] = [] if self.comparisons is None else \
+            self.comparisons.to_records()
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
+class HyperparameterLevel:
+    """One pooled level of the compared hyperparameters."""
+
+    level: Mapping[str, str]
+    name: str
+    systems: tuple[str, ...]
+    mean: float
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": dict(self.level), "name": self.name, "systems": list(self.systems),
+                "mean": self.mean, "n": self.n}
+
+
+@dataclass(frozen=True)
+class HyperparameterComparison:
+    """Condition and compare for one dataset × metric and one combination of the
+    ``condition_on`` attributes: the pooled levels, best first, and the best level
+    tested against each other one (right-tailed, in quality terms)."""
+
+    condition: Mapping[str, str]
+    compare: tuple[str, ...]
+    levels: tuple[HyperparameterLevel, ...]
+    comparisons: PairwiseResult | None = None
+    note: str | None = None
+
+    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+        records = [] if self.comparisons is None else self.comparisons.to_records()
+        for row in records:
+            row["alternative"] = "greater"  # in quality terms: the first level is better
+        out: dict[str, Any] = {"dataset": dataset, "metric": metric,
+                               "condition": dict(self.condition),
+                               "compare": list(self.compare),
+                               "levels": [lv.to_dict() for lv in self.levels],
+                               "comparisons": records}
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """Everything computed for one dataset × metric.
+
+    Attributes
+    ----------
+    dataset, metric, direction
+        The unit and whether higher or lower is better.
+    pairing
+        ``"paired"`` (the systems compared on the same items) or ``"unpaired"``.
+    modality
+        ``"binary"`` (0/1 item scores), ``"continuous"``, or ``"corpus"`` for a
+        corpus-level metric computed from predictions (``derived_from`` names the metric
+        whose predictions it uses).
+    proportion
+        Whether every item score lies in [0, 1] (a rate, shown in percent and its
+        differences in percentage points).
+    n_runs
+        Runs per item when the dataset has repeated runs (scores are averaged over the
+        runs of each item first), else None.
+    n_excluded_items
+        Items left out of the paired comparisons because not every system has them.
+    intervals
+        Each system's mean with its confidence interval (the corpus metric's value for a
+        corpus unit), in the order the systems were analysed.
+    comparisons
+        The pairwise comparisons (None with fewer than 2 systems); differences are
+        ``system_a − system_b`` on the metric's own scale.
+    power, mde_curve
+        The minimum detectable effect at the observed number of items, and over a grid
+        of item counts.
+    exploration
+        Bootstrap distribution of each system's mean (items resampled).
+    noise, leaderboard, items
+        For proportions on paired items: the noise profile, win rates and Bradley-Terry
+        ratings, and the item analysis.
+    ranks
+        Rank distributions, simultaneous rank intervals and compact letters.
+    runs, clusters, groups, hyperparameters
+        Repeated runs, cluster-robust intervals, comparisons within item groups and
+        between hyperparameter levels, where asked for.
+    caveats
+        Settings of this unit where the calibration of a method is known to be off
+        (plain sentences).
+    """
+
+    dataset: str
+    metric: str
+    direction: Direction
+    pairing: Design
+    modality: Modality
+    intervals: MeanIntervals | CorpusIntervalResult
+    proportion: bool = False
+    n_runs: int | None = None
+    n_excluded_items: int = 0
+    comparisons: PairwiseResult | CorpusComparisonResult | None = None
+    derived_from: str | None = None
+    power: SamplePowerResult | None = None
+    mde_curve: PowerCurve | None = None
+    exploration: BootstrapMeans | None = None
+    noise: NoiseProfile | None = None
+    leaderboard: Leaderboard | None = None
+    items: ItemAnalysis | None = None
+    ranks: RankUncertainty | None = None
+    runs: RunsResult | None = None
+    clusters: ClusterIntervals | None = None
+    groups: tuple[GroupComparison, ...] = ()
+    hyperparameters: tuple[HyperparameterComparison, ...] = ()
+    caveats: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """``dataset / metric``."""
+        return f"{self.dataset} / {self.metric}"
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return tuple(self.intervals.systems)
+
+    @property
+    def means(self) -> np.ndarray:
+        """Each system's mean (the corpus metric's value), aligned with :attr:`systems`."""
+        if isinstance(self.intervals, CorpusIntervalResult):
+            return np.asarray(self.intervals.value, dtype=np.float64)
+        return np.asarray(self.intervals.mean, dtype=np.float64)
+
+    @property
+    def n_items(self) -> int:
+        """Items of the system with the most (all of them when paired)."""
+        n = np.atleast_1d(np.asarray(self.intervals.n))
+        return int(n.max()) if n.size else 0
+
+    @property
+    def ci_method(self) -> str:
+        """The interval of each system's mean, as written in results.json."""
+        if isinstance(self.intervals, CorpusIntervalResult):
+            return self.intervals.ci_method
+        return self.intervals.method + ("" if self.n_runs is None
+                                        else " (item means over runs)")
+
+    @property
+    def test(self) -> str:
+        return "" if self.comparisons is None else self.comparisons.test
+
+    def better(self, a: float, b: float) -> bool:
+        """Whether a mean of ``a`` is better than ``b`` on this metric."""
+        return a > b if self.direction == "higher" else a < b
+
+    def order(self) -> list[int]:
+        """Indices of :attr:`systems`, best mean first (NaN last)."""
+        sign = -1.0 if self.direction == "higher" else 1.0
+        key = np.where(np.isnan(self.means), np.inf, sign * self.means)
+        return [int(k) for k in np.argsort(key, kind="stable")]
+
+    def system_records(self) -> list[dict[str, Any]]:
+        """The unit's rows of the ``systems`` section of results.json."""
+        runs = 1 if self.n_runs is None else self.n_runs
+        if isinstance(self.intervals, CorpusIntervalResult):
+            return [{"dataset": self.dataset, "metric": self.metric,
+                     "system": r["system"], "mean": r["value"], "ci_low": r["ci_low"],
+                     "ci_high": r["ci_high"], "ci_method": r["ci_method"],
+                     "confidence": r["confidence"], "n": r["n"], "runs": runs,
+                     "derived_from": self.derived_from, "n_resamples": r["n_resamples"]}
+                    for r in self.intervals.to_records()]
+        return [{"dataset": self.dataset, "metric": self.metric, **record,
+                 "ci_method": self.ci_method, "runs": runs}
+                for record in self.intervals.to_records()]
+
+    def comparison_records(self) -> list[dict[str, Any]]:
+        """The unit's rows of the ``comparisons`` section of results.json; the
+        ``alternative`` is in quality terms (``"greater"``: A better than B)."""
+        if self.comparisons is None:
+            return []
+        runs = 1 if self.n_runs is None else self.n_runs
+        rows = []
+        for row in self.comparisons.to_records():
+            rows.append({"dataset": self.dataset, "direction": self.direction,
+                         "pairing": self.pairing, "modality": "corpus", **row,
+                         "runs": runs, "metric": self.metric,
+                         "derived_from": self.derived_from,
+                         "alternative": _quality_alternative(row["alternative"],
+                                                             self.direction)})
+        return rows
+
+    def exploration_dict(self) -> dict[str, Any] | None:
+        if self.exploration is None:
+            return None
+        return {"dataset": self.dataset, "metric": self.metric, "kind": "bootstrap-means",
+                "n_resamples": self.exploration.n_resamples,
+                "confidence": self.exploration.confidence,
+                "systems": self.exploration.to_records()}
+
+    def power_dict(self) -> dict[str, Any] | None:
+        if self.power is None:
+            return None
+        out = {"dataset": self.dataset, "metric": self.metric, **self.power.to_dict()}
+        if self.mde_curve is not None:
+            out["curve"] = [{"n": p["n"], "mde": p["delta"]}
+                            for p in self.mde_curve.to_records()]
+        return out
+
+
+@dataclass(frozen=True)
+class MetricAggregate:
+    """The metrics of one dataset with paired metrics combined into one score per item:
+    each metric standardised over the pooled scores, signed by its direction and averaged
+    with the metric weights."""
+
+    dataset: str
+    metrics: tuple[str, ...]
+    directions: tuple[str, ...]
+    weights: tuple[float, ...]
+    n_items: int
+    systems: tuple[str, ...]
+    means: np.ndarray
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "metric-aggregate", "dataset": self.dataset,
+                "metrics": list(self.metrics), "directions": list(self.directions),
+                "weights": [float(w) for w in self.weights], "n_items": self.n_items,
+                "systems": [{"system": s, "mean": float(m)}
+                            for s, m in zip(self.systems, self.means)]}
+
+
+@dataclass(frozen=True)
+class TopsisCheck:
+    """TOPSIS closeness of each system on one dataset's metrics, and how well its order
+    agrees with the metric aggregate (Kendall's τ): a check of the aggregation (Hwang &
+    Yoon 1981)."""
+
+    dataset: str
+    result: TopsisResult
+    agreement: RankAgreement
+    aggregate: tuple[float, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "topsis", "dataset": self.dataset, **self.result.to_dict(),
+                "agreement": self.agreement.to_dict()}
+
+
+@dataclass(frozen=True)
+class ListSelection:
+    """Which datasets and systems the ranking across datasets uses.
+
+    Attributes
+    ----------
+    how
+        ``"all"`` (every system is scored on every dataset), ``"largest"`` (the datasets
+        chosen to maximise systems × datasets) or ``"given"`` (``rank_lists``).
+    datasets
+        The datasets ranked over.
+    systems
+        The systems scored on all of them.
+    left_out_datasets, left_out_systems
+        ``(name, reason)`` of every dataset and system not in the ranking.
+    """
+
+    how: Literal["all", "largest", "given"]
+    datasets: tuple[str, ...]
+    systems: tuple[str, ...]
+    left_out_datasets: tuple[tuple[str, str], ...] = ()
+    left_out_systems: tuple[tuple[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"how": self.how, "datasets": list(self.datasets),
+                "systems": list(self.systems),
+                "left_out_datasets": [{"dataset": d, "reason": r}
+                                      for d, r in self.left_out_datasets],
+                "left_out_systems": [{"system": s, "reason": r}
+                                     for s, r in self.left_out_systems]}
+
+
+@dataclass(frozen=True)
+class RankingAcrossLists:
+    """The ordered ranking of the systems over one or more score lists: aggregate, order,
+    pairwise tests, graph of indistinguishable systems (Ackerman et al. 2025).
+
+    Attributes
+    ----------
+    selection
+        The datasets and systems ranked (and those left out, with the reason).
+    lists
+        The score lists: a dataset's metric aggregate, or one dataset × metric.
+    method
+        How the pairwise evidence was obtained (one list: its test and correction;
+        several: Wilson's harmonic-mean p over the lists).
+    systems, scores
+        Systems best first and their aggregate score.
+    list_means
+        Mean of each system (rows, best first) on each list (columns), on the
+        higher-is-better scale of the list.
+    index_a, index_b, p_adjusted, effect_size
+        The compared pairs (indices into ``systems``), their adjusted p-values (NaN:
+        not testable) and combined effect sizes.
+    graph
+        The graph of pairs that are not significantly different, with its groups.
+    letters
+        Compact letter display (all pairs compared), else None.
+    sign_tests, friedman
+        Across several lists: the sign test of list wins for every pair ("A wins on
+        more lists than B") and the Friedman test with the Nemenyi critical difference
+        (Demšar 2006); ``sign_index`` holds the pairs of ``sign_tests`` (indices into
+        ``systems``).
+    """
+
+    selection: ListSelection
+    lists: tuple[str, ...]
+    method: str
+    order: str
+    alternative: str
+    alpha: float
+    systems: tuple[str, ...]
+    scores: np.ndarray
+    list_means: np.ndarray
+    index_a: np.ndarray
+    index_b: np.ndarray
+    p_adjusted: np.ndarray
+    effect_size: np.ndarray
+    graph: OrderedRanking
+    letters: CompactLetterDisplay | None = None
+    sign_tests: SignTestResult | None = None
+    sign_index: tuple[np.ndarray, np.ndarray] | None = None
+    friedman: FriedmanNemenyiResult | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def significant(self) -> np.ndarray:
+        return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
+
+    def letter_of(self) -> dict[str, str]:
+        if self.letters is None:
+            return {}
+        return dict(zip(self.letters.systems, self.letters.letters))
+
+    def to_dict(self) -> dict[str, Any]:
+        sig = self.significant()
+        entry: dict[str, Any] = {
+            "kind": "ordered", "lists": list(self.lists), "method": self.method,
+            "order": self.order, "alternative": self.alternative, "alpha": self.alpha,
+            "systems": [{"system": s, "score": float(self.scores[r]), "rank": r + 1}
+                        for r, s in enumerate(self.systems)],
+            "pairs": [{"system_a": self.systems[i], "system_b": self.systems[j],
+                       "p_adjusted": float(self.p_adjusted[k]),
+                       "effect_size": float(self.effect_size[k]),
+                       "significant": bool(sig[k])}
+                      for k, (i, j) in enumerate(zip(self.index_a, self.index_b))],
+            "graph": self.graph.to_dict(),
+            "selection": self.selection.to_dict()}
+        if self.letters is not None:
+            entry["letters"] = self.letters.to_dict()
+        if len(self.lists) > 1 and self.sign_tests is not None \
+                and self.sign_index is not None:
+            a, b = self.sign_index
+            rows = [{"system_a": self.systems[i], "system_b": self.systems[j],
+                     "wins_a": int(wa), "wins_b": int(wb), "p_value": float(p)}
+                    for i, j, wa, wb, p in zip(a, b, self.sign_tests.wins_a,
+                                               self.sign_tests.wins_b,
+                                               self.sign_tests.p_value)]
+            across: dict[str, Any] = {"n_lists": len(self.lists), "sign_tests": rows}
+            if self.friedman is not None:
+                across["friedman_nemenyi"] = self.friedman.to_dict()
+            entry["across_lists"] = across
+        return entry

@@ -1,0 +1,88 @@
+"""The one serialiser of an :class:`~reportgen.analysis.Analysis`: :func:`to_results`
+gives the ``results.json`` document (the machine contract of DESIGN.md, validated
+against ``reportgen/schemas/results.schema.json``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from reportgen.jsonsafe import json_safe
+
+if TYPE_CHECKING:
+    from reportgen.analysis._core import Analysis
+
+__all__ = ["to_results"]
+
+
+def to_results(analysis: Analysis) -> dict[str, Any]:
+    """The ``results.json`` document of ``analysis``; NaN values are None.
+
+    Top level: ``reportgen_version``, ``created``, ``seed``, ``config`` (the options,
+    resolved), ``data`` (inputs, systems, datasets, metrics, items, pairing, exclusions,
+    problems), then the results: ``systems`` (one row per dataset × metric × system),
+    ``comparisons`` (one row per compared pair), ``noise``, ``power`` (with the MDE
+    curve), ``runs``, ``clusters``, ``groups``, ``hyperparameters``, ``aggregates``,
+    ``rankings`` (the ordered ranking across datasets with its ``selection``, TOPSIS
+    checks, rank uncertainty per dataset × metric, leaderboards), ``items``,
+    ``exploration`` (bootstrap means), ``caveats``, ``notes``, and ``verdict`` for a
+    release comparison.
+    """
+    from reportgen import __version__
+
+    table = analysis.table
+    summary = table.summary()
+    config = asdict(analysis.options)
+    config["seed"] = analysis.seed
+    config["metrics"] = {m["name"]: {"direction": m["direction"],
+                                     "modality": m["modality"], "weight": m["weight"]}
+                         for m in summary["metrics"]}
+    config["datasets"] = {d["name"]: {"weight": d["weight"]} for d in summary["datasets"]}
+    data = {
+        "inputs": summary["inputs"],
+        "systems": list(table.systems),
+        "datasets": [d["name"] for d in summary["datasets"]],
+        "metrics": [m["name"] for m in summary["metrics"]],
+        "items": {d["name"]: d["n_items"] for d in summary["datasets"]},
+        "pairing": [m["pairing"] for d in summary["datasets"] for m in d["metrics"]],
+        "exclusions": summary["exclusions"],
+        "problems": summary["problems"],
+        "skipped_inputs": summary["skipped_inputs"],
+        "descriptive": summary["descriptive"],
+        "system_attributes": table.system_attributes.reset_index().to_dict("records"),
+    }
+    units = analysis.units
+    rankings: list[dict[str, Any]] = []
+    if analysis.ranking is not None:
+        rankings.append(analysis.ranking.to_dict())
+    rankings.extend(check.to_dict() for check in analysis.topsis)
+    rankings.extend(u.ranks.to_dict(u.dataset, u.metric) for u in units
+                    if u.ranks is not None)
+    rankings.extend(u.leaderboard.to_dict(u.dataset, u.metric) for u in units
+                    if u.leaderboard is not None)
+    document: dict[str, Any] = {
+        "reportgen_version": __version__, "created": analysis.created,
+        "seed": analysis.seed, "config": config, "data": data,
+        "systems": [row for u in units for row in u.system_records()],
+        "comparisons": analysis.comparisons(),
+        "noise": [{"dataset": u.dataset, "metric": u.metric, **u.noise.to_dict()}
+                  for u in units if u.noise is not None],
+        "power": [row for u in units if (row := u.power_dict()) is not None],
+        "runs": [u.runs.to_dict(u.dataset, u.metric) for u in units if u.runs is not None],
+        "clusters": [u.clusters.to_dict(u.dataset, u.metric) for u in units
+                     if u.clusters is not None],
+        "groups": [g.to_dict(u.dataset, u.metric) for u in units for g in u.groups],
+        "hyperparameters": [h.to_dict(u.dataset, u.metric) for u in units
+                            for h in u.hyperparameters],
+        "aggregates": [a.to_dict() for a in analysis.aggregates],
+        "rankings": rankings,
+        "items": [{"dataset": u.dataset, "metric": u.metric, **u.items.to_dict()}
+                  for u in units if u.items is not None],
+        "exploration": [row for u in units if (row := u.exploration_dict()) is not None],
+        "caveats": [{"dataset": u.dataset, "metric": u.metric, "text": text}
+                    for u in units for text in u.caveats],
+        "notes": list(analysis.notes),
+    }
+    if analysis.release is not None:
+        document["verdict"] = analysis.release.to_dict()
+    return json_safe(document)
