@@ -519,7 +519,8 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
         body.append(_html_table(header, rows, [h in ("rank", "#", "score", "mean", "CI")
                                                for h in header]))
         if total > len(rows):
-            more = f"{total - len(rows)} more systems in the attached report."
+            more = (f"{total - len(rows)} more system{'s' if total - len(rows) > 1 else ''} "
+                    "in the attached report.")
             text.append(f"  ... {more}")
             body.append(f'<p class="note">{_e(more)}</p>')
         ordered = _ordered(results)
