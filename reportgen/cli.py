@@ -178,13 +178,17 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                             "adds cluster-robust intervals of each system's mean")
     group.add_argument("--group-by", action="append", default=None, metavar="COLUMN",
                        help="item-metadata column: also compare within each of its levels "
-                            "(repeatable; seed 000 §10.1)")
+                            "(repeatable)")
     group.add_argument("--compare-by", action="append", default=None, metavar="ATTR",
                        help="hyperparameter (system attribute) to compare by pooling the "
                             "systems that share its value (repeatable; seed 000 §10.2)")
     group.add_argument("--condition-on", action="append", default=None, metavar="ATTR",
                        help="hyperparameter to condition on: --compare-by runs within each "
                             "of its values (repeatable)")
+    group.add_argument("--rank-lists", type=_name_list, default=None, metavar="NAME,...",
+                       help="datasets of the ranking across datasets (default: the largest "
+                            "group of systems scored on the same datasets, chosen to "
+                            "maximise systems × datasets)")
     group.add_argument("--seed", type=int, default=None,
                        help="random seed (default: drawn and recorded in the results)")
     group.add_argument("--max-memory", metavar="SIZE", default=None,
@@ -215,7 +219,7 @@ _ANALYSIS_KEYS = {"pairing": "pairing", "method": "method", "order": "order",
                   "target_power": "power", "detect_delta": "detect_delta",
                   "cluster_by": "cluster_by", "group_by": "group_by",
                   "compare_by": "compare_by", "condition_on": "condition_on",
-                  "seed": "seed"}
+                  "rank_lists": "rank_lists", "seed": "seed"}
 
 
 def _analysis_kwargs(args: argparse.Namespace) -> dict:
@@ -489,6 +493,17 @@ def _cmd_email(args: argparse.Namespace) -> int:
     sys.stdout.write(f"sent to {', '.join(recipients)} via {settings.where}: "
                      f"{msg['Subject']}\n")
     return EXIT_OK
+
+
+def _name_list(text: str) -> tuple[str, ...]:
+    """A comma-separated list of names (``--rank-lists humaneval,mbpp``)."""
+    from reportgen.errors import InputError
+
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise InputError(f"{text!r} names nothing",
+                         hint="give comma-separated dataset names, e.g. humaneval,mbpp")
+    return names
 
 
 def _formats(text: str) -> tuple[str, ...]:

@@ -113,7 +113,7 @@ def choose_rank_lists(coverage: Mapping[str, Sequence[str]], systems: Sequence[s
     Returns
     -------
     ListSelection
-        ``how="all"`` when at least 2 systems are scored on every dataset; ``"given"``
+        ``how="all"`` when every system is scored on every dataset; ``"given"``
         for the named datasets; else ``"largest"``: the datasets that maximise the
         number of systems × datasets (ties: more datasets, then the earlier ones).
 
@@ -155,7 +155,7 @@ def choose_rank_lists(coverage: Mapping[str, Sequence[str]], systems: Sequence[s
                              hint=f"datasets: {', '.join(datasets)}")
         chosen = [d for d in datasets if d in set(given)]
         how = "given"
-    elif len(members(datasets)) >= 2:
+    elif len(members(datasets)) == len(systems) >= 2:
         chosen, how = datasets, "all"
     else:
         chosen, how = _largest(datasets, systems, sets, members), "largest"

@@ -42,6 +42,8 @@ The file format (``--config FILE``); every section and key is optional::
     group_by = ["difficulty"]      # item-metadata columns: compare within each level
     compare_by = ["prompt_format"] # hyperparameters (system attributes) to compare ...
     condition_on = ["model"]       # ... within each combination of these
+    rank_lists = ["humaneval", "mbpp"]  # datasets of the ranking across datasets
+                                   # (default: the largest group scored on the same ones)
     seed = 12345                   # master seed, a whole number >= 0 (default: drawn)
     max_memory = "512MB"           # working memory of one resampling step: bytes, or
                                    # "512MB", "2GB", "1.5GiB" (>= 1 MiB; default 256MiB)
@@ -80,7 +82,7 @@ Keys are spelled like the command-line flags with underscores for dashes
 (``--n-resamples`` is ``n_resamples``, ``--corpus-metric`` is ``corpus_metrics``). Each
 ``[input]``, ``[analysis]`` and ``[report]`` value is the default of its flag: a flag given
 on the command line wins. In ``[analysis]``, ``corpus_metrics``, ``group_by``,
-``compare_by`` and ``condition_on`` take a list or one string. Relative paths (``data``,
+``compare_by``, ``condition_on`` and ``rank_lists`` take a list or one string. Relative paths (``data``,
 ``out``, a ``template`` ending in ``.ipynb``, a ``theme`` folder that exists there) are
 relative to the folder of the config file, not to the working directory; ``~`` is the home
 folder. System entries become system attributes (``family``, ``size``).
@@ -604,7 +606,7 @@ _ANALYSIS: dict[str, Check] = {
     "effect_threshold": _choice(EFFECT_LEVELS), "ci_method": _choice(CI_METHODS),
     "corpus_metrics": _names_in(CORPUS_METRICS), "power": _unit, "detect_delta": _nonzero,
     "cluster_by": _text, "group_by": _texts, "compare_by": _texts, "condition_on": _texts,
-    "seed": _seed, "max_memory": _memory,
+    "rank_lists": _texts, "seed": _seed, "max_memory": _memory,
     "jobs": _jobs, "executor": _choice(EXECUTORS), "scheduler": _text,
 }
 _INPUT: dict[str, Check] = {
