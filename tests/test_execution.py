@@ -316,9 +316,10 @@ def test_max_memory_small_gives_identical_analysis(synthetic):
     tight = analyze(synthetic, AnalysisOptions(seed=9, method="bootstrap", n_resamples=999,
                                                max_memory=2**20))
     loose = analyze(synthetic, options)
-    pd.testing.assert_frame_equal(tight.comparisons_frame(), loose.comparisons_frame(),
-                                  check_exact=True)
-    assert tight.systems == loose.systems and tight.rankings == loose.rankings
+    pd.testing.assert_frame_equal(pd.DataFrame(tight.comparisons()),
+                                  pd.DataFrame(loose.comparisons()), check_exact=True)
+    a, b = tight.to_results(), loose.to_results()
+    assert a["systems"] == b["systems"] and a["rankings"] == b["rankings"]
 
 
 def test_max_memory_bounds_the_peak_memory_of_a_permutation_test():
