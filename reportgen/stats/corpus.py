@@ -52,6 +52,7 @@ from reportgen.stats._resampling import (
     bootstrap_counts,
     chunk_sizes,
     enumerate_signs,
+    exact_product,
     random_signs,
 )
 from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
@@ -684,9 +685,10 @@ def _bootstrap_replicates(prep: _Prepared, n_resamples: int, rng: np.random.Gene
     undefined = np.zeros(n_resamples, dtype=bool)
     what: set[str] = set()
     done = 0
+    operand = exact_product(prep.X, n)
     # per row: the counts (16 bytes per item at peak) and ~6 copies of the sums
     for size in chunk_sizes(n_resamples, 16 * n + 48 * cols, max_memory):
-        sums = bootstrap_counts(rng, size, n) @ prep.X
+        sums = operand.weighted_sums(bootstrap_counts(rng, size, n))
         sl = slice(done, done + size)
         rows = np.zeros(size, dtype=bool)
         reps[sl] = _evaluate(prep.function, sums.reshape((size, prep.n_systems)
@@ -1178,6 +1180,7 @@ def _approximate_randomization(prep: _Prepared, ia: np.ndarray, ib: np.ndarray,
     n_pairs = len(ia)
     exact = n < 62 and 2 ** n <= n_resamples
     rows_total = 2 ** n if exact else n_resamples
+    operand = exact_product(prep.X, n)
     count = np.zeros(n_pairs, dtype=np.int64)
     undefined = np.zeros(rows_total, dtype=bool)
     what: set[str] = set()
@@ -1187,7 +1190,7 @@ def _approximate_randomization(prep: _Prepared, ia: np.ndarray, ib: np.ndarray,
     for size in chunk_sizes(rows_total, 9 * n + 8 * cols + 96 * n_pairs * k, max_memory):
         signs = enumerate_signs(n, done, done + size) if exact else \
             random_signs(rng, size, n)
-        Y = (signs @ prep.X).reshape(size, prep.n_systems, k)
+        Y = operand.weighted_sums(signs).reshape(size, prep.n_systems, k)
         swing = Y[:, ia] - Y[:, ib]                              # (size, pairs, k)
         shape = (size, n_pairs) + prep.shape
         rows = np.zeros(size, dtype=bool)

@@ -35,6 +35,7 @@ from reportgen.stats._resampling import (
     bca_interval,
     bootstrap_counts,
     chunk_sizes,
+    exact_product,
 )
 from reportgen.stats._common import system_names
 from reportgen.stats.intervals import t_interval, wilson_interval
@@ -222,10 +223,11 @@ def _replicates(arrays: list[np.ndarray], shared: bool, R: int, rng: np.random.G
     for size, members in groups.items():
         if size < 2:
             continue
-        X = np.column_stack([arrays[j] for j in members])
+        X = exact_product(np.column_stack([arrays[j] for j in members]), size)
         done = 0
         for rows in chunk_sizes(R, 16 * size + 8 * len(members), max_memory):
-            reps[done:done + rows, members] = bootstrap_counts(rng, rows, size) @ X / size
+            reps[done:done + rows, members] = X.weighted_sums(
+                bootstrap_counts(rng, rows, size)) / size
             done += rows
     return reps
 

@@ -49,6 +49,7 @@ from reportgen.stats._resampling import (
     bca_interval,
     bootstrap_counts,
     chunk_sizes,
+    exact_product,
     enumerate_signs,
     enumerate_splits,
     random_signs,
@@ -547,15 +548,16 @@ def _paired_permutation(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, opts: _Op
     # system sums, and the pair statistics with their comparison masks
     bytes_per_row = 9 * n + 8 * n_sys + 10 * len(ia)
     exact = n < 62 and 2 ** n <= opts.n_resamples
+    operand = exact_product(X, n)
     if exact:
         total, done = 2 ** n, 0
         for size in chunk_sizes(total, bytes_per_row, opts.max_memory):
-            sums = enumerate_signs(n, done, done + size) @ X
+            sums = operand.weighted_sums(enumerate_signs(n, done, done + size))
             count += _count_extreme(sums[:, ia] - sums[:, ib], obs, tol, opts.alternative)
             done += size
         return count / total, True, None
     for size in chunk_sizes(opts.n_resamples, bytes_per_row, opts.max_memory):
-        sums = random_signs(opts.rng, size, n) @ X
+        sums = operand.weighted_sums(random_signs(opts.rng, size, n))
         count += _count_extreme(sums[:, ia] - sums[:, ib], obs, tol, opts.alternative)
     return (count + 1) / (opts.n_resamples + 1), False, opts.n_resamples
 
@@ -567,8 +569,10 @@ def _paired_bootstrap(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, diff: np.nd
     R = opts.n_resamples
     means = np.empty((R, n_sys))
     done = 0
+    operand = exact_product(X, n)
     for size in chunk_sizes(R, 16 * n + 8 * n_sys, opts.max_memory):
-        means[done:done + size] = bootstrap_counts(opts.rng, size, n) @ X / n
+        means[done:done + size] = operand.weighted_sums(
+            bootstrap_counts(opts.rng, size, n)) / n
         done += size
     tol = 1e-9 * (np.abs(X).mean(axis=0)[ia] + np.abs(X).mean(axis=0)[ib]) + 1e-15
     p = np.empty(len(ia))
@@ -787,12 +791,14 @@ def _unpaired_permutation(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarr
         bytes_per_row = 9 * (na + nb) + 8 * (len(a_sys) + len(b_sys)) + 10 * len(ks)
         total_rows = n_splits if exact else opts.n_resamples
         splits_all = enumerate_splits(na, nb) if exact else None
+        A, B = exact_product(XA, na), exact_product(XB, nb)
         done = 0
         for size in chunk_sizes(total_rows, bytes_per_row, opts.max_memory):
             M = splits_all[done:done + size] if splits_all is not None else \
                 random_splits(opts.rng, size, na, nb)
             # sum given to A of each pair: A's items kept by the split plus B's items moved
-            sums = (M[:, :na] @ XA)[:, a_col] + (M[:, na:] @ XB)[:, b_col]
+            sums = (A.weighted_sums(M[:, :na])[:, a_col]
+                    + B.weighted_sums(M[:, na:])[:, b_col])
             null = sums / na - (total - sums) / nb
             count += _count_extreme(null, diff[ks], tol, opts.alternative)
             done += size

@@ -41,6 +41,7 @@ from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bootstrap_counts,
     chunk_sizes,
+    exact_product,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -291,10 +292,12 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
         assert X is not None
         n = X.shape[0]
         done = 0
+        operand = exact_product(X, n)
         # chunks of at most ~96 MiB: the bincount inside bootstrap_counts scatters into
         # the chunk's count matrix, which is faster when that matrix stays small
         for size in chunk_sizes(R, 16 * n + 8 * B, min(max_memory, 96 * 2**20)):
-            reps[done:done + size] = bootstrap_counts(generator, size, n) @ X
+            reps[done:done + size] = operand.weighted_sums(
+                bootstrap_counts(generator, size, n))
             done += size
         observed = X.sum(axis=0)
     else:

@@ -44,6 +44,7 @@ from reportgen.stats._resampling import (
     bca_interval,
     bootstrap_counts,
     chunk_sizes,
+    exact_product,
 )
 
 __all__ = [
@@ -431,10 +432,11 @@ def _cluster_replicates(S: np.ndarray, C: np.ndarray, n_resamples: int,
     constant = bool(np.all(C == C[0, 0])) if C.size else True
     data = S if constant else np.concatenate([S, C], axis=1)
     reps = np.empty((n_resamples, n_sys))
+    operand = exact_product(data, n)
     done = 0
     for size in chunk_sizes(n_resamples, 16 * n + 8 * 2 * data.shape[1], max_memory):
         W = bootstrap_counts(rng, size, n)
-        prod = W @ data
+        prod = operand.weighted_sums(W)
         del W
         with np.errstate(invalid="ignore", divide="ignore"):
             if constant:
@@ -1013,9 +1015,11 @@ def _resampled_sums(rng: np.random.Generator, pool: np.ndarray, n_draws: int,
     """``(R, m)`` sums of ``n_draws`` rows drawn with replacement from ``pool`` (P × m)."""
     P, m = pool.shape
     out = np.empty((n_resamples, m))
+    operand = exact_product(pool, n_draws)
     done = 0
     for size in chunk_sizes(n_resamples, 8 * n_draws + 16 * P + 8 * m, max_memory):
-        out[done:done + size] = _multinomial_counts(rng, size, P, n_draws) @ pool
+        out[done:done + size] = operand.weighted_sums(
+            _multinomial_counts(rng, size, P, n_draws))
         done += size
     return out
 
