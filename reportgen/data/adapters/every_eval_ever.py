@@ -22,18 +22,35 @@ metric    the aggregate result the record belongs to: the one whose
           ``evaluation_result_id`` it names, else the only result, else the result
           with the record's ``evaluation_name``; named by its ``metric_config``
           (``metric_id``, else ``metric_name``, else ``evaluation_description``).
-          Without an aggregate file: ``score``.
+          Without an aggregate file: the record's ``evaluation_result_id`` (schema
+          0.3.0; HELM's converter writes ``<metric>:<split>``), else ``score``.
 item      ``sample_id``
 score     ``evaluation.score`` (a boolean as 1/0, as schema 0.2.0 allows; ``null`` as
           missing)
-run       ``metadata.epoch`` where records carry one (Inspect's converter writes it),
-          else no run column
+run       ``metadata.epoch`` where records carry one (Inspect's converter writes it);
+          else the order in which a sample repeats within one evaluation (HELM's
+          converter writes one record per train trial, with no label); a second
+          evaluation of the same model and ``evaluation_name`` (another
+          ``evaluation_id``) adds its runs after the first one's, as two Inspect logs of
+          one task and model do. Without repeats: no run column.
 ========= ===========================================================================
 
+What the converters write, and what the adapter does about it:
+
+- Inspect's converter writes the *epoch-reduced* score (``reductions``) on every epoch's
+  record. Where all epochs of every sample of an evaluation carry one score, the
+  adapter keeps one record per sample and says so: they are not independent runs (read
+  the Inspect logs themselves, ``--format inspect``, for the per-epoch scores).
+- The lm-eval converter writes ``evaluation.score`` 0.0 for a sample in which it found
+  no metric value: ``metadata.lm_eval_metrics`` is then ``{}`` (lm-eval samples without
+  a ``metrics`` list, i.e. before lm-eval 0.4.8), or, from schema 0.3.0, the record
+  names no ``evaluation_result_id`` while the other records of its file do. Those
+  records are excluded and counted, with a warning; they hold no score.
+
 Directions come from ``metric_config.lower_is_better``. A ``sample_hash`` (a hash of the
-input and reference) that differs between systems for one (dataset, sample_id) means they
-were not scored on the same sample: the item is excluded for every system, with a
-warning. An aggregate file whose samples file is missing is skipped with a warning (an
+input and reference) that differs between systems for one (dataset, sample_id, run)
+means they were not scored on the same sample: the item is excluded for every system,
+with a warning. An aggregate file whose samples file is missing is skipped with a warning (an
 error with :attr:`LoadOptions.strict_inputs`); aggregate scores alone have no items.
 """
 
@@ -76,12 +93,12 @@ _SAMPLES_SUFFIX = "_samples.jsonl"
 _AGGREGATE_KEYS = (b'"schema_version"', b'"evaluation_results"', b'"model_info"')
 _RECORD_KEYS = ("schema_version", "evaluation_id", "sample_id", "interaction_type")
 _HASH_REASON = "sample_hash differs between systems"
+_PLACEHOLDER_REASON = "no metric value in the record (the converter wrote a placeholder 0)"
 _DEFAULT_METRIC = "score"
 _HINT = ("every_eval_ever instance-level records need evaluation_id, model_id, "
          "evaluation_name, sample_id and evaluation.score (instance_level_eval.schema.json)")
-_DUPLICATE_HINT = ("the same sample of one evaluation and model is in two every_eval_ever "
-                   "records (a file given twice, or an evaluation converted twice); pass "
-                   "each samples file once")
+_DUPLICATE_HINT = ("the same evaluation_id is in two every_eval_ever samples files (a file "
+                   "given twice, or one evaluation converted twice): pass each once")
 
 
 @dataclass
@@ -151,13 +168,17 @@ class EveryEvalEverAdapter(Adapter):
                                   "<uuid>_samples.jsonl files")
         problems: list[Problem] = []
         columns: dict[str, list[Any]] = {k: [] for k in (
-            "system", "dataset", "metric", "item", "score", "run", "_hash", SOURCE_FILE,
-            SOURCE_LINE)}
+            "system", "dataset", "metric", "item", "score", "run", "_hash", "_evaluation",
+            "_placeholder", SOURCE_FILE, SOURCE_LINE)}
         for path in samples:
             _read_samples(path, linked.get(path), columns)
-        with_run = any(r is not None for r in columns["run"])
-        frame = _frame(columns, with_run=with_run)
-        frame, exclusions = _exclude_hash_mismatches(frame, problems)
+        frame = _frame(columns)
+        frame, exclusions = _exclude_placeholders(frame, problems)
+        frame = _assign_runs(frame, problems)
+        frame, hash_exclusions = _exclude_hash_mismatches(frame, problems)
+        exclusions += hash_exclusions
+        if frame["run"].nunique() <= 1:
+            frame = frame.drop(columns="run")
         directions: dict[str, Literal["higher", "lower"]] = {}
         for aggregate in linked.values():
             for metric, direction in aggregate.directions.items():
@@ -272,9 +293,11 @@ def _samples_of(aggregate: _Aggregate) -> Path | None:
 
 def _metric_of(record: dict[str, Any], aggregate: _Aggregate | None) -> str:
     """The metric of a record: its aggregate result (module docstring)."""
-    if aggregate is None or not aggregate.results:
-        return _DEFAULT_METRIC
     result_id = record.get("evaluation_result_id")
+    if aggregate is None or not aggregate.results:
+        # samples alone: schema 0.3.0 names the result a record belongs to
+        # (HELM's converter: "<metric>:<split>"), 0.2.x does not
+        return result_id if isinstance(result_id, str) and result_id else _DEFAULT_METRIC
     if isinstance(result_id, str) and result_id in aggregate.metrics:
         return aggregate.metrics[result_id]
     if len(aggregate.results) == 1:
@@ -314,8 +337,16 @@ def _read_samples(path: Path, aggregate: _Aggregate | None,
             raise InputError(f"evaluation.score is {json.dumps(score)[:60]}, not a number",
                              location=where, hint=_HINT)
         metadata = record.get("metadata")
-        epoch = metadata.get("epoch") if isinstance(metadata, dict) else None
+        metadata = metadata if isinstance(metadata, dict) else {}
+        epoch = metadata.get("epoch")
         sample_hash = record.get("sample_hash")
+        result_id = record.get("evaluation_result_id")
+        columns["_evaluation"].append(str(record.get("evaluation_id") or path))
+        # placeholder: the lm-eval converter found no metric value (module docstring);
+        # "unlinked" records are told apart from their file's linked ones afterwards
+        columns["_placeholder"].append(
+            "none" if metadata.get("lm_eval_metrics") == "{}"
+            else "unlinked" if not (isinstance(result_id, str) and result_id) else "")
         columns["system"].append(values["model_id"])
         columns["dataset"].append(values["evaluation_name"])
         columns["metric"].append(_metric_of(record, aggregate))
@@ -340,30 +371,117 @@ def _epoch(value: Any, where: Location) -> int | None:
     return epoch
 
 
-def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
-    frame = pd.DataFrame({
+def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
+    return pd.DataFrame({
         "system": pd.Series(columns["system"], dtype=str),
         "dataset": pd.Series(columns["dataset"], dtype=str),
         "metric": pd.Series(columns["metric"], dtype=str),
         "item": pd.Series(columns["item"], dtype=str),
         "score": np.asarray(columns["score"], dtype=np.float64),
-        "run": np.asarray([1 if r is None else r for r in columns["run"]], dtype=np.int64),
+        # 0 = no metadata.epoch (epochs start at 1)
+        "_epoch": np.asarray([0 if r is None else r for r in columns["run"]],
+                             dtype=np.int64),
         "_hash": pd.Series(columns["_hash"], dtype=object),
+        "_evaluation": pd.Series(columns["_evaluation"], dtype=str),
+        "_placeholder": pd.Series(columns["_placeholder"], dtype=str),
         SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
         SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
     })
-    return frame if with_run else frame.drop(columns="run")
+
+
+def _exclude_placeholders(frame: pd.DataFrame, problems: list[Problem]
+                          ) -> tuple[pd.DataFrame, list[Exclusion]]:
+    """Drop the records that hold no metric value (module docstring)."""
+    kind = frame["_placeholder"]
+    # an unlinked record is a placeholder only beside linked ones in its file
+    linked_files = set(frame.loc[kind == "", SOURCE_FILE])
+    drop = (kind == "none") | ((kind == "unlinked") & frame[SOURCE_FILE].isin(linked_files))
+    frame = frame.drop(columns="_placeholder")
+    if not drop.any():
+        return frame, []
+    dropped = frame[drop]
+    for source, rows in dropped.groupby(SOURCE_FILE, sort=False):
+        first = rows.iloc[0]
+        how = ("metadata.lm_eval_metrics is {}" if kind[rows.index[0]] == "none"
+               else "no evaluation_result_id, unlike the file's other records")
+        problems.append(Problem(
+            "warning", f"{len(rows)} record(s) hold no metric value ({how}): the converter "
+                       "found no metric in those lm-eval samples and wrote score 0; they are "
+                       "excluded. Read the lm-eval output itself (--format lm-eval) for its "
+                       "per-sample metrics",
+            Location(str(source), int(first[SOURCE_LINE])), str(first["dataset"])))
+    counts = dropped.groupby(["dataset", "metric", "system", SOURCE_FILE], sort=False).size()
+    exclusions = [Exclusion(_PLACEHOLDER_REASON, int(n), dataset=d, metric=m, system=s,
+                            source=f) for (d, m, s, f), n in counts.items()]
+    return frame[~drop].reset_index(drop=True), exclusions
+
+
+def _assign_runs(frame: pd.DataFrame, problems: list[Problem]) -> pd.DataFrame:
+    """The run of each record (module docstring): epoch or repeat order, then evaluation."""
+    if frame.empty:
+        return frame.assign(run=np.ones(0, dtype=np.int64)).drop(
+            columns=["_epoch", "_evaluation"])
+    key = ["system", "dataset", "metric", "item"]
+    within = [*key, "_evaluation"]
+    has_epoch = frame["_epoch"] > 0
+    # Inspect's converter: every epoch's record carries the epoch-reduced score
+    repeated = frame[has_epoch].groupby(["_evaluation"], sort=False)["_epoch"].nunique() > 1
+    collapsed: list[str] = []
+    for evaluation in repeated[repeated].index:
+        rows = frame[frame["_evaluation"] == evaluation]
+        if (rows.groupby(key, sort=False)["score"].nunique() <= 1).all():
+            collapsed.append(evaluation)
+    if collapsed:
+        in_collapsed = frame["_evaluation"].isin(collapsed)
+        first = ~frame[within].duplicated() | ~in_collapsed
+        example = frame[in_collapsed].iloc[0]
+        problems.append(Problem(
+            "warning", f"{len(collapsed)} evaluation(s) (e.g. {example['_evaluation']!r}) "
+                       "carry one score on every epoch's record of each sample: Inspect's "
+                       "converter writes the epoch-reduced score there, so the epochs are "
+                       "not separate runs; one score per sample is kept. Read the Inspect "
+                       "logs themselves (--format inspect) for per-epoch scores",
+            Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
+            str(example["dataset"])))
+        frame = frame[first].reset_index(drop=True)
+        frame.loc[frame["_evaluation"].isin(collapsed), "_epoch"] = 0
+        has_epoch = frame["_epoch"] > 0
+    # the run within one evaluation: the epoch, else the order of the sample's repeats
+    order = frame.groupby(within, sort=False).cumcount().to_numpy() + 1
+    run = np.where(has_epoch.to_numpy(), frame["_epoch"].to_numpy(), order)
+    if (order > 1).any() and not has_epoch[order > 1].all():
+        example = frame[(order > 1) & ~has_epoch.to_numpy()].iloc[0]
+        problems.append(Problem(
+            "info", "samples repeat within one evaluation without an epoch (e.g. sample_id "
+                    f"{example['item']!r}; HELM's converter writes one record per train "
+                    "trial): the k-th record of a sample is run k",
+            Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
+            str(example["dataset"])))
+    frame = frame.assign(run=run)
+    # a second evaluation of the same model and dataset continues the runs
+    unit = ["system", "dataset", "metric", "_evaluation"]
+    span = frame.groupby(unit, sort=False)["run"].max().rename("_span").reset_index()
+    span["_offset"] = span.groupby(unit[:-1], sort=False)["_span"].cumsum() - span["_span"]
+    frame = frame.merge(span[[*unit, "_offset"]], on=unit, how="left", validate="m:1")
+    frame["run"] = (frame["run"] + frame["_offset"]).astype(np.int64)
+    return frame.drop(columns=["_offset", "_epoch", "_evaluation"])
 
 
 def _exclude_hash_mismatches(frame: pd.DataFrame, problems: list[Problem]
                              ) -> tuple[pd.DataFrame, list[Exclusion]]:
     """Drop the (dataset, sample_id) whose sample_hash differs between systems."""
-    hashed = frame[frame["_hash"].notna()]
-    n_hashes = hashed.groupby(["dataset", "item"], sort=False)["_hash"].nunique()
-    bad = n_hashes[n_hashes > 1]
+    # each system's set of hashes of a sample must be the same: HELM's train trials of one
+    # sample have different prompts (hashes), in an order that two evaluations need not share
+    held = frame.loc[frame["_hash"].notna(), ["dataset", "item", "system", "_hash"]
+                     ].drop_duplicates()
+    n_systems = held.groupby(["dataset", "item"], sort=False)["system"].transform("nunique")
+    n_holders = held.groupby(["dataset", "item", "_hash"], sort=False)["system"].transform(
+        "nunique")
+    bad = held.loc[(n_holders < n_systems).to_numpy(), ["dataset", "item"]].drop_duplicates()
+    bad = pd.MultiIndex.from_frame(bad)
     if bad.empty:
         return frame.drop(columns="_hash"), []
-    for dataset, items in bad.reset_index().groupby("dataset", sort=False)["item"]:
+    for dataset, items in bad.to_frame(index=False).groupby("dataset", sort=False)["item"]:
         ids = sorted(items)
         example = frame[(frame["dataset"] == dataset) & (frame["item"] == ids[0])].iloc[0]
         problems.append(Problem(
@@ -372,7 +490,7 @@ def _exclude_hash_mismatches(frame: pd.DataFrame, problems: list[Problem]
                        "same input; these items are excluded for every system",
             Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])), str(dataset)))
     key = pd.MultiIndex.from_frame(frame[["dataset", "item"]])
-    drop = key.isin(bad.index)
+    drop = key.isin(bad)
     counts = frame[drop].groupby(["dataset", "metric", "system", SOURCE_FILE],
                                  sort=False).size()
     exclusions = [Exclusion(_HASH_REASON, int(n), dataset=d, metric=m, system=s, source=f)

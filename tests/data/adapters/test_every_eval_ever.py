@@ -65,7 +65,8 @@ def test_eee_030_against_the_inspect_logs_and_the_aggregates() -> None:
         assert entry["metric_config"]["lower_is_better"] is False
     assert set(frame["metric"]) == {"accuracy"}  # metric_config.evaluation_description
     assert result.directions == {"accuracy": "higher"}
-    assert set(frame["dataset"]) == {"arc_easy"} and set(frame["run"]) == {1}
+    assert set(frame["dataset"]) == {"arc_easy"}
+    assert "run" not in frame.columns  # one epoch: no run axis
 
 
 def test_eee_021_samples_alone_against_helm_per_instance_stats() -> None:
@@ -131,3 +132,87 @@ def test_eee_analyze_two_models() -> None:
     results = analyze(load(V030), AnalysisOptions(seed=1, n_resamples=99)).to_results()
     [comparison] = results["comparisons"]
     assert comparison["n_a"] == comparison["n_b"] == 3  # the shared samples
+
+
+V022_LM_EVAL = REAL / "every_eval_ever" / "v0.2.2-lm_eval"
+V022_EPOCHS = REAL / "every_eval_ever" / "v0.2.2-inspect-epochs"
+V030_TRIALS = REAL / "every_eval_ever" / "v0.3.0-helm-trials"
+HELM_TRIALS = REAL / "helm" / "trials-0.5.16"
+LM_EVAL_045 = REAL / "lm_eval" / "v0.4.5"
+EPOCH_LOGS = REAL / "inspect" / "epochs-0.3.285"
+
+
+def test_eee_helm_trials_as_runs_against_helm_per_instance_stats() -> None:
+    # reference: HELM's per_instance_stats.json of the same runs (num_train_trials=3), one
+    # entry per (instance, train_trial_index); the converter writes one record per trial
+    result = _read(V030_TRIALS)
+    frame = result.frame
+    assert set(frame["metric"]) == {"exact_match:test", "quasi_exact_match:test"}
+    assert set(frame["run"]) == {1, 2, 3}
+    assert (frame.groupby(["system", "metric", "item"])["run"].nunique() == 3).all()
+    helm = {}
+    for run in HELM_TRIALS.iterdir():
+        model = "simple/" + run.name.split("model=simple_")[1].split(",")[0]
+        for entry in json.loads((run / "per_instance_stats.json").read_text()):
+            for stat in entry["stats"]:
+                name = f'{stat["name"]["name"]}:{stat["name"]["split"]}'
+                helm[(model, name, entry["instance_id"],
+                      entry["train_trial_index"] + 1)] = stat["mean"]
+    got = {(s, m, i, r): v for s, m, i, r, v in
+           zip(frame["system"], frame["metric"], frame["item"], frame["run"], frame["score"])}
+    assert got == helm
+    assert any("HELM's converter writes one record per train trial" in p.message
+               for p in result.problems)
+
+
+def test_eee_lm_eval_placeholders_excluded_against_the_lm_eval_samples() -> None:
+    # reference: the lm-eval 0.4.5 samples the converter read hold no "metrics" list, so
+    # the converter's score 0.0 on every record is a placeholder, not a score
+    source = next((LM_EVAL_045 / "sys-a").glob("samples_tiny_mc_*.jsonl"))
+    lm_eval_samples = [json.loads(line) for line in source.read_text().splitlines()]
+    assert all("metrics" not in sample for sample in lm_eval_samples)
+    result = _read(V022_LM_EVAL)
+    assert result.frame.empty
+    counts = {e.system: e.count for e in result.exclusions}
+    assert counts == {"sys-a": len(lm_eval_samples), "sys-b": len(lm_eval_samples)}
+    assert all("placeholder" in e.reason for e in result.exclusions)
+    assert any("metadata.lm_eval_metrics is {}" in p.message for p in result.problems)
+
+
+def test_eee_inspect_epochs_reduced_against_the_inspect_logs() -> None:
+    # reference: the Inspect logs the records were converted from (epochs=3, reducer
+    # "mode"): the converter writes the epoch-reduced score on every epoch's record
+    per_epoch = get_adapter("inspect").read(EPOCH_LOGS, LoadOptions()).frame
+    mode = per_epoch.groupby(["system", "item"])["score"].agg(lambda s: s.mode().iloc[0])
+    result = _read(V022_EPOCHS)
+    frame = result.frame
+    assert "run" not in frame.columns
+    assert not frame.duplicated(["system", "item"]).any()
+    got = frame.set_index(["system", "item"])["score"].sort_index()
+    assert got.to_dict() == mode.sort_index().to_dict()
+    # ... and the aggregate every_eval_ever wrote is their mean
+    for path in _aggregates(V022_EPOCHS):
+        aggregate = json.loads(path.read_text())
+        [entry] = aggregate["evaluation_results"]
+        rows = frame[frame["system"] == aggregate["model_info"]["id"]]
+        assert rows["score"].mean() == pytest.approx(entry["score_details"]["score"])
+    assert any("epoch-reduced score" in p.message for p in result.problems)
+
+
+def test_eee_second_evaluation_adds_runs(tmp_path: Path) -> None:
+    # two evaluations of toy/good on toy_addition: the epochs=3 log (reduced, one record
+    # per sample kept) and an eval_set log of one epoch; reference: each evaluation's
+    # own records, which become run 1 and run 2 in the order the files are read
+    shutil.copytree(V022_EPOCHS, tmp_path / "data")
+    rerun = REAL / "every_eval_ever" / "v0.2.2-inspect-rerun"
+    shutil.copytree(rerun, tmp_path / "data", dirs_exist_ok=True)
+    frame = _read(tmp_path / "data").frame
+    good = frame[frame["system"] == "toy/good"]
+    assert sorted(set(good["run"])) == [1, 2]
+    assert (good.groupby("item")["run"].nunique() == 2).all()
+    assert set(frame.loc[frame["system"] == "toy/mid", "run"]) == {1}
+    by_run = {run: dict(zip(rows["item"], rows["score"])) for run, rows in good.groupby("run")}
+    alone = {
+        json.loads(line)["sample_id"]: float(json.loads(line)["evaluation"]["score"])
+        for path in rerun.rglob("*_samples.jsonl") for line in path.read_text().splitlines()}
+    assert alone in by_run.values()
