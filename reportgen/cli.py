@@ -60,6 +60,11 @@ def _add_data_options(parser: argparse.ArgumentParser, *,
                        help="stop with an error instead of skipping an input with no "
                             "usable result (a cancelled or empty log, a missing samples "
                             "file); skipped inputs are listed in the report by default")
+    group.add_argument("--max-input-bytes", metavar="SIZE", default=None,
+                       help="the most one input file may take once read and decompressed "
+                            "(.gz, .zst, Inspect .eval entries, Parquet pages): bytes, or "
+                            "512MB, 16GiB (default 8GiB); a larger input stops with an "
+                            "error before using the memory")
 
 
 _LOAD_KEYS = ("format", "system_col", "dataset_col", "metric_col", "item_col", "score_col",
@@ -99,6 +104,12 @@ def _load_options(args: argparse.Namespace) -> dict:
             value = configured.get(key)
         if value is not None:
             options[key] = value
+    if getattr(args, "max_input_bytes", None) is not None:
+        from reportgen.data import parse_input_size
+
+        options["max_input_bytes"] = parse_input_size(args.max_input_bytes)
+    elif "max_input_bytes" in configured:
+        options["max_input_bytes"] = configured["max_input_bytes"]
     return options
 
 

@@ -188,7 +188,9 @@ MIN_MEMORY = 2**20
 
 
 def parse_memory_size(value: Any, *, name: str = "max_memory",
-                      location: Location | None = None) -> int:
+                      location: Location | None = None,
+                      minimum_hint: str = "resampling needs at least 1MiB of working "
+                                          "memory; the default is 256MiB") -> int:
     """A memory size in bytes from a number of bytes or a string with a unit.
 
     Parameters
@@ -203,6 +205,8 @@ def parse_memory_size(value: Any, *, name: str = "max_memory",
         ``analysis.max_memory``).
     location
         Where the value was read (a config file), for the error.
+    minimum_hint
+        What to say when the value is below 1 MiB (what the size is for).
 
     Returns
     -------
@@ -241,8 +245,7 @@ def parse_memory_size(value: Any, *, name: str = "max_memory",
     if size < MIN_MEMORY:
         raise ConfigError(f"{name} = {value!r} is below the minimum of 1 MiB",
                           location=location,
-                          hint="resampling needs at least 1MiB of working memory; the "
-                               "default is 256MiB")
+                          hint=minimum_hint)
     return size
 
 

@@ -20,6 +20,7 @@ from reportgen.data._config import (
     TableConfig,
     load_config,
     parse_config,
+    parse_input_size,
 )
 from reportgen.data._table import (
     KEY_COLUMNS,
@@ -36,6 +37,7 @@ from reportgen.data.adapters import (
     Adapter,
     AdapterResult,
     Exclusion,
+    FileDigest,
     LoadOptions,
     Problem,
     SkippedInput,
@@ -53,6 +55,7 @@ __all__ = [
     "AdapterResult",
     "DatasetSpec",
     "Exclusion",
+    "FileDigest",
     "LoadOptions",
     "MetricInfo",
     "MetricSpec",
@@ -72,6 +75,7 @@ __all__ = [
     "load",
     "load_config",
     "parse_config",
+    "parse_input_size",
     "read_inputs",
     "register_adapter",
 ]

@@ -18,6 +18,8 @@ The file format (``--config FILE``); every section and key is optional::
     lm_eval_filter = "strict-match"  # lm-evaluation-harness filter (default: the first)
     nan_policy = "drop"            # a missing score: "drop" (counted) or "raise"
     strict_inputs = false          # true: an unusable input (empty log, ...) is an error
+    max_input_bytes = "8GiB"       # the most one input file may take once read and
+                                   # decompressed: bytes, or "512MB", "16GiB" (>= 1 MiB)
 
     [analysis]                     # the statistics (the fields of AnalysisOptions)
     pairing = "auto"               # "auto" (detected), "paired" or "unpaired"
@@ -110,8 +112,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["DatasetSpec", "Direction", "MetricSpec", "Modality", "SystemSpec", "TableConfig",
-           "load_config", "parse_config"]
+__all__ = ["DatasetSpec", "Direction", "MetricSpec", "Modality", "SystemSpec",
+           "TableConfig", "load_config", "parse_config", "parse_input_size"]
 
 Direction = Literal["higher", "lower"]
 Modality = Literal["binary", "continuous"]
@@ -587,6 +589,21 @@ def _memory(key: str, value: Any, loc: Location) -> int:
     return parse_memory_size(value, name=key, location=loc)
 
 
+def _input_size(key: str, value: Any, loc: Location) -> int:
+    return parse_input_size(value, name=key, location=loc)
+
+
+def parse_input_size(value: Any, *, name: str = "--max-input-bytes",
+                     location: Location | None = None) -> int:
+    """``--max-input-bytes`` / ``[input] max_input_bytes``: a size in bytes (the syntax
+    of :func:`reportgen.execution.parse_memory_size`), at least 1 MiB."""
+    from reportgen.execution import parse_memory_size  # stdlib-only module
+
+    return parse_memory_size(value, name=name, location=location,
+                             minimum_hint="the cap on one input is at least 1MiB; the "
+                                          "default is 8GiB")
+
+
 def _jobs(key: str, value: Any, loc: Location) -> int:
     if value == "auto":
         return 0
@@ -613,6 +630,7 @@ _INPUT: dict[str, Check] = {
     "data": _paths, "format": _adapter, **{key: _text for key in _COLUMN_KEYS},
     "dataset": _text, "metric": _text, "lm_eval_filter": _text,
     "nan_policy": _choice(NAN_POLICIES), "strict_inputs": _flag,
+    "max_input_bytes": _input_size,
 }
 _REPORT: dict[str, Check] = {
     "title": _text, "release": _text, "candidate": _text, "template": _text,

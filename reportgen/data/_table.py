@@ -273,7 +273,10 @@ class ScoreTable:
     dataset_weights
         Dataset -> weight (config, default 1).
     sources
-        One entry per input read: ``{"path", "format", "rows"}``.
+        One entry per input read: ``{"path", "format", "rows", "files"}``, where
+        ``files`` lists every file the adapter parsed as ``{"path", "resolved",
+        "sha256", "bytes"}``: the SHA-256 of the bytes read, computed as they were read
+        (so a file edited later still shows the hash of what the results came from).
     skipped_inputs
         Inputs the adapters skipped (a cancelled or empty log next to good ones, a
         missing samples file, ...), each with the reason.
@@ -604,8 +607,8 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
                          hint="use 'drop' or 'raise'")
     config = config or TableConfig()
     frames = [r.frame for r in results if len(r.frame)]
-    sources = tuple({"path": r.source, "format": r.format, "rows": len(r.frame)}
-                    for r in results)
+    sources = tuple({"path": r.source, "format": r.format, "rows": len(r.frame),
+                     "files": [f.to_dict() for f in r.files]} for r in results)
     exclusions: list[Exclusion] = [e for r in results for e in r.exclusions]
     problems: list[Problem] = [p for r in results for p in r.problems]
     skipped = tuple(s for r in results for s in r.skipped)

@@ -71,6 +71,11 @@ def text_cases() -> None:
         json.dumps({"benchmark_id": "b", "model": m, "example_id": f"e{i}", "pass1": i % 2,
                     "hyperparams": {"temperature": t, "top_p": 1}}) + "\n"
         for m, t in (("A", 0.2), ("B", 0.8)) for i in range(1, 4)))
+    # 100,000 levels of nesting: Python's parser would stop with a RecursionError
+    depth = 100_000
+    write("deep_nesting.jsonl", '{"system": "A", "item": "1", "score": 1}\n'
+          '{"system": "B", "item": "1", "score": ' + "[" * depth + "1" + "]" * depth
+          + "}\n")
     write("config_utf16.toml", '[metrics.m]\ndirection = "lower"\n'.encode("utf-16"))
     write("config_latin1.toml", '[report]\ntitle = "r\u00e9sum\u00e9"\n'.encode("latin-1"))
     write("config_utf8_bom.toml", codecs.BOM_UTF8 + b'[metrics.m]\ndirection = "lower"\n')

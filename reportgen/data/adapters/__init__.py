@@ -26,10 +26,13 @@ from reportgen.data.adapters._base import (
     Adapter,
     AdapterResult,
     Exclusion,
+    FileDigest,
     LoadOptions,
     Problem,
     SkippedInput,
+    check_regular_file,
     lfs_pointer_error,
+    read_log,
 )
 from reportgen.errors import InputError, Location
 
@@ -37,6 +40,7 @@ __all__ = [
     "Adapter",
     "AdapterResult",
     "Exclusion",
+    "FileDigest",
     "LoadOptions",
     "Problem",
     "SkippedInput",
@@ -54,7 +58,7 @@ _builtins_loaded = False
 
 #: File suffixes a folder is searched for when no adapter claims the folder itself.
 _DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".jsonl", ".ndjson", ".json",
-                  ".eval", ".gz")
+                  ".eval", ".gz", ".zst")
 
 
 def register_adapter(adapter: Adapter, *, replace: bool = False) -> Adapter:
@@ -97,8 +101,24 @@ def get_adapter(name: str) -> Adapter:
 
 
 def _head(path: Path) -> bytes:
+    """The first bytes of a file for detection; of the expanded stream for a ``.gz`` or
+    ``.zst`` file (its raw bytes when it does not decompress: reading says why)."""
     with path.open("rb") as fh:
-        return fh.read(SNIFF_BYTES)
+        head = fh.read(SNIFF_BYTES)
+    name = path.name.lower()
+    try:
+        if name.endswith(".gz") and head.startswith(b"\x1f\x8b"):
+            import gzip
+            with gzip.open(path, "rb") as stream:
+                return stream.read(SNIFF_BYTES)
+        if name.endswith(".zst") and head.startswith(b"\x28\xb5\x2f\xfd"):
+            import zstandard
+            with path.open("rb") as fh, \
+                    zstandard.ZstdDecompressor().stream_reader(fh) as stream:
+                return stream.read(SNIFF_BYTES)
+    except Exception:  # noqa: BLE001 - a damaged stream: reading it names the fault
+        return head
+    return head
 
 
 def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapter:
@@ -115,6 +135,7 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
     if not path.exists():
         raise InputError("no such file or folder", location=Location(str(path)),
                          hint="check the path")
+    check_regular_file(path)
     head: bytes | None = None
     if path.is_file():
         if path.stat().st_size == 0:
@@ -153,6 +174,7 @@ def _content_note(head: bytes | None) -> str:
 def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
     """Resolve one input path to (file or folder, adapter) pairs. A folder that no
     adapter claims as a whole is expanded to the data files directly inside it."""
+    check_regular_file(path)
     if options.format is not None:
         adapter = get_adapter(options.format)
         if not path.exists():
@@ -190,7 +212,9 @@ def read_inputs(paths: Iterable[str | Path] | str | Path,
                 options: LoadOptions | None = None) -> list[AdapterResult]:
     """Read every path with its adapter (given by ``options.format`` or detected).
 
-    Returns one :class:`AdapterResult` per file or adapter-claimed folder.
+    Returns one :class:`AdapterResult` per file or adapter-claimed folder, with the
+    files each adapter read and their SHA-256 (:attr:`AdapterResult.files`); each input
+    is capped at ``options.max_input_bytes``.
     """
     options = options or LoadOptions()
     if isinstance(paths, (str, Path)):
@@ -207,13 +231,16 @@ def read_inputs(paths: Iterable[str | Path] | str | Path,
         if adapter.combine_inputs:
             together.setdefault(adapter.name, []).append(path)
             continue
-        result = adapter.read(path, options)
-        result.format, result.source = adapter.name, str(path)
+        with read_log(options.max_input_bytes) as log:
+            result = adapter.read(path, options)
+        result.format, result.source, result.files = adapter.name, str(path), log.files
         results.append(result)
     for name, group in together.items():
         adapter = _REGISTRY[name]
-        result = adapter.read(group[0], options) if len(group) == 1 \
-            else adapter.read_many(group, options)
+        with read_log(options.max_input_bytes) as log:
+            result = adapter.read(group[0], options) if len(group) == 1 \
+                else adapter.read_many(group, options)
         result.format, result.source = name, ", ".join(str(p) for p in group)
+        result.files = log.files
         results.append(result)
     return results

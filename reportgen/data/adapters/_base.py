@@ -11,8 +11,18 @@ from __future__ import annotations
 
 import abc
 import codecs
+import contextlib
+import contextvars
+import hashlib
+import io
 import json
 import math
+import os
+import re
+import stat
+import weakref
+import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,23 +33,39 @@ import pandas as pd
 from reportgen.errors import InputError, Location
 
 __all__ = [
+    "COMPRESSED_SUFFIXES",
+    "DEFAULT_MAX_INPUT_BYTES",
+    "MAX_JSON_DEPTH",
+    "SOURCE_FILE",
+    "SOURCE_LINE",
     "Adapter",
     "AdapterResult",
     "Exclusion",
+    "FileDigest",
     "LoadOptions",
     "Problem",
-    "SOURCE_FILE",
+    "ReadLog",
     "SkippedInput",
-    "SOURCE_LINE",
+    "check_regular_file",
     "decode_text",
+    "format_bytes",
     "head_text",
+    "input_cap",
     "iter_jsonl",
     "jsonl_lines",
     "lfs_pointer_error",
+    "open_zip",
+    "parse_json",
     "parse_json_int",
+    "read_bytes",
+    "read_input",
     "read_json",
+    "read_log",
+    "read_text",
+    "read_zip_entry",
     "skip_input",
     "to_float",
+    "too_large_error",
 ]
 
 #: Provenance columns every adapter frame carries: the file a row came from and its
@@ -50,6 +76,10 @@ SOURCE_LINE = "_line"
 
 #: How many bytes of a file the format detection looks at.
 SNIFF_BYTES = 65536
+
+#: The default cap on the bytes one input may take once read and decompressed (8 GiB):
+#: ``--max-input-bytes`` / ``[input] max_input_bytes``.
+DEFAULT_MAX_INPUT_BYTES = 8 * 2**30
 
 
 @dataclass(frozen=True)
@@ -86,6 +116,12 @@ class LoadOptions:
         cancelled or empty Inspect log, a missing lm-eval samples file, ...) is skipped
         with a warning and listed in :attr:`AdapterResult.skipped`. ``True``: any such
         skip is an error.
+    max_input_bytes
+        The most bytes one input file may take once read: its size, or for a compressed
+        input (``.gz``, ``.zst``, the entries of an Inspect ``.eval`` archive, the pages
+        of a Parquet file) what it expands to. Above it the read stops with an error
+        before the memory is used (a decompression bomb, a file that is not what it
+        seems). Default :data:`DEFAULT_MAX_INPUT_BYTES` (8 GiB).
     """
 
     format: str | None = None
@@ -102,6 +138,26 @@ class LoadOptions:
     lm_eval_filter: str | None = None
     nan_policy: Literal["drop", "raise"] = "drop"
     strict_inputs: bool = False
+    max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
+
+
+@dataclass(frozen=True)
+class FileDigest:
+    """One file as an adapter read it: the SHA-256 of the very bytes parsed, computed
+    while they were read (once), and their number.
+
+    ``path`` is the path as it was opened, ``resolved`` its absolute form (symbolic
+    links resolved), so that ``reportgen verify`` finds the file again later.
+    """
+
+    path: str
+    resolved: str
+    sha256: str
+    bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "resolved": self.resolved, "sha256": self.sha256,
+                "bytes": self.bytes}
 
 
 @dataclass(frozen=True)
@@ -177,6 +233,9 @@ class AdapterResult:
         items. Shown as data, never tested or ranked.
     format, source
         The adapter name and the path read; set by :func:`read_inputs`.
+    files
+        Every file the adapter read through :func:`read_bytes` (and the helpers built on
+        it), with the SHA-256 of the bytes it parsed; set by :func:`read_inputs`.
     """
 
     frame: pd.DataFrame
@@ -189,6 +248,7 @@ class AdapterResult:
     descriptive: list[dict[str, Any]] = field(default_factory=list)
     format: str | None = None
     source: str | None = None
+    files: list[FileDigest] = field(default_factory=list)
 
 
 class Adapter(abc.ABC):
@@ -313,18 +373,336 @@ def to_float(value: float) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def read_json(path: Path) -> Any:
-    """Parse a whole JSON file, with the line and column of a syntax error."""
-    text = decode_text(path.read_bytes(), path)
-    if not text.strip():
-        raise InputError("the file is empty", location=Location(str(path)),
-                         hint="check that the evaluation finished writing its output")
+# --------------------------------------------------------------------------- reading
+#
+# Every byte an adapter parses comes through read_bytes: the file is opened without
+# blocking (a FIFO with no writer must not hang the run), refused unless it is a regular
+# file, read once, hashed as read (the manifest records what was parsed, not what the file
+# holds at the end of the run), and capped. Compressed inputs are expanded as a stream
+# that stops at the cap, so a small archive that expands to gigabytes fails fast.
+
+
+class ReadLog:
+    """The files read during one adapter call, with their digests, and the size cap.
+
+    :func:`reportgen.data.adapters.read_inputs` opens one around each adapter call
+    (:func:`read_log`); every :func:`read_bytes` inside it records the file it read and
+    uses its cap. Outside one, files are read with the default cap and not recorded.
+    """
+
+    def __init__(self, max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> None:
+        self.max_input_bytes = max_input_bytes
+        self._files: dict[str, FileDigest] = {}
+
+    def record(self, digest: FileDigest) -> None:
+        """Add a file read; the same file read twice must give the same bytes."""
+        known = self._files.get(digest.resolved)
+        if known is not None and known.sha256 != digest.sha256:
+            raise InputError("the file changed while reportgen was reading it",
+                             location=Location(digest.path),
+                             hint="wait until the program writing it has finished (or "
+                                  "copy it elsewhere first), then run again")
+        self._files.setdefault(digest.resolved, digest)
+
+    @property
+    def files(self) -> list[FileDigest]:
+        """The files read, in the order they were first read."""
+        return list(self._files.values())
+
+
+_READ_LOG: contextvars.ContextVar[ReadLog | None] = contextvars.ContextVar(
+    "reportgen_read_log", default=None)
+
+
+@contextlib.contextmanager
+def read_log(max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES) -> Iterator[ReadLog]:
+    """Record every file read inside the ``with`` block, and cap each at
+    ``max_input_bytes``."""
+    log = ReadLog(max_input_bytes)
+    token = _READ_LOG.set(log)
+    try:
+        yield log
+    finally:
+        _READ_LOG.reset(token)
+
+
+def input_cap(limit: int | None = None) -> int:
+    """``limit``, else the cap of the current :func:`read_log`, else the default."""
+    if limit is not None:
+        return limit
+    log = _READ_LOG.get()
+    return log.max_input_bytes if log is not None else DEFAULT_MAX_INPUT_BYTES
+
+
+def format_bytes(n: int) -> str:
+    """A byte count for messages: ``"8 GiB"``, ``"1.5 MiB"``, ``"512 bytes"``."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n:,} bytes"
+
+
+def too_large_error(path: Path | str, cap: int, *, size: int | None = None) -> InputError:
+    """The error for an input above the cap: its ``size``, or (None) what it expands to."""
+    if size is None:
+        what = f"expands to more than {format_bytes(cap)} when decompressed"
+        why = ("a small compressed file that expands this much is likely a decompression "
+               "bomb; ")
+    else:
+        what = f"is {format_bytes(size)}, more than {format_bytes(cap)}"
+        why = ""
+    return InputError(f"the input {what}, the limit on one input (--max-input-bytes)",
+                      location=Location(str(path)),
+                      hint=f"{why}if the data are what you expect, raise the limit with "
+                           "--max-input-bytes SIZE (e.g. 16GiB) or max_input_bytes in the "
+                           "[input] section of the config")
+
+
+_NOT_REGULAR = ((stat.S_ISFIFO, ("a pipe (a FIFO, or a process substitution such as "
+                                 "<(...))")),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(path: Path | str, mode: int) -> InputError:
+    kind = next((name for test, name in _NOT_REGULAR if test(mode)), "a special file")
+    hint = ("pass a regular file that holds evaluation results" if not stat.S_ISFIFO(mode)
+            else "reportgen reads an input more than once (a report's notebook reads it "
+                 "again) and records its SHA-256 for `reportgen verify`: save the data to "
+                 "a file first (e.g. `cat SOURCE > results.csv`) and pass that file")
+    return InputError(f"this is {kind}, not a regular file", location=Location(str(path)),
+                      hint=hint)
+
+
+def check_regular_file(path: Path | str) -> None:
+    """Raise :class:`InputError` when ``path`` exists but is neither a regular file nor a
+    folder (a FIFO, a process substitution, ``/dev/zero``, a socket). It only looks at the
+    file's type, so it never blocks; a missing path is left to the caller."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise _not_regular(path, mode)
+
+
+_CHUNK = 1 << 20
+
+
+def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
+    """The bytes of a file, read once and recorded with their SHA-256.
+
+    Parameters
+    ----------
+    path
+        A regular file.
+    limit
+        The most bytes to read; default: the cap of the current :func:`read_log`
+        (``--max-input-bytes``), else :data:`DEFAULT_MAX_INPUT_BYTES`.
+
+    Raises
+    ------
+    InputError
+        The file is missing, unreadable, a folder, not a regular file (a FIFO, a device:
+        checked on the open descriptor, without blocking), or larger than ``limit``.
+    """
+    cap = input_cap(limit)
+    where = Location(str(path))
+    try:
+        # O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise InputError("no such file", location=where, hint="check the path") from None
+    except IsADirectoryError:
+        raise InputError("this is a folder, not a file", location=where,
+                         hint="pass the files inside it") from None
+    except OSError as exc:
+        raise InputError(f"cannot open the file: {exc.strerror}", location=where,
+                         hint="check the path and its permissions") from None
+    with open(fd, "rb", buffering=0) as fh:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("this is a folder, not a file", location=where,
+                             hint="pass the files inside it")
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(path, info.st_mode)
+        if info.st_size > cap:
+            raise too_large_error(path, cap, size=info.st_size)
+        try:
+            data = fh.read(info.st_size) or b""
+            if len(data) == info.st_size:  # the whole file in one read: the usual case
+                tail = fh.read(_CHUNK)
+                parts = [data, tail] if tail else []
+            else:
+                parts, tail = [data], b""
+            if parts:  # read beyond one call (over 2 GiB), or the file grew meanwhile
+                total = sum(len(p) for p in parts)
+                while (chunk := fh.read(_CHUNK)):
+                    total += len(chunk)
+                    if total > cap:
+                        raise too_large_error(path, cap, size=total)
+                    parts.append(chunk)
+                data = b"".join(parts)
+        except OSError as exc:
+            raise InputError(f"cannot read the file: {exc.strerror}", location=where,
+                             hint="check the disk and the file") from None
+    digest = hashlib.sha256(data).hexdigest()
+    log = _READ_LOG.get()
+    if log is not None:
+        log.record(FileDigest(str(path), str(Path(path).resolve()), digest, len(data)))
+    return data
+
+
+#: Suffixes of the compressed inputs read_input expands.
+COMPRESSED_SUFFIXES = (".gz", ".zst")
+
+
+def read_input(path: Path | str, *, limit: int | None = None) -> bytes:
+    """The bytes of an input file (:func:`read_bytes`), expanded as a stream when its
+    name ends in ``.gz`` (gzip) or ``.zst`` (Zstandard); the expanded size is capped
+    like the file's (``--max-input-bytes``)."""
+    path = Path(path)
+    data = read_bytes(path, limit=limit)
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        return _expand_gzip(data, path, input_cap(limit))
+    if name.endswith(".zst"):
+        return _expand_zstd(data, path, input_cap(limit))
+    return data
+
+
+def _gather(stream: Any, path: Path, cap: int) -> bytes:
+    parts, total = [], 0
+    while (chunk := stream.read(_CHUNK)):
+        total += len(chunk)
+        if total > cap:
+            raise too_large_error(path, cap)
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def _expand_gzip(data: bytes, path: Path, cap: int) -> bytes:
+    import gzip
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as stream:
+            return _gather(stream, path, cap)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"cannot decompress the gzip file: {exc}",
+                         location=Location(str(path)),
+                         hint="the file may be truncated (regenerate it), or not "
+                              "gzip-compressed at all (then drop .gz from its name)"
+                         ) from None
+
+
+def _expand_zstd(data: bytes, path: Path, cap: int) -> bytes:
+    import zstandard
+
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data),
+                                                            read_across_frames=True)
+        with reader as stream:
+            return _gather(stream, path, cap)
+    except zstandard.ZstdError as exc:
+        raise InputError(f"cannot decompress the Zstandard file: {exc}",
+                         location=Location(str(path)),
+                         hint="the file may be truncated (regenerate it), or not "
+                              "Zstandard-compressed at all (then drop .zst from its name)"
+                         ) from None
+
+
+def read_text(path: Path | str, *, limit: int | None = None) -> str:
+    """An input file as text: :func:`read_input`, then :func:`decode_text`."""
+    path = Path(path)
+    return decode_text(read_input(path, limit=limit), path)
+
+
+def open_zip(path: Path | str, *, limit: int | None = None) -> zipfile.ZipFile:
+    """A ZIP archive (an Inspect ``.eval`` log) read once through :func:`read_bytes`.
+
+    Read its entries with :func:`read_zip_entry`, which caps what they expand to.
+    ``zipfile.BadZipFile`` (and ``OSError``, ``ValueError``) from a damaged archive are
+    left to the caller, which knows what the archive should be.
+    """
+    return zipfile.ZipFile(io.BytesIO(read_bytes(path, limit=limit)))
+
+
+#: What the entries read so far expanded to, per open archive.
+_EXPANDED: weakref.WeakKeyDictionary[zipfile.ZipFile, int] = weakref.WeakKeyDictionary()
+
+
+def read_zip_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, *,
+                   location: Location | None = None, limit: int | None = None) -> bytes:
+    """The bytes of one archive entry; the entries of ``archive`` read so far may
+    together expand to at most the cap (``--max-input-bytes``).
+
+    ``zipfile`` never expands an entry beyond the size its header declares, so the
+    declared size is checked against what is left before anything is decompressed.
+    ``NotImplementedError`` (an unknown compression method) and the errors of a damaged
+    entry are left to the caller.
+    """
+    cap = input_cap(limit)
+    used = _EXPANDED.get(archive, 0)
+    if used + info.file_size > cap:
+        raise too_large_error(location.file if location and location.file else
+                         f"{archive.filename or 'archive'}/{info.filename}", cap)
+    # counted before reading: an entry the caller decompresses itself (Zstandard on
+    # Pythons before 3.14, after NotImplementedError here) is bounded by the same size
+    _EXPANDED[archive] = used + info.file_size
+    return archive.read(info)
+
+
+# --------------------------------------------------------------------------- JSON
+
+#: Arrays and objects nested deeper than this are refused (no result file nests so
+#: deeply; Python's parser would otherwise stop with a RecursionError near 1,000).
+MAX_JSON_DEPTH = 500
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def parse_json(text: str, path: Path | str, *, line: int | None = None,
+               hint: str = "the file may be truncated or hand-edited; regenerate it"
+               ) -> Any:
+    """Parse JSON text read from ``path`` (``line``: the line it starts on, for one line
+    of a JSON-lines file), with the line and column of a syntax error and a clear error,
+    not a ``RecursionError``, for nesting deeper than :data:`MAX_JSON_DEPTH`."""
+    first = 1 if line is None else line
     try:
         return json.loads(text, parse_constant=_json_constant, parse_int=parse_json_int)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg}",
-                         location=Location(str(path), exc.lineno, exc.colno),
-                         hint="the file may be truncated or hand-edited; regenerate it") from None
+                         location=Location(str(path), first + exc.lineno - 1, exc.colno),
+                         hint=hint) from None
+    except RecursionError:
+        pass
+    where = Location(str(path), None if line is None else line)
+    depth = 0
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                pos = match.start()
+                lineno = text.count("\n", 0, pos)
+                where = Location(str(path), first + lineno,
+                                 pos - (text.rfind("\n", 0, pos) + 1) + 1)
+                break
+        elif token in ("]", "}"):
+            depth -= 1
+    raise InputError(f"the JSON nests arrays or objects more than {MAX_JSON_DEPTH:,} "
+                     "levels deep", location=where,
+                     hint="no evaluation output nests this deeply: the file is damaged or "
+                          "not a result file; regenerate it")
+
+
+def read_json(path: Path) -> Any:
+    """Parse a whole JSON file (:func:`read_text`, :func:`parse_json`)."""
+    text = read_text(path)
+    if not text.strip():
+        raise InputError("the file is empty", location=Location(str(path)),
+                         hint="check that the evaluation finished writing its output")
+    return parse_json(text, path)
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -333,19 +711,14 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     Raises InputError for an empty file, a line that is not JSON (with line and column),
     or a line that is not a JSON object.
     """
-    text = decode_text(path.read_bytes(), path)
+    text = read_text(path)
     seen = False
     for lineno, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line, parse_constant=_json_constant,
-                                parse_int=parse_json_int)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON: {exc.msg}",
-                             location=Location(str(path), lineno, exc.colno),
-                             hint="each line must be one complete JSON object; the file "
-                                  "may be truncated") from None
+        record = parse_json(line, path, line=lineno,
+                            hint="each line must be one complete JSON object; the file "
+                                 "may be truncated")
         if not isinstance(record, dict):
             raise InputError(f"expected a JSON object, found {type(record).__name__}",
                              location=Location(str(path), lineno),

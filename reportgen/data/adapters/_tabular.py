@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import re
-import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters._base import SNIFF_BYTES, decode_text, head_text
+from reportgen.data.adapters._base import (
+    COMPRESSED_SUFFIXES,
+    head_text,
+    input_cap,
+    read_bytes,
+    read_text,
+    too_large_error,
+)
 from reportgen.errors import InputError, Location
 
 __all__ = ["TABULAR_SUFFIXES", "header_columns", "is_tabular", "read_table", "table_kind"]
@@ -23,7 +28,10 @@ _PARQUET_MAGIC = b"PAR1"
 
 def _base_name(path: Path) -> str:
     name = path.name.lower()
-    return name[:-3] if name.endswith(".gz") else name
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
 
 
 def table_kind(path: Path, head: bytes | None) -> str | None:
@@ -48,22 +56,9 @@ def is_tabular(path: Path, head: bytes | None) -> bool:
     return table_kind(path, head) in ("csv", "tsv", "parquet")
 
 
-def _text(path: Path) -> str:
-    data = path.read_bytes()
-    if path.name.lower().endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"cannot decompress the gzip file: {exc}",
-                             location=Location(str(path)),
-                             hint="the file may be truncated (regenerate it), or not "
-                                  "gzip-compressed at all (then drop .gz from its name)"
-                             ) from None
-    return decode_text(data, path)
-
-
 def header_columns(path: Path, head: bytes) -> list[str] | None:
-    """Column names of a CSV/TSV/Parquet file without reading it all (None if unknown)."""
+    """Column names of a CSV/TSV/Parquet file without reading it all (None if unknown);
+    ``head`` is the start of the file (expanded, for a compressed one)."""
     kind = table_kind(path, head)
     if kind == "parquet":
         try:
@@ -76,12 +71,6 @@ def header_columns(path: Path, head: bytes) -> list[str] | None:
             return None
     if kind not in ("csv", "tsv"):
         return None
-    if path.name.lower().endswith(".gz"):
-        try:
-            with gzip.open(path, "rb") as fh:
-                head = fh.read(SNIFF_BYTES)
-        except (OSError, EOFError, zlib.error):
-            return None
     first = next(iter(head_text(head).splitlines()), "")
     delimiter = "\t" if kind == "tsv" else ","
     row = next(csv.reader([first], delimiter=delimiter), [])
@@ -103,7 +92,7 @@ def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, np.
         frame = _read_parquet(path)
         return frame, np.arange(1, len(frame) + 1, dtype=np.int64)
     delimiter = "\t" if kind == "tsv" else ","
-    text = _text(path)
+    text = read_text(path)
     if not text.strip():
         raise InputError("the file is empty", location=Location(str(path)),
                          hint="check that the evaluation finished writing its output")
@@ -194,19 +183,58 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     except ImportError:
         raise InputError("reading Parquet needs pyarrow", location=Location(str(path)),
                          hint="pip install 'reportgen[parquet]'") from None
+    import pyarrow as pa
+
+    data = read_bytes(path)
     try:
-        table = pq.read_table(path)
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        _check_parquet_size(parquet.metadata, path)
+        table = parquet.read()
         table.validate(full=True)  # damaged text (invalid UTF-8) fails here, not later
-        frame = table.to_pandas()
+    except InputError:
+        raise
     except Exception as exc:  # pyarrow raises several types for corrupt files
         raise InputError(f"cannot read the Parquet file: {exc}", location=Location(str(path)),
                          hint="the file may be truncated or not Parquet") from None
+    _check_parquet_types(table.schema, path)
+    frame = table.to_pandas()
     frame.columns = [str(c).strip() for c in frame.columns]
     _check_header(frame, path)
     if frame.empty:
         raise InputError("the table has no rows", location=Location(str(path)),
                          hint="check that the evaluation wrote its per-item results")
     return frame
+
+
+def _check_parquet_size(metadata: object, path: Path) -> None:
+    """Refuse a Parquet file whose pages expand beyond the input cap, from its footer
+    (before any page is decompressed): the uncompressed size of its column chunks, and at
+    least 8 bytes per value (dictionary and run-length encodings are smaller than that)."""
+    cap = input_cap()
+    rows = metadata.num_rows  # type: ignore[attr-defined]
+    columns = metadata.num_columns  # type: ignore[attr-defined]
+    uncompressed = sum(metadata.row_group(k).total_byte_size  # type: ignore[attr-defined]
+                       for k in range(metadata.num_row_groups))  # type: ignore[attr-defined]
+    if max(uncompressed, 8 * rows * columns) > cap:
+        raise too_large_error(path, cap)
+
+
+def _check_parquet_types(schema: object, path: Path) -> None:
+    """Binary columns hold bytes, which are neither names nor numbers."""
+    import pyarrow as pa
+
+    for column in schema:  # type: ignore[attr-defined]
+        kind = column.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if pa.types.is_binary(kind) or pa.types.is_large_binary(kind) \
+                or pa.types.is_fixed_size_binary(kind):
+            raise InputError(
+                f"column {column.name!r} holds binary data (Parquet type {column.type}), "
+                "not text or numbers", location=Location(str(path), None, column.name),
+                hint="write names and ids as strings (e.g. in pandas "
+                     "`df[col] = df[col].str.decode('utf-8')` before to_parquet), or drop "
+                     "the column")
 
 
 def _check_header(frame: pd.DataFrame, path: Path) -> None:

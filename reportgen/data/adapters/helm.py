@@ -97,9 +97,9 @@ from reportgen.data.adapters._base import (
     Exclusion,
     LoadOptions,
     Problem,
-    decode_text,
     parse_json_int,
     read_json,
+    read_text,
     to_float,
 )
 from reportgen.errors import InputError, Location
@@ -621,7 +621,7 @@ def _json_list(path: Path) -> Iterator[tuple[int, Any]]:
     Elements are decoded one at a time so their lines are known; any syntax error is
     reported by :func:`read_json`, which names the line and column.
     """
-    text = decode_text(path.read_bytes(), path)
+    text = read_text(path)
     decoder = json.JSONDecoder(parse_constant=_json_constant, parse_int=parse_json_int)
     pos = _skip(text, 0)
     if pos == len(text) or text[pos] != "[":

@@ -92,8 +92,10 @@ from reportgen.data.adapters._base import (
     SkippedInput,
     decode_text,
     lfs_pointer_error,
+    open_zip,
     parse_json_int,
     read_json,
+    read_zip_entry,
     skip_input,
     to_float,
 )
@@ -290,7 +292,9 @@ def _load_json(path: Path) -> _RawLog:
 
 def _load_eval(path: Path) -> _RawLog:
     try:
-        archive = zipfile.ZipFile(path)
+        archive = open_zip(path)  # read once, hashed, capped
+    except InputError:
+        raise
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise InputError(f"the .eval archive is truncated or corrupt ({exc})",
                          location=Location(str(path)), hint=_CORRUPT_HINT) from None
@@ -386,14 +390,14 @@ def _entry_json(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> 
 def _entry_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
     where = Location(f"{path}/{info.filename}")
     try:
-        return archive.read(info)
+        return read_zip_entry(archive, info, location=where)  # capped expansion
     except NotImplementedError:
         if info.compress_type != _ZIP_ZSTANDARD:
             raise InputError(f"the entry uses ZIP compression method {info.compress_type}, "
                              "which reportgen cannot read", location=where,
                              hint="convert the log: `inspect log convert --to json LOG`"
                              ) from None
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
         raise InputError(f"cannot read the archive entry ({exc})", location=where,
                          hint=_CORRUPT_HINT) from None
     return _zstd_entry(archive, info, where)

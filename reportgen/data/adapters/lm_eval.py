@@ -70,6 +70,7 @@ from reportgen.data.adapters._base import (
     head_text,
     iter_jsonl,
     read_json,
+    read_text,
     skip_input,
     to_float,
 )
@@ -404,7 +405,7 @@ def _sample_records(path: Path) -> Iterator[tuple[int, Any]]:
     if not isinstance(records, list):  # pragma: no cover - read_json parsed a '['
         raise InputError("expected a JSON array of samples", location=Location(str(path)))
     # indent=2: each record starts on a line "  {"; number records by line where possible
-    text = path.read_text(encoding="utf-8-sig")
+    text = read_text(path)
     starts = [n for n, line in enumerate(text.split("\n"), 1) if line.rstrip() == "  {"]
     lines = starts if len(starts) == len(records) else [-1] * len(records)
     yield from zip(lines, records, strict=True)

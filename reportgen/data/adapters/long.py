@@ -21,6 +21,7 @@ import pandas as pd
 
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
+    COMPRESSED_SUFFIXES,
     SOURCE_FILE,
     SOURCE_LINE,
     Adapter,
@@ -49,7 +50,7 @@ def column_mapping(options: LoadOptions) -> dict[str, str]:
 def file_stem(path: Path) -> str:
     """The file name without its (possibly double, e.g. ``.csv.gz``) suffix."""
     name = path.name
-    for suffix in (".gz",):
+    for suffix in COMPRESSED_SUFFIXES:
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return Path(name).stem
