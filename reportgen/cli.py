@@ -301,16 +301,19 @@ def _analysis_options(args: argparse.Namespace):
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from reportgen.analysis import analyze
-    from reportgen.report.output import prepare_output_dir, write_json_atomic
+    from reportgen.data import LoadOptions
+    from reportgen.report.pipeline import analyze_into
 
-    out = prepare_output_dir(args.out)
+    load_options = _load_options(args)
+    LoadOptions(**load_options)  # bad options fail before any work
     options = _analysis_options(args)  # bad options fail before the data are read
     execution = _execution(args)
-    table = _load(args)
-    analysis = analyze(table, options, execution=execution)
-    results = analysis.to_results()
-    path = write_json_atomic(out / "results.json", results)
+    done = analyze_into(_data_paths(args), args.out, options=options, execution=execution,
+                        load_options=load_options,
+                        config=args.config, force=args.force,
+                        if_exists=args.if_exists,
+                        progress=lambda message: sys.stderr.write(f"{message}\n"))
+    analysis, results, path = done.analysis, done.results, done.out / "results.json"
     comparisons = results["comparisons"]
     significant = sum(1 for c in comparisons if c["significant"])
     sys.stdout.write(f"{len(comparisons)} comparisons in {len(analysis.compared)} "
@@ -568,7 +571,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "metric) and write OUT/results.json.")
     _add_data_options(analyze)
     analyze.add_argument("--out", required=True, metavar="DIR",
-                         help="folder for results.json (created if missing)")
+                         help="folder to create for results.json and manifest.json; an "
+                              "existing one is replaced only with --force, and only if "
+                              "reportgen wrote everything in it")
+    analyze.add_argument("--force", action="store_true",
+                         help="replace an existing results folder (= --if-exists replace)")
+    analyze.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+                         default="error",
+                         help="when --out exists: error (default), replace, or write a "
+                              "new timestamped folder beside it")
     _add_analysis_options(analyze)
     analyze.set_defaults(func=_cmd_analyze)
 

@@ -1,35 +1,65 @@
-"""The report folder: its manifest, its results.json validation, and writing it
-atomically.
+"""The report folder: its manifest, its results.json validation, and writing it safely.
 
-A report folder is built in a temporary sibling folder and renamed into place only when
-everything is written, so a failure never leaves a half-written archive and an existing
-report is never overwritten unless asked (``force``).
+A report folder is built in a hidden sibling folder (``.OUT.xxxxxxxx.partial``) and
+renamed into place only when everything is written, so a failure never leaves a
+half-written archive. Replacing an existing folder is guarded three ways:
+
+* **Ownership.** A folder is replaced only when its ``manifest.json`` was written by
+  reportgen (it carries :data:`MANIFEST_FORMAT` and a format version) and every file in
+  it is listed there; otherwise nothing is touched and the first foreign file is named.
+  An empty folder may be filled. A symbolic link as the output folder is refused.
+* **One writer.** A run holds an exclusive lock on ``.OUT.lock`` beside the folder (an
+  ``flock``, released by the kernel when the process dies, with the PID written in the
+  file) from before any work until the folder is in place; a second run into the same
+  folder stops at once (exit status 2).
+* **A race-safe swap.** The old folder is renamed aside, checked again (a file added
+  between the first check and the rename is caught), the new folder is renamed into
+  place, and then only the files the old manifest lists are deleted; anything else is
+  kept and named. A concurrent change stops the swap with both folders intact.
+
+Hidden folders left by a killed run (``.OUT.xxxxxxxx.partial``, ``.OUT.xxxxxxxx.old``)
+and its lock file are cleaned up by the next run into the same parent folder once no
+live run holds their lock; an old report left aside by a run killed mid-swap is put back.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import json
 import os
 import platform
+import re
+import secrets
 import shutil
+import stat
 import tempfile
+import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from reportgen.errors import InputError, Location, ReportgenError
+from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarning
 from reportgen.report.output import default_mode
 
-__all__ = ["IF_EXISTS", "build_manifest", "file_sha256", "is_report_folder",
-           "report_folder", "resolve_out", "results_schema", "validate_results"]
+__all__ = ["IF_EXISTS", "MANIFEST_FORMAT", "MANIFEST_FORMAT_VERSION", "ForeignEntry",
+           "build_manifest", "canonical_json", "disk_full_error", "file_sha256",
+           "foreign_entry", "is_report_folder", "manifest_digest", "read_manifest",
+           "report_folder", "resolve_out", "results_schema", "seal_manifest",
+           "validate_results"]
 
 #: Packages whose versions every manifest records.
 KEY_PACKAGES = ("reportgen", "numpy", "scipy", "statsmodels", "pandas", "altair",
                 "networkx", "papermill", "nbformat", "vl-convert-python", "weasyprint")
+#: The ``format`` of every manifest reportgen writes: the mark that the folder is ours.
+MANIFEST_FORMAT = "reportgen-report-folder"
+#: Version of the manifest layout (``format_version``); newer ones are not replaced.
+MANIFEST_FORMAT_VERSION = 1
 
 
 def file_sha256(path: str | Path, *, chunk: int = 1 << 20) -> str:
@@ -54,16 +84,33 @@ def _version(package: str) -> str | None:
         return None
 
 
+def _source_files(source: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The files of one input: as the loader recorded them while reading (``files``
+    with ``sha256`` of the bytes it read), else hashed now."""
+    recorded = source.get("files")
+    if isinstance(recorded, Sequence) and recorded and all(
+            isinstance(f, Mapping) and f.get("sha256") for f in recorded):
+        return [{"path": str(f["path"]),
+                 "resolved": str(f.get("resolved") or Path(str(f["path"])).resolve()),
+                 "sha256": str(f["sha256"]), "bytes": f.get("bytes")} for f in recorded]
+    paths = [Path(p.strip()) for p in str(source.get("path", "")).split(", ") if p]
+    return [{"path": str(f), "resolved": str(f.resolve()), "sha256": file_sha256(f),
+             "bytes": f.stat().st_size}
+            for p in paths if p.exists() for f in _input_files(p)]
+
+
 def build_manifest(sources: Sequence[Mapping[str, Any]], *, parameters: Mapping[str, Any],
                    seed: int, started: str | None = None,
                    outputs: Mapping[str, str | Path] | None = None) -> dict[str, Any]:
-    """The ``manifest.json`` of a report.
+    """The ``manifest.json`` of a report (before :func:`seal_manifest`).
 
     Parameters
     ----------
     sources
         The inputs as :attr:`reportgen.data.ScoreTable.sources` lists them (``path``,
-        ``format``, ``rows``); every file under an input folder is hashed.
+        ``format``, ``rows``). When a source carries ``files`` (``path``, ``sha256``,
+        ``bytes``: the digest of the bytes the loader read), those are recorded;
+        otherwise every file under the input is hashed now.
     parameters
         The resolved options of the run.
     seed
@@ -77,14 +124,12 @@ def build_manifest(sources: Sequence[Mapping[str, Any]], *, parameters: Mapping[
     inputs = []
     for source in sources:
         paths = [Path(p.strip()) for p in str(source.get("path", "")).split(", ") if p]
-        files = [{"path": str(f), "resolved": str(f.resolve()), "sha256": file_sha256(f),
-                  "bytes": f.stat().st_size}
-                 for p in paths if p.exists() for f in _input_files(p)]
         inputs.append({"path": source.get("path"),
                        "resolved": [str(p.resolve()) for p in paths],
                        "format": source.get("format"), "rows": source.get("rows"),
-                       "files": files})
+                       "files": _source_files(source)})
     return {
+        "format": MANIFEST_FORMAT, "format_version": MANIFEST_FORMAT_VERSION,
         "reportgen_version": _version("reportgen") or "0+unknown",
         "created": now, "started": started or now, "seed": seed,
         "parameters": dict(parameters), "inputs": inputs,
@@ -96,42 +141,249 @@ def build_manifest(sources: Sequence[Mapping[str, Any]], *, parameters: Mapping[
     }
 
 
+def canonical_json(document: Any) -> bytes:
+    """``document`` as canonical JSON: keys sorted, no white space, UTF-8, no NaN.
+
+    Two documents with the same content give the same bytes however they were
+    indented or ordered on disk, so their digests compare content.
+
+    >>> canonical_json({"b": [1, 2.5], "a": "é"}).decode()
+    '{"a":"é","b":[1,2.5]}'
+    """
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def manifest_digest(manifest: Mapping[str, Any]) -> str:
+    """SHA-256 of the manifest's canonical JSON without its own ``manifest_sha256``."""
+    body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def seal_manifest(manifest: dict[str, Any], *, results: str | None) -> dict[str, Any]:
+    """Record the digest of the main document (``results``: ``results.json`` or
+    ``history.json``, from the outputs) and then of the manifest's own content.
+
+    ``verify`` recomputes both, so an edited manifest (a seed changed by hand) or a
+    results.json swapped together with its output entry is reported.
+    """
+    if results is not None:
+        entry = manifest["outputs"].get(results)
+        manifest["results"] = {"file": results,
+                               "sha256": None if entry is None else entry["sha256"]}
+    manifest.pop("manifest_sha256", None)
+    manifest["manifest_sha256"] = manifest_digest(manifest)
+    return manifest
+
+
 def results_schema() -> dict[str, Any]:
     """The JSON Schema of results.json, shipped in the package."""
     path = Path(__file__).resolve().parents[1] / "schemas" / "results.schema.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def validate_results(document: Mapping[str, Any]) -> None:
+def _schema_path(error: Any) -> str:
+    return "/".join(str(p) for p in error.absolute_path) or "(top level)"
+
+
+def validate_results(document: Mapping[str, Any], *, source: str | Path | None = None
+                     ) -> None:
     """Check a results.json document against :func:`results_schema`.
+
+    Parameters
+    ----------
+    document
+        The parsed results.json.
+    source
+        The file it was read from: errors are then :class:`InputError` naming it (a
+        hand-edited or damaged file given to ``history``); without it a violation is a
+        bug in reportgen.
 
     Raises
     ------
     ReportgenError
-        With the JSON path of the first violation (a bug in reportgen, or a hand-edited
-        file).
+        With the JSON path of the first violation, in document order.
     """
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(results_schema())
-    error = next(iter(sorted(validator.iter_errors(document), key=lambda e: list(e.path))),
-                 None)
-    if error is not None:
-        where = "/".join(str(p) for p in error.path) or "(top level)"
-        raise ReportgenError(f"results.json does not match its schema at {where}: "
-                             f"{error.message}")
+    errors = list(validator.iter_errors(document))
+    if not errors:
+        return
+    # document order: the first violation a reader meets, whatever its depth
+    error = min(errors, key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, str(p))
+                                       for p in e.absolute_path])
+    if source is None:
+        raise ReportgenError(f"results.json does not match its schema at "
+                             f"{_schema_path(error)}: {_shorten(error.message)}")
+    raise InputError(f"not a valid results.json: at {_schema_path(error)}, "
+                     f"{_shorten(error.message)}", location=Location(str(source)),
+                     hint="the file was edited or damaged, or not written by reportgen; "
+                          "make the report again with `reportgen run`")
+
+
+def _shorten(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def disk_full_error(where: str | Path, exc: BaseException) -> InputError | None:
+    """The clear error for a full disk (or quota) while writing near ``where``, or
+    None when ``exc`` is something else."""
+    if not (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
+        return None
+    return InputError("the disk is full: the report could not be written (no space left "
+                      "on the device); nothing was kept", location=Location(str(where)),
+                      hint="free some space, or write the report elsewhere with --out")
+
+
+# ---------------------------------------------------------------------------------------
+# Ownership: which folders may be replaced
+
+
+@dataclass(frozen=True)
+class ForeignEntry:
+    """The first thing in a folder that reportgen did not write: its path relative to
+    the folder (``""`` for the folder itself) and why."""
+
+    path: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.why}" if self.path else self.why
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a file"
+
+
+def _walk(folder: Path, prefix: str = "") -> Iterator[tuple[str, os.stat_result]]:
+    """Every entry under ``folder`` (relative path, lstat), sorted, not following links."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        path = folder / name
+        rel = f"{prefix}{name}"
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        yield rel, info
+        if stat.S_ISDIR(info.st_mode):
+            yield from _walk(path, f"{rel}/")
+
+
+def read_manifest(folder: str | Path) -> tuple[dict[str, Any] | None, str]:
+    """The manifest reportgen wrote in ``folder``, or None and the reason it is not one
+    (missing, not a regular file, not JSON, no format marker, a newer format)."""
+    path = Path(folder) / "manifest.json"
+    try:
+        info = path.lstat()
+    except OSError:
+        return None, "the folder has no manifest.json"
+    if not stat.S_ISREG(info.st_mode):
+        return None, f"its manifest.json is {_kind(info.st_mode)}"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None, "its manifest.json is not valid JSON"
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        return None, "its manifest.json was not written by reportgen (no format marker)"
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        return None, "its manifest.json has no valid format_version"
+    if version > MANIFEST_FORMAT_VERSION:
+        return None, (f"its manifest.json has format version {version}, newer than this "
+                      f"reportgen's {MANIFEST_FORMAT_VERSION}")
+    if not isinstance(manifest.get("outputs"), dict):
+        return None, "its manifest.json lists no outputs"
+    return manifest, ""
+
+
+def _listed(manifest: Mapping[str, Any]) -> tuple[set[str], set[str]]:
+    """Files a manifest lists (with itself) and the folders that hold them."""
+    files = {str(name) for name in manifest["outputs"]} | {"manifest.json"}
+    folders = {"/".join(name.split("/")[:k]) for name in files
+               for k in range(1, name.count("/") + 1)}
+    return files, folders
+
+
+def foreign_entry(folder: str | Path) -> ForeignEntry | None:
+    """The first entry of ``folder`` that reportgen did not write, or None when the
+    folder may be replaced: it is empty, or its manifest carries reportgen's format
+    marker and every file in it is a regular file that the manifest lists (folders only
+    as far as they hold listed files; links, FIFOs and sockets are never ours)."""
+    root = Path(folder)
+    entries = list(_walk(root))
+    if not entries:
+        return None
+    manifest, why = read_manifest(root)
+    if manifest is None:
+        first = next((rel for rel, info in entries if not stat.S_ISDIR(info.st_mode)),
+                     entries[0][0])
+        if why.startswith("the folder has no"):
+            return ForeignEntry(first, f"not written by reportgen ({why})")
+        return ForeignEntry("manifest.json", why.removeprefix("its manifest.json ")
+                            .replace("was not written", "not written"))
+    files, folders = _listed(manifest)
+    for rel, info in entries:
+        mode = info.st_mode
+        if stat.S_ISDIR(mode):
+            if rel not in folders:
+                return ForeignEntry(rel, "a folder its manifest.json does not list")
+        elif not stat.S_ISREG(mode):
+            return ForeignEntry(rel, f"{_kind(mode)}, which reportgen never writes")
+        elif rel not in files:
+            return ForeignEntry(rel, "not listed in its manifest.json")
+    return None
+
+
+def is_report_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a folder with a manifest written by reportgen."""
+    folder = Path(path)
+    return folder.is_dir() and not folder.is_symlink() and \
+        read_manifest(folder)[0] is not None
+
+
+def _foreign_error(out: Path, found: ForeignEntry, *, during: bool = False) -> InputError:
+    where = f"{out}/{found.path}" if found.path else str(out)
+    if during:
+        what = "the output folder was changed by someone else while this report was " \
+               "made, so it was not replaced"
+    else:
+        what = "the output folder holds something reportgen did not write, so it is " \
+               "never replaced (it may be a checkpoint)"
+    return InputError(f"{what}: {found}", location=Location(where),
+                      hint="move that away, give a new folder (e.g. --out "
+                           f"{out / 'eval-report'}), or use --if-exists timestamp")
+
+
+# ---------------------------------------------------------------------------------------
+# Choosing the folder
 
 
 #: What to do when the report folder already exists.
 IF_EXISTS = ("error", "replace", "timestamp")
-#: Files that mark a folder as a report folder (only those are ever replaced).
-_REPORT_MARKERS = ("manifest.json", "results.json", "history.json")
+IfExists = Literal["error", "replace", "timestamp"]
 
 
-def is_report_folder(path: str | Path) -> bool:
-    """Whether ``path`` is a folder reportgen wrote (it has a manifest or results)."""
-    folder = Path(path)
-    return folder.is_dir() and any((folder / m).is_file() for m in _REPORT_MARKERS)
+def _refuse_link(out: Path) -> None:
+    if out.is_symlink():
+        raise InputError(f"the output folder is a symbolic link (to {os.readlink(out)}); "
+                         "reportgen neither writes through nor replaces links",
+                         location=Location(str(out)),
+                         hint="give the real folder as --out, or another path")
 
 
 def resolve_out(out: str | Path, *, if_exists: str = "error",
@@ -145,21 +397,23 @@ def resolve_out(out: str | Path, *, if_exists: str = "error",
         checkpoint folder, may exist and hold anything).
     if_exists
         When ``out`` exists: ``"error"`` (refuse), ``"replace"`` (replace it, only if
-        it is a report folder or empty), ``"timestamp"`` (write a new sibling
-        ``<out>-YYYYMMDD-HHMMSS``, UTC, with ``-2``, ``-3``… if that exists too).
+        reportgen wrote everything in it: :func:`foreign_entry`), ``"timestamp"``
+        (write a new sibling ``<out>-YYYYMMDD-HHMMSS``, UTC, with ``-2``, ``-3``… if
+        that exists too). An empty folder is filled in any case.
     now
         The time of the timestamp (default: now).
 
     Raises
     ------
     InputError
-        ``out`` exists and the policy is ``"error"``; it is a file; or it is a folder
-        that is not a report (nothing but a report is ever replaced).
+        ``out`` is a symbolic link; it exists and the policy is ``"error"``; it is a
+        file; or it holds something reportgen did not write (named in the message).
     """
     out = Path(out)
     if if_exists not in IF_EXISTS:
         raise InputError(f"unknown --if-exists {if_exists!r}",
                          hint=f"one of {', '.join(IF_EXISTS)}")
+    _refuse_link(out)
     if not out.exists():
         return out
     if not out.is_dir():
@@ -169,7 +423,7 @@ def resolve_out(out: str | Path, *, if_exists: str = "error",
         stamp = (now or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%d-%H%M%S")
         candidate = out.with_name(f"{out.name}-{stamp}")
         k = 2
-        while candidate.exists():
+        while os.path.lexists(candidate):
             candidate = out.with_name(f"{out.name}-{stamp}-{k}")
             k += 1
         return candidate
@@ -181,65 +435,334 @@ def resolve_out(out: str | Path, *, if_exists: str = "error",
                          hint="choose another --out, pass --force (or --if-exists "
                               "replace) to replace a report, or --if-exists timestamp to "
                               "write a new timestamped folder beside it")
-    if not empty and not is_report_folder(out):
-        raise InputError("the output folder exists and is not a report folder, so it is "
-                         "never replaced (it may be a checkpoint)",
-                         location=Location(str(out)),
-                         hint="give a new folder inside it, e.g. --out "
-                              f"{out / 'eval-report'}, or --if-exists timestamp")
+    found = foreign_entry(out)
+    if found is not None:
+        raise _foreign_error(out, found)
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# The lock of one output folder, and what killed runs left behind
+
+
+def _lock_path(parent: Path, name: str) -> Path:
+    return parent / f".{name}.lock"
+
+
+class _OutputLock:
+    """An exclusive ``flock`` on ``PARENT/.NAME.lock`` holding the owner's PID.
+
+    The kernel drops the lock when its process dies, so a lock file that can be locked
+    belongs to no live run. After locking, the file at the path must still be the one
+    locked (another process may have removed it meanwhile), else it is tried again.
+    """
+
+    def __init__(self, parent: Path, name: str) -> None:
+        self.path = _lock_path(parent, name)
+        self.fd: int | None = None
+
+    def owner(self) -> str:
+        with contextlib.suppress(OSError):
+            text = self.path.read_text(encoding="utf-8", errors="replace").split()
+            if len(text) >= 2 and text[0] == "reportgen" and text[1].isdigit():
+                return text[1]
+        return "?"
+
+    def acquire(self, *, wait: float = 0.0) -> bool:
+        """Take the lock, waiting up to ``wait`` seconds; False if a live run holds
+        it."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: best effort
+            fcntl = None  # type: ignore[assignment]
+        deadline = time.monotonic() + wait
+        for _ in range(1000):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+                         default_mode())
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    if time.monotonic() >= deadline:
+                        return False
+                    time.sleep(0.05)
+                    continue
+                except OSError:  # a file system without flock: go on unlocked
+                    pass
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path,
+                                                               follow_symlinks=False))
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.write(fd, f"reportgen {os.getpid()} {platform.node()}\n".encode())
+            self.fd = fd
+            return True
+        return False  # pragma: no cover - the file kept being replaced
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        os.close(self.fd)
+        self.fd = None
+
+
+_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<token>[A-Za-z0-9_]{8})\.(?P<kind>partial|old)$")
+
+
+def _clean_stale(parent: Path, own: str) -> None:
+    """Remove what killed runs into ``parent`` left behind: build folders and lock
+    files of runs that are gone; an old report left aside by a run killed mid-swap is
+    put back when its place is free. ``own`` is the folder whose lock we hold."""
+    try:
+        names = sorted(os.listdir(parent))
+    except OSError:
+        return
+    stale: dict[str, list[tuple[str, str]]] = {}
+    for entry in names:
+        match = _LEFTOVER.match(entry)
+        if match and (parent / entry).is_dir() and not (parent / entry).is_symlink():
+            stale.setdefault(match["name"], []).append((entry, match["kind"]))
+        elif entry.startswith(".") and entry.endswith(".lock") and len(entry) > 6:
+            stale.setdefault(entry[1:-5], [])
+    for name, leftovers in stale.items():
+        lock = None
+        if name != own:
+            lock = _OutputLock(parent, name)
+            if not lock.path.is_file() and not leftovers:
+                continue
+            if lock.path.is_file() and lock.owner() == "?":
+                continue  # a file of the same shape that is not ours
+            if not lock.acquire():
+                continue  # its run is alive
+        try:
+            for entry, kind in leftovers:
+                _clean_leftover(parent / entry, parent / name, kind)
+        finally:
+            if lock is not None:
+                lock.release()
+
+
+def _clean_leftover(path: Path, place: Path, kind: str) -> None:
+    if kind == "partial":
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    if not os.path.lexists(place) and read_manifest(path)[0] is not None:
+        with contextlib.suppress(OSError):
+            os.rename(path, place)  # the report a killed swap had moved aside
+            return
+    _remove_listed(path)
+
+
+def _remove_listed(folder: Path) -> Path | None:
+    """Delete the files ``folder``'s manifest lists (regular files only), then its
+    emptied subfolders and itself; return where anything else was kept, or None."""
+    manifest, _ = read_manifest(folder)
+    if manifest is not None:
+        files, _ = _listed(manifest)
+        for rel, info in sorted(_walk(folder), key=lambda e: -e[0].count("/")):
+            path = folder / rel
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(info.st_mode) and rel in files:
+                    path.unlink()
+                elif stat.S_ISDIR(info.st_mode):
+                    path.rmdir()  # only when emptied
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+        return None
+    match = _LEFTOVER.match(folder.name)
+    keep = folder.with_name(f"{match['name'] if match else folder.name}.kept-"
+                            f"{_dt.datetime.now(_dt.timezone.utc):%Y%m%d-%H%M%S}-"
+                            f"{secrets.token_hex(2)}")
+    try:
+        os.rename(folder, keep)
+    except OSError:
+        return folder
+    return keep
+
+
+class LeftoverWarning(ReportgenWarning):
+    """Files that were not reportgen's were found in a replaced report and kept."""
+
+
+# ---------------------------------------------------------------------------------------
+# Writing the folder
+
+
+def _normalise_modes(folder: Path) -> None:
+    """Give every file and folder the mode a plain ``open()``/``mkdir()`` would (temporary
+    files are created private, the outputs should follow the umask)."""
+    file_mode, folder_mode = default_mode(), default_mode(folder=True)
+    os.chmod(folder, folder_mode)
+    for rel, info in _walk(folder):
+        path = folder / rel
+        if stat.S_ISDIR(info.st_mode):
+            os.chmod(path, folder_mode)
+        elif stat.S_ISREG(info.st_mode):
+            os.chmod(path, file_mode)
+
+
+def _aside_name(parent: Path, name: str, kind: str) -> Path:
+    token = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789_")
+                    for _ in range(8))
+    return parent / f".{name}.{token}.{kind}"
+
+
+def _keep_new(tmp: Path, out: Path) -> Path:
+    """Move a finished report that could not be put in place beside it, visibly."""
+    keep = resolve_out(out, if_exists="timestamp") if out.exists() or out.is_symlink() \
+        else out.with_name(f"{out.name}-{_dt.datetime.now(_dt.timezone.utc):%Y%m%d-%H%M%S}")
+    try:
+        os.rename(tmp, keep)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return Path()
+    return keep
+
+
+def _concurrent(out: Path, tmp: Path, why: str) -> InputError:
+    kept = _keep_new(tmp, out)
+    where = f"; the new report is in {kept}" if kept != Path() else ""
+    return InputError(f"{why}, so it was left alone{where}", location=Location(str(out)),
+                      hint="check what changed there, then run again with another --out or "
+                           "--if-exists timestamp")
+
+
+def _swap(tmp: Path, out: Path, *, replace: bool) -> None:
+    """Put the finished ``tmp`` at ``out`` without losing anything that appeared there."""
+    parent = out.parent
+    if out.is_symlink():
+        raise _concurrent(out, tmp, "a symbolic link was created at the output folder "
+                                    "while this report was made")
+    if not out.exists():
+        try:
+            os.rename(tmp, out)  # replaces at most an empty folder created meanwhile
+        except OSError:
+            raise _concurrent(out, tmp, "the output folder was created by someone else "
+                                        "while this report was made") from None
+        return
+    if not out.is_dir():
+        raise _concurrent(out, tmp, "a file was created at the output folder while this "
+                                    "report was made")
+    if not any(out.iterdir()):
+        try:
+            os.rename(tmp, out)
+        except OSError:
+            raise _concurrent(out, tmp, "the output folder was filled by someone else "
+                                        "while this report was made") from None
+        return
+    if not replace:
+        raise _concurrent(out, tmp, "the output folder was created by someone else while "
+                                    "this report was made")
+    found = foreign_entry(out)
+    if found is not None:  # changed since the check before the work
+        kept = _keep_new(tmp, out)
+        error = _foreign_error(out, found, during=True)
+        if kept != Path():
+            error = InputError(f"{error.message}; the new report is in {kept}",
+                               location=error.location, hint=error.hint)
+        raise error
+    aside = _aside_name(parent, out.name, "old")
+    os.rename(out, aside)
+    found = foreign_entry(aside)  # anything added between the check and the rename?
+    if found is not None:
+        restored = not os.path.lexists(out)
+        if restored:
+            os.rename(aside, out)
+        kept = _keep_new(tmp, out)
+        where = f"{out}/{found.path}"
+        raise InputError("the output folder was changed by someone else while it was "
+                         f"being replaced ({found}), so it was left "
+                         + ("as it was" if restored else f"in {aside}")
+                         + (f"; the new report is in {kept}" if kept != Path() else ""),
+                         location=Location(where),
+                         hint="check what changed there, then run again")
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        raise _concurrent(out, tmp, "the output folder was re-created by someone else "
+                                    f"while it was being replaced (the old report is in "
+                                    f"{aside})") from None
+    kept = _remove_listed(aside)
+    if kept is not None:
+        warnings.warn(f"files that reportgen did not write appeared in the old report "
+                      f"while it was replaced; they were kept in {kept}", LeftoverWarning,
+                      stacklevel=3)
 
 
 @contextlib.contextmanager
 def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
     """Build a report folder aside and move it to ``out`` when the block succeeds.
 
-    Yields a temporary folder next to ``out`` to write into. On success it replaces
-    ``out`` (which must not exist, be empty, or — with ``force`` — be a report folder);
-    on any exception it is removed and ``out`` is left as it was. Use
-    :func:`resolve_out` first for the ``timestamp`` policy.
+    Yields a temporary folder next to ``out`` to write into. On success it is put at
+    ``out`` (which must not exist, be empty, or — with ``force`` — be a folder whose
+    every file reportgen wrote, see :func:`foreign_entry`); every file and folder gets
+    the mode the umask gives. On any exception it is removed and ``out`` is left as it
+    was. Use :func:`resolve_out` first for the ``timestamp`` policy.
 
     Raises
     ------
     InputError
-        ``out`` exists and ``force`` is false, or it is not a report folder, or its
-        parent cannot be written — checked before the block runs, so no work is wasted.
+        Before the block runs (so no work is wasted): ``out`` is a link, exists and
+        ``force`` is false, holds something reportgen did not write, another run is
+        writing it, or its parent cannot be written. After it: the disk filled up, or
+        someone changed ``out`` meanwhile (nothing of theirs is touched; the new report
+        is kept beside it and named).
     """
+    out = Path(out)
     out = resolve_out(out, if_exists="replace" if force else "error")
-    parent = out.resolve().parent
+    parent = Path(os.path.abspath(out)).parent
+    out = parent / out.name
+    created = [p for p in (parent, *parent.parents) if not os.path.lexists(p)]
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
-        os.chmod(tmp, default_mode(folder=True))
+        lock = _OutputLock(parent, out.name)
+        # a short wait: another run may be cleaning up after a killed one, not writing
+        if not lock.acquire(wait=1.0):
+            _remove_empty(created)
+            raise InputError(f"another reportgen run (pid {lock.owner()}) is writing this "
+                             "report folder", location=Location(str(out)),
+                             hint="wait for it to finish, or choose another --out")
+        try:
+            _clean_stale(parent, out.name)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial",
+                                        dir=parent))
+        except BaseException:
+            lock.release()
+            raise
     except OSError as exc:
-        raise InputError(f"cannot write next to the output folder ({exc.strerror or exc})",
-                         location=Location(str(parent)),
-                         hint="choose a folder you can write to with --out") from None
+        _remove_empty(created)
+        raise disk_full_error(parent, exc) or InputError(
+            f"cannot write next to the output folder ({exc.strerror or exc})",
+            location=Location(str(parent)),
+            hint="choose a folder you can write to with --out") from None
+    done = False
     try:
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    old = None
-    if out.exists() and not force and any(out.iterdir()):  # written meanwhile
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise InputError("the output folder was created by someone else while this "
-                         "report was being made; it was left alone",
-                         location=Location(str(out)),
-                         hint="run again with another --out, or --if-exists timestamp")
-    if out.exists():  # force (or an empty folder): move it aside, then swap
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
-        os.replace(out, old / "report")
-    try:
-        os.replace(tmp, out)
-    except OSError as exc:
-        if old is not None:
-            os.replace(old / "report", out)
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise InputError(f"cannot move the finished report into place "
-                         f"({exc.strerror or exc})", location=Location(str(out)),
-                         hint="another run may have written the same folder meanwhile; "
-                              "run again or choose another --out") from None
+        try:
+            yield tmp
+            _normalise_modes(tmp)
+        except BaseException as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            full = disk_full_error(out, exc)
+            if full is not None:
+                raise full from None
+            raise
+        _swap(tmp, out, replace=force)
+        done = True
     finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        lock.release()
+        if not done:
+            _remove_empty(created)
+
+
+def _remove_empty(folders: Sequence[Path]) -> None:
+    """Remove the folders this run created for its output (deepest first) if empty."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()

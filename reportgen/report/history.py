@@ -835,7 +835,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         manifest = build_manifest(sources, parameters=record, seed=0, started=started,
                                   outputs=built_files(tmp))
         manifest.pop("seed", None)
-        files = write_manifest(tmp, manifest, timings)
+        files = write_manifest(tmp, manifest, timings, results="history.json")
     say(f"wrote {out}")
     return HistoryResult(out=out, files=files, order=tuple(labels),
                          n_changes=len(results["changes"]),

@@ -24,9 +24,9 @@ from typing import Any
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.jsonsafe import json_safe
 
-__all__ = ["FORMATS", "NotebookExecutionError", "RunResult", "RunSpec", "built_files",
-           "execute_into", "execute_template", "export_formats", "output_folder",
-           "read_notebook_output", "write_manifest",
+__all__ = ["FORMATS", "AnalysisFolder", "NotebookExecutionError", "RunResult", "RunSpec",
+           "analyze_into", "built_files", "execute_into", "execute_template",
+           "export_formats", "output_folder", "read_notebook_output", "write_manifest",
            "resolve_template", "run_report"]
 
 FORMATS = ("html", "pdf", "ipynb")
@@ -284,15 +284,19 @@ def built_files(build: Path) -> dict[str, Path]:
 
 
 def write_manifest(build: Path, manifest: dict[str, Any],
-                   timings: Mapping[str, float]) -> tuple[str, ...]:
+                   timings: Mapping[str, float], *,
+                   results: str | None = "results.json") -> tuple[str, ...]:
     """Write ``manifest.json`` (output paths relative to the report folder, the time of
-    each stage) and return the names of every file of the report."""
+    each stage, the digests of ``results`` and of the manifest itself: see
+    :func:`reportgen.report.archive.seal_manifest`) and return the names of every file
+    of the report."""
+    from reportgen.report.archive import seal_manifest
     from reportgen.report.output import write_json_atomic
 
     for name, entry in manifest["outputs"].items():
         entry["path"] = name  # relative to the report folder, not the build folder
     manifest["timings_seconds"] = {k: round(v, 3) for k, v in timings.items()}
-    write_json_atomic(build / "manifest.json", manifest)
+    write_json_atomic(build / "manifest.json", seal_manifest(manifest, results=results))
     return tuple(sorted([*manifest["outputs"], "manifest.json"]))
 
 
@@ -394,3 +398,58 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     return RunResult(out=out, files=files, seed=int(results["seed"]), pages=pages,
                      verdict_counts=None if verdict is None else verdict.get("counts"),
                      timings=timings)
+
+
+@dataclass(frozen=True)
+class AnalysisFolder:
+    """What :func:`analyze_into` wrote: the folder, its results.json document and the
+    analysis behind it."""
+
+    out: Path
+    results: Mapping[str, Any]
+    analysis: Any
+
+
+def analyze_into(data: Sequence[str], out: str, *, options: Any, execution: Any = None,
+                 load_options: Mapping[str, Any] | None = None, config: str | None = None,
+                 force: bool = False, if_exists: str = "error",
+                 progress: Progress | None = None) -> AnalysisFolder:
+    """``reportgen analyze --out``: load, analyse, and write ``results.json`` and
+    ``manifest.json`` into a report folder, with the same guarantees as
+    :func:`run_report` (built aside and moved into place, an existing folder replaced
+    only with ``force`` and only when reportgen wrote all of it, one run at a time).
+
+    Raises
+    ------
+    InputError
+        Bad data or output folder; the output folder is checked before the data are
+        read, and nothing is left behind on failure.
+    """
+    from reportgen.analysis import analyze
+    from reportgen.data import LoadOptions, load
+    from reportgen.report.archive import build_manifest, report_folder
+    from reportgen.report.output import write_json_atomic
+
+    timings: dict[str, float] = {}
+    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    folder, replace = output_folder(out, force=force, if_exists=if_exists,
+                                    progress=progress)
+    with report_folder(folder, force=replace) as tmp:
+        tick = time.perf_counter()
+        table = load(list(data), options=LoadOptions(**dict(load_options or {})),
+                     config=config)
+        timings["load"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        analysis = analyze(table, options, execution=execution)
+        results = analysis.to_results()
+        timings["analysis"] = time.perf_counter() - tick
+        write_json_atomic(tmp / "results.json", results)
+        record = {"data": [str(Path(d).resolve()) for d in data],
+                  "config": str(Path(config).resolve()) if config else None,
+                  "load_options": json_safe(dict(load_options or {})),
+                  "analysis_options": results.get("config")}
+        manifest = build_manifest(table.sources, parameters=json_safe(record),
+                                  seed=int(analysis.seed), started=started,
+                                  outputs=built_files(tmp))
+        write_manifest(tmp, manifest, timings)
+    return AnalysisFolder(folder, results, analysis)

@@ -54,22 +54,33 @@ def test_results_validate_against_the_schema(shared_data):
         validate_results({k: v for k, v in results.items() if k != "seed"})
 
 
+def _write_report(folder: Path, files: dict[str, str]) -> None:
+    """Write ``files`` and a reportgen manifest listing them, as a run does."""
+    from reportgen.report.pipeline import built_files, write_manifest
+
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    manifest = build_manifest([], parameters={}, seed=1, outputs=built_files(folder))
+    write_manifest(folder, manifest, {}, results=None)
+
+
 def test_report_folder_is_atomic(tmp_path):
     out = tmp_path / "report"
     with report_folder(out) as work:
-        (work / "manifest.json").write_text("one")
+        _write_report(work, {"a.txt": "one"})
         assert not out.exists()  # nothing visible until the block succeeds
-    assert (out / "manifest.json").read_text() == "one"
+    assert (out / "a.txt").read_text() == "one"
     with pytest.raises(InputError, match="already exists.*\n.*--force"):
         with report_folder(out):
             pass
     with pytest.raises(RuntimeError), report_folder(out, force=True) as work:
         (work / "b.txt").write_text("two")
         raise RuntimeError("a cell failed")
-    assert (out / "manifest.json").read_text() == "one" and not (out / "b.txt").exists()
+    assert (out / "a.txt").read_text() == "one" and not (out / "b.txt").exists()
     with report_folder(out, force=True) as work:
-        (work / "manifest.json").write_text("two")
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
+        _write_report(work, {"tables/c.csv": "two"})
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "tables"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no leftovers
 
 
@@ -79,8 +90,9 @@ def test_report_folder_never_replaces_a_folder_that_is_not_a_report(tmp_path):
     checkpoint.mkdir()
     (checkpoint / "model.safetensors").write_bytes(b"weights")
     for force in (False, True):
-        with pytest.raises(InputError, match="not a report folder, so it is never "
-                                             "replaced|already exists"):
+        with pytest.raises(InputError, match="model.safetensors: not written by reportgen "
+                                             "\\(the folder has no manifest.json\\)|"
+                                             "already exists"):
             with report_folder(checkpoint, force=force):
                 pass
     assert (checkpoint / "model.safetensors").read_bytes() == b"weights"
@@ -100,7 +112,7 @@ def test_resolve_out_policies(tmp_path):
     out = tmp_path / "eval-report"
     assert resolve_out(out, if_exists="error") == out  # does not exist yet
     out.mkdir()
-    (out / "manifest.json").write_text("{}")
+    _write_report(out, {"results.json": "{}"})
     assert is_report_folder(out) and not is_report_folder(tmp_path)
     with pytest.raises(InputError, match=r"already exists \(a report folder\)"):
         resolve_out(out)

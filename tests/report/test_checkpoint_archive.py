@@ -68,6 +68,8 @@ def test_run_never_replaces_the_checkpoint_folder_itself(checkpoint, capsys):
         assert _run(data, ckpt, *extra) == 2
         err = capsys.readouterr().err
         assert "Traceback" not in err
-        assert "already exists (a folder)" in err or \
-            "is not a report folder, so it is never replaced (it may be a checkpoint)" in err
+        assert "already exists (a folder)" in err or (
+            "holds something reportgen did not write, so it is never replaced (it may be "
+            "a checkpoint): config.json: not written by reportgen (the folder has no "
+            "manifest.json)" in err)
     assert sorted(p.name for p in ckpt.iterdir()) == before
