@@ -707,15 +707,15 @@ def write_outputs(history: History) -> HTMLBlock:
     import pandas as pd
 
     from reportgen.jsonsafe import json_safe
-    from reportgen.report.output import write_json_atomic
+    from reportgen.report.output import write_csv, write_json_atomic
 
     out = history.output_dir
     out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / "history.json", json_safe(history.to_results()))
     tables = out / "tables"
     tables.mkdir(exist_ok=True)
-    pd.DataFrame.from_records(history.trend).to_csv(tables / "trend.csv", index=False)
-    pd.DataFrame.from_records(history.changes).to_csv(tables / "changes.csv", index=False)
+    write_csv(pd.DataFrame.from_records(history.trend), tables / "trend.csv")
+    write_csv(pd.DataFrame.from_records(history.changes), tables / "changes.csv")
     return HTMLBlock("", text="wrote history.json and tables/ (trend.csv, changes.csv)")
 
 

@@ -103,7 +103,8 @@ def read_report_folder(path: str | Path) -> ReportFolder:
     Raises
     ------
     InputError
-        Not a folder, no ``results.json``, or one that is not valid JSON.
+        Not a folder, no ``results.json``, or one that is not valid JSON or does not
+        match the shipped schema (:func:`reportgen.report.archive.validate_results`).
     """
     import json
 
@@ -134,6 +135,11 @@ def read_report_folder(path: str | Path) -> ReportFolder:
         return doc
 
     results = _json(results_path)
+    from reportgen.report.archive import validate_results
+
+    # a hand-edited or damaged results.json ("mean": "abc", "systems": 5) stops here,
+    # naming the file and its first invalid field, before any of it is used
+    validate_results(results, source=results_path)
     manifest_path = folder / "manifest.json"
     manifest = _json(manifest_path) if manifest_path.is_file() else None
     html = folder / "report.html"

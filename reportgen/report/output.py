@@ -1,17 +1,23 @@
 """Writing outputs safely: check the output folder before any work, write files
-atomically (a temporary file renamed into place), JSON without NaN."""
+atomically (a temporary file renamed into place), JSON without NaN, CSV tables whose text
+cannot become a spreadsheet formula."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reportgen.errors import InputError, Location
 
-__all__ = ["prepare_output_dir", "write_json_atomic"]
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["FORMULA_PREFIXES", "csv_safe_text", "prepare_output_dir", "write_csv",
+           "write_json_atomic"]
 
 
 def prepare_output_dir(path: str | Path) -> Path:
@@ -63,4 +69,41 @@ def write_json_atomic(path: Path, document: Any) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return path
+
+
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: Injection"): ``=``, ``+``, ``-``, ``@``, tab and carriage return.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe_text(value: Any) -> Any:
+    """``value`` with a leading ``'`` when it is text that a spreadsheet would run as a
+    formula (a system named ``=HYPERLINK("http://x","c")``, ``+cmd|' /C calc'!A0`` or
+    ``@SUM(1+1)``); anything else unchanged.
+
+    Numbers stay numbers (``-0.07`` is written as the number it is); only text cells are
+    prefixed, as the OWASP rule for CSV injection asks. The ``'`` shows in a text
+    editor; Excel and LibreOffice hide it and show the text.
+
+    >>> print(csv_safe_text('=HYPERLINK("http://x","c")'))
+    '=HYPERLINK("http://x","c")
+    >>> csv_safe_text(-0.5), csv_safe_text("gpt-4")
+    (-0.5, 'gpt-4')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    """Write ``frame`` as CSV (no index, text quoted), its text cells made safe by
+    :func:`csv_safe_text` and its column names too."""
+    safe = frame.copy()
+    for column in safe.columns:
+        if safe[column].dtype == object or str(safe[column].dtype) in ("string", "str"):
+            safe[column] = safe[column].map(csv_safe_text)
+    safe.columns = [csv_safe_text(str(c)) for c in safe.columns]
+    # text quoted: a carriage return inside a name must not end the row
+    safe.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
     return path

@@ -183,7 +183,7 @@ def write_outputs(report: Report) -> HTMLBlock:
     import pandas as pd
 
     from reportgen.report.archive import validate_results
-    from reportgen.report.output import write_json_atomic
+    from reportgen.report.output import write_csv, write_json_atomic
 
     out = report.output_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -194,7 +194,7 @@ def write_outputs(report: Report) -> HTMLBlock:
     written = []
     for name, rows in _csv_tables(report).items():
         if rows:
-            pd.DataFrame.from_records(rows).to_csv(tables_dir / f"{name}.csv", index=False)
+            write_csv(pd.DataFrame.from_records(rows), tables_dir / f"{name}.csv")
             written.append(f"{name}.csv")
     return HTMLBlock("", text=f"wrote results.json and tables/ ({', '.join(written)})")
 

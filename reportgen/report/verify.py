@@ -5,20 +5,21 @@ was made from and the files it wrote) and say what changed.
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Location
-from reportgen.report.archive import file_sha256
+from reportgen.report.archive import _kind, _walk, file_sha256, manifest_digest
 
 __all__ = ["Finding", "VerifyResult", "verify_report"]
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One difference: ``kind`` is ``"input"`` or ``"output"``, ``status`` one of
-    ``"changed"``, ``"missing"``, ``"unlisted"``."""
+    """One difference: ``kind`` is ``"input"``, ``"output"`` or ``"manifest"``,
+    ``status`` one of ``"changed"``, ``"missing"``, ``"unlisted"``, ``"unsealed"``."""
 
     kind: str
     status: str
@@ -115,13 +116,48 @@ def verify_report(folder: str | Path) -> VerifyResult:
     listed = set(manifest["outputs"])
     for name, entry in manifest["outputs"].items():
         path = root / name
-        if not path.is_file():
+        try:
+            mode = path.lstat().st_mode
+        except OSError:
             findings.append(Finding("output", "missing", name))
+            continue
+        if not stat.S_ISREG(mode):
+            findings.append(Finding("output", "changed", name,
+                                    f"{_kind(mode)} now, not the file written"))
         elif file_sha256(path) != entry.get("sha256"):
             findings.append(Finding("output", "changed", name, "sha256 differs"))
-    for path in sorted(root.rglob("*")):
-        name = path.relative_to(root).as_posix()
-        if path.is_file() and name != "manifest.json" and name not in listed:
-            findings.append(Finding("output", "unlisted", name,
-                                    "in the folder, not in the manifest"))
+    findings.extend(_seal_findings(manifest))
+    folders = {"/".join(name.split("/")[:k]) for name in listed
+               for k in range(1, name.count("/") + 1)}
+    for name, info in _walk(root):
+        if name == "manifest.json" or name in listed:
+            continue
+        if stat.S_ISDIR(info.st_mode) and name in folders:
+            continue
+        what = "in the folder, not in the manifest"
+        if not stat.S_ISREG(info.st_mode):
+            what = f"{_kind(info.st_mode)}, {what}"
+        findings.append(Finding("output", "unlisted", name, what))
     return VerifyResult(root, n_inputs, len(listed), tuple(findings))
+
+
+def _seal_findings(manifest: dict[str, Any]) -> list[Finding]:
+    """The manifest's digest of its own canonical JSON, and of its main document."""
+    recorded = manifest.get("manifest_sha256")
+    if not isinstance(recorded, str):
+        return [Finding("manifest", "unsealed", "manifest.json",
+                        "it records no digest of its own content (written before "
+                        "reportgen sealed its manifests, or the digest was removed)")]
+    findings = []
+    if manifest_digest(manifest) != recorded:
+        findings.append(Finding("manifest", "changed", "manifest.json",
+                                "its content differs from the digest recorded when it was "
+                                "written (edited afterwards)"))
+    main = manifest.get("results")
+    if isinstance(main, dict) and main.get("file") is not None:
+        entry = manifest["outputs"].get(main["file"])
+        if not isinstance(entry, dict) or entry.get("sha256") != main.get("sha256"):
+            findings.append(Finding("manifest", "changed", str(main["file"]),
+                                    "its digest in the outputs differs from the one sealed "
+                                    "with the manifest"))
+    return findings

@@ -199,6 +199,27 @@ def test_history_needs_two_distinct_reports(example_releases, tmp_path, capsys):
     assert "has no results.json" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("edit, field", [
+    (lambda r: r["systems"][0].__setitem__("mean", "abc"), "systems/0/mean"),
+    (lambda r: r.__setitem__("systems", 5), "systems"),
+])
+def test_history_refuses_a_results_json_that_breaks_the_schema(example_releases, tmp_path,
+                                                               capsys, edit, field):
+    # reference: the shipped JSON Schema (jsonschema's validator names the field)
+    bad = tmp_path / "bad"
+    shutil.copytree(example_releases["v9.1"], bad)
+    results = json.loads((bad / "results.json").read_text(encoding="utf-8"))
+    edit(results)
+    (bad / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    code = main(["history", str(example_releases["v2.0"]), str(bad),
+                 "--out", str(tmp_path / "h")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert f"not a valid results.json: at {field}" in err
+    assert str(bad / "results.json") in err
+    assert not (tmp_path / "h").exists()
+
+
 def test_history_of_evaluation_reports_needs_the_system_named(example_releases, tmp_path,
                                                               capsys):
     """Reports without a release candidate: the followed system must be named."""
