@@ -106,8 +106,13 @@ def active_theme() -> Theme:
 
 def chart_spec(chart: Any, theme: str | Path | Theme | None = None) -> dict[str, Any]:
     """The Vega-Lite spec of ``chart`` with the theme's configuration (default: the
-    active theme) underneath the chart's own (settings made on the chart win)."""
-    spec = chart.to_dict() if hasattr(chart, "to_dict") else copy.deepcopy(chart)
+    active theme) underneath the chart's own (settings made on the chart win).
+
+    The spec is not validated against the Vega-Lite schema here (a quarter of a
+    report's chart time): the builders are tested with validation
+    (``tests/charts``), and vl-convert rejects an invalid spec anyway."""
+    spec = (chart.to_dict(validate=False) if hasattr(chart, "to_dict")
+            else copy.deepcopy(chart))
     chosen = active_theme() if theme is None else load_theme(theme)
     config = copy.deepcopy(chosen.config)
     spec["config"] = _merge(config, spec.get("config", {}))
