@@ -10,6 +10,8 @@ rendering (:mod:`reportgen.charts.render`).
   critical-difference diagram.
 - :mod:`~reportgen.charts.noise`: p vs |Δ|, |A−B| vs A+B, CI width by runs, power/MDE,
   difficulty histogram, TOPSIS scatter.
+- :mod:`~reportgen.charts.overview`: means with intervals of every system on every
+  dataset × metric (small multiples), the overview of a report.
 - :mod:`~reportgen.charts.release`: forest plot of candidate − baseline by verdict.
 - :mod:`~reportgen.charts.render`: themes, the active theme, SVG/PNG rendering.
 """
@@ -33,6 +35,7 @@ from reportgen.charts.noise import (
     pvalue_vs_difference_chart,
     topsis_scatter,
 )
+from reportgen.charts.overview import means_overview_chart
 from reportgen.charts.pairs import emmeans_p_scale, pvalue_heatmap, pwpp_chart
 from reportgen.charts.release import forest_plot
 from reportgen.charts.render import (
@@ -58,6 +61,7 @@ __all__ = [
     "emmeans_p_scale",
     "forest_plot",
     "load_theme",
+    "means_overview_chart",
     "power_curve_chart",
     "pvalue_heatmap",
     "pvalue_vs_difference_chart",

@@ -1,0 +1,103 @@
+"""The overview chart of a report: each system's mean with its interval on every dataset ×
+metric, as small multiples that share the system axis (Tufte's small multiples; HELM's
+leaderboard read as a picture).
+
+=============================== ==========================================================
+builder                         what it draws
+=============================== ==========================================================
+:func:`means_overview_chart`    one panel per dataset × metric, one row per system in the
+                                order given (best on top), the mean as a point and its
+                                interval as a bar; the best system of each panel filled
+=============================== ==========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import altair as alt
+
+from reportgen.errors import InputError
+
+__all__ = ["means_overview_chart"]
+
+#: Pixels per system row.
+ROW_HEIGHT = 14
+#: Width of one panel (pixels).
+PANEL_WIDTH = 150
+#: Longest system label drawn in full (pixels); full names are in the table beside.
+LABEL_LIMIT = 180
+
+
+def means_overview_chart(rows: Sequence[Mapping[str, Any]], order: Sequence[str], *,
+                         columns: int = 4, title: str | None = None) -> alt.FacetChart:
+    """Means with intervals of every system on every dataset × metric.
+
+    Parameters
+    ----------
+    rows
+        One mapping per system and panel with ``panel`` (e.g. ``"mbpp+ / pass1 (%)"``),
+        ``system``, ``mean``, ``ci_low``, ``ci_high`` (already in the unit shown, e.g.
+        percent) and ``best`` (True for the best system of the panel).
+    order
+        The systems, top to bottom (the overall ranking). Systems of ``rows`` not in it
+        are not drawn.
+    columns
+        Panels per row.
+    title
+        Chart title.
+
+    Returns
+    -------
+    alt.FacetChart
+        Panels with independent x scales (each metric keeps its own units) and a shared
+        system axis; layers: interval (``rule``) and mean (``point``, filled for the
+        best system).
+
+    Raises
+    ------
+    InputError
+        No row, or a row without the required fields.
+    """
+    needed = ("panel", "system", "mean", "ci_low", "ci_high", "best")
+    if not rows:
+        raise InputError("the overview chart needs at least one row")
+    missing = [k for k in needed if k not in rows[0]]
+    if missing:
+        raise InputError(f"overview rows lack {', '.join(missing)}",
+                         hint=f"each row needs {', '.join(needed)}")
+    keep = set(order)
+    values = [{k: row[k] for k in needed} for row in rows if row["system"] in keep]
+    for v in values:
+        v["marker"] = "best of the panel" if v["best"] else "other systems"
+    panels = list(dict.fromkeys(v["panel"] for v in values))
+    y = alt.Y("system:N", sort=list(order), title=None,
+              axis=alt.Axis(labelLimit=LABEL_LIMIT, grid=True, labelFontSize=10))
+    tooltip = [alt.Tooltip("panel:N", title="dataset × metric"), alt.Tooltip("system:N"),
+               alt.Tooltip("mean:Q", format=".3g"), alt.Tooltip("ci_low:Q", format=".3g"),
+               alt.Tooltip("ci_high:Q", format=".3g")]
+    x = alt.X("ci_low:Q", title=None, scale=alt.Scale(zero=False, nice=True))
+    base = alt.Chart()
+    layer = alt.layer(
+        base.mark_rule(strokeWidth=2, opacity=0.6).encode(x=x, x2="ci_high:Q", y=y,
+                                                          tooltip=tooltip),
+        base.mark_point(size=30, filled=True).encode(
+            x=alt.X("mean:Q", title=None), y=y, tooltip=tooltip,
+            shape=alt.Shape("marker:N", title=None,
+                            scale=alt.Scale(domain=["best of the panel", "other systems"],
+                                            range=["diamond", "circle"])),
+            color=alt.Color("marker:N", title=None,
+                            scale=alt.Scale(domain=["best of the panel", "other systems"],
+                                            range=["#c0392b", "#34495e"]),
+                            legend=alt.Legend(orient="top"))),
+    ).properties(width=PANEL_WIDTH, height=max(60, ROW_HEIGHT * len(order)))
+    chart = layer.facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None,
+                        header=alt.Header(labelFontWeight="bold", labelLimit=PANEL_WIDTH)),
+        columns=max(1, min(columns, len(panels))),
+        data=alt.Data(values=values),
+    ).resolve_scale(x="independent")
+    if title:
+        chart = chart.properties(title=title)
+    return chart
