@@ -83,28 +83,33 @@ def evaluation() -> nbformat.NotebookNode:
               "`remove` (like this one) do not appear in the report."),
         parameters(COMMON_PARAMETERS.format(name="evaluation", title="Evaluation report")),
         prepare,
-        section("Summary", "summary", "Headline verdicts in claim sentences; the "
-                "leaderboard with intervals and tie groups"),
-        section("Data", "data_section", "Systems, datasets, metrics, pairing, exclusions, "
-                "warnings"),
-        section("Exploration", "exploration", "Distributions of scores (or bootstrap "
-                "means) and of ranks"),
-        section("Per dataset × metric", "per_sample_list", "Pairwise table, connected "
-                "graph with cliques, PWPP, for each dataset × metric"),
+        section("Key findings", "summary", "Who leads, whether the leaders are "
+                "distinguishable, the largest reliable gaps, the noise floor; the "
+                "contents follow"),
+        section("Results", "results_matrix", "The central table (systems × dataset × "
+                "metric with intervals and tie groups) and the overview chart"),
+        section("Across datasets", "across_datasets", "Ordered ranking over datasets: "
+                "harmonic-mean p, graph or letters, sign tests, critical difference"),
+        section("Noise and power", "noise_and_power", "Minimum detectable effect of "
+                "each dataset × metric"),
+        section("Methods", "methods", "How the numbers were made, glossary, references"),
+        section("Appendix", "appendix", "The detail, folded in HTML"),
+        section("Per dataset × metric", "per_sample_list", "Systems with intervals, "
+                "pairwise table, graph (few systems) and PWPP, per dataset × metric"),
         section("Across metrics", "across_metrics", "Heatmap of pairs × metrics; the "
                 "metric aggregate (datasets with several metrics)"),
-        section("Across datasets", "across_datasets", "Ordered ranking over datasets: "
-                "harmonic-mean p, graph, cliques, sign tests, critical difference"),
-        section("Noise and power", "noise_and_power", "Minimum detectable effects; "
-                "benchmark noise; Bradley-Terry ratings"),
+        section("Benchmark noise", "noise_detail", "Noise profile, Bradley-Terry "
+                "ratings, MDE curve"),
         section("Items", "items_section", "Items solved by none or one, suspect items, "
                 "difficulty"),
         section("Repeated runs", "repeated_runs", "Run-to-run variation (datasets with "
                 "repeated runs)"),
         section("Groups and hyperparameters", "groups_and_hyperparameters",
                 "Comparisons within item groups and by hyperparameter"),
-        section("Methods", "methods", "Which test where and why, correction, seed, "
-                "inputs with hashes"),
+        section("Data", "data_section", "Systems, datasets, metrics, pairing, exclusions, "
+                "warnings"),
+        section("Tests, inputs and versions", "provenance", "Which test where and why, "
+                "inputs with hashes, versions"),
         finish(),
     ]
     return notebook(cells, release=False)

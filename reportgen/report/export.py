@@ -73,6 +73,7 @@ svg text[font-family="sans-serif"] { font-family: "Liberation Sans", Arimo, Aria
 svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times New Roman",
   Times, "DejaVu Serif Condensed", serif; }
 @media print {
+  .rg-screen-only { display: none; }
   .rg-charts { display: block; text-align: center; }
   .rg-charts > figure.rg-chart { display: inline-block; vertical-align: top;
     margin: .5rem .6rem; }
@@ -172,13 +173,26 @@ def notebook_to_html(nb: Mapping[str, Any], *, title: str, release: str | None =
         "</head>",
         "<body>",
         _header_html(title, release, created, meta),
-        _toc_html(headings),
-        f'<main class="rg-body">\n{body}\n</main>',
+        *_body_with_contents(body, _toc_html(headings)),
         "</body>",
         "</html>",
         "",
     ]
     return "\n".join(part for part in parts if part)
+
+
+#: Where a section asks for the table of contents (after the key findings); without it
+#: the contents come first.
+CONTENTS_MARKER = "<!-- rg:contents -->"
+
+
+def _body_with_contents(body: str, toc: str) -> list[str]:
+    """The contents and the ``<main>`` body: the contents in place of
+    :data:`CONTENTS_MARKER` (the key findings come first), else before the body."""
+    if CONTENTS_MARKER in body:
+        before, after = body.split(CONTENTS_MARKER, 1)
+        return [f'<main class="rg-body">\n{before}\n{toc}\n{after}\n</main>']
+    return [toc, f'<main class="rg-body">\n{body}\n</main>']
 
 
 def _title_iv(title: str) -> None:
@@ -212,8 +226,12 @@ def _header_html(title: str, release: str | None, created: str | None,
 def _toc_html(headings: Sequence[_Heading]) -> str:
     if not headings:
         return ""
-    lines = ['<nav class="rg-toc" aria-label="Contents">',
-             '<p class="rg-toc-title">Contents</p>', "<ol>"]
+    headings = [h for h in headings if not h.folded]
+    if not headings:
+        return ""
+    # on screen a folded block (no script); printed, details are shown open
+    lines = ['<nav class="rg-toc" aria-label="Contents">', "<details>",
+             '<summary class="rg-toc-title">Contents</summary>', "<ol>"]
     open_sub = False
     for position, heading in enumerate(headings):
         link = f'<a href="#{_esc(heading.anchor)}">{_esc(heading.text)}</a>'
@@ -231,7 +249,7 @@ def _toc_html(headings: Sequence[_Heading]) -> str:
         lines.append(f'<li class="rg-toc-h{heading.level}">{link}')
     if open_sub:
         lines.append("</ol>")
-    lines += ["</li>", "</ol>", "</nav>"]
+    lines += ["</li>", "</ol>", "</details>", "</nav>"]
     return "\n".join(lines)
 
 
@@ -368,6 +386,7 @@ class _Heading:
     section_id: str | None
     text_parts: list[str] = field(default_factory=list)
     anchor: str = ""
+    folded: bool = False  # inside a <details>: left out of the contents
 
     @property
     def text(self) -> str:
@@ -409,6 +428,7 @@ class _BodyScanner(HTMLParser):
         self._table_columns = 0
         self._heading: _Heading | None = None
         self._opened: _OpenTag | None = None  # the start tag just before, if nothing else
+        self._details_depth = 0
 
     def _offset(self) -> int:
         line, column = self.getpos()
@@ -441,7 +461,10 @@ class _BodyScanner(HTMLParser):
             section_id = (dict(before.attrs).get("id")
                           if before is not None and before.tag == "section" else None)
             self._heading = _Heading(int(tag[1]), start, start + len(raw), tag, attrs,
-                                     element_id, section_id)
+                                     element_id, section_id,
+                                     folded=self._details_depth > 0)
+        elif tag == "details" and not closes:
+            self._details_depth += 1
         elif tag == "table" and not closes:
             if self._table_depth == 0:
                 self._open_table(start, before)
@@ -462,6 +485,8 @@ class _BodyScanner(HTMLParser):
         if self._heading is not None and tag == self._heading.tag:
             self.headings.append(self._heading)
             self._heading = None
+        elif tag == "details" and self._details_depth:
+            self._details_depth -= 1
         elif tag == "table" and self._table_depth:
             self._table_depth -= 1
             if self._table_depth == 0:
@@ -737,6 +762,7 @@ p, li {{ orphans: 2; widows: 2; }}
 .rg-table-wrap {{ overflow: visible; }}
 figure svg, figure img {{ max-width: 100%; max-height: 78vh; height: auto; }}
 .rg-toc a::after {{ content: leader(".") target-counter(attr(href), page); }}
+.rg-toc details > ol {{ columns: 2; column-gap: 8mm; font-size: 8.5pt; }}
 a {{ color: inherit; text-decoration: none; }}
 """
 

@@ -19,9 +19,9 @@ from typing import Any
 from reportgen.errors import ReportgenError
 from reportgen.report import format as fmt
 
-__all__ = ["Col", "HTMLBlock", "charts_row", "count_cell", "escape", "figure", "h3",
-           "note", "num_cell", "p_cell", "pct_cell", "section", "slug", "strip_tags",
-           "table", "try_figure"]
+__all__ = ["Col", "HTMLBlock", "charts_row", "count_cell", "details", "escape", "figure",
+           "h3", "note", "num_cell", "p_cell", "pct_cell", "screen_only", "section",
+           "slug", "strip_tags", "table", "try_figure"]
 
 
 @dataclass(frozen=True)
@@ -56,16 +56,35 @@ def slug(*parts: str) -> str:
 
 
 def section(title: str, body: Iterable[str], *, sid: str | None = None,
-            intro: str | None = None) -> HTMLBlock | None:
-    """A ``<section>`` with its ``<h2>``; None when ``body`` has nothing to show."""
+            intro: str | None = None, fold: str | None = None) -> HTMLBlock | None:
+    """A ``<section>`` with its ``<h2>``; None when ``body`` has nothing to show.
+
+    ``fold`` (an appendix section) puts the body in a ``<details>`` block whose summary
+    is ``fold`` (HTML): folded on screen without any script, shown open when printed.
+    """
     parts = [p for p in body if p]
     if not parts:
         return None
-    head = (f'<section class="rg-section" id="{escape(sid or slug(title))}">'
+    css = "rg-section rg-appendix" if fold else "rg-section"
+    head = (f'<section class="{css}" id="{escape(sid or slug(title))}">'
             f"<h2>{escape(title)}</h2>")
     if intro:
         head += f"<p>{intro}</p>"
-    return HTMLBlock(head + "\n".join(parts) + "</section>")
+    inner = "\n".join(parts)
+    if fold:
+        inner = details(fold, inner)
+    return HTMLBlock(head + inner + "</section>")
+
+
+def screen_only(body: str) -> str:
+    """HTML shown on screen and left out of the PDF (detail that would cost pages)."""
+    return f'<div class="rg-screen-only">{body}</div>' if body else ""
+
+
+def details(summary: str, body: str) -> str:
+    """A folded block: ``summary`` (HTML) shown, ``body`` (HTML) on a click."""
+    return (f'<details class="rg-fold"><summary>{summary}</summary>'
+            f'<div class="rg-fold-body">{body}</div></details>')
 
 
 def h3(title: str, sid: str | None = None) -> str:

@@ -39,16 +39,30 @@ from reportgen.report.html import (
     num_cell,
     p_cell,
     pct_cell,
+    screen_only,
     section,
     slug,
     table,
     try_figure,
 )
 
-__all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "data_section",
-           "exploration", "groups_and_hyperparameters", "items_section", "methods",
-           "noise_and_power", "per_sample_list", "prepare", "release_details",
-           "release_summary", "repeated_runs", "summary", "write_outputs"]
+__all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "appendix",
+           "data_section", "exploration", "groups_and_hyperparameters", "items_section",
+           "methods", "noise_and_power", "noise_detail", "per_sample_list", "prepare",
+           "provenance", "release_details", "release_summary", "repeated_runs",
+           "results_matrix", "summary", "write_outputs"]
+
+
+#: Above this many systems the connected graph of non-significant pairs is replaced by the
+#: compact letter display (an unreadable hairball otherwise).
+MAX_GRAPH_SYSTEMS = 15
+#: The pairwise p-value plot needs 3 systems to say more than the table, and stays legible
+#: up to this many.
+MAX_PWPP_SYSTEMS = 15
+#: Bradley-Terry ratings are drawn up to this many systems (all are in results.json).
+MAX_BT_SYSTEMS = 60
+#: TOPSIS is drawn only when its order disagrees with the aggregate (Kendall τ below this).
+TOPSIS_SHOWN_BELOW = 0.9
 
 
 def _try_chart(build: Callable[[], Any], caption: str | None, report: Report) -> str:
@@ -290,72 +304,176 @@ def _why(sl: Any) -> str:
         return (f"{sl.n_runs} runs per item averaged first (items are the independent "
                 "units), so the item means are analysed as continuous")
     return {("paired", "binary"): "paired 0/1 outcomes: exact test on the discordant "
-                                  "items (Table 1 of seed 000)",
+                                  "items",
             ("paired", "continuous"): "paired continuous scores: test on the per-item "
-                                      "differences (Table 1 of seed 000)",
+                                      "differences",
             ("unpaired", "binary"): "different items per system, 0/1 outcomes: test of "
-                                    "two proportions (Table 1 of seed 000)",
+                                    "two proportions",
             ("unpaired", "continuous"): "different items per system, continuous scores: "
-                                        "Welch's t test (Table 1 of seed 000)",
+                                        "Welch's t test",
             }.get((sl.pairing, modality), "")
 
 
 # --------------------------------------------------------------------------- Summary
 
 def summary(report: Report) -> HTMLBlock | None:
-    """Headline verdicts in claim sentences and the leaderboard with intervals and tie
-    groups."""
-    from reportgen.report.claims import claim_sentence
-    from reportgen.report.ranking_text import ordering_line
+    """Key findings, first: who leads, whether the leaders are distinguishable, the
+    largest reliable gaps, the noise floor, in plain sentences and the metric's units
+    (:func:`reportgen.report.findings.key_findings`). The table of contents follows it."""
+    from reportgen.report.export import CONTENTS_MARKER
+    from reportgen.report.findings import key_findings
 
-    body: list[str] = []
+    analysis = report.analysis
     table_ = report.table
-    body.append(f"<p>{len(table_.systems)} systems compared on {len(table_.datasets)} "
-                f"dataset(s) and {len(table_.metrics)} metric(s); "
-                f"{len(report.results['comparisons']):,} pairwise comparisons at "
-                f"α = {report.alpha:g} ({_correction_name(report)}), "
-                f"{report.confidence:.0%} intervals.</p>")
-    ordered = _ordered_entry(report)
-    if ordered is not None:
-        body.append(h3("Overall ranking", "overall-ranking"))
-        line = ordering_line(ordered, limit=len(ordered["systems"]))
-        body.append(f'<p class="rg-headline">{escape(line)}</p>')
-        body.append(note("“&gt;”: the neighbours differ significantly; “≈”: they do not. "
-                          f"{escape(ordered['method'])}."))
-        letters = (ordered.get("letters") or {}).get("systems", [])
-        letter_of = {s["system"]: s["letters"] for s in letters}
-        rows = [{**s, "letters": letter_of.get(s["system"], "")}
-                for s in ordered["systems"]]
-        cols = [Col("rank", "rank", str, True), Col("system", "system"),
-                Col("score", "aggregate score", num_cell, True)]
-        if letter_of:
-            cols.append(Col("letters", "tie group"))
-        lists = ordered["lists"]
-        means = _headline_means(report, lists)
-        if means:
-            for key, label in means["columns"]:
-                cols.append(Col(key, label, escape, True))
-            for row in rows:
-                row.update(means["values"].get(row["system"], {}))
-        body.append(table(rows, cols))
-        if letter_of:
-            body.append(note("Systems sharing a letter in “tie group” are not "
-                              "significantly different (compact letter display). "
-                              "Aggregate score: standardised mean across the lists "
-                              f"({', '.join(escape(x) for x in lists)})."))
-    body.append(h3("Headline comparisons", "headline-comparisons"))
-    sentences = []
-    for sl in _sample_lists(report):
-        best = _best_pair(report, sl)
-        if best is not None:
-            sentences.append(f"<li>{escape(claim_sentence(best, style='plain'))}</li>")
-    body.append("<ul class=\"rg-claims\">" + "".join(sentences) + "</ul>")
-    body.append(note("Each line compares the two best systems of a dataset × metric "
-                      "(the question “is the leader really ahead?”)."))
+    lines = key_findings(analysis)
+    body: list[str] = []
+    if lines:
+        body.append('<div class="rg-findings"><ul>'
+                    + "".join(f"<li>{line}</li>" for line in lines) + "</ul></div>")
+    n_units = len(analysis.compared)
+    body.append(note(
+        f"{len(table_.systems)} systems, {len(table_.datasets)} dataset(s), "
+        f"{len(table_.metrics)} metric(s) ({n_units} dataset × metric compared); "
+        f"{report.confidence:.0%} intervals; a difference is significant when its "
+        f"p-value adjusted with the {escape(_correction_name(report))} is at most "
+        f"α = {report.alpha:g}. Proportions are shown in percent and their differences "
+        "in percentage points (pts)."))
     if report.warnings:
         body.append(f'<div class="rg-warning">{len(report.warnings)} warning(s) while '
                     'reading and analysing the data: see <a href="#data">Data</a>.</div>')
-    return section("Summary", body, sid="summary")
+    block = section("Key findings", body, sid="summary")
+    return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
+
+
+#: Systems drawn in the overview chart (all of them are in the matrix).
+OVERVIEW_SYSTEMS = 30
+
+
+def results_matrix(report: Report) -> HTMLBlock | None:
+    """The central table: systems × dataset × metric of real values with intervals and
+    tie-group letters, in the order of the overall ranking, the best value of each
+    column in bold; and the overview chart (means with intervals, small multiples)."""
+    from reportgen.charts.overview import means_overview_chart
+    from reportgen.report.findings import central_matrix, overall_order
+
+    analysis = report.analysis
+    columns, cells = central_matrix(analysis)
+    if not columns:
+        return None
+    order = [s for s in overall_order(analysis) if s in cells]
+    ranking = analysis.ranking
+    ranked = {} if ranking is None else {s: k + 1 for k, s in enumerate(ranking.systems)}
+    overall_letters = {} if ranking is None else ranking.letter_of()
+    body = [_matrix_table(part, cells, order, ranked, overall_letters)
+            for part in _column_chunks(columns)]
+    what = ["Each cell: the mean (percent for proportions) with its "
+            f"{report.confidence:.0%} interval; bold: the best value of the column; ↑/↓: "
+            "higher or lower is better."]
+    if any(cells[n][j].letters for n in order for j in cells[n]):
+        what.append("Superscript letters: tie groups of that dataset × metric: systems "
+                    "sharing a letter are not significantly different (compact letter "
+                    "display).")
+    if ranking is not None:
+        what.append(f"Rows follow the ranking across {len(ranking.lists)} dataset(s) "
+                    "(#, with its own tie groups after the name)"
+                    + ("; systems outside it follow by their mean position."
+                       if len(ranked) < len(order) else "."))
+    else:
+        what.append("Rows follow each system's mean position over the dataset × metrics.")
+    if len(body) > 1:
+        what.append(f"The {len(columns)} dataset × metrics are split over {len(body)} "
+                    "tables of the same rows.")
+    body.append(note(" ".join(what)))
+    shown = order[:OVERVIEW_SYSTEMS]
+    chart_rows = []
+    for j, c in enumerate(columns):
+        scale = 100.0 if c.proportion else 1.0
+        panel = c.label + (" (%)" if c.proportion else "")
+        for name in shown:
+            cell = cells[name].get(j)
+            if cell is None:
+                continue
+            chart_rows.append({"panel": panel, "system": name, "mean": cell.mean * scale,
+                               "ci_low": cell.ci_low * scale,
+                               "ci_high": cell.ci_high * scale, "best": cell.best})
+    if chart_rows:
+        more = (f" The first {len(shown)} of {len(order)} systems are drawn; all are in "
+                "the table." if len(shown) < len(order) else "")
+        body.append(charts_row(_try_chart(partial(
+            means_overview_chart, chart_rows, shown,
+            columns=4 if len(columns) > 3 else len(columns)),
+            f"Each system's mean with its {report.confidence:.0%} interval per dataset × "
+            "metric, in the order of the table; the best of each panel in red." + more,
+            report)))
+    return section("Results", body, sid="results")
+
+
+#: Value columns of one matrix table (more are split into several tables with the same
+#: rows, so a printed page stays readable without scrolling).
+MATRIX_COLUMNS = 7
+
+
+def _column_chunks(columns: Sequence[Any]) -> list[list[tuple[int, Any]]]:
+    """The matrix columns (with their index) split into tables of at most
+    :data:`MATRIX_COLUMNS`, keeping the metrics of a dataset together when they fit."""
+    chunks: list[list[tuple[int, Any]]] = [[]]
+    datasets = list(dict.fromkeys(c.dataset for c in columns))
+    for d in datasets:
+        group = [(j, c) for j, c in enumerate(columns) if c.dataset == d]
+        if chunks[-1] and len(chunks[-1]) + len(group) > MATRIX_COLUMNS:
+            chunks.append([])
+        for item in group:
+            if len(chunks[-1]) == MATRIX_COLUMNS:
+                chunks.append([])
+            chunks[-1].append(item)
+    return [c for c in chunks if c]
+
+
+def _matrix_table(part: Sequence[tuple[int, Any]], cells: Mapping[str, Mapping[int, Any]],
+                  order: Sequence[str], ranked: Mapping[str, int],
+                  overall_letters: Mapping[str, str]) -> str:
+    """One table of the central matrix: the columns ``part`` for every system."""
+    columns = [c for _, c in part]
+    datasets = list(dict.fromkeys(c.dataset for c in columns))
+    grouped = any(sum(c.dataset == d for c in columns) > 1 for d in datasets)
+
+    def label(c: Any, text: str) -> str:
+        unit = f" ({c.unit_label})" if c.unit_label else ""
+        arrow = "↑" if c.direction == "higher" else "↓"
+        return f'<th class="num">{escape(text)}{unit} {arrow}</th>'
+
+    if grouped:
+        head_top = ['<th rowspan="2">#</th><th rowspan="2">system</th>']
+        for d in datasets:
+            span = sum(c.dataset == d for c in columns)
+            head_top.append(f'<th colspan="{span}" class="rg-group">{escape(d)}</th>')
+        thead = ("<tr>" + "".join(head_top) + "</tr><tr>"
+                 + "".join(label(c, c.metric) for c in columns) + "</tr>")
+    else:
+        thead = ("<tr><th>#</th><th>system</th>"
+                 + "".join(label(c, c.label) for c in columns) + "</tr>")
+    rows_html = []
+    for name in order:
+        rank = ranked.get(name)
+        letters = overall_letters.get(name, "")
+        row = [f'<td class="num">{"" if rank is None else rank}</td>',
+               f"<td>{escape(name)}"
+               + (f' <sup class="rg-letters">{escape(letters)}</sup>' if letters else "")
+               + "</td>"]
+        for j, c in part:
+            cell = cells[name].get(j)
+            if cell is None:
+                row.append('<td class="num rg-missing">–</td>')
+                continue
+            value, ci = cell.text(c.proportion)
+            shown = f"<strong>{escape(value)}</strong>" if cell.best else escape(value)
+            sup = (f'<sup class="rg-letters">{escape(cell.letters)}</sup>'
+                   if cell.letters else "")
+            row.append(f'<td class="num{" rg-best" if cell.best else ""}">{shown}{sup}'
+                       f'<br><span class="rg-ci">{escape(ci)}</span></td>')
+        rows_html.append("<tr>" + "".join(row) + "</tr>")
+    return (f'<div class="rg-table-wrap"><table class="rg-table rg-matrix"><thead>{thead}'
+            f'</thead><tbody>{"".join(rows_html)}</tbody></table></div>')
 
 
 def _correction_name(report: Report) -> str:
@@ -366,37 +484,6 @@ def _correction_name(report: Report) -> str:
     scope = "within each dataset × metric" if across == "sample-list" else \
         "across all comparisons"
     return f"{label} correction {scope}"
-
-
-def _headline_means(report: Report, lists: Sequence[str]) -> dict[str, Any] | None:
-    """Per-list mean ± CI columns for the leaderboard when there are few lists."""
-    pairs = [(sl.dataset, sl.metric) for sl in _sample_lists(report)
-             if sl.derived_from is None]
-    if not pairs or len(pairs) > 6:
-        return None
-    columns, values = [], {}
-    for dataset, metric in pairs:
-        key = f"m::{dataset}::{metric}"
-        columns.append((key, f"{dataset} / {metric}"))
-        for row in _systems_rows(report, dataset, metric):
-            values.setdefault(row["system"], {})[key] = \
-                f"{num_cell(row['mean'])} {_ci(row)}"
-    return {"columns": columns, "values": values}
-
-
-def _best_pair(report: Report, sl: Any) -> dict[str, Any] | None:
-    rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
-                              sl.direction)
-    names = [r["system"] for r in rows if r["system"] in sl.systems]
-    if len(names) < 2:
-        return None
-    first, second = names[0], names[1]
-    for row in sl.comparison_records():
-        if {row["system_a"], row["system_b"]} == {first, second}:
-            return row
-    # first-vs-rest or successive orders: the first compared pair with the leader
-    return next((row for row in sl.comparison_records() if first in (row["system_a"],
-                                                          row["system_b"])), None)
 
 
 # --------------------------------------------------------------------------- Data
@@ -483,7 +570,9 @@ def data_section(report: Report) -> HTMLBlock | None:
         items += [f"<li>{escape(w)}</li>" for w in report.warnings]
         items += [f"<li>{escape(n)}</li>" for n in report.analysis.notes]
         body.append('<div class="rg-warning"><ul>' + "".join(items) + "</ul></div>")
-    return section("Data", body, sid="data")
+    return section("Data", body, sid="data",
+                   fold="Inputs, systems, datasets and metrics, pairing, exclusions, "
+                        "warnings")
 
 
 #: Longest list of descriptive statistics shown row by row; beyond it, one row per
@@ -575,7 +664,11 @@ def exploration(report: Report) -> HTMLBlock | None:
                 "in the tables below) are the joint statement.", report))
         body.append(h3(_list_title(sl), slug("explore", sl.dataset, sl.metric)))
         body.append(charts_row(*figures))
-    return section("Exploration", body, sid="exploration")
+    if body:  # the Results overview shows every mean with its interval in the PDF
+        body = [note("Shown in the HTML report only."), screen_only("".join(body))]
+    return section("Exploration", body, sid="exploration",
+                   fold="Distributions of scores (or bootstrap means) and of ranks, per "
+                        "dataset × metric")
 
 
 # --------------------------------------------------------------------------- per list
@@ -623,7 +716,7 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
         figures = []
         if isinstance(result, PairwiseResult) and result.order == "all-pairs" and \
-                len(result.systems) >= 2:
+                2 <= len(result.systems) <= MAX_GRAPH_SYSTEMS:
             means = _means_of(report, sl)
             if means is not None:
                 try:
@@ -636,16 +729,20 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                         "Systems ordered by mean; an edge joins two systems that are "
                         "not significantly different; shaded groups are the maximal "
                         "cliques.", report))
-        if isinstance(result, PairwiseResult) and result.n_pairs >= 1:
-            figures.append(_try_chart(partial(pwpp_chart,
+        if isinstance(result, PairwiseResult) and len(result.systems) >= 3 and \
+                len(result.systems) <= MAX_PWPP_SYSTEMS:
+            pwpp = (_try_chart(partial(pwpp_chart,
                 result, direction=sl.direction, title=f"{sl.metric}: pairwise p-values"),
                 "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
-                "scale, placed between the two means.", report))
+                "scale, placed between the two means (HTML report only).", report))
+            figures.append(screen_only(pwpp))
         body.append(charts_row(*figures))
     return section("Per dataset × metric", body, sid="per-dataset-metric",
-                    intro="Differences are A − B on the metric's own scale; "
-                          "“p adj.” is the p-value after the multiple-comparison "
-                          "correction.")
+                   intro="Differences are A − B on the metric's own scale; "
+                         "“p adj.” is the p-value after the multiple-comparison "
+                         "correction.",
+                   fold=f"{len(_sample_lists(report))} dataset × metric(s): systems with "
+                        "intervals and rank intervals, pairwise tests, graphs")
 
 
 def _caveats(sentences: Sequence[str]) -> str:
@@ -691,7 +788,7 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
 
 def across_metrics(report: Report) -> HTMLBlock | None:
     """The p-value heatmap of pairs × metrics and the metric aggregate of each dataset
-    (seed 000 §5.2, §6.1), with the TOPSIS cross-check."""
+    (Ackerman et al. 2025), with the TOPSIS cross-check."""
     from reportgen.charts import pvalue_heatmap, topsis_scatter
 
     aggregates = [a for a in report.results["aggregates"] if len(a["metrics"]) >= 2]
@@ -704,19 +801,25 @@ def across_metrics(report: Report) -> HTMLBlock | None:
                         slug("metrics", dataset)))
         rows = [r for r in report.results["comparisons"] if r["dataset"] == dataset
                 and r["metric"] in agg["metrics"]]
-        figures = [_try_chart(partial(pvalue_heatmap,
+        figures = [screen_only(_try_chart(partial(pvalue_heatmap,
             rows, columns="metric", alpha=report.alpha, max_pairs=60,
             title=f"{dataset}: adjusted p-values by metric"),
             "Adjusted p-value of each pair on each metric; the colour marks which "
-            "system is better where the difference is significant.", report)]
-        topsis_obj = next((t.result for t in report.analysis.topsis
-                           if t.dataset == dataset), None)
-        if topsis_obj is not None:
+            "system is better where the difference is significant (HTML report only).",
+            report))]
+        check = next((t for t in report.analysis.topsis if t.dataset == dataset), None)
+        topsis_obj = None if check is None else check.result
+        if check is not None and check.agreement.tau < TOPSIS_SHOWN_BELOW:
             scores = {s["system"]: s["mean"] for s in agg["systems"]}
             figures.append(_try_chart(partial(topsis_scatter,
                 topsis_obj, [scores[s] for s in topsis_obj.systems]),
                 "TOPSIS closeness against the aggregate score: a cross-check of the "
-                "aggregation (seed 000 §7.4).", report))
+                f"aggregation (Hwang & Yoon 1981), shown because its order disagrees "
+                f"(Kendall τ = {check.agreement.tau:.2f}).", report))
+        elif check is not None:
+            body.append(note(f"TOPSIS cross-check (Hwang & Yoon 1981): Kendall τ = "
+                             f"{check.agreement.tau:.2f} with the aggregate order, so it "
+                             "is not drawn."))
         body.append(charts_row(*figures))
         sys_rows = sorted(agg["systems"], key=lambda s: -s["mean"])
         body.append(table(sys_rows, [Col("system", "system"),
@@ -725,13 +828,14 @@ def across_metrics(report: Report) -> HTMLBlock | None:
                             zip(agg["metrics"], agg["directions"], agg["weights"]))
         body.append(note(f"Aggregate: each metric standardised over the pooled scores, "
                           f"signed by its direction and averaged with weights: {weights}."))
-    return section("Across metrics", body, sid="across-metrics")
+    return section("Across metrics", body, sid="across-metrics",
+                   fold="p-values by metric and the metric aggregate of each dataset")
 
 
 # --------------------------------------------------------------------------- across datasets
 
 def across_datasets(report: Report) -> HTMLBlock | None:
-    """The ordered ranking across datasets and metrics (seed 000 §7): graph, cliques,
+    """The ordered ranking across datasets and metrics (Ackerman et al. 2025): graph, cliques,
     harmonic-mean p, sign tests and the Friedman/Nemenyi critical difference."""
     from reportgen.charts import (
         clique_chart,
@@ -746,14 +850,20 @@ def across_datasets(report: Report) -> HTMLBlock | None:
     body = [f"<p>{len(ordered['systems'])} systems ordered over {len(ordered['lists'])} "
             f"lists ({', '.join(escape(x) for x in ordered['lists'])}). Pairwise evidence: "
             f"{escape(ordered['method'])}.</p>"]
-    body.append(charts_row(
-        _try_chart(partial(connected_graph_chart, ranking,
-                                                 title="Ordered ranking across lists"),
-                   "An edge joins two systems whose combined evidence is not "
-                   "significant.", report),
-        _try_chart(partial(clique_chart, ranking, title="Groups of indistinguishable "
-                                                       "systems"),
-                   "Maximal cliques of the graph.", report)))
+    if len(ordered["systems"]) <= MAX_GRAPH_SYSTEMS:
+        body.append(charts_row(
+            _try_chart(partial(connected_graph_chart, ranking,
+                               title="Ordered ranking across datasets"),
+                       "An edge joins two systems whose combined evidence is not "
+                       "significant.", report),
+            _try_chart(partial(clique_chart, ranking, title="Groups of indistinguishable "
+                                                           "systems"),
+                       "Maximal cliques of the graph.", report)))
+    else:
+        body.append(note(f"{len(ordered['systems'])} systems: the graph of "
+                         "indistinguishable systems is replaced by the tie-group letters "
+                         "of the Results table (systems sharing a letter are not "
+                         "significantly different)."))
     pairs = sorted(ordered["pairs"], key=lambda p: (p["p_adjusted"] is None,
                                                     p["p_adjusted"] or 0))
     names = [s["system"] for s in ordered["systems"]]
@@ -764,8 +874,7 @@ def across_datasets(report: Report) -> HTMLBlock | None:
     if len(ordered.get("lists") or ()) > 1:
         body.append(note("The harmonic-mean p combines the lists' p-values assuming they "
                           "are independent (different items in each list); it is slightly "
-                          "optimistic when the same items enter several lists "
-                          "(docs/validation.md, note 24)."))
+                          "optimistic when the same items enter several lists."))
     body.append(table(pairs, [Col("system_a", "A"), Col("system_b", "B"),
                               Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
                               Col("effect_size", "combined effect size",
@@ -793,16 +902,48 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                                   Col("wins_a", "lists A wins", str, True),
                                   Col("wins_b", "lists B wins", str, True),
                                   Col("p_value", "sign test p", p_cell, True)]))
-        body.append(note("“A wins on more lists than B” needs the sign test (seed 001 "
-                          "§6); it ignores the size of the differences."))
+        body.append(note("“A wins on more lists than B” needs the sign test; it ignores "
+                          "the size of the differences."))
     return section("Across datasets", body, sid="across-datasets")
 
 
 # --------------------------------------------------------------------------- noise, power
 
 def noise_and_power(report: Report) -> HTMLBlock | None:
-    """How precise the evaluation is: minimum detectable effects (power), benchmark noise
-    (seed 002), and the Bradley-Terry leaderboard."""
+    """The noise floor in a few lines: per dataset × metric, its items and the minimum
+    detectable effect (MDE) in the metric's units; the benchmark-noise charts are in
+    :func:`noise_detail`."""
+    units = [u for u in _sample_lists(report)
+             if u.power is not None and u.derived_from is None]
+    if not units:
+        return None
+    power = report.analysis.options.power
+    rows = []
+    for u in units:
+        assert u.power is not None
+        mde = abs(float(u.power.mde.delta))
+        row = {"list": u.name, "n": u.n_items, "design": f"{u.pairing}, {u.modality}",
+               "mde": fmt.difference(mde, proportion=u.proportion).lstrip("+")}
+        needed = u.power.required
+        row["n_required"] = None if needed is None else needed.n
+        rows.append(row)
+    cols = [Col("list", "dataset / metric"), Col("n", "items", count_cell, True),
+            Col("design", "design"), Col("mde", f"MDE ({power:.0%} power)", escape, True)]
+    delta = report.analysis.options.detect_delta
+    if delta is not None and any(r["n_required"] is not None for r in rows):
+        cols.append(Col("n_required", f"items for Δ = {delta:g}", count_cell, True))
+    body = [table(rows, cols),
+            note("MDE: the smallest difference each comparison detects with "
+                 f"{power:.0%} power at α = {report.alpha:g}, from the observed "
+                 "variability (median over pairs). A difference that is not significant "
+                 "and smaller than it is not evidence of no difference. The benchmark "
+                 "noise of each dataset × metric is in the appendix.")]
+    return section("Noise and power", body, sid="noise-and-power")
+
+
+def noise_detail(report: Report) -> HTMLBlock | None:
+    """Benchmark noise per dataset × metric (Wang et al. 2024): p-value against
+    difference, |A − B| against A + B, Bradley-Terry ratings, the MDE curve."""
     from reportgen.charts import (
         bradley_terry_chart,
         difference_vs_sum_chart,
@@ -811,41 +952,27 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
     )
 
     body: list[str] = []
-    power = report.results["power"]
-    if power:
-        body.append(h3("Minimum detectable effects", "power"))
-        rows = list(power)
-        cols = [Col("dataset", "dataset"), Col("metric", "metric"),
-                Col("design", "design"), Col("n", "items", count_cell, True),
-                Col("mde", f"MDE (power {report.analysis.options.power:.0%})", num_cell, True),
-                Col("mde_effect_size", "as effect size", lambda v: num_cell(v, 3), True)]
-        if any(p.get("n_required") for p in power):
-            cols.append(Col("n_required", f"items for Δ = {report.analysis.options.detect_delta}",
-                            count_cell, True))
-        body.append(table(rows, cols))
-        body.append(note("The smallest difference each comparison detects with the "
-                          "target power at α, from the observed variability (median over "
-                          "pairs). A non-significant difference below it is not evidence "
-                          "of no difference."))
-        first = power[0]
-        unit = report.unit(first["dataset"], first["metric"])
-        if unit is not None and unit.mde_curve is not None:
-            body.append(charts_row(_try_chart(partial(power_curve_chart, unit.mde_curve),
-                                              f"MDE by number of items for "
-                                              f"{escape(first['dataset'])} / "
-                                              f"{escape(first['metric'])}.", report)))
+    curve_unit = next((u for u in _sample_lists(report) if u.mde_curve is not None), None)
+    if curve_unit is not None and curve_unit.mde_curve is not None:
+        body.append(h3(f"MDE by number of items: {curve_unit.name}", "power-curve"))
+        body.append(charts_row(_try_chart(partial(power_curve_chart, curve_unit.mde_curve),
+                                          f"MDE by number of items for "
+                                          f"{escape(curve_unit.name)}.", report)))
     for entry in report.results["noise"]:
         unit = report.unit(entry["dataset"], entry["metric"])
         profile = None if unit is None else unit.noise
         if unit is None or profile is None:
             continue
         body.append(h3(f"Noise: {entry['dataset']} / {entry['metric']}",
-                        slug("noise", entry["dataset"], entry["metric"])))
+                       slug("noise", entry["dataset"], entry["metric"])))
         body.append(f"<p>{entry['n_significant']} of {entry['n_pairs']} pairs differ at "
-                    f"α = {num_cell(entry['alpha'], 2)} ({escape(entry['test'])}). Differences "
-                    f"below {pct_cell(entry['p5_min'])}–{pct_cell(entry['p5_max'])} "
-                    f"(p5_min–p5_max) are not reliably detected; null SD "
-                    f"{pct_cell(entry['null_sd'])}; {entry['n_close_pairs']} close pairs.</p>")
+                    f"α = {num_cell(entry['alpha'], 2)} ({escape(entry['test'])}). "
+                    f"Differences below {pct_cell(entry['p5_min'])}–"
+                    f"{pct_cell(entry['p5_max'])} (p5_min–p5_max) are not reliably "
+                    f"detected; null SD {pct_cell(entry['null_sd'])}; "
+                    f"{entry['n_close_pairs']} close pairs.</p>")
+        if len(unit.systems) < 3:
+            continue  # one pair: the numbers say it all
         figures = [_try_chart(partial(pvalue_vs_difference_chart, profile),
                               "p-value of each pair against its difference.", report)]
         if entry.get("modality") == "binary":
@@ -853,18 +980,20 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
                                       "|A − B| against A + B (discordant items) with the "
                                       "exact significance boundaries.", report))
         bt = None if unit.leaderboard is None else unit.leaderboard.bradley_terry
-        if bt is not None:
+        if bt is not None and len(unit.systems) <= MAX_BT_SYSTEMS:
             figures.append(_try_chart(partial(bradley_terry_chart, bt),
                                       "Bradley-Terry ratings (Elo scale) with bootstrap "
                                       "intervals.", report))
         body.append(charts_row(*figures))
-    return section("Noise and power", body, sid="noise-and-power")
+    return section("Benchmark noise", body, sid="benchmark-noise",
+                   fold="p-values against differences, discordant items and "
+                        "Bradley-Terry ratings per dataset × metric")
 
 
 # --------------------------------------------------------------------------- items
 
 def items_section(report: Report) -> HTMLBlock | None:
-    """Items solved by no system or one, suspect items, difficulty (seed 002)."""
+    """Items solved by no system or one, suspect items, difficulty (Wang et al. 2024)."""
     from reportgen.charts import difficulty_histogram_chart
 
     body: list[str] = []
@@ -894,13 +1023,14 @@ def items_section(report: Report) -> HTMLBlock | None:
         if obj is not None:
             body.append(charts_row(_try_chart(partial(difficulty_histogram_chart, obj),
                                            "Share of systems solving each item.", report)))
-    return section("Items", body, sid="items")
+    return section("Items", body, sid="items",
+                   fold="Items solved by no system or one, suspect items, difficulty")
 
 
 # --------------------------------------------------------------------------- runs
 
 def repeated_runs(report: Report) -> HTMLBlock | None:
-    """Repeated runs: run-to-run variation, variance split, CI width by runs (seed 004)."""
+    """Repeated runs: run-to-run variation, variance split, CI width by runs (Miller 2024)."""
     from reportgen.charts import ci_width_by_runs_chart
 
     body: list[str] = []
@@ -927,7 +1057,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
                                  Col("test", "runs differ: test"),
                                  Col("p", "p", p_cell, True)]))
         body.append(note("Pooled-runs CI: instance-level bootstrap over items with all "
-                          "runs pooled (seed 004). “Variance from runs”: share of the "
+                          "runs pooled (Miller 2024). “Variance from runs”: share of the "
                           "mean's variance due to run-to-run (prediction) noise."))
         widths = None if runs_unit is None or runs_unit.runs is None else \
             runs_unit.runs.ci_width_by_runs
@@ -935,13 +1065,14 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
             body.append(charts_row(_try_chart(partial(ci_width_by_runs_chart, widths),
                                            "CI width against the number of runs used.",
                                            report)))
-    return section("Repeated runs", body, sid="repeated-runs")
+    return section("Repeated runs", body, sid="repeated-runs",
+                   fold="Run-to-run variation per dataset × metric")
 
 
 # --------------------------------------------------------------------------- groups
 
 def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
-    """Comparisons within item groups (§10.1) and by hyperparameter (§10.2)."""
+    """Comparisons within item groups and by hyperparameter (Ackerman et al. 2025)."""
     body: list[str] = []
     groups = report.results["groups"]
     if groups:
@@ -975,23 +1106,110 @@ def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
                     Col("system_a", "best level"), Col("system_b", "other level"),
                     Col("diff", "difference", num_cell, True), Col("ci", "CI", escape, True),
                     Col("p_adjusted", "p adj.", p_cell, True)]))
-    return section("Groups and hyperparameters", body, sid="groups-and-hyperparameters")
+    return section("Groups and hyperparameters", body, sid="groups-and-hyperparameters",
+                   fold="Comparisons within item groups and by hyperparameter")
 
 
 # --------------------------------------------------------------------------- methods
 
+def appendix(report: Report) -> HTMLBlock | None:
+    """The start of the appendix: the detail behind the body, folded in HTML."""
+    return HTMLBlock('<section class="rg-section rg-appendix-start" id="appendix">'
+                     "<h2>Appendix</h2><p class=\"rg-note\">The detail behind the "
+                     "results: per dataset × metric tables and charts, noise, items, "
+                     "runs, data and inputs. In the HTML report each part is folded: "
+                     "click its summary line to open it.</p></section>")
+
+
+#: The papers the report's methods come from, cited as (authors, year).
+REFERENCES = (
+    ("Ackerman et al. (2025)", "Statistical multi-metric evaluation and ranking of "
+     "LLM-based systems: the test choice, the metric aggregation, the ordered ranking "
+     "with its graph of indistinguishable systems."),
+    ("Al Mohamad, Goeman & van Zwet (2022)", "Simultaneous confidence intervals for "
+     "ranks."),
+    ("Bradley & Terry (1952)", "Rank analysis of incomplete block designs: the method "
+     "of paired comparisons."),
+    ("Demšar (2006)", "Statistical comparisons of classifiers over multiple data sets "
+     "(Friedman test, Nemenyi critical difference)."),
+    ("Dror, Baumer, Shlomov & Reichart (2018)", "The hitchhiker's guide to testing "
+     "statistical significance in natural language processing."),
+    ("Efron & Tibshirani (1993)", "An introduction to the bootstrap."),
+    ("Holm (1979)", "A simple sequentially rejective multiple test procedure."),
+    ("McNemar (1947)", "Note on the sampling error of the difference between correlated "
+     "proportions or percentages."),
+    ("Miller (2024)", "Adding error bars to evals: a statistical approach to language "
+     "model evaluations (clustered and repeated-run intervals)."),
+    ("Piepho (2004)", "An algorithm for a letter-based representation of all-pairwise "
+     "comparisons (tie-group letters)."),
+    ("Wang et al. (2024)", "Eval-Arena: noise and errors on LLM evaluations."),
+    ("Wilson (1927)", "Probable inference, the law of succession, and statistical "
+     "inference (the interval of a proportion)."),
+    ("Wilson (2019)", "The harmonic mean p-value for combining dependent tests."),
+)
+
+#: The words of the report a reader may not know.
+GLOSSARY = (
+    ("interval", "a range that holds the true mean (or difference) with the stated "
+     "confidence, e.g. 95%: the narrower, the more precise."),
+    ("pts", "percentage points: the difference of two percentages (63.8% → 54.8% is "
+     "−9.0 pts)."),
+    ("p adj.", "the p-value adjusted for the number of comparisons made (multiple "
+     "comparisons); a difference is significant when it is at most α."),
+    ("tie group", "systems sharing a letter are not significantly different from each "
+     "other (compact letter display)."),
+    ("MDE", "minimum detectable effect: the smallest difference the evaluation detects "
+     "with the stated power; smaller real differences can go unnoticed."),
+    ("paired", "every system was scored on the same items, so each comparison uses the "
+     "per-item differences (more sensitive than comparing means)."),
+    ("noise floor", "differences below the MDE: the benchmark cannot tell them from "
+     "chance."),
+)
+
+
 def methods(report: Report) -> HTMLBlock | None:
-    """Which test where and why, the correction, the seed, the inputs with hashes."""
+    """How the numbers were made, in a short paragraph, with the references (authors,
+    year) and a glossary; which test where, the inputs with hashes and the versions are
+    in :func:`provenance` (appendix)."""
     from reportgen import __version__
+
+    opts = report.analysis.options
+    tests = sorted({u.test for u in _sample_lists(report) if u.test})
+    body = [f"<p>Each dataset × metric is analysed on its own: every pair of systems is "
+            f"compared with a test chosen by the design (paired or not) and the kind of "
+            f"score ({escape(', '.join(tests)) or 'none'}; Dror et al. 2018, "
+            f"Ackerman et al. 2025); the p-values are adjusted with the "
+            f"{escape(_correction_name(report))} (Holm 1979) at α = {opts.alpha:g}; each "
+            f"system's mean has a {opts.confidence:.0%} interval (Wilson 1927 for "
+            f"proportions, the bootstrap of Efron & Tibshirani 1993 where resampling is "
+            f"used, {opts.n_resamples:,} resamples). Systems are ranked across datasets "
+            f"by an aggregate of standardised means with the harmonic-mean p of Wilson "
+            f"(2019) and the critical difference of Demšar (2006); tie groups follow "
+            f"Piepho (2004). Noise and power follow Wang et al. (2024) and Miller (2024). "
+            f"reportgen {escape(__version__)}, seed {report.analysis.seed}: the same data, "
+            f"options and seed give the same numbers.</p>"]
+    body.append(h3("Glossary", "glossary"))
+    body.append('<dl class="rg-glossary">' + "".join(
+        f"<dt>{escape(term)}</dt><dd>{escape(text)}</dd>" for term, text in GLOSSARY)
+        + "</dl>")
+    body.append(h3("References", "references"))
+    body.append('<ul class="rg-references">' + "".join(
+        f"<li>{escape(who)}. {escape(what)}</li>" for who, what in REFERENCES) + "</ul>")
+    return section("Methods", body, sid="methods")
+
+
+def provenance(report: Report) -> HTMLBlock | None:
+    """Which test where and why, the inputs with their sha256, the config and the
+    versions of the packages (appendix)."""
     from reportgen.report.archive import build_manifest
 
     opts = report.analysis.options
-    body = [f"<p>reportgen {__version__}; seed {report.analysis.seed} (the same data, "
-            f"options and seed give the same numbers); α = {opts.alpha:g}; "
-            f"{opts.confidence:.0%} intervals; {opts.n_resamples:,} resamples where "
-            f"resampling is used; {escape(_correction_name(report))}; comparison order "
-            f"{escape(opts.order)}; alternative {escape(opts.alternative)}; effects count as "
-            f"relevant from a {escape(opts.effect_threshold)} Cohen level.</p>"]
+    body = [f"<p>α = {opts.alpha:g}; {opts.confidence:.0%} intervals; "
+            f"{opts.n_resamples:,} resamples where resampling is used; "
+            f"{escape(_correction_name(report))}; comparison order {escape(opts.order)}; "
+            f"alternative {escape(opts.alternative)}; effects count as relevant from a "
+            f"{escape(opts.effect_threshold)} Cohen level; seed "
+            f"{report.analysis.seed}.</p>"]
     rows = []
     for sl in _sample_lists(report):
         rows.append({"list": _list_title(sl), "pairing": sl.pairing,
@@ -1002,9 +1220,8 @@ def methods(report: Report) -> HTMLBlock | None:
                              Col("modality", "modality"), Col("test", "test"),
                              Col("ci", "difference CI"), Col("why", "why")]))
     ci_methods = sorted({r["ci_method"] for r in report.results["systems"]})
-    body.append(note(f"Intervals of each system's mean: {', '.join(escape(m) for m in ci_methods)}."
-                      " Multiple comparisons: p-values adjusted with the correction above; "
-                      "a comparison is significant when its adjusted p ≤ α."))
+    body.append(note(f"Intervals of each system's mean: "
+                     f"{', '.join(escape(m) for m in ci_methods)}."))
     manifest = build_manifest(report.table.sources, parameters={},
                               seed=report.analysis.seed)
     files = [{"path": f["path"], "sha256": f["sha256"], "bytes": f["bytes"],
@@ -1020,12 +1237,9 @@ def methods(report: Report) -> HTMLBlock | None:
     packages = manifest["environment"]["packages"]
     body.append(note("Versions: " + ", ".join(f"{escape(k)} {escape(v)}" for k, v in
                                                packages.items() if v) +
-                      f"; Python {escape(manifest['environment']['python'])}."))
-    body.append(note("References: seed 000 (test choice, graph, aggregation, ordered "
-                      "ranking), 001 (corrections, sign test), 002 (benchmark noise), "
-                      "003 (intervals, permutation and bootstrap tests, power), 004 "
-                      "(repeated runs) — see the README."))
-    return section("Methods", body, sid="methods")
+                     f"; Python {escape(manifest['environment']['python'])}."))
+    return section("Tests, inputs and versions", body, sid="provenance",
+                   fold="Which test where and why, input files with sha256, versions")
 
 
 # --------------------------------------------------------------------------- release

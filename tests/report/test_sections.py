@@ -40,14 +40,30 @@ def test_sections_escape_names_and_show_claims(small_report):
     block = rs.summary(small_report)
     assert block is not None
     assert "<b>gamma</b>" not in block.html and "&lt;b&gt;gamma&lt;/b&gt;" in block.html
-    # the leader (alpha, about 0.8) against the runner-up: a claim sentence
-    assert "alpha" in block.html and "exact McNemar" in block.html
+    # the leader (alpha, about 0.8) against the runner-up, in percent and points
+    assert "<strong>alpha</strong> leads with" in block.html
+    assert "significantly ahead of <strong>beta</strong>" in block.html
+    assert " pts " in block.html and "p adj." in block.html
     per_list = rs.per_sample_list(small_report)
     assert per_list.html.count("<h3") == 1
     assert per_list.html.count('class="rg-chart"') == 2  # connected graph and PWPP
+    assert "<details" in per_list.html  # appendix detail is folded in HTML
     bundle = per_list._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"}
     assert "<svg" not in bundle["text/plain"]
+
+
+def test_results_matrix_orders_by_quality_and_marks_the_best(small_report):
+    block = rs.results_matrix(small_report)
+    assert block is not None
+    rows = block.html.split("<tbody>")[1].split("</tr>")
+    assert "alpha" in rows[0] and "<strong>" in rows[0]  # the best value of its column
+    assert "&lt;b&gt;gamma&lt;/b&gt;" in block.html and "<b>gamma</b>" not in block.html
+    unit = small_report.analysis.unit("qa", "acc")
+    k = unit.systems.index("alpha")
+    # the mean of alpha in percent with one decimal, from the typed result
+    assert f"{100 * unit.means[k]:.1f}" in rows[0]
+    assert 'class="rg-chart"' in block.html  # the overview chart
 
 
 def test_write_outputs_results_valid_and_tables(small_report):

@@ -67,8 +67,8 @@ def test_verify_detects_changed_input(report, tmp_path, capsys):
 def test_verify_detects_changed_missing_and_added_report_files(report, tmp_path):
     out, data = _copy(report, tmp_path)
     html = out / "report.html"
-    html.write_text(html.read_text(encoding="utf-8").replace("Summary", "Summery", 1),
-                    encoding="utf-8")
+    text = html.read_text(encoding="utf-8")
+    html.write_text(text.replace("Key findings", "Key fundings", 1), encoding="utf-8")
     (out / "tables" / "power.csv").unlink()
     (out / "notes.txt").write_text("added by hand", encoding="utf-8")
     (data / "sbert.csv").unlink()

@@ -1,0 +1,349 @@
+"""What the reader should take away, in plain sentences and the metric's own units: the
+key findings of an evaluation report, and the central matrix (systems × dataset × metric)
+with the order of its rows.
+
+The sentences are built from the typed analysis (:class:`reportgen.analysis.Analysis`);
+they are HTML (names escaped and set in bold); :func:`plain` turns one into text for the
+e-mail subject and the console.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from reportgen.analysis import Analysis, ReleaseVerdict, UnitResult
+from reportgen.analysis.results import RankingAcrossLists
+from reportgen.report import format as fmt
+from reportgen.stats.pairwise import PairwiseResult
+
+__all__ = ["MatrixCell", "MatrixColumn", "PairView", "central_matrix", "key_findings",
+           "overall_order", "pair_view", "plain", "unit_name"]
+
+#: Units listed one by one in the key findings; above it they are summarised.
+MAX_UNIT_LINES = 6
+#: Names listed in a tie group before "and N more".
+MAX_NAMES = 4
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=False)
+
+
+def _b(name: str) -> str:
+    return f"<strong>{_e(name)}</strong>"
+
+
+def plain(sentence: str) -> str:
+    """The text of an HTML sentence."""
+    return html.unescape(re.sub(r"<[^>]+>", "", sentence))
+
+
+def unit_name(unit: UnitResult | ReleaseVerdict) -> str:
+    return f"{unit.dataset} / {unit.metric}"
+
+
+def _list(names: Sequence[str]) -> str:
+    shown = [_e(n) for n in names]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _names(names: Sequence[str], limit: int = MAX_NAMES) -> str:
+    shown = [_b(n) for n in names[:limit]]
+    if len(names) > limit:
+        shown.append(f"{len(names) - limit} more")
+    if len(shown) == 1:
+        return shown[0]
+    return ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+@dataclass(frozen=True)
+class PairView:
+    """One compared pair of a unit, oriented ``a − b`` (``a`` the better system)."""
+
+    a: str
+    b: str
+    diff: float
+    ci_low: float
+    ci_high: float
+    p_adjusted: float
+    significant: bool
+    effect_size: float
+
+
+def pair_view(unit: UnitResult, a: str, b: str) -> PairView | None:
+    """The comparison of ``a`` with ``b`` in ``unit``, oriented ``a − b``; None when
+    the pair was not compared."""
+    result = unit.comparisons
+    if result is None:
+        return None
+    names = result.systems
+    sig = result.significant()
+    effect = result.effect_size if isinstance(result, PairwiseResult) else None
+    for k, (i, j) in enumerate(zip(result.index_a, result.index_b)):
+        pair = (names[i], names[j])
+        if pair not in ((a, b), (b, a)):
+            continue
+        sign = 1.0 if pair == (a, b) else -1.0
+        lo, hi = float(result.ci_low[k]), float(result.ci_high[k])
+        if sign < 0:
+            lo, hi = -hi, -lo
+        es = float("nan") if effect is None else sign * float(effect[k])
+        return PairView(a, b, sign * float(result.diff[k]), lo, hi,
+                        float(result.p_adjusted[k]), bool(sig[k]), es)
+    return None
+
+
+def _signed_interval(pair: PairView, proportion: bool) -> str:
+    return fmt.interval(pair.ci_low, pair.ci_high, proportion=proportion, signed=True)
+
+
+def _p(p: float) -> str:
+    text = fmt.p_value(p)
+    return f"p adj. {text}" if text.startswith("<") else f"p adj. = {text}"
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def key_findings(analysis: Analysis) -> list[str]:
+    """The key findings of an evaluation: who leads, whether the leaders are
+    distinguishable, the largest reliable gaps, the noise floor and what was left out.
+    HTML sentences, most important first."""
+    lines: list[str] = []
+    ranking = analysis.ranking
+    if ranking is not None and len(ranking.systems) >= 2 and len(ranking.lists) > 1:
+        lines.append(_overall_line(ranking))
+    units = [u for u in analysis.compared if u.modality != "corpus"]
+    if len(units) <= MAX_UNIT_LINES:
+        lines.extend(line for u in units if (line := _unit_line(u)) is not None)
+    else:
+        lines.append(_leaders_summary(units))
+    gaps = _gaps_line(units)
+    if gaps:
+        lines.append(gaps)
+    floor = _noise_line(units, analysis.options.power)
+    if floor:
+        lines.append(floor)
+    if ranking is not None and ranking.selection.how in ("largest", "given"):
+        sel = ranking.selection
+        lines.append(
+            f"The ranking across datasets uses {len(sel.systems)} systems scored on all of "
+            f"{_list(sel.datasets)}; "
+            f"{len(sel.left_out_systems)} other system(s) appear in the tables only"
+            + (f"; {_list([d for d, _ in sel.left_out_datasets])} "
+               f"{'is' if len(sel.left_out_datasets) == 1 else 'are'} left out of it"
+               if sel.left_out_datasets else "") + ".")
+    elif ranking is None and len(analysis.table.systems) >= 2 and \
+            len(analysis.table.datasets) > 1:
+        lines.append("No ranking across datasets: fewer than 2 systems share a dataset.")
+    return lines
+
+
+def _overall_line(ranking: RankingAcrossLists) -> str:
+    leader, runner = ranking.systems[0], ranking.systems[1]
+    letters = ranking.letter_of()
+    scope = f"over {len(ranking.lists)} datasets"
+    tied = []
+    if letters:
+        mine = set(letters.get(leader, ""))
+        tied = [s for s in ranking.systems[1:] if mine & set(letters.get(s, ""))]
+    else:
+        for k, (i, j) in enumerate(zip(ranking.index_a, ranking.index_b)):
+            if {i, j} == {0, 1} and not ranking.significant()[k]:
+                tied = [runner]
+    if tied:
+        return (f"{_b(leader)} ranks first {scope}, but is not significantly better than "
+                f"{_names(tied)} (tie group “{_e(letters.get(leader, 'a'))}”).")
+    p = next((float(ranking.p_adjusted[k]) for k, (i, j)
+              in enumerate(zip(ranking.index_a, ranking.index_b)) if {i, j} == {0, 1}),
+             float("nan"))
+    return (f"{_b(leader)} ranks first {scope} and is significantly better than every "
+            f"other system (runner-up {_b(runner)}: combined {_p(p)}).")
+
+
+def _ranked(unit: UnitResult) -> list[str]:
+    names = unit.systems
+    return [names[k] for k in unit.order()]
+
+
+def _unit_line(unit: UnitResult) -> str | None:
+    order = _ranked(unit)
+    if len(order) < 2:
+        return None
+    leader, runner = order[0], order[1]
+    k = unit.systems.index(leader)
+    value = fmt.value(unit.means[k], proportion=unit.proportion)
+    ci = fmt.interval(unit.intervals.ci_low[k], unit.intervals.ci_high[k],
+                      proportion=unit.proportion)
+    head = f"{_e(unit_name(unit))}: {_b(leader)} leads with {value} {ci}"
+    pair = pair_view(unit, leader, runner)
+    runner_value = fmt.value(unit.means[unit.systems.index(runner)],
+                             proportion=unit.proportion)
+    if pair is None:
+        return f"{head}; runner-up {_b(runner)} at {runner_value}."
+    delta = (f"{fmt.difference(pair.diff, proportion=unit.proportion)} "
+             f"{_signed_interval(pair, unit.proportion)}")
+    if pair.significant:
+        return (f"{head}, significantly ahead of {_b(runner)} ({runner_value}) by "
+                f"{delta}, {_p(pair.p_adjusted)}.")
+    return (f"{head}; {_b(runner)} ({runner_value}) is not significantly different "
+            f"(Δ {delta}, {_p(pair.p_adjusted)}).")
+
+
+def _leaders_summary(units: Sequence[UnitResult]) -> str:
+    counts: dict[str, int] = {}
+    separated = 0
+    for unit in units:
+        order = _ranked(unit)
+        counts[order[0]] = counts.get(order[0], 0) + 1
+        pair = pair_view(unit, order[0], order[1]) if len(order) > 1 else None
+        separated += bool(pair is not None and pair.significant)
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    parts = [f"{_b(name)} on {n}" for name, n in ranked[:MAX_NAMES]]
+    if len(ranked) > MAX_NAMES:
+        parts.append(f"{len(ranked) - MAX_NAMES} other systems on the rest")
+    on = "none" if separated == 0 else ("all" if separated == len(units)
+                                        else f"{separated}")
+    return (f"Leaders of the {len(units)} dataset × metrics: {', '.join(parts)}; the leader "
+            f"is significantly better than its runner-up on {on} of them.")
+
+
+def _gaps_line(units: Sequence[UnitResult], top: int = 3) -> str | None:
+    """The largest significant differences (by standardised effect), one per unit."""
+    found = []
+    for unit in units:
+        result = unit.comparisons
+        if not isinstance(result, PairwiseResult) or result.n_pairs == 0:
+            continue
+        effect = result.effect_size
+        sig = result.significant()
+        size = np.where(sig & np.isfinite(effect), np.abs(effect), -np.inf)
+        k = int(np.argmax(size))
+        if not np.isfinite(size[k]):
+            continue
+        a, b = result.systems[result.index_a[k]], result.systems[result.index_b[k]]
+        better_a = unit.better(float(result.mean_a[k]), float(result.mean_b[k]))
+        a, b = (a, b) if better_a else (b, a)
+        pair = pair_view(unit, a, b)
+        if pair is not None:
+            found.append((float(size[k]), unit, pair))
+    if not found:
+        return None
+    found.sort(key=lambda t: -t[0])
+    parts = []
+    for _, unit, pair in found[:top]:
+        parts.append(f"{_b(pair.a)} over {_b(pair.b)} on {_e(unit_name(unit))} "
+                     f"({fmt.difference(pair.diff, proportion=unit.proportion)} "
+                     f"{_signed_interval(pair, unit.proportion)})")
+    return "Largest reliable gaps: " + "; ".join(parts) + "."
+
+
+def _noise_line(units: Sequence[UnitResult], power: float) -> str | None:
+    by_metric: dict[str, list[tuple[float, bool]]] = {}
+    for unit in units:
+        if unit.power is None:
+            continue
+        mde = abs(float(unit.power.mde.delta))
+        if np.isfinite(mde):
+            by_metric.setdefault(unit.metric, []).append((mde, unit.proportion))
+    if not by_metric:
+        return None
+    parts = []
+    for metric, values in by_metric.items():
+        lo, hi = min(v for v, _ in values), max(v for v, _ in values)
+        proportion = all(p for _, p in values)
+        text = fmt.difference(lo, proportion=proportion).lstrip("+")
+        if hi > lo * 1.05:
+            text = (fmt.difference(lo, proportion=proportion).lstrip("+").removesuffix(" pts")
+                    + "–" + fmt.difference(hi, proportion=proportion).lstrip("+"))
+        parts.append(f"{text} on {_e(metric)}")
+    return (f"Noise floor: differences smaller than {'; '.join(parts)} are likely to go "
+            f"undetected (minimum detectable effect at {power:.0%} power).")
+
+
+
+# --------------------------------------------------------------------------- matrix
+
+def _headline_units(analysis: Analysis) -> list[UnitResult]:
+    """The units of the central matrix: every compared dataset × metric measured per
+    item (corpus metrics stay in the appendix), or every unit when none is compared."""
+    units = [u for u in analysis.compared if u.derived_from is None]
+    return units or [u for u in analysis.units if u.derived_from is None]
+
+
+def overall_order(analysis: Analysis) -> list[str]:
+    """Every system, best first: the order of the ranking across datasets, then the
+    systems it leaves out by their mean position over the dataset × metrics they are
+    scored on (1 = best)."""
+    positions: dict[str, list[float]] = {}
+    for unit in _headline_units(analysis):
+        order = unit.order()
+        n = max(len(order) - 1, 1)
+        for position, k in enumerate(order):
+            positions.setdefault(unit.systems[k], []).append(position / n)
+    ranked = list(analysis.ranking.systems) if analysis.ranking is not None else []
+    rest = [s for s in analysis.table.systems if s not in set(ranked)]
+    rest.sort(key=lambda s: (float(np.mean(positions[s])) if s in positions else 2.0,
+                             -len(positions.get(s, ()))))
+    return ranked + rest
+
+
+@dataclass(frozen=True)
+class MatrixColumn:
+    """One dataset × metric of the central matrix."""
+
+    dataset: str
+    metric: str
+    proportion: bool
+    direction: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.dataset} / {self.metric}"
+
+    @property
+    def unit_label(self) -> str:
+        """The unit of its values: ``%`` for proportions."""
+        return "%" if self.proportion else ""
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    """One system on one dataset × metric: mean, interval, tie-group letters, and
+    whether it is the best value of its column."""
+
+    mean: float
+    ci_low: float
+    ci_high: float
+    letters: str
+    best: bool
+
+    def text(self, proportion: bool) -> tuple[str, str]:
+        """The value and its interval as shown (percent for proportions, without the
+        unit; 3 significant digits otherwise)."""
+        value = fmt.value(self.mean, proportion=proportion).removesuffix("%")
+        return value, fmt.interval(self.ci_low, self.ci_high, proportion=proportion)
+
+
+def central_matrix(analysis: Analysis
+                   ) -> tuple[list[MatrixColumn], dict[str, dict[int, MatrixCell]]]:
+    """The systems × dataset × metric matrix of real values: the columns, and for each
+    system its cells by column index (absent where it has no score)."""
+    columns: list[MatrixColumn] = []
+    cells: dict[str, dict[int, MatrixCell]] = {}
+    for j, unit in enumerate(_headline_units(analysis)):
+        columns.append(MatrixColumn(unit.dataset, unit.metric, unit.proportion,
+                                    unit.direction))
+        letters = unit.ranks.letter_of() if unit.ranks is not None else {}
+        means = unit.means
+        order = unit.order()
+        best = unit.systems[order[0]] if order and np.isfinite(means[order[0]]) else None
+        for k, name in enumerate(unit.systems):
+            cells.setdefault(name, {})[j] = MatrixCell(
+                float(means[k]), float(unit.intervals.ci_low[k]),
+                float(unit.intervals.ci_high[k]), letters.get(name, ""), name == best)
+    return columns, cells

@@ -1,0 +1,150 @@
+"""The report's information design, checked on the rendered PDF and HTML: page 1 answers
+the question (key findings with the leader, then the contents), the body stays short and
+the appendix is folded in HTML, page and size budgets, and no heading is left alone at the
+bottom of a page."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from reportgen.report.pipeline import RunSpec, run_report
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "data"
+EXAMPLE_CONFIG = ROOT / "examples" / "reportgen.toml"
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def _pages(path: Path) -> list[str]:
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(str(path))
+    return [pdf[k].get_textpage().get_text_range() for k in range(len(pdf))]
+
+
+class _Headings(HTMLParser):
+    """The text of every h2/h3 of the body, and the order of a few landmarks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headings: list[str] = []
+        self.landmarks: list[str] = []
+        self._tag: str | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        values = dict(attrs)
+        if tag in ("h2", "h3"):
+            self._tag, self._text = tag, []
+        if tag == "nav" and "rg-toc" in (values.get("class") or ""):
+            self.landmarks.append("contents")
+        if tag == "section" and values.get("id"):
+            self.landmarks.append(values["id"])
+        if tag == "details":
+            self.landmarks.append("details")
+
+    def handle_endtag(self, tag):
+        if tag == self._tag:
+            self.headings.append(" ".join("".join(self._text).split()))
+            self._tag = None
+
+    def handle_data(self, data):
+        if self._tag:
+            self._text.append(data)
+
+
+def _headings(html: str) -> _Headings:
+    parser = _Headings()
+    parser.feed(html)
+    return parser
+
+
+def _last_line(page: str) -> str:
+    """The last line of a page's text above the "page N of M" footer."""
+    lines = [ln.strip() for ln in page.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not re.fullmatch(r"page \d+ of \d+", ln)]
+    return lines[-1] if lines else ""
+
+
+def _appendix_page(pages: list[str]) -> int:
+    """The 1-based page where the appendix starts (its heading opens a page)."""
+    for k, text in enumerate(pages):
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        if "Appendix" in lines[:3] and k > 0:
+            return k + 1
+    raise AssertionError("no appendix page")
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory):
+    out = tmp_path_factory.mktemp("layout") / "report"
+    run_report(RunSpec(data=(str(EXAMPLE),), out=str(out), config=str(EXAMPLE_CONFIG),
+                       analysis_options={"seed": 3, "n_resamples": 999},
+                       title="Example evaluation"))
+    return out
+
+
+def test_page_one_has_the_key_findings_with_the_leader_then_the_contents(example):
+    results = json.loads((example / "results.json").read_text())
+    ordered = next(r for r in results["rankings"] if r["kind"] == "ordered")
+    leader = ordered["systems"][0]["system"]
+    first = _pages(example / "report.pdf")[0]
+    assert "Key findings" in first and leader in first
+    lower = first.lower()  # the contents title is set in capitals by the theme
+    assert lower.index("key findings") < lower.index(leader.lower()) < \
+        lower.index("contents")
+    assert "Noise floor" in first and " pts" in first  # proportions in points
+    assert "seed 0" not in first  # no internal documents cited
+
+
+def test_example_page_budget_body_and_appendix(example):
+    pages = _pages(example / "report.pdf")
+    body = _appendix_page(pages) - 1
+    assert body <= 12, f"{body} pages before the appendix"
+    assert len(pages) <= 40, f"{len(pages)} pages in all"
+
+
+def test_no_heading_is_the_last_thing_on_a_pdf_page(example):
+    html = (example / "report.html").read_text(encoding="utf-8")
+    headings = set(_headings(html).headings)
+    pages = _pages(example / "report.pdf")
+    orphans = [(k + 1, _last_line(p)) for k, p in enumerate(pages)
+               if _last_line(p) in headings]
+    assert not orphans, f"headings alone at the bottom of a page: {orphans}"
+
+
+def test_html_first_screen_is_the_findings_and_the_detail_is_folded(example):
+    html = (example / "report.html").read_text(encoding="utf-8")
+    marks = _headings(html).landmarks
+    # key findings come first, the contents after them (folded), then the body
+    assert marks.index("summary") < marks.index("contents") < marks.index("results")
+    nav = html[html.index('<nav class="rg-toc"'):]
+    assert nav.index("<details>") < nav.index("</nav>")
+    # every appendix section after the appendix heading is folded, with no script
+    after = marks[marks.index("appendix") + 1:]
+    sections = [m for m in after if m not in ("details", "contents")]
+    assert sections and all(
+        after[after.index(s) + 1] == "details" for s in sections)
+    assert "<script" not in html
+
+
+def test_eval_arena_budgets(tmp_path):
+    """All five shared eval-arena benchmarks at once (170 systems): the report stays
+    within its budgets and the ranking across datasets uses the largest group."""
+    out = tmp_path / "arena"
+    run_report(RunSpec(data=(str(SHARED / "eval-arena"),), out=str(out),
+                       analysis_options={"seed": 1, "n_resamples": 999},
+                       title="eval-arena"))
+    assert (out / "report.html").stat().st_size <= 8 * 2**20
+    pages = _pages(out / "report.pdf")
+    assert len(pages) <= 60
+    results = json.loads((out / "results.json").read_text())
+    ordered = next(r for r in results["rankings"] if r["kind"] == "ordered")
+    assert ordered["selection"]["how"] == "largest"
+    assert len(ordered["systems"]) >= 20
+    assert ordered["systems"][0]["system"] in pages[0]
