@@ -494,7 +494,8 @@ def _cmd_email(args: argparse.Namespace) -> int:
     msg = build_message(folder, sender=args.sender, to=args.to, cc=args.cc,
                         subject=args.subject, reply_to=args.reply_to,
                         attach=not args.no_attach, max_rows=args.max_rows,
-                        charts=not args.no_charts, theme=args.theme)
+                        charts=not args.no_charts, theme=args.theme,
+                        max_attachment_mb=args.max_attachment_mb)
     if args.eml is not None:
         if args.bcc:
             say("note: --bcc is not written into a .eml file (give it to your mailer)")
@@ -729,6 +730,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="subject (default: title, release and the headline)")
     group.add_argument("--no-attach", action="store_true",
                        help="send the summary only, without report.html and report.pdf")
+    group.add_argument("--max-attachment-mb", type=float, default=10.0, metavar="MB",
+                       help="largest size of the attachments as sent (default 10): above "
+                            "it only the PDF is attached, then none, and the message says "
+                            "where the report folder is")
     group.add_argument("--no-charts", action="store_true", help="no inline PNG charts")
     group.add_argument("--max-rows", type=int, default=10, metavar="N",
                        help="longest table in the summary (default 10)")

@@ -41,10 +41,14 @@ from typing import Any
 from reportgen.errors import InputError, Location
 from reportgen.report import format as fmt
 
-__all__ = ["ENV_HOST", "ENV_PASSWORD", "ENV_PORT", "ENV_USER", "MAX_HTML_BYTES",
+__all__ = ["DEFAULT_MAX_ATTACHMENT_MB", "ENV_HOST", "ENV_PASSWORD", "ENV_PORT", "ENV_USER", "MAX_HTML_BYTES",
            "InlineImage", "MailError", "ReportFolder", "SMTPSettings", "Summary",
            "build_message", "build_summary", "parse_address", "read_report_folder",
            "send_message", "smtp_settings", "write_eml"]
+
+#: Default limit of the attachments, in MB as sent (most mail servers take 10-25 MB).
+DEFAULT_MAX_ATTACHMENT_MB = 10.0
+
 
 ENV_USER = "REPORTGEN_SMTP_USER"
 ENV_PASSWORD = "REPORTGEN_SMTP_PASSWORD"
@@ -431,7 +435,7 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]],
 
 def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = True,
                   attachments: Sequence[str] = (), cid_domain: str = "reportgen.local",
-                  theme: Any = "default") -> Summary:
+                  theme: Any = "default", left_out: str | None = None) -> Summary:
     """The subject, plain text and HTML of the message body, and its PNG charts.
 
     Parameters
@@ -448,6 +452,8 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
         Domain of the Content-IDs (e.g. the sender's).
     theme
         Chart theme (a bundled name or a folder).
+    left_out
+        Why report files were not attached (over the size limit), said in the text.
     """
     import css_inline
 
@@ -554,6 +560,8 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
     where = ", ".join(attachments)
     footer = (f"The full report is attached ({where}): the HTML opens in any browser, "
               "offline." if attachments else "The full report is in the report folder.")
+    if left_out:
+        footer = f"{left_out} {footer}"
     footer += (f" Made by reportgen {results.get('reportgen_version', '')} "
                f"(seed {results.get('seed')}).")
     text += [footer, f"Report folder: {folder.path.resolve()}"]
@@ -623,7 +631,8 @@ def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
                   cc: Sequence[str] = (), subject: str | None = None,
                   reply_to: str | None = None, attach: bool = True,
                   max_rows: int = 10, charts: bool = True,
-                  theme: Any = "default") -> EmailMessage:
+                  theme: Any = "default",
+                  max_attachment_mb: float = DEFAULT_MAX_ATTACHMENT_MB) -> EmailMessage:
     """The complete message: the summary alternatives and the attached report.
 
     Parameters
@@ -639,12 +648,22 @@ def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
         Attach ``report.html`` and ``report.pdf`` (those the folder has).
     max_rows, charts, theme
         See :func:`build_summary`.
+    max_attachment_mb
+        Largest total size of the attachments as sent (base64 adds a third), in MB
+        (10⁶ bytes): above it only the PDF is attached, and if the PDF alone is too large
+        nothing is; the message says so and where the report folder is.
 
     Raises
     ------
     MailError
-        A bad address, or nothing to attach while ``attach`` is true.
+        A bad address, a limit that is not positive, or nothing to attach while
+        ``attach`` is true.
     """
+    if not (max_attachment_mb > 0):
+        raise MailError(f"--max-attachment-mb must be positive, not {max_attachment_mb}",
+                        location=Location("--max-attachment-mb"),
+                        hint="e.g. --max-attachment-mb 10 (most mail servers accept "
+                             "10-25 MB); --no-attach sends the summary only")
     from_addr = parse_address(sender, option="--from")
     to_addrs = [parse_address(a, option="--to") for a in to]
     cc_addrs = [parse_address(a, option="--cc") for a in cc]
@@ -663,9 +682,10 @@ def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
                             location=Location(str(folder.path)),
                             hint="run `reportgen run` with --format html,pdf, or pass "
                                  "--no-attach to send the summary only")
+    files, left_out = _within_limit(files, max_attachment_mb, folder.path)
     summary = build_summary(folder, max_rows=max_rows, charts=charts,
                             attachments=[f[3] for f in files], cid_domain=from_addr.domain,
-                            theme=theme)
+                            theme=theme, left_out=left_out)
     msg = EmailMessage()
     msg["Subject"] = subject if subject else summary.subject
     msg["From"] = from_addr
@@ -688,6 +708,33 @@ def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
         msg.add_attachment(path.read_bytes(), maintype=maintype, subtype=subtype,
                            filename=name)
     return msg
+
+
+def _sent_bytes(path: Path) -> int:
+    """The size of a file attached in base64 (4 bytes per 3, lines of 76 + CRLF)."""
+    encoded = 4 * ((path.stat().st_size + 2) // 3)
+    return encoded + 2 * (encoded // 76 + 1)
+
+
+def _within_limit(files: list[tuple[Path, str, str, str]], limit_mb: float, folder: Path
+                  ) -> tuple[list[tuple[Path, str, str, str]], str | None]:
+    """The attachments that fit ``limit_mb``: all of them, else the PDF only, else none;
+    and the sentence that says what was left out and why."""
+    limit = limit_mb * 1e6
+
+    def total(chosen: list[tuple[Path, str, str, str]]) -> int:
+        return sum(_sent_bytes(f[0]) for f in chosen)
+
+    if total(files) <= limit:
+        return files, None
+    pdf = [f for f in files if f[2] == "pdf"]
+    size = f"{total(files) / 1e6:.1f} MB"
+    if pdf and len(pdf) < len(files) and total(pdf) <= limit:
+        return pdf, (f"The HTML report is not attached: with it the attachments would be "
+                     f"{size}, over the {limit_mb:g} MB limit (--max-attachment-mb); it "
+                     f"is in the report folder {folder.resolve()}.")
+    return [], (f"The report is not attached: {size}, over the {limit_mb:g} MB limit "
+                f"(--max-attachment-mb); it is in the report folder {folder.resolve()}.")
 
 
 def write_eml(msg: EmailMessage, path: str | Path) -> Path:

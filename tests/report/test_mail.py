@@ -459,3 +459,30 @@ def test_smtp_settings_malformed_netrc_names_the_line(no_credentials, tmp_path):
     netrc.write_text("machine a login x password y\nmachine\n")
     with pytest.raises(MailError, match=r"netrc, line \d+: the netrc file is malformed"):
         smtp_settings(host="a", netrc_file=str(netrc))
+
+
+def test_attachments_over_the_size_limit_fall_back_to_the_pdf_then_none(example_releases):
+    folder = read_report_folder(example_releases["v10.0"])
+    html_bytes = folder.html.stat().st_size
+    pdf_bytes = folder.pdf.stat().st_size
+    assert html_bytes > pdf_bytes / 2  # the case where dropping the HTML helps
+
+    def sent(limit_mb):
+        msg = build_message(folder, sender="bot@example.org", to=["ana@example.org"],
+                            max_attachment_mb=limit_mb)
+        names = sorted(part.get_filename() for part in msg.iter_attachments()
+                       if part.get_filename() and not part.get_filename().endswith(".png"))
+        return names, msg.get_body(("plain",)).get_content()
+
+    # base64 makes a file 4/3 larger: 1.4x covers it, 1.0x cannot hold it
+    names, text = sent((html_bytes + pdf_bytes) * 1.4 / 1e6)
+    assert [n.rsplit(".", 1)[1] for n in names] == ["html", "pdf"]
+    assert "limit" not in text
+    names, text = sent(pdf_bytes * 1.4 / 1e6)
+    assert [n.rsplit(".", 1)[1] for n in names] == ["pdf"]
+    assert "The HTML report is not attached" in text and str(folder.path.resolve()) in text
+    names, text = sent(pdf_bytes * 0.9 / 1e6)
+    assert names == []
+    assert "The report is not attached" in text and "--max-attachment-mb" in text
+    with pytest.raises(MailError):
+        sent(0)
