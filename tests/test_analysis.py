@@ -456,3 +456,23 @@ def test_ordered_ranking_unpaired_with_a_one_item_system(tmp_path):
     assert any("could not be tested" in n for n in analysis.notes)
     untested = [p for p in ordered["pairs"] if "z" in (p["system_a"], p["system_b"])]
     assert untested and all(not p["significant"] for p in untested)
+
+
+@pytest.mark.parametrize("across", ["sample-list", "all"])
+def test_unit_graph_edges_are_the_non_significant_pairs_by_enumeration(example, across):
+    # reference: enumeration of every compared pair of the unit's final comparisons (after
+    # the correction across all units when asked): an edge iff p adj. > alpha
+    analysis = analyze(example, AnalysisOptions(seed=2, n_resamples=199,
+                                                correct_across=across))
+    for unit in analysis.compared:
+        result = unit.comparisons
+        assert unit.graph is not None
+        expected = set()
+        for k, (i, j) in enumerate(zip(result.index_a, result.index_b)):
+            if not result.p_adjusted[k] <= result.alpha:
+                expected.add(frozenset((result.systems[i], result.systems[j])))
+        assert {frozenset(e[:2]) for e in unit.graph.edges} == expected
+        # ordered best first on the metric's direction
+        means = dict(zip(unit.systems, unit.means))
+        ordered = [means[s] for s in unit.graph.systems]
+        assert ordered == sorted(ordered, reverse=unit.direction == "higher")

@@ -34,7 +34,12 @@ import numpy as np
 
 from reportgen.analysis._groups import validate_columns
 from reportgen.analysis._ranking import rank_across
-from reportgen.analysis._units import UnitOutput, analyze_unit, ordered_systems
+from reportgen.analysis._units import (
+    UnitOutput,
+    analyze_unit,
+    ordered_systems,
+    with_graph,
+)
 from reportgen.analysis.options import AnalysisOptions
 from reportgen.analysis.release import ReleaseComparison
 from reportgen.analysis.results import (
@@ -242,6 +247,7 @@ def _analyze(table: ScoreTable, options: AnalysisOptions, seed: int,
             start += n
         notes.append(f"p-values adjusted with {options.correction} across all "
                      f"{len(raw)} comparisons of the analysis")
+    units = [with_graph(u) for u in units]  # from the final adjusted p-values
     across = rank_across(table, options, seed, units)
     units = [replace(u, ranks=across.ranks[(u.dataset, u.metric)])
              if (u.dataset, u.metric) in across.ranks and u.derived_from is None else u

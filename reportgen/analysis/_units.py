@@ -37,13 +37,19 @@ from reportgen.stats.corpus import (
 from reportgen.stats.leaderboard import bradley_terry, item_analysis, win_rates
 from reportgen.stats.means import MeanIntervals, bootstrap_means, mean_intervals
 from reportgen.stats.noise import NoiseProfile, noise_profile
-from reportgen.stats.pairwise import compare_paired, compare_unpaired, comparison_pairs
+from reportgen.stats.pairwise import (
+    PairwiseResult,
+    compare_paired,
+    compare_unpaired,
+    comparison_pairs,
+)
 from reportgen.stats.power import (
     PowerCurve,
     SamplePowerResult,
     mde_curve,
     mde_for_sample,
 )
+from reportgen.stats.ranking import ordered_ranking
 from reportgen.stats.runs import (
     ci_width_by_runs,
     cluster_bootstrap_interval,
@@ -270,6 +276,24 @@ def _corpus_units(table: ScoreTable, dataset: str, metric: str, systems: list[st
                                 n_runs=n_runs, n_excluded_items=view.n_excluded,
                                 comparisons=comparisons, derived_from=metric))
     return units
+
+
+def with_graph(unit: UnitResult) -> UnitResult:
+    """``unit`` with its ordered ranking (graph of non-significant pairs, cliques) when
+    every pair was compared; run after the final p-value adjustment."""
+    result = unit.comparisons
+    if not isinstance(result, PairwiseResult) or result.order != "all-pairs" or \
+            len(result.systems) < 2:
+        return unit
+    by_name = dict(zip(unit.systems, unit.means))
+    means = np.array([by_name.get(name, np.nan) for name in result.systems])
+    if not np.isfinite(means).all():
+        return unit  # a system without a mean: no order to draw
+    try:
+        graph = ordered_ranking(means, result, direction=unit.direction)
+    except ReportgenError:
+        return unit  # e.g. NaN means of degenerate systems: no graph
+    return replace(unit, graph=graph)
 
 
 def _noise(table: ScoreTable, dataset: str, metric: str,

@@ -249,6 +249,10 @@ class UnitResult:
         ratings, and the item analysis.
     ranks
         Rank distributions, simultaneous rank intervals and compact letters.
+    graph
+        All pairs compared: the systems ordered by mean with the graph of
+        non-significant pairs and its maximal cliques (Ackerman et al. 2025), from the
+        final adjusted p-values.
     runs, clusters, groups, hyperparameters
         Repeated runs, cluster-robust intervals, comparisons within item groups and
         between hyperparameter levels, where asked for.
@@ -275,6 +279,7 @@ class UnitResult:
     leaderboard: Leaderboard | None = None
     items: ItemAnalysis | None = None
     ranks: RankUncertainty | None = None
+    graph: OrderedRanking | None = None
     runs: RunsResult | None = None
     clusters: ClusterIntervals | None = None
     groups: tuple[GroupComparison, ...] = ()

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.errors import ReportgenError
 from reportgen.report import format as fmt
 from reportgen.analysis.results import UnitResult
 from reportgen.stats.pairwise import PairwiseResult
@@ -677,7 +676,6 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
     """For each dataset × metric: the systems with intervals, the pairwise table, the
     connected graph of non-significant pairs with its cliques, and the PWPP."""
     from reportgen.charts import connected_graph_chart, pwpp_chart
-    from reportgen.stats.ranking import ordered_ranking  # removed with the redesign
 
     body: list[str] = []
     for sl in _sample_lists(report):
@@ -715,20 +713,12 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         body.append(table(rows, cols))
         body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
         figures = []
-        if isinstance(result, PairwiseResult) and result.order == "all-pairs" and \
-                2 <= len(result.systems) <= MAX_GRAPH_SYSTEMS:
-            means = _means_of(report, sl)
-            if means is not None:
-                try:
-                    ranking = ordered_ranking(means, result, direction=sl.direction)
-                except ReportgenError:
-                    ranking = None
-                if ranking is not None:
-                    figures.append(_try_chart(partial(connected_graph_chart,
-                        ranking, title=f"{sl.metric}: not significantly different"),
-                        "Systems ordered by mean; an edge joins two systems that are "
-                        "not significantly different; shaded groups are the maximal "
-                        "cliques.", report))
+        if sl.graph is not None and len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
+            figures.append(_try_chart(partial(connected_graph_chart,
+                sl.graph, title=f"{sl.metric}: not significantly different"),
+                "Systems ordered by mean; an edge joins two systems that are "
+                "not significantly different; shaded groups are the maximal "
+                "cliques.", report))
         if isinstance(result, PairwiseResult) and len(result.systems) >= 3 and \
                 len(result.systems) <= MAX_PWPP_SYSTEMS:
             pwpp = (_try_chart(partial(pwpp_chart,
@@ -751,14 +741,6 @@ def _caveats(sentences: Sequence[str]) -> str:
         return ""
     items = "".join(f"<li>{escape(x)}</li>" for x in sentences)
     return f'<div class="rg-warning rg-caveat"><ul>{items}</ul></div>'
-
-
-def _means_of(report: Report, sl: Any) -> np.ndarray | None:
-    by_name = {r["system"]: r["mean"] for r in _systems_rows(report, sl.dataset, sl.metric)}
-    values = [by_name.get(s) for s in sl.systems]
-    if any(v is None for v in values):
-        return None
-    return np.asarray(values, dtype=np.float64)
 
 
 def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
