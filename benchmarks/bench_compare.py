@@ -326,7 +326,7 @@ def _print_scaling(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def _print_reports(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out = {}
-    for name in ("report_example", "report_arena4"):
+    for name in ("report_example", "report_arena4", "report_arena_all"):
         res = results.get(name)
         if not _ok(res):
             continue
@@ -343,6 +343,13 @@ def _print_reports(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
               f"{res['peak_mb']:.0f}, notebook kernel {summary['kernel_peak_mb']:.0f}")
         out[name] = {"stages": stages, "pages": summary["pages"],
                      "html_vs_nbconvert": html / ref if ref else None}
+        if "analyze_s" in summary:
+            ratio = summary["run_over_analyze"]
+            verdict = "ok" if summary["run_over_analyze_ok"] else "MISSED"
+            print(f"  run {summary['run_s']:.1f} s vs analyze {summary['analyze_s']:.1f} s "
+                  f"of the same data: run/analyze {ratio:.2f} (target <= 3: {verdict}); "
+                  f"report.html {summary['html_bytes'] / 2**20:.1f} MB")
+            out[name]["run_over_analyze"] = ratio
     return out
 
 

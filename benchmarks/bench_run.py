@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_compare
 
-NAMES = {"example": "report_example", "eval-arena-4": "report_arena4"}
+NAMES = {"example": "report_example", "eval-arena-4": "report_arena4",
+         "eval-arena-all": "report_arena_all"}
 
 
 def main(argv: list[str] | None = None) -> int:
