@@ -58,6 +58,8 @@ MAX_GRAPH_SYSTEMS = 15
 #: The pairwise p-value plot needs 3 systems to say more than the table, and stays legible
 #: up to this many.
 MAX_PWPP_SYSTEMS = 15
+#: The Friedman test and critical-difference diagram need ranks over this many lists.
+MIN_FRIEDMAN_LISTS = 3
 #: Bradley-Terry ratings are drawn up to this many systems (all are in results.json).
 MAX_BT_SYSTEMS = 60
 #: TOPSIS is drawn only when its order disagrees with the aggregate (Kendall τ below this).
@@ -865,18 +867,25 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                               ]))
     across = ordered.get("across_lists") or {}
     fn = None if report.analysis.ranking is None else report.analysis.ranking.friedman
-    if fn is not None:
+    n_lists = int(across.get("n_lists") or len(ordered["lists"]))
+    if fn is not None and n_lists >= MIN_FRIEDMAN_LISTS:
         body.append(h3("Friedman test and critical difference", "critical-difference"))
         fd = across.get("friedman_nemenyi", {})
         body.append(f"<p>Friedman χ² = {num_cell(fd.get('statistic'))}, p = "
-                    f"{p_cell(fd.get('p_value'))} over {across.get('n_lists')} lists; "
+                    f"{p_cell(fd.get('p_value'))} over {n_lists} lists; "
                     f"Nemenyi critical difference {num_cell(fd.get('critical_difference'), 3)} "
                     "in mean rank.</p>")
         body.append(charts_row(_try_chart(partial(critical_difference_chart, fn),
                                        "Mean rank over lists; systems joined by a bar are "
                                        "within the critical difference.", report)))
+    elif fn is not None:
+        body.append(note(f"Friedman test and critical-difference diagram: not drawn "
+                         f"over {n_lists} lists (at least {MIN_FRIEDMAN_LISTS} needed for "
+                         f"ranks over lists to mean something; Demšar 2006). They are in "
+                         f"results.json."))
     signs = across.get("sign_tests") or []
-    if signs:
+    smallest = 2.0 ** (1 - n_lists)  # two-sided sign test: all n lists won by one side
+    if signs and smallest <= report.alpha:
         body.append(h3("Wins across lists (sign test)", "sign-tests"))
         shown = [s for s in signs if frozenset((s["system_a"], s["system_b"])) in
                  neighbours] if len(signs) > report.max_table_rows else signs
@@ -886,6 +895,11 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                                   Col("p_value", "sign test p", p_cell, True)]))
         body.append(note("“A wins on more lists than B” needs the sign test; it ignores "
                           "the size of the differences."))
+    elif signs:
+        body.append(note(f"Wins across lists: with {n_lists} lists the sign test cannot "
+                         f"reach α = {report.alpha:g} (its smallest p-value is "
+                         f"{smallest:.3g}), so its table is left out; the counts are in "
+                         "results.json."))
     return section("Across datasets", body, sid="across-datasets")
 
 
