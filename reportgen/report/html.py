@@ -9,6 +9,7 @@ tables ``<table class="rg-table">`` with numeric cells ``<td class="num">``, cha
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 import warnings
@@ -147,13 +148,28 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Col], *,
             f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
+#: An SVG larger than this (thousands of marks: a scatter of every pair of 60 systems) is
+#: drawn as a PNG instead: smaller, and fast to lay out in the PDF.
+DENSE_SVG_BYTES = 300_000
+#: Pixels per SVG pixel of a rasterised chart (sharp on screens and in print).
+RASTER_SCALE = 2.0
+
+
 def figure(chart: Any, caption: str | None = None, *, theme: Any = None) -> str:
-    """A chart rendered to inline SVG in a ``<figure>`` (``caption`` is HTML)."""
-    from reportgen.charts.render import to_svg
+    """A chart rendered to inline SVG in a ``<figure>`` (``caption`` is HTML); a dense
+    chart (SVG over :data:`DENSE_SVG_BYTES`) as an embedded PNG of the same size."""
+    from reportgen.charts.render import to_png, to_svg
 
     svg = to_svg(chart, theme)
     svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
     cap = f"<figcaption>{caption}</figcaption>" if caption else ""
+    if len(svg) > DENSE_SVG_BYTES:
+        size = re.search(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"', svg)
+        png = base64.b64encode(to_png(chart, theme, scale=RASTER_SCALE)).decode("ascii")
+        dims = (f' width="{float(size.group(1)):.0f}" height="{float(size.group(2)):.0f}"'
+                if size else "")
+        return (f'<figure class="rg-chart"><img src="data:image/png;base64,{png}"{dims} '
+                f'alt="{escape(strip_tags(caption or "chart"))}">{cap}</figure>')
     return f'<figure class="rg-chart">{svg}{cap}</figure>'
 
 

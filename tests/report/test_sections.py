@@ -88,3 +88,29 @@ def test_num_formatting_against_hand_rounding(value, expected):
                                             (None, "–"), (2.5, "2.500")])
 def test_count_formatting(value, expected):
     assert fmt.count(value) == expected
+
+
+def test_dense_charts_are_embedded_as_png_of_the_svg_size():
+    import base64
+    import re
+
+    import altair as alt
+    import pandas as pd
+
+    from reportgen.charts.render import to_svg
+    from reportgen.report.html import DENSE_SVG_BYTES, figure
+
+    rng = np.random.default_rng(1)
+    dense = alt.Chart(pd.DataFrame({"x": rng.random(4000), "y": rng.random(4000)})
+                      ).mark_point().encode(x="x", y="y")
+    svg = to_svg(dense)
+    assert len(svg) > DENSE_SVG_BYTES
+    html = figure(dense, "dense")
+    assert "<svg" not in html and 'src="data:image/png;base64,' in html
+    width = re.search(r'<svg[^>]*?\swidth="([\d.]+)"', svg).group(1)
+    assert f'width="{float(width):.0f}"' in html
+    png = base64.b64decode(re.search(r"base64,([^\"]+)", html).group(1))
+    assert png.startswith(b"\x89PNG")
+    small = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(
+        x="x", y="y")
+    assert "<svg" in figure(small, "small")
