@@ -155,22 +155,38 @@ DENSE_SVG_BYTES = 300_000
 RASTER_SCALE = 2.0
 
 
+#: A chart drawing more data rows than this is rendered straight to PNG.
+DENSE_ROWS = 1500
+
+
+def _data_rows(spec: Mapping[str, Any]) -> int:
+    """Rows of data a Vega-Lite spec draws (inline values and named datasets)."""
+    rows = sum(len(v) for v in (spec.get("datasets") or {}).values()
+               if isinstance(v, list))
+    values = (spec.get("data") or {}).get("values") if isinstance(spec.get("data"),
+                                                                   dict) else None
+    return rows + (len(values) if isinstance(values, list) else 0)
+
+
 def figure(chart: Any, caption: str | None = None, *, theme: Any = None) -> str:
     """A chart rendered to inline SVG in a ``<figure>`` (``caption`` is HTML); a dense
-    chart (SVG over :data:`DENSE_SVG_BYTES`) as an embedded PNG of the same size."""
-    from reportgen.charts.render import to_png, to_svg
+    chart (more than :data:`DENSE_ROWS` data rows, or an SVG over
+    :data:`DENSE_SVG_BYTES`) as an embedded PNG of the same size."""
+    from reportgen.charts.render import chart_spec, to_png, to_svg
 
-    svg = to_svg(chart, theme)
-    svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
+    spec = chart_spec(chart, theme)
     cap = f"<figcaption>{caption}</figcaption>" if caption else ""
-    if len(svg) > DENSE_SVG_BYTES:
-        size = re.search(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"', svg)
-        png = base64.b64encode(to_png(chart, theme, scale=RASTER_SCALE)).decode("ascii")
-        dims = (f' width="{float(size.group(1)):.0f}" height="{float(size.group(2)):.0f}"'
-                if size else "")
-        return (f'<figure class="rg-chart"><img src="data:image/png;base64,{png}"{dims} '
-                f'alt="{escape(strip_tags(caption or "chart"))}">{cap}</figure>')
-    return f'<figure class="rg-chart">{svg}{cap}</figure>'
+    if _data_rows(spec) <= DENSE_ROWS:
+        svg = re.sub(r"^<\?xml[^>]*>\s*", "", to_svg(spec, theme))
+        if len(svg) <= DENSE_SVG_BYTES:
+            return f'<figure class="rg-chart">{svg}{cap}</figure>'
+    data = to_png(spec, theme, scale=RASTER_SCALE)
+    # the PNG header holds its size in pixels: the figure keeps the chart's own size
+    width, height = (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
+    png = base64.b64encode(data).decode("ascii")
+    return (f'<figure class="rg-chart"><img src="data:image/png;base64,{png}" '
+            f'width="{width / RASTER_SCALE:.0f}" height="{height / RASTER_SCALE:.0f}" '
+            f'alt="{escape(strip_tags(caption or "chart"))}">{cap}</figure>')
 
 
 def charts_row(*figures: str) -> str:
