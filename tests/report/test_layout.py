@@ -148,3 +148,20 @@ def test_eval_arena_budgets(tmp_path):
     assert ordered["selection"]["how"] == "largest"
     assert len(ordered["systems"]) >= 20
     assert ordered["systems"][0]["system"] in pages[0]
+
+
+def test_no_page_but_the_last_is_less_than_a_fifth_full(example):
+    import numpy as np
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(str(example / "report.pdf"))
+    thin = []
+    for k in range(len(pdf) - 1):
+        image = np.asarray(pdf[k].render(scale=0.4).to_pil().convert("L"))
+        h = image.shape[0]
+        body = image[int(0.08 * h):int(0.92 * h)]  # without the running header and footer
+        ink = np.flatnonzero((body < 200).any(axis=1))
+        used = 0.0 if ink.size == 0 else (ink[-1] - ink[0] + 1) / h
+        if used < 0.2:
+            thin.append((k + 1, round(used, 2)))
+    assert not thin, f"pages less than a fifth full: {thin}"
