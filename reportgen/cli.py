@@ -178,7 +178,7 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                        dest="corpus_metrics",
                        help="corpus-level metric computed from prediction/reference "
                             "columns, repeatable (default: f1-macro); e.g. f1-micro, "
-                            "f1-binary, precision-macro, recall-macro, accuracy")
+                            "f1-binary, precision-macro, recall-macro, accuracy, mcc")
     group.add_argument("--power", type=float, default=None, dest="target_power",
                        help="power for the minimum detectable effect of each dataset × "
                             "metric (default 0.8)")

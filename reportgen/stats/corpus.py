@@ -410,6 +410,20 @@ def _mean(s: np.ndarray) -> np.ndarray:
     return _divide(s[..., 0], s[..., 1], "mean (total weight 0)", math.nan)
 
 
+def _mcc(s: np.ndarray) -> np.ndarray:
+    """Matthews' correlation of single-label classification from per-class sums
+    (Gorodkin's multiclass form, from the confusion matrix's margins)."""
+    tp, fp, fn = s[..., TP], s[..., FP], s[..., FN]
+    true = tp + fn  # items of each reference class
+    predicted = tp + fp  # items predicted as each class
+    n = true.sum(axis=-1)
+    correct = tp.sum(axis=-1)
+    numerator = correct * n - (predicted * true).sum(axis=-1)
+    denominator = np.sqrt((n ** 2 - (predicted ** 2).sum(axis=-1))
+                          * (n ** 2 - (true ** 2).sum(axis=-1)))
+    return _divide(numerator, denominator, "MCC (a constant prediction or reference)", 0.0)
+
+
 def _sum_classes(s: np.ndarray) -> np.ndarray:
     return s.sum(axis=-2)
 
@@ -475,7 +489,7 @@ _FORMULAS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str]] = {
 #: Names known to :func:`corpus_metric`.
 CORPUS_METRICS: tuple[str, ...] = tuple(
     f"{m}-{a}" for m in ("f1", "precision", "recall") for a in ("macro", "micro", "binary")
-) + ("accuracy", "mean")
+) + ("accuracy", "mcc", "mean")
 
 
 def _macro(formula: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
@@ -491,7 +505,7 @@ def corpus_metric(name: str, *, positive_index: int = -1) -> CorpusMetric:
     ----------
     name
         One of :data:`CORPUS_METRICS`: ``"{precision,recall,f1}-{macro,micro,binary}"``,
-        ``"accuracy"``, ``"mean"``.
+        ``"accuracy"``, ``"mcc"``, ``"mean"``.
     positive_index
         Binary averages: index of the positive class on the class axis; the default
         -1 is the last class, where :func:`classification_statistics` puts
@@ -521,6 +535,14 @@ def corpus_metric(name: str, *, positive_index: int = -1) -> CorpusMetric:
     * ``accuracy``: :math:`\\sum_c tp_c / \\sum_c (tp_c + fn_c)`, the micro recall,
       which for single-label items is the share of items predicted correctly (a
       missing prediction is wrong).
+    * ``mcc``: Matthews' correlation coefficient in Gorodkin's (2004) multiclass form,
+      from the per-class counts of items with reference c, :math:`t_c = tp_c + fn_c`,
+      and predicted as c, :math:`p_c = tp_c + fp_c`, with :math:`n = \\sum_c t_c` and
+      :math:`k = \\sum_c tp_c`: :math:`(k n - \\sum_c p_c t_c) /
+      \\sqrt{(n^2 - \\sum_c p_c^2)(n^2 - \\sum_c t_c^2)}`; for two classes the phi
+      coefficient, Pearson's correlation of the 0/1 labels. A denominator of 0 (one
+      class predicted or present only) gives 0, as scikit-learn's
+      ``matthews_corrcoef``. A missing prediction counts towards n but no class.
     * ``mean``: :math:`\\sum_i s_i / \\sum_i w_i` of ``(score, weight)`` statistics.
 
     A 0/0 in precision, recall or F1 gives 0 with a :class:`DegenerateDataWarning`,
@@ -539,11 +561,14 @@ def corpus_metric(name: str, *, positive_index: int = -1) -> CorpusMetric:
     ...
     reportgen.errors.InputError: unknown corpus metric 'f1'
       hint: known: f1-macro, f1-micro, f1-binary, precision-macro, precision-micro, \
-precision-binary, recall-macro, recall-micro, recall-binary, accuracy, mean
+precision-binary, recall-macro, recall-micro, recall-binary, accuracy, mcc, mean
     """
     if name == "accuracy":
         return CorpusMetric(name, _accuracy, "share of items predicted correctly "
                             "(micro recall)", _sum_classes, single_label=True)
+    if name == "mcc":
+        return CorpusMetric(name, _mcc, "Matthews' correlation of prediction and reference",
+                            single_label=True)
     if name == "mean":
         return CorpusMetric(name, _mean, "sum of scores / sum of weights",
                             stat_shape=(2,))

@@ -228,6 +228,44 @@ def test_corpus_metrics_against_textbook_formulas(case):
     assert corpus_metric("accuracy")(sums) == corpus_metric("recall-micro")(sums)
 
 
+def _mcc_by_covariance(pred, ref, labels):
+    """Gorodkin's (2004) R_K by its definition: the covariance of the one-hot prediction
+    and reference matrices over their standard deviations, summed over classes (what
+    sklearn's matthews_corrcoef computes; for two classes Pearson's phi)."""
+    x = np.array([[float(p == c) for c in labels] for p in pred])
+    y = np.array([[float(r == c) for c in labels] for r in ref])
+    x, y = x - x.mean(axis=0), y - y.mean(axis=0)
+    den = math.sqrt((x * x).sum() * (y * y).sum())
+    return float((x * y).sum() / den) if den else 0.0
+
+
+@pytest.mark.parametrize("seed, n_classes", [(11, 2), (12, 3), (13, 5)])
+def test_corpus_mcc_against_one_hot_covariance_and_pearson(seed, n_classes):
+    rng = np.random.default_rng(seed)
+    ref = rng.integers(0, n_classes, size=150)
+    pred = np.where(rng.random(150) < 0.6, ref, rng.integers(0, n_classes, size=150))
+    sums = classification_statistics(pred, ref).counts.sum(axis=0)
+    labels = list(range(n_classes))
+    value = corpus_metric("mcc")(sums)
+    assert value == pytest.approx(_mcc_by_covariance(pred, ref, labels), rel=1e-12)
+    if n_classes == 2:  # the phi coefficient: Pearson's r of the 0/1 labels (scipy)
+        assert value == pytest.approx(stats.pearsonr(pred, ref).statistic, rel=1e-12)
+    # vectorised over leading axes (resamples × systems)
+    batch = np.stack([sums, sums[::-1]])
+    np.testing.assert_allclose(corpus_metric("mcc")(batch), [value, value], rtol=1e-12)
+
+
+def test_corpus_mcc_constant_prediction_is_zero_as_sklearn():
+    # sklearn's matthews_corrcoef returns 0.0 when a margin is constant (0/0)
+    sums = classification_statistics([1, 1, 1, 1], [0, 1, 0, 1]).counts.sum(axis=0)
+    with pytest.warns(DegenerateDataWarning, match="MCC"):
+        assert corpus_metric("mcc")(sums) == 0.0
+    # perfect and inverted predictions: +1 and -1
+    perfect = classification_statistics([0, 1, 0, 1], [0, 1, 0, 1]).counts.sum(axis=0)
+    inverted = classification_statistics([1, 0, 1, 0], [0, 1, 0, 1]).counts.sum(axis=0)
+    assert corpus_metric("mcc")(perfect) == 1.0 and corpus_metric("mcc")(inverted) == -1.0
+
+
 def test_corpus_metrics_zero_division_against_sklearn_convention():
     # class 2 never predicted: precision 0/0 -> 0 with a warning (sklearn zero_division)
     pred, ref = [0, 1, 1, 0], [0, 1, 2, 2]
@@ -250,7 +288,8 @@ def test_corpus_metrics_zero_division_against_sklearn_convention():
 
 def test_corpus_metric_registry_input_validation():
     assert CORPUS_METRICS[:3] == ("f1-macro", "f1-micro", "f1-binary")
-    assert {"accuracy", "mean", "precision-binary", "recall-macro"} <= set(CORPUS_METRICS)
+    assert {"accuracy", "mcc", "mean", "precision-binary", "recall-macro"} <= \
+        set(CORPUS_METRICS)
     for name in CORPUS_METRICS:
         m = corpus_metric(name)
         assert isinstance(m, CorpusMetric) and m.name == name and m.description

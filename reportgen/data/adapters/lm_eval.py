@@ -38,9 +38,15 @@ Notes
 * **Documents must match.** Each sample carries ``doc_hash``, a hash of the document. When
   the hashes of one (task, doc_id) differ between systems (or runs), they were not scored on
   the same document: the item is excluded for every system, with a warning.
-* **Corpus-level metrics** (``bleu``, ``chrf``, ``ter``, squad's ``f1``, ...) store a
-  non-numeric per-sample value (e.g. ``[reference, prediction]``) that only the corpus
-  aggregation turns into a score; they are skipped with a warning.
+* **Corpus-level metrics** store a non-numeric per-sample value that only the corpus
+  aggregation turns into a score. Classification metrics whose values are (gold,
+  prediction) label pairs and that lm-eval aggregates as such (``f1``, ``mcc``,
+  ``macro_f1``, ...: the aggregation's name says F1 or MCC) are carried as
+  predictions and references under the metric ``"<name> (labels)"`` (the per-item
+  score is the exact match), so corpus metrics (``--corpus-metric``, default macro-F1)
+  are computed from them with intervals and tests. The others (``bleu``, ``chrf``,
+  ``ter``, squad's ``f1``, ...) are skipped with a warning naming lm-eval's
+  aggregation.
 """
 
 from __future__ import annotations
@@ -188,6 +194,7 @@ class LmEvalAdapter(Adapter):
         rows, skipped = _collect_rows(runs, chosen, run_index)
         problems.extend(_skipped_problems(skipped, runs))
         frame = _frame(rows, with_run=any(i > 0 for i in run_index.values()))
+        frame = _label_metrics(frame, runs, problems)
         frame, exclusions = _exclude_hash_mismatches(frame, problems)
         directions = _directions(runs, set(frame["metric"]), problems)
         problems.extend(_aggregation_problems(runs, frame))
@@ -548,29 +555,123 @@ def _run_indices(runs: list[_ResultsFile],
 # ------------------------------------------------------------------------ rows
 
 
+#: Aggregations of lm-eval whose per-sample values are (gold, prediction) label pairs
+#: (``f1``, ``mcc``/``matthews_corrcoef``, task-defined ``macro_f1``, ``micro_f1``, ...).
+_LABEL_AGGREGATION = re.compile(r"f1|mcc|matthews", re.IGNORECASE)
+
+
+def _label_pair(value: Any) -> tuple[Any, Any] | None:
+    """``(gold, prediction)`` when ``value`` is a pair of labels (numbers or text)."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(
+            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+        return value[0], value[1]
+    return None
+
+
+#: lm-eval's aggregation → the corpus metric of :mod:`reportgen.stats.corpus` that
+#: computes the same number from the labels (scikit-learn's ``f1_score`` defaults to the
+#: binary F1 of label 1, the last of sorted 0/1 labels).
+_CORPUS_EQUIVALENT = {"f1": "f1-binary", "matthews_corrcoef": "mcc", "mcc": "mcc",
+                      "macro_f1": "f1-macro", "f1_macro": "f1-macro",
+                      "micro_f1": "f1-micro", "f1_micro": "f1-micro"}
+
+#: The per-item metric of a task's label pairs when all its label metrics share them.
+LABELS_METRIC = "labels"
+
+
+def label_metric_name(metric: str) -> str:
+    """The per-item metric of one label-pair metric whose labels differ from the task's
+    other label metrics: exact match of prediction and gold."""
+    return f"{metric} (labels)"
+
+
+def _label_metrics(frame: pd.DataFrame, runs: list[_ResultsFile],
+                   problems: list[Problem]) -> pd.DataFrame:
+    """Name the label-pair metrics of each task, with an info naming what they became.
+
+    lm-eval stores the same (gold, prediction) pair under every classification metric of
+    a multiple-choice task (``f1``, ``mcc``, ...). When a task's label metrics hold the
+    same pairs for every sample, they are carried once, as :data:`LABELS_METRIC`;
+    otherwise each becomes :func:`label_metric_name`."""
+    if "prediction" not in frame:
+        return frame
+    carried = frame["reference"].notna()
+    if not carried.any():
+        return frame.drop(columns=["prediction", "reference"])
+    aggregation = {(task, metric): str(name) for run in runs
+                   for task, table in run.aggregations.items()
+                   for metric, name in table.items()}
+    keys = [c for c in ("system", "item", "run") if c in frame]
+    parts = [frame[~carried]]
+    for task, part in frame[carried].groupby("dataset", sort=False):
+        metrics = list(dict.fromkeys(part["metric"]))
+        pairs = [part[part["metric"] == m].set_index(keys)[["prediction", "reference"]]
+                 .sort_index() for m in metrics]
+        shared = all(p.index.equals(pairs[0].index) and p.equals(pairs[0])
+                     for p in pairs[1:])
+        if shared:
+            part = part[part["metric"] == metrics[0]].assign(metric=LABELS_METRIC)
+            names = dict.fromkeys(metrics, LABELS_METRIC)
+        else:
+            names = {m: label_metric_name(m) for m in metrics}
+            part = part.assign(metric=part["metric"].map(names))
+        parts.append(part)
+        how = []
+        for metric in metrics:
+            agg = aggregation.get((task, metric), "")
+            same = _CORPUS_EQUIVALENT.get(agg)
+            how.append(f"{metric} (aggregation {agg!r}" + (
+                f"; --corpus-metric {same} reproduces it)" if same else ")"))
+        carried_as = (f"the metric {LABELS_METRIC!r}" if shared else
+                      "the metrics " + ", ".join(repr(n) for n in names.values()))
+        problems.append(Problem(
+            "info", f"task {task!r}: the per-sample (gold, prediction) labels of lm-eval's "
+                    f"{', '.join(how)} are carried as predictions and references under "
+                    f"{carried_as}, whose per-item score is their exact match; corpus "
+                    "metrics (--corpus-metric, default f1-macro) are computed from them",
+            dataset=str(task)))
+    return pd.concat(parts, ignore_index=True)
+
+
 def _collect_rows(runs: list[_ResultsFile], chosen: Mapping[str, str],
                   run_index: Mapping[tuple[int, str], int]
                   ) -> tuple[dict[str, list[Any]], dict[tuple[str, str], tuple[Any, Location]]]:
     """Rows of the frame as columns, and the (task, metric) pairs skipped as non-numeric
-    with an example value and where it is."""
+    with an example value and where it is.
+
+    A metric whose values are (gold, prediction) label pairs and that lm-eval aggregates
+    as a classification metric (:data:`_LABEL_AGGREGATION`) is carried with its labels
+    in the ``prediction`` and ``reference`` columns, its score the exact match;
+    :func:`_label_metrics` names it."""
     columns: dict[str, list[Any]] = {k: [] for k in (
         "system", "dataset", "metric", "item", "score", "run", "_hash", SOURCE_FILE,
-        SOURCE_LINE)}
+        SOURCE_LINE, "prediction", "reference")}
     skipped: dict[tuple[str, str], tuple[Any, Location]] = {}
+    aggregation = {(task, metric): str(name) for run in runs
+                   for task, table in run.aggregations.items()
+                   for metric, name in table.items()}
     for position, run in enumerate(runs):
         for task, samples in run.samples.items():
             for sample in samples.by_filter[chosen[task]]:
                 for metric, value in sample.values.items():
                     score = _number(value)
+                    prediction = reference = None
                     if score is None:
-                        skipped.setdefault((task, metric), (
-                            value, Location(str(samples.path), sample.line, metric)))
-                        continue
+                        pair = _label_pair(value) if _LABEL_AGGREGATION.search(
+                            aggregation.get((task, metric), "")) else None
+                        if pair is None:
+                            skipped.setdefault((task, metric), (
+                                value, Location(str(samples.path), sample.line, metric)))
+                            continue
+                        reference, prediction = pair
+                        score = float(prediction == reference)
                     columns["system"].append(run.system)
                     columns["dataset"].append(task)
                     columns["metric"].append(metric)
                     columns["item"].append(sample.doc_id)
                     columns["score"].append(score)
+                    columns["prediction"].append(prediction)
+                    columns["reference"].append(reference)
                     columns["run"].append(run_index[(position, task)])
                     columns["_hash"].append(sample.doc_hash)
                     columns[SOURCE_FILE].append(str(samples.path))
@@ -628,6 +729,9 @@ def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
         SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
         SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
     })
+    if any(p is not None for p in columns["prediction"]):
+        frame["prediction"] = pd.Series(columns["prediction"], dtype=object)
+        frame["reference"] = pd.Series(columns["reference"], dtype=object)
     return frame if with_run else frame.drop(columns="run")
 
 

@@ -1,11 +1,15 @@
 """The lm-eval adapter on output of three lm-evaluation-harness versions (tests/fixtures/
 real/SOURCES.md): 0.4.2 (``results.json`` + ``<model_args>_<task>.jsonl`` holding one JSON
 array, no filter key), 0.4.5 (``samples_<task>_<date>.jsonl`` without a filter key, each
-document once per filter) and 0.4.9.2 (filter key, one task's samples file missing).
+document once per filter; ``v0.4.5-cls``: a yes/no task with lm-eval's corpus metrics
+``f1`` and ``mcc``, whose per-sample values are (gold, prediction) pairs) and 0.4.9.2
+(filter key, one task's samples file missing).
 
 The independent reference is the aggregate lm-eval itself wrote into the results file
 (``"acc,none"``, ``"exact_match,strict-match"``, ...): the mean of the per-sample values of
-one filter must reproduce it exactly.
+one filter must reproduce it exactly; for the corpus metrics ``f1`` and ``mcc`` (computed
+by lm-eval with scikit-learn's ``f1_score`` and ``matthews_corrcoef``), our corpus metric
+on the carried labels must reproduce it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from reportgen.errors import InputError
 
 REAL = Path(__file__).resolve().parents[2] / "fixtures" / "real" / "lm_eval"
 V042, V045, V0492 = REAL / "v0.4.2", REAL / "v0.4.5", REAL / "v0.4.9.2"
+V045_CLS = REAL / "v0.4.5-cls"
 
 
 def _read(path: Path, **options: Any) -> AdapterResult:
@@ -128,3 +133,66 @@ def test_lm_eval_042_and_045_read_together() -> None:
     assert set(table.systems) == {"sys-a", "sys-b"}
     # tiny_mc of 0.4.2 and of 0.4.5 are repeated runs of each system (two results files)
     assert table.runs_of("tiny_mc") == (0, 1)
+
+
+def test_lm_eval_045_label_pairs_are_carried_and_reproduce_f1_and_mcc() -> None:
+    # tiny_cls: metric_list acc (mean), f1 (aggregation f1), mcc (matthews_corrcoef);
+    # each sample holds "f1": [gold, pred] and "mcc": [gold, pred], the same pair
+    from reportgen.stats.corpus import classification_statistics, corpus_metric
+
+    result = _read(V045_CLS)
+    frame = result.frame
+    assert set(frame["metric"]) == {"acc", "labels"}  # f1 and mcc share their pairs
+    infos = [p.message for p in result.problems if p.severity == "info"]
+    assert any("'labels'" in m and "--corpus-metric f1-binary" in m
+               and "--corpus-metric mcc" in m for m in infos), infos
+    assert not any(p.severity == "warning" and "skipped" in p.message for p in result.problems)
+    for model in ("sys-a", "sys-b"):
+        (samples_path,) = (V045_CLS / model).glob("samples_tiny_cls_*.jsonl")
+        samples = [json.loads(line) for line in samples_path.read_text().splitlines()]
+        rows = frame[(frame["system"] == model) & (frame["metric"] == "labels")]
+        rows = rows.set_index(rows["item"].astype(int)).sort_index()
+        # the labels are the samples' own pairs, in order
+        assert [[r, p] for r, p in zip(rows["reference"], rows["prediction"])] == \
+            [s["f1"] for s in samples] == [s["mcc"] for s in samples]
+        aggregate = _results(V045_CLS / model)["results"]["tiny_cls"]
+        # per-item exact match of the labels: lm-eval's acc (the same argmax)
+        assert rows["score"].mean() == aggregate["acc,none"]
+        sums = classification_statistics(rows["prediction"].to_numpy(object),
+                                         rows["reference"].to_numpy(object)
+                                         ).counts.sum(axis=0)
+        assert corpus_metric("f1-binary")(sums) == pytest.approx(aggregate["f1,none"],
+                                                                rel=1e-12)
+        assert corpus_metric("mcc")(sums) == pytest.approx(aggregate["mcc,none"], rel=1e-12)
+
+
+def test_lm_eval_label_metrics_with_different_pairs_stay_apart(tmp_path: Path) -> None:
+    # the real samples with the mcc pair of one document changed: f1 and mcc no longer
+    # share their labels, so each is carried as its own metric
+    for model in ("sys-a", "sys-b"):
+        shutil.copytree(V045_CLS / model, tmp_path / model)
+    (path,) = (tmp_path / "sys-a").glob("samples_*.jsonl")
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["mcc"] = [first["mcc"][0], 1 - first["mcc"][1]]
+    path.write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
+    frame = _read(tmp_path).frame
+    assert set(frame["metric"]) == {"acc", "f1 (labels)", "mcc (labels)"}
+
+
+def test_lm_eval_label_metrics_end_to_end_corpus_units() -> None:
+    from reportgen.analysis import AnalysisOptions, analyze
+
+    table = load(V045_CLS)
+    assert table.has_predictions("tiny_cls", "labels")
+    results = analyze(table, AnalysisOptions(corpus_metrics=("f1-binary", "mcc"),
+                                             n_resamples=999, seed=1))
+    corpus = {(u.metric, u.derived_from) for u in results.units if u.modality == "corpus"}
+    assert corpus == {("f1-binary", "labels"), ("mcc", "labels")}
+    for unit in results.units:
+        if unit.metric in ("f1-binary", "mcc"):
+            means = dict(zip(unit.systems, unit.means))
+            for model in ("sys-a", "sys-b"):
+                aggregate = _results(V045_CLS / model)["results"]["tiny_cls"]
+                key = "f1,none" if unit.metric == "f1-binary" else "mcc,none"
+                assert means[model] == pytest.approx(aggregate[key], rel=1e-12)
