@@ -8,7 +8,8 @@ import argparse
 import json
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from reportgen import __version__
 from reportgen.errors import ReportgenError, ReportgenWarning
@@ -402,7 +403,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         data=tuple(_data_paths(args)),
         out=args.out or report.get("out") or "report",
         config=args.config, load_options=_load_options(args), analysis_options=options,
-        title=args.title or report.get("title") or "Evaluation report",
+        title=args.title or report.get("title") or None,
         release=args.release or report.get("release"),
         template=args.template or report.get("template") or "evaluation",
         theme=args.theme or report.get("theme") or "default",
@@ -420,19 +421,47 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = run_report(spec, progress=progress)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed "
                      f"{result.seed}\n")
-    counts = result.verdict_counts
-    if counts is not None:
-        sys.stdout.write(f"verdict: {counts.get('improved', 0)} improved, "
-                         f"{counts.get('regressed', 0)} regressed, "
-                         f"{counts.get('no detectable difference', 0)} with no detectable "
-                         "difference\n")
-        if fail_on_regression and counts.get("regressed", 0):
-            sys.stderr.write("reportgen: significant regression found "
-                             "(--fail-on-regression)\n")
-            return EXIT_REGRESSION
-    elif fail_on_regression:
+    if result.verdict is not None:
+        return _release_gate(result.verdict, fail_on_regression=fail_on_regression,
+                             allow_partial=bool(args.allow_partial or
+                                                report.get("allow_partial", False)))
+    if fail_on_regression:
         sys.stderr.write("reportgen: warning: --fail-on-regression needs a release report "
                          "(--template release); nothing was checked\n")
+    return EXIT_OK
+
+
+def _release_gate(verdict: Mapping[str, Any], *, fail_on_regression: bool,
+                  allow_partial: bool) -> int:
+    """Say the release decision (stdout) and every dataset × metric not compared
+    (stderr), and the exit status of ``--fail-on-regression``: 1 on a significant
+    regression, and 1 when anything was not compared unless ``--allow-partial``."""
+    from reportgen.analysis.release import ReleaseComparison
+    from reportgen.report.findings import plain, release_decision
+
+    comparison = ReleaseComparison.from_dict(verdict)
+    counts = comparison.counts
+    sys.stdout.write(f"decision: {plain(release_decision(comparison))}\n")
+    sys.stdout.write(f"verdict: {counts['improved']} improved, {counts['regressed']} "
+                     f"regressed, {counts['no detectable difference']} with no detectable "
+                     f"difference, {len(comparison.not_compared)} not compared\n")
+    for entry in comparison.not_compared:
+        closest = (f" (closest names there: {', '.join(entry.closest)})"
+                   if entry.closest else "")
+        sys.stderr.write(f"reportgen: warning: not compared: {entry.name}: "
+                         f"{entry.reason}{closest}\n")
+    if not fail_on_regression:
+        return EXIT_OK
+    if comparison.regressions:
+        sys.stderr.write(f"reportgen: {len(comparison.regressions)} significant "
+                         "regression(s) (--fail-on-regression)\n")
+        return EXIT_REGRESSION
+    if comparison.not_compared and not allow_partial:
+        sys.stderr.write(f"reportgen: {len(comparison.not_compared)} dataset × metric(s) "
+                         "were not compared, so the gate cannot pass "
+                         "(--fail-on-regression); give the missing scores, or pass "
+                         "--allow-partial to judge only what was compared\n")
+        return EXIT_REGRESSION
     return EXIT_OK
 
 
@@ -639,7 +668,13 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default 40; every pair is in tables/comparisons.csv)")
     group.add_argument("--fail-on-regression", action="store_true",
                        help="release template: exit with status 1 when a significant "
-                            "regression is found (a CI gate)")
+                            "regression is found, or when a dataset × metric could not "
+                            "be compared (the baseline or the candidate has no score "
+                            "there) unless --allow-partial (a CI gate)")
+    group.add_argument("--allow-partial", action="store_true",
+                       help="with --fail-on-regression: pass when some dataset × metric "
+                            "was not compared (they are still named on stderr and in the "
+                            "report)")
     group.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
                        help="stop a notebook cell that runs longer than this")
     group.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
@@ -104,6 +104,7 @@ class ReleaseVerdict:
     n_candidate: int
     mde: float | None
     verdict: Verdict
+    proportion: bool = False
 
     @property
     def name(self) -> str:
@@ -111,6 +112,13 @@ class ReleaseVerdict:
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> ReleaseVerdict:
+        """The verdict of a ``results.json`` row (:meth:`to_dict`); fields a row of an
+        older reportgen lacks take their defaults."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in row.items() if k in names})
 
 
 @dataclass(frozen=True)
@@ -135,6 +143,12 @@ class NotCompared:
         return {"dataset": self.dataset, "metric": self.metric,
                 "missing": list(self.missing), "reason": self.reason,
                 "closest": list(self.closest)}
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> NotCompared:
+        return cls(str(row["dataset"]), str(row["metric"]),
+                   tuple(row.get("missing", ())), str(row.get("reason", "")),
+                   tuple(row.get("closest", ())))
 
 
 @dataclass(frozen=True)
@@ -203,6 +217,16 @@ class ReleaseComparison:
                 "rows": [v.to_dict() for v in self.verdicts], "counts": self.counts,
                 "not_compared": [n.to_dict() for n in self.not_compared],
                 "alpha": self.alpha, "power": self.power}
+
+    @classmethod
+    def from_dict(cls, verdict: Mapping[str, Any]) -> ReleaseComparison:
+        """The comparison of a ``results.json`` ``verdict`` (:meth:`to_dict`), e.g. of an
+        archived report read by ``reportgen email``."""
+        return cls(str(verdict["baseline"]), str(verdict["candidate"]),
+                   verdict.get("release"),
+                   tuple(ReleaseVerdict.from_dict(r) for r in verdict.get("rows", ())),
+                   tuple(NotCompared.from_dict(n) for n in verdict.get("not_compared", ())),
+                   float(verdict.get("alpha", 0.05)), float(verdict.get("power", 0.8)))
 
 
 def verdict_of(*, diff: float | None, significant: bool, direction: str) -> Verdict:
@@ -275,7 +299,8 @@ def release_comparison(units: Sequence[Any], coverage: Sequence[tuple[str, str, 
                 n_baseline=int(row["n_b"] if a_is_candidate else row["n_a"]),
                 n_candidate=int(row["n_a"] if a_is_candidate else row["n_b"]),
                 mde=mde, verdict=verdict_of(diff=diff, significant=bool(row["significant"]),
-                                            direction=unit.direction)))
+                                            direction=unit.direction),
+                proportion=bool(unit.proportion)))
     return ReleaseComparison(baseline, candidate, release, tuple(verdicts),
                              not_compared(coverage, baseline=baseline, candidate=candidate),
                              alpha, power)

@@ -27,7 +27,9 @@ def forest_plot(rows: Sequence[Mapping[str, Any]], *, verdict_key: str = "verdic
         One mapping per dataset × metric with ``dataset``, ``metric``, ``diff``,
         ``ci_low``, ``ci_high`` and the verdict under ``verdict_key`` (e.g. the
         comparison rows of results.json for the baseline against the candidate, with a
-        verdict added); optional ``direction`` and ``mde`` are shown in the tooltip.
+        verdict added); optional ``direction`` and ``mde`` are shown in the tooltip. A
+        row with a true ``proportion`` is drawn in percentage points (× 100), as the
+        report's tables show it.
 
     Returns
     -------
@@ -45,12 +47,15 @@ def forest_plot(rows: Sequence[Mapping[str, Any]], *, verdict_key: str = "verdic
         if missing:
             raise InputError(f"a forest-plot row lacks {', '.join(missing)}",
                              hint="rows need dataset, metric, diff, ci_low and ci_high")
+        scale = 100.0 if row.get("proportion") else 1.0
         data.append({"dataset": str(row["dataset"]), "metric": str(row["metric"]),
-                     "diff": row["diff"], "ci_low": row["ci_low"],
-                     "ci_high": row["ci_high"],
+                     **{k: None if row.get(k) is None else scale * float(row[k])
+                        for k in ("diff", "ci_low", "ci_high", "mde")},
                      "verdict": str(row.get(verdict_key) or "no verdict"),
-                     "direction": row.get("direction", "higher"),
-                     "mde": row.get("mde")})
+                     "direction": row.get("direction", "higher")})
+    proportions = [bool(row.get("proportion")) for row in rows]
+    unit = " (pts)" if all(proportions) else (" (pts for proportions)"
+                                               if any(proportions) else "")
     verdicts = sorted({d["verdict"] for d in data},
                       key=lambda v: list(VERDICT_COLOURS).index(v)
                       if v in VERDICT_COLOURS else len(VERDICT_COLOURS))
@@ -68,7 +73,8 @@ def forest_plot(rows: Sequence[Mapping[str, Any]], *, verdict_key: str = "verdic
     zero = alt.Chart().mark_rule(strokeDash=[4, 3], color="#555555").encode(
         x=alt.datum(0))
     interval = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("ci_low:Q", title="candidate − baseline"), x2="ci_high:Q", color=colour)
+        x=alt.X("ci_low:Q", title=f"candidate − baseline{unit}"), x2="ci_high:Q",
+        color=colour)
     point = base.mark_point(filled=True, size=60).encode(x="diff:Q", color=colour)
     return alt.layer(zero, interval, point, data=alt.Data(values=data)).properties(
         width=360, height=alt.Step(22)

@@ -65,7 +65,8 @@ The file format (``--config FILE``); every section and key is optional::
     formats = ["html", "pdf"]      # any of "html", "pdf", "ipynb" (or "html,pdf")
     force = false                  # replace an existing report folder
     if_exists = "error"            # existing report folder: "error", "replace", "timestamp"
-    fail_on_regression = false     # exit with an error status when the verdict has one
+    fail_on_regression = false     # exit 1 on a regression, or when anything was not compared
+    allow_partial = false          # with fail_on_regression: pass when some were not compared
     max_table_rows = 50            # longest table shown in full, a whole number >= 1
 
     [metrics.edit_distance]
@@ -214,7 +215,7 @@ CORRECT_ACROSS = ("sample-list", "all")
 EFFECT_LEVELS = ("small", "medium", "large")
 CI_METHODS = ("auto", "wilson", "clopper-pearson", "t", "percentile", "bca")
 CORPUS_METRICS = tuple(f"{m}-{a}" for m in ("f1", "precision", "recall")
-                       for a in ("macro", "micro", "binary")) + ("accuracy", "mean")
+                       for a in ("macro", "micro", "binary")) + ("accuracy", "mcc", "mean")
 NAN_POLICIES = ("drop", "raise")
 EXECUTORS = ("local", "dask")
 FORMATS = ("html", "pdf", "ipynb")
@@ -636,5 +637,5 @@ _REPORT: dict[str, Check] = {
     "title": _text, "release": _text, "candidate": _text, "template": _text,
     "theme": _text, "out": _text, "formats": _formats, "force": _flag,
     "if_exists": _choice(("error", "replace", "timestamp")),
-    "fail_on_regression": _flag, "max_table_rows": _count,
+    "fail_on_regression": _flag, "allow_partial": _flag, "max_table_rows": _count,
 }

@@ -16,13 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reportgen.analysis import Analysis, ReleaseVerdict, UnitResult
+from reportgen.analysis import Analysis, ReleaseComparison, ReleaseVerdict, UnitResult
+from reportgen.analysis.release import NotCompared
 from reportgen.analysis.results import RankingAcrossLists
 from reportgen.report import format as fmt
 from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = ["MatrixCell", "MatrixColumn", "PairView", "central_matrix", "key_findings",
-           "overall_order", "pair_view", "plain", "unit_name"]
+           "not_compared_lines", "overall_order", "pair_view", "plain", "release_decision",
+           "release_headline",
+           "unit_name"]
 
 #: Units listed one by one in the key findings; above it they are summarised.
 MAX_UNIT_LINES = 6
@@ -264,6 +267,140 @@ def _noise_line(units: Sequence[UnitResult], power: float) -> str | None:
     return (f"Noise floor: differences smaller than {'; '.join(parts)} are likely to go "
             f"undetected (minimum detectable effect at {power:.0%} power).")
 
+
+
+# --------------------------------------------------------------------------- release
+
+#: Verdicts of one kind named one by one in the decision line; above it they are counted.
+MAX_DECISION_ITEMS = 4
+
+
+def _where(v: ReleaseVerdict, one_metric: bool) -> str:
+    return _e(v.dataset if one_metric else unit_name(v))
+
+
+def _change(v: ReleaseVerdict, one_metric: bool) -> str:
+    """``MBPP by 9.0 pts (63.8% → 54.8%)``: the size of a significant change in the
+    metric's units, with the two values (and the direction when lower is better)."""
+    size = fmt.difference(abs(v.diff or 0.0), proportion=v.proportion).lstrip("+")
+    values = (f"{fmt.value(v.mean_baseline, proportion=v.proportion)} → "
+              f"{fmt.value(v.mean_candidate, proportion=v.proportion)}")
+    lower = "; lower is better" if v.direction == "lower" else ""
+    return f"{_where(v, one_metric)} by {size} ({values}{lower})"
+
+
+def _missed(v: ReleaseVerdict, one_metric: bool) -> str:
+    diff = fmt.difference(v.diff, proportion=v.proportion)
+    if v.mde is None:
+        return f"{_where(v, one_metric)} ({diff})"
+    mde = fmt.difference(v.mde, proportion=v.proportion).lstrip("+")
+    return f"{_where(v, one_metric)} ({diff}, could have missed up to {mde})"
+
+
+def _some(items: Sequence[str], what: str) -> str:
+    shown = list(items[:MAX_DECISION_ITEMS])
+    if len(items) > MAX_DECISION_ITEMS:
+        shown.append(f"{len(items) - MAX_DECISION_ITEMS} more {what}")
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def release_decision(comparison: ReleaseComparison) -> str:
+    """The release in one HTML sentence, first: whether the candidate is better, the
+    regressions and improvements with their size in the metric's units (baseline →
+    candidate), what showed no detectable difference and how large a difference could
+    have been missed (the MDE), and whether anything was not compared.
+
+    Examples of the first words: "v2.1 is not better than v2.0: regressed on MBPP by
+    9.0 pts (63.8% → 54.8%)"; "v2.1 is better than v2.0: improved on ..."; "v2.1 is
+    not detectably different from v2.0: ..."; "v2.1 was not compared with v2.0 on
+    everything: ...".
+    """
+    c = comparison
+    cand, base = _b(c.candidate), _b(c.baseline)
+    if not c.verdicts:
+        return (f"{cand} could not be compared with {base}: the two systems share no "
+                f"dataset × metric ({len(c.not_compared)} not compared, listed below).")
+    one_metric = len({v.metric for v in c.verdicts}) == 1
+    regressed = [_change(v, one_metric) for v in c.regressions]
+    improved = [_change(v, one_metric) for v in c.improvements]
+    flat = [v for v in c.verdicts if v.verdict == "no detectable difference"]
+    parts = []
+    if regressed:
+        parts.append("regressed on " + _some(regressed, "datasets"))
+    if improved:
+        parts.append("improved on " + _some(improved, "datasets"))
+    if flat and len(flat) <= MAX_DECISION_ITEMS:
+        parts.append("no detectable difference on "
+                     + _some([_missed(v, one_metric) for v in flat], "datasets"))
+    elif flat:
+        mdes = [v for v in flat if v.mde is not None]
+        worst = max(mdes, key=lambda v: v.mde or 0.0) if mdes else None
+        which = (f"the {len(flat)} others" if regressed or improved else
+                 f"all {len(flat)} dataset × metrics" + (" compared" if c.not_compared
+                                                       else ""))
+        text = f"no detectable difference on {which}"
+        if worst is not None and worst.mde is not None:
+            text += (f" (could have missed up to "
+                     f"{fmt.difference(worst.mde, proportion=worst.proportion).lstrip('+')}"
+                     f" on {_where(worst, one_metric)})")
+        parts.append(text)
+    if regressed:
+        head = f"{cand} is not better than {base}"
+    elif c.not_compared:
+        head = f"{cand} was compared with {base} on only {len(c.verdicts)} of " \
+               f"{len(c.verdicts) + len(c.not_compared)} dataset × metrics"
+    elif improved:
+        head = f"{cand} is better than {base}"
+    else:
+        head = f"{cand} is not detectably different from {base}"
+    tail = ""
+    if c.not_compared:
+        names = [_e(n.dataset if one_metric else n.name) for n in c.not_compared]
+        tail = f"; not compared on {_some(names, 'datasets')}"
+    return f"{head}: " + "; ".join(parts) + tail + "."
+
+
+def release_headline(comparison: ReleaseComparison) -> str:
+    """The decision in a few plain words, for an e-mail subject: ``not better: regressed
+    on MBPP by 9.0 pts``, ``better: improved on ...``, ``no detectable difference in 4
+    comparisons`` (one per dataset × metric), with ``K of N not compared`` when the
+    comparison is partial."""
+    c = comparison
+    one_metric = len({v.metric for v in c.verdicts}) == 1
+    total = len(c.verdicts) + len(c.not_compared)
+    missing = f"; {len(c.not_compared)} of {total} not compared" if c.not_compared else ""
+    if not c.verdicts:
+        return f"nothing compared: the two systems share none of {total} comparisons"
+
+    def first(items: Sequence[ReleaseVerdict]) -> str:
+        more = f" and {len(items) - 1} more" if len(items) > 1 else ""
+        v = items[0]
+        size = fmt.difference(abs(v.diff or 0.0), proportion=v.proportion).lstrip("+")
+        return f"{plain(_where(v, one_metric))} by {size}{more}"
+
+    if c.regressions:
+        return f"not better: regressed on {first(c.regressions)}{missing}"
+    if c.improvements:
+        head = "better" if not c.not_compared else "improved where compared"
+        return f"{head}: improved on {first(c.improvements)}{missing}"
+    n = len(c.verdicts)
+    return f"no detectable difference in {n} comparison{'s' if n != 1 else ''}{missing}"
+
+
+def not_compared_lines(comparison: ReleaseComparison) -> list[str]:
+    """One HTML line per reason a dataset × metric was not compared, naming them and
+    the systems there whose names are closest to the missing ones."""
+    by_reason: dict[str, list[NotCompared]] = {}
+    for entry in comparison.not_compared:
+        by_reason.setdefault(entry.reason, []).append(entry)
+    lines = []
+    for reason, entries in by_reason.items():
+        names = _list([n.name for n in entries])
+        closest = list(dict.fromkeys(s for n in entries for s in n.closest))
+        hint = (f" Closest names there: {_names(closest)} (a renamed run?)."
+                if closest else "")
+        lines.append(f"{names}: {_e(reason)}.{hint}")
+    return lines
 
 
 # --------------------------------------------------------------------------- matrix

@@ -192,7 +192,13 @@ def _ci(row: Mapping[str, Any]) -> str:
 
 def _verdict(results: Mapping[str, Any]) -> Mapping[str, Any] | None:
     verdict = results.get("verdict")
-    return verdict if isinstance(verdict, Mapping) and verdict.get("rows") else None
+    return verdict if isinstance(verdict, Mapping) and "candidate" in verdict else None
+
+
+def _comparison(verdict: Mapping[str, Any]) -> Any:
+    from reportgen.analysis.release import ReleaseComparison
+
+    return ReleaseComparison.from_dict(verdict)
 
 
 def _ordered(results: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -233,15 +239,15 @@ def _verdict_line(v: Mapping[str, Any]) -> str:
 
 
 def _subject(folder: ReportFolder) -> str:
+    from reportgen.report.findings import release_headline
+
     results = folder.results
-    head = folder.title + (f" {folder.release}" if folder.release else "")
+    head = folder.title
+    if folder.release and folder.release not in head:
+        head += f" {folder.release}"
     verdict = _verdict(results)
     if verdict is not None:
-        counts = verdict.get("counts") or {}
-        parts = [f"{counts.get(k, 0)} {k}" for k in ("regressed", "improved")]
-        parts.append(f"{counts.get('no detectable difference', 0)} no detectable difference")
-        return f"{head}: {verdict.get('candidate')} vs {verdict.get('baseline')}: " \
-               + ", ".join(parts)
+        return f"{head}: {release_headline(_comparison(verdict))}"
     data = results.get("data") or {}
     n_sys, n_data = len(data.get("systems") or ()), len(data.get("datasets") or ())
     n_met = len(data.get("metrics") or ())
@@ -385,7 +391,7 @@ _CSS = """
 body { margin: 0; padding: 0; background: #f3f4f6; }
 table { border-collapse: collapse; }
 .outer { background: #f3f4f6; }
-.container { width: 640px; max-width: 640px; background: #ffffff;
+.container { width: 100%; max-width: 640px; table-layout: fixed; background: #ffffff;
   font-family: 'DejaVu Sans', Arial, Helvetica, sans-serif; font-size: 14px;
   line-height: 1.45; color: #1f2933; }
 .pad { padding: 18px 24px; }
@@ -406,7 +412,15 @@ p { margin: 0 0 10px 0; }
 .footer { color: #52606d; font-size: 12px; border-top: 1px solid #e4e7eb; }
 ul { margin: 0 0 10px 0; padding-left: 20px; }
 .flagged { list-style: none; padding-left: 4px; }
+.decision { font-size: 15px; padding: 8px 12px; border-left: 5px solid #52606d;
+  background: #f3f7fb; }
+.decision-regressed { border-left-color: #b2182b; background: #fbeaec; }
+.decision-improved { border-left-color: #1b7837; background: #e9f5ec; }
+.decision-incomplete { border-left-color: #d4a106; background: #fff8e1; }
+.warning { background: #fff8e1; border-left: 4px solid #d4a106; padding: 8px 12px;
+  margin: 0 0 10px 0; }
 td { white-space: normal; }
+.scroll { overflow-x: auto; }
 li { margin-bottom: 4px; }
 """
 
@@ -429,8 +443,8 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]],
             f'{" " + row_class[i] if row_class and row_class[i] and j == last else ""}">'
             f"{_e(c)}</td>" for j, (c, n) in enumerate(zip(row, numeric)))
         body.append(f"<tr>{cells}</tr>")
-    return (f'<table role="presentation" class="data" width="100%"><tr>{head}</tr>'
-            + "".join(body) + "</table>")
+    return (f'<div class="scroll"><table role="presentation" class="data" width="100%">'
+            f"<tr>{head}</tr>" + "".join(body) + "</table></div>")
 
 
 def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = True,
@@ -467,26 +481,34 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
             f"{len(data.get('datasets') or ())} dataset(s), "
             f"{len(data.get('metrics') or ())} metric(s)",
             f"seed {results.get('seed')}"]
+    if _verdict(results) is not None:  # a release compares two of the systems loaded
+        meta[2] = (f"{len(data.get('datasets') or ())} dataset(s), "
+                   f"{len(data.get('metrics') or ())} metric(s)")
     meta_line = " · ".join(m for m in meta if m)
-    text: list[str] = [title + (f" — {release}" if release else ""), meta_line, ""]
+    heading = title + (f" — {release}" if release and release not in title else "")
+    text: list[str] = [heading, meta_line, ""]
     body: list[str] = []
     images: list[InlineImage] = []
 
     verdict = _verdict(results)
     if verdict is not None:
-        counts = verdict.get("counts") or {}
-        head = (f"{verdict.get('candidate')} against {verdict.get('baseline')}: "
-                f"{counts.get('improved', 0)} improved, {counts.get('regressed', 0)} "
-                f"regressed, {counts.get('no detectable difference', 0)} with no "
-                "detectable difference")
-        text += ["RELEASE VERDICT", "  " + head + "."]
-        body.append("<h2>Release verdict</h2>")
-        body.append(f'<p class="headline"><strong>{_e(verdict.get("candidate"))}</strong> '
-                    f'against <strong>{_e(verdict.get("baseline"))}</strong>: '
-                    f'<span class="improved">{counts.get("improved", 0)} improved</span>, '
-                    f'<span class="regressed">{counts.get("regressed", 0)} regressed'
-                    f'</span>, {counts.get("no detectable difference", 0)} with no '
-                    "detectable difference.</p>")
+        from reportgen.report.findings import not_compared_lines, plain, release_decision
+
+        comparison = _comparison(verdict)
+        decision = release_decision(comparison)
+        text += ["RELEASE DECISION", "  " + plain(decision)]
+        body.append("<h2>Release decision</h2>")
+        css = {"regressed": "regressed", "improved": "improved", "incomplete": "incomplete",
+               "not compared": "incomplete"}.get(comparison.decision, "neutral")
+        body.append(f'<p class="decision decision-{css}">{decision}</p>')
+        missing = not_compared_lines(comparison)
+        if missing:
+            text += ["", f"NOT COMPARED ({len(comparison.not_compared)})"]
+            text += ["  - " + plain(line) for line in missing]
+            body.append(f'<div class="warning"><p><strong>Not compared '
+                        f"({len(comparison.not_compared)})</strong>: the verdict covers "
+                        "only what both systems were scored on.</p><ul>"
+                        + "".join(f"<li>{line}</li>" for line in missing) + "</ul></div>")
         rows = list(verdict["rows"])
         flagged = [v for v in rows if v.get("verdict") in ("regressed", "improved")]
         flagged.sort(key=lambda v: (v.get("verdict") != "regressed",
@@ -504,9 +526,16 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
                                             float(v.get("p_adjusted") or 1)))[:max_rows]
         header = ["dataset / metric", "baseline", "candidate", "Δ", "CI", "p adj.",
                   "verdict"]
-        trows = [[f"{v['dataset']} / {v['metric']}", _fmt(v.get("mean_baseline")),
-                  _fmt(v.get("mean_candidate")), _fmt(v.get("diff")), _ci(v),
-                  _fmt_p(v.get("p_adjusted")), str(v.get("verdict"))] for v in shown]
+        trows = []
+        for v in shown:
+            p = bool(v.get("proportion", False))
+            trows.append([f"{v['dataset']} / {v['metric']}",
+                          fmt.value(v.get("mean_baseline"), proportion=p),
+                          fmt.value(v.get("mean_candidate"), proportion=p),
+                          fmt.difference(v.get("diff"), proportion=p),
+                          fmt.interval(v.get("ci_low"), v.get("ci_high"), proportion=p,
+                                       signed=True),
+                          _fmt_p(v.get("p_adjusted")), str(v.get("verdict"))])
         body.append(_html_table(header, trows, [False, True, True, True, True, True, False],
                                 [_VERDICT_CLASS.get(str(v.get("verdict")), "")
                                  for v in shown]))
@@ -570,9 +599,8 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
         '<table role="presentation" class="outer" width="100%"><tr><td align="center">'
-        f'<table role="presentation" class="container" width="{BODY_WIDTH}">'
-        f'<tr><td class="pad"><h1>{_e(title)}'
-        f'{(" — " + _e(release)) if release else ""}</h1>'
+        f'<table role="presentation" class="container" width="100%">'
+        f'<tr><td class="pad"><h1>{_e(heading)}</h1>'
         f'<p class="meta">{_e(meta_line)}</p>{"".join(body)}</td></tr>'
         f'<tr><td class="pad footer">{_e(footer)}</td></tr>'
         "</table></td></tr></table></body></html>")

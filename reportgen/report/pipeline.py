@@ -59,7 +59,7 @@ class RunSpec:
     config: str | None = None
     load_options: Mapping[str, Any] = field(default_factory=dict)
     analysis_options: Mapping[str, Any] = field(default_factory=dict)
-    title: str = "Evaluation report"
+    title: str | None = None  # None: "Evaluation report", or "Release v2.1: B against A"
     release: str | None = None
     template: str = "evaluation"
     theme: str = "default"
@@ -92,6 +92,7 @@ class RunResult:
     pages: int | None
     verdict_counts: Mapping[str, int] | None
     timings: Mapping[str, float]
+    verdict: Mapping[str, Any] | None = None  # results.json "verdict" of a release report
 
 
 def resolve_template(template: str) -> Path:
@@ -350,17 +351,21 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         from reportgen.analysis import check_options
 
         check_options(table, AnalysisOptions(**options))  # before the notebook starts
+        title = spec.title or "Evaluation report"
         if release_report:
             from reportgen.analysis.release import resolve_release_systems
-            resolve_release_systems(table.systems,
-                                    baseline=spec.baseline or options.get("baseline"),
-                                    candidate=spec.candidate, release=spec.release)
+            base, cand = resolve_release_systems(
+                table.systems, baseline=spec.baseline or options.get("baseline"),
+                candidate=spec.candidate, release=spec.release)
+            if not spec.title:
+                head = f"Release {spec.release}" if spec.release else "Release"
+                title = f"{head}: {cand} against {base}"
         parameters = {
             "data": [str(Path(d).resolve()) for d in spec.data],
             "config": str(Path(spec.config).resolve()) if spec.config else "",
             "load_options": json_safe(spec.load_options),
             "analysis_options": json_safe(options),
-            "title": spec.title, "release": spec.release or "",
+            "title": title, "release": spec.release or "",
             "theme": str(theme.path), "output_dir": str(tmp.resolve()),
             "max_table_rows": spec.max_table_rows,
         }
@@ -379,7 +384,7 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         validate_results(results)
         meta = [("seed", str(results["seed"])), ("reportgen", results["reportgen_version"]),
                 ("data", _short_list(spec.data))]
-        pages = export_formats(nb, tmp, formats=spec.formats, title=spec.title,
+        pages = export_formats(nb, tmp, formats=spec.formats, title=title,
                                release=spec.release, theme=theme, meta=meta,
                                created=results["created"], timings=timings, progress=say)
         outputs = built_files(tmp)
@@ -397,7 +402,7 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     say(f"wrote {out}")
     return RunResult(out=out, files=files, seed=int(results["seed"]), pages=pages,
                      verdict_counts=None if verdict is None else verdict.get("counts"),
-                     timings=timings)
+                     timings=timings, verdict=verdict)
 
 
 @dataclass(frozen=True)

@@ -534,7 +534,16 @@ def data_section(report: Report) -> HTMLBlock | None:
     body.append(h3("Systems", "systems"))
     attrs = report.table.system_attributes
     sys_rows = []
-    for name in report.table.systems:
+    shown = report.table.systems
+    release = report.analysis.release
+    if release is not None:  # the two compared systems, not everything loaded
+        shown = [release.candidate, release.baseline]
+        if len(report.table.systems) > 2:
+            body.append(note(f"The data hold {len(report.table.systems)} systems; this "
+                             f"release report compares the candidate "
+                             f"<strong>{escape(release.candidate)}</strong> with the "
+                             f"baseline <strong>{escape(release.baseline)}</strong>."))
+    for name in shown:
         row = {"system": name}
         if name in attrs.index:
             row.update({str(k): v for k, v in attrs.loc[name].items()})
@@ -703,11 +712,14 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
             rank = ranks.get(row["system"])
             row["rank_ci"] = "" if rank is None else \
                 f"{rank['rank']} [{rank['rank_ci_low']}, {rank['rank_ci_high']}]"
-        cols = [Col("system", "system"), Col("mean", "mean", num_cell, True),
+        proportion = bool(sl.proportion)
+        cols = [Col("system", "system"),
+                Col("mean", "mean", partial(fmt.value, proportion=proportion), True),
                 Col("ci", f"{report.confidence:.0%} CI", escape, True),
-                Col("n", "n", str, True)]
+                Col("n", "n", count_cell, True)]
         for row in rows:
-            row["ci"] = _ci(row)
+            row["ci"] = fmt.interval(row.get("ci_low"), row.get("ci_high"),
+                                     proportion=proportion)
         if ranks:
             cols.append(Col("rank_ci", "rank [CI]", escape, True))
         if letters:
@@ -715,7 +727,7 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         body.append(table(rows, cols))
         body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
         figures = []
-        if sl.graph is not None and len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
+        if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
             figures.append(_try_chart(partial(connected_graph_chart,
                 sl.graph, title=f"{sl.metric}: not significantly different"),
                 "Systems ordered by mean; an edge joins two systems that are "
@@ -729,10 +741,13 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                 "scale, placed between the two means (HTML report only).", report))
             figures.append(screen_only(pwpp))
         body.append(charts_row(*figures))
+    orientation = ("A is the candidate and B the baseline: differences are candidate − "
+                   "baseline" if report.analysis.release is not None else
+                   "Differences are A − B")
     return section("Per dataset × metric", body, sid="per-dataset-metric",
-                   intro="Differences are A − B on the metric's own scale; "
-                         "“p adj.” is the p-value after the multiple-comparison "
-                         "correction.",
+                   intro=f"{orientation}; proportions are in percent and their "
+                         "differences in percentage points (pts); “p adj.” is the p-value "
+                         "after the multiple-comparison correction.",
                    fold=f"{len(_sample_lists(report))} dataset × metric(s): systems with "
                         "intervals and rank intervals, pairwise tests, graphs")
 
@@ -754,14 +769,18 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
         footer = note(f"{len(sl.comparison_records()):,} pairs: the table shows each system against "
                      "the next in the ranking; every pair is in "
                      "<code>tables/comparisons.csv</code> and results.json.")
-    cols = [Col("system_a", "A"), Col("system_b", "B"), Col("diff", "A − B", num_cell, True),
+    proportion = bool(sl.proportion)
+    cols = [Col("system_a", "A"), Col("system_b", "B"),
+            Col("diff", "A − B", partial(fmt.difference, proportion=proportion), True),
             Col("ci", f"{report.confidence:.0%} CI", escape, True),
             Col("p_value", "p", p_cell, True), Col("p_adjusted", "p adj.", p_cell, True),
             Col("effect", "effect size", escape, True),
             Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else "")]
     shown = []
     for r in rows:
-        shown.append({**r, "ci": _ci(r),
+        ci = fmt.interval(r.get("ci_low"), r.get("ci_high"), proportion=proportion,
+                          signed=True)
+        shown.append({**r, "ci": ci,
                       "effect": f"{num_cell(r.get('effect_size'), 2)} "
                                 f"{escape(r.get('effect_size_kind') or '')}".strip(),
                       "verdict": "significant" if r["significant"] else "–"})
@@ -932,8 +951,9 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
             note("MDE: the smallest difference each comparison detects with "
                  f"{power:.0%} power at α = {report.alpha:g}, from the observed "
                  "variability (median over pairs). A difference that is not significant "
-                 "and smaller than it is not evidence of no difference. The benchmark "
-                 "noise of each dataset × metric is in the appendix.")]
+                 "and smaller than it is not evidence of no difference."
+                 + ("" if report.analysis.release is not None else
+                    " The benchmark noise of each dataset × metric is in the appendix."))]
     return section("Noise and power", body, sid="noise-and-power")
 
 
@@ -1245,58 +1265,93 @@ _VERDICT_CSS = {"improved": "improved", "regressed": "regressed",
 
 
 def release_summary(report: Report) -> HTMLBlock | None:
-    """The release verdicts in words and a table: improved / regressed / no detectable
-    difference per dataset × metric, with the difference, CI, adjusted p and MDE."""
-    if not report.verdicts:
+    """The release decision first: one sentence saying whether the candidate is better
+    (:func:`reportgen.report.findings.release_decision`), every dataset × metric that was
+    not compared (never silent), and the verdict table in the metric's units, oriented
+    candidate − baseline. The table of contents follows it."""
+    from reportgen.report.export import CONTENTS_MARKER
+    from reportgen.report.findings import not_compared_lines, release_decision
+
+    comparison = report.analysis.release
+    if comparison is None:
         return None
-    counts = report.results["verdict"]["counts"]
-    label = f" ({escape(report.release)})" if report.release else ""
-    body = [f'<p class="rg-headline"><strong>{escape(report.candidate)}</strong>{label} '
-            f"against <strong>{escape(report.baseline)}</strong>: "
-            f'<span class="improved">{counts["improved"]} improved</span>, '
-            f'<span class="regressed">{counts["regressed"]} regressed</span>, '
-            f'{counts["no detectable difference"]} with no detectable difference '
-            f"(α = {report.alpha:g}, {escape(_correction_name(report))}).</p>"]
-    items = []
-    for v in report.verdicts:
-        items.append(f'<li class="{_VERDICT_CSS[v["verdict"]]}-item">'
-                     f"{escape(_verdict_sentence(v))}</li>")
-    body.append('<ul class="rg-claims">' + "".join(items) + "</ul>")
-    rows = [{**v, "ci": _ci(v)} for v in report.verdicts]
-    body.append(table(rows, [
-        Col("dataset", "dataset"), Col("metric", "metric"),
-        Col("mean_baseline", "baseline", num_cell, True),
-        Col("mean_candidate", "candidate", num_cell, True),
-        Col("diff", "candidate − baseline", num_cell, True),
-        Col("ci", f"{report.confidence:.0%} CI", escape, True),
-        Col("p_adjusted", "p adj.", p_cell, True), Col("mde", "MDE", num_cell, True),
-        Col("verdict", "verdict", escape, css=lambda r: _VERDICT_CSS[r["verdict"]])]))
-    body.append(note("MDE: the smallest difference this evaluation detects with "
-                      f"{report.analysis.options.power:.0%} power; “no detectable "
-                      "difference” means any real difference is probably smaller than "
-                      "it, not that there is none."))
-    return section("Release verdict", body, sid="release-verdict")
+    decision = comparison.decision
+    css = {"regressed": "regressed", "improved": "improved"}.get(decision, "nodiff")
+    if decision in ("incomplete", "not compared"):
+        css = "incomplete"
+    body = [f'<div class="rg-decision rg-decision-{css}"><p>'
+            f"{release_decision(comparison)}</p></div>"]
+    missing = not_compared_lines(comparison)
+    if missing:
+        n = len(comparison.not_compared)
+        body.append(f'<div class="rg-warning rg-not-compared"><p><strong>Not compared '
+                    f"({n} dataset × metric{'s' if n != 1 else ''})</strong>: the verdict "
+                    "covers only what both systems were scored on.</p><ul>"
+                    + "".join(f"<li>{line}</li>" for line in missing) + "</ul></div>")
+    if comparison.verdicts:
+        rows = []
+        for v in comparison.verdicts:
+            p = v.proportion
+            rows.append({
+                "dataset": v.dataset, "metric": v.metric,
+                "baseline": fmt.value(v.mean_baseline, proportion=p),
+                "candidate": fmt.value(v.mean_candidate, proportion=p),
+                "diff": fmt.difference(v.diff, proportion=p),
+                "ci": fmt.interval(v.ci_low, v.ci_high, proportion=p, signed=True),
+                "p_adjusted": v.p_adjusted,
+                "mde": "–" if v.mde is None else
+                fmt.difference(v.mde, proportion=p).lstrip("+"),
+                "verdict": v.verdict + (" (lower is better)" if v.direction == "lower"
+                                        and v.verdict != "no detectable difference"
+                                        else ""),
+                "_css": _VERDICT_CSS[v.verdict]})
+        body.append(table(rows, [
+            Col("dataset", "dataset"), Col("metric", "metric"),
+            Col("baseline", "baseline", escape, True),
+            Col("candidate", "candidate", escape, True),
+            Col("diff", "candidate − baseline", escape, True),
+            Col("ci", f"{report.confidence:.0%} CI", escape, True),
+            Col("p_adjusted", "p adj.", p_cell, True), Col("mde", "MDE", escape, True),
+            Col("verdict", "verdict", escape, css=lambda r: r["_css"])]))
+        body.append(note(
+            f"Differences are candidate − baseline; proportions in percent, their "
+            f"differences in percentage points (pts). A verdict is improved or regressed "
+            f"when the p-value adjusted with the {escape(_correction_name(report))} across "
+            f"all {len(comparison.verdicts)} comparisons is at most α = {report.alpha:g}. "
+            f"MDE: the smallest difference this evaluation detects with "
+            f"{report.analysis.options.power:.0%} power; “no detectable difference” means "
+            "any real difference is probably smaller than it, not that there is none."))
+    block = section("Release decision", body, sid="release-verdict")
+    return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
 
 
 def _verdict_sentence(v: Mapping[str, Any]) -> str:
+    """One verdict of results.json in words and the metric's units (the e-mail's list)."""
+    p = bool(v.get("proportion", False))
     where = f"{v['dataset']} / {v['metric']}"
-    diff = f"Δ = {num_cell(v['diff'])} [{num_cell(v['ci_low'])}, {num_cell(v['ci_high'])}]"
-    p = fmt.p_value(v["p_adjusted"])
-    p_text = f"p adj. {p}" if p.startswith("<") else f"p adj. = {p}"
+    diff = (f"{fmt.difference(v['diff'], proportion=p)} "
+            f"{fmt.interval(v['ci_low'], v['ci_high'], proportion=p, signed=True)}")
+    values = (f"{fmt.value(v['mean_baseline'], proportion=p)} → "
+              f"{fmt.value(v['mean_candidate'], proportion=p)}")
+    pv = fmt.p_value(v["p_adjusted"])
+    p_text = f"p adj. {pv}" if pv.startswith("<") else f"p adj. = {pv}"
     if v["verdict"] == "no detectable difference":
-        return (f"{where}: no detectable difference ({diff}, {p_text}); differences "
-                f"smaller than {num_cell(v['mde'])} could go unnoticed.")
-    return f"{where}: {v['verdict']} ({diff}, {p_text})."
+        mde = "" if v.get("mde") is None else \
+            f"; could have missed up to {fmt.difference(v['mde'], proportion=p).lstrip('+')}"
+        return f"{where}: no detectable difference ({values}, {diff}, {p_text}){mde}."
+    return f"{where}: {v['verdict']} ({values}, {diff}, {p_text})."
 
 
 def release_details(report: Report) -> HTMLBlock | None:
     """The forest plot of candidate − baseline by verdict."""
     from reportgen.charts import forest_plot
 
-    if not report.verdicts:
+    comparison = report.analysis.release
+    if comparison is None or not comparison.verdicts:
         return None
     body = [charts_row(_try_chart(partial(forest_plot,
-        report.verdicts, title=f"{report.candidate} − {report.baseline}"),
+        [v.to_dict() for v in comparison.verdicts],
+        title=f"{report.candidate} − {report.baseline}"),
         "Difference candidate − baseline per dataset × metric with its confidence "
         "interval, coloured by verdict.", report))]
     return section("Differences", body, sid="release-differences")

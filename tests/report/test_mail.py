@@ -105,8 +105,11 @@ def _check_message(msg, folder: Path, *, attached: bool = True) -> str:
         assert part.get_content()[:8] == b"\x89PNG\r\n\x1a\n"
     for img in links.images:
         assert img.get("alt") and int(img["width"]) <= 640
-    # a table layout about 600-800 px wide
-    assert re.search(r'<table[^>]*width="640"', html)
+    # a fluid table layout: 640 px at most, narrower on a phone (375 px): no fixed
+    # width above 375 px but the images, which shrink (max-width: 100%)
+    assert re.search(r'<table[^>]*class="container"[^>]*max-width: ?640px', html)
+    widths = [int(w) for w in re.findall(r'<(?:table|td|div)[^>]*width="(\d+)"', html)]
+    assert all(w <= 375 for w in widths), widths
     if attached:
         attachments = {a.get_filename(): a for a in msg.iter_attachments()}
         results = json.loads((folder / "results.json").read_text())
@@ -212,11 +215,12 @@ def test_email_eml_has_the_parts_images_attachments_and_text(example_releases, t
     _check_message(msg, folder)
     results = json.loads((folder / "results.json").read_text())
     counts = results["verdict"]["counts"]
-    text = msg.get_body(("plain",)).get_content()
-    # the headline verdict, in the subject and the text alternative
-    assert f"{counts['regressed']} regressed" in msg["Subject"]
-    assert f"{counts['improved']} improved, {counts['regressed']} regressed, " \
-           f"{counts['no detectable difference']} with no detectable difference" in text
+    text = msg.get_body(("plain",)).get_content().replace("\r\n", "\n")
+    # the decision, in the subject and first in the text alternative
+    assert counts["no detectable difference"] == len(results["verdict"]["rows"]) == 13
+    assert msg["Subject"].endswith(": no detectable difference in 13 comparisons")
+    assert "\nRELEASE DECISION\n  " + results["verdict"]["candidate"] + \
+        " is not detectably different from " + results["verdict"]["baseline"] in text
     assert results["verdict"]["candidate"] in text and "v10.0" in text
     assert msg["To"] == "ana@example.org" and msg["Message-ID"].endswith("@example.org>")
 

@@ -113,3 +113,90 @@ def test_resolve_release_systems_defaults_and_input_validation():
         resolve_release_systems(["model-v2.0", "model-v2.1"], baseline="model-v2.0",
                                 candidate="model-v21")
     assert "did you mean model-v2.1" in exc.value.hint
+
+
+# ------------------------------------------------------------------ the decision line
+
+def _opus_haiku(table_paths):
+    table = load(table_paths)
+    return table, analyze_release(table, AnalysisOptions(seed=1, correct_across="all"),
+                                  baseline="claude-3-opus-20240229",
+                                  candidate="claude-3-haiku-20240307", release="haiku")
+
+
+def test_release_decision_names_regressions_in_points_against_hand_means():
+    from reportgen.report.findings import plain, release_decision, release_headline
+
+    table, analysis = _opus_haiku([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
+    release = analysis.release
+    assert release is not None and release.decision == "regressed"
+    text = plain(release_decision(release))
+    assert text.startswith("claude-3-haiku-20240307 is not better than "
+                           "claude-3-opus-20240229: regressed on ")
+    for dataset in ("humaneval+", "mbpp+"):
+        view = table.paired(dataset, "pass1", ["claude-3-haiku-20240307",
+                                               "claude-3-opus-20240229"])
+        c, b = view.scores[:, 0].mean(), view.scores[:, 1].mean()
+        # oracle: the means by hand, in percent, and their gap in points
+        assert f"{dataset} by {100 * (b - c):.1f} pts ({100 * b:.1f}% → {100 * c:.1f}%)" \
+            in text
+    assert release_headline(release).startswith("not better: regressed on humaneval+ by ")
+
+
+#: On humaneval+ and mbpp+, not on lcb_codegen, and not significantly different.
+PARTIAL = {"baseline": "code-llama-multi-13b", "candidate": "code-llama-multi-34b"}
+
+
+def test_release_decision_is_never_silent_about_what_was_not_compared(arena):
+    from reportgen.report.findings import (
+        not_compared_lines,
+        plain,
+        release_decision,
+        release_headline,
+    )
+
+    release = analyze_release(arena, AnalysisOptions(seed=1), **PARTIAL).release
+    assert release is not None and release.not_compared and not release.regressions
+    text = plain(release_decision(release))
+    assert "not compared on lcb_codegen" in text
+    assert text.startswith("code-llama-multi-34b was compared with code-llama-multi-13b "
+                           "on only 2 of 3 dataset × metrics: ")
+    assert "1 of 3 not compared" in release_headline(release)
+    (line,) = not_compared_lines(release)
+    assert plain(line).startswith("lcb_codegen / pass1: the baseline")
+
+
+def test_release_comparison_round_trips_through_results_json(arena):
+    from reportgen.analysis.release import ReleaseComparison
+
+    baseline, candidate = _two(arena)
+    release = analyze_release(arena, AnalysisOptions(seed=1), baseline=baseline,
+                              candidate=candidate, release="v2").release
+    assert release is not None
+    again = ReleaseComparison.from_dict(release.to_dict())
+    assert again == release
+    assert all(v.proportion for v in again.verdicts)  # pass@1 is a proportion
+
+
+@pytest.mark.parametrize("case,fail,allow,status,said", [
+    ("regressed", True, False, 1, "significant regression"),
+    ("regressed", False, False, 0, None),
+    ("partial", True, False, 1, "were not compared, so the gate cannot pass"),
+    ("partial", True, True, 0, None),
+    ("partial", False, False, 0, None),
+])
+def test_release_gate_exit_status(arena, capsys, case, fail, allow, status, said):
+    from reportgen.cli import _release_gate
+
+    if case == "regressed":
+        _, analysis = _opus_haiku([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
+    else:
+        analysis = analyze_release(arena, AnalysisOptions(seed=1), **PARTIAL)
+    verdict = analysis.to_results()["verdict"]
+    assert _release_gate(verdict, fail_on_regression=fail, allow_partial=allow) == status
+    out, err = capsys.readouterr()
+    assert out.startswith("decision: ")
+    if case == "partial":  # named on stderr whatever the gate says
+        assert "not compared: lcb_codegen / pass1: the baseline" in err
+    if said:
+        assert said in err

@@ -275,7 +275,47 @@ def test_run_release_no_difference_reports_the_mde(tmp_path):
     for row in results["verdict"]["rows"]:
         assert row["mde"] is not None and row["mde"] > 0
     html = (out / "report.html").read_text(encoding="utf-8")
-    assert "could go unnoticed" in html
+    # the decision line: nothing changed detectably, and how much could have been missed
+    assert "is not detectably different from <strong>starcoder2-15b|fim|4k</strong>: no " \
+           "detectable difference on all 13 dataset × metrics (could have missed up to " \
+        in html
+
+
+def test_run_release_partial_coverage_is_named_everywhere(tmp_path, capsys):
+    """Baseline and candidate scored on humaneval+ and mbpp+ only: the third benchmark
+    is named in the decision, the not-compared box, on stderr and in results.json; the
+    gate fails without --allow-partial (tests/report/test_release_verdicts.py) and
+    passes with it; the default title names the release; page 1 holds the decision."""
+    import pypdfium2 as pdfium
+
+    arena = ROOT.parent / "shared" / "data" / "eval-arena"
+    out = tmp_path / "partial"
+    status = main(["run", str(arena / "humaneval+.jsonl"), str(arena / "mbpp+.jsonl"),
+                   str(arena / "lcb_codegen.jsonl"), "--template", "release",
+                   "--baseline", "code-llama-multi-13b", "--candidate",
+                   "code-llama-multi-34b", "--release", "v2", "--out", str(out),
+                   "--format", "html,pdf", "--seed", "1", "--n-resamples", "499",
+                   "--fail-on-regression", "--allow-partial", "--quiet"])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert "decision: code-llama-multi-34b was compared with code-llama-multi-13b on " \
+           "only 2 of 3 dataset × metrics" in captured.out
+    assert "not compared: lcb_codegen / pass1: the baseline 'code-llama-multi-13b' and " \
+           "the candidate 'code-llama-multi-34b' have no score here" in captured.err
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["verdict"]["decision"] == "incomplete"
+    assert [n["dataset"] for n in results["verdict"]["not_compared"]] == ["lcb_codegen"]
+    assert results["report"]["title"] == \
+        "Release v2: code-llama-multi-34b against code-llama-multi-13b"
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "<strong>Not compared (1 dataset × metric)</strong>" in html
+    # the Data section lists the two compared systems, not the 107 loaded
+    systems = html.split('id="systems"', 1)[1].split("</table>", 1)[0]
+    assert systems.count("<tr>") == 3  # header + two systems
+    pdf = pdfium.PdfDocument(str(out / "report.pdf"))
+    first = pdf[0].get_textpage().get_text_range()
+    assert "Release decision" in first and "not compared on lcb_codegen" in first
+    assert first.index("Release decision") < first.index("CONTENTS")
 
 
 def test_run_config_file_holds_the_flags(tmp_path):
