@@ -488,7 +488,7 @@ def _thread_limits(threads: int) -> Iterator[None]:
     threads instead of one per core."""
     saved = {name: os.environ.get(name) for name in _THREAD_VARIABLES}
     try:
-        for name, old in saved.items():
+        for name in saved:
             os.environ[name] = str(threads)
         yield
     finally:

@@ -153,7 +153,7 @@ def _pid(shared, k):
 
 
 def _warn_then(shared, k, fail=False):
-    warnings.warn(f"unit {k} of {shared}", DegenerateDataWarning)
+    warnings.warn(f"unit {k} of {shared}", DegenerateDataWarning, stacklevel=1)
     if fail:
         raise InputError(f"unit {k} failed", location=Location("f.csv", 3, "score"),
                          hint="fix unit " + str(k))
@@ -161,7 +161,7 @@ def _warn_then(shared, k, fail=False):
 
 
 def _probe(shared, k):
-    warnings.warn(f"unit {k} of {shared}", DegenerateDataWarning)
+    warnings.warn(f"unit {k} of {shared}", DegenerateDataWarning, stacklevel=1)
     env = tuple(os.environ.get(v) for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"))
     return os.getpid(), env, k * 10
 

@@ -23,7 +23,8 @@ def example():
 def test_group_by_difficulty_against_scipy_on_the_subset(example):
     analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=200,
                                                 group_by=("difficulty",)))
-    entry = next(e for e in analysis.to_results()["groups"] if (e["dataset"], e["metric"], e["group"]) ==
+    entry = next(e for e in analysis.to_results()["groups"]
+                 if (e["dataset"], e["metric"], e["group"]) ==
                  ("java", "edit_similarity", {"difficulty": "hard"}))
     view = example.paired("java", "edit_similarity")
     hard = (example.item_metadata.loc[[("java", i) for i in view.items], "difficulty"]
@@ -34,7 +35,8 @@ def test_group_by_difficulty_against_scipy_on_the_subset(example):
     # scipy: ttest_rel on the hard items only
     ref = stats.ttest_rel(view.scores[hard, i], view.scores[hard, j])
     assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-10)
-    levels = {e["group"]["difficulty"] for e in analysis.to_results()["groups"] if e["dataset"] == "java"}
+    levels = {e["group"]["difficulty"] for e in analysis.to_results()["groups"]
+              if e["dataset"] == "java"}
     assert levels == {"easy", "medium", "hard"}
 
 

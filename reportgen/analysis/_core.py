@@ -28,7 +28,7 @@ import datetime as _dt
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -208,7 +208,7 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None, *,
     """
     options = options or AnalysisOptions()
     seed = options.seed if options.seed is not None else \
-        int(np.random.SeedSequence().entropy) % (2**63)
+        int(cast(int, np.random.SeedSequence().entropy)) % (2**63)
     check_options(table, options)
     if options.alternative != "two-sided":
         warnings.warn(f"alternative={options.alternative!r} (system A "

@@ -29,7 +29,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -147,6 +147,7 @@ def choose_rank_lists(coverage: Mapping[str, Sequence[str]], systems: Sequence[s
             common &= sets[d]
         return [s for s in systems if s in common]
 
+    how: Literal["all", "largest", "given"]
     if given is not None:
         unknown = [d for d in given if d not in sets]
         if unknown:
@@ -333,7 +334,8 @@ def _ordered(table: ScoreTable, options: AnalysisOptions, seed: int,
     lists: list[_List] = []
     for dataset in selection.datasets:
         lists.extend(_dataset_list(table, dataset, systems)[0])
-    alternative = "two-sided" if options.order == "all-pairs" else "greater"
+    alternative: Literal["two-sided", "greater"] = \
+        "two-sided" if options.order == "all-pairs" else "greater"
     if alternative == "greater":
         notes.append("ordered ranking: the right-tailed tests follow an order taken from "
                      "the observed means, so their p-values are optimistic; use --order "

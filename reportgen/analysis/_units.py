@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 import zlib
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -126,8 +126,8 @@ def analyze_unit(table: ScoreTable, dataset: str, metric: str, options: Analysis
     n_runs = None if runs is None else len(runs)
     intervals, binary, proportion = _intervals(table, dataset, metric, systems, options,
                                                seed, out.notes)
-    base = dict(dataset=dataset, metric=metric, direction=direction, n_runs=n_runs,
-                intervals=intervals, proportion=proportion)
+    base: dict[str, Any] = dict(dataset=dataset, metric=metric, direction=direction,
+                                n_runs=n_runs, intervals=intervals, proportion=proportion)
     if len(systems) < 2:
         info = table.pairing(dataset, metric, systems)
         out.units.append(UnitResult(
@@ -252,7 +252,8 @@ def _corpus_units(table: ScoreTable, dataset: str, metric: str, systems: list[st
     stats = classification_statistics(view.predictions, view.references)
     runs_axis = None if view.runs is None else 2
     n_runs = None if view.runs is None else len(view.runs)
-    interval = "percentile" if options.ci_method == "percentile" else "bca"
+    interval: Literal["percentile", "bca"] = \
+        "percentile" if options.ci_method == "percentile" else "bca"
     units = []
     for name in options.corpus_metrics:
         cm = corpus_metric(name)
@@ -357,7 +358,7 @@ def _mde_curve(power: SamplePowerResult, options: AnalysisOptions) -> PowerCurve
         grid = np.unique(np.round(np.geomspace(max(10.0, n0 / 8), n0 * 4, _CURVE_POINTS)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return mde_curve(grid, design=m.design, power=options.power,  # type: ignore[arg-type]
+            return mde_curve(grid, design=m.design, power=options.power,
                              alpha=options.alpha,
                              baseline=None if m.baseline is None or np.isnan(m.baseline)
                              else m.baseline,

@@ -85,7 +85,8 @@ Keys are spelled like the command-line flags with underscores for dashes
 (``--n-resamples`` is ``n_resamples``, ``--corpus-metric`` is ``corpus_metrics``). Each
 ``[input]``, ``[analysis]`` and ``[report]`` value is the default of its flag: a flag given
 on the command line wins. In ``[analysis]``, ``corpus_metrics``, ``group_by``,
-``compare_by``, ``condition_on`` and ``rank_lists`` take a list or one string. Relative paths (``data``,
+``compare_by``, ``condition_on`` and ``rank_lists`` take a list or one string. Relative paths
+(``data``,
 ``out``, a ``template`` ending in ``.ipynb``, a ``theme`` folder that exists there) are
 relative to the folder of the config file, not to the working directory; ``~`` is the home
 folder. System entries become system attributes (``family``, ``size``).
@@ -628,7 +629,7 @@ _ANALYSIS: dict[str, Check] = {
     "jobs": _jobs, "executor": _choice(EXECUTORS), "scheduler": _text,
 }
 _INPUT: dict[str, Check] = {
-    "data": _paths, "format": _adapter, **{key: _text for key in _COLUMN_KEYS},
+    "data": _paths, "format": _adapter, **dict.fromkeys(_COLUMN_KEYS, _text),
     "dataset": _text, "metric": _text, "lm_eval_filter": _text,
     "nan_policy": _choice(NAN_POLICIES), "strict_inputs": _flag,
     "max_input_bytes": _input_size,

@@ -401,7 +401,7 @@ class ScoreTable:
         n_items = len(group.items)
         present = np.zeros((n_items, len(order)), dtype=bool)
         present[item_codes, cols] = True
-        common = present.all(axis=1)
+        common = np.asarray(present.all(axis=1), dtype=bool)
         any_present = present.any(axis=1)
         n_excluded = int(np.count_nonzero(any_present & ~common))
         if not common.any():
@@ -522,8 +522,8 @@ class ScoreTable:
             "systems": list(self.systems),
             "datasets": datasets,
             "metrics": [m.to_dict() for m in self.metrics.values()],
-            "item_metadata": [c for c in self.item_metadata.columns],
-            "system_attributes": [c for c in self.system_attributes.columns],
+            "item_metadata": list(self.item_metadata.columns),
+            "system_attributes": list(self.system_attributes.columns),
             "exclusions": [e.to_dict() for e in self.exclusions],
             "problems": [p.to_dict() for p in self.problems],
             "skipped_inputs": [s.to_dict() for s in self.skipped_inputs],
@@ -677,9 +677,10 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
     keep_cols = [c for c in ("system", "dataset", "metric", "item", "run", "score")
                  if c in df] + row_extras + [SOURCE_FILE, SOURCE_LINE]
     frame = df[keep_cols]
-    dataset_weights = {d: (config.datasets[d].weight if d in config.datasets
-                           and config.datasets[d].weight is not None else 1.0)
-                       for d in datasets}
+    dataset_weights: dict[str, float] = {}
+    for d in datasets:
+        weight = config.datasets[d].weight if d in config.datasets else None
+        dataset_weights[d] = 1.0 if weight is None else weight
     table = ScoreTable(frame, systems, datasets, metrics, tuple(exclusions), (),
                        item_meta, system_attrs, dataset_weights, sources, modality, groups,
                        run_labels, skipped, tuple(d for r in results for d in r.descriptive))
@@ -805,7 +806,7 @@ def _runs(df: pd.DataFrame) -> dict[str, tuple[Any, ...] | None]:
     None for a dataset without runs (its rows get run 0)."""
     datasets = pd.unique(df["dataset"])
     if "run" not in df:
-        return {d: None for d in datasets}
+        return dict.fromkeys(datasets)
     run = df["run"]
     numeric = pd.api.types.is_numeric_dtype(run.dtype) and not pd.api.types.is_bool_dtype(
         run.dtype)
@@ -867,7 +868,7 @@ def _check_duplicates(df: pd.DataFrame, hints: Mapping[str, str] | None = None) 
     raise InputError(
         f"{n_keys} score(s) given more than once; the first: ({label}) at {places}",
         location=where,
-        hint=(hints or {}).get(where.file, _DUPLICATE_HINT))
+        hint=(hints or {}).get(where.file or "", _DUPLICATE_HINT))
 
 
 def _plain(value: Any) -> Any:
@@ -943,7 +944,7 @@ def _metric_infos(df: pd.DataFrame, config: TableConfig,
                   modality: Mapping[tuple[str, str], Modality],
                   results: Sequence[AdapterResult],
                   problems: list[Problem]) -> dict[str, MetricInfo]:
-    source_dirs: dict[str, str] = {}
+    source_dirs: dict[str, Direction] = {}
     for result in results:
         for name, direction in result.directions.items():
             if source_dirs.get(name, direction) != direction:

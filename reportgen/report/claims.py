@@ -7,7 +7,8 @@
 ...        "effect_size": 0.21, "effect_size_kind": "paired d", "confidence": 0.95,
 ...        "n_a": 1319, "n_b": 1319, "paired": True}
 >>> print(claim_sentence(row, style="plain"))
-A beats B on gsm8k / acc: Δ = +3.1 pts, 95% CI [1.2, 5.0], exact McNemar p = 0.002 (Holm-Šidák adjusted 0.010), d = 0.21, n = 1,319.
+A beats B on gsm8k / acc: Δ = +3.1 pts, 95% CI [1.2, 5.0], exact McNemar p = 0.002
+(Holm-Šidák adjusted 0.010), d = 0.21, n = 1,319.
 
 Rounding happens here only; the results keep full precision.
 """

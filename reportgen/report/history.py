@@ -38,7 +38,6 @@ from reportgen.analysis.history import (
     change_from_items,
 )
 from reportgen.errors import InputError, Location, ReportgenError
-from reportgen.report.mail import ReportFolder, read_report_folder
 from reportgen.report import format as fmt
 from reportgen.report.html import (
     Col,
@@ -53,6 +52,7 @@ from reportgen.report.html import (
     section,
     table,
 )
+from reportgen.report.mail import ReportFolder, read_report_folder
 
 __all__ = ["ORDERS", "RECOMPUTE", "History", "HistoryEntry", "build_history", "changes",
            "methods", "overview", "prepare", "trends", "write_outputs"]
@@ -567,7 +567,8 @@ def _change_sentence(c: Mapping[str, Any]) -> str:
     p = p_cell(c["p_adjusted"])
     p_text = f"p adj. {p}" if p.startswith("<") else f"p adj. = {p}"
     return (f"{c['from']} → {c['to']}, {c['dataset']} / {c['metric']}: {c['verdict']} "
-            f"(Δ = {fmt.number(c['diff'])} [{fmt.number(c['ci_low'])}, {fmt.number(c['ci_high'])}], "
+            f"(Δ = {fmt.number(c['diff'])} "
+            f"[{fmt.number(c['ci_low'])}, {fmt.number(c['ci_high'])}], "
             f"{p_text}, {c['method']})")
 
 

@@ -41,7 +41,8 @@ from typing import Any
 from reportgen.errors import InputError, Location
 from reportgen.report import format as fmt
 
-__all__ = ["DEFAULT_MAX_ATTACHMENT_MB", "ENV_HOST", "ENV_PASSWORD", "ENV_PORT", "ENV_USER", "MAX_HTML_BYTES",
+__all__ = ["DEFAULT_MAX_ATTACHMENT_MB", "ENV_HOST", "ENV_PASSWORD", "ENV_PORT", "ENV_USER",
+           "MAX_HTML_BYTES",
            "InlineImage", "MailError", "ReportFolder", "SMTPSettings", "Summary",
            "build_message", "build_summary", "parse_address", "read_report_folder",
            "send_message", "smtp_settings", "write_eml"]

@@ -24,9 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.report import format as fmt
 from reportgen.analysis.results import UnitResult
-from reportgen.stats.pairwise import PairwiseResult
+from reportgen.report import format as fmt
 from reportgen.report.html import (
     Col,
     HTMLBlock,
@@ -44,6 +43,7 @@ from reportgen.report.html import (
     table,
     try_figure,
 )
+from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "appendix",
            "data_section", "exploration", "groups_and_hyperparameters", "items_section",
@@ -548,7 +548,8 @@ def data_section(report: Report) -> HTMLBlock | None:
         if name in attrs.index:
             row.update({str(k): v for k, v in attrs.loc[name].items()})
         sys_rows.append(row)
-    extra = [Col(str(c), str(c), lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else escape(v))
+    extra = [Col(str(c), str(c), lambda v: "" if v is None or (
+                 isinstance(v, float) and math.isnan(v)) else escape(v))
              for c in attrs.columns]
     body.append(table(sys_rows, [Col("system", "system"), *extra]))
     if s["item_metadata"]:
@@ -571,7 +572,7 @@ def data_section(report: Report) -> HTMLBlock | None:
             body.append(table(excluded, [Col("dataset", "dataset"), Col("metric", "metric"),
                                          Col("system", "system"),
                                          Col("excluded", "items excluded", str, True)]))
-    problems = [p for p in s["problems"]]
+    problems = list(s["problems"])
     if problems or report.warnings or report.analysis.notes:
         body.append(h3("Warnings and notes", "warnings"))
         items = [f"<li>{escape(p.get('message', p))}"
@@ -659,7 +660,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                 "Bootstrap distribution of each system's mean (items resampled), with "
                 f"its {report.confidence:.0%} percentile interval.", report))
         else:
-            values = {s: x for s, x in zip(view.systems, samples)}
+            values = dict(zip(view.systems, samples))
             figures.append(_try_chart(partial(distribution_chart,
                 values, metric=sl.metric, direction=sl.direction,
                 title=f"{sl.metric}: item scores"),
@@ -699,7 +700,8 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         body.append(f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
                     f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
                     f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
-                    f"{'' if not sl.n_excluded_items else f' · {sl.n_excluded_items} items excluded (not shared)'}"
+                    + ("" if not sl.n_excluded_items else
+                       f" · {sl.n_excluded_items} items excluded (not shared)") +
                     "</p>")
         rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
                                   sl.direction)
@@ -766,7 +768,8 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
     if len(rows) > report.max_table_rows:
         neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
         rows = [r for r in rows if frozenset((r["system_a"], r["system_b"])) in neighbours]
-        footer = note(f"{len(sl.comparison_records()):,} pairs: the table shows each system against "
+        footer = note(f"{len(sl.comparison_records()):,} pairs: the table shows each system "
+                      "against "
                      "the next in the ranking; every pair is in "
                      "<code>tables/comparisons.csv</code> and results.json.")
     proportion = bool(sl.proportion)

@@ -22,13 +22,6 @@ No I/O, no pandas parsing, no Altair or papermill here (DESIGN.md, "Layers").
 - :mod:`~reportgen.stats.summary_tests`: tests from published means and intervals.
 """
 
-from reportgen.stats.intervals import (
-    newcombe_unpaired_interval,
-    t_interval,
-    tango_paired_interval,
-    welch_interval,
-    wilson_interval,
-)
 from reportgen.stats.aggregation import (
     aggregate_effect_sizes,
     aggregate_metrics,
@@ -43,10 +36,25 @@ from reportgen.stats.corpus import (
     corpus_compare_paired,
     corpus_metric,
 )
+from reportgen.stats.intervals import (
+    newcombe_unpaired_interval,
+    t_interval,
+    tango_paired_interval,
+    welch_interval,
+    wilson_interval,
+)
 from reportgen.stats.leaderboard import bradley_terry, item_analysis, win_rates
 from reportgen.stats.means import bootstrap_means, clopper_pearson_interval, mean_intervals
 from reportgen.stats.multiplicity import CORRECTIONS, adjust_pvalues
 from reportgen.stats.noise import noise_profile
+from reportgen.stats.pairwise import (
+    EFFECT_THRESHOLDS,
+    PairwiseResult,
+    compare_paired,
+    compare_unpaired,
+    comparison_pairs,
+    effect_magnitude,
+)
 from reportgen.stats.power import (
     mde_for_sample,
     minimum_detectable_effect,
@@ -70,14 +78,6 @@ from reportgen.stats.runs import (
     runs_differ_test,
     variance_components,
     variance_components_paired,
-)
-from reportgen.stats.pairwise import (
-    EFFECT_THRESHOLDS,
-    PairwiseResult,
-    compare_paired,
-    compare_unpaired,
-    comparison_pairs,
-    effect_magnitude,
 )
 
 __all__ = [

@@ -91,5 +91,6 @@ class PairsMixin:
     def with_adjusted(self, p_adjusted: np.ndarray, correction: str):
         """A copy whose adjusted p-values come from a larger family."""
         from dataclasses import replace
-        return replace(self, p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
+        result: Any = self  # every subclass is a frozen dataclass
+        return replace(result, p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
                        correction=correction)

@@ -85,7 +85,7 @@ def _directions_iv(directions: Any, k: int) -> tuple[Direction, ...]:
         if d not in get_args(Direction):
             raise InputError(f"direction {d!r} is not valid",
                              hint="use 'higher' (higher is better) or 'lower'")
-    return dirs  # type: ignore[return-value]
+    return dirs
 
 
 def _signs(directions: tuple[str, ...]) -> np.ndarray:
@@ -397,7 +397,7 @@ def harmonic_mean_pvalue(p: Any, *, weights: Sequence[float] | np.ndarray | None
     w = _weights_iv(weights, k)
     if L is None:
         L = k
-    if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < k:
+    if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or k > L:
         raise InputError(f"L={L!r} must be an integer >= K = {k}",
                          hint="L is the total number of tests in the family, e.g. "
                               "(number of compared pairs) × K")
@@ -641,7 +641,7 @@ def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
                              hint="every system needs summary statistics on every list")
     if np.any(S < 0):
         raise InputError("sds must be non-negative")
-    if np.any(N < 1) or np.any(N != np.round(N)):
+    if np.any(N < 1) or np.any(np.round(N) != N):
         raise InputError("ns must be positive integers (sample sizes)")
     dirs = _directions_iv(directions, k)
     w = _weights_iv(weights, k)
@@ -774,7 +774,8 @@ def sign_test_wins(wins_a: Any, wins_b: Any, *, total: Any = None,
     top = np.maximum(a, b)
     p = np.minimum(1.0, 2.0 * stats.binom.sf(top - 1, n, 0.5))
     p = np.where(n == 0, 1.0, p)
-    as_int = (lambda x: x.astype(np.int64))
+    def as_int(x: np.ndarray) -> np.ndarray:
+        return x.astype(np.int64)
     return SignTestResult(wins_a=as_int(a), wins_b=as_int(b), ties=as_int(tie),
                           n=as_int(np.asarray(n)), p_value=p, ties_handling=ties)
 

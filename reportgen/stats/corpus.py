@@ -44,8 +44,8 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._common import PairsMixin, choices_iv, resampling_iv, system_names
+from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -127,7 +127,7 @@ def _object_array(values: Any, name: str) -> np.ndarray:
 
 
 def _label_order(found: Iterable[Hashable]) -> list[Hashable]:
-    values = list(found)
+    values: list[Any] = list(found)  # sortable or not: TypeError below
     try:
         return sorted(values)
     except TypeError:
@@ -682,7 +682,7 @@ def _options_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]], confidence: flo
 def _evaluate(function: Callable[[np.ndarray], np.ndarray], sums: np.ndarray,
               rows: np.ndarray, what: set[str]) -> np.ndarray:
     """``function(sums)`` with 0/0 tallied into ``rows``/``what`` instead of warned."""
-    sink = {"rows": np.zeros(sums.shape[0], dtype=bool), "what": set()}
+    sink: dict[str, Any] = {"rows": np.zeros(sums.shape[0], dtype=bool), "what": set()}
     token = _UNDEFINED.set(sink)
     try:
         out = np.asarray(function(sums), dtype=np.float64)

@@ -284,7 +284,7 @@ def _newton_bt(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     ll = _loglik(theta, W)
     converged = np.zeros(B, dtype=bool)
     it = 0
-    for it in range(1, _MAX_ITER + 1):
+    for it in range(1, _MAX_ITER + 1):  # noqa: B007 (the count is read after the loop)
         P = 1.0 / (1.0 + np.exp(theta[:, None, :] - theta[:, :, None]))   # P[a,b]=σ(θa−θb)
         grad = wins - (N * P).sum(axis=2)
         converged = np.abs(grad).max(axis=1) <= _TOL * scale

@@ -30,6 +30,7 @@ import numpy as np
 from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -37,7 +38,6 @@ from reportgen.stats._resampling import (
     chunk_sizes,
     exact_product,
 )
-from reportgen.stats._common import system_names
 from reportgen.stats.intervals import t_interval, wilson_interval
 
 __all__ = ["BootstrapMeans", "CIMethod", "MeanIntervals", "bootstrap_means",

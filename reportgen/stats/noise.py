@@ -414,9 +414,7 @@ class _Data:
 def _counts_iv(counts: Any, shape: tuple[int, int]) -> np.ndarray:
     c = np.asarray(counts, dtype=np.float64)
     n, s = shape
-    if c.ndim == 1 and c.shape == (s,):
-        c = np.broadcast_to(c, shape)
-    elif c.ndim == 0 or c.shape == shape:
+    if c.ndim == 1 and c.shape == (s,) or c.ndim == 0 or c.shape == shape:
         c = np.broadcast_to(c, shape)
     else:
         raise InputError(f"counts has shape {c.shape}; scores has {n} items × {s} systems",

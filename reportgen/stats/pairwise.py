@@ -42,23 +42,23 @@ import numpy as np
 from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._common import PairsMixin, choices_iv, resampling_iv, system_names
+from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
     bootstrap_counts,
     chunk_sizes,
-    exact_product,
     enumerate_signs,
     enumerate_splits,
+    exact_product,
     random_signs,
     random_splits,
 )
 from reportgen.stats.intervals import (
     newcombe_unpaired_interval,
-    tango_paired_interval,
     t_interval,
+    tango_paired_interval,
     welch_interval,
 )
 from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues

@@ -290,6 +290,14 @@ class _Spec:
     sd_b: float | None
     ratio: float | None
 
+    def given(self, name: str) -> float:
+        """A design parameter that :func:`_spec_iv` filled in for this design (the
+        parameters a design does not use stay None)."""
+        value = getattr(self, name)
+        if value is None:  # a bug in this module, never bad input
+            raise RuntimeError(f"power: {name} is not set for the {self.design} design")
+        return float(value)
+
 
 def _unit_iv(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
@@ -379,7 +387,7 @@ def _spec_iv(design: Any, method: Any, alternative: Any, alpha: Any, *,
         ratio = 1.0 if ratio is None else ratio
     if design == "unpaired-continuous":
         sd_b = sd if sd_b is None else sd_b
-    return _Spec(design, method, alternative,  # type: ignore[arg-type]
+    return _Spec(design, method, alternative,
                  alpha, baseline, discordance, correlation, sd, sd_b, ratio)
 
 
@@ -488,7 +496,7 @@ def paired_binary_cells(p_a: float, p_b: float, *, correlation: float
     return tuple(float(c) for c in cells)  # type: ignore[return-value]
 
 
-def _cells_from_correlation(p_a: np.ndarray, p_b: np.ndarray, rho: float
+def _cells_from_correlation(p_a: np.ndarray | float, p_b: np.ndarray | float, rho: float
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     p_a, p_b = np.broadcast_arrays(np.asarray(p_a, dtype=np.float64),
                                    np.asarray(p_b, dtype=np.float64))
@@ -519,10 +527,11 @@ def _discordant(delta: np.ndarray, spec: _Spec) -> tuple[np.ndarray, np.ndarray]
             raise InputError(f"delta={_first(delta, bad)!r} with baseline={spec.baseline!r} "
                              "gives an accuracy of A outside [0, 1]",
                              hint="delta = accuracy of A − accuracy of B (baseline)")
-        _, p10, p01, _ = _cells_from_correlation(np.clip(p_a, 0, 1), spec.baseline,
-                                                 spec.correlation)
+        _, p10, p01, _ = _cells_from_correlation(np.clip(p_a, 0, 1),
+                                                 spec.given("baseline"),
+                                                 spec.given("correlation"))
         return p10, p01
-    psi = spec.discordance
+    psi = spec.given("discordance")
     bad = np.abs(delta) > psi + _FEASIBILITY_TOL
     if np.any(bad):
         raise InputError(f"delta={_first(delta, bad)!r} is infeasible for "
@@ -692,7 +701,7 @@ def _power_array(n: np.ndarray, delta: np.ndarray, spec: _Spec) -> np.ndarray:
             spec.alpha, spec.alternative))
     if spec.design == "unpaired-binary":
         p_a, p_b = _proportions(delta, spec)
-        r = spec.ratio
+        r = spec.given("ratio")
         if spec.method == "arcsine":
             h = 2 * np.arcsin(np.sqrt(p_a)) - 2 * np.arcsin(np.sqrt(p_b))
             n_eff = 1 / (1 / n + 1 / (n * r))
@@ -706,8 +715,9 @@ def _power_array(n: np.ndarray, delta: np.ndarray, spec: _Spec) -> np.ndarray:
         # both systems always (or never) right: the engine returns p = 1, never rejects
         return np.where(sd_null == 0, 0.0, power)
     if spec.design == "paired-continuous":
-        return _t_power(delta / spec.sd * np.sqrt(n), n - 1, spec.alpha, spec.alternative)
-    r, s_a, s_b = spec.ratio, spec.sd, spec.sd_b
+        return _t_power(delta / spec.given("sd") * np.sqrt(n), n - 1, spec.alpha,
+                        spec.alternative)
+    r, s_a, s_b = spec.given("ratio"), spec.given("sd"), spec.given("sd_b")
     n_b = r * n
     if spec.method == "pooled-t":
         nc = delta / s_a * np.sqrt(1 / (1 / n + 1 / n_b))
@@ -730,9 +740,9 @@ def _effect_size(delta: float, spec: _Spec) -> tuple[float, str]:
         return float(2 * np.arcsin(np.sqrt(p_a)) - 2 * np.arcsin(np.sqrt(p_b))), \
             "Cohen's h"
     if spec.design == "paired-continuous":
-        return delta / spec.sd, "paired d"
-    r = spec.ratio
-    pooled = math.sqrt((spec.sd ** 2 + r * spec.sd_b ** 2) / (1 + r))
+        return delta / spec.given("sd"), "paired d"
+    r, sd, sd_b = spec.given("ratio"), spec.given("sd"), spec.given("sd_b")
+    pooled = math.sqrt((sd ** 2 + r * sd_b ** 2) / (1 + r))
     return delta / pooled, "Cohen's d"
 
 
@@ -906,7 +916,8 @@ def _max_effect(spec: _Spec, sign: float) -> float:
     if spec.design.endswith("continuous"):
         return math.inf
     if spec.design == "unpaired-binary":
-        return 1 - spec.baseline if sign > 0 else spec.baseline
+        baseline = spec.given("baseline")
+        return 1 - baseline if sign > 0 else baseline
 
     def feasible(m: float) -> bool:
         try:
@@ -919,18 +930,19 @@ def _max_effect(spec: _Spec, sign: float) -> float:
         _discordant(np.float64(0.0), spec)  # raises the explanatory InputError
     if spec.correlation is None:
         # linear constraints on delta: the feasible effects are an interval
-        cap = spec.discordance
+        cap = spec.given("discordance")
         if feasible(cap):
             return float(cap)
         lo, hi = 0.0, float(cap)
     else:
         # a fixed correlation bounds p_a through the Fréchet bounds; a degenerate p_a
         # (0 or 1) is feasible again, so find the first infeasible point on a grid
-        cap = 1 - spec.baseline if sign > 0 else spec.baseline
-        p_a = spec.baseline + sign * cap * np.arange(0, 1025) / 1024
-        p_b = np.full(p_a.shape, spec.baseline)
+        baseline = spec.given("baseline")
+        cap = 1 - baseline if sign > 0 else baseline
+        p_a = baseline + sign * cap * np.arange(0, 1025) / 1024
+        p_b = np.full(p_a.shape, baseline)
         scale = np.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
-        p11 = p_a * p_b + spec.correlation * scale
+        p11 = p_a * p_b + spec.given("correlation") * scale
         ok = (p11 <= np.minimum(p_a, p_b) + _FEASIBILITY_TOL) & \
             (p11 >= np.maximum(0, p_a + p_b - 1) - _FEASIBILITY_TOL)
         bad = np.flatnonzero(~ok)
@@ -948,15 +960,16 @@ def _solve_delta(n: float, spec: _Spec, target: float) -> tuple[float, float]:
     sign = _direction(spec.alternative)
     n_arr = np.float64(n)
 
-    def gap(m: np.ndarray) -> np.ndarray:
+    def gap(m: np.ndarray | float) -> np.ndarray:
         return _power_array(n_arr, sign * np.asarray(m, dtype=np.float64), spec) - target
 
     top = _max_effect(spec, sign)
     if math.isinf(top):
         if spec.design == "paired-continuous":
-            scale = spec.sd / math.sqrt(n)
+            scale = spec.given("sd") / math.sqrt(n)
         else:
-            scale = math.sqrt(spec.sd ** 2 / n + spec.sd_b ** 2 / (spec.ratio * n))
+            scale = math.sqrt(spec.given("sd") ** 2 / n
+                              + spec.given("sd_b") ** 2 / (spec.given("ratio") * n))
         lo, hi = 0.0, 4 * scale
         while gap(hi) < 0:  # power -> 1 as the effect grows
             lo, hi = hi, 2 * hi

@@ -925,7 +925,8 @@ def maximal_groups(adjacency: np.ndarray, *, max_groups: int = MAX_GROUPS
     consecutive systems of the compact letter display (Piepho 2004). Otherwise the
     cliques are enumerated (Bron–Kerbosch with Tomita's pivot, Tomita et al. 2006, on
     integer bitsets) up to ``max_groups`` cliques and ``10 * max_groups`` steps; past
-    that bound the maximal consecutive runs are returned with ``complete=False``: systems sharing a group are still not
+    that bound the maximal consecutive runs are returned with ``complete=False``: systems
+    sharing a group are still not
     different, but some non-different pairs then share no group.
 
     References: Bron, C. & Kerbosch, J. (1973). Finding all cliques of an undirected
@@ -947,7 +948,6 @@ def maximal_groups(adjacency: np.ndarray, *, max_groups: int = MAX_GROUPS
         raise InputError(f"adjacency must be a square matrix, got shape {A.shape}")
     if not np.array_equal(A, A.T):
         raise InputError("adjacency must be symmetric")
-    B = len(A)
     np.fill_diagonal(A, True)
     E = np.triu(A, k=2)   # edges (i, j) with j > i + 1
     i, j = np.nonzero(E)

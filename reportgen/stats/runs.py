@@ -429,7 +429,7 @@ def _cluster_replicates(S: np.ndarray, C: np.ndarray, n_resamples: int,
     """``(R, n_systems)`` replicates of ``ΣS/ΣC`` with items drawn with replacement:
     bootstrap counts ``W`` times the item sums and the item counts."""
     n, n_sys = S.shape
-    constant = bool(np.all(C == C[0, 0])) if C.size else True
+    constant = bool(np.all(C[0, 0] == C)) if C.size else True
     data = S if constant else np.concatenate([S, C], axis=1)
     reps = np.empty((n_resamples, n_sys))
     operand = exact_product(data, n)

@@ -18,6 +18,7 @@ from scipy import integrate, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import validation as V  # noqa: E402
+
 from reportgen.stats.aggregation import hmp_landau_location  # noqa: E402
 
 

@@ -153,7 +153,6 @@ def test_config_sections_feed_the_library_options(tmp_path):
 
 def test_config_keys_are_the_library_option_names():
     from reportgen.analysis import AnalysisOptions
-
     from reportgen.execution import Execution
 
     # every analysis option but the system list (a [systems] section), and where it runs
@@ -173,16 +172,16 @@ def test_config_choices_equal_the_library_choices():
     from reportgen.stats import corpus, means, multiplicity, pairwise
 
     get = typing.get_args
-    assert _config.PAIRINGS == get(analysis.Pairing)
-    assert _config.METHODS == get(pairwise.Method)
-    assert _config.ORDERS == get(pairwise.Order)
-    assert _config.ALTERNATIVES == get(pairwise.Alternative)
+    assert get(analysis.Pairing) == _config.PAIRINGS
+    assert get(pairwise.Method) == _config.METHODS
+    assert get(pairwise.Order) == _config.ORDERS
+    assert get(pairwise.Alternative) == _config.ALTERNATIVES
     assert _config.CORRECTIONS == multiplicity.CORRECTIONS
-    assert _config.CORRECT_ACROSS == get(analysis.CorrectAcross)
-    assert _config.EFFECT_LEVELS == get(pairwise.EffectLevel)
-    assert _config.CI_METHODS == get(means.CIMethod)
+    assert get(analysis.CorrectAcross) == _config.CORRECT_ACROSS
+    assert get(pairwise.EffectLevel) == _config.EFFECT_LEVELS
+    assert get(means.CIMethod) == _config.CI_METHODS
     assert _config.CORPUS_METRICS == corpus.CORPUS_METRICS
-    assert _config.NAN_POLICIES == get(typing.get_type_hints(LoadOptions)["nan_policy"])
+    assert get(typing.get_type_hints(LoadOptions)["nan_policy"]) == _config.NAN_POLICIES
 
 
 def test_config_choices_are_spelled_like_the_cli_choices():

@@ -10,9 +10,9 @@ import pytest
 from scipy import stats
 
 from reportgen.analysis import AnalysisOptions, analyze
+from reportgen.analysis._caveats import BOOTSTRAP_ITEMS, SKEW_LIMIT, runs_caveats
 from reportgen.data import load
 from reportgen.report import sections as rs
-from reportgen.analysis._caveats import BOOTSTRAP_ITEMS, SKEW_LIMIT, runs_caveats
 
 
 def _table(tmp_path, scores: dict[str, np.ndarray], *, paired: bool = True):

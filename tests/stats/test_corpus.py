@@ -32,9 +32,9 @@ def _counts_by_loop(pred, ref, labels):
     """tp, fp, fn per class by explicit counting (scikit-learn's multiclass_confusion
     with ``labels=``: unlisted labels and missing predictions are never a false
     positive)."""
-    tp = {c: 0 for c in labels}
-    fp = {c: 0 for c in labels}
-    fn = {c: 0 for c in labels}
+    tp = dict.fromkeys(labels, 0)
+    fp = dict.fromkeys(labels, 0)
+    fn = dict.fromkeys(labels, 0)
     for p, r in zip(pred, ref):
         if p is not None and p == r:
             if r in tp:

@@ -4,9 +4,8 @@ implementation exists (Newcombe's paired interval)."""
 from __future__ import annotations
 
 import numpy as np
-from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
-
 import pytest
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from reportgen.stats.intervals import (
     newcombe_unpaired_interval,

@@ -31,7 +31,7 @@ from reportgen.stats.noise import (
 EVAL_ARENA = ("humaneval+", "mbpp+", "lcb_codegen", "cruxeval_output", "terminal-bench-2.0")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _view(path: str):
     from reportgen.data import load
     table = load(path)
@@ -53,7 +53,7 @@ def arena_reference(shared_data: Path):
         str(shared_data / "eval-arena" / f"{name}.jsonl"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _loop_reference_cached(path: str) -> dict:
     return _loop_reference(_view(path)[0].scores)
 
@@ -500,7 +500,7 @@ def test_noise_profile_edge_cases():
     rng = np.random.default_rng(8)
     Z = rng.normal(size=(90, 5))
     prof = noise_profile(Z)
-    for k, (i, j, wins, losses, p, _, se) in enumerate(_loop_reference(Z)["rows"]):
+    for k, (_i, _j, wins, losses, p, _, _se) in enumerate(_loop_reference(Z)["rows"]):
         assert (prof.a_wins[k], prof.b_wins[k]) == (wins, losses)
         assert prof.p_value[k] == pytest.approx(p, rel=1e-9)
     # and a small max_memory gives the same answer

@@ -498,7 +498,7 @@ def test_compact_letter_display_against_networkx_cliques() -> None:
     # networkx: find_cliques of the non-significance graph are exactly the letter groups;
     # the defining property (share a letter iff not significant) on random patterns
     rng = np.random.default_rng(21)
-    for trial in range(60):
+    for _trial in range(60):
         B = int(rng.integers(2, 9))
         names = [f"s{k}" for k in range(B)]
         S = np.triu(rng.random((B, B)) < rng.uniform(0.1, 0.9), k=1)

@@ -88,7 +88,7 @@ def test_compact_letter_display_against_insert_absorb() -> None:
         significant = [(i, j) for i, j in itertools.combinations(range(B), 2) if not A[i, j]]
         cld = compact_letter_display(names, [(names[i], names[j]) for i, j in significant])
         expected = _insert_absorb(B, significant)
-        assert [set(names.index(s) for s in g) for g in cld.groups] == \
+        assert [{names.index(s) for s in g} for g in cld.groups] == \
             [set(c) for c in expected]
         assert cld.complete
         # share a letter <=> not significantly different

@@ -148,8 +148,8 @@ class EveryEvalEverAdapter(Adapter):
         skipped: list[SkippedInput] = []
         linked: dict[Path, _Aggregate] = {}
         for aggregate in aggregates:
-            path = _samples_of(aggregate)
-            if path is None:
+            sample_path = _samples_of(aggregate)
+            if sample_path is None:
                 skipped.append(skip_input(
                     options, aggregate.path,
                     f"no instance-level file for evaluation {aggregate.evaluation_id!r} "
@@ -158,9 +158,9 @@ class EveryEvalEverAdapter(Adapter):
                     hint="keep the <uuid>_samples.jsonl that detailed_evaluation_results "
                          "names next to its aggregate file", format=self.name))
                 continue
-            linked[path] = aggregate
-            if path not in samples:
-                samples.append(path)
+            linked[sample_path] = aggregate
+            if sample_path not in samples:
+                samples.append(sample_path)
         if not samples:
             raise InputError("no every_eval_ever instance-level records to read",
                              location=Location(str(files[0])),

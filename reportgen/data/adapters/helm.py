@@ -63,7 +63,8 @@ section), unless :attr:`LoadOptions.metric` (``--metric``) names one. A suite's
 ``schema.json`` (written by ``helm-summarize`` into ``runs/<suite>/``) is read when it is
 there: a metric it lists with ``lower_is_better`` true or false gets that direction
 (bookkeeping statistics stay descriptive whatever it says); one it lists with
-``lower_is_better`` null (no direction, e.g. ``num_trials``) is descriptive too; the ``main_name`` of a run's group (``run_groups[].environment``) is its main metric,
+``lower_is_better`` null (no direction, e.g. ``num_trials``) is descriptive too; the
+``main_name`` of a run's group (``run_groups[].environment``) is its main metric,
 put first and named in an ``info`` problem.
 
 Two suites with the same runs
@@ -157,9 +158,7 @@ class HelmAdapter(Adapter):
             if path.name == PER_INSTANCE_STATS:
                 return True
             return path.name == RUN_SPEC and (path.parent / PER_INSTANCE_STATS).is_file()
-        visited = 0
-        for folder, _depth in _walk(path):
-            visited += 1
+        for visited, (folder, _depth) in enumerate(_walk(path), start=1):
             if (folder / PER_INSTANCE_STATS).is_file():
                 return True
             if visited >= _SNIFF_MAX_DIRS:

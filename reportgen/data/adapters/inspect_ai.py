@@ -738,7 +738,7 @@ def _system_names(logs: list[_Log]) -> tuple[list[str], list[dict[str, str]], li
     groups: dict[tuple[str, str], list[int]] = {}
     for index, log in enumerate(logs):
         groups.setdefault((log.task, log.model), []).append(index)
-    for (task, model), members in groups.items():
+    for (_task, model), members in groups.items():
         if len(members) < 2:
             continue
         configs = [logs[i].config for i in members]

@@ -158,7 +158,8 @@ def test_inspect_unscored_log_is_skipped() -> None:
     [skipped] = result.skipped
     assert "dPiJifoWeEQBrfWsAopzWr" in skipped.path
     assert skipped.reason == "no sample of the log has a score (0 errored, 10 unscored)"
-    header = _header(POPULARITY / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
+    header = _header(POPULARITY /
+                     "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
     assert result.frame["score"].mean() == pytest.approx(_accuracy(header), abs=1e-12)
     assert set(result.frame["run"]) == {1}
 

@@ -184,7 +184,8 @@ def test_lm_eval_corpus_metric_skipped_with_problem() -> None:
     (problem,) = [p for p in result.problems if "bleu" in p.message]
     assert problem.severity == "warning"
     assert problem.dataset == "tiny_gen"
-    assert "inputs of a corpus-level metric (lm-eval aggregates them with 'bleu')" in problem.message
+    assert "inputs of a corpus-level metric (lm-eval aggregates them with 'bleu')" in \
+        problem.message
     assert problem.location is not None and "samples_tiny_gen_" in str(problem.location.file)
 
 
@@ -281,7 +282,7 @@ def test_lm_eval_repeated_runs_get_run_index(tmp_path: Path) -> None:
              for p in (OUTPUT / "sys-a", RERUN / "sys-a")}
     assert dates[OUTPUT / "sys-a"] < dates[RERUN / "sys-a"]
     first = frame[(frame["system"] == "sys-a") & (frame["run"] == 0)]
-    assert set(Path(f).name for f in first["_file"]) == {
+    assert {Path(f).name for f in first["_file"]} == {
         p.name for p in (OUTPUT / "sys-a").glob("samples_*.jsonl")}
     acc = json.loads(_results_file(RERUN / "sys-a").read_text())["results"]["tiny_mc"]
     second = frame[(frame["system"] == "sys-a") & (frame["run"] == 1)
