@@ -65,8 +65,72 @@ def _load(path: Path) -> Theme:
                          location=Location(str(spec_path)))
     css_path = path / "report.css"
     css = css_path.read_text(encoding="utf-8") if css_path.is_file() else ""
+    loads = css_resource_loads(css)
+    if loads:
+        line, column, what = loads[0]
+        raise InputError(f"the theme's CSS would load a resource: {what} (a report must "
+                         "open offline and fetch nothing)",
+                         location=Location(str(css_path), line, column),
+                         hint="remove it; fonts and images cannot come from a theme")
     return Theme(str(raw.get("name", path.name)), str(raw.get("description", "")),
                  raw["config"], css, path)
+
+
+#: CSS functions that fetch a resource (CSS Values 4, Images 4, Fonts 4), matched
+#: case-insensitively and with any vendor prefix (``-webkit-image-set``).
+_LOADING_FUNCTIONS = frozenset({"url", "image-set", "image", "src", "cross-fade",
+                                "element", "paint"})
+#: At-rules that fetch a resource or whose descriptors may (``@font-face`` ``src``).
+_LOADING_AT_RULES = frozenset({"import", "font-face", "namespace", "font-feature-values",
+                               "property", "document", "-moz-document"})
+
+
+def css_resource_loads(css: str) -> list[tuple[int, int, str]]:
+    """Every place in ``css`` that could make a browser or WeasyPrint fetch something:
+    ``(line, column, what)`` of each loading function (``url(...)``, ``image-set(...)``,
+    ``image()``, ``src()``, ... with any vendor prefix) and each at-rule that can load
+    (``@import``, ``@font-face``, ...), found with tinycss2, the CSS parser WeasyPrint
+    uses (so comments, escapes and strings are read as a browser reads them).
+
+    >>> css_resource_loads("a { color: red }")
+    []
+    >>> css_resource_loads('b { background: image-set("http://x/a.png" 1x) }')
+    [(1, 17, 'image-set(...)')]
+    """
+    import tinycss2
+
+    found: list[tuple[int, int, str]] = []
+
+    def name_of(token: object) -> str:
+        name = getattr(token, "lower_name", None) or getattr(token, "lower_at_keyword", "")
+        return str(name).lstrip("-").removeprefix("webkit-").removeprefix(
+            "moz-").removeprefix("o-").removeprefix("ms-")
+
+    def walk(tokens: object) -> None:
+        for token in tokens or ():  # type: ignore[attr-defined]
+            kind = getattr(token, "type", "")
+            if kind == "url":
+                found.append((token.source_line, token.source_column, "url(...)"))
+            elif kind == "function":
+                if name_of(token) in _LOADING_FUNCTIONS:
+                    found.append((token.source_line, token.source_column,
+                                  f"{token.lower_name}(...)"))
+                walk(token.arguments)
+            elif kind == "at-rule":
+                if name_of(token) in _LOADING_AT_RULES or \
+                        token.lower_at_keyword in _LOADING_AT_RULES:
+                    found.append((token.source_line, token.source_column,
+                                  f"@{token.lower_at_keyword}"))
+                walk(token.prelude)
+                walk(token.content)
+            elif kind in ("qualified-rule",):
+                walk(token.prelude)
+                walk(token.content)
+            elif kind in ("() block", "[] block", "{} block"):
+                walk(token.content)
+
+    walk(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True))
+    return found
 
 
 def load_theme(theme: str | Path | Theme = "default") -> Theme:

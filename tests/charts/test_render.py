@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import altair as alt
 import pytest
 
@@ -51,6 +53,42 @@ def test_theme_from_a_folder_and_errors(tmp_path):
         load_theme(tmp_path / "bad")
     with pytest.raises(InputError, match="has no theme.json"):
         load_theme(tmp_path)
+
+
+@pytest.mark.parametrize("css,where,what", [
+    # a local server received this request before the check (the repro)
+    ('h1 { color: red }\nbody {\n  background: image-set("http://127.0.0.1:9/x.png" 1x);\n}',
+     (3, 15), "image-set(...)"),
+    ("body { background: -webkit-image-set('http://x/a.png' 1x) }", (1, 20),
+     "-webkit-image-set(...)"),
+    ("body { background: URL(http://x/a.png) }", (1, 20), "url(...)"),
+    ("body { background: u\\72l(http://x/a.png) }", (1, 20), "url(...)"),  # escaped name
+    ("@media print { body { background: url(x.png) } }", (1, 35), "url(...)"),
+    ('@import "https://x/a.css";', (1, 1), "@import"),
+    ("@font-face { font-family: f; src: url(f.woff) }", (1, 1), "@font-face"),
+    ('p { --v: image("x.png") }', (1, 10), "image(...)"),
+])
+def test_theme_css_that_loads_a_resource_is_refused_with_line_and_column(tmp_path, css,
+                                                                          where, what):
+    # oracle: the positions counted by hand in each snippet (1-based line and column)
+    folder = tmp_path / "leaky"
+    folder.mkdir()
+    (folder / "theme.json").write_text('{"name": "leaky", "config": {}}')
+    (folder / "report.css").write_text(css)
+    with pytest.raises(InputError, match=r"would load a resource: " + re.escape(what)) \
+            as exc:
+        load_theme(folder)
+    assert (exc.value.location.line, exc.value.location.column) == where
+    assert exc.value.location.file.endswith("report.css")
+
+
+def test_theme_css_without_loads_is_accepted(tmp_path):
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "theme.json").write_text('{"name": "plain", "config": {}}')
+    # a URL in a comment or a string is not a load
+    (folder / "report.css").write_text('/* url(http://x) */ p::after { content: "url(x)" }')
+    assert load_theme(folder).css.startswith("/*")
 
 
 def test_active_theme_is_used_by_default():
