@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
@@ -853,8 +854,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
     Ctrl-C (SIGINT) exits with status 130 and SIGTERM with 143, after removing any
-    report folder being built (nothing half-written stays behind).
+    report folder being built (nothing half-written stays behind). Everything written to
+    the terminal goes through :func:`terminal_safe`.
     """
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = _SafeStream(out, cut=bool(getattr(out, "isatty", lambda: False)()))
+    sys.stderr = _SafeStream(err, cut=True)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: Sequence[str] | None) -> int:
     import signal
     import threading
 
@@ -890,6 +902,49 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     sys.stderr.write(f"reportgen: warning: {message}\n")
+
+
+#: Control characters a terminal would act on (ESC/OSC sequences, CR, BEL, ...); newline
+#: and tab are kept.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: A run of non-space characters longer than this is cut in messages (a system name of
+#: 50 MB is still named, by its start and end).
+MAX_TOKEN = 300
+_LONG_TOKEN = re.compile(r"\S{%d,}" % (MAX_TOKEN + 1))
+
+
+def terminal_safe(text: str, *, cut: bool = True) -> str:
+    """``text`` as it may reach a terminal: control characters shown as ``\\xNN`` escapes
+    (a name holding ``ESC ]`` cannot retitle the window or rewrite the screen), and, with
+    ``cut``, every run of more than :data:`MAX_TOKEN` non-space characters cut to its
+    start and end with the number of characters left out.
+
+    >>> terminal_safe("model\x1b]0;owned\x07")
+    'model\\\\x1b]0;owned\\\\x07'
+    >>> terminal_safe("x" * 1000)[-42:]
+    '…[860 characters cut]…xxxxxxxxxxxxxxxxxxxx'
+    """
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    if cut:
+        text = _LONG_TOKEN.sub(lambda m: f"{m.group()[:120]}…[{len(m.group()) - 140:,} "
+                                         f"characters cut]…{m.group()[-20:]}", text)
+    return text
+
+
+class _SafeStream:
+    """A text stream that writes :func:`terminal_safe` text to ``stream``; long tokens
+    are cut on stderr, and on stdout only when it is a terminal (what a pipe or a file
+    receives, e.g. JSON, is never altered but for control characters, which JSON
+    escapes anyway)."""
+
+    def __init__(self, stream: Any, *, cut: bool) -> None:
+        self._stream, self._cut = stream, cut
+
+    def write(self, text: str) -> int:
+        return self._stream.write(terminal_safe(text, cut=self._cut))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -161,3 +161,24 @@ def test_analyze_prints_the_ordered_ranking(tmp_path, capsys):
     # the generator's near-ties (examples/README.md) are not separated
     assert "starcoder2-15b|l2r|4k ≈ codellama-13b|fim|4k" in line
     assert "granite-3b|fim|4k ≈ starcoder2-3b|l2r|2k" in line
+
+
+def test_cli_escapes_control_characters_and_cuts_huge_names(tmp_path, capsys):
+    # a system name holding an OSC sequence (sets the terminal title) and a BEL
+    evil = "model\x1b]0;owned\x07"
+    rows = ["system,item,score"] + [f"{s},{i},{int(s == evil)}" for i in range(3)
+                                    for s in (evil, "b")]
+    data = tmp_path / "ctrl.csv"
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["inspect", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "model\\x1b]0;owned\\x07" in out  # still named, visibly
+    # a 100,000-character name in an error message is cut to its start and end
+    name = "x" * 100_000
+    long_csv = tmp_path / "long.csv"
+    long_csv.write_text(f"system,item,score\n{name},1,1\n{name},1,0\n", encoding="utf-8")
+    assert main(["analyze", str(long_csv), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "characters cut]" in err and len(err) < 2_000
+    assert not (tmp_path / "o").exists()
