@@ -910,7 +910,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: A run of non-space characters longer than this is cut in messages (a system name of
 #: 50 MB is still named, by its start and end).
 MAX_TOKEN = 300
-_LONG_TOKEN = re.compile(r"\S{%d,}" % (MAX_TOKEN + 1))
+_LONG_TOKEN = re.compile(r"\S{" + str(MAX_TOKEN + 1) + ",}")
 
 
 def terminal_safe(text: str, *, cut: bool = True) -> str:
