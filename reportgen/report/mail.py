@@ -649,7 +649,18 @@ def parse_address(text: str, *, option: str) -> Address:
             or getattr(header, "defects", None):
         raise MailError(f"not an e-mail address: {value!r}", location=Location(option),
                         hint="write name@example.org or 'Name <name@example.org>'")
-    return addresses[0]
+    address = addresses[0]  # a non-ASCII mailbox name is a defect of the parser above
+    if not address.domain.isascii():
+        # an internationalised domain goes into the header as its IDNA (punycode) form;
+        # written as is, it would become an invalid encoded word (a@=?utf-8?q?...?=.org)
+        try:
+            domain = address.domain.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise MailError(f"the domain of {value!r} is not a valid internationalised "
+                            "domain name", location=Location(option),
+                            hint="check the spelling, or write it in its xn-- form") from None
+        address = Address(address.display_name, address.username, domain)
+    return address
 
 
 def _safe_name(text: str) -> str:
@@ -715,8 +726,13 @@ def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
     summary = build_summary(folder, max_rows=max_rows, charts=charts,
                             attachments=[f[3] for f in files], cid_domain=from_addr.domain,
                             theme=theme, left_out=left_out)
+    if subject is not None and re.search(r"[\r\n]", subject):
+        raise MailError("--subject contains a line break (CR or LF), which would add mail "
+                        "headers", location=Location("--subject"),
+                        hint="give the subject on one line")
     msg = EmailMessage()
-    msg["Subject"] = subject if subject else summary.subject
+    # a title or release label stored with a line break must not open a header
+    msg["Subject"] = subject if subject else " ".join(summary.subject.split())
     msg["From"] = from_addr
     msg["To"] = to_addrs
     if cc_addrs:
@@ -945,7 +961,14 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
     sender = msg["From"].addresses[0].addr_spec
     data = msg.as_bytes(policy=SMTP)
     where = Location(settings.where)
-    context = ssl.create_default_context(cafile=settings.cafile)
+    try:
+        context = ssl.create_default_context(cafile=settings.cafile)
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        raise MailError(f"--cafile is not a readable PEM file of CA certificates "
+                        f"({getattr(exc, 'reason', None) or exc})",
+                        location=Location(str(settings.cafile)),
+                        hint="give a PEM bundle (-----BEGIN CERTIFICATE-----), e.g. the "
+                             "one your system trusts, or leave --cafile out") from None
     try:
         say(f"connecting to {settings.where} ({settings.security})")
         if settings.security == "ssl":

@@ -334,6 +334,11 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     if options.get("seed") is None:
         import numpy as np
         options["seed"] = int(np.random.SeedSequence().entropy % (2**63))
+    for flag, text in (("--title", spec.title), ("--release", spec.release)):
+        if text is not None and any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
+            raise InputError(f"{flag} contains a control character (e.g. a line break): "
+                             f"{text!r}", location=Location(flag),
+                             hint="give it on one line, in printable characters")
     AnalysisOptions(**options)  # bad options fail before any work
     LoadOptions(**dict(spec.load_options))
     from reportgen.execution import Execution

@@ -272,6 +272,11 @@ def test_email_no_attach_sends_the_summary_only(example_releases):
     (["--to", "ana@example.org", "--from", "bot@"], r"--from: not an e-mail address"),
     (["--to", "ana@example.org", "--from", "bot@example.org", "--max-rows", "0"],
      r"--max-rows must be at least 1"),
+    # header injection: a line break in the subject would add a Bcc header
+    (["--to", "ana@example.org", "--from", "bot@example.org", "--subject",
+      "v2\r\nBcc: evil@example.org"], r"--subject contains a line break"),
+    (["--to", "anä@example.org", "--from", "bot@example.org"],
+     r"--to: not an e-mail address: 'anä@example.org'"),  # needs SMTPUTF8: refused
 ])
 def test_email_bad_addresses_exit_2(example_releases, tmp_path, capsys, args, pattern):
     code = main(["email", str(example_releases["v9.1"]), *args, "--eml",
@@ -490,3 +495,25 @@ def test_attachments_over_the_size_limit_fall_back_to_the_pdf_then_none(example_
     assert "The report is not attached" in text and "--max-attachment-mb" in text
     with pytest.raises(MailError):
         sent(0)
+
+
+def test_email_internationalised_domain_goes_out_as_idna(example_releases, tmp_path):
+    # oracle: Python's idna codec (RFC 3490) of the domain
+    eml = tmp_path / "m.eml"
+    assert main(["email", str(example_releases["v9.1"]), "--to", "Ana <ana@exämple.org>",
+                 "--from", "bot@example.org", "--eml", str(eml), "--quiet"]) == 0
+    msg = _parse(eml.read_bytes())
+    assert msg["To"] == "Ana <ana@" + "exämple.org".encode("idna").decode() + ">"
+    assert b"=?utf-8?" not in eml.read_bytes().split(b"\r\n\r\n", 1)[0].split(b"To:")[1][:60]
+
+
+def test_email_cafile_that_is_not_pem_exits_2(example_releases, tmp_path, capsys,
+                                               no_credentials):
+    bad = tmp_path / "ca.pem"
+    bad.write_text("not a certificate\n")
+    code = main(["email", str(example_releases["v9.1"]), "--to", "ana@example.org",
+                 "--from", "bot@example.org", "--smtp-host", "127.0.0.1", "--smtp-port",
+                 "9", "--cafile", str(bad), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert f"{bad}: --cafile is not a readable PEM file of CA certificates" in err

@@ -377,3 +377,13 @@ def test_run_real_eval_arena_four_benchmarks(tmp_path):
     assert sorted(results["data"]["datasets"]) == sorted(
         ["CRUXEval-output", "humaneval+", "lcb_codegen", "mbpp+"])
     _pdf_checks(out / "report.pdf", result.pages, "Code benchmarks")
+
+
+@pytest.mark.parametrize("flag", ["--title", "--release"])
+def test_run_title_or_release_with_a_line_break_exits_2(tmp_path, capsys, flag):
+    out = tmp_path / "r"
+    status = main(["run", str(EXAMPLE), flag, "v2\r\nBcc: evil@example.org", "--out",
+                   str(out), "--format", "html", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and f"{flag} contains a control character" in err
+    assert not out.exists()
