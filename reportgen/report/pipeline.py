@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import shutil
+import tempfile
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -124,6 +127,28 @@ def _template_kind(path: Path) -> str:
         "release" if meta.get("release") else "evaluation"
 
 
+def _ipc_kernel_manager() -> type:
+    """A kernel manager whose kernel talks over Unix sockets in a private folder instead
+    of TCP ports on localhost: no other local user can reach the kernel, and ipykernel
+    has no "running over TCP without encryption" warning to print."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class _IpcKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs: Any) -> None:
+            kwargs.setdefault("transport", "ipc")
+            super().__init__(**kwargs)
+            self._ipc_folder = Path(tempfile.mkdtemp(prefix="reportgen-kernel-"))
+            self.ip = str(self._ipc_folder / "kernel")  # sockets kernel-1, kernel-2, ...
+            weakref.finalize(self, shutil.rmtree, self._ipc_folder, True)
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            await super()._async_cleanup_resources(restart=restart)
+            if not restart:  # the kernel is gone: its socket folder too
+                shutil.rmtree(self._ipc_folder, ignore_errors=True)
+
+    return _IpcKernelManager
+
+
 def _engine(progress: Progress | None):
     """A papermill engine that reports each cell (and its report section) to
     ``progress``."""
@@ -146,6 +171,8 @@ def _engine(progress: Progress | None):
                 return started(cell, cell_index, **kw)
 
             nb_man.cell_start = cell_start
+            if os.name == "posix":  # no TCP port on localhost, and no ipykernel warning
+                kwargs.setdefault("kernel_manager_class", _ipc_kernel_manager())
             return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
 
     return _ReportEngine

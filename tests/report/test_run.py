@@ -7,6 +7,7 @@ import csv
 import hashlib
 import json
 import re
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -387,3 +388,15 @@ def test_run_title_or_release_with_a_line_break_exits_2(tmp_path, capsys, flag):
     err = capsys.readouterr().err
     assert status == 2 and f"{flag} contains a control character" in err
     assert not out.exists()
+
+
+def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd):
+    # capfd sees the file descriptors, so the kernel process's own output too (ipykernel
+    # warned "Kernel is running over TCP without encryption" before the IPC transport)
+    status = main(["run", str(EXAMPLE), "--out", str(tmp_path / "r"), "--format", "html",
+                   "--seed", "1", "--n-resamples", "199", "--quiet"])
+    captured = capfd.readouterr()
+    assert status == 0
+    assert captured.err == ""
+    assert captured.out.startswith("report: ")
+    assert not list(Path(tempfile.gettempdir()).glob("reportgen-kernel-*"))
