@@ -370,3 +370,35 @@ def test_failed_analyze_leaves_no_output_folder(tmp_path, capsys):
     assert main(["analyze", str(bad), "--out", str(out)]) == 2
     assert "is not a number" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 600 KiB tmpfs: a report (about 3 MB with its PDF) does not fit."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root; the disk-full case is not run")
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()}): not run")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_run_on_a_full_disk_exits_2_and_leaves_nothing(small_disk, capsys):
+    # ENOSPC while the report is written: a clear error, no traceback, nothing kept
+    keep = small_disk / "model.safetensors"
+    keep.write_bytes(b"weights")
+    out = small_disk / "eval-report"
+    status = main(["run", str(Path(__file__).resolve().parents[2] / "examples" / "data"),
+                   "--out", str(out), "--format", "html,pdf", "--seed", "1",
+                   "--n-resamples", "199", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in err
+    assert "the disk is full" in err and "nothing was kept" in err
+    assert sorted(p.name for p in small_disk.iterdir()) == ["model.safetensors"]
+    assert keep.read_bytes() == b"weights"
