@@ -535,7 +535,10 @@ def _cmd_email(args: argparse.Namespace) -> int:
         return EXIT_OK
     assert settings is not None
     recipients = send_message(msg, settings, bcc=args.bcc, progress=say)
-    sys.stdout.write(f"sent to {', '.join(recipients)} via {settings.where}: "
+    n_bcc = len(args.bcc)
+    visible = recipients[:len(recipients) - n_bcc]  # Bcc addresses are never printed
+    bcc = f" and {n_bcc} Bcc recipient(s)" if n_bcc else ""
+    sys.stdout.write(f"sent to {', '.join(visible)}{bcc} via {settings.where}: "
                      f"{msg['Subject']}\n")
     return EXIT_OK
 

@@ -957,8 +957,14 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
     say = progress or (lambda message: None)
     recipients = [a.addr_spec for key in ("To", "Cc") for a in
                   (msg[key].addresses if msg[key] is not None else ())]
-    recipients += [parse_address(a, option="--bcc").addr_spec for a in bcc]
+    hidden = [parse_address(a, option="--bcc").addr_spec for a in bcc]
+    recipients += hidden
+
+    def shown(addr: str) -> str:  # a Bcc address is never printed
+        return "a Bcc recipient" if addr in hidden else addr
+
     sender = msg["From"].addresses[0].addr_spec
+    phase = "connect"
     data = msg.as_bytes(policy=SMTP)
     where = Location(settings.where)
     try:
@@ -1007,7 +1013,25 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
                                 hint="pass --no-attach to send the summary only, or make "
                                      "the report smaller (--format html)")
             say(f"sending {len(data):,} bytes to {len(recipients)} recipient(s)")
-            refused = server.sendmail(sender, recipients, data)
+            # smtplib's sendmail, step by step, to know whether DATA had begun when a
+            # connection drops (then the message may have been delivered)
+            phase = "envelope"
+            options = [f"size={len(data)}"] if server.has_extn("size") else []
+            code, reply = server.mail(sender, options)
+            if code != 250:
+                raise smtplib.SMTPSenderRefused(code, reply, sender)
+            refused: dict[str, tuple[int, bytes]] = {}
+            for addr in recipients:
+                code, reply = server.rcpt(addr)
+                if code not in (250, 251):
+                    refused[addr] = (code, reply)
+            if len(refused) == len(recipients):
+                raise smtplib.SMTPRecipientsRefused(refused)
+            phase = "data"
+            code, reply = server.data(data)
+            if code != 250:
+                raise smtplib.SMTPDataError(code, reply)
+            phase = "done"
     except MailError:
         raise
     except smtplib.SMTPAuthenticationError as exc:
@@ -1016,12 +1040,17 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
                         hint=f"check the credentials in {settings.credentials_from}") \
             from None
     except smtplib.SMTPRecipientsRefused as exc:
-        detail = "; ".join(f"{addr}: {_reply_of(*reply)}"
+        if all(code == 530 for code, _ in exc.recipients.values()):
+            raise _auth_required(exc.recipients[next(iter(exc.recipients))], settings,
+                                 where) from None
+        detail = "; ".join(f"{shown(addr)}: {_reply_of(*reply)}"
                            for addr, reply in exc.recipients.items())
         raise MailError(f"every recipient was refused ({detail})", location=where,
                         hint="check the addresses, or whether this server relays to "
                              "them") from None
     except smtplib.SMTPSenderRefused as exc:
+        if exc.smtp_code == 530:
+            raise _auth_required((exc.smtp_code, exc.smtp_error), settings, where) from None
         raise MailError(f"the sender {exc.sender!r} was refused ({_reply(exc)})",
                         location=where, hint="use a --from address this server accepts") \
             from None
@@ -1033,6 +1062,12 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
                         location=where, hint="check --starttls/--ssl and the port") \
             from None
     except smtplib.SMTPServerDisconnected as exc:
+        if phase == "data":
+            raise MailError("the connection dropped while the message was being "
+                            f"transferred ({exc or 'no reason given'}): it may or may not "
+                            "have been delivered", location=where,
+                            hint="ask a recipient before sending again (a second send "
+                                 "may deliver it twice)") from None
         if "timed out" in str(exc):  # smtplib reports a read timeout this way
             raise MailError(f"no answer within {settings.timeout:g} s", location=where,
                             hint="check the host and port, or raise --timeout") from None
@@ -1069,11 +1104,23 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
                         location=where, hint="check the host, the port and the network") \
             from None
     if refused:
-        detail = "; ".join(f"{addr}: {_reply_of(*reply)}" for addr, reply in refused.items())
-        delivered = [r for r in recipients if r not in refused]
+        detail = "; ".join(f"{shown(addr)}: {_reply_of(*reply)}"
+                           for addr, reply in refused.items())
+        delivered = [shown(r) for r in recipients if r not in refused]
         raise MailError(f"sent to {', '.join(delivered)}, but refused for {detail}",
                         location=where, hint="fix those addresses and send to them alone")
     return recipients
+
+
+def _auth_required(reply: tuple[int, bytes | str], settings: SMTPSettings,
+                   where: Location) -> MailError:
+    """A 530 reply: the server wants a login (RFC 4954), not a different sender."""
+    how = ("the credentials were not used: log in needs --starttls or --ssl"
+           if settings.user is not None and settings.security == "none" else
+           f"set {ENV_USER} and {ENV_PASSWORD}, or a netrc entry for the host, and use "
+           "--starttls or --ssl")
+    return MailError(f"the server requires authentication ({_reply_of(*reply)})",
+                     location=where, hint=how)
 
 
 def _reply_of(code: int, message: bytes | str) -> str:

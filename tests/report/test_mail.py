@@ -300,7 +300,9 @@ def test_email_arrives_at_a_real_smtp_server(example_releases, smtp_server, no_c
     controller, sink = smtp_server()
     folder = example_releases["v10.0"]
     assert main(_email_args(folder, controller.port, "--bcc", "audit@example.org")) == 0
-    assert "sent to" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "sent to" in out and "and 1 Bcc recipient(s)" in out
+    assert "audit@" not in out  # a Bcc address is never printed
     [(mail_from, rcpt, raw)] = sink.messages
     assert mail_from == "bot@example.org"
     assert sorted(rcpt) == ["ana@example.org", "audit@example.org", "lead@example.org",
@@ -423,6 +425,49 @@ def test_email_refused_recipient_exits_2(example_releases, smtp_server, no_crede
            r"refused for ops@example\.org: 550 5\.1\.1 no such user here")
     # the others got it (nothing is retried, and the message says who did)
     assert sorted(sink.messages[0][1]) == ["ana@example.org", "lead@example.org"]
+
+
+def test_email_refused_bcc_recipient_is_not_named(example_releases, smtp_server,
+                                                  no_credentials, capsys):
+    controller, _ = smtp_server(_Sink(refuse="audit@example.org"))
+    code = main(_email_args(example_releases["v9.1"], controller.port, "--no-charts",
+                            "--no-attach", "--bcc", "audit@example.org"))
+    captured = capsys.readouterr()
+    assert code == 2 and "refused for a Bcc recipient: 550 5.1.1" in captured.err
+    assert "audit@" not in captured.err + captured.out
+
+
+class _NeedsLogin(_Sink):
+    """A server that answers MAIL FROM with 530 (RFC 4954: authentication required)."""
+
+    async def handle_MAIL(self, server, session, envelope, address, mail_options):
+        return "530 5.7.0 Authentication required"
+
+
+def test_email_530_means_authentication_required(example_releases, smtp_server,
+                                                 no_credentials, capsys):
+    controller, _ = smtp_server(_NeedsLogin())
+    _fails(_email_args(example_releases["v9.1"], controller.port, "--no-charts",
+                       "--no-attach"), capsys,
+           r"the server requires authentication \(530 5\.7\.0 Authentication required\)"
+           r"\n  hint: set REPORTGEN_SMTP_USER and REPORTGEN_SMTP_PASSWORD")
+
+
+class _DropsInData(_Sink):
+    """A server that takes the whole message and hangs up instead of answering it."""
+
+    async def handle_DATA(self, server, session, envelope):
+        server.transport.close()
+        return "250 never sent"
+
+
+def test_email_connection_dropped_in_data_says_delivery_is_unknown(
+        example_releases, smtp_server, no_credentials, capsys):
+    controller, _ = smtp_server(_DropsInData())
+    _fails(_email_args(example_releases["v9.1"], controller.port, "--no-charts",
+                       "--no-attach"), capsys,
+           r"the connection dropped while the message was being transferred .*: it may "
+           r"or may not have been delivered\n  hint: ask a recipient before sending again")
 
 
 def test_email_over_the_servers_size_limit_exits_2(example_releases, smtp_server,
