@@ -131,8 +131,55 @@ def _report(name: str) -> Workload:
                     target=spec["target"], fresh_process_per_repeat=True)
 
 
+#: Issue 17: a 10,000-character system name made the example's run take minutes (184 s
+#: against 23 s, then 10 min with more charts): the run with the long name must take at
+#: most 1.5x the run with the example's own names, timed in the same process.
+LONG_NAME = 10_000
+MAX_LONG_OVER_NORMAL = 1.5
+
+
+def _long_name() -> Workload:
+    def setup() -> Any:
+        import tempfile
+        from pathlib import Path
+        folder = Path(tempfile.mkdtemp(prefix="reportgen-bench-"))
+        data = folder / "data"
+        data.mkdir()
+        long = "codegemma-7b|fim|2k-" + "x" * LONG_NAME
+        for src in (REPO / "examples" / "data").glob("*.csv"):
+            text = src.read_text(encoding="utf-8")
+            (data / src.name).write_text(text.replace("codegemma-7b|fim|2k,", long + ","),
+                                         encoding="utf-8")
+        return {"folder": folder, "data": data}
+
+    def run(state: Any) -> Any:
+        from reportgen.report.pipeline import RunSpec, run_report
+        times = {}
+        for label, data in (("normal", REPO / "examples" / "data"),
+                            ("long", state["data"])):
+            start = time.perf_counter()
+            run_report(RunSpec(data=(str(data),), out=str(state["folder"] / label),
+                               analysis_options={"seed": REPORT_SEED}, force=True))
+            times[label] = time.perf_counter() - start
+        state["times"] = times
+        return times
+
+    def summarize(state: Any, times: Any) -> dict[str, Any]:
+        import shutil
+        ratio = times["long"] / times["normal"]
+        shutil.rmtree(state["folder"], ignore_errors=True)
+        return {"normal_s": times["normal"], "long_name_s": times["long"],
+                "long_over_normal": ratio, "long_over_normal_ok": ratio <= MAX_LONG_OVER_NORMAL}
+
+    return Workload("report_long_name", "report",
+                    f"reportgen run on the example with one system named by {LONG_NAME:,} "
+                    "characters, against the example as it is, in the same process "
+                    f"(target: at most {MAX_LONG_OVER_NORMAL}x)", setup, run, summarize,
+                    target=Target(seconds=150.0), fresh_process_per_repeat=True)
+
+
 def workloads() -> list[Workload]:
-    out = [_report("report_example")]
+    out = [_report("report_example"), _long_name()]
     if (SHARED_DATA / "eval-arena").is_dir():
         out.append(_report("report_arena4"))
         out.append(_report("report_arena_all"))

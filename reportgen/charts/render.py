@@ -180,7 +180,75 @@ def chart_spec(chart: Any, theme: str | Path | Theme | None = None) -> dict[str,
     chosen = active_theme() if theme is None else load_theme(theme)
     config = copy.deepcopy(chosen.config)
     spec["config"] = _merge(config, spec.get("config", {}))
-    return spec
+    return cut_labels(spec)
+
+
+#: Longest text a chart shows from its data or in a title; longer names are cut in the
+#: middle (the tables keep them whole). Rendering time then does not grow with the
+#: length of a name (a 10,000-character system name made a report take 10 minutes).
+MAX_LABEL = 60
+
+
+def cut_labels(spec: dict[str, Any], limit: int = MAX_LABEL) -> dict[str, Any]:
+    """``spec`` with every string in its data (``datasets``, inline ``values``), in the
+    category lists that order or filter it (``domain``, ``sort``, ``oneOf``, ``fold``)
+    and in its titles longer than ``limit`` cut to its start and end around "…", the
+    same way everywhere. Names that would cut to the same text get a short digest, so
+    distinct systems stay distinct.
+
+    >>> spec = {"datasets": {"d": [{"system": "a" * 100}, {"system": "b"}]},
+    ...         "title": "x" * 70}
+    >>> [r["system"] for r in cut_labels(spec)["datasets"]["d"]]
+    ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…aaaaaaaaaaaaaaaaaaa', 'b']
+    >>> len(cut_labels(spec)["title"])
+    60
+    """
+    import hashlib
+
+    head = 2 * limit // 3
+    tail = limit - head - 1
+    cuts: dict[str, str] = {}
+    taken: dict[str, str] = {}
+
+    def cut(text: str) -> str:
+        if len(text) <= limit:
+            return text
+        if text not in cuts:
+            short = text[:head] + "…" + text[-tail:]
+            if taken.setdefault(short, text) != text:  # two names, one cut: tell apart
+                digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
+                short = text[:head - 7] + "…" + digest + "…" + text[-tail:]
+            cuts[text] = short
+        return cuts[text]
+
+    def records(rows: Any) -> Any:
+        if not isinstance(rows, list):
+            return rows
+        return [{k: cut(v) if isinstance(v, str) else v for k, v in row.items()}
+                if isinstance(row, dict) else (cut(row) if isinstance(row, str) else row)
+                for row in rows]
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, value in node.items():
+            if key == "datasets" and isinstance(value, dict):
+                out[key] = {name: records(rows) for name, rows in value.items()}
+            elif key in ("values", "domain", "sort", "oneOf", "fold") and \
+                    isinstance(value, list):  # data, and the categories that order it
+                out[key] = records(value)
+            elif key in ("title", "subtitle", "text") and isinstance(value, str):
+                out[key] = cut(value)
+            elif key in ("title", "subtitle", "text") and isinstance(value, list):
+                out[key] = [cut(x) if isinstance(x, str) else walk(x) for x in value]
+            else:
+                out[key] = walk(value)
+        return out
+
+    return walk(spec)
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -53,6 +53,9 @@ _LAYOUT_CSS = """\
 *, *::before, *::after { box-sizing: border-box; }
 @media screen { .rg-table-wrap { overflow-x: auto; } }
 .rg-table-wrap { margin: 1rem 0; max-width: 100%; }
+/* a long name wraps anywhere rather than push the table off the page */
+td:first-child, td.rg-long { overflow-wrap: anywhere; }
+td.rg-long { white-space: normal !important; min-width: 12em; }
 .rg-table-wrap > table { margin: 0; }
 figure.rg-chart { margin: 1.25rem auto; max-width: 100%; text-align: center; }
 figure.rg-chart > svg, figure.rg-chart > img { display: block; margin: 0 auto;
@@ -102,6 +105,37 @@ _IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif")
 
 # --------------------------------------------------------------------------------------
 # notebook -> HTML
+
+
+#: A word of the report's text longer than this is cut to its start and end (a system
+#: name of 10,000 characters would push every table off the page); the full names stay
+#: in tables/*.csv and results.json.
+MAX_WORD = 100
+_TEXT_NODE = re.compile(r">([^<]+)<")
+_LONG_WORD = re.compile(r"[^\s<>]{" + str(MAX_WORD + 1) + ",}")
+
+
+def cut_long_words(html: str) -> str:
+    """``html`` with every run of more than :data:`MAX_WORD` non-space characters in a
+    text node (not in tags or attributes) cut to its first 60 and last 30 characters
+    around "…"; entities are never split.
+
+    >>> cut = cut_long_words("<td>" + "x" * 500 + "</td>")
+    >>> cut == "<td>" + "x" * 60 + "…" + "x" * 30 + "</td>"
+    True
+    """
+    def cut_word(match: re.Match[str]) -> str:
+        word = match.group()
+        start, end = word[:60], word[-30:]
+        amp = start.rfind("&")  # never leave half an entity at either end
+        if amp != -1 and ";" not in start[amp:]:
+            start = start[:amp]
+        semi = end.find(";")
+        if semi != -1 and "&" not in end[:semi]:
+            end = end[semi + 1:]
+        return f"{start}…{end}"
+
+    return _TEXT_NODE.sub(lambda m: ">" + _LONG_WORD.sub(cut_word, m.group(1)) + "<", html)
 
 
 def notebook_to_html(nb: Mapping[str, Any], *, title: str, release: str | None = None,
@@ -160,7 +194,7 @@ def notebook_to_html(nb: Mapping[str, Any], *, title: str, release: str | None =
         raise ConfigError(f"the report.css of theme {loaded.name!r} contains '</style', "
                           "which would end the report's <style> element early",
                           hint="remove it from the theme's report.css")
-    body, headings = _finish_body("\n".join(_notebook_fragments(nb)))
+    body, headings = _finish_body(cut_long_words("\n".join(_notebook_fragments(nb))))
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',

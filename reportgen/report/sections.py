@@ -458,7 +458,8 @@ def _matrix_table(part: Sequence[tuple[int, Any]], cells: Mapping[str, Mapping[i
         rank = ranked.get(name)
         letters = overall_letters.get(name, "")
         row = [f'<td class="num">{"" if rank is None else rank}</td>',
-               f"<td>{escape(name)}"
+               f'<td class="{"rg-name rg-long" if len(name) > 40 else "rg-name"}">'
+               f"{escape(name)}"
                + (f' <sup class="rg-letters">{escape(letters)}</sup>' if letters else "")
                + "</td>"]
         for j, c in part:

@@ -103,3 +103,30 @@ def test_active_theme_is_used_by_default():
     with pytest.raises(InputError, match="unknown theme 'nope'"):
         use_theme("nope")
     assert active_theme().name == "default"
+
+
+def test_chart_spec_cuts_long_names_the_same_way_in_data_and_domains():
+    import altair as alt
+
+    from reportgen.charts.render import MAX_LABEL, chart_spec
+
+    # two 10,000-character names that share their start and end: still two categories
+    a = "model-" + "x" * 5000 + "A" + "x" * 4993 + "-end"
+    b = "model-" + "x" * 5000 + "B" + "x" * 4993 + "-end"
+    data = alt.Data(values=[{"system": a, "v": 1}, {"system": b, "v": 2},
+                            {"system": "short", "v": 3}])
+    chart = alt.Chart(data).mark_bar().encode(
+        y=alt.Y("system:N", sort=[b, a, "short"],
+                scale=alt.Scale(domain=[b, a, "short"])), x="v:Q").properties(title=a)
+    spec = chart_spec(chart)
+    values = [row["system"] for row in spec["data"]["values"]]
+    domain = spec["encoding"]["y"]["scale"]["domain"]
+    assert all(len(v) <= MAX_LABEL for v in values) and values[2] == "short"
+    assert len(set(values)) == 3  # a digest tells the two cut names apart
+    assert domain == spec["encoding"]["y"]["sort"] == [values[1], values[0], "short"]
+    assert len(spec["title"]) <= MAX_LABEL
+    assert svg_has_text(to_svg(chart), "short")
+
+
+def svg_has_text(svg: str, text: str) -> bool:
+    return f">{text}<" in svg

@@ -694,3 +694,15 @@ def test_notebook_file_round_trip(tmp_path):
     assert (notebook_to_html(again, title=TITLE, created="t")
             == notebook_to_html(nb, title=TITLE, created="t"))
     assert os.path.getsize(path) > 0
+
+
+def test_long_words_are_cut_in_text_but_not_in_attributes():
+    name = "m" * 10_000
+    html = f'<p title="{name}">{name} &amp; more</p><img src="data:image/png;base64,{name}">'
+    out = export.cut_long_words(html)
+    assert f'title="{name}"' in out and f"base64,{name}" in out  # attributes untouched
+    text = out.split(">", 1)[1].split("<", 1)[0]
+    assert text == "m" * 60 + "…" + "m" * 30 + " &amp; more"
+    # an entity at either end of the cut is dropped whole, never split
+    assert export.cut_long_words("<td>" + "&amp;" * 100 + "</td>").count("&am") == \
+        export.cut_long_words("<td>" + "&amp;" * 100 + "</td>").count("&amp;")
