@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import logging
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 import weakref
@@ -141,6 +143,13 @@ def _ipc_kernel_manager() -> type:
             self.ip = str(self._ipc_folder / "kernel")  # sockets kernel-1, kernel-2, ...
             weakref.finalize(self, shutil.rmtree, self._ipc_folder, True)
 
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            # the kernel's own log (e.g. a traceback when --timeout stops it mid-reply)
+            # is not the user's business; errors of cells come back as messages
+            kw.setdefault("stdout", subprocess.DEVNULL)
+            kw.setdefault("stderr", subprocess.DEVNULL)
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
             await super()._async_cleanup_resources(restart=restart)
             if not restart:  # the kernel is gone: its socket folder too
@@ -149,7 +158,7 @@ def _ipc_kernel_manager() -> type:
     return _IpcKernelManager
 
 
-def _engine(progress: Progress | None):
+def _engine(progress: Progress | None, current: dict[str, Any] | None = None):
     """A papermill engine that reports each cell (and its report section) to
     ``progress``."""
     from papermill.engines import NBClientEngine
@@ -162,12 +171,15 @@ def _engine(progress: Progress | None):
             started = nb_man.cell_start
 
             def cell_start(cell, cell_index=None, **kw):
-                if progress is not None and cell.cell_type == "code":
+                if cell.cell_type == "code":
                     k = cells.index(cell) + 1 if cell in cells else 0
                     section = cell.metadata.get("reportgen", {}).get("section") or \
                         ("parameters" if "injected-parameters" in
                          cell.metadata.get("tags", []) else "setup")
-                    progress(f"cell {k}/{total}: {section}")
+                    if current is not None:
+                        current.update(section=section, cell=k, total=total)
+                    if progress is not None:
+                        progress(f"cell {k}/{total}: {section}")
                 return started(cell, cell_index, **kw)
 
             nb_man.cell_start = cell_start
@@ -192,21 +204,34 @@ def execute_template(template: Path, output: Path, parameters: Mapping[str, Any]
     """
     import nbformat
     import papermill as pm
+    from nbclient.exceptions import CellTimeoutError
     from papermill.engines import papermill_engines
     from papermill.exceptions import PapermillExecutionError
 
-    papermill_engines.register("reportgen", _engine(progress))
+    current: dict[str, Any] = {}
+    papermill_engines.register("reportgen", _engine(progress, current))
+    log = logging.getLogger("papermill")  # nbclient logs a timeout there: said below
+    level = log.level
+    log.setLevel(logging.CRITICAL)
     try:
         pm.execute_notebook(str(template), str(output), parameters=dict(parameters),
                             engine_name="reportgen", kernel_name=kernel_name,
                             progress_bar=False, cwd=cwd,
                             execution_timeout=execution_timeout)
+    except CellTimeoutError:
+        where = (f"section {current['section']!r} (code cell {current['cell']} of "
+                 f"{current['total']})" if current else "a cell")
+        raise NotebookExecutionError(
+            f"the report notebook stopped: {where} ran longer than --timeout "
+            f"{execution_timeout} s") from None
     except PapermillExecutionError as exc:
         section, number = _failed_cell(output)
         raise NotebookExecutionError(
             f"the report notebook failed in section {section!r} (code cell {number} of "
             f"the template): "
             f"{exc.ename}: {exc.evalue}") from None
+    finally:
+        log.setLevel(level)
     return nbformat.read(str(output), as_version=4)
 
 

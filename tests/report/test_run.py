@@ -400,3 +400,15 @@ def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd):
     assert captured.err == ""
     assert captured.out.startswith("report: ")
     assert not list(Path(tempfile.gettempdir()).glob("reportgen-kernel-*"))
+
+
+def test_run_timeout_names_the_section_without_a_traceback(tmp_path, capfd):
+    out = tmp_path / "r"
+    status = main(["run", str(EXAMPLE), "--out", str(out), "--format", "html",
+                   "--timeout", "1", "--quiet"])
+    err = capfd.readouterr().err  # the kernel's and nbclient's output too
+    assert status == 1
+    assert err.startswith("reportgen: error: the report notebook stopped: section "
+                          "'analysis' (code cell 3 of ")
+    assert "ran longer than --timeout 1 s" in err and "Traceback" not in err
+    assert not out.exists() and (tmp_path / "r.failed.ipynb").exists()
