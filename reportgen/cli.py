@@ -14,7 +14,6 @@ from typing import Any
 
 from reportgen import __version__
 from reportgen.errors import ReportgenError, ReportgenWarning
-from reportgen.report.pipeline import NotebookExecutionError
 
 __all__ = ["main"]
 
@@ -29,13 +28,13 @@ EXIT_TERMINATED = 143
 
 def _add_data_options(parser: argparse.ArgumentParser, *,
                       format_flag: str = "--format") -> None:
-    from reportgen.data.adapters import adapter_names
+    from reportgen.names import INPUT_FORMATS
 
     parser.add_argument("data", nargs="*", metavar="DATA",
                         help="result files or folders (several are combined); default: "
                              "[input] data of the config file")
     group = parser.add_argument_group("reading the data")
-    group.add_argument(format_flag, choices=adapter_names(), default=None, dest="format",
+    group.add_argument(format_flag, choices=INPUT_FORMATS, default=None, dest="format",
                        help="input format (default: detected from each file's content)")
     group.add_argument("--config", metavar="FILE", default=None,
                        help="TOML config: metric and dataset properties (direction, "
@@ -136,7 +135,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
-    from reportgen.stats.multiplicity import CORRECTIONS
+    from reportgen.names import CORRECTIONS
 
     group = parser.add_argument_group("statistics")
     group.add_argument("--pairing", choices=("auto", "paired", "unpaired"), default=None,
@@ -886,12 +885,13 @@ def _main(argv: Sequence[str] | None) -> int:
     except _Terminated:
         sys.stderr.write("reportgen: terminated\n")
         return EXIT_TERMINATED
-    except NotebookExecutionError as exc:
-        sys.stderr.write(f"reportgen: error: {exc}\n")
-        return EXIT_FAILED
     except ReportgenError as exc:
         sys.stderr.write(f"reportgen: error: {exc}\n")
-        return EXIT_USAGE
+        # a failed report notebook is a run failure (1), not bad input (2); its module
+        # is loaded when it was raised, and not before (the CLI starts light)
+        pipeline = sys.modules.get("reportgen.report.pipeline")
+        failed = pipeline is not None and isinstance(exc, pipeline.NotebookExecutionError)
+        return EXIT_FAILED if failed else EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("reportgen: interrupted\n")
         return EXIT_INTERRUPTED

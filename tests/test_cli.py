@@ -182,3 +182,21 @@ def test_cli_escapes_control_characters_and_cuts_huge_names(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "characters cut]" in err and len(err) < 2_000
     assert not (tmp_path / "o").exists()
+
+
+def test_cli_parser_imports_nothing_heavy():
+    # `reportgen --help` answers at once: building the parser loads no numpy, pandas,
+    # scipy or statsmodels (issue 18: analyze --help took 1.1 s, now about 0.1 s)
+    code = ("import sys\nfrom reportgen.cli import build_parser\nbuild_parser()\n"
+            "print(sorted(m for m in ('numpy', 'pandas', 'scipy', 'statsmodels', "
+            "'altair', 'papermill') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_cli_format_choices_are_the_registered_adapters():
+    from reportgen.data.adapters import adapter_names
+    from reportgen.names import INPUT_FORMATS
+
+    assert list(INPUT_FORMATS) == adapter_names()

@@ -11,16 +11,13 @@ claims ("wins on more subtasks"), and always reporting raw and adjusted p-values
 
 from __future__ import annotations
 
-from typing import Literal, get_args
-
 import numpy as np
 
 from reportgen.errors import InputError
+from reportgen.names import CORRECTIONS, Correction
 
 __all__ = ["CORRECTIONS", "Correction", "adjust_pvalues"]
 
-Correction = Literal["holm-sidak", "holm", "bonferroni", "sidak", "fdr_bh", "fdr_by", "none"]
-CORRECTIONS: tuple[str, ...] = get_args(Correction)
 
 
 def _adjust_iv(pvalues: np.ndarray, method: str) -> np.ndarray:
