@@ -390,16 +390,19 @@ def test_run_title_or_release_with_a_line_break_exits_2(tmp_path, capsys, flag):
     assert not out.exists()
 
 
-def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd):
+def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd, monkeypatch):
     # capfd sees the file descriptors, so the kernel process's own output too (ipykernel
     # warned "Kernel is running over TCP without encryption" before the IPC transport)
+    private = tmp_path / "tmp"  # where the kernel's socket folder goes, this run only
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     status = main(["run", str(EXAMPLE), "--out", str(tmp_path / "r"), "--format", "html",
                    "--seed", "1", "--n-resamples", "199", "--quiet"])
     captured = capfd.readouterr()
     assert status == 0
     assert captured.err == ""
     assert captured.out.startswith("report: ")
-    assert not list(Path(tempfile.gettempdir()).glob("reportgen-kernel-*"))
+    assert list(private.iterdir()) == []  # the socket folder is gone
 
 
 def test_run_timeout_names_the_section_without_a_traceback(tmp_path, capfd):
