@@ -3,8 +3,8 @@
 
 :data:`CORRECTIONS` is the one declaration of the multiple-comparison corrections
 (:mod:`reportgen.stats.multiplicity` takes its ``Correction`` type from here);
-:data:`INPUT_FORMATS` names the built-in input adapters in detection order, which
-``tests/data/test_adapters_registry.py`` checks against the registry.
+:data:`INPUT_FORMATS` names the built-in input adapters, which
+``tests/test_cli.py`` checks against the registry.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ __all__ = ["CORRECTIONS", "INPUT_FORMATS", "Correction"]
 Correction = Literal["holm-sidak", "holm", "bonferroni", "sidak", "fdr_bh", "fdr_by", "none"]
 CORRECTIONS: tuple[str, ...] = get_args(Correction)
 
-#: The built-in input formats, in the order their detection runs.
+#: The built-in input formats (``--format``), in about the order detection tries them.
 INPUT_FORMATS: tuple[str, ...] = (
     "eval-arena",
     "lm-eval",
