@@ -52,6 +52,7 @@ if str(HERE) not in sys.path:  # the workload modules live beside this script
     sys.path.insert(0, str(HERE))
 
 import workloads_arena
+import workloads_cli
 import workloads_pairwise
 import workloads_report
 import workloads_scaling
@@ -63,7 +64,8 @@ SCHEMA_VERSION = 2
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (
     *workloads_pairwise.workloads(), *workloads_arena.workloads(),
-    *workloads_scaling.workloads(), *workloads_report.workloads())}
+    *workloads_scaling.workloads(), *workloads_report.workloads(),
+    *workloads_cli.workloads())}
 
 
 # ============================================================================ worker

@@ -259,9 +259,15 @@ def win_rates(scores: Any, *, systems: Sequence[str] | None = None) -> WinRates:
 
 
 def _loglik(theta: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """BT log-likelihood of every stacked fit: ``Σ_ab W_ab log σ(θ_a − θ_b)``."""
-    diff = theta[:, :, None] - theta[:, None, :]
-    return -(W * np.logaddexp(0.0, -diff)).sum(axis=(1, 2))
+    """BT log-likelihood of every stacked fit: ``Σ_ab W_ab log σ(θ_a − θ_b)``.
+
+    Each pair is evaluated once (a < b): with d = θ_a − θ_b, log σ(−d) = log σ(d) − d,
+    so a pair contributes ``(W_ab + W_ba) log σ(d) − W_ba d`` (half the logarithms of
+    the full s × s sum, the same value to rounding)."""
+    a, b = np.triu_indices(W.shape[1], 1)
+    d = theta[:, a] - theta[:, b]
+    w_ab, w_ba = W[:, a, b], W[:, b, a]
+    return -((w_ab + w_ba) * np.logaddexp(0.0, -d) + w_ba * d).sum(axis=1)
 
 
 def _newton_bt(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -575,7 +581,7 @@ def bradley_terry(scores: Any, *, systems: Sequence[str] | None = None,
         notes.append(f"no MLE: {DEGENERATE_PRIOR} virtual ties per pair were added")
     rating = _to_scale(theta[0], scale, anchor_index)
     Wp = W + (used[0] / 2) * (1.0 - np.eye(s))
-    loglik = float(_loglik(theta, Wp)[0])
+    loglik = float(_loglik(theta[:1], Wp[None])[0])
     converged = bool(conv[0])
 
     low = np.full(s, np.nan)
