@@ -273,7 +273,7 @@ def _corpus_units(table: ScoreTable, dataset: str, metric: str, systems: list[st
                 rng=unit_rng(seed, dataset, key), max_memory=options.max_memory)
         units.append(UnitResult(dataset=dataset, metric=name, direction="higher",
                                 pairing="paired", modality="corpus", intervals=intervals,
-                                proportion=name != "mcc",  # a correlation in [-1, 1]
+                                proportion=cm.proportion,
                                 n_runs=n_runs, n_excluded_items=view.n_excluded,
                                 comparisons=comparisons, derived_from=metric))
     return units

@@ -82,7 +82,7 @@ _LOADING_FUNCTIONS = frozenset({"url", "image-set", "image", "src", "cross-fade"
                                 "element", "paint"})
 #: At-rules that fetch a resource or whose descriptors may (``@font-face`` ``src``).
 _LOADING_AT_RULES = frozenset({"import", "font-face", "namespace", "font-feature-values",
-                               "property", "document", "-moz-document"})
+                               "property", "document"})
 
 
 def css_resource_loads(css: str) -> list[tuple[int, int, str]]:
@@ -116,14 +116,13 @@ def css_resource_loads(css: str) -> list[tuple[int, int, str]]:
                     found.append((token.source_line, token.source_column,
                                   f"{token.lower_name}(...)"))
                 walk(token.arguments)
-            elif kind == "at-rule":
-                if name_of(token) in _LOADING_AT_RULES or \
-                        token.lower_at_keyword in _LOADING_AT_RULES:
+            elif kind == "at-rule":  # a vendor prefix is dropped by name_of
+                if name_of(token) in _LOADING_AT_RULES:
                     found.append((token.source_line, token.source_column,
                                   f"@{token.lower_at_keyword}"))
                 walk(token.prelude)
                 walk(token.content)
-            elif kind in ("qualified-rule",):
+            elif kind == "qualified-rule":
                 walk(token.prelude)
                 walk(token.content)
             elif kind in ("() block", "[] block", "{} block"):

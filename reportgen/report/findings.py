@@ -22,10 +22,9 @@ from reportgen.analysis.results import RankingAcrossLists
 from reportgen.report import format as fmt
 from reportgen.stats.pairwise import PairwiseResult
 
-__all__ = ["MatrixCell", "MatrixColumn", "PairView", "central_matrix", "key_findings",
-           "not_compared_lines", "overall_order", "pair_view", "plain", "release_decision",
-           "release_headline",
-           "unit_name"]
+__all__ = ["MatrixCell", "MatrixColumn", "PairView", "central_matrix", "decision_style",
+           "key_findings", "not_compared_lines", "overall_order", "pair_view", "plain",
+           "release_decision", "release_headline", "unit_name"]
 
 #: Units listed one by one in the key findings; above it they are summarised.
 MAX_UNIT_LINES = 6
@@ -279,10 +278,15 @@ def _where(v: ReleaseVerdict, one_metric: bool) -> str:
     return _e(v.dataset if one_metric else unit_name(v))
 
 
+def _size(v: ReleaseVerdict) -> str:
+    """The size of a change in the metric's units, unsigned: ``9.0 pts``."""
+    return fmt.difference(abs(v.diff or 0.0), proportion=v.proportion).lstrip("+")
+
+
 def _change(v: ReleaseVerdict, one_metric: bool) -> str:
     """``MBPP by 9.0 pts (63.8% → 54.8%)``: the size of a significant change in the
     metric's units, with the two values (and the direction when lower is better)."""
-    size = fmt.difference(abs(v.diff or 0.0), proportion=v.proportion).lstrip("+")
+    size = _size(v)
     values = (f"{fmt.value(v.mean_baseline, proportion=v.proportion)} → "
               f"{fmt.value(v.mean_candidate, proportion=v.proportion)}")
     lower = "; lower is better" if v.direction == "lower" else ""
@@ -360,6 +364,16 @@ def release_decision(comparison: ReleaseComparison) -> str:
     return f"{head}: " + "; ".join(parts) + tail + "."
 
 
+def decision_style(comparison: ReleaseComparison) -> str:
+    """The style of the decision block: ``regressed``, ``improved``, ``incomplete``
+    (something was not compared) or ``nodiff``; the report and the e-mail colour the
+    decision by it."""
+    decision = comparison.decision
+    if decision in ("incomplete", "not compared"):
+        return "incomplete"
+    return decision if decision in ("regressed", "improved") else "nodiff"
+
+
 def release_headline(comparison: ReleaseComparison) -> str:
     """The decision in a few plain words, for an e-mail subject: ``not better: regressed
     on MBPP by 9.0 pts``, ``better: improved on ...``, ``no detectable difference in 4
@@ -374,9 +388,7 @@ def release_headline(comparison: ReleaseComparison) -> str:
 
     def first(items: Sequence[ReleaseVerdict]) -> str:
         more = f" and {len(items) - 1} more" if len(items) > 1 else ""
-        v = items[0]
-        size = fmt.difference(abs(v.diff or 0.0), proportion=v.proportion).lstrip("+")
-        return f"{plain(_where(v, one_metric))} by {size}{more}"
+        return f"{plain(_where(items[0], one_metric))} by {_size(items[0])}{more}"
 
     if c.regressions:
         return f"not better: regressed on {first(c.regressions)}{missing}"

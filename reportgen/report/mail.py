@@ -493,15 +493,19 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
 
     verdict = _verdict(results)
     if verdict is not None:
-        from reportgen.report.findings import not_compared_lines, plain, release_decision
+        from reportgen.report.findings import (
+            decision_style,
+            not_compared_lines,
+            plain,
+            release_decision,
+        )
 
         comparison = _comparison(verdict)
         decision = release_decision(comparison)
         text += ["RELEASE DECISION", "  " + plain(decision)]
         body.append("<h2>Release decision</h2>")
-        css = {"regressed": "regressed", "improved": "improved", "incomplete": "incomplete",
-               "not compared": "incomplete"}.get(comparison.decision, "neutral")
-        body.append(f'<p class="decision decision-{css}">{decision}</p>')
+        body.append(f'<p class="decision decision-{decision_style(comparison)}">'
+                    f"{decision}</p>")
         missing = not_compared_lines(comparison)
         if missing:
             text += ["", f"NOT COMPARED ({len(comparison.not_compared)})"]

@@ -1274,16 +1274,16 @@ def release_summary(report: Report) -> HTMLBlock | None:
     not compared (never silent), and the verdict table in the metric's units, oriented
     candidate − baseline. The table of contents follows it."""
     from reportgen.report.export import CONTENTS_MARKER
-    from reportgen.report.findings import not_compared_lines, release_decision
+    from reportgen.report.findings import (
+        decision_style,
+        not_compared_lines,
+        release_decision,
+    )
 
     comparison = report.analysis.release
     if comparison is None:
         return None
-    decision = comparison.decision
-    css = {"regressed": "regressed", "improved": "improved"}.get(decision, "nodiff")
-    if decision in ("incomplete", "not compared"):
-        css = "incomplete"
-    body = [f'<div class="rg-decision rg-decision-{css}"><p>'
+    body = [f'<div class="rg-decision rg-decision-{decision_style(comparison)}"><p>'
             f"{release_decision(comparison)}</p></div>"]
     missing = not_compared_lines(comparison)
     if missing:

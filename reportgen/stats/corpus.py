@@ -456,6 +456,9 @@ class CorpusMetric:
     positive_index
         Binary metrics: the index of the positive class on the class axis (at most 2
         classes allowed); else ``None``.
+    proportion
+        Whether the values are shares in [0, 1] (shown in percent, differences in
+        points); False for a correlation such as MCC.
     """
 
     name: str
@@ -465,6 +468,7 @@ class CorpusMetric:
     stat_shape: tuple[int | None, ...] = (None, 3)
     single_label: bool = False
     positive_index: int | None = None
+    proportion: bool = True
 
     def __call__(self, sums: np.ndarray) -> np.ndarray:
         """The metric of summed statistics ``(..., *stat_shape)``.
@@ -568,7 +572,7 @@ precision-binary, recall-macro, recall-micro, recall-binary, accuracy, mcc, mean
                             "(micro recall)", _sum_classes, single_label=True)
     if name == "mcc":
         return CorpusMetric(name, _mcc, "Matthews' correlation of prediction and reference",
-                            single_label=True)
+                            single_label=True, proportion=False)
     if name == "mean":
         return CorpusMetric(name, _mean, "sum of scores / sum of weights",
                             stat_shape=(2,))

@@ -555,6 +555,14 @@ def _run_indices(runs: list[_ResultsFile],
 # ------------------------------------------------------------------------ rows
 
 
+def _aggregation_names(runs: list[_ResultsFile]) -> dict[tuple[str, str], str]:
+    """lm-eval's aggregation of every (task, metric) of the results files (``"mean"``,
+    ``"f1"``, ``"bleu"``, ...)."""
+    return {(task, metric): str(name) for run in runs
+            for task, table in run.aggregations.items()
+            for metric, name in table.items()}
+
+
 #: Aggregations of lm-eval whose per-sample values are (gold, prediction) label pairs
 #: (``f1``, ``mcc``/``matthews_corrcoef``, task-defined ``macro_f1``, ``micro_f1``, ...).
 _LABEL_AGGREGATION = re.compile(r"f1|mcc|matthews", re.IGNORECASE)
@@ -598,9 +606,7 @@ def _label_metrics(frame: pd.DataFrame, runs: list[_ResultsFile],
     carried = frame["reference"].notna()
     if not carried.any():
         return frame.drop(columns=["prediction", "reference"])
-    aggregation = {(task, metric): str(name) for run in runs
-                   for task, table in run.aggregations.items()
-                   for metric, name in table.items()}
+    aggregation = _aggregation_names(runs)
     keys = [c for c in ("system", "item", "run") if c in frame]
     parts = [frame[~carried]]
     for task, part in frame[carried].groupby("dataset", sort=False):
@@ -647,9 +653,7 @@ def _collect_rows(runs: list[_ResultsFile], chosen: Mapping[str, str],
         "system", "dataset", "metric", "item", "score", "run", "_hash", SOURCE_FILE,
         SOURCE_LINE, "prediction", "reference")}
     skipped: dict[tuple[str, str], tuple[Any, Location]] = {}
-    aggregation = {(task, metric): str(name) for run in runs
-                   for task, table in run.aggregations.items()
-                   for metric, name in table.items()}
+    aggregation = _aggregation_names(runs)
     for position, run in enumerate(runs):
         for task, samples in run.samples.items():
             for sample in samples.by_filter[chosen[task]]:
@@ -697,9 +701,7 @@ def _skipped_problems(skipped: Mapping[tuple[str, str], tuple[Any, Location]],
                       runs: list[_ResultsFile]) -> list[Problem]:
     """A named warning per corpus-level metric: its per-sample values are the inputs of a
     corpus aggregation (bleu, chrf, ter, f1 of (gold, prediction) pairs, ...)."""
-    aggregation = {(task, metric): name for run in runs
-                   for task, table in run.aggregations.items()
-                   for metric, name in table.items()}
+    aggregation = _aggregation_names(runs)
     out = []
     for (task, metric), (value, where) in skipped.items():
         how = aggregation.get((task, metric))
