@@ -1,0 +1,1583 @@
+"""Non-inferiority and equivalence with a margin: tests, intervals that agree with them,
+release decisions over a family, and the items needed to show non-inferiority.
+
+A release compares each *candidate* with a *baseline*; ``diff`` is always
+``candidate − baseline`` on the metric's own scale and ``margin`` (δ > 0) is in the same
+units (``0.01`` is one point of accuracy). For a metric where higher is better:
+
+* **non-inferiority**: :math:`H_0: \\Delta \\le -\\delta` against :math:`\\Delta > -\\delta`
+  (a loss larger than the margin is ruled out). For lower-is-better metrics
+  :math:`H_0: \\Delta \\ge \\delta`.
+* **equivalence** (two one-sided tests, Schuirmann 1987): both :math:`H_0: \\Delta \\le
+  -\\delta` and :math:`H_0: \\Delta \\ge \\delta` rejected; the p-value is the larger of
+  the two one-sided p-values.
+
+The tests, per design of Table 1 of seed 000 (``method="auto"``):
+
+=========  ==========  ==============================================  =========================
+paired     modality    test at a non-zero null                         superiority (Δ = 0)
+=========  ==========  ==============================================  =========================
+yes        binary      Tango (1998) / Nam (1997) score test            exact McNemar
+yes        continuous  paired t of the differences shifted by δ        paired t
+no         binary      Farrington & Manning (1990) score test          pooled two-proportion z
+no         continuous  Welch t shifted by δ                            Welch t
+=========  ==========  ==============================================  =========================
+
+``method="permutation"`` (continuous scores): the sign-flip test of the differences
+shifted by the null value (paired; valid when the differences are symmetric about their
+mean), or the label shuffle of the candidate's scores shifted by it (unpaired; a shift
+model), exact by enumeration when there are at most ``n_resamples`` sign vectors or
+splits. For 0/1 scores a shifted score is not a 0/1 score and the shuffle is not exact at
+a non-zero null, so the score tests above are used at the margins and the exact
+permutation test (binomial, hypergeometric) at 0. ``method="bootstrap"``: the
+null-shifted bootstrap of the mean difference (paired: items resampled together;
+unpaired: each system on its own), at every null value from the same resamples.
+
+For binary data there is no exact test *conditional* on the discordant items for a
+non-zero difference: given m discordant items the number the candidate wins is
+Binomial(m, p₁₀/(p₁₀ + p₀₁)), and that proportion depends on the nuisance p₁₀ + p₀₁,
+not on Δ alone (a conditional exact test exists for a ratio margin p₁₀/p₀₁, not for a
+difference). Exact size is therefore not available at the margin; the score tests' size
+at the margin is checked by exact enumeration and simulation in the calibration suite.
+
+**Intervals that agree with the tests.** Every interval is the inversion of the test it
+sits beside, so that "the interval lies above −δ" is the same statement as "the
+non-inferiority test rejects at half the interval's α", and "the interval excludes 0" the
+same as "the superiority test rejects at its α". For paired t and Welch t this is the t
+interval; for the score tests the score intervals (Tango; Farrington-Manning); for the
+resampling tests the limits are order statistics of the same resamples. Where the
+superiority test is exact and the interval a score interval (binary data), the interval
+is extended to 0, or cut at 0, in the rare cases where the two disagree about 0.
+
+**One interval decides, one-sided tests at α/2.** :func:`margin_decisions` reads every
+claim of a family (improved, regressed, non-inferior, equivalent) off one two-sided
+interval per comparison. One-sided claims are therefore made at half the family's α, as
+ICH E9 (1998, §5.5) asks so that they agree with the two-sided interval ("the approach
+of setting type I errors for one-sided tests at half the conventional type I error used
+in two-sided tests is preferable"), and switching between superiority and
+non-inferiority on the same interval needs no further adjustment (CPMP 2000).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import choices_iv, resampling_iv, system_names
+from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._resampling import (
+    DEFAULT_MAX_MEMORY,
+    bootstrap_counts,
+    chunk_sizes,
+    enumerate_signs,
+    enumerate_splits,
+    random_signs,
+    random_splits,
+)
+from reportgen.stats.intervals import (
+    farrington_manning_interval,
+    farrington_manning_restricted,
+    farrington_manning_statistic,
+    tango_paired_interval,
+    tango_statistic,
+)
+from reportgen.stats.multiplicity import CORRECTIONS, Correction
+
+__all__ = [
+    "DIRECTIONS",
+    "MARGIN_DESIGNS",
+    "MARGIN_METHODS",
+    "VERDICTS",
+    "VERDICTS_WITH_MARGIN",
+    "Direction",
+    "MarginDecisions",
+    "MarginDesign",
+    "MarginMethod",
+    "MarginPowerResult",
+    "MarginResult",
+    "margin_decisions",
+    "margin_paired",
+    "margin_unpaired",
+    "noninferiority_power",
+    "noninferiority_required_n",
+    "single_step_correction",
+]
+
+Direction = Literal["higher", "lower"]
+MarginMethod = Literal["auto", "permutation", "bootstrap"]
+Modality = Literal["binary", "continuous"]
+MarginDesign = Literal["paired-binary", "unpaired-binary", "paired-continuous",
+                       "unpaired-continuous"]
+
+DIRECTIONS: tuple[str, ...] = get_args(Direction)
+MARGIN_METHODS: tuple[str, ...] = get_args(MarginMethod)
+MARGIN_DESIGNS: tuple[str, ...] = get_args(MarginDesign)
+#: Verdicts of a comparison without a margin, and with one (in precedence order).
+VERDICTS: tuple[str, ...] = ("improved", "regressed", "no detectable difference")
+VERDICTS_WITH_MARGIN: tuple[str, ...] = ("improved", "regressed", "non-inferior",
+                                         "inconclusive")
+
+
+# ============================================================================ inversion
+
+
+class _Inverter:
+    """Limits of the interval that inverts a family of one-sided tests: ``limits(a)``
+    gives, per comparison, the smallest and largest null values not rejected by the
+    one-sided tests at level ``a`` (so the two-sided interval at ``1 − 2a``)."""
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class _TInverter(_Inverter):
+    """t tests of a shifted mean: ``estimate ± t_{1−a, df} · se``."""
+
+    estimate: np.ndarray
+    se: np.ndarray
+    df: np.ndarray
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        with np.errstate(invalid="ignore"):
+            q = stats.t.isf(a, self.df)
+            half = np.where(self.se == 0, 0.0, q * self.se)
+        return self.estimate - half, self.estimate + half
+
+
+@dataclass(frozen=True)
+class _TangoInverter(_Inverter):
+    a_only: np.ndarray
+    b_only: np.ndarray
+    n: np.ndarray
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        return tango_paired_interval(self.a_only, self.b_only, self.n, confidence=1 - 2 * a)
+
+
+@dataclass(frozen=True)
+class _FMInverter(_Inverter):
+    k_a: np.ndarray
+    n_a: np.ndarray
+    k_b: np.ndarray
+    n_b: np.ndarray
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        return farrington_manning_interval(self.k_a, self.n_a, self.k_b, self.n_b,
+                                           confidence=1 - 2 * a)
+
+
+@dataclass(frozen=True)
+class _ThresholdInverter(_Inverter):
+    """Resampling tests of every null value from one set of resamples.
+
+    For each comparison (column) and resample (row), ``lower[r]`` is the smallest null
+    value v at which resample r counts as "at least as extreme" for the test of
+    H0: Δ ≤ v, and ``upper[r]`` the largest v at which it counts for H0: Δ ≥ v (both
+    sorted ascending per column). Then the counts are monotone in v:
+    ``count_greater(v) = #{lower ≤ v}`` and ``count_less(v) = #{upper ≥ v}``, and the
+    p-value is ``count / total`` (exact enumeration) or ``(count + 1) / (total + 1)``
+    (Monte Carlo).
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    exact: bool
+
+    @property
+    def total(self) -> int:
+        return int(self.lower.shape[0])
+
+    def _p(self, count: np.ndarray) -> np.ndarray:
+        if self.exact:
+            return count / self.total
+        return (count + 1) / (self.total + 1)
+
+    def _valid(self) -> np.ndarray:
+        """Columns with resamples (a column of NaN has no data)."""
+        return ~np.isnan(self.lower).all(axis=0)
+
+    def p_greater(self, v: np.ndarray) -> np.ndarray:
+        """p-value of H0: Δ <= v against Δ > v, per column."""
+        v = np.broadcast_to(np.asarray(v, dtype=np.float64), (self.lower.shape[1],))
+        count = np.array([np.searchsorted(self.lower[:, j], v[j], side="right")
+                          for j in range(self.lower.shape[1])], dtype=np.float64)
+        return np.where(self._valid(), self._p(count), np.nan)
+
+    def p_less(self, v: np.ndarray) -> np.ndarray:
+        """p-value of H0: Δ >= v against Δ < v, per column."""
+        v = np.broadcast_to(np.asarray(v, dtype=np.float64), (self.upper.shape[1],))
+        count = np.array([self.total - np.searchsorted(self.upper[:, j], v[j], side="left")
+                          for j in range(self.upper.shape[1])], dtype=np.float64)
+        return np.where(self._valid(), self._p(count), np.nan)
+
+    def _max_count(self, a: float) -> int:
+        """The largest count whose p-value is at most ``a`` (−1 if none).
+
+        ``a`` is taken with a relative tolerance of 1e-12: a level that reaches here as
+        ``(1 − confidence) / 2`` may sit one rounding below a p-value of the lattice
+        (``(1 − 0.8) / 2 = 0.09999999999999998`` against p = 100/1000).
+        """
+        total = self.total
+        a = a * (1 + 1e-12)
+        k = math.floor(a * total) if self.exact else math.floor(a * (total + 1) - 1)
+        k = min(max(k, -1), total)
+        while k >= 0 and self._p(np.array(float(k))) > a:
+            k -= 1
+        while k + 1 <= total and self._p(np.array(float(k + 1))) <= a:
+            k += 1
+        return k
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        k = self._max_count(a)
+        cols = self.lower.shape[1]
+        if k < 0:  # too few resamples for this level: nothing is rejected
+            return np.full(cols, -np.inf), np.full(cols, np.inf)
+        if k >= self.total:  # pragma: no cover - p = 1 is never below a < 1
+            return np.full(cols, np.inf), np.full(cols, -np.inf)
+        # H0: Δ <= v is rejected iff count_greater(v) <= k iff v < lower[k]
+        valid = self._valid()
+        return (np.where(valid, self.lower[k], np.nan),
+                np.where(valid, self.upper[self.total - 1 - k], np.nan))
+
+
+# ============================================================================ result
+
+
+@dataclass(frozen=True)
+class MarginResult:
+    """Candidates against one baseline, with a margin. Arrays have one entry per
+    candidate.
+
+    Attributes
+    ----------
+    systems
+        All system names; ``baseline`` and ``candidates`` are among them.
+    baseline, candidates
+        The reference system and the systems compared with it.
+    paired, modality, method, direction
+        The design and the options used; ``direction`` says whether higher or lower
+        scores are better.
+    margin
+        δ > 0 in the units of the scores, or None (then only the superiority test and
+        the interval are computed; the margin p-values are NaN).
+    test, superiority_test
+        The test at the margins and the test at Δ = 0.
+    mean_candidate, mean_baseline, diff
+        Means and ``diff = mean_candidate − mean_baseline``.
+    n_candidate, n_baseline
+        Items per system (equal when paired).
+    statistic_lower, p_lower
+        The test of :math:`H_0: \\Delta \\le -\\delta` against :math:`\\Delta > -\\delta`:
+        statistic (z or t; the shifted mean difference for resampling tests) and raw
+        one-sided p-value.
+    statistic_upper, p_upper
+        The test of :math:`H_0: \\Delta \\ge \\delta` against :math:`\\Delta < \\delta`.
+    p_greater, p_less
+        One-sided raw p-values of the superiority test at 0 (``Δ > 0``, ``Δ < 0``).
+    confidence, ci_low, ci_high, ci_method
+        The two-sided interval of Δ at ``confidence`` that inverts these tests
+        (:meth:`interval` gives it at any level).
+    a_only, b_only
+        Paired binary data: items only the candidate (resp. only the baseline) got
+        right; None otherwise.
+    exact, n_resamples, notes
+        Whether the resampling p-values are exact; resamples used; remarks.
+    """
+
+    systems: tuple[str, ...]
+    baseline: str
+    candidates: tuple[str, ...]
+    paired: bool
+    modality: Modality
+    method: str
+    direction: Direction
+    margin: float | None
+    test: str
+    superiority_test: str
+    mean_candidate: np.ndarray
+    mean_baseline: np.ndarray
+    diff: np.ndarray
+    n_candidate: np.ndarray
+    n_baseline: np.ndarray
+    statistic_lower: np.ndarray
+    p_lower: np.ndarray
+    statistic_upper: np.ndarray
+    p_upper: np.ndarray
+    p_greater: np.ndarray
+    p_less: np.ndarray
+    confidence: float
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    ci_method: str
+    exact: bool
+    n_resamples: int | None = None
+    a_only: np.ndarray | None = None
+    b_only: np.ndarray | None = None
+    notes: tuple[str, ...] = ()
+    _inverter: _Inverter | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def n_candidates(self) -> int:
+        return len(self.candidates)
+
+    @property
+    def p_superiority(self) -> np.ndarray:
+        """Two-sided p-value of :math:`H_0: \\Delta = 0`: twice the smaller one-sided
+        p-value (capped at 1), so that it agrees with the two-sided interval."""
+        return np.minimum(1.0, 2 * np.minimum(self.p_greater, self.p_less))
+
+    @property
+    def p_noninferiority(self) -> np.ndarray:
+        """Raw one-sided p-value of non-inferiority: ``p_lower`` when higher is better,
+        ``p_upper`` when lower is better."""
+        return self.p_lower if self.direction == "higher" else self.p_upper
+
+    @property
+    def p_equivalence(self) -> np.ndarray:
+        """Raw TOST p-value: the larger of the two one-sided p-values (Schuirmann 1987)."""
+        return np.maximum(self.p_lower, self.p_upper)
+
+    def interval(self, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+        """The two-sided interval of Δ at ``confidence`` that inverts this result's
+        tests (at the level a family of comparisons needs; see :func:`margin_decisions`)."""
+        if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
+            raise InputError(f"confidence={confidence!r} must be between 0 and 1 "
+                             "(exclusive)", hint="e.g. confidence=0.95")
+        if self._inverter is None:  # pragma: no cover - every constructor sets it
+            raise InputError("this result cannot compute intervals at other levels")
+        a = (1 - confidence) / 2
+        low, high = self._inverter.limits(a)
+        low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+        return _align_at_zero(low, high, self.p_greater, self.p_less, a)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per candidate with snake_case names (NaN as None)."""
+        rows = []
+        p_sup, p_ni, p_eq = self.p_superiority, self.p_noninferiority, self.p_equivalence
+        for k, name in enumerate(self.candidates):
+            rows.append({
+                "baseline": self.baseline, "candidate": name, "test": self.test,
+                "superiority_test": self.superiority_test, "method": self.method,
+                "paired": self.paired, "modality": self.modality,
+                "direction": self.direction, "margin": self.margin,
+                "mean_baseline": _num(self.mean_baseline[k]),
+                "mean_candidate": _num(self.mean_candidate[k]),
+                "diff": _num(self.diff[k]), "n_baseline": int(self.n_baseline[k]),
+                "n_candidate": int(self.n_candidate[k]),
+                "statistic_lower": _num(self.statistic_lower[k]),
+                "p_lower": _num(self.p_lower[k]),
+                "statistic_upper": _num(self.statistic_upper[k]),
+                "p_upper": _num(self.p_upper[k]),
+                "p_superiority": _num(p_sup[k]), "p_noninferiority": _num(p_ni[k]),
+                "p_equivalence": _num(p_eq[k]), "ci_low": _num(self.ci_low[k]),
+                "ci_high": _num(self.ci_high[k]), "ci_method": self.ci_method,
+                "confidence": self.confidence, "exact": self.exact,
+                "n_resamples": self.n_resamples,
+                "a_only": None if self.a_only is None else int(self.a_only[k]),
+                "b_only": None if self.b_only is None else int(self.b_only[k]),
+            })
+        return rows
+
+    def to_frame(self):
+        """The records as a pandas DataFrame."""
+        import pandas as pd
+        return pd.DataFrame.from_records(self.to_records())
+
+
+def _align_at_zero(low: np.ndarray, high: np.ndarray, p_greater: np.ndarray,
+                   p_less: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
+    """Make the interval agree with the superiority test about 0.
+
+    Needed only where the test at 0 is not the one the interval inverts (exact McNemar
+    or the exact label shuffle next to a score interval): if the test does not reject
+    Δ = 0 at ``a`` on either side, the interval is extended to 0; if it rejects, the
+    interval is cut at 0 on the side of the evidence.
+    """
+    with np.errstate(invalid="ignore"):
+        up, down = p_greater <= a, p_less <= a
+        low = np.where(up & (low <= 0) & (high > 0), np.nextafter(0.0, 1.0), low)
+        high = np.where(down & (high >= 0) & (low < 0), np.nextafter(0.0, -1.0), high)
+        low = np.where(~up & ~down & (low > 0), 0.0, low)
+        high = np.where(~up & ~down & (high < 0), 0.0, high)
+    return low, high
+
+
+# ============================================================================ inputs
+
+
+@dataclass(frozen=True)
+class _Options:
+    margin: float | None
+    direction: Direction
+    method: MarginMethod
+    confidence: float
+    n_resamples: int
+    rng: np.random.Generator
+    max_memory: int
+
+
+def _margin_iv(margin: Any, binary: bool) -> float | None:
+    if margin is None:
+        return None
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating,
+                                                            np.integer)):
+        raise InputError(f"margin={margin!r} must be a number",
+                         hint="give the margin in the metric's units, e.g. 0.01 for one "
+                              "point of accuracy")
+    value = float(margin)
+    if not (math.isfinite(value) and value > 0):
+        raise InputError(f"margin={margin!r} must be a positive finite number",
+                         hint="the margin is the loss you accept, in the metric's units "
+                              "(e.g. 0.01 for one point of accuracy); a superiority test "
+                              "needs no margin")
+    if binary and value >= 1:
+        raise InputError(f"margin={margin!r} is not below 1 for 0/1 scores",
+                         hint="differences of proportions lie in (−1, 1); give the margin "
+                              "as a proportion, e.g. 0.01 for one point")
+    return value
+
+
+def _options_iv(margin: Any, direction: str, method: str, confidence: float,
+                n_resamples: int, rng: Any, max_memory: int) -> _Options:
+    choices_iv({"direction": (direction, DIRECTIONS), "method": (method, MARGIN_METHODS)})
+    resampling_iv(confidence=confidence, n_resamples=n_resamples, max_memory=max_memory)
+    return _Options(margin, direction, method, float(confidence),  # type: ignore[arg-type]
+                    int(n_resamples), np.random.default_rng(rng), int(max_memory))
+
+
+def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
+    binary = bool(np.all((values == 0) | (values == 1)))
+    if modality is None:
+        return "binary" if binary else "continuous"
+    choices_iv({"modality": (modality, get_args(Modality))})
+    if modality == "binary" and not binary:
+        raise InputError("modality='binary' but the scores are not all 0 or 1",
+                         hint="leave modality unset to infer it, or use 'continuous'")
+    return modality  # type: ignore[return-value]
+
+
+def _roles_iv(names: tuple[str, ...], baseline: int | str | None,
+              candidates: Sequence[int | str] | None) -> tuple[int, np.ndarray]:
+    def index(value: int | str, what: str) -> int:
+        if isinstance(value, str):
+            if value not in names:
+                raise InputError(f"unknown {what} system {value!r}",
+                                 hint=f"systems: {', '.join(names)}")
+            return names.index(value)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                or not 0 <= int(value) < len(names):
+            raise InputError(f"{what} index {value!r} is out of range for "
+                             f"{len(names)} systems", hint="give a name or a column index")
+        return int(value)
+
+    b = 0 if baseline is None else index(baseline, "baseline")
+    if candidates is None:
+        cand = [j for j in range(len(names)) if j != b]
+    else:
+        if isinstance(candidates, (str, int, np.integer)):
+            candidates = [candidates]
+        cand = [index(c, "candidate") for c in candidates]
+    if not cand:
+        raise InputError("no candidate to compare with the baseline",
+                         hint="give at least 2 systems, or name the candidates")
+    if b in cand:
+        raise InputError(f"the baseline {names[b]!r} is also a candidate",
+                         hint="compare the candidates with a different baseline")
+    if len(set(cand)) != len(cand):
+        raise InputError("a candidate is named twice")
+    return b, np.asarray(cand, dtype=np.intp)
+
+
+def _warn_degenerate(message: str) -> None:
+    warnings.warn(message, DegenerateDataWarning, stacklevel=3)
+
+
+# ============================================================================ paired
+
+
+def margin_paired(scores: np.ndarray, *, margin: float | None,
+                  systems: Sequence[str] | None = None, baseline: int | str | None = None,
+                  candidates: Sequence[int | str] | None = None,
+                  direction: Direction = "higher", modality: Modality | None = None,
+                  method: MarginMethod = "auto", confidence: float = 0.95,
+                  n_resamples: int = 9999, rng: np.random.Generator | int | None = None,
+                  max_memory: int = DEFAULT_MAX_MEMORY) -> MarginResult:
+    """Non-inferiority and equivalence tests of candidates against a baseline scored on
+    the same items.
+
+    Parameters
+    ----------
+    scores
+        ``(n_items, n_systems)`` matrix, no NaN (average repeated runs first).
+    margin
+        δ > 0 in the units of the scores (below 1 for 0/1 scores), or None for the
+        superiority test and the interval only.
+    systems
+        Names of the columns; default ``"system 1"``, ...
+    baseline, candidates
+        The reference system (name or column index; default the first) and the systems
+        compared with it (default every other one).
+    direction
+        ``"higher"`` (default) or ``"lower"``: which scores are better. It decides which
+        one-sided test is the non-inferiority test.
+    modality
+        ``"binary"`` or ``"continuous"``; default: binary if every score is 0 or 1.
+    method
+        ``"auto"`` (the table in the module docstring), ``"permutation"`` or
+        ``"bootstrap"``.
+    confidence
+        Level of the two-sided interval in the result (:meth:`MarginResult.interval`
+        gives others).
+    n_resamples, rng, max_memory
+        Resampling: resamples (also the limit of exact enumeration), generator or seed,
+        and the bound on working memory in bytes.
+
+    Returns
+    -------
+    MarginResult
+
+    Raises
+    ------
+    InputError
+        Bad options (a margin that is not a positive number, or not below 1 for 0/1
+        scores), NaN scores, fewer than 2 systems.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        Fewer items than the test needs, or differences with zero variance: the
+        affected p-values are NaN (or 0/1 for a constant difference, as documented in
+        Notes).
+
+    Notes
+    -----
+    With :math:`D_i` = candidate − baseline on item i, :math:`\\bar D`, :math:`s_D`:
+
+    * paired t at null value v: :math:`t = (\\bar D - v)/(s_D/\\sqrt n)`, df = n − 1
+      (statsmodels ``ttost_paired``). A constant difference (:math:`s_D = 0`) gives
+      t = ±∞ (p = 0 or 1) unless it equals v.
+    * Tango's score statistic at v (:func:`~reportgen.stats.intervals.tango_statistic`)
+      with b, c the items only the candidate, only the baseline, got right; at 0 the
+      exact McNemar test :math:`P(K \\ge b)`, :math:`K \\sim \\mathrm{Bin}(b + c, 1/2)`.
+    * Sign-flip test at v of :math:`D_i - v`: the statistic of sign vector s is
+      :math:`\\sum s_i (D_i - v)`, linear in v, so one set of sign vectors gives the
+      p-value at every v and the interval's limits as order statistics.
+    * Null-shifted bootstrap at v: :math:`p = (\\#\\{\\bar D^* - \\bar D \\ge \\bar D - v\\}
+      + 1)/(R + 1)`; the interval is the corresponding basic bootstrap interval.
+
+    References
+    ----------
+    Schuirmann D.J. (1987). A comparison of the two one-sided tests procedure and the
+    power approach for assessing the equivalence of average bioavailability. *Journal of
+    Pharmacokinetics and Biopharmaceutics* 15:657-680.
+    Tango T. (1998). *Statistics in Medicine* 17:891-908. Nam J. (1997). *Biometrics*
+    53:1422-1430.
+
+    Examples
+    --------
+    >>> x = np.array([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]] * 40)
+    >>> r = margin_paired(x, margin=0.1, systems=["v1", "v2"], baseline="v1")
+    >>> r.test, round(float(r.diff[0]), 3), round(float(r.p_noninferiority[0]), 4)
+    ('Tango score', 0.0, 0.0131)
+    """
+    X = np.asarray(scores, dtype=np.float64)
+    if X.ndim != 2:
+        raise InputError(f"scores must be an items × systems matrix, got shape {X.shape}",
+                         hint="average repeated runs per item first")
+    if np.isnan(X).any():
+        raise InputError("scores contain NaN", hint="drop items not scored by every system")
+    n, n_sys = X.shape
+    names = system_names(systems, n_sys)
+    if n_sys < 2:
+        raise InputError("at least 2 systems are needed for a comparison")
+    mod = _modality_iv(X, modality)
+    opts = _options_iv(_margin_iv(margin, mod == "binary"), direction, method, confidence,
+                       n_resamples, rng, max_memory)
+    b_idx, cand = _roles_iv(names, baseline, candidates)
+    base = X[:, b_idx]
+    D = X[:, cand] - base[:, None]                       # items × candidates
+    k = len(cand)
+    mean_c = X[:, cand].mean(axis=0) if n else np.full(k, np.nan)
+    mean_b = np.full(k, base.mean() if n else np.nan)
+    diff = mean_c - mean_b
+    n_arr = np.full(k, n, dtype=np.int64)
+    delta = opts.margin
+    notes: list[str] = []
+    a_only = b_only = None
+    exact, used = True, None
+
+    if mod == "binary" and opts.method != "bootstrap":
+        a_only = (D > 0).sum(axis=0).astype(np.int64)
+        b_only = (D < 0).sum(axis=0).astype(np.int64)
+        if n < 1:
+            _warn_degenerate(f"{n} item(s): the tests need at least 1; results are NaN")
+        stat_l, p_l, stat_u, p_u = _score_sides(
+            delta, lambda v: tango_statistic(np.asarray(v, dtype=np.float64), a_only,
+                                             b_only, n_arr))
+        m = a_only + b_only
+        p_g = np.where(m > 0, stats.binom.sf(a_only - 1, m, 0.5), 1.0)
+        p_s = np.where(m > 0, stats.binom.cdf(a_only, m, 0.5), 1.0)
+        inverter: _Inverter = _TangoInverter(a_only.astype(np.float64),
+                                             b_only.astype(np.float64),
+                                             n_arr.astype(np.float64))
+        test, ci_method = "Tango score", "Tango score interval"
+        sup_test = "exact McNemar" if opts.method == "auto" else \
+            "paired sign-flip permutation (exact, binomial)"
+        if opts.method == "permutation":
+            notes.append("0/1 scores: the margin tests are Tango's score test (a shifted "
+                         "0/1 score is not a 0/1 score, so sign flips are not exact at a "
+                         "non-zero null); the test at 0 is the exact sign-flip test")
+        if n < 1:
+            nan = np.full(k, np.nan)
+            stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
+    elif opts.method == "auto":
+        if n < 2:
+            _warn_degenerate(f"{n} item(s): the paired t test needs at least 2; results "
+                             "are NaN")
+        sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
+        if n >= 2:
+            # rounding noise of a constant difference (x + 0.1 − x) is zero variance
+            sd = np.where(sd <= 1e-12 * np.abs(D).max(axis=0), 0.0, sd)
+        se = sd / math.sqrt(n) if n else np.full(k, np.nan)
+        df = np.full(k, n - 1, dtype=np.float64)
+        if n >= 2 and (sd == 0).any():
+            _warn_degenerate(f"{int((sd == 0).sum())} candidate(s) whose differences from "
+                             "the baseline have zero variance: t is ±inf (p = 0 or 1) "
+                             "unless the difference equals the null value")
+        stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
+        inverter = _TInverter(diff, se, df)
+        test = sup_test = "paired t"
+        ci_method = "paired t interval"
+    elif opts.method == "permutation":
+        lower, upper, exact = _paired_flip_thresholds(D, opts)
+        used = None if exact else opts.n_resamples
+        inverter = _ThresholdInverter(lower, upper, exact)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = _threshold_sides(inverter, diff, delta)
+        test = sup_test = "paired sign-flip permutation " + (
+            "(exact)" if exact else "(Monte Carlo)")
+        ci_method = "sign-flip test inversion"
+        if n < 1:
+            _warn_degenerate("0 items: results are NaN")
+    else:
+        if n < 2:
+            _warn_degenerate(f"{n} item(s): the bootstrap needs at least 2; results are "
+                             "NaN")
+        lower, upper = _paired_bootstrap_thresholds(X, b_idx, cand, diff, opts)
+        exact, used = False, opts.n_resamples
+        inverter = _ThresholdInverter(lower, upper, False)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = _threshold_sides(inverter, diff, delta)
+        test = sup_test = "paired bootstrap (null-shifted)"
+        ci_method = "basic bootstrap (test inversion)"
+        if n < 2:
+            nan = np.full(k, np.nan)
+            stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
+    return _finish(names, b_idx, cand, True, mod, opts, test, sup_test, mean_c, mean_b,
+                   diff, n_arr, n_arr, stat_l, p_l, stat_u, p_u, p_g, p_s, ci_method,
+                   exact, used, a_only, b_only, notes, inverter)
+
+
+def _finish(names: tuple[str, ...], b_idx: int, cand: np.ndarray, paired: bool,
+            mod: Modality, opts: _Options, test: str, sup_test: str, mean_c: np.ndarray,
+            mean_b: np.ndarray, diff: np.ndarray, n_c: np.ndarray, n_b: np.ndarray,
+            stat_l: np.ndarray, p_l: np.ndarray, stat_u: np.ndarray, p_u: np.ndarray,
+            p_g: np.ndarray, p_s: np.ndarray, ci_method: str, exact: bool,
+            used: int | None, a_only: np.ndarray | None, b_only: np.ndarray | None,
+            notes: list[str], inverter: _Inverter) -> MarginResult:
+    f = lambda x: np.asarray(x, dtype=np.float64)  # noqa: E731
+    result = MarginResult(
+        names, names[b_idx], tuple(names[j] for j in cand), paired, mod, opts.method,
+        opts.direction, opts.margin, test, sup_test, f(mean_c), f(mean_b), f(diff),
+        np.asarray(n_c, dtype=np.int64), np.asarray(n_b, dtype=np.int64), f(stat_l),
+        f(np.clip(p_l, 0, 1)), f(stat_u), f(np.clip(p_u, 0, 1)), f(np.clip(p_g, 0, 1)),
+        f(np.clip(p_s, 0, 1)), opts.confidence, np.full(len(cand), np.nan),
+        np.full(len(cand), np.nan), ci_method, exact, used, a_only, b_only, tuple(notes),
+        inverter)
+    low, high = result.interval(opts.confidence)
+    object.__setattr__(result, "ci_low", low)
+    object.__setattr__(result, "ci_high", high)
+    return result
+
+
+def _t_sides(diff: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float | None
+             ) -> tuple[np.ndarray, ...]:
+    """Statistics and one-sided p-values of the t tests at −δ, +δ and 0."""
+    def t_at(v: float) -> np.ndarray:
+        num = diff - v
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = num / se
+        # zero SE: the shifted mean is exactly known; ±inf, or NaN when it equals v
+        return np.where(se == 0, np.where(num == 0, np.nan, np.sign(num) * np.inf), t)
+
+    def sf(t: np.ndarray) -> np.ndarray:   # P(T >= t), NaN t (no evidence) -> 1
+        return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.sf(t, df))
+
+    def cdf(t: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.cdf(t, df))
+
+    t0 = t_at(0.0)
+    nan = np.full(diff.shape, np.nan)
+    if delta is None:
+        return nan, nan, nan, nan, sf(t0), cdf(t0)
+    t_l, t_u = t_at(-delta), t_at(delta)
+    return t_l, sf(t_l), t_u, cdf(t_u), sf(t0), cdf(t0)
+
+
+def _score_sides(delta: float | None, statistic: Any) -> tuple[np.ndarray, ...]:
+    """Statistics and one-sided p-values of a score test at −δ and +δ (large Z is
+    evidence for Δ above the null value)."""
+    if delta is None:
+        z0 = np.asarray(statistic(0.0))
+        nan = np.full(z0.shape, np.nan)
+        return nan, nan, nan, nan
+    z_l, z_u = np.asarray(statistic(-delta)), np.asarray(statistic(delta))
+    return z_l, special.ndtr(-z_l), z_u, special.ndtr(z_u)
+
+
+def _threshold_sides(inv: _ThresholdInverter, diff: np.ndarray, delta: float | None
+                     ) -> tuple[np.ndarray, ...]:
+    p_g, p_s = inv.p_greater(np.zeros(diff.shape)), inv.p_less(np.zeros(diff.shape))
+    if delta is None:
+        nan = np.full(diff.shape, np.nan)
+        return nan, nan, nan, nan, p_g, p_s
+    return (diff + delta, inv.p_greater(np.full(diff.shape, -delta)), diff - delta,
+            inv.p_less(np.full(diff.shape, delta)), p_g, p_s)
+
+
+def _paired_flip_thresholds(D: np.ndarray, opts: _Options
+                            ) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Sign-flip thresholds of every candidate's differences.
+
+    For sign vector s (sum :math:`B = \\sum s_i`) and null value v the flipped sum is
+    :math:`S - vB` with :math:`S = \\sum s_i D_i`, the observed one :math:`\\sum D_i - nv`;
+    it is at least as large (up to a tolerance) iff :math:`v(n - B) \\ge \\sum D - S -
+    tol`, i.e. v at or above a threshold (−∞ for the identity, B = n).
+    """
+    n, k = D.shape
+    total_d = D.sum(axis=0)
+    tol = 1e-9 * np.abs(D).sum(axis=0) + 1e-12
+    exact = 0 < n < 62 and 2 ** n <= opts.n_resamples
+    rows = 2 ** n if exact else opts.n_resamples
+    lower = np.empty((rows, k))
+    upper = np.empty((rows, k))
+    done = 0
+    for size in chunk_sizes(rows, 9 * max(n, 1) + 24 * k, opts.max_memory):
+        signs = enumerate_signs(n, done, done + size) if exact else \
+            random_signs(opts.rng, size, n)
+        S = signs @ D
+        B = signs.sum(axis=1)[:, None]
+        gap = n - B
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lower[done:done + size] = np.where(gap > 0, (total_d - S - tol) / gap, -np.inf)
+            upper[done:done + size] = np.where(gap > 0, (total_d - S + tol) / gap, np.inf)
+        done += size
+    if n == 0:
+        lower[:], upper[:] = np.nan, np.nan
+    lower.sort(axis=0)
+    upper.sort(axis=0)
+    return lower, upper, exact
+
+
+def _bootstrap_thresholds(reps: np.ndarray, diff: np.ndarray, tol: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """Null-shifted bootstrap: replicate r counts for H0: Δ <= v iff
+    ``rep_r − diff >= diff − v − tol`` iff ``v >= 2 diff − rep_r − tol``."""
+    base = 2 * diff - reps
+    lower = np.sort(base - tol, axis=0)
+    upper = np.sort(base + tol, axis=0)
+    return lower, upper
+
+
+def _paired_bootstrap_thresholds(X: np.ndarray, b_idx: int, cand: np.ndarray,
+                                 diff: np.ndarray, opts: _Options
+                                 ) -> tuple[np.ndarray, np.ndarray]:
+    n = X.shape[0]
+    cols = np.concatenate([[b_idx], cand])
+    Y = X[:, cols]
+    R = opts.n_resamples
+    reps = np.empty((R, len(cand)))
+    if n == 0:
+        reps[:] = np.nan
+        return reps, reps.copy()
+    done = 0
+    for size in chunk_sizes(R, 16 * n + 8 * len(cols), opts.max_memory):
+        means = bootstrap_counts(opts.rng, size, n) @ Y / n
+        reps[done:done + size] = means[:, 1:] - means[:, :1]
+        done += size
+    scale = np.abs(Y).mean(axis=0)
+    tol = 1e-9 * (scale[1:] + scale[0]) + 1e-15
+    return _bootstrap_thresholds(reps, diff, tol)
+
+
+# ============================================================================ unpaired
+
+
+def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
+                    systems: Sequence[str] | None = None,
+                    baseline: int | str | None = None,
+                    candidates: Sequence[int | str] | None = None,
+                    direction: Direction = "higher", modality: Modality | None = None,
+                    method: MarginMethod = "auto", confidence: float = 0.95,
+                    n_resamples: int = 9999, rng: np.random.Generator | int | None = None,
+                    max_memory: int = DEFAULT_MAX_MEMORY) -> MarginResult:
+    """Non-inferiority and equivalence tests of candidates against a baseline, each
+    scored on its own items (independent samples).
+
+    Parameters are those of :func:`margin_paired`, except ``samples``: one 1-D array of
+    scores per system (no NaN).
+
+    Notes
+    -----
+    * Welch t at null value v: :math:`t = (\\bar x_c - \\bar x_b - v)/\\sqrt{s_c^2/n_c +
+      s_b^2/n_b}` with Welch-Satterthwaite df (statsmodels ``ttost_ind(...,
+      usevar="unequal")``).
+    * Farrington-Manning score statistic at v
+      (:func:`~reportgen.stats.intervals.farrington_manning_statistic`); at 0 it is the
+      pooled two-proportion z test of the comparison engine. With
+      ``method="permutation"`` the test at 0 is the exact label shuffle
+      (hypergeometric, Fisher's one-sided tests).
+    * Label shuffle at v of the candidate's scores minus v pooled with the baseline's:
+      the shuffled difference is linear in v (one set of splits gives every v).
+    * Null-shifted independent bootstrap, each system resampled on its own (0/1 scores:
+      binomial draws).
+
+    References
+    ----------
+    Farrington C.P., Manning G. (1990). *Statistics in Medicine* 9:1447-1454.
+    Welch B.L. (1947). The generalization of "Student's" problem when several different
+    population variances are involved. *Biometrika* 34:28-35.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.normal(0.0, 1, 200), rng.normal(0.05, 1, 150)
+    >>> r = margin_unpaired([a, b], margin=0.3, systems=["old", "new"], baseline="old")
+    >>> r.test, round(float(r.p_equivalence[0]), 3)
+    ('Welch t', 0.023)
+    """
+    arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
+    if len(arrays) < 2:
+        raise InputError("at least 2 systems are needed for a comparison")
+    for s in arrays:
+        if np.isnan(s).any():
+            raise InputError("scores contain NaN", hint="drop missing scores first")
+    names = system_names(systems, len(arrays))
+    mod = _modality_iv(np.concatenate(arrays), modality)
+    opts = _options_iv(_margin_iv(margin, mod == "binary"), direction, method, confidence,
+                       n_resamples, rng, max_memory)
+    b_idx, cand = _roles_iv(names, baseline, candidates)
+    k = len(cand)
+    sizes = np.array([len(s) for s in arrays], dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.array([s.mean() if len(s) else np.nan for s in arrays])
+        var = np.array([s.var(ddof=1) if len(s) > 1 else np.nan for s in arrays])
+    mean_c, mean_b = means[cand], np.full(k, means[b_idx])
+    diff = mean_c - mean_b
+    n_c, n_b = sizes[cand], np.full(k, sizes[b_idx])
+    delta = opts.margin
+    notes: list[str] = []
+    exact, used = True, None
+
+    if mod == "binary" and opts.method != "bootstrap":
+        ks = np.array([s.sum() for s in arrays])
+        k_c, k_b = ks[cand], np.full(k, ks[b_idx])
+        small = (n_c < 1) | (n_b < 1)
+        if small.any():
+            _warn_degenerate("systems without items: their comparisons are NaN")
+        stat_l, p_l, stat_u, p_u = _score_sides(
+            delta, lambda v: farrington_manning_statistic(np.asarray(v, dtype=np.float64),
+                                                          k_c, n_c, k_b, n_b))
+        if opts.method == "auto":
+            z0 = farrington_manning_statistic(np.zeros(k), k_c, n_c, k_b, n_b)
+            degenerate = np.isnan(z0) & ~small
+            if degenerate.any():
+                _warn_degenerate(f"{int(degenerate.sum())} candidate(s) where both systems "
+                                 "score all 0 or all 1: z is undefined at 0, p = 1")
+            p_g = np.where(degenerate, 1.0, special.ndtr(-z0))
+            p_s = np.where(degenerate, 1.0, special.ndtr(z0))
+            sup_test = "two-proportion z"
+        else:
+            dist = stats.hypergeom(n_c + n_b, k_c + k_b, n_c)
+            p_g, p_s = dist.sf(k_c - 1), dist.cdf(k_c)
+            sup_test = "label-shuffle permutation (exact, hypergeometric)"
+            notes.append("0/1 scores: the margin tests are Farrington-Manning score tests "
+                         "(a shifted 0/1 score is not a 0/1 score, so the shuffle is not "
+                         "exact at a non-zero null); the test at 0 is the exact shuffle")
+        nan = np.full(k, np.nan)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = (np.where(small, nan, x) for x in
+                                              (stat_l, p_l, stat_u, p_u, p_g, p_s))
+        inverter: _Inverter = _FMInverter(k_c.astype(np.float64), n_c.astype(np.float64),
+                                          k_b.astype(np.float64), n_b.astype(np.float64))
+        test, ci_method = "Farrington-Manning score", "Farrington-Manning score interval"
+    elif opts.method == "auto":
+        small = (n_c < 2) | (n_b < 2)
+        if small.any():
+            _warn_degenerate("systems with fewer than 2 items: their comparisons are NaN")
+        se2_c, se2_b = var[cand] / n_c, np.full(k, var[b_idx]) / n_b
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se = np.sqrt(se2_c + se2_b)
+            df = (se2_c + se2_b) ** 2 / (se2_c ** 2 / (n_c - 1) + se2_b ** 2 / (n_b - 1))
+        zero = se == 0
+        if zero.any():
+            _warn_degenerate(f"{int(zero.sum())} candidate(s) where both systems have zero "
+                             "variance: t is ±inf (p = 0 or 1) unless the difference "
+                             "equals the null value")
+        df = np.where(zero, np.inf, df)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
+        inverter = _TInverter(diff, se, df)
+        test = sup_test = "Welch t"
+        ci_method = "Welch t interval"
+    elif opts.method == "permutation":
+        lower, upper, exact = _unpaired_shuffle_thresholds(arrays, b_idx, cand, opts)
+        used = None if exact else opts.n_resamples
+        inverter = _ThresholdInverter(lower, upper, exact)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = _threshold_sides(inverter, diff, delta)
+        test = sup_test = "label-shuffle permutation " + (
+            "(exact)" if exact else "(Monte Carlo)")
+        ci_method = "label-shuffle test inversion"
+    else:
+        small = (n_c < 2) | (n_b < 2)
+        if small.any():
+            _warn_degenerate("systems with fewer than 2 items: their comparisons are NaN")
+        lower, upper = _unpaired_bootstrap_thresholds(arrays, b_idx, cand, diff, opts)
+        exact, used = False, opts.n_resamples
+        inverter = _ThresholdInverter(lower, upper, False)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = _threshold_sides(inverter, diff, delta)
+        nan = np.full(k, np.nan)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = (np.where(small, nan, x) for x in
+                                              (stat_l, p_l, stat_u, p_u, p_g, p_s))
+        test = sup_test = "independent bootstrap (null-shifted)"
+        ci_method = "basic bootstrap (test inversion)"
+    return _finish(names, b_idx, cand, False, mod, opts, test, sup_test, mean_c, mean_b,
+                   diff, n_c, n_b, stat_l, p_l, stat_u, p_u, p_g, p_s, ci_method, exact,
+                   used, None, None, notes, inverter)
+
+
+def _unpaired_shuffle_thresholds(arrays: list[np.ndarray], b_idx: int, cand: np.ndarray,
+                                 opts: _Options) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Label-shuffle thresholds of every candidate against the baseline.
+
+    With the candidate's scores shifted by v pooled with the baseline's, a split that
+    keeps :math:`k_r` of the candidate's :math:`n_c` items in the candidate's group and
+    gives it the sum :math:`G_r` (unshifted) differs from the observed split by
+    :math:`c[(G_r - \\sum x_c) + v(n_c - k_r)]`, :math:`c = 1/n_c + 1/n_b`; so it is at
+    least as extreme iff v is at or above :math:`(\\sum x_c - G_r - tol/c)/(n_c - k_r)`.
+    Every split is enumerated when all candidates have the same number of splits and it
+    is at most ``n_resamples``; otherwise ``n_resamples`` random splits are drawn.
+    """
+    base = arrays[b_idx]
+    n_b = len(base)
+    counts = {math.comb(len(arrays[j]) + n_b, len(arrays[j])) for j in cand}
+    exact = len(counts) == 1 and next(iter(counts)) <= opts.n_resamples and n_b > 0 and \
+        all(len(arrays[j]) > 0 for j in cand)
+    rows = next(iter(counts)) if exact else opts.n_resamples
+    lower, upper = np.full((rows, len(cand)), np.nan), np.full((rows, len(cand)), np.nan)
+    for col, j in enumerate(cand):
+        xc = arrays[j]
+        n_c = len(xc)
+        if n_c < 1 or n_b < 1:
+            continue
+        pooled = np.concatenate([xc, base])
+        is_c = np.concatenate([np.ones(n_c), np.zeros(n_b)])
+        c = 1 / n_c + 1 / n_b
+        tol = (1e-9 * np.abs(pooled).sum() / min(n_c, n_b) + 1e-12) / c
+        splits_all = enumerate_splits(n_c, n_b) if exact else None
+        done = 0
+        for size in chunk_sizes(rows, 9 * (n_c + n_b) + 32, opts.max_memory):
+            M = splits_all[done:done + size] if splits_all is not None else \
+                random_splits(opts.rng, size, n_c, n_b)
+            G, kept = M @ pooled, M @ is_c
+            gap = n_c - kept
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lower[done:done + size, col] = np.where(gap > 0, (xc.sum() - G - tol) / gap,
+                                                        -np.inf)
+                upper[done:done + size, col] = np.where(gap > 0, (xc.sum() - G + tol) / gap,
+                                                        np.inf)
+            done += size
+    lower.sort(axis=0)
+    upper.sort(axis=0)
+    return lower, upper, exact
+
+
+def _unpaired_bootstrap_thresholds(arrays: list[np.ndarray], b_idx: int, cand: np.ndarray,
+                                   diff: np.ndarray, opts: _Options
+                                   ) -> tuple[np.ndarray, np.ndarray]:
+    R = opts.n_resamples
+    systems = np.concatenate([[b_idx], cand])
+    means = np.empty((R, len(systems)))
+    binary = all(bool(np.all((arrays[s] == 0) | (arrays[s] == 1))) for s in systems)
+    for col, s in enumerate(systems):
+        x = arrays[s]
+        if len(x) == 0:
+            means[:, col] = np.nan
+        elif binary:
+            # the mean of n draws with replacement from 0/1 data is Binomial(n, p)/n
+            means[:, col] = opts.rng.binomial(len(x), x.mean(), size=R) / len(x)
+        else:
+            done = 0
+            for size in chunk_sizes(R, 16 * len(x), opts.max_memory):
+                draws = opts.rng.integers(0, len(x), size=(size, len(x)))
+                means[done:done + size, col] = x[draws].mean(axis=1)
+                done += size
+    reps = means[:, 1:] - means[:, :1]
+    scale = np.array([np.abs(arrays[s]).mean() if len(arrays[s]) else 0.0 for s in systems])
+    tol = 1e-9 * (scale[1:] + scale[0]) + 1e-15
+    return _bootstrap_thresholds(reps, diff, tol)
+
+
+# ============================================================================ family
+
+
+def single_step_correction(correction: Correction) -> str:
+    """The correction whose per-comparison level the intervals of a family use.
+
+    Holm's and Holm-Šidák's step-down procedures have no informative simultaneous
+    intervals that agree with every decision (Strassburger & Bretz 2008: compatible
+    intervals collapse to the null value for the rejected hypotheses), so their
+    single-step forms are used: Bonferroni for ``holm``, Šidák for ``holm-sidak``. The
+    others are returned unchanged.
+
+    Examples
+    --------
+    >>> single_step_correction("holm-sidak")
+    'sidak'
+    """
+    choices_iv({"correction": (correction, CORRECTIONS)})
+    return {"holm": "bonferroni", "holm-sidak": "sidak"}.get(correction, correction)
+
+
+@dataclass(frozen=True)
+class MarginDecisions:
+    """The decisions of a family of candidate-vs-baseline comparisons, every one read
+    off a two-sided interval at the family's per-comparison level.
+
+    One entry per comparison (the candidates of the given results, in order).
+
+    Attributes
+    ----------
+    alpha, correction, interval_correction
+        The family's α, the correction asked for, and the one the intervals use
+        (:func:`single_step_correction`).
+    m
+        Comparisons in the family (those with a finite superiority p-value).
+    confidence
+        Level of every interval: ``1 − α₁`` with α₁ the per-comparison two-sided level
+        (Bonferroni α/m, Šidák :math:`1 - (1 - α)^{1/m}`, none α; for ``fdr_bh`` the
+        false-coverage-rate level Rα/m of Benjamini & Yekutieli (2005), R the number of
+        significant superiority tests, at least 1; ``fdr_by`` divides by
+        :math:`\\sum_{k \\le m} 1/k`).
+    ci_low, ci_high
+        The intervals of ``candidate − baseline``.
+    p_superiority, p_superiority_adjusted
+        Two-sided p of Δ = 0 and its adjusted value (significant iff ≤ α).
+    p_noninferiority, p_noninferiority_adjusted, p_equivalence, p_equivalence_adjusted
+        Raw one-sided p-values and adjusted ones, compared with α/2 (NaN without a
+        margin).
+    improved, regressed, noninferior, equivalent
+        The claims: the interval lies on the better side of 0, on the worse side, above
+        −δ (below δ when lower is better), inside (−δ, δ).
+    verdict
+        ``improved`` > ``regressed`` > ``non-inferior`` > ``inconclusive`` with a
+        margin; ``improved`` / ``regressed`` / ``no detectable difference`` without.
+    margin, direction
+        Per comparison (NaN / None when no margin).
+    """
+
+    alpha: float
+    correction: str
+    interval_correction: str
+    m: int
+    confidence: float
+    diff: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    p_superiority: np.ndarray
+    p_superiority_adjusted: np.ndarray
+    p_noninferiority: np.ndarray
+    p_noninferiority_adjusted: np.ndarray
+    p_equivalence: np.ndarray
+    p_equivalence_adjusted: np.ndarray
+    improved: np.ndarray
+    regressed: np.ndarray
+    noninferior: np.ndarray
+    equivalent: np.ndarray
+    verdict: tuple[str, ...]
+    margin: np.ndarray
+    direction: tuple[str, ...]
+
+    @property
+    def alpha_one_sided(self) -> float:
+        """The level of the one-sided claims (non-inferiority, equivalence): α/2."""
+        return self.alpha / 2
+
+
+def _level_function(correction: str, m: int, alpha_fdr_base: np.ndarray | None
+                    ) -> tuple[Any, Any]:
+    """(L, L_inverse): the per-comparison two-sided level L(α) of a family level α, and
+    the smallest α with ``q <= L(α)`` (1 if none)."""
+    if correction == "none" or m <= 1 and correction in ("bonferroni", "sidak"):
+        return (lambda a: a), (lambda q: np.where(q <= 1, q, 1.0))
+    if correction == "bonferroni":
+        return (lambda a: a / m), (lambda q: m * q)  # uncapped: callers cap at 1
+    if correction == "sidak":
+        def inv(q: np.ndarray) -> np.ndarray:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(q < 1, -np.expm1(m * np.log1p(-np.minimum(q, 1.0))), 1.0)
+        return (lambda a: -np.expm1(np.log1p(-a) / m)), inv
+    # fdr_bh / fdr_by: L(α) = max(R(α), 1) α / m', R(α) = #{BH-adjusted p <= α}
+    assert alpha_fdr_base is not None
+    factor = float(np.sum(1.0 / np.arange(1, m + 1))) if correction == "fdr_by" else 1.0
+    a_sorted = np.sort(alpha_fdr_base[np.isfinite(alpha_fdr_base)])
+    mm = m * factor
+
+    def level(a: float) -> float:
+        r = int(np.searchsorted(a_sorted, a, side="right"))
+        return max(r, 1) * a / mm
+
+    def inverse(q: np.ndarray) -> np.ndarray:
+        out = np.ones(q.shape)
+        starts = np.concatenate([[0.0], a_sorted])
+        ends = np.concatenate([a_sorted, [np.inf]])
+        for idx, qi in np.ndenumerate(q):
+            if not np.isfinite(qi):
+                out[idx] = np.nan
+                continue
+            for r in range(len(starts)):
+                cand = max(starts[r], qi * mm / max(r, 1))
+                if cand < ends[r] or (r == len(starts) - 1):
+                    out[idx] = min(1.0, cand) if cand <= 1 else 1.0
+                    break
+        return out
+    return level, inverse
+
+
+def margin_decisions(results: Sequence[MarginResult], *, alpha: float = 0.05,
+                     correction: Correction = "holm-sidak") -> MarginDecisions:
+    r"""Release decisions for a family of comparisons, each read off one interval.
+
+    Parameters
+    ----------
+    results
+        Margin results (one per dataset × metric of a release, say); their candidates
+        are the family, in order. Each result keeps its own margin (or None) and
+        direction.
+    alpha
+        Family-wise error rate (or false discovery rate for ``fdr_*``).
+    correction
+        The correction of the family; step-down corrections use their single-step form
+        (:func:`single_step_correction`).
+
+    Returns
+    -------
+    MarginDecisions
+
+    Notes
+    -----
+    Every comparison gets a two-sided interval at :math:`1 - α_1`, the per-comparison
+    level of the correction, computed by inverting its own tests
+    (:meth:`MarginResult.interval`). With the two-sided single-step corrections the m
+    intervals cover every true difference together with probability at least 1 − α
+    (Bonferroni always; Šidák for independent comparisons and for normal statistics of
+    any correlation, Šidák 1967), so *all* claims read off them — improved, regressed,
+    non-inferior, equivalent — are together wrong with probability at most α.
+
+    The claims, for a higher-is-better metric (mirrored when lower is better):
+    improved iff the interval lies above 0, regressed iff below, non-inferior iff
+    above −δ, equivalent iff inside (−δ, δ). As p-values, with q the two-sided-scale
+    p-value (the two-sided superiority p, or twice a one-sided p) and L the level
+    function (α/m, :math:`1-(1-α)^{1/m}`, ...), the adjusted p-value is the smallest
+    family α at which the claim is made, :math:`L^{-1}(q)`; superiority's is compared
+    with α (it is the usual single-step adjusted p-value), one-sided claims' are
+    reported halved and compared with α/2 (ICH E9 1998, §5.5). So "adjusted p ≤ α"
+    and "the interval excludes 0", and "adjusted non-inferiority p ≤ α/2" and "the
+    interval lies above −δ", are the same statement. Bonferroni's adjusted one-sided
+    p-value is thus :math:`\min(1, m p)`, its usual form.
+
+    References
+    ----------
+    ICH E9 (1998). Statistical principles for clinical trials, §5.5. CPMP (2000). Points
+    to consider on switching between superiority and non-inferiority.
+    Šidák Z. (1967). Rectangular confidence regions for the means of multivariate
+    normal distributions. *JASA* 62:626-633.
+    Strassburger K., Bretz F. (2008). Compatible simultaneous lower confidence bounds
+    for the Holm procedure and other Bonferroni-based closed tests. *Statistics in
+    Medicine* 27:4914-4927.
+    Benjamini Y., Yekutieli D. (2005). False discovery rate-adjusted multiple confidence
+    intervals for selected parameters. *JASA* 100:71-81.
+    """
+    choices_iv({"correction": (correction, CORRECTIONS)})
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise InputError(f"alpha={alpha!r} must be between 0 and 1 (exclusive)",
+                         hint="e.g. alpha=0.05")
+    results = list(results)
+    if not results:
+        raise InputError("no comparison in the family",
+                         hint="give at least one MarginResult")
+    method = single_step_correction(correction)
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([np.asarray(getattr(r, name), dtype=np.float64)
+                               for r in results])
+
+    p_g, p_s, p_l, p_u = cat("p_greater"), cat("p_less"), cat("p_lower"), cat("p_upper")
+    diff = cat("diff")
+    margin = np.concatenate([np.full(r.n_candidates, np.nan if r.margin is None
+                                     else r.margin) for r in results])
+    direction = tuple(d for r in results for d in [r.direction] * r.n_candidates)
+    higher = np.array([d == "higher" for d in direction])
+    p_sup = np.minimum(1.0, 2 * np.minimum(p_g, p_s))
+    finite = np.isfinite(p_sup)
+    m = int(finite.sum())
+    bh = None
+    if method in ("fdr_bh", "fdr_by"):
+        from reportgen.stats.multiplicity import adjust_pvalues
+        bh = adjust_pvalues(np.where(finite, p_sup, np.nan), method="fdr_bh" if
+                            method == "fdr_bh" else "fdr_by")
+    level_fn, inverse = _level_function(method, max(m, 1), bh)
+    alpha1 = float(level_fn(float(alpha)))
+    confidence = 1 - alpha1
+
+    def adjusted_one_sided(p: np.ndarray) -> np.ndarray:
+        q = 2 * p
+        with np.errstate(invalid="ignore"):
+            out = np.minimum(1.0, np.where(q <= 1, inverse(np.minimum(q, 1.0)) / 2, 1.0))
+        if method == "none":
+            out = p.copy()
+        return np.where(np.isfinite(p), out, np.nan)
+
+    p_sup_adj = np.where(finite, np.minimum(1.0, inverse(np.where(finite, p_sup, 1.0))),
+                         np.nan)
+    p_better = np.where(higher, p_g, p_s)
+    p_worse = np.where(higher, p_s, p_g)
+    p_ni = np.where(higher, p_l, p_u)
+    p_eq = np.maximum(p_l, p_u)
+    better_adj, worse_adj = adjusted_one_sided(p_better), adjusted_one_sided(p_worse)
+    p_ni_adj, p_eq_adj = adjusted_one_sided(p_ni), adjusted_one_sided(p_eq)
+
+    lows, highs = [], []
+    for r in results:
+        lo, hi = r.interval(confidence)
+        lows.append(lo)
+        highs.append(hi)
+    ci_low, ci_high = np.concatenate(lows), np.concatenate(highs)
+
+    half = alpha / 2
+    # claims from the interval; the p-values above say the same (tests check it)
+    with np.errstate(invalid="ignore"):
+        improved = np.where(higher, ci_low > 0, ci_high < 0)
+        regressed = np.where(higher, ci_high < 0, ci_low > 0)
+        noninferior = np.where(higher, ci_low > -margin, ci_high < margin)
+        equivalent = (ci_low > -margin) & (ci_high < margin)
+    has_margin = np.isfinite(margin)
+    noninferior &= has_margin
+    equivalent &= has_margin
+    verdict = []
+    for k in range(len(diff)):
+        if improved[k]:
+            verdict.append("improved")
+        elif regressed[k]:
+            verdict.append("regressed")
+        elif not has_margin[k]:
+            verdict.append("no detectable difference")
+        elif noninferior[k]:
+            verdict.append("non-inferior")
+        else:
+            verdict.append("inconclusive")
+    del better_adj, worse_adj, half
+    return MarginDecisions(
+        float(alpha), correction, method, m, confidence, diff, ci_low, ci_high, p_sup,
+        p_sup_adj, p_ni, np.where(has_margin, p_ni_adj, np.nan), p_eq,
+        np.where(has_margin, p_eq_adj, np.nan), improved, regressed, noninferior,
+        equivalent, tuple(verdict), margin, direction)
+
+
+# ============================================================================ power
+
+
+@dataclass(frozen=True)
+class MarginPowerResult:
+    """Power of a non-inferiority test, or the items it needs.
+
+    Attributes
+    ----------
+    design, margin, alpha
+        The design, δ and the one-sided level of the test.
+    true_diff
+        The difference assumed true (candidate − baseline, in the better direction;
+        default 0: the candidate as good as the baseline).
+    n
+        Items (per system for unpaired designs: the candidate's, the baseline has
+        ``ratio · n``).
+    power
+        Probability that the test shows non-inferiority.
+    method
+        The formula used.
+    discordance, baseline, sd, sd_b, ratio
+        The nuisance parameters used (None where they do not apply).
+    """
+
+    design: str
+    margin: float
+    alpha: float
+    true_diff: float
+    n: float
+    power: float
+    method: str
+    discordance: float | None = None
+    baseline: float | None = None
+    sd: float | None = None
+    sd_b: float | None = None
+    ratio: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+        return {k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class _PowerSpec:
+    design: str
+    margin: float
+    alpha: float
+    true_diff: float
+    discordance: float | None
+    baseline: float | None
+    sd: float | None
+    sd_b: float | None
+    ratio: float
+
+
+def _power_spec_iv(design: Any, margin: Any, alpha: Any, true_diff: Any,
+                   discordance: Any, baseline: Any, sd: Any, sd_b: Any, ratio: Any
+                   ) -> _PowerSpec:
+    choices_iv({"design": (design, MARGIN_DESIGNS)})
+    delta = _margin_iv(margin, design.endswith("binary"))
+    assert delta is not None or margin is None
+    if delta is None:
+        raise InputError("margin must be given for the power of a non-inferiority test",
+                         hint="e.g. margin=0.01")
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 0.5):
+        raise InputError(f"alpha={alpha!r} must be a one-sided level in (0, 0.5)",
+                         hint="the release's one-sided level is α/2, e.g. 0.025")
+    true_diff = float(true_diff)
+    if not math.isfinite(true_diff) or true_diff <= -delta:
+        raise InputError(f"true_diff={true_diff!r} must be above −margin",
+                         hint="non-inferiority cannot be shown when the true loss is the "
+                              "margin or more")
+    allowed = {"paired-binary": {"discordance"}, "unpaired-binary": {"baseline", "ratio"},
+               "paired-continuous": {"sd"}, "unpaired-continuous": {"sd", "sd_b", "ratio"}}
+    given = {"discordance": discordance, "baseline": baseline, "sd": sd, "sd_b": sd_b,
+             "ratio": None if ratio == 1 else ratio}
+    for name, value in given.items():
+        if value is not None and name not in allowed[design]:
+            raise InputError(f"{name} does not apply to design={design!r}",
+                             hint=f"{design} takes: {', '.join(sorted(allowed[design]))}")
+    if design == "paired-binary":
+        if discordance is None or not (0 < float(discordance) <= 1):
+            raise InputError(f"discordance={discordance!r} must be in (0, 1]",
+                             hint="the share of items on which the two systems disagree")
+        if abs(true_diff) > float(discordance):
+            raise InputError(f"true_diff={true_diff!r} is larger than the discordance "
+                             f"{discordance!r} allows")
+    if design == "unpaired-binary":
+        if baseline is None or not (0 <= float(baseline) <= 1):
+            raise InputError(f"baseline={baseline!r} must be a proportion in [0, 1]",
+                             hint="the baseline's accuracy")
+        if not (0 <= float(baseline) + true_diff <= 1):
+            raise InputError("baseline + true_diff must be a proportion in [0, 1]")
+    if design.endswith("continuous"):
+        sd = 1.0 if sd is None else float(sd)
+        if not (math.isfinite(sd) and sd > 0):
+            raise InputError(f"sd={sd!r} must be positive")
+    if design == "unpaired-continuous":
+        sd_b = sd if sd_b is None else float(sd_b)
+        if not (math.isfinite(sd_b) and sd_b > 0):
+            raise InputError(f"sd_b={sd_b!r} must be positive")
+    ratio = float(ratio)
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise InputError(f"ratio={ratio!r} must be positive")
+    return _PowerSpec(design, delta, float(alpha), true_diff,
+                      None if discordance is None else float(discordance),
+                      None if baseline is None else float(baseline), sd, sd_b, ratio)
+
+
+def _restricted_p21(p10: float, p01: float, delta0: float) -> float:
+    """The limit of Tango's restricted MLE of the "only B right" cell under Δ = δ0
+    when the observed cells are p10 (only A right) and p01 (only B right)."""
+    A = 2.0
+    B = -p10 - p01 + (2 - p10 + p01) * delta0
+    C = -p01 * delta0 * (1 - delta0)
+    return (math.sqrt(max(B * B - 4 * A * C, 0.0)) - B) / (2 * A)
+
+
+def _power_value(n: float, spec: _PowerSpec) -> float:
+    z = float(special.ndtri(1 - spec.alpha))
+    shift = spec.true_diff + spec.margin          # distance from the null boundary
+    if spec.design == "paired-binary":
+        assert spec.discordance is not None
+        psi = spec.discordance
+        p10, p01 = (psi + spec.true_diff) / 2, (psi - spec.true_diff) / 2
+        p21 = _restricted_p21(p10, p01, -spec.margin)
+        sd0 = math.sqrt(2 * p21 - spec.margin * (1 + spec.margin))
+        sd1 = math.sqrt(psi - spec.true_diff ** 2)
+        return float(special.ndtr((math.sqrt(n) * shift - z * sd0) / sd1))
+    if spec.design == "unpaired-binary":
+        assert spec.baseline is not None
+        p_b = spec.baseline
+        p_a = p_b + spec.true_diff
+        n_a, n_b = n, spec.ratio * n
+        ta, tb = farrington_manning_restricted(np.float64(-spec.margin), np.float64(p_a),
+                                               np.float64(n_a), np.float64(p_b),
+                                               np.float64(n_b))
+        sd0 = math.sqrt(float(ta * (1 - ta)) / n_a + float(tb * (1 - tb)) / n_b)
+        sd1 = math.sqrt(p_a * (1 - p_a) / n_a + p_b * (1 - p_b) / n_b)
+        if sd1 == 0:
+            return 1.0 if shift > 0 else 0.0
+        return float(special.ndtr((shift - z * sd0) / sd1))
+    if spec.design == "paired-continuous":
+        assert spec.sd is not None
+        df = n - 1
+        nc = shift * math.sqrt(n) / spec.sd
+        return float(stats.nct.sf(stats.t.isf(spec.alpha, df), df, nc))
+    assert spec.sd is not None and spec.sd_b is not None
+    n_a, n_b = n, spec.ratio * n
+    se2_a, se2_b = spec.sd ** 2 / n_a, spec.sd_b ** 2 / n_b
+    df = (se2_a + se2_b) ** 2 / (se2_a ** 2 / (n_a - 1) + se2_b ** 2 / (n_b - 1))
+    nc = shift / math.sqrt(se2_a + se2_b)
+    return float(stats.nct.sf(stats.t.isf(spec.alpha, df), df, nc))
+
+
+_POWER_METHODS = {
+    "paired-binary": "Tango/Nam score test, normal approximation (Nam 1997)",
+    "unpaired-binary": "Farrington-Manning score test, normal approximation "
+                       "(Farrington & Manning 1990)",
+    "paired-continuous": "paired t, noncentral t",
+    "unpaired-continuous": "Welch t, noncentral t with Welch-Satterthwaite df",
+}
+
+
+def _power_result(spec: _PowerSpec, n: float, power: float) -> MarginPowerResult:
+    return MarginPowerResult(
+        spec.design, spec.margin, spec.alpha, spec.true_diff, float(n), float(power),
+        _POWER_METHODS[spec.design], spec.discordance, spec.baseline, spec.sd, spec.sd_b,
+        None if spec.design.startswith("paired") else spec.ratio)
+
+
+def noninferiority_power(n: float, margin: float, *, design: MarginDesign,
+                         alpha: float = 0.025, true_diff: float = 0.0,
+                         discordance: float | None = None, baseline: float | None = None,
+                         sd: float | None = None, sd_b: float | None = None,
+                         ratio: float = 1.0) -> MarginPowerResult:
+    """Power of the non-inferiority test of :func:`margin_paired` /
+    :func:`margin_unpaired` (``method="auto"``) with n items.
+
+    Parameters
+    ----------
+    n
+        Items (unpaired: the candidate's; the baseline has ``ratio · n``); at least 2.
+    margin
+        δ > 0 in the units of the scores.
+    design
+        ``paired-binary``, ``unpaired-binary``, ``paired-continuous`` or
+        ``unpaired-continuous``.
+    alpha
+        One-sided level (default 0.025 = α/2 of a two-sided 0.05, the release's level
+        for one comparison).
+    true_diff
+        The true candidate − baseline difference, oriented so that positive is better
+        (default 0).
+    discordance
+        ``paired-binary``: share of items the two systems disagree on, ψ = p₁₀ + p₀₁.
+    baseline
+        ``unpaired-binary``: the baseline's accuracy.
+    sd, sd_b
+        ``paired-continuous``: SD of the differences; ``unpaired-continuous``: SDs of
+        the candidate and the baseline (``sd_b`` defaults to ``sd``). Default 1.
+    ratio
+        Unpaired designs: baseline items per candidate item.
+
+    Returns
+    -------
+    MarginPowerResult
+
+    Notes
+    -----
+    With shift :math:`s = \\Delta_1 + \\delta` (distance of the truth from the null
+    boundary) and :math:`z = \\Phi^{-1}(1 - \\alpha)`:
+
+    * paired binary (Nam 1997, eq. 6): :math:`\\Phi((\\sqrt n\\, s - z\\sigma_0)/
+      \\sigma_1)`, :math:`\\sigma_1^2 = \\psi - \\Delta_1^2`, :math:`\\sigma_0^2 =
+      2\\tilde p_{21} - \\delta(1 + \\delta)` with Tango's restricted MLE evaluated at
+      the true cells;
+    * unpaired binary (Farrington & Manning 1990, eq. 5): the same with
+      :math:`\\sigma_0^2, \\sigma_1^2` the variances of the difference under the
+      restricted MLE and under the truth;
+    * paired t: the noncentral t with df = n − 1 and noncentrality
+      :math:`s\\sqrt n/\\sigma_D` (statsmodels ``TTestPower`` with effect size
+      :math:`s/\\sigma_D`, ``alternative="larger"``);
+    * Welch t: the noncentral t with the Welch-Satterthwaite df of the population SDs.
+
+    Examples
+    --------
+    >>> r = noninferiority_power(500, 0.05, design="paired-binary", discordance=0.2)
+    >>> round(r.power, 3)
+    0.694
+    """
+    spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd,
+                          sd_b, ratio)
+    n = float(n)
+    if not (math.isfinite(n) and n >= 2):
+        raise InputError(f"n={n!r} must be at least 2")
+    return _power_result(spec, n, _power_value(n, spec))
+
+
+def noninferiority_required_n(margin: float, *, design: MarginDesign, power: float = 0.8,
+                              alpha: float = 0.025, true_diff: float = 0.0,
+                              discordance: float | None = None,
+                              baseline: float | None = None, sd: float | None = None,
+                              sd_b: float | None = None, ratio: float = 1.0
+                              ) -> MarginPowerResult:
+    """Items needed to show non-inferiority at ``margin`` with the given power.
+
+    Parameters are those of :func:`noninferiority_power`; ``power`` is the target
+    (default 0.8). The result's ``n`` is the smallest whole number of items reaching it
+    (per system for unpaired designs: the candidate's), and ``power`` the power there.
+
+    Examples
+    --------
+    >>> noninferiority_required_n(0.05, design="paired-binary", discordance=0.2).n
+    644.0
+    """
+    spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd,
+                          sd_b, ratio)
+    if not (isinstance(power, (int, float)) and spec.alpha < power < 1):
+        raise InputError(f"power={power!r} must be between alpha and 1",
+                         hint="e.g. power=0.8")
+    target = float(power)
+
+    def gap(n: float) -> float:
+        return _power_value(n, spec) - target
+
+    lo, hi = 2.0, 4.0
+    while gap(hi) < 0:
+        lo, hi = hi, hi * 2
+        if hi > 1e12:
+            raise InputError("more than 10^12 items would be needed",
+                             hint="the margin is too small for this design")
+    if gap(lo) >= 0:
+        n = lo
+    else:
+        root = optimize.brentq(gap, lo, hi, xtol=1e-6)
+        n = float(math.ceil(root - 1e-9))
+        while gap(n) < 0:
+            n += 1
+        while n > 2 and gap(n - 1) >= 0:
+            n -= 1
+    return _power_result(spec, n, _power_value(n, spec))
