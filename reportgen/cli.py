@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 import warnings
@@ -399,6 +400,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     report = _config(args).report
     options = _analysis_kwargs(args)
+    margins = _margins(args)
+    if margins is not None:
+        options["margins"] = margins
     spec = RunSpec(
         data=tuple(_data_paths(args)),
         out=args.out or report.get("out") or "report",
@@ -415,54 +419,108 @@ def _cmd_run(args: argparse.Namespace) -> int:
         candidate=args.candidate or report.get("candidate"),
         max_table_rows=args.max_table_rows or report.get("max_table_rows") or 40,
         execution_timeout=args.timeout, execution=_execution_kwargs(args))
-    fail_on_regression = bool(args.fail_on_regression or
-                              report.get("fail_on_regression", False))
+    gate = _gate(args, report)
     progress = _progress_printer(quiet=args.quiet)
     result = run_report(spec, progress=progress)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed "
                      f"{result.seed}\n")
     if result.verdict is not None:
-        return _release_gate(result.verdict, fail_on_regression=fail_on_regression,
+        return _release_gate(result.verdict, gate=gate,
                              allow_partial=bool(args.allow_partial or
                                                 report.get("allow_partial", False)))
-    if fail_on_regression:
-        sys.stderr.write("reportgen: warning: --fail-on-regression needs a release report "
+    if gate is not None:
+        sys.stderr.write(f"reportgen: warning: --gate {gate} needs a release report "
                          "(--template release); nothing was checked\n")
     return EXIT_OK
 
 
-def _release_gate(verdict: Mapping[str, Any], *, fail_on_regression: bool,
+def _gate(args: argparse.Namespace, report: Mapping[str, Any]) -> str | None:
+    """The release gate: ``--gate``, else ``--fail-on-regression`` (= ``regression``),
+    else the config's ``[report] gate`` / ``fail_on_regression``, else None."""
+    from reportgen.errors import InputError
+
+    if args.gate is not None:
+        if args.fail_on_regression and args.gate != "regression":
+            raise InputError(f"--fail-on-regression and --gate {args.gate} disagree",
+                             hint="give one of them (--fail-on-regression is "
+                                  "--gate regression)")
+        return str(args.gate)
+    if args.fail_on_regression:
+        return "regression"
+    if report.get("gate"):
+        return str(report["gate"])
+    return "regression" if report.get("fail_on_regression", False) else None
+
+
+def _margins(args: argparse.Namespace) -> dict[str, float] | None:
+    """``--margin DELTA`` (every metric) and ``--margin METRIC=DELTA`` (one metric, which
+    wins), as the ``margins`` analysis option; None when not given."""
+    from reportgen.errors import InputError
+
+    if not args.margin:
+        return None
+    out: dict[str, float] = {}
+    for text in args.margin:
+        metric, sep, value = str(text).rpartition("=")
+        metric = metric.strip() if sep else "*"
+        if sep and not metric:
+            raise InputError(f"--margin {text!r} names no metric",
+                             hint="write --margin DELTA or --margin METRIC=DELTA")
+        try:
+            delta = float(value)
+        except ValueError:
+            raise InputError(f"--margin {text!r}: {value!r} is not a number",
+                             hint="write --margin DELTA or --margin METRIC=DELTA, e.g. "
+                                  "--margin 0.01 or --margin pass1=0.02") from None
+        if not (math.isfinite(delta) and delta > 0):
+            raise InputError(f"--margin {text!r}: the margin must be a positive number",
+                             hint="in the metric's units, e.g. 0.01 for one point of "
+                                  "accuracy")
+        if metric in out:
+            raise InputError(f"--margin is given twice for "
+                             f"{'every metric' if metric == '*' else repr(metric)}")
+        out[metric] = delta
+    return out
+
+
+def _release_gate(verdict: Mapping[str, Any], *, gate: str | None,
                   allow_partial: bool) -> int:
     """Say the release decision (stdout) and every dataset × metric not compared
-    (stderr), and the exit status of ``--fail-on-regression``: 1 on a significant
-    regression, and 1 when anything was not compared unless ``--allow-partial``."""
+    (stderr), and the exit status of the gate: ``regression`` fails (1) on a significant
+    regression, ``non-inferiority`` unless every dataset × metric compared is improved or
+    non-inferior; both fail when anything was not compared unless ``--allow-partial``."""
     from reportgen.analysis.release import ReleaseComparison
     from reportgen.report.findings import plain, release_decision
 
     comparison = ReleaseComparison.from_dict(verdict)
     counts = comparison.counts
     sys.stdout.write(f"decision: {plain(release_decision(comparison))}\n")
-    sys.stdout.write(f"verdict: {counts['improved']} improved, {counts['regressed']} "
-                     f"regressed, {counts['no detectable difference']} with no detectable "
-                     f"difference, {len(comparison.not_compared)} not compared\n")
+    shown = [f"{counts[v]} {v}" for v in ("improved", "regressed", "non-inferior",
+                                          "inconclusive") if counts[v] or
+             v in ("improved", "regressed")]
+    sys.stdout.write(f"verdict: {', '.join(shown)}, {counts['no detectable difference']} "
+                     f"with no detectable difference, {len(comparison.not_compared)} not "
+                     "compared\n")
+    for flip in comparison.flips:
+        sys.stdout.write(f"items: {flip.name}: lost {flip.n_lost}, gained "
+                         f"{flip.n_gained} of {flip.n_items}\n")
     for entry in comparison.not_compared:
         closest = (f" (closest names there: {', '.join(entry.closest)})"
                    if entry.closest else "")
         sys.stderr.write(f"reportgen: warning: not compared: {entry.name}: "
                          f"{entry.reason}{closest}\n")
-    if not fail_on_regression:
+    if gate is None:
         return EXIT_OK
-    if comparison.regressions:
-        sys.stderr.write(f"reportgen: {len(comparison.regressions)} significant "
-                         "regression(s) (--fail-on-regression)\n")
-        return EXIT_REGRESSION
-    if comparison.not_compared and not allow_partial:
-        sys.stderr.write(f"reportgen: {len(comparison.not_compared)} dataset × metric(s) "
-                         "were not compared, so the gate cannot pass "
-                         "(--fail-on-regression); give the missing scores, or pass "
-                         "--allow-partial to judge only what was compared\n")
-        return EXIT_REGRESSION
-    return EXIT_OK
+    failures = comparison.gate_failures(gate, allow_partial=allow_partial)  # type: ignore[arg-type]
+    if not failures:
+        return EXIT_OK
+    for line in failures:
+        sys.stderr.write(f"reportgen: gate {gate}: {line}\n")
+    extra = ("; give the missing scores, or pass --allow-partial to judge only what was "
+             "compared" if comparison.not_compared and not allow_partial else "")
+    sys.stderr.write(f"reportgen: the release does not pass --gate {gate} "
+                     f"({len(failures)} reason(s)){extra}\n")
+    return EXIT_REGRESSION
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
@@ -669,14 +727,26 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--max-table-rows", type=int, default=None, metavar="N",
                        help="longest pairwise table shown per dataset × metric "
                             "(default 40; every pair is in tables/comparisons.csv)")
+    group.add_argument("--margin", action="append", metavar="[METRIC=]DELTA",
+                       default=None,
+                       help="release template: the largest loss you accept, in the "
+                            "metric's units (0.01 = one point of accuracy), for every "
+                            "metric or for METRIC (repeat the flag; METRIC=DELTA wins, "
+                            "and either wins over the config's [metrics.NAME] margin). "
+                            "Verdicts become improved, regressed, non-inferior or "
+                            "inconclusive, with equivalence (within ±DELTA) beside them")
+    group.add_argument("--gate", choices=("regression", "non-inferiority"), default=None,
+                       help="release template, a CI gate: exit with status 1 when "
+                            "'regression': anything regressed significantly; "
+                            "'non-inferiority': anything compared is neither improved "
+                            "nor non-inferior (needs --margin). Both also fail when a "
+                            "dataset × metric could not be compared, unless "
+                            "--allow-partial")
     group.add_argument("--fail-on-regression", action="store_true",
-                       help="release template: exit with status 1 when a significant "
-                            "regression is found, or when a dataset × metric could not "
-                            "be compared (the baseline or the candidate has no score "
-                            "there) unless --allow-partial (a CI gate)")
+                       help="the same as --gate regression")
     group.add_argument("--allow-partial", action="store_true",
-                       help="with --fail-on-regression: pass when some dataset × metric "
-                            "was not compared (they are still named on stderr and in the "
+                       help="with --gate: pass when some dataset × metric was not "
+                            "compared (they are still named on stderr and in the "
                             "report)")
     group.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
                        help="stop a notebook cell that runs longer than this")

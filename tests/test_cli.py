@@ -201,3 +201,29 @@ def test_cli_format_choices_are_the_registered_adapters():
 
     # the same names (adapters of one detection priority register in import order)
     assert sorted(INPUT_FORMATS) == sorted(adapter_names())
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--margin", "zero"], "'zero' is not a number"),
+    (["--margin", "-0.1"], "the margin must be a positive number"),
+    (["--margin", "=0.1"], "names no metric"),
+    (["--margin", "0.1", "--margin", "0.2"], "given twice for every metric"),
+    (["--gate", "non-inferiority", "--fail-on-regression"], "disagree"),
+])
+def test_run_margin_and_gate_flags_fail_before_any_work(tmp_path, capsys, flags, said):
+    out = tmp_path / "r"
+    status = main(["run", str(ROOT / "examples" / "data"), "--template", "release",
+                   "--out", str(out), "--quiet", *flags])
+    err = capsys.readouterr().err
+    assert status == 2 and said in err and "Traceback" not in err
+    assert not out.exists()  # nothing written
+
+
+def test_margins_parse_every_metric_and_one_metric():
+    import argparse
+
+    from reportgen.cli import _margins
+
+    args = argparse.Namespace(margin=["0.01", "edit_distance=0.5", "a=b=0.2"])
+    assert _margins(args) == {"*": 0.01, "edit_distance": 0.5, "a=b": 0.2}
+    assert _margins(argparse.Namespace(margin=None)) is None

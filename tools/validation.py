@@ -67,6 +67,7 @@ from reportgen.stats.aggregation import (  # noqa: E402
     sign_test_wins,
 )
 from reportgen.stats.corpus import corpus_bootstrap_interval, corpus_compare_paired  # noqa: E402
+from reportgen.stats.margins import margin_paired, margin_unpaired  # noqa: E402
 from reportgen.stats.means import mean_intervals  # noqa: E402
 from reportgen.stats.multiplicity import adjust_pvalues  # noqa: E402
 from reportgen.stats.pairwise import compare_paired, compare_unpaired  # noqa: E402
@@ -585,6 +586,48 @@ def _friedman_size(k: int, blocks: int, what: str
     return simulate
 
 
+#: Margins of the non-inferiority size rows: for 0/1 scores (a proportion) and for
+#: continuous scores (SD 1).
+MARGIN_BINARY, MARGIN_CONTINUOUS = 0.05, 0.2
+
+
+def _margin_size(design: str, n: int, claim: str = "non-inferiority"
+                 ) -> Callable[[int, np.random.Generator], Estimate]:
+    """Rejections of the non-inferiority test (H0: Δ ≤ −δ) when the true difference is
+    exactly −δ, or of the equivalence test (TOST) when it is exactly +δ; one call per
+    replication (a candidate and its own baseline)."""
+    delta = MARGIN_BINARY if design.endswith("binary") else MARGIN_CONTINUOUS
+    truth = -delta if claim == "non-inferiority" else delta
+
+    def simulate(reps: int, rng: np.random.Generator) -> Estimate:
+        hits = 0
+        with _Silent():
+            for _ in range(reps):
+                if design == "paired-binary":
+                    # discordant cells: baseline-only (ψ − Δ)/2, candidate-only (ψ + Δ)/2
+                    psi = 0.3
+                    cells = rng.choice(4, size=n, p=[(psi - truth) / 2, (psi + truth) / 2,
+                                                     (1 - psi) / 2, (1 - psi) / 2])
+                    X = np.column_stack([np.isin(cells, (0, 2)), np.isin(cells, (1, 2))])
+                    r = margin_paired(X.astype(float), margin=delta)
+                elif design == "unpaired-binary":
+                    base = (rng.random(n) < 0.7).astype(float)
+                    cand = (rng.random(n) < 0.7 + truth).astype(float)
+                    r = margin_unpaired([base, cand], margin=delta)
+                elif design == "paired-continuous":
+                    item = rng.normal(size=n)
+                    X = np.column_stack([item + rng.normal(size=n) / np.sqrt(2),
+                                         item + truth + rng.normal(size=n) / np.sqrt(2)])
+                    r = margin_paired(X, margin=delta)
+                else:  # unpaired continuous, unequal variances (Welch)
+                    r = margin_unpaired([rng.normal(0, 1, n), rng.normal(truth, 2, n)],
+                                        margin=delta)
+                p = r.p_noninferiority if claim == "non-inferiority" else r.p_equivalence
+                hits += int(p[0] <= ALPHA)
+        return _rate(hits, reps)
+    return simulate
+
+
 def _size_scenarios() -> list[Scenario]:
     out: list[Scenario] = []
     ns = (10, 30, 100, 1000)
@@ -675,6 +718,26 @@ def _size_scenarios() -> list[Scenario]:
             "compare_unpaired(alternative='greater'): two-proportion z",
             f"P(A) = P(B) = 0.5; n = {n} each", "two-sided", 4000,
             _unpaired_binary_size("auto", 0.5, n, "greater"))
+    # non-inferiority at the margin (issue 20): the true difference is exactly −δ
+    for design, test, ns_m, reps in (
+            ("paired-binary", "Tango/Nam score test", (100, 400), 2000),
+            ("unpaired-binary", "Farrington-Manning score test", (100, 400), 1000),
+            ("paired-continuous", "paired t shifted by δ", (30, 100), 4000),
+            ("unpaired-continuous", "Welch t shifted by δ", (30, 100), 4000)):
+        delta = MARGIN_BINARY if design.endswith("binary") else MARGIN_CONTINUOUS
+        for n in ns_m:
+            add(f"margin/{design}/n={n}", "non-inferiority at the margin (one-sided)",
+                f"margin_{design.split('-')[0]}(margin={delta}): {test}",
+                f"candidate − baseline = −δ = −{delta} exactly; n = {n}"
+                + (" each" if design.startswith("unpaired") else ""),
+                "two-sided", reps, _margin_size(design, n))
+    for n in (30, 100):
+        add(f"margin/equivalence/paired-continuous/n={n}",
+            "non-inferiority at the margin (one-sided)",
+            f"margin_paired(margin={MARGIN_CONTINUOUS}): TOST (two shifted paired t)",
+            f"candidate − baseline = +δ = {MARGIN_CONTINUOUS} exactly; n = {n}",
+            # the TOST p is the larger of two one-sided p: at most α at the boundary
+            "at-most", 4000, _margin_size("paired-continuous", n, "equivalence"))
     # corpus metric: approximate randomization
     for n in (30, 100, 1000):
         add(f"corpus/approximate-randomization/f1-macro/n={n}", "corpus metric (F1)",

@@ -297,6 +297,6 @@ def analyze_release(table: ScoreTable, options: AnalysisOptions | None = None, *
     analysis = analyze(table, options, execution=execution, progress=progress)
     coverage = [(d, m, table.systems_of(d, m)) for d, m in table.pairs()]
     comparison = release_comparison(analysis.units, coverage, baseline=baseline,
-                                    candidate=candidate, release=release,
-                                    alpha=options.alpha, power=options.power)
+                                    candidate=candidate, release=release, table=table,
+                                    options=options, seed=analysis.seed)
     return replace(analysis, release=comparison)

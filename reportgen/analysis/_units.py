@@ -75,7 +75,8 @@ _CURVE_POINTS = 12
 def unit_rng(seed: int, dataset: str, metric: str, stream: int = 0) -> np.random.Generator:
     """The generator of one (dataset, metric): a function of the master seed, the names
     and the stream only (0: comparisons, 1: per-system intervals, 2: runs, 3: groups,
-    4: Bradley-Terry, 5: ordered ranking, 6: rank uncertainty, 7: exploration), so it is
+    4: Bradley-Terry, 5: ordered ranking, 6: rank uncertainty, 7: exploration, 8: the
+    release's margin tests), so it is
     stable across runs, processes and the set of units analysed."""
     key = [seed, zlib.crc32(dataset.encode()), zlib.crc32(metric.encode()), stream]
     return np.random.default_rng(np.random.SeedSequence(key))

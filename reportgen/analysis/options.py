@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -79,6 +81,11 @@ class AnalysisOptions:
         default 256 MiB): resamples are drawn in chunks of at most this size, which
         changes the peak memory, never the numbers. With ``jobs`` worker processes each
         may use this much.
+    margins
+        Release analyses: the non-inferiority margin δ > 0 per metric name, in the
+        metric's units (``"*"``: every metric not named); a metric's
+        ``[metrics.NAME] margin`` in the config applies when it is not given here
+        (:func:`reportgen.analysis.release.margin_of`).
     """
 
     pairing: Pairing = "auto"
@@ -104,8 +111,16 @@ class AnalysisOptions:
     systems: tuple[str, ...] | None = None
     max_memory: int = DEFAULT_MAX_MEMORY
     rank_lists: tuple[str, ...] | None = None
+    margins: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
+        for metric, delta in (self.margins or {}).items():
+            if isinstance(delta, bool) or not isinstance(delta, (int, float)) \
+                    or not math.isfinite(delta) or delta <= 0:
+                which = "every metric" if metric == "*" else f"metric {metric!r}"
+                raise InputError(f"margin {delta!r} for {which} must be a positive number",
+                                 hint="in the metric's units, e.g. 0.01 for one point of "
+                                      "accuracy")
         for name, choices in (("pairing", get_args(Pairing)),
                               ("correct_across", get_args(CorrectAcross)),
                               ("correction", CORRECTIONS),

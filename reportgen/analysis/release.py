@@ -12,6 +12,24 @@ A verdict is read off the comparison of the two systems (tests and corrections a
   analysis' target power comes with it, so "no difference" says how large a difference
   could have gone unnoticed.
 
+With a **margin** δ for the metric (``--margin``, ``[metrics.NAME] margin``), the
+verdicts are, in this precedence: *improved*, *regressed*, *non-inferior* (a loss
+larger than δ is ruled out) and *inconclusive* (it is not); equivalence (the difference
+is within ±δ, two one-sided tests) is reported beside the verdict, not as one.
+
+Every verdict is read off one interval, so the page never disagrees with itself: the
+simultaneous interval of the release family at the per-comparison level of the
+correction (:func:`reportgen.stats.margins.margin_decisions`). Step-down corrections
+(Holm, Holm-Šidák) have no informative intervals that agree with every decision
+(Strassburger & Bretz 2008), so a release uses their single-step forms (Bonferroni,
+Šidák): "the interval excludes 0" is "significant", and "the interval lies above −δ"
+is "non-inferior". Corpus-level metrics (computed from predictions, e.g. F1) have no
+per-item scores to test at a margin: their verdict is the superiority test of the
+analysis, without a margin.
+
+For paired comparisons the items the candidate lost (the baseline scored better) and
+gained are listed (:class:`ReleaseFlips`).
+
 Every difference is ``candidate − baseline`` on the metric's own scale (the comparisons
 of a release analysis have ``system_a`` = candidate).
 """
@@ -26,11 +44,17 @@ from typing import Any, Literal
 
 from reportgen.errors import InputError
 
-__all__ = ["VERDICTS", "NotCompared", "ReleaseComparison", "ReleaseVerdict",
-           "not_compared", "release_comparison", "resolve_release_systems", "verdict_of"]
+__all__ = ["VERDICTS", "NotCompared", "ReleaseComparison", "ReleaseFlips", "ReleaseVerdict",
+           "margin_of", "not_compared", "release_comparison", "resolve_release_systems",
+           "verdict_of"]
 
-Verdict = Literal["improved", "regressed", "no detectable difference"]
-VERDICTS: tuple[Verdict, ...] = ("improved", "regressed", "no detectable difference")
+Verdict = Literal["improved", "regressed", "no detectable difference", "non-inferior",
+                  "inconclusive"]
+#: Every verdict, in the order the report counts them.
+VERDICTS: tuple[Verdict, ...] = ("improved", "regressed", "non-inferior", "inconclusive",
+                                 "no detectable difference")
+Gate = Literal["regression", "non-inferiority"]
+GATES: tuple[Gate, ...] = ("regression", "non-inferiority")
 
 
 def resolve_release_systems(systems: Sequence[str], *, baseline: str | None,
@@ -78,8 +102,19 @@ class ReleaseVerdict:
     """The candidate against the baseline on one dataset × metric.
 
     ``diff``, ``ci_low`` and ``ci_high`` are candidate − baseline on the metric's own
-    scale; ``mde`` is the minimum detectable effect in the same units (non-negative, or
-    None when undefined); ``effect_size`` has the sign of ``diff``.
+    scale; ``ci_low``/``ci_high`` are the simultaneous interval of the release family at
+    level ``confidence`` (the per-comparison level of ``correction``, the single-step
+    form of the correction asked for), so the verdict and the interval agree. ``mde``
+    is the minimum detectable effect in the same units (non-negative, or None when
+    undefined); ``effect_size`` has the sign of ``diff``.
+
+    With a ``margin`` δ: ``p_noninferiority`` (raw one-sided p of H0: the candidate is
+    worse by δ or more) and ``p_equivalence`` (TOST: the larger of the two one-sided
+    p-values), with their family-adjusted values (compared with α/2, the one-sided
+    level of a two-sided interval; see
+    :func:`reportgen.stats.margins.margin_decisions`), and ``equivalent`` (the interval
+    lies inside (−δ, δ)). ``n_lost``/``n_gained``: paired items the candidate scored
+    worse/better on (None when unpaired).
     """
 
     dataset: str
@@ -105,6 +140,14 @@ class ReleaseVerdict:
     mde: float | None
     verdict: Verdict
     proportion: bool = False
+    margin: float | None = None
+    p_noninferiority: float | None = None
+    p_noninferiority_adjusted: float | None = None
+    p_equivalence: float | None = None
+    p_equivalence_adjusted: float | None = None
+    equivalent: bool | None = None
+    n_lost: int | None = None
+    n_gained: int | None = None
 
     @property
     def name(self) -> str:
@@ -152,6 +195,63 @@ class NotCompared:
 
 
 @dataclass(frozen=True)
+class ReleaseFlips:
+    """The items of one paired dataset × metric whose score changed from the baseline to
+    the candidate: losses first (the largest first), then gains (the largest last).
+
+    ``change`` is ``candidate_score − baseline_score`` on the metric's scale (a loss is
+    negative when higher is better, positive when lower is better).
+    """
+
+    dataset: str
+    metric: str
+    direction: str
+    n_items: int
+    items: tuple[str, ...]
+    baseline_score: tuple[float, ...]
+    candidate_score: tuple[float, ...]
+    lost: tuple[bool, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.dataset} / {self.metric}"
+
+    @property
+    def n_lost(self) -> int:
+        return sum(self.lost)
+
+    @property
+    def n_gained(self) -> int:
+        return len(self.lost) - sum(self.lost)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """The rows of ``tables/flips.csv``: ``dataset, metric, item, baseline_score,
+        candidate_score, change``."""
+        return [{"dataset": self.dataset, "metric": self.metric, "item": item,
+                 "baseline_score": b, "candidate_score": c, "change": c - b}
+                for item, b, c in zip(self.items, self.baseline_score,
+                                      self.candidate_score)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, "metric": self.metric,
+                "direction": self.direction, "n_items": self.n_items,
+                "n_lost": self.n_lost, "n_gained": self.n_gained,
+                "items": [{"item": r["item"], "baseline_score": r["baseline_score"],
+                           "candidate_score": r["candidate_score"], "change": r["change"],
+                           "lost": lost}
+                          for r, lost in zip(self.to_records(), self.lost)]}
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> ReleaseFlips:
+        items = list(row.get("items", ()))
+        return cls(str(row["dataset"]), str(row["metric"]), str(row["direction"]),
+                   int(row["n_items"]), tuple(str(i["item"]) for i in items),
+                   tuple(float(i["baseline_score"]) for i in items),
+                   tuple(float(i["candidate_score"]) for i in items),
+                   tuple(bool(i["lost"]) for i in items))
+
+
+@dataclass(frozen=True)
 class ReleaseComparison:
     """The verdicts of a release and its coverage.
 
@@ -166,6 +266,11 @@ class ReleaseComparison:
         both) has no score.
     alpha, power
         The significance level of the verdicts and the target power of the MDE.
+    correction, interval_correction
+        The correction asked for and the single-step one the verdicts and intervals
+        use (the same unless it is a step-down correction).
+    flips
+        Per paired dataset × metric, the items the candidate lost and gained.
     """
 
     baseline: str
@@ -175,10 +280,52 @@ class ReleaseComparison:
     not_compared: tuple[NotCompared, ...]
     alpha: float
     power: float
+    correction: str | None = None
+    interval_correction: str | None = None
+    flips: tuple[ReleaseFlips, ...] = ()
 
     @property
     def counts(self) -> dict[str, int]:
         return {v: sum(r.verdict == v for r in self.verdicts) for v in VERDICTS}
+
+    @property
+    def has_margin(self) -> bool:
+        """Whether any verdict was judged against a margin."""
+        return any(v.margin is not None for v in self.verdicts)
+
+    @property
+    def inconclusive(self) -> tuple[ReleaseVerdict, ...]:
+        return tuple(v for v in self.verdicts if v.verdict == "inconclusive")
+
+    @property
+    def noninferior(self) -> tuple[ReleaseVerdict, ...]:
+        return tuple(v for v in self.verdicts if v.verdict == "non-inferior")
+
+    def gate_failures(self, gate: Gate, *, allow_partial: bool = False) -> list[str]:
+        """Why the release fails ``gate`` (empty: it passes).
+
+        ``"regression"`` fails on a *regressed* verdict; ``"non-inferiority"`` fails
+        unless every compared dataset × metric is *improved* or *non-inferior* (one
+        without a margin cannot be). Both fail when a dataset × metric of the data was
+        not compared, unless ``allow_partial``.
+        """
+        if gate not in GATES:
+            raise InputError(f"gate {gate!r} is not valid",
+                             hint=f"use one of: {', '.join(GATES)}")
+        out = [f"regressed on {v.name}" for v in self.regressions]
+        if gate == "non-inferiority":
+            for v in self.verdicts:
+                if v.verdict in ("improved", "non-inferior", "regressed"):
+                    continue
+                if v.margin is None:
+                    out.append(f"{v.name} has no margin, so non-inferiority cannot be "
+                               f"shown (give --margin {v.metric}=DELTA)")
+                else:
+                    out.append(f"{v.name}: a loss larger than the margin "
+                               f"({v.margin:g}) is not ruled out")
+        if not allow_partial:
+            out.extend(f"{n.name} was not compared ({n.reason})" for n in self.not_compared)
+        return out
 
     @property
     def regressions(self) -> tuple[ReleaseVerdict, ...]:
@@ -195,19 +342,26 @@ class ReleaseComparison:
 
     @property
     def decision(self) -> Literal["regressed", "improved", "no detectable difference",
-                                  "incomplete", "not compared"]:
+                                  "non-inferior", "inconclusive", "incomplete",
+                                  "not compared"]:
         """The release in one word: ``"regressed"`` if anything regressed; else
         ``"not compared"`` when nothing could be compared, ``"incomplete"`` when some
-        dataset × metric was not; else ``"improved"`` if anything improved; else ``"no
-        detectable difference"``."""
+        dataset × metric was not; else ``"inconclusive"`` when a loss larger than a
+        margin is not ruled out somewhere; else ``"improved"`` if anything improved;
+        else ``"non-inferior"`` when every dataset × metric is; else ``"no detectable
+        difference"``."""
         if self.regressions:
             return "regressed"
         if not self.verdicts:
             return "not compared"
         if self.not_compared:
             return "incomplete"
+        if self.inconclusive:
+            return "inconclusive"
         if self.improvements:
             return "improved"
+        if all(v.verdict == "non-inferior" for v in self.verdicts):
+            return "non-inferior"
         return "no detectable difference"
 
     def to_dict(self) -> dict[str, Any]:
@@ -216,7 +370,9 @@ class ReleaseComparison:
                 "decision": self.decision,
                 "rows": [v.to_dict() for v in self.verdicts], "counts": self.counts,
                 "not_compared": [n.to_dict() for n in self.not_compared],
-                "alpha": self.alpha, "power": self.power}
+                "alpha": self.alpha, "power": self.power, "correction": self.correction,
+                "interval_correction": self.interval_correction,
+                "flips": [f.to_dict() for f in self.flips]}
 
     @classmethod
     def from_dict(cls, verdict: Mapping[str, Any]) -> ReleaseComparison:
@@ -226,7 +382,9 @@ class ReleaseComparison:
                    verdict.get("release"),
                    tuple(ReleaseVerdict.from_dict(r) for r in verdict.get("rows", ())),
                    tuple(NotCompared.from_dict(n) for n in verdict.get("not_compared", ())),
-                   float(verdict.get("alpha", 0.05)), float(verdict.get("power", 0.8)))
+                   float(verdict.get("alpha", 0.05)), float(verdict.get("power", 0.8)),
+                   verdict.get("correction"), verdict.get("interval_correction"),
+                   tuple(ReleaseFlips.from_dict(f) for f in verdict.get("flips", ())))
 
 
 def verdict_of(*, diff: float | None, significant: bool, direction: str) -> Verdict:
@@ -261,49 +419,166 @@ def not_compared(units: Sequence[tuple[str, str, Sequence[str]]], *, baseline: s
     return tuple(out)
 
 
+def margin_of(metric: str, margins: Mapping[str, float] | None,
+              config_margin: float | None = None) -> float | None:
+    """The margin of ``metric``: ``margins[metric]``, else ``margins["*"]`` (every
+    metric), else the config's ``[metrics.NAME] margin``, else None."""
+    margins = margins or {}
+    if metric in margins:
+        return float(margins[metric])
+    if "*" in margins:
+        return float(margins["*"])
+    return None if config_margin is None else float(config_margin)
+
+
 def release_comparison(units: Sequence[Any], coverage: Sequence[tuple[str, str, Sequence[str]]],
                        *, baseline: str, candidate: str, release: str | None,
-                       alpha: float, power: float) -> ReleaseComparison:
+                       table: Any, options: Any, seed: int) -> ReleaseComparison:
     """The verdicts of ``candidate`` against ``baseline`` from the units of a release
-    analysis (:class:`~reportgen.analysis.results.UnitResult`), and the coverage of
-    ``(dataset, metric, systems scored)`` of the data."""
-    verdicts = []
+    analysis (:class:`~reportgen.analysis.results.UnitResult`), the scores in ``table``
+    (a :class:`~reportgen.data.ScoreTable`), the options of the analysis
+    (:class:`~reportgen.analysis.AnalysisOptions`, whose ``margins`` apply) and the
+    coverage of ``(dataset, metric, systems scored)`` of the data.
+
+    Every unit with per-item scores is tested at its margin (or without one) by
+    :func:`reportgen.stats.margins.margin_paired` / ``margin_unpaired`` with the unit's
+    pairing, and the family is decided by
+    :func:`reportgen.stats.margins.margin_decisions`; corpus-level units keep the
+    analysis' superiority verdict.
+    """
+    from reportgen.analysis._units import unit_rng
+    from reportgen.stats.flips import flipped_items
+    from reportgen.stats.margins import (
+        margin_decisions,
+        margin_paired,
+        margin_unpaired,
+        single_step_correction,
+    )
+
+    method = options.method if options.method in ("permutation", "bootstrap") else "auto"
+    tested: list[tuple[Any, dict[str, Any], Any]] = []   # (unit, engine row, MarginResult)
+    corpus: list[tuple[Any, dict[str, Any]]] = []
+    flips: list[ReleaseFlips] = []
     for unit in units:
-        for row in unit.comparison_records():
-            pair = (row["system_a"], row["system_b"])
-            if pair == (candidate, baseline):
-                sign = 1.0
-            elif pair == (baseline, candidate):
-                sign = -1.0
-            else:
-                continue
-            diff = _signed(row.get("diff"), sign)
-            low, high = _signed(row.get("ci_low"), sign), _signed(row.get("ci_high"), sign)
-            if sign < 0:
-                low, high = high, low
-            a_is_candidate = sign > 0
-            mde = None
-            if unit.power is not None:
-                value = float(unit.power.mde.delta)
-                mde = None if math.isnan(value) else abs(value)
-            verdicts.append(ReleaseVerdict(
-                dataset=unit.dataset, metric=unit.metric, direction=unit.direction,
-                modality=unit.modality, baseline=baseline, candidate=candidate,
-                mean_baseline=row["mean_b"] if a_is_candidate else row["mean_a"],
-                mean_candidate=row["mean_a"] if a_is_candidate else row["mean_b"],
-                diff=diff, ci_low=low, ci_high=high, confidence=float(row["confidence"]),
-                test=str(row["test"]), p_value=row.get("p_value"),
-                p_adjusted=row.get("p_adjusted"), correction=str(row["correction"]),
-                effect_size=_signed(row.get("effect_size"), sign),
-                effect_size_kind=row.get("effect_size_kind"),
-                n_baseline=int(row["n_b"] if a_is_candidate else row["n_a"]),
-                n_candidate=int(row["n_a"] if a_is_candidate else row["n_b"]),
-                mde=mde, verdict=verdict_of(diff=diff, significant=bool(row["significant"]),
-                                            direction=unit.direction),
-                proportion=bool(unit.proportion)))
+        row = _pair_row(unit, baseline, candidate)
+        if row is None:
+            continue
+        if unit.derived_from is not None:
+            corpus.append((unit, row))
+            continue
+        info = table.metrics.get(unit.metric)
+        margin = margin_of(unit.metric, options.margins,
+                           None if info is None else info.margin)
+        common = dict(margin=margin, direction=unit.direction, modality=unit.modality,
+                      method=method, confidence=options.confidence,
+                      n_resamples=options.n_resamples, max_memory=options.max_memory,
+                      rng=unit_rng(seed, unit.dataset, unit.metric, stream=8))
+        where = f"{unit.dataset} / {unit.metric}"
+        if unit.pairing == "paired":
+            samples = table.paired(unit.dataset, unit.metric, systems=(baseline, candidate))
+            X = samples.item_means()
+            result = _at(where, lambda X=X, common=common: margin_paired(
+                X, systems=(baseline, candidate), baseline=0, **common))
+            flip = flipped_items(X[:, 0], X[:, 1], items=samples.items,
+                                 direction=unit.direction)
+            flips.append(ReleaseFlips(
+                unit.dataset, unit.metric, unit.direction, flip.n_items,
+                tuple(str(i) for i in flip.items),
+                tuple(float(x) for x in flip.baseline_score),
+                tuple(float(x) for x in flip.candidate_score),
+                tuple(bool(x) for x in flip.lost)))
+        else:
+            samples = table.unpaired(unit.dataset, unit.metric, systems=(baseline, candidate))
+            arrays = list(samples.item_means())
+            result = _at(where, lambda arrays=arrays, common=common: margin_unpaired(
+                arrays, systems=(baseline, candidate), baseline=0, **common))
+        tested.append((unit, row, result))
+
+    interval_correction = single_step_correction(options.correction)
+    decisions = (margin_decisions([r for _, _, r in tested], alpha=options.alpha,
+                                  correction=options.correction) if tested else None)
+    flip_of = {(f.dataset, f.metric): f for f in flips}
+    verdicts = []
+    for k, (unit, row, result) in enumerate(tested):
+        assert decisions is not None
+        d = decisions
+        flipped = flip_of.get((unit.dataset, unit.metric))
+        verdicts.append(_verdict(
+            unit, row, baseline, candidate,
+            diff=float(result.diff[0]), ci_low=_num(d.ci_low[k]), ci_high=_num(d.ci_high[k]),
+            confidence=float(d.confidence), test=result.superiority_test,
+            p_value=_num(d.p_superiority[k]), p_adjusted=_num(d.p_superiority_adjusted[k]),
+            correction=interval_correction, verdict=d.verdict[k],
+            margin=result.margin, p_noninferiority=_num(d.p_noninferiority[k]),
+            p_noninferiority_adjusted=_num(d.p_noninferiority_adjusted[k]),
+            p_equivalence=_num(d.p_equivalence[k]),
+            p_equivalence_adjusted=_num(d.p_equivalence_adjusted[k]),
+            equivalent=None if result.margin is None else bool(d.equivalent[k]),
+            n_lost=None if flipped is None else flipped.n_lost,
+            n_gained=None if flipped is None else flipped.n_gained))
+    for unit, row in corpus:
+        sign = 1.0 if row["system_a"] == candidate else -1.0
+        low, high = _signed(row.get("ci_low"), sign), _signed(row.get("ci_high"), sign)
+        if sign < 0:
+            low, high = high, low
+        diff = _signed(row.get("diff"), sign)
+        verdicts.append(_verdict(
+            unit, row, baseline, candidate, diff=diff, ci_low=low, ci_high=high,
+            confidence=float(row["confidence"]), test=str(row["test"]),
+            p_value=row.get("p_value"), p_adjusted=row.get("p_adjusted"),
+            correction=str(row["correction"]),
+            verdict=verdict_of(diff=diff, significant=bool(row["significant"]),
+                               direction=unit.direction)))
+    order = {(u.dataset, u.metric): i for i, u in enumerate(units)}
+    verdicts.sort(key=lambda v: order[(v.dataset, v.metric)])
     return ReleaseComparison(baseline, candidate, release, tuple(verdicts),
                              not_compared(coverage, baseline=baseline, candidate=candidate),
-                             alpha, power)
+                             options.alpha, options.power, options.correction,
+                             interval_correction, tuple(flips))
+
+
+def _pair_row(unit: Any, baseline: str, candidate: str) -> dict[str, Any] | None:
+    """The unit's comparison row of the two systems, or None."""
+    for row in unit.comparison_records():
+        if {row["system_a"], row["system_b"]} == {baseline, candidate}:
+            return row
+    return None
+
+
+def _at(where: str, compute: Any) -> Any:
+    """``compute()``, with the dataset × metric named in an input error (a margin that
+    does not fit the metric's scale, say)."""
+    try:
+        return compute()
+    except InputError as exc:
+        raise InputError(f"{where}: {exc.message}", hint=exc.hint) from exc
+
+
+def _num(value: Any) -> float | None:
+    v = float(value)
+    return None if math.isnan(v) else v
+
+
+def _verdict(unit: Any, row: Mapping[str, Any], baseline: str, candidate: str,
+             **fields_: Any) -> ReleaseVerdict:
+    """A verdict with the unit's means, counts, effect size and MDE, oriented
+    candidate − baseline."""
+    a_is_candidate = row["system_a"] == candidate
+    sign = 1.0 if a_is_candidate else -1.0
+    mde = None
+    if unit.power is not None:
+        value = float(unit.power.mde.delta)
+        mde = None if math.isnan(value) else abs(value)
+    return ReleaseVerdict(
+        dataset=unit.dataset, metric=unit.metric, direction=unit.direction,
+        modality=unit.modality, baseline=baseline, candidate=candidate,
+        mean_baseline=row["mean_b"] if a_is_candidate else row["mean_a"],
+        mean_candidate=row["mean_a"] if a_is_candidate else row["mean_b"],
+        effect_size=_signed(row.get("effect_size"), sign),
+        effect_size_kind=row.get("effect_size_kind"),
+        n_baseline=int(row["n_b"] if a_is_candidate else row["n_a"]),
+        n_candidate=int(row["n_a"] if a_is_candidate else row["n_b"]),
+        mde=mde, proportion=bool(unit.proportion), **fields_)
 
 
 def _signed(value: Any, sign: float) -> float | None:

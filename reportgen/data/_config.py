@@ -67,12 +67,16 @@ The file format (``--config FILE``); every section and key is optional::
     if_exists = "error"            # existing report folder: "error", "replace", "timestamp"
     fail_on_regression = false     # exit 1 on a regression, or when anything was not compared
     allow_partial = false          # with fail_on_regression: pass when some were not compared
+    gate = "non-inferiority"       # release gate: "regression" (= fail_on_regression) or
+                                   # "non-inferiority" (every metric needs a margin)
     max_table_rows = 50            # longest table shown in full, a whole number >= 1
 
     [metrics.edit_distance]
     direction = "lower"            # "higher" (default) or "lower" is better
     modality = "continuous"        # "binary" or "continuous"; default: inferred
     weight = 1.0                   # > 0, used when metrics are aggregated
+    margin = 0.5                   # > 0, release reports: the largest loss accepted
+                                   # (metric units; non-inferiority and equivalence)
 
     [datasets.python]
     weight = 2.0                   # > 0, used when datasets are aggregated
@@ -128,6 +132,7 @@ class MetricSpec:
     direction: Direction | None = None
     modality: Modality | None = None
     weight: float | None = None
+    margin: float | None = None
 
 
 @dataclass(frozen=True)
@@ -186,7 +191,8 @@ class TableConfig:
             metrics[name] = MetricSpec(
                 direction=spec.direction or old.direction,
                 modality=spec.modality or old.modality,
-                weight=spec.weight if spec.weight is not None else old.weight)
+                weight=spec.weight if spec.weight is not None else old.weight,
+                margin=spec.margin if spec.margin is not None else old.margin)
         datasets = dict(self.datasets)
         for name, dspec in other.datasets.items():
             old_d = datasets.get(name, DatasetSpec())
@@ -222,7 +228,7 @@ EXECUTORS = ("local", "dask")
 FORMATS = ("html", "pdf", "ipynb")
 
 _SECTIONS = ("input", "analysis", "report", "metrics", "datasets", "systems")
-_METRIC_KEYS = {"direction", "modality", "weight"}
+_METRIC_KEYS = {"direction", "modality", "weight", "margin"}
 _DATASET_KEYS = {"weight"}
 _SYSTEM_KEYS = {"family", "size"}
 _COLUMN_KEYS = ("system_col", "dataset_col", "metric_col", "item_col", "score_col",
@@ -393,7 +399,7 @@ def _metric_spec(name: str, body: Mapping[str, Any], loc: Location) -> MetricSpe
     _check_keys(("metrics", name), body, _METRIC_KEYS, loc)
     values = _validated(("metrics", name), body, {
         "direction": _choice(get_args(Direction)), "modality": _choice(get_args(Modality)),
-        "weight": _positive}, loc)
+        "weight": _positive, "margin": _positive}, loc)
     return MetricSpec(**values)
 
 
@@ -639,4 +645,5 @@ _REPORT: dict[str, Check] = {
     "theme": _text, "out": _text, "formats": _formats, "force": _flag,
     "if_exists": _choice(("error", "replace", "timestamp")),
     "fail_on_regression": _flag, "allow_partial": _flag, "max_table_rows": _count,
+    "gate": _choice(("regression", "non-inferiority")),
 }

@@ -87,9 +87,11 @@ PairingKind = Literal["paired", "partial", "unpaired"]
 class MetricInfo:
     """Resolved properties of one metric.
 
-    ``direction_source`` is ``"config"``, ``"source"`` (the input format said so) or
-    ``"default"``; ``modality`` is the config's if given, else ``"binary"`` when every
-    dataset scores the metric 0/1 (per-dataset modality: :meth:`ScoreTable.modality`).
+    ``margin`` is the config's non-inferiority margin (``[metrics.NAME] margin``, in the
+    metric's units; None when not given). ``direction_source`` is ``"config"``,
+    ``"source"`` (the input format said so) or ``"default"``; ``modality`` is the
+    config's if given, else ``"binary"`` when every dataset scores the metric 0/1
+    (per-dataset modality: :meth:`ScoreTable.modality`).
     """
 
     name: str
@@ -98,11 +100,12 @@ class MetricInfo:
     weight: float
     direction_source: Literal["config", "source", "default"]
     modality_source: Literal["config", "inferred"]
+    margin: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "direction": self.direction, "modality": self.modality,
                 "weight": self.weight, "direction_source": self.direction_source,
-                "modality_source": self.modality_source}
+                "modality_source": self.modality_source, "margin": self.margin}
 
 
 @dataclass(frozen=True)
@@ -968,7 +971,9 @@ def _metric_infos(df: pd.DataFrame, config: TableConfig,
             binary = all(v == "binary" for (d, m), v in modality.items() if m == metric)
             mod, msource = ("binary" if binary else "continuous"), "inferred"
         weight = spec.weight if spec is not None and spec.weight is not None else 1.0
-        infos[metric] = MetricInfo(metric, direction, mod, weight, dsource, msource)  # type: ignore[arg-type]
+        margin = spec.margin if spec is not None else None
+        infos[metric] = MetricInfo(metric, direction, mod, weight,
+                                   dsource, msource, margin)  # type: ignore[arg-type]
     return infos
 
 

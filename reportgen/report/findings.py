@@ -23,8 +23,8 @@ from reportgen.report import format as fmt
 from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = ["MatrixCell", "MatrixColumn", "PairView", "central_matrix", "decision_style",
-           "key_findings", "not_compared_lines", "overall_order", "pair_view", "plain",
-           "release_decision", "release_headline", "unit_name"]
+           "flips_line", "key_findings", "not_compared_lines", "overall_order", "pair_view",
+           "plain", "release_decision", "release_headline", "unit_name"]
 
 #: Units listed one by one in the key findings; above it they are summarised.
 MAX_UNIT_LINES = 6
@@ -301,6 +301,31 @@ def _missed(v: ReleaseVerdict, one_metric: bool) -> str:
     return f"{_where(v, one_metric)} ({diff}, could have missed up to {mde})"
 
 
+def _margin(v: ReleaseVerdict) -> str:
+    """The margin in the metric's units, unsigned: ``2.0 pts``."""
+    return fmt.difference(v.margin or 0.0, proportion=v.proportion).lstrip("+")
+
+
+def _judged(v: ReleaseVerdict, one_metric: bool) -> str:
+    """``MBPP (+0.5 pts; a loss over 2.0 pts ruled out)``: a verdict at a margin."""
+    diff = fmt.difference(v.diff, proportion=v.proportion)
+    ruled = "ruled out" if v.verdict == "non-inferior" else "not ruled out"
+    equivalent = "; within ±" + _margin(v) if v.equivalent else ""
+    return (f"{_where(v, one_metric)} ({diff}; a loss over {_margin(v)} {ruled}"
+            f"{equivalent})")
+
+
+def flips_line(comparison: ReleaseComparison) -> str | None:
+    """``Items: humaneval+ lost 13, gained 28 of 164; ...``: per paired dataset × metric,
+    the items the candidate lost and gained (HTML); None without paired comparisons."""
+    if not comparison.flips:
+        return None
+    one_metric = len({f.metric for f in comparison.flips}) == 1
+    parts = [f"{_e(f.dataset if one_metric else f.name)} lost {f.n_lost}, gained "
+             f"{f.n_gained} of {f.n_items}" for f in comparison.flips]
+    return "Items: " + "; ".join(parts) + "."
+
+
 def _some(items: Sequence[str], what: str) -> str:
     shown = list(items[:MAX_DECISION_ITEMS])
     if len(items) > MAX_DECISION_ITEMS:
@@ -327,12 +352,18 @@ def release_decision(comparison: ReleaseComparison) -> str:
     one_metric = len({v.metric for v in c.verdicts}) == 1
     regressed = [_change(v, one_metric) for v in c.regressions]
     improved = [_change(v, one_metric) for v in c.improvements]
+    inconclusive = [_judged(v, one_metric) for v in c.inconclusive]
+    noninferior = [_judged(v, one_metric) for v in c.noninferior]
     flat = [v for v in c.verdicts if v.verdict == "no detectable difference"]
     parts = []
     if regressed:
         parts.append("regressed on " + _some(regressed, "datasets"))
     if improved:
         parts.append("improved on " + _some(improved, "datasets"))
+    if inconclusive:
+        parts.append("inconclusive on " + _some(inconclusive, "datasets"))
+    if noninferior:
+        parts.append("non-inferior on " + _some(noninferior, "datasets"))
     if flat and len(flat) <= MAX_DECISION_ITEMS:
         parts.append("no detectable difference on "
                      + _some([_missed(v, one_metric) for v in flat], "datasets"))
@@ -353,8 +384,12 @@ def release_decision(comparison: ReleaseComparison) -> str:
     elif c.not_compared:
         head = f"{cand} was compared with {base} on only {len(c.verdicts)} of " \
                f"{len(c.verdicts) + len(c.not_compared)} dataset × metrics"
+    elif inconclusive:
+        head = f"{cand} is not shown to be non-inferior to {base}"
     elif improved:
         head = f"{cand} is better than {base}"
+    elif noninferior and not flat:
+        head = f"{cand} is non-inferior to {base}"
     else:
         head = f"{cand} is not detectably different from {base}"
     tail = ""
@@ -366,11 +401,14 @@ def release_decision(comparison: ReleaseComparison) -> str:
 
 def decision_style(comparison: ReleaseComparison) -> str:
     """The style of the decision block: ``regressed``, ``improved``, ``incomplete``
-    (something was not compared) or ``nodiff``; the report and the e-mail colour the
-    decision by it."""
+    (something was not compared, or a loss over a margin is not ruled out) or ``nodiff``
+    (a non-inferior release is styled ``improved``: it passes); the report and the
+    e-mail colour the decision by it."""
     decision = comparison.decision
-    if decision in ("incomplete", "not compared"):
+    if decision in ("incomplete", "not compared", "inconclusive"):
         return "incomplete"
+    if decision == "non-inferior":
+        return "improved"
     return decision if decision in ("regressed", "improved") else "nodiff"
 
 
@@ -392,10 +430,17 @@ def release_headline(comparison: ReleaseComparison) -> str:
 
     if c.regressions:
         return f"not better: regressed on {first(c.regressions)}{missing}"
+    if c.inconclusive:
+        return (f"not shown non-inferior: a loss over the margin is not ruled out on "
+                f"{plain(_where(c.inconclusive[0], one_metric))}"
+                + (f" and {len(c.inconclusive) - 1} more" if len(c.inconclusive) > 1
+                   else "") + missing)
     if c.improvements:
         head = "better" if not c.not_compared else "improved where compared"
         return f"{head}: improved on {first(c.improvements)}{missing}"
     n = len(c.verdicts)
+    if len(c.noninferior) == n:
+        return f"non-inferior in {n} comparison{'s' if n != 1 else ''}{missing}"
     return f"no detectable difference in {n} comparison{'s' if n != 1 else ''}{missing}"
 
 

@@ -425,7 +425,8 @@ td { white-space: normal; }
 li { margin-bottom: 4px; }
 """
 
-_VERDICT_CLASS = {"improved": "improved", "regressed": "regressed"}
+_VERDICT_CLASS = {"improved": "improved", "regressed": "regressed",
+                  "inconclusive": "regressed"}
 
 
 def _e(value: Any) -> str:
@@ -495,6 +496,7 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
     if verdict is not None:
         from reportgen.report.findings import (
             decision_style,
+            flips_line,
             not_compared_lines,
             plain,
             release_decision,
@@ -506,6 +508,10 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
         body.append("<h2>Release decision</h2>")
         body.append(f'<p class="decision decision-{decision_style(comparison)}">'
                     f"{decision}</p>")
+        items = flips_line(comparison)
+        if items:
+            text += ["  " + plain(items)]
+            body.append(f"<p>{items}</p>")
         missing = not_compared_lines(comparison)
         if missing:
             text += ["", f"NOT COMPARED ({len(comparison.not_compared)})"]
@@ -515,8 +521,9 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
                         "only what both systems were scored on.</p><ul>"
                         + "".join(f"<li>{line}</li>" for line in missing) + "</ul></div>")
         rows = list(verdict["rows"])
-        flagged = [v for v in rows if v.get("verdict") in ("regressed", "improved")]
-        flagged.sort(key=lambda v: (v.get("verdict") != "regressed",
+        order = {"regressed": 0, "inconclusive": 1, "improved": 2}
+        flagged = [v for v in rows if v.get("verdict") in order]
+        flagged.sort(key=lambda v: (order[str(v.get("verdict"))],
                                     float(v.get("p_adjusted") or 1)))
         if flagged:
             text.append("")

@@ -239,6 +239,12 @@ def _csv_tables(report: Report) -> dict[str, list[dict[str, Any]]]:
                        for x in r["items"] for i in x.get("items", [])]
     if report.verdicts:
         tables["verdicts"] = report.verdicts
+    verdict = r.get("verdict") or {}
+    flips = [{"dataset": f["dataset"], "metric": f["metric"], "item": i["item"],
+              "baseline_score": i["baseline_score"], "candidate_score": i["candidate_score"],
+              "change": i["change"]} for f in verdict.get("flips", ()) for i in f["items"]]
+    if flips:
+        tables["flips"] = flips
     return tables
 
 
@@ -1265,7 +1271,14 @@ def provenance(report: Report) -> HTMLBlock | None:
 # --------------------------------------------------------------------------- release
 
 _VERDICT_CSS = {"improved": "improved", "regressed": "regressed",
-                "no detectable difference": "nodiff"}
+                "no detectable difference": "nodiff", "non-inferior": "noninferior",
+                "inconclusive": "inconclusive"}
+#: Items listed per dataset × metric in the appendix's "Items lost and gained" (losses
+#: and gains each); every changed item is in tables/flips.csv.
+MAX_FLIP_ITEMS = 25
+#: Item ids listed per dataset × metric when the scores are 0/1 and the items have no
+#: metadata (every change is ±1: the ids are the whole story).
+MAX_FLIP_IDS = 200
 
 
 def release_summary(report: Report) -> HTMLBlock | None:
@@ -1276,6 +1289,7 @@ def release_summary(report: Report) -> HTMLBlock | None:
     from reportgen.report.export import CONTENTS_MARKER
     from reportgen.report.findings import (
         decision_style,
+        flips_line,
         not_compared_lines,
         release_decision,
     )
@@ -1283,8 +1297,10 @@ def release_summary(report: Report) -> HTMLBlock | None:
     comparison = report.analysis.release
     if comparison is None:
         return None
+    items = flips_line(comparison)
     body = [f'<div class="rg-decision rg-decision-{decision_style(comparison)}"><p>'
-            f"{release_decision(comparison)}</p></div>"]
+            f"{release_decision(comparison)}</p>"
+            + (f'<p class="rg-flips">{items}</p>' if items else "") + "</div>"]
     missing = not_compared_lines(comparison)
     if missing:
         n = len(comparison.not_compared)
@@ -1293,40 +1309,157 @@ def release_summary(report: Report) -> HTMLBlock | None:
                     "covers only what both systems were scored on.</p><ul>"
                     + "".join(f"<li>{line}</li>" for line in missing) + "</ul></div>")
     if comparison.verdicts:
-        rows = []
-        for v in comparison.verdicts:
-            p = v.proportion
-            rows.append({
-                "dataset": v.dataset, "metric": v.metric,
-                "baseline": fmt.value(v.mean_baseline, proportion=p),
-                "candidate": fmt.value(v.mean_candidate, proportion=p),
-                "diff": fmt.difference(v.diff, proportion=p),
-                "ci": fmt.interval(v.ci_low, v.ci_high, proportion=p, signed=True),
-                "p_adjusted": v.p_adjusted,
-                "mde": "–" if v.mde is None else
-                fmt.difference(v.mde, proportion=p).lstrip("+"),
-                "verdict": v.verdict + (" (lower is better)" if v.direction == "lower"
-                                        and v.verdict != "no detectable difference"
-                                        else ""),
-                "_css": _VERDICT_CSS[v.verdict]})
-        body.append(table(rows, [
-            Col("dataset", "dataset"), Col("metric", "metric"),
+        body.append(_verdict_table(report, comparison))
+    block = section("Release decision", body, sid="release-verdict")
+    return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
+
+
+def _verdict_table(report: Report, comparison: Any) -> str:
+    """The verdicts in the metric's units with the interval each is read off, the margin
+    and equivalence (with margins) and the items lost and gained (paired data)."""
+    from reportgen.report.claims import CORRECTION_NAMES
+
+    margins, flips = comparison.has_margin, bool(comparison.flips)
+    one_metric = len({v.metric for v in comparison.verdicts}) == 1
+    # at most 10 columns, so the table stays on a portrait page of the PDF: the metric
+    # joins the dataset when there are several, and the MDE goes when every verdict has
+    # a margin (it explains "no detectable difference", which a margin replaces)
+    show_mde = not all(v.margin is not None for v in comparison.verdicts)
+    rows = []
+    for v in comparison.verdicts:
+        p = v.proportion
+        rows.append({
+            "dataset": v.dataset if one_metric else v.name,
+            "baseline": fmt.value(v.mean_baseline, proportion=p),
+            "candidate": fmt.value(v.mean_candidate, proportion=p),
+            "diff": fmt.difference(v.diff, proportion=p),
+            "ci": fmt.interval(v.ci_low, v.ci_high, proportion=p, signed=True),
+            "p_adjusted": v.p_adjusted,
+            "mde": "–" if v.mde is None else fmt.difference(v.mde, proportion=p).lstrip("+"),
+            "margin": "–" if v.margin is None else
+            "±" + fmt.difference(v.margin, proportion=p).lstrip("+"),
+            "equivalent": "–" if v.equivalent is None else ("yes" if v.equivalent else "no"),
+            "items": "–" if v.n_lost is None else f"−{v.n_lost} / +{v.n_gained}",
+            "verdict": v.verdict + (" (lower is better)" if v.direction == "lower"
+                                    and v.verdict != "no detectable difference" else ""),
+            "_css": _VERDICT_CSS[v.verdict]})
+    levels = sorted({v.confidence for v in comparison.verdicts}, reverse=True)
+    cols = [Col("dataset", "dataset" if one_metric else "dataset / metric"),
             Col("baseline", "baseline", escape, True),
             Col("candidate", "candidate", escape, True),
             Col("diff", "candidate − baseline", escape, True),
-            Col("ci", f"{report.confidence:.0%} CI", escape, True),
-            Col("p_adjusted", "p adj.", p_cell, True), Col("mde", "MDE", escape, True),
-            Col("verdict", "verdict", escape, css=lambda r: r["_css"])]))
-        body.append(note(
-            f"Differences are candidate − baseline; proportions in percent, their "
-            f"differences in percentage points (pts). A verdict is improved or regressed "
-            f"when the p-value adjusted with the {escape(_correction_name(report))} across "
-            f"all {len(comparison.verdicts)} comparisons is at most α = {report.alpha:g}. "
-            f"MDE: the smallest difference this evaluation detects with "
-            f"{report.analysis.options.power:.0%} power; “no detectable difference” means "
-            "any real difference is probably smaller than it, not that there is none."))
-    block = section("Release decision", body, sid="release-verdict")
-    return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
+            Col("ci", f"{levels[0]:.1%} CI" if len(levels) == 1 else "CI", escape, True),
+            Col("p_adjusted", "p adj.", p_cell, True)]
+    if show_mde:
+        cols.append(Col("mde", "MDE", escape, True))
+    if margins:
+        cols += [Col("margin", "margin", escape, True),
+                 Col("equivalent", "equivalent", escape)]
+    if flips:
+        cols.append(Col("items", "items lost / gained", escape, True))
+    cols.append(Col("verdict", "verdict", escape, css=lambda r: r["_css"]))
+    asked = report.analysis.options.correction
+    used = comparison.interval_correction or asked
+    name = CORRECTION_NAMES.get(used) or "no"
+    step = (f" (the single-step form of the {CORRECTION_NAMES.get(asked)} correction asked "
+            f"for: a step-down correction has no intervals that agree with its decisions)"
+            if used != asked else "")
+    m = len(comparison.verdicts)
+    text = (f"Differences are candidate − baseline; proportions in percent, their "
+            f"differences in percentage points (pts). Each verdict is read off the interval "
+            f"beside it: the {name} simultaneous interval of the {m} comparisons"
+            f"{step}, at level {levels[0]:.1%} for a family level of "
+            f"{1 - report.alpha:.0%}. Improved or regressed: the interval excludes 0 (the "
+            f"adjusted p-value is at most α = {report.alpha:g}).")
+    if margins:
+        text += (" Non-inferior: the interval lies above −margin (a loss larger than the "
+                 "margin is ruled out); inconclusive: it does not. Equivalent: the interval "
+                 "lies within ±margin (two one-sided tests).")
+    if show_mde:
+        text += (f" MDE: the smallest difference this evaluation detects with "
+                 f"{report.analysis.options.power:.0%} power; “no detectable difference” "
+                 "means any real difference is probably smaller than it, not that there is "
+                 "none.")
+    if one_metric:
+        text += f" Metric: {escape(comparison.verdicts[0].metric)}."
+    if flips:
+        text += (" Items lost / gained: items the baseline scored better / worse than the "
+                 "candidate (every one is in <code>tables/flips.csv</code>).")
+    return table(rows, cols) + note(text)
+
+
+def release_flips(report: Report) -> HTMLBlock | None:
+    """The items the candidate lost and gained per paired dataset × metric, with the
+    items' metadata: the largest losses and gains first (every changed item is in
+    ``tables/flips.csv``)."""
+    comparison = report.analysis.release
+    if comparison is None or not comparison.flips:
+        return None
+    meta = report.analysis.table.item_metadata
+    body = [note("Items whose score changed from the baseline to the candidate. Lost: "
+                 "the baseline scored better; gained: the candidate did. Tables show the "
+                 f"largest changes first, at most {MAX_FLIP_ITEMS} of each; every changed "
+                 "item is in <code>tables/flips.csv</code>.")]
+    for flip in comparison.flips:
+        body.append(h3(f"{flip.name}: lost {flip.n_lost}, gained {flip.n_gained} of "
+                       f"{flip.n_items} items"))
+        scores = set(flip.baseline_score) | set(flip.candidate_score)
+        binary = scores <= {0.0, 1.0}
+        rows = []
+        for r, lost in zip(flip.to_records(), flip.lost):
+            rows.append({"item": r["item"], "baseline": f"{r['baseline_score']:.4g}",
+                         "candidate": f"{r['candidate_score']:.4g}",
+                         "change": f"{r['change']:+.4g}", "lost": lost,
+                         **_item_meta(meta, flip.dataset, r["item"])})
+        extra = sorted({k for r in rows for k in r} - {"item", "baseline", "candidate",
+                                                      "change", "lost"})[:3]
+        lost_rows = [r for r in rows if r["lost"]]
+        gained_rows = [r for r in rows if not r["lost"]]
+        if not binary:
+            gained_rows = gained_rows[::-1]  # the largest gain first
+        if binary and not extra:
+            # 0/1 scores without metadata: every change is ±1, so the ids say it all
+            for label, chosen in (("Lost", lost_rows), ("Gained", gained_rows)):
+                if chosen:
+                    shown = ", ".join(escape(r["item"]) for r in chosen[:MAX_FLIP_IDS])
+                    more = (f" and {len(chosen) - MAX_FLIP_IDS} more" if len(chosen) >
+                            MAX_FLIP_IDS else "")
+                    body.append(f'<p class="rg-flip-ids"><strong>{label} '
+                                f"({len(chosen)})</strong>: {shown}{more}.</p>")
+            continue
+        cols = [Col("item", "item"), Col("baseline", "baseline", escape, True),
+                Col("candidate", "candidate", escape, True),
+                Col("change", "change", escape, True)] + \
+            [Col(k, k, _meta_cell) for k in extra]
+        for label, chosen in (("Lost", lost_rows), ("Gained", gained_rows)):
+            if chosen:
+                which = "largest" if not binary else "first"
+                more = (f" (the {MAX_FLIP_ITEMS} {which} of {len(chosen)})"
+                        if len(chosen) > MAX_FLIP_ITEMS else f" ({len(chosen)})")
+                body.append(f"<p><strong>{label}{more}</strong></p>"
+                            + table(chosen[:MAX_FLIP_ITEMS], cols))
+    n = sum(f.n_lost + f.n_gained for f in comparison.flips)
+    return section("Items lost and gained", body, sid="release-flips",
+                   fold=f"{n} changed items in {len(comparison.flips)} dataset × "
+                        f"metric(s), with their metadata")
+
+
+def _meta_cell(value: Any) -> str:
+    text = str(value)
+    return escape(text if len(text) <= 80 else text[:79] + "…")
+
+
+def _item_meta(meta: Any, dataset: str, item: str) -> dict[str, Any]:
+    """The item-metadata columns of one item (empty when there are none)."""
+    if meta is None or meta.empty:
+        return {}
+    try:
+        row = meta.loc[(dataset, item)]
+    except (KeyError, TypeError):
+        return {}
+    if getattr(row, "ndim", 1) != 1:
+        row = row.iloc[0]
+    return {str(k): v for k, v in row.items() if v is not None and v == v}
 
 
 def _verdict_sentence(v: Mapping[str, Any]) -> str:
@@ -1339,11 +1472,16 @@ def _verdict_sentence(v: Mapping[str, Any]) -> str:
               f"{fmt.value(v['mean_candidate'], proportion=p)}")
     pv = fmt.p_value(v["p_adjusted"])
     p_text = f"p adj. {pv}" if pv.startswith("<") else f"p adj. = {pv}"
+    items = ("" if v.get("n_lost") is None else
+             f"; lost {v['n_lost']} items, gained {v['n_gained']}")
+    if v.get("margin") is not None:
+        margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
+        p_text += f", margin ±{margin}" + ("; equivalent" if v.get("equivalent") else "")
     if v["verdict"] == "no detectable difference":
         mde = "" if v.get("mde") is None else \
             f"; could have missed up to {fmt.difference(v['mde'], proportion=p).lstrip('+')}"
-        return f"{where}: no detectable difference ({values}, {diff}, {p_text}){mde}."
-    return f"{where}: {v['verdict']} ({values}, {diff}, {p_text})."
+        return f"{where}: no detectable difference ({values}, {diff}, {p_text}){mde}{items}."
+    return f"{where}: {v['verdict']} ({values}, {diff}, {p_text}){items}."
 
 
 def release_details(report: Report) -> HTMLBlock | None:

@@ -53,6 +53,11 @@ FAST = [
     ("size/runs-differ/continuous/n=30", 1000),
     ("size/sign-test-wins/K=22", 20000),
     ("size/friedman/iman-davenport/k=5/N=20", 300),
+    ("size/margin/paired-binary/n=400", 1500),
+    ("size/margin/unpaired-binary/n=400", 600),
+    ("size/margin/paired-continuous/n=30", 3000),
+    ("size/margin/unpaired-continuous/n=30", 3000),
+    ("size/margin/equivalence/paired-continuous/n=30", 3000),
 ]
 
 

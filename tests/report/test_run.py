@@ -247,7 +247,8 @@ def test_run_release_gate_exits_1_on_regression(tmp_path, capsys):
                    "--fail-on-regression", "--quiet"])
     captured = capsys.readouterr()
     assert status == 1
-    assert "significant regression" in captured.err
+    assert "does not pass --gate regression" in captured.err
+    assert "gate regression: regressed on csharp / edit_distance" in captured.err
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     verdict = results["verdict"]
     assert (verdict["baseline"], verdict["candidate"]) == ("starcoder2-15b|fim|8k",
