@@ -14,7 +14,7 @@ __all__ = ["VERDICT_COLOURS", "forest_plot"]
 #: Colour of each verdict (any other verdict is drawn grey).
 VERDICT_COLOURS: dict[str, str] = {"improved": "#1b7837", "regressed": "#b2182b",
                                    "no detectable difference": "#7f7f7f",
-                                   "inconclusive": "#e08214"}
+                                   "inconclusive": "#e08214", "non-inferior": "#5aae61"}
 
 
 def forest_plot(rows: Sequence[Mapping[str, Any]], *, verdict_key: str = "verdict",
@@ -27,7 +27,9 @@ def forest_plot(rows: Sequence[Mapping[str, Any]], *, verdict_key: str = "verdic
         One mapping per dataset × metric with ``dataset``, ``metric``, ``diff``,
         ``ci_low``, ``ci_high`` and the verdict under ``verdict_key`` (e.g. the
         comparison rows of results.json for the baseline against the candidate, with a
-        verdict added); optional ``direction`` and ``mde`` are shown in the tooltip. A
+        verdict added); optional ``direction`` and ``mde`` are shown in the tooltip,
+        and an optional ``margin`` δ is drawn as a tick at the largest loss it accepts
+        (−δ when higher is better, +δ when lower is better). A
         row with a true ``proportion`` is drawn in percentage points (× 100), as the
         report's tables show it.
 
@@ -53,6 +55,10 @@ def forest_plot(rows: Sequence[Mapping[str, Any]], *, verdict_key: str = "verdic
                         for k in ("diff", "ci_low", "ci_high", "mde")},
                      "verdict": str(row.get(verdict_key) or "no verdict"),
                      "direction": row.get("direction", "higher")})
+        margin = row.get("margin")
+        # the loss the margin allows: −δ when higher is better, +δ when lower is
+        data[-1]["margin"] = None if margin is None else scale * float(margin) * (
+            -1.0 if data[-1]["direction"] == "higher" else 1.0)
     proportions = [bool(row.get("proportion")) for row in rows]
     unit = " (pts)" if all(proportions) else (" (pts for proportions)"
                                                if any(proportions) else "")
@@ -76,11 +82,18 @@ def forest_plot(rows: Sequence[Mapping[str, Any]], *, verdict_key: str = "verdic
         x=alt.X("ci_low:Q", title=f"candidate − baseline{unit}"), x2="ci_high:Q",
         color=colour)
     point = base.mark_point(filled=True, size=60).encode(x="diff:Q", color=colour)
-    return alt.layer(zero, interval, point, data=alt.Data(values=data)).properties(
+    layers = [zero, interval, point]
+    margins = any(d["margin"] is not None for d in data)
+    if margins:
+        layers.append(base.mark_tick(color="#333333", thickness=2, size=16).encode(
+            x="margin:Q").transform_filter("isValid(datum.margin)"))
+    return alt.layer(*layers, data=alt.Data(values=data)).properties(
         width=360, height=alt.Step(22)
     ).facet(row=alt.Row("metric:N", title=None, header=alt.Header(labelAngle=0,
                                                                  labelAlign="left"))
             ).resolve_scale(x="independent", y="independent").properties(
         title=alt.Title(title or "Candidate − baseline",
                         subtitle="point: difference; bar: confidence interval; dashed: no "
-                                 "difference; colour: verdict"))
+                                 "difference; colour: verdict"
+                                 + ("; tick: the largest loss the margin accepts"
+                                    if margins else "")))

@@ -40,3 +40,18 @@ def test_forest_plot_renders_and_validates():
         forest_plot([])
     with pytest.raises(InputError, match="lacks ci_low, ci_high"):
         forest_plot([{"dataset": "d", "metric": "m", "diff": 1.0}])
+
+
+def test_forest_plot_draws_the_margin_on_the_loss_side():
+    # by hand: a 2-point margin of a proportion is −2 pts when higher is better; a
+    # margin of 0.5 on a lower-is-better metric is +0.5 (a loss is an increase)
+    rows = [{**ROWS[0], "proportion": True, "margin": 0.02, "verdict": "non-inferior"},
+            {**ROWS[2], "margin": 0.5, "verdict": "inconclusive"}]
+    spec = forest_plot(rows).to_dict()
+    assert [v["margin"] for v in spec["data"]["values"]] == [-2.0, 0.5]
+    tick = spec["spec"]["layer"][-1]
+    assert tick["mark"]["type"] == "tick" and tick["encoding"]["x"]["field"] == "margin"
+    assert "margin" in spec["title"]["subtitle"]
+    # without margins there is no tick layer
+    assert len(forest_plot(ROWS).to_dict()["spec"]["layer"]) == 3
+    assert to_png(forest_plot(rows))[:4] == b"\x89PNG"
