@@ -155,8 +155,10 @@ def test_config_keys_are_the_library_option_names():
     from reportgen.analysis import AnalysisOptions
     from reportgen.execution import Execution
 
-    # every analysis option but the system list (a [systems] section), and where it runs
-    fields = ({f.name for f in dataclasses.fields(AnalysisOptions)} - {"systems"}) | \
+    # every analysis option but the system list (a [systems] section) and the margins
+    # (each metric's [metrics.NAME] margin), and where it runs
+    fields = ({f.name for f in dataclasses.fields(AnalysisOptions)} - {"systems",
+                                                                      "margins"}) | \
         {f.name for f in dataclasses.fields(Execution)}
     with pytest.raises(ConfigError) as exc:
         parse_config({"analysis": {"nosuch": 1}})
@@ -458,3 +460,17 @@ def test_config_docstring_documents_every_key():
         keys += exc.value.hint.removeprefix("allowed keys: ").split(", ")
     missing = [k for k in keys if f"\n    {k} = " not in doc]
     assert not missing
+
+
+def test_metric_margin_and_report_gate_in_the_config():
+    config = parse_config({"metrics": {"pass1": {"margin": 0.01}},
+                           "report": {"gate": "non-inferiority"}})
+    assert config.metrics["pass1"].margin == 0.01
+    assert config.report["gate"] == "non-inferiority"
+    # a later config keeps the margin unless it gives its own
+    merged = config.merged(parse_config({"metrics": {"pass1": {"weight": 2.0}}}))
+    assert merged.metrics["pass1"].margin == 0.01 and merged.metrics["pass1"].weight == 2.0
+    with pytest.raises(ConfigError, match=r"metrics\.pass1\.margin = 0 is not valid"):
+        parse_config({"metrics": {"pass1": {"margin": 0}}})
+    with pytest.raises(ConfigError, match=r"report\.gate = 'always' is not valid"):
+        parse_config({"report": {"gate": "always"}})
