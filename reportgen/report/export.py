@@ -81,7 +81,30 @@ svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times N
   .rg-charts > figure.rg-chart { display: inline-block; vertical-align: top;
     margin: .5rem .6rem; }
 }
+/* the contents: a sidebar on wide screens (_WIDE_SCREEN_CSS), else a folded block */
+.rg-sidebar { display: none; }
 """
+
+#: The contents as a sidebar beside the report on screens of 1200 px and wider, where
+#: the folded block in the body hides; in its own ``<style media=...>`` element, which
+#: the PDF export leaves out with the sidebar (WeasyPrint reads media types only).
+_WIDE_MEDIA = "screen and (min-width: 1200px)"
+_WIDE_SCREEN_CSS = """\
+.rg-sidebar { display: block; position: fixed; top: 0; left: 0; bottom: 0;
+  width: 16rem; overflow-y: auto; padding: 1.5rem 1rem 2rem 1.25rem;
+  border-right: 1px solid var(--rule-light, #dde1e6); background: var(--bg, #fff);
+  font-size: .85rem; line-height: 1.35; }
+.rg-sidebar ol { list-style: none; margin: 0; padding-left: 0; }
+.rg-sidebar ol ol { padding-left: .9rem; }
+.rg-sidebar li { margin: .2rem 0; }
+.rg-sidebar a { text-decoration: none; }
+.rg-sidebar a:hover { text-decoration: underline; }
+/* after the theme's CSS, and "html body" outweighs its "body" rule */
+html body { padding-left: 18rem; max-width: calc(1100px + 18rem); }
+.rg-body .rg-toc { display: none; }
+"""
+_SCREEN_ONLY = re.compile(r'<style media="screen and \(min-width: 1200px\)">.*?</style>|'
+                          r'<nav class="rg-sidebar".*?</nav>', re.DOTALL)
 
 _PAGE_SIZE = re.compile(
     r"(?:(?:a[0-6]|b[4-5]|jis-b[4-5]|letter|legal|ledger)(?:\s+(?:portrait|landscape))?"
@@ -204,8 +227,10 @@ def notebook_to_html(nb: Mapping[str, Any], *, title: str, release: str | None =
         '<meta name="generator" content="reportgen">',
         f"<title>{_esc(title)}</title>",
         f"<style>\n{_LAYOUT_CSS}\n{loaded.css}\n</style>",
+        f'<style media="{_WIDE_MEDIA}">\n{_WIDE_SCREEN_CSS}</style>',
         "</head>",
         "<body>",
+        _sidebar_html(headings),
         _header_html(title, release, created, meta),
         *_body_with_contents(body, _toc_html(headings)),
         "</body>",
@@ -257,15 +282,33 @@ def _header_html(title: str, release: str | None, created: str | None,
     return "\n".join(lines)
 
 
-def _toc_html(headings: Sequence[_Heading]) -> str:
-    if not headings:
+def _sidebar_html(headings: Sequence[_Heading]) -> str:
+    """The contents as a sidebar, shown beside the report on wide screens only (the CSS
+    of :data:`_LAYOUT_CSS`; the folded block in the body is hidden there)."""
+    items = _toc_items(headings)
+    if not items:
         return ""
-    headings = [h for h in headings if not h.folded]
-    if not headings:
+    return "\n".join(['<nav class="rg-sidebar" aria-label="Contents (sidebar)">',
+                      '<p class="rg-toc-title">Contents</p>', "<ol>", *items, "</ol>",
+                      "</nav>"])
+
+
+def _toc_html(headings: Sequence[_Heading]) -> str:
+    items = _toc_items(headings)
+    if not items:
         return ""
     # on screen a folded block (no script); printed, details are shown open
-    lines = ['<nav class="rg-toc" aria-label="Contents">', "<details>",
-             '<summary class="rg-toc-title">Contents</summary>', "<ol>"]
+    return "\n".join(['<nav class="rg-toc" aria-label="Contents">', "<details>",
+                      '<summary class="rg-toc-title">Contents</summary>', "<ol>", *items,
+                      "</ol>", "</details>", "</nav>"])
+
+
+def _toc_items(headings: Sequence[_Heading]) -> list[str]:
+    """The ``<li>`` lines of the contents: every h2 and h3 outside a folded block."""
+    headings = [h for h in headings if not h.folded]
+    if not headings:
+        return []
+    lines: list[str] = []
     open_sub = False
     for position, heading in enumerate(headings):
         link = f'<a href="#{_esc(heading.anchor)}">{_esc(heading.text)}</a>'
@@ -283,8 +326,8 @@ def _toc_html(headings: Sequence[_Heading]) -> str:
         lines.append(f'<li class="rg-toc-h{heading.level}">{link}')
     if open_sub:
         lines.append("</ol>")
-    lines += ["</li>", "</ol>", "</details>", "</nav>"]
-    return "\n".join(lines)
+    lines.append("</li>")
+    return lines
 
 
 # --- cells and outputs -----------------------------------------------------------------
@@ -702,7 +745,8 @@ def html_to_pdf(html: str, path: str | os.PathLike[str], *, title: str,
     size = _page_size_iv(page_size)
     weasyprint = _import_weasyprint()
     fetcher = weasyprint.URLFetcher(allowed_protocols=("data",))
-    document = weasyprint.HTML(string=_svgs_as_images(html), url_fetcher=fetcher,
+    document = weasyprint.HTML(string=_svgs_as_images(_SCREEN_ONLY.sub("", html)),
+                               url_fetcher=fetcher,
                                media_type="print").render(
         stylesheets=[weasyprint.CSS(string=_print_css(title=title, release=release,
                                                      page_size=size),

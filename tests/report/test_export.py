@@ -177,7 +177,7 @@ def test_notebook_to_html_document_structure():
                             created="2024-06-11T09:30:00Z")
     tree = _Tree(html)
     assert tree.decl == ["DOCTYPE html"]
-    assert tree.tags["style"] == 1
+    assert tree.tags["style"] == 2  # the page, and the wide-screen sidebar (media)
     assert tree.tags["script"] == 0 and tree.tags["link"] == 0
     assert "".join(tree.texts["title"]) == TITLE
     assert "".join(tree.texts["h1"]) == TITLE
@@ -200,6 +200,33 @@ def test_notebook_to_html_toc_links_every_heading_with_unique_ids():
     assert anchors == ["summary", "comparisons", "mmlu-accuracy", "means-chart", "methods",
                        "multiplicity"]
     assert set(anchors) <= set(tree.ids)
+
+
+def test_notebook_to_html_contents_sidebar_on_wide_screens_only():
+    html = notebook_to_html(_report_notebook(), title=TITLE)
+    side = html[html.index('<nav class="rg-sidebar"'):]
+    side = side[:side.index("</nav>")]
+    block = html[html.index('<nav class="rg-toc"'):]
+    block = block[:block.index("</nav>")]
+    # the same links in both: every h2/h3 of the body, in order
+    links = [part.split('"')[0] for part in block.split('href="')[1:]]
+    assert [part.split('"')[0] for part in side.split('href="')[1:]] == links
+    assert links == ["#summary", "#comparisons", "#mmlu-accuracy", "#means-chart",
+                     "#methods", "#multiplicity"]
+    # the sidebar shows on screens of 1200 px and wider, where the folded block hides;
+    # elsewhere (narrow screens, print) it does not show
+    css = html[html.index("<style>"):html.index("</style>")]
+    assert ".rg-sidebar { display: none; }" in css
+    wide = html[html.index('<style media="screen and (min-width: 1200px)">'):]
+    wide = wide[:wide.index("</style>")]
+    assert ".rg-sidebar { display: block; position: fixed;" in wide
+    assert ".rg-body .rg-toc { display: none; }" in wide
+    assert html.index('<nav class="rg-sidebar"') < html.index('<main class="rg-body">')
+    # the PDF has neither (WeasyPrint reads media types, not widths)
+    from reportgen.report.export import _SCREEN_ONLY
+    printed = _SCREEN_ONLY.sub("", html)
+    assert "rg-sidebar\"" not in printed and "min-width: 1200px" not in printed
+    assert '<nav class="rg-toc"' in printed
 
 
 def test_notebook_to_html_makes_heading_ids_unique():
