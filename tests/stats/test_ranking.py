@@ -641,3 +641,25 @@ def test_rank_agreement_input_validation() -> None:
         rank_agreement(["a", "a"], ["a", "a"])
     with pytest.raises(InputError, match="at least 2"):
         rank_agreement(["a"], ["a"])
+
+
+@pytest.mark.parametrize("every_pair", [True, False])
+def test_simulated_max_statistic_against_gathering_every_pair(every_pair):
+    # reference: the plain form, max_k |Z_ia − Z_ib| / sd_k over a gathered copy of
+    # every pair, with the same normal draws (the same generator state)
+    from reportgen.stats import ranking as ranking_module
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 40)) + rng.normal(size=(150, 1))
+    C = np.cov(X, rowvar=False) / 150
+    ia, ib = np.triu_indices(40, 1)
+    sd = np.sqrt(C[ia, ia] + C[ib, ib] - 2 * C[ia, ib])
+    keep = np.ones(len(ia), bool) if every_pair else (np.arange(len(ia)) % 5 != 0)
+    ia, ib, sd = ia[keep], ib[keep], sd[keep]
+    w, V = np.linalg.eigh(C)
+    root = V * np.sqrt(np.clip(w, 0, None))
+    Z = np.random.default_rng(9).standard_normal((3000, 40)) @ root.T
+    expected = np.quantile((np.abs(Z[:, ia] - Z[:, ib]) / sd).max(axis=1), 0.9)
+    got = ranking_module._simulate_max_stat(C, ia, ib, sd, 0.9, 3000,
+                                            np.random.default_rng(9), 2**28)
+    assert got == pytest.approx(expected, rel=1e-12)
