@@ -31,6 +31,14 @@ TARGET_ARENA4 = Target(seconds=90.0)
 #: (170 systems) stand in.
 MAX_RUN_OVER_ANALYZE = 3.0
 TARGET_ARENA_ALL = Target(seconds=180.0)
+#: Issue 16 item 4 on the 12 eval-arena benchmarks (235 systems): at most 60 PDF pages
+#: and 8 MB of HTML, and run <= 3x analyze. The per-benchmark files are fetched outside
+#: the repository (``../data-extra/eval-arena-12``: crux-eval/eval-arena and
+#: vionax/eval-arena-data, see its SOURCES.txt); the workload is skipped without them.
+ARENA12 = REPO.parent / "data-extra" / "eval-arena-12"
+MAX_ARENA12_PAGES = 60
+MAX_ARENA12_HTML_BYTES = 8 * 2**20
+TARGET_ARENA12 = Target(seconds=240.0)
 
 SPECS: dict[str, dict[str, Any]] = {
     "report_example": {
@@ -49,6 +57,13 @@ SPECS: dict[str, dict[str, Any]] = {
         "description": "reportgen run on all 5 shared eval-arena benchmarks (170 "
                        "systems) against reportgen analyze of the same data in the same "
                        "process (target: run <= 3x analyze)"},
+    "report_arena12": {
+        "data": (str(ARENA12),),
+        "config": None, "target": TARGET_ARENA12, "analyze_first": True,
+        "description": "reportgen run on 12 eval-arena benchmarks (235 systems, "
+                       "../data-extra/eval-arena-12) against reportgen analyze of the same "
+                       f"data (targets: run <= 3x analyze, <= {MAX_ARENA12_PAGES} PDF "
+                       "pages, <= 8 MB HTML)"},
 }
 
 
@@ -119,6 +134,9 @@ def _report(name: str) -> Workload:
                    "kernel_peak_mb": children_peak_mb(),
                    "html_bytes": (out / "report.html").stat().st_size,
                    "files": sorted(result.files)}
+        if name == "report_arena12":
+            summary.update(pages_ok=(result.pages or 0) <= MAX_ARENA12_PAGES,
+                           html_ok=summary["html_bytes"] <= MAX_ARENA12_HTML_BYTES)
         if "analyze_s" in state:
             ratio = state["total_s"] / state["analyze_s"]
             summary.update(analyze_s=state["analyze_s"], run_s=state["total_s"],
@@ -183,4 +201,6 @@ def workloads() -> list[Workload]:
     if (SHARED_DATA / "eval-arena").is_dir():
         out.append(_report("report_arena4"))
         out.append(_report("report_arena_all"))
+    if ARENA12.is_dir():
+        out.append(_report("report_arena12"))
     return out

@@ -281,7 +281,7 @@ def power_curve_chart(power_curve: PowerCurve, *, target: float = 0.8,
 
 
 def difficulty_histogram_chart(item_analysis: ItemAnalysis, *, bins: int = 10,
-                               width: int = 420, height: int = 260) -> alt.LayerChart:
+                               width: int = 420, height: int = 160) -> alt.LayerChart:
     """Histogram of each item's mean score over the systems (for 0/1 scores, the share
     of systems solving it), from :meth:`ItemAnalysis.difficulty_histogram`, with the
     items solved by no system and by exactly one in the subtitle and count labels on

@@ -82,6 +82,11 @@ def screen_only(body: str) -> str:
     return f'<div class="rg-screen-only">{body}</div>' if body else ""
 
 
+def print_only(body: str) -> str:
+    """HTML shown in the PDF only (e.g. what stands in there for detail left out)."""
+    return f'<div class="rg-print-only">{body}</div>' if body else ""
+
+
 def details(summary: str, body: str) -> str:
     """A folded block: ``summary`` (HTML) shown, ``body`` (HTML) on a click."""
     return (f'<details class="rg-fold"><summary>{summary}</summary>'
@@ -126,13 +131,14 @@ class Col:
 
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Col], *,
-          caption: str | None = None) -> str:
-    """An HTML table of ``rows`` (formatting only; values are escaped)."""
+          caption: str | None = None, print_rows: int | None = None) -> str:
+    """An HTML table of ``rows`` (formatting only; values are escaped); with
+    ``print_rows``, the rows after the first ``print_rows`` are left out of the PDF."""
     if not rows:
         return ""
     head = "".join(f"<th>{escape(c.label)}</th>" for c in columns)
     body = []
-    for row in rows:
+    for position, row in enumerate(rows):
         cells = []
         for c in columns:
             classes = ["num"] if c.numeric else []
@@ -142,7 +148,9 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Col], *,
                     classes.append(extra)
             cls = f' class="{" ".join(classes)}"' if classes else ""
             cells.append(f"<td{cls}>{c.fmt(row.get(c.key))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        hidden = print_rows is not None and position >= print_rows
+        body.append(('<tr class="rg-screen-only">' if hidden else "<tr>")
+                    + "".join(cells) + "</tr>")
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
     return (f'<div class="rg-table-wrap"><table class="rg-table">{cap}<thead><tr>{head}'
             f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
@@ -155,8 +163,9 @@ DENSE_SVG_BYTES = 300_000
 RASTER_SCALE = 2.0
 
 
-#: A chart drawing more data rows than this is rendered straight to PNG.
-DENSE_ROWS = 1500
+#: A chart drawing more data rows than this is rendered straight to PNG (its SVG, at
+#: about 250 bytes a mark, would pass DENSE_SVG_BYTES and be drawn twice).
+DENSE_ROWS = 1000
 
 
 def _data_rows(spec: Mapping[str, Any]) -> int:
@@ -197,11 +206,19 @@ def charts_row(*figures: str) -> str:
 
 def try_figure(build: Callable[[], Any], caption: str | None, *, theme: Any) -> str:
     """Build and render a chart; a chart that cannot be drawn for these data (e.g. one
-    system) becomes a note instead of failing the report."""
+    system) becomes a note instead of failing the report.
+
+    Altair's debug mode (a JSON-schema check of every object as it is built, including
+    each row of inline data) is off while the report builds its charts: it took 0.17 s
+    per chart of 1,700 pairs, a quarter of a large report's chart time. The chart
+    builders are tested with validation on (``tests/charts``), and vl-convert rejects an
+    invalid spec anyway."""
+    from altair.utils.schemapi import debug_mode
+
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), debug_mode(False):
             warnings.simplefilter("ignore")
             chart = build()
-        return figure(chart, caption, theme=theme)
+            return figure(chart, caption, theme=theme)
     except ReportgenError as exc:
         return note(f"Chart not drawn: {escape(exc)}")

@@ -37,6 +37,7 @@ from reportgen.report.html import (
     num_cell,
     p_cell,
     pct_cell,
+    print_only,
     screen_only,
     section,
     slug,
@@ -373,6 +374,11 @@ def results_matrix(report: Report) -> HTMLBlock | None:
     overall_letters = {} if ranking is None else ranking.letter_of()
     body = [_matrix_table(part, cells, order, ranked, overall_letters)
             for part in _column_chunks(columns)]
+    if len(order) > MATRIX_PRINT_ROWS:
+        body.append(print_only(note(
+            f"The PDF lists the first {MATRIX_PRINT_ROWS} of the {len(order)} systems; the "
+            "HTML report lists all of them, and <code>tables/systems.csv</code> holds "
+            "every mean and interval.")))
     what = ["Each cell: the mean (percent for proportions) with its "
             f"{report.confidence:.0%} interval; bold: the best value of the column; ↑/↓: "
             "higher or lower is better."]
@@ -418,6 +424,24 @@ def results_matrix(report: Report) -> HTMLBlock | None:
 #: Value columns of one matrix table (more are split into several tables with the same
 #: rows, so a printed page stays readable without scrolling).
 MATRIX_COLUMNS = 7
+#: Systems the PDF's matrix lists (in the ranking's order); the HTML lists all. About
+#: two A4 pages per table: a leaderboard of hundreds of systems would otherwise fill a
+#: dozen pages with rows a reader of the PDF does not look up.
+MATRIX_PRINT_ROWS = 60
+#: Systems above which the Data section's systems table is HTML-only; the PDF lists the
+#: names in a compact paragraph.
+DATA_PRINT_SYSTEMS = 40
+#: Systems above which a dataset × metric's noise charts (a point per pair, one rating
+#: per system) are HTML-only: at hundreds of systems each fills a page of the PDF.
+NOISE_PRINT_SYSTEMS = 60
+#: Items named per list (solved by none, by one, suspect) in the HTML, and in the PDF.
+ITEMS_LISTED, ITEMS_PRINTED = 30, 10
+#: Systems the PDF lists in a dataset × metric's table of the appendix (the best first;
+#: the HTML lists all; the Results matrix has every system's value).
+UNIT_PRINT_ROWS = 30
+#: Systems above which the Bradley-Terry chart (a row per system, a page of its own
+#: beyond about 30) is HTML-only.
+BT_PRINT_SYSTEMS = 30
 
 
 def _column_chunks(columns: Sequence[Any]) -> list[list[tuple[int, Any]]]:
@@ -460,7 +484,7 @@ def _matrix_table(part: Sequence[tuple[int, Any]], cells: Mapping[str, Mapping[i
         thead = ("<tr><th>#</th><th>system</th>"
                  + "".join(label(c, c.label) for c in columns) + "</tr>")
     rows_html = []
-    for name in order:
+    for position, name in enumerate(order):
         rank = ranked.get(name)
         letters = overall_letters.get(name, "")
         row = [f'<td class="num">{"" if rank is None else rank}</td>',
@@ -479,7 +503,8 @@ def _matrix_table(part: Sequence[tuple[int, Any]], cells: Mapping[str, Mapping[i
                    if cell.letters else "")
             row.append(f'<td class="num{" rg-best" if cell.best else ""}">{shown}{sup}'
                        f'<br><span class="rg-ci">{escape(ci)}</span></td>')
-        rows_html.append("<tr>" + "".join(row) + "</tr>")
+        hidden = ' class="rg-screen-only"' if position >= MATRIX_PRINT_ROWS else ""
+        rows_html.append(f"<tr{hidden}>" + "".join(row) + "</tr>")
     return (f'<div class="rg-table-wrap"><table class="rg-table rg-matrix"><thead>{thead}'
             f'</thead><tbody>{"".join(rows_html)}</tbody></table></div>')
 
@@ -558,7 +583,15 @@ def data_section(report: Report) -> HTMLBlock | None:
     extra = [Col(str(c), str(c), lambda v: "" if v is None or (
                  isinstance(v, float) and math.isnan(v)) else escape(v))
              for c in attrs.columns]
-    body.append(table(sys_rows, [Col("system", "system"), *extra]))
+    systems_table = table(sys_rows, [Col("system", "system"), *extra])
+    if len(sys_rows) > DATA_PRINT_SYSTEMS:
+        body.append(screen_only(systems_table))
+        body.append(print_only(
+            f'<p class="rg-names">{len(sys_rows)} systems: '
+            + " · ".join(escape(r["system"]) for r in sys_rows)
+            + (". Their attributes are in the HTML report." if extra else ".") + "</p>"))
+    else:
+        body.append(systems_table)
     if s["item_metadata"]:
         names = ", ".join(escape(c) for c in s["item_metadata"]) \
             if isinstance(s["item_metadata"], list) else escape(s["item_metadata"])
@@ -733,7 +766,11 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
             cols.append(Col("rank_ci", "rank [CI]", escape, True))
         if letters:
             cols.append(Col("letters", "tie group"))
-        body.append(table(rows, cols))
+        body.append(table(rows, cols, print_rows=UNIT_PRINT_ROWS))
+        if len(rows) > UNIT_PRINT_ROWS:
+            body.append(print_only(note(
+                f"The PDF lists the best {UNIT_PRINT_ROWS} of the {len(rows)} systems; the "
+                "HTML report and <code>tables/systems.csv</code> have all of them.")))
         body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
         figures = []
         if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
@@ -1006,11 +1043,23 @@ def noise_detail(report: Report) -> HTMLBlock | None:
                                       "|A − B| against A + B (discordant items) with the "
                                       "exact significance boundaries.", report))
         bt = None if unit.leaderboard is None else unit.leaderboard.bradley_terry
+        bt_chart = ""
         if bt is not None and len(unit.systems) <= MAX_BT_SYSTEMS:
-            figures.append(_try_chart(partial(bradley_terry_chart, bt),
-                                      "Bradley-Terry ratings (Elo scale) with bootstrap "
-                                      "intervals.", report))
-        body.append(charts_row(*figures))
+            bt_chart = _try_chart(partial(bradley_terry_chart, bt),
+                                  "Bradley-Terry ratings (Elo scale) with bootstrap "
+                                  "intervals.", report)
+        n = len(unit.systems)
+        if n > NOISE_PRINT_SYSTEMS:
+            body.append(screen_only(charts_row(*figures, bt_chart)))
+            body.append(print_only(note(f"The charts of its {n} systems are in the HTML "
+                                        "report.")))
+        elif bt_chart and n > BT_PRINT_SYSTEMS:
+            body.append(charts_row(*figures))
+            body.append(screen_only(charts_row(bt_chart)))
+            body.append(print_only(note(f"The Bradley-Terry chart of its {n} systems is "
+                                        "in the HTML report.")))
+        else:
+            body.append(charts_row(*figures, bt_chart))
     return section("Benchmark noise", body, sid="benchmark-noise",
                    fold="p-values against differences, discordant items and "
                         "Bradley-Terry ratings per dataset × metric")
@@ -1042,10 +1091,20 @@ def items_section(report: Report) -> HTMLBlock | None:
         if entry["suspect"]:
             listing.append(("suspect", entry["suspect"]))
         for label, values in listing:
-            shown = ", ".join(escape(v) for v in values[:30])
-            more = f" … ({len(values) - 30} more in tables/items.csv)" \
-                if len(values) > 30 else ""
-            body.append(f"<p><strong>{escape(label)}:</strong> {shown}{more}</p>")
+            # the HTML names up to ITEMS_LISTED, the PDF up to ITEMS_PRINTED
+            first = ", ".join(escape(v) for v in values[:ITEMS_PRINTED])
+            rest = ", ".join(escape(v) for v in values[ITEMS_PRINTED:ITEMS_LISTED])
+            screen = (f'<span class="rg-screen-only">, {rest}</span>' if rest else "")
+            more = []
+            if len(values) > ITEMS_LISTED:
+                more.append(f'<span class="rg-screen-only"> … ({len(values) - ITEMS_LISTED}'
+                            " more in tables/items.csv)</span>")
+            if len(values) > ITEMS_PRINTED:
+                more.append(f'<span class="rg-print-only"> … '
+                            f"({len(values) - ITEMS_PRINTED} more in tables/items.csv)"
+                            "</span>")
+            body.append(f"<p><strong>{escape(label)}:</strong> {first}{screen}"
+                        f"{''.join(more)}</p>")
         if obj is not None:
             body.append(charts_row(_try_chart(partial(difficulty_histogram_chart, obj),
                                            "Share of systems solving each item.", report)))

@@ -223,10 +223,27 @@ def test_notebook_to_html_contents_sidebar_on_wide_screens_only():
     assert ".rg-body .rg-toc { display: none; }" in wide
     assert html.index('<nav class="rg-sidebar"') < html.index('<main class="rg-body">')
     # the PDF has neither (WeasyPrint reads media types, not widths)
-    from reportgen.report.export import _SCREEN_ONLY
-    printed = _SCREEN_ONLY.sub("", html)
+    from reportgen.report.export import _print_html
+    printed = _print_html(html)
     assert "rg-sidebar\"" not in printed and "min-width: 1200px" not in printed
     assert '<nav class="rg-toc"' in printed
+
+
+def test_print_html_drops_what_only_a_screen_shows():
+    from reportgen.report.export import _print_html
+
+    html = ('<body><p>keep 1</p><div class="rg-screen-only"><div><img src="x.png">'
+            '<p>drop</p></div></div><table><tr><td>keep 2</td></tr>'
+            '<tr class="rg-screen-only"><td>drop</td></tr></table>'
+            '<style media="screen and (min-width: 1200px)">.a { b: c }</style>'
+            '<nav class="rg-sidebar"><ol><li>drop</li></ol></nav><p>keep &amp; 3</p></body>')
+    assert _print_html(html) == ('<body><p>keep 1</p><table><tr><td>keep 2</td></tr>'
+                                 '</table><p>keep &amp; 3</p></body>')
+    assert _print_html("<p>nothing to drop</p>\n<p>x</p>") == \
+        "<p>nothing to drop</p>\n<p>x</p>"
+    # an element left open inside a dropped one: nothing is dropped, never the rest
+    unclosed = '<div class="rg-screen-only"><p>open<div>x</div><p>after'
+    assert _print_html(unclosed) == unclosed
 
 
 def test_notebook_to_html_makes_heading_ids_unique():

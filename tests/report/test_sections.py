@@ -114,3 +114,26 @@ def test_dense_charts_are_embedded_as_png_of_the_svg_size():
     small = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(
         x="x", y="y")
     assert "<svg" in figure(small, "small")
+
+
+def test_tables_leave_rows_out_of_the_pdf_only_past_their_print_budget():
+    from reportgen.report.html import Col, print_only, table
+
+    rows = [{"system": f"s{k}"} for k in range(7)]
+    html = table(rows, [Col("system", "system")], print_rows=5)
+    assert html.count('<tr class="rg-screen-only">') == 2      # s5, s6: HTML only
+    assert html.index("s4") < html.index('<tr class="rg-screen-only">')
+    assert 'rg-screen-only' not in table(rows, [Col("system", "system")])
+    assert print_only("x") == '<div class="rg-print-only">x</div>' and print_only("") == ""
+
+
+def test_matrix_lists_every_system_in_html_and_the_first_ones_in_print():
+    from reportgen.report.findings import MatrixCell, MatrixColumn
+
+    names = [f"system {k}" for k in range(rs.MATRIX_PRINT_ROWS + 5)]
+    column = MatrixColumn("bench", "acc", True, "higher")
+    cells = {n: {0: MatrixCell(0.5, 0.4, 0.6, "", False)} for n in names}
+    html = rs._matrix_table([(0, column)], cells, names, {}, {})
+    assert html.count("<tr") == 1 + len(names)                   # header + every system
+    assert html.count('<tr class="rg-screen-only">') == 5
+    assert html.rindex("system 59<") < html.index('<tr class="rg-screen-only">')
