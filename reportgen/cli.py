@@ -15,6 +15,21 @@ from typing import Any
 
 from reportgen import __version__
 from reportgen.errors import ReportgenError, ReportgenWarning
+from reportgen.names import (
+    ALTERNATIVES,
+    CI_METHODS,
+    CORRECT_ACROSS,
+    CORRECTIONS,
+    EFFECT_LEVELS,
+    EXECUTORS,
+    GATES,
+    IF_EXISTS,
+    INPUT_FORMATS,
+    METHODS,
+    NAN_POLICIES,
+    ORDERS,
+    PAIRINGS,
+)
 
 __all__ = ["main"]
 
@@ -29,7 +44,6 @@ EXIT_TERMINATED = 143
 
 def _add_data_options(parser: argparse.ArgumentParser, *,
                       format_flag: str = "--format") -> None:
-    from reportgen.names import INPUT_FORMATS
 
     parser.add_argument("data", nargs="*", metavar="DATA",
                         help="result files or folders (several are combined); default: "
@@ -55,7 +69,7 @@ def _add_data_options(parser: argparse.ArgumentParser, *,
     group.add_argument("--lm-eval-filter", metavar="FILTER", default=None,
                        help="lm-evaluation-harness filter to use (default: the first "
                             "listed per task)")
-    group.add_argument("--nan-policy", choices=("drop", "raise"), default=None,
+    group.add_argument("--nan-policy", choices=NAN_POLICIES, default=None,
                        help="a missing score: drop the row and count it (default) or "
                             "stop with an error")
     group.add_argument("--strict-inputs", action="store_true", default=None,
@@ -136,29 +150,28 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
-    from reportgen.names import CORRECTIONS
 
     group = parser.add_argument_group("statistics")
-    group.add_argument("--pairing", choices=("auto", "paired", "unpaired"), default=None,
+    group.add_argument("--pairing", choices=PAIRINGS, default=None,
                        help="compare on shared items (paired) or not; auto: detected per "
                             "dataset × metric (default)")
-    group.add_argument("--method", choices=("auto", "permutation", "bootstrap", "sign"),
+    group.add_argument("--method", choices=METHODS,
                        default=None,
                        help="auto: Welch t / two-proportion z / paired t / exact McNemar by "
                             "pairing and modality (default); permutation; null-shifted "
                             "bootstrap; sign test (paired)")
-    group.add_argument("--order", choices=("all-pairs", "first-vs-rest", "successive"),
+    group.add_argument("--order", choices=ORDERS,
                        default=None, help="which pairs to compare (default: all)")
     group.add_argument("--baseline", metavar="SYSTEM", default=None,
                        help="the system the others are compared with under "
                             "--order first-vs-rest (default: the first)")
-    group.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+    group.add_argument("--alternative", choices=ALTERNATIVES,
                        default=None,
                        help="greater: A is better than B (fix it before looking at the "
                             "data); default two-sided")
     group.add_argument("--correction", choices=CORRECTIONS, default=None,
                        help="multiple-comparison correction (default holm-sidak)")
-    group.add_argument("--correct-across", choices=("sample-list", "all"),
+    group.add_argument("--correct-across", choices=CORRECT_ACROSS,
                        default=None,
                        help="the family corrected together: each dataset × metric "
                             "(default) or every comparison of the analysis")
@@ -168,12 +181,11 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                        help="level of the confidence intervals (default 0.95)")
     group.add_argument("--n-resamples", type=int, default=None, metavar="N",
                        help="permutation/bootstrap resamples (default 9999)")
-    group.add_argument("--effect-threshold", choices=("small", "medium", "large"),
+    group.add_argument("--effect-threshold", choices=EFFECT_LEVELS,
                        default=None,
                        help="Cohen level an effect must reach to count as practically "
                             "relevant (default medium)")
-    group.add_argument("--ci-method", choices=("auto", "wilson", "clopper-pearson", "t",
-                                               "percentile", "bca"), default=None,
+    group.add_argument("--ci-method", choices=CI_METHODS, default=None,
                        help="interval of each system's mean: auto = Wilson for binary "
                             "scores, bootstrap BCa for continuous ones")
     group.add_argument("--corpus-metric", action="append", default=None, metavar="NAME",
@@ -214,7 +226,7 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                         help="worker processes: 1 runs in this process (default), N in N "
                              "processes, 0 or auto one per core; with --executor dask and "
                              "no --scheduler, the workers of a local Dask cluster")
-    run_on.add_argument("--executor", choices=("local", "dask"), default=None,
+    run_on.add_argument("--executor", choices=EXECUTORS, default=None,
                         help="local: this machine (default); dask: a Dask cluster (pip "
                              "install 'reportgen[dask]')")
     run_on.add_argument("--scheduler", metavar="ADDRESS", default=None,
@@ -667,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "reportgen wrote everything in it")
     analyze.add_argument("--force", action="store_true",
                          help="replace an existing results folder (= --if-exists replace)")
-    analyze.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+    analyze.add_argument("--if-exists", choices=IF_EXISTS,
                          default="error",
                          help="when --out exists: error (default), replace, or write a "
                               "new timestamped folder beside it")
@@ -703,7 +715,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "only with --force, and a folder that is not a report never")
     group.add_argument("--force", action="store_true",
                        help="replace an existing report folder (= --if-exists replace)")
-    group.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+    group.add_argument("--if-exists", choices=IF_EXISTS,
                        default=None,
                        help="when --out exists: error (default), replace it (a report "
                             "folder only), or timestamp: write a new folder "
@@ -735,7 +747,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "and either wins over the config's [metrics.NAME] margin). "
                             "Verdicts become improved, regressed, non-inferior or "
                             "inconclusive, with equivalence (within ±DELTA) beside them")
-    group.add_argument("--gate", choices=("regression", "non-inferiority"), default=None,
+    group.add_argument("--gate", choices=GATES, default=None,
                        help="release template, a CI gate: exit with status 1 when "
                             "'regression': anything regressed significantly; "
                             "'non-inferiority': anything compared is neither improved "
@@ -781,7 +793,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="trend report folder to create (default: ./history)")
     history.add_argument("--force", action="store_true",
                          help="replace an existing report folder")
-    history.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+    history.add_argument("--if-exists", choices=IF_EXISTS,
                          default="error",
                          help="when --out exists: error (default), replace, or write a "
                               "new timestamped folder beside it")
@@ -889,7 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
     power.add_argument("--power", type=float, default=0.8, dest="target_power",
                        help="target power (default 0.8)")
     power.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    power.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+    power.add_argument("--alternative", choices=ALTERNATIVES,
                        default="two-sided")
     power.add_argument("--method", default="auto",
                        choices=("auto", "exact", "normal", "pooled-z", "arcsine", "t",

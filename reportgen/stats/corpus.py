@@ -44,6 +44,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
+from reportgen.names import CORPUS_METRICS as _CORPUS_METRIC_NAMES
 from reportgen.stats._common import PairsMixin, choices_iv, resampling_iv, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
@@ -490,10 +491,9 @@ _FORMULAS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str]] = {
     "f1": (_f1, "2 tp / (2 tp + fp + fn)"),
 }
 
-#: Names known to :func:`corpus_metric`.
-CORPUS_METRICS: tuple[str, ...] = tuple(
-    f"{m}-{a}" for m in ("f1", "precision", "recall") for a in ("macro", "micro", "binary")
-) + ("accuracy", "mcc", "mean")
+#: Names known to :func:`corpus_metric` (declared in :mod:`reportgen.names`, where the
+#: command line and the config file take them from).
+CORPUS_METRICS: tuple[str, ...] = _CORPUS_METRIC_NAMES
 
 
 def _macro(formula: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:

@@ -24,12 +24,13 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 import numpy as np
 from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.names import CIMethod
 from reportgen.stats._common import system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -43,7 +44,6 @@ from reportgen.stats.intervals import t_interval, wilson_interval
 __all__ = ["BootstrapMeans", "CIMethod", "MeanIntervals", "bootstrap_means",
            "clopper_pearson_interval", "mean_intervals"]
 
-CIMethod = Literal["auto", "wilson", "clopper-pearson", "t", "percentile", "bca"]
 _NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper-Pearson", "t": "t",
           "percentile": "bootstrap percentile", "bca": "bootstrap BCa"}
 
