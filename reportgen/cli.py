@@ -415,21 +415,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
     margins = _margins(args)
     if margins is not None:
         options["margins"] = margins
+    def given(flag: str, default: Any = None) -> Any:
+        """The flag, else the config's ``[report]`` value, else ``default``."""
+        return resolve(getattr(args, flag), report.get(flag), default=default)
+
     spec = RunSpec(
         data=tuple(_data_paths(args)),
-        out=args.out or report.get("out") or "report",
+        out=given("out", "report"),
         config=args.config, load_options=_load_options(args), analysis_options=options,
-        title=args.title or report.get("title") or None,
-        release=args.release or report.get("release"),
-        template=args.template or report.get("template") or "evaluation",
-        theme=args.theme or report.get("theme") or "default",
-        formats=_formats(args.formats) if args.formats else
+        title=given("title"), release=given("release"),
+        template=given("template", "evaluation"), theme=given("theme", "default"),
+        formats=_formats(args.formats) if args.formats is not None else
         tuple(report.get("formats", ("html", "pdf", "ipynb"))),
-        force=bool(args.force or report.get("force", False)),
-        if_exists=args.if_exists or report.get("if_exists") or "error",
-        baseline=options.get("baseline"),
-        candidate=args.candidate or report.get("candidate"),
-        max_table_rows=args.max_table_rows or report.get("max_table_rows") or 40,
+        force=bool(given("force", False)), if_exists=given("if_exists", "error"),
+        baseline=options.get("baseline"), candidate=given("candidate"),
+        max_table_rows=given("max_table_rows", 40),
         execution_timeout=args.timeout, execution=_execution_kwargs(args))
     gate = _gate(args, report)
     progress = _progress_printer(quiet=args.quiet)
@@ -437,13 +437,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed "
                      f"{result.seed}\n")
     if result.verdict is not None:
-        return _release_gate(result.verdict, gate=gate,
-                             allow_partial=bool(args.allow_partial or
-                                                report.get("allow_partial", False)))
+        return _release_gate(result.verdict, gate=gate, allow_partial=bool(
+            resolve(args.allow_partial, report.get("allow_partial"), default=False)))
     if gate is not None:
         sys.stderr.write(f"reportgen: warning: --gate {gate} needs a release report "
                          "(--template release); nothing was checked\n")
     return EXIT_OK
+
+
+def resolve(*values: Any, default: Any = None) -> Any:
+    """The first value that was given (is not None), else ``default``: a command-line
+    flag, then the config file's value, then the default. ``0``, ``False`` and ``""``
+    are given values (``--max-table-rows 0`` is an error, not 40).
+
+    >>> resolve(None, 0, default=40), resolve(False, True), resolve(None, None, default=1)
+    (0, False, 1)
+    """
+    return next((v for v in values if v is not None), default)
 
 
 def _gate(args: argparse.Namespace, report: Mapping[str, Any]) -> str | None:
@@ -713,7 +723,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="report folder to create (default: ./report), e.g. "
                             "CHECKPOINT_DIR/eval-report; an existing report is replaced "
                             "only with --force, and a folder that is not a report never")
-    group.add_argument("--force", action="store_true",
+    group.add_argument("--force", action="store_true", default=None,
                        help="replace an existing report folder (= --if-exists replace)")
     group.add_argument("--if-exists", choices=IF_EXISTS,
                        default=None,
@@ -754,9 +764,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "nor non-inferior (needs --margin). Both also fail when a "
                             "dataset × metric could not be compared, unless "
                             "--allow-partial")
-    group.add_argument("--fail-on-regression", action="store_true",
+    group.add_argument("--fail-on-regression", action="store_true", default=None,
                        help="the same as --gate regression")
-    group.add_argument("--allow-partial", action="store_true",
+    group.add_argument("--allow-partial", action="store_true", default=None,
                        help="with --gate: pass when some dataset × metric was not "
                             "compared (they are still named on stderr and in the "
                             "report)")
