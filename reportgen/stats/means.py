@@ -31,7 +31,7 @@ from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.names import CIMethod
-from reportgen.stats._common import system_names
+from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -49,7 +49,7 @@ _NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper-Pearson", "t": "t",
 
 
 @dataclass(frozen=True)
-class MeanIntervals:
+class MeanIntervals(TabularMixin):
     """Mean and confidence interval of each system.
 
     Attributes
@@ -259,7 +259,7 @@ def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method:
 
 
 @dataclass(frozen=True)
-class BootstrapMeans:
+class BootstrapMeans(TabularMixin):
     """The bootstrap distribution of each system's mean (seed 000 §3, option 2).
 
     ``replicates`` is ``(n_resamples, n_systems)``; ``ci_low``/``ci_high`` are its

@@ -205,11 +205,6 @@ class PairwiseResult(PairsMixin):
             rows.append(row)
         return rows
 
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
-
 
 # ============================================================================ inputs
 

@@ -64,6 +64,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import TabularMixin
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY, chunk_sizes
 from reportgen.stats.pairwise import binomial_pvalue
 
@@ -202,7 +203,7 @@ class PowerResult:
 
 
 @dataclass(frozen=True)
-class PowerCurve:
+class PowerCurve(TabularMixin):
     """Power, MDE or required n over a grid: one :class:`PowerResult` per point.
 
     ``n``, ``delta`` and ``power`` give the columns as arrays, for charts;
@@ -229,11 +230,6 @@ class PowerCurve:
     def to_records(self) -> list[dict[str, Any]]:
         """One :meth:`PowerResult.to_dict` per point."""
         return [p.to_dict() for p in self.points]
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 @dataclass(frozen=True)
