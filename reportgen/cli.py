@@ -15,6 +15,21 @@ from typing import Any
 
 from reportgen import __version__
 from reportgen.errors import ReportgenError, ReportgenWarning
+from reportgen.names import (
+    ALTERNATIVES,
+    CI_METHODS,
+    CORRECT_ACROSS,
+    CORRECTIONS,
+    EFFECT_LEVELS,
+    EXECUTORS,
+    GATES,
+    IF_EXISTS,
+    INPUT_FORMATS,
+    METHODS,
+    NAN_POLICIES,
+    ORDERS,
+    PAIRINGS,
+)
 
 __all__ = ["main"]
 
@@ -29,7 +44,6 @@ EXIT_TERMINATED = 143
 
 def _add_data_options(parser: argparse.ArgumentParser, *,
                       format_flag: str = "--format") -> None:
-    from reportgen.names import INPUT_FORMATS
 
     parser.add_argument("data", nargs="*", metavar="DATA",
                         help="result files or folders (several are combined); default: "
@@ -55,7 +69,7 @@ def _add_data_options(parser: argparse.ArgumentParser, *,
     group.add_argument("--lm-eval-filter", metavar="FILTER", default=None,
                        help="lm-evaluation-harness filter to use (default: the first "
                             "listed per task)")
-    group.add_argument("--nan-policy", choices=("drop", "raise"), default=None,
+    group.add_argument("--nan-policy", choices=NAN_POLICIES, default=None,
                        help="a missing score: drop the row and count it (default) or "
                             "stop with an error")
     group.add_argument("--strict-inputs", action="store_true", default=None,
@@ -136,29 +150,28 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
-    from reportgen.names import CORRECTIONS
 
     group = parser.add_argument_group("statistics")
-    group.add_argument("--pairing", choices=("auto", "paired", "unpaired"), default=None,
+    group.add_argument("--pairing", choices=PAIRINGS, default=None,
                        help="compare on shared items (paired) or not; auto: detected per "
                             "dataset × metric (default)")
-    group.add_argument("--method", choices=("auto", "permutation", "bootstrap", "sign"),
+    group.add_argument("--method", choices=METHODS,
                        default=None,
                        help="auto: Welch t / two-proportion z / paired t / exact McNemar by "
                             "pairing and modality (default); permutation; null-shifted "
                             "bootstrap; sign test (paired)")
-    group.add_argument("--order", choices=("all-pairs", "first-vs-rest", "successive"),
+    group.add_argument("--order", choices=ORDERS,
                        default=None, help="which pairs to compare (default: all)")
     group.add_argument("--baseline", metavar="SYSTEM", default=None,
                        help="the system the others are compared with under "
                             "--order first-vs-rest (default: the first)")
-    group.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+    group.add_argument("--alternative", choices=ALTERNATIVES,
                        default=None,
                        help="greater: A is better than B (fix it before looking at the "
                             "data); default two-sided")
     group.add_argument("--correction", choices=CORRECTIONS, default=None,
                        help="multiple-comparison correction (default holm-sidak)")
-    group.add_argument("--correct-across", choices=("sample-list", "all"),
+    group.add_argument("--correct-across", choices=CORRECT_ACROSS,
                        default=None,
                        help="the family corrected together: each dataset × metric "
                             "(default) or every comparison of the analysis")
@@ -168,12 +181,11 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                        help="level of the confidence intervals (default 0.95)")
     group.add_argument("--n-resamples", type=int, default=None, metavar="N",
                        help="permutation/bootstrap resamples (default 9999)")
-    group.add_argument("--effect-threshold", choices=("small", "medium", "large"),
+    group.add_argument("--effect-threshold", choices=EFFECT_LEVELS,
                        default=None,
                        help="Cohen level an effect must reach to count as practically "
                             "relevant (default medium)")
-    group.add_argument("--ci-method", choices=("auto", "wilson", "clopper-pearson", "t",
-                                               "percentile", "bca"), default=None,
+    group.add_argument("--ci-method", choices=CI_METHODS, default=None,
                        help="interval of each system's mean: auto = Wilson for binary "
                             "scores, bootstrap BCa for continuous ones")
     group.add_argument("--corpus-metric", action="append", default=None, metavar="NAME",
@@ -214,7 +226,7 @@ def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
                         help="worker processes: 1 runs in this process (default), N in N "
                              "processes, 0 or auto one per core; with --executor dask and "
                              "no --scheduler, the workers of a local Dask cluster")
-    run_on.add_argument("--executor", choices=("local", "dask"), default=None,
+    run_on.add_argument("--executor", choices=EXECUTORS, default=None,
                         help="local: this machine (default); dask: a Dask cluster (pip "
                              "install 'reportgen[dask]')")
     run_on.add_argument("--scheduler", metavar="ADDRESS", default=None,
@@ -403,21 +415,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
     margins = _margins(args)
     if margins is not None:
         options["margins"] = margins
+    def given(flag: str, default: Any = None) -> Any:
+        """The flag, else the config's ``[report]`` value, else ``default``."""
+        return resolve(getattr(args, flag), report.get(flag), default=default)
+
     spec = RunSpec(
         data=tuple(_data_paths(args)),
-        out=args.out or report.get("out") or "report",
+        out=given("out", "report"),
         config=args.config, load_options=_load_options(args), analysis_options=options,
-        title=args.title or report.get("title") or None,
-        release=args.release or report.get("release"),
-        template=args.template or report.get("template") or "evaluation",
-        theme=args.theme or report.get("theme") or "default",
-        formats=_formats(args.formats) if args.formats else
+        title=given("title"), release=given("release"),
+        template=given("template", "evaluation"), theme=given("theme", "default"),
+        formats=_formats(args.formats) if args.formats is not None else
         tuple(report.get("formats", ("html", "pdf", "ipynb"))),
-        force=bool(args.force or report.get("force", False)),
-        if_exists=args.if_exists or report.get("if_exists") or "error",
-        baseline=options.get("baseline"),
-        candidate=args.candidate or report.get("candidate"),
-        max_table_rows=args.max_table_rows or report.get("max_table_rows") or 40,
+        force=bool(given("force", False)), if_exists=given("if_exists", "error"),
+        baseline=options.get("baseline"), candidate=given("candidate"),
+        max_table_rows=given("max_table_rows", 40),
         execution_timeout=args.timeout, execution=_execution_kwargs(args))
     gate = _gate(args, report)
     progress = _progress_printer(quiet=args.quiet)
@@ -425,13 +437,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed "
                      f"{result.seed}\n")
     if result.verdict is not None:
-        return _release_gate(result.verdict, gate=gate,
-                             allow_partial=bool(args.allow_partial or
-                                                report.get("allow_partial", False)))
+        return _release_gate(result.verdict, gate=gate, allow_partial=bool(
+            resolve(args.allow_partial, report.get("allow_partial"), default=False)))
     if gate is not None:
         sys.stderr.write(f"reportgen: warning: --gate {gate} needs a release report "
                          "(--template release); nothing was checked\n")
     return EXIT_OK
+
+
+def resolve(*values: Any, default: Any = None) -> Any:
+    """The first value that was given (is not None), else ``default``: a command-line
+    flag, then the config file's value, then the default. ``0``, ``False`` and ``""``
+    are given values (``--max-table-rows 0`` is an error, not 40).
+
+    >>> resolve(None, 0, default=40), resolve(False, True), resolve(None, None, default=1)
+    (0, False, 1)
+    """
+    return next((v for v in values if v is not None), default)
 
 
 def _gate(args: argparse.Namespace, report: Mapping[str, Any]) -> str | None:
@@ -667,7 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "reportgen wrote everything in it")
     analyze.add_argument("--force", action="store_true",
                          help="replace an existing results folder (= --if-exists replace)")
-    analyze.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+    analyze.add_argument("--if-exists", choices=IF_EXISTS,
                          default="error",
                          help="when --out exists: error (default), replace, or write a "
                               "new timestamped folder beside it")
@@ -701,9 +723,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="report folder to create (default: ./report), e.g. "
                             "CHECKPOINT_DIR/eval-report; an existing report is replaced "
                             "only with --force, and a folder that is not a report never")
-    group.add_argument("--force", action="store_true",
+    group.add_argument("--force", action="store_true", default=None,
                        help="replace an existing report folder (= --if-exists replace)")
-    group.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+    group.add_argument("--if-exists", choices=IF_EXISTS,
                        default=None,
                        help="when --out exists: error (default), replace it (a report "
                             "folder only), or timestamp: write a new folder "
@@ -735,16 +757,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "and either wins over the config's [metrics.NAME] margin). "
                             "Verdicts become improved, regressed, non-inferior or "
                             "inconclusive, with equivalence (within ±DELTA) beside them")
-    group.add_argument("--gate", choices=("regression", "non-inferiority"), default=None,
+    group.add_argument("--gate", choices=GATES, default=None,
                        help="release template, a CI gate: exit with status 1 when "
                             "'regression': anything regressed significantly; "
                             "'non-inferiority': anything compared is neither improved "
                             "nor non-inferior (needs --margin). Both also fail when a "
                             "dataset × metric could not be compared, unless "
                             "--allow-partial")
-    group.add_argument("--fail-on-regression", action="store_true",
+    group.add_argument("--fail-on-regression", action="store_true", default=None,
                        help="the same as --gate regression")
-    group.add_argument("--allow-partial", action="store_true",
+    group.add_argument("--allow-partial", action="store_true", default=None,
                        help="with --gate: pass when some dataset × metric was not "
                             "compared (they are still named on stderr and in the "
                             "report)")
@@ -781,7 +803,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="trend report folder to create (default: ./history)")
     history.add_argument("--force", action="store_true",
                          help="replace an existing report folder")
-    history.add_argument("--if-exists", choices=("error", "replace", "timestamp"),
+    history.add_argument("--if-exists", choices=IF_EXISTS,
                          default="error",
                          help="when --out exists: error (default), replace, or write a "
                               "new timestamped folder beside it")
@@ -889,7 +911,7 @@ def build_parser() -> argparse.ArgumentParser:
     power.add_argument("--power", type=float, default=0.8, dest="target_power",
                        help="target power (default 0.8)")
     power.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    power.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+    power.add_argument("--alternative", choices=ALTERNATIVES,
                        default="two-sided")
     power.add_argument("--method", default="auto",
                        choices=("auto", "exact", "normal", "pooled-z", "arcsine", "t",

@@ -45,15 +45,14 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, TypeVar
 
 from reportgen.errors import ConfigError, Location, ReportgenError
+from reportgen.names import EXECUTORS, Executor
 
 __all__ = ["EXECUTORS", "Execution", "Executor", "blas_threads", "map_units",
            "parse_memory_size", "usable_cores"]
 
-Executor = Literal["local", "dask"]
-EXECUTORS: tuple[str, ...] = get_args(Executor)
 
 #: Environment variables that bound the threads of the BLAS and OpenMP libraries numpy
 #: and scipy may be linked with; read once, when the library loads in a new process.

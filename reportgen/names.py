@@ -1,8 +1,10 @@
 """Names the command line offers as choices, declared where importing them costs nothing
 (no numpy, pandas or scipy): ``reportgen --help`` builds its parser from these.
 
-:data:`CORRECTIONS` is the one declaration of the multiple-comparison corrections
-(:mod:`reportgen.stats.multiplicity` takes its ``Correction`` type from here);
+Every option with a fixed set of values is declared here once: the ``Literal`` types of
+the library (:mod:`reportgen.stats.multiplicity` takes ``Correction`` from here,
+:mod:`reportgen.stats.pairwise` ``Method``, ``Order``, ...), the config file's checks
+(:mod:`reportgen.data._config`) and the command line's choices all come from it.
 :data:`INPUT_FORMATS` names the built-in input adapters, which
 ``tests/test_cli.py`` checks against the registry.
 """
@@ -11,11 +13,53 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-__all__ = ["CORRECTIONS", "INPUT_FORMATS", "Correction"]
+__all__ = ["ALTERNATIVES", "CI_METHODS", "CORPUS_METRICS", "CORRECTIONS", "CORRECT_ACROSS",
+           "EFFECT_LEVELS", "EXECUTORS", "GATES", "IF_EXISTS", "INPUT_FORMATS", "METHODS",
+           "NAN_POLICIES", "ORDERS", "PAIRINGS", "Alternative", "CIMethod", "Correction",
+           "CorrectAcross", "EffectLevel", "Executor", "Gate", "IfExists", "Method",
+           "NanPolicy", "Order", "Pairing"]
 
 #: Multiple-comparison corrections (statsmodels' ``multipletests`` names).
 Correction = Literal["holm-sidak", "holm", "bonferroni", "sidak", "fdr_bh", "fdr_by", "none"]
 CORRECTIONS: tuple[str, ...] = get_args(Correction)
+
+#: How the systems of a dataset × metric are compared (``--pairing``).
+Pairing = Literal["auto", "paired", "unpaired"]
+PAIRINGS: tuple[str, ...] = get_args(Pairing)
+#: The test of each pair (``--method``; auto: by pairing and modality).
+Method = Literal["auto", "permutation", "bootstrap", "sign"]
+METHODS: tuple[str, ...] = get_args(Method)
+#: Which pairs are compared (``--order``).
+Order = Literal["all-pairs", "first-vs-rest", "successive"]
+ORDERS: tuple[str, ...] = get_args(Order)
+#: The alternative hypothesis of every test (``--alternative``).
+Alternative = Literal["two-sided", "greater", "less"]
+ALTERNATIVES: tuple[str, ...] = get_args(Alternative)
+#: The family of a multiple-comparison correction (``--correct-across``).
+CorrectAcross = Literal["sample-list", "all"]
+CORRECT_ACROSS: tuple[str, ...] = get_args(CorrectAcross)
+#: Cohen's levels of an effect size (``--effect-threshold``).
+EffectLevel = Literal["small", "medium", "large"]
+EFFECT_LEVELS: tuple[str, ...] = get_args(EffectLevel)
+#: Intervals of a system's mean (``--ci-method``).
+CIMethod = Literal["auto", "wilson", "clopper-pearson", "t", "percentile", "bca"]
+CI_METHODS: tuple[str, ...] = get_args(CIMethod)
+#: Corpus-level metrics computed from predictions and references (``--corpus-metric``).
+CORPUS_METRICS: tuple[str, ...] = tuple(
+    f"{m}-{a}" for m in ("f1", "precision", "recall") for a in ("macro", "micro", "binary")
+) + ("accuracy", "mcc", "mean")
+#: What happens to a NaN score (``--nan-policy``).
+NanPolicy = Literal["drop", "raise"]
+NAN_POLICIES: tuple[str, ...] = get_args(NanPolicy)
+#: Where the dataset × metric units run (``--executor``).
+Executor = Literal["local", "dask"]
+EXECUTORS: tuple[str, ...] = get_args(Executor)
+#: What ``--out`` does when the folder exists (``--if-exists``).
+IfExists = Literal["error", "replace", "timestamp"]
+IF_EXISTS: tuple[str, ...] = get_args(IfExists)
+#: The release gates (``--gate``).
+Gate = Literal["regression", "non-inferiority"]
+GATES: tuple[str, ...] = get_args(Gate)
 
 #: The built-in input formats (``--format``), in about the order detection tries them.
 INPUT_FORMATS: tuple[str, ...] = (

@@ -227,3 +227,23 @@ def test_margins_parse_every_metric_and_one_metric():
     args = argparse.Namespace(margin=["0.01", "edit_distance=0.5", "a=b=0.2"])
     assert _margins(args) == {"*": 0.01, "edit_distance": 0.5, "a=b": 0.2}
     assert _margins(argparse.Namespace(margin=None)) is None
+
+
+def test_resolve_keeps_falsy_values_a_flag_or_the_config_gave():
+    from reportgen.cli import resolve
+
+    # by hand: the first value that is not None wins; 0, False and "" are values
+    assert resolve(None, 0, default=40) == 0
+    assert resolve(False, True, default=None) is False
+    assert resolve(None, False, default=True) is False
+    assert resolve("", "config", default="d") == ""
+    assert resolve(None, None, default=7) == 7
+
+
+def test_run_max_table_rows_zero_is_an_error_not_the_default(tmp_path, capsys):
+    out = tmp_path / "r"
+    status = main(["run", str(ROOT / "examples" / "data"), "--out", str(out),
+                   "--max-table-rows", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "max_table_rows = 0 must be at least 1" in err
+    assert not out.exists()

@@ -16,6 +16,7 @@ from reportgen.analysis._caveats import list_caveats, runs_caveats
 from reportgen.analysis._groups import condition_and_compare, group_comparisons
 from reportgen.analysis.options import AnalysisOptions
 from reportgen.analysis.results import (
+    FLIPPED_ALTERNATIVE,
     ClusterIntervals,
     Leaderboard,
     RunsResult,
@@ -62,7 +63,6 @@ from reportgen.stats.runs import (
 
 __all__ = ["UnitOutput", "analyze_unit", "ordered_systems", "test_options", "unit_rng"]
 
-_FLIP = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
 
 #: Bootstrap resamples of the Bradley-Terry intervals (each resample is a full fit).
 _BT_RESAMPLES = 2000
@@ -107,7 +107,7 @@ def test_options(options: AnalysisOptions, direction: str,
     """The keyword options of compare_paired/compare_unpaired for one unit; the
     alternative is turned from quality terms into raw-scale terms."""
     alternative = options.alternative if direction == "higher" else \
-        _FLIP[options.alternative]
+        FLIPPED_ALTERNATIVE[options.alternative]
     return dict(method=options.method, order=options.order, baseline=0,
                 alternative=alternative, correction=options.correction, alpha=options.alpha,
                 confidence=options.confidence, n_resamples=options.n_resamples,

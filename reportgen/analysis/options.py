@@ -5,20 +5,25 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import get_args
 
 from reportgen.errors import InputError
-from reportgen.stats._common import resampling_iv
-from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
+from reportgen.names import (
+    CORRECTIONS,
+    Alternative,
+    CIMethod,
+    CorrectAcross,
+    Correction,
+    EffectLevel,
+    Method,
+    Order,
+    Pairing,
+)
+from reportgen.stats import DEFAULT_MAX_MEMORY, resampling_iv
 from reportgen.stats.corpus import corpus_metric
-from reportgen.stats.means import CIMethod
-from reportgen.stats.multiplicity import CORRECTIONS, Correction
-from reportgen.stats.pairwise import Alternative, EffectLevel, Method, Order
 
 __all__ = ["AnalysisOptions", "CorrectAcross", "Pairing"]
 
-Pairing = Literal["auto", "paired", "unpaired"]
-CorrectAcross = Literal["sample-list", "all"]
 
 @dataclass(frozen=True)
 class AnalysisOptions:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from reportgen.errors import InputError
+from reportgen.names import GATES, Gate
 
 __all__ = ["VERDICTS", "NotCompared", "ReleaseComparison", "ReleaseFlips", "ReleaseVerdict",
            "margin_of", "not_compared", "release_comparison", "resolve_release_systems",
@@ -53,8 +54,6 @@ Verdict = Literal["improved", "regressed", "no detectable difference", "non-infe
 #: Every verdict, in the order the report counts them.
 VERDICTS: tuple[Verdict, ...] = ("improved", "regressed", "non-inferior", "inconclusive",
                                  "no detectable difference")
-Gate = Literal["regression", "non-inferiority"]
-GATES: tuple[Gate, ...] = ("regression", "non-inferiority")
 
 
 def resolve_release_systems(systems: Sequence[str], *, baseline: str | None,

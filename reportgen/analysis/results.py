@@ -43,21 +43,22 @@ from reportgen.stats.runs import (
     VarianceComponentsResult,
 )
 
-__all__ = ["ClusterIntervals", "Direction", "GroupComparison", "HyperparameterComparison",
-           "HyperparameterLevel", "Leaderboard", "ListSelection", "MetricAggregate",
-           "Modality", "RankUncertainty", "RankingAcrossLists", "RunsResult", "TopsisCheck",
-           "UnitResult"]
+__all__ = ["FLIPPED_ALTERNATIVE", "ClusterIntervals", "Direction", "GroupComparison",
+           "HyperparameterComparison", "HyperparameterLevel", "Leaderboard", "ListSelection",
+           "MetricAggregate", "Modality", "RankUncertainty", "RankingAcrossLists", "RunsResult",
+           "TopsisCheck", "UnitResult"]
 
 Direction = Literal["higher", "lower"]
 Design = Literal["paired", "unpaired"]
 Modality = Literal["binary", "continuous", "corpus"]
 
-_FLIP = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
+#: The alternative seen from the other side (B against A, or lower-is-better scores).
+FLIPPED_ALTERNATIVE = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
 
 
 def _quality_alternative(raw: str, direction: str) -> str:
     """A raw-scale alternative in quality terms ("greater": A better than B)."""
-    return raw if direction == "higher" else _FLIP[raw]
+    return raw if direction == "higher" else FLIPPED_ALTERNATIVE[raw]
 
 
 @dataclass(frozen=True)

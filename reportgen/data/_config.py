@@ -112,6 +112,21 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from reportgen.errors import ConfigError, Location
+from reportgen.names import (
+    ALTERNATIVES,
+    CI_METHODS,
+    CORPUS_METRICS,
+    CORRECT_ACROSS,
+    CORRECTIONS,
+    EFFECT_LEVELS,
+    EXECUTORS,
+    GATES,
+    IF_EXISTS,
+    METHODS,
+    NAN_POLICIES,
+    ORDERS,
+    PAIRINGS,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -210,21 +225,7 @@ class TableConfig:
                            {**self.execution, **other.execution})
 
 
-# The choices of the library's options, spelled as on the command line. The data layer
-# sits below stats and analysis, so they are repeated here; tests/data/test_config.py
-# checks that they equal the library's Literals.
-PAIRINGS = ("auto", "paired", "unpaired")
-METHODS = ("auto", "permutation", "bootstrap", "sign")
-ORDERS = ("all-pairs", "first-vs-rest", "successive")
-ALTERNATIVES = ("two-sided", "greater", "less")
-CORRECTIONS = ("holm-sidak", "holm", "bonferroni", "sidak", "fdr_bh", "fdr_by", "none")
-CORRECT_ACROSS = ("sample-list", "all")
-EFFECT_LEVELS = ("small", "medium", "large")
-CI_METHODS = ("auto", "wilson", "clopper-pearson", "t", "percentile", "bca")
-CORPUS_METRICS = tuple(f"{m}-{a}" for m in ("f1", "precision", "recall")
-                       for a in ("macro", "micro", "binary")) + ("accuracy", "mcc", "mean")
-NAN_POLICIES = ("drop", "raise")
-EXECUTORS = ("local", "dask")
+
 FORMATS = ("html", "pdf", "ipynb")
 
 _SECTIONS = ("input", "analysis", "report", "metrics", "datasets", "systems")
@@ -643,7 +644,7 @@ _INPUT: dict[str, Check] = {
 _REPORT: dict[str, Check] = {
     "title": _text, "release": _text, "candidate": _text, "template": _text,
     "theme": _text, "out": _text, "formats": _formats, "force": _flag,
-    "if_exists": _choice(("error", "replace", "timestamp")),
+    "if_exists": _choice(IF_EXISTS),
     "fail_on_regression": _flag, "allow_partial": _flag, "max_table_rows": _count,
-    "gate": _choice(("regression", "non-inferiority")),
+    "gate": _choice(GATES),
 }

@@ -42,16 +42,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarning
+from reportgen.names import IF_EXISTS
 from reportgen.report.output import default_mode
 
 __all__ = ["IF_EXISTS", "MANIFEST_FORMAT", "MANIFEST_FORMAT_VERSION", "ForeignEntry",
-           "build_manifest", "canonical_json", "disk_full_error", "file_sha256",
+           "build_manifest", "canonical_json", "disk_full_error", "entry_kind", "file_sha256",
            "foreign_entry", "is_report_folder", "manifest_digest", "read_manifest",
            "report_folder", "resolve_out", "results_schema", "seal_manifest",
-           "validate_results"]
+           "validate_results", "walk_entries"]
 
 #: Packages whose versions every manifest records.
 KEY_PACKAGES = ("reportgen", "numpy", "scipy", "statsmodels", "pandas", "altair",
@@ -252,7 +253,9 @@ class ForeignEntry:
         return f"{self.path}: {self.why}" if self.path else self.why
 
 
-def _kind(mode: int) -> str:
+def entry_kind(mode: int) -> str:
+    """What a folder entry is, in words (``a symbolic link``, ``a FIFO``, ``a file``,
+    ...), from its ``st_mode``: for messages about entries reportgen did not write."""
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     if stat.S_ISFIFO(mode):
@@ -266,7 +269,7 @@ def _kind(mode: int) -> str:
     return "a file"
 
 
-def _walk(folder: Path, prefix: str = "") -> Iterator[tuple[str, os.stat_result]]:
+def walk_entries(folder: Path, prefix: str = "") -> Iterator[tuple[str, os.stat_result]]:
     """Every entry under ``folder`` (relative path, lstat), sorted, not following links."""
     try:
         names = sorted(os.listdir(folder))
@@ -281,7 +284,7 @@ def _walk(folder: Path, prefix: str = "") -> Iterator[tuple[str, os.stat_result]
             continue
         yield rel, info
         if stat.S_ISDIR(info.st_mode):
-            yield from _walk(path, f"{rel}/")
+            yield from walk_entries(path, f"{rel}/")
 
 
 def read_manifest(folder: str | Path) -> tuple[dict[str, Any] | None, str]:
@@ -293,7 +296,7 @@ def read_manifest(folder: str | Path) -> tuple[dict[str, Any] | None, str]:
     except OSError:
         return None, "the folder has no manifest.json"
     if not stat.S_ISREG(info.st_mode):
-        return None, f"its manifest.json is {_kind(info.st_mode)}"
+        return None, f"its manifest.json is {entry_kind(info.st_mode)}"
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -325,7 +328,7 @@ def foreign_entry(folder: str | Path) -> ForeignEntry | None:
     marker and every file in it is a regular file that the manifest lists (folders only
     as far as they hold listed files; links, FIFOs and sockets are never ours)."""
     root = Path(folder)
-    entries = list(_walk(root))
+    entries = list(walk_entries(root))
     if not entries:
         return None
     manifest, why = read_manifest(root)
@@ -343,7 +346,7 @@ def foreign_entry(folder: str | Path) -> ForeignEntry | None:
             if rel not in folders:
                 return ForeignEntry(rel, "a folder its manifest.json does not list")
         elif not stat.S_ISREG(mode):
-            return ForeignEntry(rel, f"{_kind(mode)}, which reportgen never writes")
+            return ForeignEntry(rel, f"{entry_kind(mode)}, which reportgen never writes")
         elif rel not in files:
             return ForeignEntry(rel, "not listed in its manifest.json")
     return None
@@ -374,8 +377,6 @@ def _foreign_error(out: Path, found: ForeignEntry, *, during: bool = False) -> I
 
 
 #: What to do when the report folder already exists.
-IF_EXISTS = ("error", "replace", "timestamp")
-IfExists = Literal["error", "replace", "timestamp"]
 
 
 def _refuse_link(out: Path) -> None:
@@ -566,7 +567,7 @@ def _remove_listed(folder: Path) -> Path | None:
     manifest, _ = read_manifest(folder)
     if manifest is not None:
         files, _ = _listed(manifest)
-        for rel, info in sorted(_walk(folder), key=lambda e: -e[0].count("/")):
+        for rel, info in sorted(walk_entries(folder), key=lambda e: -e[0].count("/")):
             path = folder / rel
             with contextlib.suppress(OSError):
                 if stat.S_ISREG(info.st_mode) and rel in files:
@@ -600,7 +601,7 @@ def _normalise_modes(folder: Path) -> None:
     files are created private, the outputs should follow the umask)."""
     file_mode, folder_mode = default_mode(), default_mode(folder=True)
     os.chmod(folder, folder_mode)
-    for rel, info in _walk(folder):
+    for rel, info in walk_entries(folder):
         path = folder / rel
         if stat.S_ISDIR(info.st_mode):
             os.chmod(path, folder_mode)

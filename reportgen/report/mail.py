@@ -234,9 +234,9 @@ def _top_systems(results: Mapping[str, Any], dataset: str, metric: str,
 
 
 def _verdict_line(v: Mapping[str, Any]) -> str:
-    from reportgen.report.sections import _verdict_sentence
+    from reportgen.report.sections import verdict_sentence
 
-    return _html.unescape(_verdict_sentence(v))
+    return _html.unescape(verdict_sentence(v))
 
 
 def _subject(folder: ReportFolder) -> str:

@@ -1521,7 +1521,7 @@ def _item_meta(meta: Any, dataset: str, item: str) -> dict[str, Any]:
     return {str(k): v for k, v in row.items() if v is not None and v == v}
 
 
-def _verdict_sentence(v: Mapping[str, Any]) -> str:
+def verdict_sentence(v: Mapping[str, Any]) -> str:
     """One verdict of results.json in words and the metric's units (the e-mail's list)."""
     p = bool(v.get("proportion", False))
     where = f"{v['dataset']} / {v['metric']}"

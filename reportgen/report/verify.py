@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Location
-from reportgen.report.archive import _kind, _walk, file_sha256, manifest_digest
+from reportgen.report.archive import entry_kind, file_sha256, manifest_digest, walk_entries
 
 __all__ = ["Finding", "VerifyResult", "verify_report"]
 
@@ -123,20 +123,20 @@ def verify_report(folder: str | Path) -> VerifyResult:
             continue
         if not stat.S_ISREG(mode):
             findings.append(Finding("output", "changed", name,
-                                    f"{_kind(mode)} now, not the file written"))
+                                    f"{entry_kind(mode)} now, not the file written"))
         elif file_sha256(path) != entry.get("sha256"):
             findings.append(Finding("output", "changed", name, "sha256 differs"))
     findings.extend(_seal_findings(manifest))
     folders = {"/".join(name.split("/")[:k]) for name in listed
                for k in range(1, name.count("/") + 1)}
-    for name, info in _walk(root):
+    for name, info in walk_entries(root):
         if name == "manifest.json" or name in listed:
             continue
         if stat.S_ISDIR(info.st_mode) and name in folders:
             continue
         what = "in the folder, not in the manifest"
         if not stat.S_ISREG(info.st_mode):
-            what = f"{_kind(info.st_mode)}, {what}"
+            what = f"{entry_kind(info.st_mode)}, {what}"
         findings.append(Finding("output", "unlisted", name, what))
     return VerifyResult(root, n_inputs, len(listed), tuple(findings))
 

@@ -22,6 +22,8 @@ No I/O, no pandas parsing, no Altair or papermill here (DESIGN.md, "Layers").
 - :mod:`~reportgen.stats.summary_tests`: tests from published means and intervals.
 """
 
+from reportgen.stats._common import resampling_iv
+from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
 from reportgen.stats.aggregation import (
     aggregate_effect_sizes,
     aggregate_metrics,
@@ -81,6 +83,8 @@ from reportgen.stats.runs import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_MEMORY",
+    "resampling_iv",
     "CORRECTIONS",
     "aggregate_effect_sizes",
     "aggregate_metrics",

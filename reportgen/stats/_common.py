@@ -62,7 +62,20 @@ def finite_or_none(value: Any) -> float | None:
     return None if math.isnan(value) else value
 
 
-class PairsMixin:
+class TabularMixin:
+    """``to_frame()`` for every tabular result: the rows of its ``to_records()`` as a
+    pandas DataFrame (pandas is imported only when a frame is asked for)."""
+
+    def to_records(self) -> list[dict[str, Any]]:  # pragma: no cover - each result's own
+        raise NotImplementedError
+
+    def to_frame(self) -> Any:
+        """The records as a pandas DataFrame."""
+        import pandas as pd
+        return pd.DataFrame.from_records(self.to_records())
+
+
+class PairsMixin(TabularMixin):
     """Accessors shared by the results that hold one row per compared pair: they need
     the fields ``systems``, ``index_a``, ``index_b``, ``p_adjusted``, ``alpha``."""
 

@@ -28,8 +28,8 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import system_names
 
 __all__ = [
     "LANDAU_SCALE",
@@ -102,7 +102,7 @@ def _names(names: Sequence[str] | str | None, count: int, prefix: str) -> tuple[
 
 
 @dataclass(frozen=True)
-class MetricAggregate:
+class MetricAggregate(TabularMixin):
     """An aggregate metric (seed 000 §6.1).
 
     Attributes
@@ -253,7 +253,7 @@ def hmp_landau_location(L: int) -> float:
 
 
 @dataclass(frozen=True)
-class HarmonicMeanPResult:
+class HarmonicMeanPResult(TabularMixin):
     """Harmonic mean p-values of one or many groups of K p-values.
 
     Attributes
@@ -425,7 +425,7 @@ def harmonic_mean_pvalue(p: Any, *, weights: Sequence[float] | np.ndarray | None
 
 
 @dataclass(frozen=True)
-class EffectSizeAggregate:
+class EffectSizeAggregate(TabularMixin):
     """Inverse-SD weighted effect sizes (Turner & Bernard 2006).
 
     Attributes
@@ -519,7 +519,7 @@ def aggregate_effect_sizes(effects: Any, sds: Any, *,
 
 
 @dataclass(frozen=True)
-class UnpairedMeansAggregate:
+class UnpairedMeansAggregate(TabularMixin):
     """Standardized aggregate means of systems over unpaired lists (seed 000 §6.3).
 
     Attributes
@@ -672,7 +672,7 @@ def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
 
 
 @dataclass(frozen=True)
-class SignTestResult:
+class SignTestResult(TabularMixin):
     """Sign test of "A wins on more subtasks than B" (seed 001 §6).
 
     Attributes
@@ -784,7 +784,7 @@ def sign_test_wins(wins_a: Any, wins_b: Any, *, total: Any = None,
 
 
 @dataclass(frozen=True)
-class FriedmanNemenyiResult:
+class FriedmanNemenyiResult(TabularMixin):
     """Friedman test and Nemenyi critical difference (Demšar 2006).
 
     Attributes

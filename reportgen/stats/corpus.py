@@ -44,7 +44,14 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
-from reportgen.stats._common import PairsMixin, choices_iv, resampling_iv, system_names
+from reportgen.names import CORPUS_METRICS as _CORPUS_METRIC_NAMES
+from reportgen.stats._common import (
+    PairsMixin,
+    TabularMixin,
+    choices_iv,
+    resampling_iv,
+    system_names,
+)
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -490,10 +497,9 @@ _FORMULAS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str]] = {
     "f1": (_f1, "2 tp / (2 tp + fp + fn)"),
 }
 
-#: Names known to :func:`corpus_metric`.
-CORPUS_METRICS: tuple[str, ...] = tuple(
-    f"{m}-{a}" for m in ("f1", "precision", "recall") for a in ("macro", "micro", "binary")
-) + ("accuracy", "mcc", "mean")
+#: Names known to :func:`corpus_metric` (declared in :mod:`reportgen.names`, where the
+#: command line and the config file take them from).
+CORPUS_METRICS: tuple[str, ...] = _CORPUS_METRIC_NAMES
 
 
 def _macro(formula: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
@@ -774,7 +780,7 @@ def _observed(prep: _Prepared) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class CorpusIntervalResult:
+class CorpusIntervalResult(TabularMixin):
     """Bootstrap confidence intervals of a corpus metric, one per system.
 
     Attributes
@@ -823,11 +829,6 @@ class CorpusIntervalResult:
         return {"metric": self.metric, "ci_method": self.ci_method,
                 "confidence": self.confidence, "n": self.n, "runs": self.n_runs,
                 "n_resamples": self.n_resamples, "systems": self.to_records()}
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def corpus_bootstrap_interval(stats: Any, metric: CorpusMetric | str, *,
@@ -1036,11 +1037,6 @@ class CorpusComparisonResult(PairsMixin):
                 "n_b": int(self.n[k]), "runs": self.n_runs, "exact": self.exact,
                 "n_resamples": self.n_resamples})
         return rows
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,

@@ -16,7 +16,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.errors import InputError
-from reportgen.stats._common import choices_iv
+from reportgen.stats._common import TabularMixin, choices_iv
 from reportgen.stats._common import finite_or_none as _num
 
 __all__ = ["FlipResult", "flipped_items"]
@@ -25,7 +25,7 @@ Direction = Literal["higher", "lower"]
 
 
 @dataclass(frozen=True)
-class FlipResult:
+class FlipResult(TabularMixin):
     """The items whose score changed between a baseline and a candidate.
 
     Attributes

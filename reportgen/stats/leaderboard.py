@@ -33,8 +33,8 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bootstrap_counts,
@@ -119,7 +119,7 @@ def _wins(X: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class WinRates:
+class WinRates(TabularMixin):
     """Pairwise and average win rates of every system.
 
     Attributes
@@ -363,7 +363,7 @@ def _to_scale(theta: np.ndarray, scale: Scale, anchor: int | None) -> np.ndarray
 
 
 @dataclass(frozen=True)
-class BradleyTerry:
+class BradleyTerry(TabularMixin):
     """Bradley-Terry ratings with bootstrap intervals.
 
     Attributes
@@ -701,7 +701,7 @@ def bradley_terry(scores: Any, *, systems: Sequence[str] | None = None,
 
 
 @dataclass(frozen=True)
-class ItemAnalysis:
+class ItemAnalysis(TabularMixin):
     """The item-level view of a benchmark (eval-arena's "by examples").
 
     Per-item arrays have one entry per item; an item is *solved* by a system whose

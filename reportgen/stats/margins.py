@@ -70,7 +70,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
-from reportgen.stats._common import choices_iv, resampling_iv, system_names
+from reportgen.stats._common import TabularMixin, choices_iv, resampling_iv, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -252,7 +252,7 @@ class _ThresholdInverter(_Inverter):
 
 
 @dataclass(frozen=True)
-class MarginResult:
+class MarginResult(TabularMixin):
     """Candidates against one baseline, with a margin. Arrays have one entry per
     candidate.
 
@@ -385,11 +385,6 @@ class MarginResult:
                 "b_only": None if self.b_only is None else int(self.b_only[k]),
             })
         return rows
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def _align_at_zero(low: np.ndarray, high: np.ndarray, p_greater: np.ndarray,

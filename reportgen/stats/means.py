@@ -24,13 +24,14 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 import numpy as np
 from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
-from reportgen.stats._common import system_names
+from reportgen.names import CIMethod
+from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -43,13 +44,12 @@ from reportgen.stats.intervals import t_interval, wilson_interval
 __all__ = ["BootstrapMeans", "CIMethod", "MeanIntervals", "bootstrap_means",
            "clopper_pearson_interval", "mean_intervals"]
 
-CIMethod = Literal["auto", "wilson", "clopper-pearson", "t", "percentile", "bca"]
 _NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper-Pearson", "t": "t",
           "percentile": "bootstrap percentile", "bca": "bootstrap BCa"}
 
 
 @dataclass(frozen=True)
-class MeanIntervals:
+class MeanIntervals(TabularMixin):
     """Mean and confidence interval of each system.
 
     Attributes
@@ -259,7 +259,7 @@ def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method:
 
 
 @dataclass(frozen=True)
-class BootstrapMeans:
+class BootstrapMeans(TabularMixin):
     """The bootstrap distribution of each system's mean (seed 000 §3, option 2).
 
     ``replicates`` is ``(n_resamples, n_systems)``; ``ci_low``/``ci_high`` are its

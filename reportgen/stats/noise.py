@@ -34,8 +34,8 @@ import numpy as np
 from scipy import stats
 
 from reportgen.errors import DataWarning, DegenerateDataWarning, InputError
+from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import system_names
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY, chunk_sizes
 
 __all__ = [
@@ -82,7 +82,7 @@ def _median(values: np.ndarray) -> float:
 
 
 @dataclass(frozen=True)
-class PredictionNoise:
+class PredictionNoise(TabularMixin):
     """Data noise and prediction noise of each system's mean score.
 
     All ``*_var`` arrays are variances of a system's mean score (one entry per system);
@@ -170,7 +170,7 @@ class PredictionNoise:
 
 
 @dataclass(frozen=True)
-class SignalToNoise:
+class SignalToNoise(TabularMixin):
     """eval-arena's signal-to-noise ratio of same-family pairs of different sizes.
 
     Arrays have one entry per pair; system ``index_a[k]`` is the larger model.

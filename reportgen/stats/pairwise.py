@@ -42,6 +42,7 @@ import numpy as np
 from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
+from reportgen.names import Alternative, EffectLevel, Method, Order
 from reportgen.stats._common import PairsMixin, choices_iv, resampling_iv, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
@@ -70,17 +71,14 @@ __all__ = [
     "Method",
     "Order",
     "PairwiseResult",
+    "binomial_pvalue",
     "compare_paired",
     "compare_unpaired",
     "comparison_pairs",
     "effect_magnitude",
 ]
 
-Order = Literal["all-pairs", "first-vs-rest", "successive"]
-Alternative = Literal["two-sided", "greater", "less"]
-Method = Literal["auto", "permutation", "bootstrap", "sign"]
 Modality = Literal["binary", "continuous"]
-EffectLevel = Literal["small", "medium", "large"]
 
 #: Cohen's (1988) conventional thresholds for d and h.
 EFFECT_THRESHOLDS: dict[str, float] = {"small": 0.2, "medium": 0.5, "large": 0.8}
@@ -206,11 +204,6 @@ class PairwiseResult(PairsMixin):
             }
             rows.append(row)
         return rows
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 # ============================================================================ inputs
@@ -430,7 +423,7 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
             opts.method == "permutation" and mod == "binary"):
         assert a_only is not None and b_only is not None
         statistic = a_only.astype(np.float64)
-        p = _binomial_pvalue(a_only, a_only + b_only, opts.alternative)
+        p = binomial_pvalue(a_only, a_only + b_only, opts.alternative)
         test = "exact McNemar" if opts.method == "auto" else \
             "paired sign-flip permutation (exact, binomial)"
     elif opts.method == "auto":
@@ -443,7 +436,7 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
         test = "paired t"
     elif opts.method == "sign":
         statistic = wins.astype(np.float64)
-        p = _binomial_pvalue(wins, wins + losses, opts.alternative)
+        p = binomial_pvalue(wins, wins + losses, opts.alternative)
         test = "sign test (exact, ties dropped)"
         notes.append("sign test: items where both systems score the same are dropped")
     elif opts.method == "permutation":
@@ -494,11 +487,25 @@ def _difference_moments(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, max_memor
     return d_mean, d_sd, wins, losses
 
 
-def _binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarray:
-    """Exact binomial test of ``k`` successes in ``m`` fair trials (McNemar, sign test).
+def binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarray:
+    """Exact binomial test of ``k`` successes in ``m`` fair trials (McNemar, sign test);
+    the power calculations of :mod:`reportgen.stats.power` use the same test.
 
     Two-sided: ``min(1, 2 P(K <= min(k, m - k)))`` (statsmodels mcnemar exact; equal to
-    scipy ``binomtest`` for p = 1/2). ``m = 0`` gives 1."""
+    scipy ``binomtest`` for p = 1/2). ``m = 0`` gives 1.
+
+    References
+    ----------
+    McNemar Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. *Psychometrika* 12:153-157 (the exact form conditions
+    on the discordant pairs). Dixon W. J., Mood A. M. (1946). The statistical sign test.
+    *JASA* 41:557-566.
+
+    Examples
+    --------
+    >>> float(binomial_pvalue(np.array(2), np.array(10), "two-sided")).__round__(4)
+    0.1094
+    """
     k = np.asarray(k, dtype=np.float64)
     m = np.asarray(m, dtype=np.float64)
     if alternative == "two-sided":

@@ -64,8 +64,9 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import TabularMixin
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY, chunk_sizes
-from reportgen.stats.pairwise import _binomial_pvalue
+from reportgen.stats.pairwise import binomial_pvalue
 
 __all__ = [
     "DESIGNS",
@@ -202,7 +203,7 @@ class PowerResult:
 
 
 @dataclass(frozen=True)
-class PowerCurve:
+class PowerCurve(TabularMixin):
     """Power, MDE or required n over a grid: one :class:`PowerResult` per point.
 
     ``n``, ``delta`` and ``power`` give the columns as arrays, for charts;
@@ -229,11 +230,6 @@ class PowerCurve:
     def to_records(self) -> list[dict[str, Any]]:
         """One :meth:`PowerResult.to_dict` per point."""
         return [p.to_dict() for p in self.points]
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 @dataclass(frozen=True)
@@ -613,7 +609,7 @@ def _t_power(nc: np.ndarray, df: np.ndarray, alpha: float, alternative: str) -> 
 
 def _mcnemar_critical(d: np.ndarray, alpha: float, alternative: str) -> np.ndarray:
     """For each number ``d`` of discordant items, the largest ``c`` such that the exact
-    McNemar test (:func:`~reportgen.stats.pairwise._binomial_pvalue`, the engine's test)
+    McNemar test (:func:`~reportgen.stats.pairwise.binomial_pvalue`, the engine's test)
     rejects at ``k = c`` items won by A (``less``, and the lower tail of ``two-sided``),
     or at ``k = d − c`` (``greater``); −1 when no ``k`` rejects.
 
@@ -628,9 +624,9 @@ def _mcnemar_critical(d: np.ndarray, alpha: float, alternative: str) -> np.ndarr
     def rejects(c: np.ndarray) -> np.ndarray:
         valid = (c >= 0) & (c <= d)
         if alternative == "greater":
-            p = _binomial_pvalue(d - c, d, "greater")
+            p = binomial_pvalue(d - c, d, "greater")
         else:
-            p = _binomial_pvalue(c, d, alternative)
+            p = binomial_pvalue(c, d, alternative)
         ok = valid & (p <= alpha)
         if alternative == "two-sided":
             ok &= 2 * c < d
@@ -1286,7 +1282,7 @@ def simulate_paired_binary_power(n: int, delta: float, *, baseline: float,
     Each trial is one multinomial draw of the four cell counts
     (:func:`sample_paired_binary`); all trials are drawn at once (per chunk) and tested
     with the engine's exact McNemar p-value
-    (:func:`~reportgen.stats.pairwise._binomial_pvalue`). Its expectation is the
+    (:func:`~reportgen.stats.pairwise.binomial_pvalue`). Its expectation is the
     ``method="exact"`` power of :func:`power_at` at the implied ``p10, p01``; the
     simulation is the check of that formula and the route seed 003 §3.5 describes for
     correlated systems.
@@ -1318,7 +1314,7 @@ def simulate_paired_binary_power(n: int, delta: float, *, baseline: float,
     for size in chunk_sizes(n_simulations, 64, max_memory):
         counts = gen.multinomial(n, cells, size=size)
         k, m = counts[:, 1], counts[:, 1] + counts[:, 2]
-        rejected += int(np.count_nonzero(_binomial_pvalue(k, m, spec.alternative)
+        rejected += int(np.count_nonzero(binomial_pvalue(k, m, spec.alternative)
                                          <= spec.alpha))
     est = rejected / n_simulations
     se = math.sqrt(est * (1 - est) / n_simulations)

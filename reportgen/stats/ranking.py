@@ -35,8 +35,8 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bootstrap_counts,
@@ -119,7 +119,7 @@ def _quantile_from_counts(counts: np.ndarray, p: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class RankDistributions:
+class RankDistributions(TabularMixin):
     """Bootstrap distribution of the rank of every system.
 
     Attributes
@@ -334,7 +334,7 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
 
 
 @dataclass(frozen=True)
-class RankIntervals:
+class RankIntervals(TabularMixin):
     """Simultaneous confidence intervals for the ranks of all systems.
 
     Attributes
@@ -607,7 +607,7 @@ def _simulate_max_stat(C: np.ndarray, ia: np.ndarray, ib: np.ndarray, sd: np.nda
 
 
 @dataclass(frozen=True)
-class OrderedRanking:
+class OrderedRanking(TabularMixin):
     """Systems ordered by mean with the graph of non-significant pairs (seed 000 §5.1).
 
     Attributes
@@ -1023,7 +1023,7 @@ def _bron_kerbosch(A: np.ndarray, *, max_groups: int, max_steps: int
 
 
 @dataclass(frozen=True)
-class CompactLetterDisplay:
+class CompactLetterDisplay(TabularMixin):
     """Letters shared by systems that are not significantly different.
 
     Attributes
@@ -1171,7 +1171,7 @@ def compact_letter_display(systems_in_order: Sequence[str],
 
 
 @dataclass(frozen=True)
-class TopsisResult:
+class TopsisResult(TabularMixin):
     """TOPSIS closeness of each system to the ideal.
 
     Attributes
@@ -1322,7 +1322,7 @@ def topsis(matrix: np.ndarray, *, directions: Direction | Sequence[Direction] = 
 
 
 @dataclass(frozen=True)
-class RankAgreement:
+class RankAgreement(TabularMixin):
     """Agreement of two orderings of the same systems.
 
     Attributes

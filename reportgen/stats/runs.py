@@ -37,8 +37,8 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
-from reportgen.stats._common import system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -171,7 +171,7 @@ def _apply_metric(metric: Metric, sums: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ClusteredMeanResult:
+class ClusteredMeanResult(TabularMixin):
     """The mean of clustered observations, per system, with its cluster-robust interval.
 
     Attributes
@@ -225,11 +225,6 @@ class ClusteredMeanResult:
                  "distribution": self.distribution,
                  "ci_method": "cluster-robust (CR1) " + self.distribution}
                 for j, s in enumerate(self.systems)]
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def _cluster_codes(clusters: Any, n_obs: int) -> np.ndarray:
@@ -371,7 +366,7 @@ def clustered_mean_interval(values: np.ndarray, clusters: np.ndarray, *,
 
 
 @dataclass(frozen=True)
-class ClusterBootstrapResult:
+class ClusterBootstrapResult(TabularMixin):
     """Cluster (item) bootstrap interval of each system's mean over its observed runs.
 
     Attributes
@@ -411,11 +406,6 @@ class ClusterBootstrapResult:
                  "n_observations": int(self.n_observations[j]), "ci_method": self.ci_method,
                  "confidence": self.confidence, "n_resamples": self.n_resamples}
                 for j, s in enumerate(self.systems)]
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def _item_sums(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -576,7 +566,7 @@ def _warn_constant(X: np.ndarray, skip: np.ndarray) -> None:
 
 
 @dataclass(frozen=True)
-class VarianceComponentsResult:
+class VarianceComponentsResult(TabularMixin):
     """Data noise and prediction noise of a mean score (or of a paired difference).
 
     Attributes
@@ -644,11 +634,6 @@ class VarianceComponentsResult:
                  "se_prediction": _num(self.se_prediction[j]),
                  "prediction_share": _num(share[j]), "source": self.source}
                 for j, s in enumerate(self.systems)]
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def _within(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -937,7 +922,7 @@ def variance_components_from_counts(share: np.ndarray, count: np.ndarray | int, 
 
 
 @dataclass(frozen=True)
-class PooledRunsResult:
+class PooledRunsResult(TabularMixin):
     """Seed 004's instance-level bootstrap over pooled runs, and per run.
 
     Attributes
@@ -991,11 +976,6 @@ class PooledRunsResult:
                  "ci_high": _num(self.run_ci_high[j, r]),
                  "confidence": self.confidence, "n_resamples": self.n_resamples}
                 for j, s in enumerate(self.systems) for r in range(self.n_runs)]
-
-    def to_frame(self):
-        """The pooled records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def _multinomial_counts(rng: np.random.Generator, rows: int, n_categories: int,
@@ -1197,7 +1177,7 @@ def pooled_runs_bootstrap(stats: np.ndarray, *, metric: Metric | None = None,
 
 
 @dataclass(frozen=True)
-class RunsDifferResult:
+class RunsDifferResult(TabularMixin):
     """Test that the runs of each system have the same expected score.
 
     Attributes
@@ -1231,11 +1211,6 @@ class RunsDifferResult:
                  "p_value": _num(self.p_value[j]), "n_items": int(self.n_items[j]),
                  "n_dropped": int(self.n_dropped[j]), "n_runs": self.n_runs}
                 for j, s in enumerate(self.systems)]
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def _cochran_q(x: np.ndarray) -> float:
@@ -1350,7 +1325,7 @@ def runs_differ_test(scores: np.ndarray, *, modality: Modality | None = None,
 
 
 @dataclass(frozen=True)
-class RunsWidthResult:
+class RunsWidthResult(TabularMixin):
     """The interval of each system's mean using only the first k runs, k = 1..n_runs.
 
     Attributes
@@ -1385,11 +1360,6 @@ class RunsWidthResult:
                  "width": _num(self.width[i, j]), "method": self.method,
                  "confidence": self.confidence, "n_resamples": self.n_resamples}
                 for j, s in enumerate(self.systems) for i, k in enumerate(self.runs)]
-
-    def to_frame(self):
-        """The records as a pandas DataFrame."""
-        import pandas as pd
-        return pd.DataFrame.from_records(self.to_records())
 
 
 def ci_width_by_runs(scores: np.ndarray, *, method: WidthMethod = "cluster",
