@@ -64,7 +64,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -440,12 +440,14 @@ def _margin_iv(margin: Any, binary: bool) -> float | None:
     return value
 
 
-def _options_iv(margin: Any, direction: str, method: str, confidence: float,
+def _options_iv(*, margin: float | None, direction: str, method: str, confidence: float,
                 n_resamples: int, rng: Any, max_memory: int) -> _Options:
     choices_iv({"direction": (direction, DIRECTIONS), "method": (method, MARGIN_METHODS)})
     resampling_iv(confidence=confidence, n_resamples=n_resamples, max_memory=max_memory)
-    return _Options(margin, direction, method, float(confidence),  # type: ignore[arg-type]
-                    int(n_resamples), np.random.default_rng(rng), int(max_memory))
+    return _Options(margin=margin, direction=cast(Direction, direction),
+                    method=cast(MarginMethod, method), confidence=float(confidence),
+                    n_resamples=int(n_resamples), rng=np.random.default_rng(rng),
+                    max_memory=int(max_memory))
 
 
 def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
@@ -594,8 +596,9 @@ def margin_paired(scores: np.ndarray, *, margin: float | None,
     if n_sys < 2:
         raise InputError("at least 2 systems are needed for a comparison")
     mod = _modality_iv(X, modality)
-    opts = _options_iv(_margin_iv(margin, mod == "binary"), direction, method, confidence,
-                       n_resamples, rng, max_memory)
+    opts = _options_iv(margin=_margin_iv(margin, mod == "binary"), direction=direction,
+                       method=method, confidence=confidence, n_resamples=n_resamples,
+                       rng=rng, max_memory=max_memory)
     b_idx, cand = _roles_iv(names, baseline, candidates)
     base = X[:, b_idx]
     D = X[:, cand] - base[:, None]                       # items × candidates
@@ -865,8 +868,9 @@ def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
             raise InputError("scores contain NaN", hint="drop missing scores first")
     names = system_names(systems, len(arrays))
     mod = _modality_iv(np.concatenate(arrays), modality)
-    opts = _options_iv(_margin_iv(margin, mod == "binary"), direction, method, confidence,
-                       n_resamples, rng, max_memory)
+    opts = _options_iv(margin=_margin_iv(margin, mod == "binary"), direction=direction,
+                       method=method, confidence=confidence, n_resamples=n_resamples,
+                       rng=rng, max_memory=max_memory)
     b_idx, cand = _roles_iv(names, baseline, candidates)
     k = len(cand)
     sizes = np.array([len(s) for s in arrays], dtype=np.int64)

@@ -36,7 +36,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 from scipy import stats
@@ -254,7 +254,7 @@ class _Options:
     max_memory: int
 
 
-def _options_iv(method: str, order: str, alternative: str, correction: str, alpha: float,
+def _options_iv(*, method: str, order: str, alternative: str, correction: str, alpha: float,
                 confidence: float, n_resamples: int, effect_threshold: str, rng: Any,
                 max_memory: int) -> _Options:
     choices_iv({"method": (method, get_args(Method)), "order": (order, get_args(Order)),
@@ -263,9 +263,12 @@ def _options_iv(method: str, order: str, alternative: str, correction: str, alph
                 "effect_threshold": (effect_threshold, get_args(EffectLevel))})
     resampling_iv(alpha=alpha, confidence=confidence, n_resamples=n_resamples,
                   max_memory=max_memory)
-    return _Options(method, order, alternative, correction, float(alpha),  # type: ignore[arg-type]
-                    float(confidence), int(n_resamples), effect_threshold,  # type: ignore[arg-type]
-                    np.random.default_rng(rng), int(max_memory))
+    return _Options(method=method, order=cast(Order, order),
+                    alternative=cast(Alternative, alternative),
+                    correction=cast(Correction, correction), alpha=float(alpha),
+                    confidence=float(confidence), n_resamples=int(n_resamples),
+                    effect_threshold=cast(EffectLevel, effect_threshold),
+                    rng=np.random.default_rng(rng), max_memory=int(max_memory))
 
 
 def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
@@ -366,8 +369,10 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
     (statsmodels ``mcnemar(exact=True)``); one-sided :math:`P(K \\ge b)` or
     :math:`P(K \\le b)`. Paired d: :math:`\\bar\\Delta / s_\\Delta` (seed 000 Table 1).
     """
-    opts = _options_iv(method, order, alternative, correction, alpha, confidence,
-                       n_resamples, effect_threshold, rng, max_memory)
+    opts = _options_iv(method=method, order=order, alternative=alternative,
+                       correction=correction, alpha=alpha, confidence=confidence,
+                       n_resamples=n_resamples, effect_threshold=effect_threshold, rng=rng,
+                       max_memory=max_memory)
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2:
         raise InputError(f"scores must be an items × systems matrix, got shape {X.shape}",
@@ -454,14 +459,18 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
         statistic = np.full(len(ia), np.nan)
     n_arr = np.full(len(ia), n, dtype=np.int64)
     return PairwiseResult(
-        names, ia, ib, True, mod, opts.method, opts.alternative, opts.order, test,
-        np.asarray(statistic, dtype=np.float64), p,
-        adjust_pvalues(p, method=opts.correction), opts.correction, opts.alpha,
-        mean_a, mean_b, diff, np.asarray(ci_low, dtype=np.float64),
-        np.asarray(ci_high, dtype=np.float64), ci_method, opts.confidence, effect,
-        "paired d", opts.effect_threshold, n_arr, n_arr, exact, used_resamples,
-        None if a_only is None else a_only.astype(np.int64),
-        None if b_only is None else b_only.astype(np.int64), tuple(notes))
+        systems=names, index_a=ia, index_b=ib, paired=True, modality=mod,
+        method=opts.method, alternative=opts.alternative, order=opts.order, test=test,
+        statistic=np.asarray(statistic, dtype=np.float64), p_value=p,
+        p_adjusted=adjust_pvalues(p, method=opts.correction), correction=opts.correction,
+        alpha=opts.alpha, mean_a=mean_a, mean_b=mean_b, diff=diff,
+        ci_low=np.asarray(ci_low, dtype=np.float64),
+        ci_high=np.asarray(ci_high, dtype=np.float64), ci_method=ci_method,
+        confidence=opts.confidence, effect_size=effect, effect_size_kind="paired d",
+        effect_threshold=opts.effect_threshold, n_a=n_arr, n_b=n_arr, exact=exact,
+        n_resamples=used_resamples,
+        a_only=None if a_only is None else a_only.astype(np.int64),
+        b_only=None if b_only is None else b_only.astype(np.int64), notes=tuple(notes))
 
 
 def _difference_moments(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, max_memory: int
@@ -628,8 +637,10 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
     :math:`\\sqrt{((n_a-1)s_a^2 + (n_b-1)s_b^2)/(n_a+n_b-2)}`; Cohen's h is
     :math:`2\\arcsin\\sqrt{\\hat p_a} - 2\\arcsin\\sqrt{\\hat p_b}` (seed 000 Table 1).
     """
-    opts = _options_iv(method, order, alternative, correction, alpha, confidence,
-                       n_resamples, effect_threshold, rng, max_memory)
+    opts = _options_iv(method=method, order=order, alternative=alternative,
+                       correction=correction, alpha=alpha, confidence=confidence,
+                       n_resamples=n_resamples, effect_threshold=effect_threshold, rng=rng,
+                       max_memory=max_memory)
     if opts.method == "sign":
         raise InputError("method='sign' needs paired data",
                          hint="use method='auto', 'permutation' or 'bootstrap' for unpaired "
@@ -721,14 +732,18 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
     small = (n_a < min_items) | (n_b < min_items)
     p = np.where(small, np.nan, p)
     statistic = np.where(small, np.nan, statistic)
+    p = np.asarray(p, dtype=np.float64)
     return PairwiseResult(
-        names, ia, ib, False, mod, opts.method, opts.alternative, opts.order, test,
-        np.asarray(statistic, dtype=np.float64), np.asarray(p, dtype=np.float64),
-        adjust_pvalues(np.asarray(p, dtype=np.float64), method=opts.correction),
-        opts.correction, opts.alpha, mean_a, mean_b, diff,
-        np.asarray(ci_low, dtype=np.float64), np.asarray(ci_high, dtype=np.float64),
-        ci_method, opts.confidence, np.asarray(effect, dtype=np.float64), effect_kind,
-        opts.effect_threshold, n_a, n_b, exact, used_resamples)
+        systems=names, index_a=ia, index_b=ib, paired=False, modality=mod,
+        method=opts.method, alternative=opts.alternative, order=opts.order, test=test,
+        statistic=np.asarray(statistic, dtype=np.float64), p_value=p,
+        p_adjusted=adjust_pvalues(p, method=opts.correction), correction=opts.correction,
+        alpha=opts.alpha, mean_a=mean_a, mean_b=mean_b, diff=diff,
+        ci_low=np.asarray(ci_low, dtype=np.float64),
+        ci_high=np.asarray(ci_high, dtype=np.float64), ci_method=ci_method,
+        confidence=opts.confidence, effect_size=np.asarray(effect, dtype=np.float64),
+        effect_size_kind=effect_kind, effect_threshold=opts.effect_threshold, n_a=n_a,
+        n_b=n_b, exact=exact, n_resamples=used_resamples)
 
 
 def _hypergeometric_pvalue(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
