@@ -761,6 +761,13 @@ def _scores(df: pd.DataFrame) -> pd.Series:
         return raw.astype(np.float64)
     if pd.api.types.is_numeric_dtype(raw.dtype):
         num = raw.astype(np.float64)
+    elif isinstance(raw.dtype, pd.StringDtype) or \
+            pd.api.types.infer_dtype(raw, skipna=True) == "string":
+        # text cells (CSV, TSV): vectorised, no Python call per row
+        text = raw.str.strip()
+        is_missing = raw.isna() | text.isin(_MISSING_STRINGS)
+        num = pd.to_numeric(text.where(~is_missing), errors="coerce").astype(np.float64)
+        _check_numbers(df, raw, num, is_missing)
     else:
         obj = raw.astype(object)
         is_missing = obj.isna() | obj.map(lambda v: isinstance(v, str) and v.strip()
@@ -768,14 +775,7 @@ def _scores(df: pd.DataFrame) -> pd.Series:
         obj = obj.where(~is_missing, np.nan).map(
             lambda v: to_float(v) if isinstance(v, (bool, int)) else v)
         num = pd.to_numeric(obj, errors="coerce").astype(np.float64)
-        bad = num.isna() & ~is_missing
-        if bad.any():
-            first = bad.idxmax()
-            raise InputError(
-                f"score {raw.loc[first]!r} is not a number ({int(bad.sum())} such row(s))",
-                location=_where(df, first, "score"),
-                hint="scores must be numbers (binary metrics as 0/1); leave a cell empty "
-                     "if the system was not scored on that item")
+        _check_numbers(df, raw, num, is_missing)
     inf = np.isinf(num.to_numpy())
     if inf.any():
         first = df.index[int(np.argmax(inf))]
@@ -784,6 +784,19 @@ def _scores(df: pd.DataFrame) -> pd.Series:
                          hint="replace infinite scores by finite values, or leave them "
                               "empty to drop them")
     return num
+
+
+def _check_numbers(df: pd.DataFrame, raw: pd.Series, num: pd.Series,
+                   is_missing: pd.Series) -> None:
+    """Raise on the first score that is neither missing nor a number."""
+    bad = num.isna() & ~is_missing
+    if bad.any():
+        first = bad.idxmax()
+        raise InputError(
+            f"score {raw.loc[first]!r} is not a number ({int(bad.sum())} such row(s))",
+            location=_where(df, first, "score"),
+            hint="scores must be numbers (binary metrics as 0/1); leave a cell empty "
+                 "if the system was not scored on that item")
 
 
 def _apply_nan_policy(df: pd.DataFrame, nan_policy: str) -> tuple[pd.DataFrame,
