@@ -54,6 +54,48 @@ def test_results_validate_against_the_schema(shared_data):
         validate_results({k: v for k, v in results.items() if k != "seed"})
 
 
+def test_fast_results_check_agrees_with_jsonschema():
+    # reference: jsonschema's Draft 2020-12 validator; the fast path (fastjsonschema,
+    # draft 7) is used only because every keyword of the schema means the same in both
+    import jsonschema
+
+    from reportgen.report.archive import (
+        FAST_SCHEMA_KEYWORDS,
+        _fast_results_validator,
+        results_schema,
+    )
+
+    def keywords(node, parent=None):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if parent != "properties":
+                    yield key
+                yield from keywords(value, key)
+        elif isinstance(node, list):
+            for value in node:
+                yield from keywords(value, parent)
+
+    assert set(keywords(results_schema())) <= FAST_SCHEMA_KEYWORDS
+    fast = _fast_results_validator()
+    reference = jsonschema.Draft202012Validator(results_schema())
+    table = load(ROOT / "examples" / "data", config=ROOT / "examples" / "reportgen.toml")
+    good = json.loads(json.dumps(analyze(table, AnalysisOptions(seed=0, n_resamples=200))
+                                 .to_results()))
+    row = good["comparisons"][0]
+    documents = [good, {**good, "seed": "one"}, {k: v for k, v in good.items() if k != "seed"},
+                 {**good, "comparisons": [dict(row, p_value=1.5)]},
+                 {**good, "comparisons": [dict(row, p_value=-0.1)]},
+                 {**good, "comparisons": [{k: v for k, v in row.items() if k != "system_a"}]},
+                 {**good, "systems": "all"}]
+    for document in documents:
+        try:
+            fast(document)
+            fast_ok = True
+        except Exception:  # noqa: BLE001
+            fast_ok = False
+        assert fast_ok == reference.is_valid(document)
+
+
 def _write_report(folder: Path, files: dict[str, str]) -> None:
     """Write ``files`` and a reportgen manifest listing them, as a run does."""
     from reportgen.report.pipeline import built_files, write_manifest
