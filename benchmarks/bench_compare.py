@@ -55,6 +55,7 @@ import workloads_arena
 import workloads_cli
 import workloads_pairwise
 import workloads_report
+import workloads_scale
 import workloads_scaling
 from _workload import REPO, Workload, children_peak_mb, peak_mb, version
 
@@ -64,7 +65,8 @@ SCHEMA_VERSION = 2
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in (
     *workloads_pairwise.workloads(), *workloads_arena.workloads(),
-    *workloads_scaling.workloads(), *workloads_report.workloads(),
+    *workloads_scaling.workloads(), *workloads_scale.workloads(),
+    *workloads_report.workloads(),
     *workloads_cli.workloads())}
 
 

@@ -24,7 +24,16 @@ def json_safe(value: Any) -> Any:
     >>> json_safe({"a": (1.5, float("nan")), 2: np.int64(3), "ok": np.bool_(True)})
     {'a': [1.5, None], '2': 3, 'ok': True}
     """
-    if value is None or isinstance(value, (str, bool)):
+    kind = type(value)  # exact types first: a results.json holds millions of values
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if value is None or kind is str or kind is bool or kind is int:
+        return value
+    if kind is dict:
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [json_safe(v) for v in value]
+    if isinstance(value, (str, bool)):
         return value
     if isinstance(value, Mapping):
         return {str(k): json_safe(v) for k, v in value.items()}

@@ -55,10 +55,19 @@ def default_mode(*, folder: bool = False) -> int:
     return (0o777 if folder else 0o666) & ~_umask()
 
 
+#: JSON documents up to this size are written indented (for people); larger ones compact,
+#: which the C encoder writes about ten times faster (a results.json of 1,000 systems
+#: holds half a million comparisons, 600 MB).
+INDENT_MAX_BYTES = 20 * 2**20
+
+
 def write_json_atomic(path: Path, document: Any) -> Path:
-    """Write ``document`` as indented JSON to ``path`` via a temporary file and a rename,
-    so readers never see a half-written file. NaN/inf are refused (write None)."""
-    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
+    """Write ``document`` as JSON to ``path`` via a temporary file and a rename, so
+    readers never see a half-written file: indented up to :data:`INDENT_MAX_BYTES`,
+    compact above. NaN/inf are refused (write None)."""
+    text = json.dumps(document, ensure_ascii=False, allow_nan=False)
+    if len(text) <= INDENT_MAX_BYTES:
+        text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
