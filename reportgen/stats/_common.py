@@ -62,6 +62,19 @@ def finite_or_none(value: Any) -> float | None:
     return None if math.isnan(value) else value
 
 
+def unpaired_samples_iv(samples: Sequence[Any], systems: Sequence[str] | None
+                        ) -> tuple[list[np.ndarray], tuple[str, ...]]:
+    """One float array per system (any shape, flattened) and the system names; raises
+    on fewer than 2 systems or NaN scores."""
+    arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
+    if len(arrays) < 2:
+        raise InputError("at least 2 systems are needed for a comparison")
+    for s in arrays:
+        if np.isnan(s).any():
+            raise InputError("scores contain NaN", hint="drop missing scores first")
+    return arrays, system_names(systems, len(arrays))
+
+
 class TabularMixin:
     """``to_frame()`` for every tabular result: the rows of its ``to_records()`` as a
     pandas DataFrame (pandas is imported only when a frame is asked for)."""

@@ -70,7 +70,13 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
-from reportgen.stats._common import TabularMixin, choices_iv, resampling_iv, system_names
+from reportgen.stats._common import (
+    TabularMixin,
+    choices_iv,
+    resampling_iv,
+    system_names,
+    unpaired_samples_iv,
+)
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -860,13 +866,7 @@ def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
     >>> r.test, round(float(r.p_equivalence[0]), 3)
     ('Welch t', 0.023)
     """
-    arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
-    if len(arrays) < 2:
-        raise InputError("at least 2 systems are needed for a comparison")
-    for s in arrays:
-        if np.isnan(s).any():
-            raise InputError("scores contain NaN", hint="drop missing scores first")
-    names = system_names(systems, len(arrays))
+    arrays, names = unpaired_samples_iv(samples, systems)
     mod = _modality_iv(np.concatenate(arrays), modality)
     opts = _options_iv(margin=_margin_iv(margin, mod == "binary"), direction=direction,
                        method=method, confidence=confidence, n_resamples=n_resamples,

@@ -43,7 +43,13 @@ from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.names import Alternative, EffectLevel, Method, Order
-from reportgen.stats._common import PairsMixin, choices_iv, resampling_iv, system_names
+from reportgen.stats._common import (
+    PairsMixin,
+    choices_iv,
+    resampling_iv,
+    system_names,
+    unpaired_samples_iv,
+)
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -645,13 +651,7 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
         raise InputError("method='sign' needs paired data",
                          hint="use method='auto', 'permutation' or 'bootstrap' for unpaired "
                               "samples")
-    arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
-    if len(arrays) < 2:
-        raise InputError("at least 2 systems are needed for a comparison")
-    for s in arrays:
-        if np.isnan(s).any():
-            raise InputError("scores contain NaN", hint="drop missing scores first")
-    names = system_names(systems, len(arrays))
+    arrays, names = unpaired_samples_iv(samples, systems)
     mod = _modality_iv(np.concatenate(arrays), modality)
     ia, ib = comparison_pairs(len(arrays), opts.order, _baseline_index(baseline, names))
     _warn_one_sided(opts.alternative)
