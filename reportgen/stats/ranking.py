@@ -162,6 +162,7 @@ class RankDistributions(TabularMixin):
     confidence: float
     n_resamples: int
     ties: str = "min"
+    resampling: str = "bootstrap"
 
     def probabilities(self) -> np.ndarray:
         """``rank_counts / n_resamples``: row ``i`` is the distribution of system ``i``'s
@@ -181,6 +182,7 @@ class RankDistributions(TabularMixin):
                  "mean_rank": float(self.mean_rank[i]), "p_best": float(self.p_best[i]),
                  "rank_ci_low": int(self.ci_low[i]), "rank_ci_high": int(self.ci_high[i]),
                  "confidence": self.confidence, "ci_method": "bootstrap percentile",
+                 "resampling": self.resampling,
                  "rank_probabilities": [float(v) for v in probs[i]],
                  "paired": self.paired, "direction": self.direction,
                  "n_resamples": self.n_resamples, "ties": self.ties}
@@ -191,6 +193,7 @@ class RankDistributions(TabularMixin):
         return {"kind": "rank_distributions", "paired": self.paired,
                 "direction": self.direction, "confidence": self.confidence,
                 "n_resamples": self.n_resamples, "ties": self.ties,
+                "resampling": self.resampling,
                 "systems": self.to_records()}
 
 
@@ -199,7 +202,9 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
                        direction: Direction = "higher", n_resamples: int = 10000,
                        confidence: float = 0.95,
                        rng: np.random.Generator | int | None = None,
-                       max_memory: int = DEFAULT_MAX_MEMORY) -> RankDistributions:
+                       max_memory: int = DEFAULT_MAX_MEMORY,
+                       resampling: Literal["auto", "bootstrap", "normal"] = "auto"
+                       ) -> RankDistributions:
     """Bootstrap distribution of each system's rank (seed 000 §3, option 3).
 
     Parameters
@@ -223,6 +228,12 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
         ``numpy.random.Generator`` or seed.
     max_memory
         Bound on the working memory of one chunk of resamples, in bytes.
+    resampling
+        Paired data: ``"bootstrap"`` (resample the items), ``"normal"`` (draw the
+        vector of sums from its normal approximation, see Notes), or ``"auto"``
+        (default): normal from :data:`NORMAL_RESAMPLING_ITEMS` items on, where the
+        bootstrap's cost (items × resamples) is large and the approximation is exact
+        enough. Unpaired data always use the bootstrap (0/1 scores: exactly).
 
     Returns
     -------
@@ -249,6 +260,14 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
     simultaneous one (see :func:`simultaneous_rank_intervals`). Efron & Tibshirani
     (1993), *An Introduction to the Bootstrap*, ch. 13; Hall & Miller (2009), "Using the
     bootstrap to quantify the authority of an empirical ranking", *Ann. Statist.* 37.
+
+    With ``resampling="normal"`` the resampled sums are drawn from
+    :math:`N(n\\bar x, n\\hat\\Sigma)` (:math:`\\hat\\Sigma` the covariance of the
+    per-item scores, ddof 0: the covariance of the bootstrap sums), the multivariate
+    central limit theorem for the bootstrap; for 0/1 scores they are rounded to
+    integers, so systems with identical scores still tie. This costs :math:`R B^2`
+    instead of :math:`R n B`; at 10,000 items its rank probabilities equal the
+    bootstrap's within Monte Carlo error (``tests/stats/test_ranking.py``).
 
     Examples
     --------
@@ -291,7 +310,17 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
                                   "missing scores (unpaired)")
     mean = np.array([a.mean() for a in arrays])
     reps = np.empty((R, B))
-    if paired:
+    if resampling not in ("auto", "bootstrap", "normal"):
+        raise InputError(f"resampling={resampling!r} is not valid",
+                         hint="use 'auto', 'bootstrap' or 'normal'")
+    normal = paired and X is not None and (
+        resampling == "normal" or (resampling == "auto"
+                                   and X.shape[0] >= NORMAL_RESAMPLING_ITEMS))
+    if normal:
+        assert X is not None
+        reps[:] = _normal_sums(X, R, generator)
+        observed = X.sum(axis=0)
+    elif paired:
         assert X is not None
         n = X.shape[0]
         done = 0
@@ -327,7 +356,27 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
         names, mean, _min_ranks(observed, direction), counts,
         _quantile_from_counts(counts, 0.5), mean_rank, counts[:, 0] / R,
         _quantile_from_counts(counts, alpha), _quantile_from_counts(counts, 1 - alpha),
-        bool(paired), direction, confidence, R)
+        bool(paired), direction, confidence, R,
+        resampling="normal" if normal else "bootstrap")
+
+
+#: Items from which paired rank distributions draw the sums from their normal
+#: approximation instead of resampling items (``resampling="auto"``).
+NORMAL_RESAMPLING_ITEMS = 10_000
+
+
+def _normal_sums(X: np.ndarray, R: int, rng: np.random.Generator) -> np.ndarray:
+    """``R`` draws of the bootstrap sums of the columns of ``X`` from their normal
+    approximation :math:`N(n\\bar x, n\\hat\\Sigma)` (rounded for 0/1 scores)."""
+    n = X.shape[0]
+    centred = X - X.mean(axis=0)
+    cov = centred.T @ centred            # n × Σ̂ (ddof 0)
+    w, V = np.linalg.eigh(cov)
+    root = V * np.sqrt(np.clip(w, 0, None))
+    sums = X.sum(axis=0) + rng.standard_normal((R, X.shape[1])) @ root.T
+    if np.all((X == 0) | (X == 1)):
+        sums = np.clip(np.rint(sums), 0, n)
+    return sums
 
 
 # ============================================================================ simultaneous
