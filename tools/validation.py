@@ -1065,9 +1065,10 @@ def _rank_interval_coverage(binary: bool, paired: bool, n: int, method: str = "t
     return simulate
 
 
-def _rank_distribution_coverage(paired: bool, n: int, joint: bool
+def _rank_distribution_coverage(paired: bool, n: int, joint: bool,
+                                theta: np.ndarray | None = None
                                 ) -> Callable[[int, np.random.Generator], Estimate]:
-    theta = RANK_THETA_DISTINCT
+    theta = RANK_THETA_DISTINCT if theta is None else theta
     true_rank, _ = _true_rank_range(theta)
 
     def simulate(reps: int, rng: np.random.Generator) -> Estimate:
@@ -1208,6 +1209,16 @@ def _coverage_scenarios() -> list[Scenario]:
                 ("all systems jointly" if joint else "each system"),
                 f"5 systems, true means {RANK_THETA_DISTINCT.tolist()} (normal, paired); "
                 f"n = {n}", "at-least", 1000, _rank_distribution_coverage(True, n, joint))
+    # from 10,000 paired items the sums are drawn from their normal approximation
+    # (issue 18): means √n closer together keep the ranks uncertain
+    for n in (10_000, 100_000):
+        theta = RANK_THETA_DISTINCT * math.sqrt(300 / n)
+        add(f"rank/normal-marginal/paired/n={n}", "ranks",
+            "rank_distributions (normal resampling from 10,000 items): percentile rank "
+            "interval, each system",
+            f"5 systems, true means {np.round(theta, 4).tolist()} (normal, paired); "
+            f"n = {n:,}", "at-least", 1000,
+            _rank_distribution_coverage(True, n, False, theta))
     return out
 
 
