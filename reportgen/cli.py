@@ -14,22 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reportgen import __version__
+from reportgen import config as declared
 from reportgen.errors import ReportgenError, ReportgenWarning
-from reportgen.names import (
-    ALTERNATIVES,
-    CI_METHODS,
-    CORRECT_ACROSS,
-    CORRECTIONS,
-    EFFECT_LEVELS,
-    EXECUTORS,
-    GATES,
-    IF_EXISTS,
-    INPUT_FORMATS,
-    METHODS,
-    NAN_POLICIES,
-    ORDERS,
-    PAIRINGS,
-)
+from reportgen.names import ALTERNATIVES, IF_EXISTS, INPUT_FORMATS
 
 __all__ = ["main"]
 
@@ -42,50 +29,50 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 
+def _add_declared(group: argparse._ArgumentGroup, section: declared.Section, *,
+                  skip: tuple[str, ...] = (), flags: Mapping[str, str] | None = None) -> None:
+    """The flags of the options of ``section`` declared in :mod:`reportgen.config`, in
+    declaration order; a flag not given is None (the config file's value or the declared
+    default applies, :func:`reportgen.config.resolve`)."""
+    for option in declared.options(section):
+        if option.flag is None or option.key in skip:
+            continue
+        flag = (flags or {}).get(option.key, option.flag)
+        kwargs: dict[str, Any] = dict(dest=option.key, default=None, help=option.help_text)
+        if option.kind == "flag":
+            kwargs["action"] = "store_true"
+        else:
+            kwargs["metavar"] = option.metavar
+            if option.kind == "choice":
+                kwargs["choices"] = option.choices
+            elif option.kind == "adapter":
+                kwargs["choices"] = INPUT_FORMATS
+            elif option.kind in ("texts", "names"):
+                kwargs["action"] = "append"
+            elif option.kind == "name-list":
+                kwargs["type"] = _name_list
+            elif option.kind in ("unit", "nonzero"):
+                kwargs["type"] = float
+            elif option.kind in ("count", "seed"):
+                kwargs["type"] = int
+        group.add_argument(flag, **kwargs)
+
+
 def _add_data_options(parser: argparse.ArgumentParser, *,
                       format_flag: str = "--format") -> None:
-
     parser.add_argument("data", nargs="*", metavar="DATA",
                         help="result files or folders (several are combined); default: "
                              "[input] data of the config file")
     group = parser.add_argument_group("reading the data")
-    group.add_argument(format_flag, choices=INPUT_FORMATS, default=None, dest="format",
-                       help="input format (default: detected from each file's content)")
     group.add_argument("--config", metavar="FILE", default=None,
                        help="TOML config: metric and dataset properties (direction, "
-                            "modality, weight), systems, and the defaults of every flag "
-                            "([input], [analysis], [report]); flags given win")
-    for name in ("system", "dataset", "metric", "item", "score", "run", "prediction",
-                 "reference"):
-        group.add_argument(f"--{name}-col", metavar="COL", default=None,
-                           help=f"column holding the {name} in a long table "
-                                f"(default: {name})")
-    group.add_argument("--dataset", metavar="NAME", default=None,
-                       help="dataset name for inputs without one (default: folder or "
-                            "file name)")
-    group.add_argument("--metric", metavar="NAME", default=None,
-                       help="metric name for inputs without one (default: file name for "
-                            "wide tables, 'score' for long ones)")
-    group.add_argument("--lm-eval-filter", metavar="FILTER", default=None,
-                       help="lm-evaluation-harness filter to use (default: the first "
-                            "listed per task)")
-    group.add_argument("--nan-policy", choices=NAN_POLICIES, default=None,
-                       help="a missing score: drop the row and count it (default) or "
-                            "stop with an error")
-    group.add_argument("--strict-inputs", action="store_true", default=None,
-                       help="stop with an error instead of skipping an input with no "
-                            "usable result (a cancelled or empty log, a missing samples "
-                            "file); skipped inputs are listed in the report by default")
-    group.add_argument("--max-input-bytes", metavar="SIZE", default=None,
-                       help="the most one input file may take once read and decompressed "
-                            "(.gz, .zst, Inspect .eval entries, Parquet pages): bytes, or "
-                            "512MB, 16GiB (default 8GiB); a larger input stops with an "
-                            "error before using the memory")
+                            "modality, weight, margin), systems, and the defaults of every "
+                            "flag ([input], [analysis], [report]); flags given win")
+    _add_declared(group, "input", flags={"format": format_flag})
 
 
-_LOAD_KEYS = ("format", "system_col", "dataset_col", "metric_col", "item_col", "score_col",
-              "run_col", "prediction_col", "reference_col", "dataset", "metric",
-              "lm_eval_filter", "nan_policy", "strict_inputs")
+#: The data options (:class:`reportgen.data.LoadOptions` fields) but the paths.
+_LOAD_KEYS = tuple(o.key for o in declared.options("input") if o.key != "data")
 
 
 def _config(args: argparse.Namespace):
@@ -113,20 +100,16 @@ def _data_paths(args: argparse.Namespace) -> list[str]:
 def _load_options(args: argparse.Namespace) -> dict:
     """Data options: the command line, else the config's [input], else the defaults."""
     configured = _config(args).input
-    options = {}
+    given = {}
     for key in _LOAD_KEYS:
-        value = getattr(args, key, None)
-        if value is None:
-            value = configured.get(key)
+        value = declared.resolve(getattr(args, key, None), configured.get(key))
         if value is not None:
-            options[key] = value
+            given[key] = value
     if getattr(args, "max_input_bytes", None) is not None:
         from reportgen.data import parse_input_size
 
-        options["max_input_bytes"] = parse_input_size(args.max_input_bytes)
-    elif "max_input_bytes" in configured:
-        options["max_input_bytes"] = configured["max_input_bytes"]
-    return options
+        given["max_input_bytes"] = parse_input_size(args.max_input_bytes)
+    return given
 
 
 def _load(args: argparse.Namespace, *, min_systems: int = 2):
@@ -150,101 +133,17 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
-
-    group = parser.add_argument_group("statistics")
-    group.add_argument("--pairing", choices=PAIRINGS, default=None,
-                       help="compare on shared items (paired) or not; auto: detected per "
-                            "dataset × metric (default)")
-    group.add_argument("--method", choices=METHODS,
-                       default=None,
-                       help="auto: Welch t / two-proportion z / paired t / exact McNemar by "
-                            "pairing and modality (default); permutation; null-shifted "
-                            "bootstrap; sign test (paired)")
-    group.add_argument("--order", choices=ORDERS,
-                       default=None, help="which pairs to compare (default: all)")
-    group.add_argument("--baseline", metavar="SYSTEM", default=None,
-                       help="the system the others are compared with under "
-                            "--order first-vs-rest (default: the first)")
-    group.add_argument("--alternative", choices=ALTERNATIVES,
-                       default=None,
-                       help="greater: A is better than B (fix it before looking at the "
-                            "data); default two-sided")
-    group.add_argument("--correction", choices=CORRECTIONS, default=None,
-                       help="multiple-comparison correction (default holm-sidak)")
-    group.add_argument("--correct-across", choices=CORRECT_ACROSS,
-                       default=None,
-                       help="the family corrected together: each dataset × metric "
-                            "(default) or every comparison of the analysis")
-    group.add_argument("--alpha", type=float, default=None,
-                       help="significance level (default 0.05)")
-    group.add_argument("--confidence", type=float, default=None,
-                       help="level of the confidence intervals (default 0.95)")
-    group.add_argument("--n-resamples", type=int, default=None, metavar="N",
-                       help="permutation/bootstrap resamples (default 9999)")
-    group.add_argument("--effect-threshold", choices=EFFECT_LEVELS,
-                       default=None,
-                       help="Cohen level an effect must reach to count as practically "
-                            "relevant (default medium)")
-    group.add_argument("--ci-method", choices=CI_METHODS, default=None,
-                       help="interval of each system's mean: auto = Wilson for binary "
-                            "scores, bootstrap BCa for continuous ones")
-    group.add_argument("--corpus-metric", action="append", default=None, metavar="NAME",
-                       dest="corpus_metrics",
-                       help="corpus-level metric computed from prediction/reference "
-                            "columns, repeatable (default: f1-macro); e.g. f1-micro, "
-                            "f1-binary, precision-macro, recall-macro, accuracy, mcc")
-    group.add_argument("--power", type=float, default=None, dest="target_power",
-                       help="power for the minimum detectable effect of each dataset × "
-                            "metric (default 0.8)")
-    group.add_argument("--detect-delta", type=float, default=None, metavar="DELTA",
-                       help="also report the items needed to detect this difference")
-    group.add_argument("--cluster-by", metavar="COLUMN", default=None,
-                       help="item-metadata column grouping items (e.g. a passage id): "
-                            "adds cluster-robust intervals of each system's mean")
-    group.add_argument("--group-by", action="append", default=None, metavar="COLUMN",
-                       help="item-metadata column: also compare within each of its levels "
-                            "(repeatable)")
-    group.add_argument("--compare-by", action="append", default=None, metavar="ATTR",
-                       help="hyperparameter (system attribute) to compare by pooling the "
-                            "systems that share its value (repeatable; seed 000 §10.2)")
-    group.add_argument("--condition-on", action="append", default=None, metavar="ATTR",
-                       help="hyperparameter to condition on: --compare-by runs within each "
-                            "of its values (repeatable)")
-    group.add_argument("--rank-lists", type=_name_list, default=None, metavar="NAME,...",
-                       help="datasets of the ranking across datasets (default: the largest "
-                            "group of systems scored on the same datasets, chosen to "
-                            "maximise systems × datasets)")
-    group.add_argument("--seed", type=int, default=None,
-                       help="random seed (default: drawn and recorded in the results)")
-    group.add_argument("--max-memory", metavar="SIZE", default=None,
-                       help="working memory of one resampling step: bytes, or 512MB, 2GB, "
-                            "1.5GiB (at least 1MiB; default 256MiB); changes the peak "
-                            "memory, never the numbers")
+    _add_declared(parser.add_argument_group("statistics"), "analysis",
+                  skip=_EXECUTION_KEYS)
     run_on = parser.add_argument_group(
         "execution", "where the dataset × metric units run; the results are the same")
-    run_on.add_argument("--jobs", metavar="N", default=None,
-                        help="worker processes: 1 runs in this process (default), N in N "
-                             "processes, 0 or auto one per core; with --executor dask and "
-                             "no --scheduler, the workers of a local Dask cluster")
-    run_on.add_argument("--executor", choices=EXECUTORS, default=None,
-                        help="local: this machine (default); dask: a Dask cluster (pip "
-                             "install 'reportgen[dask]')")
-    run_on.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                        help="with --executor dask: the address of a running Dask "
-                             "scheduler, e.g. tcp://10.0.0.5:8786 (default: start a local "
-                             "cluster)")
+    _add_declared(run_on, "analysis", skip=_STATISTICS_KEYS)
 
 
-_ANALYSIS_KEYS = {"pairing": "pairing", "method": "method", "order": "order",
-                  "baseline": "baseline", "alternative": "alternative",
-                  "correction": "correction", "correct_across": "correct_across",
-                  "alpha": "alpha", "confidence": "confidence",
-                  "n_resamples": "n_resamples", "effect_threshold": "effect_threshold",
-                  "ci_method": "ci_method", "corpus_metrics": "corpus_metrics",
-                  "target_power": "power", "detect_delta": "detect_delta",
-                  "cluster_by": "cluster_by", "group_by": "group_by",
-                  "compare_by": "compare_by", "condition_on": "condition_on",
-                  "rank_lists": "rank_lists", "seed": "seed"}
+#: The ``[analysis]`` options that say where the work runs, and those that say what is
+#: computed (the :class:`reportgen.analysis.AnalysisOptions` fields).
+_EXECUTION_KEYS = tuple(o.key for o in declared.options("analysis") if o.execution)
+_STATISTICS_KEYS = tuple(o.key for o in declared.options("analysis") if not o.execution)
 
 
 def _analysis_kwargs(args: argparse.Namespace) -> dict:
@@ -253,20 +152,17 @@ def _analysis_kwargs(args: argparse.Namespace) -> dict:
     from reportgen.execution import parse_memory_size
 
     configured = _config(args).analysis
-    options = {}
-    for dest, name in _ANALYSIS_KEYS.items():
-        value = getattr(args, dest, None)
+    given = {}
+    for key in _STATISTICS_KEYS:
+        value = getattr(args, key, None)
         if isinstance(value, list):
             value = tuple(value)
-        if value is None:
-            value = configured.get(name)
+        value = declared.resolve(value, configured.get(key))
         if value is not None:
-            options[name] = value
+            given[key] = value
     if getattr(args, "max_memory", None) is not None:
-        options["max_memory"] = parse_memory_size(args.max_memory, name="--max-memory")
-    elif "max_memory" in configured:
-        options["max_memory"] = configured["max_memory"]
-    return options
+        given["max_memory"] = parse_memory_size(args.max_memory, name="--max-memory")
+    return given
 
 
 def _execution_kwargs(args: argparse.Namespace) -> dict:
@@ -326,7 +222,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
                         load_options=load_options,
                         config=args.config, force=args.force,
                         if_exists=args.if_exists,
-                        progress=lambda message: sys.stderr.write(f"{message}\n"))
+                        progress=_to_stderr)
     analysis, results, path = done.analysis, done.results, done.out / "results.json"
     comparisons = results["comparisons"]
     significant = sum(1 for c in comparisons if c["significant"])
@@ -415,45 +311,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
     margins = _margins(args)
     if margins is not None:
         options["margins"] = margins
-    def given(flag: str, default: Any = None) -> Any:
-        """The flag, else the config's ``[report]`` value, else ``default``."""
-        return resolve(getattr(args, flag), report.get(flag), default=default)
+
+    def given(key: str) -> Any:
+        """The flag, else the config's ``[report]`` value, else the declared default."""
+        return declared.resolve(getattr(args, key), report.get(key),
+                                default=declared.default(key, "report"))
 
     spec = RunSpec(
-        data=tuple(_data_paths(args)),
-        out=given("out", "report"),
-        config=args.config, load_options=_load_options(args), analysis_options=options,
-        title=given("title"), release=given("release"),
-        template=given("template", "evaluation"), theme=given("theme", "default"),
+        data=tuple(_data_paths(args)), out=given("out"), config=args.config,
+        load_options=_load_options(args), analysis_options=options,
+        title=given("title"), release=given("release"), template=given("template"),
+        theme=given("theme"),
         formats=_formats(args.formats) if args.formats is not None else
-        tuple(report.get("formats", ("html", "pdf", "ipynb"))),
-        force=bool(given("force", False)), if_exists=given("if_exists", "error"),
+        tuple(given("formats")),
+        force=bool(given("force")), if_exists=given("if_exists"),
         baseline=options.get("baseline"), candidate=given("candidate"),
-        max_table_rows=given("max_table_rows", 40),
-        execution_timeout=args.timeout, execution=_execution_kwargs(args))
+        max_table_rows=given("max_table_rows"), execution_timeout=given("timeout"),
+        execution=_execution_kwargs(args))
     gate = _gate(args, report)
-    progress = _progress_printer(quiet=args.quiet)
+    progress = _progress_printer(quiet=bool(args.quiet))
     result = run_report(spec, progress=progress)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed "
                      f"{result.seed}\n")
     if result.verdict is not None:
-        return _release_gate(result.verdict, gate=gate, allow_partial=bool(
-            resolve(args.allow_partial, report.get("allow_partial"), default=False)))
+        return _release_gate(result.verdict, gate=gate,
+                             allow_partial=bool(given("allow_partial")))
     if gate is not None:
         sys.stderr.write(f"reportgen: warning: --gate {gate} needs a release report "
                          "(--template release); nothing was checked\n")
     return EXIT_OK
-
-
-def resolve(*values: Any, default: Any = None) -> Any:
-    """The first value that was given (is not None), else ``default``: a command-line
-    flag, then the config file's value, then the default. ``0``, ``False`` and ``""``
-    are given values (``--max-table-rows 0`` is an error, not 40).
-
-    >>> resolve(None, 0, default=40), resolve(False, True), resolve(None, None, default=1)
-    (0, False, 1)
-    """
-    return next((v for v in values if v is not None), default)
 
 
 def _gate(args: argparse.Namespace, report: Mapping[str, Any]) -> str | None:
@@ -646,6 +532,10 @@ def _formats(text: str) -> tuple[str, ...]:
     return formats
 
 
+def _to_stderr(message: str) -> None:
+    sys.stderr.write(f"{message}\n")
+
+
 def _progress_printer(*, quiet: bool):
     """Progress lines on stderr with the time since the start."""
     import time
@@ -719,36 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "([input], [analysis], [report]); a flag given here wins.")
     _add_data_options(run, format_flag="--input-format")
     group = run.add_argument_group("the report")
-    group.add_argument("--out", metavar="DIR", default=None,
-                       help="report folder to create (default: ./report), e.g. "
-                            "CHECKPOINT_DIR/eval-report; an existing report is replaced "
-                            "only with --force, and a folder that is not a report never")
-    group.add_argument("--force", action="store_true", default=None,
-                       help="replace an existing report folder (= --if-exists replace)")
-    group.add_argument("--if-exists", choices=IF_EXISTS,
-                       default=None,
-                       help="when --out exists: error (default), replace it (a report "
-                            "folder only), or timestamp: write a new folder "
-                            "OUT-YYYYMMDD-HHMMSS beside it")
-    group.add_argument("--template", metavar="NAME|PATH", default=None,
-                       help="bundled template (evaluation, release, data_overview) or an "
-                            ".ipynb of your own (default: evaluation)")
-    group.add_argument("--theme", metavar="NAME|DIR", default=None,
-                       help="chart and page theme: default, print, or a folder holding "
-                            "theme.json and report.css")
-    group.add_argument("--title", default=None, help="report title")
-    group.add_argument("--release", metavar="LABEL", default=None,
-                       help="release label, shown in the header and the page footer")
-    group.add_argument("--candidate", metavar="SYSTEM", default=None,
-                       help="release template: the candidate system (default: the "
-                            "--release label if it names a system, else the only system "
-                            "other than --baseline)")
-    group.add_argument("--format", dest="formats", metavar="LIST", default=None,
-                       help="what to write, comma-separated from html, pdf, ipynb "
-                            "(default: all three)")
-    group.add_argument("--max-table-rows", type=int, default=None, metavar="N",
-                       help="longest pairwise table shown per dataset × metric "
-                            "(default 40; every pair is in tables/comparisons.csv)")
+    _add_declared(group, "report")
     group.add_argument("--margin", action="append", metavar="[METRIC=]DELTA",
                        default=None,
                        help="release template: the largest loss you accept, in the "
@@ -757,22 +618,6 @@ def build_parser() -> argparse.ArgumentParser:
                             "and either wins over the config's [metrics.NAME] margin). "
                             "Verdicts become improved, regressed, non-inferior or "
                             "inconclusive, with equivalence (within ±DELTA) beside them")
-    group.add_argument("--gate", choices=GATES, default=None,
-                       help="release template, a CI gate: exit with status 1 when "
-                            "'regression': anything regressed significantly; "
-                            "'non-inferiority': anything compared is neither improved "
-                            "nor non-inferior (needs --margin). Both also fail when a "
-                            "dataset × metric could not be compared, unless "
-                            "--allow-partial")
-    group.add_argument("--fail-on-regression", action="store_true", default=None,
-                       help="the same as --gate regression")
-    group.add_argument("--allow-partial", action="store_true", default=None,
-                       help="with --gate: pass when some dataset × metric was not "
-                            "compared (they are still named on stderr and in the "
-                            "report)")
-    group.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
-                       help="stop a notebook cell that runs longer than this")
-    group.add_argument("--quiet", action="store_true", help="no progress lines")
     _add_analysis_options(run)
     run.set_defaults(func=_cmd_run)
 

@@ -230,7 +230,7 @@ def test_margins_parse_every_metric_and_one_metric():
 
 
 def test_resolve_keeps_falsy_values_a_flag_or_the_config_gave():
-    from reportgen.cli import resolve
+    from reportgen.config import resolve
 
     # by hand: the first value that is not None wins; 0, False and "" are values
     assert resolve(None, 0, default=40) == 0

@@ -32,11 +32,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reportgen.config import options
 from reportgen.data import LoadOptions, ScoreTable, TableConfig, load, load_config
-from reportgen.data._config import (
-    _ANALYSIS,
-    _INPUT,
-    _REPORT,
+from reportgen.errors import ConfigError, InputError
+from reportgen.names import (
     ALTERNATIVES,
     CI_METHODS,
     CORPUS_METRICS,
@@ -45,7 +44,6 @@ from reportgen.data._config import (
     ORDERS,
     PAIRINGS,
 )
-from reportgen.errors import ConfigError, InputError
 
 #: Examples per fuzz test in CI (the whole module stays well under a minute) and in the
 #: slow variant.
@@ -585,7 +583,8 @@ def config_documents(draw: st.DrawFn) -> bytes:
     """A TOML document built from the config schema: known sections and keys (now and
     then an unknown one) with values of any type."""
     sections: dict[str, dict[str, Any]] = {}
-    plain = {"analysis": sorted(_ANALYSIS), "input": sorted(_INPUT), "report": sorted(_REPORT)}
+    plain = {section: sorted(o.key for o in options(section, config=True))
+             for section in ("analysis", "input", "report")}
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from((*plain, *_NAMED, "unknown")))
         if kind in plain:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import get_args
 
+from reportgen.config import defaults
 from reportgen.errors import InputError
 from reportgen.names import (
     CORRECTIONS,
@@ -23,6 +24,10 @@ from reportgen.stats import DEFAULT_MAX_MEMORY, resampling_iv
 from reportgen.stats.corpus import corpus_metric
 
 __all__ = ["AnalysisOptions", "CorrectAcross", "Pairing"]
+
+
+#: The declared defaults (:mod:`reportgen.config`) of the fields below.
+_DEFAULT = defaults("analysis")
 
 
 @dataclass(frozen=True)
@@ -93,25 +98,25 @@ class AnalysisOptions:
         (:func:`reportgen.analysis.release.margin_of`).
     """
 
-    pairing: Pairing = "auto"
-    method: Method = "auto"
-    order: Order = "all-pairs"
+    pairing: Pairing = _DEFAULT["pairing"]
+    method: Method = _DEFAULT["method"]
+    order: Order = _DEFAULT["order"]
     baseline: str | None = None
-    alternative: Alternative = "two-sided"
-    correction: Correction = "holm-sidak"
-    correct_across: CorrectAcross = "sample-list"
-    alpha: float = 0.05
-    confidence: float = 0.95
-    n_resamples: int = 9999
-    effect_threshold: EffectLevel = "medium"
-    ci_method: CIMethod = "auto"
-    corpus_metrics: tuple[str, ...] = ("f1-macro",)
-    power: float = 0.8
+    alternative: Alternative = _DEFAULT["alternative"]
+    correction: Correction = _DEFAULT["correction"]
+    correct_across: CorrectAcross = _DEFAULT["correct_across"]
+    alpha: float = _DEFAULT["alpha"]
+    confidence: float = _DEFAULT["confidence"]
+    n_resamples: int = _DEFAULT["n_resamples"]
+    effect_threshold: EffectLevel = _DEFAULT["effect_threshold"]
+    ci_method: CIMethod = _DEFAULT["ci_method"]
+    corpus_metrics: tuple[str, ...] = _DEFAULT["corpus_metrics"]
+    power: float = _DEFAULT["power"]
     detect_delta: float | None = None
     cluster_by: str | None = None
-    group_by: tuple[str, ...] = ()
-    compare_by: tuple[str, ...] = ()
-    condition_on: tuple[str, ...] = ()
+    group_by: tuple[str, ...] = _DEFAULT["group_by"]
+    compare_by: tuple[str, ...] = _DEFAULT["compare_by"]
+    condition_on: tuple[str, ...] = _DEFAULT["condition_on"]
     seed: int | None = None
     systems: tuple[str, ...] | None = None
     max_memory: int = DEFAULT_MAX_MEMORY

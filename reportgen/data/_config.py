@@ -70,6 +70,7 @@ The file format (``--config FILE``); every section and key is optional::
     gate = "non-inferiority"       # release gate: "regression" (= fail_on_regression) or
                                    # "non-inferiority" (every metric needs a margin)
     max_table_rows = 50            # longest table shown in full, a whole number >= 1
+    timeout = 600                  # stop a notebook cell that runs longer (seconds)
 
     [metrics.edit_distance]
     direction = "lower"            # "higher" (default) or "lower" is better
@@ -95,6 +96,7 @@ on the command line wins. In ``[analysis]``, ``corpus_metrics``, ``group_by``,
 relative to the folder of the config file, not to the working directory; ``~`` is the home
 folder. System entries become system attributes (``family``, ``size``).
 
+Every key, its flag, kind and default are declared once in :mod:`reportgen.config`.
 Unknown sections or keys and wrong types or values are errors that name the key and the
 file, and list what is allowed. Booleans are not numbers (``alpha = true`` is an
 error) and whole numbers must be written as such (``n_resamples = 99.5`` is an error).
@@ -111,22 +113,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from reportgen.config import Option, Section, options
 from reportgen.errors import ConfigError, Location
-from reportgen.names import (
-    ALTERNATIVES,
-    CI_METHODS,
-    CORPUS_METRICS,
-    CORRECT_ACROSS,
-    CORRECTIONS,
-    EFFECT_LEVELS,
-    EXECUTORS,
-    GATES,
-    IF_EXISTS,
-    METHODS,
-    NAN_POLICIES,
-    ORDERS,
-    PAIRINGS,
-)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -232,8 +220,6 @@ _SECTIONS = ("input", "analysis", "report", "metrics", "datasets", "systems")
 _METRIC_KEYS = {"direction", "modality", "weight", "margin"}
 _DATASET_KEYS = {"weight"}
 _SYSTEM_KEYS = {"family", "size"}
-_COLUMN_KEYS = ("system_col", "dataset_col", "metric_col", "item_col", "score_col",
-                "run_col", "prediction_col", "reference_col")
 
 Check = Callable[[str, Any, Location], Any]
 
@@ -622,29 +608,25 @@ def _jobs(key: str, value: Any, loc: Location) -> int:
     return value
 
 
+#: How the config file's value of each kind of option (:data:`reportgen.config.KINDS`)
+#: is checked.
+_KIND_CHECKS: dict[str, Callable[[Option], Check]] = {
+    "choice": lambda o: _choice(o.choices or ()), "names": lambda o: _names_in(o.choices or ()),
+    "text": lambda o: _text, "texts": lambda o: _texts, "name-list": lambda o: _texts,
+    "paths": lambda o: _paths, "unit": lambda o: _unit, "nonzero": lambda o: _nonzero,
+    "count": lambda o: _count, "seed": lambda o: _seed, "flag": lambda o: _flag,
+    "memory": lambda o: _memory, "input-size": lambda o: _input_size,
+    "jobs": lambda o: _jobs, "adapter": lambda o: _adapter, "formats": lambda o: _formats,
+}
+
+
+def _checks(section: Section) -> dict[str, Check]:
+    """The check of every config key of ``section``, from its declaration."""
+    return {o.key: _KIND_CHECKS[o.kind](o) for o in options(section, config=True)}
+
+
 # [analysis] keys that say where the work runs, not what is computed (TableConfig.execution)
-_EXECUTION_KEYS = ("jobs", "executor", "scheduler")
-_ANALYSIS: dict[str, Check] = {
-    "pairing": _choice(PAIRINGS), "method": _choice(METHODS), "order": _choice(ORDERS),
-    "baseline": _text, "alternative": _choice(ALTERNATIVES),
-    "correction": _choice(CORRECTIONS), "correct_across": _choice(CORRECT_ACROSS),
-    "alpha": _unit, "confidence": _unit, "n_resamples": _count,
-    "effect_threshold": _choice(EFFECT_LEVELS), "ci_method": _choice(CI_METHODS),
-    "corpus_metrics": _names_in(CORPUS_METRICS), "power": _unit, "detect_delta": _nonzero,
-    "cluster_by": _text, "group_by": _texts, "compare_by": _texts, "condition_on": _texts,
-    "rank_lists": _texts, "seed": _seed, "max_memory": _memory,
-    "jobs": _jobs, "executor": _choice(EXECUTORS), "scheduler": _text,
-}
-_INPUT: dict[str, Check] = {
-    "data": _paths, "format": _adapter, **dict.fromkeys(_COLUMN_KEYS, _text),
-    "dataset": _text, "metric": _text, "lm_eval_filter": _text,
-    "nan_policy": _choice(NAN_POLICIES), "strict_inputs": _flag,
-    "max_input_bytes": _input_size,
-}
-_REPORT: dict[str, Check] = {
-    "title": _text, "release": _text, "candidate": _text, "template": _text,
-    "theme": _text, "out": _text, "formats": _formats, "force": _flag,
-    "if_exists": _choice(IF_EXISTS),
-    "fail_on_regression": _flag, "allow_partial": _flag, "max_table_rows": _count,
-    "gate": _choice(GATES),
-}
+_EXECUTION_KEYS = tuple(o.key for o in options("analysis") if o.execution)
+_ANALYSIS = _checks("analysis")
+_INPUT = _checks("input")
+_REPORT = _checks("report")

@@ -169,38 +169,69 @@ def test_config_keys_are_the_library_option_names():
         {f.name for f in dataclasses.fields(LoadOptions)} | {"data"}
 
 
-def test_config_choices_equal_the_library_choices():
-    from reportgen import analysis
+def test_declared_choices_equal_the_library_choices():
+    from reportgen import analysis, names
+    from reportgen.config import option
     from reportgen.stats import corpus, means, multiplicity, pairwise
 
     get = typing.get_args
-    assert get(analysis.Pairing) == _config.PAIRINGS
-    assert get(pairwise.Method) == _config.METHODS
-    assert get(pairwise.Order) == _config.ORDERS
-    assert get(pairwise.Alternative) == _config.ALTERNATIVES
-    assert _config.CORRECTIONS == multiplicity.CORRECTIONS
-    assert get(analysis.CorrectAcross) == _config.CORRECT_ACROSS
-    assert get(pairwise.EffectLevel) == _config.EFFECT_LEVELS
-    assert get(means.CIMethod) == _config.CI_METHODS
-    assert _config.CORPUS_METRICS == corpus.CORPUS_METRICS
-    assert get(typing.get_type_hints(LoadOptions)["nan_policy"]) == _config.NAN_POLICIES
+    assert get(analysis.Pairing) == names.PAIRINGS == option("pairing").choices
+    assert get(pairwise.Method) == names.METHODS == option("method").choices
+    assert get(pairwise.Order) == names.ORDERS == option("order").choices
+    assert get(pairwise.Alternative) == names.ALTERNATIVES == option("alternative").choices
+    assert multiplicity.CORRECTIONS == names.CORRECTIONS == option("correction").choices
+    assert get(analysis.CorrectAcross) == names.CORRECT_ACROSS
+    assert get(pairwise.EffectLevel) == names.EFFECT_LEVELS
+    assert get(means.CIMethod) == names.CI_METHODS == option("ci_method").choices
+    assert corpus.CORPUS_METRICS == names.CORPUS_METRICS == option("corpus_metrics").choices
+    assert get(typing.get_type_hints(LoadOptions)["nan_policy"]) == names.NAN_POLICIES
 
 
-def test_config_choices_are_spelled_like_the_cli_choices():
+@pytest.mark.parametrize("command", ["analyze", "run"])
+def test_every_declared_option_is_a_flag_with_its_choices(command):
+    """Each command's parser holds a flag per declared option of the sections it reads,
+    with the declared choices; a flag not given is None (so the config file applies)."""
     from reportgen.cli import build_parser
+    from reportgen.config import options
 
     parser = build_parser()
-    analyze = parser._subparsers._group_actions[0].choices["analyze"]
-    choices = {a.dest: tuple(a.choices) for a in analyze._actions if a.choices}
-    assert choices["pairing"] == _config.PAIRINGS
-    assert choices["method"] == _config.METHODS
-    assert choices["order"] == _config.ORDERS
-    assert choices["alternative"] == _config.ALTERNATIVES
-    assert choices["correction"] == _config.CORRECTIONS
-    assert choices["correct_across"] == _config.CORRECT_ACROSS
-    assert choices["effect_threshold"] == _config.EFFECT_LEVELS
-    assert choices["ci_method"] == _config.CI_METHODS
-    assert choices["nan_policy"] == _config.NAN_POLICIES
+    sub = parser._subparsers._group_actions[0].choices[command]
+    actions = {a.dest: a for a in sub._actions}
+    sections = ("input", "analysis", "report") if command == "run" else ("input", "analysis")
+    for section in sections:
+        for o in options(section):
+            if o.flag is None:
+                continue
+            action = actions[o.key]
+            if o.key != "format":
+                assert o.flag in action.option_strings
+            if o.kind == "choice":
+                assert tuple(action.choices) == o.choices
+            assert action.default is None, o.key
+    assert sub.parse_args(["x", "--out", "o"]).alpha is None
+
+
+def test_declared_defaults_are_the_library_defaults_and_valid_config_values():
+    """The library's dataclasses default to the declared values, and every declared
+    default is a value the config file accepts."""
+    from reportgen.analysis import AnalysisOptions
+    from reportgen.config import defaults, options
+    from reportgen.execution import parse_memory_size
+    from reportgen.stats import DEFAULT_MAX_MEMORY
+
+    analysis = AnalysisOptions()
+    for key, value in defaults("analysis").items():
+        if hasattr(analysis, key) and key != "max_memory":
+            assert getattr(analysis, key) == value, key
+    assert parse_memory_size(defaults("analysis")["max_memory"]) == DEFAULT_MAX_MEMORY
+    load = LoadOptions()
+    for key, value in defaults("input").items():
+        if key not in ("data", "max_input_bytes"):
+            assert getattr(load, key) == value, key
+    for section in ("input", "analysis", "report"):
+        given = {o.key: list(o.default) if isinstance(o.default, tuple) else o.default
+                 for o in options(section, config=True) if o.default not in (None, ())}
+        parse_config({section: given})
 
 
 def test_config_errors_are_input_errors():

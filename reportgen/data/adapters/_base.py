@@ -30,7 +30,9 @@ from typing import Any, ClassVar, Literal
 
 import pandas as pd
 
+from reportgen.config import defaults
 from reportgen.errors import InputError, Location
+from reportgen.names import NanPolicy
 
 __all__ = [
     "COMPRESSED_SUFFIXES",
@@ -82,6 +84,10 @@ SNIFF_BYTES = 65536
 DEFAULT_MAX_INPUT_BYTES = 8 * 2**30
 
 
+#: The declared defaults (:mod:`reportgen.config`) of the fields below.
+_DEFAULT = defaults("input")
+
+
 @dataclass(frozen=True)
 class LoadOptions:
     """Options that tell adapters how to read their inputs.
@@ -125,19 +131,19 @@ class LoadOptions:
     """
 
     format: str | None = None
-    system_col: str = "system"
-    dataset_col: str = "dataset"
-    metric_col: str = "metric"
-    item_col: str = "item"
-    score_col: str = "score"
-    run_col: str = "run"
-    prediction_col: str = "prediction"
-    reference_col: str = "reference"
+    system_col: str = _DEFAULT["system_col"]
+    dataset_col: str = _DEFAULT["dataset_col"]
+    metric_col: str = _DEFAULT["metric_col"]
+    item_col: str = _DEFAULT["item_col"]
+    score_col: str = _DEFAULT["score_col"]
+    run_col: str = _DEFAULT["run_col"]
+    prediction_col: str = _DEFAULT["prediction_col"]
+    reference_col: str = _DEFAULT["reference_col"]
     dataset: str | None = None
     metric: str | None = None
     lm_eval_filter: str | None = None
-    nan_policy: Literal["drop", "raise"] = "drop"
-    strict_inputs: bool = False
+    nan_policy: NanPolicy = _DEFAULT["nan_policy"]
+    strict_inputs: bool = _DEFAULT["strict_inputs"]
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
 
 
