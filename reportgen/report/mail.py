@@ -449,10 +449,31 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]],
             f"<tr>{head}</tr>" + "".join(body) + "</table></div>")
 
 
+@dataclass
+class _Body:
+    """The summary as it is built: plain-text lines, HTML fragments and inline images,
+    with where their Content-IDs live and the chart theme."""
+
+    cid_domain: str
+    theme: Any
+    text: list[str] = field(default_factory=list)
+    html: list[str] = field(default_factory=list)
+    images: list[InlineImage] = field(default_factory=list)
+
+    def image(self, chart: Any, alt: str) -> None:
+        self.images.append(_image(chart, self.cid_domain, alt, self.theme))
+        self.html.append(_img_tag(self.images[-1]))
+
+
 def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = True,
                   attachments: Sequence[str] = (), cid_domain: str = "reportgen.local",
                   theme: Any = "default", left_out: str | None = None) -> Summary:
     """The subject, plain text and HTML of the message body, and its PNG charts.
+
+    A release report's summary is the release decision and its verdicts
+    (:func:`_release_part`); any other report's, the leaderboard, the headline
+    comparisons and a chart of the means (:func:`_evaluation_part`). When the HTML with
+    its CSS inlined is over :data:`MAX_HTML_BYTES`, tables are halved down to 3 rows.
 
     Parameters
     ----------
@@ -474,160 +495,190 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
     import css_inline
 
     results = folder.results
-    title, release = folder.title, folder.release
-    created = str(results.get("created") or "")
-    data = results.get("data") or {}
-    meta = [f"release {release}" if release else None,
-            f"created {created}" if created else None,
-            f"{len(data.get('systems') or ())} systems, "
-            f"{len(data.get('datasets') or ())} dataset(s), "
-            f"{len(data.get('metrics') or ())} metric(s)",
-            f"seed {results.get('seed')}"]
-    if _verdict(results) is not None:  # a release compares two of the systems loaded
-        meta[2] = (f"{len(data.get('datasets') or ())} dataset(s), "
-                   f"{len(data.get('metrics') or ())} metric(s)")
-    meta_line = " · ".join(m for m in meta if m)
-    heading = title + (f" — {release}" if release and release not in title else "")
-    text: list[str] = [heading, meta_line, ""]
-    body: list[str] = []
-    images: list[InlineImage] = []
-
+    heading = folder.title + (f" — {folder.release}" if folder.release
+                              and folder.release not in folder.title else "")
+    meta_line = _meta_line(folder)
+    out = _Body(cid_domain, theme, text=[heading, meta_line, ""])
     verdict = _verdict(results)
     if verdict is not None:
-        from reportgen.report.findings import (
-            decision_style,
-            flips_line,
-            not_compared_lines,
-            plain,
-            release_decision,
-        )
-
-        comparison = _comparison(verdict)
-        decision = release_decision(comparison)
-        text += ["RELEASE DECISION", "  " + plain(decision)]
-        body.append("<h2>Release decision</h2>")
-        body.append(f'<p class="decision decision-{decision_style(comparison)}">'
-                    f"{decision}</p>")
-        items = flips_line(comparison)
-        if items:
-            text += ["  " + plain(items)]
-            body.append(f"<p>{items}</p>")
-        missing = not_compared_lines(comparison)
-        if missing:
-            text += ["", f"NOT COMPARED ({len(comparison.not_compared)})"]
-            text += ["  - " + plain(line) for line in missing]
-            body.append(f'<div class="warning"><p><strong>Not compared '
-                        f"({len(comparison.not_compared)})</strong>: the verdict covers "
-                        "only what both systems were scored on.</p><ul>"
-                        + "".join(f"<li>{line}</li>" for line in missing) + "</ul></div>")
-        rows = list(verdict["rows"])
-        order = {"regressed": 0, "inconclusive": 1, "improved": 2}
-        flagged = [v for v in rows if v.get("verdict") in order]
-        flagged.sort(key=lambda v: (order[str(v.get("verdict"))],
-                                    float(v.get("p_adjusted") or 1)))
-        if flagged:
-            text.append("")
-            for v in flagged[:max_rows]:
-                text.append("  - " + _verdict_line(v))
-            if len(flagged) > max_rows:
-                text.append(f"  ... and {len(flagged) - max_rows} more (see the report)")
-            body.append('<ul class="flagged">' + "".join(
-                f'<li><span class="{_VERDICT_CLASS.get(str(v["verdict"]), "")}">●</span> '
-                f"{_e(_verdict_line(v))}</li>" for v in flagged[:max_rows]) + "</ul>")
-        shown = sorted(rows, key=lambda v: (v.get("verdict") == "no detectable difference",
-                                            float(v.get("p_adjusted") or 1)))[:max_rows]
-        header = ["dataset / metric", "baseline", "candidate", "Δ", "CI", "p adj.",
-                  "verdict"]
-        trows = []
-        for v in shown:
-            p = bool(v.get("proportion", False))
-            trows.append([f"{v['dataset']} / {v['metric']}",
-                          fmt.value(v.get("mean_baseline"), proportion=p),
-                          fmt.value(v.get("mean_candidate"), proportion=p),
-                          fmt.difference(v.get("diff"), proportion=p),
-                          fmt.interval(v.get("ci_low"), v.get("ci_high"), proportion=p,
-                                       signed=True),
-                          _fmt_p(v.get("p_adjusted")), str(v.get("verdict"))])
-        body.append(_html_table(header, trows, [False, True, True, True, True, True, False],
-                                [_VERDICT_CLASS.get(str(v.get("verdict")), "")
-                                 for v in shown]))
-        if len(rows) > max_rows:
-            body.append(f'<p class="note">{len(rows) - max_rows} more dataset × metric '
-                        "rows in the attached report.</p>")
-        text += [""] + _text_table(trows, header)
-        if charts:
-            from reportgen.charts import forest_plot
-
-            images.append(_image(forest_plot(shown), cid_domain,
-                                 "Candidate − baseline with confidence intervals, "
-                                 "coloured by verdict", theme))
-            body.append(_img_tag(images[-1]))
-        text.append("")
-
-    board = _leaderboard_rows(results, max_rows) if verdict is None else None
-    if board is not None:
-        caption, header, rows, total = board
-        text += [caption.upper()] + _text_table(rows, header)
-        body.append(f"<h2>{_e(caption)}</h2>")
-        body.append(_html_table(header, rows, [h in ("rank", "#", "score", "mean", "CI")
-                                               for h in header]))
-        if total > len(rows):
-            more = (f"{total - len(rows)} more system{'s' if total - len(rows) > 1 else ''} "
-                    "in the attached report.")
-            text.append(f"  ... {more}")
-            body.append(f'<p class="note">{_e(more)}</p>')
-        ordered = _ordered(results)
-        if ordered is not None and ordered.get("letters"):
-            note = ("Systems sharing a letter in “tie group” are not significantly "
-                    "different.")
-            text.append("  " + note)
-            body.append(f'<p class="note">{_e(note)}</p>')
-        text.append("")
-
-    claims = _headline_claims(results, 6) if verdict is None else []
-    if claims:
-        text.append("HEADLINE COMPARISONS (leader against runner-up)")
-        text += [f"  - {c}" for c in claims]
-        text.append("")
-        body.append("<h2>Headline comparisons</h2>")
-        body.append("<ul>" + "".join(f"<li>{_e(c)}</li>" for c in claims) + "</ul>")
-    if charts and verdict is None:
-        chart = _means_chart(results, _chart_lists(results, 3), max_rows)
-        if chart is not None:
-            images.append(_image(chart, cid_domain, "Means with confidence intervals of "
-                                 "the leading systems", theme))
-            body.append(_img_tag(images[-1]))
-
-    where = ", ".join(attachments)
-    footer = (f"The full report is attached ({where}): the HTML opens in any browser, "
-              "offline." if attachments else "The full report is in the report folder.")
-    if left_out:
-        footer = f"{left_out} {footer}"
-    footer += (f" Made by reportgen {results.get('reportgen_version', '')} "
-               f"(seed {results.get('seed')}).")
-    text += [footer, f"Report folder: {folder.path.resolve()}"]
-    document = (
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
-        '<table role="presentation" class="outer" width="100%"><tr><td align="center">'
-        f'<table role="presentation" class="container" width="100%">'
-        f'<tr><td class="pad"><h1>{_e(heading)}</h1>'
-        f'<p class="meta">{_e(meta_line)}</p>{"".join(body)}</td></tr>'
-        f'<tr><td class="pad footer">{_e(footer)}</td></tr>'
-        "</table></td></tr></table></body></html>")
-    inlined = css_inline.inline(document)
+        _release_part(out, verdict, max_rows=max_rows, charts=charts)
+    else:
+        _evaluation_part(out, results, max_rows=max_rows, charts=charts)
+    footer = _footer(results, attachments, left_out)
+    out.text += [footer, f"Report folder: {folder.path.resolve()}"]
+    inlined = css_inline.inline(_html_document(folder.title, heading, meta_line,
+                                               "".join(out.html), footer))
     size = len(inlined.encode("utf-8"))
     if size > MAX_HTML_BYTES:
         if max_rows > 3:
             return build_summary(folder, max_rows=max(3, max_rows // 2), charts=charts,
                                  attachments=attachments, cid_domain=cid_domain,
-                                 theme=theme)
+                                 theme=theme, left_out=left_out)
         raise MailError(f"the HTML summary is {size:,} bytes, over the "
                         f"{MAX_HTML_BYTES:,}-byte limit",
                         hint="report this as a bug, with the report folder")
-    return Summary(_subject(folder), "\n".join(text).rstrip() + "\n", inlined,
-                   tuple(images))
+    return Summary(_subject(folder), "\n".join(out.text).rstrip() + "\n", inlined,
+                   tuple(out.images))
+
+
+def _meta_line(folder: ReportFolder) -> str:
+    """Release, date, what was compared and the seed, joined by dots."""
+    results = folder.results
+    created = str(results.get("created") or "")
+    data = results.get("data") or {}
+    counts = (f"{len(data.get('datasets') or ())} dataset(s), "
+              f"{len(data.get('metrics') or ())} metric(s)")
+    if _verdict(results) is None:  # a release compares two of the systems loaded
+        counts = f"{len(data.get('systems') or ())} systems, {counts}"
+    meta = [f"release {folder.release}" if folder.release else None,
+            f"created {created}" if created else None, counts,
+            f"seed {results.get('seed')}"]
+    return " · ".join(m for m in meta if m)
+
+
+def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int,
+                  charts: bool) -> None:
+    """The release decision, the items gained and lost, what was not compared, the
+    flagged verdicts, the verdict table and the forest plot."""
+    from reportgen.report.findings import (
+        decision_style,
+        flips_line,
+        not_compared_lines,
+        plain,
+        release_decision,
+    )
+
+    comparison = _comparison(verdict)
+    decision = release_decision(comparison)
+    out.text += ["RELEASE DECISION", "  " + plain(decision)]
+    out.html.append("<h2>Release decision</h2>")
+    out.html.append(f'<p class="decision decision-{decision_style(comparison)}">'
+                    f"{decision}</p>")
+    items = flips_line(comparison)
+    if items:
+        out.text += ["  " + plain(items)]
+        out.html.append(f"<p>{items}</p>")
+    missing = not_compared_lines(comparison)
+    if missing:
+        out.text += ["", f"NOT COMPARED ({len(comparison.not_compared)})"]
+        out.text += ["  - " + plain(line) for line in missing]
+        out.html.append(f'<div class="warning"><p><strong>Not compared '
+                        f"({len(comparison.not_compared)})</strong>: the verdict covers "
+                        "only what both systems were scored on.</p><ul>"
+                        + "".join(f"<li>{line}</li>" for line in missing) + "</ul></div>")
+    rows = list(verdict["rows"])
+    _flagged_verdicts(out, rows, max_rows)
+    shown = sorted(rows, key=lambda v: (v.get("verdict") == "no detectable difference",
+                                        float(v.get("p_adjusted") or 1)))[:max_rows]
+    _verdict_table(out, shown, n_rows=len(rows), max_rows=max_rows)
+    if charts:
+        from reportgen.charts import forest_plot
+
+        out.image(forest_plot(shown), "Candidate − baseline with confidence intervals, "
+                                      "coloured by verdict")
+    out.text.append("")
+
+
+def _flagged_verdicts(out: _Body, rows: Sequence[Mapping[str, Any]], max_rows: int) -> None:
+    """One line per regressed, inconclusive or improved dataset × metric, in that order."""
+    order = {"regressed": 0, "inconclusive": 1, "improved": 2}
+    flagged = sorted((v for v in rows if v.get("verdict") in order),
+                     key=lambda v: (order[str(v.get("verdict"))],
+                                    float(v.get("p_adjusted") or 1)))
+    if not flagged:
+        return
+    out.text.append("")
+    out.text += ["  - " + _verdict_line(v) for v in flagged[:max_rows]]
+    if len(flagged) > max_rows:
+        out.text.append(f"  ... and {len(flagged) - max_rows} more (see the report)")
+    out.html.append('<ul class="flagged">' + "".join(
+        f'<li><span class="{_VERDICT_CLASS.get(str(v["verdict"]), "")}">●</span> '
+        f"{_e(_verdict_line(v))}</li>" for v in flagged[:max_rows]) + "</ul>")
+
+
+def _verdict_table(out: _Body, shown: Sequence[Mapping[str, Any]], *, n_rows: int,
+                   max_rows: int) -> None:
+    """Baseline, candidate, difference, interval, adjusted p and verdict of ``shown``."""
+    header = ["dataset / metric", "baseline", "candidate", "Δ", "CI", "p adj.", "verdict"]
+    trows = []
+    for v in shown:
+        p = bool(v.get("proportion", False))
+        trows.append([f"{v['dataset']} / {v['metric']}",
+                      fmt.value(v.get("mean_baseline"), proportion=p),
+                      fmt.value(v.get("mean_candidate"), proportion=p),
+                      fmt.difference(v.get("diff"), proportion=p),
+                      fmt.interval(v.get("ci_low"), v.get("ci_high"), proportion=p,
+                                   signed=True),
+                      _fmt_p(v.get("p_adjusted")), str(v.get("verdict"))])
+    out.html.append(_html_table(header, trows, [False, True, True, True, True, True, False],
+                                [_VERDICT_CLASS.get(str(v.get("verdict")), "")
+                                 for v in shown]))
+    if n_rows > max_rows:
+        out.html.append(f'<p class="note">{n_rows - max_rows} more dataset × metric '
+                        "rows in the attached report.</p>")
+    out.text += [""] + _text_table(trows, header)
+
+
+def _evaluation_part(out: _Body, results: Mapping[str, Any], *, max_rows: int,
+                     charts: bool) -> None:
+    """The leaderboard with its tie-group note, the headline comparisons and a chart of
+    the leading systems' means."""
+    board = _leaderboard_rows(results, max_rows)
+    if board is not None:
+        caption, header, rows, total = board
+        out.text += [caption.upper()] + _text_table(rows, header)
+        out.html.append(f"<h2>{_e(caption)}</h2>")
+        out.html.append(_html_table(header, rows, [h in ("rank", "#", "score", "mean", "CI")
+                                                   for h in header]))
+        if total > len(rows):
+            more = (f"{total - len(rows)} more system{'s' if total - len(rows) > 1 else ''} "
+                    "in the attached report.")
+            out.text.append(f"  ... {more}")
+            out.html.append(f'<p class="note">{_e(more)}</p>')
+        ordered = _ordered(results)
+        if ordered is not None and ordered.get("letters"):
+            note = ("Systems sharing a letter in “tie group” are not significantly "
+                    "different.")
+            out.text.append("  " + note)
+            out.html.append(f'<p class="note">{_e(note)}</p>')
+        out.text.append("")
+    claims = _headline_claims(results, 6)
+    if claims:
+        out.text.append("HEADLINE COMPARISONS (leader against runner-up)")
+        out.text += [f"  - {c}" for c in claims]
+        out.text.append("")
+        out.html.append("<h2>Headline comparisons</h2>")
+        out.html.append("<ul>" + "".join(f"<li>{_e(c)}</li>" for c in claims) + "</ul>")
+    if charts:
+        chart = _means_chart(results, _chart_lists(results, 3), max_rows)
+        if chart is not None:
+            out.image(chart, "Means with confidence intervals of the leading systems")
+
+
+def _footer(results: Mapping[str, Any], attachments: Sequence[str],
+            left_out: str | None) -> str:
+    """Where the full report is, and what made it."""
+    footer = (f"The full report is attached ({', '.join(attachments)}): the HTML opens in "
+              "any browser, offline." if attachments else
+              "The full report is in the report folder.")
+    if left_out:
+        footer = f"{left_out} {footer}"
+    return footer + (f" Made by reportgen {results.get('reportgen_version', '')} "
+                     f"(seed {results.get('seed')}).")
+
+
+def _html_document(title: str, heading: str, meta_line: str, body: str,
+                   footer: str) -> str:
+    """The HTML e-mail: a fluid single-column layout of presentation tables."""
+    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
+            '<table role="presentation" class="outer" width="100%"><tr><td align="center">'
+            f'<table role="presentation" class="container" width="100%">'
+            f'<tr><td class="pad"><h1>{_e(heading)}</h1>'
+            f'<p class="meta">{_e(meta_line)}</p>{body}</td></tr>'
+            f'<tr><td class="pad footer">{_e(footer)}</td></tr>'
+            "</table></td></tr></table></body></html>")
 
 
 def _img_tag(image: InlineImage) -> str:
