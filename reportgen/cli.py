@@ -11,7 +11,7 @@ import re
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 from reportgen import __version__
 from reportgen import config as declared
@@ -550,13 +550,29 @@ def _progress_printer(*, quiet: bool):
     return say
 
 
+#: The sub-command registry of the parser (``argparse``'s own type).
+_Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reportgen",
         description="Statistically rigorous reports from per-item evaluation results.")
     parser.add_argument("--version", action="version", version=f"reportgen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_inspect_command(commands)
+    _add_analyze_command(commands)
+    _add_compare_command(commands)
+    _add_run_command(commands)
+    _add_verify_command(commands)
+    _add_history_command(commands)
+    _add_email_command(commands)
+    _add_power_command(commands)
+    return parser
 
+
+def _add_inspect_command(commands: _Commands) -> None:
+    """``reportgen inspect``: show the data."""
     inspect = commands.add_parser(
         "inspect", help="show what the data hold: systems, datasets, metrics, pairing, "
                         "problems",
@@ -567,6 +583,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="print the summary as JSON instead of text")
     inspect.set_defaults(func=_cmd_inspect)
 
+
+def _add_analyze_command(commands: _Commands) -> None:
+    """``reportgen analyze``: write results.json."""
     analyze = commands.add_parser(
         "analyze", help="compare every pair of systems and write results.json",
         description="Run the statistical analysis (pairwise tests with effect sizes, "
@@ -586,6 +605,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analysis_options(analyze)
     analyze.set_defaults(func=_cmd_analyze)
 
+
+def _add_compare_command(commands: _Commands) -> None:
+    """``reportgen compare``: claim sentences for two systems."""
     compare = commands.add_parser(
         "compare", help="claim sentences for two systems",
         description="Compare two systems on every dataset × metric they share and print "
@@ -600,6 +622,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analysis_options(compare)
     compare.set_defaults(func=_cmd_compare)
 
+
+def _add_run_command(commands: _Commands) -> None:
+    """``reportgen run``: the full report."""
     run = commands.add_parser(
         "run", help="make the full report: notebook, HTML, PDF, results.json, manifest",
         description="Execute a notebook template with papermill on the data and export a "
@@ -621,6 +646,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analysis_options(run)
     run.set_defaults(func=_cmd_run)
 
+
+def _add_verify_command(commands: _Commands) -> None:
+    """``reportgen verify``: check a report folder against its manifest."""
     verify = commands.add_parser(
         "verify", help="check a report folder against its manifest",
         description="Re-hash the inputs a report was made from and the files it wrote, "
@@ -631,6 +659,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="report folders written by reportgen run")
     verify.set_defaults(func=_cmd_verify)
 
+
+def _add_history_command(commands: _Commands) -> None:
+    """``reportgen history``: a trend report across releases."""
     history = commands.add_parser(
         "history", help="trend report of a model across archived release reports",
         description="Read the results.json of archived report folders (one per release), "
@@ -680,6 +711,9 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--quiet", action="store_true", help="no progress lines")
     history.set_defaults(func=_cmd_history)
 
+
+def _add_email_command(commands: _Commands) -> None:
+    """``reportgen email``: send a report."""
     email = commands.add_parser(
         "email", help="e-mail a report: a summary in the body, the report attached",
         description="Send a report folder by e-mail (or write it to a .eml file with "
@@ -738,6 +772,9 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--quiet", action="store_true", help="no progress lines")
     email.set_defaults(func=_cmd_email, security="none")
 
+
+def _add_power_command(commands: _Commands) -> None:
+    """``reportgen power``: power analysis."""
     power = commands.add_parser(
         "power", help="power, minimum detectable effect, or items needed",
         description="Power analysis before (or after) an evaluation. --n and --delta: the "
@@ -778,7 +815,6 @@ def build_parser() -> argparse.ArgumentParser:
                        help="unpaired designs: items of B per item of A (default 1)")
     power.add_argument("--json", action="store_true", help="print the result as JSON")
     power.set_defaults(func=_cmd_power)
-    return parser
 
 
 class _Terminated(KeyboardInterrupt):
