@@ -1158,41 +1158,54 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
 
 def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
     """Comparisons within item groups and by hyperparameter (Ackerman et al. 2025)."""
+    units = report.analysis.units
     body: list[str] = []
-    groups = report.results["groups"]
+    groups = [(u, g) for u in units for g in u.groups]
     if groups:
         body.append(h3("Within item groups", "item-groups"))
-        rows = [{"dataset": g["dataset"], "metric": g["metric"],
-                 "group": f"{g.get('group_by')} = {g.get('level')}",
-                 "n": g.get("n_items"), "significant": sum(
-                     1 for c in g.get("comparisons", []) if c.get("significant")),
-                 "pairs": len(g.get("comparisons", []))} for g in groups]
+        rows = [{"dataset": u.dataset, "metric": u.metric, "group": _levels(g.group),
+                 "n": g.n_items,
+                 "significant": 0 if g.comparisons is None else
+                 int(np.count_nonzero(g.comparisons.significant())),
+                 "pairs": 0 if g.comparisons is None else g.comparisons.n_pairs,
+                 "note": g.note or ""} for u, g in groups]
         body.append(table(rows, [Col("dataset", "dataset"), Col("metric", "metric"),
                                  Col("group", "group"), Col("n", "items", str, True),
                                  Col("significant", "significant pairs", str, True),
-                                 Col("pairs", "pairs", str, True)]))
-    hyper = report.results["hyperparameters"]
+                                 Col("pairs", "pairs", str, True), Col("note", "note")]))
+    hyper = [(u, h) for u in units for h in u.hyperparameters]
     if hyper:
         body.append(h3("Hyperparameters", "hyperparameters"))
-        for h in hyper:
-            levels = h.get("levels", [])
-            title = f"{h['dataset']} / {h['metric']}: {', '.join(h.get('compare_by', []))}"
-            cond = h.get("condition")
-            if cond:
-                title += " given " + ", ".join(f"{k} = {v}" for k, v in cond.items())
-            body.append(f"<h4>{escape(title)}</h4>")
-            if levels:
-                body.append(table(levels, [Col("level", "level"),
-                                           Col("mean", "pooled mean", num_cell, True),
-                                           Col("n", "n", str, True)]))
-            comps = h.get("comparisons", [])
-            if comps:
-                body.append(table([{**c, "ci": _ci(c)} for c in comps], [
-                    Col("system_a", "best level"), Col("system_b", "other level"),
-                    Col("diff", "difference", num_cell, True), Col("ci", "CI", escape, True),
-                    Col("p_adjusted", "p adj.", p_cell, True)]))
+    for u, h in hyper:
+        title = f"{u.dataset} / {u.metric}: {', '.join(h.compare)}"
+        if h.condition:
+            title += " given " + _levels(h.condition)
+        body.append(f"<h4>{escape(title)}</h4>")
+        if h.levels:
+            body.append(table(
+                [{"level": lv.name, "mean": lv.mean, "n": lv.n,
+                  "systems": ", ".join(lv.systems)} for lv in h.levels],
+                [Col("level", "level"), Col("mean", "pooled mean", num_cell, True),
+                 Col("n", "n", str, True), Col("systems", "systems")]))
+        if h.comparisons is not None and h.comparisons.n_pairs:
+            c = h.comparisons
+            body.append(table(
+                [{"best": c.systems[c.index_a[k]], "other": c.systems[c.index_b[k]],
+                  "diff": c.diff[k], "ci": f"[{num_cell(c.ci_low[k])}, "
+                                           f"{num_cell(c.ci_high[k])}]",
+                  "p": c.p_adjusted[k]} for k in range(c.n_pairs)],
+                [Col("best", "best level"), Col("other", "other level"),
+                 Col("diff", "difference", num_cell, True), Col("ci", "CI", escape, True),
+                 Col("p", "p adj.", p_cell, True)]))
+        if h.note:
+            body.append(note(h.note))
     return section("Groups and hyperparameters", body, sid="groups-and-hyperparameters",
                    fold="Comparisons within item groups and by hyperparameter")
+
+
+def _levels(values: Mapping[str, Any]) -> str:
+    """``column = level`` pairs of a group or condition, comma-separated."""
+    return ", ".join(f"{k} = {v}" for k, v in values.items())
 
 
 # --------------------------------------------------------------------------- methods

@@ -137,3 +137,28 @@ def test_matrix_lists_every_system_in_html_and_the_first_ones_in_print():
     assert html.count("<tr") == 1 + len(names)                   # header + every system
     assert html.count('<tr class="rg-screen-only">') == 5
     assert html.rindex("system 59<") < html.index('<tr class="rg-screen-only">')
+
+
+def test_groups_and_hyperparameters_name_their_levels(tmp_path):
+    """Within-group comparisons name ``column = level`` and hyperparameter comparisons
+    their pooled levels, read from the typed results (the dict keys once drifted and the
+    section printed ``None = None``)."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "examples" / "data" / "codecompletion.csv"
+    report = rs.prepare([str(data)], analysis_options={
+        "seed": 1, "n_resamples": 199, "group_by": ("difficulty",),
+        "compare_by": ("prompt_format",)}, output_dir=str(tmp_path / "out"), title="G")
+    block = rs.groups_and_hyperparameters(report)
+    assert block is not None
+    html = block.html
+    assert "None" not in html
+    for level in ("easy", "medium"):
+        assert f"difficulty = {level}" in html
+    assert "Hyperparameters" in html and ": prompt_format</h4>" in html
+    analysis = report.analysis
+    n_groups = sum(len(u.groups) for u in analysis.units)
+    assert html.count("difficulty = ") == n_groups > 0
+    # every hyperparameter comparison shows its levels' pooled means
+    h = next(h for u in analysis.units for h in u.hyperparameters)
+    assert all(lv.name in html for lv in h.levels)
