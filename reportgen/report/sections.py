@@ -1119,23 +1119,27 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
     from reportgen.charts import ci_width_by_runs_chart
 
     body: list[str] = []
-    for entry in report.results["runs"]:
-        d, m = entry["dataset"], entry["metric"]
-        body.append(h3(f"{d} / {m}: {entry['n_runs']} runs × {entry['n_items']} items",
+    for unit in report.analysis.units:
+        runs = unit.runs
+        if runs is None:
+            continue
+        d, m = unit.dataset, unit.metric
+        body.append(h3(f"{d} / {m}: {runs.n_runs} runs × {runs.n_items} items",
                         slug("runs", d, m)))
-        runs_unit = report.unit(d, m)
-        body.append(_caveats([] if runs_unit is None else
-                             [c for c in runs_unit.caveats if "cluster-robust" in c]))
-        pooled = {r["system"]: r for r in entry["pooled_runs"]}
-        differ = {r["system"]: r for r in entry["runs_differ"]}
+        body.append(_caveats([c for c in unit.caveats if "cluster-robust" in c]))
+        pooled, differ = runs.pooled_runs, runs.runs_differ
+        vc = runs.variance_components
+        share = vc.prediction_share()
         rows = []
-        for vc in entry["variance_components"]:
-            s = vc["system"]
-            rows.append({"system": s, "mean": vc["mean"],
-                         "ci": _ci(pooled.get(s, {})),
-                         "share": vc["prediction_share"],
-                         "test": (differ.get(s) or {}).get("test"),
-                         "p": (differ.get(s) or {}).get("p_value")})
+        for j, s in enumerate(vc.systems):
+            p = pooled.systems.index(s) if s in pooled.systems else None
+            r = differ.systems.index(s) if s in differ.systems else None
+            rows.append({"system": s, "mean": vc.mean[j],
+                         "ci": "" if p is None else
+                         f"[{num_cell(pooled.ci_low[p])}, {num_cell(pooled.ci_high[p])}]",
+                         "share": share[j],
+                         "test": None if r is None else differ.test,
+                         "p": None if r is None else differ.p_value[r]})
         body.append(table(rows, [Col("system", "system"), Col("mean", "mean", num_cell, True),
                                  Col("ci", "pooled-runs CI", escape, True),
                                  Col("share", "variance from runs", pct_cell, True),
@@ -1144,8 +1148,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
         body.append(note("Pooled-runs CI: instance-level bootstrap over items with all "
                           "runs pooled (Miller 2024). “Variance from runs”: share of the "
                           "mean's variance due to run-to-run (prediction) noise."))
-        widths = None if runs_unit is None or runs_unit.runs is None else \
-            runs_unit.runs.ci_width_by_runs
+        widths = runs.ci_width_by_runs
         if widths is not None:
             body.append(charts_row(_try_chart(partial(ci_width_by_runs_chart, widths),
                                            "CI width against the number of runs used.",

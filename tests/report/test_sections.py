@@ -162,3 +162,28 @@ def test_groups_and_hyperparameters_name_their_levels(tmp_path):
     # every hyperparameter comparison shows its levels' pooled means
     h = next(h for u in analysis.units for h in u.hyperparameters)
     assert all(lv.name in html for lv in h.levels)
+
+
+def test_repeated_runs_rows_agree_with_the_typed_results(tmp_path):
+    """The runs table shows each system's mean, pooled-runs interval, share of variance
+    from runs and the runs-differ p-value of the typed results, row by row."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "examples" / "data" / "unittests_runs.csv"
+    report = rs.prepare([str(data)], analysis_options={"seed": 2, "n_resamples": 199},
+                        output_dir=str(tmp_path / "out"), title="R")
+    block = rs.repeated_runs(report)
+    assert block is not None
+    unit = next(u for u in report.analysis.units if u.runs is not None)
+    runs = unit.runs
+    assert f"{runs.n_runs} runs × {runs.n_items} items" in block.html
+    rows = block.html.split("<tbody>")[1].split("</tbody>")[0].split("</tr>")[:-1]
+    assert len(rows) == len(runs.variance_components.systems)
+    share = runs.variance_components.prediction_share()
+    for j, system in enumerate(runs.variance_components.systems):
+        row = next(r for r in rows if f">{system}<" in r)
+        k = runs.pooled_runs.systems.index(system)
+        assert rs.num_cell(runs.pooled_runs.ci_low[k]) in row
+        assert rs.pct_cell(share[j]) in row
+        r = runs.runs_differ.systems.index(system)
+        assert rs.p_cell(runs.runs_differ.p_value[r]) in row
