@@ -1072,24 +1072,25 @@ def items_section(report: Report) -> HTMLBlock | None:
     from reportgen.charts import difficulty_histogram_chart
 
     body: list[str] = []
-    for entry in report.results["items"]:
-        item_unit = report.unit(entry["dataset"], entry["metric"])
-        obj = None if item_unit is None else item_unit.items
-        body.append(h3(f"{entry['dataset']} / {entry['metric']}",
-                        slug("items", entry["dataset"], entry["metric"])))
-        facts = [f"{entry['n_items']} items",
-                 f"{entry['n_unsolved']} solved by no system",
-                 f"{entry['n_solved_by_one']} by exactly one",
-                 f"{entry['n_suspect']} suspect (negative Kendall τ with system quality)"]
+    for unit in report.analysis.units:
+        obj = unit.items
+        if obj is None:
+            continue
+        body.append(h3(f"{unit.dataset} / {unit.metric}",
+                        slug("items", unit.dataset, unit.metric)))
+        unsolved, by_one, suspect = obj.unsolved, obj.solved_by_one, obj.suspect()
+        facts = [f"{len(obj.items)} items",
+                 f"{len(unsolved)} solved by no system",
+                 f"{len(by_one)} by exactly one",
+                 f"{len(suspect)} suspect (negative Kendall τ with system quality)"]
         body.append("<p>" + "; ".join(facts) + ".</p>")
-        listing = []
-        if entry["unsolved"]:
-            listing.append(("solved by none", entry["unsolved"]))
-        if entry["solved_by_one"]:
-            listing.append(("solved by one", [f"{i} ({s})" for i, s in
-                                              entry["solved_by_one"].items()]))
-        if entry["suspect"]:
-            listing.append(("suspect", entry["suspect"]))
+        listing: list[tuple[str, Sequence[str]]] = []
+        if unsolved:
+            listing.append(("solved by none", unsolved))
+        if by_one:
+            listing.append(("solved by one", [f"{i} ({s})" for i, s in by_one.items()]))
+        if suspect:
+            listing.append(("suspect", suspect))
         for label, values in listing:
             # the HTML names up to ITEMS_LISTED, the PDF up to ITEMS_PRINTED
             first = ", ".join(escape(v) for v in values[:ITEMS_PRINTED])
@@ -1105,9 +1106,8 @@ def items_section(report: Report) -> HTMLBlock | None:
                             "</span>")
             body.append(f"<p><strong>{escape(label)}:</strong> {first}{screen}"
                         f"{''.join(more)}</p>")
-        if obj is not None:
-            body.append(charts_row(_try_chart(partial(difficulty_histogram_chart, obj),
-                                           "Share of systems solving each item.", report)))
+        body.append(charts_row(_try_chart(partial(difficulty_histogram_chart, obj),
+                                       "Share of systems solving each item.", report)))
     return section("Items", body, sid="items",
                    fold="Items solved by no system or one, suspect items, difficulty")
 
