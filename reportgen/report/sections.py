@@ -260,25 +260,13 @@ def _ordered_entry(report: Report) -> dict[str, Any] | None:
                 None)
 
 
-def _systems_rows(report: Report, dataset: str, metric: str) -> list[dict[str, Any]]:
-    return [r for r in report.results["systems"]
-            if r["dataset"] == dataset and r["metric"] == metric]
-
-
-def _letters(report: Report, dataset: str, metric: str) -> dict[str, str]:
-    entry = next((x for x in report.results["rankings"] if x.get("kind") == "ranks"
-                  and x["dataset"] == dataset and x["metric"] == metric), None)
-    if entry is None or "letters" not in entry:
+def _rank_ci(unit: UnitResult) -> dict[str, str]:
+    """``rank [low, high]`` of each system: its simultaneous rank interval."""
+    if unit.ranks is None:
         return {}
-    return {s["system"]: s["letters"] for s in entry["letters"]["systems"]}
-
-
-def _rank_ci(report: Report, dataset: str, metric: str) -> dict[str, dict[str, Any]]:
-    entry = next((x for x in report.results["rankings"] if x.get("kind") == "ranks"
-                  and x["dataset"] == dataset and x["metric"] == metric), None)
-    if entry is None:
-        return {}
-    return {s["system"]: s for s in entry["simultaneous"]["systems"]}
+    iv = unit.ranks.intervals
+    return {s: f"{int(iv.rank[k])} [{int(iv.ci_low[k])}, {int(iv.ci_high[k])}]"
+            for k, s in enumerate(iv.systems)}
 
 
 def _sorted_by_quality(rows: list[dict[str, Any]], direction: str) -> list[dict[str, Any]]:
@@ -743,17 +731,13 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                     + ("" if not sl.n_excluded_items else
                        f" · {sl.n_excluded_items} items excluded (not shared)") +
                     "</p>")
-        rows = _sorted_by_quality(_systems_rows(report, sl.dataset, sl.metric),
-                                  sl.direction)
+        rows = _sorted_by_quality(sl.system_records(), sl.direction)
         body.append(_caveats(sl.caveats))
-        letters = _letters(report, sl.dataset, sl.metric)
-        ranks = _rank_ci(report, sl.dataset, sl.metric)
-        for k, row in enumerate(rows):
-            row = rows[k] = dict(row)
+        letters = {} if sl.ranks is None else sl.ranks.letter_of()
+        ranks = _rank_ci(sl)
+        for row in rows:
             row["letters"] = letters.get(row["system"], "")
-            rank = ranks.get(row["system"])
-            row["rank_ci"] = "" if rank is None else \
-                f"{rank['rank']} [{rank['rank_ci_low']}, {rank['rank_ci_high']}]"
+            row["rank_ci"] = ranks.get(row["system"], "")
         proportion = bool(sl.proportion)
         cols = [Col("system", "system"),
                 Col("mean", "mean", partial(fmt.value, proportion=proportion), True),
