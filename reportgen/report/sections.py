@@ -255,11 +255,6 @@ def _direction_word(direction: str) -> str:
     return "higher is better" if direction == "higher" else "lower is better"
 
 
-def _ordered_entry(report: Report) -> dict[str, Any] | None:
-    return next((x for x in report.results["rankings"] if x.get("kind") == "ordered"),
-                None)
-
-
 def _rank_ci(unit: UnitResult) -> dict[str, str]:
     """``rank [low, high]`` of each system: its simultaneous rank interval."""
     if unit.ranks is None:
@@ -877,53 +872,53 @@ def across_datasets(report: Report) -> HTMLBlock | None:
         critical_difference_chart,
     )
 
-    ordered = _ordered_entry(report)
-    ranking = None if report.analysis.ranking is None else report.analysis.ranking.graph
-    if ordered is None or ranking is None or len(ordered["lists"]) < 2:
+    rk = report.analysis.ranking
+    if rk is None or len(rk.lists) < 2:
         return None
-    body = [f"<p>{len(ordered['systems'])} systems ordered over {len(ordered['lists'])} "
-            f"lists ({', '.join(escape(x) for x in ordered['lists'])}). Pairwise evidence: "
-            f"{escape(ordered['method'])}.</p>"]
-    if len(ordered["systems"]) <= MAX_GRAPH_SYSTEMS:
+    n_systems, n_lists = len(rk.systems), len(rk.lists)
+    body = [f"<p>{n_systems} systems ordered over {n_lists} lists "
+            f"({', '.join(escape(x) for x in rk.lists)}). Pairwise evidence: "
+            f"{escape(rk.method)}.</p>"]
+    if n_systems <= MAX_GRAPH_SYSTEMS:
         body.append(charts_row(
-            _try_chart(partial(connected_graph_chart, ranking,
+            _try_chart(partial(connected_graph_chart, rk.graph,
                                title="Ordered ranking across datasets"),
                        "An edge joins two systems whose combined evidence is not "
                        "significant.", report),
-            _try_chart(partial(clique_chart, ranking, title="Groups of indistinguishable "
-                                                           "systems"),
+            _try_chart(partial(clique_chart, rk.graph, title="Groups of indistinguishable "
+                                                            "systems"),
                        "Maximal cliques of the graph.", report)))
     else:
-        body.append(note(f"{len(ordered['systems'])} systems: the graph of "
+        body.append(note(f"{n_systems} systems: the graph of "
                          "indistinguishable systems is replaced by the tie-group letters "
                          "of the Results table (systems sharing a letter are not "
                          "significantly different)."))
-    pairs = sorted(ordered["pairs"], key=lambda p: (p["p_adjusted"] is None,
-                                                    p["p_adjusted"] or 0))
-    names = [s["system"] for s in ordered["systems"]]
-    neighbours = {frozenset(p) for p in zip(names[:-1], names[1:])}
+    significant = rk.significant()
+    pairs = [{"system_a": rk.systems[i], "system_b": rk.systems[j],
+              "p_adjusted": rk.p_adjusted[k], "effect_size": rk.effect_size[k],
+              "significant": bool(significant[k])}
+             for k, (i, j) in enumerate(zip(rk.index_a, rk.index_b))]
+    neighbours = {frozenset(p) for p in zip(rk.systems[:-1], rk.systems[1:])}
     if len(pairs) > report.max_table_rows:
-        pairs = [p for p in ordered["pairs"]
-                 if frozenset((p["system_a"], p["system_b"])) in neighbours]
-    if len(ordered.get("lists") or ()) > 1:
-        body.append(note("The harmonic-mean p combines the lists' p-values assuming they "
-                          "are independent (different items in each list); it is slightly "
-                          "optimistic when the same items enter several lists."))
+        pairs = [p for p in pairs if frozenset((p["system_a"], p["system_b"])) in neighbours]
+    else:
+        pairs.sort(key=lambda p: (math.isnan(p["p_adjusted"]),
+                                  np.nan_to_num(p["p_adjusted"])))
+    body.append(note("The harmonic-mean p combines the lists' p-values assuming they "
+                     "are independent (different items in each list); it is slightly "
+                     "optimistic when the same items enter several lists."))
     body.append(table(pairs, [Col("system_a", "A"), Col("system_b", "B"),
                               Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
                               Col("effect_size", "combined effect size",
                                   lambda v: num_cell(v, 2), True),
                               Col("significant", "", lambda v: "significant" if v else "–")
                               ]))
-    across = ordered.get("across_lists") or {}
-    fn = None if report.analysis.ranking is None else report.analysis.ranking.friedman
-    n_lists = int(across.get("n_lists") or len(ordered["lists"]))
+    fn = rk.friedman
     if fn is not None and n_lists >= MIN_FRIEDMAN_LISTS:
         body.append(h3("Friedman test and critical difference", "critical-difference"))
-        fd = across.get("friedman_nemenyi", {})
-        body.append(f"<p>Friedman χ² = {num_cell(fd.get('statistic'))}, p = "
-                    f"{p_cell(fd.get('p_value'))} over {n_lists} lists; "
-                    f"Nemenyi critical difference {num_cell(fd.get('critical_difference'), 3)} "
+        body.append(f"<p>Friedman χ² = {num_cell(fn.statistic)}, p = "
+                    f"{p_cell(fn.p_value)} over {n_lists} lists; "
+                    f"Nemenyi critical difference {num_cell(fn.critical_difference, 3)} "
                     "in mean rank.</p>")
         body.append(charts_row(_try_chart(partial(critical_difference_chart, fn),
                                        "Mean rank over lists; systems joined by a bar are "
@@ -933,7 +928,13 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                          f"over {n_lists} lists (at least {MIN_FRIEDMAN_LISTS} needed for "
                          f"ranks over lists to mean something; Demšar 2006). They are in "
                          f"results.json."))
-    signs = across.get("sign_tests") or []
+    signs = []
+    if rk.sign_tests is not None and rk.sign_index is not None:
+        st = rk.sign_tests
+        signs = [{"system_a": rk.systems[i], "system_b": rk.systems[j], "wins_a": int(wa),
+                  "wins_b": int(wb), "p_value": p}
+                 for i, j, wa, wb, p in zip(*rk.sign_index, st.wins_a, st.wins_b,
+                                            st.p_value)]
     smallest = 2.0 ** (1 - n_lists)  # two-sided sign test: all n lists won by one side
     if signs and smallest <= report.alpha:
         body.append(h3("Wins across lists (sign test)", "sign-tests"))
