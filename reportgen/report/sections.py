@@ -820,16 +820,16 @@ def across_metrics(report: Report) -> HTMLBlock | None:
     (Ackerman et al. 2025), with the TOPSIS cross-check."""
     from reportgen.charts import pvalue_heatmap, topsis_scatter
 
-    aggregates = [a for a in report.results["aggregates"] if len(a["metrics"]) >= 2]
+    aggregates = [a for a in report.analysis.aggregates if len(a.metrics) >= 2]
     if not aggregates:
         return None
+    comparisons = report.analysis.comparisons()
     body = []
     for agg in aggregates:
-        dataset = agg["dataset"]
-        body.append(h3(f"{dataset}: {len(agg['metrics'])} metrics",
-                        slug("metrics", dataset)))
-        rows = [r for r in report.results["comparisons"] if r["dataset"] == dataset
-                and r["metric"] in agg["metrics"]]
+        dataset = agg.dataset
+        body.append(h3(f"{dataset}: {len(agg.metrics)} metrics", slug("metrics", dataset)))
+        rows = [r for r in comparisons if r["dataset"] == dataset
+                and r["metric"] in agg.metrics]
         figures = [screen_only(_try_chart(partial(pvalue_heatmap,
             rows, columns="metric", alpha=report.alpha, max_pairs=60,
             title=f"{dataset}: adjusted p-values by metric"),
@@ -839,7 +839,7 @@ def across_metrics(report: Report) -> HTMLBlock | None:
         check = next((t for t in report.analysis.topsis if t.dataset == dataset), None)
         topsis_obj = None if check is None else check.result
         if check is not None and check.agreement.tau < TOPSIS_SHOWN_BELOW:
-            scores = {s["system"]: s["mean"] for s in agg["systems"]}
+            scores = dict(zip(agg.systems, agg.means))
             figures.append(_try_chart(partial(topsis_scatter,
                 topsis_obj, [scores[s] for s in topsis_obj.systems]),
                 "TOPSIS closeness against the aggregate score: a cross-check of the "
@@ -850,11 +850,12 @@ def across_metrics(report: Report) -> HTMLBlock | None:
                              f"{check.agreement.tau:.2f} with the aggregate order, so it "
                              "is not drawn."))
         body.append(charts_row(*figures))
-        sys_rows = sorted(agg["systems"], key=lambda s: -s["mean"])
+        sys_rows = sorted(({"system": s, "mean": m} for s, m in zip(agg.systems, agg.means)),
+                          key=lambda s: -s["mean"])
         body.append(table(sys_rows, [Col("system", "system"),
                                      Col("mean", "aggregate (standardised)", num_cell, True)]))
         weights = ", ".join(f"{escape(m)} ({escape(d)}, weight {num_cell(w, 3)})" for m, d, w in
-                            zip(agg["metrics"], agg["directions"], agg["weights"]))
+                            zip(agg.metrics, agg.directions, agg.weights))
         body.append(note(f"Aggregate: each metric standardised over the pooled scores, "
                           f"signed by its direction and averaged with weights: {weights}."))
     return section("Across metrics", body, sid="across-metrics",
