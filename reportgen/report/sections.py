@@ -1306,7 +1306,7 @@ def provenance(report: Report) -> HTMLBlock | None:
     body.append(table(rows, [Col("list", "dataset / metric"), Col("pairing", "pairing"),
                              Col("modality", "modality"), Col("test", "test"),
                              Col("ci", "difference CI"), Col("why", "why")]))
-    ci_methods = sorted({r["ci_method"] for r in report.results["systems"]})
+    ci_methods = sorted({u.ci_method for u in report.analysis.units})
     body.append(note(f"Intervals of each system's mean: "
                      f"{', '.join(escape(m) for m in ci_methods)}."))
     manifest = build_manifest(report.table.sources, parameters={},
