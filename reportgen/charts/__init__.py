@@ -39,16 +39,13 @@ from reportgen.charts.overview import means_overview_chart
 from reportgen.charts.pairs import emmeans_p_scale, pvalue_heatmap, pwpp_chart
 from reportgen.charts.release import forest_plot
 from reportgen.charts.render import (
-    active_theme,
     load_theme,
     theme_names,
     to_png,
     to_svg,
-    use_theme,
 )
 
 __all__ = [
-    "active_theme",
     "bootstrap_mean_chart",
     "bradley_terry_chart",
     "ci_width_by_runs_chart",
@@ -72,5 +69,4 @@ __all__ = [
     "to_png",
     "to_svg",
     "topsis_scatter",
-    "use_theme",
 ]

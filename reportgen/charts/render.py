@@ -28,10 +28,7 @@ from typing import Any
 from reportgen import resources
 from reportgen.errors import InputError, Location
 
-__all__ = ["Theme", "active_theme", "chart_spec", "load_theme", "theme_names", "to_png",
-           "to_svg", "use_theme"]
-
-_ACTIVE: list[str | Path | Theme] = ["default"]
+__all__ = ["Theme", "chart_spec", "load_theme", "theme_names", "to_png", "to_svg"]
 
 
 @dataclass(frozen=True)
@@ -153,30 +150,17 @@ def load_theme(theme: str | Path | Theme = "default") -> Theme:
     return _load(resources.theme(str(theme)))
 
 
-def use_theme(theme: str | Path | Theme) -> Theme:
-    """Make ``theme`` the active theme: the one :func:`chart_spec`, :func:`to_svg` and
-    :func:`to_png` apply when no theme is given. Returns the loaded theme (errors
-    early for an unknown name)."""
-    loaded = load_theme(theme)
-    _ACTIVE[0] = loaded
-    return loaded
-
-
-def active_theme() -> Theme:
-    """The theme applied when none is given (``default`` unless :func:`use_theme`)."""
-    return load_theme(_ACTIVE[0])
-
-
 def chart_spec(chart: Any, theme: str | Path | Theme | None = None) -> dict[str, Any]:
     """The Vega-Lite spec of ``chart`` with the theme's configuration (default: the
-    active theme) underneath the chart's own (settings made on the chart win).
+    ``default`` theme; there is no global theme, callers pass theirs) underneath the
+    chart's own (settings made on the chart win).
 
     The spec is not validated against the Vega-Lite schema here (a quarter of a
     report's chart time): the builders are tested with validation
     (``tests/charts``), and vl-convert rejects an invalid spec anyway."""
     spec = (chart.to_dict(validate=False) if hasattr(chart, "to_dict")
             else copy.deepcopy(chart))
-    chosen = active_theme() if theme is None else load_theme(theme)
+    chosen = load_theme("default" if theme is None else theme)
     config = copy.deepcopy(chosen.config)
     spec["config"] = _merge(config, spec.get("config", {}))
     return cut_labels(spec)

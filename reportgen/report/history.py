@@ -513,10 +513,10 @@ def prepare(reports: Sequence[str], *, order: str = "auto", follow: Sequence[str
             references: Sequence[str] = (), recompute: str = "auto",
             title: str = "Release history", theme: str = "default",
             output_dir: str = ".") -> History:
-    """The notebook's first step: apply the theme and build the history."""
-    from reportgen.charts.render import use_theme
+    """The notebook's first step: load the theme and build the history."""
+    from reportgen.charts.render import load_theme
 
-    theme_obj = use_theme(theme)
+    theme_obj = load_theme(theme)
     return build_history(reports, order=order, follow=follow, references=references,
                          recompute=recompute, title=title, theme=theme_obj,
                          output_dir=output_dir)

@@ -147,11 +147,11 @@ def prepare(data: Sequence[str], *, config: str | None = None,
     """
     from reportgen.analysis import AnalysisOptions, analyze, analyze_release
     from reportgen.analysis.release import resolve_release_systems
-    from reportgen.charts.render import use_theme
+    from reportgen.charts.render import load_theme
     from reportgen.data import LoadOptions, load
     from reportgen.execution import Execution
 
-    theme_obj = use_theme(theme)
+    theme_obj = load_theme(theme)
     caught: list[str] = []
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")

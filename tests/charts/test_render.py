@@ -91,18 +91,16 @@ def test_theme_css_without_loads_is_accepted(tmp_path):
     assert load_theme(folder).css.startswith("/*")
 
 
-def test_active_theme_is_used_by_default():
-    from reportgen.charts.render import active_theme, use_theme
-    assert active_theme().name == "default"
-    try:
-        use_theme("print")
-        assert chart_spec(_chart())["config"]["font"] == "DejaVu Serif"
-        assert chart_spec(_chart(), "default")["config"]["font"] == "DejaVu Sans"
-    finally:
-        use_theme("default")
+def test_the_theme_is_an_argument_with_no_global_state():
+    import reportgen.charts.render as render
+
+    assert chart_spec(_chart())["config"]["font"] == "DejaVu Sans"  # the default
+    assert chart_spec(_chart(), "print")["config"]["font"] == "DejaVu Serif"
+    # a theme given once changes nothing for the next call
+    assert chart_spec(_chart())["config"]["font"] == "DejaVu Sans"
     with pytest.raises(InputError, match="unknown theme 'nope'"):
-        use_theme("nope")
-    assert active_theme().name == "default"
+        chart_spec(_chart(), "nope")
+    assert not hasattr(render, "use_theme") and not hasattr(render, "_ACTIVE")
 
 
 def test_chart_spec_cuts_long_names_the_same_way_in_data_and_domains():
