@@ -187,3 +187,33 @@ def test_repeated_runs_rows_agree_with_the_typed_results(tmp_path):
         assert rs.pct_cell(share[j]) in row
         r = runs.runs_differ.systems.index(system)
         assert rs.p_cell(runs.runs_differ.p_value[r]) in row
+
+
+def test_dense_layered_charts_go_straight_to_a_palette_png():
+    """Rows are counted in every layer (the p-value scatter keeps its points in a layer),
+    a view that aggregates draws few marks whatever its rows, and the PNG is a palette
+    image (a fifth to a tenth of the RGBA size)."""
+    import base64
+    import io
+    import re
+
+    import altair as alt
+    import pandas as pd
+    from PIL import Image
+
+    from reportgen.report.html import DENSE_ROWS, _data_rows, figure
+
+    rng = np.random.default_rng(2)
+    points = pd.DataFrame({"x": rng.random(DENSE_ROWS + 1), "y": rng.random(DENSE_ROWS + 1)})
+    rule = pd.DataFrame({"y": [0.5]})
+    layered = alt.layer(alt.Chart(points).mark_point().encode(x="x", y="y"),
+                        alt.Chart(rule).mark_rule().encode(y="y"))
+    from reportgen.charts.render import chart_spec
+    assert _data_rows(chart_spec(layered)) == DENSE_ROWS + 2
+    histogram = alt.Chart(points).mark_bar().encode(alt.X("x", bin=True), y="count()")
+    assert _data_rows(chart_spec(histogram)) == 0
+    html = figure(layered, "dense")
+    png = base64.b64decode(re.search(r"base64,([^\"]+)", html).group(1))
+    with Image.open(io.BytesIO(png)) as image:
+        assert image.mode == "P"
+    assert "<svg" in figure(histogram, "binned")
