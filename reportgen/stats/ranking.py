@@ -807,98 +807,32 @@ def ordered_ranking(means: np.ndarray, comparisons: PairwiseResult | np.ndarray,
     if m.ndim != 1 or len(m) < 2:
         raise InputError(f"means must be a 1-D array of at least 2 systems, got shape "
                          f"{m.shape}")
-    B = len(m)
     if isinstance(comparisons, PairwiseResult):
-        res = comparisons
-        if len(res.systems) != B:
-            raise InputError(f"{B} means for the {len(res.systems)} systems of the "
-                             "comparisons", hint="give one mean per system, in the order "
-                                                 "of PairwiseResult.systems")
-        names = res.systems if systems is None else system_names(systems, B)
-        if names != res.systems:
-            raise InputError("systems do not match PairwiseResult.systems",
-                             hint="omit systems to use the comparisons' names")
-        for opt, given, actual in (("order", order, res.order),
-                                   ("alternative", alternative, res.alternative)):
-            if given is not None and given != actual:
-                raise InputError(f"{opt}={given!r} but the comparisons used {actual!r}",
-                                 hint=f"omit {opt} to use the comparisons' setting")
-        order_, alt = res.order, res.alternative
-        level = res.alpha if alpha is None else float(alpha)
-        ia, ib = np.asarray(res.index_a), np.asarray(res.index_b)
-        p = np.asarray(res.p_adjusted, dtype=np.float64)
-        if alt == "two-sided":
-            src, dst = ia, ib
-        else:
-            # the alternative names which system should be better: mean_a > mean_b for
-            # "greater", which is "a better" when higher is better
-            a_better = (alt == "greater") == (direction == "higher")
-            src, dst = (ia, ib) if a_better else (ib, ia)
+        tests = _tests_of_result(comparisons, len(m), systems=systems, direction=direction,
+                                 alpha=alpha, order=order, alternative=alternative)
     else:
-        P = np.asarray(comparisons, dtype=np.float64)
-        if P.shape != (B, B):
-            raise InputError(f"p-value matrix has shape {P.shape}, expected ({B}, {B})",
-                             hint="or pass the PairwiseResult itself")
-        names = system_names(systems, B)
-        order_ = "all-pairs" if order is None else order
-        alt = "two-sided" if alternative is None else alternative
-        if order_ not in get_args(_Order):
-            raise InputError(f"order={order_!r} is not valid",
-                             hint=f"use one of: {', '.join(get_args(_Order))}")
-        if alt not in get_args(_Alternative):
-            raise InputError(f"alternative={alt!r} is not valid",
-                             hint=f"use one of: {', '.join(get_args(_Alternative))}")
-        level = 0.05 if alpha is None else float(alpha)
-        off = ~np.eye(B, dtype=bool)
-        if alt == "two-sided":
-            if not np.array_equal(np.isnan(P), np.isnan(P.T)) or \
-                    not np.allclose(np.nan_to_num(P), np.nan_to_num(P.T)):
-                raise InputError("the p-value matrix of two-sided tests must be symmetric")
-            src, dst = np.nonzero(np.triu(~np.isnan(P), k=1))
-        else:
-            src, dst = np.nonzero(~np.isnan(P) & off)
-        p = P[src, dst]
-        if order_ == "all-pairs":
-            # every pair must be compared (two-sided: once; one-sided: at least one way)
-            compared = ~np.isnan(P) | ~np.isnan(P.T)
-            if not compared[off].all():
-                raise InputError("order='all-pairs' but some pairs have no p-value (NaN)",
-                                 hint="fill the matrix or give the order used")
-    if not 0 < level < 1:
-        raise InputError(f"alpha={level!r} must be between 0 and 1 (exclusive)")
-    finite = p[~np.isnan(p)]
+        tests = _tests_of_matrix(comparisons, len(m), systems=systems, alpha=alpha,
+                                 order=order, alternative=alternative)
+    if not 0 < tests.alpha < 1:
+        raise InputError(f"alpha={tests.alpha!r} must be between 0 and 1 (exclusive)")
+    finite = tests.p[~np.isnan(tests.p)]
     if ((finite < 0) | (finite > 1)).any():
         raise InputError("p-values must lie in [0, 1]")
     if np.isnan(m).any():
         raise InputError("means contain NaN", hint="drop systems without a mean first")
 
     # best first; ties keep the input order
-    key = -m if direction == "higher" else m
-    perm = np.argsort(key, kind="stable")
-    pos = np.empty(B, dtype=np.int64)
-    pos[perm] = np.arange(B)
-    ranked = tuple(names[i] for i in perm)
-    ranks = _min_ranks(m, direction)[perm]
-    directed = alt != "two-sided"
-    nonsig = ~(p <= level)                          # NaN is not significant
-    edge_list = []
-    for s, t, pv in zip(src[nonsig], dst[nonsig], p[nonsig]):
-        if not directed and pos[t] < pos[s]:
-            s, t = t, s
-        edge_list.append((int(pos[s]), int(pos[t]), _num(pv)))
-    edge_list.sort(key=lambda e: (e[0], e[1]))
+    perm = np.argsort(-m if direction == "higher" else m, kind="stable")
+    ranked = tuple(tests.names[i] for i in perm)
+    edge_list = _nonsignificant_edges(tests, perm)
     edges = tuple((ranked[s], ranked[t], pv) for s, t, pv in edge_list)
-
-    degree = np.zeros(B, dtype=np.int64)
-    for s, t, _ in edge_list:
-        degree[s] += 1
-        degree[t] += 1
-    isolated = tuple(ranked[k] for k in range(B) if degree[k] == 0)
+    linked = {k for s, t, _ in edge_list for k in (s, t)}
+    isolated = tuple(ranked[k] for k in range(len(m)) if k not in linked)
     notes: list[str] = []
     letters = None
     cliques: tuple[tuple[str, ...], ...] = ()
-    if order_ == "all-pairs":
-        adjacency = np.zeros((B, B), dtype=bool)
+    if tests.order == "all-pairs":
+        adjacency = np.zeros((len(m), len(m)), dtype=bool)
         if edge_list:
             e = np.asarray([(a, b) for a, b, _ in edge_list], dtype=np.int64)
             adjacency[e[:, 0], e[:, 1]] = adjacency[e[:, 1], e[:, 0]] = True
@@ -909,10 +843,108 @@ def ordered_ranking(means: np.ndarray, comparisons: PairwiseResult | np.ndarray,
         if not groups.complete:
             notes.append(_FALLBACK_NOTE)
     else:
-        notes.append(f"order={order_!r}: cliques and letters need all-pairs comparisons")
-    return OrderedRanking(ranked, m[perm], ranks, edges, cliques, isolated, letters,
-                          directed, direction, level, order_, alt, min_clique_size,
+        notes.append(f"order={tests.order!r}: cliques and letters need all-pairs "
+                     "comparisons")
+    return OrderedRanking(ranked, m[perm], _min_ranks(m, direction)[perm], edges, cliques,
+                          isolated, letters, tests.alternative != "two-sided", direction,
+                          tests.alpha, tests.order, tests.alternative, min_clique_size,
                           tuple(notes))
+
+
+@dataclass(frozen=True)
+class _Tests:
+    """The compared pairs of :func:`ordered_ranking`, whatever their source: an edge
+    ``src[k] -> dst[k]`` ("src is not shown better than dst" when one-sided) with its
+    adjusted p-value ``p[k]``."""
+
+    names: tuple[str, ...]
+    order: str
+    alternative: str
+    alpha: float
+    src: np.ndarray
+    dst: np.ndarray
+    p: np.ndarray
+
+
+def _tests_of_result(res: PairwiseResult, n: int, *, systems: Sequence[str] | None,
+                     direction: Direction, alpha: float | None, order: _Order | None,
+                     alternative: _Alternative | None) -> _Tests:
+    """The pairs of a PairwiseResult, checked against the arguments given beside it."""
+    if len(res.systems) != n:
+        raise InputError(f"{n} means for the {len(res.systems)} systems of the "
+                         "comparisons", hint="give one mean per system, in the order "
+                                             "of PairwiseResult.systems")
+    names = res.systems if systems is None else system_names(systems, n)
+    if names != res.systems:
+        raise InputError("systems do not match PairwiseResult.systems",
+                         hint="omit systems to use the comparisons' names")
+    for opt, given, actual in (("order", order, res.order),
+                               ("alternative", alternative, res.alternative)):
+        if given is not None and given != actual:
+            raise InputError(f"{opt}={given!r} but the comparisons used {actual!r}",
+                             hint=f"omit {opt} to use the comparisons' setting")
+    ia, ib = np.asarray(res.index_a), np.asarray(res.index_b)
+    src, dst = ia, ib
+    if res.alternative != "two-sided":
+        # the alternative names which system should be better: mean_a > mean_b for
+        # "greater", which is "a better" when higher is better
+        a_better = (res.alternative == "greater") == (direction == "higher")
+        src, dst = (ia, ib) if a_better else (ib, ia)
+    return _Tests(tuple(names), res.order, res.alternative,
+                  res.alpha if alpha is None else float(alpha), src, dst,
+                  np.asarray(res.p_adjusted, dtype=np.float64))
+
+
+def _tests_of_matrix(comparisons: np.ndarray, n: int, *, systems: Sequence[str] | None,
+                     alpha: float | None, order: _Order | None,
+                     alternative: _Alternative | None) -> _Tests:
+    """The pairs of a matrix of adjusted p-values (NaN: not compared)."""
+    P = np.asarray(comparisons, dtype=np.float64)
+    if P.shape != (n, n):
+        raise InputError(f"p-value matrix has shape {P.shape}, expected ({n}, {n})",
+                         hint="or pass the PairwiseResult itself")
+    names = system_names(systems, n)
+    order_ = "all-pairs" if order is None else order
+    alt = "two-sided" if alternative is None else alternative
+    if order_ not in get_args(_Order):
+        raise InputError(f"order={order_!r} is not valid",
+                         hint=f"use one of: {', '.join(get_args(_Order))}")
+    if alt not in get_args(_Alternative):
+        raise InputError(f"alternative={alt!r} is not valid",
+                         hint=f"use one of: {', '.join(get_args(_Alternative))}")
+    off = ~np.eye(n, dtype=bool)
+    if alt == "two-sided":
+        if not np.array_equal(np.isnan(P), np.isnan(P.T)) or \
+                not np.allclose(np.nan_to_num(P), np.nan_to_num(P.T)):
+            raise InputError("the p-value matrix of two-sided tests must be symmetric")
+        src, dst = np.nonzero(np.triu(~np.isnan(P), k=1))
+    else:
+        src, dst = np.nonzero(~np.isnan(P) & off)
+    if order_ == "all-pairs":
+        # every pair must be compared (two-sided: once; one-sided: at least one way)
+        compared = ~np.isnan(P) | ~np.isnan(P.T)
+        if not compared[off].all():
+            raise InputError("order='all-pairs' but some pairs have no p-value (NaN)",
+                             hint="fill the matrix or give the order used")
+    return _Tests(tuple(names), order_, alt, 0.05 if alpha is None else float(alpha),
+                  src, dst, P[src, dst])
+
+
+def _nonsignificant_edges(tests: _Tests, perm: np.ndarray) -> list[tuple[int, int, Any]]:
+    """The edges of the pairs that are not significant (a NaN p-value is not), as
+    positions in the ranking (best first), sorted; an undirected edge runs from the
+    better-ranked system."""
+    pos = np.empty(len(perm), dtype=np.int64)
+    pos[perm] = np.arange(len(perm))
+    directed = tests.alternative != "two-sided"
+    nonsig = ~(tests.p <= tests.alpha)
+    edge_list = []
+    for s, t, pv in zip(tests.src[nonsig], tests.dst[nonsig], tests.p[nonsig]):
+        if not directed and pos[t] < pos[s]:
+            s, t = t, s
+        edge_list.append((int(pos[s]), int(pos[t]), _num(pv)))
+    edge_list.sort(key=lambda e: (e[0], e[1]))
+    return edge_list
 
 
 # ============================================================================ groups
