@@ -1387,95 +1387,20 @@ def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
     target = _target_iv(power, spec0.alpha)
     if delta is not None:
         delta = float(_delta_iv(delta))
-    paired = design.startswith("paired")
     binary = design.endswith("binary")
-    if paired:
-        X = np.asarray(scores, dtype=np.float64)
-        if X.ndim != 2:
-            raise InputError(f"scores must be an items × systems matrix, got shape "
-                             f"{X.shape}", hint="average repeated runs per item first")
-        if X.shape[1] < 2:
-            raise InputError("at least 2 systems are needed")
-        arrays = None
+    if design.startswith("paired"):
+        observed = _paired_summary(_paired_scores(scores, binary, design), binary, pair)
     else:
-        if isinstance(scores, np.ndarray) and scores.ndim == 2:
-            arrays = [scores[:, j].astype(np.float64) for j in range(scores.shape[1])]
-        else:
-            arrays = [np.asarray(s, dtype=np.float64).ravel() for s in scores]
-        if len(arrays) < 2:
-            raise InputError("at least 2 systems are needed")
-        X = np.concatenate(arrays)
-    if np.isnan(X).any():
-        raise InputError("scores contain NaN", hint="drop missing scores first")
-    if binary and not np.all((X == 0) | (X == 1)):
-        raise InputError(f"design={design!r} needs 0/1 scores",
-                         hint="use the continuous design for fractional scores")
-
-    if paired:
-        n_items, n_sys = X.shape
-        if pair is not None:
-            i, j = (int(pair[0]), int(pair[1]))
-            if not (0 <= i < n_sys and 0 <= j < n_sys and i != j):
-                raise InputError(f"pair={pair!r} must be two different column indices "
-                                 f"below {n_sys}")
-            ia, ib = np.array([i]), np.array([j])
-        else:
-            ia, ib = np.triu_indices(n_sys, k=1)
-        where = "of the pair" if pair is not None else f"median over {len(ia)} pairs"
-        n_summarised = len(ia)
-        if binary:
-            if n_items:
-                disagree = X.T @ (1 - X)
-                psi = (disagree[ia, ib] + disagree[ib, ia]) / n_items
-                value = float(np.median(psi))
-            else:
-                value = math.nan
-            summary = f"discordance: share of items the two systems disagree on, {where}"
-            nuisance = {"discordance": value}
-        else:
-            if n_items >= 2:
-                value = float(np.median((X[:, ia] - X[:, ib]).std(axis=0, ddof=1)))
-            else:
-                value = math.nan
-            summary = f"sd: SD (ddof 1) of the per-item differences, {where}"
-            nuisance = {"sd": value}
-        n = float(n_items)
-    else:
-        assert arrays is not None
-        sizes = np.array([len(a) for a in arrays], dtype=np.float64)
-        n = float(np.median(sizes))
-        n_summarised = len(arrays)
-        if binary:
-            means = [a.mean() for a in arrays if len(a)]
-            value = float(np.median(means)) if means else math.nan
-            summary = (f"baseline: median accuracy over {len(arrays)} systems; n: median "
-                       "items per system")
-            nuisance = {"baseline": value}
-        else:
-            dof = np.maximum(sizes - 1, 0)
-            ss = sum(((a - a.mean()) ** 2).sum() for a in arrays if len(a) > 1)
-            value = float(math.sqrt(ss / dof.sum())) if dof.sum() > 0 else math.nan
-            summary = (f"sd: pooled within-system SD over {len(arrays)} systems; n: median "
-                       "items per system")
-            nuisance = {"sd": value}
-
-    degenerate = n < 2 or math.isnan(value) or value == 0 or (
-        design == "unpaired-binary" and value in (0.0, 1.0))
-    if degenerate:
+        observed = _unpaired_summary(_unpaired_scores(scores, binary, design), binary)
+    n, nuisance = observed.n, observed.nuisance
+    value = next(iter(nuisance.values()))
+    if n < 2 or math.isnan(value) or value == 0 or (
+            design == "unpaired-binary" and value in (0.0, 1.0)):
         why = "fewer than 2 items" if n < 2 else \
             f"{next(iter(nuisance))} = {value:g} from the data"
         warnings.warn(f"{design} power: {why}; the MDE and required n are NaN",
                       DegenerateDataWarning, stacklevel=2)
-        common: dict[str, Any] = dict(
-            target_power=target, effect_size_kind=_KINDS[design],
-            baseline=nuisance.get("baseline"), discordance=nuisance.get("discordance"),
-            sd=nuisance.get("sd"), ratio=None if paired else 1.0)
-        mde = PowerResult(design, spec0.method, spec0.alternative, spec0.alpha, n,
-                          math.nan, math.nan, "delta", **common)
-        req = None if delta is None else PowerResult(
-            design, spec0.method, spec0.alternative, spec0.alpha, math.nan, delta,
-            math.nan, "n", **common)
-        return SamplePowerResult(mde, req, summary, n_summarised)
+        return _degenerate_sample_result(spec0, observed, target, delta)
 
     opts: dict[str, Any] = dict(design=design, power=target, alpha=alpha, method=method,
                                 alternative=alternative, **nuisance)
@@ -1487,20 +1412,126 @@ def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
         spec = _spec_iv(design, method, alternative, alpha, **nuisance)
         try:
             _power_array(np.float64(2.0), np.float64(delta), spec)
-            feasible = True
         except InputError as exc:
-            feasible = False
             warnings.warn(f"delta={delta!r} is not feasible for the observed data "
                           f"({exc.message}); its required n is NaN",
                           DegenerateDataWarning, stacklevel=2)
-        if feasible:
-            req = required_n(delta, **opts)
-        else:
             req = PowerResult(design, spec.method, spec.alternative, spec.alpha,
                               math.nan, delta, math.nan, "n", target,
                               effect_size_kind=_KINDS[design], baseline=spec.baseline,
                               discordance=spec.discordance, sd=spec.sd, ratio=spec.ratio)
-    return SamplePowerResult(mde, req, summary, n_summarised)
+        else:
+            req = required_n(delta, **opts)
+    return SamplePowerResult(mde, req, observed.summary, observed.n_summarised)
+
+
+@dataclass(frozen=True)
+class _Observed:
+    """What :func:`mde_for_sample` takes from the data: the number of items, the one
+    nuisance parameter of the design (``discordance``, ``sd`` or ``baseline``), how it
+    was summarised and over how many pairs or systems."""
+
+    n: float
+    nuisance: dict[str, float]
+    summary: str
+    n_summarised: int
+    paired: bool
+
+
+def _checked_scores(X: np.ndarray, binary: bool, design: str) -> None:
+    if np.isnan(X).any():
+        raise InputError("scores contain NaN", hint="drop missing scores first")
+    if binary and not np.all((X == 0) | (X == 1)):
+        raise InputError(f"design={design!r} needs 0/1 scores",
+                         hint="use the continuous design for fractional scores")
+
+
+def _paired_scores(scores: Any, binary: bool, design: str) -> np.ndarray:
+    """The items × systems matrix of a paired design."""
+    X = np.asarray(scores, dtype=np.float64)
+    if X.ndim != 2:
+        raise InputError(f"scores must be an items × systems matrix, got shape "
+                         f"{X.shape}", hint="average repeated runs per item first")
+    if X.shape[1] < 2:
+        raise InputError("at least 2 systems are needed")
+    _checked_scores(X, binary, design)
+    return X
+
+
+def _unpaired_scores(scores: Any, binary: bool, design: str) -> list[np.ndarray]:
+    """One array of scores per system (a 2-D matrix: one column per system)."""
+    if isinstance(scores, np.ndarray) and scores.ndim == 2:
+        arrays = [scores[:, j].astype(np.float64) for j in range(scores.shape[1])]
+    else:
+        arrays = [np.asarray(s, dtype=np.float64).ravel() for s in scores]
+    if len(arrays) < 2:
+        raise InputError("at least 2 systems are needed")
+    _checked_scores(np.concatenate(arrays), binary, design)
+    return arrays
+
+
+def _paired_summary(X: np.ndarray, binary: bool, pair: tuple[int, int] | None
+                    ) -> _Observed:
+    """Discordance (0/1 scores) or SD of the differences, of ``pair`` or the median
+    over all pairs."""
+    n_items, n_sys = X.shape
+    if pair is not None:
+        i, j = (int(pair[0]), int(pair[1]))
+        if not (0 <= i < n_sys and 0 <= j < n_sys and i != j):
+            raise InputError(f"pair={pair!r} must be two different column indices "
+                             f"below {n_sys}")
+        ia, ib = np.array([i]), np.array([j])
+    else:
+        ia, ib = np.triu_indices(n_sys, k=1)
+    where = "of the pair" if pair is not None else f"median over {len(ia)} pairs"
+    if binary:
+        value = math.nan
+        if n_items:
+            disagree = X.T @ (1 - X)
+            value = float(np.median((disagree[ia, ib] + disagree[ib, ia]) / n_items))
+        return _Observed(float(n_items), {"discordance": value},
+                         f"discordance: share of items the two systems disagree on, "
+                         f"{where}", len(ia), True)
+    value = (float(np.median((X[:, ia] - X[:, ib]).std(axis=0, ddof=1)))
+             if n_items >= 2 else math.nan)
+    return _Observed(float(n_items), {"sd": value},
+                     f"sd: SD (ddof 1) of the per-item differences, {where}", len(ia), True)
+
+
+def _unpaired_summary(arrays: list[np.ndarray], binary: bool) -> _Observed:
+    """Median accuracy (0/1 scores) or pooled within-system SD, and the median number
+    of items per system."""
+    sizes = np.array([len(a) for a in arrays], dtype=np.float64)
+    n = float(np.median(sizes))
+    if binary:
+        means = [a.mean() for a in arrays if len(a)]
+        value = float(np.median(means)) if means else math.nan
+        return _Observed(n, {"baseline": value},
+                         f"baseline: median accuracy over {len(arrays)} systems; n: median "
+                         "items per system", len(arrays), False)
+    dof = np.maximum(sizes - 1, 0)
+    ss = sum(((a - a.mean()) ** 2).sum() for a in arrays if len(a) > 1)
+    value = float(math.sqrt(ss / dof.sum())) if dof.sum() > 0 else math.nan
+    return _Observed(n, {"sd": value},
+                     f"sd: pooled within-system SD over {len(arrays)} systems; n: median "
+                     "items per system", len(arrays), False)
+
+
+def _degenerate_sample_result(spec: _Spec, observed: _Observed, target: float,
+                              delta: float | None) -> SamplePowerResult:
+    """The result when the data leave the MDE undefined: NaN numbers, the observed
+    summaries kept."""
+    nuisance = observed.nuisance
+    common: dict[str, Any] = dict(
+        target_power=target, effect_size_kind=_KINDS[spec.design],
+        baseline=nuisance.get("baseline"), discordance=nuisance.get("discordance"),
+        sd=nuisance.get("sd"), ratio=None if observed.paired else 1.0)
+    mde = PowerResult(spec.design, spec.method, spec.alternative, spec.alpha, observed.n,
+                      math.nan, math.nan, "delta", **common)
+    req = None if delta is None else PowerResult(
+        spec.design, spec.method, spec.alternative, spec.alpha, math.nan, delta,
+        math.nan, "n", **common)
+    return SamplePowerResult(mde, req, observed.summary, observed.n_summarised)
 
 
 _KINDS = {"paired-binary": "paired d", "unpaired-binary": "Cohen's h",
