@@ -281,20 +281,20 @@ def _cmd_power(args: argparse.Namespace) -> int:
     from reportgen.report.power_text import power_sentence
     from reportgen.stats import power as pw
 
-    common = dict(design=args.design, method=args.method, alternative=args.alternative,
-                  alpha=args.alpha, baseline=args.baseline, discordance=args.discordance,
-                  correlation=args.correlation, sd=args.sd, sd_b=args.sd_b,
-                  ratio=args.ratio)
-    if args.n is not None and args.delta is not None:
-        result = pw.power_at(args.n, args.delta, **common)
-    elif args.n is not None:
-        result = pw.minimum_detectable_effect(args.n, power=args.target_power, **common)
-    elif args.delta is not None:
-        result = pw.required_n(args.delta, power=args.target_power, **common)
-    else:
+    if args.n is None and args.delta is None:
         raise InputError("give --n, --delta or both",
                          hint="--n N: the smallest difference N items detect; --delta D: "
                               "the items needed to detect D; both: the power")
+    design = pw.PowerDesign(args.design, method=args.method, alternative=args.alternative,
+                            alpha=args.alpha, baseline=args.baseline,
+                            discordance=args.discordance, correlation=args.correlation,
+                            sd=args.sd, sd_b=args.sd_b, ratio=args.ratio)
+    if args.n is not None and args.delta is not None:
+        result = pw.power_at(args.n, args.delta, design=design)
+    elif args.n is not None:
+        result = pw.minimum_detectable_effect(args.n, power=args.target_power, design=design)
+    else:
+        result = pw.required_n(args.delta, power=args.target_power, design=design)
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")

@@ -58,6 +58,7 @@ from reportgen.stats.pairwise import (
     effect_magnitude,
 )
 from reportgen.stats.power import (
+    PowerDesign,
     mde_for_sample,
     minimum_detectable_effect,
     power_at,
@@ -116,6 +117,7 @@ __all__ = [
     "noise_profile",
     "pooled_runs_bootstrap",
     "power_at",
+    "PowerDesign",
     "required_n",
     "runs_differ_test",
     "simulate_paired_binary_power",

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -74,6 +74,7 @@ __all__ = [
     "Design",
     "PowerAlternative",
     "PowerCurve",
+    "PowerDesign",
     "PowerMethod",
     "PowerResult",
     "SamplePowerResult",
@@ -274,25 +275,86 @@ class SamplePowerResult:
 
 
 @dataclass(frozen=True)
-class _Spec:
+class PowerDesign:
+    """The design of a comparison whose power is asked: the parameters every power
+    function shares, checked once and completed for the design.
+
+    ``PowerDesign("paired-binary", discordance=0.2)`` can be passed as ``design=`` to
+    :func:`power_at`, :func:`power_curve`, :func:`minimum_detectable_effect`,
+    :func:`mde_curve` and :func:`required_n`, instead of the same keywords to each.
+
+    Attributes
+    ----------
+    design
+        One of :data:`DESIGNS`.
+    method
+        ``"auto"`` (the engine's test; resolved to it here) or one of the design's
+        methods (:data:`METHODS`).
+    alternative
+        ``"two-sided"``, ``"greater"`` (a test of ``mean_a > mean_b``) or ``"less"``.
+    alpha
+        Significance level, in (0, 1).
+    baseline
+        Accuracy of system B, in [0, 1] (binary designs; needed by ``unpaired-binary``
+        and with ``correlation``).
+    discordance
+        ``paired-binary``: P(the systems disagree on an item) = p10 + p01.
+    correlation
+        ``paired-binary``: phi of the two systems' correctness, instead of
+        ``discordance`` (then ``baseline`` is needed).
+    sd, sd_b
+        Continuous designs: SD of the differences (paired) or of A's scores (unpaired;
+        default 1, so deltas are Cohen's d), and of B's scores (unpaired; default
+        ``sd``).
+    ratio
+        Unpaired designs: items of B per item of A (default 1).
+
+    Raises
+    ------
+    InputError
+        An unknown design, method or alternative; a parameter the design does not take,
+        or a value out of its range; ``paired-binary`` without exactly one of
+        ``discordance`` and ``correlation``; ``unpaired-binary`` without ``baseline``.
+    """
+
     design: Design
-    method: str
-    alternative: PowerAlternative
-    alpha: float
-    baseline: float | None
-    discordance: float | None
-    correlation: float | None
-    sd: float | None
-    sd_b: float | None
-    ratio: float | None
+    method: PowerMethod = "auto"
+    alternative: PowerAlternative = "two-sided"
+    alpha: float = 0.05
+    baseline: float | None = None
+    discordance: float | None = None
+    correlation: float | None = None
+    sd: float | None = None
+    sd_b: float | None = None
+    ratio: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, value in _checked_design(**self.__dict__).items():
+            object.__setattr__(self, name, value)
 
     def given(self, name: str) -> float:
-        """A design parameter that :func:`_spec_iv` filled in for this design (the
-        parameters a design does not use stay None)."""
+        """A design parameter that was filled in for this design (the parameters a
+        design does not use stay None)."""
         value = getattr(self, name)
         if value is None:  # a bug in this module, never bad input
             raise RuntimeError(f"power: {name} is not set for the {self.design} design")
         return float(value)
+
+
+def _design_of(design: Design | PowerDesign, method: Any, alternative: Any, alpha: Any,
+               **nuisance: Any) -> PowerDesign:
+    """``design`` itself when it is a :class:`PowerDesign` (whose parameters are then
+    not given again beside it), else the PowerDesign of the keywords."""
+    if isinstance(design, PowerDesign):
+        beside = [k for k, v in nuisance.items() if v is not None]
+        beside += [k for k, v, d in (("method", method, "auto"),
+                                     ("alternative", alternative, "two-sided"),
+                                     ("alpha", alpha, 0.05)) if v != d]
+        if beside:
+            raise InputError(f"{', '.join(beside)} given beside a PowerDesign",
+                             hint="set them in the PowerDesign")
+        return design
+    return PowerDesign(design, method, alternative, alpha, **nuisance)
 
 
 def _unit_iv(name: str, value: Any) -> float:
@@ -310,9 +372,10 @@ def _real_iv(name: str, value: Any) -> float:
     return float(value)
 
 
-def _spec_iv(design: Any, method: Any, alternative: Any, alpha: Any, *,
-             baseline: Any = None, discordance: Any = None, correlation: Any = None,
-             sd: Any = None, sd_b: Any = None, ratio: Any = None) -> _Spec:
+def _checked_design(design: Any, method: Any, alternative: Any, alpha: Any, *,
+                    baseline: Any = None, discordance: Any = None, correlation: Any = None,
+                    sd: Any = None, sd_b: Any = None, ratio: Any = None) -> dict[str, Any]:
+    """The fields of a :class:`PowerDesign`, checked and completed for the design."""
     if design not in DESIGNS:
         raise InputError(f"design={design!r} is not valid",
                          hint=f"use one of: {', '.join(DESIGNS)}")
@@ -383,11 +446,12 @@ def _spec_iv(design: Any, method: Any, alternative: Any, alpha: Any, *,
         ratio = 1.0 if ratio is None else ratio
     if design == "unpaired-continuous":
         sd_b = sd if sd_b is None else sd_b
-    return _Spec(design, method, alternative,
-                 alpha, baseline, discordance, correlation, sd, sd_b, ratio)
+    return dict(design=design, method=method, alternative=alternative, alpha=alpha,
+                baseline=baseline, discordance=discordance, correlation=correlation,
+                sd=sd, sd_b=sd_b, ratio=ratio)
 
 
-def _n_iv(n: Any, spec: _Spec) -> np.ndarray:
+def _n_iv(n: Any, spec: PowerDesign) -> np.ndarray:
     arr = np.asarray(n)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise InputError(f"n={n!r} must be a number of items")
@@ -513,7 +577,7 @@ def _cells_from_correlation(p_a: np.ndarray | float, p_b: np.ndarray | float, rh
     return p11, p_a - p11, p_b - p11, 1 - p_a - p_b + p11
 
 
-def _discordant(delta: np.ndarray, spec: _Spec) -> tuple[np.ndarray, np.ndarray]:
+def _discordant(delta: np.ndarray, spec: PowerDesign) -> tuple[np.ndarray, np.ndarray]:
     """``(p10, p01)`` of a paired binary design at effect ``delta`` (validated)."""
     delta = np.asarray(delta, dtype=np.float64)
     if spec.correlation is not None:
@@ -553,7 +617,7 @@ def _first(values: np.ndarray, mask: np.ndarray) -> float:
     return float(np.broadcast_to(values, mask.shape)[mask].ravel()[0])
 
 
-def _proportions(delta: np.ndarray, spec: _Spec) -> tuple[np.ndarray, np.ndarray]:
+def _proportions(delta: np.ndarray, spec: PowerDesign) -> tuple[np.ndarray, np.ndarray]:
     p_b = spec.baseline
     delta = np.asarray(delta, dtype=np.float64)
     p_a = p_b + delta
@@ -680,7 +744,7 @@ def _mcnemar_exact_power(n: np.ndarray, p10: np.ndarray, p01: np.ndarray, alpha:
     return out
 
 
-def _power_array(n: np.ndarray, delta: np.ndarray, spec: _Spec) -> np.ndarray:
+def _power_array(n: np.ndarray, delta: np.ndarray, spec: PowerDesign) -> np.ndarray:
     """Power at every ``(n, delta)`` (broadcast); inputs already validated."""
     n = np.asarray(n, dtype=np.float64)
     delta = np.asarray(delta, dtype=np.float64)
@@ -723,7 +787,7 @@ def _power_array(n: np.ndarray, delta: np.ndarray, spec: _Spec) -> np.ndarray:
     return _t_power(delta / np.sqrt(v_a + v_b), df, spec.alpha, spec.alternative)
 
 
-def _effect_size(delta: float, spec: _Spec) -> tuple[float, str]:
+def _effect_size(delta: float, spec: PowerDesign) -> tuple[float, str]:
     if spec.design == "paired-binary":
         p10, p01 = _discordant(np.float64(delta), spec)
         var = float(p10 + p01 - (p10 - p01) ** 2)
@@ -742,7 +806,7 @@ def _effect_size(delta: float, spec: _Spec) -> tuple[float, str]:
     return delta / pooled, "Cohen's d"
 
 
-def _result(spec: _Spec, n: float, delta: float, power: float, solved_for: SolvedFor,
+def _result(spec: PowerDesign, n: float, delta: float, power: float, solved_for: SolvedFor,
             target: float | None = None, *, method: str | None = None,
             mc_se: float | None = None, n_simulations: int | None = None) -> PowerResult:
     p10 = p01 = discordance = None
@@ -772,7 +836,7 @@ def _result(spec: _Spec, n: float, delta: float, power: float, solved_for: Solve
 # ============================================================================ public: power
 
 
-def power_at(n: float, delta: float, *, design: Design, method: PowerMethod = "auto",
+def power_at(n: float, delta: float, *, design: Design | PowerDesign, method: PowerMethod = "auto",
              alternative: PowerAlternative = "two-sided", alpha: float = 0.05,
              baseline: float | None = None, discordance: float | None = None,
              correlation: float | None = None, sd: float | None = None,
@@ -788,7 +852,8 @@ def power_at(n: float, delta: float, *, design: Design, method: PowerMethod = "a
         ``mean_a − mean_b`` in score units (binary: a difference of accuracies).
     design
         ``"paired-binary"``, ``"unpaired-binary"``, ``"paired-continuous"`` or
-        ``"unpaired-continuous"``.
+        ``"unpaired-continuous"``; or a :class:`PowerDesign` holding the design and its
+        parameters (``method`` to ``ratio`` are then not given here).
     method
         ``"auto"`` (the engine's test) or one of the design's methods (module
         docstring).
@@ -853,9 +918,9 @@ def power_at(n: float, delta: float, *, design: Design, method: PowerMethod = "a
     >>> round(power_at(64, 0.5, design="unpaired-continuous").power, 4)
     0.8015
     """
-    spec = _spec_iv(design, method, alternative, alpha, baseline=baseline,
-                    discordance=discordance, correlation=correlation, sd=sd, sd_b=sd_b,
-                    ratio=ratio)
+    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
+                      discordance=discordance, correlation=correlation, sd=sd,
+                      sd_b=sd_b, ratio=ratio)
     n_arr, d_arr = _n_iv(n, spec), _delta_iv(delta)
     if n_arr.ndim or d_arr.ndim:
         raise InputError("power_at takes one n and one delta", hint="use power_curve for "
@@ -864,7 +929,7 @@ def power_at(n: float, delta: float, *, design: Design, method: PowerMethod = "a
                    float(_power_array(n_arr, d_arr, spec)), "power")
 
 
-def power_curve(n: Any, delta: Any, *, design: Design, method: PowerMethod = "auto",
+def power_curve(n: Any, delta: Any, *, design: Design | PowerDesign, method: PowerMethod = "auto",
                 alternative: PowerAlternative = "two-sided", alpha: float = 0.05,
                 baseline: float | None = None, discordance: float | None = None,
                 correlation: float | None = None, sd: float | None = None,
@@ -881,9 +946,9 @@ def power_curve(n: Any, delta: Any, *, design: Design, method: PowerMethod = "au
     >>> [round(p, 3) for p in curve.power.tolist()]
     [0.934, 0.999, 1.0]
     """
-    spec = _spec_iv(design, method, alternative, alpha, baseline=baseline,
-                    discordance=discordance, correlation=correlation, sd=sd, sd_b=sd_b,
-                    ratio=ratio)
+    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
+                      discordance=discordance, correlation=correlation, sd=sd,
+                      sd_b=sd_b, ratio=ratio)
     n_arr, d_arr = _n_iv(n, spec), _delta_iv(delta)
     if n_arr.ndim > 1 or d_arr.ndim > 1:
         raise InputError("power_curve takes 1-D arrays (or scalars) of n and delta")
@@ -906,7 +971,7 @@ def _direction(alternative: str) -> float:
     return -1.0 if alternative == "less" else 1.0
 
 
-def _max_effect(spec: _Spec, sign: float) -> float:
+def _max_effect(spec: PowerDesign, sign: float) -> float:
     """The largest ``|delta|`` in direction ``sign`` such that every effect from 0 to it
     is feasible (inf for continuous designs)."""
     if spec.design.endswith("continuous"):
@@ -951,7 +1016,7 @@ def _max_effect(spec: _Spec, sign: float) -> float:
     return lo
 
 
-def _solve_delta(n: float, spec: _Spec, target: float) -> tuple[float, float]:
+def _solve_delta(n: float, spec: PowerDesign, target: float) -> tuple[float, float]:
     """Smallest ``|delta|`` (signed by the alternative) with power >= target at n."""
     sign = _direction(spec.alternative)
     n_arr = np.float64(n)
@@ -988,7 +1053,7 @@ def _solve_delta(n: float, spec: _Spec, target: float) -> tuple[float, float]:
     return sign * m, float(gap(m) + target)
 
 
-def minimum_detectable_effect(n: float, *, design: Design, power: float = 0.8,
+def minimum_detectable_effect(n: float, *, design: Design | PowerDesign, power: float = 0.8,
                               alpha: float = 0.05, method: PowerMethod = "auto",
                               alternative: PowerAlternative = "two-sided",
                               baseline: float | None = None,
@@ -1037,9 +1102,9 @@ def minimum_detectable_effect(n: float, *, design: Design, power: float = 0.8,
     >>> round(r.delta, 4), round(r.power, 6)
     (0.0404, 0.8)
     """
-    spec = _spec_iv(design, method, alternative, alpha, baseline=baseline,
-                    discordance=discordance, correlation=correlation, sd=sd, sd_b=sd_b,
-                    ratio=ratio)
+    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
+                      discordance=discordance, correlation=correlation, sd=sd,
+                      sd_b=sd_b, ratio=ratio)
     target = _target_iv(power, spec.alpha)
     n_arr = _n_iv(n, spec)
     if n_arr.ndim:
@@ -1053,7 +1118,7 @@ def minimum_detectable_effect(n: float, *, design: Design, power: float = 0.8,
     return _result(spec, float(n_arr), delta, reached, "delta", target)
 
 
-def mde_curve(n: Any, *, design: Design, power: float = 0.8, alpha: float = 0.05,
+def mde_curve(n: Any, *, design: Design | PowerDesign, power: float = 0.8, alpha: float = 0.05,
               method: PowerMethod = "auto", alternative: PowerAlternative = "two-sided",
               baseline: float | None = None, discordance: float | None = None,
               correlation: float | None = None, sd: float | None = None,
@@ -1067,9 +1132,9 @@ def mde_curve(n: Any, *, design: Design, power: float = 0.8, alpha: float = 0.05
     >>> [round(d, 4) for d in c.delta.tolist()]
     [0.1628, 0.0864]
     """
-    spec = _spec_iv(design, method, alternative, alpha, baseline=baseline,
-                    discordance=discordance, correlation=correlation, sd=sd, sd_b=sd_b,
-                    ratio=ratio)
+    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
+                      discordance=discordance, correlation=correlation, sd=sd,
+                      sd_b=sd_b, ratio=ratio)
     target = _target_iv(power, spec.alpha)
     n_arr = np.atleast_1d(_n_iv(n, spec))
     if n_arr.ndim > 1:
@@ -1092,7 +1157,7 @@ def mde_curve(n: Any, *, design: Design, power: float = 0.8, alpha: float = 0.05
 _N_MAX = 2.0 ** 40
 
 
-def _solve_n(delta: float, spec: _Spec, target: float) -> tuple[float, float]:
+def _solve_n(delta: float, spec: PowerDesign, target: float) -> tuple[float, float]:
     """Smallest n >= 2 with power >= target (real n; whole for the exact test)."""
     def pw(n: float | np.ndarray) -> np.ndarray:
         return _power_array(np.asarray(n, dtype=np.float64), np.float64(delta), spec)
@@ -1112,7 +1177,7 @@ def _solve_n(delta: float, spec: _Spec, target: float) -> tuple[float, float]:
     # exact McNemar: integer n. Start from the normal approximation, bracket by
     # growing/halving, bisect on integers, then scan below the crossing because the
     # exact power is a (mild) saw-tooth in n.
-    normal = _Spec(**{**spec.__dict__, "method": "normal"})
+    normal = replace(spec, method="normal")
     guess, _ = _solve_n(delta, normal, target)
     hi = max(3, int(math.ceil(guess))) if math.isfinite(guess) else 4
     while float(pw(hi)) < target:
@@ -1131,8 +1196,9 @@ def _solve_n(delta: float, spec: _Spec, target: float) -> tuple[float, float]:
     return float(best), float(pw(best))
 
 
-def required_n(delta: float, *, design: Design, power: float = 0.8, alpha: float = 0.05,
-               method: PowerMethod = "auto", alternative: PowerAlternative = "two-sided",
+def required_n(delta: float, *, design: Design | PowerDesign, power: float = 0.8,
+               alpha: float = 0.05, method: PowerMethod = "auto",
+               alternative: PowerAlternative = "two-sided",
                baseline: float | None = None, discordance: float | None = None,
                correlation: float | None = None, sd: float | None = None,
                sd_b: float | None = None, ratio: float | None = None) -> PowerResult:
@@ -1181,9 +1247,9 @@ def required_n(delta: float, *, design: Design, power: float = 0.8, alpha: float
     >>> required_n(0.05, design="paired-binary", discordance=0.2).n
     658.0
     """
-    spec = _spec_iv(design, method, alternative, alpha, baseline=baseline,
-                    discordance=discordance, correlation=correlation, sd=sd, sd_b=sd_b,
-                    ratio=ratio)
+    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
+                      discordance=discordance, correlation=correlation, sd=sd,
+                      sd_b=sd_b, ratio=ratio)
     target = _target_iv(power, spec.alpha)
     d_arr = _delta_iv(delta)
     if d_arr.ndim:
@@ -1294,7 +1360,7 @@ def simulate_paired_binary_power(n: int, delta: float, *, baseline: float,
     >>> r.n_simulations, r.mc_se < 0.012
     (2000, True)
     """
-    spec = _spec_iv("paired-binary", "exact", alternative, alpha, baseline=baseline,
+    spec = PowerDesign("paired-binary", "exact", alternative, alpha, baseline=baseline,
                     discordance=discordance, correlation=correlation)
     if spec.baseline is None:
         raise InputError("baseline= is required for the simulation")
@@ -1381,7 +1447,7 @@ def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
     >>> round(r.mde.discordance, 3), round(r.mde.delta, 4)
     (0.4, 0.1287)
     """
-    spec0 = _spec_iv(design, method, alternative, alpha,
+    spec0 = PowerDesign(design, method, alternative, alpha,
                      discordance=0.5 if design == "paired-binary" else None,
                      baseline=0.5 if design == "unpaired-binary" else None)
     target = _target_iv(power, spec0.alpha)
@@ -1409,7 +1475,7 @@ def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
     mde = minimum_detectable_effect(n, **opts)
     req = None
     if delta is not None:
-        spec = _spec_iv(design, method, alternative, alpha, **nuisance)
+        spec = PowerDesign(design, method, alternative, alpha, **nuisance)
         try:
             _power_array(np.float64(2.0), np.float64(delta), spec)
         except InputError as exc:
@@ -1517,7 +1583,7 @@ def _unpaired_summary(arrays: list[np.ndarray], binary: bool) -> _Observed:
                      "items per system", len(arrays), False)
 
 
-def _degenerate_sample_result(spec: _Spec, observed: _Observed, target: float,
+def _degenerate_sample_result(spec: PowerDesign, observed: _Observed, target: float,
                               delta: float | None) -> SamplePowerResult:
     """The result when the data leave the MDE undefined: NaN numbers, the observed
     summaries kept."""

@@ -719,3 +719,40 @@ def test_designs_and_methods_table():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         power_at(100, 0.1, design="paired-continuous", alternative="greater")
+
+
+def test_power_design_is_the_keywords_checked_once():
+    """A PowerDesign passed as design= gives the same numbers as the same keywords (the
+    reference: the keyword form, itself checked against statsmodels and enumeration
+    above), is completed for its design, and refuses parameters given twice."""
+    from reportgen.errors import InputError
+    from reportgen.stats.power import (
+        PowerDesign,
+        mde_curve,
+        minimum_detectable_effect,
+        power_at,
+        power_curve,
+        required_n,
+    )
+
+    kw = dict(design="paired-binary", discordance=0.2, alpha=0.01, alternative="greater")
+    d = PowerDesign("paired-binary", discordance=0.2, alpha=0.01, alternative="greater")
+    assert d.method == "exact"  # auto resolved for the design
+    assert power_at(200, 0.05, design=d).power == power_at(200, 0.05, **kw).power
+    assert minimum_detectable_effect(300, design=d).delta == \
+        minimum_detectable_effect(300, **kw).delta
+    assert required_n(0.08, design=d).n == required_n(0.08, **kw).n
+    np.testing.assert_array_equal(power_curve([100, 200], 0.05, design=d).power,
+                                  power_curve([100, 200], 0.05, **kw).power)
+    np.testing.assert_array_equal(mde_curve([100, 200], design=d).delta,
+                                  mde_curve([100, 200], **kw).delta)
+    continuous = PowerDesign("unpaired-continuous")
+    assert (continuous.sd, continuous.sd_b, continuous.ratio) == (1.0, 1.0, 1.0)
+    with pytest.raises(InputError, match="alpha given beside a PowerDesign"):
+        power_at(100, 0.1, design=d, alpha=0.05 + 1e-9)
+    with pytest.raises(InputError, match="discordance given beside"):
+        power_at(100, 0.1, design=d, discordance=0.3)
+    with pytest.raises(InputError, match="needs exactly one of discordance"):
+        PowerDesign("paired-binary")
+    with pytest.raises(InputError, match="sd= does not apply"):
+        PowerDesign("paired-binary", discordance=0.2, sd=1.0)
