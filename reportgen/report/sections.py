@@ -44,6 +44,7 @@ from reportgen.report.html import (
     table,
     try_figure,
 )
+from reportgen.stats.noise import P5_ALPHA
 from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "appendix",
@@ -1007,24 +1008,23 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         body.append(charts_row(_try_chart(partial(power_curve_chart, curve_unit.mde_curve),
                                           f"MDE by number of items for "
                                           f"{escape(curve_unit.name)}.", report)))
-    for entry in report.results["noise"]:
-        unit = report.unit(entry["dataset"], entry["metric"])
-        profile = None if unit is None else unit.noise
-        if unit is None or profile is None:
+    for unit in report.analysis.units:
+        profile = unit.noise
+        if profile is None:
             continue
-        body.append(h3(f"Noise: {entry['dataset']} / {entry['metric']}",
-                       slug("noise", entry["dataset"], entry["metric"])))
-        body.append(f"<p>{entry['n_significant']} of {entry['n_pairs']} pairs differ at "
-                    f"α = {num_cell(entry['alpha'], 2)} ({escape(entry['test'])}). "
-                    f"Differences below {pct_cell(entry['p5_min'])}–"
-                    f"{pct_cell(entry['p5_max'])} (p5_min–p5_max) are not reliably "
-                    f"detected; null SD {pct_cell(entry['null_sd'])}; "
-                    f"{entry['n_close_pairs']} close pairs.</p>")
+        body.append(h3(f"Noise: {unit.dataset} / {unit.metric}",
+                       slug("noise", unit.dataset, unit.metric)))
+        body.append(f"<p>{profile.n_significant} of {profile.n_pairs} pairs differ at "
+                    f"α = {num_cell(P5_ALPHA, 2)} ({escape(profile.test)}). "
+                    f"Differences below {pct_cell(profile.p5_min)}–"
+                    f"{pct_cell(profile.p5_max)} (p5_min–p5_max) are not reliably "
+                    f"detected; null SD {pct_cell(profile.null_sd)}; "
+                    f"{profile.n_close_pairs} close pairs.</p>")
         if len(unit.systems) < 3:
             continue  # one pair: the numbers say it all
         figures = [_try_chart(partial(pvalue_vs_difference_chart, profile),
                               "p-value of each pair against its difference.", report)]
-        if entry.get("modality") == "binary":
+        if profile.modality == "binary":
             figures.append(_try_chart(partial(difference_vs_sum_chart, profile),
                                       "|A − B| against A + B (discordant items) with the "
                                       "exact significance boundaries.", report))

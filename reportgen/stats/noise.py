@@ -331,6 +331,16 @@ class NoiseProfile:
     def n_pairs(self) -> int:
         return len(self.index_a)
 
+    @property
+    def n_significant(self) -> int:
+        """Pairs whose p-value is below the p5 level (:data:`P5_ALPHA`)."""
+        return int(np.count_nonzero(self.p_value < P5_ALPHA))
+
+    @property
+    def n_close_pairs(self) -> int:
+        """Pairs that are close by :attr:`close_rule`."""
+        return int(np.count_nonzero(self.close))
+
     def min_significant_diff(self, alpha: float = P5_ALPHA) -> float:
         """Smallest ``|diff|`` (share of n) among pairs with p < ``alpha`` (NaN if none);
         ``p5_min`` is this at 0.05."""
@@ -379,12 +389,12 @@ class NoiseProfile:
         out: dict[str, Any] = {
             "n_items": self.n_items, "n_systems": self.n_systems, "n_pairs": self.n_pairs,
             "modality": self.modality, "test": self.test, "alpha": P5_ALPHA,
-            "n_significant": int(np.count_nonzero(self.p_value < P5_ALPHA)),
+            "n_significant": self.n_significant,
             "p5_min": _num(self.p5_min), "p5_min_items": _num(self.p5_min_items),
             "p5_max": _num(self.p5_max), "p5_max_items": _num(self.p5_max_items),
             "null_sd": _num(self.null_sd), "null_sd_items": _num(self.null_sd_items),
             "close_rule": self.close_rule,
-            "n_close_pairs": int(np.count_nonzero(self.close)),
+            "n_close_pairs": self.n_close_pairs,
             "se_system_median": _num(self.se_system_median),
             "se_diff_median": _num(self.se_diff_median),
             "prediction_noise": None if self.prediction is None else
