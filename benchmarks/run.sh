@@ -3,7 +3,8 @@
 # table, one JSON file in benchmarks/results/.
 #
 # Creates .venv-bench at the repository root (once), installs the project and the
-# reference library evalci into it (evalci is a benchmark-only dependency, never a
+# reference library evalci into it, with the parquet extra (pyarrow: the fast CSV reader
+# the rows2m workload measures; evalci is a benchmark-only dependency, never a
 # project one), then runs benchmarks/bench_compare.py with the given arguments:
 #
 #   bash benchmarks/run.sh                 # everything, references and reportgen run (~20-25 min)
@@ -22,5 +23,5 @@ if [ ! -x "$VENV/bin/python" ]; then
     # keep the environment out of git status (the venv module does this itself from 3.13)
     printf '*\n' > "$VENV/.gitignore"
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e . evalci
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[parquet]" evalci
 exec "$VENV/bin/python" benchmarks/bench_compare.py "$@"

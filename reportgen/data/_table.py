@@ -631,7 +631,9 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
         df[SOURCE_FILE] = "<input>"
     if SOURCE_LINE not in df:
         df[SOURCE_LINE] = -1
-    df[SOURCE_FILE] = df[SOURCE_FILE].fillna("<input>").astype(str)
+    # a category: the file of each row is one of a few names (a string per row took a
+    # third of a two-million-row table)
+    df[SOURCE_FILE] = df[SOURCE_FILE].fillna("<input>").astype(str).astype("category")
     df[SOURCE_LINE] = df[SOURCE_LINE].fillna(-1).astype(np.int64)
 
     _check_required(df)
@@ -709,7 +711,7 @@ def _where(df: pd.DataFrame, index: Any, column: str | None = None) -> Location:
 def _check_required(df: pd.DataFrame) -> None:
     missing = [c for c in REQUIRED_COLUMNS if c not in df]
     if missing:
-        files = ", ".join(pd.unique(df[SOURCE_FILE])[:3])
+        files = ", ".join(map(str, pd.unique(df[SOURCE_FILE])[:3]))
         present = [c for c in df.columns if not c.startswith("_")]
         raise InputError(
             f"missing required column(s) {', '.join(missing)}; found: {', '.join(present)}",
@@ -811,7 +813,7 @@ def _apply_nan_policy(df: pd.DataFrame, nan_policy: str) -> tuple[pd.DataFrame,
                          hint="fill in the score, or use nan_policy='drop' "
                               "(--nan-policy drop) to treat it as not scored")
     counts = df[missing].groupby(["dataset", "metric", "system", SOURCE_FILE],
-                                 sort=False).size()
+                                 sort=False, observed=True).size()
     dropped = [Exclusion("missing score", int(n), d, m, s, f)
                for (d, m, s, f), n in counts.items()]
     return df[~missing].reset_index(drop=True), dropped
@@ -927,14 +929,18 @@ def _groups(df: pd.DataFrame, systems: tuple[str, ...],
     groups: dict[tuple[str, str], _Group] = {}
     modality: dict[tuple[str, str], Modality] = {}
     scores_all = df["score"].to_numpy(np.float64)
-    items_all = df["item"].to_numpy(object)
+    # item ids as codes into their distinct values: no Python string per row (two
+    # million rows of pyarrow strings would become two million str objects)
+    item_codes_all, item_names = pd.factorize(df["item"])
+    item_names = np.asarray(item_names, dtype=object)
     runs_all = df["run"].to_numpy(object) if "run" in df else None
     with_predictions = "prediction" in df and "reference" in df
     predictions_all = df["prediction"].to_numpy(object) if with_predictions else None
     references_all = df["reference"].to_numpy(object) if with_predictions else None
     for (dataset, metric), rows in df.groupby(["dataset", "metric"],
                                               sort=False).indices.items():
-        item_codes, items = pd.factorize(items_all[rows])
+        item_codes, first_seen = pd.factorize(item_codes_all[rows])  # order of appearance
+        items = item_names[first_seen]
         run_codes = None
         labels = run_labels[dataset]
         if labels is not None and runs_all is not None:
