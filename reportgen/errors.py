@@ -102,4 +102,4 @@ class DegenerateDataWarning(ReportgenWarning):
 
 class OneSidedWarning(ReportgenWarning):
     """A one-sided alternative was requested: valid only if its direction was fixed
-    before looking at the data (seed 000 §4.2)."""
+    before looking at the data (Ackerman et al. 2025, §4.2)."""

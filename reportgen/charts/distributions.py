@@ -1,4 +1,4 @@
-"""Distribution charts (seed 000 §3): boxplots of each system's item scores, and the
+"""Distribution charts (Ackerman et al. 2025, §3): boxplots of each system's item scores, and the
 bootstrap distribution of each system's rank.
 
 ==================================  =====================================================
@@ -79,7 +79,7 @@ def distribution_chart(values_by_system: Mapping[str, Sequence[float] | np.ndarr
                        metric: str, direction: str = "higher",
                        group: Mapping[str, str] | None = None,
                        title: str | None = None) -> alt.LayerChart:
-    """Boxplots of the observed item scores of each system (seed 000 §3, option 1).
+    """Boxplots of the observed item scores of each system (Ackerman et al. 2025, §3, option 1).
 
     Parameters
     ----------
@@ -135,7 +135,7 @@ def bootstrap_mean_chart(bootstrap_means: BootstrapMeans, *, metric: str,
                          direction: str = "higher", group: Mapping[str, str] | None = None,
                          title: str | None = None) -> alt.LayerChart:
     """Boxplots of the bootstrap distribution of each system's mean, with its percentile
-    interval as a red rule (seed 000 §3, option 2).
+    interval as a red rule (Ackerman et al. 2025, §3, option 2).
 
     The replicates are summarised into quantiles before plotting (one row per system);
     the layers and ordering are those of :func:`distribution_chart`.
@@ -165,7 +165,7 @@ def bootstrap_mean_chart(bootstrap_means: BootstrapMeans, *, metric: str,
 
 def rank_distribution_chart(rank_distributions_result: RankDistributions, *,
                             title: str | None = None) -> alt.LayerChart:
-    """Bootstrap rank distribution of each system (seed 000 §3, option 3).
+    """Bootstrap rank distribution of each system (Ackerman et al. 2025, §3, option 3).
 
     Parameters
     ----------

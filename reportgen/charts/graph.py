@@ -1,4 +1,4 @@
-"""Connected graph plot and clique view of an ordered ranking (seed 000 §5.1).
+"""Connected graph plot and clique view of an ordered ranking (Ackerman et al. 2025, §5.1).
 
 =========================== ===============================================================
 builder                     what it draws
@@ -145,7 +145,7 @@ def _labels(nodes: list[dict[str, Any]], x: Any, *, dx: int = 8,
 
 def connected_graph_chart(ordered_ranking: OrderedRanking, *,
                           title: str | None = None) -> alt.LayerChart:
-    """Connected graph plot of an ordered ranking (seed 000 §5.1).
+    """Connected graph plot of an ordered ranking (Ackerman et al. 2025, §5.1).
 
     Parameters
     ----------
@@ -226,7 +226,7 @@ def connected_graph_chart(ordered_ranking: OrderedRanking, *,
 
 def clique_chart(ordered_ranking: OrderedRanking, *,
                  title: str | None = None) -> alt.LayerChart:
-    """The split view of seed 000 §5.1: every clique and every isolated system as a
+    """The split view of Ackerman et al. 2025, §5.1: every clique and every isolated system as a
     column, columns in descending mean of their best member, systems at their mean,
     the members of a clique joined by a line.
 

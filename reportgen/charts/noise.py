@@ -1,5 +1,5 @@
-"""Charts of the noise of a benchmark: eval-arena's two pair figures (seed 002), the
-interval width against the runs used (seed 004), power / MDE curves, the item
+"""Charts of the noise of a benchmark: eval-arena's two pair figures (Wang et al. 2024), the
+interval width against the runs used (Fraile-Hernández & Peñas (2025)), power / MDE curves, the item
 difficulty histogram and TOPSIS against an aggregate score.
 
 Every builder takes a result object of :mod:`reportgen.stats` and returns an Altair
@@ -52,13 +52,13 @@ def _pct(value: float) -> float:
     return 100.0 * float(value)
 
 
-# ============================================================================ seed 002
+# ============================================================================ Wang et al. (2024)
 
 
 def pvalue_vs_difference_chart(noise_profile: NoiseProfile, *,
                                alphas: Sequence[float] = ALPHA_LINES,
                                width: int = 520, height: int = 340) -> alt.LayerChart:
-    """p-value against the accuracy difference of every pair (eval-arena, seed 002).
+    """p-value against the accuracy difference of every pair (eval-arena, Wang et al. 2024).
 
     x = ``|diff|`` in % of the items (``100 * abs_diff`` of
     :meth:`NoiseProfile.pair_records`), y = the exact test's p-value on a log scale;
@@ -129,7 +129,7 @@ def difference_vs_sum_chart(noise_profile: NoiseProfile, *,
                             width: int = 520, height: int = 340) -> alt.LayerChart:
     """``|A − B|`` against ``A + B`` (the discordant counts, or wins and losses) of every
     pair, with the exact sign test's boundary for each α of ``boundary_records()``
-    (eval-arena, seed 002): a pair above the curve of α has p < α.
+    (eval-arena, Wang et al. 2024): a pair above the curve of α has p < α.
 
     The boundary is drawn for totals ``0..max_total`` (default: the largest ``A + B``
     of a pair plus 10 %, at most n), so the curves span the points, not all n items.
@@ -169,12 +169,13 @@ def difference_vs_sum_chart(noise_profile: NoiseProfile, *,
                       f"(two-sided exact sign test)")]))
 
 
-# ============================================================================ seed 004
+# ================================================================ Fraile-Hernández & Peñas 2025
 
 
 def ci_width_by_runs_chart(runs_width_result: RunsWidthResult, *,
                            width: int = 420, height: int = 300) -> alt.Chart:
-    """Interval width against the number of runs used, one line per system (seed 004).
+    """Interval width against the number of runs used, one line per system
+    (Fraile-Hernández & Peñas 2025).
 
     Up to :data:`MAX_LEGEND_SYSTEMS` systems get a colour each; with more, the lines are
     grey and the system names are in the tooltips.

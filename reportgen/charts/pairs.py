@@ -1,5 +1,5 @@
-"""Pairwise-comparison charts: the heatmap table (seed 000 §5.2) and the pairwise
-p-values plot (PWPP, seed 000 §5.3, after R emmeans ``pwpp``).
+"""Pairwise-comparison charts: the heatmap table (Ackerman et al. 2025, §5.2) and the pairwise
+p-values plot (PWPP, Ackerman et al. 2025, §5.3, after R emmeans ``pwpp``).
 
 ================================  =======================================================
 builder                           what it shows
@@ -98,7 +98,7 @@ def pvalue_heatmap(comparisons_rows: Iterable[Mapping[str, Any]], *,
                    columns: str = "metric", alpha: float | None = 0.05,
                    max_pairs: int | None = None,
                    title: str | None = None) -> alt.LayerChart:
-    """Heatmap table of pairwise comparisons (seed 000 §5.2).
+    """Heatmap table of pairwise comparisons (Ackerman et al. 2025, §5.2).
 
     Parameters
     ----------
@@ -245,7 +245,7 @@ def pwpp_chart(pairwise_result_or_rows: PairwiseResult | Iterable[Mapping[str, A
                alpha: float | None = None, direction: str | None = None,
                ticks: Sequence[float] = PWPP_TICKS,
                title: str | None = None) -> alt.LayerChart:
-    """Pairwise p-values plot (seed 000 §5.3; R emmeans ``pwpp``).
+    """Pairwise p-values plot (Ackerman et al. 2025, §5.3; R emmeans ``pwpp``).
 
     Parameters
     ----------

@@ -83,7 +83,7 @@ The file format (``--config FILE``); every section and key is optional::
     weight = 2.0                   # > 0, used when datasets are aggregated
 
     [systems."codellama-13b"]
-    family = "codellama"           # model family, for the signal-to-noise of seed 002
+    family = "codellama"           # model family, for the signal-to-noise of Wang et al. (2024)
     size = 13                      # parameters in billions (> 0)
 
 Keys are spelled like the command-line flags with underscores for dashes

@@ -312,7 +312,7 @@ class ScoreTable:
         return tuple(m for d, m in self._groups if d == dataset)
 
     def pairs(self) -> tuple[tuple[str, str], ...]:
-        """Every (dataset, metric) present: the sample lists of seed 000 §2.1."""
+        """Every (dataset, metric) present: the sample lists of Ackerman et al. 2025, §2.1."""
         return tuple(self._groups)
 
     def items_of(self, dataset: str) -> tuple[str, ...]:

@@ -2,8 +2,8 @@
 
 No I/O, no pandas parsing, no Altair or papermill here (DESIGN.md, "Layers").
 
-- :mod:`~reportgen.stats.pairwise`: pairwise comparisons of systems (Table 1 of seed 000,
-  permutation, bootstrap and sign tests), vectorised over all pairs.
+- :mod:`~reportgen.stats.pairwise`: pairwise comparisons of systems (Table 1 of Ackerman
+  et al. (2025), permutation, bootstrap and sign tests), vectorised over all pairs.
 - :mod:`~reportgen.stats.multiplicity`: Holm-Šidák, Holm, Bonferroni, Šidák, BH, BY.
 - :mod:`~reportgen.stats.intervals`: Wilson, Newcombe, Tango, t and Welch intervals.
 - :mod:`~reportgen.stats.means`: per-system intervals (Wilson, Clopper-Pearson, t,
@@ -13,7 +13,7 @@ No I/O, no pandas parsing, no Altair or papermill here (DESIGN.md, "Layers").
 - :mod:`~reportgen.stats.corpus`: corpus-level metrics (F1, precision, recall) from
   per-item sufficient statistics; bootstrap and approximate randomization.
 - :mod:`~reportgen.stats.power`: power, minimum detectable effect, items needed.
-- :mod:`~reportgen.stats.noise`: the noise profile of a benchmark (seed 002).
+- :mod:`~reportgen.stats.noise`: the noise profile of a benchmark (Wang et al. 2024).
 - :mod:`~reportgen.stats.aggregation`: metric aggregation, harmonic-mean p, effect-size
   and unpaired-mean aggregation, sign test over lists, Friedman with Nemenyi.
 - :mod:`~reportgen.stats.ranking`: rank distributions, simultaneous rank intervals,

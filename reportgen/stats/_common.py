@@ -50,8 +50,8 @@ def resampling_iv(*, confidence: float, n_resamples: int, max_memory: int,
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
             or n_resamples < 1:
         raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
-                         hint="9999 is a good default; seed 001 asks for at least 4000 "
-                              "bootstrap resamples")
+                         hint="9999 is a good default; at least 4000 bootstrap resamples are "
+                              "advised (clawRxiv 2604.01973)")
     if max_memory < 2**20:
         raise InputError(f"max_memory={max_memory!r} is below 1 MiB")
 

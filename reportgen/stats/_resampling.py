@@ -153,7 +153,14 @@ def chunk_sizes(total: int, bytes_per_row: int, max_memory: int) -> Iterator[int
 
 def enumerate_signs(n: int, start: int = 0, stop: int | None = None) -> np.ndarray:
     """Rows ``start:stop`` of the ``2**n × n`` matrix of all ±1 sign vectors (row ``k``
-    is the binary expansion of ``k``; row 0 is all +1, the identity)."""
+    is the binary expansion of ``k``; row 0 is all +1, the identity).
+
+    References
+    ----------
+    .. [1] Fisher, R. A. (1935). The Design of Experiments, §21. Oliver & Boyd.
+    .. [2] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
+           populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
+    """
     stop = 2 ** n if stop is None else stop
     codes = np.arange(start, stop, dtype=np.int64)[:, None]
     bits = (codes >> np.arange(n, dtype=np.int64)) & 1
@@ -162,7 +169,15 @@ def enumerate_signs(n: int, start: int = 0, stop: int | None = None) -> np.ndarr
 
 def random_signs(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     """A ``rows × n`` matrix of independent fair ±1 signs (float64). Peak memory is
-    9 bytes per entry (the int8 draws and the float64 result)."""
+    9 bytes per entry (the int8 draws and the float64 result).
+
+    References
+    ----------
+    .. [1] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
+           populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
+    .. [2] Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. Stat. Appl.
+           Genet. Mol. Biol. 9(1), article 39.
+    """
     signs = rng.integers(0, 2, size=(rows, n), dtype=np.int8).astype(np.float64)
     signs *= -2.0
     signs += 1.0
@@ -171,14 +186,28 @@ def random_signs(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
 
 def random_splits(rng: np.random.Generator, rows: int, n_a: int, n_b: int) -> np.ndarray:
     """A ``rows × (n_a + n_b)`` float64 matrix whose rows are independent uniformly random
-    0/1 indicators with exactly ``n_a`` ones: the items a label shuffle gives to A."""
+    0/1 indicators with exactly ``n_a`` ones: the items a label shuffle gives to A.
+
+    References
+    ----------
+    .. [1] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
+           populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
+    .. [2] Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero. Stat. Appl.
+           Genet. Mol. Biol. 9(1), article 39.
+    """
     base = np.zeros((rows, n_a + n_b), dtype=np.int8)
     base[:, :n_a] = 1
     return rng.permuted(base, axis=1).astype(np.float64)
 
 
 def enumerate_splits(n_a: int, n_b: int) -> np.ndarray:
-    """Every 0/1 indicator of ``n_a`` of ``n_a + n_b`` items, one per row (float64)."""
+    """Every 0/1 indicator of ``n_a`` of ``n_a + n_b`` items, one per row (float64).
+
+    References
+    ----------
+    .. [1] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
+           populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
+    """
     import itertools
 
     rows = list(itertools.combinations(range(n_a + n_b), n_a))
@@ -191,7 +220,14 @@ def bootstrap_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     """A ``rows × n`` matrix of bootstrap multiplicities: each row counts how often each
     of ``n`` items is drawn in ``n`` draws with replacement (a Multinomial(n, 1/n)).
     Peak memory is 16 bytes per entry (int64 draws, then int64 counts and the float64
-    result, never all three)."""
+    result, never all three).
+
+    References
+    ----------
+    .. [1] Efron, B. (1979). Bootstrap methods: another look at the jackknife. Ann. Statist. 7(1),
+           1-26.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    """
     draws = rng.integers(0, n, size=(rows, n), dtype=np.int64)
     draws += (np.arange(rows, dtype=np.int64) * n)[:, None]
     counts = np.bincount(draws.ravel(), minlength=rows * n)
@@ -219,6 +255,13 @@ def bca_interval(replicates: np.ndarray, observed: np.ndarray, acceleration: np.
     :math:`\\alpha_{1,2} = \\Phi(\\hat z_0 + (\\hat z_0 + z_\\alpha)/(1 - \\hat a(\\hat z_0 +
     z_\\alpha)))` quantiles of the replicates. Columns whose replicates are all equal
     give that value as both limits.
+
+    References
+    ----------
+    .. [1] Efron, B. (1987). Better bootstrap confidence intervals. J. Amer. Statist. Assoc.
+           82(397), 171-185.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall,
+           ch. 14 (BCa).
     """
     replicates = np.asarray(replicates, dtype=np.float64)
     below = (replicates < observed).mean(axis=0)

@@ -1,17 +1,19 @@
-"""Aggregation across metrics and datasets (seed 000 §6, seed 001 §6, Demšar 2006).
+"""Aggregation across metrics and datasets (Ackerman et al. 2025, §6; clawRxiv 2604.01973,
+§6; Demšar 2006).
 
-- :func:`aggregate_metrics` (seed 000 §6.1): paired score matrices of K metrics on the
+- :func:`aggregate_metrics` (Ackerman et al. 2025, §6.1): paired score matrices of K metrics on the
   same items and systems → one aggregate score matrix (pooled z-scores, signed so that
   higher is better, weighted average). It is a metric like any other: pass it to
   :func:`reportgen.stats.pairwise.compare_paired`.
-- :func:`harmonic_mean_pvalue` (seed 000 §6.2): Wilson's (2019) harmonic mean p-value of
-  the K per-list p-values of a pair, asymptotically exact through the Landau
+- :func:`harmonic_mean_pvalue` (Ackerman et al. 2025, §6.2): Wilson's (2019) harmonic mean
+  p-value of the K per-list p-values of a pair, asymptotically exact through the Landau
   distribution, adjusted for the L = |Ω| × K tests of the family.
-- :func:`aggregate_effect_sizes` (seed 000 §6.2): Turner & Bernard's (2006) inverse-SD
+- :func:`aggregate_effect_sizes` (Ackerman et al. 2025, §6.2): Turner & Bernard's (2006) inverse-SD
   weighted average of effect sizes.
-- :func:`aggregate_unpaired_means` (seed 000 §6.3): standardized per-system means across
-  unpaired lists, from summary statistics only.
-- :func:`sign_test_wins` (seed 001 §6): the sign test for "A wins on more subtasks than B".
+- :func:`aggregate_unpaired_means` (Ackerman et al. 2025, §6.3): standardized per-system
+  means across unpaired lists, from summary statistics only.
+- :func:`sign_test_wins` (clawRxiv 2604.01973, §6): the sign test for "A wins on more
+  subtasks than B".
 - :func:`friedman_nemenyi` (Demšar 2006): Friedman test over blocks (datasets) and the
   Nemenyi critical difference, with the data of a critical-difference diagram.
 """
@@ -89,7 +91,7 @@ def _directions_iv(directions: Any, k: int) -> tuple[Direction, ...]:
 
 
 def _signs(directions: tuple[str, ...]) -> np.ndarray:
-    """I_j of seed 000 §6: +1 when higher is better, −1 when lower is better."""
+    """I_j of Ackerman et al. 2025, §6: +1 when higher is better, −1 when lower is better."""
     return np.array([1.0 if d == "higher" else -1.0 for d in directions])
 
 
@@ -103,7 +105,7 @@ def _names(names: Sequence[str] | str | None, count: int, prefix: str) -> tuple[
 
 @dataclass(frozen=True)
 class MetricAggregate(TabularMixin):
-    """An aggregate metric (seed 000 §6.1).
+    """An aggregate metric (Ackerman et al. 2025, §6.1).
 
     Attributes
     ----------
@@ -140,7 +142,8 @@ class MetricAggregate(TabularMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (the per-metric records; the matrix is not included)."""
-        return {"method": "pooled z-score, direction-signed weighted mean (seed 000 §6.1)",
+        return {"method": "pooled z-score, direction-signed weighted mean "
+                          "(Ackerman et al. 2025, §6.1)",
                 "shape": list(self.scores.shape), "metrics": self.to_records()}
 
 
@@ -148,7 +151,7 @@ def aggregate_metrics(matrices: Sequence[Any] | np.ndarray, *,
                       directions: Sequence[Direction] | Direction,
                       weights: Sequence[float] | np.ndarray | None = None,
                       metrics: Sequence[str] | None = None) -> MetricAggregate:
-    """Aggregate K paired metrics into one score matrix (seed 000 §6.1).
+    """Aggregate K paired metrics into one score matrix (Ackerman et al. 2025, §6.1).
 
     Parameters
     ----------
@@ -192,7 +195,12 @@ def aggregate_metrics(matrices: Sequence[Any] | np.ndarray, *,
     The aggregate is unchanged by any affine rescaling :math:`a V + c` (a > 0) of a
     metric, and by negating a metric together with flipping its direction. Because the
     standardization is common to all systems, the pairing across items is kept, so
-    paired tests apply. Reference: seed 000 §6.1.
+    paired tests apply. Reference: Ackerman et al. 2025, §6.1.
+
+    References
+    ----------
+    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. §6.1.
 
     Examples
     --------
@@ -248,7 +256,13 @@ def aggregate_metrics(matrices: Sequence[Any] | np.ndarray, *,
 
 def hmp_landau_location(L: int) -> float:
     """Location of Wilson's Landau distribution for ``L`` tests:
-    :math:`\\log L + 1 + \\psi(1) - \\log(2/\\pi) \\approx \\log L + 0.874`."""
+    :math:`\\log L + 1 + \\psi(1) - \\log(2/\\pi) \\approx \\log L + 0.874`.
+
+    References
+    ----------
+    .. [1] Wilson, D. J. (2019). The harmonic mean p-value for combining dependent tests. Proc.
+           Natl. Acad. Sci. USA 116(4), 1195-1200.
+    """
     return math.log(L) + 1.0 + float(special.digamma(1.0)) - math.log(2.0 / math.pi)
 
 
@@ -317,10 +331,10 @@ def harmonic_mean_pvalue(p: Any, *, weights: Sequence[float] | np.ndarray | None
         results for that group.
     weights
         Weights of the K p-values within a group (non-negative, normalised to sum to 1;
-        default equal): the metric weights :math:`w_j` of seed 000 §6.2.
+        default equal): the metric weights :math:`w_j` of Ackerman et al. 2025, §6.2.
     L
         Total number of tests in the family, at least K (default K: the group is the
-        whole family). For seed 000 §6.2, ``L = |Ω| × K`` with |Ω| compared pairs.
+        whole family). For Ackerman et al. 2025, §6.2, ``L = |Ω| × K`` with |Ω| compared pairs.
 
     Returns
     -------
@@ -375,7 +389,7 @@ def harmonic_mean_pvalue(p: Any, *, weights: Sequence[float] | np.ndarray | None
 
     References: Wilson, D. J. (2019). The harmonic mean p-value for combining dependent
     tests. PNAS 116(4), 1195–1200 (and its 2019 correction); R package
-    ``harmonicmeanp`` 3.0; seed 000 §6.2.
+    ``harmonicmeanp`` 3.0; Ackerman et al. 2025, §6.2.
 
     Examples
     --------
@@ -456,7 +470,7 @@ class EffectSizeAggregate(TabularMixin):
 def aggregate_effect_sizes(effects: Any, sds: Any, *,
                            weights: Sequence[float] | np.ndarray | None = None
                            ) -> EffectSizeAggregate:
-    """Aggregate effect sizes across lists, weighting by inverse SD (seed 000 §6.2).
+    """Aggregate effect sizes across lists, weighting by inverse SD (Ackerman et al. 2025, §6.2).
 
     Parameters
     ----------
@@ -466,7 +480,7 @@ def aggregate_effect_sizes(effects: Any, sds: Any, *,
         same system on every list.
     sds
         The SD in the denominator of each effect, computed on the standardized metric
-        values (seed 000 §6.1); broadcastable to ``effects``. Must be positive.
+        values (Ackerman et al. 2025, §6.1); broadcastable to ``effects``. Must be positive.
     weights
         Optional metric weights :math:`w_j` (normalised to sum 1; default equal).
 
@@ -486,9 +500,16 @@ def aggregate_effect_sizes(effects: Any, sds: Any, *,
 
     so that less variable effects get more weight (Turner, H. M. & Bernard, R. M.
     (2006). Calculating and synthesizing effect sizes. Contemporary Issues in
-    Communication Science and Disorders 33, 42–55; seed 000 §6.2). The aggregate is a
+    Communication Science and Disorders 33, 42–55; Ackerman et al. 2025, §6.2). The aggregate is a
     convex combination of the constituents, so Cohen's thresholds still apply. NaN
     effects or SDs give a NaN aggregate for their group.
+
+    References
+    ----------
+    .. [1] Turner, H. M. & Bernard, R. M. (2006). Calculating and synthesizing effect sizes.
+           Contemp. Issues Commun. Sci. Disord. 33, 42-55.
+    .. [2] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. §6.2.
 
     Examples
     --------
@@ -520,7 +541,7 @@ def aggregate_effect_sizes(effects: Any, sds: Any, *,
 
 @dataclass(frozen=True)
 class UnpairedMeansAggregate(TabularMixin):
-    """Standardized aggregate means of systems over unpaired lists (seed 000 §6.3).
+    """Standardized aggregate means of systems over unpaired lists (Ackerman et al. 2025, §6.3).
 
     Attributes
     ----------
@@ -557,7 +578,7 @@ class UnpairedMeansAggregate(TabularMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: per-list parameters and per-system records."""
-        return {"method": "standardized unpaired means (seed 000 §6.3)",
+        return {"method": "standardized unpaired means (Ackerman et al. 2025, §6.3)",
                 "lists": [{"list": lst, "weight": float(self.weights[j]),
                            "direction": self.directions[j],
                            "pooled_sd": _num(self.pooled_sd[j]),
@@ -571,7 +592,7 @@ def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
                              weights: Sequence[float] | np.ndarray | None = None,
                              systems: Sequence[str] | None = None,
                              lists: Sequence[str] | None = None) -> UnpairedMeansAggregate:
-    """Standardized aggregate means from summary statistics (seed 000 §6.3).
+    """Standardized aggregate means from summary statistics (Ackerman et al. 2025, §6.3).
 
     Parameters
     ----------
@@ -604,7 +625,7 @@ def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
 
     Notes
     -----
-    Following seed 000 §6.3 step by step, for list j:
+    Following Ackerman et al. 2025, §6.3 step by step, for list j:
 
     .. math:: S_{\\cdot j} = \\sqrt{\\frac{\\sum_b (n_{bj} - 1) S_{bj}^2}
                                           {\\sum_b n_{bj} - B}},\\qquad
@@ -618,6 +639,11 @@ def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
     :math:`w_j I_j c_j / D_j`, so differences and the ordering of systems do not depend
     on it. Units and scale of a list cancel (rescaling a list's scores leaves
     :math:`\\hat V_{bj}` unchanged).
+
+    References
+    ----------
+    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. §6.3.
 
     Examples
     --------
@@ -668,12 +694,12 @@ def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
                                   weights=w, directions=dirs)
 
 
-# ============================================================================ seed 001 §6
+# ===================================================================== clawRxiv 2604.01973, §6
 
 
 @dataclass(frozen=True)
 class SignTestResult(TabularMixin):
-    """Sign test of "A wins on more subtasks than B" (seed 001 §6).
+    """Sign test of "A wins on more subtasks than B" (clawRxiv 2604.01973, §6).
 
     Attributes
     ----------
@@ -705,7 +731,7 @@ class SignTestResult(TabularMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the test name and the records."""
-        return {"test": "exact sign test on subtask wins (seed 001 §6)",
+        return {"test": "exact sign test on subtask wins (clawRxiv 2604.01973, §6)",
                 "alternative": "two-sided", "comparisons": self.to_records()}
 
 
@@ -723,8 +749,8 @@ def sign_test_wins(wins_a: Any, wins_b: Any, *, total: Any = None,
         subtasks are ties.
     ties
         ``"drop"`` (default): the classical sign test, ties removed, n = W_A + W_B.
-        ``"count"``: seed 001's formula with n = K, the total number of subtasks,
-        including ties — valid but conservative when there are ties (under the null
+        ``"count"``: the formula of clawRxiv 2604.01973 with n = K, the total number of
+        subtasks, including ties — valid but conservative when there are ties (under the null
         the ties lower both win counts), and 1 whenever ``max(W_A, W_B) <= K/2``.
 
     Returns
@@ -741,9 +767,16 @@ def sign_test_wins(wins_a: Any, wins_b: Any, *, total: Any = None,
     .. math:: p = \\min\\{1,\\; 2 \\Pr[X \\ge \\max(W_A, W_B)]\\},\\quad
               X \\sim \\mathrm{Binom}(n, 1/2)
 
-    (seed 001 §6; equal to ``scipy.stats.binomtest(W_A, n).pvalue``, since the null
+    (clawRxiv 2604.01973, §6; equal to ``scipy.stats.binomtest(W_A, n).pvalue``, since the null
     distribution is symmetric). With no ties, K = 22, W_A = 14 gives p = 0.286. With
     n = 0 (every subtask tied, or none) p = 1.
+
+    References
+    ----------
+    .. [1] Dixon, W. J. & Mood, A. M. (1946). The statistical sign test. J. Amer. Statist. Assoc.
+           41(236), 557-566.
+    .. [2] Multiple-testing corrections for modern language model benchmark suites (2026). clawRxiv
+           2604.01973. §6.
 
     Examples
     --------
@@ -853,7 +886,15 @@ class FriedmanNemenyiResult(TabularMixin):
 
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     """Demšar's :math:`q_\\alpha`: the ``1 − alpha`` quantile of the studentized range of
-    k means with infinite df, divided by √2."""
+    k means with infinite df, divided by √2.
+
+    References
+    ----------
+    .. [1] Nemenyi, P. B. (1963). Distribution-free multiple comparisons. PhD thesis, Princeton
+           University.
+    .. [2] Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. J.
+           Mach. Learn. Res. 7, 1-30 (§3.2.2).
+    """
     return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0))
 
 

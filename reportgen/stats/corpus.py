@@ -212,6 +212,13 @@ def classification_statistics(predictions: Any, references: Any, *,
     then exceed micro recall = accuracy). Accuracy is the micro recall:
     :math:`\\sum_c tp_c / \\sum_c (tp_c + fn_c)`.
 
+    References
+    ----------
+    .. [1] Sokolova, M. & Lapalme, G. (2009). A systematic analysis of performance measures for
+           classification tasks. Inf. Process. Manag. 45(4), 427-437.
+    .. [2] Gorodkin, J. (2004). Comparing two K-category assignments by a K-category correlation
+           coefficient. Comput. Biol. Chem. 28(5-6), 367-374.
+
     Examples
     --------
     >>> s = classification_statistics(["a", "b", None], ["a", "a", "b"])
@@ -300,6 +307,11 @@ def multilabel_statistics(pred_sets: Sequence[Any], ref_sets: Sequence[Any],
     scikit-learn's ``average="micro"``/``"macro"`` on the indicator matrices;
     ``"accuracy"`` is not defined here (it needs one reference per item).
 
+    References
+    ----------
+    .. [1] Sokolova, M. & Lapalme, G. (2009). A systematic analysis of performance measures for
+           classification tasks. Inf. Process. Manag. 45(4), 427-437.
+
     Examples
     --------
     >>> s = multilabel_statistics([{1, 2}, None], [{2}, {1, 3}], labels=[1, 2, 3])
@@ -358,6 +370,10 @@ def mean_statistics(scores: Any) -> np.ndarray:
     ``scores`` has shape ``(n_items, ...)``; the result ``(n_items, ..., 2)``. A NaN
     score becomes ``(0, 0)``: the item is left out of that system's mean (and of its
     resampled means), not counted as 0.
+
+    References
+    ----------
+    .. [1] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------
@@ -560,6 +576,13 @@ def corpus_metric(name: str, *, positive_index: int = -1) -> CorpusMetric:
     ``UndefinedMetricWarning``); 0/0 in accuracy or mean (no items) gives NaN. These
     are the definitions of scikit-learn's ``precision_score``, ``recall_score``,
     ``f1_score`` (≥ 1.3) and ``accuracy_score`` (Pedregosa et al. 2011).
+
+    References
+    ----------
+    .. [1] Sokolova, M. & Lapalme, G. (2009). A systematic analysis of performance measures for
+           classification tasks. Inf. Process. Manag. 45(4), 427-437.
+    .. [2] Gorodkin, J. (2004). Comparing two K-category assignments by a K-category correlation
+           coefficient. Comput. Biol. Chem. 28(5-6), 367-374.
 
     Examples
     --------
@@ -894,12 +917,21 @@ def corpus_bootstrap_interval(stats: Any, metric: CorpusMetric | str, *,
 
     With repeated runs the statistic on the data is the metric of the sums over all
     items and runs: the metric of the pooled predictions of every run, the point
-    estimate of seed 004 (Algorithm 1). The resampling differs from seed 004's: it
-    draws *items* and keeps all runs of a drawn item together (a cluster bootstrap,
+    estimate of Fraile-Hernández & Peñas (2025, Algorithm 1). The resampling differs from
+    theirs: it draws *items* and keeps all runs of a drawn item together (a cluster bootstrap,
     Davison & Hinkley 1997, §3.8), because the runs of one item share its difficulty;
-    drawing single (item, run) pairs from the pool as seed 004 does treats them as
+    drawing single (item, run) pairs from the pool as they do treats them as
     independent, which understates the item-level variance. The interval covers the
     metric of the run-averaged system on new items.
+
+    References
+    ----------
+    .. [1] Efron, B. (1979). Bootstrap methods: another look at the jackknife. Ann. Statist. 7(1),
+           1-26.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    .. [3] Fraile-Hernández, J. M. & Peñas, A. (2025). On measuring large language models
+           performance with inferential statistics. Information 16(9), 817.
+           https://doi.org/10.3390/info16090817
 
     Examples
     --------
@@ -1119,6 +1151,14 @@ def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
     The interval is the paired bootstrap of :math:`\\delta` (Koehn 2004): the same
     bootstrap counts for both systems; BCa uses the jackknife over items.
 
+    References
+    ----------
+    .. [1] Noreen, E. W. (1989). Computer-Intensive Methods for Testing Hypotheses. Wiley.
+    .. [2] Berg-Kirkpatrick, T., Burkett, D. & Klein, D. (2012). An empirical investigation of
+           statistical significance in NLP. Proc. EMNLP-CoNLL, 995-1005.
+    .. [3] Dror, R., Baumer, G., Shlomov, S. & Reichart, R. (2018). The hitchhiker's guide to
+           testing statistical significance in natural language processing. Proc. ACL, 1383-1392.
+
     Examples
     --------
     >>> reference = ["a", "b", "c"] * 10
@@ -1153,7 +1193,7 @@ def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
     ia, ib = comparison_pairs(prep.n_systems, order, base)
     if alternative != "two-sided":
         warnings.warn(f"alternative={alternative!r}: a one-sided test is valid only if its "
-                      "direction was fixed before looking at the data (seed 000 §4.2)",
+                      "direction was fixed before looking at the data (Ackerman et al. 2025, §4.2)",
                       OneSidedWarning, stacklevel=2)
     generator = np.random.default_rng(rng)
     R, n = int(n_resamples), prep.X.shape[0]

@@ -111,6 +111,14 @@ def flipped_items(baseline: np.ndarray, candidate: np.ndarray, *,
     ``n_lost`` and ``n_gained`` are McNemar's discordant counts (the baseline-only and
     candidate-only correct items).
 
+    References
+    ----------
+    .. [1] McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+           proportions or percentages. Psychometrika 12(2), 153-157.
+    .. [2] Wang, S. I., Gu, A., Madaan, L., Hupkes, D., Liu, J., Wei, Y., Jain, N., Lai, Y., Sootla,
+           S., Press, O., Rozière, B. & Synnaeve, G. (2024). Eval-Arena: noise and errors on LLM
+           evaluations. https://github.com/crux-eval/eval-arena
+
     Examples
     --------
     >>> r = flipped_items(np.array([1, 1, 0, 0, 1]), np.array([1, 0, 1, 1, 1]),

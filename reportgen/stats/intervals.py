@@ -36,6 +36,11 @@ def wilson_interval(successes: np.ndarray, n: np.ndarray, *, confidence: float =
     :math:`\\frac{\\hat p + z^2/2n \\pm z\\sqrt{\\hat p(1-\\hat p)/n + z^2/4n^2}}{1 + z^2/n}`
     (Wilson 1927). ``n = 0`` gives NaN.
 
+    References
+    ----------
+    .. [1] Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
+           inference. J. Amer. Statist. Assoc. 22(158), 209-212.
+
     Examples
     --------
     >>> lo, hi = wilson_interval(np.array(7), np.array(10))
@@ -55,7 +60,14 @@ def wilson_interval(successes: np.ndarray, n: np.ndarray, *, confidence: float =
 
 def t_interval(mean: np.ndarray, se: np.ndarray, df: np.ndarray, *,
                confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """``mean ± t_{df, (1+c)/2} · se``: the paired-t (df = n − 1) or Welch interval."""
+    """``mean ± t_{df, (1+c)/2} · se``: the paired-t (df = n − 1) or Welch interval.
+
+    References
+    ----------
+    .. [1] Student (1908). The probable error of a mean. Biometrika 6(1), 1-25.
+    .. [2] Welch, B. L. (1947). The generalization of 'Student's' problem when several different
+           population variances are involved. Biometrika 34(1-2), 28-35.
+    """
     q = stats.t.ppf(0.5 + confidence / 2, df)
     return mean - q * se, mean + q * se
 
@@ -64,7 +76,13 @@ def welch_interval(mean_a: np.ndarray, var_a: np.ndarray, n_a: np.ndarray,
                    mean_b: np.ndarray, var_b: np.ndarray, n_b: np.ndarray, *,
                    confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Welch interval for ``mean_a − mean_b`` with Welch-Satterthwaite degrees of
-    freedom (the interval of ``scipy.stats.ttest_ind(equal_var=False)``)."""
+    freedom (the interval of ``scipy.stats.ttest_ind(equal_var=False)``).
+
+    References
+    ----------
+    .. [1] Welch, B. L. (1947). The generalization of 'Student's' problem when several different
+           population variances are involved. Biometrika 34(1-2), 28-35.
+    """
     se2_a, se2_b = var_a / n_a, var_b / n_b
     se = np.sqrt(se2_a + se2_b)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -83,6 +101,11 @@ def newcombe_unpaired_interval(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray
     :math:`(l_a, u_a)`, :math:`(l_b, u_b)` and :math:`d = \\hat p_a - \\hat p_b`,
     :math:`[d - \\sqrt{(\\hat p_a - l_a)^2 + (u_b - \\hat p_b)^2},\\;
     d + \\sqrt{(u_a - \\hat p_a)^2 + (\\hat p_b - l_b)^2}]`.
+
+    References
+    ----------
+    .. [1] Newcombe, R. G. (1998). Interval estimation for the difference between independent
+           proportions: comparison of eleven methods. Statist. Med. 17(8), 873-890 (method 10).
     """
     p_a, p_b = np.asarray(k_a) / n_a, np.asarray(k_b) / n_b
     l_a, u_a = wilson_interval(k_a, n_a, confidence=confidence)
@@ -177,6 +200,13 @@ def tango_paired_interval(a_only: np.ndarray, b_only: np.ndarray, n: np.ndarray,
     The limits solve :math:`Z = \pm z_{(1+c)/2}` (found by bisection, vectorised). At
     :math:`\Delta_0 = 0`, Z is McNemar's :math:`(b - c)/\sqrt{b + c}`. Unlike
     Newcombe's method 10 it keeps a positive width when there are no discordant items.
+
+    References
+    ----------
+    .. [1] Tango, T. (1998). Equivalence test and confidence interval for the difference in
+           proportions for the paired-sample design. Statist. Med. 17(8), 891-908.
+    .. [2] Nam, J. (1997). Establishing equivalence of two treatments and sample size requirements
+           in matched-pairs design. Biometrics 53(4), 1422-1430.
     """
     b = np.asarray(a_only, dtype=np.float64)
     c = np.asarray(b_only, dtype=np.float64)
@@ -215,6 +245,14 @@ def farrington_manning_restricted(delta0: np.ndarray, p_a: np.ndarray, n_a: np.n
     :math:`d = -\\hat p_a δ_0(1 + δ_0)`. (statsmodels 0.15's
     ``test_proportions_2indep(method="score", value=...)`` has a wrong linear
     coefficient for non-zero values, statsmodels issue #10269.)
+
+    References
+    ----------
+    .. [1] Farrington, C. P. & Manning, G. (1990). Test statistics and sample size formulae for
+           comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
+           relative risk. Statist. Med. 9(12), 1447-1454.
+    .. [2] Miettinen, O. & Nurminen, M. (1985). Comparative analysis of two rates. Statist. Med.
+           4(2), 213-226.
     """
     theta = n_b / n_a
     a = 1 + theta
@@ -298,6 +336,14 @@ def farrington_manning_interval(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarra
     :math:`n/(n-1)` factor (statsmodels ``confint_proportions_2indep(method="score",
     correction=False)``). It contains 0 exactly when the pooled two-proportion z test
     does not reject at ``1 − confidence``.
+
+    References
+    ----------
+    .. [1] Farrington, C. P. & Manning, G. (1990). Test statistics and sample size formulae for
+           comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
+           relative risk. Statist. Med. 9(12), 1447-1454.
+    .. [2] Miettinen, O. & Nurminen, M. (1985). Comparative analysis of two rates. Statist. Med.
+           4(2), 213-226.
     """
     k_a, n_a = np.asarray(k_a, dtype=np.float64), np.asarray(n_a, dtype=np.float64)
     k_b, n_b = np.asarray(k_b, dtype=np.float64), np.asarray(n_b, dtype=np.float64)

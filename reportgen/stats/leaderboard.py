@@ -1,4 +1,4 @@
-"""Leaderboard metrics of eval-arena (seed 002): win rates, Bradley-Terry (Elo) ratings
+"""Leaderboard metrics of eval-arena (Wang et al. 2024): win rates, Bradley-Terry (Elo) ratings
 and the item-level view (items solved by no or one system, suspect items, difficulty).
 
 Every system plays every other system on every item of a paired items × systems matrix

@@ -12,7 +12,7 @@ units (``0.01`` is one point of accuracy). For a metric where higher is better:
   -\\delta` and :math:`H_0: \\Delta \\ge \\delta` rejected; the p-value is the larger of
   the two one-sided p-values.
 
-The tests, per design of Table 1 of seed 000 (``method="auto"``):
+The tests, per design of Table 1 of Ackerman et al. (2025) (``method="auto"``):
 
 =========  ==========  ==============================================  =========================
 paired     modality    test at a non-zero null                         superiority (Δ = 0)
@@ -1043,6 +1043,13 @@ def single_step_correction(correction: Correction) -> str:
     single-step forms are used: Bonferroni for ``holm``, Šidák for ``holm-sidak``. The
     others are returned unchanged.
 
+    References
+    ----------
+    .. [1] Šidák, Z. (1967). Rectangular confidence regions for the means of multivariate normal
+           distributions. J. Amer. Statist. Assoc. 62(318), 626-633.
+    .. [2] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J.
+           Statist. 6(2), 65-70.
+
     Examples
     --------
     >>> single_step_correction("holm-sidak")
@@ -1523,6 +1530,17 @@ def noninferiority_power(n: float, margin: float, *, design: MarginDesign,
       :math:`s/\\sigma_D`, ``alternative="larger"``);
     * Welch t: the noncentral t with the Welch-Satterthwaite df of the population SDs.
 
+    References
+    ----------
+    .. [1] Farrington, C. P. & Manning, G. (1990). Test statistics and sample size formulae for
+           comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
+           relative risk. Statist. Med. 9(12), 1447-1454.
+    .. [2] Nam, J. (1997). Establishing equivalence of two treatments and sample size requirements
+           in matched-pairs design. Biometrics 53(4), 1422-1430.
+    .. [3] Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+           approach for assessing the equivalence of average bioavailability. J. Pharmacokinet.
+           Biopharm. 15(6), 657-680.
+
     Examples
     --------
     >>> r = noninferiority_power(500, 0.05, design="paired-binary", discordance=0.2)
@@ -1548,6 +1566,17 @@ def noninferiority_required_n(margin: float, *, design: MarginDesign, power: flo
     Parameters are those of :func:`noninferiority_power`; ``power`` is the target
     (default 0.8). The result's ``n`` is the smallest whole number of items reaching it
     (per system for unpaired designs: the candidate's), and ``power`` the power there.
+
+    References
+    ----------
+    .. [1] Farrington, C. P. & Manning, G. (1990). Test statistics and sample size formulae for
+           comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
+           relative risk. Statist. Med. 9(12), 1447-1454.
+    .. [2] Nam, J. (1997). Establishing equivalence of two treatments and sample size requirements
+           in matched-pairs design. Biometrics 53(4), 1422-1430.
+    .. [3] Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+           approach for assessing the equivalence of average bioavailability. J. Pharmacokinet.
+           Biopharm. 15(6), 657-680.
 
     Examples
     --------

@@ -96,6 +96,11 @@ def clopper_pearson_interval(successes: np.ndarray, n: np.ndarray, *,
     quantile function, 0 when k = 0 and 1 when k = n (Clopper & Pearson 1934); the
     ``method="beta"`` interval of statsmodels' ``proportion_confint``.
 
+    References
+    ----------
+    .. [1] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits
+           illustrated in the case of the binomial. Biometrika 26(4), 404-413.
+
     Examples
     --------
     >>> lo, hi = clopper_pearson_interval(np.array(7), np.array(10))
@@ -167,6 +172,15 @@ def mean_intervals(samples: np.ndarray | Sequence[np.ndarray], *,
     DegenerateDataWarning
         Systems with fewer than 2 items (their interval is NaN, except the binary
         methods which are defined from 1 item).
+
+    References
+    ----------
+    .. [1] Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
+           inference. J. Amer. Statist. Assoc. 22(158), 209-212.
+    .. [2] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits
+           illustrated in the case of the binomial. Biometrika 26(4), 404-413.
+    .. [3] Efron, B. (1987). Better bootstrap confidence intervals. J. Amer. Statist. Assoc.
+           82(397), 171-185.
     """
     if method not in get_args(CIMethod):
         raise InputError(f"method={method!r} is not valid",
@@ -260,7 +274,7 @@ def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method:
 
 @dataclass(frozen=True)
 class BootstrapMeans(TabularMixin):
-    """The bootstrap distribution of each system's mean (seed 000 §3, option 2).
+    """The bootstrap distribution of each system's mean (Ackerman et al. 2025, §3, option 2).
 
     ``replicates`` is ``(n_resamples, n_systems)``; ``ci_low``/``ci_high`` are its
     percentile interval at ``confidence``.
@@ -293,10 +307,17 @@ def bootstrap_means(samples: np.ndarray | Sequence[np.ndarray], *,
                     n_resamples: int = 9999, rng: np.random.Generator | int | None = None,
                     max_memory: int = DEFAULT_MAX_MEMORY) -> BootstrapMeans:
     """Bootstrap replicates of every system's mean, items resampled (shared by the
-    systems of a 2-D matrix), for the "bootstrap means" boxplots of seed 000 §3.
+    systems of a 2-D matrix), for the "bootstrap means" boxplots of Ackerman et al. 2025, §3.
 
     Parameters are those of :func:`mean_intervals`. Systems with fewer than 2 items
     get NaN replicates.
+
+    References
+    ----------
+    .. [1] Efron, B. (1979). Bootstrap methods: another look at the jackknife. Ann. Statist. 7(1),
+           1-26.
+    .. [2] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. §3.
     """
     arrays, shared, names = _samples_iv(samples, systems, confidence, n_resamples)
     reps = _replicates(arrays, shared, int(n_resamples), np.random.default_rng(rng),

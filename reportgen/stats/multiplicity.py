@@ -1,6 +1,6 @@
 """Multiple-comparison corrections of p-values.
 
-Family-wise error rate (FWER): ``holm-sidak`` (the default of seed 000 §4.2), ``holm``,
+Family-wise error rate (FWER): ``holm-sidak`` (the default of Ackerman et al. 2025, §4.2), ``holm``,
 ``bonferroni``, ``sidak``. False discovery rate (FDR): ``fdr_bh`` (Benjamini-Hochberg,
 valid under independence and positive regression dependence) and ``fdr_by``
 (Benjamini-Yekutieli, any dependence). ``none`` leaves the p-values as they are.

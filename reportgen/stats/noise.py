@@ -1,4 +1,4 @@
-"""The noise profile of a benchmark (eval-arena, seed 002): how large a difference
+"""The noise profile of a benchmark (eval-arena, Wang et al. 2024): how large a difference
 between two systems has to be before it is more than noise.
 
 Every pair of systems of one dataset × metric is compared with the two-sided exact sign
@@ -53,7 +53,7 @@ __all__ = [
 #: The significance levels of eval-arena's |A − B| vs A + B figure.
 BOUNDARY_ALPHAS: tuple[float, ...] = (0.05, 0.1, 0.2)
 
-#: ``sqrt(2) * 1.96``: p5 divided by this is the implied SD of the null (seed 002).
+#: ``sqrt(2) * 1.96``: p5 divided by this is the implied SD of the null (Wang et al. 2024).
 NULL_SD_DIVISOR: float = math.sqrt(2) * 1.96
 
 #: The level that defines p5_min and p5_max.
@@ -189,7 +189,7 @@ class SignalToNoise(TabularMixin):
         ``diff / se_diff / doublings``.
     n_items
         Items of the benchmark; ``snr / sqrt(n_items)`` is the ratio per √size
-        (seed 002 compares benchmarks "for their sizes").
+        (Wang et al. (2024) compares benchmarks "for their sizes").
     se
         ``"paired"`` (SE of the mean per-item difference) or ``"sign-test"``
         (``sqrt(A + B) / n``, eval-arena's ``signal_noise.py``).
@@ -524,6 +524,14 @@ def sign_test_boundary(totals: Any, *, alpha: float = 0.05) -> np.ndarray:
     approximation :math:`1 + \\sqrt{m\\,\\chi^2_{1,1-\\alpha}}` instead; this is the exact
     curve of the test whose p-values are reported.
 
+    References
+    ----------
+    .. [1] Dixon, W. J. & Mood, A. M. (1946). The statistical sign test. J. Amer. Statist. Assoc.
+           41(236), 557-566.
+    .. [2] Wang, S. I., Gu, A., Madaan, L., Hupkes, D., Liu, J., Wei, Y., Jain, N., Lai, Y., Sootla,
+           S., Press, O., Rozière, B. & Synnaeve, G. (2024). Eval-Arena: noise and errors on LLM
+           evaluations. https://github.com/crux-eval/eval-arena
+
     Examples
     --------
     >>> sign_test_boundary([5, 6, 10, 20], alpha=0.05)
@@ -643,6 +651,14 @@ def prediction_noise(scores: Any, counts: Any = None, *,
     eval-arena's ``estimators.Single.from_samples_unbiasedK`` reports the same split for a
     single sample (prediction variance × k) with ddof 0 across items.
 
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+           evaluations. arXiv:2411.00640.
+    .. [2] Wang, S. I., Gu, A., Madaan, L., Hupkes, D., Liu, J., Wei, Y., Jain, N., Lai, Y., Sootla,
+           S., Press, O., Rozière, B. & Synnaeve, G. (2024). Eval-Arena: noise and errors on LLM
+           evaluations. https://github.com/crux-eval/eval-arena
+
     Examples
     --------
     >>> x = np.array([[0.2, 1.0], [0.6, 0.0], [1.0, 0.0], [0.4, 1.0]])
@@ -711,7 +727,7 @@ def _family_pairs(names: tuple[str, ...], families: Mapping[str, Any]
 def signal_to_noise(scores: Any, families: Mapping[str, tuple[str, float]], *,
                     systems: Sequence[str] | None = None,
                     se: SnrSE = "paired") -> SignalToNoise:
-    """Signal-to-noise of a benchmark: size effects within model families (seed 002).
+    """Signal-to-noise of a benchmark: size effects within model families (Wang et al. 2024).
 
     Parameters
     ----------
@@ -746,6 +762,12 @@ def signal_to_noise(scores: Any, families: Mapping[str, tuple[str, float]], *,
     paired SE is :math:`\\sqrt{\\operatorname{var}_0(x_A - x_B)/n}`; for binary data with
     b, c discordant items :math:`\\sqrt{b + c - (b - c)^2/n}\\,/\\,n`. All pairs of a
     family are used (eval-arena uses successive sizes); the summary is the median.
+
+    References
+    ----------
+    .. [1] Wang, S. I., Gu, A., Madaan, L., Hupkes, D., Liu, J., Wei, Y., Jain, N., Lai, Y., Sootla,
+           S., Press, O., Rozière, B. & Synnaeve, G. (2024). Eval-Arena: noise and errors on LLM
+           evaluations. https://github.com/crux-eval/eval-arena
 
     Examples
     --------
@@ -868,7 +890,7 @@ def noise_profile(scores: Any, *, systems: Sequence[str] | None = None,
     humaneval+ figures (11 items = 6.71 %, 16 items = 9.76 %) and mbpp+ (16 = 4.23 %,
     21 = 5.56 %). Percentages are ``100 * p5_min``; fields keep fractions.
 
-    **Null SD.** :math:`p5_{\\min} / (\\sqrt 2 \\cdot 1.96)` (seed 002): the SD of one
+    **Null SD.** :math:`p5_{\\min} / (\\sqrt 2 \\cdot 1.96)` (Wang et al. 2024): the SD of one
     system's accuracy under the null, since 1.96 SDs of a difference of two such
     accuracies is the smallest significant difference.
 
@@ -885,7 +907,7 @@ def noise_profile(scores: Any, *, systems: Sequence[str] | None = None,
     **Boundaries.** :func:`sign_test_boundary` for each α and ``m = 0..n``.
 
     References: S. Wang et al., *Eval-Arena: noise and errors on LLM evaluations* (2024),
-    github.com/crux-eval/eval-arena, ``noise.md`` (seed 002).
+    github.com/crux-eval/eval-arena, ``noise.md`` (Wang et al. 2024).
 
     Examples
     --------

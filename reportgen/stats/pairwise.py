@@ -1,6 +1,6 @@
 """Pairwise comparison of systems on one sample list (one dataset × metric).
 
-The automatic test follows Table 1 of seed 000:
+The automatic test follows Table 1 of Ackerman et al. (2025):
 
 =========  ==========  ===========================  ===========================  ==========================
 paired     modality    test                         effect size                  CI of the difference
@@ -92,7 +92,13 @@ EFFECT_THRESHOLDS: dict[str, float] = {"small": 0.2, "medium": 0.5, "large": 0.8
 
 def effect_magnitude(effect: np.ndarray) -> np.ndarray:
     """``"negligible"``, ``"small"``, ``"medium"`` or ``"large"`` by Cohen's thresholds
-    on ``|effect|`` (``""`` for NaN)."""
+    on ``|effect|`` (``""`` for NaN).
+
+    References
+    ----------
+    .. [1] Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed.
+           Erlbaum.
+    """
     e = np.abs(np.asarray(effect, dtype=np.float64))
     labels = np.full(e.shape, "", dtype=object)
     labels[e < 0.2] = "negligible"
@@ -217,10 +223,15 @@ class PairwiseResult(PairsMixin):
 
 def comparison_pairs(n_systems: int, order: Order = "all-pairs",
                      baseline: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Index arrays ``(a, b)`` of the comparisons in seed 000 §4.2's orders.
+    """Index arrays ``(a, b)`` of the comparisons in Ackerman et al. 2025, §4.2's orders.
 
     ``all-pairs``: (i, j) for i < j; ``first-vs-rest``: (baseline, j) for every other
     j; ``successive``: (i, i + 1).
+
+    References
+    ----------
+    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. §4.2.
 
     Examples
     --------
@@ -304,7 +315,7 @@ def _warn_one_sided(alternative: str) -> None:
     if alternative != "two-sided":
         warnings.warn(
             f"alternative={alternative!r}: a one-sided test is valid only if the direction "
-            "was fixed before looking at the data (seed 000 §4.2)", OneSidedWarning,
+            "was fixed before looking at the data (Ackerman et al. 2025, §4.2)", OneSidedWarning,
             stacklevel=3)
 
 
@@ -373,7 +384,18 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
     non-zero value, t = ±inf and p = 0 (two-sided). Exact McNemar: with b items only A
     solved and c only B solved, :math:`p = \\min(1, 2 F(\\min(b, c); b + c, 1/2))`
     (statsmodels ``mcnemar(exact=True)``); one-sided :math:`P(K \\ge b)` or
-    :math:`P(K \\le b)`. Paired d: :math:`\\bar\\Delta / s_\\Delta` (seed 000 Table 1).
+    :math:`P(K \\le b)`. Paired d: :math:`\\bar\\Delta / s_\\Delta` (Ackerman et al. 2025, Table 1).
+
+    References
+    ----------
+    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. Table 1.
+    .. [2] McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+           proportions or percentages. Psychometrika 12(2), 153-157.
+    .. [3] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
+           populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
+    .. [4] Efron, B. (1987). Better bootstrap confidence intervals. J. Amer. Statist. Assoc.
+           82(397), 171-185.
     """
     opts = _options_iv(method=method, order=order, alternative=alternative,
                        correction=correction, alpha=alpha, confidence=confidence,
@@ -641,7 +663,18 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
     1/n_b)}` (statsmodels ``proportions_ztest``); if both systems score all 0 or all 1,
     z = NaN and p = 1. Cohen's d uses the pooled SD
     :math:`\\sqrt{((n_a-1)s_a^2 + (n_b-1)s_b^2)/(n_a+n_b-2)}`; Cohen's h is
-    :math:`2\\arcsin\\sqrt{\\hat p_a} - 2\\arcsin\\sqrt{\\hat p_b}` (seed 000 Table 1).
+    :math:`2\\arcsin\\sqrt{\\hat p_a} - 2\\arcsin\\sqrt{\\hat p_b}` (Ackerman et al. 2025, Table 1).
+
+    References
+    ----------
+    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. Table 1.
+    .. [2] Welch, B. L. (1947). The generalization of 'Student's' problem when several different
+           population variances are involved. Biometrika 34(1-2), 28-35.
+    .. [3] Newcombe, R. G. (1998). Interval estimation for the difference between independent
+           proportions: comparison of eleven methods. Statist. Med. 17(8), 873-890 (method 10).
+    .. [4] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
+           populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
     """
     opts = _options_iv(method=method, order=order, alternative=alternative,
                        correction=correction, alpha=alpha, confidence=confidence,

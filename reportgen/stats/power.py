@@ -1,7 +1,8 @@
 """Power, minimum detectable effect and required sample size of the comparison tests.
 
-One function family for the four designs of Table 1 of seed 000, each with the power of
-the test the engine (:mod:`reportgen.stats.pairwise`) actually runs as the default method:
+One function family for the four designs of Table 1 of Ackerman et al. (2025), each with
+the power of the test the engine (:mod:`reportgen.stats.pairwise`) actually runs as the
+default method:
 
 - ``paired-binary``: ``exact`` — the exact (conditional binomial) McNemar test, its
   power averaged over the number of discordant items (Duffy 1984); the engine's test.
@@ -496,6 +497,11 @@ def correlation_bounds(p_a: float, p_b: float) -> tuple[float, float]:
     over the image of that interval. A degenerate marginal (0 or 1) has no correlation;
     its bounds are ``(0, 0)``.
 
+    References
+    ----------
+    .. [1] Prentice, R. L. (1988). Correlated binary regression with covariates specific to each
+           binary observation. Biometrics 44(4), 1033-1048 (the range of the correlation).
+
     Examples
     --------
     >>> correlation_bounds(0.5, 0.5)
@@ -541,6 +547,11 @@ def paired_binary_cells(p_a: float, p_b: float, *, correlation: float
     one uniform draw (comonotone) and independent draws elsewhere gives phi
     :math:`f \\cdot \\rho_{max}(p_a, p_b)`; pass
     ``correlation=f * correlation_bounds(p_a, p_b)[1]`` for that model.
+
+    References
+    ----------
+    .. [1] Prentice, R. L. (1988). Correlated binary regression with covariates specific to each
+           binary observation. Biometrics 44(4), 1033-1048 (the range of the correlation).
 
     Examples
     --------
@@ -910,6 +921,15 @@ def power_at(n: float, delta: float, *, design: Design | PowerDesign, method: Po
       closed-form power; this noncentral-t approximation is checked against a
       simulation of ``scipy.stats.ttest_ind(equal_var=False)`` in the tests.
 
+    References
+    ----------
+    .. [1] Connor, R. J. (1987). Sample size for testing differences in proportions for the
+           paired-sample design. Biometrics 43(1), 207-211.
+    .. [2] Fleiss, J. L., Levin, B. & Paik, M. C. (2003). Statistical Methods for Rates and
+           Proportions, 3rd ed., ch. 4. Wiley.
+    .. [3] Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed.
+           Erlbaum.
+
     Examples
     --------
     >>> r = power_at(200, 0.05, design="paired-binary", discordance=0.2)
@@ -939,6 +959,15 @@ def power_curve(n: Any, delta: Any, *, design: Design | PowerDesign, method: Pow
     Parameters are those of :func:`power_at`. The closed-form methods are computed in one
     vectorised call; the exact McNemar power loops over the points (each vectorised over
     the number of discordant items).
+
+    References
+    ----------
+    .. [1] Connor, R. J. (1987). Sample size for testing differences in proportions for the
+           paired-sample design. Biometrics 43(1), 207-211.
+    .. [2] Fleiss, J. L., Levin, B. & Paik, M. C. (2003). Statistical Methods for Rates and
+           Proportions, 3rd ed., ch. 4. Wiley.
+    .. [3] Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed.
+           Erlbaum.
 
     Examples
     --------
@@ -1096,6 +1125,15 @@ def minimum_detectable_effect(n: float, *, design: Design | PowerDesign, power: 
     is found by doubling. statsmodels ``solve_power(effect_size=None, ...)`` answers the
     same question for the t and arcsine methods.
 
+    References
+    ----------
+    .. [1] Connor, R. J. (1987). Sample size for testing differences in proportions for the
+           paired-sample design. Biometrics 43(1), 207-211.
+    .. [2] Fleiss, J. L., Levin, B. & Paik, M. C. (2003). Statistical Methods for Rates and
+           Proportions, 3rd ed., ch. 4. Wiley.
+    .. [3] Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed.
+           Erlbaum.
+
     Examples
     --------
     >>> r = minimum_detectable_effect(1000, design="paired-binary", discordance=0.2)
@@ -1125,6 +1163,13 @@ def mde_curve(n: Any, *, design: Design | PowerDesign, power: float = 0.8, alpha
               sd_b: float | None = None, ratio: float | None = None) -> PowerCurve:
     """:func:`minimum_detectable_effect` at each ``n`` of a 1-D grid (the report's MDE
     curve).
+
+    References
+    ----------
+    .. [1] Connor, R. J. (1987). Sample size for testing differences in proportions for the
+           paired-sample design. Biometrics 43(1), 207-211.
+    .. [2] Fleiss, J. L., Levin, B. & Paik, M. C. (2003). Statistical Methods for Rates and
+           Proportions, 3rd ed., ch. 4. Wiley.
 
     Examples
     --------
@@ -1240,6 +1285,15 @@ def required_n(delta: float, *, design: Design | PowerDesign, power: float = 0.8
     10 items) below the crossing for the first n that reaches the target. A slightly
     larger n can fall just below the target.
 
+    References
+    ----------
+    .. [1] Connor, R. J. (1987). Sample size for testing differences in proportions for the
+           paired-sample design. Biometrics 43(1), 207-211.
+    .. [2] Fleiss, J. L., Levin, B. & Paik, M. C. (2003). Statistical Methods for Rates and
+           Proportions, 3rd ed., ch. 4. Wiley.
+    .. [3] Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences, 2nd ed.
+           Erlbaum.
+
     Examples
     --------
     >>> round(required_n(0.5, design="paired-continuous").n, 4)
@@ -1287,6 +1341,11 @@ def sample_paired_binary(n: int, p_a: float, p_b: float, *, correlation: float,
     numpy.ndarray
         ``(size, 4)`` int64 counts of the cells ``(11, 10, 01, 00)``: both right, only
         A, only B, both wrong.
+
+    References
+    ----------
+    .. [1] Prentice, R. L. (1988). Correlated binary regression with covariates specific to each
+           binary observation. Biometrics 44(4), 1033-1048 (the range of the correlation).
 
     Examples
     --------
@@ -1350,8 +1409,15 @@ def simulate_paired_binary_power(n: int, delta: float, *, baseline: float,
     with the engine's exact McNemar p-value
     (:func:`~reportgen.stats.pairwise.binomial_pvalue`). Its expectation is the
     ``method="exact"`` power of :func:`power_at` at the implied ``p10, p01``; the
-    simulation is the check of that formula and the route seed 003 §3.5 describes for
+    simulation is the check of that formula and the route Chandrabhas (evalci), §3.5 describes for
     correlated systems.
+
+    References
+    ----------
+    .. [1] McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+           proportions or percentages. Psychometrika 12(2), 153-157.
+    .. [2] Chandrabhas, S. K. evalci: a Python library for statistically rigorous comparison of
+           language model evaluations.
 
     Examples
     --------
@@ -1439,6 +1505,13 @@ def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
     - ``unpaired-continuous``: ``sd`` = the pooled within-system SD
       :math:`\\sqrt{\\sum_b (n_b - 1)s_b^2 / \\sum_b (n_b - 1)}` (so ``welch`` and
       ``pooled-t`` agree); n = the median item count; ratio 1.
+
+    References
+    ----------
+    .. [1] Connor, R. J. (1987). Sample size for testing differences in proportions for the
+           paired-sample design. Biometrics 43(1), 207-211.
+    .. [2] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+           evaluations. arXiv:2411.00640.
 
     Examples
     --------

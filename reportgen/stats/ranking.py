@@ -4,15 +4,15 @@ ordered-ranking graph with cliques, compact letter displays, and a TOPSIS cross-
 ============================== ===========================================================
 function                       what it gives
 ============================== ===========================================================
-:func:`rank_distributions`     bootstrap distribution of each system's rank (seed 000 §3)
+:func:`rank_distributions`     bootstrap distribution of each system's rank (Ackerman 2025)
 :func:`simultaneous_rank_      confidence intervals that contain *all* true ranks at once
 intervals`                     (Al Mohamad, Goeman & van Zwet 2022, Tukey-based)
 :func:`ordered_ranking`        systems by mean, the graph of non-significant pairs, its
-                               maximal cliques and isolated systems (seed 000 §5.1, §7.1)
+                               maximal cliques and isolated systems (Ackerman 2025, §7.1)
 :func:`compact_letter_display` letters shared by systems that do not differ significantly
                                (Piepho 2004, insert-absorb)
 :func:`topsis`                 TOPSIS closeness scores of a systems × metrics matrix
-                               (Hwang & Yoon 1981; seed 000 §7.4)
+                               (Hwang & Yoon 1981; Ackerman et al. 2025, §7.4)
 :func:`rank_agreement`         Kendall τ between two orderings and the pairs they swap
 ============================== ===========================================================
 
@@ -205,7 +205,7 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
                        max_memory: int = DEFAULT_MAX_MEMORY,
                        resampling: Literal["auto", "bootstrap", "normal"] = "auto"
                        ) -> RankDistributions:
-    """Bootstrap distribution of each system's rank (seed 000 §3, option 3).
+    """Bootstrap distribution of each system's rank (Ackerman et al. 2025, §3, option 3).
 
     Parameters
     ----------
@@ -268,6 +268,12 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
     integers, so systems with identical scores still tie. This costs :math:`R B^2`
     instead of :math:`R n B`; at 10,000 items its rank probabilities equal the
     bootstrap's within Monte Carlo error (``tests/stats/test_ranking.py``).
+
+    References
+    ----------
+    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. §3.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------
@@ -526,6 +532,11 @@ def simultaneous_rank_intervals(means: np.ndarray, ses: np.ndarray | None = None
     confidence intervals for ranks with application to ranking institutions.
     *Biometrics* 78(1), 238–247 (R package ICRanks, ``Method = "Tukey"``).
 
+    References
+    ----------
+    .. [1] Al Mohamad, D., Goeman, J. J. & van Zwet, E. W. (2022). Simultaneous confidence intervals
+           for ranks with application to ranking institutions. Biometrics 78(1), 238-247.
+
     Examples
     --------
     >>> res = simultaneous_rank_intervals(np.array([3.0, 1.0, 0.9]), np.array([0.3, 0.3, 0.3]))
@@ -657,7 +668,7 @@ def _simulate_max_stat(C: np.ndarray, ia: np.ndarray, ib: np.ndarray, sd: np.nda
 
 @dataclass(frozen=True)
 class OrderedRanking(TabularMixin):
-    """Systems ordered by mean with the graph of non-significant pairs (seed 000 §5.1).
+    """Systems ordered by mean with the graph of non-significant pairs (Ackerman et al. 2025, §5.1).
 
     Attributes
     ----------
@@ -743,7 +754,7 @@ def ordered_ranking(means: np.ndarray, comparisons: PairwiseResult | np.ndarray,
                     alternative: _Alternative | None = None,
                     min_clique_size: int = 2) -> OrderedRanking:
     """Order systems by mean and build the graph of non-significant pairs with its
-    cliques (seed 000 §7.1 steps 2–4, §5.1).
+    cliques (Ackerman et al. 2025, §7.1 steps 2–4, §5.1).
 
     Parameters
     ----------
@@ -782,8 +793,8 @@ def ordered_ranking(means: np.ndarray, comparisons: PairwiseResult | np.ndarray,
     -----
     A pair is significant when ``p_adjusted <= alpha`` (as
     :meth:`PairwiseResult.significant`); a NaN p-value is not significant. Edges join the
-    non-significant pairs; the graph is directed when the tests were one-sided (seed 000
-    §5.1). Cliques are the maximal cliques of the undirected graph
+    non-significant pairs; the graph is directed when the tests were one-sided (Ackerman et
+    al. 2025, §5.1). Cliques are the maximal cliques of the undirected graph
     (:func:`maximal_groups`: the maximal runs of consecutive systems when the graph is
     an interval graph in mean order, else Bron–Kerbosch up to :data:`MAX_GROUPS`
     cliques, past which the consecutive runs are given with a note) and are reported
@@ -791,6 +802,11 @@ def ordered_ranking(means: np.ndarray, comparisons: PairwiseResult | np.ndarray,
     with fewer comparisons an uncompared pair is not evidence of similarity.
     Seed 000 §7.1 asks for two-sided tests with all pairs and right-tailed tests with
     the other orders, the systems being in descending order of their means.
+
+    References
+    ----------
+    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. §5.1, §7.1.
 
     Examples
     --------
@@ -1207,6 +1223,11 @@ def compact_letter_display(systems_in_order: Sequence[str],
     Reference: Piepho, H.-P. (2004). An algorithm for a letter-based representation of
     all-pairwise comparisons. *J. Comput. Graph. Stat.* 13(2), 456–466.
 
+    References
+    ----------
+    .. [1] Piepho, H.-P. (2004). An algorithm for a letter-based representation of all-pairwise
+           comparisons. J. Comput. Graph. Statist. 13(2), 456-466.
+
     Examples
     --------
     >>> cld = compact_letter_display(["A", "B", "C", "D"], [("A", "C"), ("A", "D"), ("B", "D")])
@@ -1311,7 +1332,7 @@ def topsis(matrix: np.ndarray, *, directions: Direction | Sequence[Direction] = 
            weights: Sequence[float] | np.ndarray | None = None,
            systems: Sequence[str] | None = None,
            metrics: Sequence[str] | None = None) -> TopsisResult:
-    """TOPSIS scores of a systems × metrics matrix of means (seed 000 §7.4).
+    """TOPSIS scores of a systems × metrics matrix of means (Ackerman et al. 2025, §7.4).
 
     Parameters
     ----------
@@ -1349,6 +1370,12 @@ def topsis(matrix: np.ndarray, *, directions: Direction | Sequence[Direction] = 
     Euclidean distances :math:`S_i^\\pm = \\lVert v_i - A^\\pm\\rVert` and closeness
     :math:`C_i = S_i^-/(S_i^+ + S_i^-)`. Seed 000 §7.4 used pymcdm, whose ``TOPSIS``
     takes a normalisation function: compare with it only under vector normalisation.
+
+    References
+    ----------
+    .. [1] Hwang, C.-L. & Yoon, K. (1981). Multiple Attribute Decision Making. Springer (TOPSIS).
+    .. [2] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
+           systems. §7.4.
 
     Examples
     --------
@@ -1441,7 +1468,7 @@ class RankAgreement(TabularMixin):
 
 
 def rank_agreement(order_a: Sequence[str], order_b: Sequence[str]) -> RankAgreement:
-    """Kendall's τ between two orderings of the same systems (seed 000 §7.4).
+    """Kendall's τ between two orderings of the same systems (Ackerman et al. 2025, §7.4).
 
     Parameters
     ----------
@@ -1463,6 +1490,10 @@ def rank_agreement(order_a: Sequence[str], order_b: Sequence[str]) -> RankAgreem
     Kendall (1938), *Biometrika* 30: τ = (C − D) / (n(n − 1)/2) over the n(n − 1)/2 pairs,
     C concordant (same relative order in both) and D discordant. The p-value is scipy's
     ``kendalltau`` on the positions (exact null distribution when n is small).
+
+    References
+    ----------
+    .. [1] Kendall, M. G. (1938). A new measure of rank correlation. Biometrika 30(1-2), 81-93.
 
     Examples
     --------

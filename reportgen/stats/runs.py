@@ -14,12 +14,13 @@ difficulty. This module answers the questions such data raise:
 - :func:`variance_components`, :func:`variance_components_paired`,
   :func:`variance_components_from_counts`: how much of the uncertainty of a mean comes
   from the choice of items (data noise) and how much from the runs (prediction noise).
-- :func:`pooled_runs_bootstrap`: Algorithm 1 of seed 004 (instance-level bootstrap over
-  the pooled runs) on per-(item, run) sufficient statistics, so corpus-level metrics such
-  as F1 plug in.
+- :func:`pooled_runs_bootstrap`: Algorithm 1 of Fraile-Hernández & Peñas (2025)
+  (instance-level bootstrap over the pooled runs) on per-(item, run) sufficient
+  statistics, so corpus-level metrics such as F1 plug in.
 - :func:`runs_differ_test`: do the runs of a system differ from each other (Cochran's Q
   for binary scores, Friedman for continuous)?
-- :func:`ci_width_by_runs`: seed 004's table of the interval against the number of runs.
+- :func:`ci_width_by_runs`: the table of Fraile-Hernández & Peñas (2025): the interval
+  against the number of runs.
 
 Every resampling is a matrix product of bootstrap counts with per-item (or per-row) sums,
 chunked to stay within ``max_memory`` bytes; there is no Python loop over resamples.
@@ -97,8 +98,8 @@ def _resampling_iv(n_resamples: Any, max_memory: Any, rng: Any
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
             or n_resamples < 1:
         raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
-                         hint="9999 is a good default; seed 001 asks for at least 4000 "
-                              "bootstrap resamples")
+                         hint="9999 is a good default; at least 4000 bootstrap resamples are "
+                              "advised (clawRxiv 2604.01973)")
     if isinstance(max_memory, bool) or not isinstance(max_memory, (int, np.integer)) \
             or max_memory < 2**20:
         raise InputError(f"max_memory={max_memory!r} must be an integer of at least 1 MiB "
@@ -304,6 +305,13 @@ def clustered_mean_interval(values: np.ndarray, clusters: np.ndarray, *,
     ``values = scores.transpose(0, 2, 1).reshape(-1, n_systems)`` and
     ``clusters = np.repeat(np.arange(n_items), n_runs)``.
 
+    References
+    ----------
+    .. [1] Liang, K.-Y. & Zeger, S. L. (1986). Longitudinal data analysis using generalized linear
+           models. Biometrika 73(1), 13-22 (the cluster-robust variance).
+    .. [2] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+           evaluations. arXiv:2411.00640.
+
     Examples
     --------
     >>> y = np.array([1., 1., 1., 0., 0., 0., 1., 0.])
@@ -502,11 +510,20 @@ def cluster_bootstrap_interval(scores: np.ndarray, *, method: BootstrapMethod = 
     system has no run on is drawn like the others and adds nothing to its sums (a
     cluster of size 0), and its BCa jackknife leaves out only items with runs. This is the
     cluster bootstrap of Davison & Hinkley (1997, §3.8) and evalci's ``cluster_ci``
-    (seed 003 §3.4); it accounts for the correlation of an item's runs that an i.i.d.
+    (Chandrabhas (evalci), §3.4); it accounts for the correlation of an item's runs that an i.i.d.
     bootstrap over all observations ignores (Miller 2024). BCa: Efron & Tibshirani
     (1993, §14.3) with :math:`\\hat a = \\sum_i d_i^3 / (6(\\sum_i d_i^2)^{3/2})`,
     :math:`d_i = \\bar\\theta_{(\\cdot)} - \\hat\\theta_{(i)}`, the leave-one-item-out
     estimates.
+
+    References
+    ----------
+    .. [1] Field, C. A. & Welsh, A. H. (2007). Bootstrapping clustered data. J. R. Statist. Soc. B
+           69(3), 369-390.
+    .. [2] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+           evaluations. arXiv:2411.00640.
+    .. [3] Chandrabhas, S. K. evalci: a Python library for statistically rigorous comparison of
+           language model evaluations.
 
     Examples
     --------
@@ -765,6 +782,11 @@ def variance_components(scores: np.ndarray, *, systems: Sequence[str] | None = N
     the mean of :math:`1/k_i` (items with one run count in it but not in
     :math:`\\hat\\sigma^2_\\epsilon`).
 
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+           evaluations. arXiv:2411.00640.
+
     Examples
     --------
     >>> scores = np.array([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 0, 1]])
@@ -819,6 +841,11 @@ def variance_components_paired(scores_a: np.ndarray, scores_b: np.ndarray, *,
     the item variance taken with ddof 1 (Wang 2025; Miller 2024, paired differences). If
     run r of A and run r of B share randomness (same seed or sampled prompt), the two
     are not independent and this split is not valid.
+
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+           evaluations. arXiv:2411.00640.
     """
     A = _scores_iv(scores_a, "scores_a")
     B = _scores_iv(scores_b, "scores_b")
@@ -877,6 +904,11 @@ def variance_components_from_counts(share: np.ndarray, count: np.ndarray | int, 
     have no within-item information: their components are NaN (with a
     :class:`DegenerateDataWarning`) and only ``se_total`` is given.
 
+    References
+    ----------
+    .. [1] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+           evaluations. arXiv:2411.00640.
+
     Examples
     --------
     >>> r = variance_components_from_counts(np.array([0.2, 1.0, 0.6, 0.0]), 5)
@@ -932,8 +964,8 @@ class PooledRunsResult(TabularMixin):
     estimate
         The metric on the sums over every observed (item, run) row.
     bootstrap_mean, ci_low, ci_high, se
-        Mean of the bootstrap distribution (seed 004's estimate of performance), its
-        percentile interval and standard deviation.
+        Mean of the bootstrap distribution (the estimate of performance of
+        Fraile-Hernández & Peñas 2025), its percentile interval and standard deviation.
     run_estimate, run_bootstrap_mean, run_ci_low, run_ci_high
         ``(n_systems, n_runs)``: the same for each run alone.
     n_items, n_pooled
@@ -1097,7 +1129,8 @@ def pooled_runs_bootstrap(stats: np.ndarray, *, metric: Metric | None = None,
                           rng: np.random.Generator | int | None = None,
                           max_memory: int = DEFAULT_MAX_MEMORY,
                           systems: Sequence[str] | None = None) -> PooledRunsResult:
-    """Instance-level bootstrap over the pooled runs (Algorithm 1 of seed 004).
+    """Instance-level bootstrap over the pooled runs (Algorithm 1 of Fraile-Hernández &
+    Peñas 2025).
 
     Parameters
     ----------
@@ -1143,8 +1176,15 @@ def pooled_runs_bootstrap(stats: np.ndarray, *, metric: Metric | None = None,
     Interpretation: each resample has the size of *one* run, and rows of the same item
     from different runs are drawn independently, so the interval describes the score a
     single run of l items would get, item and run noise together; it does not narrow as
-    runs are added (seed 004, the table of CI against runs). For the uncertainty of the
-    mean over all runs use :func:`cluster_bootstrap_interval`.
+    runs are added (Fraile-Hernández & Peñas 2025, the table of CI against runs). For the
+    uncertainty of the mean over all runs use :func:`cluster_bootstrap_interval`.
+
+    References
+    ----------
+    .. [1] Fraile-Hernández, J. M. & Peñas, A. (2025). On measuring large language models
+           performance with inferential statistics. Information 16(9), 817.
+           https://doi.org/10.3390/info16090817 Algorithm 1.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
     --------
@@ -1240,7 +1280,7 @@ def _friedman(x: np.ndarray) -> float:
 
 def runs_differ_test(scores: np.ndarray, *, modality: Modality | None = None,
                      systems: Sequence[str] | None = None) -> RunsDifferResult:
-    """Do the runs of a system differ systematically (RQ1 of seed 004)?
+    """Do the runs of a system differ systematically (RQ1 of Fraile-Hernández & Peñas (2025))?
 
     Parameters
     ----------
@@ -1275,6 +1315,16 @@ def runs_differ_test(scores: np.ndarray, *, modality: Modality | None = None,
     referred to :math:`\\chi^2_{k-1}`. A small p-value says the runs are not exchangeable
     (e.g. a drifting API or a seed that matters), so one run does not represent the
     system.
+
+    References
+    ----------
+    .. [1] Cochran, W. G. (1950). The comparison of percentages in matched samples. Biometrika
+           37(3-4), 256-266.
+    .. [2] Friedman, M. (1937). The use of ranks to avoid the assumption of normality implicit in
+           the analysis of variance. J. Amer. Statist. Assoc. 32(200), 675-701.
+    .. [3] Fraile-Hernández, J. M. & Peñas, A. (2025). On measuring large language models
+           performance with inferential statistics. Information 16(9), 817.
+           https://doi.org/10.3390/info16090817
     """
     X = _scores_iv(scores)
     names = system_names(systems, X.shape[1])
@@ -1367,7 +1417,8 @@ def ci_width_by_runs(scores: np.ndarray, *, method: WidthMethod = "cluster",
                      rng: np.random.Generator | int | None = None,
                      max_memory: int = DEFAULT_MAX_MEMORY,
                      systems: Sequence[str] | None = None) -> RunsWidthResult:
-    """Interval and its width using the first k runs, for k = 1..n_runs (seed 004's table).
+    """Interval and its width using the first k runs, for k = 1..n_runs (the table of
+    Fraile-Hernández & Peñas 2025).
 
     Parameters
     ----------
@@ -1378,8 +1429,8 @@ def ci_width_by_runs(scores: np.ndarray, *, method: WidthMethod = "cluster",
         ``"cluster"`` (default): :func:`cluster_bootstrap_interval` (percentile), the
         interval of the mean over the runs used, which narrows while prediction noise
         dominates and levels off at the data noise. ``"pooled"``: the interval of
-        :func:`pooled_runs_bootstrap` (seed 004's Algorithm 1), which keeps the width of
-        a single run whatever k.
+        :func:`pooled_runs_bootstrap` (Algorithm 1 of Fraile-Hernández & Peñas 2025), which
+        keeps the width of a single run whatever k.
     n_resamples, confidence, rng, max_memory
         As in the two bootstraps.
     systems
@@ -1396,6 +1447,14 @@ def ci_width_by_runs(scores: np.ndarray, *, method: WidthMethod = "cluster",
     width barely changes after the first runs, more runs buy little. The widths are from
     independent resamples for each k, so they carry Monte Carlo noise of about
     :math:`1/\\sqrt{2B}` relative.
+
+    References
+    ----------
+    .. [1] Fraile-Hernández, J. M. & Peñas, A. (2025). On measuring large language models
+           performance with inferential statistics. Information 16(9), 817.
+           https://doi.org/10.3390/info16090817
+    .. [2] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
+           evaluations. arXiv:2411.00640.
 
     Examples
     --------
