@@ -17,7 +17,11 @@ def system_names(systems: Sequence[str] | str | None, count: int, *,
                  prefix: str = "system",
                  hint: str = "give one name per system") -> tuple[str, ...]:
     """The names of ``count`` systems: ``systems`` checked (right number, distinct), or
-    ``"system 1"``, ``"system 2"``, ... when it is None."""
+    ``"system 1"``, ``"system 2"``, ... when it is None.
+
+    >>> system_names(None, 2), system_names(["a", "b"], 2)
+    (('system 1', 'system 2'), ('a', 'b'))
+    """
     if systems is None:
         return tuple(f"{prefix} {i + 1}" for i in range(count))
     if isinstance(systems, str):

@@ -160,6 +160,13 @@ def enumerate_signs(n: int, start: int = 0, stop: int | None = None) -> np.ndarr
     .. [1] Fisher, R. A. (1935). The Design of Experiments, §21. Oliver & Boyd.
     .. [2] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
            populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
+
+    Examples
+    --------
+    All 2**n sign vectors, each once (by hand: the rows of ±1 for n = 2):
+
+    >>> enumerate_signs(2).astype(int).tolist()
+    [[1, 1], [-1, 1], [1, -1], [-1, -1]]
     """
     stop = 2 ** n if stop is None else stop
     codes = np.arange(start, stop, dtype=np.int64)[:, None]
@@ -207,6 +214,13 @@ def enumerate_splits(n_a: int, n_b: int) -> np.ndarray:
     ----------
     .. [1] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
            populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
+
+    Examples
+    --------
+    The C(3, 1) = 3 ways to put one of three items in the first group:
+
+    >>> enumerate_splits(1, 2).astype(int).tolist()
+    [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
     """
     import itertools
 
