@@ -146,6 +146,7 @@ def version(module: str) -> str | None:
     """Installed version of a distribution, or None."""
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as _version
+
     try:
         return _version(module)
     except PackageNotFoundError:
@@ -165,9 +166,18 @@ def scipy_permutation_pvalue(d: Any, seed: int, n_resamples: int) -> float:
     import inspect
 
     from scipy import stats
-    seed_kw = "rng" if "rng" in inspect.signature(stats.permutation_test).parameters \
-        else "random_state"
-    res = stats.permutation_test((d,), mean_statistic, permutation_type="samples",
-                                 n_resamples=n_resamples, vectorized=True, batch=1000,
-                                 alternative="two-sided", **{seed_kw: seed})
+
+    seed_kw = (
+        "rng" if "rng" in inspect.signature(stats.permutation_test).parameters else "random_state"
+    )
+    res = stats.permutation_test(
+        (d,),
+        mean_statistic,
+        permutation_type="samples",
+        n_resamples=n_resamples,
+        vectorized=True,
+        batch=1000,
+        alternative="two-sided",
+        **{seed_kw: seed},
+    )
     return float(res.pvalue)

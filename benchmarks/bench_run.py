@@ -24,8 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_compare
 
-NAMES = {"example": "report_example", "eval-arena-4": "report_arena4",
-         "eval-arena-all": "report_arena_all"}
+NAMES = {
+    "example": "report_example",
+    "eval-arena-4": "report_arena4",
+    "eval-arena-all": "report_arena_all",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,10 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--only", choices=sorted(NAMES), default=None)
     args = parser.parse_args(argv)
-    names = [NAMES[args.only]] if args.only else \
-        [n for n in NAMES.values() if n in bench_compare.WORKLOADS]
-    return bench_compare.main(["--only", ",".join(names),
-                               "--report-repeats", str(args.repeats)])
+    names = (
+        [NAMES[args.only]]
+        if args.only
+        else [n for n in NAMES.values() if n in bench_compare.WORKLOADS]
+    )
+    return bench_compare.main(["--only", ",".join(names), "--report-repeats", str(args.repeats)])
 
 
 if __name__ == "__main__":

@@ -33,15 +33,24 @@ def _cli_help() -> Workload:
         return state
 
     def summarize(state: Any, result: Any) -> dict[str, Any]:
-        return {"help_s": state["help_s"], "bare_interpreter_s": state["bare_s"],
-                "over_bare": state["help_s"] / state["bare_s"],
-                "help_ok": state["help_s"] <= TARGET_HELP_S}
+        return {
+            "help_s": state["help_s"],
+            "bare_interpreter_s": state["bare_s"],
+            "over_bare": state["help_s"] / state["bare_s"],
+            "help_ok": state["help_s"] <= TARGET_HELP_S,
+        }
 
-    return Workload("cli_start", "fast",
-                    "reportgen analyze --help in a fresh interpreter (the run is timed "
-                    "from the parent: start, parse, print), beside a bare `python -c "
-                    f"pass` (target: at most {TARGET_HELP_S} s)", setup, run, summarize,
-                    target=Target(seconds=TARGET_HELP_S))
+    return Workload(
+        "cli_start",
+        "fast",
+        "reportgen analyze --help in a fresh interpreter (the run is timed "
+        "from the parent: start, parse, print), beside a bare `python -c "
+        f"pass` (target: at most {TARGET_HELP_S} s)",
+        setup,
+        run,
+        summarize,
+        target=Target(seconds=TARGET_HELP_S),
+    )
 
 
 def workloads() -> list[Workload]:

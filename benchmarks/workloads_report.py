@@ -43,27 +43,38 @@ TARGET_ARENA12 = Target(seconds=240.0)
 SPECS: dict[str, dict[str, Any]] = {
     "report_example": {
         "data": (str(REPO / "examples" / "data"),),
-        "config": str(REPO / "examples" / "reportgen.toml"), "target": TARGET_EXAMPLE,
+        "config": str(REPO / "examples" / "reportgen.toml"),
+        "target": TARGET_EXAMPLE,
         "description": "reportgen run on the bundled example (12 systems, 13 dataset x "
-                       "metric lists): notebook + HTML + PDF, default options"},
+        "metric lists): notebook + HTML + PDF, default options",
+    },
     "report_arena4": {
         "data": tuple(str(SHARED_DATA / "eval-arena" / f"{n}.jsonl") for n in ARENA4),
-        "config": None, "target": TARGET_ARENA4,
-        "description": "reportgen run on 4 eval-arena benchmarks (" + ", ".join(ARENA4)
-                       + "; 163 systems): notebook + HTML + PDF"},
+        "config": None,
+        "target": TARGET_ARENA4,
+        "description": "reportgen run on 4 eval-arena benchmarks ("
+        + ", ".join(ARENA4)
+        + "; 163 systems): notebook + HTML + PDF",
+    },
     "report_arena_all": {
         "data": (str(SHARED_DATA / "eval-arena"),),
-        "config": None, "target": TARGET_ARENA_ALL, "analyze_first": True,
+        "config": None,
+        "target": TARGET_ARENA_ALL,
+        "analyze_first": True,
         "description": "reportgen run on all 5 shared eval-arena benchmarks (170 "
-                       "systems) against reportgen analyze of the same data in the same "
-                       "process (target: run <= 3x analyze)"},
+        "systems) against reportgen analyze of the same data in the same "
+        "process (target: run <= 3x analyze)",
+    },
     "report_arena12": {
         "data": (str(ARENA12),),
-        "config": None, "target": TARGET_ARENA12, "analyze_first": True,
+        "config": None,
+        "target": TARGET_ARENA12,
+        "analyze_first": True,
         "description": "reportgen run on 12 eval-arena benchmarks (235 systems, "
-                       "../data-extra/eval-arena-12) against reportgen analyze of the same "
-                       f"data (targets: run <= 3x analyze, <= {MAX_ARENA12_PAGES} PDF "
-                       "pages, <= 8 MB HTML)"},
+        "../data-extra/eval-arena-12) against reportgen analyze of the same "
+        f"data (targets: run <= 3x analyze, <= {MAX_ARENA12_PAGES} PDF "
+        "pages, <= 8 MB HTML)",
+    },
 }
 
 
@@ -72,6 +83,7 @@ def stage_split(out: Any, total: float, imports: float) -> dict[str, Any]:
     import json
 
     import nbformat
+
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     timings = manifest["timings_seconds"]
     nb = nbformat.read(str(out / "report.ipynb"), as_version=4)
@@ -81,14 +93,19 @@ def stage_split(out: Any, total: float, imports: float) -> dict[str, Any]:
             continue
         section = cell.metadata.get("reportgen", {}).get("section", "parameters")
         cells[section] = cells.get(section, 0.0) + float(
-            cell.metadata.get("papermill", {}).get("duration") or 0.0)
+            cell.metadata.get("papermill", {}).get("duration") or 0.0
+        )
     notebook = float(timings.get("notebook", 0.0))
     analysis = cells.get("analysis", 0.0)
-    stages = {"imports": imports, "load": float(timings.get("load", 0.0)),
-              "analysis": analysis,
-              "kernel start": max(0.0, notebook - sum(cells.values())),
-              "cells": sum(cells.values()) - analysis,
-              "html": float(timings.get("html", 0.0)), "pdf": float(timings.get("pdf", 0.0))}
+    stages = {
+        "imports": imports,
+        "load": float(timings.get("load", 0.0)),
+        "analysis": analysis,
+        "kernel start": max(0.0, notebook - sum(cells.values())),
+        "cells": sum(cells.values()) - analysis,
+        "html": float(timings.get("html", 0.0)),
+        "pdf": float(timings.get("pdf", 0.0)),
+    }
     stages["other"] = max(0.0, total - sum(stages.values()))
     return {"stages": stages, "cells": cells, "manifest_timings": timings}
 
@@ -99,6 +116,7 @@ def _report(name: str) -> Workload:
     def setup() -> Any:
         import tempfile
         from pathlib import Path
+
         folder = tempfile.mkdtemp(prefix="reportgen-bench-")
         return {"folder": Path(folder), "out": Path(folder) / "report"}
 
@@ -107,14 +125,22 @@ def _report(name: str) -> Workload:
             start = time.perf_counter()
             from reportgen.analysis import AnalysisOptions, analyze
             from reportgen.data import load
+
             analyze(load(list(spec["data"])), AnalysisOptions(seed=REPORT_SEED))
             state["analyze_s"] = time.perf_counter() - start
         start = time.perf_counter()
         from reportgen.report.pipeline import RunSpec, run_report
+
         state["imports_s"] = time.perf_counter() - start
-        result = run_report(RunSpec(data=spec["data"], out=str(state["out"]),
-                                    config=spec["config"],
-                                    analysis_options={"seed": REPORT_SEED}, force=True))
+        result = run_report(
+            RunSpec(
+                data=spec["data"],
+                out=str(state["out"]),
+                config=spec["config"],
+                analysis_options={"seed": REPORT_SEED},
+                force=True,
+            )
+        )
         state["total_s"] = time.perf_counter() - start
         return result
 
@@ -124,29 +150,47 @@ def _report(name: str) -> Workload:
         import nbformat
         from _workload import children_peak_mb
         from nbconvert import HTMLExporter
+
         out = state["out"]
         split = stage_split(out, state["total_s"], state["imports_s"])
         nb = nbformat.read(str(out / "report.ipynb"), as_version=4)
         start = time.perf_counter()
         HTMLExporter().from_notebook_node(nb)
         nbconvert_s = time.perf_counter() - start
-        summary = {**split, "pages": result.pages, "nbconvert_html_s": nbconvert_s,
-                   "kernel_peak_mb": children_peak_mb(),
-                   "html_bytes": (out / "report.html").stat().st_size,
-                   "files": sorted(result.files)}
+        summary = {
+            **split,
+            "pages": result.pages,
+            "nbconvert_html_s": nbconvert_s,
+            "kernel_peak_mb": children_peak_mb(),
+            "html_bytes": (out / "report.html").stat().st_size,
+            "files": sorted(result.files),
+        }
         if name == "report_arena12":
-            summary.update(pages_ok=(result.pages or 0) <= MAX_ARENA12_PAGES,
-                           html_ok=summary["html_bytes"] <= MAX_ARENA12_HTML_BYTES)
+            summary.update(
+                pages_ok=(result.pages or 0) <= MAX_ARENA12_PAGES,
+                html_ok=summary["html_bytes"] <= MAX_ARENA12_HTML_BYTES,
+            )
         if "analyze_s" in state:
             ratio = state["total_s"] / state["analyze_s"]
-            summary.update(analyze_s=state["analyze_s"], run_s=state["total_s"],
-                           run_over_analyze=ratio,
-                           run_over_analyze_ok=ratio <= MAX_RUN_OVER_ANALYZE)
+            summary.update(
+                analyze_s=state["analyze_s"],
+                run_s=state["total_s"],
+                run_over_analyze=ratio,
+                run_over_analyze_ok=ratio <= MAX_RUN_OVER_ANALYZE,
+            )
         shutil.rmtree(state["folder"], ignore_errors=True)
         return summary
 
-    return Workload(name, "report", spec["description"], setup, run, summarize,
-                    target=spec["target"], fresh_process_per_repeat=True)
+    return Workload(
+        name,
+        "report",
+        spec["description"],
+        setup,
+        run,
+        summarize,
+        target=spec["target"],
+        fresh_process_per_repeat=True,
+    )
 
 
 #: Issue 17: a 10,000-character system name made the example's run take minutes (184 s
@@ -160,40 +204,60 @@ def _long_name() -> Workload:
     def setup() -> Any:
         import tempfile
         from pathlib import Path
+
         folder = Path(tempfile.mkdtemp(prefix="reportgen-bench-"))
         data = folder / "data"
         data.mkdir()
         long = "codegemma-7b|fim|2k-" + "x" * LONG_NAME
         for src in (REPO / "examples" / "data").glob("*.csv"):
             text = src.read_text(encoding="utf-8")
-            (data / src.name).write_text(text.replace("codegemma-7b|fim|2k,", long + ","),
-                                         encoding="utf-8")
+            (data / src.name).write_text(
+                text.replace("codegemma-7b|fim|2k,", long + ","), encoding="utf-8"
+            )
         return {"folder": folder, "data": data}
 
     def run(state: Any) -> Any:
         from reportgen.report.pipeline import RunSpec, run_report
+
         times = {}
-        for label, data in (("normal", REPO / "examples" / "data"),
-                            ("long", state["data"])):
+        for label, data in (("normal", REPO / "examples" / "data"), ("long", state["data"])):
             start = time.perf_counter()
-            run_report(RunSpec(data=(str(data),), out=str(state["folder"] / label),
-                               analysis_options={"seed": REPORT_SEED}, force=True))
+            run_report(
+                RunSpec(
+                    data=(str(data),),
+                    out=str(state["folder"] / label),
+                    analysis_options={"seed": REPORT_SEED},
+                    force=True,
+                )
+            )
             times[label] = time.perf_counter() - start
         state["times"] = times
         return times
 
     def summarize(state: Any, times: Any) -> dict[str, Any]:
         import shutil
+
         ratio = times["long"] / times["normal"]
         shutil.rmtree(state["folder"], ignore_errors=True)
-        return {"normal_s": times["normal"], "long_name_s": times["long"],
-                "long_over_normal": ratio, "long_over_normal_ok": ratio <= MAX_LONG_OVER_NORMAL}
+        return {
+            "normal_s": times["normal"],
+            "long_name_s": times["long"],
+            "long_over_normal": ratio,
+            "long_over_normal_ok": ratio <= MAX_LONG_OVER_NORMAL,
+        }
 
-    return Workload("report_long_name", "report",
-                    f"reportgen run on the example with one system named by {LONG_NAME:,} "
-                    "characters, against the example as it is, in the same process "
-                    f"(target: at most {MAX_LONG_OVER_NORMAL}x)", setup, run, summarize,
-                    target=Target(seconds=150.0), fresh_process_per_repeat=True)
+    return Workload(
+        "report_long_name",
+        "report",
+        f"reportgen run on the example with one system named by {LONG_NAME:,} "
+        "characters, against the example as it is, in the same process "
+        f"(target: at most {MAX_LONG_OVER_NORMAL}x)",
+        setup,
+        run,
+        summarize,
+        target=Target(seconds=150.0),
+        fresh_process_per_repeat=True,
+    )
 
 
 def workloads() -> list[Workload]:

@@ -29,14 +29,20 @@ TARGET_ROWS = Target(seconds=6.0)
 def _write_systems_csv(path: Any, systems: int, seed: int) -> None:
     import numpy as np
     import pandas as pd
+
     rng = np.random.default_rng(seed)
     ability, difficulty = rng.normal(size=systems), rng.normal(size=ITEMS)
     p = 1 / (1 + np.exp(-(ability[None, :] - difficulty[:, None])))
     X = (rng.random((ITEMS, systems)) < p).astype(int)
-    pd.DataFrame({"system": np.repeat([f"sys{j:04d}" for j in range(systems)], ITEMS),
-                  "item": np.tile([f"q{i}" for i in range(ITEMS)], systems),
-                  "score": X.T.ravel(), "dataset": "bench", "metric": "acc"}
-                 ).to_csv(path, index=False)
+    pd.DataFrame(
+        {
+            "system": np.repeat([f"sys{j:04d}" for j in range(systems)], ITEMS),
+            "item": np.tile([f"q{i}" for i in range(ITEMS)], systems),
+            "score": X.T.ravel(),
+            "dataset": "bench",
+            "metric": "acc",
+        }
+    ).to_csv(path, index=False)
 
 
 def _systems1000() -> Workload:
@@ -45,6 +51,7 @@ def _systems1000() -> Workload:
         from pathlib import Path
 
         from reportgen.data import load
+
         folder = Path(tempfile.mkdtemp(prefix="reportgen-bench-"))
         tables = {}
         for systems in (SYSTEMS, SMALL_SYSTEMS):
@@ -55,6 +62,7 @@ def _systems1000() -> Workload:
 
     def run(state: Any) -> Any:
         from reportgen.analysis import AnalysisOptions, analyze
+
         start = time.perf_counter()
         analyze(state["tables"][SMALL_SYSTEMS], AnalysisOptions(seed=1))
         state["small_s"] = time.perf_counter() - start
@@ -65,19 +73,31 @@ def _systems1000() -> Workload:
 
     def summarize(state: Any, analysis: Any) -> dict[str, Any]:
         import shutil
+
         shutil.rmtree(state["folder"], ignore_errors=True)
         unit = analysis.units[0]
-        return {"systems": SYSTEMS, "items": ITEMS, "analyze_s": state["large_s"],
-                f"analyze_{SMALL_SYSTEMS}_s": state["small_s"],
-                "growth_for_11x_pairs": state["large_s"] / state["small_s"],
-                "pairs": int(unit.comparisons.n_pairs),
-                "bradley_terry_bootstrap": unit.leaderboard.bradley_terry.bootstrap,
-                "peak_mb": peak_mb()}
+        return {
+            "systems": SYSTEMS,
+            "items": ITEMS,
+            "analyze_s": state["large_s"],
+            f"analyze_{SMALL_SYSTEMS}_s": state["small_s"],
+            "growth_for_11x_pairs": state["large_s"] / state["small_s"],
+            "pairs": int(unit.comparisons.n_pairs),
+            "bradley_terry_bootstrap": unit.leaderboard.bradley_terry.bootstrap,
+            "peak_mb": peak_mb(),
+        }
 
-    return Workload("systems1000", "fast",
-                    f"analyze of {SYSTEMS:,} systems x {ITEMS} binary items (everything a "
-                    f"report computes), beside {SMALL_SYSTEMS} systems in the same process",
-                    setup, run, summarize, target=TARGET_SYSTEMS, max_repeats=1)
+    return Workload(
+        "systems1000",
+        "fast",
+        f"analyze of {SYSTEMS:,} systems x {ITEMS} binary items (everything a "
+        f"report computes), beside {SMALL_SYSTEMS} systems in the same process",
+        setup,
+        run,
+        summarize,
+        target=TARGET_SYSTEMS,
+        max_repeats=1,
+    )
 
 
 def _rows2m() -> Workload:
@@ -87,21 +107,27 @@ def _rows2m() -> Workload:
 
         import numpy as np
         import pandas as pd
+
         folder = Path(tempfile.mkdtemp(prefix="reportgen-bench-"))
         rng = np.random.default_rng(2)
         n = ROWS_SYSTEMS * ROWS_ITEMS
         path = folder / "long.csv"
-        pd.DataFrame({
-            "system": np.repeat([f"sys{j:02d}" for j in range(ROWS_SYSTEMS)], ROWS_ITEMS),
-            "item": np.tile([f"q{i}" for i in range(ROWS_ITEMS)], ROWS_SYSTEMS),
-            "score": (rng.random(n) < 0.6).astype(int), "dataset": "big", "metric": "acc",
-        }).to_csv(path, index=False)
+        pd.DataFrame(
+            {
+                "system": np.repeat([f"sys{j:02d}" for j in range(ROWS_SYSTEMS)], ROWS_ITEMS),
+                "item": np.tile([f"q{i}" for i in range(ROWS_ITEMS)], ROWS_SYSTEMS),
+                "score": (rng.random(n) < 0.6).astype(int),
+                "dataset": "big",
+                "metric": "acc",
+            }
+        ).to_csv(path, index=False)
         return {"folder": folder, "path": path}
 
     def run(state: Any) -> Any:
         import pandas as pd
 
         from reportgen.data import load
+
         # load first, its memory sampled while it runs (the process peak would also hold
         # what the reference and earlier repeats left in the allocators' pools)
         with _RssSampler() as rss:
@@ -120,19 +146,31 @@ def _rows2m() -> Workload:
 
     def summarize(state: Any, table: Any) -> dict[str, Any]:
         import shutil
-        shutil.rmtree(state["folder"], ignore_errors=True)
-        return {"rows": table.n_rows, "load_s": state["load_s"],
-                "pandas_read_csv_s": state["pandas_s"],
-                "load_over_read_csv": state["load_s"] / state["pandas_s"],
-                "table_mb": state["frame_mb"], "score_table_mb": state["ours_mb"],
-                "load_increment_mb": state["load_increment_mb"],
-                "load_increment_over_table": state["load_increment_mb"] / state["frame_mb"],
-                "peak_mb": peak_mb()}
 
-    return Workload("rows2m", "fast",
-                    f"load of one CSV of {ROWS_SYSTEMS * ROWS_ITEMS:,} rows beside "
-                    "pandas.read_csv of the same file in the same process", setup, run,
-                    summarize, target=TARGET_ROWS, max_repeats=3)
+        shutil.rmtree(state["folder"], ignore_errors=True)
+        return {
+            "rows": table.n_rows,
+            "load_s": state["load_s"],
+            "pandas_read_csv_s": state["pandas_s"],
+            "load_over_read_csv": state["load_s"] / state["pandas_s"],
+            "table_mb": state["frame_mb"],
+            "score_table_mb": state["ours_mb"],
+            "load_increment_mb": state["load_increment_mb"],
+            "load_increment_over_table": state["load_increment_mb"] / state["frame_mb"],
+            "peak_mb": peak_mb(),
+        }
+
+    return Workload(
+        "rows2m",
+        "fast",
+        f"load of one CSV of {ROWS_SYSTEMS * ROWS_ITEMS:,} rows beside "
+        "pandas.read_csv of the same file in the same process",
+        setup,
+        run,
+        summarize,
+        target=TARGET_ROWS,
+        max_repeats=3,
+    )
 
 
 class _RssSampler:
@@ -141,6 +179,7 @@ class _RssSampler:
 
     def __enter__(self) -> _RssSampler:
         import threading
+
         self._start = self._peak = self._rss()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -159,6 +198,7 @@ class _RssSampler:
     @staticmethod
     def _rss() -> int:
         import os
+
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 

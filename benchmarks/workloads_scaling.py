@@ -31,6 +31,7 @@ TARGET_SCALING = Target(max_slope=1.2)
 def _scores(n: int, s: int) -> Any:
     """``n × s`` continuous scores: shared item effect + system offset + noise, seeded."""
     import numpy as np
+
     rng = np.random.default_rng(1000 * n + s)
     return rng.normal(size=(n, 1)) + np.linspace(0.0, 0.1, s) + rng.normal(size=(n, s))
 
@@ -50,16 +51,15 @@ def _linear_fit(x: list[float], y: list[float]) -> tuple[float, float]:
     return my - b * mx, b
 
 
-def _series(name: str, variable: str, sizes: list[tuple[int, int]],
-            description: str) -> Workload:
+def _series(name: str, variable: str, sizes: list[tuple[int, int]], description: str) -> Workload:
     def setup() -> Any:
-        return {"steps": [(n, s, _scores(n, s)) for n, s in sizes],
-                "times": [[] for _ in sizes]}
+        return {"steps": [(n, s, _scores(n, s)) for n, s in sizes], "times": [[] for _ in sizes]}
 
     def one_pass(state: Any) -> None:
         import time
 
         from reportgen.stats.pairwise import compare_paired
+
         for k, (_, _, X) in enumerate(state["steps"]):
             start = time.perf_counter()
             compare_paired(X, method="permutation", n_resamples=SCALING_RESAMPLES, rng=k)
@@ -75,39 +75,69 @@ def _series(name: str, variable: str, sizes: list[tuple[int, int]],
             pairs = s * (s - 1) // 2
             median = statistics.median(times)
             previous = steps[-1] if steps else None
-            steps.append({
-                "items": n, "systems": s, "pairs": pairs, "median_s": median,
-                "times_s": times,
-                "size_ratio": None if previous is None else
-                (n / previous["items"] if variable == "items" else
-                 pairs / previous["pairs"]),
-                "time_ratio": None if previous is None else median / previous["median_s"]})
+            steps.append(
+                {
+                    "items": n,
+                    "systems": s,
+                    "pairs": pairs,
+                    "median_s": median,
+                    "times_s": times,
+                    "size_ratio": None
+                    if previous is None
+                    else (
+                        n / previous["items"] if variable == "items" else pairs / previous["pairs"]
+                    ),
+                    "time_ratio": None if previous is None else median / previous["median_s"],
+                }
+            )
         x = [float(st[variable]) for st in steps]
         y = [st["median_s"] for st in steps]
         out: dict[str, Any] = {
-            "variable": variable, "n_resamples": SCALING_RESAMPLES, "steps": steps,
+            "variable": variable,
+            "n_resamples": SCALING_RESAMPLES,
+            "steps": steps,
             "slope": loglog_slope(x, y),
-            "last_step_slope": math.log(y[-1] / y[-2]) / math.log(x[-1] / x[-2])}
+            "last_step_slope": math.log(y[-1] / y[-2]) / math.log(x[-1] / x[-2]),
+        }
         intercept, per_unit = _linear_fit(x, y)
         out["linear_fit"] = {"intercept_s": intercept, f"seconds_per_{variable[:-1]}": per_unit}
         return out
 
-    return Workload(name, "fast", description, setup, one_pass, summarize, warmup=warmup,
-                    target=TARGET_SCALING, max_repeats=3)
+    return Workload(
+        name,
+        "fast",
+        description,
+        setup,
+        one_pass,
+        summarize,
+        warmup=warmup,
+        target=TARGET_SCALING,
+        max_repeats=3,
+    )
 
 
 def workloads() -> list[Workload]:
     items = [(n, ITEMS_SERIES_SYSTEMS) for n in ITEMS_SERIES]
     systems = [(SYSTEMS_SERIES_ITEMS, s) for s in SYSTEMS_SERIES]
     return [
-        _series("scaling_items", "items", items,
-                f"scaling: compare_paired permutation R = {SCALING_RESAMPLES:,}, "
-                f"{ITEMS_SERIES_SYSTEMS} systems, items "
-                + " -> ".join(f"{n:,}" for n in ITEMS_SERIES) + " (4x per step)"),
-        _series("scaling_pairs", "pairs", systems,
-                f"scaling: compare_paired permutation R = {SCALING_RESAMPLES:,}, "
-                f"{SYSTEMS_SERIES_ITEMS:,} items, systems "
-                + " -> ".join(str(s) for s in SYSTEMS_SERIES)
-                + " (pairs " + " -> ".join(str(s * (s - 1) // 2) for s in SYSTEMS_SERIES)
-                + ")"),
+        _series(
+            "scaling_items",
+            "items",
+            items,
+            f"scaling: compare_paired permutation R = {SCALING_RESAMPLES:,}, "
+            f"{ITEMS_SERIES_SYSTEMS} systems, items "
+            + " -> ".join(f"{n:,}" for n in ITEMS_SERIES)
+            + " (4x per step)",
+        ),
+        _series(
+            "scaling_pairs",
+            "pairs",
+            systems,
+            f"scaling: compare_paired permutation R = {SCALING_RESAMPLES:,}, "
+            f"{SYSTEMS_SERIES_ITEMS:,} items, systems "
+            + " -> ".join(str(s) for s in SYSTEMS_SERIES)
+            + " (pairs "
+            + " -> ".join(str(s * (s - 1) // 2) for s in SYSTEMS_SERIES)
+            + ")",
+        ),
     ]

@@ -39,5 +39,6 @@ __all__ = [
 def __getattr__(name: str):  # lazy: `import reportgen` stays cheap for the CLI
     if name == "load":
         from reportgen.data import load
+
         return load
     raise AttributeError(f"module 'reportgen' has no attribute {name!r}")

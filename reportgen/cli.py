@@ -29,8 +29,13 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 
-def _add_declared(group: argparse._ArgumentGroup, section: declared.Section, *,
-                  skip: tuple[str, ...] = (), flags: Mapping[str, str] | None = None) -> None:
+def _add_declared(
+    group: argparse._ArgumentGroup,
+    section: declared.Section,
+    *,
+    skip: tuple[str, ...] = (),
+    flags: Mapping[str, str] | None = None,
+) -> None:
     """The flags of the options of ``section`` declared in :mod:`reportgen.config`, in
     declaration order; a flag not given is None (the config file's value or the declared
     default applies, :func:`reportgen.config.resolve`)."""
@@ -58,16 +63,23 @@ def _add_declared(group: argparse._ArgumentGroup, section: declared.Section, *,
         group.add_argument(flag, **kwargs)
 
 
-def _add_data_options(parser: argparse.ArgumentParser, *,
-                      format_flag: str = "--format") -> None:
-    parser.add_argument("data", nargs="*", metavar="DATA",
-                        help="result files or folders (several are combined); default: "
-                             "[input] data of the config file")
+def _add_data_options(parser: argparse.ArgumentParser, *, format_flag: str = "--format") -> None:
+    parser.add_argument(
+        "data",
+        nargs="*",
+        metavar="DATA",
+        help="result files or folders (several are combined); default: "
+        "[input] data of the config file",
+    )
     group = parser.add_argument_group("reading the data")
-    group.add_argument("--config", metavar="FILE", default=None,
-                       help="TOML config: metric and dataset properties (direction, "
-                            "modality, weight, margin), systems, and the defaults of every "
-                            "flag ([input], [analysis], [report]); flags given win")
+    group.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help="TOML config: metric and dataset properties (direction, "
+        "modality, weight, margin), systems, and the defaults of every "
+        "flag ([input], [analysis], [report]); flags given win",
+    )
     _add_declared(group, "input", flags={"format": format_flag})
 
 
@@ -91,9 +103,12 @@ def _data_paths(args: argparse.Namespace) -> list[str]:
 
     paths = list(args.data) or list(_config(args).input.get("data", ()))
     if not paths:
-        raise InputError("no data given", hint="name result files or folders on the command "
-                                               "line, or list them as [input] data = [...] in "
-                                               "the --config file")
+        raise InputError(
+            "no data given",
+            hint="name result files or folders on the command "
+            "line, or list them as [input] data = [...] in "
+            "the --config file",
+        )
     return paths
 
 
@@ -115,8 +130,12 @@ def _load_options(args: argparse.Namespace) -> dict:
 def _load(args: argparse.Namespace, *, min_systems: int = 2):
     from reportgen.data import LoadOptions, load
 
-    return load(_data_paths(args), options=LoadOptions(**_load_options(args)),
-                config=args.config, min_systems=min_systems)
+    return load(
+        _data_paths(args),
+        options=LoadOptions(**_load_options(args)),
+        config=args.config,
+        min_systems=min_systems,
+    )
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
@@ -133,10 +152,10 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
-    _add_declared(parser.add_argument_group("statistics"), "analysis",
-                  skip=_EXECUTION_KEYS)
+    _add_declared(parser.add_argument_group("statistics"), "analysis", skip=_EXECUTION_KEYS)
     run_on = parser.add_argument_group(
-        "execution", "where the dataset × metric units run; the results are the same")
+        "execution", "where the dataset × metric units run; the results are the same"
+    )
     _add_declared(run_on, "analysis", skip=_STATISTICS_KEYS)
 
 
@@ -181,9 +200,10 @@ def _execution_kwargs(args: argparse.Namespace) -> dict:
         elif text.isascii() and text.isdigit():
             settings["jobs"] = int(text)
         else:
-            raise ConfigError(f"--jobs {jobs!r} is not valid",
-                              hint="a whole number of worker processes >= 1, or 0 or auto "
-                                   "for one per core")
+            raise ConfigError(
+                f"--jobs {jobs!r} is not valid",
+                hint="a whole number of worker processes >= 1, or 0 or auto for one per core",
+            )
     executor = getattr(args, "executor", None)
     if executor is not None:
         settings["executor"] = executor
@@ -191,9 +211,11 @@ def _execution_kwargs(args: argparse.Namespace) -> dict:
     if scheduler is not None:
         settings["scheduler"] = scheduler
     if settings.get("scheduler") is not None and settings.get("executor") != "dask":
-        raise ConfigError(f"--scheduler {settings['scheduler']!r} needs --executor dask",
-                          hint="add --executor dask (or executor = \"dask\" in the "
-                               "config's [analysis]), or drop the scheduler")
+        raise ConfigError(
+            f"--scheduler {settings['scheduler']!r} needs --executor dask",
+            hint='add --executor dask (or executor = "dask" in the '
+            "config's [analysis]), or drop the scheduler",
+        )
     Execution(**settings)  # any other bad value fails now, before the data are read
     return settings
 
@@ -218,21 +240,30 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     LoadOptions(**load_options)  # bad options fail before any work
     options = _analysis_options(args)  # bad options fail before the data are read
     execution = _execution(args)
-    done = analyze_into(_data_paths(args), args.out, options=options, execution=execution,
-                        load_options=load_options,
-                        config=args.config, force=args.force,
-                        if_exists=args.if_exists,
-                        progress=_to_stderr)
+    done = analyze_into(
+        _data_paths(args),
+        args.out,
+        options=options,
+        execution=execution,
+        load_options=load_options,
+        config=args.config,
+        force=args.force,
+        if_exists=args.if_exists,
+        progress=_to_stderr,
+    )
     analysis, results, path = done.analysis, done.results, done.out / "results.json"
     comparisons = results["comparisons"]
     significant = sum(1 for c in comparisons if c["significant"])
-    sys.stdout.write(f"{len(comparisons)} comparisons in {len(analysis.compared)} "
-                     f"dataset × metric sample lists, {significant} significant at "
-                     f"α = {options.alpha:g} ({options.correction}); seed {analysis.seed}\n"
-                     f"wrote {path}\n")
+    sys.stdout.write(
+        f"{len(comparisons)} comparisons in {len(analysis.compared)} "
+        f"dataset × metric sample lists, {significant} significant at "
+        f"α = {options.alpha:g} ({options.correction}); seed {analysis.seed}\n"
+        f"wrote {path}\n"
+    )
     ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]
     if ordered:
         from reportgen.report.ranking_text import ordering_line
+
         sys.stdout.write(ordering_line(ordered[0]) + "\n")
     return EXIT_OK
 
@@ -247,27 +278,30 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     a, b = args.a, args.b
     if not args.data:
         if not (Path(a).exists() and Path(b).exists()):
-            raise InputError("give two result files, or two system names followed by the "
-                             "data", hint="reportgen compare results_a.jsonl results_b.jsonl"
-                                          "  or  reportgen compare SYS_A SYS_B DATA...")
+            raise InputError(
+                "give two result files, or two system names followed by the data",
+                hint="reportgen compare results_a.jsonl results_b.jsonl"
+                "  or  reportgen compare SYS_A SYS_B DATA...",
+            )
         args.data = [a, b]
         table = _load(args)
         if len(table.systems) != 2:
-            raise InputError(f"the two files hold {len(table.systems)} systems "
-                             f"({', '.join(table.systems)}), not 2",
-                             hint="name the two systems: reportgen compare SYS_A SYS_B "
-                                  "DATA...")
+            raise InputError(
+                f"the two files hold {len(table.systems)} systems "
+                f"({', '.join(table.systems)}), not 2",
+                hint="name the two systems: reportgen compare SYS_A SYS_B DATA...",
+            )
         a, b = table.systems
     else:
         table = _load(args)
         for name in (a, b):
             if name not in table.systems:
-                raise InputError(f"unknown system {name!r}",
-                                 hint=f"systems: {', '.join(table.systems)}")
+                raise InputError(
+                    f"unknown system {name!r}", hint=f"systems: {', '.join(table.systems)}"
+                )
     from dataclasses import replace
 
-    options = replace(_analysis_options(args), order="first-vs-rest", baseline=a,
-                      systems=(a, b))
+    options = replace(_analysis_options(args), order="first-vs-rest", baseline=a, systems=(a, b))
     analysis = analyze(table, options, execution=_execution(args))
     if not analysis.compared:
         raise InputError(f"{a} and {b} share no dataset × metric to compare")
@@ -282,13 +316,23 @@ def _cmd_power(args: argparse.Namespace) -> int:
     from reportgen.stats import power as pw
 
     if args.n is None and args.delta is None:
-        raise InputError("give --n, --delta or both",
-                         hint="--n N: the smallest difference N items detect; --delta D: "
-                              "the items needed to detect D; both: the power")
-    design = pw.PowerDesign(args.design, method=args.method, alternative=args.alternative,
-                            alpha=args.alpha, baseline=args.baseline,
-                            discordance=args.discordance, correlation=args.correlation,
-                            sd=args.sd, sd_b=args.sd_b, ratio=args.ratio)
+        raise InputError(
+            "give --n, --delta or both",
+            hint="--n N: the smallest difference N items detect; --delta D: "
+            "the items needed to detect D; both: the power",
+        )
+    design = pw.PowerDesign(
+        args.design,
+        method=args.method,
+        alternative=args.alternative,
+        alpha=args.alpha,
+        baseline=args.baseline,
+        discordance=args.discordance,
+        correlation=args.correlation,
+        sd=args.sd,
+        sd_b=args.sd_b,
+        ratio=args.ratio,
+    )
     if args.n is not None and args.delta is not None:
         result = pw.power_at(args.n, args.delta, design=design)
     elif args.n is not None:
@@ -314,31 +358,40 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     def given(key: str) -> Any:
         """The flag, else the config's ``[report]`` value, else the declared default."""
-        return declared.resolve(getattr(args, key), report.get(key),
-                                default=declared.default(key, "report"))
+        return declared.resolve(
+            getattr(args, key), report.get(key), default=declared.default(key, "report")
+        )
 
     spec = RunSpec(
-        data=tuple(_data_paths(args)), out=given("out"), config=args.config,
-        load_options=_load_options(args), analysis_options=options,
-        title=given("title"), release=given("release"), template=given("template"),
+        data=tuple(_data_paths(args)),
+        out=given("out"),
+        config=args.config,
+        load_options=_load_options(args),
+        analysis_options=options,
+        title=given("title"),
+        release=given("release"),
+        template=given("template"),
         theme=given("theme"),
-        formats=_formats(args.formats) if args.formats is not None else
-        tuple(given("formats")),
-        force=bool(given("force")), if_exists=given("if_exists"),
-        baseline=options.get("baseline"), candidate=given("candidate"),
-        max_table_rows=given("max_table_rows"), execution_timeout=given("timeout"),
-        execution=_execution_kwargs(args))
+        formats=_formats(args.formats) if args.formats is not None else tuple(given("formats")),
+        force=bool(given("force")),
+        if_exists=given("if_exists"),
+        baseline=options.get("baseline"),
+        candidate=given("candidate"),
+        max_table_rows=given("max_table_rows"),
+        execution_timeout=given("timeout"),
+        execution=_execution_kwargs(args),
+    )
     gate = _gate(args, report)
     progress = _progress_printer(quiet=bool(args.quiet))
     result = run_report(spec, progress=progress)
-    sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed "
-                     f"{result.seed}\n")
+    sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed {result.seed}\n")
     if result.verdict is not None:
-        return _release_gate(result.verdict, gate=gate,
-                             allow_partial=bool(given("allow_partial")))
+        return _release_gate(result.verdict, gate=gate, allow_partial=bool(given("allow_partial")))
     if gate is not None:
-        sys.stderr.write(f"reportgen: warning: --gate {gate} needs a release report "
-                         "(--template release); nothing was checked\n")
+        sys.stderr.write(
+            f"reportgen: warning: --gate {gate} needs a release report "
+            "(--template release); nothing was checked\n"
+        )
     return EXIT_OK
 
 
@@ -349,9 +402,10 @@ def _gate(args: argparse.Namespace, report: Mapping[str, Any]) -> str | None:
 
     if args.gate is not None:
         if args.fail_on_regression and args.gate != "regression":
-            raise InputError(f"--fail-on-regression and --gate {args.gate} disagree",
-                             hint="give one of them (--fail-on-regression is "
-                                  "--gate regression)")
+            raise InputError(
+                f"--fail-on-regression and --gate {args.gate} disagree",
+                hint="give one of them (--fail-on-regression is --gate regression)",
+            )
         return str(args.gate)
     if args.fail_on_regression:
         return "regression"
@@ -372,27 +426,32 @@ def _margins(args: argparse.Namespace) -> dict[str, float] | None:
         metric, sep, value = str(text).rpartition("=")
         metric = metric.strip() if sep else "*"
         if sep and not metric:
-            raise InputError(f"--margin {text!r} names no metric",
-                             hint="write --margin DELTA or --margin METRIC=DELTA")
+            raise InputError(
+                f"--margin {text!r} names no metric",
+                hint="write --margin DELTA or --margin METRIC=DELTA",
+            )
         try:
             delta = float(value)
         except ValueError:
-            raise InputError(f"--margin {text!r}: {value!r} is not a number",
-                             hint="write --margin DELTA or --margin METRIC=DELTA, e.g. "
-                                  "--margin 0.01 or --margin pass1=0.02") from None
+            raise InputError(
+                f"--margin {text!r}: {value!r} is not a number",
+                hint="write --margin DELTA or --margin METRIC=DELTA, e.g. "
+                "--margin 0.01 or --margin pass1=0.02",
+            ) from None
         if not (math.isfinite(delta) and delta > 0):
-            raise InputError(f"--margin {text!r}: the margin must be a positive number",
-                             hint="in the metric's units, e.g. 0.01 for one point of "
-                                  "accuracy")
+            raise InputError(
+                f"--margin {text!r}: the margin must be a positive number",
+                hint="in the metric's units, e.g. 0.01 for one point of accuracy",
+            )
         if metric in out:
-            raise InputError(f"--margin is given twice for "
-                             f"{'every metric' if metric == '*' else repr(metric)}")
+            raise InputError(
+                f"--margin is given twice for {'every metric' if metric == '*' else repr(metric)}"
+            )
         out[metric] = delta
     return out
 
 
-def _release_gate(verdict: Mapping[str, Any], *, gate: str | None,
-                  allow_partial: bool) -> int:
+def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial: bool) -> int:
     """Say the release decision (stdout) and every dataset × metric not compared
     (stderr), and the exit status of the gate: ``regression`` fails (1) on a significant
     regression, ``non-inferiority`` unless every dataset × metric compared is improved or
@@ -403,20 +462,25 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None,
     comparison = ReleaseComparison.from_dict(verdict)
     counts = comparison.counts
     sys.stdout.write(f"decision: {plain(release_decision(comparison))}\n")
-    shown = [f"{counts[v]} {v}" for v in ("improved", "regressed", "non-inferior",
-                                          "inconclusive") if counts[v] or
-             v in ("improved", "regressed")]
-    sys.stdout.write(f"verdict: {', '.join(shown)}, {counts['no detectable difference']} "
-                     f"with no detectable difference, {len(comparison.not_compared)} not "
-                     "compared\n")
+    shown = [
+        f"{counts[v]} {v}"
+        for v in ("improved", "regressed", "non-inferior", "inconclusive")
+        if counts[v] or v in ("improved", "regressed")
+    ]
+    sys.stdout.write(
+        f"verdict: {', '.join(shown)}, {counts['no detectable difference']} "
+        f"with no detectable difference, {len(comparison.not_compared)} not "
+        "compared\n"
+    )
     for flip in comparison.flips:
-        sys.stdout.write(f"items: {flip.name}: lost {flip.n_lost}, gained "
-                         f"{flip.n_gained} of {flip.n_items}\n")
+        sys.stdout.write(
+            f"items: {flip.name}: lost {flip.n_lost}, gained {flip.n_gained} of {flip.n_items}\n"
+        )
     for entry in comparison.not_compared:
-        closest = (f" (closest names there: {', '.join(entry.closest)})"
-                   if entry.closest else "")
-        sys.stderr.write(f"reportgen: warning: not compared: {entry.name}: "
-                         f"{entry.reason}{closest}\n")
+        closest = f" (closest names there: {', '.join(entry.closest)})" if entry.closest else ""
+        sys.stderr.write(
+            f"reportgen: warning: not compared: {entry.name}: {entry.reason}{closest}\n"
+        )
     if gate is None:
         return EXIT_OK
     failures = comparison.gate_failures(gate, allow_partial=allow_partial)  # type: ignore[arg-type]
@@ -424,10 +488,14 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None,
         return EXIT_OK
     for line in failures:
         sys.stderr.write(f"reportgen: gate {gate}: {line}\n")
-    extra = ("; give the missing scores, or pass --allow-partial to judge only what was "
-             "compared" if comparison.not_compared and not allow_partial else "")
-    sys.stderr.write(f"reportgen: the release does not pass --gate {gate} "
-                     f"({len(failures)} reason(s)){extra}\n")
+    extra = (
+        "; give the missing scores, or pass --allow-partial to judge only what was compared"
+        if comparison.not_compared and not allow_partial
+        else ""
+    )
+    sys.stderr.write(
+        f"reportgen: the release does not pass --gate {gate} ({len(failures)} reason(s)){extra}\n"
+    )
     return EXIT_REGRESSION
 
 
@@ -440,8 +508,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         for finding in result.findings:
             sys.stdout.write(f"{folder}: {finding.line()}\n")
         if result.ok:
-            sys.stdout.write(f"{folder}: ok ({result.n_inputs} inputs and "
-                             f"{result.n_outputs} report files unchanged)\n")
+            sys.stdout.write(
+                f"{folder}: ok ({result.n_inputs} inputs and "
+                f"{result.n_outputs} report files unchanged)\n"
+            )
         else:
             status = EXIT_CHANGED
     return status
@@ -450,17 +520,26 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def _cmd_history(args: argparse.Namespace) -> int:
     from reportgen.report.history import HistorySpec, run_history
 
-    spec = HistorySpec(reports=tuple(args.reports), out=args.out, order=args.order,
-                       follow=tuple(args.follow), references=tuple(args.references),
-                       recompute=args.recompute, title=args.title, theme=args.theme,
-                       formats=_formats(args.formats) if args.formats else
-                       ("html", "pdf", "ipynb"),
-                       force=args.force, if_exists=args.if_exists,
-                       execution_timeout=args.timeout)
+    spec = HistorySpec(
+        reports=tuple(args.reports),
+        out=args.out,
+        order=args.order,
+        follow=tuple(args.follow),
+        references=tuple(args.references),
+        recompute=args.recompute,
+        title=args.title,
+        theme=args.theme,
+        formats=_formats(args.formats) if args.formats else ("html", "pdf", "ipynb"),
+        force=args.force,
+        if_exists=args.if_exists,
+        execution_timeout=args.timeout,
+    )
     result = run_history(spec, progress=_progress_printer(quiet=args.quiet))
-    sys.stdout.write(f"history: {result.out}/ ({', '.join(result.files)})\n"
-                     f"releases: {' → '.join(result.order)}; {result.n_changes} changes "
-                     f"tested, {result.n_flagged} significant\n")
+    sys.stdout.write(
+        f"history: {result.out}/ ({', '.join(result.files)})\n"
+        f"releases: {' → '.join(result.order)}; {result.n_changes} changes "
+        f"tested, {result.n_flagged} significant\n"
+    )
     return EXIT_OK
 
 
@@ -476,35 +555,49 @@ def _cmd_email(args: argparse.Namespace) -> int:
     if args.max_rows < 1:
         from reportgen.errors import InputError
 
-        raise InputError(f"--max-rows must be at least 1, not {args.max_rows}",
-                         hint="e.g. --max-rows 10")
+        raise InputError(
+            f"--max-rows must be at least 1, not {args.max_rows}", hint="e.g. --max-rows 10"
+        )
     say = _progress_printer(quiet=args.quiet)
     settings = None
     if args.eml is None:  # bad settings fail before the message is built
-        settings = smtp_settings(host=args.smtp_host, port=args.smtp_port,
-                                 security=args.security, timeout=args.timeout,
-                                 cafile=args.cafile, netrc_file=args.netrc)
+        settings = smtp_settings(
+            host=args.smtp_host,
+            port=args.smtp_port,
+            security=args.security,
+            timeout=args.timeout,
+            cafile=args.cafile,
+            netrc_file=args.netrc,
+        )
     folder = read_report_folder(args.report)
     say(f"building the message from {folder.path}")
-    msg = build_message(folder, sender=args.sender, to=args.to, cc=args.cc,
-                        subject=args.subject, reply_to=args.reply_to,
-                        attach=not args.no_attach, max_rows=args.max_rows,
-                        charts=not args.no_charts, theme=args.theme,
-                        max_attachment_mb=args.max_attachment_mb)
+    msg = build_message(
+        folder,
+        sender=args.sender,
+        to=args.to,
+        cc=args.cc,
+        subject=args.subject,
+        reply_to=args.reply_to,
+        attach=not args.no_attach,
+        max_rows=args.max_rows,
+        charts=not args.no_charts,
+        theme=args.theme,
+        max_attachment_mb=args.max_attachment_mb,
+    )
     if args.eml is not None:
         if args.bcc:
             say("note: --bcc is not written into a .eml file (give it to your mailer)")
         path = write_eml(msg, args.eml)
-        sys.stdout.write(f"message written to {path} ({path.stat().st_size:,} bytes): "
-                         f"{msg['Subject']}\n")
+        sys.stdout.write(
+            f"message written to {path} ({path.stat().st_size:,} bytes): {msg['Subject']}\n"
+        )
         return EXIT_OK
     assert settings is not None
     recipients = send_message(msg, settings, bcc=args.bcc, progress=say)
     n_bcc = len(args.bcc)
-    visible = recipients[:len(recipients) - n_bcc]  # Bcc addresses are never printed
+    visible = recipients[: len(recipients) - n_bcc]  # Bcc addresses are never printed
     bcc = f" and {n_bcc} Bcc recipient(s)" if n_bcc else ""
-    sys.stdout.write(f"sent to {', '.join(visible)}{bcc} via {settings.where}: "
-                     f"{msg['Subject']}\n")
+    sys.stdout.write(f"sent to {', '.join(visible)}{bcc} via {settings.where}: {msg['Subject']}\n")
     return EXIT_OK
 
 
@@ -514,8 +607,10 @@ def _name_list(text: str) -> tuple[str, ...]:
 
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     if not names:
-        raise InputError(f"{text!r} names nothing",
-                         hint="give comma-separated dataset names, e.g. humaneval,mbpp")
+        raise InputError(
+            f"{text!r} names nothing",
+            hint="give comma-separated dataset names, e.g. humaneval,mbpp",
+        )
     return names
 
 
@@ -526,9 +621,10 @@ def _formats(text: str) -> tuple[str, ...]:
     formats = tuple(f.strip().lower() for f in text.split(",") if f.strip())
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
-        raise InputError(f"--format {text!r}: unknown report format(s) "
-                         f"{', '.join(unknown) or '(none)'}",
-                         hint=f"a comma-separated list of: {', '.join(FORMATS)}")
+        raise InputError(
+            f"--format {text!r}: unknown report format(s) {', '.join(unknown) or '(none)'}",
+            hint=f"a comma-separated list of: {', '.join(FORMATS)}",
+        )
     return formats
 
 
@@ -557,7 +653,8 @@ _Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reportgen",
-        description="Statistically rigorous reports from per-item evaluation results.")
+        description="Statistically rigorous reports from per-item evaluation results.",
+    )
     parser.add_argument("--version", action="version", version=f"reportgen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_inspect_command(commands)
@@ -574,34 +671,48 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_inspect_command(commands: _Commands) -> None:
     """``reportgen inspect``: show the data."""
     inspect = commands.add_parser(
-        "inspect", help="show what the data hold: systems, datasets, metrics, pairing, "
-                        "problems",
+        "inspect",
+        help="show what the data hold: systems, datasets, metrics, pairing, problems",
         description="Read evaluation results and show the systems, datasets, metrics, "
-                    "items, runs, pairing and modality found, and every problem.")
+        "items, runs, pairing and modality found, and every problem.",
+    )
     _add_data_options(inspect)
-    inspect.add_argument("--json", action="store_true",
-                         help="print the summary as JSON instead of text")
+    inspect.add_argument(
+        "--json", action="store_true", help="print the summary as JSON instead of text"
+    )
     inspect.set_defaults(func=_cmd_inspect)
 
 
 def _add_analyze_command(commands: _Commands) -> None:
     """``reportgen analyze``: write results.json."""
     analyze = commands.add_parser(
-        "analyze", help="compare every pair of systems and write results.json",
+        "analyze",
+        help="compare every pair of systems and write results.json",
         description="Run the statistical analysis (pairwise tests with effect sizes, "
-                    "confidence intervals and multiple-comparison correction per dataset × "
-                    "metric) and write OUT/results.json.")
+        "confidence intervals and multiple-comparison correction per dataset × "
+        "metric) and write OUT/results.json.",
+    )
     _add_data_options(analyze)
-    analyze.add_argument("--out", required=True, metavar="DIR",
-                         help="folder to create for results.json and manifest.json; an "
-                              "existing one is replaced only with --force, and only if "
-                              "reportgen wrote everything in it")
-    analyze.add_argument("--force", action="store_true",
-                         help="replace an existing results folder (= --if-exists replace)")
-    analyze.add_argument("--if-exists", choices=IF_EXISTS,
-                         default="error",
-                         help="when --out exists: error (default), replace, or write a "
-                              "new timestamped folder beside it")
+    analyze.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="folder to create for results.json and manifest.json; an "
+        "existing one is replaced only with --force, and only if "
+        "reportgen wrote everything in it",
+    )
+    analyze.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing results folder (= --if-exists replace)",
+    )
+    analyze.add_argument(
+        "--if-exists",
+        choices=IF_EXISTS,
+        default="error",
+        help="when --out exists: error (default), replace, or write a "
+        "new timestamped folder beside it",
+    )
     _add_analysis_options(analyze)
     analyze.set_defaults(func=_cmd_analyze)
 
@@ -609,16 +720,22 @@ def _add_analyze_command(commands: _Commands) -> None:
 def _add_compare_command(commands: _Commands) -> None:
     """``reportgen compare``: claim sentences for two systems."""
     compare = commands.add_parser(
-        "compare", help="claim sentences for two systems",
+        "compare",
+        help="claim sentences for two systems",
         description="Compare two systems on every dataset × metric they share and print "
-                    "one claim sentence each. Either two result files holding one system "
-                    "each (reportgen compare a.jsonl b.jsonl) or two system names and the "
-                    "data (reportgen compare SYS_A SYS_B DATA...).")
+        "one claim sentence each. Either two result files holding one system "
+        "each (reportgen compare a.jsonl b.jsonl) or two system names and the "
+        "data (reportgen compare SYS_A SYS_B DATA...).",
+    )
     compare.add_argument("a", metavar="A", help="first system name, or first result file")
     compare.add_argument("b", metavar="B", help="second system name, or second result file")
     _add_data_options(compare)
-    compare.add_argument("--style", choices=("plain", "markdown", "latex"), default="plain",
-                         help="sentence format (default plain)")
+    compare.add_argument(
+        "--style",
+        choices=("plain", "markdown", "latex"),
+        default="plain",
+        help="sentence format (default plain)",
+    )
     _add_analysis_options(compare)
     compare.set_defaults(func=_cmd_compare)
 
@@ -626,23 +743,29 @@ def _add_compare_command(commands: _Commands) -> None:
 def _add_run_command(commands: _Commands) -> None:
     """``reportgen run``: the full report."""
     run = commands.add_parser(
-        "run", help="make the full report: notebook, HTML, PDF, results.json, manifest",
+        "run",
+        help="make the full report: notebook, HTML, PDF, results.json, manifest",
         description="Execute a notebook template with papermill on the data and export a "
-                    "self-contained HTML, a PDF, the executed notebook, results.json, "
-                    "tables/*.csv and manifest.json into one report folder, written "
-                    "atomically. Every flag can also be set in the --config file "
-                    "([input], [analysis], [report]); a flag given here wins.")
+        "self-contained HTML, a PDF, the executed notebook, results.json, "
+        "tables/*.csv and manifest.json into one report folder, written "
+        "atomically. Every flag can also be set in the --config file "
+        "([input], [analysis], [report]); a flag given here wins.",
+    )
     _add_data_options(run, format_flag="--input-format")
     group = run.add_argument_group("the report")
     _add_declared(group, "report")
-    group.add_argument("--margin", action="append", metavar="[METRIC=]DELTA",
-                       default=None,
-                       help="release template: the largest loss you accept, in the "
-                            "metric's units (0.01 = one point of accuracy), for every "
-                            "metric or for METRIC (repeat the flag; METRIC=DELTA wins, "
-                            "and either wins over the config's [metrics.NAME] margin). "
-                            "Verdicts become improved, regressed, non-inferior or "
-                            "inconclusive, with equivalence (within ±DELTA) beside them")
+    group.add_argument(
+        "--margin",
+        action="append",
+        metavar="[METRIC=]DELTA",
+        default=None,
+        help="release template: the largest loss you accept, in the "
+        "metric's units (0.01 = one point of accuracy), for every "
+        "metric or for METRIC (repeat the flag; METRIC=DELTA wins, "
+        "and either wins over the config's [metrics.NAME] margin). "
+        "Verdicts become improved, regressed, non-inferior or "
+        "inconclusive, with equivalence (within ±DELTA) beside them",
+    )
     _add_analysis_options(run)
     run.set_defaults(func=_cmd_run)
 
@@ -650,64 +773,107 @@ def _add_run_command(commands: _Commands) -> None:
 def _add_verify_command(commands: _Commands) -> None:
     """``reportgen verify``: check a report folder against its manifest."""
     verify = commands.add_parser(
-        "verify", help="check a report folder against its manifest",
+        "verify",
+        help="check a report folder against its manifest",
         description="Re-hash the inputs a report was made from and the files it wrote, "
-                    "as listed in its manifest.json, and say what changed, what is "
-                    "missing and what was added. Exit status 0: nothing changed; 1: "
-                    "something did; 2: not a report folder.")
-    verify.add_argument("reports", nargs="+", metavar="REPORT_DIR",
-                        help="report folders written by reportgen run")
+        "as listed in its manifest.json, and say what changed, what is "
+        "missing and what was added. Exit status 0: nothing changed; 1: "
+        "something did; 2: not a report folder.",
+    )
+    verify.add_argument(
+        "reports", nargs="+", metavar="REPORT_DIR", help="report folders written by reportgen run"
+    )
     verify.set_defaults(func=_cmd_verify)
 
 
 def _add_history_command(commands: _Commands) -> None:
     """``reportgen history``: a trend report across releases."""
     history = commands.add_parser(
-        "history", help="trend report of a model across archived release reports",
+        "history",
+        help="trend report of a model across archived release reports",
         description="Read the results.json of archived report folders (one per release), "
-                    "order them by release label (v2 < v10) or date, and write a trend "
-                    "report: per dataset × metric the followed system's mean with its "
-                    "interval per release, and the change between consecutive releases "
-                    "flagged when significant (the test stored in a report, else "
-                    "recomputed from the per-item data when it is still there and "
-                    "unchanged, else approximated from the intervals). The followed "
-                    "system of a report is its release candidate, or the system named "
-                    "like its release, or --system.")
-    history.add_argument("reports", nargs="+", metavar="REPORT_DIR",
-                         help="report folders written by reportgen run, two or more")
-    history.add_argument("--out", metavar="DIR", default="history",
-                         help="trend report folder to create (default: ./history)")
-    history.add_argument("--force", action="store_true",
-                         help="replace an existing report folder")
-    history.add_argument("--if-exists", choices=IF_EXISTS,
-                         default="error",
-                         help="when --out exists: error (default), replace, or write a "
-                              "new timestamped folder beside it")
-    history.add_argument("--order", choices=("auto", "release", "created", "given"),
-                         default="auto",
-                         help="release: natural order of the labels; created: report "
-                              "dates; given: as listed; auto (default): release when "
-                              "every report has a label, else created")
-    history.add_argument("--system", dest="follow", action="append", default=[],
-                         metavar="NAME|RELEASE=NAME",
-                         help="the system to follow: one NAME for every report, or "
-                              "RELEASE=NAME per report (repeatable)")
-    history.add_argument("--reference", dest="references", action="append", default=[],
-                         metavar="SYSTEM",
-                         help="another system to draw in the trends, e.g. a fixed "
-                              "competitor (repeatable)")
-    history.add_argument("--recompute", choices=("auto", "always", "never"),
-                         default="auto",
-                         help="auto: stored tests, else per-item data, else intervals; "
-                              "always: per-item data first; never: no per-item data")
+        "order them by release label (v2 < v10) or date, and write a trend "
+        "report: per dataset × metric the followed system's mean with its "
+        "interval per release, and the change between consecutive releases "
+        "flagged when significant (the test stored in a report, else "
+        "recomputed from the per-item data when it is still there and "
+        "unchanged, else approximated from the intervals). The followed "
+        "system of a report is its release candidate, or the system named "
+        "like its release, or --system.",
+    )
+    history.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT_DIR",
+        help="report folders written by reportgen run, two or more",
+    )
+    history.add_argument(
+        "--out",
+        metavar="DIR",
+        default="history",
+        help="trend report folder to create (default: ./history)",
+    )
+    history.add_argument("--force", action="store_true", help="replace an existing report folder")
+    history.add_argument(
+        "--if-exists",
+        choices=IF_EXISTS,
+        default="error",
+        help="when --out exists: error (default), replace, or write a "
+        "new timestamped folder beside it",
+    )
+    history.add_argument(
+        "--order",
+        choices=("auto", "release", "created", "given"),
+        default="auto",
+        help="release: natural order of the labels; created: report "
+        "dates; given: as listed; auto (default): release when "
+        "every report has a label, else created",
+    )
+    history.add_argument(
+        "--system",
+        dest="follow",
+        action="append",
+        default=[],
+        metavar="NAME|RELEASE=NAME",
+        help="the system to follow: one NAME for every report, or "
+        "RELEASE=NAME per report (repeatable)",
+    )
+    history.add_argument(
+        "--reference",
+        dest="references",
+        action="append",
+        default=[],
+        metavar="SYSTEM",
+        help="another system to draw in the trends, e.g. a fixed competitor (repeatable)",
+    )
+    history.add_argument(
+        "--recompute",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="auto: stored tests, else per-item data, else intervals; "
+        "always: per-item data first; never: no per-item data",
+    )
     history.add_argument("--title", default="Release history", help="report title")
-    history.add_argument("--theme", metavar="NAME|DIR", default="default",
-                         help="chart and page theme: default, print, or a theme folder")
-    history.add_argument("--format", dest="formats", metavar="LIST", default=None,
-                         help="what to write, comma-separated from html, pdf, ipynb "
-                              "(default: all three)")
-    history.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
-                         help="stop a notebook cell that runs longer than this")
+    history.add_argument(
+        "--theme",
+        metavar="NAME|DIR",
+        default="default",
+        help="chart and page theme: default, print, or a theme folder",
+    )
+    history.add_argument(
+        "--format",
+        dest="formats",
+        metavar="LIST",
+        default=None,
+        help="what to write, comma-separated from html, pdf, ipynb (default: all three)",
+    )
+    history.add_argument(
+        "--timeout",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="stop a notebook cell that runs longer than this",
+    )
     history.add_argument("--quiet", action="store_true", help="no progress lines")
     history.set_defaults(func=_cmd_history)
 
@@ -715,60 +881,127 @@ def _add_history_command(commands: _Commands) -> None:
 def _add_email_command(commands: _Commands) -> None:
     """``reportgen email``: send a report."""
     email = commands.add_parser(
-        "email", help="e-mail a report: a summary in the body, the report attached",
+        "email",
+        help="e-mail a report: a summary in the body, the report attached",
         description="Send a report folder by e-mail (or write it to a .eml file with "
-                    "--eml): a plain-text and an HTML summary (headline verdicts, "
-                    "leaderboard, PNG charts inline by Content-ID), with report.html and "
-                    "report.pdf attached. Credentials are read from the environment "
-                    "(REPORTGEN_SMTP_USER, REPORTGEN_SMTP_PASSWORD) or from the host's "
-                    "entry in a netrc file, never from the command line, and are sent "
-                    "only over TLS. SMTP failures exit with status 2; nothing is retried.")
-    email.add_argument("report", metavar="REPORT_DIR",
-                       help="a report folder written by reportgen run")
+        "--eml): a plain-text and an HTML summary (headline verdicts, "
+        "leaderboard, PNG charts inline by Content-ID), with report.html and "
+        "report.pdf attached. Credentials are read from the environment "
+        "(REPORTGEN_SMTP_USER, REPORTGEN_SMTP_PASSWORD) or from the host's "
+        "entry in a netrc file, never from the command line, and are sent "
+        "only over TLS. SMTP failures exit with status 2; nothing is retried.",
+    )
+    email.add_argument(
+        "report", metavar="REPORT_DIR", help="a report folder written by reportgen run"
+    )
     group = email.add_argument_group("the message")
-    group.add_argument("--to", action="append", required=True, metavar="ADDR",
-                       help="recipient (repeat for several); 'Name <addr>' is fine")
-    group.add_argument("--cc", action="append", default=[], metavar="ADDR",
-                       help="copy recipient (repeatable)")
-    group.add_argument("--bcc", action="append", default=[], metavar="ADDR",
-                       help="blind copy recipient (repeatable; not in the headers)")
-    group.add_argument("--from", dest="sender", required=True, metavar="ADDR",
-                       help="sender address")
+    group.add_argument(
+        "--to",
+        action="append",
+        required=True,
+        metavar="ADDR",
+        help="recipient (repeat for several); 'Name <addr>' is fine",
+    )
+    group.add_argument(
+        "--cc", action="append", default=[], metavar="ADDR", help="copy recipient (repeatable)"
+    )
+    group.add_argument(
+        "--bcc",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="blind copy recipient (repeatable; not in the headers)",
+    )
+    group.add_argument(
+        "--from", dest="sender", required=True, metavar="ADDR", help="sender address"
+    )
     group.add_argument("--reply-to", default=None, metavar="ADDR", help="Reply-To address")
-    group.add_argument("--subject", default=None,
-                       help="subject (default: title, release and the headline)")
-    group.add_argument("--no-attach", action="store_true",
-                       help="send the summary only, without report.html and report.pdf")
-    group.add_argument("--max-attachment-mb", type=float, default=10.0, metavar="MB",
-                       help="largest size of the attachments as sent (default 10): above "
-                            "it only the PDF is attached, then none, and the message says "
-                            "where the report folder is")
+    group.add_argument(
+        "--subject", default=None, help="subject (default: title, release and the headline)"
+    )
+    group.add_argument(
+        "--no-attach",
+        action="store_true",
+        help="send the summary only, without report.html and report.pdf",
+    )
+    group.add_argument(
+        "--max-attachment-mb",
+        type=float,
+        default=10.0,
+        metavar="MB",
+        help="largest size of the attachments as sent (default 10): above "
+        "it only the PDF is attached, then none, and the message says "
+        "where the report folder is",
+    )
     group.add_argument("--no-charts", action="store_true", help="no inline PNG charts")
-    group.add_argument("--max-rows", type=int, default=10, metavar="N",
-                       help="longest table in the summary (default 10)")
-    group.add_argument("--theme", default="default", metavar="NAME|DIR",
-                       help="chart theme of the inline charts (default: default)")
-    group.add_argument("--eml", default=None, metavar="FILE",
-                       help="write the message to FILE instead of sending it")
+    group.add_argument(
+        "--max-rows",
+        type=int,
+        default=10,
+        metavar="N",
+        help="longest table in the summary (default 10)",
+    )
+    group.add_argument(
+        "--theme",
+        default="default",
+        metavar="NAME|DIR",
+        help="chart theme of the inline charts (default: default)",
+    )
+    group.add_argument(
+        "--eml",
+        default=None,
+        metavar="FILE",
+        help="write the message to FILE instead of sending it",
+    )
     group = email.add_argument_group("the SMTP server")
-    group.add_argument("--smtp-host", default=None, metavar="HOST",
-                       help="server (default: $REPORTGEN_SMTP_HOST, else localhost)")
-    group.add_argument("--smtp-port", type=int, default=None, metavar="PORT",
-                       help="port (default: $REPORTGEN_SMTP_PORT, else 25; 587 with "
-                            "--starttls; 465 with --ssl)")
+    group.add_argument(
+        "--smtp-host",
+        default=None,
+        metavar="HOST",
+        help="server (default: $REPORTGEN_SMTP_HOST, else localhost)",
+    )
+    group.add_argument(
+        "--smtp-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="port (default: $REPORTGEN_SMTP_PORT, else 25; 587 with --starttls; 465 with --ssl)",
+    )
     security = group.add_mutually_exclusive_group()
-    security.add_argument("--starttls", dest="security", action="store_const",
-                          const="starttls", help="upgrade the connection with STARTTLS")
-    security.add_argument("--ssl", dest="security", action="store_const", const="ssl",
-                          help="TLS from the start (SMTPS)")
-    group.add_argument("--cafile", default=None, metavar="FILE",
-                       help="PEM bundle of the CA to verify the server with (a private "
-                            "CA); default: the system's trust store")
-    group.add_argument("--netrc", default=None, metavar="FILE",
-                       help="netrc file with the host's login and password (default: "
-                            "$NETRC, else ~/.netrc)")
-    group.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
-                       help="network timeout of each step (default 30)")
+    security.add_argument(
+        "--starttls",
+        dest="security",
+        action="store_const",
+        const="starttls",
+        help="upgrade the connection with STARTTLS",
+    )
+    security.add_argument(
+        "--ssl",
+        dest="security",
+        action="store_const",
+        const="ssl",
+        help="TLS from the start (SMTPS)",
+    )
+    group.add_argument(
+        "--cafile",
+        default=None,
+        metavar="FILE",
+        help="PEM bundle of the CA to verify the server with (a private "
+        "CA); default: the system's trust store",
+    )
+    group.add_argument(
+        "--netrc",
+        default=None,
+        metavar="FILE",
+        help="netrc file with the host's login and password (default: $NETRC, else ~/.netrc)",
+    )
+    group.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="network timeout of each step (default 30)",
+    )
     group.add_argument("--quiet", action="store_true", help="no progress lines")
     email.set_defaults(func=_cmd_email, security="none")
 
@@ -776,43 +1009,72 @@ def _add_email_command(commands: _Commands) -> None:
 def _add_power_command(commands: _Commands) -> None:
     """``reportgen power``: power analysis."""
     power = commands.add_parser(
-        "power", help="power, minimum detectable effect, or items needed",
+        "power",
+        help="power, minimum detectable effect, or items needed",
         description="Power analysis before (or after) an evaluation. --n and --delta: the "
-                    "power; --n alone: the smallest difference detected with --power; "
-                    "--delta alone: the items needed. Differences are in score units "
-                    "(accuracy differences for binary designs, e.g. 0.03 = 3 points).")
-    power.add_argument("--design", required=True,
-                       choices=("paired-binary", "unpaired-binary", "paired-continuous",
-                                "unpaired-continuous"),
-                       help="paired-binary: exact McNemar; unpaired-binary: two "
-                            "proportions; paired/unpaired-continuous: t tests")
-    power.add_argument("--n", type=float, default=None,
-                       help="items (per system for unpaired designs)")
-    power.add_argument("--delta", type=float, default=None,
-                       help="difference of means (mean_a − mean_b)")
-    power.add_argument("--power", type=float, default=0.8, dest="target_power",
-                       help="target power (default 0.8)")
+        "power; --n alone: the smallest difference detected with --power; "
+        "--delta alone: the items needed. Differences are in score units "
+        "(accuracy differences for binary designs, e.g. 0.03 = 3 points).",
+    )
+    power.add_argument(
+        "--design",
+        required=True,
+        choices=("paired-binary", "unpaired-binary", "paired-continuous", "unpaired-continuous"),
+        help="paired-binary: exact McNemar; unpaired-binary: two "
+        "proportions; paired/unpaired-continuous: t tests",
+    )
+    power.add_argument(
+        "--n", type=float, default=None, help="items (per system for unpaired designs)"
+    )
+    power.add_argument(
+        "--delta", type=float, default=None, help="difference of means (mean_a − mean_b)"
+    )
+    power.add_argument(
+        "--power", type=float, default=0.8, dest="target_power", help="target power (default 0.8)"
+    )
     power.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    power.add_argument("--alternative", choices=ALTERNATIVES,
-                       default="two-sided")
-    power.add_argument("--method", default="auto",
-                       choices=("auto", "exact", "normal", "pooled-z", "arcsine", "t",
-                                "welch", "pooled-t"),
-                       help="auto: the test reportgen runs for the design")
-    power.add_argument("--baseline", type=float, default=None,
-                       help="accuracy of system B (binary designs)")
-    power.add_argument("--discordance", type=float, default=None,
-                       help="paired-binary: share of items the two systems disagree on")
-    power.add_argument("--correlation", type=float, default=None,
-                       help="paired-binary: correlation (phi) between the systems' "
-                            "outcomes, instead of --discordance")
-    power.add_argument("--sd", type=float, default=None,
-                       help="continuous designs: SD of the differences (paired) or of "
-                            "the scores (unpaired); default 1, so --delta is Cohen's d")
-    power.add_argument("--sd-b", type=float, default=None,
-                       help="unpaired-continuous: SD of system B's scores if different")
-    power.add_argument("--ratio", type=float, default=None,
-                       help="unpaired designs: items of B per item of A (default 1)")
+    power.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided")
+    power.add_argument(
+        "--method",
+        default="auto",
+        choices=("auto", "exact", "normal", "pooled-z", "arcsine", "t", "welch", "pooled-t"),
+        help="auto: the test reportgen runs for the design",
+    )
+    power.add_argument(
+        "--baseline", type=float, default=None, help="accuracy of system B (binary designs)"
+    )
+    power.add_argument(
+        "--discordance",
+        type=float,
+        default=None,
+        help="paired-binary: share of items the two systems disagree on",
+    )
+    power.add_argument(
+        "--correlation",
+        type=float,
+        default=None,
+        help="paired-binary: correlation (phi) between the systems' "
+        "outcomes, instead of --discordance",
+    )
+    power.add_argument(
+        "--sd",
+        type=float,
+        default=None,
+        help="continuous designs: SD of the differences (paired) or of "
+        "the scores (unpaired); default 1, so --delta is Cohen's d",
+    )
+    power.add_argument(
+        "--sd-b",
+        type=float,
+        default=None,
+        help="unpaired-continuous: SD of system B's scores if different",
+    )
+    power.add_argument(
+        "--ratio",
+        type=float,
+        default=None,
+        help="unpaired designs: items of B per item of A (default 1)",
+    )
     power.add_argument("--json", action="store_true", help="print the result as JSON")
     power.set_defaults(func=_cmd_power)
 
@@ -902,8 +1164,12 @@ def terminal_safe(text: str, *, cut: bool = True) -> str:
     """
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     if cut:
-        text = _LONG_TOKEN.sub(lambda m: f"{m.group()[:120]}…[{len(m.group()) - 140:,} "
-                                         f"characters cut]…{m.group()[-20:]}", text)
+        text = _LONG_TOKEN.sub(
+            lambda m: (
+                f"{m.group()[:120]}…[{len(m.group()) - 140:,} characters cut]…{m.group()[-20:]}"
+            ),
+            text,
+        )
     return text
 
 

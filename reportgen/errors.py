@@ -44,8 +44,11 @@ class Location:
         if self.line is not None:
             parts.append(f"line {self.line}")
         if self.column is not None:
-            parts.append(f"column {self.column!r}" if isinstance(self.column, str)
-                         else f"column {self.column}")
+            parts.append(
+                f"column {self.column!r}"
+                if isinstance(self.column, str)
+                else f"column {self.column}"
+            )
         return ", ".join(parts)
 
 
@@ -66,8 +69,9 @@ class InputError(ReportgenError, ValueError):
         What to do about it.
     """
 
-    def __init__(self, message: str, *, location: Location | None = None,
-                 hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, location: Location | None = None, hint: str | None = None
+    ) -> None:
         self.message = message
         self.location = location
         self.hint = hint

@@ -50,14 +50,27 @@ from typing import Any, TypeVar
 from reportgen.errors import ConfigError, Location, ReportgenError
 from reportgen.names import EXECUTORS, Executor
 
-__all__ = ["EXECUTORS", "Execution", "Executor", "blas_threads", "map_units",
-           "parse_memory_size", "usable_cores"]
+__all__ = [
+    "EXECUTORS",
+    "Execution",
+    "Executor",
+    "blas_threads",
+    "map_units",
+    "parse_memory_size",
+    "usable_cores",
+]
 
 
 #: Environment variables that bound the threads of the BLAS and OpenMP libraries numpy
 #: and scipy may be linked with; read once, when the library loads in a new process.
-_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                     "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
 
 _DASK_HINT = "pip install 'reportgen[dask]'  (or: pip install 'dask[distributed]')"
 
@@ -98,21 +111,27 @@ class Execution:
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
-            raise ConfigError(f"executor={self.executor!r} is not valid",
-                              hint=f"use one of: {', '.join(EXECUTORS)}")
+            raise ConfigError(
+                f"executor={self.executor!r} is not valid",
+                hint=f"use one of: {', '.join(EXECUTORS)}",
+            )
         if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 0:
-            raise ConfigError(f"jobs={self.jobs!r} is not valid",
-                              hint="a whole number of worker processes >= 1, or 0 for one "
-                                   "per core")
+            raise ConfigError(
+                f"jobs={self.jobs!r} is not valid",
+                hint="a whole number of worker processes >= 1, or 0 for one per core",
+            )
         if self.scheduler is not None:
             if not isinstance(self.scheduler, str) or not self.scheduler.strip():
-                raise ConfigError(f"scheduler={self.scheduler!r} is not valid",
-                                  hint="the address of a Dask scheduler, e.g. "
-                                       "'tcp://10.0.0.5:8786'")
+                raise ConfigError(
+                    f"scheduler={self.scheduler!r} is not valid",
+                    hint="the address of a Dask scheduler, e.g. 'tcp://10.0.0.5:8786'",
+                )
             if self.executor != "dask":
-                raise ConfigError(f"scheduler={self.scheduler!r} needs executor='dask'",
-                                  hint="add --executor dask (executor = \"dask\" in the "
-                                       "config), or drop the scheduler")
+                raise ConfigError(
+                    f"scheduler={self.scheduler!r} needs executor='dask'",
+                    hint='add --executor dask (executor = "dask" in the '
+                    "config), or drop the scheduler",
+                )
 
     @classmethod
     def from_mapping(cls, values: Any) -> Execution:
@@ -123,8 +142,10 @@ class Execution:
         values = dict(values or {})
         unknown = sorted(set(values) - {"executor", "jobs", "scheduler"})
         if unknown:
-            raise ConfigError(f"unknown execution setting(s): {', '.join(unknown)}",
-                              hint="known: executor, jobs, scheduler")
+            raise ConfigError(
+                f"unknown execution setting(s): {', '.join(unknown)}",
+                hint="known: executor, jobs, scheduler",
+            )
         return cls(**values)
 
     @property
@@ -155,6 +176,7 @@ def usable_cores() -> int:
 
 # ------------------------------------------------------------------------ BLAS threads
 
+
 @contextlib.contextmanager
 def blas_threads(threads: int = 1) -> Iterator[None]:
     """Run the block with ``threads`` BLAS threads, then restore the previous counts
@@ -177,19 +199,32 @@ def blas_threads(threads: int = 1) -> Iterator[None]:
 
 # ------------------------------------------------------------------------ memory sizes
 
-_SIZE = re.compile(r"^\s*(?P<number>\d+(?:\.\d*)?|\.\d+)\s*(?P<unit>[a-z]*)\s*$",
-                   re.IGNORECASE | re.ASCII)
-_UNITS = {"": 1, "b": 1,
-          "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_SIZE = re.compile(
+    r"^\s*(?P<number>\d+(?:\.\d*)?|\.\d+)\s*(?P<unit>[a-z]*)\s*$", re.IGNORECASE | re.ASCII
+)
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
 #: The smallest working memory the resampling routines accept.
 MIN_MEMORY = 2**20
 
 
-def parse_memory_size(value: Any, *, name: str = "max_memory",
-                      location: Location | None = None,
-                      minimum_hint: str = "resampling needs at least 1MiB of working "
-                                          "memory; the default is 256MiB") -> int:
+def parse_memory_size(
+    value: Any,
+    *,
+    name: str = "max_memory",
+    location: Location | None = None,
+    minimum_hint: str = "resampling needs at least 1MiB of working memory; the default is 256MiB",
+) -> int:
     """A memory size in bytes from a number of bytes or a string with a unit.
 
     Parameters
@@ -222,37 +257,47 @@ def parse_memory_size(value: Any, *, name: str = "max_memory",
     >>> parse_memory_size("512MB"), parse_memory_size("1.5GiB"), parse_memory_size(2**21)
     (512000000, 1610612736, 2097152)
     """
-    hint = ("a number of bytes, or a number with a unit: 512MB, 2GB, 1.5GiB (kB, MB, GB, "
-            "TB are powers of 1000; KiB, MiB, GiB, TiB powers of 1024)")
+    hint = (
+        "a number of bytes, or a number with a unit: 512MB, 2GB, 1.5GiB (kB, MB, GB, "
+        "TB are powers of 1000; KiB, MiB, GiB, TiB powers of 1024)"
+    )
     if isinstance(value, bool):
-        raise ConfigError(f"{name} = {value!r} is not a memory size", location=location,
-                          hint=hint)
+        raise ConfigError(f"{name} = {value!r} is not a memory size", location=location, hint=hint)
     if isinstance(value, int):
         size = value
     else:
         match = _SIZE.match(value) if isinstance(value, str) else None
         unit = match.group("unit").lower() if match else None
         if match is None or unit not in _UNITS:
-            raise ConfigError(f"{name} = {value!r} is not a memory size",
-                              location=location, hint=hint)
+            raise ConfigError(
+                f"{name} = {value!r} is not a memory size", location=location, hint=hint
+            )
         number = match.group("number")
         if unit in ("", "b") and not number.isdigit():
-            raise ConfigError(f"{name} = {value!r} is not a whole number of bytes",
-                              location=location, hint=hint)
-        size = int(number) * _UNITS[unit] if number.isdigit() else \
-            int(float(number) * _UNITS[unit])
+            raise ConfigError(
+                f"{name} = {value!r} is not a whole number of bytes", location=location, hint=hint
+            )
+        size = int(number) * _UNITS[unit] if number.isdigit() else int(float(number) * _UNITS[unit])
     if size < MIN_MEMORY:
-        raise ConfigError(f"{name} = {value!r} is below the minimum of 1 MiB",
-                          location=location,
-                          hint=minimum_hint)
+        raise ConfigError(
+            f"{name} = {value!r} is below the minimum of 1 MiB",
+            location=location,
+            hint=minimum_hint,
+        )
     return size
 
 
 # ----------------------------------------------------------------------------- mapping
 
-def map_units(function: Callable[..., T], shared: Any, tasks: Sequence[tuple[Any, ...]],
-              *, execution: Execution | None = None,
-              progress: Progress | None = None) -> list[T]:
+
+def map_units(
+    function: Callable[..., T],
+    shared: Any,
+    tasks: Sequence[tuple[Any, ...]],
+    *,
+    execution: Execution | None = None,
+    progress: Progress | None = None,
+) -> list[T]:
     """``[function(shared, *task) for task in tasks]``, run where ``execution`` says.
 
     Parameters
@@ -295,8 +340,9 @@ def map_units(function: Callable[..., T], shared: Any, tasks: Sequence[tuple[Any
     if execution.executor == "dask":
         outcomes = _map_dask(function, shared, tasks, execution, progress)
     else:
-        outcomes = _map_processes(function, shared, tasks, min(execution.workers(), total),
-                                  progress)
+        outcomes = _map_processes(
+            function, shared, tasks, min(execution.workers(), total), progress
+        )
     return _unpack(outcomes)
 
 
@@ -312,10 +358,15 @@ class _Caught:
 
     def reemit(self) -> None:
         module = sys.modules.get(self.module or "")
-        registry = None if module is None else \
-            module.__dict__.setdefault("__warningregistry__", {})
-        warnings.warn_explicit(self.message, self.category, self.filename, self.lineno,
-                               module=self.module, registry=registry)
+        registry = None if module is None else module.__dict__.setdefault("__warningregistry__", {})
+        warnings.warn_explicit(
+            self.message,
+            self.category,
+            self.filename,
+            self.lineno,
+            module=self.module,
+            registry=registry,
+        )
 
 
 @dataclass
@@ -329,9 +380,11 @@ class _Failure:
     def error(self) -> ReportgenError:
         if "message" in self.fields:  # InputError and its subclasses
             try:
-                return self.category(self.fields["message"],  # type: ignore[call-arg]
-                                     location=self.fields.get("location"),
-                                     hint=self.fields.get("hint"))
+                return self.category(
+                    self.fields["message"],  # type: ignore[call-arg]
+                    location=self.fields.get("location"),
+                    hint=self.fields.get("hint"),
+                )
             except TypeError:
                 pass
         return self.category(*self.args)
@@ -359,8 +412,7 @@ def _unpack(outcomes: list[_Outcome]) -> list[Any]:
     return results
 
 
-def _run_recorded(function: Callable[..., Any], shared: Any, task: tuple[Any, ...]
-                  ) -> _Outcome:
+def _run_recorded(function: Callable[..., Any], shared: Any, task: tuple[Any, ...]) -> _Outcome:
     """Run one unit in a worker, recording its warnings and a ReportgenError."""
     outcome = _Outcome()
     with blas_threads(1), warnings.catch_warnings(record=True) as records:
@@ -368,11 +420,14 @@ def _run_recorded(function: Callable[..., Any], shared: Any, task: tuple[Any, ..
         try:
             outcome.result = function(shared, *task)
         except ReportgenError as exc:
-            fields = {k: getattr(exc, k) for k in ("message", "location", "hint")
-                      if hasattr(exc, k)}
+            fields = {
+                k: getattr(exc, k) for k in ("message", "location", "hint") if hasattr(exc, k)
+            }
             outcome.failure = _Failure(type(exc), exc.args, fields)
-    outcome.caught = [_Caught(str(r.message), r.category, r.filename, r.lineno,
-                              _module_of(r.filename)) for r in records]
+    outcome.caught = [
+        _Caught(str(r.message), r.category, r.filename, r.lineno, _module_of(r.filename))
+        for r in records
+    ]
     return outcome
 
 
@@ -384,8 +439,13 @@ def _module_of(filename: str) -> str | None:
     matches a filter's module against)."""
     if filename not in _MODULES:
         _MODULES[filename] = next(
-            (name for name, module in list(sys.modules.items())
-             if getattr(module, "__file__", None) == filename), None)
+            (
+                name
+                for name, module in list(sys.modules.items())
+                if getattr(module, "__file__", None) == filename
+            ),
+            None,
+        )
     return _MODULES[filename]
 
 
@@ -407,9 +467,13 @@ def _run_in_worker(function: Callable[..., Any], task: tuple[Any, ...]) -> _Outc
     return _run_recorded(function, _SHARED, task)
 
 
-def _map_processes(function: Callable[..., Any], shared: Any,
-                   tasks: Sequence[tuple[Any, ...]], workers: int,
-                   progress: Progress | None) -> list[_Outcome]:
+def _map_processes(
+    function: Callable[..., Any],
+    shared: Any,
+    tasks: Sequence[tuple[Any, ...]],
+    workers: int,
+    progress: Progress | None,
+) -> list[_Outcome]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -421,11 +485,13 @@ def _map_processes(function: Callable[..., Any], shared: Any,
     # jobs cores and compute the same bits as a serial run.
     context = multiprocessing.get_context("spawn")
     with _shared_file(shared) as path, _thread_limits(1):
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                   initializer=_init_worker, initargs=(path,))
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(path,)
+        )
         try:
-            futures = {pool.submit(_run_in_worker, function, task): k
-                       for k, task in enumerate(tasks)}
+            futures = {
+                pool.submit(_run_in_worker, function, task): k for k, task in enumerate(tasks)
+            }
             done_count = 0
             for future in as_completed(futures):
                 if future.cancelled():
@@ -500,28 +566,37 @@ def _thread_limits(threads: int) -> Iterator[None]:
 
 # ------------------------------------------------------------------------------- dask
 
+
 def _dask_client(execution: Execution) -> tuple[Any, Any]:
     """A ``distributed.Client`` and the ``LocalCluster`` started for it (or None)."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ConfigError("executor='dask' needs dask.distributed, which is not installed",
-                          hint=_DASK_HINT) from None
+        raise ConfigError(
+            "executor='dask' needs dask.distributed, which is not installed", hint=_DASK_HINT
+        ) from None
     if execution.scheduler is not None:
         try:
             return Client(execution.scheduler, timeout="10s"), None
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ConfigError(f"cannot reach the Dask scheduler at "
-                              f"{execution.scheduler!r}: {exc}",
-                              hint="start one (dask scheduler; dask worker ADDRESS) or "
-                                   "check the address, e.g. tcp://host:8786") from None
-    cluster = LocalCluster(n_workers=execution.workers(), threads_per_worker=1,
-                           processes=True, dashboard_address=None)
+            raise ConfigError(
+                f"cannot reach the Dask scheduler at {execution.scheduler!r}: {exc}",
+                hint="start one (dask scheduler; dask worker ADDRESS) or "
+                "check the address, e.g. tcp://host:8786",
+            ) from None
+    cluster = LocalCluster(
+        n_workers=execution.workers(), threads_per_worker=1, processes=True, dashboard_address=None
+    )
     return Client(cluster), cluster
 
 
-def _map_dask(function: Callable[..., Any], shared: Any, tasks: Sequence[tuple[Any, ...]],
-              execution: Execution, progress: Progress | None) -> list[_Outcome]:
+def _map_dask(
+    function: Callable[..., Any],
+    shared: Any,
+    tasks: Sequence[tuple[Any, ...]],
+    execution: Execution,
+    progress: Progress | None,
+) -> list[_Outcome]:
     client, cluster = _dask_client(execution)
     total = len(tasks)
     outcomes: list[_Outcome | None] = [None] * total
@@ -529,8 +604,10 @@ def _map_dask(function: Callable[..., Any], shared: Any, tasks: Sequence[tuple[A
         from distributed import as_completed
 
         shared_future = client.scatter(shared, broadcast=True)
-        futures = [client.submit(_run_recorded, function, shared_future, task, pure=False)
-                   for task in tasks]
+        futures = [
+            client.submit(_run_recorded, function, shared_future, task, pure=False)
+            for task in tasks
+        ]
         index = {future.key: k for k, future in enumerate(futures)}
         for done_count, future in enumerate(as_completed(futures), start=1):
             outcome = future.result()

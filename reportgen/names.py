@@ -13,11 +13,34 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-__all__ = ["ALTERNATIVES", "CI_METHODS", "CORPUS_METRICS", "CORRECTIONS", "CORRECT_ACROSS",
-           "EFFECT_LEVELS", "EXECUTORS", "GATES", "IF_EXISTS", "INPUT_FORMATS", "METHODS",
-           "NAN_POLICIES", "ORDERS", "PAIRINGS", "Alternative", "CIMethod", "Correction",
-           "CorrectAcross", "EffectLevel", "Executor", "Gate", "IfExists", "Method",
-           "NanPolicy", "Order", "Pairing"]
+__all__ = [
+    "ALTERNATIVES",
+    "CI_METHODS",
+    "CORPUS_METRICS",
+    "CORRECTIONS",
+    "CORRECT_ACROSS",
+    "EFFECT_LEVELS",
+    "EXECUTORS",
+    "GATES",
+    "IF_EXISTS",
+    "INPUT_FORMATS",
+    "METHODS",
+    "NAN_POLICIES",
+    "ORDERS",
+    "PAIRINGS",
+    "Alternative",
+    "CIMethod",
+    "Correction",
+    "CorrectAcross",
+    "EffectLevel",
+    "Executor",
+    "Gate",
+    "IfExists",
+    "Method",
+    "NanPolicy",
+    "Order",
+    "Pairing",
+]
 
 #: Multiple-comparison corrections (statsmodels' ``multipletests`` names).
 Correction = Literal["holm-sidak", "holm", "bonferroni", "sidak", "fdr_bh", "fdr_by", "none"]

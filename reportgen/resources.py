@@ -20,7 +20,8 @@ def _bundled(name: str) -> Path:
             return candidate
     raise FileNotFoundError(
         f"reportgen's {name} folder is missing (looked in {_PACKAGE / name} and "
-        f"{_PACKAGE.parent / name}); reinstall reportgen")
+        f"{_PACKAGE.parent / name}); reinstall reportgen"
+    )
 
 
 def notebook_templates_dir() -> Path:
@@ -40,9 +41,12 @@ def notebook_template(name: str) -> Path:
     if not path.is_file():
         known = sorted(p.stem for p in folder.glob("*.ipynb"))
         from reportgen.errors import InputError
-        raise InputError(f"unknown notebook template {name!r}",
-                         hint=f"bundled templates: {', '.join(known) or '(none)'}; or pass "
-                              "the path of your own .ipynb")
+
+        raise InputError(
+            f"unknown notebook template {name!r}",
+            hint=f"bundled templates: {', '.join(known) or '(none)'}; or pass "
+            "the path of your own .ipynb",
+        )
     return path
 
 
@@ -54,7 +58,10 @@ def theme(name: str) -> Path:
     if not (path / "theme.json").is_file():
         known = sorted(p.name for p in folder.iterdir() if (p / "theme.json").is_file())
         from reportgen.errors import InputError
-        raise InputError(f"unknown theme {name!r}",
-                         hint=f"bundled themes: {', '.join(known) or '(none)'}; or pass "
-                              "a folder holding theme.json and report.css")
+
+        raise InputError(
+            f"unknown theme {name!r}",
+            hint=f"bundled themes: {', '.join(known) or '(none)'}; or pass "
+            "a folder holding theme.json and report.css",
+        )
     return path

@@ -13,6 +13,8 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.fail(f"the real data folder {SHARED_DATA} is missing: CI and developers have "
-                    "../shared beside the repository")
+        pytest.fail(
+            f"the real data folder {SHARED_DATA} is missing: CI and developers have "
+            "../shared beside the repository"
+        )
     return SHARED_DATA

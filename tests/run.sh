@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tests: install the system libraries of the PDF export when missing, create the
 # .venv-test virtual environment, install reportgen with its test extra into it, run the
-# linter (ruff), the type checker (mypy, on the layers pyproject.toml names) and the
+# linter and the formatter check (ruff), the type checker (mypy, on the layers pyproject.toml names) and the
 # import-layers contract (import-linter), then the
 # whole suite. Any finding fails the run. Safe to re-run. Extra arguments go to pytest.
 set -euo pipefail
@@ -14,6 +14,7 @@ fi
 .venv-test/bin/python -m pip install --quiet --upgrade pip
 .venv-test/bin/python -m pip install --quiet -e ".[test]"
 .venv-test/bin/python -m ruff check reportgen tests benchmarks
+.venv-test/bin/python -m ruff format --check reportgen tests benchmarks
 .venv-test/bin/python -m mypy
 .venv-test/bin/lint-imports
 exec .venv-test/bin/python -m pytest "$@"

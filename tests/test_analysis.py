@@ -16,15 +16,35 @@ from reportgen.analysis import AnalysisOptions, analyze, unit_rng
 from reportgen.data import AdapterResult, MetricSpec, TableConfig, build_score_table, load
 from reportgen.errors import InputError, OneSidedWarning
 
-REQUIRED = {"dataset", "metric", "system_a", "system_b", "test", "alternative", "statistic",
-            "p_value", "p_adjusted", "correction", "effect_size", "effect_size_kind",
-            "mean_a", "mean_b", "diff", "ci_low", "ci_high", "confidence", "n_a", "n_b",
-            "significant"}
+REQUIRED = {
+    "dataset",
+    "metric",
+    "system_a",
+    "system_b",
+    "test",
+    "alternative",
+    "statistic",
+    "p_value",
+    "p_adjusted",
+    "correction",
+    "effect_size",
+    "effect_size_kind",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "confidence",
+    "n_a",
+    "n_b",
+    "significant",
+}
 
 
 @pytest.fixture(scope="module")
 def example():
     from pathlib import Path
+
     root = Path(__file__).resolve().parents[1] / "examples"
     return load(root / "data", config=root / "reportgen.toml")
 
@@ -34,13 +54,21 @@ def test_results_json_contract(example):
     results = analysis.to_results()
     text = json.dumps(results, allow_nan=False)  # NaN would raise
     assert json.loads(text)["seed"] == 3
-    assert {"reportgen_version", "created", "seed", "config", "data", "systems",
-            "comparisons"} <= set(results)
+    assert {
+        "reportgen_version",
+        "created",
+        "seed",
+        "config",
+        "data",
+        "systems",
+        "comparisons",
+    } <= set(results)
     assert len(results["comparisons"]) == 12 * 66 + 66
     for row in results["comparisons"]:
         assert set(row) >= REQUIRED
     assert {"mean", "ci_low", "ci_high", "ci_method", "confidence", "n", "runs"} <= set(
-        results["systems"][0])
+        results["systems"][0]
+    )
     assert results["config"]["metrics"]["edit_distance"]["direction"] == "lower"
     assert results["data"]["items"]["python"] == 520
 
@@ -56,8 +84,11 @@ def test_paired_t_per_sample_list_against_scipy(example):
         raw.append(stats.ttest_rel(view.scores[:, i], view.scores[:, j]).pvalue)
     np.testing.assert_allclose([r["p_value"] for r in sl.comparison_records()], raw, rtol=1e-10)
     # statsmodels: Holm-Šidák within the sample list
-    np.testing.assert_allclose([r["p_adjusted"] for r in sl.comparison_records()],
-                               multipletests(raw, method="holm-sidak")[1], rtol=1e-10)
+    np.testing.assert_allclose(
+        [r["p_adjusted"] for r in sl.comparison_records()],
+        multipletests(raw, method="holm-sidak")[1],
+        rtol=1e-10,
+    )
 
 
 def test_correct_across_all_uses_one_family(example):
@@ -65,10 +96,14 @@ def test_correct_across_all_uses_one_family(example):
     every = analyze(example, AnalysisOptions(seed=1, correct_across="all"))
     raw = [r["p_value"] for r in local.comparisons()]
     # statsmodels: one Holm-Šidák family over all comparisons
-    np.testing.assert_allclose([r["p_adjusted"] for r in every.comparisons()],
-                               multipletests(raw, method="holm-sidak")[1], rtol=1e-10)
+    np.testing.assert_allclose(
+        [r["p_adjusted"] for r in every.comparisons()],
+        multipletests(raw, method="holm-sidak")[1],
+        rtol=1e-10,
+    )
     assert sum(r["significant"] for r in every.comparisons()) <= sum(
-        r["significant"] for r in local.comparisons())
+        r["significant"] for r in local.comparisons()
+    )
 
 
 def test_runs_are_averaged_per_item(example):
@@ -85,11 +120,18 @@ def test_runs_are_averaged_per_item(example):
 def _table(direction):
     rng = np.random.default_rng(0)
     n = 50
-    frame = pd.DataFrame({"system": np.repeat(["A", "B"], n), "dataset": "d",
-                          "metric": "loss", "item": np.tile(np.arange(n).astype(str), 2),
-                          "score": np.r_[rng.normal(0, 1, n), rng.normal(0.8, 1, n)]})
-    return build_score_table(AdapterResult(frame),
-                             TableConfig({"loss": MetricSpec(direction=direction)}))
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat(["A", "B"], n),
+            "dataset": "d",
+            "metric": "loss",
+            "item": np.tile(np.arange(n).astype(str), 2),
+            "score": np.r_[rng.normal(0, 1, n), rng.normal(0.8, 1, n)],
+        }
+    )
+    return build_score_table(
+        AdapterResult(frame), TableConfig({"loss": MetricSpec(direction=direction)})
+    )
 
 
 def test_greater_means_better_for_lower_is_better_metrics():
@@ -111,7 +153,8 @@ def test_system_rows_against_statsmodels_wilson(shared_data):
     k = int(view.scores[:, view.systems.index(row["system"])].sum())
     # statsmodels: proportion_confint(k, n, method="wilson")
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(
-        proportion_confint(k, 164, method="wilson"), rel=1e-12)
+        proportion_confint(k, 164, method="wilson"), rel=1e-12
+    )
     assert row["ci_method"] == "Wilson" and row["n"] == 164
 
 
@@ -128,8 +171,9 @@ def test_same_seed_same_results_and_unit_seeds_independent(example):
 
 
 def test_seed_drawn_and_recorded_when_missing(example):
-    analysis = analyze(example, AnalysisOptions(systems=("codegemma-7b|fim|2k",
-                                                         "granite-3b|fim|4k")))
+    analysis = analyze(
+        example, AnalysisOptions(systems=("codegemma-7b|fim|2k", "granite-3b|fim|4k"))
+    )
     assert isinstance(analysis.seed, int) and analysis.to_results()["seed"] == analysis.seed
     assert {r["system_a"] for r in analysis.comparisons()} == {"codegemma-7b|fim|2k"}
 
@@ -157,11 +201,15 @@ def test_ci_method_override(shared_data, example):
     k = int(view.scores[:, view.systems.index(row["system"])].sum())
     # statsmodels: proportion_confint(k, n, method="beta")
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(
-        proportion_confint(k, 164, method="beta"), rel=1e-10)
+        proportion_confint(k, 164, method="beta"), rel=1e-10
+    )
     # a binary method on continuous scores falls back to BCa, and says so
-    mixed = analyze(example, AnalysisOptions(seed=0, ci_method="wilson",
-                                             systems=("codegemma-7b|fim|2k",
-                                                      "granite-3b|fim|4k")))
+    mixed = analyze(
+        example,
+        AnalysisOptions(
+            seed=0, ci_method="wilson", systems=("codegemma-7b|fim|2k", "granite-3b|fim|4k")
+        ),
+    )
     rows = {(r["dataset"], r["metric"]): r["ci_method"] for r in mixed.to_results()["systems"]}
     assert rows[("csharp", "edit_similarity")] == "bootstrap BCa"
     assert rows[("unittests", "pass")] == "bootstrap BCa (item means over runs)"
@@ -170,13 +218,18 @@ def test_ci_method_override(shared_data, example):
 
 def test_system_rows_t_against_statsmodels(example):
     from statsmodels.stats.weightstats import DescrStatsW
+
     analysis = analyze(example, AnalysisOptions(seed=0, ci_method="t"))
-    row = next(r for r in analysis.to_results()["systems"] if r["dataset"] == "java"
-               and r["metric"] == "edit_similarity")
+    row = next(
+        r
+        for r in analysis.to_results()["systems"]
+        if r["dataset"] == "java" and r["metric"] == "edit_similarity"
+    )
     x = example.unpaired("java", "edit_similarity", [row["system"]]).scores[0]
     # statsmodels: DescrStatsW(x).tconfint_mean()
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx(DescrStatsW(x).tconfint_mean(),
-                                                            rel=1e-12)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        DescrStatsW(x).tconfint_mean(), rel=1e-12
+    )
 
 
 def test_noise_section_reproduces_published_p5(shared_data):
@@ -201,8 +254,8 @@ def test_noise_section_splits_prediction_noise_on_terminal_bench(shared_data):
 def test_noise_skipped_for_unbounded_metrics(example):
     noise = analyze(example, AnalysisOptions(seed=0, n_resamples=200)).to_results()["noise"]
     assert {(e["dataset"], e["metric"]) for e in noise} == {
-        (d, "identifier_f1") for d in ("csharp", "java", "python", "typescript")} | {
-        ("unittests", "pass")}
+        (d, "identifier_f1") for d in ("csharp", "java", "python", "typescript")
+    } | {("unittests", "pass")}
 
 
 def test_corpus_metrics_from_predictions(tmp_path):
@@ -214,14 +267,21 @@ def test_corpus_metrics_from_predictions(tmp_path):
         right = rng.random(120) < skill
         guess = labels[rng.integers(0, 3, 120)]
         for i in range(120):
-            rows.append({"system": system, "dataset": "cls", "item": str(i),
-                         "prediction": reference[i] if right[i] else guess[i],
-                         "reference": reference[i]})
+            rows.append(
+                {
+                    "system": system,
+                    "dataset": "cls",
+                    "item": str(i),
+                    "prediction": reference[i] if right[i] else guess[i],
+                    "reference": reference[i],
+                }
+            )
     path = tmp_path / "cls.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     table = load(path)
-    analysis = analyze(table, AnalysisOptions(seed=0, n_resamples=2000,
-                                              corpus_metrics=("f1-macro", "accuracy")))
+    analysis = analyze(
+        table, AnalysisOptions(seed=0, n_resamples=2000, corpus_metrics=("f1-macro", "accuracy"))
+    )
     results = analysis.to_results()
     f1_rows = {r["system"]: r for r in results["systems"] if r["metric"] == "f1-macro"}
 
@@ -244,10 +304,16 @@ def test_corpus_metrics_from_predictions(tmp_path):
     assert comparison["test"].startswith("approximate randomization")
     assert comparison["derived_from"] == "accuracy" and comparison["runs"] == 1
     # the corpus accuracy equals the per-item accuracy metric's mean
-    acc = {r["system"]: r["mean"] for r in results["systems"] if r["metric"] == "accuracy"
-           and r.get("derived_from") is None}
-    corpus_acc = {r["system"]: r["mean"] for r in results["systems"]
-                  if r["metric"] == "accuracy" and r.get("derived_from") == "accuracy"}
+    acc = {
+        r["system"]: r["mean"]
+        for r in results["systems"]
+        if r["metric"] == "accuracy" and r.get("derived_from") is None
+    }
+    corpus_acc = {
+        r["system"]: r["mean"]
+        for r in results["systems"]
+        if r["metric"] == "accuracy" and r.get("derived_from") == "accuracy"
+    }
     assert corpus_acc == pytest.approx(acc)
     with pytest.raises(InputError, match="unknown corpus metric|f1-macro"):
         AnalysisOptions(corpus_metrics=("f2",))
@@ -256,6 +322,7 @@ def test_corpus_metrics_from_predictions(tmp_path):
 def test_runs_section_against_statsmodels(example):
     from statsmodels.api import OLS
     from statsmodels.stats.contingency_tables import cochrans_q
+
     analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=500))
     (entry,) = analysis.to_results()["runs"]
     assert (entry["dataset"], entry["n_runs"], entry["n_items"]) == ("unittests", 5, 200)
@@ -265,7 +332,8 @@ def test_runs_section_against_statsmodels(example):
     x = view.scores[:, j, :]
     # statsmodels: OLS(y, 1).fit(cov_type="cluster", groups=item) on the item × run scores
     fit = OLS(x.ravel(), np.ones(x.size)).fit(
-        cov_type="cluster", cov_kwds={"groups": np.repeat(np.arange(200), 5)}, use_t=True)
+        cov_type="cluster", cov_kwds={"groups": np.repeat(np.arange(200), 5)}, use_t=True
+    )
     row = next(r for r in entry["clustered_se"] if r["system"] == name)
     assert row["se"] == pytest.approx(float(fit.bse[0]), rel=1e-10)
     # statsmodels: cochrans_q on the items × runs 0/1 matrix
@@ -275,11 +343,13 @@ def test_runs_section_against_statsmodels(example):
     assert len(entry["paired_variance_components"]) == 66
     for row in entry["variance_components"]:
         assert row["se_data"] ** 2 + row["se_prediction"] ** 2 == pytest.approx(
-            row["se_total"] ** 2)
+            row["se_total"] ** 2
+        )
 
 
 def test_power_section_against_statsmodels(shared_data):
     from statsmodels.stats.power import TTestPower
+
     table = load(shared_data / "ibm-rag")
     analysis = analyze(table, AnalysisOptions(seed=0, n_resamples=200, detect_delta=0.05))
     entry = next(e for e in analysis.to_results()["power"] if e["metric"] == "sbert")
@@ -296,16 +366,20 @@ def test_power_section_against_statsmodels(shared_data):
 
 def test_clusters_section(example):
     from statsmodels.api import OLS
-    analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=200,
-                                                cluster_by="difficulty"))
-    entry = next(e for e in analysis.to_results()["clusters"]
-                 if (e["dataset"], e["metric"]) == ("java", "edit_similarity"))
+
+    analysis = analyze(example, AnalysisOptions(seed=0, n_resamples=200, cluster_by="difficulty"))
+    entry = next(
+        e
+        for e in analysis.to_results()["clusters"]
+        if (e["dataset"], e["metric"]) == ("java", "edit_similarity")
+    )
     row = entry["systems"][0]
     uview = example.unpaired("java", "edit_similarity", [row["system"]])
     labels = example.item_metadata.loc[[("java", i) for i in uview.items[0]], "difficulty"]
     # statsmodels: OLS cluster-robust SE with the difficulty groups
     fit = OLS(uview.scores[0], np.ones(len(labels))).fit(
-        cov_type="cluster", cov_kwds={"groups": pd.factorize(labels)[0]}, use_t=True)
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(labels)[0]}, use_t=True
+    )
     assert row["se"] == pytest.approx(float(fit.bse[0]), rel=1e-10)
     bad = analyze(example, AnalysisOptions(seed=0, n_resamples=100, cluster_by="nope"))
     assert bad.to_results()["clusters"] == []
@@ -314,9 +388,11 @@ def test_clusters_section(example):
 
 def test_signal_to_noise_from_config_families(shared_data, tmp_path):
     config = tmp_path / "families.toml"
-    config.write_text('[systems."code-llama-multi-7b"]\nfamily = "code-llama-multi"\n'
-                      'size = 7\n[systems."code-llama-multi-34b"]\n'
-                      'family = "code-llama-multi"\nsize = 34\n')
+    config.write_text(
+        '[systems."code-llama-multi-7b"]\nfamily = "code-llama-multi"\n'
+        'size = 7\n[systems."code-llama-multi-34b"]\n'
+        'family = "code-llama-multi"\nsize = 34\n'
+    )
     table = load(shared_data / "eval-arena" / "mbpp+.jsonl", config=config)
     (entry,) = analyze(table, AnalysisOptions(seed=0, n_resamples=100)).to_results()["noise"]
     (pair,) = entry["signal_to_noise"]["pairs"]
@@ -334,6 +410,7 @@ def test_signal_to_noise_from_config_families(shared_data, tmp_path):
 
 def test_rankings_and_items_sections(shared_data):
     from reportgen.stats.leaderboard import bradley_terry
+
     table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
     results = analyze(table, AnalysisOptions(seed=5, n_resamples=300)).to_results()
     (items,) = results["items"]
@@ -356,8 +433,9 @@ def test_ordered_ranking_on_the_example(example):
     assert scores == sorted(scores, reverse=True)
     # cliques are consistent with the adjusted p-values: every pair inside a clique is
     # not significant (the property the issue checks)
-    significant = {frozenset((p["system_a"], p["system_b"])) for p in ordered["pairs"]
-                   if p["significant"]}
+    significant = {
+        frozenset((p["system_a"], p["system_b"])) for p in ordered["pairs"] if p["significant"]
+    }
     for clique in ordered["graph"]["cliques"]:
         for a in clique:
             for b in clique:
@@ -365,8 +443,13 @@ def test_ordered_ranking_on_the_example(example):
     # the generator's near-tie pair (examples/README.md) shares a clique
     near_tie = {"starcoder2-15b|l2r|4k", "codellama-13b|fim|4k"}
     assert any(near_tie <= set(c) for c in ordered["graph"]["cliques"])
-    assert {a["dataset"] for a in results["aggregates"]} == {"csharp", "java", "python",
-                                                             "typescript", "unittests"}
+    assert {a["dataset"] for a in results["aggregates"]} == {
+        "csharp",
+        "java",
+        "python",
+        "typescript",
+        "unittests",
+    }
     assert ordered["across_lists"]["friedman_nemenyi"]["test"] == "Friedman"
 
 
@@ -386,8 +469,7 @@ def test_rank_intervals_contain_observed_ranks(shared_data):
 
 
 def test_ordered_ranking_first_vs_rest_is_right_tailed_and_flagged(example):
-    analysis = analyze(example, AnalysisOptions(seed=2, n_resamples=300,
-                                                order="first-vs-rest"))
+    analysis = analyze(example, AnalysisOptions(seed=2, n_resamples=300, order="first-vs-rest"))
     ordered = analysis.to_results()["rankings"][0]
     assert ordered["alternative"] == "greater" and len(ordered["pairs"]) == 11
     best = ordered["systems"][0]["system"]
@@ -400,7 +482,8 @@ def _write(tmp_path, rows, name="scores.csv"):
 
     path = tmp_path / name
     pd.DataFrame(rows, columns=["system", "dataset", "metric", "item", "score"]).to_csv(
-        path, index=False)
+        path, index=False
+    )
     return path
 
 
@@ -412,14 +495,15 @@ def test_ordered_ranking_with_identical_systems_on_every_list(tmp_path):
     for dataset in ("a", "b"):
         base = rng.normal(size=40)
         for i in range(40):
-            rows += [("x", dataset, "m", f"{dataset}{i}", base[i]),
-                     ("y", dataset, "m", f"{dataset}{i}", base[i]),
-                     ("z", dataset, "m", f"{dataset}{i}", base[i] + 0.5 + rng.normal())]
+            rows += [
+                ("x", dataset, "m", f"{dataset}{i}", base[i]),
+                ("y", dataset, "m", f"{dataset}{i}", base[i]),
+                ("z", dataset, "m", f"{dataset}{i}", base[i] + 0.5 + rng.normal()),
+            ]
     from reportgen.errors import DegenerateDataWarning
 
     with pytest.warns(DegenerateDataWarning, match="zero variance"):
-        analysis = analyze(load(_write(tmp_path, rows)),
-                           AnalysisOptions(seed=1, n_resamples=199))
+        analysis = analyze(load(_write(tmp_path, rows)), AnalysisOptions(seed=1, n_resamples=199))
     ordered = next(r for r in analysis.to_results()["rankings"] if r["kind"] == "ordered")
     pair = next(p for p in ordered["pairs"] if {p["system_a"], p["system_b"]} == {"x", "y"})
     assert pair["effect_size"] is None and pair["p_adjusted"] == 1.0
@@ -436,15 +520,21 @@ def test_ordered_ranking_unpaired_with_a_one_item_system(tmp_path):
     for dataset, shift in (("a", 0.0), ("b", 1.0)):
         for system, n in sizes.items():
             for i in range(n):
-                rows.append((system, dataset, "m", f"{dataset}-{system}{i}",
-                             rng.normal(shift + 0.3 * (system == "y"))))
+                rows.append(
+                    (
+                        system,
+                        dataset,
+                        "m",
+                        f"{dataset}-{system}{i}",
+                        rng.normal(shift + 0.3 * (system == "y")),
+                    )
+                )
     table = load(_write(tmp_path, rows))
     analysis = analyze(table, AnalysisOptions(seed=1, n_resamples=199))
     ordered = next(r for r in analysis.to_results()["rankings"] if r["kind"] == "ordered")
     expected = {}
     for dataset in ("a", "b"):
-        groups = {s: np.array([r[4] for r in rows if r[0] == s and r[1] == dataset])
-                  for s in sizes}
+        groups = {s: np.array([r[4] for r in rows if r[0] == s and r[1] == dataset]) for s in sizes}
         ss = sum((len(g) - 1) * g.var(ddof=1) for g in groups.values() if len(g) > 1)
         pooled = np.sqrt(ss / (sum(len(g) for g in groups.values()) - len(groups)))
         denom = pooled * np.sqrt(sum(1 / len(g) for g in groups.values()))
@@ -462,8 +552,7 @@ def test_ordered_ranking_unpaired_with_a_one_item_system(tmp_path):
 def test_unit_graph_edges_are_the_non_significant_pairs_by_enumeration(example, across):
     # reference: enumeration of every compared pair of the unit's final comparisons (after
     # the correction across all units when asked): an edge iff p adj. > alpha
-    analysis = analyze(example, AnalysisOptions(seed=2, n_resamples=199,
-                                                correct_across=across))
+    analysis = analyze(example, AnalysisOptions(seed=2, n_resamples=199, correct_across=across))
     for unit in analysis.compared:
         result = unit.comparisons
         assert unit.graph is not None

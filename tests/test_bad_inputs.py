@@ -33,10 +33,14 @@ NOT_INPUTS = {"cases.toml", "make_cases.py", "__pycache__"}
 
 
 def _params(cases: list[dict[str, Any]]) -> list[Any]:
-    return [pytest.param(case, id=case["id"],
-                         marks=[pytest.mark.xfail(strict=True, reason=case["xfail"])]
-                         if "xfail" in case else [])
-            for case in cases]
+    return [
+        pytest.param(
+            case,
+            id=case["id"],
+            marks=[pytest.mark.xfail(strict=True, reason=case["xfail"])] if "xfail" in case else [],
+        )
+        for case in cases
+    ]
 
 
 def assert_matches(pattern: str, text: str) -> None:
@@ -51,8 +55,9 @@ def test_bad_input_gives_pinned_message_and_exit_2(case, capsys, monkeypatch, tm
     monkeypatch.chdir(BAD)
     command = case.get("command", "inspect")
     out = tmp_path / "out"
-    extra = {"inspect": [], "analyze": ["--out", str(out)],
-             "run": ["--out", str(out), "--quiet"]}[command]
+    extra = {"inspect": [], "analyze": ["--out", str(out)], "run": ["--out", str(out), "--quiet"]}[
+        command
+    ]
     status = main([command, *case["args"], *extra])
     captured = capsys.readouterr()
     err = captured.err
@@ -61,7 +66,7 @@ def test_bad_input_gives_pinned_message_and_exit_2(case, capsys, monkeypatch, tm
     assert err.count("reportgen: error: ") == 1, err
     if command == "inspect":
         assert err.startswith("reportgen: error: ")
-    message = err[err.index("reportgen: error: "):]
+    message = err[err.index("reportgen: error: ") :]
     if case.get("hint", True):
         assert "\n  hint: " in message, f"no hint in {message!r}"
     assert_matches(case["message"], message)
@@ -69,8 +74,9 @@ def test_bad_input_gives_pinned_message_and_exit_2(case, capsys, monkeypatch, tm
         # where: the message starts with the input (file, folder or config) it is about
         where = message.removeprefix("reportgen: error: ").split(": ", 1)[0]
         inputs = [Path(arg) for arg in case["args"] if not arg.startswith("-")]
-        assert any(str(p) in where or (p.parts[0] in where and p.parts[0] != "..")
-                   for p in inputs), f"{where!r} names none of {case['args']}"
+        assert any(
+            str(p) in where or (p.parts[0] in where and p.parts[0] != "..") for p in inputs
+        ), f"{where!r} names none of {case['args']}"
     assert captured.out == ""
     if command == "analyze":
         # analyze checks --out first; after the error the folder holds nothing
@@ -93,8 +99,12 @@ def test_corpus_covers_every_file_with_distinct_cases():
     ids = [case["id"] for case in CASES + LOADS]
     assert len(ids) == len(set(ids)), "case ids repeat"
     assert len(CASES) >= 60
-    used = {Path(arg).parts[0] for case in CASES + LOADS for arg in case["args"]
-            if not arg.startswith("-")}
+    used = {
+        Path(arg).parts[0]
+        for case in CASES + LOADS
+        for arg in case["args"]
+        if not arg.startswith("-")
+    }
     files = {p.name for p in BAD.iterdir()} - NOT_INPUTS
     assert files <= used, f"files without a case: {sorted(files - used)}"
     assert len(files & used) >= 40
@@ -129,8 +139,9 @@ def test_encoding_and_line_ends_read_as_the_plain_utf8_table(name):
 def test_json_lines_split_only_at_newlines():
     # reference: json.loads of each \n-separated line keeps U+2028/U+2029/U+0085 in the id
     path = BAD / "line_separators_in_strings.jsonl"
-    expected = {json.loads(line)["item"]
-                for line in path.read_text(encoding="utf-8").split("\n") if line}
+    expected = {
+        json.loads(line)["item"] for line in path.read_text(encoding="utf-8").split("\n") if line
+    }
     assert set(load(path).frame["item"]) == expected
     assert all("\u2028\u2029\u0085" in item for item in expected)
 
@@ -145,7 +156,9 @@ def test_huge_run_labels_stay_distinct():
 def test_json_object_attribute_is_canonical_json_text():
     attributes = load(BAD / "eval_arena_hyperparams_object.jsonl").system_attributes
     assert {s: json.loads(v) for s, v in attributes["hyperparams"].items()} == {
-        "A": {"temperature": 0.2, "top_p": 1}, "B": {"temperature": 0.8, "top_p": 1}}
+        "A": {"temperature": 0.2, "top_p": 1},
+        "B": {"temperature": 0.8, "top_p": 1},
+    }
 
 
 def test_nan_string_is_dropped_and_counted():
@@ -157,12 +170,17 @@ def test_nan_string_is_dropped_and_counted():
 
 def test_disjoint_items_are_unpaired_with_every_item_excluded_from_pairing():
     info = load(BAD / "disjoint_items.csv").pairing("d", "m")
-    assert (info.kind, info.recommended, info.n_items, info.n_common) == \
-        ("unpaired", "unpaired", 6, 0)
+    assert (info.kind, info.recommended, info.n_items, info.n_common) == (
+        "unpaired",
+        "unpaired",
+        6,
+        0,
+    )
 
 
-@pytest.mark.parametrize("name", ["constant_metric.csv", "constant_continuous.csv",
-                                  "eval_arena_constant.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["constant_metric.csv", "constant_continuous.csv", "eval_arena_constant.jsonl"]
+)
 @pytest.mark.parametrize("method", ["auto", "permutation", "bootstrap", "sign"])
 @pytest.mark.filterwarnings("ignore::reportgen.errors.DegenerateDataWarning")
 def test_constant_metric_analysis_finds_no_difference(name, method):
@@ -186,13 +204,16 @@ def test_first_vs_rest_without_baseline_compares_with_the_first_system():
     assert pairs == {("A", "B"), ("A", "C")}
 
 
-@pytest.mark.parametrize("name", ["constant_metric.csv", "constant_continuous.csv",
-                                  "eval_arena_constant.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["constant_metric.csv", "constant_continuous.csv", "eval_arena_constant.jsonl"]
+)
 def test_constant_metric_analyze_writes_results(name, tmp_path, capsys):
     status = main(["analyze", str(BAD / name), "--out", str(tmp_path), "--seed", "1"])
     assert status == 0, capsys.readouterr().err
-    results = json.loads((tmp_path / "results.json").read_text(),
-                         parse_constant=lambda c: pytest.fail(f"{c} in results.json"))
+    results = json.loads(
+        (tmp_path / "results.json").read_text(),
+        parse_constant=lambda c: pytest.fail(f"{c} in results.json"),
+    )
     assert all(row["p_value"] == 1 for row in results["comparisons"])
 
 
@@ -208,8 +229,9 @@ def test_constant_metric_compare_prints_claims(capsys):
 def test_empty_folder_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "logs").mkdir()
     assert main(["inspect", str(tmp_path / "logs")]) == 2
-    assert_matches(r"logs: the folder holds no evaluation results reportgen can read",
-                   capsys.readouterr().err)
+    assert_matches(
+        r"logs: the folder holds no evaluation results reportgen can read", capsys.readouterr().err
+    )
 
 
 def test_unknown_format_option_is_a_usage_error(capsys):
@@ -219,18 +241,22 @@ def test_unknown_format_option_is_a_usage_error(capsys):
     assert_matches(r"argument --format: invalid choice: 'nosuch'", capsys.readouterr().err)
 
 
-@pytest.mark.parametrize("args", [
-    ["inspect", "non_numeric_score.csv"],
-    ["inspect", "empty.csv"],
-    ["inspect", "inspect_truncated.eval"],
-    ["inspect", "continuous.csv", "--config", "config_utf16.toml"],
-    ["analyze", "disjoint_items.csv", "--pairing", "paired", "--out", "{tmp}"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inspect", "non_numeric_score.csv"],
+        ["inspect", "empty.csv"],
+        ["inspect", "inspect_truncated.eval"],
+        ["inspect", "continuous.csv", "--config", "config_utf16.toml"],
+        ["analyze", "disjoint_items.csv", "--pairing", "paired", "--out", "{tmp}"],
+    ],
+)
 def test_console_script_exits_2_without_traceback(args, tmp_path):
     # the real process: python -m reportgen, as a user runs it
     args = [a.replace("{tmp}", str(tmp_path / "out")) for a in args]
-    proc = subprocess.run([sys.executable, "-m", "reportgen", *args],
-                          capture_output=True, text=True, cwd=BAD)
+    proc = subprocess.run(
+        [sys.executable, "-m", "reportgen", *args], capture_output=True, text=True, cwd=BAD
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith("reportgen: error: ")
     assert "Traceback" not in proc.stderr

@@ -36,13 +36,24 @@ def test_inspect_ibm_rag_json(shared_data, capsys):
     (dataset,) = summary["datasets"]
     assert (dataset["name"], dataset["n_items"], summary["n_systems"]) == ("ibm-rag", 140, 6)
     assert [(m["metric"], m["modality"], m["pairing"]["kind"]) for m in dataset["metrics"]] == [
-        ("precision", "continuous", "paired"), ("recall", "continuous", "paired"),
-        ("sbert", "continuous", "paired")]
+        ("precision", "continuous", "paired"),
+        ("recall", "continuous", "paired"),
+        ("sbert", "continuous", "paired"),
+    ]
 
 
 def test_inspect_example_text(capsys):
-    assert main(["inspect", str(ROOT / "examples" / "data"),
-                 "--config", str(ROOT / "examples" / "reportgen.toml")]) == 0
+    assert (
+        main(
+            [
+                "inspect",
+                str(ROOT / "examples" / "data"),
+                "--config",
+                str(ROOT / "examples" / "reportgen.toml"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "Systems (12)" in out and "Datasets (5)" in out
     assert "edit_distance    continuous (config)  lower is better (config)" in out
@@ -70,18 +81,38 @@ def test_help_everywhere(args, capsys):
 
 
 def test_module_entry_point_runs(shared_data):
-    proc = subprocess.run([sys.executable, "-m", "reportgen", "inspect",
-                           str(shared_data / "eval-arena" / "terminal-bench-2.0.jsonl")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reportgen",
+            "inspect",
+            str(shared_data / "eval-arena" / "terminal-bench-2.0.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Systems (7)" in proc.stdout
 
 
 def test_analyze_writes_results_json(tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["analyze", str(ROOT / "examples" / "data"), "--config",
-                 str(ROOT / "examples" / "reportgen.toml"), "--out", str(out),
-                 "--seed", "7"]) == 0
+    assert (
+        main(
+            [
+                "analyze",
+                str(ROOT / "examples" / "data"),
+                "--config",
+                str(ROOT / "examples" / "reportgen.toml"),
+                "--out",
+                str(out),
+                "--seed",
+                "7",
+            ]
+        )
+        == 0
+    )
     results = json.loads((out / "results.json").read_text())
     assert results["seed"] == 7 and len(results["comparisons"]) == 858
     assert "858 comparisons in 13 dataset × metric sample lists" in capsys.readouterr().out
@@ -96,19 +127,35 @@ def test_analyze_unwritable_output_is_a_clear_error(tmp_path, capsys):
 
 
 def test_compare_two_systems_prints_claims(capsys):
-    assert main(["compare", "starcoder2-15b|fim|8k", "granite-3b|fim|4k",
-                 str(ROOT / "examples" / "data"), "--config",
-                 str(ROOT / "examples" / "reportgen.toml"), "--seed", "1"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "starcoder2-15b|fim|8k",
+                "granite-3b|fim|4k",
+                str(ROOT / "examples" / "data"),
+                "--config",
+                str(ROOT / "examples" / "reportgen.toml"),
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 13
-    assert lines[0].startswith("starcoder2-15b|fim|8k beats granite-3b|fim|4k on csharp / "
-                               "edit_distance: Δ = −")
+    assert lines[0].startswith(
+        "starcoder2-15b|fim|8k beats granite-3b|fim|4k on csharp / edit_distance: Δ = −"
+    )
 
 
 def test_compare_two_result_files(tmp_path, capsys, shared_data):
     import pandas as pd
-    rows = [json.loads(line) for line in
-            (shared_data / "eval-arena" / "humaneval+.jsonl").read_text().splitlines()]
+
+    rows = [
+        json.loads(line)
+        for line in (shared_data / "eval-arena" / "humaneval+.jsonl").read_text().splitlines()
+    ]
     frame = pd.DataFrame(rows)
     a, b = frame.model.unique()[:2]
     for name, path in ((a, tmp_path / "a.jsonl"), (b, tmp_path / "b.jsonl")):
@@ -122,26 +169,46 @@ def test_compare_errors(capsys):
     assert main(["compare", "nope", "other", str(ROOT / "examples" / "data")]) == 2
     assert "unknown system 'nope'" in capsys.readouterr().err
     assert main(["compare", "x", "y"]) == 2
-    assert "give two result files, or two system names followed by the data" in \
-        capsys.readouterr().err
+    assert (
+        "give two result files, or two system names followed by the data" in capsys.readouterr().err
+    )
 
 
 def test_power_command_against_statsmodels(capsys):
     from statsmodels.stats.power import NormalIndPower, TTestPower
     from statsmodels.stats.proportion import proportion_effectsize
-    assert main(["power", "--design", "paired-continuous", "--n", "100", "--delta", "0.3",
-                 "--json"]) == 0
+
+    assert (
+        main(["power", "--design", "paired-continuous", "--n", "100", "--delta", "0.3", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     # statsmodels: TTestPower().power(effect_size=0.3, nobs=100, alpha=0.05)
     assert out["power"] == pytest.approx(TTestPower().power(0.3, 100, 0.05), rel=1e-8)
-    assert main(["power", "--design", "unpaired-binary", "--n", "500", "--delta", "0.08",
-                 "--baseline", "0.6", "--method", "arcsine", "--json"]) == 0
+    assert (
+        main(
+            [
+                "power",
+                "--design",
+                "unpaired-binary",
+                "--n",
+                "500",
+                "--delta",
+                "0.08",
+                "--baseline",
+                "0.6",
+                "--method",
+                "arcsine",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     h = proportion_effectsize(0.68, 0.6)
     # statsmodels: NormalIndPower().power(h, nobs1=500, alpha=0.05, ratio=1)
     assert out["power"] == pytest.approx(NormalIndPower().power(h, 500, 0.05), rel=1e-8)
-    assert main(["power", "--design", "paired-binary", "--n", "164",
-                 "--discordance", "0.2"]) == 0
+    assert main(["power", "--design", "paired-binary", "--n", "164", "--discordance", "0.2"]) == 0
     assert capsys.readouterr().out.startswith("Minimum detectable effect: Δ = ")
 
 
@@ -153,9 +220,23 @@ def test_power_command_errors(capsys):
 
 
 def test_analyze_prints_the_ordered_ranking(tmp_path, capsys):
-    assert main(["analyze", str(ROOT / "examples" / "data"), "--config",
-                 str(ROOT / "examples" / "reportgen.toml"), "--out", str(tmp_path),
-                 "--seed", "1", "--n-resamples", "300"]) == 0
+    assert (
+        main(
+            [
+                "analyze",
+                str(ROOT / "examples" / "data"),
+                "--config",
+                str(ROOT / "examples" / "reportgen.toml"),
+                "--out",
+                str(tmp_path),
+                "--seed",
+                "1",
+                "--n-resamples",
+                "300",
+            ]
+        )
+        == 0
+    )
     line = capsys.readouterr().out.splitlines()[-1]
     assert line.startswith("ordered ranking over 5 lists: starcoder2-15b|fim|8k")
     # the generator's near-ties (examples/README.md) are not separated
@@ -166,8 +247,9 @@ def test_analyze_prints_the_ordered_ranking(tmp_path, capsys):
 def test_cli_escapes_control_characters_and_cuts_huge_names(tmp_path, capsys):
     # a system name holding an OSC sequence (sets the terminal title) and a BEL
     evil = "model\x1b]0;owned\x07"
-    rows = ["system,item,score"] + [f"{s},{i},{int(s == evil)}" for i in range(3)
-                                    for s in (evil, "b")]
+    rows = ["system,item,score"] + [
+        f"{s},{i},{int(s == evil)}" for i in range(3) for s in (evil, "b")
+    ]
     data = tmp_path / "ctrl.csv"
     data.write_text("\n".join(rows) + "\n", encoding="utf-8")
     assert main(["inspect", str(data)]) == 0
@@ -187,11 +269,12 @@ def test_cli_escapes_control_characters_and_cuts_huge_names(tmp_path, capsys):
 def test_cli_parser_imports_nothing_heavy():
     # `reportgen --help` answers at once: building the parser loads no numpy, pandas,
     # scipy or statsmodels (issue 18: analyze --help took 1.1 s, now about 0.1 s)
-    code = ("import sys\nfrom reportgen.cli import build_parser\nbuild_parser()\n"
-            "print(sorted(m for m in ('numpy', 'pandas', 'scipy', 'statsmodels', "
-            "'altair', 'papermill') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys\nfrom reportgen.cli import build_parser\nbuild_parser()\n"
+        "print(sorted(m for m in ('numpy', 'pandas', 'scipy', 'statsmodels', "
+        "'altair', 'papermill') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
 
@@ -203,17 +286,30 @@ def test_cli_format_choices_are_the_registered_adapters():
     assert sorted(INPUT_FORMATS) == sorted(adapter_names())
 
 
-@pytest.mark.parametrize("flags, said", [
-    (["--margin", "zero"], "'zero' is not a number"),
-    (["--margin", "-0.1"], "the margin must be a positive number"),
-    (["--margin", "=0.1"], "names no metric"),
-    (["--margin", "0.1", "--margin", "0.2"], "given twice for every metric"),
-    (["--gate", "non-inferiority", "--fail-on-regression"], "disagree"),
-])
+@pytest.mark.parametrize(
+    "flags, said",
+    [
+        (["--margin", "zero"], "'zero' is not a number"),
+        (["--margin", "-0.1"], "the margin must be a positive number"),
+        (["--margin", "=0.1"], "names no metric"),
+        (["--margin", "0.1", "--margin", "0.2"], "given twice for every metric"),
+        (["--gate", "non-inferiority", "--fail-on-regression"], "disagree"),
+    ],
+)
 def test_run_margin_and_gate_flags_fail_before_any_work(tmp_path, capsys, flags, said):
     out = tmp_path / "r"
-    status = main(["run", str(ROOT / "examples" / "data"), "--template", "release",
-                   "--out", str(out), "--quiet", *flags])
+    status = main(
+        [
+            "run",
+            str(ROOT / "examples" / "data"),
+            "--template",
+            "release",
+            "--out",
+            str(out),
+            "--quiet",
+            *flags,
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and said in err and "Traceback" not in err
     assert not out.exists()  # nothing written
@@ -242,8 +338,17 @@ def test_resolve_keeps_falsy_values_a_flag_or_the_config_gave():
 
 def test_run_max_table_rows_zero_is_an_error_not_the_default(tmp_path, capsys):
     out = tmp_path / "r"
-    status = main(["run", str(ROOT / "examples" / "data"), "--out", str(out),
-                   "--max-table-rows", "0", "--quiet"])
+    status = main(
+        [
+            "run",
+            str(ROOT / "examples" / "data"),
+            "--out",
+            str(out),
+            "--max-table-rows",
+            "0",
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and "max_table_rows = 0 must be at least 1" in err
     assert not out.exists()

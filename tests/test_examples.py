@@ -14,8 +14,17 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DATA = EXAMPLES / "data"
 FILES = ("codecompletion.csv", "unittests_runs.csv")
 
-CODE_COLUMNS = ["system", "dataset", "metric", "item", "score", "difficulty",
-                "model", "prompt_format", "context_size"]
+CODE_COLUMNS = [
+    "system",
+    "dataset",
+    "metric",
+    "item",
+    "score",
+    "difficulty",
+    "model",
+    "prompt_format",
+    "context_size",
+]
 RUN_COLUMNS = ["system", "dataset", "metric", "item", "run", "score", "difficulty"]
 ITEMS_PER_DATASET = {"csharp": 240, "java": 360, "python": 520, "typescript": 300}
 METRICS = {"edit_distance", "edit_similarity", "identifier_f1"}
@@ -33,8 +42,11 @@ def runs() -> pd.DataFrame:
 
 
 def test_generate_reproduces_committed_files_byte_for_byte(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, str(EXAMPLES / "generate.py"), "--out", str(tmp_path)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(EXAMPLES / "generate.py"), "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     for name in FILES:
         assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
 
@@ -105,8 +117,9 @@ def test_unittests_structure(runs: pd.DataFrame, code: pd.DataFrame) -> None:
     assert (runs.groupby("item")["difficulty"].nunique() == 1).all()
 
 
-def test_reportgen_toml_covers_every_metric_and_dataset(code: pd.DataFrame,
-                                                         runs: pd.DataFrame) -> None:
+def test_reportgen_toml_covers_every_metric_and_dataset(
+    code: pd.DataFrame, runs: pd.DataFrame
+) -> None:
     with open(EXAMPLES / "reportgen.toml", "rb") as fh:
         config = tomllib.load(fh)
     assert set(config) == {"metrics", "datasets"}
@@ -118,5 +131,6 @@ def test_reportgen_toml_covers_every_metric_and_dataset(code: pd.DataFrame,
         assert props["direction"] in {"higher", "lower"}
         assert props.get("modality", "continuous") in {"binary", "continuous"}
         assert props.get("weight", 1.0) > 0
-    assert all(set(p) <= {"weight"} and p.get("weight", 1.0) > 0
-               for p in config["datasets"].values())
+    assert all(
+        set(p) <= {"weight"} and p.get("weight", 1.0) > 0 for p in config["datasets"].values()
+    )

@@ -39,6 +39,7 @@ EXAMPLE_CONFIG = ROOT / "examples" / "reportgen.toml"
 
 # ------------------------------------------------------------------------- fixtures
 
+
 def _synthetic_rows(rng: np.random.Generator) -> list[dict]:
     """Several datasets × metrics of different kinds: paired continuous and paired
     binary with item difficulty, and unpaired continuous. The "rare" level holds two
@@ -50,17 +51,38 @@ def _synthetic_rows(rng: np.random.Generator) -> list[dict]:
             for i in range(n):
                 rare = dataset == "d2" and i in (0, 2)
                 level = "rare" if rare else ("easy", "hard")[i % 2]
-                rows.append(dict(system=system, dataset=dataset, metric="quality",
-                                 item=f"{dataset}-{i}", difficulty=level,
-                                 score=float(rng.normal(0.3 * k - (i % 2), 1.0))))
-                rows.append(dict(system=system, dataset=dataset, metric="correct",
-                                 item=f"{dataset}-{i}", difficulty=level,
-                                 score=1.0 if rare else float(rng.random() < 0.4 + 0.1 * k)))
+                rows.append(
+                    dict(
+                        system=system,
+                        dataset=dataset,
+                        metric="quality",
+                        item=f"{dataset}-{i}",
+                        difficulty=level,
+                        score=float(rng.normal(0.3 * k - (i % 2), 1.0)),
+                    )
+                )
+                rows.append(
+                    dict(
+                        system=system,
+                        dataset=dataset,
+                        metric="correct",
+                        item=f"{dataset}-{i}",
+                        difficulty=level,
+                        score=1.0 if rare else float(rng.random() < 0.4 + 0.1 * k),
+                    )
+                )
     for k, system in enumerate(systems):  # unpaired: each system on its own items
         for i in range(15 + 3 * k):
-            rows.append(dict(system=system, dataset="d3", metric="quality",
-                             item=f"d3-{system}-{i}", difficulty="easy",
-                             score=float(rng.normal(0.2 * k, 1.0))))
+            rows.append(
+                dict(
+                    system=system,
+                    dataset="d3",
+                    metric="quality",
+                    item=f"d3-{system}-{i}",
+                    difficulty="easy",
+                    score=float(rng.normal(0.2 * k, 1.0)),
+                )
+            )
     return rows
 
 
@@ -91,14 +113,17 @@ def _run(table, options, execution=None):
 
 def _assert_identical(serial, parallel):
     assert _results(parallel) == _results(serial)
-    pd.testing.assert_frame_equal(pd.DataFrame(parallel.comparisons()),
-                                  pd.DataFrame(serial.comparisons()), check_exact=True)
-    assert [(u.name, type(u.comparisons), u.ranks is None) for u in parallel.units] == \
-        [(u.name, type(u.comparisons), u.ranks is None) for u in serial.units]
+    pd.testing.assert_frame_equal(
+        pd.DataFrame(parallel.comparisons()), pd.DataFrame(serial.comparisons()), check_exact=True
+    )
+    assert [(u.name, type(u.comparisons), u.ranks is None) for u in parallel.units] == [
+        (u.name, type(u.comparisons), u.ranks is None) for u in serial.units
+    ]
     assert parallel.notes == serial.notes
 
 
 # ----------------------------------------------------------- parallel == serial
+
 
 def test_analyze_jobs_identical_to_serial_on_example(example):
     # oracle: the serial run (jobs=1) of the same options and seed
@@ -113,9 +138,15 @@ def test_analyze_jobs_identical_to_serial_on_synthetic_units(synthetic):
     # oracle: the serial run; 5 units of every kind, groups, a cluster_by that names no
     # column (a note given once, not once per unit), correction across all units and a
     # one-sided alternative (warned once, in the caller)
-    options = AnalysisOptions(seed=5, group_by=("difficulty",), cluster_by="nosuch",
-                              correct_across="all", alternative="greater",
-                              method="permutation", n_resamples=999)
+    options = AnalysisOptions(
+        seed=5,
+        group_by=("difficulty",),
+        cluster_by="nosuch",
+        correct_across="all",
+        alternative="greater",
+        method="permutation",
+        n_resamples=999,
+    )
     serial, serial_warnings = _run(synthetic, options)
     parallel, parallel_warnings = _run(synthetic, options, Execution(jobs=2))
     _assert_identical(serial, parallel)
@@ -130,8 +161,9 @@ def test_analyze_dask_local_cluster_identical_to_serial(synthetic):
     distributed = pytest.importorskip("distributed")
     options = AnalysisOptions(seed=3, n_resamples=999)
     serial, serial_warnings = _run(synthetic, options)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         execution = Execution("dask", scheduler=cluster.scheduler_address)
         parallel, parallel_warnings = _run(synthetic, options, execution)
     _assert_identical(serial, parallel)
@@ -140,13 +172,17 @@ def test_analyze_dask_local_cluster_identical_to_serial(synthetic):
 
 def test_analyze_progress_counts_units(synthetic):
     calls = []
-    analyze(synthetic, AnalysisOptions(seed=1, n_resamples=99),
-            progress=lambda done, total: calls.append((done, total)))
+    analyze(
+        synthetic,
+        AnalysisOptions(seed=1, n_resamples=99),
+        progress=lambda done, total: calls.append((done, total)),
+    )
     total = len(synthetic.pairs())
     assert total >= 5 and calls == [(k, total) for k in range(1, total + 1)]
 
 
 # ------------------------------------------------------------------ map_units
+
 
 def _pid(shared, k):
     return os.getpid()
@@ -155,8 +191,9 @@ def _pid(shared, k):
 def _warn_then(shared, k, fail=False):
     warnings.warn(f"unit {k} of {shared}", DegenerateDataWarning, stacklevel=1)
     if fail:
-        raise InputError(f"unit {k} failed", location=Location("f.csv", 3, "score"),
-                         hint="fix unit " + str(k))
+        raise InputError(
+            f"unit {k} failed", location=Location("f.csv", 3, "score"), hint="fix unit " + str(k)
+        )
     return k * 10
 
 
@@ -179,16 +216,21 @@ def test_map_units_processes_results_warnings_progress_and_threads():
     before = os.environ.get("OPENBLAS_NUM_THREADS")
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
-        out = map_units(_probe, "S", [(k,) for k in range(5)],
-                        execution=Execution(jobs=2),
-                        progress=lambda done, total: seen.append((done, total)))
+        out = map_units(
+            _probe,
+            "S",
+            [(k,) for k in range(5)],
+            execution=Execution(jobs=2),
+            progress=lambda done, total: seen.append((done, total)),
+        )
     pids = {pid for pid, _, _ in out}
     assert os.getpid() not in pids and len(pids) <= 2
     assert [value for _, _, value in out] == [0, 10, 20, 30, 40]  # in task order
     assert seen == [(k, 5) for k in range(1, 6)]
     # worker warnings are raised again in the caller, in unit order, from their origin
-    assert [(r.category, str(r.message)) for r in records] == \
-        [(DegenerateDataWarning, f"unit {k} of S") for k in range(5)]
+    assert [(r.category, str(r.message)) for r in records] == [
+        (DegenerateDataWarning, f"unit {k} of S") for k in range(5)
+    ]
     assert all(r.filename == __file__ for r in records)
     # workers start with one BLAS/OpenMP thread; the caller's environment is restored
     assert {env for _, env, _ in out} == {("1", "1")}
@@ -198,8 +240,7 @@ def test_map_units_processes_results_warnings_progress_and_threads():
 def test_map_units_reraises_the_first_failure_with_location_and_hint():
     tasks = [(0,), (1, True), (2,), (3, True)]
     for execution in (Execution(), Execution(jobs=2)):
-        with warnings.catch_warnings(record=True) as records, \
-                pytest.raises(InputError) as exc:
+        with warnings.catch_warnings(record=True) as records, pytest.raises(InputError) as exc:
             warnings.simplefilter("always")
             map_units(_warn_then, "S", tasks, execution=execution)
         assert type(exc.value) is InputError
@@ -219,8 +260,9 @@ def test_blas_threads_sets_and_restores_the_blas_count():
     if not before:
         pytest.skip("no BLAS that threadpoolctl knows")
     with blas_threads(1):
-        assert [p["num_threads"] for p in threadpool_info()
-                if p["user_api"] == "blas"] == [1] * len(before)
+        assert [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"] == [
+            1
+        ] * len(before)
     assert [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"] == before
 
 
@@ -260,6 +302,7 @@ def test_execution_input_validation():
 
 # ---------------------------------------------------------------- memory sizes
 
+
 def test_parse_memory_size_against_closed_form():
     # closed form: decimal units are powers of 1000, binary ones powers of 1024
     assert parse_memory_size("512MB") == 512 * 1000**2
@@ -275,11 +318,17 @@ def test_parse_memory_size_against_closed_form():
 def test_parse_memory_size_input_validation():
     with pytest.raises(ConfigError, match=r"^--max-memory = '12XB' is not a memory size"):
         parse_memory_size("12XB", name="--max-memory")
-    with pytest.raises(ConfigError, match=r"max_memory = '1.5' is not a whole number of "
-                                          r"bytes"):
+    with pytest.raises(
+        ConfigError,
+        match=r"max_memory = '1.5' is not a whole number of "
+        r"bytes",
+    ):
         parse_memory_size("1.5")
-    with pytest.raises(ConfigError, match=r"max_memory = '100KB' is below the minimum of "
-                                          r"1 MiB"):
+    with pytest.raises(
+        ConfigError,
+        match=r"max_memory = '100KB' is below the minimum of "
+        r"1 MiB",
+    ):
         parse_memory_size("100KB")
     for bad in ("", "MB", "-5MB", "1e9", True, 2.5, None, [512]):
         with pytest.raises(ConfigError, match="is not a memory size"):
@@ -291,6 +340,7 @@ def test_parse_memory_size_input_validation():
 
 # -------------------------------------------------------- bounded working memory
 
+
 def test_max_memory_small_gives_identical_resampling_results():
     # oracle: the same routine with a budget large enough for one chunk (no chunking)
     from reportgen.stats.means import mean_intervals
@@ -298,26 +348,24 @@ def test_max_memory_small_gives_identical_resampling_results():
 
     X = np.random.default_rng(7).normal(size=(3000, 4))
     for method in ("permutation", "bootstrap"):
-        small = compare_paired(X, method=method, n_resamples=1999, rng=1,
-                               max_memory=2**20)
-        large = compare_paired(X, method=method, n_resamples=1999, rng=1,
-                               max_memory=2**31)
+        small = compare_paired(X, method=method, n_resamples=1999, rng=1, max_memory=2**20)
+        large = compare_paired(X, method=method, n_resamples=1999, rng=1, max_memory=2**31)
         assert small.to_records() == large.to_records()
-    small = mean_intervals(list(X.T), method="bca", n_resamples=1999, rng=2,
-                           max_memory=2**20)
-    large = mean_intervals(list(X.T), method="bca", n_resamples=1999, rng=2,
-                           max_memory=2**31)
+    small = mean_intervals(list(X.T), method="bca", n_resamples=1999, rng=2, max_memory=2**20)
+    large = mean_intervals(list(X.T), method="bca", n_resamples=1999, rng=2, max_memory=2**31)
     assert small.to_records() == large.to_records()
 
 
 def test_max_memory_small_gives_identical_analysis(synthetic):
     # oracle: the default budget (256 MiB, one chunk for these sizes)
     options = AnalysisOptions(seed=9, method="bootstrap", n_resamples=999)
-    tight = analyze(synthetic, AnalysisOptions(seed=9, method="bootstrap", n_resamples=999,
-                                               max_memory=2**20))
+    tight = analyze(
+        synthetic, AnalysisOptions(seed=9, method="bootstrap", n_resamples=999, max_memory=2**20)
+    )
     loose = analyze(synthetic, options)
-    pd.testing.assert_frame_equal(pd.DataFrame(tight.comparisons()),
-                                  pd.DataFrame(loose.comparisons()), check_exact=True)
+    pd.testing.assert_frame_equal(
+        pd.DataFrame(tight.comparisons()), pd.DataFrame(loose.comparisons()), check_exact=True
+    )
     a, b = tight.to_results(), loose.to_results()
     assert a["systems"] == b["systems"] and a["rankings"] == b["rankings"]
 
@@ -348,12 +396,16 @@ def test_analysis_options_max_memory_validation():
 
 # ------------------------------------------------------------------------- CLI
 
+
 @pytest.fixture()
 def small_csv(tmp_path):
     rng = np.random.default_rng(1)
-    rows = [dict(system=s, dataset=d, metric="acc", item=i,
-                 score=float(rng.random() < 0.5 + 0.1 * k))
-            for d in ("a", "b") for k, s in enumerate(("x", "y", "z")) for i in range(30)]
+    rows = [
+        dict(system=s, dataset=d, metric="acc", item=i, score=float(rng.random() < 0.5 + 0.1 * k))
+        for d in ("a", "b")
+        for k, s in enumerate(("x", "y", "z"))
+        for i in range(30)
+    ]
     path = tmp_path / "scores.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
@@ -364,23 +416,33 @@ def _cli_error(capsys, *argv) -> str:
     return capsys.readouterr().err
 
 
-_JOBS_HINT = ("\n  hint: a whole number of worker processes >= 1, or 0 or auto for one "
-              "per core")
+_JOBS_HINT = "\n  hint: a whole number of worker processes >= 1, or 0 or auto for one per core"
 _SIZE_HINT = "\n  hint: a number of bytes, or a number with a unit: 512MB, 2GB, 1.5GiB"
 
 
-@pytest.mark.parametrize("flags, message", [
-    (("--jobs", "x"), "reportgen: error: --jobs 'x' is not valid" + _JOBS_HINT),
-    (("--jobs", "-1"), "reportgen: error: --jobs '-1' is not valid" + _JOBS_HINT),
-    (("--jobs", "1.5"), "reportgen: error: --jobs '1.5' is not valid" + _JOBS_HINT),
-    (("--scheduler", "tcp://h:8786"),
-     ("reportgen: error: --scheduler 'tcp://h:8786' needs --executor dask\n  hint: add "
-      "--executor dask")),
-    (("--max-memory", "lots"),
-     "reportgen: error: --max-memory = 'lots' is not a memory size" + _SIZE_HINT),
-    (("--max-memory", "100KB"),
-     "reportgen: error: --max-memory = '100KB' is below the minimum of 1 MiB"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (("--jobs", "x"), "reportgen: error: --jobs 'x' is not valid" + _JOBS_HINT),
+        (("--jobs", "-1"), "reportgen: error: --jobs '-1' is not valid" + _JOBS_HINT),
+        (("--jobs", "1.5"), "reportgen: error: --jobs '1.5' is not valid" + _JOBS_HINT),
+        (
+            ("--scheduler", "tcp://h:8786"),
+            (
+                "reportgen: error: --scheduler 'tcp://h:8786' needs --executor dask\n  hint: add "
+                "--executor dask"
+            ),
+        ),
+        (
+            ("--max-memory", "lots"),
+            "reportgen: error: --max-memory = 'lots' is not a memory size" + _SIZE_HINT,
+        ),
+        (
+            ("--max-memory", "100KB"),
+            "reportgen: error: --max-memory = '100KB' is below the minimum of 1 MiB",
+        ),
+    ],
+)
 def test_cli_bad_execution_flags_exit_2(capsys, tmp_path, small_csv, flags, message):
     err = _cli_error(capsys, "analyze", str(small_csv), "--out", str(tmp_path / "o"), *flags)
     assert err.startswith(message)
@@ -395,44 +457,60 @@ def test_cli_bad_executor_choice_exit_2(capsys, tmp_path, small_csv):
     assert "argument --executor: invalid choice: 'spark'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("line, message", [
-    ("jobs = -1", "analysis.jobs = -1 is not valid"),
-    ("jobs = 1.5", "analysis.jobs = 1.5 is not valid"),
-    ('executor = "spark"', "analysis.executor = 'spark' is not valid"),
-    ('scheduler = ""', "analysis.scheduler = '' is not valid"),
-    ('max_memory = "1.5"', "analysis.max_memory = '1.5' is not a whole number of bytes"),
-    ("max_memory = 10", "analysis.max_memory = 10 is below the minimum of 1 MiB"),
-    ("max_memory = true", "analysis.max_memory = True is not a memory size"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("jobs = -1", "analysis.jobs = -1 is not valid"),
+        ("jobs = 1.5", "analysis.jobs = 1.5 is not valid"),
+        ('executor = "spark"', "analysis.executor = 'spark' is not valid"),
+        ('scheduler = ""', "analysis.scheduler = '' is not valid"),
+        ('max_memory = "1.5"', "analysis.max_memory = '1.5' is not a whole number of bytes"),
+        ("max_memory = 10", "analysis.max_memory = 10 is below the minimum of 1 MiB"),
+        ("max_memory = true", "analysis.max_memory = True is not a memory size"),
+    ],
+)
 def test_cli_bad_execution_config_keys_exit_2(capsys, tmp_path, small_csv, line, message):
     config = tmp_path / "c.toml"
     config.write_text(f"[analysis]\n{line}\n", encoding="utf-8")
-    err = _cli_error(capsys, "analyze", str(small_csv), "--config", str(config),
-                     "--out", str(tmp_path / "o"))
+    err = _cli_error(
+        capsys, "analyze", str(small_csv), "--config", str(config), "--out", str(tmp_path / "o")
+    )
     assert message in err and "Traceback" not in err
 
 
 def test_cli_scheduler_from_config_needs_dask(capsys, tmp_path, small_csv):
     config = tmp_path / "c.toml"
     config.write_text('[analysis]\nscheduler = "tcp://h:1"\n', encoding="utf-8")
-    err = _cli_error(capsys, "analyze", str(small_csv), "--config", str(config),
-                     "--out", str(tmp_path / "o"))
+    err = _cli_error(
+        capsys, "analyze", str(small_csv), "--config", str(config), "--out", str(tmp_path / "o")
+    )
     assert "--scheduler 'tcp://h:1' needs --executor dask" in err
 
 
 def test_cli_jobs_and_max_memory_give_the_serial_results(capsys, tmp_path, small_csv):
     # oracle: the serial CLI run with the default memory budget
-    base = ["analyze", str(small_csv), "--seed", "4", "--n-resamples", "999",
-            "--method", "bootstrap"]
+    base = [
+        "analyze",
+        str(small_csv),
+        "--seed",
+        "4",
+        "--n-resamples",
+        "999",
+        "--method",
+        "bootstrap",
+    ]
     assert main([*base, "--out", str(tmp_path / "serial")]) == 0
     config = tmp_path / "c.toml"
     config.write_text('[analysis]\njobs = 2\nmax_memory = "64MiB"\n', encoding="utf-8")
     assert main([*base, "--config", str(config), "--out", str(tmp_path / "jobs")]) == 0
-    assert main([*base, "--jobs", "auto", "--max-memory", "32MB",
-                 "--out", str(tmp_path / "flags")]) == 0
+    assert (
+        main([*base, "--jobs", "auto", "--max-memory", "32MB", "--out", str(tmp_path / "flags")])
+        == 0
+    )
     capsys.readouterr()
-    serial, jobs, flags = (json.loads((tmp_path / d / "results.json").read_text())
-                           for d in ("serial", "jobs", "flags"))
+    serial, jobs, flags = (
+        json.loads((tmp_path / d / "results.json").read_text()) for d in ("serial", "jobs", "flags")
+    )
     assert jobs["config"].pop("max_memory") == 64 * 2**20
     assert flags["config"].pop("max_memory") == 32 * 10**6
     assert serial["config"].pop("max_memory") == 256 * 2**20

@@ -52,10 +52,18 @@ SLOW_EXAMPLES = 1000
 
 
 def fuzz_settings(max_examples: int) -> settings:
-    return settings(max_examples=max_examples, derandomize=True, database=None,
-                    deadline=None, print_blob=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much])
+    return settings(
+        max_examples=max_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        print_blob=True,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ],
+    )
 
 
 # ============================================================================ seeds
@@ -71,60 +79,122 @@ SYSTEMS = ("gpt-a", "gpt-b", "llama")
 ITEMS = ("q1", "q2", "q3", "q4")
 
 LONG_ROWS: list[list[Any]] = [["system", "dataset", "metric", "item", "score", "difficulty"]] + [
-    [s, d, m, i, (k * 7 + j * 3 + len(s)) % 2 if m == "acc" else round(0.1 * (k + j + 1), 2),
-     "hard" if k > 1 else "easy"]
-    for d in ("math", "code") for m in ("acc", "f1") for j, s in enumerate(SYSTEMS)
-    for k, i in enumerate(ITEMS)]
+    [
+        s,
+        d,
+        m,
+        i,
+        (k * 7 + j * 3 + len(s)) % 2 if m == "acc" else round(0.1 * (k + j + 1), 2),
+        "hard" if k > 1 else "easy",
+    ]
+    for d in ("math", "code")
+    for m in ("acc", "f1")
+    for j, s in enumerate(SYSTEMS)
+    for k, i in enumerate(ITEMS)
+]
 WIDE_ROWS: list[list[Any]] = [["item", *SYSTEMS]] + [
-    [i, *(round(0.1 * (k + j + 1), 2) for j in range(len(SYSTEMS)))]
-    for k, i in enumerate(ITEMS)]
+    [i, *(round(0.1 * (k + j + 1), 2) for j in range(len(SYSTEMS)))] for k, i in enumerate(ITEMS)
+]
 LONG_RECORDS = [dict(zip(LONG_ROWS[0], row, strict=True)) for row in LONG_ROWS[1:]]
-ARENA_RECORDS = [{"benchmark_id": "humaneval", "model": s, "example_id": f"HumanEval/{k}",
-                  "pass1": [0.0, 0.2, 0.4, 1.0][(k + j) % 4], "count": 5}
-                 for j, s in enumerate(SYSTEMS) for k in range(4)]
+ARENA_RECORDS = [
+    {
+        "benchmark_id": "humaneval",
+        "model": s,
+        "example_id": f"HumanEval/{k}",
+        "pass1": [0.0, 0.2, 0.4, 1.0][(k + j) % 4],
+        "count": 5,
+    }
+    for j, s in enumerate(SYSTEMS)
+    for k in range(4)
+]
 
 LM_DATE = "2026-01-01T00-00-00.000001"
 
 
 def _lm_results(model: str, k: int) -> dict[str, Any]:
-    return {"results": {"tiny": {"alias": "tiny", "acc,none": 0.5, "acc_stderr,none": 0.1}},
-            "group_subtasks": {"tiny": []}, "configs": {"tiny": {"task": "tiny",
-            "metric_list": [{"metric": "acc", "aggregation": "mean"}]}},
-            "higher_is_better": {"tiny": {"acc": True}}, "model_name": model,
-            "config": {"model": "hf", "model_args": f"pretrained={model}"},
-            "date": 1.7e9 + k, "lm_eval_version": "0.4.9"}
+    return {
+        "results": {"tiny": {"alias": "tiny", "acc,none": 0.5, "acc_stderr,none": 0.1}},
+        "group_subtasks": {"tiny": []},
+        "configs": {
+            "tiny": {"task": "tiny", "metric_list": [{"metric": "acc", "aggregation": "mean"}]}
+        },
+        "higher_is_better": {"tiny": {"acc": True}},
+        "model_name": model,
+        "config": {"model": "hf", "model_args": f"pretrained={model}"},
+        "date": 1.7e9 + k,
+        "lm_eval_version": "0.4.9",
+    }
 
 
 def _lm_samples(k: int) -> list[dict[str, Any]]:
-    return [{"doc_id": i, "doc": {"q": f"question {i}"}, "filter": "none",
-             "metrics": ["acc"], "doc_hash": f"hash{i}", "acc": float((i + k) % 2)}
-            for i in range(4)]
+    return [
+        {
+            "doc_id": i,
+            "doc": {"q": f"question {i}"},
+            "filter": "none",
+            "metrics": ["acc"],
+            "doc_hash": f"hash{i}",
+            "acc": float((i + k) % 2),
+        }
+        for i in range(4)
+    ]
 
 
 def _inspect_header(model: str) -> dict[str, Any]:
-    return {"version": 2, "status": "success",
-            "eval": {"task": "arith", "model": model, "task_args": {},
-                     "config": {"epochs": 2}},
-            "plan": {"steps": [{"solver": "generate", "params": {}}]},
-            "results": {"scores": [{"name": "match", "scorer": "match"}]}}
+    return {
+        "version": 2,
+        "status": "success",
+        "eval": {"task": "arith", "model": model, "task_args": {}, "config": {"epochs": 2}},
+        "plan": {"steps": [{"solver": "generate", "params": {}}]},
+        "results": {"scores": [{"name": "match", "scorer": "match"}]},
+    }
 
 
 def _inspect_summaries(k: int) -> list[dict[str, Any]]:
-    return [{"id": i, "epoch": e, "scores": {
+    return [
+        {
+            "id": i,
+            "epoch": e,
+            "scores": {
                 "match": {"value": "CI"[(i + e + k) % 2]},
-                "stats": {"value": {"exact": (i + k) % 2 == 0, "length": 10 + i}}}}
-            for i in range(1, 4) for e in (1, 2)]
+                "stats": {"value": {"exact": (i + k) % 2 == 0, "length": 10 + i}},
+            },
+        }
+        for i in range(1, 4)
+        for e in (1, 2)
+    ]
 
 
 def _helm_run(model: str, k: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    spec = {"name": f"mmlu:subject=anatomy,model={model}",
-            "adapter_spec": {"model": f"org/{model}", "model_deployment": f"org/{model}"}}
-    stats = [{"instance_id": f"id{i}", "train_trial_index": 0, "stats": [
-        {"name": {"name": "exact_match", "split": "test"}, "count": 1,
-         "sum": (i + k) % 2, "mean": float((i + k) % 2)},
-        {"name": {"name": "num_output_tokens", "split": "test",
-                  "perturbation": {"name": "typos", "computed_on": "perturbed"}},
-         "count": 1, "sum": 3 + i, "mean": 3.0 + i}]} for i in range(4)]
+    spec = {
+        "name": f"mmlu:subject=anatomy,model={model}",
+        "adapter_spec": {"model": f"org/{model}", "model_deployment": f"org/{model}"},
+    }
+    stats = [
+        {
+            "instance_id": f"id{i}",
+            "train_trial_index": 0,
+            "stats": [
+                {
+                    "name": {"name": "exact_match", "split": "test"},
+                    "count": 1,
+                    "sum": (i + k) % 2,
+                    "mean": float((i + k) % 2),
+                },
+                {
+                    "name": {
+                        "name": "num_output_tokens",
+                        "split": "test",
+                        "perturbation": {"name": "typos", "computed_on": "perturbed"},
+                    },
+                    "count": 1,
+                    "sum": 3 + i,
+                    "mean": 3.0 + i,
+                },
+            ],
+        }
+        for i in range(4)
+    ]
     return spec, stats
 
 
@@ -153,7 +223,7 @@ def _jsonl(records: list[Any]) -> bytes:
     return "".join(_json(r) + "\n" for r in records).encode()
 
 
-CONFIG_TOML = b'''# a valid config
+CONFIG_TOML = b"""# a valid config
 [input]
 nan_policy = "drop"
 
@@ -184,18 +254,53 @@ weight = 1.5
 [systems.gpt-a]
 family = "gpt"
 size = 7
-'''
+"""
 
 
 # ============================================================================ mutations
 
 #: Byte strings that tend to break parsers: delimiters, quotes, line ends, encodings,
 #: special numbers, JSON punctuation.
-JUNK = (b",", b";", b"\t", b"\n", b"\r", b"\r\n", b'"', b"'", b"\x00", b"\xff\xfe",
-        b"\xef\xbb\xbf", b"\xe9", b"\xc3", b"NaN", b"nan", b"inf", b"-Infinity", b"1e999",
-        b"-1", b"0", b"1" + b"0" * 40, b"{", b"}", b"[", b"]", b":", b"null", b"true", b"",
-        b"\\", b"#", b"=", b"\xf0\x9f\x98\x80", b" ", "\u2028".encode(), b"\xc2\x85",
-        b"\x0c", b"9" * 4400)
+JUNK = (
+    b",",
+    b";",
+    b"\t",
+    b"\n",
+    b"\r",
+    b"\r\n",
+    b'"',
+    b"'",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xef\xbb\xbf",
+    b"\xe9",
+    b"\xc3",
+    b"NaN",
+    b"nan",
+    b"inf",
+    b"-Infinity",
+    b"1e999",
+    b"-1",
+    b"0",
+    b"1" + b"0" * 40,
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b":",
+    b"null",
+    b"true",
+    b"",
+    b"\\",
+    b"#",
+    b"=",
+    b"\xf0\x9f\x98\x80",
+    b" ",
+    "\u2028".encode(),
+    b"\xc2\x85",
+    b"\x0c",
+    b"9" * 4400,
+)
 
 
 @st.composite
@@ -213,7 +318,7 @@ def mutated_bytes(draw: st.DrawFn, seed: bytes) -> bytes:
             junk = draw(st.one_of(st.sampled_from(JUNK), st.binary(max_size=6)))
             data[at:at] = junk
         elif op == "delete":
-            del data[at:at + draw(st.integers(1, 16))]
+            del data[at : at + draw(st.integers(1, 16))]
         elif op in ("line", "swap"):
             lines = bytes(data).splitlines(keepends=True)
             if len(lines) >= 2:
@@ -228,25 +333,64 @@ def mutated_bytes(draw: st.DrawFn, seed: bytes) -> bytes:
 
 #: Cell texts of a CSV field: numbers in every spelling, missing markers, names.
 CELL = st.one_of(
-    st.sampled_from(("", " ", "NaN", "nan", "NA", "null", "None", "inf", "-inf", "Infinity",
-                     "1e999", "-0", "0", "1", "0.5", "2", "-1", "true", "False", "1,5",
-                     "0x1", "1_000", "q1", "gpt-a", "math", "acc", "é", '"', "\n")),
+    st.sampled_from(
+        (
+            "",
+            " ",
+            "NaN",
+            "nan",
+            "NA",
+            "null",
+            "None",
+            "inf",
+            "-inf",
+            "Infinity",
+            "1e999",
+            "-0",
+            "0",
+            "1",
+            "0.5",
+            "2",
+            "-1",
+            "true",
+            "False",
+            "1,5",
+            "0x1",
+            "1_000",
+            "q1",
+            "gpt-a",
+            "math",
+            "acc",
+            "é",
+            '"',
+            "\n",
+        )
+    ),
     st.text(max_size=8),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
-    st.integers(-10**30, 10**30).map(str))
+    st.integers(-(10**30), 10**30).map(str),
+)
+
 
 def _containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return st.one_of(st.lists(inner, max_size=3),
-                     st.dictionaries(st.text(max_size=6), inner, max_size=3))
+    return st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    )
 
 
 #: Any JSON value, including the special floats Python writes and huge integers.
 JSON_VALUE = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-10**400, 10**400),
-              st.floats(allow_nan=True, allow_infinity=True),
-              st.text(max_size=8),
-              st.sampled_from(("C", "I", "P", "N", "yes", "0.5", "inf", "", "none"))),
-    _containers, max_leaves=6)
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**400), 10**400),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=8),
+        st.sampled_from(("C", "I", "P", "N", "yes", "0.5", "inf", "", "none")),
+    ),
+    _containers,
+    max_leaves=6,
+)
 
 
 @st.composite
@@ -391,14 +535,20 @@ def _single(name: str, data: bytes) -> Writer:
     def write(tmp: Path) -> tuple[list[Path], list[Path]]:
         path = _write(tmp, name, data)
         return [path], [path]
+
     return write
 
 
 def _long_csv_bytes() -> st.SearchStrategy[bytes]:
     seed = _csv(LONG_ROWS)
-    return st.one_of(mutated_bytes(seed),
-                     st.builds(lambda rows, nl: _csv(rows, newline=nl),
-                               mutated_rows(LONG_ROWS), st.sampled_from(("\n", "\r\n", "\r"))))
+    return st.one_of(
+        mutated_bytes(seed),
+        st.builds(
+            lambda rows, nl: _csv(rows, newline=nl),
+            mutated_rows(LONG_ROWS),
+            st.sampled_from(("\n", "\r\n", "\r")),
+        ),
+    )
 
 
 def _lm_eval_writer() -> st.SearchStrategy[Writer]:
@@ -410,28 +560,37 @@ def _lm_eval_writer() -> st.SearchStrategy[Writer]:
     @st.composite
     def writer(draw: st.DrawFn) -> Writer:
         target = draw(st.sampled_from(sorted(files)))
-        content = {name: (json.dumps(v, indent=1).encode() if name.endswith(".json")
-                          else _jsonl(v)) for name, v in files.items()}
+        content = {
+            name: (json.dumps(v, indent=1).encode() if name.endswith(".json") else _jsonl(v))
+            for name, v in files.items()
+        }
         if draw(st.booleans()):
             content[target] = draw(mutated_bytes(content[target]))
         else:
             tree = draw(mutated_json(files[target]))
-            content[target] = _jsonl(tree) if target.endswith(".jsonl") and \
-                isinstance(tree, list) else _json(tree).encode()
+            content[target] = (
+                _jsonl(tree)
+                if target.endswith(".jsonl") and isinstance(tree, list)
+                else _json(tree).encode()
+            )
 
         def write(tmp: Path) -> tuple[list[Path], list[Path]]:
             for name, data in content.items():
                 _write(tmp / "out", name, data)
             return [tmp / "out"], [tmp / "out"]
+
         return write
+
     return writer()
 
 
 def _inspect_writer() -> st.SearchStrategy[Writer]:
     @st.composite
     def writer(draw: st.DrawFn) -> Writer:
-        logs = {f"{m}.eval": (_inspect_header(f"mockllm/{m}"), _inspect_summaries(k))
-                for k, m in enumerate(("alpha", "beta"))}
+        logs = {
+            f"{m}.eval": (_inspect_header(f"mockllm/{m}"), _inspect_summaries(k))
+            for k, m in enumerate(("alpha", "beta"))
+        }
         content = {name: _eval_zip(*parts) for name, parts in logs.items()}
         target = draw(st.sampled_from(sorted(logs)))
         how = draw(st.sampled_from(("bytes", "header", "summaries", "json")))
@@ -451,7 +610,9 @@ def _inspect_writer() -> st.SearchStrategy[Writer]:
             for name, data in content.items():
                 _write(tmp / "logs", name, data)
             return [tmp / "logs"], [tmp / "logs"]
+
         return write
+
     return writer()
 
 
@@ -476,35 +637,55 @@ def _helm_writer() -> st.SearchStrategy[Writer]:
             for name, data in content.items():
                 _write(tmp / "suite", name, data)
             return [tmp / "suite"], [tmp / "suite"]
+
         return write
+
     return writer()
 
 
 CASES: dict[str, tuple[st.SearchStrategy[Writer], st.SearchStrategy[str | None]]] = {
-    "long_csv": (_long_csv_bytes().map(lambda b: _single("scores.csv", b)),
-                 st.sampled_from((None, "long", "wide"))),
-    "long_csv_gz": (mutated_bytes(gzip.compress(_csv(LONG_ROWS), mtime=0)).map(
-        lambda b: _single("scores.csv.gz", b)), st.sampled_from((None, "long"))),
-    "wide_tsv": (st.one_of(mutated_bytes(_csv(WIDE_ROWS, delimiter="\t")),
-                           mutated_rows(WIDE_ROWS).map(lambda r: _csv(r, delimiter="\t")))
-                 .map(lambda b: _single("acc.tsv", b)), st.sampled_from((None, "wide"))),
-    "long_jsonl": (st.one_of(mutated_bytes(_jsonl(LONG_RECORDS)),
-                             mutated_json(LONG_RECORDS).map(
-                                 lambda t: _jsonl(t) if isinstance(t, list) else
-                                 _json(t).encode()))
-                   .map(lambda b: _single("scores.jsonl", b)),
-                   st.sampled_from((None, "long", "eval-arena"))),
-    "eval_arena": (st.one_of(mutated_bytes(_jsonl(ARENA_RECORDS)),
-                             mutated_json(ARENA_RECORDS).map(
-                                 lambda t: _jsonl(t) if isinstance(t, list) else
-                                 _json(t).encode()))
-                   .map(lambda b: _single("humaneval.jsonl", b)),
-                   st.sampled_from((None, "eval-arena", "long"))),
+    "long_csv": (
+        _long_csv_bytes().map(lambda b: _single("scores.csv", b)),
+        st.sampled_from((None, "long", "wide")),
+    ),
+    "long_csv_gz": (
+        mutated_bytes(gzip.compress(_csv(LONG_ROWS), mtime=0)).map(
+            lambda b: _single("scores.csv.gz", b)
+        ),
+        st.sampled_from((None, "long")),
+    ),
+    "wide_tsv": (
+        st.one_of(
+            mutated_bytes(_csv(WIDE_ROWS, delimiter="\t")),
+            mutated_rows(WIDE_ROWS).map(lambda r: _csv(r, delimiter="\t")),
+        ).map(lambda b: _single("acc.tsv", b)),
+        st.sampled_from((None, "wide")),
+    ),
+    "long_jsonl": (
+        st.one_of(
+            mutated_bytes(_jsonl(LONG_RECORDS)),
+            mutated_json(LONG_RECORDS).map(
+                lambda t: _jsonl(t) if isinstance(t, list) else _json(t).encode()
+            ),
+        ).map(lambda b: _single("scores.jsonl", b)),
+        st.sampled_from((None, "long", "eval-arena")),
+    ),
+    "eval_arena": (
+        st.one_of(
+            mutated_bytes(_jsonl(ARENA_RECORDS)),
+            mutated_json(ARENA_RECORDS).map(
+                lambda t: _jsonl(t) if isinstance(t, list) else _json(t).encode()
+            ),
+        ).map(lambda b: _single("humaneval.jsonl", b)),
+        st.sampled_from((None, "eval-arena", "long")),
+    ),
     "lm_eval": (_lm_eval_writer(), st.sampled_from((None, "lm-eval"))),
     "inspect": (_inspect_writer(), st.sampled_from((None, "inspect"))),
     "helm": (_helm_writer(), st.sampled_from((None, "helm"))),
-    "parquet": (mutated_bytes(_parquet(LONG_ROWS)).map(lambda b: _single("scores.parquet", b)),
-                st.sampled_from((None, "long", "wide"))),
+    "parquet": (
+        mutated_bytes(_parquet(LONG_ROWS)).map(lambda b: _single("scores.parquet", b)),
+        st.sampled_from((None, "long", "wide")),
+    ),
 }
 
 
@@ -517,6 +698,7 @@ def _run_case(name: str, max_examples: int) -> None:
         def run(tmp: Path) -> None:
             paths, named = writer(tmp)
             load_or_error(paths, named, format=fmt, nan_policy=nan_policy)
+
         _in_tmp(run)
 
     check()
@@ -537,16 +719,53 @@ def test_fuzz_adapter_loads_or_raises_located_input_error_many(name):
 
 #: Values that are valid for some key, so random documents also pass validation.
 _VALID_LOOKING = st.sampled_from(
-    (*PAIRINGS, *METHODS, *ORDERS, *ALTERNATIVES, *CORRECTIONS, *CI_METHODS, "drop",
-     "raise", "higher", "lower", "binary", "continuous", "html", "long", 0.05, 0.5, 0.95,
-     1, 2, 999, 7, True, False, "gpt-a", ["html"], ["difficulty"], [CORPUS_METRICS[0]]))
+    (
+        *PAIRINGS,
+        *METHODS,
+        *ORDERS,
+        *ALTERNATIVES,
+        *CORRECTIONS,
+        *CI_METHODS,
+        "drop",
+        "raise",
+        "higher",
+        "lower",
+        "binary",
+        "continuous",
+        "html",
+        "long",
+        0.05,
+        0.5,
+        0.95,
+        1,
+        2,
+        999,
+        7,
+        True,
+        False,
+        "gpt-a",
+        ["html"],
+        ["difficulty"],
+        [CORPUS_METRICS[0]],
+    )
+)
 TOML_VALUE = st.recursive(
-    st.one_of(st.text(max_size=8), st.integers(-2**63, 2**63 - 1),
-              st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
-              st.dates(), _VALID_LOOKING),
-    _containers, max_leaves=4)
-_NAMED = {"metrics": ("direction", "modality", "weight"), "datasets": ("weight",),
-          "systems": ("family", "size")}
+    st.one_of(
+        st.text(max_size=8),
+        st.integers(-(2**63), 2**63 - 1),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.booleans(),
+        st.dates(),
+        _VALID_LOOKING,
+    ),
+    _containers,
+    max_leaves=4,
+)
+_NAMED = {
+    "metrics": ("direction", "modality", "weight"),
+    "datasets": ("weight",),
+    "systems": ("family", "size"),
+}
 
 
 def _toml_value(value: Any) -> str:
@@ -565,8 +784,9 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}"
-                               for k, v in value.items()) + "}"
+        return (
+            "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+        )
     return value.isoformat()  # a date
 
 
@@ -583,8 +803,10 @@ def config_documents(draw: st.DrawFn) -> bytes:
     """A TOML document built from the config schema: known sections and keys (now and
     then an unknown one) with values of any type."""
     sections: dict[str, dict[str, Any]] = {}
-    plain = {section: sorted(o.key for o in options(section, config=True))
-             for section in ("analysis", "input", "report")}
+    plain = {
+        section: sorted(o.key for o in options(section, config=True))
+        for section in ("analysis", "input", "report")
+    }
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from((*plain, *_NAMED, "unknown")))
         if kind in plain:
@@ -607,8 +829,9 @@ def check_config(config: TableConfig) -> None:
 
     assert isinstance(config, TableConfig)
     analysis = dict(config.analysis)
-    AnalysisOptions(**{k: v for k, v in analysis.items()
-                       if k in AnalysisOptions.__dataclass_fields__})
+    AnalysisOptions(
+        **{k: v for k, v in analysis.items() if k in AnalysisOptions.__dataclass_fields__}
+    )
     LoadOptions(**{k: v for k, v in config.input.items() if k != "data"})
     for spec in config.metrics.values():
         assert spec.weight is None or (math.isfinite(spec.weight) and spec.weight > 0)
@@ -623,6 +846,7 @@ def _config_or_error(data: bytes) -> None:
             check_error(error, [path])
         else:
             check_config(config)
+
     _in_tmp(run)
 
 
@@ -659,11 +883,15 @@ def test_fuzz_seeds_are_valid_inputs():
         assert load(_write(tmp, "h.jsonl", _jsonl(ARENA_RECORDS))).n_rows == 12
         assert load(_write(tmp, "s.csv.gz", gzip.compress(_csv(LONG_ROWS)))).n_rows == 48
         for k, model in enumerate(("model-a", "model-b")):
-            _write(tmp / "lm", f"{model}/results_{LM_DATE}.json",
-                   _json(_lm_results(model, k)).encode())
+            _write(
+                tmp / "lm", f"{model}/results_{LM_DATE}.json", _json(_lm_results(model, k)).encode()
+            )
             _write(tmp / "lm", f"{model}/samples_tiny_{LM_DATE}.jsonl", _jsonl(_lm_samples(k)))
-            _write(tmp / "logs", f"{model}.eval",
-                   _eval_zip(_inspect_header(model), _inspect_summaries(k)))
+            _write(
+                tmp / "logs",
+                f"{model}.eval",
+                _eval_zip(_inspect_header(model), _inspect_summaries(k)),
+            )
         assert load(tmp / "lm").n_rows == 8
         assert load(tmp / "logs").systems == ("model-a", "model-b")
         for k, model in enumerate(("model-a", "model-b")):
@@ -676,4 +904,5 @@ def test_fuzz_seeds_are_valid_inputs():
         config = load_config(_write(tmp, "c.toml", CONFIG_TOML))
         check_config(config)
         assert config.analysis["n_resamples"] == 999
+
     _in_tmp(run)

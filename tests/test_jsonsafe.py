@@ -32,9 +32,17 @@ def test_json_safe_against_the_plain_rules():
     class Flag(int):  # a subclass of int is converted, not passed through
         pass
 
-    document = {"a": (1.5, float("nan"), -math.inf), 2: np.int64(3), "ok": np.bool_(True),
-                "arr": np.array([1.0, np.nan]), "od": collections.OrderedDict(x=[None]),
-                "f32": np.float32(0.25), "flag": Flag(4), "obj": object, "t": True}
+    document = {
+        "a": (1.5, float("nan"), -math.inf),
+        2: np.int64(3),
+        "ok": np.bool_(True),
+        "arr": np.array([1.0, np.nan]),
+        "od": collections.OrderedDict(x=[None]),
+        "f32": np.float32(0.25),
+        "flag": Flag(4),
+        "obj": object,
+        "t": True,
+    }
     got = json_safe(document)
     assert got == _plain(document)
     assert type(got["flag"]) is int and got["t"] is True

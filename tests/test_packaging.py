@@ -17,9 +17,22 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
-                           "--no-build-isolation", "-q", "-w", str(out)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(ROOT),
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     (path,) = out.glob("reportgen-*.whl")
     return path
@@ -43,14 +56,29 @@ def test_wheel_ships_templates_themes_and_typing(wheel):
 
 def test_installed_package_finds_its_data(wheel, tmp_path):
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
-                    str(target), str(wheel)], check=True)
-    code = ("import reportgen, reportgen.resources as r; "
-            "print(reportgen.__file__); print(r.notebook_template('data_overview')); "
-            "print(r.theme('default') / 'theme.json'); print(r.theme('print') / 'report.css')")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+    )
+    code = (
+        "import reportgen, reportgen.resources as r; "
+        "print(reportgen.__file__); print(r.notebook_template('data_overview')); "
+        "print(r.theme('default') / 'theme.json'); print(r.theme('print') / 'report.css')"
+    )
     env = {**os.environ, "PYTHONPATH": str(target)}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=tmp_path, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     for line in lines:  # everything comes from the installed copy, not the source tree

@@ -48,8 +48,9 @@ def test_choose_rank_lists_against_brute_force_on_nested_coverage(seed):
     # system s covers the datasets introduced up to its own introduction time
     start = rng.integers(0, n_datasets, size=n_systems)
     order = rng.permutation(n_datasets)
-    coverage = {datasets[order[j]]: {s for s, t in zip(systems, start) if t >= j}
-                for j in range(n_datasets)}
+    coverage = {
+        datasets[order[j]]: {s for s, t in zip(systems, start) if t >= j} for j in range(n_datasets)
+    }
     coverage = {d: coverage[d] for d in datasets}
     selection = choose_rank_lists({d: sorted(v) for d, v in coverage.items()}, systems)
     best = _brute_force_best(coverage, systems)
@@ -96,14 +97,24 @@ def _partial_overlap_csv(folder) -> str:
     s6 on d3 only. Best set: d1 + d2 with five systems (10 > 3 systems × 3 datasets)."""
     rng = np.random.default_rng(7)
     rows = []
-    plan = {"d1": ["s1", "s2", "s3", "s4", "s5"], "d2": ["s1", "s2", "s3", "s4", "s5"],
-            "d3": ["s1", "s2", "s3", "s6"]}
+    plan = {
+        "d1": ["s1", "s2", "s3", "s4", "s5"],
+        "d2": ["s1", "s2", "s3", "s4", "s5"],
+        "d3": ["s1", "s2", "s3", "s6"],
+    }
     skill = {"s1": 0.8, "s2": 0.6, "s3": 0.4, "s4": 0.5, "s5": 0.55, "s6": 0.3}
     for dataset, systems in plan.items():
         for item in range(60):
             for s in systems:
-                rows.append({"system": s, "dataset": dataset, "item": f"{dataset}-{item}",
-                             "metric": "acc", "score": float(rng.random() < skill[s])})
+                rows.append(
+                    {
+                        "system": s,
+                        "dataset": dataset,
+                        "item": f"{dataset}-{item}",
+                        "metric": "acc",
+                        "score": float(rng.random() < skill[s]),
+                    }
+                )
     path = folder / "scores.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return str(path)
@@ -135,12 +146,23 @@ def test_ranking_with_partial_overlap_records_its_selection(tmp_path):
 def test_cli_rank_lists_flag(tmp_path):
     path = _partial_overlap_csv(tmp_path)
     out = tmp_path / "out"
-    code = main(["analyze", str(path), "--out", str(out), "--seed", "1",
-                 "--n-resamples", "99", "--rank-lists", "d1,d2"])
+    code = main(
+        [
+            "analyze",
+            str(path),
+            "--out",
+            str(out),
+            "--seed",
+            "1",
+            "--n-resamples",
+            "99",
+            "--rank-lists",
+            "d1,d2",
+        ]
+    )
     assert code == 0
     doc = json.loads((out / "results.json").read_text())
     assert doc["config"]["rank_lists"] == ["d1", "d2"]
     ordered = next(r for r in doc["rankings"] if r["kind"] == "ordered")
     assert ordered["selection"]["datasets"] == ["d1", "d2"]
-    assert main(["analyze", str(path), "--out", str(tmp_path / "bad"),
-                 "--rank-lists", "d9"]) == 2
+    assert main(["analyze", str(path), "--out", str(tmp_path / "bad"), "--rank-lists", "d9"]) == 2

@@ -19,16 +19,23 @@ def test_resources_found_by_name():
 
 
 def test_resources_unknown_names():
-    with pytest.raises(InputError, match=r"(?s)unknown notebook template 'nope'.*"
-                                         r"bundled templates: data_overview"):
+    with pytest.raises(
+        InputError,
+        match=r"(?s)unknown notebook template 'nope'.*"
+        r"bundled templates: data_overview",
+    ):
         resources.notebook_template("nope")
-    with pytest.raises(InputError, match=r"(?s)unknown theme 'nope'.*bundled themes: default, "
-                                         r"print"):
+    with pytest.raises(
+        InputError,
+        match=r"(?s)unknown theme 'nope'.*bundled themes: default, "
+        r"print",
+    ):
         resources.theme("nope")
 
 
 def test_data_overview_template_declares_parameters():
     import papermill as pm
+
     params = pm.inspect_notebook(str(resources.notebook_template("data_overview")))
     assert set(params) == {"data", "data_format", "config", "nan_policy"}
     assert "detects it" in params["data_format"]["help"]
@@ -37,10 +44,16 @@ def test_data_overview_template_declares_parameters():
 def test_data_overview_template_executes(tmp_path, shared_data):
     import nbformat
     import papermill as pm
+
     out = tmp_path / "overview.ipynb"
-    pm.execute_notebook(str(resources.notebook_template("data_overview")), str(out),
-                        parameters={"data": [str(shared_data / "ibm-rag")]},
-                        kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    pm.execute_notebook(
+        str(resources.notebook_template("data_overview")),
+        str(out),
+        parameters={"data": [str(shared_data / "ibm-rag")]},
+        kernel_name="python3",
+        progress_bar=False,
+        cwd=str(tmp_path),
+    )
     nb = nbformat.read(out, as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells])
     assert "6 systems" in text and "ibm-rag" in text and "No exclusions" in text

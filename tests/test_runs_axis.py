@@ -55,8 +55,9 @@ def test_one_run_everywhere_gives_a_note_not_an_error() -> None:
 
 def test_constant_run_column_of_a_long_table(tmp_path: Path) -> None:
     path = tmp_path / "scores.csv"
-    rows = ["system,item,score,run"] + [f"{s},{i},{(i + k) % 2},7" for k, s in
-                                        enumerate("ab") for i in range(6)]
+    rows = ["system,item,score,run"] + [
+        f"{s},{i},{(i + k) % 2},7" for k, s in enumerate("ab") for i in range(6)
+    ]
     path.write_text("\n".join(rows) + "\n")
     results = analyze(load(path), AnalysisOptions(seed=1, n_resamples=99)).to_results()
     assert results["runs"] == [] and len(_notes(results)) == 1
@@ -65,8 +66,9 @@ def test_constant_run_column_of_a_long_table(tmp_path: Path) -> None:
 @pytest.mark.parametrize("data", [EVAL_SET, HELM_SUITE], ids=["inspect-eval-set", "helm-1-trial"])
 def test_analyze_succeeds_on_one_run(data: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
-    assert main(["analyze", str(data), "--out", str(out), "--seed", "1",
-                 "--n-resamples", "199"]) == 0
+    assert (
+        main(["analyze", str(data), "--out", str(out), "--seed", "1", "--n-resamples", "199"]) == 0
+    )
     results = json.loads((out / "results.json").read_text())
     assert results["comparisons"] and results["runs"] == []
     assert "at least 2 runs" not in capsys.readouterr().err
@@ -75,8 +77,24 @@ def test_analyze_succeeds_on_one_run(data: Path, tmp_path: Path, capsys) -> None
 @pytest.mark.parametrize("data", [EVAL_SET, HELM_SUITE], ids=["inspect-eval-set", "helm-1-trial"])
 def test_run_report_succeeds_on_one_run(data: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
-    assert main(["run", str(data), "--out", str(out), "--format", "html", "--quiet",
-                 "--seed", "1", "--n-resamples", "199"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(data),
+                "--out",
+                str(out),
+                "--format",
+                "html",
+                "--quiet",
+                "--seed",
+                "1",
+                "--n-resamples",
+                "199",
+            ]
+        )
+        == 0
+    )
     html = (out / "report.html").read_text()
     assert "run analyses" in html  # the note is in the Data section
     if data == HELM_SUITE:

@@ -13,7 +13,19 @@ from reportgen.analysis.release import NotCompared, ReleaseComparison, ReleaseVe
 from reportgen.analysis.results import UnitResult
 from reportgen.analysis.serialize import to_results
 
-__all__ = ["Analysis", "AnalysisOptions", "CorrectAcross", "NotCompared", "Pairing",
-           "ReleaseComparison", "ReleaseVerdict", "UnitResult", "analyze",
-           "analyze_release", "check_options", "choose_rank_lists", "to_results",
-           "unit_rng"]
+__all__ = [
+    "Analysis",
+    "AnalysisOptions",
+    "CorrectAcross",
+    "NotCompared",
+    "Pairing",
+    "ReleaseComparison",
+    "ReleaseVerdict",
+    "UnitResult",
+    "analyze",
+    "analyze_release",
+    "check_options",
+    "choose_rank_lists",
+    "to_results",
+    "unit_rng",
+]

@@ -34,6 +34,7 @@ CORPUS_ITEMS = 50
 #: permutation test is not a test of means.
 BEHRENS_RATIO = 1.5
 
+
 def _moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sample skewness and Pearson kurtosis of each column (NaN where undefined)."""
     from scipy import stats
@@ -68,8 +69,10 @@ def list_caveats(table: Any, unit: UnitResult) -> list[str]:
     if unit.modality == "corpus":
         n = unit.n_items
         if 0 < n < CORPUS_ITEMS:
-            return [f"Only {n} items: the intervals of corpus metrics such as F1 are "
-                    f"approximate below about {CORPUS_ITEMS} items."]
+            return [
+                f"Only {n} items: the intervals of corpus metrics such as F1 are "
+                f"approximate below about {CORPUS_ITEMS} items."
+            ]
         return []
     if unit.modality != "continuous" or not isinstance(result, PairwiseResult):
         return []
@@ -93,45 +96,59 @@ def list_caveats(table: Any, unit: UnitResult) -> list[str]:
         skew = _worst(np.array([m[0][0] for m in moments]))
         kurt_x = np.array([m[1][0] for m in moments])
     if n < SKEW_ITEMS and np.isfinite(skew) and skew > SKEW_LIMIT:
-        out.append(f"The scores or their differences are strongly skewed (|skewness| up to "
-                   f"{skew:.1f}) and there are only {n} items: p-values near α are "
-                   "unreliable (too small) and intervals too narrow below about "
-                   f"{SKEW_ITEMS} items.")
-    boot_ci = any("bootstrap" in m.lower() or "bca" in m.lower() or
-                  "percentile" in m.lower() for m in ci_methods)
+        out.append(
+            f"The scores or their differences are strongly skewed (|skewness| up to "
+            f"{skew:.1f}) and there are only {n} items: p-values near α are "
+            "unreliable (too small) and intervals too narrow below about "
+            f"{SKEW_ITEMS} items."
+        )
+    boot_ci = any(
+        "bootstrap" in m.lower() or "bca" in m.lower() or "percentile" in m.lower()
+        for m in ci_methods
+    )
     if n < BOOTSTRAP_ITEMS and ("bootstrap" in test or boot_ci):
-        what = "bootstrap p-values are too small and bootstrap intervals too narrow" \
-            if "bootstrap" in test else "bootstrap intervals are too narrow"
-        out.append(f"Only {n} items: {what} below about {BOOTSTRAP_ITEMS} items (about "
-                   f"90% coverage at n = 10); the t interval (--ci-method t) and the t test "
-                   "are calibrated there.")
+        what = (
+            "bootstrap p-values are too small and bootstrap intervals too narrow"
+            if "bootstrap" in test
+            else "bootstrap intervals are too narrow"
+        )
+        out.append(
+            f"Only {n} items: {what} below about {BOOTSTRAP_ITEMS} items (about "
+            f"90% coverage at n = 10); the t interval (--ci-method t) and the t test "
+            "are calibrated there."
+        )
     if any("bca" in m.lower() for m in ci_methods):
         worst = _worst(kurt_x)
         if np.isfinite(worst) and worst > KURTOSIS_LIMIT:
-            out.append(f"The scores are heavy-tailed (kurtosis up to {worst:.0f}; normal: "
-                       "3): BCa intervals cover less than their nominal level here, the t "
-                       "interval (--ci-method t) covers better.")
+            out.append(
+                f"The scores are heavy-tailed (kurtosis up to {worst:.0f}; normal: "
+                "3): BCa intervals cover less than their nominal level here, the t "
+                "interval (--ci-method t) covers better."
+            )
     if unit.pairing != "paired" and "permutation" in test and len(sizes) >= 2:
         samples_arr = [np.asarray(x, dtype=float) for x in samples]
-        sds = np.array([np.nanstd(x, ddof=1) if len(x) > 1 else np.nan
-                        for x in samples_arr])
+        sds = np.array([np.nanstd(x, ddof=1) if len(x) > 1 else np.nan for x in samples_arr])
         size = np.array(sizes, dtype=float)
         ia, ib = np.asarray(result.index_a), np.asarray(result.index_b)
         with np.errstate(all="ignore"):
             size_ratio = np.maximum(size[ia], size[ib]) / np.minimum(size[ia], size[ib])
             sd_ratio = np.maximum(sds[ia], sds[ib]) / np.minimum(sds[ia], sds[ib])
         if np.any((size_ratio > BEHRENS_RATIO) & (sd_ratio > BEHRENS_RATIO)):
-            out.append("Groups differ both in size and in spread: the label-shuffle "
-                       "permutation test compares whole distributions, not means, and can "
-                       "reject far too often for equal means; Welch's t test (--method "
-                       "auto) tests the means.")
+            out.append(
+                "Groups differ both in size and in spread: the label-shuffle "
+                "permutation test compares whole distributions, not means, and can "
+                "reject far too often for equal means; Welch's t test (--method "
+                "auto) tests the means."
+            )
     return out
 
 
 def runs_caveats(n_items: int) -> list[str]:
     """Caveats of a repeated-runs entry with ``n_items`` items."""
     if n_items < BOOTSTRAP_ITEMS:
-        return [f"Only {n_items} items: the bootstrap intervals over items are somewhat too "
-                f"narrow below about {BOOTSTRAP_ITEMS} items; the cluster-robust standard "
-                "error is the safer guide."]
+        return [
+            f"Only {n_items} items: the bootstrap intervals over items are somewhat too "
+            f"narrow below about {BOOTSTRAP_ITEMS} items; the cluster-robust standard "
+            "error is the safer guide."
+        ]
     return []

@@ -111,8 +111,10 @@ class Analysis:
         for u in self.units:
             if (u.dataset, u.metric) == (dataset, metric):
                 return u
-        raise InputError(f"no results for dataset {dataset!r}, metric {metric!r}",
-                         hint="units: " + ", ".join(u.name for u in self.units[:20]))
+        raise InputError(
+            f"no results for dataset {dataset!r}, metric {metric!r}",
+            hint="units: " + ", ".join(u.name for u in self.units[:20]),
+        )
 
     def comparisons(self) -> list[dict[str, Any]]:
         """Every comparison row (the ``comparisons`` section of results.json)."""
@@ -141,16 +143,27 @@ def check_options(table: ScoreTable, options: AnalysisOptions) -> None:
     for name in (options.baseline, *(options.systems or ())):
         if name is not None and name not in table.systems:
             close = difflib.get_close_matches(name, list(table.systems), n=3, cutoff=0.5)
-            raise InputError(f"unknown system {name!r}",
-                             hint=(f"did you mean {', '.join(close)}?" if close else
-                                   f"systems: {', '.join(table.systems[:20])}"
-                                   + (" …" if len(table.systems) > 20 else "")))
+            raise InputError(
+                f"unknown system {name!r}",
+                hint=(
+                    f"did you mean {', '.join(close)}?"
+                    if close
+                    else f"systems: {', '.join(table.systems[:20])}"
+                    + (" …" if len(table.systems) > 20 else "")
+                ),
+            )
     for name in options.rank_lists or ():
         if name not in table.datasets:
-            raise InputError(f"--rank-lists names {name!r}, which is not a dataset",
-                             hint=f"datasets: {', '.join(table.datasets)}")
-    validate_columns(table, group_by=options.group_by, compare_by=options.compare_by,
-                     condition_on=options.condition_on)
+            raise InputError(
+                f"--rank-lists names {name!r}, which is not a dataset",
+                hint=f"datasets: {', '.join(table.datasets)}",
+            )
+    validate_columns(
+        table,
+        group_by=options.group_by,
+        compare_by=options.compare_by,
+        condition_on=options.condition_on,
+    )
     if options.pairing == "paired":
         for dataset, metric in table.pairs():
             systems = ordered_systems(table.systems_of(dataset, metric), options)
@@ -160,12 +173,17 @@ def check_options(table: ScoreTable, options: AnalysisOptions) -> None:
                     f"{metric!r} was scored for all of {', '.join(systems[:5])}"
                     + (" …" if len(systems) > 5 else ""),
                     hint="use --pairing auto (or unpaired), or select systems scored on "
-                         "the same items")
+                    "the same items",
+                )
 
 
-def analyze(table: ScoreTable, options: AnalysisOptions | None = None, *,
-            execution: Execution | None = None,
-            progress: Callable[[int, int], None] | None = None) -> Analysis:
+def analyze(
+    table: ScoreTable,
+    options: AnalysisOptions | None = None,
+    *,
+    execution: Execution | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Analysis:
     """Compare the systems of every (dataset, metric) of ``table``.
 
     Parameters
@@ -207,25 +225,37 @@ def analyze(table: ScoreTable, options: AnalysisOptions | None = None, *,
     cores.
     """
     options = options or AnalysisOptions()
-    seed = options.seed if options.seed is not None else \
-        int(cast(int, np.random.SeedSequence().entropy)) % (2**63)
+    seed = (
+        options.seed
+        if options.seed is not None
+        else int(cast(int, np.random.SeedSequence().entropy)) % (2**63)
+    )
     check_options(table, options)
     if options.alternative != "two-sided":
-        warnings.warn(f"alternative={options.alternative!r} (system A "
-                      f"{'better' if options.alternative == 'greater' else 'worse'} than B): "
-                      "a one-sided test is valid only if its direction was fixed before "
-                      "looking at the data", OneSidedWarning, stacklevel=2)
+        warnings.warn(
+            f"alternative={options.alternative!r} (system A "
+            f"{'better' if options.alternative == 'greater' else 'worse'} than B): "
+            "a one-sided test is valid only if its direction was fixed before "
+            "looking at the data",
+            OneSidedWarning,
+            stacklevel=2,
+        )
     with blas_threads(1):  # the same bits whatever the executor (execution.blas_threads)
         return _analyze(table, options, seed, execution, progress)
 
 
-def _analyze(table: ScoreTable, options: AnalysisOptions, seed: int,
-             execution: Execution | None,
-             progress: Callable[[int, int], None] | None) -> Analysis:
+def _analyze(
+    table: ScoreTable,
+    options: AnalysisOptions,
+    seed: int,
+    execution: Execution | None,
+    progress: Callable[[int, int], None] | None,
+) -> Analysis:
     """:func:`analyze` after its checks: the units, then the steps across units."""
     tasks = [(dataset, metric, options, seed) for dataset, metric in table.pairs()]
-    outputs: list[UnitOutput] = map_units(analyze_unit, table, tasks, execution=execution,
-                                          progress=progress)
+    outputs: list[UnitOutput] = map_units(
+        analyze_unit, table, tasks, execution=execution, progress=progress
+    )
     units = [u for out in outputs for u in out.units]
     notes: list[str] = []
     for out in outputs:
@@ -242,26 +272,49 @@ def _analyze(table: ScoreTable, options: AnalysisOptions, seed: int,
             if result is None:
                 continue
             n = result.n_pairs
-            units[k] = replace(units[k], comparisons=result.with_adjusted(
-                adjusted[start:start + n], options.correction))
+            units[k] = replace(
+                units[k],
+                comparisons=result.with_adjusted(adjusted[start : start + n], options.correction),
+            )
             start += n
-        notes.append(f"p-values adjusted with {options.correction} across all "
-                     f"{len(raw)} comparisons of the analysis")
+        notes.append(
+            f"p-values adjusted with {options.correction} across all "
+            f"{len(raw)} comparisons of the analysis"
+        )
     units = [with_graph(u) for u in units]  # from the final adjusted p-values
     across = rank_across(table, options, seed, units)
-    units = [replace(u, ranks=across.ranks[(u.dataset, u.metric)])
-             if (u.dataset, u.metric) in across.ranks and u.derived_from is None else u
-             for u in units]
+    units = [
+        replace(u, ranks=across.ranks[(u.dataset, u.metric)])
+        if (u.dataset, u.metric) in across.ranks and u.derived_from is None
+        else u
+        for u in units
+    ]
     notes.extend(across.notes)
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    return Analysis(table, options, seed, created, tuple(units), across.ranking,
-                    tuple(across.aggregates), tuple(across.topsis), None, tuple(notes))
+    return Analysis(
+        table,
+        options,
+        seed,
+        created,
+        tuple(units),
+        across.ranking,
+        tuple(across.aggregates),
+        tuple(across.topsis),
+        None,
+        tuple(notes),
+    )
 
 
-def analyze_release(table: ScoreTable, options: AnalysisOptions | None = None, *,
-                    baseline: str, candidate: str, release: str | None = None,
-                    execution: Execution | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> Analysis:
+def analyze_release(
+    table: ScoreTable,
+    options: AnalysisOptions | None = None,
+    *,
+    baseline: str,
+    candidate: str,
+    release: str | None = None,
+    execution: Execution | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Analysis:
     """Compare a release candidate with its baseline on every dataset × metric.
 
     The analysis of :func:`analyze` restricted to the two systems, with every comparison
@@ -290,13 +343,25 @@ def analyze_release(table: ScoreTable, options: AnalysisOptions | None = None, *
     """
     from reportgen.analysis.release import release_comparison, resolve_release_systems
 
-    baseline, candidate = resolve_release_systems(table.systems, baseline=baseline,
-                                                  candidate=candidate)
-    options = replace(options or AnalysisOptions(), systems=(candidate, baseline),
-                      baseline=None, order="all-pairs")
+    baseline, candidate = resolve_release_systems(
+        table.systems, baseline=baseline, candidate=candidate
+    )
+    options = replace(
+        options or AnalysisOptions(),
+        systems=(candidate, baseline),
+        baseline=None,
+        order="all-pairs",
+    )
     analysis = analyze(table, options, execution=execution, progress=progress)
     coverage = [(d, m, table.systems_of(d, m)) for d, m in table.pairs()]
-    comparison = release_comparison(analysis.units, coverage, baseline=baseline,
-                                    candidate=candidate, release=release, table=table,
-                                    options=options, seed=analysis.seed)
+    comparison = release_comparison(
+        analysis.units,
+        coverage,
+        baseline=baseline,
+        candidate=candidate,
+        release=release,
+        table=table,
+        options=options,
+        seed=analysis.seed,
+    )
     return replace(analysis, release=comparison)

@@ -97,8 +97,13 @@ class RankingOutput:
 
 # --------------------------------------------------------------------------- selection
 
-def choose_rank_lists(coverage: Mapping[str, Sequence[str]], systems: Sequence[str], *,
-                      given: Sequence[str] | None = None) -> ListSelection:
+
+def choose_rank_lists(
+    coverage: Mapping[str, Sequence[str]],
+    systems: Sequence[str],
+    *,
+    given: Sequence[str] | None = None,
+) -> ListSelection:
     """The datasets and systems of the ranking across datasets.
 
     Parameters
@@ -151,9 +156,11 @@ def choose_rank_lists(coverage: Mapping[str, Sequence[str]], systems: Sequence[s
     if given is not None:
         unknown = [d for d in given if d not in sets]
         if unknown:
-            raise InputError(f"--rank-lists names {', '.join(map(repr, unknown))}, which "
-                             f"{'is not a dataset' if len(unknown) == 1 else 'are not datasets'}",
-                             hint=f"datasets: {', '.join(datasets)}")
+            raise InputError(
+                f"--rank-lists names {', '.join(map(repr, unknown))}, which "
+                f"{'is not a dataset' if len(unknown) == 1 else 'are not datasets'}",
+                hint=f"datasets: {', '.join(datasets)}",
+            )
         chosen = [d for d in datasets if d in set(given)]
         how = "given"
     elif len(members(datasets)) == len(systems) >= 2:
@@ -169,23 +176,29 @@ def choose_rank_lists(coverage: Mapping[str, Sequence[str]], systems: Sequence[s
             reason = "not named in --rank-lists"
         else:
             missing = sum(s not in sets[d] for s in ranked)
-            reason = (f"{missing} of the {len(ranked)} ranked systems have no score on it"
-                      if missing else "adding it leaves fewer systems × datasets")
+            reason = (
+                f"{missing} of the {len(ranked)} ranked systems have no score on it"
+                if missing
+                else "adding it leaves fewer systems × datasets"
+            )
         left_datasets.append((d, reason))
     left_systems = []
     for s in systems:
         if s in ranked:
             continue
         lacking = [d for d in chosen if s not in sets[d]]
-        shown = ", ".join(lacking[:3]) + (f" and {len(lacking) - 3} more"
-                                          if len(lacking) > 3 else "")
+        shown = ", ".join(lacking[:3]) + (
+            f" and {len(lacking) - 3} more" if len(lacking) > 3 else ""
+        )
         left_systems.append((s, f"no score on {shown}"))
-    return ListSelection(how, tuple(chosen), tuple(ranked), tuple(left_datasets),
-                         tuple(left_systems))
+    return ListSelection(
+        how, tuple(chosen), tuple(ranked), tuple(left_datasets), tuple(left_systems)
+    )
 
 
-def _largest(datasets: list[str], systems: Sequence[str], sets: dict[str, set[str]],
-             members: Any) -> list[str]:
+def _largest(
+    datasets: list[str], systems: Sequence[str], sets: dict[str, set[str]], members: Any
+) -> list[str]:
     """The candidate set of datasets with the most systems × datasets."""
     candidates: list[list[str]] = []
     current = list(datasets)
@@ -193,8 +206,10 @@ def _largest(datasets: list[str], systems: Sequence[str], sets: dict[str, set[st
         candidates.append(list(current))
         if len(current) == 1:
             break
-        gains = [(len(members([d for d in current if d != drop])) * (len(current) - 1), -k)
-                 for k, drop in enumerate(current)]
+        gains = [
+            (len(members([d for d in current if d != drop])) * (len(current) - 1), -k)
+            for k, drop in enumerate(current)
+        ]
         _, minus_k = max(gains)
         current.pop(-minus_k)
     for s in systems:
@@ -212,13 +227,14 @@ def _largest(datasets: list[str], systems: Sequence[str], sets: dict[str, set[st
 
 # --------------------------------------------------------------------------- lists
 
-def _dataset_list(table: ScoreTable, dataset: str, systems: list[str]
-                  ) -> tuple[list[_List], MetricAggregate | None]:
+
+def _dataset_list(
+    table: ScoreTable, dataset: str, systems: list[str]
+) -> tuple[list[_List], MetricAggregate | None]:
     """The ranking lists of one dataset, and its metric aggregate when its metrics are
     paired."""
     metrics = list(table.metrics_of(dataset))
-    paired = all(table.pairing(dataset, m, systems).recommended == "paired"
-                 for m in metrics)
+    paired = all(table.pairing(dataset, m, systems).recommended == "paired" for m in metrics)
     if paired:
         views = [table.paired(dataset, m, systems) for m in metrics]
         common_items = set(views[0].items)
@@ -233,15 +249,29 @@ def _dataset_list(table: ScoreTable, dataset: str, systems: list[str]
             directions = [table.metrics[m].direction for m in metrics]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateDataWarning)
-                agg = aggregate_metrics(matrices, directions=directions,
-                                        weights=[table.metrics[m].weight for m in metrics],
-                                        metrics=metrics)
-            lst = _List(f"{dataset} (aggregate)" if len(metrics) > 1 else
-                        f"{dataset} / {metrics[0]}", dataset, tuple(metrics),
-                        table.dataset_weights[dataset], True, agg.scores)
-            aggregate = MetricAggregate(dataset, tuple(metrics), tuple(directions),
-                                        tuple(float(w) for w in agg.weights), len(items),
-                                        tuple(systems), agg.scores.mean(axis=0))
+                agg = aggregate_metrics(
+                    matrices,
+                    directions=directions,
+                    weights=[table.metrics[m].weight for m in metrics],
+                    metrics=metrics,
+                )
+            lst = _List(
+                f"{dataset} (aggregate)" if len(metrics) > 1 else f"{dataset} / {metrics[0]}",
+                dataset,
+                tuple(metrics),
+                table.dataset_weights[dataset],
+                True,
+                agg.scores,
+            )
+            aggregate = MetricAggregate(
+                dataset,
+                tuple(metrics),
+                tuple(directions),
+                tuple(float(w) for w in agg.weights),
+                len(items),
+                tuple(systems),
+                agg.scores.mean(axis=0),
+            )
             return [lst], aggregate
     lists = []
     for metric in metrics:  # unpaired dataset: each metric is a list of its own
@@ -250,9 +280,16 @@ def _dataset_list(table: ScoreTable, dataset: str, systems: list[str]
         pooled = np.concatenate(view.item_means())
         sd = pooled.std(ddof=1) if len(pooled) > 1 and pooled.std() > 0 else 1.0
         samples = [sign * (x - pooled.mean()) / sd for x in view.item_means()]
-        lists.append(_List(f"{dataset} / {metric}", dataset, (metric,),
-                           table.dataset_weights[dataset] * table.metrics[metric].weight,
-                           False, samples))
+        lists.append(
+            _List(
+                f"{dataset} / {metric}",
+                dataset,
+                (metric,),
+                table.dataset_weights[dataset] * table.metrics[metric].weight,
+                False,
+                samples,
+            )
+        )
     return lists, None
 
 
@@ -262,15 +299,30 @@ def _means(lst: _List) -> np.ndarray:
     return np.array([x.mean() for x in lst.scores])
 
 
-def _compare(lst: _List, order: np.ndarray, systems: list[str], options: AnalysisOptions,
-             *, alternative: str, correction: str,
-             rng: np.random.Generator) -> PairwiseResult:
+def _compare(
+    lst: _List,
+    order: np.ndarray,
+    systems: list[str],
+    options: AnalysisOptions,
+    *,
+    alternative: str,
+    correction: str,
+    rng: np.random.Generator,
+) -> PairwiseResult:
     names = [systems[k] for k in order]
     common: dict[str, Any] = dict(
-        method=options.method, order=options.order, baseline=0, alternative=alternative,
-        correction=correction, alpha=options.alpha, confidence=options.confidence,
-        n_resamples=options.n_resamples, effect_threshold=options.effect_threshold,
-        rng=rng, max_memory=options.max_memory)
+        method=options.method,
+        order=options.order,
+        baseline=0,
+        alternative=alternative,
+        correction=correction,
+        alpha=options.alpha,
+        confidence=options.confidence,
+        n_resamples=options.n_resamples,
+        effect_threshold=options.effect_threshold,
+        rng=rng,
+        max_memory=options.max_memory,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneSidedWarning)  # the order comes from the data
         if lst.paired:
@@ -291,12 +343,17 @@ def _effect_sd(lst: _List, order: np.ndarray, ia: np.ndarray, ib: np.ndarray) ->
 
 # --------------------------------------------------------------------------- the steps
 
-def rank_across(table: ScoreTable, options: AnalysisOptions, seed: int,
-                units: Sequence[UnitResult]) -> RankingOutput:
+
+def rank_across(
+    table: ScoreTable, options: AnalysisOptions, seed: int, units: Sequence[UnitResult]
+) -> RankingOutput:
     """The steps of an analysis across its units."""
     out = RankingOutput()
-    systems = list(table.systems) if options.systems is None else \
-        [s for s in options.systems if s in table.systems]
+    systems = (
+        list(table.systems)
+        if options.systems is None
+        else [s for s in options.systems if s in table.systems]
+    )
     coverage = {}
     for dataset in table.datasets:
         present = set(systems)
@@ -311,8 +368,9 @@ def rank_across(table: ScoreTable, options: AnalysisOptions, seed: int,
     out.topsis = _topsis_checks(table, out.aggregates)
     selection = choose_rank_lists(coverage, systems, given=options.rank_lists)
     if len(selection.systems) < 2:
-        out.notes.append("ranking across datasets skipped: fewer than 2 systems are "
-                         "scored on the same datasets")
+        out.notes.append(
+            "ranking across datasets skipped: fewer than 2 systems are scored on the same datasets"
+        )
     else:
         if selection.how == "largest":
             out.notes.append(
@@ -322,46 +380,80 @@ def rank_across(table: ScoreTable, options: AnalysisOptions, seed: int,
                 f"({', '.join(selection.datasets)}); {len(selection.left_out_systems)} "
                 "system(s) and "
                 f"{len(selection.left_out_datasets)} dataset(s) are left out "
-                "(--rank-lists chooses the datasets)")
+                "(--rank-lists chooses the datasets)"
+            )
         out.ranking = _ordered(table, options, seed, selection, out.notes)
     out.ranks = _rank_uncertainty(table, options, seed, units, out.notes)
     return out
 
 
-def _ordered(table: ScoreTable, options: AnalysisOptions, seed: int,
-             selection: ListSelection, notes: list[str]) -> RankingAcrossLists:
+def _ordered(
+    table: ScoreTable,
+    options: AnalysisOptions,
+    seed: int,
+    selection: ListSelection,
+    notes: list[str],
+) -> RankingAcrossLists:
     systems = list(selection.systems)
     lists: list[_List] = []
     for dataset in selection.datasets:
         lists.extend(_dataset_list(table, dataset, systems)[0])
-    alternative: Literal["two-sided", "greater"] = \
+    alternative: Literal["two-sided", "greater"] = (
         "two-sided" if options.order == "all-pairs" else "greater"
+    )
     if alternative == "greater":
-        notes.append("ordered ranking: the right-tailed tests follow an order taken from "
-                     "the observed means, so their p-values are optimistic; use --order "
-                     "all-pairs for two-sided tests")
+        notes.append(
+            "ordered ranking: the right-tailed tests follow an order taken from "
+            "the observed means, so their p-values are optimistic; use --order "
+            "all-pairs for two-sided tests"
+        )
     weights = np.array([lst.weight for lst in lists], dtype=np.float64)
     means = np.column_stack([_means(lst) for lst in lists])  # systems × lists
     if len(lists) == 1:
         scores = means[:, 0]
     else:
-        sds = np.column_stack([
-            lst.scores.std(axis=0, ddof=1) if lst.paired else
-            np.array([x.std(ddof=1) for x in lst.scores]) for lst in lists])
-        ns = np.column_stack([
-            np.full(len(systems), lst.scores.shape[0]) if lst.paired else
-            np.array([len(x) for x in lst.scores]) for lst in lists])
+        sds = np.column_stack(
+            [
+                lst.scores.std(axis=0, ddof=1)
+                if lst.paired
+                else np.array([x.std(ddof=1) for x in lst.scores])
+                for lst in lists
+            ]
+        )
+        ns = np.column_stack(
+            [
+                np.full(len(systems), lst.scores.shape[0])
+                if lst.paired
+                else np.array([len(x) for x in lst.scores])
+                for lst in lists
+            ]
+        )
         # a system with one item has no SD; its weight n - 1 = 0 in the pooled SD
         sds = np.where(ns <= 1, 0.0, sds)
-        scores = aggregate_unpaired_means(means, sds, ns, directions=["higher"] * len(lists),
-                                          weights=weights, systems=systems,
-                                          lists=[lst.name for lst in lists]).scores
+        scores = aggregate_unpaired_means(
+            means,
+            sds,
+            ns,
+            directions=["higher"] * len(lists),
+            weights=weights,
+            systems=systems,
+            lists=[lst.name for lst in lists],
+        ).scores
     order = np.argsort(-scores, kind="stable")
     ordered_names = [systems[k] for k in order]
     rng = unit_rng(seed, "*", "ordered-ranking", stream=5)
-    results = [_compare(lst, order, systems, options, alternative=alternative,
-                        correction="none" if len(lists) > 1 else options.correction,
-                        rng=rng) for lst in lists]
+    results = [
+        _compare(
+            lst,
+            order,
+            systems,
+            options,
+            alternative=alternative,
+            correction="none" if len(lists) > 1 else options.correction,
+            rng=rng,
+        )
+        for lst in lists
+    ]
     ia, ib = results[0].index_a, results[0].index_b
     if len(lists) == 1:
         p_adjusted = results[0].p_adjusted
@@ -369,36 +461,49 @@ def _ordered(table: ScoreTable, options: AnalysisOptions, seed: int,
         method = f"{results[0].test}, {options.correction}"
     else:
         raw = np.column_stack([r.p_value for r in results])  # pairs × lists
-        hmp = harmonic_mean_pvalue(raw, weights=weights / weights.sum(),
-                                   L=raw.shape[0] * raw.shape[1])
+        hmp = harmonic_mean_pvalue(
+            raw, weights=weights / weights.sum(), L=raw.shape[0] * raw.shape[1]
+        )
         p_adjusted = np.asarray(hmp.p_adjusted, dtype=np.float64)
         sds = np.column_stack([_effect_sd(lst, order, ia, ib) for lst in lists])
         # two systems with identical scores on a list: no effect size there (NaN)
         sds = np.where(sds > 0, sds, np.nan)
-        effects = aggregate_effect_sizes(np.column_stack([r.effect_size for r in results]),
-                                         sds, weights=weights).effect_size
+        effects = aggregate_effect_sizes(
+            np.column_stack([r.effect_size for r in results]), sds, weights=weights
+        ).effect_size
         method = "harmonic-mean p over lists (Wilson 2019), L = pairs × lists"
     B = len(systems)
     untested = np.isnan(p_adjusted)
     if untested.any():
         first = np.flatnonzero(untested)[0]
-        notes.append(f"ordered ranking: {int(untested.sum())} pair(s) could not be tested "
-                     f"(too few items, e.g. {ordered_names[ia[first]]} vs "
-                     f"{ordered_names[ib[first]]}); they count as not significantly "
-                     "different")
+        notes.append(
+            f"ordered ranking: {int(untested.sum())} pair(s) could not be tested "
+            f"(too few items, e.g. {ordered_names[ia[first]]} vs "
+            f"{ordered_names[ib[first]]}); they count as not significantly "
+            "different"
+        )
     pmatrix = np.full((B, B), np.nan)
     for k, (i, j) in enumerate(zip(ia, ib)):
         p = 1.0 if untested[k] else p_adjusted[k]
         pmatrix[i, j] = p
         if alternative == "two-sided":
             pmatrix[j, i] = p
-    graph = ordered_ranking(scores[order], pmatrix, systems=ordered_names,
-                            alpha=options.alpha, order=options.order,
-                            alternative=alternative)
-    significant = [(ordered_names[i], ordered_names[j]) for k, (i, j) in
-                   enumerate(zip(ia, ib)) if p_adjusted[k] <= options.alpha]
-    letters = compact_letter_display(ordered_names, significant) \
-        if options.order == "all-pairs" else None
+    graph = ordered_ranking(
+        scores[order],
+        pmatrix,
+        systems=ordered_names,
+        alpha=options.alpha,
+        order=options.order,
+        alternative=alternative,
+    )
+    significant = [
+        (ordered_names[i], ordered_names[j])
+        for k, (i, j) in enumerate(zip(ia, ib))
+        if p_adjusted[k] <= options.alpha
+    ]
+    letters = (
+        compact_letter_display(ordered_names, significant) if options.order == "all-pairs" else None
+    )
     sign_tests = sign_index = friedman = None
     list_means = means[order]
     if len(lists) > 1:
@@ -409,44 +514,69 @@ def _ordered(table: ScoreTable, options: AnalysisOptions, seed: int,
         sign_index = (a, b)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            friedman = friedman_nemenyi(list_means, alpha=options.alpha,
-                                        systems=ordered_names)
+            friedman = friedman_nemenyi(list_means, alpha=options.alpha, systems=ordered_names)
     return RankingAcrossLists(
-        selection=selection, lists=tuple(lst.name for lst in lists), method=method,
-        order=options.order, alternative=alternative, alpha=options.alpha,
-        systems=tuple(ordered_names), scores=np.asarray(scores[order], dtype=np.float64),
-        list_means=list_means, index_a=np.asarray(ia), index_b=np.asarray(ib),
+        selection=selection,
+        lists=tuple(lst.name for lst in lists),
+        method=method,
+        order=options.order,
+        alternative=alternative,
+        alpha=options.alpha,
+        systems=tuple(ordered_names),
+        scores=np.asarray(scores[order], dtype=np.float64),
+        list_means=list_means,
+        index_a=np.asarray(ia),
+        index_b=np.asarray(ib),
         p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
-        effect_size=np.asarray(effects, dtype=np.float64), graph=graph, letters=letters,
-        sign_tests=sign_tests, sign_index=sign_index, friedman=friedman)
+        effect_size=np.asarray(effects, dtype=np.float64),
+        graph=graph,
+        letters=letters,
+        sign_tests=sign_tests,
+        sign_index=sign_index,
+        friedman=friedman,
+    )
 
 
-def _topsis_checks(table: ScoreTable, aggregates: Sequence[MetricAggregate]
-                   ) -> list[TopsisCheck]:
+def _topsis_checks(table: ScoreTable, aggregates: Sequence[MetricAggregate]) -> list[TopsisCheck]:
     """TOPSIS on the systems × metrics means against the aggregate order."""
     checks = []
     for agg in aggregates:
         if len(agg.metrics) < 2:
             continue
         systems = list(agg.systems)
-        matrix = np.column_stack([
-            np.array([r.mean() for r in table.unpaired(agg.dataset, m, systems).item_means()])
-            for m in agg.metrics])
-        result = topsis(matrix, directions=list(agg.directions),  # type: ignore[arg-type]
-                        weights=list(agg.weights), systems=systems,
-                        metrics=list(agg.metrics))
+        matrix = np.column_stack(
+            [
+                np.array([r.mean() for r in table.unpaired(agg.dataset, m, systems).item_means()])
+                for m in agg.metrics
+            ]
+        )
+        result = topsis(
+            matrix,
+            directions=list(agg.directions),  # type: ignore[arg-type]
+            weights=list(agg.weights),
+            systems=systems,
+            metrics=list(agg.metrics),
+        )
         by_aggregate = [systems[k] for k in np.argsort(-agg.means, kind="stable")]
-        by_topsis = [systems[k] for k in np.argsort(-np.asarray(result.score),
-                                                    kind="stable")]
-        checks.append(TopsisCheck(agg.dataset, result,
-                                  rank_agreement(by_aggregate, by_topsis),
-                                  tuple(float(m) for m in agg.means)))
+        by_topsis = [systems[k] for k in np.argsort(-np.asarray(result.score), kind="stable")]
+        checks.append(
+            TopsisCheck(
+                agg.dataset,
+                result,
+                rank_agreement(by_aggregate, by_topsis),
+                tuple(float(m) for m in agg.means),
+            )
+        )
     return checks
 
 
-def _rank_uncertainty(table: ScoreTable, options: AnalysisOptions, seed: int,
-                      units: Sequence[UnitResult], notes: list[str]
-                      ) -> dict[tuple[str, str], RankUncertainty]:
+def _rank_uncertainty(
+    table: ScoreTable,
+    options: AnalysisOptions,
+    seed: int,
+    units: Sequence[UnitResult],
+    notes: list[str],
+) -> dict[tuple[str, str], RankUncertainty]:
     """Bootstrap rank distributions and simultaneous rank intervals per dataset ×
     metric, with the compact letter display of its comparisons (all pairs)."""
     out = {}
@@ -469,27 +599,42 @@ def _rank_uncertainty(table: ScoreTable, options: AnalysisOptions, seed: int,
             covariance = None
         if not np.all(np.isfinite(ses)):
             short = [n for n, se in zip(names, ses) if not np.isfinite(se)]
-            notes.append(f"{unit.dataset} / {unit.metric}: no rank distributions or rank "
-                         f"intervals (fewer than 2 items for {', '.join(short[:3])})")
+            notes.append(
+                f"{unit.dataset} / {unit.metric}: no rank distributions or rank "
+                f"intervals (fewer than 2 items for {', '.join(short[:3])})"
+            )
             continue
         rng = unit_rng(seed, unit.dataset, unit.metric, stream=6)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            dist = rank_distributions(samples, paired=paired, systems=names,
-                                      direction=unit.direction,
-                                      n_resamples=options.n_resamples,
-                                      confidence=options.confidence, rng=rng,
-                                      max_memory=options.max_memory)
+            dist = rank_distributions(
+                samples,
+                paired=paired,
+                systems=names,
+                direction=unit.direction,
+                n_resamples=options.n_resamples,
+                confidence=options.confidence,
+                rng=rng,
+                max_memory=options.max_memory,
+            )
             intervals = simultaneous_rank_intervals(
-                means, None if covariance is not None else ses, covariance=covariance,
-                systems=names, direction=unit.direction, confidence=options.confidence,
-                rng=rng)
+                means,
+                None if covariance is not None else ses,
+                covariance=covariance,
+                systems=names,
+                direction=unit.direction,
+                confidence=options.confidence,
+                rng=rng,
+            )
         letters = None
         if result.order == "all-pairs":
             sign = 1.0 if unit.direction == "higher" else -1.0
             in_order = [names[k] for k in np.argsort(-sign * means, kind="stable")]
-            significant = [(names[i], names[j]) for i, j, s in
-                           zip(result.index_a, result.index_b, result.significant()) if s]
+            significant = [
+                (names[i], names[j])
+                for i, j, s in zip(result.index_a, result.index_b, result.significant())
+                if s
+            ]
             letters = compact_letter_display(in_order, significant)
         out[(unit.dataset, unit.metric)] = RankUncertainty(dist, intervals, letters)
     return out

@@ -94,29 +94,41 @@ class UnitOutput:
 def ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[str]:
     """The systems of a unit in analysis order: ``options.systems`` (if given) in its
     order, the ``baseline`` first."""
-    systems = list(present) if options.systems is None else \
-        [s for s in options.systems if s in present]
+    systems = (
+        list(present) if options.systems is None else [s for s in options.systems if s in present]
+    )
     if options.baseline is not None and options.baseline in systems:
         systems.remove(options.baseline)
         systems.insert(0, options.baseline)
     return systems
 
 
-def test_options(options: AnalysisOptions, direction: str,
-                 rng: np.random.Generator) -> dict[str, Any]:
+def test_options(
+    options: AnalysisOptions, direction: str, rng: np.random.Generator
+) -> dict[str, Any]:
     """The keyword options of compare_paired/compare_unpaired for one unit; the
     alternative is turned from quality terms into raw-scale terms."""
-    alternative = options.alternative if direction == "higher" else \
-        FLIPPED_ALTERNATIVE[options.alternative]
-    return dict(method=options.method, order=options.order, baseline=0,
-                alternative=alternative, correction=options.correction, alpha=options.alpha,
-                confidence=options.confidence, n_resamples=options.n_resamples,
-                effect_threshold=options.effect_threshold, rng=rng,
-                max_memory=options.max_memory)
+    alternative = (
+        options.alternative if direction == "higher" else FLIPPED_ALTERNATIVE[options.alternative]
+    )
+    return dict(
+        method=options.method,
+        order=options.order,
+        baseline=0,
+        alternative=alternative,
+        correction=options.correction,
+        alpha=options.alpha,
+        confidence=options.confidence,
+        n_resamples=options.n_resamples,
+        effect_threshold=options.effect_threshold,
+        rng=rng,
+        max_memory=options.max_memory,
+    )
 
 
-def analyze_unit(table: ScoreTable, dataset: str, metric: str, options: AnalysisOptions,
-                 seed: int) -> UnitOutput:
+def analyze_unit(
+    table: ScoreTable, dataset: str, metric: str, options: AnalysisOptions, seed: int
+) -> UnitOutput:
     """Everything computed for one (dataset, metric)."""
     out = UnitOutput()
     systems = ordered_systems(table.systems_of(dataset, metric), options)
@@ -125,55 +137,80 @@ def analyze_unit(table: ScoreTable, dataset: str, metric: str, options: Analysis
     direction = table.metrics[metric].direction
     runs = table.runs_of(dataset)
     n_runs = None if runs is None else len(runs)
-    intervals, binary, proportion = _intervals(table, dataset, metric, systems, options,
-                                               seed, out.notes)
-    base: dict[str, Any] = dict(dataset=dataset, metric=metric, direction=direction,
-                                n_runs=n_runs, intervals=intervals, proportion=proportion)
+    intervals, binary, proportion = _intervals(
+        table, dataset, metric, systems, options, seed, out.notes
+    )
+    base: dict[str, Any] = dict(
+        dataset=dataset,
+        metric=metric,
+        direction=direction,
+        n_runs=n_runs,
+        intervals=intervals,
+        proportion=proportion,
+    )
     if len(systems) < 2:
         info = table.pairing(dataset, metric, systems)
-        out.units.append(UnitResult(
-            pairing=info.recommended, modality="binary" if binary else "continuous",
-            **base))
+        out.units.append(
+            UnitResult(
+                pairing=info.recommended, modality="binary" if binary else "continuous", **base
+            )
+        )
         return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneSidedWarning)  # analyze warns once
-        pairing, comparisons, excluded = _compare(table, dataset, metric, systems,
-                                                  options, seed)
+        pairing, comparisons, excluded = _compare(table, dataset, metric, systems, options, seed)
         corpus = []
         if table.has_predictions(dataset, metric) and options.corpus_metrics:
             corpus = _corpus_units(table, dataset, metric, systems, options, seed)
-    fields: dict[str, Any] = dict(pairing=pairing, modality=comparisons.modality,
-                                  comparisons=comparisons, n_excluded_items=excluded,
-                                  **base)
-    fields["exploration"] = _exploration(table, dataset, metric, systems, pairing,
-                                         options, seed)
+    fields: dict[str, Any] = dict(
+        pairing=pairing,
+        modality=comparisons.modality,
+        comparisons=comparisons,
+        n_excluded_items=excluded,
+        **base,
+    )
+    fields["exploration"] = _exploration(table, dataset, metric, systems, pairing, options, seed)
     if pairing == "paired":
         noise = _noise(table, dataset, metric, systems)
         if noise is not None:
             fields["noise"] = noise
             fields["leaderboard"], fields["items"] = _leaderboard(
-                table, dataset, metric, systems, options, seed)
-    fields["power"] = _power(table, dataset, metric, systems, pairing,
-                             comparisons.modality, options)
+                table, dataset, metric, systems, options, seed
+            )
+    fields["power"] = _power(
+        table, dataset, metric, systems, pairing, comparisons.modality, options
+    )
     fields["mde_curve"] = _mde_curve(fields["power"], options)
     if runs is not None and pairing == "paired":
         repeated = _systems_with_runs(table, dataset, metric, systems, out.notes)
         if repeated:
             fields["runs"] = _runs(table, dataset, metric, repeated, options, seed)
     if options.cluster_by is not None:
-        fields["clusters"] = _clusters(table, dataset, metric, systems, options,
-                                       out.notes)
+        fields["clusters"] = _clusters(table, dataset, metric, systems, options, out.notes)
     if options.group_by or options.compare_by:
         common = test_options(options, direction, unit_rng(seed, dataset, metric, stream=3))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OneSidedWarning)
             if options.group_by:
-                fields["groups"] = tuple(group_comparisons(
-                    table, dataset, metric, systems, options.group_by, pairing, common))
+                fields["groups"] = tuple(
+                    group_comparisons(
+                        table, dataset, metric, systems, options.group_by, pairing, common
+                    )
+                )
             if options.compare_by:
-                fields["hyperparameters"] = tuple(condition_and_compare(
-                    table, dataset, metric, systems, options.compare_by,
-                    options.condition_on, pairing, direction, common))
+                fields["hyperparameters"] = tuple(
+                    condition_and_compare(
+                        table,
+                        dataset,
+                        metric,
+                        systems,
+                        options.compare_by,
+                        options.condition_on,
+                        pairing,
+                        direction,
+                        common,
+                    )
+                )
     unit = UnitResult(**fields)
     caveats = list_caveats(table, unit)
     if unit.runs is not None:
@@ -183,8 +220,14 @@ def analyze_unit(table: ScoreTable, dataset: str, metric: str, options: Analysis
     return out
 
 
-def _compare(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-             options: AnalysisOptions, seed: int) -> tuple[Any, Any, int]:
+def _compare(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    options: AnalysisOptions,
+    seed: int,
+) -> tuple[Any, Any, int]:
     info = table.pairing(dataset, metric, systems)
     pairing = info.recommended if options.pairing == "auto" else options.pairing
     direction = table.metrics[metric].direction
@@ -203,9 +246,15 @@ def _compare(table: ScoreTable, dataset: str, metric: str, systems: list[str],
     return pairing, result, 0
 
 
-def _intervals(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-               options: AnalysisOptions, seed: int,
-               notes: list[str]) -> tuple[MeanIntervals, bool, bool]:
+def _intervals(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    options: AnalysisOptions,
+    seed: int,
+    notes: list[str],
+) -> tuple[MeanIntervals, bool, bool]:
     """Mean and CI of each system on all its items (:func:`reportgen.stats.means.
     mean_intervals`). With repeated runs the item means over runs are the units, so the
     interval is clustered by item. Also whether every item score is 0 or 1, and whether
@@ -215,20 +264,33 @@ def _intervals(table: ScoreTable, dataset: str, metric: str, systems: list[str],
     samples = view.item_means()
     binary = all(bool(np.all((s == 0) | (s == 1))) for s in samples)
     if method in ("wilson", "clopper-pearson") and not binary:
-        notes.append(f"{dataset} / {metric}: scores are not 0/1 (per item), so the "
-                     f"{method} interval was replaced by the bootstrap BCa interval")
+        notes.append(
+            f"{dataset} / {metric}: scores are not 0/1 (per item), so the "
+            f"{method} interval was replaced by the bootstrap BCa interval"
+        )
         method = "bca"
-    result = mean_intervals(samples, systems=view.systems, method=method,
-                            confidence=options.confidence, n_resamples=options.n_resamples,
-                            rng=unit_rng(seed, dataset, metric, stream=1),
-                            max_memory=options.max_memory)
-    proportion = all(bool(np.all((x >= 0) & (x <= 1)))
-                     for x in (s[~np.isnan(s)] for s in samples))
+    result = mean_intervals(
+        samples,
+        systems=view.systems,
+        method=method,
+        confidence=options.confidence,
+        n_resamples=options.n_resamples,
+        rng=unit_rng(seed, dataset, metric, stream=1),
+        max_memory=options.max_memory,
+    )
+    proportion = all(bool(np.all((x >= 0) & (x <= 1))) for x in (s[~np.isnan(s)] for s in samples))
     return result, binary, proportion
 
 
-def _exploration(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-                 pairing: str, options: AnalysisOptions, seed: int) -> Any:
+def _exploration(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    pairing: str,
+    options: AnalysisOptions,
+    seed: int,
+) -> Any:
     """The bootstrap distribution of each system's mean (items resampled together when
     paired), for the exploration charts."""
     if pairing == "paired":
@@ -239,44 +301,81 @@ def _exploration(table: ScoreTable, dataset: str, metric: str, systems: list[str
         samples, names = view.item_means(), list(view.systems)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
-        return bootstrap_means(samples, systems=names, confidence=options.confidence,
-                               n_resamples=min(options.n_resamples, _EXPLORATION_RESAMPLES),
-                               rng=unit_rng(seed, dataset, metric, stream=7),
-                               max_memory=options.max_memory)
+        return bootstrap_means(
+            samples,
+            systems=names,
+            confidence=options.confidence,
+            n_resamples=min(options.n_resamples, _EXPLORATION_RESAMPLES),
+            rng=unit_rng(seed, dataset, metric, stream=7),
+            max_memory=options.max_memory,
+        )
 
 
-def _corpus_units(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-                  options: AnalysisOptions, seed: int) -> list[UnitResult]:
+def _corpus_units(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    options: AnalysisOptions,
+    seed: int,
+) -> list[UnitResult]:
     """Corpus-level metrics from the predictions of (dataset, metric): intervals for each
     system and approximate-randomization comparisons, one unit per metric."""
     view = table.predictions(dataset, metric, systems)
     stats = classification_statistics(view.predictions, view.references)
     runs_axis = None if view.runs is None else 2
     n_runs = None if view.runs is None else len(view.runs)
-    interval: Literal["percentile", "bca"] = \
+    interval: Literal["percentile", "bca"] = (
         "percentile" if options.ci_method == "percentile" else "bca"
+    )
     units = []
     for name in options.corpus_metrics:
         cm = corpus_metric(name)
         key = f"{metric}:{name}"
         intervals = corpus_bootstrap_interval(
-            stats.counts, cm, systems=view.systems, method=interval,
-            confidence=options.confidence, n_resamples=options.n_resamples,
-            runs_axis=runs_axis, rng=unit_rng(seed, dataset, key, stream=1),
-            max_memory=options.max_memory)
+            stats.counts,
+            cm,
+            systems=view.systems,
+            method=interval,
+            confidence=options.confidence,
+            n_resamples=options.n_resamples,
+            runs_axis=runs_axis,
+            rng=unit_rng(seed, dataset, key, stream=1),
+            max_memory=options.max_memory,
+        )
         comparisons = None
         if len(view.systems) >= 2:
             comparisons = corpus_compare_paired(
-                stats.counts, cm, systems=view.systems, order=options.order, baseline=0,
-                alternative=options.alternative, correction=options.correction,
-                alpha=options.alpha, ci_method=interval, confidence=options.confidence,
-                n_resamples=options.n_resamples, runs_axis=runs_axis,
-                rng=unit_rng(seed, dataset, key), max_memory=options.max_memory)
-        units.append(UnitResult(dataset=dataset, metric=name, direction="higher",
-                                pairing="paired", modality="corpus", intervals=intervals,
-                                proportion=cm.proportion,
-                                n_runs=n_runs, n_excluded_items=view.n_excluded,
-                                comparisons=comparisons, derived_from=metric))
+                stats.counts,
+                cm,
+                systems=view.systems,
+                order=options.order,
+                baseline=0,
+                alternative=options.alternative,
+                correction=options.correction,
+                alpha=options.alpha,
+                ci_method=interval,
+                confidence=options.confidence,
+                n_resamples=options.n_resamples,
+                runs_axis=runs_axis,
+                rng=unit_rng(seed, dataset, key),
+                max_memory=options.max_memory,
+            )
+        units.append(
+            UnitResult(
+                dataset=dataset,
+                metric=name,
+                direction="higher",
+                pairing="paired",
+                modality="corpus",
+                intervals=intervals,
+                proportion=cm.proportion,
+                n_runs=n_runs,
+                n_excluded_items=view.n_excluded,
+                comparisons=comparisons,
+                derived_from=metric,
+            )
+        )
     return units
 
 
@@ -284,8 +383,11 @@ def with_graph(unit: UnitResult) -> UnitResult:
     """``unit`` with its ordered ranking (graph of non-significant pairs, cliques) when
     every pair was compared; run after the final p-value adjustment."""
     result = unit.comparisons
-    if not isinstance(result, PairwiseResult) or result.order != "all-pairs" or \
-            len(result.systems) < 2:
+    if (
+        not isinstance(result, PairwiseResult)
+        or result.order != "all-pairs"
+        or len(result.systems) < 2
+    ):
         return unit
     by_name = dict(zip(unit.systems, unit.means))
     means = np.array([by_name.get(name, np.nan) for name in result.systems])
@@ -298,8 +400,7 @@ def with_graph(unit: UnitResult) -> UnitResult:
     return replace(unit, graph=graph)
 
 
-def _noise(table: ScoreTable, dataset: str, metric: str,
-           systems: list[str]) -> NoiseProfile | None:
+def _noise(table: ScoreTable, dataset: str, metric: str, systems: list[str]) -> NoiseProfile | None:
     """The noise profile where item scores are proportions (0/1, or shares of k
     samples): per-system ``count`` attributes (eval-arena) or the runs axis give the
     prediction noise; ``family`` and ``size`` attributes give the signal-to-noise."""
@@ -318,12 +419,13 @@ def _noise(table: ScoreTable, dataset: str, metric: str,
     families = None
     if {"family", "size"} <= set(attrs.columns):
         fam = attrs.reindex(list(view.systems))
-        families = {s: (str(f), float(z)) for s, f, z in
-                    zip(view.systems, fam["family"], fam["size"])
-                    if isinstance(f, str) and _notna(z)}
+        families = {
+            s: (str(f), float(z))
+            for s, f, z in zip(view.systems, fam["family"], fam["size"])
+            if isinstance(f, str) and _notna(z)
+        }
     try:
-        return noise_profile(scores, systems=view.systems, counts=counts,
-                             families=families or None)
+        return noise_profile(scores, systems=view.systems, counts=counts, families=families or None)
     except InputError:
         return None  # e.g. counts that do not match the scores: no profile, no crash
 
@@ -335,8 +437,15 @@ def _notna(value: Any) -> bool:
         return False
 
 
-def _power(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-           pairing: str, modality: str, options: AnalysisOptions) -> SamplePowerResult:
+def _power(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    pairing: str,
+    modality: str,
+    options: AnalysisOptions,
+) -> SamplePowerResult:
     """The minimum detectable effect of one dataset × metric in its own design."""
     if pairing == "paired":
         scores: Any = table.paired(dataset, metric, systems).item_means()
@@ -344,9 +453,13 @@ def _power(table: ScoreTable, dataset: str, metric: str, systems: list[str],
         scores = list(table.unpaired(dataset, metric, systems).item_means())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)  # NaN MDE is reported
-        return mde_for_sample(scores, design=f"{pairing}-{modality}",  # type: ignore[arg-type]
-                              delta=options.detect_delta, power=options.power,
-                              alpha=options.alpha)
+        return mde_for_sample(
+            scores,
+            design=f"{pairing}-{modality}",  # type: ignore[arg-type]
+            delta=options.detect_delta,
+            power=options.power,
+            alpha=options.alpha,
+        )
 
 
 def _mde_curve(power: SamplePowerResult, options: AnalysisOptions) -> PowerCurve | None:
@@ -359,23 +472,30 @@ def _mde_curve(power: SamplePowerResult, options: AnalysisOptions) -> PowerCurve
         grid = np.unique(np.round(np.geomspace(max(10.0, n0 / 8), n0 * 4, _CURVE_POINTS)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return mde_curve(grid, design=m.design, power=options.power,
-                             alpha=options.alpha,
-                             baseline=None if m.baseline is None or np.isnan(m.baseline)
-                             else m.baseline,
-                             discordance=None if m.discordance is None
-                             or np.isnan(m.discordance) else m.discordance,
-                             sd=None if m.sd is None or np.isnan(m.sd) else m.sd)
+            return mde_curve(
+                grid,
+                design=m.design,
+                power=options.power,
+                alpha=options.alpha,
+                baseline=None if m.baseline is None or np.isnan(m.baseline) else m.baseline,
+                discordance=None
+                if m.discordance is None or np.isnan(m.discordance)
+                else m.discordance,
+                sd=None if m.sd is None or np.isnan(m.sd) else m.sd,
+            )
     except (ReportgenError, TypeError, ValueError):
         return None
 
 
-_RUN_ANALYSES = ("the run analyses (data vs prediction noise, whether the runs differ, "
-                 "the CI width by number of runs)")
+_RUN_ANALYSES = (
+    "the run analyses (data vs prediction noise, whether the runs differ, "
+    "the CI width by number of runs)"
+)
 
 
-def _systems_with_runs(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-                       notes: list[str]) -> list[str]:
+def _systems_with_runs(
+    table: ScoreTable, dataset: str, metric: str, systems: list[str], notes: list[str]
+) -> list[str]:
     """The systems with at least 2 runs of some item: the run analyses apply to them only
     (a run axis with one value, e.g. Inspect's default epochs=1 or HELM's single train
     trial, has nothing to compare); a note says where they do not apply."""
@@ -384,31 +504,43 @@ def _systems_with_runs(table: ScoreTable, dataset: str, metric: str, systems: li
     repeated = [name for name, k in zip(view.systems, counts, strict=True) if k >= 2]
     single = [name for name in view.systems if name not in repeated]
     if not repeated:
-        notes.append(f"{dataset} / {metric}: every system has one run per item, so "
-                     f"{_RUN_ANALYSES} do not apply")
+        notes.append(
+            f"{dataset} / {metric}: every system has one run per item, so "
+            f"{_RUN_ANALYSES} do not apply"
+        )
     elif single:
-        shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5
-                                         else "")
-        notes.append(f"{dataset} / {metric}: {_RUN_ANALYSES} cover the {len(repeated)} "
-                     f"system(s) with at least 2 runs; not {shown} (one run per item)")
+        shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5 else "")
+        notes.append(
+            f"{dataset} / {metric}: {_RUN_ANALYSES} cover the {len(repeated)} "
+            f"system(s) with at least 2 runs; not {shown} (one run per item)"
+        )
     return repeated
 
 
-def _runs(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-          options: AnalysisOptions, seed: int) -> RunsResult:
+def _runs(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    options: AnalysisOptions,
+    seed: int,
+) -> RunsResult:
     """Everything repeated runs tell about one dataset × metric (Miller 2024)."""
     view = table.paired(dataset, metric, systems)
     scores = view.scores  # items × systems × runs, NaN for a missing run
     names = view.systems
     n_items, n_systems, n_runs = scores.shape
     rng = unit_rng(seed, dataset, metric, stream=2)
-    common: dict[str, Any] = dict(n_resamples=options.n_resamples,
-                                  confidence=options.confidence, rng=rng,
-                                  max_memory=options.max_memory, systems=names)
+    common: dict[str, Any] = dict(
+        n_resamples=options.n_resamples,
+        confidence=options.confidence,
+        rng=rng,
+        max_memory=options.max_memory,
+        systems=names,
+    )
     observations = scores.transpose(0, 2, 1).reshape(n_items * n_runs, n_systems)
     clusters = np.repeat(np.arange(n_items), n_runs)
-    stats = np.stack([np.nan_to_num(scores), (~np.isnan(scores)).astype(np.float64)],
-                     axis=-1)
+    stats = np.stack([np.nan_to_num(scores), (~np.isnan(scores)).astype(np.float64)], axis=-1)
     stats[np.isnan(scores)] = np.nan  # a missing run is a missing row of the pool
     ia, ib = comparison_pairs(n_systems, options.order, 0)
     pair_names = [f"{names[i]} vs {names[j]}" for i, j in zip(ia, ib)]
@@ -417,21 +549,32 @@ def _runs(table: ScoreTable, dataset: str, metric: str, systems: list[str],
         pooled = pooled_runs_bootstrap(stats, **common)
         widths = ci_width_by_runs(scores, **common)
         return RunsResult(
-            n_runs=n_runs, n_items=n_items,
+            n_runs=n_runs,
+            n_items=n_items,
             cluster_bootstrap=cluster_bootstrap_interval(scores, method="bca", **common),
-            clustered_se=clustered_mean_interval(observations, clusters,
-                                                 confidence=options.confidence,
-                                                 systems=names),
+            clustered_se=clustered_mean_interval(
+                observations, clusters, confidence=options.confidence, systems=names
+            ),
             variance_components=variance_components(scores, systems=names),
             paired_variance_components=variance_components_paired(
-                scores[:, ia, :], scores[:, ib, :], systems=pair_names)
-            if len(ia) else None,
+                scores[:, ia, :], scores[:, ib, :], systems=pair_names
+            )
+            if len(ia)
+            else None,
             runs_differ=runs_differ_test(scores, systems=names),
-            pooled_runs=pooled, ci_width_by_runs=widths)
+            pooled_runs=pooled,
+            ci_width_by_runs=widths,
+        )
 
 
-def _clusters(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-              options: AnalysisOptions, notes: list[str]) -> ClusterIntervals | None:
+def _clusters(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    options: AnalysisOptions,
+    notes: list[str],
+) -> ClusterIntervals | None:
     """Cluster-robust intervals of each system's mean, items grouped by a metadata
     column."""
     import pandas as pd
@@ -439,8 +582,10 @@ def _clusters(table: ScoreTable, dataset: str, metric: str, systems: list[str],
     column = options.cluster_by or ""
     meta = table.item_metadata
     if column not in meta.columns:
-        message = (f"cluster_by={column!r} is not an item-metadata column "
-                   f"(item metadata: {', '.join(meta.columns) or 'none'})")
+        message = (
+            f"cluster_by={column!r} is not an item-metadata column "
+            f"(item metadata: {', '.join(meta.columns) or 'none'})"
+        )
         if message not in notes:
             notes.append(message)
         return None
@@ -449,14 +594,22 @@ def _clusters(table: ScoreTable, dataset: str, metric: str, systems: list[str],
     for name, items, values in zip(uview.systems, uview.items, uview.item_means()):
         labels = meta.loc[[(dataset, i) for i in items], column].to_numpy(dtype=object)
         labels = np.where(pd.isna(labels), "<missing>", labels)
-        results.append(clustered_mean_interval(values, labels.astype(str),
-                                               confidence=options.confidence,
-                                               systems=[name]))
+        results.append(
+            clustered_mean_interval(
+                values, labels.astype(str), confidence=options.confidence, systems=[name]
+            )
+        )
     return ClusterIntervals(column, tuple(results))
 
 
-def _leaderboard(table: ScoreTable, dataset: str, metric: str, systems: list[str],
-                 options: AnalysisOptions, seed: int) -> tuple[Leaderboard, Any]:
+def _leaderboard(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    options: AnalysisOptions,
+    seed: int,
+) -> tuple[Leaderboard, Any]:
     """Win rates, Bradley-Terry ratings and the item analysis of a paired list of
     proportions."""
     view = table.paired(dataset, metric, systems)
@@ -464,11 +617,13 @@ def _leaderboard(table: ScoreTable, dataset: str, metric: str, systems: list[str
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)  # notes in the results
         rates = win_rates(scores, systems=view.systems)
-        bt = bradley_terry(scores, systems=view.systems,
-                           n_resamples=min(options.n_resamples, _BT_RESAMPLES),
-                           confidence=options.confidence,
-                           rng=unit_rng(seed, dataset, metric, stream=4),
-                           max_memory=options.max_memory)
-        items = item_analysis(scores, systems=view.systems, items=view.items,
-                              quality=bt.rating)
+        bt = bradley_terry(
+            scores,
+            systems=view.systems,
+            n_resamples=min(options.n_resamples, _BT_RESAMPLES),
+            confidence=options.confidence,
+            rng=unit_rng(seed, dataset, metric, stream=4),
+            max_memory=options.max_memory,
+        )
+        items = item_analysis(scores, systems=view.systems, items=view.items, quality=bt.rating)
     return Leaderboard(rates, bt), items

@@ -20,10 +20,17 @@ from reportgen.stats.summary_tests import z_test_from_intervals
 __all__ = ["adjust_step", "change_from_intervals", "change_from_items"]
 
 
-def change_from_items(before: tuple[Sequence[str], np.ndarray],
-                      after: tuple[Sequence[str], np.ndarray], *, modality: str | None,
-                      alpha: float, confidence: float, n_resamples: int, seed: int,
-                      key: Sequence[str]) -> dict[str, Any]:
+def change_from_items(
+    before: tuple[Sequence[str], np.ndarray],
+    after: tuple[Sequence[str], np.ndarray],
+    *,
+    modality: str | None,
+    alpha: float,
+    confidence: float,
+    n_resamples: int,
+    seed: int,
+    key: Sequence[str],
+) -> dict[str, Any]:
     """The change ``after − before`` from the per-item scores of the two releases:
     paired on the items when both were scored on the same items (at least 2), else
     unpaired, with the automatic test choice (no correction: see :func:`adjust_step`).
@@ -34,14 +41,21 @@ def change_from_items(before: tuple[Sequence[str], np.ndarray],
     names (the releases, dataset and metric)."""
     (items_b, x_b), (items_a, x_a) = before, after
     x_a, x_b = np.asarray(x_a, dtype=float), np.asarray(x_b, dtype=float)
-    if modality == "binary" and not np.isin(np.concatenate([x_a, x_b]),
-                                            (0.0, 1.0, np.nan)).all():
+    if modality == "binary" and not np.isin(np.concatenate([x_a, x_b]), (0.0, 1.0, np.nan)).all():
         modality = "continuous"
-    rng = np.random.default_rng(np.random.SeedSequence(
-        [seed, *(zlib.crc32(k.encode()) for k in key)]))
-    common: dict[str, Any] = dict(systems=("after", "before"), modality=modality,
-                                  method="auto", correction="none", alpha=alpha,
-                                  confidence=confidence, n_resamples=n_resamples, rng=rng)
+    rng = np.random.default_rng(
+        np.random.SeedSequence([seed, *(zlib.crc32(k.encode()) for k in key)])
+    )
+    common: dict[str, Any] = dict(
+        systems=("after", "before"),
+        modality=modality,
+        method="auto",
+        correction="none",
+        alpha=alpha,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if set(items_a) == set(items_b) and len(items_a) >= 2:
@@ -51,39 +65,57 @@ def change_from_items(before: tuple[Sequence[str], np.ndarray],
             keep = ~np.isnan(x).any(axis=1)
             result = compare_paired(x[keep], **common)
         else:
-            result = compare_unpaired([x_a[~np.isnan(x_a)], x_b[~np.isnan(x_b)]],
-                                      **common)
-    return {"method": "recomputed", "test": result.test, "source": "per-item data",
-            "mean_before": float(result.mean_b[0]), "mean_after": float(result.mean_a[0]),
-            "diff": float(result.diff[0]), "ci_low": float(result.ci_low[0]),
-            "ci_high": float(result.ci_high[0]), "confidence": result.confidence,
-            "p_value": float(result.p_value[0]), "paired": bool(result.paired)}
+            result = compare_unpaired([x_a[~np.isnan(x_a)], x_b[~np.isnan(x_b)]], **common)
+    return {
+        "method": "recomputed",
+        "test": result.test,
+        "source": "per-item data",
+        "mean_before": float(result.mean_b[0]),
+        "mean_after": float(result.mean_a[0]),
+        "diff": float(result.diff[0]),
+        "ci_low": float(result.ci_low[0]),
+        "ci_high": float(result.ci_high[0]),
+        "confidence": result.confidence,
+        "p_value": float(result.p_value[0]),
+        "paired": bool(result.paired),
+    }
 
 
-def change_from_intervals(before: Mapping[str, Any],
-                          after: Mapping[str, Any]) -> dict[str, Any] | None:
+def change_from_intervals(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> dict[str, Any] | None:
     """The change between two stored per-system rows (``mean``, ``ci_low``,
     ``ci_high``, ``confidence``) by the z test from their intervals
     (:func:`reportgen.stats.summary_tests.z_test_from_intervals`), or None when a row
     lacks them or the intervals have no width."""
     try:
         test = z_test_from_intervals(
-            before["mean"], (before["ci_low"], before["ci_high"]), after["mean"],
+            before["mean"],
+            (before["ci_low"], before["ci_high"]),
+            after["mean"],
             (after["ci_low"], after["ci_high"]),
             confidence_a=float(before.get("confidence") or 0.95),
-            confidence_b=float(after.get("confidence") or 0.95))
+            confidence_b=float(after.get("confidence") or 0.95),
+        )
     except (KeyError, TypeError, InputError):
         return None
     if not np.isfinite(test.p_value):
         return None
-    return {"method": "intervals", "test": "z test from the stored intervals (unpaired "
-            "approximation)", "source": "results.json intervals",
-            "mean_before": float(before["mean"]), "mean_after": float(after["mean"]),
-            "diff": test.diff, "ci_low": test.ci_low, "ci_high": test.ci_high,
-            "confidence": test.confidence, "p_value": test.p_value, "paired": False}
+    return {
+        "method": "intervals",
+        "test": "z test from the stored intervals (unpaired approximation)",
+        "source": "results.json intervals",
+        "mean_before": float(before["mean"]),
+        "mean_after": float(after["mean"]),
+        "diff": test.diff,
+        "ci_low": test.ci_low,
+        "ci_high": test.ci_high,
+        "confidence": test.confidence,
+        "p_value": test.p_value,
+        "paired": False,
+    }
 
 
 def adjust_step(p_values: Sequence[float], correction: str) -> list[float]:
     """The p-values of one step of the history adjusted as one family."""
-    return [float(p) for p in adjust_pvalues(np.asarray(p_values, dtype=float),
-                                             method=correction)]  # type: ignore[arg-type]
+    return [float(p) for p in adjust_pvalues(np.asarray(p_values, dtype=float), method=correction)]  # type: ignore[arg-type]

@@ -125,31 +125,51 @@ class AnalysisOptions:
 
     def __post_init__(self) -> None:
         for metric, delta in (self.margins or {}).items():
-            if isinstance(delta, bool) or not isinstance(delta, (int, float)) \
-                    or not math.isfinite(delta) or delta <= 0:
+            if (
+                isinstance(delta, bool)
+                or not isinstance(delta, (int, float))
+                or not math.isfinite(delta)
+                or delta <= 0
+            ):
                 which = "every metric" if metric == "*" else f"metric {metric!r}"
-                raise InputError(f"margin {delta!r} for {which} must be a positive number",
-                                 hint="in the metric's units, e.g. 0.01 for one point of "
-                                      "accuracy")
-        for name, choices in (("pairing", get_args(Pairing)),
-                              ("correct_across", get_args(CorrectAcross)),
-                              ("correction", CORRECTIONS),
-                              ("ci_method", get_args(CIMethod))):
+                raise InputError(
+                    f"margin {delta!r} for {which} must be a positive number",
+                    hint="in the metric's units, e.g. 0.01 for one point of accuracy",
+                )
+        for name, choices in (
+            ("pairing", get_args(Pairing)),
+            ("correct_across", get_args(CorrectAcross)),
+            ("correction", CORRECTIONS),
+            ("ci_method", get_args(CIMethod)),
+        ):
             if getattr(self, name) not in choices:
-                raise InputError(f"{name}={getattr(self, name)!r} is not valid",
-                                 hint=f"use one of: {', '.join(choices)}")
+                raise InputError(
+                    f"{name}={getattr(self, name)!r} is not valid",
+                    hint=f"use one of: {', '.join(choices)}",
+                )
         for name in self.corpus_metrics:
             corpus_metric(name)  # unknown names raise, listing the known ones
         if not 0 < self.power < 1:
-            raise InputError(f"power={self.power!r} must be between 0 and 1 (exclusive)",
-                             hint="e.g. power=0.8")
-        resampling_iv(confidence=self.confidence, n_resamples=self.n_resamples,
-                      max_memory=2**20, alpha=self.alpha)  # bad values fail here, early
-        if self.seed is not None and (isinstance(self.seed, bool) or
-                                      not isinstance(self.seed, int) or self.seed < 0):
+            raise InputError(
+                f"power={self.power!r} must be between 0 and 1 (exclusive)", hint="e.g. power=0.8"
+            )
+        resampling_iv(
+            confidence=self.confidence,
+            n_resamples=self.n_resamples,
+            max_memory=2**20,
+            alpha=self.alpha,
+        )  # bad values fail here, early
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0
+        ):
             raise InputError(f"seed={self.seed!r} must be a non-negative integer")
-        if isinstance(self.max_memory, bool) or not isinstance(self.max_memory, int) \
-                or self.max_memory < 2**20:
-            raise InputError(f"max_memory={self.max_memory!r} is not valid",
-                             hint="a whole number of bytes, at least 1 MiB (1048576); "
-                                  "reportgen.execution.parse_memory_size reads '512MB'")
+        if (
+            isinstance(self.max_memory, bool)
+            or not isinstance(self.max_memory, int)
+            or self.max_memory < 2**20
+        ):
+            raise InputError(
+                f"max_memory={self.max_memory!r} is not valid",
+                hint="a whole number of bytes, at least 1 MiB (1048576); "
+                "reportgen.execution.parse_memory_size reads '512MB'",
+            )

@@ -45,20 +45,39 @@ from typing import Any, Literal
 from reportgen.errors import InputError
 from reportgen.names import GATES, Gate
 
-__all__ = ["VERDICTS", "NotCompared", "ReleaseComparison", "ReleaseFlips", "ReleaseVerdict",
-           "margin_of", "not_compared", "release_comparison", "resolve_release_systems",
-           "verdict_of"]
+__all__ = [
+    "VERDICTS",
+    "NotCompared",
+    "ReleaseComparison",
+    "ReleaseFlips",
+    "ReleaseVerdict",
+    "margin_of",
+    "not_compared",
+    "release_comparison",
+    "resolve_release_systems",
+    "verdict_of",
+]
 
-Verdict = Literal["improved", "regressed", "no detectable difference", "non-inferior",
-                  "inconclusive"]
+Verdict = Literal[
+    "improved", "regressed", "no detectable difference", "non-inferior", "inconclusive"
+]
 #: Every verdict, in the order the report counts them.
-VERDICTS: tuple[Verdict, ...] = ("improved", "regressed", "non-inferior", "inconclusive",
-                                 "no detectable difference")
+VERDICTS: tuple[Verdict, ...] = (
+    "improved",
+    "regressed",
+    "non-inferior",
+    "inconclusive",
+    "no detectable difference",
+)
 
 
-def resolve_release_systems(systems: Sequence[str], *, baseline: str | None,
-                            candidate: str | None, release: str | None = None
-                            ) -> tuple[str, str]:
+def resolve_release_systems(
+    systems: Sequence[str],
+    *,
+    baseline: str | None,
+    candidate: str | None,
+    release: str | None = None,
+) -> tuple[str, str]:
     """The (baseline, candidate) pair of a release report.
 
     ``candidate`` defaults to ``release`` when that names a system, else to the only
@@ -75,24 +94,29 @@ def resolve_release_systems(systems: Sequence[str], *, baseline: str | None,
     for label, name in (("--baseline", baseline), ("--candidate", candidate)):
         if name is not None and name not in names:
             close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-            hint = (f"did you mean {', '.join(close)}?" if close else
-                    f"systems: {', '.join(names[:20])}" + (" …" if len(names) > 20 else ""))
+            hint = (
+                f"did you mean {', '.join(close)}?"
+                if close
+                else f"systems: {', '.join(names[:20])}" + (" …" if len(names) > 20 else "")
+            )
             raise InputError(f"{label} {name!r} is not a system of the data", hint=hint)
-    if candidate is None and release is not None and release in names \
-            and release != baseline:
+    if candidate is None and release is not None and release in names and release != baseline:
         candidate = release
     if candidate is None and baseline is not None and len(names) == 2:
         candidate = next(s for s in names if s != baseline)
     if baseline is None and candidate is not None and len(names) == 2:
         baseline = next(s for s in names if s != candidate)
     if baseline is None or candidate is None:
-        raise InputError("a release report needs the baseline and the candidate system",
-                         hint="pass --baseline SYSTEM and --candidate SYSTEM (systems: "
-                              f"{', '.join(names[:20])}" + (" …" if len(names) > 20 else "")
-                              + ")")
+        raise InputError(
+            "a release report needs the baseline and the candidate system",
+            hint="pass --baseline SYSTEM and --candidate SYSTEM (systems: "
+            f"{', '.join(names[:20])}" + (" …" if len(names) > 20 else "") + ")",
+        )
     if baseline == candidate:
-        raise InputError(f"the baseline and the candidate are the same system "
-                         f"({baseline!r})", hint="pass two different systems")
+        raise InputError(
+            f"the baseline and the candidate are the same system ({baseline!r})",
+            hint="pass two different systems",
+        )
     return baseline, candidate
 
 
@@ -182,15 +206,23 @@ class NotCompared:
         return f"{self.dataset} / {self.metric}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, "metric": self.metric,
-                "missing": list(self.missing), "reason": self.reason,
-                "closest": list(self.closest)}
+        return {
+            "dataset": self.dataset,
+            "metric": self.metric,
+            "missing": list(self.missing),
+            "reason": self.reason,
+            "closest": list(self.closest),
+        }
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> NotCompared:
-        return cls(str(row["dataset"]), str(row["metric"]),
-                   tuple(row.get("missing", ())), str(row.get("reason", "")),
-                   tuple(row.get("closest", ())))
+        return cls(
+            str(row["dataset"]),
+            str(row["metric"]),
+            tuple(row.get("missing", ())),
+            str(row.get("reason", "")),
+            tuple(row.get("closest", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -226,28 +258,51 @@ class ReleaseFlips:
     def to_records(self) -> list[dict[str, Any]]:
         """The rows of ``tables/flips.csv``: ``dataset, metric, item, baseline_score,
         candidate_score, change``."""
-        return [{"dataset": self.dataset, "metric": self.metric, "item": item,
-                 "baseline_score": b, "candidate_score": c, "change": c - b}
-                for item, b, c in zip(self.items, self.baseline_score,
-                                      self.candidate_score)]
+        return [
+            {
+                "dataset": self.dataset,
+                "metric": self.metric,
+                "item": item,
+                "baseline_score": b,
+                "candidate_score": c,
+                "change": c - b,
+            }
+            for item, b, c in zip(self.items, self.baseline_score, self.candidate_score)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, "metric": self.metric,
-                "direction": self.direction, "n_items": self.n_items,
-                "n_lost": self.n_lost, "n_gained": self.n_gained,
-                "items": [{"item": r["item"], "baseline_score": r["baseline_score"],
-                           "candidate_score": r["candidate_score"], "change": r["change"],
-                           "lost": lost}
-                          for r, lost in zip(self.to_records(), self.lost)]}
+        return {
+            "dataset": self.dataset,
+            "metric": self.metric,
+            "direction": self.direction,
+            "n_items": self.n_items,
+            "n_lost": self.n_lost,
+            "n_gained": self.n_gained,
+            "items": [
+                {
+                    "item": r["item"],
+                    "baseline_score": r["baseline_score"],
+                    "candidate_score": r["candidate_score"],
+                    "change": r["change"],
+                    "lost": lost,
+                }
+                for r, lost in zip(self.to_records(), self.lost)
+            ],
+        }
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> ReleaseFlips:
         items = list(row.get("items", ()))
-        return cls(str(row["dataset"]), str(row["metric"]), str(row["direction"]),
-                   int(row["n_items"]), tuple(str(i["item"]) for i in items),
-                   tuple(float(i["baseline_score"]) for i in items),
-                   tuple(float(i["candidate_score"]) for i in items),
-                   tuple(bool(i["lost"]) for i in items))
+        return cls(
+            str(row["dataset"]),
+            str(row["metric"]),
+            str(row["direction"]),
+            int(row["n_items"]),
+            tuple(str(i["item"]) for i in items),
+            tuple(float(i["baseline_score"]) for i in items),
+            tuple(float(i["candidate_score"]) for i in items),
+            tuple(bool(i["lost"]) for i in items),
+        )
 
 
 @dataclass(frozen=True)
@@ -309,19 +364,21 @@ class ReleaseComparison:
         not compared, unless ``allow_partial``.
         """
         if gate not in GATES:
-            raise InputError(f"gate {gate!r} is not valid",
-                             hint=f"use one of: {', '.join(GATES)}")
+            raise InputError(f"gate {gate!r} is not valid", hint=f"use one of: {', '.join(GATES)}")
         out = [f"regressed on {v.name}" for v in self.regressions]
         if gate == "non-inferiority":
             for v in self.verdicts:
                 if v.verdict in ("improved", "non-inferior", "regressed"):
                     continue
                 if v.margin is None:
-                    out.append(f"{v.name} has no margin, so non-inferiority cannot be "
-                               f"shown (give --margin {v.metric}=DELTA)")
+                    out.append(
+                        f"{v.name} has no margin, so non-inferiority cannot be "
+                        f"shown (give --margin {v.metric}=DELTA)"
+                    )
                 else:
-                    out.append(f"{v.name}: a loss larger than the margin "
-                               f"({v.margin:g}) is not ruled out")
+                    out.append(
+                        f"{v.name}: a loss larger than the margin ({v.margin:g}) is not ruled out"
+                    )
         if not allow_partial:
             out.extend(f"{n.name} was not compared ({n.reason})" for n in self.not_compared)
         return out
@@ -340,9 +397,17 @@ class ReleaseComparison:
         return not self.not_compared
 
     @property
-    def decision(self) -> Literal["regressed", "improved", "no detectable difference",
-                                  "non-inferior", "inconclusive", "incomplete",
-                                  "not compared"]:
+    def decision(
+        self,
+    ) -> Literal[
+        "regressed",
+        "improved",
+        "no detectable difference",
+        "non-inferior",
+        "inconclusive",
+        "incomplete",
+        "not compared",
+    ]:
         """The release in one word: ``"regressed"`` if anything regressed; else
         ``"not compared"`` when nothing could be compared, ``"incomplete"`` when some
         dataset × metric was not; else ``"inconclusive"`` when a loss larger than a
@@ -364,26 +429,38 @@ class ReleaseComparison:
         return "no detectable difference"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"baseline": self.baseline, "candidate": self.candidate,
-                "release": self.release, "orientation": "candidate - baseline",
-                "decision": self.decision,
-                "rows": [v.to_dict() for v in self.verdicts], "counts": self.counts,
-                "not_compared": [n.to_dict() for n in self.not_compared],
-                "alpha": self.alpha, "power": self.power, "correction": self.correction,
-                "interval_correction": self.interval_correction,
-                "flips": [f.to_dict() for f in self.flips]}
+        return {
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "release": self.release,
+            "orientation": "candidate - baseline",
+            "decision": self.decision,
+            "rows": [v.to_dict() for v in self.verdicts],
+            "counts": self.counts,
+            "not_compared": [n.to_dict() for n in self.not_compared],
+            "alpha": self.alpha,
+            "power": self.power,
+            "correction": self.correction,
+            "interval_correction": self.interval_correction,
+            "flips": [f.to_dict() for f in self.flips],
+        }
 
     @classmethod
     def from_dict(cls, verdict: Mapping[str, Any]) -> ReleaseComparison:
         """The comparison of a ``results.json`` ``verdict`` (:meth:`to_dict`), e.g. of an
         archived report read by ``reportgen email``."""
-        return cls(str(verdict["baseline"]), str(verdict["candidate"]),
-                   verdict.get("release"),
-                   tuple(ReleaseVerdict.from_dict(r) for r in verdict.get("rows", ())),
-                   tuple(NotCompared.from_dict(n) for n in verdict.get("not_compared", ())),
-                   float(verdict.get("alpha", 0.05)), float(verdict.get("power", 0.8)),
-                   verdict.get("correction"), verdict.get("interval_correction"),
-                   tuple(ReleaseFlips.from_dict(f) for f in verdict.get("flips", ())))
+        return cls(
+            str(verdict["baseline"]),
+            str(verdict["candidate"]),
+            verdict.get("release"),
+            tuple(ReleaseVerdict.from_dict(r) for r in verdict.get("rows", ())),
+            tuple(NotCompared.from_dict(n) for n in verdict.get("not_compared", ())),
+            float(verdict.get("alpha", 0.05)),
+            float(verdict.get("power", 0.8)),
+            verdict.get("correction"),
+            verdict.get("interval_correction"),
+            tuple(ReleaseFlips.from_dict(f) for f in verdict.get("flips", ())),
+        )
 
 
 def verdict_of(*, diff: float | None, significant: bool, direction: str) -> Verdict:
@@ -395,8 +472,9 @@ def verdict_of(*, diff: float | None, significant: bool, direction: str) -> Verd
     return "improved" if better else "regressed"
 
 
-def not_compared(units: Sequence[tuple[str, str, Sequence[str]]], *, baseline: str,
-                 candidate: str) -> tuple[NotCompared, ...]:
+def not_compared(
+    units: Sequence[tuple[str, str, Sequence[str]]], *, baseline: str, candidate: str
+) -> tuple[NotCompared, ...]:
     """The coverage of a release: every ``(dataset, metric, systems scored)`` of the
     data where the baseline or the candidate has no score, with the closest names among
     the systems that do."""
@@ -418,8 +496,9 @@ def not_compared(units: Sequence[tuple[str, str, Sequence[str]]], *, baseline: s
     return tuple(out)
 
 
-def margin_of(metric: str, margins: Mapping[str, float] | None,
-              config_margin: float | None = None) -> float | None:
+def margin_of(
+    metric: str, margins: Mapping[str, float] | None, config_margin: float | None = None
+) -> float | None:
     """The margin of ``metric``: ``margins[metric]``, else ``margins["*"]`` (every
     metric), else the config's ``[metrics.NAME] margin``, else None."""
     margins = margins or {}
@@ -430,9 +509,17 @@ def margin_of(metric: str, margins: Mapping[str, float] | None,
     return None if config_margin is None else float(config_margin)
 
 
-def release_comparison(units: Sequence[Any], coverage: Sequence[tuple[str, str, Sequence[str]]],
-                       *, baseline: str, candidate: str, release: str | None,
-                       table: Any, options: Any, seed: int) -> ReleaseComparison:
+def release_comparison(
+    units: Sequence[Any],
+    coverage: Sequence[tuple[str, str, Sequence[str]]],
+    *,
+    baseline: str,
+    candidate: str,
+    release: str | None,
+    table: Any,
+    options: Any,
+    seed: int,
+) -> ReleaseComparison:
     """The verdicts of ``candidate`` against ``baseline`` from the units of a release
     analysis (:class:`~reportgen.analysis.results.UnitResult`), the scores in ``table``
     (a :class:`~reportgen.data.ScoreTable`), the options of the analysis
@@ -455,7 +542,7 @@ def release_comparison(units: Sequence[Any], coverage: Sequence[tuple[str, str, 
     )
 
     method = options.method if options.method in ("permutation", "bootstrap") else "auto"
-    tested: list[tuple[Any, dict[str, Any], Any]] = []   # (unit, engine row, MarginResult)
+    tested: list[tuple[Any, dict[str, Any], Any]] = []  # (unit, engine row, MarginResult)
     corpus: list[tuple[Any, dict[str, Any]]] = []
     flips: list[ReleaseFlips] = []
     for unit in units:
@@ -466,74 +553,129 @@ def release_comparison(units: Sequence[Any], coverage: Sequence[tuple[str, str, 
             corpus.append((unit, row))
             continue
         info = table.metrics.get(unit.metric)
-        margin = margin_of(unit.metric, options.margins,
-                           None if info is None else info.margin)
-        common = dict(margin=margin, direction=unit.direction, modality=unit.modality,
-                      method=method, confidence=options.confidence,
-                      n_resamples=options.n_resamples, max_memory=options.max_memory,
-                      rng=unit_rng(seed, unit.dataset, unit.metric, stream=8))
+        margin = margin_of(unit.metric, options.margins, None if info is None else info.margin)
+        common = dict(
+            margin=margin,
+            direction=unit.direction,
+            modality=unit.modality,
+            method=method,
+            confidence=options.confidence,
+            n_resamples=options.n_resamples,
+            max_memory=options.max_memory,
+            rng=unit_rng(seed, unit.dataset, unit.metric, stream=8),
+        )
         where = f"{unit.dataset} / {unit.metric}"
         if unit.pairing == "paired":
             samples = table.paired(unit.dataset, unit.metric, systems=(baseline, candidate))
             X = samples.item_means()
-            result = _at(where, lambda X=X, common=common: margin_paired(
-                X, systems=(baseline, candidate), baseline=0, **common))
-            flip = flipped_items(X[:, 0], X[:, 1], items=samples.items,
-                                 direction=unit.direction)
-            flips.append(ReleaseFlips(
-                unit.dataset, unit.metric, unit.direction, flip.n_items,
-                tuple(str(i) for i in flip.items),
-                tuple(float(x) for x in flip.baseline_score),
-                tuple(float(x) for x in flip.candidate_score),
-                tuple(bool(x) for x in flip.lost)))
+            result = _at(
+                where,
+                lambda X=X, common=common: margin_paired(
+                    X, systems=(baseline, candidate), baseline=0, **common
+                ),
+            )
+            flip = flipped_items(X[:, 0], X[:, 1], items=samples.items, direction=unit.direction)
+            flips.append(
+                ReleaseFlips(
+                    unit.dataset,
+                    unit.metric,
+                    unit.direction,
+                    flip.n_items,
+                    tuple(str(i) for i in flip.items),
+                    tuple(float(x) for x in flip.baseline_score),
+                    tuple(float(x) for x in flip.candidate_score),
+                    tuple(bool(x) for x in flip.lost),
+                )
+            )
         else:
             samples = table.unpaired(unit.dataset, unit.metric, systems=(baseline, candidate))
             arrays = list(samples.item_means())
-            result = _at(where, lambda arrays=arrays, common=common: margin_unpaired(
-                arrays, systems=(baseline, candidate), baseline=0, **common))
+            result = _at(
+                where,
+                lambda arrays=arrays, common=common: margin_unpaired(
+                    arrays, systems=(baseline, candidate), baseline=0, **common
+                ),
+            )
         tested.append((unit, row, result))
 
     interval_correction = single_step_correction(options.correction)
-    decisions = (margin_decisions([r for _, _, r in tested], alpha=options.alpha,
-                                  correction=options.correction) if tested else None)
+    decisions = (
+        margin_decisions(
+            [r for _, _, r in tested], alpha=options.alpha, correction=options.correction
+        )
+        if tested
+        else None
+    )
     flip_of = {(f.dataset, f.metric): f for f in flips}
     verdicts = []
     for k, (unit, row, result) in enumerate(tested):
         assert decisions is not None
         d = decisions
         flipped = flip_of.get((unit.dataset, unit.metric))
-        verdicts.append(_verdict(
-            unit, row, baseline, candidate,
-            diff=float(result.diff[0]), ci_low=_num(d.ci_low[k]), ci_high=_num(d.ci_high[k]),
-            confidence=float(d.confidence), test=result.superiority_test,
-            p_value=_num(d.p_superiority[k]), p_adjusted=_num(d.p_superiority_adjusted[k]),
-            correction=interval_correction, verdict=d.verdict[k],
-            margin=result.margin, p_noninferiority=_num(d.p_noninferiority[k]),
-            p_noninferiority_adjusted=_num(d.p_noninferiority_adjusted[k]),
-            p_equivalence=_num(d.p_equivalence[k]),
-            p_equivalence_adjusted=_num(d.p_equivalence_adjusted[k]),
-            equivalent=None if result.margin is None else bool(d.equivalent[k]),
-            n_lost=None if flipped is None else flipped.n_lost,
-            n_gained=None if flipped is None else flipped.n_gained))
+        verdicts.append(
+            _verdict(
+                unit,
+                row,
+                baseline,
+                candidate,
+                diff=float(result.diff[0]),
+                ci_low=_num(d.ci_low[k]),
+                ci_high=_num(d.ci_high[k]),
+                confidence=float(d.confidence),
+                test=result.superiority_test,
+                p_value=_num(d.p_superiority[k]),
+                p_adjusted=_num(d.p_superiority_adjusted[k]),
+                correction=interval_correction,
+                verdict=d.verdict[k],
+                margin=result.margin,
+                p_noninferiority=_num(d.p_noninferiority[k]),
+                p_noninferiority_adjusted=_num(d.p_noninferiority_adjusted[k]),
+                p_equivalence=_num(d.p_equivalence[k]),
+                p_equivalence_adjusted=_num(d.p_equivalence_adjusted[k]),
+                equivalent=None if result.margin is None else bool(d.equivalent[k]),
+                n_lost=None if flipped is None else flipped.n_lost,
+                n_gained=None if flipped is None else flipped.n_gained,
+            )
+        )
     for unit, row in corpus:
         sign = 1.0 if row["system_a"] == candidate else -1.0
         low, high = _signed(row.get("ci_low"), sign), _signed(row.get("ci_high"), sign)
         if sign < 0:
             low, high = high, low
         diff = _signed(row.get("diff"), sign)
-        verdicts.append(_verdict(
-            unit, row, baseline, candidate, diff=diff, ci_low=low, ci_high=high,
-            confidence=float(row["confidence"]), test=str(row["test"]),
-            p_value=row.get("p_value"), p_adjusted=row.get("p_adjusted"),
-            correction=str(row["correction"]),
-            verdict=verdict_of(diff=diff, significant=bool(row["significant"]),
-                               direction=unit.direction)))
+        verdicts.append(
+            _verdict(
+                unit,
+                row,
+                baseline,
+                candidate,
+                diff=diff,
+                ci_low=low,
+                ci_high=high,
+                confidence=float(row["confidence"]),
+                test=str(row["test"]),
+                p_value=row.get("p_value"),
+                p_adjusted=row.get("p_adjusted"),
+                correction=str(row["correction"]),
+                verdict=verdict_of(
+                    diff=diff, significant=bool(row["significant"]), direction=unit.direction
+                ),
+            )
+        )
     order = {(u.dataset, u.metric): i for i, u in enumerate(units)}
     verdicts.sort(key=lambda v: order[(v.dataset, v.metric)])
-    return ReleaseComparison(baseline, candidate, release, tuple(verdicts),
-                             not_compared(coverage, baseline=baseline, candidate=candidate),
-                             options.alpha, options.power, options.correction,
-                             interval_correction, tuple(flips))
+    return ReleaseComparison(
+        baseline,
+        candidate,
+        release,
+        tuple(verdicts),
+        not_compared(coverage, baseline=baseline, candidate=candidate),
+        options.alpha,
+        options.power,
+        options.correction,
+        interval_correction,
+        tuple(flips),
+    )
 
 
 def _pair_row(unit: Any, baseline: str, candidate: str) -> dict[str, Any] | None:
@@ -558,8 +700,9 @@ def _num(value: Any) -> float | None:
     return None if math.isnan(v) else v
 
 
-def _verdict(unit: Any, row: Mapping[str, Any], baseline: str, candidate: str,
-             **fields_: Any) -> ReleaseVerdict:
+def _verdict(
+    unit: Any, row: Mapping[str, Any], baseline: str, candidate: str, **fields_: Any
+) -> ReleaseVerdict:
     """A verdict with the unit's means, counts, effect size and MDE, oriented
     candidate − baseline."""
     a_is_candidate = row["system_a"] == candidate
@@ -569,15 +712,22 @@ def _verdict(unit: Any, row: Mapping[str, Any], baseline: str, candidate: str,
         value = float(unit.power.mde.delta)
         mde = None if math.isnan(value) else abs(value)
     return ReleaseVerdict(
-        dataset=unit.dataset, metric=unit.metric, direction=unit.direction,
-        modality=unit.modality, baseline=baseline, candidate=candidate,
+        dataset=unit.dataset,
+        metric=unit.metric,
+        direction=unit.direction,
+        modality=unit.modality,
+        baseline=baseline,
+        candidate=candidate,
         mean_baseline=row["mean_b"] if a_is_candidate else row["mean_a"],
         mean_candidate=row["mean_a"] if a_is_candidate else row["mean_b"],
         effect_size=_signed(row.get("effect_size"), sign),
         effect_size_kind=row.get("effect_size_kind"),
         n_baseline=int(row["n_b"] if a_is_candidate else row["n_a"]),
         n_candidate=int(row["n_a"] if a_is_candidate else row["n_b"]),
-        mde=mde, proportion=bool(unit.proportion), **fields_)
+        mde=mde,
+        proportion=bool(unit.proportion),
+        **fields_,
+    )
 
 
 def _signed(value: Any, sign: float) -> float | None:

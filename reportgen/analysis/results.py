@@ -43,10 +43,23 @@ from reportgen.stats.runs import (
     VarianceComponentsResult,
 )
 
-__all__ = ["FLIPPED_ALTERNATIVE", "ClusterIntervals", "Direction", "GroupComparison",
-           "HyperparameterComparison", "HyperparameterLevel", "Leaderboard", "ListSelection",
-           "MetricAggregate", "Modality", "RankUncertainty", "RankingAcrossLists", "RunsResult",
-           "TopsisCheck", "UnitResult"]
+__all__ = [
+    "FLIPPED_ALTERNATIVE",
+    "ClusterIntervals",
+    "Direction",
+    "GroupComparison",
+    "HyperparameterComparison",
+    "HyperparameterLevel",
+    "Leaderboard",
+    "ListSelection",
+    "MetricAggregate",
+    "Modality",
+    "RankUncertainty",
+    "RankingAcrossLists",
+    "RunsResult",
+    "TopsisCheck",
+    "UnitResult",
+]
 
 Direction = Literal["higher", "lower"]
 Design = Literal["paired", "unpaired"]
@@ -70,9 +83,13 @@ class Leaderboard:
     bradley_terry: BradleyTerry
 
     def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
-        return {"dataset": dataset, "metric": metric, "kind": "leaderboard",
-                "win_rates": self.win_rates.to_dict(),
-                "bradley_terry": self.bradley_terry.to_dict()}
+        return {
+            "dataset": dataset,
+            "metric": metric,
+            "kind": "leaderboard",
+            "win_rates": self.win_rates.to_dict(),
+            "bradley_terry": self.bradley_terry.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -91,9 +108,13 @@ class RankUncertainty:
         return dict(zip(self.letters.systems, self.letters.letters))
 
     def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": "ranks", "dataset": dataset, "metric": metric,
-                               "distribution": self.distributions.to_dict(),
-                               "simultaneous": self.intervals.to_dict()}
+        out: dict[str, Any] = {
+            "kind": "ranks",
+            "dataset": dataset,
+            "metric": metric,
+            "distribution": self.distributions.to_dict(),
+            "simultaneous": self.intervals.to_dict(),
+        }
         if self.letters is not None:
             out["letters"] = self.letters.to_dict()
         return out
@@ -118,14 +139,18 @@ class RunsResult:
 
     def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
         return {
-            "dataset": dataset, "metric": metric, "n_runs": self.n_runs,
+            "dataset": dataset,
+            "metric": metric,
+            "n_runs": self.n_runs,
             "n_items": self.n_items,
             "cluster_bootstrap": self.cluster_bootstrap.to_records(),
             "clustered_se": self.clustered_se.to_records(),
             "variance_components": self.variance_components.to_records(),
             "paired_variance_components": (
-                [] if self.paired_variance_components is None
-                else self.paired_variance_components.to_records()),
+                []
+                if self.paired_variance_components is None
+                else self.paired_variance_components.to_records()
+            ),
             "runs_differ": self.runs_differ.to_records(),
             "pooled_runs": self.pooled_runs.to_records(),
             "per_run": self.pooled_runs.run_records(),
@@ -143,8 +168,12 @@ class ClusterIntervals:
 
     def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
         rows = [row for result in self.intervals for row in result.to_records()]
-        return {"dataset": dataset, "metric": metric, "cluster_by": self.cluster_by,
-                "systems": rows}
+        return {
+            "dataset": dataset,
+            "metric": metric,
+            "cluster_by": self.cluster_by,
+            "systems": rows,
+        }
 
 
 @dataclass(frozen=True)
@@ -160,12 +189,15 @@ class GroupComparison:
     note: str | None = None
 
     def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
-        out: dict[str, Any] = {"dataset": dataset, "metric": metric,
-                               "group": dict(self.group), "n_items": self.n_items}
+        out: dict[str, Any] = {
+            "dataset": dataset,
+            "metric": metric,
+            "group": dict(self.group),
+            "n_items": self.n_items,
+        }
         if self.means is not None:
             out["means"] = dict(self.means)
-        out["comparisons"] = [] if self.comparisons is None else \
-            self.comparisons.to_records()
+        out["comparisons"] = [] if self.comparisons is None else self.comparisons.to_records()
         if self.note is not None:
             out["note"] = self.note
         return out
@@ -182,8 +214,13 @@ class HyperparameterLevel:
     n: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"level": dict(self.level), "name": self.name, "systems": list(self.systems),
-                "mean": self.mean, "n": self.n}
+        return {
+            "level": dict(self.level),
+            "name": self.name,
+            "systems": list(self.systems),
+            "mean": self.mean,
+            "n": self.n,
+        }
 
 
 @dataclass(frozen=True)
@@ -202,11 +239,14 @@ class HyperparameterComparison:
         records = [] if self.comparisons is None else self.comparisons.to_records()
         for row in records:
             row["alternative"] = "greater"  # in quality terms: the first level is better
-        out: dict[str, Any] = {"dataset": dataset, "metric": metric,
-                               "condition": dict(self.condition),
-                               "compare": list(self.compare),
-                               "levels": [lv.to_dict() for lv in self.levels],
-                               "comparisons": records}
+        out: dict[str, Any] = {
+            "dataset": dataset,
+            "metric": metric,
+            "condition": dict(self.condition),
+            "compare": list(self.compare),
+            "levels": [lv.to_dict() for lv in self.levels],
+            "comparisons": records,
+        }
         if self.note is not None:
             out["note"] = self.note
         return out
@@ -314,8 +354,7 @@ class UnitResult:
         """The interval of each system's mean, as written in results.json."""
         if isinstance(self.intervals, CorpusIntervalResult):
             return self.intervals.ci_method
-        return self.intervals.method + ("" if self.n_runs is None
-                                        else " (item means over runs)")
+        return self.intervals.method + ("" if self.n_runs is None else " (item means over runs)")
 
     @property
     def test(self) -> str:
@@ -335,15 +374,33 @@ class UnitResult:
         """The unit's rows of the ``systems`` section of results.json."""
         runs = 1 if self.n_runs is None else self.n_runs
         if isinstance(self.intervals, CorpusIntervalResult):
-            return [{"dataset": self.dataset, "metric": self.metric,
-                     "system": r["system"], "mean": r["value"], "ci_low": r["ci_low"],
-                     "ci_high": r["ci_high"], "ci_method": r["ci_method"],
-                     "confidence": r["confidence"], "n": r["n"], "runs": runs,
-                     "derived_from": self.derived_from, "n_resamples": r["n_resamples"]}
-                    for r in self.intervals.to_records()]
-        return [{"dataset": self.dataset, "metric": self.metric, **record,
-                 "ci_method": self.ci_method, "runs": runs}
-                for record in self.intervals.to_records()]
+            return [
+                {
+                    "dataset": self.dataset,
+                    "metric": self.metric,
+                    "system": r["system"],
+                    "mean": r["value"],
+                    "ci_low": r["ci_low"],
+                    "ci_high": r["ci_high"],
+                    "ci_method": r["ci_method"],
+                    "confidence": r["confidence"],
+                    "n": r["n"],
+                    "runs": runs,
+                    "derived_from": self.derived_from,
+                    "n_resamples": r["n_resamples"],
+                }
+                for r in self.intervals.to_records()
+            ]
+        return [
+            {
+                "dataset": self.dataset,
+                "metric": self.metric,
+                **record,
+                "ci_method": self.ci_method,
+                "runs": runs,
+            }
+            for record in self.intervals.to_records()
+        ]
 
     def comparison_records(self) -> list[dict[str, Any]]:
         """The unit's rows of the ``comparisons`` section of results.json; the
@@ -353,29 +410,39 @@ class UnitResult:
         runs = 1 if self.n_runs is None else self.n_runs
         rows = []
         for row in self.comparisons.to_records():
-            rows.append({"dataset": self.dataset, "direction": self.direction,
-                         "pairing": self.pairing, "modality": "corpus", **row,
-                         "runs": runs, "metric": self.metric,
-                         "derived_from": self.derived_from,
-                         "alternative": _quality_alternative(row["alternative"],
-                                                             self.direction)})
+            rows.append(
+                {
+                    "dataset": self.dataset,
+                    "direction": self.direction,
+                    "pairing": self.pairing,
+                    "modality": "corpus",
+                    **row,
+                    "runs": runs,
+                    "metric": self.metric,
+                    "derived_from": self.derived_from,
+                    "alternative": _quality_alternative(row["alternative"], self.direction),
+                }
+            )
         return rows
 
     def exploration_dict(self) -> dict[str, Any] | None:
         if self.exploration is None:
             return None
-        return {"dataset": self.dataset, "metric": self.metric, "kind": "bootstrap-means",
-                "n_resamples": self.exploration.n_resamples,
-                "confidence": self.exploration.confidence,
-                "systems": self.exploration.to_records()}
+        return {
+            "dataset": self.dataset,
+            "metric": self.metric,
+            "kind": "bootstrap-means",
+            "n_resamples": self.exploration.n_resamples,
+            "confidence": self.exploration.confidence,
+            "systems": self.exploration.to_records(),
+        }
 
     def power_dict(self) -> dict[str, Any] | None:
         if self.power is None:
             return None
         out = {"dataset": self.dataset, "metric": self.metric, **self.power.to_dict()}
         if self.mde_curve is not None:
-            out["curve"] = [{"n": p["n"], "mde": p["delta"]}
-                            for p in self.mde_curve.to_records()]
+            out["curve"] = [{"n": p["n"], "mde": p["delta"]} for p in self.mde_curve.to_records()]
         return out
 
 
@@ -394,11 +461,15 @@ class MetricAggregate:
     means: np.ndarray
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "metric-aggregate", "dataset": self.dataset,
-                "metrics": list(self.metrics), "directions": list(self.directions),
-                "weights": [float(w) for w in self.weights], "n_items": self.n_items,
-                "systems": [{"system": s, "mean": float(m)}
-                            for s, m in zip(self.systems, self.means)]}
+        return {
+            "kind": "metric-aggregate",
+            "dataset": self.dataset,
+            "metrics": list(self.metrics),
+            "directions": list(self.directions),
+            "weights": [float(w) for w in self.weights],
+            "n_items": self.n_items,
+            "systems": [{"system": s, "mean": float(m)} for s, m in zip(self.systems, self.means)],
+        }
 
 
 @dataclass(frozen=True)
@@ -413,8 +484,12 @@ class TopsisCheck:
     aggregate: tuple[float, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "topsis", "dataset": self.dataset, **self.result.to_dict(),
-                "agreement": self.agreement.to_dict()}
+        return {
+            "kind": "topsis",
+            "dataset": self.dataset,
+            **self.result.to_dict(),
+            "agreement": self.agreement.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -441,12 +516,13 @@ class ListSelection:
     left_out_systems: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"how": self.how, "datasets": list(self.datasets),
-                "systems": list(self.systems),
-                "left_out_datasets": [{"dataset": d, "reason": r}
-                                      for d, r in self.left_out_datasets],
-                "left_out_systems": [{"system": s, "reason": r}
-                                     for s, r in self.left_out_systems]}
+        return {
+            "how": self.how,
+            "datasets": list(self.datasets),
+            "systems": list(self.systems),
+            "left_out_datasets": [{"dataset": d, "reason": r} for d, r in self.left_out_datasets],
+            "left_out_systems": [{"system": s, "reason": r} for s, r in self.left_out_systems],
+        }
 
 
 @dataclass(frozen=True)
@@ -513,27 +589,45 @@ class RankingAcrossLists:
     def to_dict(self) -> dict[str, Any]:
         sig = self.significant()
         entry: dict[str, Any] = {
-            "kind": "ordered", "lists": list(self.lists), "method": self.method,
-            "order": self.order, "alternative": self.alternative, "alpha": self.alpha,
-            "systems": [{"system": s, "score": float(self.scores[r]), "rank": r + 1}
-                        for r, s in enumerate(self.systems)],
-            "pairs": [{"system_a": self.systems[i], "system_b": self.systems[j],
-                       "p_adjusted": float(self.p_adjusted[k]),
-                       "effect_size": float(self.effect_size[k]),
-                       "significant": bool(sig[k])}
-                      for k, (i, j) in enumerate(zip(self.index_a, self.index_b))],
+            "kind": "ordered",
+            "lists": list(self.lists),
+            "method": self.method,
+            "order": self.order,
+            "alternative": self.alternative,
+            "alpha": self.alpha,
+            "systems": [
+                {"system": s, "score": float(self.scores[r]), "rank": r + 1}
+                for r, s in enumerate(self.systems)
+            ],
+            "pairs": [
+                {
+                    "system_a": self.systems[i],
+                    "system_b": self.systems[j],
+                    "p_adjusted": float(self.p_adjusted[k]),
+                    "effect_size": float(self.effect_size[k]),
+                    "significant": bool(sig[k]),
+                }
+                for k, (i, j) in enumerate(zip(self.index_a, self.index_b))
+            ],
             "graph": self.graph.to_dict(),
-            "selection": self.selection.to_dict()}
+            "selection": self.selection.to_dict(),
+        }
         if self.letters is not None:
             entry["letters"] = self.letters.to_dict()
-        if len(self.lists) > 1 and self.sign_tests is not None \
-                and self.sign_index is not None:
+        if len(self.lists) > 1 and self.sign_tests is not None and self.sign_index is not None:
             a, b = self.sign_index
-            rows = [{"system_a": self.systems[i], "system_b": self.systems[j],
-                     "wins_a": int(wa), "wins_b": int(wb), "p_value": float(p)}
-                    for i, j, wa, wb, p in zip(a, b, self.sign_tests.wins_a,
-                                               self.sign_tests.wins_b,
-                                               self.sign_tests.p_value)]
+            rows = [
+                {
+                    "system_a": self.systems[i],
+                    "system_b": self.systems[j],
+                    "wins_a": int(wa),
+                    "wins_b": int(wb),
+                    "p_value": float(p),
+                }
+                for i, j, wa, wb, p in zip(
+                    a, b, self.sign_tests.wins_a, self.sign_tests.wins_b, self.sign_tests.p_value
+                )
+            ]
             across: dict[str, Any] = {"n_lists": len(self.lists), "sign_tests": rows}
             if self.friedman is not None:
                 across["friedman_nemenyi"] = self.friedman.to_dict()

@@ -34,9 +34,10 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
     summary = table.summary()
     config = asdict(analysis.options)
     config["seed"] = analysis.seed
-    config["metrics"] = {m["name"]: {"direction": m["direction"],
-                                     "modality": m["modality"], "weight": m["weight"]}
-                         for m in summary["metrics"]}
+    config["metrics"] = {
+        m["name"]: {"direction": m["direction"], "modality": m["modality"], "weight": m["weight"]}
+        for m in summary["metrics"]
+    }
     config["datasets"] = {d["name"]: {"weight": d["weight"]} for d in summary["datasets"]}
     data = {
         "inputs": summary["inputs"],
@@ -56,31 +57,45 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
     if analysis.ranking is not None:
         rankings.append(analysis.ranking.to_dict())
     rankings.extend(check.to_dict() for check in analysis.topsis)
-    rankings.extend(u.ranks.to_dict(u.dataset, u.metric) for u in units
-                    if u.ranks is not None)
-    rankings.extend(u.leaderboard.to_dict(u.dataset, u.metric) for u in units
-                    if u.leaderboard is not None)
+    rankings.extend(u.ranks.to_dict(u.dataset, u.metric) for u in units if u.ranks is not None)
+    rankings.extend(
+        u.leaderboard.to_dict(u.dataset, u.metric) for u in units if u.leaderboard is not None
+    )
     document: dict[str, Any] = {
-        "reportgen_version": __version__, "created": analysis.created,
-        "seed": analysis.seed, "config": config, "data": data,
+        "reportgen_version": __version__,
+        "created": analysis.created,
+        "seed": analysis.seed,
+        "config": config,
+        "data": data,
         "systems": [row for u in units for row in u.system_records()],
         "comparisons": analysis.comparisons(),
-        "noise": [{"dataset": u.dataset, "metric": u.metric, **u.noise.to_dict()}
-                  for u in units if u.noise is not None],
+        "noise": [
+            {"dataset": u.dataset, "metric": u.metric, **u.noise.to_dict()}
+            for u in units
+            if u.noise is not None
+        ],
         "power": [row for u in units if (row := u.power_dict()) is not None],
         "runs": [u.runs.to_dict(u.dataset, u.metric) for u in units if u.runs is not None],
-        "clusters": [u.clusters.to_dict(u.dataset, u.metric) for u in units
-                     if u.clusters is not None],
+        "clusters": [
+            u.clusters.to_dict(u.dataset, u.metric) for u in units if u.clusters is not None
+        ],
         "groups": [g.to_dict(u.dataset, u.metric) for u in units for g in u.groups],
-        "hyperparameters": [h.to_dict(u.dataset, u.metric) for u in units
-                            for h in u.hyperparameters],
+        "hyperparameters": [
+            h.to_dict(u.dataset, u.metric) for u in units for h in u.hyperparameters
+        ],
         "aggregates": [a.to_dict() for a in analysis.aggregates],
         "rankings": rankings,
-        "items": [{"dataset": u.dataset, "metric": u.metric, **u.items.to_dict()}
-                  for u in units if u.items is not None],
+        "items": [
+            {"dataset": u.dataset, "metric": u.metric, **u.items.to_dict()}
+            for u in units
+            if u.items is not None
+        ],
         "exploration": [row for u in units if (row := u.exploration_dict()) is not None],
-        "caveats": [{"dataset": u.dataset, "metric": u.metric, "text": text}
-                    for u in units for text in u.caveats],
+        "caveats": [
+            {"dataset": u.dataset, "metric": u.metric, "text": text}
+            for u in units
+            for text in u.caveats
+        ],
         "notes": list(analysis.notes),
     }
     if analysis.release is not None:

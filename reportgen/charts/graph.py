@@ -40,8 +40,10 @@ _STROKE_RANGE = (0.6, 6.0)
 
 def _check(ranking: Any) -> OrderedRanking:
     if not isinstance(ranking, OrderedRanking):
-        raise InputError(f"expected an OrderedRanking, got {type(ranking).__name__}",
-                         hint="build one with reportgen.stats.ranking.ordered_ranking")
+        raise InputError(
+            f"expected an OrderedRanking, got {type(ranking).__name__}",
+            hint="build one with reportgen.stats.ranking.ordered_ranking",
+        )
     return ranking
 
 
@@ -89,16 +91,19 @@ def _node_values(ranking: OrderedRanking) -> list[dict[str, Any]]:
     layout = graph_layout(ranking)
     best = ranking.systems[0]
     for i, row in enumerate(layout):
-        row.update(rank=int(ranking.rank[i]),
-                   letters=None if ranking.letters is None else ranking.letters[i],
-                   best=row["system"] == best)
+        row.update(
+            rank=int(ranking.rank[i]),
+            letters=None if ranking.letters is None else ranking.letters[i],
+            best=row["system"] == best,
+        )
     return layout
 
 
 def _y(ranking: OrderedRanking, title: str = "mean score") -> alt.Y:
     # the best system on top: reverse the scale when lower scores are better
-    return alt.Y("mean:Q", title=title,
-                 scale=alt.Scale(zero=False, reverse=ranking.direction == "lower"))
+    return alt.Y(
+        "mean:Q", title=title, scale=alt.Scale(zero=False, reverse=ranking.direction == "lower")
+    )
 
 
 def _spread_labels(rows: list[dict[str, Any]], key: str, gap: float, sign: float) -> None:
@@ -120,31 +125,48 @@ def _gap(ranking: OrderedRanking, height: int) -> float:
     return 1.2 * MIN_GAP * ((max(means) - min(means)) or 1.0) / height
 
 
-def _labels(nodes: list[dict[str, Any]], x: Any, *, dx: int = 8,
-            limit: int = COLUMN_WIDTH - 20, halo: bool = False) -> list[alt.Chart]:
+def _labels(
+    nodes: list[dict[str, Any]],
+    x: Any,
+    *,
+    dx: int = 8,
+    limit: int = COLUMN_WIDTH - 20,
+    halo: bool = False,
+) -> list[alt.Chart]:
     """Text layers at ``label_y``: (a white halo under all labels,) the other systems in
     the default style, the best in red bold."""
-    tooltip = [alt.Tooltip("system:N"), alt.Tooltip("mean:Q", format=".4g"),
-               alt.Tooltip("rank:Q")]
+    tooltip = [alt.Tooltip("system:N"), alt.Tooltip("mean:Q", format=".4g"), alt.Tooltip("rank:Q")]
     others = [r for r in nodes if not r["best"]]
     best = [r for r in nodes if r["best"]]
     layers = []
     if halo:
         # white outline under every label keeps it readable over dense edges
-        layers.append(alt.Chart(alt.Data(values=nodes)).mark_text(
-            align="left", baseline="middle", dx=dx, limit=limit, stroke="white",
-            strokeWidth=3, fontWeight="bold").encode(x=x, y=alt.Y("label_y:Q"),
-                                                     text="system:N"))
+        layers.append(
+            alt.Chart(alt.Data(values=nodes))
+            .mark_text(
+                align="left",
+                baseline="middle",
+                dx=dx,
+                limit=limit,
+                stroke="white",
+                strokeWidth=3,
+                fontWeight="bold",
+            )
+            .encode(x=x, y=alt.Y("label_y:Q"), text="system:N")
+        )
     for rows, mark in ((others, {}), (best, {"color": BEST_COLOR, "fontWeight": "bold"})):
         if rows:
-            layers.append(alt.Chart(alt.Data(values=rows)).mark_text(
-                align="left", baseline="middle", dx=dx, limit=limit, **mark).encode(
-                x=x, y=alt.Y("label_y:Q"), text="system:N", tooltip=tooltip))
+            layers.append(
+                alt.Chart(alt.Data(values=rows))
+                .mark_text(align="left", baseline="middle", dx=dx, limit=limit, **mark)
+                .encode(x=x, y=alt.Y("label_y:Q"), text="system:N", tooltip=tooltip)
+            )
     return layers
 
 
-def connected_graph_chart(ordered_ranking: OrderedRanking, *,
-                          title: str | None = None) -> alt.LayerChart:
+def connected_graph_chart(
+    ordered_ranking: OrderedRanking, *, title: str | None = None
+) -> alt.LayerChart:
     """Connected graph plot of an ordered ranking (Ackerman et al. 2025, §5.1).
 
     Parameters
@@ -178,54 +200,99 @@ def connected_graph_chart(ordered_ranking: OrderedRanking, *,
     sign = -1.0 if ranking.direction == "lower" else 1.0
     _spread_labels(nodes, "column", _gap(ranking, _height(n, cols)), sign)
     pos = {r["system"]: r for r in nodes}
-    edges = [{"source": a, "target": b, "p_adjusted": p,
-              "width_p": 1.0 if p is None else float(p),
-              "x": pos[a]["x"], "y": pos[a]["mean"],
-              "x2": pos[b]["x"], "y2": pos[b]["mean"],
-              "directed": ranking.directed}
-             for a, b, p in ranking.edges]
+    edges = [
+        {
+            "source": a,
+            "target": b,
+            "p_adjusted": p,
+            "width_p": 1.0 if p is None else float(p),
+            "x": pos[a]["x"],
+            "y": pos[a]["mean"],
+            "x2": pos[b]["x"],
+            "y2": pos[b]["mean"],
+            "directed": ranking.directed,
+        }
+        for a, b, p in ranking.edges
+    ]
     x_scale = alt.Scale(domain=[-0.3, cols - 0.3])
     x = alt.X("x:Q", axis=None, scale=x_scale)
     y = _y(ranking)
     layers: list[alt.Chart] = []
     if edges:
-        layers.append(alt.Chart(alt.Data(values=edges)).mark_rule(
-            opacity=round(min(0.45, 4 / math.sqrt(len(edges))), 3)).encode(
-            x=alt.X("x:Q", axis=None, scale=x_scale), y=alt.Y("y:Q"), x2="x2:Q", y2="y2:Q",
-            strokeWidth=alt.StrokeWidth(
-                "width_p:Q", title="adjusted p",
-                scale=alt.Scale(domain=[ranking.alpha, 1.0], range=list(_STROKE_RANGE))),
-            tooltip=[alt.Tooltip("source:N"), alt.Tooltip("target:N"),
-                     alt.Tooltip("p_adjusted:Q", format=".3g")]))
+        layers.append(
+            alt.Chart(alt.Data(values=edges))
+            .mark_rule(opacity=round(min(0.45, 4 / math.sqrt(len(edges))), 3))
+            .encode(
+                x=alt.X("x:Q", axis=None, scale=x_scale),
+                y=alt.Y("y:Q"),
+                x2="x2:Q",
+                y2="y2:Q",
+                strokeWidth=alt.StrokeWidth(
+                    "width_p:Q",
+                    title="adjusted p",
+                    scale=alt.Scale(domain=[ranking.alpha, 1.0], range=list(_STROKE_RANGE)),
+                ),
+                tooltip=[
+                    alt.Tooltip("source:N"),
+                    alt.Tooltip("target:N"),
+                    alt.Tooltip("p_adjusted:Q", format=".3g"),
+                ],
+            )
+        )
         if ranking.directed:
-            heads = [{**e, "hx": e["x"] + 0.85 * (e["x2"] - e["x"]),
-                      "hy": e["y"] + 0.85 * (e["y2"] - e["y"]),
-                      "shape": "triangle-down" if e["y2"] <= e["y"] else "triangle-up"}
-                     for e in edges]
+            heads = [
+                {
+                    **e,
+                    "hx": e["x"] + 0.85 * (e["x2"] - e["x"]),
+                    "hy": e["y"] + 0.85 * (e["y2"] - e["y"]),
+                    "shape": "triangle-down" if e["y2"] <= e["y"] else "triangle-up",
+                }
+                for e in edges
+            ]
             if ranking.direction == "lower":
                 flip = {"triangle-down": "triangle-up", "triangle-up": "triangle-down"}
                 for h in heads:
                     h["shape"] = flip[h["shape"]]
-            layers.append(alt.Chart(alt.Data(values=heads)).mark_point(
-                filled=True, size=110, opacity=1).encode(
-                x=alt.X("hx:Q", axis=None, scale=x_scale), y=alt.Y("hy:Q"),
-                shape=alt.Shape("shape:N", scale=None),
-                tooltip=[alt.Tooltip("source:N"), alt.Tooltip("target:N"),
-                         alt.Tooltip("p_adjusted:Q", format=".3g")]))
-    layers.append(alt.Chart(alt.Data(values=nodes)).mark_point(
-        filled=True, size=50, opacity=1).encode(
-        x=x, y=y, tooltip=[alt.Tooltip("system:N"), alt.Tooltip("mean:Q", format=".4g"),
-                           alt.Tooltip("rank:Q"), alt.Tooltip("letters:N")]))
+            layers.append(
+                alt.Chart(alt.Data(values=heads))
+                .mark_point(filled=True, size=110, opacity=1)
+                .encode(
+                    x=alt.X("hx:Q", axis=None, scale=x_scale),
+                    y=alt.Y("hy:Q"),
+                    shape=alt.Shape("shape:N", scale=None),
+                    tooltip=[
+                        alt.Tooltip("source:N"),
+                        alt.Tooltip("target:N"),
+                        alt.Tooltip("p_adjusted:Q", format=".3g"),
+                    ],
+                )
+            )
+    layers.append(
+        alt.Chart(alt.Data(values=nodes))
+        .mark_point(filled=True, size=50, opacity=1)
+        .encode(
+            x=x,
+            y=y,
+            tooltip=[
+                alt.Tooltip("system:N"),
+                alt.Tooltip("mean:Q", format=".4g"),
+                alt.Tooltip("rank:Q"),
+                alt.Tooltip("letters:N"),
+            ],
+        )
+    )
     layers.extend(_labels(nodes, x, limit=int(0.75 * COLUMN_WIDTH) - 10, halo=True))
     kind = "one-sided, directed" if ranking.directed else "two-sided"
-    default = (f"Systems not significantly different at α = {ranking.alpha:g} are joined "
-               f"({kind}; edge width: adjusted p)")
+    default = (
+        f"Systems not significantly different at α = {ranking.alpha:g} are joined "
+        f"({kind}; edge width: adjusted p)"
+    )
     return alt.layer(*layers).properties(
-        title=title or default, width=COLUMN_WIDTH * cols, height=_height(n, cols))
+        title=title or default, width=COLUMN_WIDTH * cols, height=_height(n, cols)
+    )
 
 
-def clique_chart(ordered_ranking: OrderedRanking, *,
-                 title: str | None = None) -> alt.LayerChart:
+def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -> alt.LayerChart:
     """The split view of Ackerman et al. 2025, §5.1: every clique and every isolated system as a
     column, columns in descending mean of their best member, systems at their mean,
     the members of a clique joined by a line.
@@ -251,8 +318,10 @@ def clique_chart(ordered_ranking: OrderedRanking, *,
     """
     ranking = _check(ordered_ranking)
     if ranking.order != "all-pairs":
-        raise InputError(f"order={ranking.order!r}: cliques need all-pairs comparisons",
-                         hint="use connected_graph_chart, or compare all pairs")
+        raise InputError(
+            f"order={ranking.order!r}: cliques need all-pairs comparisons",
+            hint="use connected_graph_chart, or compare all pairs",
+        )
     index = {s: i for i, s in enumerate(ranking.systems)}
     groups: list[tuple[str, tuple[str, ...]]] = []
     for k, c in enumerate(ranking.cliques):
@@ -266,27 +335,52 @@ def clique_chart(ordered_ranking: OrderedRanking, *,
     for col, (name, members) in enumerate(groups):
         for s in members:
             i = index[s]
-            rows.append({"column": col, "group": name, "system": s,
-                         "mean": float(ranking.mean[i]), "rank": int(ranking.rank[i]),
-                         "best": s == best})
+            rows.append(
+                {
+                    "column": col,
+                    "group": name,
+                    "system": s,
+                    "mean": float(ranking.mean[i]),
+                    "rank": int(ranking.rank[i]),
+                    "best": s == best,
+                }
+            )
     n_rows = max((len(g[1]) for g in groups), default=1)
     height = max(300, ROW_HEIGHT * min(len(ranking.systems), 3 * n_rows) + 40)
     sign = -1.0 if ranking.direction == "lower" else 1.0
     _spread_labels(rows, "column", _gap(ranking, height), sign)
-    x = alt.X("column:Q", title=None, scale=alt.Scale(domain=[-0.3, len(groups) - 0.3]),
-              axis=alt.Axis(values=list(range(len(groups))), grid=False, labelAngle=0,
-                            labelExpr=f"{json.dumps([g[0] for g in groups])}[datum.value]"))
+    x = alt.X(
+        "column:Q",
+        title=None,
+        scale=alt.Scale(domain=[-0.3, len(groups) - 0.3]),
+        axis=alt.Axis(
+            values=list(range(len(groups))),
+            grid=False,
+            labelAngle=0,
+            labelExpr=f"{json.dumps([g[0] for g in groups])}[datum.value]",
+        ),
+    )
     base = alt.Chart(alt.Data(values=rows))
     layers = [
         base.mark_line(opacity=0.5, strokeWidth=2).encode(
-            x=x, y=_y(ranking), detail="column:N", order=alt.Order("mean:Q")),
+            x=x, y=_y(ranking), detail="column:N", order=alt.Order("mean:Q")
+        ),
         base.mark_point(filled=True, size=50).encode(
-            x=x, y=alt.Y("mean:Q"),
-            tooltip=[alt.Tooltip("group:N"), alt.Tooltip("system:N"),
-                     alt.Tooltip("mean:Q", format=".4g"), alt.Tooltip("rank:Q")]),
+            x=x,
+            y=alt.Y("mean:Q"),
+            tooltip=[
+                alt.Tooltip("group:N"),
+                alt.Tooltip("system:N"),
+                alt.Tooltip("mean:Q", format=".4g"),
+                alt.Tooltip("rank:Q"),
+            ],
+        ),
         *_labels(rows, x),
     ]
-    default = (f"Groups of systems not significantly different at α = {ranking.alpha:g} "
-               "(cliques) and isolated systems")
+    default = (
+        f"Groups of systems not significantly different at α = {ranking.alpha:g} "
+        "(cliques) and isolated systems"
+    )
     return alt.layer(*layers).properties(
-        title=title or default, width=COLUMN_WIDTH * len(groups), height=height)
+        title=title or default, width=COLUMN_WIDTH * len(groups), height=height
+    )

@@ -45,13 +45,17 @@ def _height(n: int) -> int:
 
 
 def _system_axis(order: list[str]) -> alt.Y:
-    return alt.Y("system:N", sort=order, title=None,
-                 axis=alt.Axis(labelLimit=LABEL_LIMIT, grid=False))
+    return alt.Y(
+        "system:N", sort=order, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT, grid=False)
+    )
 
 
-def rank_interval_chart(rank_intervals: RankIntervals,
-                        letters: CompactLetterDisplay | None = None, *,
-                        title: str | None = None) -> alt.LayerChart:
+def rank_interval_chart(
+    rank_intervals: RankIntervals,
+    letters: CompactLetterDisplay | None = None,
+    *,
+    title: str | None = None,
+) -> alt.LayerChart:
     """Simultaneous rank confidence intervals, systems by rank (best on top).
 
     Parameters
@@ -77,8 +81,10 @@ def rank_interval_chart(rank_intervals: RankIntervals,
         ``letters`` is not a CompactLetterDisplay or does not cover every system.
     """
     if not isinstance(rank_intervals, RankIntervals):
-        raise InputError(f"expected RankIntervals, got {type(rank_intervals).__name__}",
-                         hint="build them with simultaneous_rank_intervals")
+        raise InputError(
+            f"expected RankIntervals, got {type(rank_intervals).__name__}",
+            hint="build them with simultaneous_rank_intervals",
+        )
     ri = rank_intervals
     records = ri.to_records()
     sign = -1.0 if ri.direction == "higher" else 1.0
@@ -86,41 +92,55 @@ def rank_interval_chart(rank_intervals: RankIntervals,
     order = [ri.systems[i] for i in idx]
     if letters is not None:
         if not isinstance(letters, CompactLetterDisplay):
-            raise InputError(f"letters must be a CompactLetterDisplay, got "
-                             f"{type(letters).__name__}")
+            raise InputError(
+                f"letters must be a CompactLetterDisplay, got {type(letters).__name__}"
+            )
         by_name = dict(zip(letters.systems, letters.letters))
         missing = [s for s in ri.systems if s not in by_name]
         if missing:
-            raise InputError("the letters do not cover every system",
-                             hint=f"missing: {', '.join(missing[:5])}")
+            raise InputError(
+                "the letters do not cover every system", hint=f"missing: {', '.join(missing[:5])}"
+            )
         for r in records:
             r["letters"] = by_name[r["system"]]
     B = len(ri.systems)
     x_scale = alt.Scale(domain=[0.5, B + 0.5], nice=False)
     y = _system_axis(order)
-    tooltip = [alt.Tooltip("system:N"), alt.Tooltip("rank:Q"),
-               alt.Tooltip("rank_ci_low:Q", title="lowest rank"),
-               alt.Tooltip("rank_ci_high:Q", title="highest rank"),
-               alt.Tooltip("mean:Q", format=".4g")]
+    tooltip = [
+        alt.Tooltip("system:N"),
+        alt.Tooltip("rank:Q"),
+        alt.Tooltip("rank_ci_low:Q", title="lowest rank"),
+        alt.Tooltip("rank_ci_high:Q", title="highest rank"),
+        alt.Tooltip("mean:Q", format=".4g"),
+    ]
     if letters is not None:
         tooltip.append(alt.Tooltip("letters:N"))
     base = alt.Chart(alt.Data(values=records))
     layers = [
         base.mark_rule(strokeWidth=3).encode(
-            x=alt.X("rank_ci_low:Q", scale=x_scale,
-                    title=f"rank (1 = best), simultaneous {ri.confidence:.0%} interval"),
-            x2="rank_ci_high:Q", y=y, tooltip=tooltip),
+            x=alt.X(
+                "rank_ci_low:Q",
+                scale=x_scale,
+                title=f"rank (1 = best), simultaneous {ri.confidence:.0%} interval",
+            ),
+            x2="rank_ci_high:Q",
+            y=y,
+            tooltip=tooltip,
+        ),
         base.mark_point(filled=True, size=40, color="black").encode(
-            x=alt.X("rank:Q", scale=x_scale), y=y, tooltip=tooltip),
+            x=alt.X("rank:Q", scale=x_scale), y=y, tooltip=tooltip
+        ),
     ]
     if letters is not None:
-        layers.append(base.mark_text(align="left", baseline="middle", dx=6).encode(
-            x=alt.X("rank_ci_high:Q", scale=x_scale), y=y, text="letters:N",
-            tooltip=tooltip))
-    default = (f"Simultaneous {ri.confidence:.0%} rank intervals ({ri.method})"
-               + ("; shared letter = not significantly different" if letters else ""))
-    return alt.layer(*layers).properties(title=title or default, width=WIDTH,
-                                         height=_height(B))
+        layers.append(
+            base.mark_text(align="left", baseline="middle", dx=6).encode(
+                x=alt.X("rank_ci_high:Q", scale=x_scale), y=y, text="letters:N", tooltip=tooltip
+            )
+        )
+    default = f"Simultaneous {ri.confidence:.0%} rank intervals ({ri.method})" + (
+        "; shared letter = not significantly different" if letters else ""
+    )
+    return alt.layer(*layers).properties(title=title or default, width=WIDTH, height=_height(B))
 
 
 def bradley_terry_chart(bt: BradleyTerry, *, title: str | None = None) -> alt.LayerChart:
@@ -140,34 +160,59 @@ def bradley_terry_chart(bt: BradleyTerry, *, title: str | None = None) -> alt.La
         and ratings (``point``). Data rows are ``bt.to_records()`` (best first).
     """
     if not isinstance(bt, BradleyTerry):
-        raise InputError(f"expected BradleyTerry, got {type(bt).__name__}",
-                         hint="build it with reportgen.stats.leaderboard.bradley_terry")
+        raise InputError(
+            f"expected BradleyTerry, got {type(bt).__name__}",
+            hint="build it with reportgen.stats.leaderboard.bradley_terry",
+        )
     records = bt.to_records()
     order = [r["system"] for r in records]
     y = _system_axis(order)
     name = "Elo rating" if bt.scale == "elo" else "log-strength"
-    tooltip = [alt.Tooltip("system:N"), alt.Tooltip("rank:Q"),
-               alt.Tooltip("rating:Q", format=".1f" if bt.scale == "elo" else ".3f"),
-               alt.Tooltip("ci_low:Q", format=".1f" if bt.scale == "elo" else ".3f"),
-               alt.Tooltip("ci_high:Q", format=".1f" if bt.scale == "elo" else ".3f")]
+    tooltip = [
+        alt.Tooltip("system:N"),
+        alt.Tooltip("rank:Q"),
+        alt.Tooltip("rating:Q", format=".1f" if bt.scale == "elo" else ".3f"),
+        alt.Tooltip("ci_low:Q", format=".1f" if bt.scale == "elo" else ".3f"),
+        alt.Tooltip("ci_high:Q", format=".1f" if bt.scale == "elo" else ".3f"),
+    ]
     x_scale = alt.Scale(zero=False)
     layers = []
     with_ci = [r for r in records if r["ci_low"] is not None and r["ci_high"] is not None]
     if with_ci:
-        layers.append(alt.Chart(alt.Data(values=with_ci)).mark_rule(strokeWidth=3).encode(
-            x=alt.X("ci_low:Q", scale=x_scale,
-                    title=f"{name}, bootstrap {bt.confidence:.0%} interval"),
-            x2="ci_high:Q", y=y, tooltip=tooltip))
-    layers.append(alt.Chart(alt.Data(values=records)).mark_point(
-        filled=True, size=40, color="black").encode(
-        x=alt.X("rating:Q", scale=x_scale,
-                title=f"{name}, bootstrap {bt.confidence:.0%} interval" if with_ci else name),
-        y=y, tooltip=tooltip))
+        layers.append(
+            alt.Chart(alt.Data(values=with_ci))
+            .mark_rule(strokeWidth=3)
+            .encode(
+                x=alt.X(
+                    "ci_low:Q",
+                    scale=x_scale,
+                    title=f"{name}, bootstrap {bt.confidence:.0%} interval",
+                ),
+                x2="ci_high:Q",
+                y=y,
+                tooltip=tooltip,
+            )
+        )
+    layers.append(
+        alt.Chart(alt.Data(values=records))
+        .mark_point(filled=True, size=40, color="black")
+        .encode(
+            x=alt.X(
+                "rating:Q",
+                scale=x_scale,
+                title=f"{name}, bootstrap {bt.confidence:.0%} interval" if with_ci else name,
+            ),
+            y=y,
+            tooltip=tooltip,
+        )
+    )
     anchor = f", {bt.anchor} = {1000 if bt.scale == 'elo' else 0}" if bt.anchor else ""
-    default = (f"Bradley-Terry {name}s ({bt.n_items} items, {bt.n_resamples} bootstrap "
-               f"resamples{anchor})")
-    return alt.layer(*layers).properties(title=title or default, width=WIDTH,
-                                         height=_height(len(records)))
+    default = (
+        f"Bradley-Terry {name}s ({bt.n_items} items, {bt.n_resamples} bootstrap resamples{anchor})"
+    )
+    return alt.layer(*layers).properties(
+        title=title or default, width=WIDTH, height=_height(len(records))
+    )
 
 
 def _cd_values(res: FriedmanNemenyiResult) -> dict[str, list[dict[str, Any]]]:
@@ -179,31 +224,48 @@ def _cd_values(res: FriedmanNemenyiResult) -> dict[str, list[dict[str, Any]]]:
     names = [res.systems[i] for i in order]
     lo, hi = 1.0, float(k)
     n_groups = len(res.groups)
-    first = 1.0 + 0.5 * n_groups                    # first label row, below the bars
+    first = 1.0 + 0.5 * n_groups  # first label row, below the bars
     half = (k + 1) // 2
     systems, elbows = [], []
     for j, (s, r) in enumerate(zip(names, ranks)):
         left = j < half
         row = first + (j if left else k - 1 - j)
         end = lo if left else hi
-        systems.append({"system": s, "average_rank": r, "position": j + 1, "row": row,
-                        "label_x": end, "side": "left" if left else "right"})
+        systems.append(
+            {
+                "system": s,
+                "average_rank": r,
+                "position": j + 1,
+                "row": row,
+                "label_x": end,
+                "side": "left" if left else "right",
+            }
+        )
         elbows.append({"system": s, "x": r, "y": 0.0, "x2": r, "y2": row})
         elbows.append({"system": s, "x": r, "y": row, "x2": end, "y2": row})
     index = dict(zip(names, ranks))
     bars = []
     for g, members in enumerate(res.groups):
         rs = [index[m] for m in members]
-        bars.append({"group": g + 1, "members": ", ".join(members), "x": min(rs),
-                     "x2": max(rs), "y": 0.5 + 0.5 * g})
+        bars.append(
+            {
+                "group": g + 1,
+                "members": ", ".join(members),
+                "x": min(rs),
+                "x2": max(rs),
+                "y": 0.5 + 0.5 * g,
+            }
+        )
     cd = float(res.critical_difference)
-    cd_rows = [{"x": lo, "x2": lo + cd, "y": -0.8,
-                "label": f"CD = {cd:.3g}", "critical_difference": cd}]
+    cd_rows = [
+        {"x": lo, "x2": lo + cd, "y": -0.8, "label": f"CD = {cd:.3g}", "critical_difference": cd}
+    ]
     return {"systems": systems, "elbows": elbows, "bars": bars, "cd": cd_rows}
 
 
-def critical_difference_chart(friedman_nemenyi_result: FriedmanNemenyiResult, *,
-                              title: str | None = None) -> alt.LayerChart:
+def critical_difference_chart(
+    friedman_nemenyi_result: FriedmanNemenyiResult, *, title: str | None = None
+) -> alt.LayerChart:
     """Critical-difference diagram (Demšar 2006, Fig. 1) of a Friedman–Nemenyi result.
 
     Parameters
@@ -226,45 +288,74 @@ def critical_difference_chart(friedman_nemenyi_result: FriedmanNemenyiResult, *,
     """
     res = friedman_nemenyi_result
     if not isinstance(res, FriedmanNemenyiResult):
-        raise InputError(f"expected FriedmanNemenyiResult, got {type(res).__name__}",
-                         hint="build it with reportgen.stats.aggregation.friedman_nemenyi")
+        raise InputError(
+            f"expected FriedmanNemenyiResult, got {type(res).__name__}",
+            hint="build it with reportgen.stats.aggregation.friedman_nemenyi",
+        )
     v = _cd_values(res)
     k = len(res.systems)
     rows = max((r["row"] for r in v["systems"]), default=1.0)
     x_scale = alt.Scale(domain=[1, k], nice=False)
     y_scale = alt.Scale(domain=[-1.8, rows + 0.5], reverse=True, nice=False)
-    x = alt.X("x:Q", scale=x_scale, axis=alt.Axis(
-        orient="top", title="average rank (1 = best)", values=list(range(1, k + 1)),
-        grid=False, format="d"))
+    x = alt.X(
+        "x:Q",
+        scale=x_scale,
+        axis=alt.Axis(
+            orient="top",
+            title="average rank (1 = best)",
+            values=list(range(1, k + 1)),
+            grid=False,
+            format="d",
+        ),
+    )
     y = alt.Y("y:Q", scale=y_scale, axis=None)
     cd = alt.Chart(alt.Data(values=v["cd"]))
     elbows = alt.Chart(alt.Data(values=v["elbows"]))
-    labels = alt.Chart(alt.Data(values=[{**r, "label": f"{r['system']} ({r['average_rank']:.2f})"}
-                                        for r in v["systems"]]))
+    labels = alt.Chart(
+        alt.Data(
+            values=[
+                {**r, "label": f"{r['system']} ({r['average_rank']:.2f})"} for r in v["systems"]
+            ]
+        )
+    )
     layers = [
-        cd.mark_rule(strokeWidth=2).encode(x=x, x2="x2:Q", y=y,
-                                           tooltip=[alt.Tooltip("critical_difference:Q",
-                                                                format=".4g")]),
+        cd.mark_rule(strokeWidth=2).encode(
+            x=x, x2="x2:Q", y=y, tooltip=[alt.Tooltip("critical_difference:Q", format=".4g")]
+        ),
         cd.mark_text(align="left", baseline="bottom", dy=-3).encode(
-            x=alt.X("x:Q"), y=y, text="label:N"),
+            x=alt.X("x:Q"), y=y, text="label:N"
+        ),
         elbows.mark_rule(strokeWidth=1).encode(x=x, y=y, x2="x2:Q", y2="y2:Q"),
     ]
     if v["bars"]:
-        layers.append(alt.Chart(alt.Data(values=v["bars"])).mark_rule(
-            strokeWidth=5, strokeCap="round").encode(
-            x=x, x2="x2:Q", y=y, tooltip=[alt.Tooltip("members:N")]))
+        layers.append(
+            alt.Chart(alt.Data(values=v["bars"]))
+            .mark_rule(strokeWidth=5, strokeCap="round")
+            .encode(x=x, x2="x2:Q", y=y, tooltip=[alt.Tooltip("members:N")])
+        )
     for side, align, dx in (("left", "right", -6), ("right", "left", 6)):
-        layers.append(labels.transform_filter(alt.datum.side == side).mark_text(
-            align=align, baseline="middle", dx=dx, limit=LABEL_LIMIT).encode(
-            x=alt.X("label_x:Q", scale=x_scale), y=alt.Y("row:Q", scale=y_scale, axis=None),
-            text="label:N", tooltip=[alt.Tooltip("system:N"),
-                                     alt.Tooltip("average_rank:Q", format=".3f")]))
-    layers.append(labels.mark_point(filled=True, size=30, color="black").encode(
-        x=alt.X("average_rank:Q", scale=x_scale), y=alt.YDatum(0, scale=y_scale, axis=None),
-        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("average_rank:Q", format=".3f")]))
-    default = (f"Critical difference diagram (Friedman p = {res.p_value:.3g}, Nemenyi "
-               f"CD = {res.critical_difference:.3g} at α = {res.alpha:g}, "
-               f"{res.n_blocks} blocks)")
-    return alt.layer(*layers).properties(title=title or default,
-                                         width=max(300, 60 * (k - 1)),
-                                         height=int(22 * (rows + 2.3)))
+        layers.append(
+            labels.transform_filter(alt.datum.side == side)
+            .mark_text(align=align, baseline="middle", dx=dx, limit=LABEL_LIMIT)
+            .encode(
+                x=alt.X("label_x:Q", scale=x_scale),
+                y=alt.Y("row:Q", scale=y_scale, axis=None),
+                text="label:N",
+                tooltip=[alt.Tooltip("system:N"), alt.Tooltip("average_rank:Q", format=".3f")],
+            )
+        )
+    layers.append(
+        labels.mark_point(filled=True, size=30, color="black").encode(
+            x=alt.X("average_rank:Q", scale=x_scale),
+            y=alt.YDatum(0, scale=y_scale, axis=None),
+            tooltip=[alt.Tooltip("system:N"), alt.Tooltip("average_rank:Q", format=".3f")],
+        )
+    )
+    default = (
+        f"Critical difference diagram (Friedman p = {res.p_value:.3g}, Nemenyi "
+        f"CD = {res.critical_difference:.3g} at α = {res.alpha:g}, "
+        f"{res.n_blocks} blocks)"
+    )
+    return alt.layer(*layers).properties(
+        title=title or default, width=max(300, 60 * (k - 1)), height=int(22 * (rows + 2.3))
+    )

@@ -55,9 +55,13 @@ def _pct(value: float) -> float:
 # ============================================================================ Wang et al. (2024)
 
 
-def pvalue_vs_difference_chart(noise_profile: NoiseProfile, *,
-                               alphas: Sequence[float] = ALPHA_LINES,
-                               width: int = 520, height: int = 340) -> alt.LayerChart:
+def pvalue_vs_difference_chart(
+    noise_profile: NoiseProfile,
+    *,
+    alphas: Sequence[float] = ALPHA_LINES,
+    width: int = 520,
+    height: int = 340,
+) -> alt.LayerChart:
     """p-value against the accuracy difference of every pair (eval-arena, Wang et al. 2024).
 
     x = ``|diff|`` in % of the items (``100 * abs_diff`` of
@@ -72,61 +76,99 @@ def pvalue_vs_difference_chart(noise_profile: NoiseProfile, *,
         if not (_finite(p) and p > 0 and _finite(d)):
             dropped += 1
             continue
-        rows.append({"system_a": r["system_a"], "system_b": r["system_b"],
-                     "abs_diff_pct": _pct(d), "abs_diff_items": r["abs_diff_items"],
-                     "p_value": p, "a_wins": r["a_wins"], "b_wins": r["b_wins"],
-                     "significant": "p < 0.05" if r["significant"] else "p ≥ 0.05"})
-    points = alt.Chart(alt.Data(values=rows)).mark_circle(size=22, opacity=0.55).encode(
-        x=alt.X("abs_diff_pct:Q", title="|accuracy difference| (% of items)",
-                scale=alt.Scale(zero=True)),
-        y=alt.Y("p_value:Q", title="p-value (exact test, log scale)",
-                scale=alt.Scale(type="log")),
-        color=alt.Color("significant:N", title=f"at α = {P5_ALPHA:g}",
-                        sort=["p < 0.05", "p ≥ 0.05"]),
-        tooltip=[alt.Tooltip("system_a:N", title="system A"),
-                 alt.Tooltip("system_b:N", title="system B"),
-                 alt.Tooltip("abs_diff_pct:Q", title="|diff| (%)", format=".2f"),
-                 alt.Tooltip("abs_diff_items:Q", title="|diff| (items)"),
-                 alt.Tooltip("a_wins:Q", title="A wins"),
-                 alt.Tooltip("b_wins:Q", title="B wins"),
-                 alt.Tooltip("p_value:Q", title="p-value", format=".3g")],
+        rows.append(
+            {
+                "system_a": r["system_a"],
+                "system_b": r["system_b"],
+                "abs_diff_pct": _pct(d),
+                "abs_diff_items": r["abs_diff_items"],
+                "p_value": p,
+                "a_wins": r["a_wins"],
+                "b_wins": r["b_wins"],
+                "significant": "p < 0.05" if r["significant"] else "p ≥ 0.05",
+            }
+        )
+    points = (
+        alt.Chart(alt.Data(values=rows))
+        .mark_circle(size=22, opacity=0.55)
+        .encode(
+            x=alt.X(
+                "abs_diff_pct:Q",
+                title="|accuracy difference| (% of items)",
+                scale=alt.Scale(zero=True),
+            ),
+            y=alt.Y(
+                "p_value:Q", title="p-value (exact test, log scale)", scale=alt.Scale(type="log")
+            ),
+            color=alt.Color(
+                "significant:N", title=f"at α = {P5_ALPHA:g}", sort=["p < 0.05", "p ≥ 0.05"]
+            ),
+            tooltip=[
+                alt.Tooltip("system_a:N", title="system A"),
+                alt.Tooltip("system_b:N", title="system B"),
+                alt.Tooltip("abs_diff_pct:Q", title="|diff| (%)", format=".2f"),
+                alt.Tooltip("abs_diff_items:Q", title="|diff| (items)"),
+                alt.Tooltip("a_wins:Q", title="A wins"),
+                alt.Tooltip("b_wins:Q", title="B wins"),
+                alt.Tooltip("p_value:Q", title="p-value", format=".3g"),
+            ],
+        )
     )
     alpha_rows = [{"alpha": float(a), "label": f"α = {float(a):g}"} for a in alphas]
     alpha_order = [r["label"] for r in alpha_rows]
-    alpha_rules = alt.Chart(alt.Data(values=alpha_rows)).mark_rule(color="gray").encode(
-        y="alpha:Q",
-        strokeDash=alt.StrokeDash("label:N", title="level", sort=alpha_order),
-        tooltip=[alt.Tooltip("label:N", title="level")])
-    p5_rows = [{"name": name, "value_pct": _pct(v),
-                "label": f"{name} = {_pct(v):.2f}% ({items:g} items)"}
-               for name, v, items in (("p5_min", noise_profile.p5_min,
-                                       noise_profile.p5_min_items),
-                                      ("p5_max", noise_profile.p5_max,
-                                       noise_profile.p5_max_items))
-               if _finite(v)]
+    alpha_rules = (
+        alt.Chart(alt.Data(values=alpha_rows))
+        .mark_rule(color="gray")
+        .encode(
+            y="alpha:Q",
+            strokeDash=alt.StrokeDash("label:N", title="level", sort=alpha_order),
+            tooltip=[alt.Tooltip("label:N", title="level")],
+        )
+    )
+    p5_rows = [
+        {"name": name, "value_pct": _pct(v), "label": f"{name} = {_pct(v):.2f}% ({items:g} items)"}
+        for name, v, items in (
+            ("p5_min", noise_profile.p5_min, noise_profile.p5_min_items),
+            ("p5_max", noise_profile.p5_max, noise_profile.p5_max_items),
+        )
+        if _finite(v)
+    ]
     p5_base = alt.Chart(alt.Data(values=p5_rows))
     p5_rules = p5_base.mark_rule(color="black").encode(
-        x="value_pct:Q", tooltip=[alt.Tooltip("label:N", title="")])
-    p5_text = p5_base.mark_text(align="left", baseline="top", dx=3, angle=0,
-                                color="black").encode(
-        x="value_pct:Q", y=alt.value(height // 2),
-        yOffset=alt.YOffset("name:N", sort=["p5_min", "p5_max"],
-                            scale=alt.Scale(range=[0, 20])),
-        text="label:N")
-    subtitle = [(f"{noise_profile.n_pairs} pairs of {noise_profile.n_systems} systems, "
-                f"n = {noise_profile.n_items} items; {noise_profile.test}")]
+        x="value_pct:Q", tooltip=[alt.Tooltip("label:N", title="")]
+    )
+    p5_text = p5_base.mark_text(align="left", baseline="top", dx=3, angle=0, color="black").encode(
+        x="value_pct:Q",
+        y=alt.value(height // 2),
+        yOffset=alt.YOffset("name:N", sort=["p5_min", "p5_max"], scale=alt.Scale(range=[0, 20])),
+        text="label:N",
+    )
+    subtitle = [
+        (
+            f"{noise_profile.n_pairs} pairs of {noise_profile.n_systems} systems, "
+            f"n = {noise_profile.n_items} items; {noise_profile.test}"
+        )
+    ]
     if dropped:
         subtitle.append(f"{dropped} pair(s) with p = 0 or undefined not shown")
-    return alt.layer(points, alpha_rules, p5_rules, p5_text).resolve_scale(
-        strokeDash="independent").properties(
-        width=width, height=height,
-        title=alt.TitleParams("p-value vs accuracy difference of each pair",
-                              subtitle=subtitle))
+    return (
+        alt.layer(points, alpha_rules, p5_rules, p5_text)
+        .resolve_scale(strokeDash="independent")
+        .properties(
+            width=width,
+            height=height,
+            title=alt.TitleParams("p-value vs accuracy difference of each pair", subtitle=subtitle),
+        )
+    )
 
 
-def difference_vs_sum_chart(noise_profile: NoiseProfile, *,
-                            max_total: int | None = None,
-                            width: int = 520, height: int = 340) -> alt.LayerChart:
+def difference_vs_sum_chart(
+    noise_profile: NoiseProfile,
+    *,
+    max_total: int | None = None,
+    width: int = 520,
+    height: int = 340,
+) -> alt.LayerChart:
     """``|A − B|`` against ``A + B`` (the discordant counts, or wins and losses) of every
     pair, with the exact sign test's boundary for each α of ``boundary_records()``
     (eval-arena, Wang et al. 2024): a pair above the curve of α has p < α.
@@ -135,45 +177,79 @@ def difference_vs_sum_chart(noise_profile: NoiseProfile, *,
     of a pair plus 10 %, at most n), so the curves span the points, not all n items.
     """
     pairs = noise_profile.pair_records()
-    rows = [{"system_a": r["system_a"], "system_b": r["system_b"],
-             "sum_wins": r["sum_wins"], "abs_diff_wins": r["abs_diff_wins"],
-             "a_wins": r["a_wins"], "b_wins": r["b_wins"], "p_value": r["p_value"]}
-            for r in pairs]
+    rows = [
+        {
+            "system_a": r["system_a"],
+            "system_b": r["system_b"],
+            "sum_wins": r["sum_wins"],
+            "abs_diff_wins": r["abs_diff_wins"],
+            "a_wins": r["a_wins"],
+            "b_wins": r["b_wins"],
+            "p_value": r["p_value"],
+        }
+        for r in pairs
+    ]
     if max_total is None:
         top = max((r["sum_wins"] for r in rows), default=0)
         max_total = min(noise_profile.n_items, math.ceil(top * 1.1) + 1)
-    bounds = [{"alpha": b["alpha"], "level": f"α = {b['alpha']:g}",
-               "sum_wins": b["sum_wins"], "min_abs_diff_wins": b["min_abs_diff_wins"]}
-              for b in noise_profile.boundary_records()
-              if b["min_abs_diff_wins"] is not None and b["sum_wins"] <= max_total]
+    bounds = [
+        {
+            "alpha": b["alpha"],
+            "level": f"α = {b['alpha']:g}",
+            "sum_wins": b["sum_wins"],
+            "min_abs_diff_wins": b["min_abs_diff_wins"],
+        }
+        for b in noise_profile.boundary_records()
+        if b["min_abs_diff_wins"] is not None and b["sum_wins"] <= max_total
+    ]
     levels = [f"α = {a:g}" for a in noise_profile.boundary_alphas]
-    points = alt.Chart(alt.Data(values=rows)).mark_circle(
-        size=22, opacity=0.5, color="#4c78a8").encode(
-        x=alt.X("sum_wins:Q", title="A + B (items where exactly one system is better)"),
-        y=alt.Y("abs_diff_wins:Q", title="|A − B| (items)"),
-        tooltip=[alt.Tooltip("system_a:N", title="system A"),
-                 alt.Tooltip("system_b:N", title="system B"),
-                 alt.Tooltip("a_wins:Q", title="A"), alt.Tooltip("b_wins:Q", title="B"),
-                 alt.Tooltip("p_value:Q", title="p-value", format=".3g")])
-    curves = alt.Chart(alt.Data(values=bounds)).mark_line(strokeWidth=1.5).encode(
-        x="sum_wins:Q", y="min_abs_diff_wins:Q",
-        color=alt.Color("level:N", sort=levels, title="exact test boundary"),
-        tooltip=[alt.Tooltip("level:N", title="level"),
-                 alt.Tooltip("sum_wins:Q", title="A + B"),
-                 alt.Tooltip("min_abs_diff_wins:Q", title="smallest significant |A − B|")])
+    points = (
+        alt.Chart(alt.Data(values=rows))
+        .mark_circle(size=22, opacity=0.5, color="#4c78a8")
+        .encode(
+            x=alt.X("sum_wins:Q", title="A + B (items where exactly one system is better)"),
+            y=alt.Y("abs_diff_wins:Q", title="|A − B| (items)"),
+            tooltip=[
+                alt.Tooltip("system_a:N", title="system A"),
+                alt.Tooltip("system_b:N", title="system B"),
+                alt.Tooltip("a_wins:Q", title="A"),
+                alt.Tooltip("b_wins:Q", title="B"),
+                alt.Tooltip("p_value:Q", title="p-value", format=".3g"),
+            ],
+        )
+    )
+    curves = (
+        alt.Chart(alt.Data(values=bounds))
+        .mark_line(strokeWidth=1.5)
+        .encode(
+            x="sum_wins:Q",
+            y="min_abs_diff_wins:Q",
+            color=alt.Color("level:N", sort=levels, title="exact test boundary"),
+            tooltip=[
+                alt.Tooltip("level:N", title="level"),
+                alt.Tooltip("sum_wins:Q", title="A + B"),
+                alt.Tooltip("min_abs_diff_wins:Q", title="smallest significant |A − B|"),
+            ],
+        )
+    )
     return alt.layer(points, curves).properties(
-        width=width, height=height,
+        width=width,
+        height=height,
         title=alt.TitleParams(
             "|A − B| vs A + B of each pair",
-            subtitle=[(f"{noise_profile.n_pairs} pairs; above a curve: p < α "
-                      f"(two-sided exact sign test)")]))
+            subtitle=[
+                (f"{noise_profile.n_pairs} pairs; above a curve: p < α (two-sided exact sign test)")
+            ],
+        ),
+    )
 
 
 # ================================================================ Fraile-Hernández & Peñas 2025
 
 
-def ci_width_by_runs_chart(runs_width_result: RunsWidthResult, *,
-                           width: int = 420, height: int = 300) -> alt.Chart:
+def ci_width_by_runs_chart(
+    runs_width_result: RunsWidthResult, *, width: int = 420, height: int = 300
+) -> alt.Chart:
     """Interval width against the number of runs used, one line per system
     (Fraile-Hernández & Peñas 2025).
 
@@ -181,39 +257,75 @@ def ci_width_by_runs_chart(runs_width_result: RunsWidthResult, *,
     grey and the system names are in the tooltips.
     """
     r = runs_width_result
-    rows = [{"system": x["system"], "runs": x["runs"], "width": x["width"],
-             "ci_low": x["ci_low"], "ci_high": x["ci_high"], "estimate": x["estimate"]}
-            for x in r.to_records() if x["width"] is not None]
+    rows = [
+        {
+            "system": x["system"],
+            "runs": x["runs"],
+            "width": x["width"],
+            "ci_low": x["ci_low"],
+            "ci_high": x["ci_high"],
+            "estimate": x["estimate"],
+        }
+        for x in r.to_records()
+        if x["width"] is not None
+    ]
     many = len(r.systems) > MAX_LEGEND_SYSTEMS
-    color = (alt.value("gray") if many else
-             alt.Color("system:N", title="system", sort=list(r.systems),
-                       legend=alt.Legend(labelLimit=_LABEL_LIMIT)))
+    color = (
+        alt.value("gray")
+        if many
+        else alt.Color(
+            "system:N",
+            title="system",
+            sort=list(r.systems),
+            legend=alt.Legend(labelLimit=_LABEL_LIMIT),
+        )
+    )
     runs = [int(k) for k in r.runs]
-    return alt.Chart(alt.Data(values=rows)).mark_line(
-        point=True, opacity=0.6 if many else 1.0).encode(
-        x=alt.X("runs:Q", title="runs used (first k)",
+    return (
+        alt.Chart(alt.Data(values=rows))
+        .mark_line(point=True, opacity=0.6 if many else 1.0)
+        .encode(
+            x=alt.X(
+                "runs:Q",
+                title="runs used (first k)",
                 scale=alt.Scale(domain=[min(runs), max(runs)] if runs else None),
-                axis=alt.Axis(values=runs, format="d", tickMinStep=1)),
-        y=alt.Y("width:Q", title=f"width of the {r.confidence:.0%} interval",
-                scale=alt.Scale(zero=True)),
-        color=color, detail="system:N",
-        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("runs:Q", title="runs"),
-                 alt.Tooltip("width:Q", format=".4f"),
-                 alt.Tooltip("estimate:Q", title="mean", format=".4f"),
-                 alt.Tooltip("ci_low:Q", title="low", format=".4f"),
-                 alt.Tooltip("ci_high:Q", title="high", format=".4f")],
-    ).properties(
-        width=width, height=height,
-        title=alt.TitleParams("Interval width by the number of runs",
-                              subtitle=[(f"{len(r.systems)} systems; {r.method} bootstrap, "
-                                        f"{r.n_resamples} resamples")]))
+                axis=alt.Axis(values=runs, format="d", tickMinStep=1),
+            ),
+            y=alt.Y(
+                "width:Q",
+                title=f"width of the {r.confidence:.0%} interval",
+                scale=alt.Scale(zero=True),
+            ),
+            color=color,
+            detail="system:N",
+            tooltip=[
+                alt.Tooltip("system:N"),
+                alt.Tooltip("runs:Q", title="runs"),
+                alt.Tooltip("width:Q", format=".4f"),
+                alt.Tooltip("estimate:Q", title="mean", format=".4f"),
+                alt.Tooltip("ci_low:Q", title="low", format=".4f"),
+                alt.Tooltip("ci_high:Q", title="high", format=".4f"),
+            ],
+        )
+        .properties(
+            width=width,
+            height=height,
+            title=alt.TitleParams(
+                "Interval width by the number of runs",
+                subtitle=[
+                    (f"{len(r.systems)} systems; {r.method} bootstrap, {r.n_resamples} resamples")
+                ],
+            ),
+        )
+    )
 
 
 # ============================================================================ power
 
 
-def power_curve_chart(power_curve: PowerCurve, *, target: float = 0.8,
-                      width: int = 420, height: int = 300) -> alt.Chart | alt.LayerChart:
+def power_curve_chart(
+    power_curve: PowerCurve, *, target: float = 0.8, width: int = 420, height: int = 300
+) -> alt.Chart | alt.LayerChart:
     """Power against n (one line per effect), or the MDE against n.
 
     A curve of :func:`~reportgen.stats.power.mde_curve` (every point solved for
@@ -228,21 +340,47 @@ def power_curve_chart(power_curve: PowerCurve, *, target: float = 0.8,
     design = pts[0].design
     if all(p.solved_for == "delta" for p in pts):
         tp = pts[0].target_power
-        rows = [{"n": r["n"], "mde": r["delta"], "power": r["power"]}
-                for r in recs if r["delta"] is not None and r["n"] is not None]
-        return alt.Chart(alt.Data(values=rows)).mark_line(point=True).encode(
-            x=alt.X("n:Q", title="n (items)"),
-            y=alt.Y("mde:Q", title="minimum detectable effect", scale=alt.Scale(zero=True)),
-            tooltip=[alt.Tooltip("n:Q", format=",.0f"),
-                     alt.Tooltip("mde:Q", title="MDE", format=".4f"),
-                     alt.Tooltip("power:Q", title="power reached", format=".3f")],
-        ).properties(width=width, height=height, title=alt.TitleParams(
-            "Minimum detectable effect by n",
-            subtitle=[(f"{design}, α = {pts[0].alpha:g}, power "
-                      f"{(tp if tp is not None else target):.0%}")]))
-    rows = [{"n": r["n"], "delta": r["delta"], "power": r["power"],
-             "effect": f"Δ = {r['delta']:g}" if r["delta"] is not None else "Δ = ?"}
-            for r in recs if r["power"] is not None and r["n"] is not None]
+        rows = [
+            {"n": r["n"], "mde": r["delta"], "power": r["power"]}
+            for r in recs
+            if r["delta"] is not None and r["n"] is not None
+        ]
+        return (
+            alt.Chart(alt.Data(values=rows))
+            .mark_line(point=True)
+            .encode(
+                x=alt.X("n:Q", title="n (items)"),
+                y=alt.Y("mde:Q", title="minimum detectable effect", scale=alt.Scale(zero=True)),
+                tooltip=[
+                    alt.Tooltip("n:Q", format=",.0f"),
+                    alt.Tooltip("mde:Q", title="MDE", format=".4f"),
+                    alt.Tooltip("power:Q", title="power reached", format=".3f"),
+                ],
+            )
+            .properties(
+                width=width,
+                height=height,
+                title=alt.TitleParams(
+                    "Minimum detectable effect by n",
+                    subtitle=[
+                        (
+                            f"{design}, α = {pts[0].alpha:g}, power "
+                            f"{(tp if tp is not None else target):.0%}"
+                        )
+                    ],
+                ),
+            )
+        )
+    rows = [
+        {
+            "n": r["n"],
+            "delta": r["delta"],
+            "power": r["power"],
+            "effect": f"Δ = {r['delta']:g}" if r["delta"] is not None else "Δ = ?",
+        }
+        for r in recs
+        if r["power"] is not None and r["n"] is not None
+    ]
     ns = {r["n"] for r in rows}
     deltas = {r["delta"] for r in rows}
     by_delta = len(ns) == 1 and len(deltas) > 1
@@ -258,59 +396,92 @@ def power_curve_chart(power_curve: PowerCurve, *, target: float = 0.8,
         else:
             color = alt.value("#4c78a8")
         detail = "effect:N"
-    line = alt.Chart(alt.Data(values=rows)).mark_line(point=True).encode(
-        x=x, y=alt.Y("power:Q", title="power", scale=alt.Scale(domain=[0, 1])),
-        color=color, detail=detail,
-        tooltip=[alt.Tooltip("n:Q", format=",.0f"), alt.Tooltip("delta:Q", title="Δ"),
-                 alt.Tooltip("power:Q", format=".3f")])
-    rule = alt.Chart(alt.Data(values=[{"target": target,
-                                       "label": f"power {target:.0%}"}])).mark_rule(
-        strokeDash=[4, 3], color="gray").encode(y="target:Q",
-                                                tooltip=[alt.Tooltip("label:N", title="")])
+    line = (
+        alt.Chart(alt.Data(values=rows))
+        .mark_line(point=True)
+        .encode(
+            x=x,
+            y=alt.Y("power:Q", title="power", scale=alt.Scale(domain=[0, 1])),
+            color=color,
+            detail=detail,
+            tooltip=[
+                alt.Tooltip("n:Q", format=",.0f"),
+                alt.Tooltip("delta:Q", title="Δ"),
+                alt.Tooltip("power:Q", format=".3f"),
+            ],
+        )
+    )
+    rule = (
+        alt.Chart(alt.Data(values=[{"target": target, "label": f"power {target:.0%}"}]))
+        .mark_rule(strokeDash=[4, 3], color="gray")
+        .encode(y="target:Q", tooltip=[alt.Tooltip("label:N", title="")])
+    )
     sub = f"{design}, α = {pts[0].alpha:g}"
     if len(deltas) == 1 and not by_delta:
         sub += f", Δ = {next(iter(deltas)):g}"
     if by_delta:
         sub += f", n = {next(iter(ns)):g}"
     return alt.layer(line, rule).properties(
-        width=width, height=height,
-        title=alt.TitleParams("Power by effect" if by_delta else "Power by n",
-                              subtitle=[sub]))
+        width=width,
+        height=height,
+        title=alt.TitleParams("Power by effect" if by_delta else "Power by n", subtitle=[sub]),
+    )
 
 
 # ============================================================================ items
 
 
-def difficulty_histogram_chart(item_analysis: ItemAnalysis, *, bins: int = 10,
-                               width: int = 420, height: int = 160) -> alt.LayerChart:
+def difficulty_histogram_chart(
+    item_analysis: ItemAnalysis, *, bins: int = 10, width: int = 420, height: int = 160
+) -> alt.LayerChart:
     """Histogram of each item's mean score over the systems (for 0/1 scores, the share
     of systems solving it), from :meth:`ItemAnalysis.difficulty_histogram`, with the
     items solved by no system and by exactly one in the subtitle and count labels on
     the bars."""
     counts, edges = item_analysis.difficulty_histogram(bins)
-    rows = [{"bin_start": _pct(edges[i]), "bin_end": _pct(edges[i + 1]),
-             "count": int(counts[i]),
-             "range": f"{_pct(edges[i]):g}–{_pct(edges[i + 1]):g}%"}
-            for i in range(len(counts))]
+    rows = [
+        {
+            "bin_start": _pct(edges[i]),
+            "bin_end": _pct(edges[i + 1]),
+            "count": int(counts[i]),
+            "range": f"{_pct(edges[i]):g}–{_pct(edges[i + 1]):g}%",
+        }
+        for i in range(len(counts))
+    ]
     n_none = len(item_analysis.unsolved)
     n_one = len(item_analysis.solved_by_one)
     base = alt.Chart(alt.Data(values=rows))
-    x = alt.X("bin_start:Q", bin="binned",
-              title="mean score over systems (% of systems solving, for 0/1 scores)",
-              scale=alt.Scale(domain=[0, 100]),
-              axis=alt.Axis(values=[_pct(e) for e in edges]))
+    x = alt.X(
+        "bin_start:Q",
+        bin="binned",
+        title="mean score over systems (% of systems solving, for 0/1 scores)",
+        scale=alt.Scale(domain=[0, 100]),
+        axis=alt.Axis(values=[_pct(e) for e in edges]),
+    )
     bars = base.mark_bar().encode(
-        x=x, x2="bin_end:Q", y=alt.Y("count:Q", title="items"),
-        tooltip=[alt.Tooltip("range:N", title="mean score"),
-                 alt.Tooltip("count:Q", title="items")])
-    labels = base.transform_calculate(mid="(datum.bin_start + datum.bin_end) / 2").mark_text(
-        baseline="bottom", dy=-2).encode(x="mid:Q", y="count:Q", text="count:Q")
+        x=x,
+        x2="bin_end:Q",
+        y=alt.Y("count:Q", title="items"),
+        tooltip=[alt.Tooltip("range:N", title="mean score"), alt.Tooltip("count:Q", title="items")],
+    )
+    labels = (
+        base.transform_calculate(mid="(datum.bin_start + datum.bin_end) / 2")
+        .mark_text(baseline="bottom", dy=-2)
+        .encode(x="mid:Q", y="count:Q", text="count:Q")
+    )
     return alt.layer(bars, labels).properties(
-        width=width, height=height,
+        width=width,
+        height=height,
         title=alt.TitleParams(
             "Item difficulty",
-            subtitle=[(f"{len(item_analysis.items)} items, {len(item_analysis.systems)} "
-                      f"systems; solved by no system: {n_none}, by exactly one: {n_one}")]))
+            subtitle=[
+                (
+                    f"{len(item_analysis.items)} items, {len(item_analysis.systems)} "
+                    f"systems; solved by no system: {n_none}, by exactly one: {n_one}"
+                )
+            ],
+        ),
+    )
 
 
 # ============================================================================ TOPSIS
@@ -320,22 +491,29 @@ def _aggregate_iv(aggregate_scores: Any, systems: tuple[str, ...]) -> np.ndarray
     if isinstance(aggregate_scores, Mapping):
         missing = [s for s in systems if s not in aggregate_scores]
         if missing:
-            raise InputError("aggregate_scores has no score for some systems",
-                             hint=f"missing: {', '.join(missing[:5])}")
+            raise InputError(
+                "aggregate_scores has no score for some systems",
+                hint=f"missing: {', '.join(missing[:5])}",
+            )
         return np.array([float(aggregate_scores[s]) for s in systems])
     values = np.asarray(aggregate_scores, dtype=np.float64)
     if values.shape != (len(systems),):
-        raise InputError(f"aggregate_scores has shape {values.shape}, expected "
-                         f"({len(systems)},)",
-                         hint="give one score per system of the TOPSIS result (in its "
-                              "order) or a mapping system → score")
+        raise InputError(
+            f"aggregate_scores has shape {values.shape}, expected ({len(systems)},)",
+            hint="give one score per system of the TOPSIS result (in its "
+            "order) or a mapping system → score",
+        )
     return values
 
 
-def topsis_scatter(topsis_result: TopsisResult, aggregate_scores: Mapping[str, float]
-                   | Sequence[float] | np.ndarray, *,
-                   aggregate_title: str = "aggregate score",
-                   width: int = 420, height: int = 360) -> alt.Chart:
+def topsis_scatter(
+    topsis_result: TopsisResult,
+    aggregate_scores: Mapping[str, float] | Sequence[float] | np.ndarray,
+    *,
+    aggregate_title: str = "aggregate score",
+    width: int = 420,
+    height: int = 360,
+) -> alt.Chart:
     """TOPSIS score against an aggregate score, one point per system, with Kendall's τ
     between the two orderings in the title.
 
@@ -346,22 +524,39 @@ def topsis_scatter(topsis_result: TopsisResult, aggregate_scores: Mapping[str, f
     """
     systems = topsis_result.systems
     agg = _aggregate_iv(aggregate_scores, systems)
-    order_agg = [systems[i] for i in np.argsort(-np.nan_to_num(agg, nan=-np.inf),
-                                                kind="stable")]
-    tau = rank_agreement(order_agg, topsis_result.order()).tau if len(systems) >= 2 \
-        else math.nan
-    rows = [{"system": s, "aggregate": float(agg[i]) if math.isfinite(agg[i]) else None,
-             "topsis_score": r["topsis_score"], "topsis_rank": r["rank"]}
-            for i, (s, r) in enumerate(zip(systems, topsis_result.to_records()))]
+    order_agg = [systems[i] for i in np.argsort(-np.nan_to_num(agg, nan=-np.inf), kind="stable")]
+    tau = rank_agreement(order_agg, topsis_result.order()).tau if len(systems) >= 2 else math.nan
+    rows = [
+        {
+            "system": s,
+            "aggregate": float(agg[i]) if math.isfinite(agg[i]) else None,
+            "topsis_score": r["topsis_score"],
+            "topsis_rank": r["rank"],
+        }
+        for i, (s, r) in enumerate(zip(systems, topsis_result.to_records()))
+    ]
     tau_text = f"Kendall τ = {tau:.3f}" if math.isfinite(tau) else "Kendall τ undefined"
-    return alt.Chart(alt.Data(values=rows)).mark_circle(size=50, opacity=0.8).encode(
-        x=alt.X("aggregate:Q", title=aggregate_title, scale=alt.Scale(zero=False)),
-        y=alt.Y("topsis_score:Q", title="TOPSIS closeness", scale=alt.Scale(zero=False)),
-        tooltip=[alt.Tooltip("system:N"),
-                 alt.Tooltip("aggregate:Q", title=aggregate_title, format=".4f"),
-                 alt.Tooltip("topsis_score:Q", title="TOPSIS", format=".4f"),
-                 alt.Tooltip("topsis_rank:Q", title="TOPSIS rank")],
-    ).properties(width=width, height=height, title=alt.TitleParams(
-        f"TOPSIS vs {aggregate_title} ({tau_text})",
-        subtitle=[(f"{len(systems)} systems; TOPSIS over "
-                  f"{len(topsis_result.metrics)} metrics")]))
+    return (
+        alt.Chart(alt.Data(values=rows))
+        .mark_circle(size=50, opacity=0.8)
+        .encode(
+            x=alt.X("aggregate:Q", title=aggregate_title, scale=alt.Scale(zero=False)),
+            y=alt.Y("topsis_score:Q", title="TOPSIS closeness", scale=alt.Scale(zero=False)),
+            tooltip=[
+                alt.Tooltip("system:N"),
+                alt.Tooltip("aggregate:Q", title=aggregate_title, format=".4f"),
+                alt.Tooltip("topsis_score:Q", title="TOPSIS", format=".4f"),
+                alt.Tooltip("topsis_rank:Q", title="TOPSIS rank"),
+            ],
+        )
+        .properties(
+            width=width,
+            height=height,
+            title=alt.TitleParams(
+                f"TOPSIS vs {aggregate_title} ({tau_text})",
+                subtitle=[
+                    (f"{len(systems)} systems; TOPSIS over {len(topsis_result.metrics)} metrics")
+                ],
+            ),
+        )
+    )

@@ -30,8 +30,13 @@ PANEL_WIDTH = 150
 LABEL_LIMIT = 180
 
 
-def means_overview_chart(rows: Sequence[Mapping[str, Any]], order: Sequence[str], *,
-                         columns: int = 4, title: str | None = None) -> alt.FacetChart:
+def means_overview_chart(
+    rows: Sequence[Mapping[str, Any]],
+    order: Sequence[str],
+    *,
+    columns: int = 4,
+    title: str | None = None,
+) -> alt.FacetChart:
     """Means with intervals of every system on every dataset × metric.
 
     Parameters
@@ -65,36 +70,61 @@ def means_overview_chart(rows: Sequence[Mapping[str, Any]], order: Sequence[str]
         raise InputError("the overview chart needs at least one row")
     missing = [k for k in needed if k not in rows[0]]
     if missing:
-        raise InputError(f"overview rows lack {', '.join(missing)}",
-                         hint=f"each row needs {', '.join(needed)}")
+        raise InputError(
+            f"overview rows lack {', '.join(missing)}", hint=f"each row needs {', '.join(needed)}"
+        )
     keep = set(order)
     values = [{k: row[k] for k in needed} for row in rows if row["system"] in keep]
     for v in values:
         v["marker"] = "best of the panel" if v["best"] else "other systems"
     panels = list(dict.fromkeys(v["panel"] for v in values))
-    y = alt.Y("system:N", sort=list(order), title=None,
-              axis=alt.Axis(labelLimit=LABEL_LIMIT, grid=True, labelFontSize=10))
-    tooltip = [alt.Tooltip("panel:N", title="dataset × metric"), alt.Tooltip("system:N"),
-               alt.Tooltip("mean:Q", format=".3g"), alt.Tooltip("ci_low:Q", format=".3g"),
-               alt.Tooltip("ci_high:Q", format=".3g")]
+    y = alt.Y(
+        "system:N",
+        sort=list(order),
+        title=None,
+        axis=alt.Axis(labelLimit=LABEL_LIMIT, grid=True, labelFontSize=10),
+    )
+    tooltip = [
+        alt.Tooltip("panel:N", title="dataset × metric"),
+        alt.Tooltip("system:N"),
+        alt.Tooltip("mean:Q", format=".3g"),
+        alt.Tooltip("ci_low:Q", format=".3g"),
+        alt.Tooltip("ci_high:Q", format=".3g"),
+    ]
     x = alt.X("ci_low:Q", title=None, scale=alt.Scale(zero=False, nice=True))
     base = alt.Chart()
     layer = alt.layer(
-        base.mark_rule(strokeWidth=2, opacity=0.6).encode(x=x, x2="ci_high:Q", y=y,
-                                                          tooltip=tooltip),
+        base.mark_rule(strokeWidth=2, opacity=0.6).encode(
+            x=x, x2="ci_high:Q", y=y, tooltip=tooltip
+        ),
         base.mark_point(size=30, filled=True).encode(
-            x=alt.X("mean:Q", title=None), y=y, tooltip=tooltip,
-            shape=alt.Shape("marker:N", title=None,
-                            scale=alt.Scale(domain=["best of the panel", "other systems"],
-                                            range=["diamond", "circle"])),
-            color=alt.Color("marker:N", title=None,
-                            scale=alt.Scale(domain=["best of the panel", "other systems"],
-                                            range=["#c0392b", "#34495e"]),
-                            legend=alt.Legend(orient="top"))),
+            x=alt.X("mean:Q", title=None),
+            y=y,
+            tooltip=tooltip,
+            shape=alt.Shape(
+                "marker:N",
+                title=None,
+                scale=alt.Scale(
+                    domain=["best of the panel", "other systems"], range=["diamond", "circle"]
+                ),
+            ),
+            color=alt.Color(
+                "marker:N",
+                title=None,
+                scale=alt.Scale(
+                    domain=["best of the panel", "other systems"], range=["#c0392b", "#34495e"]
+                ),
+                legend=alt.Legend(orient="top"),
+            ),
+        ),
     ).properties(width=PANEL_WIDTH, height=max(60, ROW_HEIGHT * len(order)))
     chart = layer.facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None,
-                        header=alt.Header(labelFontWeight="bold", labelLimit=PANEL_WIDTH)),
+        facet=alt.Facet(
+            "panel:N",
+            sort=panels,
+            title=None,
+            header=alt.Header(labelFontWeight="bold", labelLimit=PANEL_WIDTH),
+        ),
         columns=max(1, min(columns, len(panels))),
         data=alt.Data(values=values),
     ).resolve_scale(x="independent")

@@ -94,10 +94,14 @@ def _rows_of(source: Any) -> list[dict[str, Any]]:
 # ============================================================================ heatmap
 
 
-def pvalue_heatmap(comparisons_rows: Iterable[Mapping[str, Any]], *,
-                   columns: str = "metric", alpha: float | None = 0.05,
-                   max_pairs: int | None = None,
-                   title: str | None = None) -> alt.LayerChart:
+def pvalue_heatmap(
+    comparisons_rows: Iterable[Mapping[str, Any]],
+    *,
+    columns: str = "metric",
+    alpha: float | None = 0.05,
+    max_pairs: int | None = None,
+    title: str | None = None,
+) -> alt.LayerChart:
     """Heatmap table of pairwise comparisons (Ackerman et al. 2025, §5.2).
 
     Parameters
@@ -132,8 +136,9 @@ def pvalue_heatmap(comparisons_rows: Iterable[Mapping[str, Any]], *,
         ordering key, not a combined test), ties by name.
     """
     if columns not in ("metric", "dataset", "both"):
-        raise InputError(f"columns={columns!r} is not valid",
-                         hint="use 'metric', 'dataset' or 'both'")
+        raise InputError(
+            f"columns={columns!r} is not valid", hint="use 'metric', 'dataset' or 'both'"
+        )
     if alpha is not None and not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be between 0 and 1")
     rows = _rows_of(comparisons_rows)
@@ -152,9 +157,10 @@ def pvalue_heatmap(comparisons_rows: Iterable[Mapping[str, Any]], *,
         if col not in column_order:
             column_order.append(col)
         if ((first, second), col) in cells:
-            raise InputError(f"two comparisons of {first!r} and {second!r} in column "
-                             f"{col!r}", hint="filter the rows to one dataset (or metric), "
-                                              "or use columns='both'")
+            raise InputError(
+                f"two comparisons of {first!r} and {second!r} in column {col!r}",
+                hint="filter the rows to one dataset (or metric), or use columns='both'",
+            )
         p = r.get("p_adjusted")
         p = float("nan") if p is None else float(p)
         sig = bool(r.get("significant")) if alpha is None else (p <= alpha)
@@ -168,18 +174,23 @@ def pvalue_heatmap(comparisons_rows: Iterable[Mapping[str, Any]], *,
             mag = -math.log10(max(p, 1e-300))
             strength = mag if first_better in (True, None) else -mag
         cells[((first, second), col)] = {
-            "pair": f"{first}  vs  {second}", "column": col, "system_a": first,
-            "system_b": second, "p_adjusted": None if math.isnan(p) else p,
+            "pair": f"{first}  vs  {second}",
+            "column": col,
+            "system_a": first,
+            "system_b": second,
+            "p_adjusted": None if math.isnan(p) else p,
             "diff": None if diff is None else (-float(diff) if swapped else float(diff)),
-            "direction": direction, "significant": sig, "better": better,
-            "side": None if first_better is None else (_A_BETTER if first_better
-                                                        else _B_BETTER),
-            "strength": strength, "label": _p_label_cell(p) if sig else None}
+            "direction": direction,
+            "significant": sig,
+            "better": better,
+            "side": None if first_better is None else (_A_BETTER if first_better else _B_BETTER),
+            "strength": strength,
+            "label": _p_label_cell(p) if sig else None,
+        }
     score: dict[tuple[str, str], float] = {}
     for (pair, _), c in cells.items():
         p = c["p_adjusted"]
-        score[pair] = score.get(pair, 0.0) + (0.0 if p is None
-                                              else -math.log10(max(p, 1e-300)))
+        score[pair] = score.get(pair, 0.0) + (0.0 if p is None else -math.log10(max(p, 1e-300)))
     pairs = sorted(score, key=lambda pr: (-score[pr], pr))
     n_total = len(pairs)
     if max_pairs is not None:
@@ -189,8 +200,7 @@ def pvalue_heatmap(comparisons_rows: Iterable[Mapping[str, Any]], *,
     keep = set(pairs)
     data = [c for (pair, _), c in cells.items() if pair in keep]
     rank = {pr: k for k, pr in enumerate(pairs)}
-    data.sort(key=lambda c: (rank[(c["system_a"], c["system_b"])],
-                             column_order.index(c["column"])))
+    data.sort(key=lambda c: (rank[(c["system_a"], c["system_b"])], column_order.index(c["column"])))
     for c in data:
         c["order"] = rank[(c["system_a"], c["system_b"])]
     pair_labels = [f"{a}  vs  {b}" for a, b in pairs]
@@ -198,38 +208,64 @@ def pvalue_heatmap(comparisons_rows: Iterable[Mapping[str, Any]], *,
     top = min(max([*strengths, 2.0]), 10.0)  # p <= 1e-10 all get the darkest colour
     # the order is the scale domain (a custom sort list compiles to one nested
     # expression per entry, which overflows the stack for thousands of pairs)
-    y = alt.Y("pair:N", title=None,
-              scale=alt.Scale(domain=pair_labels),
-              axis=alt.Axis(labelLimit=_LABEL_LIMIT))
-    x = alt.X("column:N", title=columns if columns != "both"
-              else "dataset / metric", scale=alt.Scale(domain=column_order),
-              axis=alt.Axis(orient="top", labelAngle=0, labelLimit=200))
-    tooltip = [alt.Tooltip("system_a:N", title="first"),
-               alt.Tooltip("system_b:N", title="second"), alt.Tooltip("column:N"),
-               alt.Tooltip("diff:Q", format=".4g"), alt.Tooltip("direction:N"),
-               alt.Tooltip("p_adjusted:Q", format=".3g"), alt.Tooltip("better:N")]
-    base = alt.Chart(alt.Data(values=data)).transform_filter(
-        "datum.significant").encode(x=x, y=y, tooltip=tooltip)
+    y = alt.Y(
+        "pair:N",
+        title=None,
+        scale=alt.Scale(domain=pair_labels),
+        axis=alt.Axis(labelLimit=_LABEL_LIMIT),
+    )
+    x = alt.X(
+        "column:N",
+        title=columns if columns != "both" else "dataset / metric",
+        scale=alt.Scale(domain=column_order),
+        axis=alt.Axis(orient="top", labelAngle=0, labelLimit=200),
+    )
+    tooltip = [
+        alt.Tooltip("system_a:N", title="first"),
+        alt.Tooltip("system_b:N", title="second"),
+        alt.Tooltip("column:N"),
+        alt.Tooltip("diff:Q", format=".4g"),
+        alt.Tooltip("direction:N"),
+        alt.Tooltip("p_adjusted:Q", format=".3g"),
+        alt.Tooltip("better:N"),
+    ]
+    base = (
+        alt.Chart(alt.Data(values=data))
+        .transform_filter("datum.significant")
+        .encode(x=x, y=y, tooltip=tooltip)
+    )
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
-        color=alt.Color("strength:Q", title=["± −log10 p", "(+ first better)"],
-                        scale=alt.Scale(scheme="redblue", reverse=True,
-                                        domain=[-top, top], clamp=True)))
+        color=alt.Color(
+            "strength:Q",
+            title=["± −log10 p", "(+ first better)"],
+            scale=alt.Scale(scheme="redblue", reverse=True, domain=[-top, top], clamp=True),
+        )
+    )
     text = base.mark_text(fontSize=10).encode(
         text="label:N",
-        color=alt.condition(f"abs(datum.strength) > {top * 0.6!r}", alt.value("white"),
-                            alt.value("black")))
-    rule = (f"p ≤ {alpha:g}" if alpha is not None else "significant")
-    subtitle = [(f"{rule}: red = first system better, blue = second better "
-                 "(direction-aware); blank = not significant; adjusted p printed"),
-                ("rows: system pairs (first vs second) by aggregate significance "
-                 "(sum of −log10 adjusted p)")]
+        color=alt.condition(
+            f"abs(datum.strength) > {top * 0.6!r}", alt.value("white"), alt.value("black")
+        ),
+    )
+    rule = f"p ≤ {alpha:g}" if alpha is not None else "significant"
+    subtitle = [
+        (
+            f"{rule}: red = first system better, blue = second better "
+            "(direction-aware); blank = not significant; adjusted p printed"
+        ),
+        (
+            "rows: system pairs (first vs second) by aggregate significance "
+            "(sum of −log10 adjusted p)"
+        ),
+    ]
     if len(pairs) < n_total:
         subtitle.append(f"showing the {len(pairs)} most significant of {n_total} pairs")
     return alt.layer(rect, text).properties(
         title=alt.Title(title or "Pairwise comparisons", subtitle=subtitle),
         # wide enough for the column labels, which are written horizontally
         width=alt.Step(max(70, 7 * max(len(c) for c in column_order) + 10)),
-        height=alt.Step(16))
+        height=alt.Step(16),
+    )
 
 
 def _p_label_cell(p: float) -> str:
@@ -241,10 +277,14 @@ def _p_label_cell(p: float) -> str:
 # ============================================================================ PWPP
 
 
-def pwpp_chart(pairwise_result_or_rows: PairwiseResult | Iterable[Mapping[str, Any]], *,
-               alpha: float | None = None, direction: str | None = None,
-               ticks: Sequence[float] = PWPP_TICKS,
-               title: str | None = None) -> alt.LayerChart:
+def pwpp_chart(
+    pairwise_result_or_rows: PairwiseResult | Iterable[Mapping[str, Any]],
+    *,
+    alpha: float | None = None,
+    direction: str | None = None,
+    ticks: Sequence[float] = PWPP_TICKS,
+    title: str | None = None,
+) -> alt.LayerChart:
     """Pairwise p-values plot (Ackerman et al. 2025, §5.3; R emmeans ``pwpp``).
 
     Parameters
@@ -275,8 +315,10 @@ def pwpp_chart(pairwise_result_or_rows: PairwiseResult | Iterable[Mapping[str, A
     rows = _rows_of(pairwise_result_or_rows)
     keys = {(r.get("dataset"), r.get("metric")) for r in rows}
     if len(keys) > 1:
-        raise InputError(f"rows of {len(keys)} (dataset, metric) sample lists",
-                         hint="a PWPP shows one sample list: filter the rows first")
+        raise InputError(
+            f"rows of {len(keys)} (dataset, metric) sample lists",
+            hint="a PWPP shows one sample list: filter the rows first",
+        )
     if direction is None:
         direction = rows[0].get("direction") or "higher"
     if direction not in ("higher", "lower"):
@@ -290,8 +332,13 @@ def pwpp_chart(pairwise_result_or_rows: PairwiseResult | Iterable[Mapping[str, A
                 means[str(s)] = float(m)
     systems = list(dict.fromkeys([str(r[k]) for r in rows for k in ("system_a", "system_b")]))
     sign = -1.0 if direction == "higher" else 1.0
-    order = sorted(systems, key=lambda s: (sign * means.get(s, float("nan"))
-                                           if s in means else math.inf, systems.index(s)))
+    order = sorted(
+        systems,
+        key=lambda s: (
+            sign * means.get(s, float("nan")) if s in means else math.inf,
+            systems.index(s),
+        ),
+    )
     segments, ends = [], []
     for k, r in enumerate(rows):
         p = r.get("p_adjusted")
@@ -300,38 +347,77 @@ def pwpp_chart(pairwise_result_or_rows: PairwiseResult | Iterable[Mapping[str, A
         p = float(p)
         x = float(emmeans_p_scale(p))
         a, b = str(r["system_a"]), str(r["system_b"])
-        seg = {"pair": k, "system_a": a, "system_b": b, "p_adjusted": p, "x": x,
-               "significant": p <= alpha, "mean_a": means.get(a), "mean_b": means.get(b)}
+        seg = {
+            "pair": k,
+            "system_a": a,
+            "system_b": b,
+            "p_adjusted": p,
+            "x": x,
+            "significant": p <= alpha,
+            "mean_a": means.get(a),
+            "mean_b": means.get(b),
+        }
         segments.append(seg)
-        ends.append({"pair": k, "system": a, "x": x, "p_adjusted": p,
-                     "significant": p <= alpha, "other": b})
-        ends.append({"pair": k, "system": b, "x": x, "p_adjusted": p,
-                     "significant": p <= alpha, "other": a})
+        ends.append(
+            {"pair": k, "system": a, "x": x, "p_adjusted": p, "significant": p <= alpha, "other": b}
+        )
+        ends.append(
+            {"pair": k, "system": b, "x": x, "p_adjusted": p, "significant": p <= alpha, "other": a}
+        )
     y_axis = alt.Axis(labelLimit=_LABEL_LIMIT)
-    x_enc = alt.X("x:Q", scale=alt.Scale(domain=[0, 1], nice=False),
-                  axis=_tick_axis(ticks, "adjusted p-value (emmeans pwpp scale)"))
-    sig_colour = alt.Color("significant:N", title=f"p ≤ {alpha:g}",
-                           scale=alt.Scale(domain=[True, False],
-                                           range=["#d62728", "#9e9e9e"]))
-    seg_tooltip = [alt.Tooltip("system_a:N"), alt.Tooltip("system_b:N"),
-                   alt.Tooltip("p_adjusted:Q", format=".3g")]
-    lines = alt.Chart(alt.Data(values=segments)).mark_rule(opacity=0.5).encode(
-        x=x_enc, y=alt.Y("system_a:N", scale=alt.Scale(domain=order),
-                         title=None, axis=y_axis),
-        y2="system_b:N", color=sig_colour, tooltip=seg_tooltip)
-    dots = alt.Chart(alt.Data(values=ends)).mark_point(filled=True, size=14,
-                                                       opacity=0.7).encode(
-        x="x:Q", y=alt.Y("system:N"), color=sig_colour,
-        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("other:N", title="compared with"),
-                 alt.Tooltip("p_adjusted:Q", format=".3g")])
-    alpha_rule = alt.Chart(alt.Data(values=[{"alpha": alpha,
-                                             "x": float(emmeans_p_scale(alpha))}])
-                           ).mark_rule(strokeDash=[4, 3], color="black").encode(
-        x="x:Q", tooltip=[alt.Tooltip("alpha:Q")])
+    x_enc = alt.X(
+        "x:Q",
+        scale=alt.Scale(domain=[0, 1], nice=False),
+        axis=_tick_axis(ticks, "adjusted p-value (emmeans pwpp scale)"),
+    )
+    sig_colour = alt.Color(
+        "significant:N",
+        title=f"p ≤ {alpha:g}",
+        scale=alt.Scale(domain=[True, False], range=["#d62728", "#9e9e9e"]),
+    )
+    seg_tooltip = [
+        alt.Tooltip("system_a:N"),
+        alt.Tooltip("system_b:N"),
+        alt.Tooltip("p_adjusted:Q", format=".3g"),
+    ]
+    lines = (
+        alt.Chart(alt.Data(values=segments))
+        .mark_rule(opacity=0.5)
+        .encode(
+            x=x_enc,
+            y=alt.Y("system_a:N", scale=alt.Scale(domain=order), title=None, axis=y_axis),
+            y2="system_b:N",
+            color=sig_colour,
+            tooltip=seg_tooltip,
+        )
+    )
+    dots = (
+        alt.Chart(alt.Data(values=ends))
+        .mark_point(filled=True, size=14, opacity=0.7)
+        .encode(
+            x="x:Q",
+            y=alt.Y("system:N"),
+            color=sig_colour,
+            tooltip=[
+                alt.Tooltip("system:N"),
+                alt.Tooltip("other:N", title="compared with"),
+                alt.Tooltip("p_adjusted:Q", format=".3g"),
+            ],
+        )
+    )
+    alpha_rule = (
+        alt.Chart(alt.Data(values=[{"alpha": alpha, "x": float(emmeans_p_scale(alpha))}]))
+        .mark_rule(strokeDash=[4, 3], color="black")
+        .encode(x="x:Q", tooltip=[alt.Tooltip("alpha:Q")])
+    )
     better = "higher" if direction == "higher" else "lower"
     return alt.layer(lines, dots, alpha_rule).properties(
-        title=alt.Title(title or "Pairwise p-values plot",
-                        subtitle=f"each segment joins the two systems of a pair at its "
-                                 f"adjusted p; systems by mean ({better} is better, best "
-                                 f"at the top); dashed rule α = {alpha:g}"),
-        width=500, height=alt.Step(16))
+        title=alt.Title(
+            title or "Pairwise p-values plot",
+            subtitle=f"each segment joins the two systems of a pair at its "
+            f"adjusted p; systems by mean ({better} is better, best "
+            f"at the top); dashed rule α = {alpha:g}",
+        ),
+        width=500,
+        height=alt.Step(16),
+    )

@@ -54,32 +54,41 @@ def _load(path: Path) -> Theme:
     try:
         raw = json.loads(spec_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON in the theme: {exc.msg}",
-                         location=Location(str(spec_path), exc.lineno, exc.colno),
-                         hint="fix the theme file") from None
+        raise InputError(
+            f"invalid JSON in the theme: {exc.msg}",
+            location=Location(str(spec_path), exc.lineno, exc.colno),
+            hint="fix the theme file",
+        ) from None
     if not isinstance(raw, dict) or not isinstance(raw.get("config"), dict):
-        raise InputError("a theme.json needs a \"config\" object (Vega-Lite config)",
-                         location=Location(str(spec_path)))
+        raise InputError(
+            'a theme.json needs a "config" object (Vega-Lite config)',
+            location=Location(str(spec_path)),
+        )
     css_path = path / "report.css"
     css = css_path.read_text(encoding="utf-8") if css_path.is_file() else ""
     loads = css_resource_loads(css)
     if loads:
         line, column, what = loads[0]
-        raise InputError(f"the theme's CSS would load a resource: {what} (a report must "
-                         "open offline and fetch nothing)",
-                         location=Location(str(css_path), line, column),
-                         hint="remove it; fonts and images cannot come from a theme")
-    return Theme(str(raw.get("name", path.name)), str(raw.get("description", "")),
-                 raw["config"], css, path)
+        raise InputError(
+            f"the theme's CSS would load a resource: {what} (a report must "
+            "open offline and fetch nothing)",
+            location=Location(str(css_path), line, column),
+            hint="remove it; fonts and images cannot come from a theme",
+        )
+    return Theme(
+        str(raw.get("name", path.name)), str(raw.get("description", "")), raw["config"], css, path
+    )
 
 
 #: CSS functions that fetch a resource (CSS Values 4, Images 4, Fonts 4), matched
 #: case-insensitively and with any vendor prefix (``-webkit-image-set``).
-_LOADING_FUNCTIONS = frozenset({"url", "image-set", "image", "src", "cross-fade",
-                                "element", "paint"})
+_LOADING_FUNCTIONS = frozenset(
+    {"url", "image-set", "image", "src", "cross-fade", "element", "paint"}
+)
 #: At-rules that fetch a resource or whose descriptors may (``@font-face`` ``src``).
-_LOADING_AT_RULES = frozenset({"import", "font-face", "namespace", "font-feature-values",
-                               "property", "document"})
+_LOADING_AT_RULES = frozenset(
+    {"import", "font-face", "namespace", "font-feature-values", "property", "document"}
+)
 
 
 def css_resource_loads(css: str) -> list[tuple[int, int, str]]:
@@ -100,8 +109,14 @@ def css_resource_loads(css: str) -> list[tuple[int, int, str]]:
 
     def name_of(token: object) -> str:
         name = getattr(token, "lower_name", None) or getattr(token, "lower_at_keyword", "")
-        return str(name).lstrip("-").removeprefix("webkit-").removeprefix(
-            "moz-").removeprefix("o-").removeprefix("ms-")
+        return (
+            str(name)
+            .lstrip("-")
+            .removeprefix("webkit-")
+            .removeprefix("moz-")
+            .removeprefix("o-")
+            .removeprefix("ms-")
+        )
 
     def walk(tokens: object) -> None:
         for token in tokens or ():  # type: ignore[attr-defined]
@@ -110,13 +125,15 @@ def css_resource_loads(css: str) -> list[tuple[int, int, str]]:
                 found.append((token.source_line, token.source_column, "url(...)"))
             elif kind == "function":
                 if name_of(token) in _LOADING_FUNCTIONS:
-                    found.append((token.source_line, token.source_column,
-                                  f"{token.lower_name}(...)"))
+                    found.append(
+                        (token.source_line, token.source_column, f"{token.lower_name}(...)")
+                    )
                 walk(token.arguments)
             elif kind == "at-rule":  # a vendor prefix is dropped by name_of
                 if name_of(token) in _LOADING_AT_RULES:
-                    found.append((token.source_line, token.source_column,
-                                  f"@{token.lower_at_keyword}"))
+                    found.append(
+                        (token.source_line, token.source_column, f"@{token.lower_at_keyword}")
+                    )
                 walk(token.prelude)
                 walk(token.content)
             elif kind == "qualified-rule":
@@ -143,9 +160,11 @@ def load_theme(theme: str | Path | Theme = "default") -> Theme:
     candidate = Path(theme)
     if isinstance(theme, Path) or candidate.is_dir():
         if not (candidate / "theme.json").is_file():
-            raise InputError("the theme folder has no theme.json",
-                             location=Location(str(candidate)),
-                             hint="a theme folder holds theme.json and report.css")
+            raise InputError(
+                "the theme folder has no theme.json",
+                location=Location(str(candidate)),
+                hint="a theme folder holds theme.json and report.css",
+            )
         return _load(candidate.resolve())
     return _load(resources.theme(str(theme)))
 
@@ -158,8 +177,7 @@ def chart_spec(chart: Any, theme: str | Path | Theme | None = None) -> dict[str,
     The spec is not validated against the Vega-Lite schema here (a quarter of a
     report's chart time): the builders are tested with validation
     (``tests/charts``), and vl-convert rejects an invalid spec anyway."""
-    spec = (chart.to_dict(validate=False) if hasattr(chart, "to_dict")
-            else copy.deepcopy(chart))
+    spec = chart.to_dict(validate=False) if hasattr(chart, "to_dict") else copy.deepcopy(chart)
     chosen = load_theme("default" if theme is None else theme)
     config = copy.deepcopy(chosen.config)
     spec["config"] = _merge(config, spec.get("config", {}))
@@ -200,16 +218,19 @@ def cut_labels(spec: dict[str, Any], limit: int = MAX_LABEL) -> dict[str, Any]:
             short = text[:head] + "…" + text[-tail:]
             if taken.setdefault(short, text) != text:  # two names, one cut: tell apart
                 digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
-                short = text[:head - 7] + "…" + digest + "…" + text[-tail:]
+                short = text[: head - 7] + "…" + digest + "…" + text[-tail:]
             cuts[text] = short
         return cuts[text]
 
     def records(rows: Any) -> Any:
         if not isinstance(rows, list):
             return rows
-        return [{k: cut(v) if isinstance(v, str) else v for k, v in row.items()}
-                if isinstance(row, dict) else (cut(row) if isinstance(row, str) else row)
-                for row in rows]
+        return [
+            {k: cut(v) if isinstance(v, str) else v for k, v in row.items()}
+            if isinstance(row, dict)
+            else (cut(row) if isinstance(row, str) else row)
+            for row in rows
+        ]
 
     def walk(node: Any) -> Any:
         if isinstance(node, list):
@@ -220,8 +241,9 @@ def cut_labels(spec: dict[str, Any], limit: int = MAX_LABEL) -> dict[str, Any]:
         for key, value in node.items():
             if key == "datasets" and isinstance(value, dict):
                 out[key] = {name: records(rows) for name, rows in value.items()}
-            elif key in ("values", "domain", "sort", "oneOf", "fold") and \
-                    isinstance(value, list):  # data, and the categories that order it
+            elif key in ("values", "domain", "sort", "oneOf", "fold") and isinstance(
+                value, list
+            ):  # data, and the categories that order it
                 out[key] = records(value)
             elif key in ("title", "subtitle", "text") and isinstance(value, str):
                 out[key] = cut(value)
@@ -250,8 +272,7 @@ def to_svg(chart: Any, theme: str | Path | Theme | None = None) -> str:
     return vl_convert.vegalite_to_svg(chart_spec(chart, theme))
 
 
-def to_png(chart: Any, theme: str | Path | Theme | None = None, *,
-           scale: float = 2.0) -> bytes:
+def to_png(chart: Any, theme: str | Path | Theme | None = None, *, scale: float = 2.0) -> bytes:
     """Render to PNG offline, at ``scale`` × (2 by default, for e-mail)."""
     import vl_convert
 

@@ -81,9 +81,13 @@ __all__ = [
 ]
 
 
-def load(paths: Iterable[str | Path] | str | Path, *, options: LoadOptions | None = None,
-         config: TableConfig | str | Path | None = None,
-         min_systems: int = 2) -> ScoreTable:
+def load(
+    paths: Iterable[str | Path] | str | Path,
+    *,
+    options: LoadOptions | None = None,
+    config: TableConfig | str | Path | None = None,
+    min_systems: int = 2,
+) -> ScoreTable:
     """Read evaluation results and return the validated :class:`ScoreTable`.
 
     Parameters
@@ -106,5 +110,6 @@ def load(paths: Iterable[str | Path] | str | Path, *, options: LoadOptions | Non
     options = options or LoadOptions()
     if config is not None and not isinstance(config, TableConfig):
         config = load_config(config)
-    return build_score_table(read_inputs(paths, options), config,
-                             nan_policy=options.nan_policy, min_systems=min_systems)
+    return build_score_table(
+        read_inputs(paths, options), config, nan_policy=options.nan_policy, min_systems=min_systems
+    )

@@ -1,4 +1,4 @@
-'''The run configuration: one TOML file holds everything the command-line flags hold.
+"""The run configuration: one TOML file holds everything the command-line flags hold.
 
 The file format (``--config FILE``); every section and key is optional::
 
@@ -100,7 +100,7 @@ Every key, its flag, kind and default are declared once in :mod:`reportgen.confi
 Unknown sections or keys and wrong types or values are errors that name the key and the
 file, and list what is allowed. Booleans are not numbers (``alpha = true`` is an
 error) and whole numbers must be written as such (``n_resamples = 99.5`` is an error).
-'''
+"""
 
 from __future__ import annotations
 
@@ -121,8 +121,17 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["DatasetSpec", "Direction", "MetricSpec", "Modality", "SystemSpec",
-           "TableConfig", "load_config", "parse_config", "parse_input_size"]
+__all__ = [
+    "DatasetSpec",
+    "Direction",
+    "MetricSpec",
+    "Modality",
+    "SystemSpec",
+    "TableConfig",
+    "load_config",
+    "parse_config",
+    "parse_input_size",
+]
 
 Direction = Literal["higher", "lower"]
 Modality = Literal["binary", "continuous"]
@@ -195,23 +204,31 @@ class TableConfig:
                 direction=spec.direction or old.direction,
                 modality=spec.modality or old.modality,
                 weight=spec.weight if spec.weight is not None else old.weight,
-                margin=spec.margin if spec.margin is not None else old.margin)
+                margin=spec.margin if spec.margin is not None else old.margin,
+            )
         datasets = dict(self.datasets)
         for name, dspec in other.datasets.items():
             old_d = datasets.get(name, DatasetSpec())
             datasets[name] = DatasetSpec(
-                weight=dspec.weight if dspec.weight is not None else old_d.weight)
+                weight=dspec.weight if dspec.weight is not None else old_d.weight
+            )
         systems = dict(self.systems)
         for name, sspec in other.systems.items():
             old_s = systems.get(name, SystemSpec())
-            systems[name] = SystemSpec(family=sspec.family or old_s.family,
-                                       size=sspec.size if sspec.size is not None
-                                       else old_s.size)
-        return TableConfig(metrics, datasets, other.source or self.source, systems,
-                           {**self.analysis, **other.analysis},
-                           {**self.input, **other.input}, {**self.report, **other.report},
-                           {**self.execution, **other.execution})
-
+            systems[name] = SystemSpec(
+                family=sspec.family or old_s.family,
+                size=sspec.size if sspec.size is not None else old_s.size,
+            )
+        return TableConfig(
+            metrics,
+            datasets,
+            other.source or self.source,
+            systems,
+            {**self.analysis, **other.analysis},
+            {**self.input, **other.input},
+            {**self.report, **other.report},
+            {**self.execution, **other.execution},
+        )
 
 
 FORMATS = ("html", "pdf", "ipynb")
@@ -244,47 +261,55 @@ def load_config(path: str | Path) -> TableConfig:
     """
     path = Path(path)
     if not path.is_file():
-        raise ConfigError("config file not found", location=Location(str(path)),
-                          hint="check the path given to --config")
+        raise ConfigError(
+            "config file not found",
+            location=Location(str(path)),
+            hint="check the path given to --config",
+        )
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte-order mark
-            raise ConfigError("the config file is UTF-16 encoded, not UTF-8",
-                              location=Location(str(path)),
-                              hint="save it as UTF-8 (TOML files are UTF-8)") from None
-        raise ConfigError(f"the config file is not valid UTF-8 (byte 0x{data[exc.start]:02x} "
-                          f"at offset {exc.start})",
-                          location=Location(str(path), data.count(b"\n", 0, exc.start) + 1),
-                          hint="save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE`)"
-                          ) from None
+            raise ConfigError(
+                "the config file is UTF-16 encoded, not UTF-8",
+                location=Location(str(path)),
+                hint="save it as UTF-8 (TOML files are UTF-8)",
+            ) from None
+        raise ConfigError(
+            f"the config file is not valid UTF-8 (byte 0x{data[exc.start]:02x} "
+            f"at offset {exc.start})",
+            location=Location(str(path), data.count(b"\n", 0, exc.start) + 1),
+            hint="save it as UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE`)",
+        ) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         # tomllib ends its message with "(at line L, column C)": move that to the location
         where = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(exc))
-        message = str(exc)[:where.start()] if where else str(exc)
-        raise ConfigError(f"invalid TOML: {message}",
-                          location=Location(str(path), int(where[1]), int(where[2]))
-                          if where else Location(str(path)),
-                          hint="see the config format in the README") from None
+        message = str(exc)[: where.start()] if where else str(exc)
+        raise ConfigError(
+            f"invalid TOML: {message}",
+            location=Location(str(path), int(where[1]), int(where[2]))
+            if where
+            else Location(str(path)),
+            hint="see the config format in the README",
+        ) from None
     try:
         return _parse(raw, Location(str(path)), base=path.parent)
     except ConfigError as exc:
         line = _line_of_key(text, exc.message)
         if line is None:
             raise
-        raise ConfigError(exc.message, location=Location(str(path), line),
-                          hint=exc.hint) from None
+        raise ConfigError(exc.message, location=Location(str(path), line), hint=exc.hint) from None
 
 
 # How a validation message names the key it is about (see the checks below).
 _KEY_IN_MESSAGE = (
-    re.compile(r"^(?P<key>[^\s=']+) = "),                            # analysis.alpha = 2
+    re.compile(r"^(?P<key>[^\s=']+) = "),  # analysis.alpha = 2
     re.compile(r"^unknown key\(s\) in \[(?P<table>[^\]]+)\]: (?P<name>[^,]+)"),
     re.compile(r"^unknown config section\(s\): (?P<key>[^,]+)"),
-    re.compile(r"^'(?P<key>[^']+)' must be"),                        # 'metrics.m' must be
+    re.compile(r"^'(?P<key>[^']+)' must be"),  # 'metrics.m' must be
 )
 
 
@@ -340,53 +365,83 @@ def parse_config(raw: Mapping[str, Any], *, source: str | None = None) -> TableC
 def _parse(raw: Mapping[str, Any], loc: Location, *, base: Path | None) -> TableConfig:
     unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
-        raise ConfigError(f"unknown config section(s): {', '.join(unknown)}",
-                          location=loc,
-                          hint="allowed sections: [input], [analysis], [report], "
-                               "[metrics.NAME], [datasets.NAME], [systems.NAME]")
-    metrics = {name: _metric_spec(name, body, loc)
-               for name, body in _named_tables(raw, "metrics", loc).items()}
-    datasets = {name: _dataset_spec(name, body, loc)
-                for name, body in _named_tables(raw, "datasets", loc).items()}
-    systems = {name: _system_spec(name, body, loc)
-               for name, body in _named_tables(raw, "systems", loc).items()}
+        raise ConfigError(
+            f"unknown config section(s): {', '.join(unknown)}",
+            location=loc,
+            hint="allowed sections: [input], [analysis], [report], "
+            "[metrics.NAME], [datasets.NAME], [systems.NAME]",
+        )
+    metrics = {
+        name: _metric_spec(name, body, loc)
+        for name, body in _named_tables(raw, "metrics", loc).items()
+    }
+    datasets = {
+        name: _dataset_spec(name, body, loc)
+        for name, body in _named_tables(raw, "datasets", loc).items()
+    }
+    systems = {
+        name: _system_spec(name, body, loc)
+        for name, body in _named_tables(raw, "systems", loc).items()
+    }
     analysis = _analysis_section(_table(raw, "analysis", loc), loc)
     execution = {key: analysis.pop(key) for key in _EXECUTION_KEYS if key in analysis}
-    return TableConfig(metrics, datasets, loc.file, systems,
-                       analysis=analysis, execution=execution,
-                       input=_input_section(_table(raw, "input", loc), loc, base),
-                       report=_report_section(_table(raw, "report", loc), loc, base))
+    return TableConfig(
+        metrics,
+        datasets,
+        loc.file,
+        systems,
+        analysis=analysis,
+        execution=execution,
+        input=_input_section(_table(raw, "input", loc), loc, base),
+        report=_report_section(_table(raw, "report", loc), loc, base),
+    )
 
 
 # ----------------------------------------------------------------------------- sections
 
+
 def _named_tables(raw: Mapping[str, Any], key: str, loc: Location) -> Mapping[str, Any]:
     section = raw.get(key, {})
     if not isinstance(section, Mapping):
-        raise ConfigError(f"'{key}' must be a table of [{key}.NAME] sections, "
-                          f"got {type(section).__name__}", location=loc,
-                          hint=f"write [{key}.NAME] followed by key = value lines")
+        raise ConfigError(
+            f"'{key}' must be a table of [{key}.NAME] sections, got {type(section).__name__}",
+            location=loc,
+            hint=f"write [{key}.NAME] followed by key = value lines",
+        )
     for name, body in section.items():
         if not isinstance(body, Mapping):
-            raise ConfigError(f"'{key}.{name}' must be a table, got {body!r}",
-                              location=loc,
-                              hint=f"write it as [{key}.{name}] followed by key = value lines")
+            raise ConfigError(
+                f"'{key}.{name}' must be a table, got {body!r}",
+                location=loc,
+                hint=f"write it as [{key}.{name}] followed by key = value lines",
+            )
     return section
 
 
 def _table(raw: Mapping[str, Any], key: str, loc: Location) -> Mapping[str, Any]:
     body = raw.get(key, {})
     if not isinstance(body, Mapping):
-        raise ConfigError(f"'{key}' must be a table, got {body!r}", location=loc,
-                          hint=f"write it as [{key}] followed by key = value lines")
+        raise ConfigError(
+            f"'{key}' must be a table, got {body!r}",
+            location=loc,
+            hint=f"write it as [{key}] followed by key = value lines",
+        )
     return body
 
 
 def _metric_spec(name: str, body: Mapping[str, Any], loc: Location) -> MetricSpec:
     _check_keys(("metrics", name), body, _METRIC_KEYS, loc)
-    values = _validated(("metrics", name), body, {
-        "direction": _choice(get_args(Direction)), "modality": _choice(get_args(Modality)),
-        "weight": _positive, "margin": _positive}, loc)
+    values = _validated(
+        ("metrics", name),
+        body,
+        {
+            "direction": _choice(get_args(Direction)),
+            "modality": _choice(get_args(Modality)),
+            "weight": _positive,
+            "margin": _positive,
+        },
+        loc,
+    )
     return MetricSpec(**values)
 
 
@@ -397,22 +452,25 @@ def _dataset_spec(name: str, body: Mapping[str, Any], loc: Location) -> DatasetS
 
 def _system_spec(name: str, body: Mapping[str, Any], loc: Location) -> SystemSpec:
     _check_keys(("systems", name), body, _SYSTEM_KEYS, loc)
-    return SystemSpec(**_validated(("systems", name), body,
-                                   {"family": _text, "size": _positive}, loc))
+    return SystemSpec(
+        **_validated(("systems", name), body, {"family": _text, "size": _positive}, loc)
+    )
 
 
 def _analysis_section(body: Mapping[str, Any], loc: Location) -> dict[str, Any]:
     _check_keys(("analysis",), body, set(_ANALYSIS), loc)
     values = _validated(("analysis",), body, _ANALYSIS, loc)
     if "power" in values and "alpha" in values and values["power"] <= values["alpha"]:
-        raise ConfigError(f"analysis.power = {values['power']!r} is not above analysis.alpha "
-                          f"= {values['alpha']!r}", location=loc,
-                          hint="the power at no effect is alpha; ask for e.g. power = 0.8")
+        raise ConfigError(
+            f"analysis.power = {values['power']!r} is not above analysis.alpha "
+            f"= {values['alpha']!r}",
+            location=loc,
+            hint="the power at no effect is alpha; ask for e.g. power = 0.8",
+        )
     return values
 
 
-def _input_section(body: Mapping[str, Any], loc: Location, base: Path | None
-                   ) -> dict[str, Any]:
+def _input_section(body: Mapping[str, Any], loc: Location, base: Path | None) -> dict[str, Any]:
     _check_keys(("input",), body, set(_INPUT), loc)
     values = _validated(("input",), body, _INPUT, loc)
     if "data" in values and base is not None:
@@ -420,8 +478,7 @@ def _input_section(body: Mapping[str, Any], loc: Location, base: Path | None
     return values
 
 
-def _report_section(body: Mapping[str, Any], loc: Location, base: Path | None
-                    ) -> dict[str, Any]:
+def _report_section(body: Mapping[str, Any], loc: Location, base: Path | None) -> dict[str, Any]:
     _check_keys(("report",), body, set(_REPORT), loc)
     values = _validated(("report",), body, _REPORT, loc)
     if base is None:
@@ -445,14 +502,15 @@ def _under(base: Path, path: str) -> str:
     return str(expanded if expanded.is_absolute() else base / expanded)
 
 
-def _validated(prefix: tuple[str, ...], body: Mapping[str, Any], checks: Mapping[str, Check],
-               loc: Location) -> dict[str, Any]:
-    return {key: checks[key](".".join((*prefix, key)), value, loc)
-            for key, value in body.items()}
+def _validated(
+    prefix: tuple[str, ...], body: Mapping[str, Any], checks: Mapping[str, Check], loc: Location
+) -> dict[str, Any]:
+    return {key: checks[key](".".join((*prefix, key)), value, loc) for key, value in body.items()}
 
 
-def _check_keys(prefix: tuple[str, ...], body: Mapping[str, Any], allowed: set[str],
-                loc: Location) -> None:
+def _check_keys(
+    prefix: tuple[str, ...], body: Mapping[str, Any], allowed: set[str], loc: Location
+) -> None:
     unknown = sorted(set(body) - allowed)
     if not unknown:
         return
@@ -460,19 +518,20 @@ def _check_keys(prefix: tuple[str, ...], body: Mapping[str, Any], allowed: set[s
     close = difflib.get_close_matches(unknown[0].replace("-", "_"), sorted(allowed), n=1)
     if close:
         hint = f"did you mean {close[0]!r}? {hint}"
-    raise ConfigError(f"unknown key(s) in [{'.'.join(prefix)}]: {', '.join(unknown)}",
-                      location=loc, hint=hint)
+    raise ConfigError(
+        f"unknown key(s) in [{'.'.join(prefix)}]: {', '.join(unknown)}", location=loc, hint=hint
+    )
 
 
 # ------------------------------------------------------------------------------- checks
+
 
 def _invalid(key: str, value: Any, loc: Location, hint: str) -> ConfigError:
     return ConfigError(f"{key} = {value!r} is not valid", location=loc, hint=hint)
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _is_whole(value: Any) -> bool:
@@ -482,24 +541,23 @@ def _is_whole(value: Any) -> bool:
 def _choice(choices: tuple[str, ...]) -> Check:
     def check(key: str, value: Any, loc: Location) -> str:
         if not isinstance(value, str) or value not in choices:
-            raise _invalid(key, value, loc,
-                           f"use one of: {', '.join(repr(c) for c in choices)}")
+            raise _invalid(key, value, loc, f"use one of: {', '.join(repr(c) for c in choices)}")
         return value
+
     return check
 
 
 def _text(key: str, value: Any, loc: Location) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _invalid(key, value, loc, "a non-empty string, e.g. \"name\"")
+        raise _invalid(key, value, loc, 'a non-empty string, e.g. "name"')
     return value
 
 
 def _texts(key: str, value: Any, loc: Location) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip()
-                                              for v in value):
-        raise _invalid(key, value, loc, "a list of names, e.g. [\"difficulty\"]")
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise _invalid(key, value, loc, 'a list of names, e.g. ["difficulty"]')
     return tuple(value)
 
 
@@ -508,19 +566,27 @@ def _names_in(choices: tuple[str, ...]) -> Check:
         names = _texts(key, value, loc)
         unknown = [n for n in names if n not in choices]
         if unknown:
-            raise ConfigError(f"{key} = {value!r} is not valid: unknown {unknown[0]!r}",
-                              location=loc, hint=f"known: {', '.join(choices)}")
+            raise ConfigError(
+                f"{key} = {value!r} is not valid: unknown {unknown[0]!r}",
+                location=loc,
+                hint=f"known: {', '.join(choices)}",
+            )
         return names
+
     return check
 
 
 def _paths(key: str, value: Any, loc: Location) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not value \
-            or not all(isinstance(v, str) and v.strip() for v in value):
-        raise _invalid(key, value, loc,
-                       "a list of files or folders, e.g. [\"results/\"], or one path")
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, str) and v.strip() for v in value)
+    ):
+        raise _invalid(
+            key, value, loc, 'a list of files or folders, e.g. ["results/"], or one path'
+        )
     return tuple(value)
 
 
@@ -538,15 +604,15 @@ def _positive(key: str, value: Any, loc: Location) -> float:
 
 def _nonzero(key: str, value: Any, loc: Location) -> float:
     if not _is_number(value) or value == 0:
-        raise _invalid(key, value, loc,
-                       "a finite, non-zero difference of means to detect, e.g. 0.02")
+        raise _invalid(
+            key, value, loc, "a finite, non-zero difference of means to detect, e.g. 0.02"
+        )
     return float(value)
 
 
 def _count(key: str, value: Any, loc: Location) -> int:
     if not _is_whole(value) or value < 1:
-        raise _invalid(key, value, loc, "a whole number >= 1, written without a decimal "
-                                        "point")
+        raise _invalid(key, value, loc, "a whole number >= 1, written without a decimal point")
     return value
 
 
@@ -569,12 +635,18 @@ def _adapter(key: str, value: Any, loc: Location) -> str:
 
 
 def _formats(key: str, value: Any, loc: Location) -> tuple[str, ...]:
-    parts = [p.strip() for p in value.split(",") if p.strip()] \
-        if isinstance(value, str) else value
-    if not isinstance(parts, list) or not parts \
-            or not all(isinstance(p, str) and p in FORMATS for p in parts):
-        raise _invalid(key, value, loc, f"at least one of {', '.join(map(repr, FORMATS))}, "
-                                        "e.g. [\"html\", \"pdf\"]")
+    parts = [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else value
+    if (
+        not isinstance(parts, list)
+        or not parts
+        or not all(isinstance(p, str) and p in FORMATS for p in parts)
+    ):
+        raise _invalid(
+            key,
+            value,
+            loc,
+            f'at least one of {", ".join(map(repr, FORMATS))}, e.g. ["html", "pdf"]',
+        )
     return tuple(dict.fromkeys(parts))
 
 
@@ -588,35 +660,53 @@ def _input_size(key: str, value: Any, loc: Location) -> int:
     return parse_input_size(value, name=key, location=loc)
 
 
-def parse_input_size(value: Any, *, name: str = "--max-input-bytes",
-                     location: Location | None = None) -> int:
+def parse_input_size(
+    value: Any, *, name: str = "--max-input-bytes", location: Location | None = None
+) -> int:
     """``--max-input-bytes`` / ``[input] max_input_bytes``: a size in bytes (the syntax
     of :func:`reportgen.execution.parse_memory_size`), at least 1 MiB."""
     from reportgen.execution import parse_memory_size  # stdlib-only module
 
-    return parse_memory_size(value, name=name, location=location,
-                             minimum_hint="the cap on one input is at least 1MiB; the "
-                                          "default is 8GiB")
+    return parse_memory_size(
+        value,
+        name=name,
+        location=location,
+        minimum_hint="the cap on one input is at least 1MiB; the default is 8GiB",
+    )
 
 
 def _jobs(key: str, value: Any, loc: Location) -> int:
     if value == "auto":
         return 0
     if not _is_whole(value) or value < 0:
-        raise _invalid(key, value, loc, "a whole number of worker processes >= 1, or 0 or "
-                                        "\"auto\" for one per core")
+        raise _invalid(
+            key,
+            value,
+            loc,
+            'a whole number of worker processes >= 1, or 0 or "auto" for one per core',
+        )
     return value
 
 
 #: How the config file's value of each kind of option (:data:`reportgen.config.KINDS`)
 #: is checked.
 _KIND_CHECKS: dict[str, Callable[[Option], Check]] = {
-    "choice": lambda o: _choice(o.choices or ()), "names": lambda o: _names_in(o.choices or ()),
-    "text": lambda o: _text, "texts": lambda o: _texts, "name-list": lambda o: _texts,
-    "paths": lambda o: _paths, "unit": lambda o: _unit, "nonzero": lambda o: _nonzero,
-    "count": lambda o: _count, "seed": lambda o: _seed, "flag": lambda o: _flag,
-    "memory": lambda o: _memory, "input-size": lambda o: _input_size,
-    "jobs": lambda o: _jobs, "adapter": lambda o: _adapter, "formats": lambda o: _formats,
+    "choice": lambda o: _choice(o.choices or ()),
+    "names": lambda o: _names_in(o.choices or ()),
+    "text": lambda o: _text,
+    "texts": lambda o: _texts,
+    "name-list": lambda o: _texts,
+    "paths": lambda o: _paths,
+    "unit": lambda o: _unit,
+    "nonzero": lambda o: _nonzero,
+    "count": lambda o: _count,
+    "seed": lambda o: _seed,
+    "flag": lambda o: _flag,
+    "memory": lambda o: _memory,
+    "input-size": lambda o: _input_size,
+    "jobs": lambda o: _jobs,
+    "adapter": lambda o: _adapter,
+    "formats": lambda o: _formats,
 }
 
 

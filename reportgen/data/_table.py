@@ -103,9 +103,15 @@ class MetricInfo:
     margin: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "direction": self.direction, "modality": self.modality,
-                "weight": self.weight, "direction_source": self.direction_source,
-                "modality_source": self.modality_source, "margin": self.margin}
+        return {
+            "name": self.name,
+            "direction": self.direction,
+            "modality": self.modality,
+            "weight": self.weight,
+            "direction_source": self.direction_source,
+            "modality_source": self.modality_source,
+            "margin": self.margin,
+        }
 
 
 @dataclass(frozen=True)
@@ -140,11 +146,17 @@ class PairingInfo:
     excluded_per_system: Mapping[str, int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dataset": self.dataset, "metric": self.metric, "kind": self.kind,
-                "recommended": self.recommended, "n_systems": self.n_systems,
-                "n_items": self.n_items, "n_common": self.n_common,
-                "items_per_system": dict(self.items_per_system),
-                "excluded_per_system": dict(self.excluded_per_system)}
+        return {
+            "dataset": self.dataset,
+            "metric": self.metric,
+            "kind": self.kind,
+            "recommended": self.recommended,
+            "n_systems": self.n_systems,
+            "n_items": self.n_items,
+            "n_common": self.n_common,
+            "items_per_system": dict(self.items_per_system),
+            "excluded_per_system": dict(self.excluded_per_system),
+        }
 
 
 @dataclass(frozen=True)
@@ -222,8 +234,8 @@ class _Group:
     """Row positions and codes of one (dataset, metric), precomputed once."""
 
     system_codes: np.ndarray  # global system codes
-    item_codes: np.ndarray    # codes into `items`, first-appearance order
-    items: np.ndarray         # item labels (object array)
+    item_codes: np.ndarray  # codes into `items`, first-appearance order
+    items: np.ndarray  # item labels (object array)
     run_codes: np.ndarray | None
     scores: np.ndarray
     predictions: np.ndarray | None = None  # object labels per row, when given
@@ -346,8 +358,9 @@ class ScoreTable:
 
     # ------------------------------------------------------------------ pairing
 
-    def pairing(self, dataset: str, metric: str,
-                systems: Sequence[str] | None = None) -> PairingInfo:
+    def pairing(
+        self, dataset: str, metric: str, systems: Sequence[str] | None = None
+    ) -> PairingInfo:
         """Detect how the (selected) systems of (dataset, metric) share items."""
         group = self._group(dataset, metric)
         codes = self._system_codes(dataset, metric, systems)
@@ -373,13 +386,23 @@ class ScoreTable:
             kind = "partial"
         smallest = int(per_system.min()) if len(per_system) else 0
         paired_ok = kind == "paired" or (n_common >= 2 and 2 * n_common >= smallest)
-        return PairingInfo(dataset, metric, kind, "paired" if paired_ok else "unpaired",
-                           len(codes), n_union, n_common, items_per_system, excluded)
+        return PairingInfo(
+            dataset,
+            metric,
+            kind,
+            "paired" if paired_ok else "unpaired",
+            len(codes),
+            n_union,
+            n_common,
+            items_per_system,
+            excluded,
+        )
 
     # ------------------------------------------------------------------ views
 
-    def paired(self, dataset: str, metric: str,
-               systems: Sequence[str] | None = None) -> PairedSamples:
+    def paired(
+        self, dataset: str, metric: str, systems: Sequence[str] | None = None
+    ) -> PairedSamples:
         """Items × systems (× runs) matrix of one (dataset, metric) on the items every
         selected system was scored on.
 
@@ -411,7 +434,8 @@ class ScoreTable:
             raise InputError(
                 f"no item of dataset {dataset!r}, metric {metric!r} was scored for all of "
                 f"{', '.join(self.systems[c] for c in order)}",
-                hint="compare these systems unpaired, or select systems scored on the same items")
+                hint="compare these systems unpaired, or select systems scored on the same items",
+            )
         new_index = np.cumsum(common) - 1
         rows = common[item_codes]
         r_items = new_index[item_codes[rows]]
@@ -425,13 +449,21 @@ class ScoreTable:
             assert group.run_codes is not None
             scores = np.full((int(common.sum()), len(order), len(runs)), np.nan)
             scores[r_items, r_cols, group.run_codes[keep][rows]] = values
-        return PairedSamples(dataset, metric, tuple(self.systems[c] for c in order),
-                             tuple(group.items[common].tolist()), scores, runs,
-                             self._modality[(dataset, metric)],
-                             self.metrics[metric].direction, n_excluded)
+        return PairedSamples(
+            dataset,
+            metric,
+            tuple(self.systems[c] for c in order),
+            tuple(group.items[common].tolist()),
+            scores,
+            runs,
+            self._modality[(dataset, metric)],
+            self.metrics[metric].direction,
+            n_excluded,
+        )
 
-    def unpaired(self, dataset: str, metric: str,
-                 systems: Sequence[str] | None = None) -> UnpairedSamples:
+    def unpaired(
+        self, dataset: str, metric: str, systems: Sequence[str] | None = None
+    ) -> UnpairedSamples:
         """One array per system of one (dataset, metric), each on all its own items."""
         group = self._group(dataset, metric)
         codes = self._system_codes(dataset, metric, systems)
@@ -453,17 +485,24 @@ class ScoreTable:
                 arr[local, group.run_codes[mask]] = group.scores[mask]
             items_out.append(tuple(group.items[uniq[first]].tolist()))
             scores_out.append(arr[first])
-        return UnpairedSamples(dataset, metric, tuple(self.systems[c] for c in order),
-                               tuple(items_out), tuple(scores_out), runs,
-                               self._modality[(dataset, metric)],
-                               self.metrics[metric].direction)
+        return UnpairedSamples(
+            dataset,
+            metric,
+            tuple(self.systems[c] for c in order),
+            tuple(items_out),
+            tuple(scores_out),
+            runs,
+            self._modality[(dataset, metric)],
+            self.metrics[metric].direction,
+        )
 
     def has_predictions(self, dataset: str, metric: str) -> bool:
         """Whether the rows of (dataset, metric) carry predictions and references."""
         return self._group(dataset, metric).predictions is not None
 
-    def predictions(self, dataset: str, metric: str,
-                    systems: Sequence[str] | None = None) -> PredictionSamples:
+    def predictions(
+        self, dataset: str, metric: str, systems: Sequence[str] | None = None
+    ) -> PredictionSamples:
         """Predictions and references of (dataset, metric) on the items every selected
         system was scored on (see :meth:`paired`).
 
@@ -474,14 +513,17 @@ class ScoreTable:
         """
         group = self._group(dataset, metric)
         if group.predictions is None or group.references is None:
-            raise InputError(f"dataset {dataset!r}, metric {metric!r} has no predictions",
-                             hint="corpus-level metrics need prediction and reference "
-                                  "columns (--prediction-col, --reference-col)")
+            raise InputError(
+                f"dataset {dataset!r}, metric {metric!r} has no predictions",
+                hint="corpus-level metrics need prediction and reference "
+                "columns (--prediction-col, --reference-col)",
+            )
         view = self.paired(dataset, metric, systems)
         item_index = {item: k for k, item in enumerate(view.items)}
         col_of = {name: j for j, name in enumerate(view.systems)}
         shape = (len(view.items), len(view.systems)) + (
-            () if view.runs is None else (len(view.runs),))
+            () if view.runs is None else (len(view.runs),)
+        )
         predictions = np.full(shape, None, dtype=object)
         references = np.full(len(view.items), None, dtype=object)
         for r in range(len(group.scores)):
@@ -489,13 +531,22 @@ class ScoreTable:
             k = item_index.get(group.items[group.item_codes[r]])
             if k is None or name not in col_of:
                 continue
-            where = (k, col_of[name]) if view.runs is None else \
-                (k, col_of[name], group.run_codes[r])  # type: ignore[index]
+            where = (
+                (k, col_of[name]) if view.runs is None else (k, col_of[name], group.run_codes[r])  # type: ignore[index]
+            )
             value = group.predictions[r]
             predictions[where] = None if _is_missing(value) else value
             references[k] = group.references[r]
-        return PredictionSamples(dataset, metric, view.systems, view.items, predictions,
-                                 references, view.runs, view.n_excluded)
+        return PredictionSamples(
+            dataset,
+            metric,
+            view.systems,
+            view.items,
+            predictions,
+            references,
+            view.runs,
+            view.n_excluded,
+        )
 
     # ------------------------------------------------------------------ summary
 
@@ -507,15 +558,24 @@ class ScoreTable:
             entries = []
             for metric in self.metrics_of(dataset):
                 info = self.pairing(dataset, metric)
-                entries.append({"metric": metric,
-                                "modality": self.modality(dataset, metric),
-                                "n_systems": info.n_systems,
-                                "n_items": info.n_items,
-                                "pairing": info.to_dict()})
-            datasets.append({"name": dataset, "n_items": len(self.items_of(dataset)),
-                             "weight": self.dataset_weights[dataset],
-                             "runs": None if runs is None else len(runs),
-                             "metrics": entries})
+                entries.append(
+                    {
+                        "metric": metric,
+                        "modality": self.modality(dataset, metric),
+                        "n_systems": info.n_systems,
+                        "n_items": info.n_items,
+                        "pairing": info.to_dict(),
+                    }
+                )
+            datasets.append(
+                {
+                    "name": dataset,
+                    "n_items": len(self.items_of(dataset)),
+                    "weight": self.dataset_weights[dataset],
+                    "runs": None if runs is None else len(runs),
+                    "metrics": entries,
+                }
+            )
         return {
             "inputs": [dict(s) for s in self.sources],
             "n_rows": self.n_rows,
@@ -537,32 +597,35 @@ class ScoreTable:
 
     def _check_dataset(self, dataset: str) -> None:
         if dataset not in self._run_labels:
-            raise InputError(f"unknown dataset {dataset!r}",
-                             hint=f"known datasets: {', '.join(self.datasets)}")
+            raise InputError(
+                f"unknown dataset {dataset!r}", hint=f"known datasets: {', '.join(self.datasets)}"
+            )
 
     def _group(self, dataset: str, metric: str) -> _Group:
         self._check_dataset(dataset)
         try:
             return self._groups[(dataset, metric)]
         except KeyError:
-            raise InputError(f"metric {metric!r} is not scored on dataset {dataset!r}",
-                             hint=f"metrics of {dataset!r}: "
-                                  f"{', '.join(self.metrics_of(dataset))}") from None
+            raise InputError(
+                f"metric {metric!r} is not scored on dataset {dataset!r}",
+                hint=f"metrics of {dataset!r}: {', '.join(self.metrics_of(dataset))}",
+            ) from None
 
-    def _system_codes(self, dataset: str, metric: str,
-                      systems: Sequence[str] | None) -> np.ndarray:
+    def _system_codes(self, dataset: str, metric: str, systems: Sequence[str] | None) -> np.ndarray:
         present = np.unique(self._groups[(dataset, metric)].system_codes)
         if systems is None:
             return present
         codes = []
         for name in systems:
             if name not in self._system_index:
-                raise InputError(f"unknown system {name!r}",
-                                 hint=f"known systems: {', '.join(self.systems)}")
+                raise InputError(
+                    f"unknown system {name!r}", hint=f"known systems: {', '.join(self.systems)}"
+                )
             code = self._system_index[name]
             if code not in present:
-                raise InputError(f"system {name!r} has no score for dataset {dataset!r}, "
-                                 f"metric {metric!r}")
+                raise InputError(
+                    f"system {name!r} has no score for dataset {dataset!r}, metric {metric!r}"
+                )
             codes.append(code)
         if len(set(codes)) != len(codes):
             raise InputError(f"systems listed twice in {list(systems)!r}")
@@ -576,10 +639,13 @@ class ScoreTable:
 # ====================================================================== building
 
 
-def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
-                      config: TableConfig | None = None, *,
-                      nan_policy: Literal["drop", "raise"] = "drop",
-                      min_systems: int = 2) -> ScoreTable:
+def build_score_table(
+    results: Sequence[AdapterResult] | AdapterResult,
+    config: TableConfig | None = None,
+    *,
+    nan_policy: Literal["drop", "raise"] = "drop",
+    min_systems: int = 2,
+) -> ScoreTable:
     """Validate what adapters read and build the :class:`ScoreTable`.
 
     Parameters
@@ -606,27 +672,37 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
     if isinstance(results, AdapterResult):
         results = [results]
     if nan_policy not in ("drop", "raise"):
-        raise InputError(f"nan_policy={nan_policy!r} is not valid",
-                         hint="use 'drop' or 'raise'")
+        raise InputError(f"nan_policy={nan_policy!r} is not valid", hint="use 'drop' or 'raise'")
     config = config or TableConfig()
     frames = [r.frame for r in results if len(r.frame)]
-    sources = tuple({"path": r.source, "format": r.format, "rows": len(r.frame),
-                     "files": [f.to_dict() for f in r.files]} for r in results)
+    sources = tuple(
+        {
+            "path": r.source,
+            "format": r.format,
+            "rows": len(r.frame),
+            "files": [f.to_dict() for f in r.files],
+        }
+        for r in results
+    )
     exclusions: list[Exclusion] = [e for r in results for e in r.exclusions]
     problems: list[Problem] = [p for r in results for p in r.problems]
     skipped = tuple(s for r in results for s in r.skipped)
-    problems.extend(Problem("warning", f"skipped: {s.reason}", Location(s.path))
-                    for s in skipped)
+    problems.extend(Problem("warning", f"skipped: {s.reason}", Location(s.path)) for s in skipped)
     if not frames:
         paths = [str(r.source) for r in results if r.source]
         warned = [p for p in problems if p.severity == "warning"]
         because = f"; {warned[0].message}" if warned else ""
-        raise InputError("no scores found in the input" + because,
-                         location=_files_location(paths),
-                         hint="check that the files hold per-item results (not only "
-                              "aggregate metrics) and that the right --format is used")
-    df = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 \
+        raise InputError(
+            "no scores found in the input" + because,
+            location=_files_location(paths),
+            hint="check that the files hold per-item results (not only "
+            "aggregate metrics) and that the right --format is used",
+        )
+    df = (
+        pd.concat(frames, ignore_index=True, sort=False)
+        if len(frames) > 1
         else frames[0].reset_index(drop=True)
+    )
     if SOURCE_FILE not in df:
         df[SOURCE_FILE] = "<input>"
     if SOURCE_LINE not in df:
@@ -643,25 +719,29 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
     df, dropped = _apply_nan_policy(df, nan_policy)
     exclusions.extend(dropped)
     if df.empty:
-        raise InputError(f"every score is missing ({sum(e.count for e in dropped)} row(s))",
-                         location=_files_location(e.source for e in dropped),
-                         hint="check the score column: an empty cell, NaN or null means "
-                              "not scored")
+        raise InputError(
+            f"every score is missing ({sum(e.count for e in dropped)} row(s))",
+            location=_files_location(e.source for e in dropped),
+            hint="check the score column: an empty cell, NaN or null means not scored",
+        )
     run_labels = _runs(df)
     _check_duplicates(df, _duplicate_hints(results))
     _check_references(df)
 
     systems = tuple(pd.unique(df["system"]))
     if len(systems) < min_systems:
-        raise InputError(f"only one system ({systems[0]!r}) in the input: there is "
-                         "nothing to compare",
-                         location=_files_location(df[SOURCE_FILE]),
-                         hint="give results of at least two systems (several files or a "
-                              "table with several systems)")
+        raise InputError(
+            f"only one system ({systems[0]!r}) in the input: there is nothing to compare",
+            location=_files_location(df[SOURCE_FILE]),
+            hint="give results of at least two systems (several files or a "
+            "table with several systems)",
+        )
     if df.groupby("dataset", sort=False)["item"].nunique().max() < 2:
-        raise InputError("every dataset has a single item: no statistic can be computed",
-                         location=_files_location(df[SOURCE_FILE]),
-                         hint="give per-item results, one row per item, not aggregates")
+        raise InputError(
+            "every dataset has a single item: no statistic can be computed",
+            location=_files_location(df[SOURCE_FILE]),
+            hint="give per-item results, one row per item, not aggregates",
+        )
     datasets = tuple(pd.unique(df["dataset"]))
 
     groups, modality = _groups(df, systems, run_labels)
@@ -675,20 +755,36 @@ def build_score_table(results: Sequence[AdapterResult] | AdapterResult,
         for column, value in (("family", spec.family), ("size", spec.size)):
             if value is not None:
                 if column not in system_attrs:
-                    system_attrs[column] = pd.Series(None, index=system_attrs.index,
-                                                     dtype=object)
+                    system_attrs[column] = pd.Series(None, index=system_attrs.index, dtype=object)
                 system_attrs[column] = system_attrs[column].astype(object)
                 system_attrs.loc[name, column] = value
-    keep_cols = [c for c in ("system", "dataset", "metric", "item", "run", "score")
-                 if c in df] + row_extras + [SOURCE_FILE, SOURCE_LINE]
+    keep_cols = (
+        [c for c in ("system", "dataset", "metric", "item", "run", "score") if c in df]
+        + row_extras
+        + [SOURCE_FILE, SOURCE_LINE]
+    )
     frame = df[keep_cols]
     dataset_weights: dict[str, float] = {}
     for d in datasets:
         weight = config.datasets[d].weight if d in config.datasets else None
         dataset_weights[d] = 1.0 if weight is None else weight
-    table = ScoreTable(frame, systems, datasets, metrics, tuple(exclusions), (),
-                       item_meta, system_attrs, dataset_weights, sources, modality, groups,
-                       run_labels, skipped, tuple(d for r in results for d in r.descriptive))
+    table = ScoreTable(
+        frame,
+        systems,
+        datasets,
+        metrics,
+        tuple(exclusions),
+        (),
+        item_meta,
+        system_attrs,
+        dataset_weights,
+        sources,
+        modality,
+        groups,
+        run_labels,
+        skipped,
+        tuple(d for r in results for d in r.descriptive),
+    )
     problems.extend(_findings(table, config))
     return dataclasses.replace(table, problems=tuple(problems))
 
@@ -717,8 +813,9 @@ def _check_required(df: pd.DataFrame) -> None:
             f"missing required column(s) {', '.join(missing)}; found: {', '.join(present)}",
             location=Location(files),
             hint="rename the columns or map them with --system-col, --dataset-col, "
-                 "--metric-col, --item-col, --score-col (or --dataset NAME / --metric NAME "
-                 "when the file has a single one)")
+            "--metric-col, --item-col, --score-col (or --dataset NAME / --metric NAME "
+            "when the file has a single one)",
+        )
 
 
 def _labels(df: pd.DataFrame, column: str) -> pd.Series:
@@ -732,19 +829,22 @@ def _labels(df: pd.DataFrame, column: str) -> pd.Series:
         if nested.any():
             first = nested.idxmax()
             kind = "an object" if isinstance(values.loc[first], dict) else "a list"
-            raise InputError(f"{column} is {kind} ({_short(values.loc[first])}), not a name "
-                             f"({int(nested.sum())} such row(s))",
-                             location=_where(df, first, column),
-                             hint=f"{_article(column)} {column} is a text or a number")
+            raise InputError(
+                f"{column} is {kind} ({_short(values.loc[first])}), not a name "
+                f"({int(nested.sum())} such row(s))",
+                location=_where(df, first, column),
+                hint=f"{_article(column)} {column} is a text or a number",
+            )
     missing = values.isna()
     text = values.astype(str).str.strip()
     blank = missing | (text == "")
     if blank.any():
         first = blank.idxmax()
-        raise InputError(f"empty {column} ({int(blank.sum())} row(s))",
-                         location=_where(df, first, column),
-                         hint=f"every row needs {_article(column)} {column}; fill it in "
-                              "or drop the row")
+        raise InputError(
+            f"empty {column} ({int(blank.sum())} row(s))",
+            location=_where(df, first, column),
+            hint=f"every row needs {_article(column)} {column}; fill it in or drop the row",
+        )
     return text
 
 
@@ -754,7 +854,7 @@ def _article(word: str) -> str:
 
 def _short(value: Any, limit: int = 40) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _scores(df: pd.DataFrame) -> pd.Series:
@@ -763,8 +863,10 @@ def _scores(df: pd.DataFrame) -> pd.Series:
         return raw.astype(np.float64)
     if pd.api.types.is_numeric_dtype(raw.dtype):
         num = raw.astype(np.float64)
-    elif isinstance(raw.dtype, pd.StringDtype) or \
-            pd.api.types.infer_dtype(raw, skipna=True) == "string":
+    elif (
+        isinstance(raw.dtype, pd.StringDtype)
+        or pd.api.types.infer_dtype(raw, skipna=True) == "string"
+    ):
         # text cells (CSV, TSV): vectorised, no Python call per row
         text = raw.str.strip()
         is_missing = raw.isna() | text.isin(_MISSING_STRINGS)
@@ -772,24 +874,26 @@ def _scores(df: pd.DataFrame) -> pd.Series:
         _check_numbers(df, raw, num, is_missing)
     else:
         obj = raw.astype(object)
-        is_missing = obj.isna() | obj.map(lambda v: isinstance(v, str) and v.strip()
-                                          in _MISSING_STRINGS)
+        is_missing = obj.isna() | obj.map(
+            lambda v: isinstance(v, str) and v.strip() in _MISSING_STRINGS
+        )
         obj = obj.where(~is_missing, np.nan).map(
-            lambda v: to_float(v) if isinstance(v, (bool, int)) else v)
+            lambda v: to_float(v) if isinstance(v, (bool, int)) else v
+        )
         num = pd.to_numeric(obj, errors="coerce").astype(np.float64)
         _check_numbers(df, raw, num, is_missing)
     inf = np.isinf(num.to_numpy())
     if inf.any():
         first = df.index[int(np.argmax(inf))]
-        raise InputError(f"score is infinite ({int(inf.sum())} such row(s))",
-                         location=_where(df, first, "score"),
-                         hint="replace infinite scores by finite values, or leave them "
-                              "empty to drop them")
+        raise InputError(
+            f"score is infinite ({int(inf.sum())} such row(s))",
+            location=_where(df, first, "score"),
+            hint="replace infinite scores by finite values, or leave them empty to drop them",
+        )
     return num
 
 
-def _check_numbers(df: pd.DataFrame, raw: pd.Series, num: pd.Series,
-                   is_missing: pd.Series) -> None:
+def _check_numbers(df: pd.DataFrame, raw: pd.Series, num: pd.Series, is_missing: pd.Series) -> None:
     """Raise on the first score that is neither missing nor a number."""
     bad = num.isna() & ~is_missing
     if bad.any():
@@ -798,24 +902,28 @@ def _check_numbers(df: pd.DataFrame, raw: pd.Series, num: pd.Series,
             f"score {raw.loc[first]!r} is not a number ({int(bad.sum())} such row(s))",
             location=_where(df, first, "score"),
             hint="scores must be numbers (binary metrics as 0/1); leave a cell empty "
-                 "if the system was not scored on that item")
+            "if the system was not scored on that item",
+        )
 
 
-def _apply_nan_policy(df: pd.DataFrame, nan_policy: str) -> tuple[pd.DataFrame,
-                                                                   list[Exclusion]]:
+def _apply_nan_policy(df: pd.DataFrame, nan_policy: str) -> tuple[pd.DataFrame, list[Exclusion]]:
     missing = df["score"].isna()
     if not missing.any():
         return df, []
     if nan_policy == "raise":
         first = missing.idxmax()
-        raise InputError(f"missing score ({int(missing.sum())} row(s))",
-                         location=_where(df, first, "score"),
-                         hint="fill in the score, or use nan_policy='drop' "
-                              "(--nan-policy drop) to treat it as not scored")
-    counts = df[missing].groupby(["dataset", "metric", "system", SOURCE_FILE],
-                                 sort=False, observed=True).size()
-    dropped = [Exclusion("missing score", int(n), d, m, s, f)
-               for (d, m, s, f), n in counts.items()]
+        raise InputError(
+            f"missing score ({int(missing.sum())} row(s))",
+            location=_where(df, first, "score"),
+            hint="fill in the score, or use nan_policy='drop' "
+            "(--nan-policy drop) to treat it as not scored",
+        )
+    counts = (
+        df[missing]
+        .groupby(["dataset", "metric", "system", SOURCE_FILE], sort=False, observed=True)
+        .size()
+    )
+    dropped = [Exclusion("missing score", int(n), d, m, s, f) for (d, m, s, f), n in counts.items()]
     return df[~missing].reset_index(drop=True), dropped
 
 
@@ -826,8 +934,7 @@ def _runs(df: pd.DataFrame) -> dict[str, tuple[Any, ...] | None]:
     if "run" not in df:
         return dict.fromkeys(datasets)
     run = df["run"]
-    numeric = pd.api.types.is_numeric_dtype(run.dtype) and not pd.api.types.is_bool_dtype(
-        run.dtype)
+    numeric = pd.api.types.is_numeric_dtype(run.dtype) and not pd.api.types.is_bool_dtype(run.dtype)
     has = run.notna()
     values = run[has].to_numpy(np.float64) if numeric else np.empty(0)
     # whole numbers a float holds exactly become int labels; others (1e30) stay text
@@ -849,8 +956,8 @@ def _runs(df: pd.DataFrame) -> dict[str, tuple[Any, ...] | None]:
             raise InputError(
                 f"dataset {dataset!r} has a run for some rows and not for others",
                 location=_where(df, first, "run"),
-                hint="give every row of a dataset with repeated runs a run label "
-                     "(or none of them)")
+                hint="give every row of a dataset with repeated runs a run label (or none of them)",
+            )
     df["run"] = normal
     return labels
 
@@ -860,14 +967,17 @@ def _duplicate_hints(results: Sequence[AdapterResult]) -> dict[str, str]:
     hints: dict[str, str] = {}
     for result in results:
         if result.duplicate_hint and SOURCE_FILE in result.frame:
-            hints.update(dict.fromkeys(pd.unique(result.frame[SOURCE_FILE]).tolist(),
-                                       result.duplicate_hint))
+            hints.update(
+                dict.fromkeys(pd.unique(result.frame[SOURCE_FILE]).tolist(), result.duplicate_hint)
+            )
     return hints
 
 
-_DUPLICATE_HINT = ("each (system, dataset, metric, item, run) may appear once; if these are "
-                   "repeated runs, add a run column (--run-col), otherwise remove the "
-                   "duplicates")
+_DUPLICATE_HINT = (
+    "each (system, dataset, metric, item, run) may appear once; if these are "
+    "repeated runs, add a run column (--run-col), otherwise remove the "
+    "duplicates"
+)
 
 
 def _check_duplicates(df: pd.DataFrame, hints: Mapping[str, str] | None = None) -> None:
@@ -886,7 +996,8 @@ def _check_duplicates(df: pd.DataFrame, hints: Mapping[str, str] | None = None) 
     raise InputError(
         f"{n_keys} score(s) given more than once; the first: ({label}) at {places}",
         location=where,
-        hint=(hints or {}).get(where.file or "", _DUPLICATE_HINT))
+        hint=(hints or {}).get(where.file or "", _DUPLICATE_HINT),
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -906,26 +1017,31 @@ def _check_references(df: pd.DataFrame) -> None:
     missing = rows["reference"].isna()
     if missing.any():
         first = missing.idxmax()
-        raise InputError(f"missing reference ({int(missing.sum())} row(s))",
-                         location=_where(df, first, "reference"),
-                         hint="every prediction needs the item's reference label")
+        raise InputError(
+            f"missing reference ({int(missing.sum())} row(s))",
+            location=_where(df, first, "reference"),
+            hint="every prediction needs the item's reference label",
+        )
     counts = rows.groupby(["dataset", "item"], sort=False)["reference"].nunique()
     if (counts > 1).any():
         dataset, item = counts[counts > 1].index[0]
         clash = rows[(rows["dataset"] == dataset) & (rows["item"] == item)]
-        places = "; ".join(f"{_where(df, i)} ({clash.loc[i, 'reference']!r})"
-                           for i in clash.drop_duplicates("reference").index[:3])
-        raise InputError(f"item {item!r} of dataset {dataset!r} has different references: "
-                         f"{places}", location=_where(df, clash.index[0], "reference"),
-                         hint="an item has one reference label; check that the systems "
-                              "were scored on the same data")
+        places = "; ".join(
+            f"{_where(df, i)} ({clash.loc[i, 'reference']!r})"
+            for i in clash.drop_duplicates("reference").index[:3]
+        )
+        raise InputError(
+            f"item {item!r} of dataset {dataset!r} has different references: {places}",
+            location=_where(df, clash.index[0], "reference"),
+            hint="an item has one reference label; check that the systems "
+            "were scored on the same data",
+        )
 
 
-def _groups(df: pd.DataFrame, systems: tuple[str, ...],
-            run_labels: Mapping[str, tuple[Any, ...] | None]
-            ) -> tuple[dict[tuple[str, str], _Group], dict[tuple[str, str], Modality]]:
-    system_codes = pd.Categorical(df["system"], categories=list(systems)).codes.astype(
-        np.intp)
+def _groups(
+    df: pd.DataFrame, systems: tuple[str, ...], run_labels: Mapping[str, tuple[Any, ...] | None]
+) -> tuple[dict[tuple[str, str], _Group], dict[tuple[str, str], Modality]]:
+    system_codes = pd.Categorical(df["system"], categories=list(systems)).codes.astype(np.intp)
     groups: dict[tuple[str, str], _Group] = {}
     modality: dict[tuple[str, str], Modality] = {}
     scores_all = df["score"].to_numpy(np.float64)
@@ -937,15 +1053,15 @@ def _groups(df: pd.DataFrame, systems: tuple[str, ...],
     with_predictions = "prediction" in df and "reference" in df
     predictions_all = df["prediction"].to_numpy(object) if with_predictions else None
     references_all = df["reference"].to_numpy(object) if with_predictions else None
-    for (dataset, metric), rows in df.groupby(["dataset", "metric"],
-                                              sort=False).indices.items():
+    for (dataset, metric), rows in df.groupby(["dataset", "metric"], sort=False).indices.items():
         item_codes, first_seen = pd.factorize(item_codes_all[rows])  # order of appearance
         items = item_names[first_seen]
         run_codes = None
         labels = run_labels[dataset]
         if labels is not None and runs_all is not None:
             run_codes = pd.Categorical(runs_all[rows], categories=list(labels)).codes.astype(
-                np.intp)
+                np.intp
+            )
         scores = scores_all[rows]
         predictions = references = None
         if predictions_all is not None and references_all is not None:
@@ -954,25 +1070,39 @@ def _groups(df: pd.DataFrame, systems: tuple[str, ...],
                 predictions = predictions_all[rows]
             else:
                 references = None
-        groups[(dataset, metric)] = _Group(system_codes[rows], item_codes.astype(np.intp),
-                                           np.asarray(items, dtype=object), run_codes, scores,
-                                           predictions, references)
+        groups[(dataset, metric)] = _Group(
+            system_codes[rows],
+            item_codes.astype(np.intp),
+            np.asarray(items, dtype=object),
+            run_codes,
+            scores,
+            predictions,
+            references,
+        )
         binary = bool(np.all((scores == 0) | (scores == 1)))
         modality[(dataset, metric)] = "binary" if binary else "continuous"
     return groups, modality
 
 
-def _metric_infos(df: pd.DataFrame, config: TableConfig,
-                  modality: Mapping[tuple[str, str], Modality],
-                  results: Sequence[AdapterResult],
-                  problems: list[Problem]) -> dict[str, MetricInfo]:
+def _metric_infos(
+    df: pd.DataFrame,
+    config: TableConfig,
+    modality: Mapping[tuple[str, str], Modality],
+    results: Sequence[AdapterResult],
+    problems: list[Problem],
+) -> dict[str, MetricInfo]:
     source_dirs: dict[str, Direction] = {}
     for result in results:
         for name, direction in result.directions.items():
             if source_dirs.get(name, direction) != direction:
-                problems.append(Problem("warning", f"the inputs disagree on whether higher "
-                                        f"or lower {name!r} is better; using 'higher' "
-                                        "unless the config says otherwise"))
+                problems.append(
+                    Problem(
+                        "warning",
+                        f"the inputs disagree on whether higher "
+                        f"or lower {name!r} is better; using 'higher' "
+                        "unless the config says otherwise",
+                    )
+                )
                 direction = "higher"
             source_dirs[name] = direction
     infos = {}
@@ -991,29 +1121,34 @@ def _metric_infos(df: pd.DataFrame, config: TableConfig,
             mod, msource = ("binary" if binary else "continuous"), "inferred"
         weight = spec.weight if spec is not None and spec.weight is not None else 1.0
         margin = spec.margin if spec is not None else None
-        infos[metric] = MetricInfo(metric, direction, mod, weight,
-                                   dsource, msource, margin)  # type: ignore[arg-type]
+        infos[metric] = MetricInfo(metric, direction, mod, weight, dsource, msource, margin)  # type: ignore[arg-type]
     return infos
 
 
-def _check_declared_modality(metrics: Mapping[str, MetricInfo],
-                             modality: dict[tuple[str, str], Modality],
-                             groups: Mapping[tuple[str, str], _Group],
-                             df: pd.DataFrame) -> None:
+def _check_declared_modality(
+    metrics: Mapping[str, MetricInfo],
+    modality: dict[tuple[str, str], Modality],
+    groups: Mapping[tuple[str, str], _Group],
+    df: pd.DataFrame,
+) -> None:
     for dataset, metric in groups:
         info = metrics[metric]
         if info.modality_source != "config":
             continue
         if info.modality == "binary" and modality[(dataset, metric)] != "binary":
-            bad = (df["dataset"] == dataset) & (df["metric"] == metric) \
+            bad = (
+                (df["dataset"] == dataset)
+                & (df["metric"] == metric)
                 & ~df["score"].isin([0.0, 1.0])
+            )
             first = bad.idxmax()
             raise InputError(
                 f"metric {metric!r} is declared binary but dataset {dataset!r} has the "
                 f"score {df.loc[first, 'score']:g}",
                 location=_where(df, first, "score"),
-                hint="binary scores must be 0 or 1; remove `modality = \"binary\"` from the "
-                     "config or fix the scores")
+                hint='binary scores must be 0 or 1; remove `modality = "binary"` from the '
+                "config or fix the scores",
+            )
         modality[(dataset, metric)] = info.modality
 
 
@@ -1026,15 +1161,22 @@ def _nested_as_json(df: pd.DataFrame) -> None:
         values = df[column]
         nested = values.map(lambda v: isinstance(v, (dict, list)))
         if nested.any():
-            df[column] = values.where(~nested, values[nested].map(
-                lambda v: json.dumps(v, sort_keys=True, default=str)))
+            df[column] = values.where(
+                ~nested, values[nested].map(lambda v: json.dumps(v, sort_keys=True, default=str))
+            )
 
 
-def _split_extras(df: pd.DataFrame, results: Sequence[AdapterResult]
-                  ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+def _split_extras(
+    df: pd.DataFrame, results: Sequence[AdapterResult]
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Classify extra columns as item metadata, system attributes or row-level."""
-    extras = [c for c in df.columns if c not in KEY_COLUMNS and c != "score"
-              and c not in (SOURCE_FILE, SOURCE_LINE) + PREDICTION_COLUMNS]
+    extras = [
+        c
+        for c in df.columns
+        if c not in KEY_COLUMNS
+        and c != "score"
+        and c not in (SOURCE_FILE, SOURCE_LINE) + PREDICTION_COLUMNS
+    ]
     item_cols: list[str] = []
     system_cols: list[str] = []
     row_cols: list[str] = [c for c in PREDICTION_COLUMNS if c in df.columns]
@@ -1053,8 +1195,9 @@ def _split_extras(df: pd.DataFrame, results: Sequence[AdapterResult]
     if item_cols:
         item_meta = df.groupby(["dataset", "item"], sort=False)[item_cols].first()
     else:
-        item_meta = pd.DataFrame(index=pd.MultiIndex.from_frame(
-            df[["dataset", "item"]].drop_duplicates()))
+        item_meta = pd.DataFrame(
+            index=pd.MultiIndex.from_frame(df[["dataset", "item"]].drop_duplicates())
+        )
     if system_cols:
         attrs = df.groupby("system", sort=False)[system_cols].first()
     else:
@@ -1079,48 +1222,91 @@ def _findings(table: ScoreTable, config: TableConfig) -> list[Problem]:
         info = table.pairing(dataset, metric)
         if info.n_systems < 2:
             (only,) = table.systems_of(dataset, metric)
-            found.append(Problem("warning", f"only one system ({only!r}) is scored on "
-                                 f"metric {metric!r}: nothing to compare there",
-                                 dataset=dataset))
+            found.append(
+                Problem(
+                    "warning",
+                    f"only one system ({only!r}) is scored on "
+                    f"metric {metric!r}: nothing to compare there",
+                    dataset=dataset,
+                )
+            )
         elif info.kind != "paired":
             excluded = {s: n for s, n in info.excluded_per_system.items() if n}
             detail = ", ".join(f"{s}: {n}" for s, n in list(excluded.items())[:6])
-            found.append(Problem(
-                "warning",
-                f"metric {metric!r}: systems share {info.n_common} of {info.n_items} items "
-                f"({info.kind} overlap); analysed {info.recommended}"
-                + (f", excluding items not scored by all ({detail})"
-                   if info.recommended == "paired" else ""),
-                dataset=dataset))
+            found.append(
+                Problem(
+                    "warning",
+                    f"metric {metric!r}: systems share {info.n_common} of {info.n_items} items "
+                    f"({info.kind} overlap); analysed {info.recommended}"
+                    + (
+                        f", excluding items not scored by all ({detail})"
+                        if info.recommended == "paired"
+                        else ""
+                    ),
+                    dataset=dataset,
+                )
+            )
         group = table._groups[(dataset, metric)]
         if info.n_items < 2:
-            found.append(Problem("warning", f"metric {metric!r} has a single item: no "
-                                 "statistic can be computed", dataset=dataset))
+            found.append(
+                Problem(
+                    "warning",
+                    f"metric {metric!r} has a single item: no statistic can be computed",
+                    dataset=dataset,
+                )
+            )
         if len(group.scores) and np.all(group.scores == group.scores[0]):
-            found.append(Problem("warning", f"metric {metric!r} is constant "
-                                 f"({group.scores[0]:g} for every system and item): no "
-                                 "comparison can find a difference", dataset=dataset))
+            found.append(
+                Problem(
+                    "warning",
+                    f"metric {metric!r} is constant "
+                    f"({group.scores[0]:g} for every system and item): no "
+                    "comparison can find a difference",
+                    dataset=dataset,
+                )
+            )
         runs = table.runs_of(dataset)
         if runs is not None:
             counts = np.bincount(group.system_codes * len(group.items) + group.item_codes)
             counts = counts[counts > 0]
             if counts.min() != counts.max():
-                found.append(Problem("warning", f"metric {metric!r}: the number of runs per "
-                                     f"item and system varies from {counts.min()} to "
-                                     f"{counts.max()}", dataset=dataset))
+                found.append(
+                    Problem(
+                        "warning",
+                        f"metric {metric!r}: the number of runs per "
+                        f"item and system varies from {counts.min()} to "
+                        f"{counts.max()}",
+                        dataset=dataset,
+                    )
+                )
     present_metrics = set(table.metrics)
     for name in config.metrics:
         if name not in present_metrics:
-            found.append(Problem("warning", f"the config describes metric {name!r}, which "
-                                 f"is not in the data (metrics: {', '.join(present_metrics)})",
-                                 location=Location(config.source)))
+            found.append(
+                Problem(
+                    "warning",
+                    f"the config describes metric {name!r}, which "
+                    f"is not in the data (metrics: {', '.join(present_metrics)})",
+                    location=Location(config.source),
+                )
+            )
     for name in config.systems:
         if name not in table.systems:
-            found.append(Problem("warning", f"the config describes system {name!r}, which "
-                                 "is not in the data", location=Location(config.source)))
+            found.append(
+                Problem(
+                    "warning",
+                    f"the config describes system {name!r}, which is not in the data",
+                    location=Location(config.source),
+                )
+            )
     for name in config.datasets:
         if name not in table.datasets:
-            found.append(Problem("warning", f"the config describes dataset {name!r}, which "
-                                 f"is not in the data (datasets: {', '.join(table.datasets)})",
-                                 location=Location(config.source)))
+            found.append(
+                Problem(
+                    "warning",
+                    f"the config describes dataset {name!r}, which "
+                    f"is not in the data (datasets: {', '.join(table.datasets)})",
+                    location=Location(config.source),
+                )
+            )
     return found

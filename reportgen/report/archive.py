@@ -49,15 +49,42 @@ from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarn
 from reportgen.names import IF_EXISTS
 from reportgen.report.output import default_mode
 
-__all__ = ["IF_EXISTS", "MANIFEST_FORMAT", "MANIFEST_FORMAT_VERSION", "ForeignEntry",
-           "build_manifest", "canonical_json", "disk_full_error", "entry_kind", "file_sha256",
-           "foreign_entry", "is_report_folder", "manifest_digest", "read_manifest",
-           "report_folder", "resolve_out", "results_schema", "seal_manifest",
-           "validate_results", "walk_entries"]
+__all__ = [
+    "IF_EXISTS",
+    "MANIFEST_FORMAT",
+    "MANIFEST_FORMAT_VERSION",
+    "ForeignEntry",
+    "build_manifest",
+    "canonical_json",
+    "disk_full_error",
+    "entry_kind",
+    "file_sha256",
+    "foreign_entry",
+    "is_report_folder",
+    "manifest_digest",
+    "read_manifest",
+    "report_folder",
+    "resolve_out",
+    "results_schema",
+    "seal_manifest",
+    "validate_results",
+    "walk_entries",
+]
 
 #: Packages whose versions every manifest records.
-KEY_PACKAGES = ("reportgen", "numpy", "scipy", "statsmodels", "pandas", "altair",
-                "networkx", "papermill", "nbformat", "vl-convert-python", "weasyprint")
+KEY_PACKAGES = (
+    "reportgen",
+    "numpy",
+    "scipy",
+    "statsmodels",
+    "pandas",
+    "altair",
+    "networkx",
+    "papermill",
+    "nbformat",
+    "vl-convert-python",
+    "weasyprint",
+)
 #: The ``format`` of every manifest reportgen writes: the mark that the folder is ours.
 MANIFEST_FORMAT = "reportgen-report-folder"
 #: Version of the manifest layout (``format_version``); newer ones are not replaced.
@@ -90,20 +117,42 @@ def _source_files(source: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The files of one input: as the loader recorded them while reading (``files``
     with ``sha256`` of the bytes it read), else hashed now."""
     recorded = source.get("files")
-    if isinstance(recorded, Sequence) and recorded and all(
-            isinstance(f, Mapping) and f.get("sha256") for f in recorded):
-        return [{"path": str(f["path"]),
-                 "resolved": str(f.get("resolved") or Path(str(f["path"])).resolve()),
-                 "sha256": str(f["sha256"]), "bytes": f.get("bytes")} for f in recorded]
+    if (
+        isinstance(recorded, Sequence)
+        and recorded
+        and all(isinstance(f, Mapping) and f.get("sha256") for f in recorded)
+    ):
+        return [
+            {
+                "path": str(f["path"]),
+                "resolved": str(f.get("resolved") or Path(str(f["path"])).resolve()),
+                "sha256": str(f["sha256"]),
+                "bytes": f.get("bytes"),
+            }
+            for f in recorded
+        ]
     paths = [Path(p.strip()) for p in str(source.get("path", "")).split(", ") if p]
-    return [{"path": str(f), "resolved": str(f.resolve()), "sha256": file_sha256(f),
-             "bytes": f.stat().st_size}
-            for p in paths if p.exists() for f in _input_files(p)]
+    return [
+        {
+            "path": str(f),
+            "resolved": str(f.resolve()),
+            "sha256": file_sha256(f),
+            "bytes": f.stat().st_size,
+        }
+        for p in paths
+        if p.exists()
+        for f in _input_files(p)
+    ]
 
 
-def build_manifest(sources: Sequence[Mapping[str, Any]], *, parameters: Mapping[str, Any],
-                   seed: int, started: str | None = None,
-                   outputs: Mapping[str, str | Path] | None = None) -> dict[str, Any]:
+def build_manifest(
+    sources: Sequence[Mapping[str, Any]],
+    *,
+    parameters: Mapping[str, Any],
+    seed: int,
+    started: str | None = None,
+    outputs: Mapping[str, str | Path] | None = None,
+) -> dict[str, Any]:
     """The ``manifest.json`` of a report (before :func:`seal_manifest`).
 
     Parameters
@@ -126,20 +175,33 @@ def build_manifest(sources: Sequence[Mapping[str, Any]], *, parameters: Mapping[
     inputs = []
     for source in sources:
         paths = [Path(p.strip()) for p in str(source.get("path", "")).split(", ") if p]
-        inputs.append({"path": source.get("path"),
-                       "resolved": [str(p.resolve()) for p in paths],
-                       "format": source.get("format"), "rows": source.get("rows"),
-                       "files": _source_files(source)})
+        inputs.append(
+            {
+                "path": source.get("path"),
+                "resolved": [str(p.resolve()) for p in paths],
+                "format": source.get("format"),
+                "rows": source.get("rows"),
+                "files": _source_files(source),
+            }
+        )
     return {
-        "format": MANIFEST_FORMAT, "format_version": MANIFEST_FORMAT_VERSION,
+        "format": MANIFEST_FORMAT,
+        "format_version": MANIFEST_FORMAT_VERSION,
         "reportgen_version": _version("reportgen") or "0+unknown",
-        "created": now, "started": started or now, "seed": seed,
-        "parameters": dict(parameters), "inputs": inputs,
-        "outputs": {name: {"path": str(path), "sha256": file_sha256(path)}
-                    for name, path in (outputs or {}).items()},
-        "environment": {"python": platform.python_version(),
-                        "platform": platform.platform(),
-                        "packages": {p: _version(p) for p in KEY_PACKAGES}},
+        "created": now,
+        "started": started or now,
+        "seed": seed,
+        "parameters": dict(parameters),
+        "inputs": inputs,
+        "outputs": {
+            name: {"path": str(path), "sha256": file_sha256(path)}
+            for name, path in (outputs or {}).items()
+        },
+        "environment": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "packages": {p: _version(p) for p in KEY_PACKAGES},
+        },
     }
 
 
@@ -152,8 +214,9 @@ def canonical_json(document: Any) -> bytes:
     >>> canonical_json({"b": [1, 2.5], "a": "é"}).decode()
     '{"a":"é","b":[1,2.5]}'
     """
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(
+        document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
 
 
 def manifest_digest(manifest: Mapping[str, Any]) -> str:
@@ -171,8 +234,10 @@ def seal_manifest(manifest: dict[str, Any], *, results: str | None) -> dict[str,
     """
     if results is not None:
         entry = manifest["outputs"].get(results)
-        manifest["results"] = {"file": results,
-                               "sha256": None if entry is None else entry["sha256"]}
+        manifest["results"] = {
+            "file": results,
+            "sha256": None if entry is None else entry["sha256"],
+        }
     manifest.pop("manifest_sha256", None)
     manifest["manifest_sha256"] = manifest_digest(manifest)
     return manifest
@@ -190,10 +255,24 @@ def _schema_path(error: Any) -> str:
 
 #: The schema keywords whose meaning is the same in JSON Schema draft 7 (what
 #: fastjsonschema implements) and 2020-12 (the schema's own draft).
-FAST_SCHEMA_KEYWORDS = frozenset({
-    "$id", "$schema", "additionalProperties", "description", "enum", "exclusiveMaximum",
-    "exclusiveMinimum", "items", "maximum", "minimum", "properties", "required", "title",
-    "type"})
+FAST_SCHEMA_KEYWORDS = frozenset(
+    {
+        "$id",
+        "$schema",
+        "additionalProperties",
+        "description",
+        "enum",
+        "exclusiveMaximum",
+        "exclusiveMinimum",
+        "items",
+        "maximum",
+        "minimum",
+        "properties",
+        "required",
+        "title",
+        "type",
+    }
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -213,8 +292,7 @@ def _fast_results_validator() -> Any:
     return fastjsonschema.compile(schema)
 
 
-def validate_results(document: Mapping[str, Any], *, source: str | Path | None = None
-                     ) -> None:
+def validate_results(document: Mapping[str, Any], *, source: str | Path | None = None) -> None:
     """Check a results.json document against :func:`results_schema`.
 
     Parameters
@@ -245,19 +323,27 @@ def validate_results(document: Mapping[str, Any], *, source: str | Path | None =
     if not errors:
         return
     # document order: the first violation a reader meets, whatever its depth
-    error = min(errors, key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, str(p))
-                                       for p in e.absolute_path])
+    error = min(
+        errors,
+        key=lambda e: [
+            (0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in e.absolute_path
+        ],
+    )
     if source is None:
-        raise ReportgenError(f"results.json does not match its schema at "
-                             f"{_schema_path(error)}: {_shorten(error.message)}")
-    raise InputError(f"not a valid results.json: at {_schema_path(error)}, "
-                     f"{_shorten(error.message)}", location=Location(str(source)),
-                     hint="the file was edited or damaged, or not written by reportgen; "
-                          "make the report again with `reportgen run`")
+        raise ReportgenError(
+            f"results.json does not match its schema at "
+            f"{_schema_path(error)}: {_shorten(error.message)}"
+        )
+    raise InputError(
+        f"not a valid results.json: at {_schema_path(error)}, {_shorten(error.message)}",
+        location=Location(str(source)),
+        hint="the file was edited or damaged, or not written by reportgen; "
+        "make the report again with `reportgen run`",
+    )
 
 
 def _shorten(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def disk_full_error(where: str | Path, exc: BaseException) -> InputError | None:
@@ -265,9 +351,12 @@ def disk_full_error(where: str | Path, exc: BaseException) -> InputError | None:
     None when ``exc`` is something else."""
     if not (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
         return None
-    return InputError("the disk is full: the report could not be written (no space left "
-                      "on the device); nothing was kept", location=Location(str(where)),
-                      hint="free some space, or write the report elsewhere with --out")
+    return InputError(
+        "the disk is full: the report could not be written (no space left "
+        "on the device); nothing was kept",
+        location=Location(str(where)),
+        hint="free some space, or write the report elsewhere with --out",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -340,8 +429,10 @@ def read_manifest(folder: str | Path) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         return None, "its manifest.json has no valid format_version"
     if version > MANIFEST_FORMAT_VERSION:
-        return None, (f"its manifest.json has format version {version}, newer than this "
-                      f"reportgen's {MANIFEST_FORMAT_VERSION}")
+        return None, (
+            f"its manifest.json has format version {version}, newer than this "
+            f"reportgen's {MANIFEST_FORMAT_VERSION}"
+        )
     if not isinstance(manifest.get("outputs"), dict):
         return None, "its manifest.json lists no outputs"
     return manifest, ""
@@ -350,8 +441,9 @@ def read_manifest(folder: str | Path) -> tuple[dict[str, Any] | None, str]:
 def _listed(manifest: Mapping[str, Any]) -> tuple[set[str], set[str]]:
     """Files a manifest lists (with itself) and the folders that hold them."""
     files = {str(name) for name in manifest["outputs"]} | {"manifest.json"}
-    folders = {"/".join(name.split("/")[:k]) for name in files
-               for k in range(1, name.count("/") + 1)}
+    folders = {
+        "/".join(name.split("/")[:k]) for name in files for k in range(1, name.count("/") + 1)
+    }
     return files, folders
 
 
@@ -366,12 +458,15 @@ def foreign_entry(folder: str | Path) -> ForeignEntry | None:
         return None
     manifest, why = read_manifest(root)
     if manifest is None:
-        first = next((rel for rel, info in entries if not stat.S_ISDIR(info.st_mode)),
-                     entries[0][0])
+        first = next(
+            (rel for rel, info in entries if not stat.S_ISDIR(info.st_mode)), entries[0][0]
+        )
         if why.startswith("the folder has no"):
             return ForeignEntry(first, f"not written by reportgen ({why})")
-        return ForeignEntry("manifest.json", why.removeprefix("its manifest.json ")
-                            .replace("was not written", "not written"))
+        return ForeignEntry(
+            "manifest.json",
+            why.removeprefix("its manifest.json ").replace("was not written", "not written"),
+        )
     files, folders = _listed(manifest)
     for rel, info in entries:
         mode = info.st_mode
@@ -388,21 +483,27 @@ def foreign_entry(folder: str | Path) -> ForeignEntry | None:
 def is_report_folder(path: str | Path) -> bool:
     """Whether ``path`` is a folder with a manifest written by reportgen."""
     folder = Path(path)
-    return folder.is_dir() and not folder.is_symlink() and \
-        read_manifest(folder)[0] is not None
+    return folder.is_dir() and not folder.is_symlink() and read_manifest(folder)[0] is not None
 
 
 def _foreign_error(out: Path, found: ForeignEntry, *, during: bool = False) -> InputError:
     where = f"{out}/{found.path}" if found.path else str(out)
     if during:
-        what = "the output folder was changed by someone else while this report was " \
-               "made, so it was not replaced"
+        what = (
+            "the output folder was changed by someone else while this report was "
+            "made, so it was not replaced"
+        )
     else:
-        what = "the output folder holds something reportgen did not write, so it is " \
-               "never replaced (it may be a checkpoint)"
-    return InputError(f"{what}: {found}", location=Location(where),
-                      hint="move that away, give a new folder (e.g. --out "
-                           f"{out / 'eval-report'}), or use --if-exists timestamp")
+        what = (
+            "the output folder holds something reportgen did not write, so it is "
+            "never replaced (it may be a checkpoint)"
+        )
+    return InputError(
+        f"{what}: {found}",
+        location=Location(where),
+        hint="move that away, give a new folder (e.g. --out "
+        f"{out / 'eval-report'}), or use --if-exists timestamp",
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -414,14 +515,17 @@ def _foreign_error(out: Path, found: ForeignEntry, *, during: bool = False) -> I
 
 def _refuse_link(out: Path) -> None:
     if out.is_symlink():
-        raise InputError(f"the output folder is a symbolic link (to {os.readlink(out)}); "
-                         "reportgen neither writes through nor replaces links",
-                         location=Location(str(out)),
-                         hint="give the real folder as --out, or another path")
+        raise InputError(
+            f"the output folder is a symbolic link (to {os.readlink(out)}); "
+            "reportgen neither writes through nor replaces links",
+            location=Location(str(out)),
+            hint="give the real folder as --out, or another path",
+        )
 
 
-def resolve_out(out: str | Path, *, if_exists: str = "error",
-                now: _dt.datetime | None = None) -> Path:
+def resolve_out(
+    out: str | Path, *, if_exists: str = "error", now: _dt.datetime | None = None
+) -> Path:
     """The report folder to write, following the ``if_exists`` policy.
 
     Parameters
@@ -445,14 +549,18 @@ def resolve_out(out: str | Path, *, if_exists: str = "error",
     """
     out = Path(out)
     if if_exists not in IF_EXISTS:
-        raise InputError(f"unknown --if-exists {if_exists!r}",
-                         hint=f"one of {', '.join(IF_EXISTS)}")
+        raise InputError(
+            f"unknown --if-exists {if_exists!r}", hint=f"one of {', '.join(IF_EXISTS)}"
+        )
     _refuse_link(out)
     if not out.exists():
         return out
     if not out.is_dir():
-        raise InputError("the output path exists and is not a folder",
-                         location=Location(str(out)), hint="choose another --out")
+        raise InputError(
+            "the output path exists and is not a folder",
+            location=Location(str(out)),
+            hint="choose another --out",
+        )
     if if_exists == "timestamp":
         stamp = (now or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%d-%H%M%S")
         candidate = out.with_name(f"{out.name}-{stamp}")
@@ -464,11 +572,13 @@ def resolve_out(out: str | Path, *, if_exists: str = "error",
     empty = not any(out.iterdir())
     if if_exists == "error" and not empty:
         what = "a report folder" if is_report_folder(out) else "a folder"
-        raise InputError(f"the output folder already exists ({what})",
-                         location=Location(str(out)),
-                         hint="choose another --out, pass --force (or --if-exists "
-                              "replace) to replace a report, or --if-exists timestamp to "
-                              "write a new timestamped folder beside it")
+        raise InputError(
+            f"the output folder already exists ({what})",
+            location=Location(str(out)),
+            hint="choose another --out, pass --force (or --if-exists "
+            "replace) to replace a report, or --if-exists timestamp to "
+            "write a new timestamped folder beside it",
+        )
     found = foreign_entry(out)
     if found is not None:
         raise _foreign_error(out, found)
@@ -511,8 +621,9 @@ class _OutputLock:
             fcntl = None  # type: ignore[assignment]
         deadline = time.monotonic() + wait
         for _ in range(1000):
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
-                         default_mode())
+            fd = os.open(
+                self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), default_mode()
+            )
             if fcntl is not None:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -525,8 +636,7 @@ class _OutputLock:
                 except OSError:  # a file system without flock: go on unlocked
                     pass
             try:
-                same = os.path.samestat(os.fstat(fd), os.stat(self.path,
-                                                               follow_symlinks=False))
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path, follow_symlinks=False))
             except FileNotFoundError:
                 same = False
             if not same:
@@ -611,9 +721,11 @@ def _remove_listed(folder: Path) -> Path | None:
         folder.rmdir()
         return None
     match = _LEFTOVER.match(folder.name)
-    keep = folder.with_name(f"{match['name'] if match else folder.name}.kept-"
-                            f"{_dt.datetime.now(_dt.timezone.utc):%Y%m%d-%H%M%S}-"
-                            f"{secrets.token_hex(2)}")
+    keep = folder.with_name(
+        f"{match['name'] if match else folder.name}.kept-"
+        f"{_dt.datetime.now(_dt.timezone.utc):%Y%m%d-%H%M%S}-"
+        f"{secrets.token_hex(2)}"
+    )
     try:
         os.rename(folder, keep)
     except OSError:
@@ -643,15 +755,17 @@ def _normalise_modes(folder: Path) -> None:
 
 
 def _aside_name(parent: Path, name: str, kind: str) -> Path:
-    token = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789_")
-                    for _ in range(8))
+    token = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(8))
     return parent / f".{name}.{token}.{kind}"
 
 
 def _keep_new(tmp: Path, out: Path) -> Path:
     """Move a finished report that could not be put in place beside it, visibly."""
-    keep = resolve_out(out, if_exists="timestamp") if out.exists() or out.is_symlink() \
+    keep = (
+        resolve_out(out, if_exists="timestamp")
+        if out.exists() or out.is_symlink()
         else out.with_name(f"{out.name}-{_dt.datetime.now(_dt.timezone.utc):%Y%m%d-%H%M%S}")
+    )
     try:
         os.rename(tmp, keep)
     except OSError:
@@ -663,44 +777,54 @@ def _keep_new(tmp: Path, out: Path) -> Path:
 def _concurrent(out: Path, tmp: Path, why: str) -> InputError:
     kept = _keep_new(tmp, out)
     where = f"; the new report is in {kept}" if kept != Path() else ""
-    return InputError(f"{why}, so it was left alone{where}", location=Location(str(out)),
-                      hint="check what changed there, then run again with another --out or "
-                           "--if-exists timestamp")
+    return InputError(
+        f"{why}, so it was left alone{where}",
+        location=Location(str(out)),
+        hint="check what changed there, then run again with another --out or --if-exists timestamp",
+    )
 
 
 def _swap(tmp: Path, out: Path, *, replace: bool) -> None:
     """Put the finished ``tmp`` at ``out`` without losing anything that appeared there."""
     parent = out.parent
     if out.is_symlink():
-        raise _concurrent(out, tmp, "a symbolic link was created at the output folder "
-                                    "while this report was made")
+        raise _concurrent(
+            out, tmp, "a symbolic link was created at the output folder while this report was made"
+        )
     if not out.exists():
         try:
             os.rename(tmp, out)  # replaces at most an empty folder created meanwhile
         except OSError:
-            raise _concurrent(out, tmp, "the output folder was created by someone else "
-                                        "while this report was made") from None
+            raise _concurrent(
+                out, tmp, "the output folder was created by someone else while this report was made"
+            ) from None
         return
     if not out.is_dir():
-        raise _concurrent(out, tmp, "a file was created at the output folder while this "
-                                    "report was made")
+        raise _concurrent(
+            out, tmp, "a file was created at the output folder while this report was made"
+        )
     if not any(out.iterdir()):
         try:
             os.rename(tmp, out)
         except OSError:
-            raise _concurrent(out, tmp, "the output folder was filled by someone else "
-                                        "while this report was made") from None
+            raise _concurrent(
+                out, tmp, "the output folder was filled by someone else while this report was made"
+            ) from None
         return
     if not replace:
-        raise _concurrent(out, tmp, "the output folder was created by someone else while "
-                                    "this report was made")
+        raise _concurrent(
+            out, tmp, "the output folder was created by someone else while this report was made"
+        )
     found = foreign_entry(out)
     if found is not None:  # changed since the check before the work
         kept = _keep_new(tmp, out)
         error = _foreign_error(out, found, during=True)
         if kept != Path():
-            error = InputError(f"{error.message}; the new report is in {kept}",
-                               location=error.location, hint=error.hint)
+            error = InputError(
+                f"{error.message}; the new report is in {kept}",
+                location=error.location,
+                hint=error.hint,
+            )
         raise error
     aside = _aside_name(parent, out.name, "old")
     os.rename(out, aside)
@@ -711,23 +835,32 @@ def _swap(tmp: Path, out: Path, *, replace: bool) -> None:
             os.rename(aside, out)
         kept = _keep_new(tmp, out)
         where = f"{out}/{found.path}"
-        raise InputError("the output folder was changed by someone else while it was "
-                         f"being replaced ({found}), so it was left "
-                         + ("as it was" if restored else f"in {aside}")
-                         + (f"; the new report is in {kept}" if kept != Path() else ""),
-                         location=Location(where),
-                         hint="check what changed there, then run again")
+        raise InputError(
+            "the output folder was changed by someone else while it was "
+            f"being replaced ({found}), so it was left "
+            + ("as it was" if restored else f"in {aside}")
+            + (f"; the new report is in {kept}" if kept != Path() else ""),
+            location=Location(where),
+            hint="check what changed there, then run again",
+        )
     try:
         os.rename(tmp, out)
     except OSError:
-        raise _concurrent(out, tmp, "the output folder was re-created by someone else "
-                                    f"while it was being replaced (the old report is in "
-                                    f"{aside})") from None
+        raise _concurrent(
+            out,
+            tmp,
+            "the output folder was re-created by someone else "
+            f"while it was being replaced (the old report is in "
+            f"{aside})",
+        ) from None
     kept = _remove_listed(aside)
     if kept is not None:
-        warnings.warn(f"files that reportgen did not write appeared in the old report "
-                      f"while it was replaced; they were kept in {kept}", LeftoverWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"files that reportgen did not write appeared in the old report "
+            f"while it was replaced; they were kept in {kept}",
+            LeftoverWarning,
+            stacklevel=3,
+        )
 
 
 @contextlib.contextmanager
@@ -760,13 +893,14 @@ def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
         # a short wait: another run may be cleaning up after a killed one, not writing
         if not lock.acquire(wait=1.0):
             _remove_empty(created)
-            raise InputError(f"another reportgen run (pid {lock.owner()}) is writing this "
-                             "report folder", location=Location(str(out)),
-                             hint="wait for it to finish, or choose another --out")
+            raise InputError(
+                f"another reportgen run (pid {lock.owner()}) is writing this report folder",
+                location=Location(str(out)),
+                hint="wait for it to finish, or choose another --out",
+            )
         try:
             _clean_stale(parent, out.name)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial",
-                                        dir=parent))
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
         except BaseException:
             lock.release()
             raise
@@ -775,7 +909,8 @@ def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
         raise disk_full_error(parent, exc) or InputError(
             f"cannot write next to the output folder ({exc.strerror or exc})",
             location=Location(str(parent)),
-            hint="choose a folder you can write to with --out") from None
+            hint="choose a folder you can write to with --out",
+        ) from None
     done = False
     try:
         try:

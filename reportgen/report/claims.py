@@ -25,9 +25,15 @@ __all__ = ["CORRECTION_NAMES", "claim_sentence"]
 
 Style = Literal["plain", "markdown", "latex"]
 
-CORRECTION_NAMES = {"holm-sidak": "Holm-Šidák", "holm": "Holm", "bonferroni": "Bonferroni",
-                    "sidak": "Šidák", "fdr_bh": "Benjamini-Hochberg",
-                    "fdr_by": "Benjamini-Yekutieli", "none": ""}
+CORRECTION_NAMES = {
+    "holm-sidak": "Holm-Šidák",
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "sidak": "Šidák",
+    "fdr_bh": "Benjamini-Hochberg",
+    "fdr_by": "Benjamini-Yekutieli",
+    "none": "",
+}
 _EFFECT_SYMBOL = {"paired d": "d", "Cohen's d": "d", "Cohen's h": "h"}
 
 
@@ -53,8 +59,10 @@ def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
     elif significant and diff is not None and diff != 0:
         head = f"{_name(b, style)} beats {_name(a, style)} on {_text(where, style)}"
     else:
-        head = (f"No significant difference between {_name(a, style)} and {_name(b, style)} "
-                f"on {_text(where, style)}")
+        head = (
+            f"No significant difference between {_name(a, style)} and {_name(b, style)} "
+            f"on {_text(where, style)}"
+        )
     scale, unit = (100.0, " pts") if binary else (1.0, "")
     latex = style == "latex"
     lo, hi = row.get("ci_low"), row.get("ci_high")
@@ -70,8 +78,10 @@ def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
     conf = f"{round(100 * float(row.get('confidence', 0.95)))}"
     pct = "\\%" if style == "latex" else "%"
     if lo is not None and hi is not None:
-        parts.append(f"{conf}{pct} CI [{fmt.fixed(lo, scale, digits, latex=latex)}, "
-                     f"{fmt.fixed(hi, scale, digits, latex=latex)}]")
+        parts.append(
+            f"{conf}{pct} CI [{fmt.fixed(lo, scale, digits, latex=latex)}, "
+            f"{fmt.fixed(hi, scale, digits, latex=latex)}]"
+        )
     p_text = fmt.p_value(row.get("p_value"))
     p_eq = f"p {p_text}" if p_text.startswith("<") else f"p = {p_text}"
     test = _text(str(row.get("test", "")), style)

@@ -106,13 +106,30 @@ _WIDE_SCREEN_CSS = """\
 html body { padding-left: 18rem; max-width: calc(1100px + 18rem); }
 .rg-body .rg-toc { display: none; }
 """
+
+
 class _ScreenOnly(HTMLParser):
     """The spans of ``html`` the PDF does not show: elements of class ``rg-screen-only``
     or ``rg-sidebar`` and ``<style media="screen ...">`` elements (whole, with what they
     hold)."""
 
-    _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
-                       "meta", "source", "track", "wbr"})
+    _VOID = frozenset(
+        {
+            "area",
+            "base",
+            "br",
+            "col",
+            "embed",
+            "hr",
+            "img",
+            "input",
+            "link",
+            "meta",
+            "source",
+            "track",
+            "wbr",
+        }
+    )
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -120,7 +137,7 @@ class _ScreenOnly(HTMLParser):
         for line in html.splitlines(keepends=True):
             self._lines.append(self._lines[-1] + len(line))
         self.spans: list[tuple[int, int]] = []
-        self._depth = 0          # open elements inside the one being dropped
+        self._depth = 0  # open elements inside the one being dropped
         self._start = 0
         self.feed(html)
         self.close()
@@ -139,8 +156,11 @@ class _ScreenOnly(HTMLParser):
             return
         values = dict(attrs)
         classes = (values.get("class") or "").split()
-        if "rg-screen-only" in classes or "rg-sidebar" in classes or (
-                tag == "style" and (values.get("media") or "").startswith("screen")):
+        if (
+            "rg-screen-only" in classes
+            or "rg-sidebar" in classes
+            or (tag == "style" and (values.get("media") or "").startswith("screen"))
+        ):
             self._depth, self._start = 1, self._offset()
 
     def handle_endtag(self, tag: str) -> None:
@@ -162,21 +182,27 @@ def _print_html(html: str) -> str:
     parts.append(html[last:])
     return "".join(parts)
 
+
 _PAGE_SIZE = re.compile(
     r"(?:(?:a[0-6]|b[4-5]|jis-b[4-5]|letter|legal|ledger)(?:\s+(?:portrait|landscape))?"
-    r"|\d+(?:\.\d+)?(?:mm|cm|in|pt)\s+\d+(?:\.\d+)?(?:mm|cm|in|pt))", re.IGNORECASE)
-_PAGE_SIZES_HINT = ("use A4, A3, A5, B5, letter, legal or ledger, optionally followed by "
-                    "'landscape', or a width and a height such as '210mm 297mm'")
+    r"|\d+(?:\.\d+)?(?:mm|cm|in|pt)\s+\d+(?:\.\d+)?(?:mm|cm|in|pt))",
+    re.IGNORECASE,
+)
+_PAGE_SIZES_HINT = (
+    "use A4, A3, A5, B5, letter, legal or ledger, optionally followed by "
+    "'landscape', or a width and a height such as '210mm 297mm'"
+)
 
 _WEASYPRINT_HINT = (
     "WeasyPrint cannot load ({error}); it needs the Pango, HarfBuzz and font libraries "
     "of the system. On Debian/Ubuntu: apt-get install libpango-1.0-0 libpangoft2-1.0-0 "
     "libharfbuzz0b fonts-dejavu-core (and fonts-liberation, the fonts chart labels are "
-    "measured with). Or write the HTML report only (--format html).")
+    "measured with). Or write the HTML report only (--format html)."
+)
 
 #: Tables with more columns than this get a landscape page of their own in the PDF.
 _WIDE_TABLE_COLUMNS = 10
-_MARGIN_FONTS = ('"Liberation Sans", Arimo, Arial, Helvetica, "DejaVu Sans", sans-serif')
+_MARGIN_FONTS = '"Liberation Sans", Arimo, Arial, Helvetica, "DejaVu Sans", sans-serif'
 
 _VEGALITE_MIME = re.compile(r"application/vnd\.vegalite\.v\d+(?:\.\d+)*\+json")
 _IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif")
@@ -203,6 +229,7 @@ def cut_long_words(html: str) -> str:
     >>> cut == "<td>" + "x" * 60 + "…" + "x" * 30 + "</td>"
     True
     """
+
     def cut_word(match: re.Match[str]) -> str:
         word = match.group()
         start, end = word[:60], word[-30:]
@@ -211,16 +238,21 @@ def cut_long_words(html: str) -> str:
             start = start[:amp]
         semi = end.find(";")
         if semi != -1 and "&" not in end[:semi]:
-            end = end[semi + 1:]
+            end = end[semi + 1 :]
         return f"{start}…{end}"
 
     return _TEXT_NODE.sub(lambda m: ">" + _LONG_WORD.sub(cut_word, m.group(1)) + "<", html)
 
 
-def notebook_to_html(nb: Mapping[str, Any], *, title: str, release: str | None = None,
-                     theme: str | Path | Theme = "default",
-                     meta: Sequence[tuple[str, str]] = (),
-                     created: str | None = None) -> str:
+def notebook_to_html(
+    nb: Mapping[str, Any],
+    *,
+    title: str,
+    release: str | None = None,
+    theme: str | Path | Theme = "default",
+    meta: Sequence[tuple[str, str]] = (),
+    created: str | None = None,
+) -> str:
     """One self-contained HTML5 document from an executed report notebook.
 
     Parameters
@@ -270,9 +302,11 @@ def notebook_to_html(nb: Mapping[str, Any], *, title: str, release: str | None =
     _title_iv(title)
     loaded = load_theme(theme)
     if re.search(r"</style", loaded.css, re.IGNORECASE):
-        raise ConfigError(f"the report.css of theme {loaded.name!r} contains '</style', "
-                          "which would end the report's <style> element early",
-                          hint="remove it from the theme's report.css")
+        raise ConfigError(
+            f"the report.css of theme {loaded.name!r} contains '</style', "
+            "which would end the report's <style> element early",
+            hint="remove it from the theme's report.css",
+        )
     body, headings = _finish_body(cut_long_words("\n".join(_notebook_fragments(nb))))
     parts = [
         "<!DOCTYPE html>",
@@ -312,16 +346,19 @@ def _body_with_contents(body: str, toc: str) -> list[str]:
 
 def _title_iv(title: str) -> None:
     if not isinstance(title, str) or not title.strip():
-        raise ConfigError(f"the report title must be a non-empty string, got {title!r}",
-                          hint="pass a title such as 'Release 2.1 evaluation'")
+        raise ConfigError(
+            f"the report title must be a non-empty string, got {title!r}",
+            hint="pass a title such as 'Release 2.1 evaluation'",
+        )
 
 
 def _esc(text: object) -> str:
     return _html.escape(str(text), quote=True)
 
 
-def _header_html(title: str, release: str | None, created: str | None,
-                 meta: Sequence[tuple[str, str]]) -> str:
+def _header_html(
+    title: str, release: str | None, created: str | None, meta: Sequence[tuple[str, str]]
+) -> str:
     lines = ['<header class="rg-header">', f'<h1 class="rg-title">{_esc(title)}</h1>']
     facts = []
     if release is not None:
@@ -331,8 +368,9 @@ def _header_html(title: str, release: str | None, created: str | None,
     if facts:
         lines.append(f'<p class="rg-subtitle">{" · ".join(facts)}</p>')
     if meta:
-        items = "".join(f"<div><dt>{_esc(label)}</dt><dd>{_esc(value)}</dd></div>"
-                        for label, value in meta)
+        items = "".join(
+            f"<div><dt>{_esc(label)}</dt><dd>{_esc(value)}</dd></div>" for label, value in meta
+        )
         lines.append(f'<dl class="rg-meta">{items}</dl>')
     lines.append("</header>")
     return "\n".join(lines)
@@ -344,9 +382,16 @@ def _sidebar_html(headings: Sequence[_Heading]) -> str:
     items = _toc_items(headings)
     if not items:
         return ""
-    return "\n".join(['<nav class="rg-sidebar" aria-label="Contents (sidebar)">',
-                      '<p class="rg-toc-title">Contents</p>', "<ol>", *items, "</ol>",
-                      "</nav>"])
+    return "\n".join(
+        [
+            '<nav class="rg-sidebar" aria-label="Contents (sidebar)">',
+            '<p class="rg-toc-title">Contents</p>',
+            "<ol>",
+            *items,
+            "</ol>",
+            "</nav>",
+        ]
+    )
 
 
 def _toc_html(headings: Sequence[_Heading]) -> str:
@@ -354,9 +399,18 @@ def _toc_html(headings: Sequence[_Heading]) -> str:
     if not items:
         return ""
     # on screen a folded block (no script); printed, details are shown open
-    return "\n".join(['<nav class="rg-toc" aria-label="Contents">', "<details>",
-                      '<summary class="rg-toc-title">Contents</summary>', "<ol>", *items,
-                      "</ol>", "</details>", "</nav>"])
+    return "\n".join(
+        [
+            '<nav class="rg-toc" aria-label="Contents">',
+            "<details>",
+            '<summary class="rg-toc-title">Contents</summary>',
+            "<ol>",
+            *items,
+            "</ol>",
+            "</details>",
+            "</nav>",
+        ]
+    )
 
 
 def _toc_items(headings: Sequence[_Heading]) -> list[str]:
@@ -406,8 +460,7 @@ def _notebook_fragments(nb: Mapping[str, Any]) -> list[str]:
             continue
         elif kind == "markdown":
             source = _joined(cell.get("source", ""))
-            fragments.append(_markdown(_inline_attachments(source,
-                                                           cell.get("attachments"))))
+            fragments.append(_markdown(_inline_attachments(source, cell.get("attachments"))))
         elif kind == "raw":
             metadata = cell.get("metadata", {})
             if "text/html" in (metadata.get("format"), metadata.get("raw_mimetype")):
@@ -423,7 +476,8 @@ def _raise_on_error(index: int, cell: Mapping[str, Any]) -> None:
             raise ReportgenError(
                 f"the notebook failed in {where}: {output.get('ename', 'Error')}: "
                 f"{output.get('evalue', '')}; open the executed notebook to see the "
-                "traceback")
+                "traceback"
+            )
 
 
 def _joined(value: Any) -> str:
@@ -444,8 +498,9 @@ def _output_html(index: int, output: Mapping[str, Any]) -> str | None:
             size = output.get("metadata", {}).get(mime, {})
             width = size.get("width") if isinstance(size, Mapping) else None
             width_attr = f' width="{int(width)}"' if isinstance(width, int | float) else ""
-            return _figure(f'<img src="data:{mime};base64,{_esc(encoded)}"{width_attr} '
-                           'alt="chart">')
+            return _figure(
+                f'<img src="data:{mime};base64,{_esc(encoded)}"{width_attr} alt="chart">'
+            )
     for mime, spec in data.items():
         if _VEGALITE_MIME.fullmatch(mime):
             return _figure(_vegalite_svg(index, spec))
@@ -463,9 +518,11 @@ def _inline_svg(index: int, svg: str) -> str:
     # them is allowed inside an HTML body, so the inline copy starts at <svg.
     match = re.search(r"<svg[\s>]", svg, re.IGNORECASE)
     if match is None:
-        raise ReportgenError(f"an image/svg+xml output of cell {index} has no <svg> "
-                             "element; fix the code that displays it")
-    return svg[match.start():].strip()
+        raise ReportgenError(
+            f"an image/svg+xml output of cell {index} has no <svg> "
+            "element; fix the code that displays it"
+        )
+    return svg[match.start() :].strip()
 
 
 def _vegalite_svg(index: int, spec: Any) -> str:
@@ -477,9 +534,11 @@ def _vegalite_svg(index: int, spec: Any) -> str:
         return _inline_svg(index, vl_convert.vegalite_to_svg(spec, allowed_base_urls=[]))
     except ValueError as exc:  # vl-convert's message, then a JavaScript stack trace
         detail = " ".join(str(exc).splitlines()[:2])
-        raise ReportgenError(f"the Vega-Lite chart shown by cell {index} cannot be "
-                             f"rendered offline ({detail}); give the chart inline data "
-                             "or display it as SVG") from None
+        raise ReportgenError(
+            f"the Vega-Lite chart shown by cell {index} cannot be "
+            f"rendered offline ({detail}); give the chart inline data "
+            "or display it as SVG"
+        ) from None
 
 
 def _inline_attachments(source: str, attachments: Mapping[str, Any] | None) -> str:
@@ -487,8 +546,7 @@ def _inline_attachments(source: str, attachments: Mapping[str, Any] | None) -> s
         for mime in _IMAGE_MIMES:
             if mime in bundle:
                 encoded = "".join(_joined(bundle[mime]).split())
-                source = source.replace(f"attachment:{name}",
-                                        f"data:{mime};base64,{encoded}")
+                source = source.replace(f"attachment:{name}", f"data:{mime};base64,{encoded}")
                 break
     return source
 
@@ -591,11 +649,21 @@ class _BodyScanner(HTMLParser):
             self.id_counts[element_id] += 1
         before, self._opened = self._opened, _OpenTag(tag, attrs, start, start + len(raw))
         if tag in ("h2", "h3") and not closes and self._heading is None:
-            section_id = (dict(before.attrs).get("id")
-                          if before is not None and before.tag == "section" else None)
-            self._heading = _Heading(int(tag[1]), start, start + len(raw), tag, attrs,
-                                     element_id, section_id,
-                                     folded=self._details_depth > 0)
+            section_id = (
+                dict(before.attrs).get("id")
+                if before is not None and before.tag == "section"
+                else None
+            )
+            self._heading = _Heading(
+                int(tag[1]),
+                start,
+                start + len(raw),
+                tag,
+                attrs,
+                element_id,
+                section_id,
+                folded=self._details_depth > 0,
+            )
         elif tag == "details" and not closes:
             self._details_depth += 1
         elif tag == "table" and not closes:
@@ -677,8 +745,9 @@ def _finish_body(body: str) -> tuple[str, list[_Heading]]:
     # (inserted at a table's end) go before opening ones (at the next table's start).
     pieces = []
     cursor = len(body)
-    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1], e[2] != "</div>"),
-                                   reverse=True):
+    for start, end, text in sorted(
+        edits, key=lambda e: (e[0], e[1], e[2] != "</div>"), reverse=True
+    ):
         pieces.append(body[end:cursor])
         pieces.append(text)
         cursor = start
@@ -686,16 +755,19 @@ def _finish_body(body: str) -> tuple[str, list[_Heading]]:
     return "".join(reversed(pieces)), scanner.headings
 
 
-def _heading_edits(headings: list[_Heading],
-                   id_counts: Counter[str]) -> list[tuple[int, int, str]]:
+def _heading_edits(headings: list[_Heading], id_counts: Counter[str]) -> list[tuple[int, int, str]]:
     taken = set(id_counts)
     used: set[str] = set()
     edits = []
     for heading in headings:
         if heading.own_id and heading.own_id not in used:
             heading.anchor = heading.own_id  # a later heading with the same id is renamed
-        elif (heading.own_id is None and heading.section_id
-              and id_counts[heading.section_id] == 1 and heading.section_id not in used):
+        elif (
+            heading.own_id is None
+            and heading.section_id
+            and id_counts[heading.section_id] == 1
+            and heading.section_id not in used
+        ):
             heading.anchor = heading.section_id  # the section's own id names it already
         else:
             heading.anchor = _unique_slug(heading.text, taken)
@@ -718,13 +790,15 @@ def _unique_slug(text: str, taken: set[str]) -> str:
 
 
 def _start_tag(tag: str, attrs: Sequence[tuple[str, str | None]]) -> str:
-    rendered = "".join(f" {name}" if value is None else f' {name}="{_esc(value)}"'
-                       for name, value in attrs)
+    rendered = "".join(
+        f" {name}" if value is None else f' {name}="{_esc(value)}"' for name, value in attrs
+    )
     return f"<{tag}{rendered}>"
 
 
-def _svg_id_edits(tags: list[_SvgTag], svg_ids: list[set[str]],
-                  body_ids: set[str]) -> list[tuple[int, int, str]]:
+def _svg_id_edits(
+    tags: list[_SvgTag], svg_ids: list[set[str]], body_ids: set[str]
+) -> list[tuple[int, int, str]]:
     # Vega numbers clip paths and gradients per process ("clip1", "gradient_0"), so two
     # inline charts can define the same id and the second would use the first's clip
     # path. Each SVG's ids get a prefix of their own.
@@ -747,20 +821,33 @@ def _prefix_svg_ids(raw: str, ids: set[str], prefix: str) -> str:
         return f"{prefix}{name}" if name in ids else name
 
     # One start tag at a time: its id, url(#...) references, and href="#..." links.
-    raw = re.sub(r"""(\sid\s*=\s*)(["'])(.*?)\2""",
-                 lambda m: f"{m[1]}{m[2]}{own(_html.unescape(m[3]))}{m[2]}", raw)
-    raw = re.sub(r"""url\(\s*(["']?)#([^"')\s]+)\1\s*\)""",
-                 lambda m: f"url({m[1]}#{own(m[2])}{m[1]})", raw)
-    return re.sub(r"""(\s(?:xlink:)?href\s*=\s*)(["'])#(.*?)\2""",
-                  lambda m: f"{m[1]}{m[2]}#{own(_html.unescape(m[3]))}{m[2]}", raw)
+    raw = re.sub(
+        r"""(\sid\s*=\s*)(["'])(.*?)\2""",
+        lambda m: f"{m[1]}{m[2]}{own(_html.unescape(m[3]))}{m[2]}",
+        raw,
+    )
+    raw = re.sub(
+        r"""url\(\s*(["']?)#([^"')\s]+)\1\s*\)""", lambda m: f"url({m[1]}#{own(m[2])}{m[1]})", raw
+    )
+    return re.sub(
+        r"""(\s(?:xlink:)?href\s*=\s*)(["'])#(.*?)\2""",
+        lambda m: f"{m[1]}{m[2]}#{own(_html.unescape(m[3]))}{m[2]}",
+        raw,
+    )
 
 
 # --------------------------------------------------------------------------------------
 # HTML -> PDF
 
 
-def html_to_pdf(html: str, path: str | os.PathLike[str], *, title: str,
-                release: str | None = None, page_size: str = "A4") -> int:
+def html_to_pdf(
+    html: str,
+    path: str | os.PathLike[str],
+    *,
+    title: str,
+    release: str | None = None,
+    page_size: str = "A4",
+) -> int:
     """Render the report HTML to a PDF with WeasyPrint; return the number of pages.
 
     Parameters
@@ -801,12 +888,15 @@ def html_to_pdf(html: str, path: str | os.PathLike[str], *, title: str,
     size = _page_size_iv(page_size)
     weasyprint = _import_weasyprint()
     fetcher = weasyprint.URLFetcher(allowed_protocols=("data",))
-    document = weasyprint.HTML(string=_svgs_as_images(_print_html(html)),
-                               url_fetcher=fetcher,
-                               media_type="print").render(
-        stylesheets=[weasyprint.CSS(string=_print_css(title=title, release=release,
-                                                     page_size=size),
-                                    url_fetcher=fetcher)])
+    document = weasyprint.HTML(
+        string=_svgs_as_images(_print_html(html)), url_fetcher=fetcher, media_type="print"
+    ).render(
+        stylesheets=[
+            weasyprint.CSS(
+                string=_print_css(title=title, release=release, page_size=size), url_fetcher=fetcher
+            )
+        ]
+    )
     target = Path(path)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -828,6 +918,7 @@ def _svgs_as_images(html: str) -> str:
     cascading the page's CSS over every SVG element, which is about a third faster on a
     chart-heavy report, and the drawing is the same (the charts carry their own fonts
     and sizes)."""
+
     def image(match: re.Match[str]) -> str:
         svg = match.group(0)
         if "xmlns=" not in svg[:500]:
@@ -856,8 +947,9 @@ def _import_weasyprint() -> Any:
 def _css_string(text: str) -> str:
     # Escape what could end the string (quote, backslash, newline) and every other
     # unprintable character; the space after a hex escape ends it and is consumed.
-    escaped = "".join(f"\\{ord(ch):x} " if ch in '"\\' or not ch.isprintable() else ch
-                      for ch in text)
+    escaped = "".join(
+        f"\\{ord(ch):x} " if ch in '"\\' or not ch.isprintable() else ch for ch in text
+    )
     return f'"{escaped}"'
 
 
@@ -920,15 +1012,46 @@ def _mm(length: str) -> float:
 # self-containment check
 
 #: Elements that load something or run code, whatever their attributes.
-_FORBIDDEN_ELEMENTS = frozenset({"script", "link", "iframe", "frame", "frameset", "object",
-                                 "embed", "applet", "portal"})
+_FORBIDDEN_ELEMENTS = frozenset(
+    {"script", "link", "iframe", "frame", "frameset", "object", "embed", "applet", "portal"}
+)
 #: Attributes whose value is a URL (or a list of them, for srcset/ping/archive).
-_URL_ATTRIBUTES = frozenset({"href", "src", "xlink:href", "srcset", "action", "formaction",
-                             "poster", "background", "data", "ping", "manifest", "codebase",
-                             "archive", "longdesc", "lowsrc", "dynsrc", "imagesrcset"})
+_URL_ATTRIBUTES = frozenset(
+    {
+        "href",
+        "src",
+        "xlink:href",
+        "srcset",
+        "action",
+        "formaction",
+        "poster",
+        "background",
+        "data",
+        "ping",
+        "manifest",
+        "codebase",
+        "archive",
+        "longdesc",
+        "lowsrc",
+        "dynsrc",
+        "imagesrcset",
+    }
+)
 #: SVG presentation attributes that take url(...) values.
-_CSS_URL_ATTRIBUTES = frozenset({"style", "fill", "stroke", "clip-path", "mask", "filter",
-                                 "marker-start", "marker-mid", "marker-end", "cursor"})
+_CSS_URL_ATTRIBUTES = frozenset(
+    {
+        "style",
+        "fill",
+        "stroke",
+        "clip-path",
+        "mask",
+        "filter",
+        "marker-start",
+        "marker-mid",
+        "marker-end",
+        "cursor",
+    }
+)
 _CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*?))\s*\)""", re.IGNORECASE)
 _CSS_IMPORT = re.compile(r"@import\b[^;]*", re.IGNORECASE)
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
@@ -1005,10 +1128,10 @@ class _ReferenceFinder(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _FORBIDDEN_ELEMENTS:
-            source = next(((k, v) for k, v in attrs if k in ("src", "href", "data") and v),
-                          None)
-            self.found.append(f'<{tag} {source[0]}="{_short(source[1])}">' if source
-                              else f"<{tag}> element")
+            source = next(((k, v) for k, v in attrs if k in ("src", "href", "data") and v), None)
+            self.found.append(
+                f'<{tag} {source[0]}="{_short(source[1])}">' if source else f"<{tag}> element"
+            )
             return
         values = dict(attrs)
         if tag == "meta" and (values.get("http-equiv") or "").lower() == "refresh":
@@ -1019,10 +1142,10 @@ class _ReferenceFinder(HTMLParser):
             if name.startswith("on"):  # an event handler is a script
                 self.found.append(f'<{tag} {name}="{_short(value)}">')
             elif name in _URL_ATTRIBUTES:
-                urls = (_srcset_urls(value) if name in ("srcset", "imagesrcset")
-                        else [value])
-                self.found += [f'<{tag} {name}="{_short(url)}">' for url in urls
-                               if not _is_local(url)]
+                urls = _srcset_urls(value) if name in ("srcset", "imagesrcset") else [value]
+                self.found += [
+                    f'<{tag} {name}="{_short(url)}">' for url in urls if not _is_local(url)
+                ]
             elif name in _CSS_URL_ATTRIBUTES:
                 self.found += _css_references(value, f"the {name} attribute of <{tag}>")
         if tag == "style":

@@ -22,9 +22,22 @@ from reportgen.analysis.results import RankingAcrossLists
 from reportgen.report import format as fmt
 from reportgen.stats.pairwise import PairwiseResult
 
-__all__ = ["MatrixCell", "MatrixColumn", "PairView", "central_matrix", "decision_style",
-           "flips_line", "key_findings", "not_compared_lines", "overall_order", "pair_view",
-           "plain", "release_decision", "release_headline", "unit_name"]
+__all__ = [
+    "MatrixCell",
+    "MatrixColumn",
+    "PairView",
+    "central_matrix",
+    "decision_style",
+    "flips_line",
+    "key_findings",
+    "not_compared_lines",
+    "overall_order",
+    "pair_view",
+    "plain",
+    "release_decision",
+    "release_headline",
+    "unit_name",
+]
 
 #: Units listed one by one in the key findings; above it they are summarised.
 MAX_UNIT_LINES = 6
@@ -95,8 +108,16 @@ def pair_view(unit: UnitResult, a: str, b: str) -> PairView | None:
         if sign < 0:
             lo, hi = -hi, -lo
         es = float("nan") if effect is None else sign * float(effect[k])
-        return PairView(a, b, sign * float(result.diff[k]), lo, hi,
-                        float(result.p_adjusted[k]), bool(sig[k]), es)
+        return PairView(
+            a,
+            b,
+            sign * float(result.diff[k]),
+            lo,
+            hi,
+            float(result.p_adjusted[k]),
+            bool(sig[k]),
+            es,
+        )
     return None
 
 
@@ -110,6 +131,7 @@ def _p(p: float) -> str:
 
 
 # --------------------------------------------------------------------------- evaluation
+
 
 def key_findings(analysis: Analysis) -> list[str]:
     """The key findings of an evaluation: who leads, whether the leaders are
@@ -136,11 +158,15 @@ def key_findings(analysis: Analysis) -> list[str]:
             f"The ranking across datasets uses {len(sel.systems)} systems scored on all of "
             f"{_list(sel.datasets)}; "
             f"{len(sel.left_out_systems)} other system(s) appear in the tables only"
-            + (f"; {_list([d for d, _ in sel.left_out_datasets])} "
-               f"{'is' if len(sel.left_out_datasets) == 1 else 'are'} left out of it"
-               if sel.left_out_datasets else "") + ".")
-    elif ranking is None and len(analysis.table.systems) >= 2 and \
-            len(analysis.table.datasets) > 1:
+            + (
+                f"; {_list([d for d, _ in sel.left_out_datasets])} "
+                f"{'is' if len(sel.left_out_datasets) == 1 else 'are'} left out of it"
+                if sel.left_out_datasets
+                else ""
+            )
+            + "."
+        )
+    elif ranking is None and len(analysis.table.systems) >= 2 and len(analysis.table.datasets) > 1:
         lines.append("No ranking across datasets: fewer than 2 systems share a dataset.")
     return lines
 
@@ -158,13 +184,22 @@ def _overall_line(ranking: RankingAcrossLists) -> str:
             if {i, j} == {0, 1} and not ranking.significant()[k]:
                 tied = [runner]
     if tied:
-        return (f"{_b(leader)} ranks first {scope}, but is not significantly better than "
-                f"{_names(tied)} (tie group “{_e(letters.get(leader, 'a'))}”).")
-    p = next((float(ranking.p_adjusted[k]) for k, (i, j)
-              in enumerate(zip(ranking.index_a, ranking.index_b)) if {i, j} == {0, 1}),
-             float("nan"))
-    return (f"{_b(leader)} ranks first {scope} and is significantly better than every "
-            f"other system (runner-up {_b(runner)}: combined {_p(p)}).")
+        return (
+            f"{_b(leader)} ranks first {scope}, but is not significantly better than "
+            f"{_names(tied)} (tie group “{_e(letters.get(leader, 'a'))}”)."
+        )
+    p = next(
+        (
+            float(ranking.p_adjusted[k])
+            for k, (i, j) in enumerate(zip(ranking.index_a, ranking.index_b))
+            if {i, j} == {0, 1}
+        ),
+        float("nan"),
+    )
+    return (
+        f"{_b(leader)} ranks first {scope} and is significantly better than every "
+        f"other system (runner-up {_b(runner)}: combined {_p(p)})."
+    )
 
 
 def _ranked(unit: UnitResult) -> list[str]:
@@ -179,21 +214,27 @@ def _unit_line(unit: UnitResult) -> str | None:
     leader, runner = order[0], order[1]
     k = unit.systems.index(leader)
     value = fmt.value(unit.means[k], proportion=unit.proportion)
-    ci = fmt.interval(unit.intervals.ci_low[k], unit.intervals.ci_high[k],
-                      proportion=unit.proportion)
+    ci = fmt.interval(
+        unit.intervals.ci_low[k], unit.intervals.ci_high[k], proportion=unit.proportion
+    )
     head = f"{_e(unit_name(unit))}: {_b(leader)} leads with {value} {ci}"
     pair = pair_view(unit, leader, runner)
-    runner_value = fmt.value(unit.means[unit.systems.index(runner)],
-                             proportion=unit.proportion)
+    runner_value = fmt.value(unit.means[unit.systems.index(runner)], proportion=unit.proportion)
     if pair is None:
         return f"{head}; runner-up {_b(runner)} at {runner_value}."
-    delta = (f"{fmt.difference(pair.diff, proportion=unit.proportion)} "
-             f"{_signed_interval(pair, unit.proportion)}")
+    delta = (
+        f"{fmt.difference(pair.diff, proportion=unit.proportion)} "
+        f"{_signed_interval(pair, unit.proportion)}"
+    )
     if pair.significant:
-        return (f"{head}, significantly ahead of {_b(runner)} ({runner_value}) by "
-                f"{delta}, {_p(pair.p_adjusted)}.")
-    return (f"{head}; {_b(runner)} ({runner_value}) is not significantly different "
-            f"(Δ {delta}, {_p(pair.p_adjusted)}).")
+        return (
+            f"{head}, significantly ahead of {_b(runner)} ({runner_value}) by "
+            f"{delta}, {_p(pair.p_adjusted)}."
+        )
+    return (
+        f"{head}; {_b(runner)} ({runner_value}) is not significantly different "
+        f"(Δ {delta}, {_p(pair.p_adjusted)})."
+    )
 
 
 def _leaders_summary(units: Sequence[UnitResult]) -> str:
@@ -208,10 +249,11 @@ def _leaders_summary(units: Sequence[UnitResult]) -> str:
     parts = [f"{_b(name)} on {n}" for name, n in ranked[:MAX_NAMES]]
     if len(ranked) > MAX_NAMES:
         parts.append(f"{len(ranked) - MAX_NAMES} other systems on the rest")
-    on = "none" if separated == 0 else ("all" if separated == len(units)
-                                        else f"{separated}")
-    return (f"Leaders of the {len(units)} dataset × metrics: {', '.join(parts)}; the leader "
-            f"is significantly better than its runner-up on {on} of them.")
+    on = "none" if separated == 0 else ("all" if separated == len(units) else f"{separated}")
+    return (
+        f"Leaders of the {len(units)} dataset × metrics: {', '.join(parts)}; the leader "
+        f"is significantly better than its runner-up on {on} of them."
+    )
 
 
 def _gaps_line(units: Sequence[UnitResult], top: int = 3) -> str | None:
@@ -238,9 +280,11 @@ def _gaps_line(units: Sequence[UnitResult], top: int = 3) -> str | None:
     found.sort(key=lambda t: -t[0])
     parts = []
     for _, unit, pair in found[:top]:
-        parts.append(f"{_b(pair.a)} over {_b(pair.b)} on {_e(unit_name(unit))} "
-                     f"({fmt.difference(pair.diff, proportion=unit.proportion)} "
-                     f"{_signed_interval(pair, unit.proportion)})")
+        parts.append(
+            f"{_b(pair.a)} over {_b(pair.b)} on {_e(unit_name(unit))} "
+            f"({fmt.difference(pair.diff, proportion=unit.proportion)} "
+            f"{_signed_interval(pair, unit.proportion)})"
+        )
     return "Largest reliable gaps: " + "; ".join(parts) + "."
 
 
@@ -260,12 +304,16 @@ def _noise_line(units: Sequence[UnitResult], power: float) -> str | None:
         proportion = all(p for _, p in values)
         text = fmt.difference(lo, proportion=proportion).lstrip("+")
         if hi > lo * 1.05:
-            text = (fmt.difference(lo, proportion=proportion).lstrip("+").removesuffix(" pts")
-                    + "–" + fmt.difference(hi, proportion=proportion).lstrip("+"))
+            text = (
+                fmt.difference(lo, proportion=proportion).lstrip("+").removesuffix(" pts")
+                + "–"
+                + fmt.difference(hi, proportion=proportion).lstrip("+")
+            )
         parts.append(f"{text} on {_e(metric)}")
-    return (f"Noise floor: differences smaller than {'; '.join(parts)} are likely to go "
-            f"undetected (minimum detectable effect at {power:.0%} power).")
-
+    return (
+        f"Noise floor: differences smaller than {'; '.join(parts)} are likely to go "
+        f"undetected (minimum detectable effect at {power:.0%} power)."
+    )
 
 
 # --------------------------------------------------------------------------- release
@@ -287,8 +335,10 @@ def _change(v: ReleaseVerdict, one_metric: bool) -> str:
     """``MBPP by 9.0 pts (63.8% → 54.8%)``: the size of a significant change in the
     metric's units, with the two values (and the direction when lower is better)."""
     size = _size(v)
-    values = (f"{fmt.value(v.mean_baseline, proportion=v.proportion)} → "
-              f"{fmt.value(v.mean_candidate, proportion=v.proportion)}")
+    values = (
+        f"{fmt.value(v.mean_baseline, proportion=v.proportion)} → "
+        f"{fmt.value(v.mean_candidate, proportion=v.proportion)}"
+    )
     lower = "; lower is better" if v.direction == "lower" else ""
     return f"{_where(v, one_metric)} by {size} ({values}{lower})"
 
@@ -311,8 +361,7 @@ def _judged(v: ReleaseVerdict, one_metric: bool) -> str:
     diff = fmt.difference(v.diff, proportion=v.proportion)
     ruled = "ruled out" if v.verdict == "non-inferior" else "not ruled out"
     equivalent = "; within ±" + _margin(v) if v.equivalent else ""
-    return (f"{_where(v, one_metric)} ({diff}; a loss over {_margin(v)} {ruled}"
-            f"{equivalent})")
+    return f"{_where(v, one_metric)} ({diff}; a loss over {_margin(v)} {ruled}{equivalent})"
 
 
 def flips_line(comparison: ReleaseComparison) -> str | None:
@@ -321,8 +370,11 @@ def flips_line(comparison: ReleaseComparison) -> str | None:
     if not comparison.flips:
         return None
     one_metric = len({f.metric for f in comparison.flips}) == 1
-    parts = [f"{_e(f.dataset if one_metric else f.name)} lost {f.n_lost}, gained "
-             f"{f.n_gained} of {f.n_items}" for f in comparison.flips]
+    parts = [
+        f"{_e(f.dataset if one_metric else f.name)} lost {f.n_lost}, gained "
+        f"{f.n_gained} of {f.n_items}"
+        for f in comparison.flips
+    ]
     return "Items: " + "; ".join(parts) + "."
 
 
@@ -347,8 +399,10 @@ def release_decision(comparison: ReleaseComparison) -> str:
     c = comparison
     cand, base = _b(c.candidate), _b(c.baseline)
     if not c.verdicts:
-        return (f"{cand} could not be compared with {base}: the two systems share no "
-                f"dataset × metric ({len(c.not_compared)} not compared, listed below).")
+        return (
+            f"{cand} could not be compared with {base}: the two systems share no "
+            f"dataset × metric ({len(c.not_compared)} not compared, listed below)."
+        )
     one_metric = len({v.metric for v in c.verdicts}) == 1
     regressed = [_change(v, one_metric) for v in c.regressions]
     improved = [_change(v, one_metric) for v in c.improvements]
@@ -365,25 +419,33 @@ def release_decision(comparison: ReleaseComparison) -> str:
     if noninferior:
         parts.append("non-inferior on " + _some(noninferior, "datasets"))
     if flat and len(flat) <= MAX_DECISION_ITEMS:
-        parts.append("no detectable difference on "
-                     + _some([_missed(v, one_metric) for v in flat], "datasets"))
+        parts.append(
+            "no detectable difference on "
+            + _some([_missed(v, one_metric) for v in flat], "datasets")
+        )
     elif flat:
         mdes = [v for v in flat if v.mde is not None]
         worst = max(mdes, key=lambda v: v.mde or 0.0) if mdes else None
-        which = (f"the {len(flat)} others" if regressed or improved else
-                 f"all {len(flat)} dataset × metrics" + (" compared" if c.not_compared
-                                                       else ""))
+        which = (
+            f"the {len(flat)} others"
+            if regressed or improved
+            else f"all {len(flat)} dataset × metrics" + (" compared" if c.not_compared else "")
+        )
         text = f"no detectable difference on {which}"
         if worst is not None and worst.mde is not None:
-            text += (f" (could have missed up to "
-                     f"{fmt.difference(worst.mde, proportion=worst.proportion).lstrip('+')}"
-                     f" on {_where(worst, one_metric)})")
+            text += (
+                f" (could have missed up to "
+                f"{fmt.difference(worst.mde, proportion=worst.proportion).lstrip('+')}"
+                f" on {_where(worst, one_metric)})"
+            )
         parts.append(text)
     if regressed:
         head = f"{cand} is not better than {base}"
     elif c.not_compared:
-        head = f"{cand} was compared with {base} on only {len(c.verdicts)} of " \
-               f"{len(c.verdicts) + len(c.not_compared)} dataset × metrics"
+        head = (
+            f"{cand} was compared with {base} on only {len(c.verdicts)} of "
+            f"{len(c.verdicts) + len(c.not_compared)} dataset × metrics"
+        )
     elif inconclusive:
         head = f"{cand} is not shown to be non-inferior to {base}"
     elif improved:
@@ -431,10 +493,12 @@ def release_headline(comparison: ReleaseComparison) -> str:
     if c.regressions:
         return f"not better: regressed on {first(c.regressions)}{missing}"
     if c.inconclusive:
-        return (f"not shown non-inferior: a loss over the margin is not ruled out on "
-                f"{plain(_where(c.inconclusive[0], one_metric))}"
-                + (f" and {len(c.inconclusive) - 1} more" if len(c.inconclusive) > 1
-                   else "") + missing)
+        return (
+            f"not shown non-inferior: a loss over the margin is not ruled out on "
+            f"{plain(_where(c.inconclusive[0], one_metric))}"
+            + (f" and {len(c.inconclusive) - 1} more" if len(c.inconclusive) > 1 else "")
+            + missing
+        )
     if c.improvements:
         head = "better" if not c.not_compared else "improved where compared"
         return f"{head}: improved on {first(c.improvements)}{missing}"
@@ -454,13 +518,13 @@ def not_compared_lines(comparison: ReleaseComparison) -> list[str]:
     for reason, entries in by_reason.items():
         names = _list([n.name for n in entries])
         closest = list(dict.fromkeys(s for n in entries for s in n.closest))
-        hint = (f" Closest names there: {_names(closest)} (a renamed run?)."
-                if closest else "")
+        hint = f" Closest names there: {_names(closest)} (a renamed run?)." if closest else ""
         lines.append(f"{names}: {_e(reason)}.{hint}")
     return lines
 
 
 # --------------------------------------------------------------------------- matrix
+
 
 def _headline_units(analysis: Analysis) -> list[UnitResult]:
     """The units of the central matrix: every compared dataset × metric measured per
@@ -481,8 +545,12 @@ def overall_order(analysis: Analysis) -> list[str]:
             positions.setdefault(unit.systems[k], []).append(position / n)
     ranked = list(analysis.ranking.systems) if analysis.ranking is not None else []
     rest = [s for s in analysis.table.systems if s not in set(ranked)]
-    rest.sort(key=lambda s: (float(np.mean(positions[s])) if s in positions else 2.0,
-                             -len(positions.get(s, ()))))
+    rest.sort(
+        key=lambda s: (
+            float(np.mean(positions[s])) if s in positions else 2.0,
+            -len(positions.get(s, ())),
+        )
+    )
     return ranked + rest
 
 
@@ -523,21 +591,25 @@ class MatrixCell:
         return value, fmt.interval(self.ci_low, self.ci_high, proportion=proportion)
 
 
-def central_matrix(analysis: Analysis
-                   ) -> tuple[list[MatrixColumn], dict[str, dict[int, MatrixCell]]]:
+def central_matrix(
+    analysis: Analysis,
+) -> tuple[list[MatrixColumn], dict[str, dict[int, MatrixCell]]]:
     """The systems × dataset × metric matrix of real values: the columns, and for each
     system its cells by column index (absent where it has no score)."""
     columns: list[MatrixColumn] = []
     cells: dict[str, dict[int, MatrixCell]] = {}
     for j, unit in enumerate(_headline_units(analysis)):
-        columns.append(MatrixColumn(unit.dataset, unit.metric, unit.proportion,
-                                    unit.direction))
+        columns.append(MatrixColumn(unit.dataset, unit.metric, unit.proportion, unit.direction))
         letters = unit.ranks.letter_of() if unit.ranks is not None else {}
         means = unit.means
         order = unit.order()
         best = unit.systems[order[0]] if order and np.isfinite(means[order[0]]) else None
         for k, name in enumerate(unit.systems):
             cells.setdefault(name, {})[j] = MatrixCell(
-                float(means[k]), float(unit.intervals.ci_low[k]),
-                float(unit.intervals.ci_high[k]), letters.get(name, ""), name == best)
+                float(means[k]),
+                float(unit.intervals.ci_low[k]),
+                float(unit.intervals.ci_high[k]),
+                letters.get(name, ""),
+                name == best,
+            )
     return columns, cells

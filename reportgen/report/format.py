@@ -105,6 +105,7 @@ def decimals_for(half_width: float | None, scale: float) -> int:
 
 # ------------------------------------------------------------------ in the metric's units
 
+
 def value(x: Any, *, proportion: bool) -> str:
     """A mean in its metric's units: a proportion in percent with one decimal
     (``63.8%``), any other value with 3 significant digits.

@@ -54,13 +54,27 @@ from reportgen.report.html import (
 )
 from reportgen.report.mail import ReportFolder, read_report_folder
 
-__all__ = ["ORDERS", "RECOMPUTE", "History", "HistoryEntry", "build_history", "changes",
-           "methods", "overview", "prepare", "trends", "write_outputs"]
+__all__ = [
+    "ORDERS",
+    "RECOMPUTE",
+    "History",
+    "HistoryEntry",
+    "build_history",
+    "changes",
+    "methods",
+    "overview",
+    "prepare",
+    "trends",
+    "write_outputs",
+]
 
 ORDERS = ("auto", "release", "created", "given")
 RECOMPUTE = ("auto", "always", "never")
-_VERDICT_CSS = {"improved": "improved", "regressed": "regressed",
-                "no detectable difference": "neutral"}
+_VERDICT_CSS = {
+    "improved": "improved",
+    "regressed": "regressed",
+    "no detectable difference": "neutral",
+}
 
 
 @dataclass(frozen=True)
@@ -114,19 +128,30 @@ class History:
         from reportgen import __version__
 
         return {
-            "kind": "history", "reportgen_version": __version__, "title": self.title,
+            "kind": "history",
+            "reportgen_version": __version__,
+            "title": self.title,
             "order": self.order,
-            "reports": [{"label": e.label, "created": e.created, "system": e.system,
-                         "followed_because": e.followed_because,
-                         "path": str(e.folder.path.resolve()),
-                         "reportgen_version": e.folder.results.get("reportgen_version")}
-                        for e in self.entries],
+            "reports": [
+                {
+                    "label": e.label,
+                    "created": e.created,
+                    "system": e.system,
+                    "followed_because": e.followed_because,
+                    "path": str(e.folder.path.resolve()),
+                    "reportgen_version": e.folder.results.get("reportgen_version"),
+                }
+                for e in self.entries
+            ],
             "references": list(self.references),
-            "trend": self.trend, "changes": self.changes, "notes": self.notes,
+            "trend": self.trend,
+            "changes": self.changes,
+            "notes": self.notes,
         }
 
 
 # ---------------------------------------------------------------------- the entries
+
 
 def _natural_key(text: str) -> tuple[Any, ...]:
     """``v2`` < ``v9.1`` < ``v10``: digits compare as numbers."""
@@ -141,15 +166,18 @@ def _follow_map(follow: Sequence[str]) -> tuple[str | None, dict[str, str]]:
         if sep and label and name:
             per_label[label] = name
         elif sep:
-            raise InputError(f"--system {item!r}: expected NAME or RELEASE=NAME",
-                             location=Location("--system"),
-                             hint="e.g. --system ours or --system v2=model-v2")
+            raise InputError(
+                f"--system {item!r}: expected NAME or RELEASE=NAME",
+                location=Location("--system"),
+                hint="e.g. --system ours or --system v2=model-v2",
+            )
         else:
             if default is not None:
-                raise InputError("--system NAME is given twice",
-                                 location=Location("--system"),
-                                 hint="give one NAME for all reports, or RELEASE=NAME "
-                                      "per release")
+                raise InputError(
+                    "--system NAME is given twice",
+                    location=Location("--system"),
+                    hint="give one NAME for all reports, or RELEASE=NAME per release",
+                )
             default = label
     return default, per_label
 
@@ -158,8 +186,9 @@ def _systems_of(folder: ReportFolder) -> list[str]:
     return [str(s) for s in ((folder.results.get("data") or {}).get("systems") or ())]
 
 
-def _followed(folder: ReportFolder, label: str, default: str | None,
-              per_label: Mapping[str, str]) -> tuple[str, str]:
+def _followed(
+    folder: ReportFolder, label: str, default: str | None, per_label: Mapping[str, str]
+) -> tuple[str, str]:
     systems = _systems_of(folder)
     where = Location(str(folder.path))
     name, why = None, ""
@@ -176,21 +205,25 @@ def _followed(folder: ReportFolder, label: str, default: str | None,
         elif len(systems) == 1:
             name, why = systems[0], "the only system"
     if name is None:
-        raise InputError(f"cannot tell which system release {label!r} is about "
-                         f"({len(systems)} systems, no candidate, none named "
-                         f"{label!r})", location=where,
-                         hint="name it: --system NAME (same in every report) or "
-                              f"--system {label}=NAME")
+        raise InputError(
+            f"cannot tell which system release {label!r} is about "
+            f"({len(systems)} systems, no candidate, none named "
+            f"{label!r})",
+            location=where,
+            hint=f"name it: --system NAME (same in every report) or --system {label}=NAME",
+        )
     if name not in systems:
-        raise InputError(f"system {name!r} is not in this report",
-                         location=where,
-                         hint=f"its systems: {', '.join(systems[:12])}"
-                              + (" …" if len(systems) > 12 else ""))
+        raise InputError(
+            f"system {name!r} is not in this report",
+            location=where,
+            hint=f"its systems: {', '.join(systems[:12])}" + (" …" if len(systems) > 12 else ""),
+        )
     return name, why
 
 
-def build_entries(paths: Sequence[str | Path], *, order: str = "auto",
-                  follow: Sequence[str] = ()) -> tuple[list[HistoryEntry], str]:
+def build_entries(
+    paths: Sequence[str | Path], *, order: str = "auto", follow: Sequence[str] = ()
+) -> tuple[list[HistoryEntry], str]:
     """Read the report folders, choose the followed system of each and order them.
 
     Parameters
@@ -216,18 +249,26 @@ def build_entries(paths: Sequence[str | Path], *, order: str = "auto",
         unknown order, or a followed system that cannot be told.
     """
     if order not in ORDERS:
-        raise InputError(f"unknown order {order!r}", location=Location("--order"),
-                         hint=f"one of {', '.join(ORDERS)}")
+        raise InputError(
+            f"unknown order {order!r}",
+            location=Location("--order"),
+            hint=f"one of {', '.join(ORDERS)}",
+        )
     if len(paths) < 2:
-        raise InputError("a history needs at least two report folders",
-                         hint="pass the report folders of two or more releases")
+        raise InputError(
+            "a history needs at least two report folders",
+            hint="pass the report folders of two or more releases",
+        )
     seen: dict[Path, str] = {}
     folders = []
     for path in paths:
         resolved = Path(path).resolve()
         if resolved in seen:
-            raise InputError("the same report folder is given twice",
-                             location=Location(str(path)), hint="give each once")
+            raise InputError(
+                "the same report folder is given twice",
+                location=Location(str(path)),
+                hint="give each once",
+            )
         seen[resolved] = str(path)
         folders.append(read_report_folder(path))
     default, per_label = _follow_map(follow)
@@ -236,21 +277,25 @@ def build_entries(paths: Sequence[str | Path], *, order: str = "auto",
     for folder in folders:
         label = folder.release or folder.path.resolve().name
         system, why = _followed(folder, label, default, per_label)
-        entries.append(HistoryEntry(folder, label, str(folder.results.get("created") or ""),
-                                    system, why))
+        entries.append(
+            HistoryEntry(folder, label, str(folder.results.get("created") or ""), system, why)
+        )
     labels: dict[str, HistoryEntry] = {}
     for entry in entries:
         if entry.label in labels:
-            raise InputError(f"two reports have the release label {entry.label!r}",
-                             location=Location(str(entry.folder.path)),
-                             hint=f"the other is {labels[entry.label].folder.path}; pass "
-                                  "one report per release")
+            raise InputError(
+                f"two reports have the release label {entry.label!r}",
+                location=Location(str(entry.folder.path)),
+                hint=f"the other is {labels[entry.label].folder.path}; pass one report per release",
+            )
         labels[entry.label] = entry
     unknown = sorted(set(per_label) - set(labels))
     if unknown:
-        raise InputError(f"--system names release(s) not among the reports: "
-                         f"{', '.join(unknown)}", location=Location("--system"),
-                         hint=f"the releases: {', '.join(labels)}")
+        raise InputError(
+            f"--system names release(s) not among the reports: {', '.join(unknown)}",
+            location=Location("--system"),
+            hint=f"the releases: {', '.join(labels)}",
+        )
     used = order
     if order == "auto":
         used = "release" if all(labelled) else "created"
@@ -262,6 +307,7 @@ def build_entries(paths: Sequence[str | Path], *, order: str = "auto",
 
 
 # ---------------------------------------------------------------------- the trend
+
 
 def _direction(folder: ReportFolder, metric: str) -> str:
     metrics = (folder.results.get("config") or {}).get("metrics") or {}
@@ -282,52 +328,73 @@ def _system_rows(folder: ReportFolder, system: str) -> dict[tuple[str, str], dic
     return rows
 
 
-def _trend_rows(entries: Sequence[HistoryEntry], references: Sequence[str]
-                ) -> list[dict[str, Any]]:
+def _trend_rows(entries: Sequence[HistoryEntry], references: Sequence[str]) -> list[dict[str, Any]]:
     out = []
     for k, entry in enumerate(entries):
-        for role, name in [("followed", entry.system)] + [("reference", r)
-                                                          for r in references]:
+        for role, name in [("followed", entry.system)] + [("reference", r) for r in references]:
             for (dataset, metric), row in _system_rows(entry.folder, name).items():
-                out.append({"release": entry.label, "position": k + 1, "role": role,
-                            "system": name, "dataset": dataset, "metric": metric,
-                            "direction": _direction(entry.folder, metric),
-                            "mean": row.get("mean"), "ci_low": row.get("ci_low"),
-                            "ci_high": row.get("ci_high"),
-                            "confidence": row.get("confidence"),
-                            "ci_method": row.get("ci_method"), "n": row.get("n"),
-                            "runs": row.get("runs")})
+                out.append(
+                    {
+                        "release": entry.label,
+                        "position": k + 1,
+                        "role": role,
+                        "system": name,
+                        "dataset": dataset,
+                        "metric": metric,
+                        "direction": _direction(entry.folder, metric),
+                        "mean": row.get("mean"),
+                        "ci_low": row.get("ci_low"),
+                        "ci_high": row.get("ci_high"),
+                        "confidence": row.get("confidence"),
+                        "ci_method": row.get("ci_method"),
+                        "n": row.get("n"),
+                        "runs": row.get("runs"),
+                    }
+                )
     return out
 
 
 # ---------------------------------------------------------------------- the changes
 
-def _stored(prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str
-            ) -> dict[str, Any] | None:
+
+def _stored(
+    prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str
+) -> dict[str, Any] | None:
     """A comparison of the two systems on (dataset, metric) stored in either report."""
     pair = {prev.system, cur.system}
     if len(pair) < 2:
         return None
     for entry in (cur, prev):
         for row in entry.folder.results.get("comparisons") or ():
-            if row.get("dataset") == dataset and row.get("metric") == metric \
-                    and {row.get("system_a"), row.get("system_b")} == pair \
-                    and not row.get("derived_from") and row.get("p_adjusted") is not None:
+            if (
+                row.get("dataset") == dataset
+                and row.get("metric") == metric
+                and {row.get("system_a"), row.get("system_b")} == pair
+                and not row.get("derived_from")
+                and row.get("p_adjusted") is not None
+            ):
                 flip = row.get("system_a") == prev.system  # diff = mean_a − mean_b
                 sign = -1.0 if flip else 1.0
                 lo, hi = row.get("ci_low"), row.get("ci_high")
                 if flip and lo is not None and hi is not None:
                     lo, hi = -hi, -lo
                 mean_a, mean_b = row.get("mean_a"), row.get("mean_b")
-                return {"method": "stored", "test": row.get("test"),
-                        "source": entry.label,
-                        "mean_before": mean_b if not flip else mean_a,
-                        "mean_after": mean_a if not flip else mean_b,
-                        "diff": None if row.get("diff") is None else sign * row["diff"],
-                        "ci_low": lo, "ci_high": hi, "confidence": row.get("confidence"),
-                        "p_value": row.get("p_value"), "p_adjusted": row.get("p_adjusted"),
-                        "correction": row.get("correction"),
-                        "alpha": row.get("alpha"), "paired": row.get("paired")}
+                return {
+                    "method": "stored",
+                    "test": row.get("test"),
+                    "source": entry.label,
+                    "mean_before": mean_b if not flip else mean_a,
+                    "mean_after": mean_a if not flip else mean_b,
+                    "diff": None if row.get("diff") is None else sign * row["diff"],
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "confidence": row.get("confidence"),
+                    "p_value": row.get("p_value"),
+                    "p_adjusted": row.get("p_adjusted"),
+                    "correction": row.get("correction"),
+                    "alpha": row.get("alpha"),
+                    "paired": row.get("paired"),
+                }
     return None
 
 
@@ -355,8 +422,9 @@ class _DataCache:
             return None
         paths: list[str] = []
         for source in manifest["inputs"]:
-            resolved = source.get("resolved") or [p.strip() for p in
-                                                  str(source.get("path", "")).split(", ")]
+            resolved = source.get("resolved") or [
+                p.strip() for p in str(source.get("path", "")).split(", ")
+            ]
             paths.extend(str(p) for p in resolved if p)
             for f in source.get("files") or ():
                 candidates = [f.get("resolved"), f.get("path")]
@@ -377,17 +445,24 @@ class _DataCache:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return load(paths, options=LoadOptions(**dict(
-                    parameters.get("load_options") or {})), config=config)
+                return load(
+                    paths,
+                    options=LoadOptions(**dict(parameters.get("load_options") or {})),
+                    config=config,
+                )
         except (ReportgenError, TypeError) as exc:
             self.notes[entry.label] = f"its inputs no longer load ({exc})"
             return None
 
 
-def _item_scores(table: Any, system: str, dataset: str, metric: str
-                 ) -> tuple[tuple[str, ...], np.ndarray] | None:
-    if table is None or (dataset, metric) not in set(table.pairs()) \
-            or system not in table.systems_of(dataset, metric):
+def _item_scores(
+    table: Any, system: str, dataset: str, metric: str
+) -> tuple[tuple[str, ...], np.ndarray] | None:
+    if (
+        table is None
+        or (dataset, metric) not in set(table.pairs())
+        or system not in table.systems_of(dataset, metric)
+    ):
         return None
     samples = table.unpaired(dataset, metric, [system])
     with warnings.catch_warnings():
@@ -396,40 +471,59 @@ def _item_scores(table: Any, system: str, dataset: str, metric: str
     return samples.items[0], np.asarray(scores, dtype=float)
 
 
-def _recompute(prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str,
-               cache: _DataCache, settings: Mapping[str, Any]) -> dict[str, Any] | None:
+def _recompute(
+    prev: HistoryEntry,
+    cur: HistoryEntry,
+    dataset: str,
+    metric: str,
+    cache: _DataCache,
+    settings: Mapping[str, Any],
+) -> dict[str, Any] | None:
     before = _item_scores(cache.table(prev), prev.system, dataset, metric)
     after = _item_scores(cache.table(cur), cur.system, dataset, metric)
     if before is None or after is None:
         return None
-    return change_from_items(before, after, modality=_modality(cur.folder, metric),
-                             alpha=settings["alpha"], confidence=settings["confidence"],
-                             n_resamples=settings["n_resamples"], seed=int(settings["seed"]),
-                             key=(f"{prev.label}\0{cur.label}", dataset, metric))
+    return change_from_items(
+        before,
+        after,
+        modality=_modality(cur.folder, metric),
+        alpha=settings["alpha"],
+        confidence=settings["confidence"],
+        n_resamples=settings["n_resamples"],
+        seed=int(settings["seed"]),
+        key=(f"{prev.label}\0{cur.label}", dataset, metric),
+    )
 
 
 def _settings(entry: HistoryEntry) -> dict[str, Any]:
     config = entry.folder.results.get("config") or {}
-    return {"alpha": float(config.get("alpha") or 0.05),
-            "confidence": float(config.get("confidence") or 0.95),
-            "correction": str(config.get("correction") or "holm-sidak"),
-            "n_resamples": int(config.get("n_resamples") or 9999),
-            "seed": int(entry.folder.results.get("seed") or 0)}
+    return {
+        "alpha": float(config.get("alpha") or 0.05),
+        "confidence": float(config.get("confidence") or 0.95),
+        "correction": str(config.get("correction") or "holm-sidak"),
+        "n_resamples": int(config.get("n_resamples") or 9999),
+        "seed": int(entry.folder.results.get("seed") or 0),
+    }
 
 
-def _change_rows(entries: Sequence[HistoryEntry], recompute: str
-                 ) -> tuple[list[dict[str, Any]], list[str]]:
+def _change_rows(
+    entries: Sequence[HistoryEntry], recompute: str
+) -> tuple[list[dict[str, Any]], list[str]]:
     if recompute not in RECOMPUTE:
-        raise InputError(f"unknown recompute mode {recompute!r}",
-                         location=Location("--recompute"),
-                         hint=f"one of {', '.join(RECOMPUTE)}")
+        raise InputError(
+            f"unknown recompute mode {recompute!r}",
+            location=Location("--recompute"),
+            hint=f"one of {', '.join(RECOMPUTE)}",
+        )
     cache = _DataCache()
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     for prev, cur in zip(entries, entries[1:]):
         settings = _settings(cur)
-        prev_rows, cur_rows = _system_rows(prev.folder, prev.system), \
-            _system_rows(cur.folder, cur.system)
+        prev_rows, cur_rows = (
+            _system_rows(prev.folder, prev.system),
+            _system_rows(cur.folder, cur.system),
+        )
         step: list[dict[str, Any]] = []
         for key in [k for k in cur_rows if k in prev_rows]:
             dataset, metric = key
@@ -439,38 +533,58 @@ def _change_rows(entries: Sequence[HistoryEntry], recompute: str
             if found is None:
                 found = change_from_intervals(prev_rows[key], cur_rows[key])
             if found is None:
-                notes.append(f"{prev.label} → {cur.label}, {dataset} / {metric}: no test "
-                             "(no stored comparison, no per-item data, no intervals)")
+                notes.append(
+                    f"{prev.label} → {cur.label}, {dataset} / {metric}: no test "
+                    "(no stored comparison, no per-item data, no intervals)"
+                )
                 continue
-            step.append({"from": prev.label, "to": cur.label,
-                         "system_before": prev.system, "system_after": cur.system,
-                         "dataset": dataset, "metric": metric,
-                         "direction": _direction(cur.folder, metric), **found})
+            step.append(
+                {
+                    "from": prev.label,
+                    "to": cur.label,
+                    "system_before": prev.system,
+                    "system_after": cur.system,
+                    "dataset": dataset,
+                    "metric": metric,
+                    "direction": _direction(cur.folder, metric),
+                    **found,
+                }
+            )
         fresh = [r for r in step if r["method"] != "stored"]
         if fresh:
             adjusted = adjust_step([r["p_value"] for r in fresh], settings["correction"])
             for r, p in zip(fresh, adjusted):
-                r.update(p_adjusted=float(p), correction=settings["correction"],
-                         alpha=settings["alpha"])
+                r.update(
+                    p_adjusted=float(p), correction=settings["correction"], alpha=settings["alpha"]
+                )
         for r in step:
             alpha = float(r.get("alpha") or settings["alpha"])
             significant = r["p_adjusted"] is not None and float(r["p_adjusted"]) <= alpha
-            better = (r["diff"] or 0) > 0 if r["direction"] == "higher" else \
-                (r["diff"] or 0) < 0
+            better = (r["diff"] or 0) > 0 if r["direction"] == "higher" else (r["diff"] or 0) < 0
             r["alpha"] = alpha
             r["significant"] = bool(significant)
-            r["verdict"] = ("improved" if better else "regressed") if significant else \
-                "no detectable difference"
+            r["verdict"] = (
+                ("improved" if better else "regressed")
+                if significant
+                else "no detectable difference"
+            )
         rows.extend(step)
     for label, why in cache.notes.items():
         notes.append(f"{label}: not recomputed from per-item data ({why})")
     return rows, notes
 
 
-def build_history(paths: Sequence[str | Path], *, order: str = "auto",
-                  follow: Sequence[str] = (), references: Sequence[str] = (),
-                  recompute: str = "auto", title: str = "Release history",
-                  theme: Any = "default", output_dir: str | Path = ".") -> History:
+def build_history(
+    paths: Sequence[str | Path],
+    *,
+    order: str = "auto",
+    follow: Sequence[str] = (),
+    references: Sequence[str] = (),
+    recompute: str = "auto",
+    title: str = "Release history",
+    theme: Any = "default",
+    output_dir: str | Path = ".",
+) -> History:
     """Read archived reports and test the changes between consecutive releases.
 
     Parameters
@@ -499,65 +613,124 @@ def build_history(paths: Sequence[str | Path], *, order: str = "auto",
     trend = _trend_rows(entries, references)
     changes, notes = _change_rows(entries, recompute)
     if not changes and not any(_system_rows(e.folder, e.system) for e in entries[1:]):
-        raise InputError("the followed systems share no dataset × metric",
-                         hint="check that the reports evaluate the same benchmarks")
-    notes = [f"{e.label}: follows {e.system} ({e.followed_because})"
-             for e in entries] + notes
-    return History(tuple(entries), used, trend, changes, tuple(references), notes, title,
-                   theme, Path(output_dir))
+        raise InputError(
+            "the followed systems share no dataset × metric",
+            hint="check that the reports evaluate the same benchmarks",
+        )
+    notes = [f"{e.label}: follows {e.system} ({e.followed_because})" for e in entries] + notes
+    return History(
+        tuple(entries),
+        used,
+        trend,
+        changes,
+        tuple(references),
+        notes,
+        title,
+        theme,
+        Path(output_dir),
+    )
 
 
 # ---------------------------------------------------------------------- the sections
 
-def prepare(reports: Sequence[str], *, order: str = "auto", follow: Sequence[str] = (),
-            references: Sequence[str] = (), recompute: str = "auto",
-            title: str = "Release history", theme: str = "default",
-            output_dir: str = ".") -> History:
+
+def prepare(
+    reports: Sequence[str],
+    *,
+    order: str = "auto",
+    follow: Sequence[str] = (),
+    references: Sequence[str] = (),
+    recompute: str = "auto",
+    title: str = "Release history",
+    theme: str = "default",
+    output_dir: str = ".",
+) -> History:
     """The notebook's first step: load the theme and build the history."""
     from reportgen.charts.render import load_theme
 
     theme_obj = load_theme(theme)
-    return build_history(reports, order=order, follow=follow, references=references,
-                         recompute=recompute, title=title, theme=theme_obj,
-                         output_dir=output_dir)
+    return build_history(
+        reports,
+        order=order,
+        follow=follow,
+        references=references,
+        recompute=recompute,
+        title=title,
+        theme=theme_obj,
+        output_dir=output_dir,
+    )
 
 
 def overview(history: History) -> HTMLBlock | None:
     """The releases in order with the followed system, and the flagged changes."""
     flagged = [c for c in history.changes if c["significant"]]
-    order_text = {"release": "by release label", "created": "by report date",
-                  "given": "as given"}[history.order]
-    body = [f"<p>{len(history.entries)} releases, ordered {order_text}: "
-            f"{escape(' → '.join(e.label for e in history.entries))}. "
-            f"{len(history.changes)} dataset × metric changes between consecutive "
-            f"releases tested; <strong>{len(flagged)} significant</strong>.</p>"]
-    rows = [{"label": e.label, "created": e.created[:19].replace("T", " "),
-             "system": e.system, "why": e.followed_because,
-             "path": str(e.folder.path)} for e in history.entries]
-    body.append(table(rows, [Col("label", "release"), Col("created", "report made"),
-                             Col("system", "system followed"), Col("why", "because"),
-                             Col("path", "report folder")]))
+    order_text = {"release": "by release label", "created": "by report date", "given": "as given"}[
+        history.order
+    ]
+    body = [
+        f"<p>{len(history.entries)} releases, ordered {order_text}: "
+        f"{escape(' → '.join(e.label for e in history.entries))}. "
+        f"{len(history.changes)} dataset × metric changes between consecutive "
+        f"releases tested; <strong>{len(flagged)} significant</strong>.</p>"
+    ]
+    rows = [
+        {
+            "label": e.label,
+            "created": e.created[:19].replace("T", " "),
+            "system": e.system,
+            "why": e.followed_because,
+            "path": str(e.folder.path),
+        }
+        for e in history.entries
+    ]
+    body.append(
+        table(
+            rows,
+            [
+                Col("label", "release"),
+                Col("created", "report made"),
+                Col("system", "system followed"),
+                Col("why", "because"),
+                Col("path", "report folder"),
+            ],
+        )
+    )
     steps = []
     for prev, cur in zip(history.entries, history.entries[1:]):
-        step = [c for c in history.changes if c["from"] == prev.label
-                and c["to"] == cur.label]
-        steps.append({"step": f"{prev.label} → {cur.label}", "tested": len(step),
-                      **{v: sum(c["verdict"] == v for c in step)
-                         for v in ("improved", "regressed", "no detectable difference")},
-                      "how": ", ".join(sorted({c["method"] for c in step}))})
-    body.append(table(steps, [Col("step", "releases"), Col("tested", "tested", count_cell, True),
-                              Col("improved", "improved", count_cell, True),
-                              Col("regressed", "regressed", count_cell, True),
-                              Col("no detectable difference", "no detectable difference",
-                                  count_cell, True),
-                              Col("how", "tests from")]))
+        step = [c for c in history.changes if c["from"] == prev.label and c["to"] == cur.label]
+        steps.append(
+            {
+                "step": f"{prev.label} → {cur.label}",
+                "tested": len(step),
+                **{
+                    v: sum(c["verdict"] == v for c in step)
+                    for v in ("improved", "regressed", "no detectable difference")
+                },
+                "how": ", ".join(sorted({c["method"] for c in step})),
+            }
+        )
+    body.append(
+        table(
+            steps,
+            [
+                Col("step", "releases"),
+                Col("tested", "tested", count_cell, True),
+                Col("improved", "improved", count_cell, True),
+                Col("regressed", "regressed", count_cell, True),
+                Col("no detectable difference", "no detectable difference", count_cell, True),
+                Col("how", "tests from"),
+            ],
+        )
+    )
     if flagged:
         items = []
         for c in flagged:
             css = _VERDICT_CSS[c["verdict"]]
             items.append(f'<li class="{css}-item">{escape(_change_sentence(c))}</li>')
-        body.append('<h3 id="flagged-changes">Significant changes</h3>'
-                    '<ul class="rg-claims">' + "".join(items) + "</ul>")
+        body.append(
+            '<h3 id="flagged-changes">Significant changes</h3>'
+            '<ul class="rg-claims">' + "".join(items) + "</ul>"
+        )
     else:
         body.append(note("No change between consecutive releases is significant."))
     return section("Releases", body, sid="releases")
@@ -566,10 +739,12 @@ def overview(history: History) -> HTMLBlock | None:
 def _change_sentence(c: Mapping[str, Any]) -> str:
     p = p_cell(c["p_adjusted"])
     p_text = f"p adj. {p}" if p.startswith("<") else f"p adj. = {p}"
-    return (f"{c['from']} → {c['to']}, {c['dataset']} / {c['metric']}: {c['verdict']} "
-            f"(Δ = {fmt.number(c['diff'])} "
-            f"[{fmt.number(c['ci_low'])}, {fmt.number(c['ci_high'])}], "
-            f"{p_text}, {c['method']})")
+    return (
+        f"{c['from']} → {c['to']}, {c['dataset']} / {c['metric']}: {c['verdict']} "
+        f"(Δ = {fmt.number(c['diff'])} "
+        f"[{fmt.number(c['ci_low'])}, {fmt.number(c['ci_high'])}], "
+        f"{p_text}, {c['method']})"
+    )
 
 
 def trend_chart(history: History, dataset: str, metric: str) -> Any:
@@ -581,11 +756,21 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
 
     positions = {e.label: k for k, e in enumerate(history.entries)}
     rows = [r for r in history.trend if r["dataset"] == dataset and r["metric"] == metric]
-    verdict_of = {c["to"]: c["verdict"] for c in history.changes
-                  if c["dataset"] == dataset and c["metric"] == metric}
-    data = [{**r, "verdict": verdict_of.get(r["release"], "first release")
-             if r["role"] == "followed" else "reference",
-             "label": r["release"]} for r in rows]
+    verdict_of = {
+        c["to"]: c["verdict"]
+        for c in history.changes
+        if c["dataset"] == dataset and c["metric"] == metric
+    }
+    data = [
+        {
+            **r,
+            "verdict": verdict_of.get(r["release"], "first release")
+            if r["role"] == "followed"
+            else "reference",
+            "label": r["release"],
+        }
+        for r in rows
+    ]
     domain = list(dict.fromkeys([d["verdict"] for d in data]))
     colours = {**VERDICT_COLOURS, "first release": "#4c78a8", "reference": "#bbbbbb"}
     labels = sorted(positions, key=positions.get)
@@ -593,27 +778,42 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
     base = alt.Chart(alt.Data(values=data)).encode(x=x)
     followed = base.transform_filter(alt.datum.role == "followed")
     line = followed.mark_line(color="#4c78a8", strokeWidth=1.5).encode(
-        y=alt.Y("mean:Q", title=metric, scale=alt.Scale(zero=False)))
+        y=alt.Y("mean:Q", title=metric, scale=alt.Scale(zero=False))
+    )
     rule = base.mark_rule(strokeWidth=2).encode(
-        y="ci_low:Q", y2="ci_high:Q",
-        color=alt.Color("verdict:N", title="change",
-                        scale=alt.Scale(domain=domain,
-                                        range=[colours.get(v, "#888888") for v in domain])),
-        detail="system:N")
-    shape = alt.Shape("role:N", title=None) if history.references else \
-        alt.Undefined
+        y="ci_low:Q",
+        y2="ci_high:Q",
+        color=alt.Color(
+            "verdict:N",
+            title="change",
+            scale=alt.Scale(domain=domain, range=[colours.get(v, "#888888") for v in domain]),
+        ),
+        detail="system:N",
+    )
+    shape = alt.Shape("role:N", title=None) if history.references else alt.Undefined
     point = base.mark_point(filled=True, size=70).encode(
-        y="mean:Q", color="verdict:N", shape=shape,
-        tooltip=[alt.Tooltip("release:N"), alt.Tooltip("system:N"),
-                 alt.Tooltip("mean:Q", format=".4g"), alt.Tooltip("ci_low:Q", format=".4g"),
-                 alt.Tooltip("ci_high:Q", format=".4g"), alt.Tooltip("verdict:N")])
-    better = "higher is better" if rows and rows[0]["direction"] == "higher" else \
-        "lower is better"
+        y="mean:Q",
+        color="verdict:N",
+        shape=shape,
+        tooltip=[
+            alt.Tooltip("release:N"),
+            alt.Tooltip("system:N"),
+            alt.Tooltip("mean:Q", format=".4g"),
+            alt.Tooltip("ci_low:Q", format=".4g"),
+            alt.Tooltip("ci_high:Q", format=".4g"),
+            alt.Tooltip("verdict:N"),
+        ],
+    )
+    better = "higher is better" if rows and rows[0]["direction"] == "higher" else "lower is better"
     return alt.layer(line, rule, point).properties(
-        width=max(260, 70 * len(labels)), height=200,
-        title=alt.Title(f"Mean and {_conf(rows)} interval per release ({better})",
-                        subtitle="colour: the change from the release before",
-                        fontSize=12))
+        width=max(260, 70 * len(labels)),
+        height=200,
+        title=alt.Title(
+            f"Mean and {_conf(rows)} interval per release ({better})",
+            subtitle="colour: the change from the release before",
+            fontSize=12,
+        ),
+    )
 
 
 def _conf(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -626,35 +826,64 @@ def trends(history: History) -> HTMLBlock | None:
     release, and each change with its test."""
     body = []
     for dataset, metric in history.lists:
-        rows = [r for r in history.trend if r["dataset"] == dataset
-                and r["metric"] == metric and r["role"] == "followed"]
+        rows = [
+            r
+            for r in history.trend
+            if r["dataset"] == dataset and r["metric"] == metric and r["role"] == "followed"
+        ]
         if not rows:
             continue
         sid = re.sub(r"[^a-z0-9]+", "-", f"trend-{dataset}-{metric}".lower()).strip("-")
         body.append(f'<h3 id="{escape(sid)}">{escape(dataset)} / {escape(metric)}</h3>')
         try:
-            body.append(charts_row(figure(trend_chart(history, dataset, metric),
-                                       "Mean per release with its interval.",
-                                       theme=history.theme)))
+            body.append(
+                charts_row(
+                    figure(
+                        trend_chart(history, dataset, metric),
+                        "Mean per release with its interval.",
+                        theme=history.theme,
+                    )
+                )
+            )
         except ReportgenError as exc:
             body.append(note(f"Chart not drawn: {escape(exc)}"))
-        change_of = {c["to"]: c for c in history.changes
-                     if c["dataset"] == dataset and c["metric"] == metric}
+        change_of = {
+            c["to"]: c for c in history.changes if c["dataset"] == dataset and c["metric"] == metric
+        }
         table_rows = []
         for r in rows:
             c = change_of.get(r["release"], {})
-            table_rows.append({**r, "ci": f"[{num_cell(r['ci_low'])}, {num_cell(r['ci_high'])}]",
-                               "diff": c.get("diff"), "p_adjusted": c.get("p_adjusted"),
-                               "verdict": c.get("verdict", ""),
-                               "method": c.get("method", "")})
-        body.append(table(table_rows, [
-            Col("release", "release"), Col("system", "system"),
-            Col("mean", "mean", num_cell, True), Col("ci", "interval", lambda v: v, True),
-            Col("n", "n", count_cell, True), Col("diff", "Δ from before", num_cell, True),
-            Col("p_adjusted", "p adj.", p_cell, True),
-            Col("verdict", "change", escape,
-                css=lambda row: _VERDICT_CSS.get(row.get("verdict"), "")),
-            Col("method", "test from")]))
+            table_rows.append(
+                {
+                    **r,
+                    "ci": f"[{num_cell(r['ci_low'])}, {num_cell(r['ci_high'])}]",
+                    "diff": c.get("diff"),
+                    "p_adjusted": c.get("p_adjusted"),
+                    "verdict": c.get("verdict", ""),
+                    "method": c.get("method", ""),
+                }
+            )
+        body.append(
+            table(
+                table_rows,
+                [
+                    Col("release", "release"),
+                    Col("system", "system"),
+                    Col("mean", "mean", num_cell, True),
+                    Col("ci", "interval", lambda v: v, True),
+                    Col("n", "n", count_cell, True),
+                    Col("diff", "Δ from before", num_cell, True),
+                    Col("p_adjusted", "p adj.", p_cell, True),
+                    Col(
+                        "verdict",
+                        "change",
+                        escape,
+                        css=lambda row: _VERDICT_CSS.get(row.get("verdict"), ""),
+                    ),
+                    Col("method", "test from"),
+                ],
+            )
+        )
     return section("Trends", body, sid="trends")
 
 
@@ -662,15 +891,37 @@ def changes(history: History) -> HTMLBlock | None:
     """Every tested change between consecutive releases."""
     if not history.changes:
         return None
-    rows = [{**c, "step": f"{c['from']} → {c['to']}",
-             "ci": f"[{num_cell(c['ci_low'])}, {num_cell(c['ci_high'])}]"} for c in history.changes]
-    body = [table(rows, [
-        Col("step", "releases"), Col("dataset", "dataset"), Col("metric", "metric"),
-        Col("mean_before", "before", num_cell, True), Col("mean_after", "after", num_cell, True),
-        Col("diff", "Δ", num_cell, True), Col("ci", "CI", lambda v: v, True),
-        Col("p_adjusted", "p adj.", p_cell, True),
-        Col("verdict", "change", escape, css=lambda row: _VERDICT_CSS.get(row["verdict"], "")),
-        Col("test", "test"), Col("method", "from")])]
+    rows = [
+        {
+            **c,
+            "step": f"{c['from']} → {c['to']}",
+            "ci": f"[{num_cell(c['ci_low'])}, {num_cell(c['ci_high'])}]",
+        }
+        for c in history.changes
+    ]
+    body = [
+        table(
+            rows,
+            [
+                Col("step", "releases"),
+                Col("dataset", "dataset"),
+                Col("metric", "metric"),
+                Col("mean_before", "before", num_cell, True),
+                Col("mean_after", "after", num_cell, True),
+                Col("diff", "Δ", num_cell, True),
+                Col("ci", "CI", lambda v: v, True),
+                Col("p_adjusted", "p adj.", p_cell, True),
+                Col(
+                    "verdict",
+                    "change",
+                    escape,
+                    css=lambda row: _VERDICT_CSS.get(row["verdict"], ""),
+                ),
+                Col("test", "test"),
+                Col("method", "from"),
+            ],
+        )
+    ]
     return section("Changes between consecutive releases", body, sid="changes")
 
 
@@ -681,25 +932,34 @@ def methods(history: History) -> HTMLBlock | None:
         counts[c["method"]] = counts.get(c["method"], 0) + 1
     text = {
         "stored": "the comparison stored in one of the two reports (its test and its "
-                  "adjusted p-value, corrected within that report)",
+        "adjusted p-value, corrected within that report)",
         "recomputed": "recomputed from the per-item data the reports were made from "
-                      "(found unchanged where their manifests say): paired on the items "
-                      "when both releases were scored on the same items, else unpaired; "
-                      "the automatic test choice; p-values adjusted across the step's "
-                      "recomputed and interval-based tests with the later report's "
-                      "correction",
+        "(found unchanged where their manifests say): paired on the items "
+        "when both releases were scored on the same items, else unpaired; "
+        "the automatic test choice; p-values adjusted across the step's "
+        "recomputed and interval-based tests with the later report's "
+        "correction",
         "intervals": "an approximate z test from the two stored intervals (standard "
-                     "errors from their half-widths); it ignores pairing, so it is "
-                     "conservative when the items are shared, and it is only as good as "
-                     "a normal approximation of the intervals; adjusted as above"}
-    items = [f"<li><strong>{escape(m)}</strong> ({n}): {escape(text[m])}.</li>"
-             for m, n in counts.items()]
-    body = ["<p>A change is significant when its adjusted p-value is at most the later "
-            "report's α. Each step between two releases is its own family of tests "
-            "(one per dataset × metric).</p>", "<ul>" + "".join(items) + "</ul>"]
+        "errors from their half-widths); it ignores pairing, so it is "
+        "conservative when the items are shared, and it is only as good as "
+        "a normal approximation of the intervals; adjusted as above",
+    }
+    items = [
+        f"<li><strong>{escape(m)}</strong> ({n}): {escape(text[m])}.</li>"
+        for m, n in counts.items()
+    ]
+    body = [
+        "<p>A change is significant when its adjusted p-value is at most the later "
+        "report's α. Each step between two releases is its own family of tests "
+        "(one per dataset × metric).</p>",
+        "<ul>" + "".join(items) + "</ul>",
+    ]
     if history.notes:
-        body.append("<h3 id=\"history-notes\">Notes</h3><ul>" +
-                    "".join(f"<li>{escape(n)}</li>" for n in history.notes) + "</ul>")
+        body.append(
+            '<h3 id="history-notes">Notes</h3><ul>'
+            + "".join(f"<li>{escape(n)}</li>" for n in history.notes)
+            + "</ul>"
+        )
     return section("Methods", body, sid="methods")
 
 
@@ -721,6 +981,7 @@ def write_outputs(history: History) -> HTMLBlock:
 
 
 # ---------------------------------------------------------------------- the report folder
+
 
 @dataclass(frozen=True)
 class HistorySpec:
@@ -789,56 +1050,98 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     say = progress or (lambda message: None)
     unknown = [f for f in spec.formats if f not in FORMATS]
     if unknown or not spec.formats:
-        raise InputError(f"unknown report format(s): {', '.join(unknown) or '(none)'}",
-                         hint=f"use a comma-separated list of: {', '.join(FORMATS)}")
+        raise InputError(
+            f"unknown report format(s): {', '.join(unknown) or '(none)'}",
+            hint=f"use a comma-separated list of: {', '.join(FORMATS)}",
+        )
     timings: dict[str, float] = {}
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     template = resolve_template(spec.template)
     theme = load_theme(spec.theme)
     tick = time.perf_counter()
     say(f"reading {len(spec.reports)} reports")
-    checked = build_history(spec.reports, order=spec.order, follow=spec.follow,
-                            references=spec.references, recompute=spec.recompute,
-                            title=spec.title, theme=theme)  # bad input fails here
+    checked = build_history(
+        spec.reports,
+        order=spec.order,
+        follow=spec.follow,
+        references=spec.references,
+        recompute=spec.recompute,
+        title=spec.title,
+        theme=theme,
+    )  # bad input fails here
     timings["check"] = time.perf_counter() - tick
-    say(f"order ({checked.order}): {' → '.join(e.label for e in checked.entries)}; "
+    say(
+        f"order ({checked.order}): {' → '.join(e.label for e in checked.entries)}; "
         f"{len(checked.changes)} changes, "
-        f"{sum(c['significant'] for c in checked.changes)} significant")
-    out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists,
-                                 progress=say)
+        f"{sum(c['significant'] for c in checked.changes)} significant"
+    )
+    out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
     with report_folder(out, force=replace) as tmp:
         parameters = {
             "reports": [str(Path(r).resolve()) for r in spec.reports],
-            "order": spec.order, "follow": list(spec.follow),
-            "references": list(spec.references), "recompute": spec.recompute,
-            "title": spec.title, "theme": str(theme.path),
+            "order": spec.order,
+            "follow": list(spec.follow),
+            "references": list(spec.references),
+            "recompute": spec.recompute,
+            "title": spec.title,
+            "theme": str(theme.path),
             "output_dir": str(tmp.resolve()),
         }
         tick = time.perf_counter()
-        nb = execute_into(template, tmp, out, parameters, progress=say,
-                          kernel_name=spec.kernel_name,
-                          execution_timeout=spec.execution_timeout)
+        nb = execute_into(
+            template,
+            tmp,
+            out,
+            parameters,
+            progress=say,
+            kernel_name=spec.kernel_name,
+            execution_timeout=spec.execution_timeout,
+        )
         timings["notebook"] = time.perf_counter() - tick
-        results = read_notebook_output(tmp, "history.json",
-                                       "reportgen.report.history.write_outputs(history)")
+        results = read_notebook_output(
+            tmp, "history.json", "reportgen.report.history.write_outputs(history)"
+        )
         labels = [r["label"] for r in results["reports"]]
-        meta = [("releases", " → ".join(labels)),
-                ("reportgen", str(results["reportgen_version"]))]
-        pages = export_formats(nb, tmp, formats=spec.formats, title=spec.title,
-                               release=None, theme=theme, meta=meta, created=started,
-                               timings=timings, progress=say)
-        sources = [{"path": str(Path(r) / "results.json"), "format": "results.json",
-                    "rows": None} for r in spec.reports]
-        record = {"reports": list(spec.reports), "order": spec.order,
-                  "follow": list(spec.follow), "references": list(spec.references),
-                  "recompute": spec.recompute, "title": spec.title, "theme": spec.theme,
-                  "formats": list(spec.formats), "template": str(template)}
-        manifest = build_manifest(sources, parameters=record, seed=0, started=started,
-                                  outputs=built_files(tmp))
+        meta = [("releases", " → ".join(labels)), ("reportgen", str(results["reportgen_version"]))]
+        pages = export_formats(
+            nb,
+            tmp,
+            formats=spec.formats,
+            title=spec.title,
+            release=None,
+            theme=theme,
+            meta=meta,
+            created=started,
+            timings=timings,
+            progress=say,
+        )
+        sources = [
+            {"path": str(Path(r) / "results.json"), "format": "results.json", "rows": None}
+            for r in spec.reports
+        ]
+        record = {
+            "reports": list(spec.reports),
+            "order": spec.order,
+            "follow": list(spec.follow),
+            "references": list(spec.references),
+            "recompute": spec.recompute,
+            "title": spec.title,
+            "theme": spec.theme,
+            "formats": list(spec.formats),
+            "template": str(template),
+        }
+        manifest = build_manifest(
+            sources, parameters=record, seed=0, started=started, outputs=built_files(tmp)
+        )
         manifest.pop("seed", None)
         files = write_manifest(tmp, manifest, timings, results="history.json")
     say(f"wrote {out}")
-    return HistoryResult(out=out, files=files, order=tuple(labels),
-                         n_changes=len(results["changes"]),
-                         n_flagged=sum(bool(c["significant"]) for c in results["changes"]),
-                         pages=pages, timings=timings)
+    return HistoryResult(
+        out=out,
+        files=files,
+        order=tuple(labels),
+        n_changes=len(results["changes"]),
+        n_flagged=sum(bool(c["significant"]) for c in results["changes"]),
+        pages=pages,
+        timings=timings,
+    )

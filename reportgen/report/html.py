@@ -20,9 +20,26 @@ from typing import Any
 from reportgen.errors import ReportgenError
 from reportgen.report import format as fmt
 
-__all__ = ["Col", "HTMLBlock", "charts_row", "count_cell", "details", "escape", "figure",
-           "h3", "note", "num_cell", "p_cell", "pct_cell", "screen_only", "section",
-           "slug", "strip_tags", "table", "try_figure"]
+__all__ = [
+    "Col",
+    "HTMLBlock",
+    "charts_row",
+    "count_cell",
+    "details",
+    "escape",
+    "figure",
+    "h3",
+    "note",
+    "num_cell",
+    "p_cell",
+    "pct_cell",
+    "screen_only",
+    "section",
+    "slug",
+    "strip_tags",
+    "table",
+    "try_figure",
+]
 
 
 @dataclass(frozen=True)
@@ -56,8 +73,14 @@ def slug(*parts: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text).strip("-") or "section"
 
 
-def section(title: str, body: Iterable[str], *, sid: str | None = None,
-            intro: str | None = None, fold: str | None = None) -> HTMLBlock | None:
+def section(
+    title: str,
+    body: Iterable[str],
+    *,
+    sid: str | None = None,
+    intro: str | None = None,
+    fold: str | None = None,
+) -> HTMLBlock | None:
     """A ``<section>`` with its ``<h2>``; None when ``body`` has nothing to show.
 
     ``fold`` (an appendix section) puts the body in a ``<details>`` block whose summary
@@ -67,8 +90,7 @@ def section(title: str, body: Iterable[str], *, sid: str | None = None,
     if not parts:
         return None
     css = "rg-section rg-appendix" if fold else "rg-section"
-    head = (f'<section class="{css}" id="{escape(sid or slug(title))}">'
-            f"<h2>{escape(title)}</h2>")
+    head = f'<section class="{css}" id="{escape(sid or slug(title))}"><h2>{escape(title)}</h2>'
     if intro:
         head += f"<p>{intro}</p>"
     inner = "\n".join(parts)
@@ -89,8 +111,10 @@ def print_only(body: str) -> str:
 
 def details(summary: str, body: str) -> str:
     """A folded block: ``summary`` (HTML) shown, ``body`` (HTML) on a click."""
-    return (f'<details class="rg-fold"><summary>{summary}</summary>'
-            f'<div class="rg-fold-body">{body}</div></details>')
+    return (
+        f'<details class="rg-fold"><summary>{summary}</summary>'
+        f'<div class="rg-fold-body">{body}</div></details>'
+    )
 
 
 def h3(title: str, sid: str | None = None) -> str:
@@ -130,8 +154,13 @@ class Col:
     css: Callable[[Mapping[str, Any]], str] | None = None
 
 
-def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Col], *,
-          caption: str | None = None, print_rows: int | None = None) -> str:
+def table(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[Col],
+    *,
+    caption: str | None = None,
+    print_rows: int | None = None,
+) -> str:
     """An HTML table of ``rows`` (formatting only; values are escaped); with
     ``print_rows``, the rows after the first ``print_rows`` are left out of the PDF."""
     if not rows:
@@ -149,11 +178,14 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[Col], *,
             cls = f' class="{" ".join(classes)}"' if classes else ""
             cells.append(f"<td{cls}>{c.fmt(row.get(c.key))}</td>")
         hidden = print_rows is not None and position >= print_rows
-        body.append(('<tr class="rg-screen-only">' if hidden else "<tr>")
-                    + "".join(cells) + "</tr>")
+        body.append(
+            ('<tr class="rg-screen-only">' if hidden else "<tr>") + "".join(cells) + "</tr>"
+        )
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return (f'<div class="rg-table-wrap"><table class="rg-table">{cap}<thead><tr>{head}'
-            f'</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+    return (
+        f'<div class="rg-table-wrap"><table class="rg-table">{cap}<thead><tr>{head}'
+        f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 #: An SVG larger than this (thousands of marks: a scatter of every pair of 60 systems) is
@@ -181,8 +213,10 @@ def _data_rows(spec: Mapping[str, Any]) -> int:
 
     def summarises(node: Any) -> bool:
         if isinstance(node, Mapping):
-            return any(k in _SUMMARISING or (k not in ("data", "datasets")
-                                               and summarises(v)) for k, v in node.items())
+            return any(
+                k in _SUMMARISING or (k not in ("data", "datasets") and summarises(v))
+                for k, v in node.items()
+            )
         if isinstance(node, list):
             return any(summarises(v) for v in node)
         return False
@@ -200,8 +234,9 @@ def _data_rows(spec: Mapping[str, Any]) -> int:
                 values = datasets.get(data.get("name"))
             if isinstance(values, list) and not summarises(node):
                 own = len(values)
-        return own + sum(rows(node[k]) for k in ("layer", "hconcat", "vconcat", "concat",
-                                                  "spec") if k in node)
+        return own + sum(
+            rows(node[k]) for k in ("layer", "hconcat", "vconcat", "concat", "spec") if k in node
+        )
 
     return rows(spec)
 
@@ -222,9 +257,11 @@ def figure(chart: Any, caption: str | None = None, *, theme: Any = None) -> str:
     # the PNG header holds its size in pixels: the figure keeps the chart's own size
     width, height = (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
     png = base64.b64encode(data).decode("ascii")
-    return (f'<figure class="rg-chart"><img src="data:image/png;base64,{png}" '
-            f'width="{width / RASTER_SCALE:.0f}" height="{height / RASTER_SCALE:.0f}" '
-            f'alt="{escape(strip_tags(caption or "chart"))}">{cap}</figure>')
+    return (
+        f'<figure class="rg-chart"><img src="data:image/png;base64,{png}" '
+        f'width="{width / RASTER_SCALE:.0f}" height="{height / RASTER_SCALE:.0f}" '
+        f'alt="{escape(strip_tags(caption or "chart"))}">{cap}</figure>'
+    )
 
 
 def compact_png(data: bytes) -> bytes:
@@ -240,7 +277,8 @@ def compact_png(data: bytes) -> bytes:
         background.paste(image, mask=image.getchannel("A") if "A" in image.mode else None)
         out = io.BytesIO()
         background.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(
-            out, "PNG", optimize=True)
+            out, "PNG", optimize=True
+        )
     return out.getvalue() if len(out.getvalue()) < len(data) else data
 
 

@@ -10,13 +10,14 @@ __all__ = ["format_summary"]
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "  ") -> str:
-    cells = [[str(c) for c in header]] + [[("-" if c is None else str(c)) for c in r]
-                                          for r in rows]
+    cells = [[str(c) for c in header]] + [[("-" if c is None else str(c)) for c in r] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = []
     for row in cells:
-        parts = [c.rjust(w) if c.replace(",", "").replace(".", "").isdigit() else c.ljust(w)
-                 for c, w in zip(row, widths)]
+        parts = [
+            c.rjust(w) if c.replace(",", "").replace(".", "").isdigit() else c.ljust(w)
+            for c, w in zip(row, widths)
+        ]
         lines.append(indent + "  ".join(parts).rstrip())
     return "\n".join(lines)
 
@@ -31,41 +32,103 @@ def format_summary(summary: dict[str, Any]) -> str:
     out: list[str] = []
     inputs = summary["inputs"]
     out.append(f"Inputs ({len(inputs)}): {summary['n_rows']:,} scores")
-    out.append(_table(["path", "format", "rows"],
-                      [[i["path"], i["format"], f"{i['rows']:,}"] for i in inputs]))
+    out.append(
+        _table(
+            ["path", "format", "rows"], [[i["path"], i["format"], f"{i['rows']:,}"] for i in inputs]
+        )
+    )
     systems = summary["systems"]
     out.append(f"\nSystems ({len(systems)}): {_names(systems)}")
     if summary["system_attributes"]:
         out.append(f"  attributes: {', '.join(summary['system_attributes'])}")
     datasets = summary["datasets"]
     out.append(f"\nDatasets ({len(datasets)})")
-    out.append(_table(["dataset", "items", "runs", "weight", "metrics"],
-                      [[d["name"], f"{d['n_items']:,}", d["runs"], f"{d['weight']:g}",
-                        ", ".join(m["metric"] for m in d["metrics"])] for d in datasets]))
+    out.append(
+        _table(
+            ["dataset", "items", "runs", "weight", "metrics"],
+            [
+                [
+                    d["name"],
+                    f"{d['n_items']:,}",
+                    d["runs"],
+                    f"{d['weight']:g}",
+                    ", ".join(m["metric"] for m in d["metrics"]),
+                ]
+                for d in datasets
+            ],
+        )
+    )
     if summary["item_metadata"]:
         out.append(f"  item metadata: {', '.join(summary['item_metadata'])}")
     out.append(f"\nMetrics ({len(summary['metrics'])})")
-    out.append(_table(["metric", "modality", "direction", "weight"],
-                      [[m["name"], f"{m['modality']} ({m['modality_source']})",
-                        f"{m['direction']} is better ({m['direction_source']})",
-                        f"{m['weight']:g}"] for m in summary["metrics"]]))
+    out.append(
+        _table(
+            ["metric", "modality", "direction", "weight"],
+            [
+                [
+                    m["name"],
+                    f"{m['modality']} ({m['modality_source']})",
+                    f"{m['direction']} is better ({m['direction_source']})",
+                    f"{m['weight']:g}",
+                ]
+                for m in summary["metrics"]
+            ],
+        )
+    )
     out.append("\nPairing (per dataset × metric)")
     rows = []
     for d in datasets:
         for m in d["metrics"]:
             p = m["pairing"]
             excluded = sum(p["excluded_per_system"].values())
-            rows.append([d["name"], m["metric"], m["modality"], p["kind"],
-                         p["recommended"], p["n_systems"], f"{p['n_items']:,}",
-                         f"{p['n_common']:,}", excluded])
-    out.append(_table(["dataset", "metric", "modality", "pairing", "analysed", "systems",
-                       "items", "common", "excluded"], rows))
+            rows.append(
+                [
+                    d["name"],
+                    m["metric"],
+                    m["modality"],
+                    p["kind"],
+                    p["recommended"],
+                    p["n_systems"],
+                    f"{p['n_items']:,}",
+                    f"{p['n_common']:,}",
+                    excluded,
+                ]
+            )
+    out.append(
+        _table(
+            [
+                "dataset",
+                "metric",
+                "modality",
+                "pairing",
+                "analysed",
+                "systems",
+                "items",
+                "common",
+                "excluded",
+            ],
+            rows,
+        )
+    )
     exclusions = summary["exclusions"]
     if exclusions:
         out.append(f"\nExclusions ({sum(e['count'] for e in exclusions):,} observations)")
-        out.append(_table(["reason", "count", "dataset", "metric", "system", "source"],
-                          [[e["reason"], f"{e['count']:,}", e["dataset"], e["metric"],
-                            e["system"], e["source"]] for e in exclusions]))
+        out.append(
+            _table(
+                ["reason", "count", "dataset", "metric", "system", "source"],
+                [
+                    [
+                        e["reason"],
+                        f"{e['count']:,}",
+                        e["dataset"],
+                        e["metric"],
+                        e["system"],
+                        e["source"],
+                    ]
+                    for e in exclusions
+                ],
+            )
+        )
     problems = summary["problems"]
     out.append(f"\nProblems ({len(problems)})" if problems else "\nProblems: none found")
     for p in problems:

@@ -42,11 +42,26 @@ from reportgen.errors import InputError, Location
 from reportgen.report import format as fmt
 from reportgen.report.html import compact_png
 
-__all__ = ["DEFAULT_MAX_ATTACHMENT_MB", "ENV_HOST", "ENV_PASSWORD", "ENV_PORT", "ENV_USER",
-           "MAX_HTML_BYTES",
-           "InlineImage", "MailError", "ReportFolder", "SMTPSettings", "Summary",
-           "build_message", "build_summary", "parse_address", "read_report_folder",
-           "send_message", "smtp_settings", "write_eml"]
+__all__ = [
+    "DEFAULT_MAX_ATTACHMENT_MB",
+    "ENV_HOST",
+    "ENV_PASSWORD",
+    "ENV_PORT",
+    "ENV_USER",
+    "MAX_HTML_BYTES",
+    "InlineImage",
+    "MailError",
+    "ReportFolder",
+    "SMTPSettings",
+    "Summary",
+    "build_message",
+    "build_summary",
+    "parse_address",
+    "read_report_folder",
+    "send_message",
+    "smtp_settings",
+    "write_eml",
+]
 
 #: Default limit of the attachments, in MB as sent (most mail servers take 10-25 MB).
 DEFAULT_MAX_ATTACHMENT_MB = 10.0
@@ -116,28 +131,40 @@ def read_report_folder(path: str | Path) -> ReportFolder:
 
     folder = Path(path)
     if not folder.is_dir():
-        raise InputError("not a report folder", location=Location(str(folder)),
-                         hint="pass the folder written by `reportgen run --out`")
+        raise InputError(
+            "not a report folder",
+            location=Location(str(folder)),
+            hint="pass the folder written by `reportgen run --out`",
+        )
     results_path = folder / "results.json"
     if not results_path.is_file():
-        raise InputError("the folder has no results.json, so it is not a report folder",
-                         location=Location(str(folder)),
-                         hint="pass the folder written by `reportgen run --out`")
+        raise InputError(
+            "the folder has no results.json, so it is not a report folder",
+            location=Location(str(folder)),
+            hint="pass the folder written by `reportgen run --out`",
+        )
 
     def _json(p: Path) -> dict[str, Any]:
         try:
             doc = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read the file ({exc})", location=Location(str(p)),
-                             hint="check the report folder") from None
+            raise InputError(
+                f"cannot read the file ({exc})",
+                location=Location(str(p)),
+                hint="check the report folder",
+            ) from None
         except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg})",
-                             location=Location(str(p), exc.lineno, exc.colno),
-                             hint="the report folder is damaged; run the report again") \
-                from None
+            raise InputError(
+                f"not valid JSON ({exc.msg})",
+                location=Location(str(p), exc.lineno, exc.colno),
+                hint="the report folder is damaged; run the report again",
+            ) from None
         if not isinstance(doc, dict):
-            raise InputError("not a JSON object", location=Location(str(p)),
-                             hint="the report folder is damaged; run the report again")
+            raise InputError(
+                "not a JSON object",
+                location=Location(str(p)),
+                hint="the report folder is damaged; run the report again",
+            )
         return doc
 
     results = _json(results_path)
@@ -150,8 +177,9 @@ def read_report_folder(path: str | Path) -> ReportFolder:
     manifest = _json(manifest_path) if manifest_path.is_file() else None
     html = folder / "report.html"
     pdf = folder / "report.pdf"
-    return ReportFolder(folder, results, manifest, html if html.is_file() else None,
-                        pdf if pdf.is_file() else None)
+    return ReportFolder(
+        folder, results, manifest, html if html.is_file() else None, pdf if pdf.is_file() else None
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -205,8 +233,7 @@ def _comparison(verdict: Mapping[str, Any]) -> Any:
 
 def _ordered(results: Mapping[str, Any]) -> Mapping[str, Any] | None:
     for entry in results.get("rankings") or ():
-        if isinstance(entry, Mapping) and entry.get("kind") == "ordered" \
-                and entry.get("systems"):
+        if isinstance(entry, Mapping) and entry.get("kind") == "ordered" and entry.get("systems"):
             return entry
     return None
 
@@ -224,11 +251,17 @@ def _direction(results: Mapping[str, Any], metric: str) -> str:
     return str((metrics.get(metric) or {}).get("direction") or "higher")
 
 
-def _top_systems(results: Mapping[str, Any], dataset: str, metric: str,
-                 limit: int) -> tuple[list[Mapping[str, Any]], int]:
-    rows = [r for r in results.get("systems") or ()
-            if r.get("dataset") == dataset and r.get("metric") == metric
-            and r.get("mean") is not None and math.isfinite(float(r["mean"]))]
+def _top_systems(
+    results: Mapping[str, Any], dataset: str, metric: str, limit: int
+) -> tuple[list[Mapping[str, Any]], int]:
+    rows = [
+        r
+        for r in results.get("systems") or ()
+        if r.get("dataset") == dataset
+        and r.get("metric") == metric
+        and r.get("mean") is not None
+        and math.isfinite(float(r["mean"]))
+    ]
     lower = _direction(results, metric) == "lower"
     rows.sort(key=lambda r: float(r["mean"]), reverse=not lower)
     return rows[:limit], len(rows)
@@ -267,13 +300,15 @@ def _text_table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> list[st
     return out
 
 
-def _leaderboard_rows(results: Mapping[str, Any], limit: int
-                      ) -> tuple[str, list[str], list[list[str]], int] | None:
+def _leaderboard_rows(
+    results: Mapping[str, Any], limit: int
+) -> tuple[str, list[str], list[list[str]], int] | None:
     """(caption, header, rows, total) of the headline leaderboard."""
     ordered = _ordered(results)
     if ordered is not None:
-        letters = {s["system"]: s["letters"]
-                   for s in ((ordered.get("letters") or {}).get("systems") or ())}
+        letters = {
+            s["system"]: s["letters"] for s in ((ordered.get("letters") or {}).get("systems") or ())
+        }
         rows = []
         for s in ordered["systems"][:limit]:
             row = [str(s.get("rank", "")), str(s["system"]), _fmt(s.get("score"), 3)]
@@ -289,10 +324,8 @@ def _leaderboard_rows(results: Mapping[str, Any], limit: int
         return None
     dataset, metric = lists[0]
     top, total = _top_systems(results, dataset, metric, limit)
-    rows = [[str(i + 1), str(r["system"]), _fmt(r["mean"]), _ci(r)]
-            for i, r in enumerate(top)]
-    return (f"Leaderboard: {dataset} / {metric}", ["#", "system", "mean", "CI"], rows,
-            total)
+    rows = [[str(i + 1), str(r["system"]), _fmt(r["mean"]), _ci(r)] for i, r in enumerate(top)]
+    return (f"Leaderboard: {dataset} / {metric}", ["#", "system", "mean", "CI"], rows, total)
 
 
 def _chart_lists(results: Mapping[str, Any], n: int) -> list[tuple[str, str]]:
@@ -303,7 +336,7 @@ def _chart_lists(results: Mapping[str, Any], n: int) -> list[tuple[str, str]]:
     for dataset, metric in lists:
         firsts.setdefault(dataset, (dataset, metric))
     chosen = list(firsts.values())[:n]
-    chosen += [x for x in lists if x not in chosen][:n - len(chosen)]
+    chosen += [x for x in lists if x not in chosen][: n - len(chosen)]
     return chosen
 
 
@@ -312,16 +345,18 @@ def _headline_claims(results: Mapping[str, Any], limit: int) -> list[str]:
     from reportgen.report.claims import claim_sentence
 
     lines = []
-    comparisons = [c for c in results.get("comparisons") or ()
-                   if not c.get("derived_from")]
+    comparisons = [c for c in results.get("comparisons") or () if not c.get("derived_from")]
     for dataset, metric in _chart_lists(results, limit):
         top, _ = _top_systems(results, dataset, metric, 2)
         if len(top) < 2:
             continue
         a, b = top[0]["system"], top[1]["system"]
         for c in comparisons:
-            if c.get("dataset") == dataset and c.get("metric") == metric \
-                    and {c.get("system_a"), c.get("system_b")} == {a, b}:
+            if (
+                c.get("dataset") == dataset
+                and c.get("metric") == metric
+                and {c.get("system_a"), c.get("system_b")} == {a, b}
+            ):
                 lines.append(claim_sentence(c, style="plain"))
                 break
     return lines
@@ -345,8 +380,7 @@ def _image(chart: Any, cid_domain: str, alt: str, theme: Any) -> InlineImage:
     return InlineImage(cid, data, alt, int(round(width)), int(round(height)))
 
 
-def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]],
-                 limit: int) -> Any:
+def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]], limit: int) -> Any:
     """Means with their intervals, top ``limit`` systems of each list (one panel each)."""
     import altair as alt
 
@@ -355,22 +389,33 @@ def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]],
         top, total = _top_systems(results, dataset, metric, limit)
         if not top:
             continue
-        data = [{"system": str(r["system"]), "mean": r["mean"], "ci_low": r.get("ci_low"),
-                 "ci_high": r.get("ci_high")} for r in top]
+        data = [
+            {
+                "system": str(r["system"]),
+                "mean": r["mean"],
+                "ci_low": r.get("ci_low"),
+                "ci_high": r.get("ci_high"),
+            }
+            for r in top
+        ]
         order = [d["system"] for d in data]
         more = f" (top {len(top)} of {total})" if total > len(top) else ""
         y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
         base = alt.Chart(alt.Data(values=data)).encode(y=y)
         rule = base.mark_rule(strokeWidth=2).encode(
-            x=alt.X("ci_low:Q", title=metric, scale=alt.Scale(zero=False)), x2="ci_high:Q")
+            x=alt.X("ci_low:Q", title=metric, scale=alt.Scale(zero=False)), x2="ci_high:Q"
+        )
         point = base.mark_point(filled=True, size=50).encode(x="mean:Q")
-        panels.append(alt.layer(rule, point).properties(
-            width=300, height=alt.Step(16), title=f"{dataset} / {metric}{more}"))
+        panels.append(
+            alt.layer(rule, point).properties(
+                width=300, height=alt.Step(16), title=f"{dataset} / {metric}{more}"
+            )
+        )
     if not panels:
         return None
     return alt.vconcat(*panels, spacing=18).properties(
-        title=alt.Title("Means with confidence intervals",
-                        subtitle="point: mean; bar: interval"))
+        title=alt.Title("Means with confidence intervals", subtitle="point: mean; bar: interval")
+    )
 
 
 _CSS = """
@@ -410,28 +455,36 @@ td { white-space: normal; }
 li { margin-bottom: 4px; }
 """
 
-_VERDICT_CLASS = {"improved": "improved", "regressed": "regressed",
-                  "inconclusive": "regressed"}
+_VERDICT_CLASS = {"improved": "improved", "regressed": "regressed", "inconclusive": "regressed"}
 
 
 def _e(value: Any) -> str:
     return _html.escape(str(value), quote=True)
 
 
-def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]],
-                numeric: Sequence[bool], row_class: Sequence[str] | None = None) -> str:
-    head = "".join(f'<th class="{"num" if n else ""}">{_e(h)}</th>'
-                   for h, n in zip(header, numeric))
+def _html_table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: Sequence[bool],
+    row_class: Sequence[str] | None = None,
+) -> str:
+    head = "".join(
+        f'<th class="{"num" if n else ""}">{_e(h)}</th>' for h, n in zip(header, numeric)
+    )
     body = []
     for i, row in enumerate(rows):
         last = len(row) - 1
         cells = "".join(
             f'<td class="{"num" if n else ""}'
             f'{" " + row_class[i] if row_class and row_class[i] and j == last else ""}">'
-            f"{_e(c)}</td>" for j, (c, n) in enumerate(zip(row, numeric)))
+            f"{_e(c)}</td>"
+            for j, (c, n) in enumerate(zip(row, numeric))
+        )
         body.append(f"<tr>{cells}</tr>")
-    return (f'<div class="scroll"><table role="presentation" class="data" width="100%">'
-            f"<tr>{head}</tr>" + "".join(body) + "</table></div>")
+    return (
+        f'<div class="scroll"><table role="presentation" class="data" width="100%">'
+        f"<tr>{head}</tr>" + "".join(body) + "</table></div>"
+    )
 
 
 @dataclass
@@ -450,9 +503,16 @@ class _Body:
         self.html.append(_img_tag(self.images[-1]))
 
 
-def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = True,
-                  attachments: Sequence[str] = (), cid_domain: str = "reportgen.local",
-                  theme: Any = "default", left_out: str | None = None) -> Summary:
+def build_summary(
+    folder: ReportFolder,
+    *,
+    max_rows: int = 10,
+    charts: bool = True,
+    attachments: Sequence[str] = (),
+    cid_domain: str = "reportgen.local",
+    theme: Any = "default",
+    left_out: str | None = None,
+) -> Summary:
     """The subject, plain text and HTML of the message body, and its PNG charts.
 
     A release report's summary is the release decision and its verdicts
@@ -480,8 +540,9 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
     import css_inline
 
     results = folder.results
-    heading = folder.title + (f" — {folder.release}" if folder.release
-                              and folder.release not in folder.title else "")
+    heading = folder.title + (
+        f" — {folder.release}" if folder.release and folder.release not in folder.title else ""
+    )
     meta_line = _meta_line(folder)
     out = _Body(cid_domain, theme, text=[heading, meta_line, ""])
     verdict = _verdict(results)
@@ -491,19 +552,28 @@ def build_summary(folder: ReportFolder, *, max_rows: int = 10, charts: bool = Tr
         _evaluation_part(out, results, max_rows=max_rows, charts=charts)
     footer = _footer(results, attachments, left_out)
     out.text += [footer, f"Report folder: {folder.path.resolve()}"]
-    inlined = css_inline.inline(_html_document(folder.title, heading, meta_line,
-                                               "".join(out.html), footer))
+    inlined = css_inline.inline(
+        _html_document(folder.title, heading, meta_line, "".join(out.html), footer)
+    )
     size = len(inlined.encode("utf-8"))
     if size > MAX_HTML_BYTES:
         if max_rows > 3:
-            return build_summary(folder, max_rows=max(3, max_rows // 2), charts=charts,
-                                 attachments=attachments, cid_domain=cid_domain,
-                                 theme=theme, left_out=left_out)
-        raise MailError(f"the HTML summary is {size:,} bytes, over the "
-                        f"{MAX_HTML_BYTES:,}-byte limit",
-                        hint="report this as a bug, with the report folder")
-    return Summary(_subject(folder), "\n".join(out.text).rstrip() + "\n", inlined,
-                   tuple(out.images))
+            return build_summary(
+                folder,
+                max_rows=max(3, max_rows // 2),
+                charts=charts,
+                attachments=attachments,
+                cid_domain=cid_domain,
+                theme=theme,
+                left_out=left_out,
+            )
+        raise MailError(
+            f"the HTML summary is {size:,} bytes, over the {MAX_HTML_BYTES:,}-byte limit",
+            hint="report this as a bug, with the report folder",
+        )
+    return Summary(
+        _subject(folder), "\n".join(out.text).rstrip() + "\n", inlined, tuple(out.images)
+    )
 
 
 def _meta_line(folder: ReportFolder) -> str:
@@ -511,18 +581,21 @@ def _meta_line(folder: ReportFolder) -> str:
     results = folder.results
     created = str(results.get("created") or "")
     data = results.get("data") or {}
-    counts = (f"{len(data.get('datasets') or ())} dataset(s), "
-              f"{len(data.get('metrics') or ())} metric(s)")
+    counts = (
+        f"{len(data.get('datasets') or ())} dataset(s), {len(data.get('metrics') or ())} metric(s)"
+    )
     if _verdict(results) is None:  # a release compares two of the systems loaded
         counts = f"{len(data.get('systems') or ())} systems, {counts}"
-    meta = [f"release {folder.release}" if folder.release else None,
-            f"created {created}" if created else None, counts,
-            f"seed {results.get('seed')}"]
+    meta = [
+        f"release {folder.release}" if folder.release else None,
+        f"created {created}" if created else None,
+        counts,
+        f"seed {results.get('seed')}",
+    ]
     return " · ".join(m for m in meta if m)
 
 
-def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int,
-                  charts: bool) -> None:
+def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int, charts: bool) -> None:
     """The release decision, the items gained and lost, what was not compared, the
     flagged verdicts, the verdict table and the forest plot."""
     from reportgen.report.findings import (
@@ -537,8 +610,7 @@ def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int,
     decision = release_decision(comparison)
     out.text += ["RELEASE DECISION", "  " + plain(decision)]
     out.html.append("<h2>Release decision</h2>")
-    out.html.append(f'<p class="decision decision-{decision_style(comparison)}">'
-                    f"{decision}</p>")
+    out.html.append(f'<p class="decision decision-{decision_style(comparison)}">{decision}</p>')
     items = flips_line(comparison)
     if items:
         out.text += ["  " + plain(items)]
@@ -547,65 +619,95 @@ def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int,
     if missing:
         out.text += ["", f"NOT COMPARED ({len(comparison.not_compared)})"]
         out.text += ["  - " + plain(line) for line in missing]
-        out.html.append(f'<div class="warning"><p><strong>Not compared '
-                        f"({len(comparison.not_compared)})</strong>: the verdict covers "
-                        "only what both systems were scored on.</p><ul>"
-                        + "".join(f"<li>{line}</li>" for line in missing) + "</ul></div>")
+        out.html.append(
+            f'<div class="warning"><p><strong>Not compared '
+            f"({len(comparison.not_compared)})</strong>: the verdict covers "
+            "only what both systems were scored on.</p><ul>"
+            + "".join(f"<li>{line}</li>" for line in missing)
+            + "</ul></div>"
+        )
     rows = list(verdict["rows"])
     _flagged_verdicts(out, rows, max_rows)
-    shown = sorted(rows, key=lambda v: (v.get("verdict") == "no detectable difference",
-                                        float(v.get("p_adjusted") or 1)))[:max_rows]
+    shown = sorted(
+        rows,
+        key=lambda v: (
+            v.get("verdict") == "no detectable difference",
+            float(v.get("p_adjusted") or 1),
+        ),
+    )[:max_rows]
     _verdict_table(out, shown, n_rows=len(rows), max_rows=max_rows)
     if charts:
         from reportgen.charts import forest_plot
 
-        out.image(forest_plot(shown), "Candidate − baseline with confidence intervals, "
-                                      "coloured by verdict")
+        out.image(
+            forest_plot(shown),
+            "Candidate − baseline with confidence intervals, coloured by verdict",
+        )
     out.text.append("")
 
 
 def _flagged_verdicts(out: _Body, rows: Sequence[Mapping[str, Any]], max_rows: int) -> None:
     """One line per regressed, inconclusive or improved dataset × metric, in that order."""
     order = {"regressed": 0, "inconclusive": 1, "improved": 2}
-    flagged = sorted((v for v in rows if v.get("verdict") in order),
-                     key=lambda v: (order[str(v.get("verdict"))],
-                                    float(v.get("p_adjusted") or 1)))
+    flagged = sorted(
+        (v for v in rows if v.get("verdict") in order),
+        key=lambda v: (order[str(v.get("verdict"))], float(v.get("p_adjusted") or 1)),
+    )
     if not flagged:
         return
     out.text.append("")
     out.text += ["  - " + _verdict_line(v) for v in flagged[:max_rows]]
     if len(flagged) > max_rows:
         out.text.append(f"  ... and {len(flagged) - max_rows} more (see the report)")
-    out.html.append('<ul class="flagged">' + "".join(
-        f'<li><span class="{_VERDICT_CLASS.get(str(v["verdict"]), "")}">●</span> '
-        f"{_e(_verdict_line(v))}</li>" for v in flagged[:max_rows]) + "</ul>")
+    out.html.append(
+        '<ul class="flagged">'
+        + "".join(
+            f'<li><span class="{_VERDICT_CLASS.get(str(v["verdict"]), "")}">●</span> '
+            f"{_e(_verdict_line(v))}</li>"
+            for v in flagged[:max_rows]
+        )
+        + "</ul>"
+    )
 
 
-def _verdict_table(out: _Body, shown: Sequence[Mapping[str, Any]], *, n_rows: int,
-                   max_rows: int) -> None:
+def _verdict_table(
+    out: _Body, shown: Sequence[Mapping[str, Any]], *, n_rows: int, max_rows: int
+) -> None:
     """Baseline, candidate, difference, interval, adjusted p and verdict of ``shown``."""
     header = ["dataset / metric", "baseline", "candidate", "Δ", "CI", "p adj.", "verdict"]
     trows = []
     for v in shown:
         p = bool(v.get("proportion", False))
-        trows.append([f"{v['dataset']} / {v['metric']}",
-                      fmt.value(v.get("mean_baseline"), proportion=p),
-                      fmt.value(v.get("mean_candidate"), proportion=p),
-                      fmt.difference(v.get("diff"), proportion=p),
-                      fmt.interval(v.get("ci_low"), v.get("ci_high"), proportion=p,
-                                   signed=True),
-                      _fmt_p(v.get("p_adjusted")), str(v.get("verdict"))])
-    out.html.append(_html_table(header, trows, [False, True, True, True, True, True, False],
-                                [_VERDICT_CLASS.get(str(v.get("verdict")), "")
-                                 for v in shown]))
+        trows.append(
+            [
+                f"{v['dataset']} / {v['metric']}",
+                fmt.value(v.get("mean_baseline"), proportion=p),
+                fmt.value(v.get("mean_candidate"), proportion=p),
+                fmt.difference(v.get("diff"), proportion=p),
+                fmt.interval(v.get("ci_low"), v.get("ci_high"), proportion=p, signed=True),
+                _fmt_p(v.get("p_adjusted")),
+                str(v.get("verdict")),
+            ]
+        )
+    out.html.append(
+        _html_table(
+            header,
+            trows,
+            [False, True, True, True, True, True, False],
+            [_VERDICT_CLASS.get(str(v.get("verdict")), "") for v in shown],
+        )
+    )
     if n_rows > max_rows:
-        out.html.append(f'<p class="note">{n_rows - max_rows} more dataset × metric '
-                        "rows in the attached report.</p>")
+        out.html.append(
+            f'<p class="note">{n_rows - max_rows} more dataset × metric '
+            "rows in the attached report.</p>"
+        )
     out.text += [""] + _text_table(trows, header)
 
 
-def _evaluation_part(out: _Body, results: Mapping[str, Any], *, max_rows: int,
-                     charts: bool) -> None:
+def _evaluation_part(
+    out: _Body, results: Mapping[str, Any], *, max_rows: int, charts: bool
+) -> None:
     """The leaderboard with its tie-group note, the headline comparisons and a chart of
     the leading systems' means."""
     board = _leaderboard_rows(results, max_rows)
@@ -613,17 +715,19 @@ def _evaluation_part(out: _Body, results: Mapping[str, Any], *, max_rows: int,
         caption, header, rows, total = board
         out.text += [caption.upper()] + _text_table(rows, header)
         out.html.append(f"<h2>{_e(caption)}</h2>")
-        out.html.append(_html_table(header, rows, [h in ("rank", "#", "score", "mean", "CI")
-                                                   for h in header]))
+        out.html.append(
+            _html_table(header, rows, [h in ("rank", "#", "score", "mean", "CI") for h in header])
+        )
         if total > len(rows):
-            more = (f"{total - len(rows)} more system{'s' if total - len(rows) > 1 else ''} "
-                    "in the attached report.")
+            more = (
+                f"{total - len(rows)} more system{'s' if total - len(rows) > 1 else ''} "
+                "in the attached report."
+            )
             out.text.append(f"  ... {more}")
             out.html.append(f'<p class="note">{_e(more)}</p>')
         ordered = _ordered(results)
         if ordered is not None and ordered.get("letters"):
-            note = ("Systems sharing a letter in “tie group” are not significantly "
-                    "different.")
+            note = "Systems sharing a letter in “tie group” are not significantly different."
             out.text.append("  " + note)
             out.html.append(f'<p class="note">{_e(note)}</p>')
         out.text.append("")
@@ -640,36 +744,42 @@ def _evaluation_part(out: _Body, results: Mapping[str, Any], *, max_rows: int,
             out.image(chart, "Means with confidence intervals of the leading systems")
 
 
-def _footer(results: Mapping[str, Any], attachments: Sequence[str],
-            left_out: str | None) -> str:
+def _footer(results: Mapping[str, Any], attachments: Sequence[str], left_out: str | None) -> str:
     """Where the full report is, and what made it."""
-    footer = (f"The full report is attached ({', '.join(attachments)}): the HTML opens in "
-              "any browser, offline." if attachments else
-              "The full report is in the report folder.")
+    footer = (
+        f"The full report is attached ({', '.join(attachments)}): the HTML opens in "
+        "any browser, offline."
+        if attachments
+        else "The full report is in the report folder."
+    )
     if left_out:
         footer = f"{left_out} {footer}"
-    return footer + (f" Made by reportgen {results.get('reportgen_version', '')} "
-                     f"(seed {results.get('seed')}).")
+    return footer + (
+        f" Made by reportgen {results.get('reportgen_version', '')} (seed {results.get('seed')})."
+    )
 
 
-def _html_document(title: str, heading: str, meta_line: str, body: str,
-                   footer: str) -> str:
+def _html_document(title: str, heading: str, meta_line: str, body: str, footer: str) -> str:
     """The HTML e-mail: a fluid single-column layout of presentation tables."""
-    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
-            '<table role="presentation" class="outer" width="100%"><tr><td align="center">'
-            f'<table role="presentation" class="container" width="100%">'
-            f'<tr><td class="pad"><h1>{_e(heading)}</h1>'
-            f'<p class="meta">{_e(meta_line)}</p>{body}</td></tr>'
-            f'<tr><td class="pad footer">{_e(footer)}</td></tr>'
-            "</table></td></tr></table></body></html>")
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
+        '<table role="presentation" class="outer" width="100%"><tr><td align="center">'
+        f'<table role="presentation" class="container" width="100%">'
+        f'<tr><td class="pad"><h1>{_e(heading)}</h1>'
+        f'<p class="meta">{_e(meta_line)}</p>{body}</td></tr>'
+        f'<tr><td class="pad footer">{_e(footer)}</td></tr>'
+        "</table></td></tr></table></body></html>"
+    )
 
 
 def _img_tag(image: InlineImage) -> str:
-    return (f'<p><img src="cid:{image.cid}" alt="{_e(image.alt)}" width="{image.width}" '
-            f'height="{image.height}" style="display:block;border:0;max-width:100%;'
-            f'height:auto"></p>')
+    return (
+        f'<p><img src="cid:{image.cid}" alt="{_e(image.alt)}" width="{image.width}" '
+        f'height="{image.height}" style="display:block;border:0;max-width:100%;'
+        f'height:auto"></p>'
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -692,10 +802,17 @@ def parse_address(text: str, *, option: str) -> Address:
         addresses = list(header.addresses)
     except Exception:  # noqa: BLE001 - the parser raises several kinds on bad input
         addresses = []
-    if len(addresses) != 1 or not addresses[0].username or not addresses[0].domain \
-            or getattr(header, "defects", None):
-        raise MailError(f"not an e-mail address: {value!r}", location=Location(option),
-                        hint="write name@example.org or 'Name <name@example.org>'")
+    if (
+        len(addresses) != 1
+        or not addresses[0].username
+        or not addresses[0].domain
+        or getattr(header, "defects", None)
+    ):
+        raise MailError(
+            f"not an e-mail address: {value!r}",
+            location=Location(option),
+            hint="write name@example.org or 'Name <name@example.org>'",
+        )
     address = addresses[0]  # a non-ASCII mailbox name is a defect of the parser above
     if not address.domain.isascii():
         # an internationalised domain goes into the header as its IDNA (punycode) form;
@@ -703,9 +820,11 @@ def parse_address(text: str, *, option: str) -> Address:
         try:
             domain = address.domain.encode("idna").decode("ascii")
         except UnicodeError:
-            raise MailError(f"the domain of {value!r} is not a valid internationalised "
-                            "domain name", location=Location(option),
-                            hint="check the spelling, or write it in its xn-- form") from None
+            raise MailError(
+                f"the domain of {value!r} is not a valid internationalised domain name",
+                location=Location(option),
+                hint="check the spelling, or write it in its xn-- form",
+            ) from None
         address = Address(address.display_name, address.username, domain)
     return address
 
@@ -714,12 +833,20 @@ def _safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "report"
 
 
-def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
-                  cc: Sequence[str] = (), subject: str | None = None,
-                  reply_to: str | None = None, attach: bool = True,
-                  max_rows: int = 10, charts: bool = True,
-                  theme: Any = "default",
-                  max_attachment_mb: float = DEFAULT_MAX_ATTACHMENT_MB) -> EmailMessage:
+def build_message(
+    folder: ReportFolder,
+    *,
+    sender: str,
+    to: Sequence[str],
+    cc: Sequence[str] = (),
+    subject: str | None = None,
+    reply_to: str | None = None,
+    attach: bool = True,
+    max_rows: int = 10,
+    charts: bool = True,
+    theme: Any = "default",
+    max_attachment_mb: float = DEFAULT_MAX_ATTACHMENT_MB,
+) -> EmailMessage:
     """The complete message: the summary alternatives and the attached report.
 
     Parameters
@@ -747,16 +874,21 @@ def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
         ``attach`` is true.
     """
     if not (max_attachment_mb > 0):
-        raise MailError(f"--max-attachment-mb must be positive, not {max_attachment_mb}",
-                        location=Location("--max-attachment-mb"),
-                        hint="e.g. --max-attachment-mb 10 (most mail servers accept "
-                             "10-25 MB); --no-attach sends the summary only")
+        raise MailError(
+            f"--max-attachment-mb must be positive, not {max_attachment_mb}",
+            location=Location("--max-attachment-mb"),
+            hint="e.g. --max-attachment-mb 10 (most mail servers accept "
+            "10-25 MB); --no-attach sends the summary only",
+        )
     from_addr = parse_address(sender, option="--from")
     to_addrs = [parse_address(a, option="--to") for a in to]
     cc_addrs = [parse_address(a, option="--cc") for a in cc]
     if not to_addrs:
-        raise MailError("no recipient", location=Location("--to"),
-                        hint="pass --to ADDRESS (repeat it for several)")
+        raise MailError(
+            "no recipient",
+            location=Location("--to"),
+            hint="pass --to ADDRESS (repeat it for several)",
+        )
     files: list[tuple[Path, str, str, str]] = []
     stem = "report" + (f"-{_safe_name(folder.release)}" if folder.release else "")
     if attach:
@@ -765,18 +897,28 @@ def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
         if folder.pdf is not None:
             files.append((folder.pdf, "application", "pdf", f"{stem}.pdf"))
         if not files:
-            raise MailError("the report folder has no report.html or report.pdf to attach",
-                            location=Location(str(folder.path)),
-                            hint="run `reportgen run` with --format html,pdf, or pass "
-                                 "--no-attach to send the summary only")
+            raise MailError(
+                "the report folder has no report.html or report.pdf to attach",
+                location=Location(str(folder.path)),
+                hint="run `reportgen run` with --format html,pdf, or pass "
+                "--no-attach to send the summary only",
+            )
     files, left_out = _within_limit(files, max_attachment_mb, folder.path)
-    summary = build_summary(folder, max_rows=max_rows, charts=charts,
-                            attachments=[f[3] for f in files], cid_domain=from_addr.domain,
-                            theme=theme, left_out=left_out)
+    summary = build_summary(
+        folder,
+        max_rows=max_rows,
+        charts=charts,
+        attachments=[f[3] for f in files],
+        cid_domain=from_addr.domain,
+        theme=theme,
+        left_out=left_out,
+    )
     if subject is not None and re.search(r"[\r\n]", subject):
-        raise MailError("--subject contains a line break (CR or LF), which would add mail "
-                        "headers", location=Location("--subject"),
-                        hint="give the subject on one line")
+        raise MailError(
+            "--subject contains a line break (CR or LF), which would add mail headers",
+            location=Location("--subject"),
+            hint="give the subject on one line",
+        )
     msg = EmailMessage()
     # a title or release label stored with a line break must not open a header
     msg["Subject"] = subject if subject else " ".join(summary.subject.split())
@@ -793,12 +935,16 @@ def build_message(folder: ReportFolder, *, sender: str, to: Sequence[str],
     msg.add_alternative(summary.html, subtype="html", charset="utf-8")
     html_part = msg.get_payload()[1]
     for image in summary.images:
-        html_part.add_related(image.data, maintype="image", subtype="png",
-                              cid=f"<{image.cid}>", disposition="inline",
-                              filename=f"{image.cid.split('@')[0]}.png")
+        html_part.add_related(
+            image.data,
+            maintype="image",
+            subtype="png",
+            cid=f"<{image.cid}>",
+            disposition="inline",
+            filename=f"{image.cid.split('@')[0]}.png",
+        )
     for path, maintype, subtype, name in files:
-        msg.add_attachment(path.read_bytes(), maintype=maintype, subtype=subtype,
-                           filename=name)
+        msg.add_attachment(path.read_bytes(), maintype=maintype, subtype=subtype, filename=name)
     return msg
 
 
@@ -808,8 +954,9 @@ def _sent_bytes(path: Path) -> int:
     return encoded + 2 * (encoded // 76 + 1)
 
 
-def _within_limit(files: list[tuple[Path, str, str, str]], limit_mb: float, folder: Path
-                  ) -> tuple[list[tuple[Path, str, str, str]], str | None]:
+def _within_limit(
+    files: list[tuple[Path, str, str, str]], limit_mb: float, folder: Path
+) -> tuple[list[tuple[Path, str, str, str]], str | None]:
     """The attachments that fit ``limit_mb``: all of them, else the PDF only, else none;
     and the sentence that says what was left out and why."""
     limit = limit_mb * 1e6
@@ -822,11 +969,15 @@ def _within_limit(files: list[tuple[Path, str, str, str]], limit_mb: float, fold
     pdf = [f for f in files if f[2] == "pdf"]
     size = f"{total(files) / 1e6:.1f} MB"
     if pdf and len(pdf) < len(files) and total(pdf) <= limit:
-        return pdf, (f"The HTML report is not attached: with it the attachments would be "
-                     f"{size}, over the {limit_mb:g} MB limit (--max-attachment-mb); it "
-                     f"is in the report folder {folder.resolve()}.")
-    return [], (f"The report is not attached: {size}, over the {limit_mb:g} MB limit "
-                f"(--max-attachment-mb); it is in the report folder {folder.resolve()}.")
+        return pdf, (
+            f"The HTML report is not attached: with it the attachments would be "
+            f"{size}, over the {limit_mb:g} MB limit (--max-attachment-mb); it "
+            f"is in the report folder {folder.resolve()}."
+        )
+    return [], (
+        f"The report is not attached: {size}, over the {limit_mb:g} MB limit "
+        f"(--max-attachment-mb); it is in the report folder {folder.resolve()}."
+    )
 
 
 def write_eml(msg: EmailMessage, path: str | Path) -> Path:
@@ -842,8 +993,11 @@ def write_eml(msg: EmailMessage, path: str | Path) -> Path:
 
     target = Path(path)
     if target.is_dir():
-        raise MailError("the --eml path is a folder", location=Location(str(target)),
-                        hint="name a file, e.g. --eml report.eml")
+        raise MailError(
+            "the --eml path is a folder",
+            location=Location(str(target)),
+            hint="name a file, e.g. --eml report.eml",
+        )
     data = msg.as_bytes(policy=SMTP)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -855,9 +1009,11 @@ def write_eml(msg: EmailMessage, path: str | Path) -> Path:
         os.chmod(tmp, default_mode())
         os.replace(tmp, target)
     except OSError as exc:
-        raise MailError(f"cannot write the message ({exc.strerror or exc})",
-                        location=Location(str(target)),
-                        hint="choose a path you can write to") from None
+        raise MailError(
+            f"cannot write the message ({exc.strerror or exc})",
+            location=Location(str(target)),
+            hint="choose a path you can write to",
+        ) from None
     return target
 
 
@@ -901,10 +1057,16 @@ class SMTPSettings:
         return f"{self.host}:{self.port}"
 
 
-def smtp_settings(*, host: str | None = None, port: int | None = None,
-                  security: str = "none", timeout: float = 30.0,
-                  cafile: str | None = None, netrc_file: str | None = None,
-                  environ: Mapping[str, str] | None = None) -> SMTPSettings:
+def smtp_settings(
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    security: str = "none",
+    timeout: float = 30.0,
+    cafile: str | None = None,
+    netrc_file: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> SMTPSettings:
     """Resolve the SMTP settings: options, then ``REPORTGEN_SMTP_HOST`` /
     ``REPORTGEN_SMTP_PORT``, then defaults (localhost; port 25, 587 with STARTTLS, 465
     with SSL). Credentials: ``REPORTGEN_SMTP_USER`` and ``REPORTGEN_SMTP_PASSWORD``,
@@ -924,42 +1086,64 @@ def smtp_settings(*, host: str | None = None, port: int | None = None,
         try:
             port = int(env[ENV_PORT])
         except ValueError:
-            raise MailError(f"{ENV_PORT} is not a port number: {env[ENV_PORT]!r}",
-                            hint="set it to a number such as 587") from None
+            raise MailError(
+                f"{ENV_PORT} is not a port number: {env[ENV_PORT]!r}",
+                hint="set it to a number such as 587",
+            ) from None
     port = _DEFAULT_PORTS[security] if port is None else port
     if not 0 < port < 65536:
-        raise MailError(f"the SMTP port must be between 1 and 65535, not {port}",
-                        location=Location("--smtp-port"), hint="e.g. 587 for STARTTLS")
+        raise MailError(
+            f"the SMTP port must be between 1 and 65535, not {port}",
+            location=Location("--smtp-port"),
+            hint="e.g. 587 for STARTTLS",
+        )
     if not timeout > 0:
-        raise MailError(f"the timeout must be positive, not {timeout:g}",
-                        location=Location("--timeout"), hint="e.g. --timeout 30")
+        raise MailError(
+            f"the timeout must be positive, not {timeout:g}",
+            location=Location("--timeout"),
+            hint="e.g. --timeout 30",
+        )
     if cafile is not None and not Path(cafile).is_file():
-        raise MailError("the CA file does not exist", location=Location(str(cafile)),
-                        hint="pass a PEM bundle of the CA that signed the server's "
-                             "certificate")
+        raise MailError(
+            "the CA file does not exist",
+            location=Location(str(cafile)),
+            hint="pass a PEM bundle of the CA that signed the server's certificate",
+        )
     user, password = env.get(ENV_USER) or None, env.get(ENV_PASSWORD) or None
     source = None
     if (user is None) != (password is None):
         missing = ENV_PASSWORD if password is None else ENV_USER
-        raise MailError(f"{missing} is not set while "
-                        f"{ENV_USER if password is None else ENV_PASSWORD} is",
-                        hint="set both variables, or neither to use a netrc file")
+        raise MailError(
+            f"{missing} is not set while {ENV_USER if password is None else ENV_PASSWORD} is",
+            hint="set both variables, or neither to use a netrc file",
+        )
     if user is not None:
         source = f"{ENV_USER}/{ENV_PASSWORD}"
     else:
         user, password, source = _netrc_credentials(host, netrc_file, env)
-    return SMTPSettings(host=host, port=port, security=security, timeout=float(timeout),
-                        cafile=cafile, user=user, password=password,
-                        credentials_from=source)
+    return SMTPSettings(
+        host=host,
+        port=port,
+        security=security,
+        timeout=float(timeout),
+        cafile=cafile,
+        user=user,
+        password=password,
+        credentials_from=source,
+    )
 
 
-def _netrc_credentials(host: str, netrc_file: str | None, env: Mapping[str, str]
-                       ) -> tuple[str | None, str | None, str | None]:
+def _netrc_credentials(
+    host: str, netrc_file: str | None, env: Mapping[str, str]
+) -> tuple[str | None, str | None, str | None]:
     if netrc_file is not None:
         path = Path(netrc_file)
         if not path.is_file():
-            raise MailError("the netrc file does not exist", location=Location(str(path)),
-                            hint="pass an existing file to --netrc")
+            raise MailError(
+                "the netrc file does not exist",
+                location=Location(str(path)),
+                hint="pass an existing file to --netrc",
+            )
     elif env.get("NETRC"):
         path = Path(env["NETRC"])
     else:
@@ -969,27 +1153,36 @@ def _netrc_credentials(host: str, netrc_file: str | None, env: Mapping[str, str]
     try:
         entry = netrc.netrc(str(path)).authenticators(host)
     except netrc.NetrcParseError as exc:
-        raise MailError(f"the netrc file is malformed ({exc.msg})",
-                        location=Location(str(path), exc.lineno),
-                        hint="each entry reads: machine HOST login USER password "
-                             "PASSWORD") from None
+        raise MailError(
+            f"the netrc file is malformed ({exc.msg})",
+            location=Location(str(path), exc.lineno),
+            hint="each entry reads: machine HOST login USER password PASSWORD",
+        ) from None
     except OSError as exc:
-        raise MailError(f"cannot read the netrc file ({exc.strerror or exc})",
-                        location=Location(str(path)), hint="check its permissions") \
-            from None
+        raise MailError(
+            f"cannot read the netrc file ({exc.strerror or exc})",
+            location=Location(str(path)),
+            hint="check its permissions",
+        ) from None
     if entry is None:
         return None, None, None
     login, _account, password = entry
     if not login or not password:
-        raise MailError(f"the netrc entry of {host} lacks a login or a password",
-                        location=Location(str(path)),
-                        hint=f"write: machine {host} login USER password PASSWORD")
+        raise MailError(
+            f"the netrc entry of {host} lacks a login or a password",
+            location=Location(str(path)),
+            hint=f"write: machine {host} login USER password PASSWORD",
+        )
     return login, password, f"netrc {path}"
 
 
-def send_message(msg: EmailMessage, settings: SMTPSettings, *,
-                 bcc: Sequence[str] = (),
-                 progress: Callable[[str], None] | None = None) -> list[str]:
+def send_message(
+    msg: EmailMessage,
+    settings: SMTPSettings,
+    *,
+    bcc: Sequence[str] = (),
+    progress: Callable[[str], None] | None = None,
+) -> list[str]:
     """Send ``msg`` to its To and Cc recipients and ``bcc``; return the recipients.
 
     Raises
@@ -1002,8 +1195,11 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
     from email.policy import SMTP
 
     say = progress or (lambda message: None)
-    recipients = [a.addr_spec for key in ("To", "Cc") for a in
-                  (msg[key].addresses if msg[key] is not None else ())]
+    recipients = [
+        a.addr_spec
+        for key in ("To", "Cc")
+        for a in (msg[key].addresses if msg[key] is not None else ())
+    ]
     hidden = [parse_address(a, option="--bcc").addr_spec for a in bcc]
     recipients += hidden
 
@@ -1017,48 +1213,61 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
     try:
         context = ssl.create_default_context(cafile=settings.cafile)
     except (ssl.SSLError, OSError, ValueError) as exc:
-        raise MailError(f"--cafile is not a readable PEM file of CA certificates "
-                        f"({getattr(exc, 'reason', None) or exc})",
-                        location=Location(str(settings.cafile)),
-                        hint="give a PEM bundle (-----BEGIN CERTIFICATE-----), e.g. the "
-                             "one your system trusts, or leave --cafile out") from None
+        raise MailError(
+            f"--cafile is not a readable PEM file of CA certificates "
+            f"({getattr(exc, 'reason', None) or exc})",
+            location=Location(str(settings.cafile)),
+            hint="give a PEM bundle (-----BEGIN CERTIFICATE-----), e.g. the "
+            "one your system trusts, or leave --cafile out",
+        ) from None
     try:
         say(f"connecting to {settings.where} ({settings.security})")
         if settings.security == "ssl":
-            server: smtplib.SMTP = smtplib.SMTP_SSL(settings.host, settings.port,
-                                                    timeout=settings.timeout,
-                                                    context=context)
+            server: smtplib.SMTP = smtplib.SMTP_SSL(
+                settings.host, settings.port, timeout=settings.timeout, context=context
+            )
         else:
             server = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
         with server:
             server.ehlo()
             if settings.security == "starttls":
                 if not server.has_extn("starttls"):
-                    raise MailError("the server does not offer STARTTLS", location=where,
-                                    hint="use --ssl if it expects TLS from the start "
-                                         "(often port 465), or check the port")
+                    raise MailError(
+                        "the server does not offer STARTTLS",
+                        location=where,
+                        hint="use --ssl if it expects TLS from the start "
+                        "(often port 465), or check the port",
+                    )
                 server.starttls(context=context)
                 server.ehlo()
             if settings.user is not None:
                 if settings.security == "none":
-                    raise MailError("refusing to send the SMTP password over an "
-                                    "unencrypted connection", location=where,
-                                    hint="add --starttls or --ssl (or unset "
-                                         f"{ENV_USER}/{ENV_PASSWORD} for a relay that "
-                                         "needs no login)")
+                    raise MailError(
+                        "refusing to send the SMTP password over an unencrypted connection",
+                        location=where,
+                        hint="add --starttls or --ssl (or unset "
+                        f"{ENV_USER}/{ENV_PASSWORD} for a relay that "
+                        "needs no login)",
+                    )
                 if not server.has_extn("auth"):
-                    raise MailError("the server does not offer AUTH, but credentials are "
-                                    f"set ({settings.credentials_from})", location=where,
-                                    hint="unset them for a relay that needs no login, or "
-                                         "check the host and port")
+                    raise MailError(
+                        "the server does not offer AUTH, but credentials are "
+                        f"set ({settings.credentials_from})",
+                        location=where,
+                        hint="unset them for a relay that needs no login, or "
+                        "check the host and port",
+                    )
                 say(f"logging in as {settings.user}")
                 server.login(settings.user, settings.password or "")
             limit = server.esmtp_features.get("size", "").strip()
             if limit.isdigit() and int(limit) and len(data) > int(limit):
-                raise MailError(f"the message is {len(data):,} bytes and the server "
-                                f"accepts at most {int(limit):,}", location=where,
-                                hint="pass --no-attach to send the summary only, or make "
-                                     "the report smaller (--format html)")
+                raise MailError(
+                    f"the message is {len(data):,} bytes and the server "
+                    f"accepts at most {int(limit):,}",
+                    location=where,
+                    hint="pass --no-attach to send the summary only, or make "
+                    "the report smaller (--format html)",
+                )
             say(f"sending {len(data):,} bytes to {len(recipients)} recipient(s)")
             # smtplib's sendmail, step by step, to know whether DATA had begun when a
             # connection drops (then the message may have been delivered)
@@ -1082,92 +1291,136 @@ def send_message(msg: EmailMessage, settings: SMTPSettings, *,
     except MailError:
         raise
     except smtplib.SMTPAuthenticationError as exc:
-        raise MailError(f"the server rejected the credentials ({_reply(exc)})",
-                        location=where,
-                        hint=f"check the credentials in {settings.credentials_from}") \
-            from None
+        raise MailError(
+            f"the server rejected the credentials ({_reply(exc)})",
+            location=where,
+            hint=f"check the credentials in {settings.credentials_from}",
+        ) from None
     except smtplib.SMTPRecipientsRefused as exc:
         if all(code == 530 for code, _ in exc.recipients.values()):
-            raise _auth_required(exc.recipients[next(iter(exc.recipients))], settings,
-                                 where) from None
-        detail = "; ".join(f"{shown(addr)}: {_reply_of(*reply)}"
-                           for addr, reply in exc.recipients.items())
-        raise MailError(f"every recipient was refused ({detail})", location=where,
-                        hint="check the addresses, or whether this server relays to "
-                             "them") from None
+            raise _auth_required(
+                exc.recipients[next(iter(exc.recipients))], settings, where
+            ) from None
+        detail = "; ".join(
+            f"{shown(addr)}: {_reply_of(*reply)}" for addr, reply in exc.recipients.items()
+        )
+        raise MailError(
+            f"every recipient was refused ({detail})",
+            location=where,
+            hint="check the addresses, or whether this server relays to them",
+        ) from None
     except smtplib.SMTPSenderRefused as exc:
         if exc.smtp_code == 530:
             raise _auth_required((exc.smtp_code, exc.smtp_error), settings, where) from None
-        raise MailError(f"the sender {exc.sender!r} was refused ({_reply(exc)})",
-                        location=where, hint="use a --from address this server accepts") \
-            from None
+        raise MailError(
+            f"the sender {exc.sender!r} was refused ({_reply(exc)})",
+            location=where,
+            hint="use a --from address this server accepts",
+        ) from None
     except smtplib.SMTPDataError as exc:
-        raise MailError(f"the server refused the message ({_reply(exc)})", location=where,
-                        hint="a size limit? try --no-attach") from None
+        raise MailError(
+            f"the server refused the message ({_reply(exc)})",
+            location=where,
+            hint="a size limit? try --no-attach",
+        ) from None
     except smtplib.SMTPNotSupportedError as exc:
-        raise MailError(f"the server does not support a required command ({exc})",
-                        location=where, hint="check --starttls/--ssl and the port") \
-            from None
+        raise MailError(
+            f"the server does not support a required command ({exc})",
+            location=where,
+            hint="check --starttls/--ssl and the port",
+        ) from None
     except smtplib.SMTPServerDisconnected as exc:
         if phase == "data":
-            raise MailError("the connection dropped while the message was being "
-                            f"transferred ({exc or 'no reason given'}): it may or may not "
-                            "have been delivered", location=where,
-                            hint="ask a recipient before sending again (a second send "
-                                 "may deliver it twice)") from None
+            raise MailError(
+                "the connection dropped while the message was being "
+                f"transferred ({exc or 'no reason given'}): it may or may not "
+                "have been delivered",
+                location=where,
+                hint="ask a recipient before sending again (a second send may deliver it twice)",
+            ) from None
         if "timed out" in str(exc):  # smtplib reports a read timeout this way
-            raise MailError(f"no answer within {settings.timeout:g} s", location=where,
-                            hint="check the host and port, or raise --timeout") from None
-        raise MailError(f"the server closed the connection ({exc or 'no reason given'})",
-                        location=where,
-                        hint="check the port and --starttls/--ssl (a TLS port spoken to "
-                             "in plain text often just hangs up)") from None
+            raise MailError(
+                f"no answer within {settings.timeout:g} s",
+                location=where,
+                hint="check the host and port, or raise --timeout",
+            ) from None
+        raise MailError(
+            f"the server closed the connection ({exc or 'no reason given'})",
+            location=where,
+            hint="check the port and --starttls/--ssl (a TLS port spoken to "
+            "in plain text often just hangs up)",
+        ) from None
     except smtplib.SMTPResponseException as exc:
-        raise MailError(f"the server answered with an error ({_reply(exc)})",
-                        location=where, hint="see the server's reply above") from None
+        raise MailError(
+            f"the server answered with an error ({_reply(exc)})",
+            location=where,
+            hint="see the server's reply above",
+        ) from None
     except smtplib.SMTPException as exc:
-        raise MailError(f"SMTP failed ({exc})", location=where,
-                        hint="check the server settings") from None
+        raise MailError(
+            f"SMTP failed ({exc})", location=where, hint="check the server settings"
+        ) from None
     except ssl.SSLCertVerificationError as exc:
-        raise MailError(f"the server's TLS certificate could not be verified "
-                        f"({exc.verify_message or exc.reason})", location=where,
-                        hint="pass --cafile FILE with the CA that signed it (never "
-                             "disable verification)") from None
+        raise MailError(
+            f"the server's TLS certificate could not be verified "
+            f"({exc.verify_message or exc.reason})",
+            location=where,
+            hint="pass --cafile FILE with the CA that signed it (never disable verification)",
+        ) from None
     except ssl.SSLError as exc:
-        raise MailError(f"the TLS handshake failed ({exc.reason or exc})", location=where,
-                        hint="check --starttls/--ssl against what the port expects") \
-            from None
+        raise MailError(
+            f"the TLS handshake failed ({exc.reason or exc})",
+            location=where,
+            hint="check --starttls/--ssl against what the port expects",
+        ) from None
     except socket.gaierror as exc:
-        raise MailError(f"unknown SMTP host {settings.host!r} ({exc.strerror})",
-                        location=where, hint="check --smtp-host") from None
+        raise MailError(
+            f"unknown SMTP host {settings.host!r} ({exc.strerror})",
+            location=where,
+            hint="check --smtp-host",
+        ) from None
     except TimeoutError:
-        raise MailError(f"no answer within {settings.timeout:g} s", location=where,
-                        hint="check the host and port, or raise --timeout") from None
+        raise MailError(
+            f"no answer within {settings.timeout:g} s",
+            location=where,
+            hint="check the host and port, or raise --timeout",
+        ) from None
     except ConnectionRefusedError:
-        raise MailError("the connection was refused (nothing listens there)",
-                        location=where, hint="check --smtp-host and --smtp-port") from None
+        raise MailError(
+            "the connection was refused (nothing listens there)",
+            location=where,
+            hint="check --smtp-host and --smtp-port",
+        ) from None
     except OSError as exc:
-        raise MailError(f"cannot reach the server ({exc.strerror or exc})",
-                        location=where, hint="check the host, the port and the network") \
-            from None
+        raise MailError(
+            f"cannot reach the server ({exc.strerror or exc})",
+            location=where,
+            hint="check the host, the port and the network",
+        ) from None
     if refused:
-        detail = "; ".join(f"{shown(addr)}: {_reply_of(*reply)}"
-                           for addr, reply in refused.items())
+        detail = "; ".join(f"{shown(addr)}: {_reply_of(*reply)}" for addr, reply in refused.items())
         delivered = [shown(r) for r in recipients if r not in refused]
-        raise MailError(f"sent to {', '.join(delivered)}, but refused for {detail}",
-                        location=where, hint="fix those addresses and send to them alone")
+        raise MailError(
+            f"sent to {', '.join(delivered)}, but refused for {detail}",
+            location=where,
+            hint="fix those addresses and send to them alone",
+        )
     return recipients
 
 
-def _auth_required(reply: tuple[int, bytes | str], settings: SMTPSettings,
-                   where: Location) -> MailError:
+def _auth_required(
+    reply: tuple[int, bytes | str], settings: SMTPSettings, where: Location
+) -> MailError:
     """A 530 reply: the server wants a login (RFC 4954), not a different sender."""
-    how = ("the credentials were not used: log in needs --starttls or --ssl"
-           if settings.user is not None and settings.security == "none" else
-           f"set {ENV_USER} and {ENV_PASSWORD}, or a netrc entry for the host, and use "
-           "--starttls or --ssl")
-    return MailError(f"the server requires authentication ({_reply_of(*reply)})",
-                     location=where, hint=how)
+    how = (
+        "the credentials were not used: log in needs --starttls or --ssl"
+        if settings.user is not None and settings.security == "none"
+        else f"set {ENV_USER} and {ENV_PASSWORD}, or a netrc entry for the host, and use "
+        "--starttls or --ssl"
+    )
+    return MailError(
+        f"the server requires authentication ({_reply_of(*reply)})", location=where, hint=how
+    )
 
 
 def _reply_of(code: int, message: bytes | str) -> str:

@@ -16,8 +16,13 @@ from reportgen.errors import InputError, Location
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["FORMULA_PREFIXES", "csv_safe_text", "prepare_output_dir", "write_csv",
-           "write_json_atomic"]
+__all__ = [
+    "FORMULA_PREFIXES",
+    "csv_safe_text",
+    "prepare_output_dir",
+    "write_csv",
+    "write_json_atomic",
+]
 
 
 def prepare_output_dir(path: str | Path) -> Path:
@@ -30,16 +35,21 @@ def prepare_output_dir(path: str | Path) -> Path:
     """
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
-        raise InputError("the output path exists and is not a folder",
-                         location=Location(str(folder)), hint="choose another --out")
+        raise InputError(
+            "the output path exists and is not a folder",
+            location=Location(str(folder)),
+            hint="choose another --out",
+        )
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check-"):
             pass
     except OSError as exc:
-        raise InputError(f"cannot write to the output folder ({exc.strerror or exc})",
-                         location=Location(str(folder)),
-                         hint="choose a folder you can write to with --out") from None
+        raise InputError(
+            f"cannot write to the output folder ({exc.strerror or exc})",
+            location=Location(str(folder)),
+            hint="choose a folder you can write to with --out",
+        ) from None
     return folder
 
 

@@ -29,10 +29,23 @@ from typing import Any
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.jsonsafe import json_safe
 
-__all__ = ["FORMATS", "AnalysisFolder", "NotebookExecutionError", "RunResult", "RunSpec",
-           "analyze_into", "built_files", "execute_into", "execute_template",
-           "export_formats", "output_folder", "read_notebook_output", "write_manifest",
-           "resolve_template", "run_report"]
+__all__ = [
+    "FORMATS",
+    "AnalysisFolder",
+    "NotebookExecutionError",
+    "RunResult",
+    "RunSpec",
+    "analyze_into",
+    "built_files",
+    "execute_into",
+    "execute_template",
+    "export_formats",
+    "output_folder",
+    "read_notebook_output",
+    "write_manifest",
+    "resolve_template",
+    "run_report",
+]
 
 FORMATS = ("html", "pdf", "ipynb")
 
@@ -81,8 +94,10 @@ class RunSpec:
     def __post_init__(self) -> None:
         unknown = [f for f in self.formats if f not in FORMATS]
         if unknown or not self.formats:
-            raise InputError(f"unknown report format(s): {', '.join(unknown) or '(none)'}",
-                             hint=f"use a comma-separated list of: {', '.join(FORMATS)}")
+            raise InputError(
+                f"unknown report format(s): {', '.join(unknown) or '(none)'}",
+                hint=f"use a comma-separated list of: {', '.join(FORMATS)}",
+            )
         if self.max_table_rows < 1:
             raise InputError(f"max_table_rows = {self.max_table_rows} must be at least 1")
 
@@ -108,8 +123,11 @@ def resolve_template(template: str) -> Path:
     path = Path(template)
     if path.suffix == ".ipynb" or path.exists():
         if not path.is_file():
-            raise InputError("notebook template not found", location=Location(str(path)),
-                             hint="give the path of an .ipynb or a bundled template name")
+            raise InputError(
+                "notebook template not found",
+                location=Location(str(path)),
+                hint="give the path of an .ipynb or a bundled template name",
+            )
         return path
     return resources.notebook_template(template)
 
@@ -125,8 +143,7 @@ def _template_kind(path: Path) -> str:
     import nbformat
 
     meta = nbformat.read(str(path), as_version=4).metadata.get("reportgen", {})
-    return "history" if meta.get("history") else \
-        "release" if meta.get("release") else "evaluation"
+    return "history" if meta.get("history") else "release" if meta.get("release") else "evaluation"
 
 
 def _ipc_kernel_manager() -> type:
@@ -173,9 +190,11 @@ def _engine(progress: Progress | None, current: dict[str, Any] | None = None):
             def cell_start(cell, cell_index=None, **kw):
                 if cell.cell_type == "code":
                     k = cells.index(cell) + 1 if cell in cells else 0
-                    section = cell.metadata.get("reportgen", {}).get("section") or \
-                        ("parameters" if "injected-parameters" in
-                         cell.metadata.get("tags", []) else "setup")
+                    section = cell.metadata.get("reportgen", {}).get("section") or (
+                        "parameters"
+                        if "injected-parameters" in cell.metadata.get("tags", [])
+                        else "setup"
+                    )
                     if current is not None:
                         current.update(section=section, cell=k, total=total)
                     if progress is not None:
@@ -190,9 +209,16 @@ def _engine(progress: Progress | None, current: dict[str, Any] | None = None):
     return _ReportEngine
 
 
-def execute_template(template: Path, output: Path, parameters: Mapping[str, Any], *,
-                     progress: Progress | None = None, kernel_name: str | None = None,
-                     execution_timeout: int | None = None, cwd: str | None = None) -> Any:
+def execute_template(
+    template: Path,
+    output: Path,
+    parameters: Mapping[str, Any],
+    *,
+    progress: Progress | None = None,
+    kernel_name: str | None = None,
+    execution_timeout: int | None = None,
+    cwd: str | None = None,
+) -> Any:
     """Execute ``template`` with ``parameters`` into ``output`` (papermill) and return
     the executed notebook.
 
@@ -214,22 +240,32 @@ def execute_template(template: Path, output: Path, parameters: Mapping[str, Any]
     level = log.level
     log.setLevel(logging.CRITICAL)
     try:
-        pm.execute_notebook(str(template), str(output), parameters=dict(parameters),
-                            engine_name="reportgen", kernel_name=kernel_name,
-                            progress_bar=False, cwd=cwd,
-                            execution_timeout=execution_timeout)
+        pm.execute_notebook(
+            str(template),
+            str(output),
+            parameters=dict(parameters),
+            engine_name="reportgen",
+            kernel_name=kernel_name,
+            progress_bar=False,
+            cwd=cwd,
+            execution_timeout=execution_timeout,
+        )
     except CellTimeoutError:
-        where = (f"section {current['section']!r} (code cell {current['cell']} of "
-                 f"{current['total']})" if current else "a cell")
+        where = (
+            f"section {current['section']!r} (code cell {current['cell']} of {current['total']})"
+            if current
+            else "a cell"
+        )
         raise NotebookExecutionError(
-            f"the report notebook stopped: {where} ran longer than --timeout "
-            f"{execution_timeout} s") from None
+            f"the report notebook stopped: {where} ran longer than --timeout {execution_timeout} s"
+        ) from None
     except PapermillExecutionError as exc:
         section, number = _failed_cell(output)
         raise NotebookExecutionError(
             f"the report notebook failed in section {section!r} (code cell {number} of "
             f"the template): "
-            f"{exc.ename}: {exc.evalue}") from None
+            f"{exc.ename}: {exc.evalue}"
+        ) from None
     finally:
         log.setLevel(level)
     return nbformat.read(str(output), as_version=4)
@@ -242,11 +278,15 @@ def _failed_cell(path: Path) -> tuple[str, int]:
         nb = nbformat.read(str(path), as_version=4)
     except Exception:  # noqa: BLE001 - best effort for the message
         return "unknown", 0
-    code = [c for c in nb.cells if c.cell_type == "code"
-            and "injected-parameters" not in c.metadata.get("tags", [])]
+    code = [
+        c
+        for c in nb.cells
+        if c.cell_type == "code" and "injected-parameters" not in c.metadata.get("tags", [])
+    ]
     for k, cell in enumerate(code, start=1):
         if cell.metadata.get("papermill", {}).get("exception") or any(
-                o.get("output_type") == "error" for o in cell.get("outputs", [])):
+            o.get("output_type") == "error" for o in cell.get("outputs", [])
+        ):
             return cell.metadata.get("reportgen", {}).get("section", "setup"), k
     return "unknown", 0
 
@@ -256,8 +296,9 @@ def _short_list(paths: Sequence[str], limit: int = 4) -> str:
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
-def output_folder(out: str, *, force: bool, if_exists: str,
-                  progress: Progress | None = None) -> tuple[Path, bool]:
+def output_folder(
+    out: str, *, force: bool, if_exists: str, progress: Progress | None = None
+) -> tuple[Path, bool]:
     """The report folder to write (:func:`reportgen.report.archive.resolve_out`) and
     whether an existing one is replaced; says so when a timestamped folder is used."""
     from reportgen.report.archive import resolve_out
@@ -269,22 +310,35 @@ def output_folder(out: str, *, force: bool, if_exists: str,
     return folder, replace
 
 
-def execute_into(template: Path, build: Path, out: Path, parameters: Mapping[str, Any], *,
-                 progress: Progress | None, kernel_name: str | None,
-                 execution_timeout: int | None) -> Any:
+def execute_into(
+    template: Path,
+    build: Path,
+    out: Path,
+    parameters: Mapping[str, Any],
+    *,
+    progress: Progress | None,
+    kernel_name: str | None,
+    execution_timeout: int | None,
+) -> Any:
     """Execute ``template`` into ``build/report.ipynb``; on a failing cell keep the
     partial notebook as ``<out>.failed.ipynb`` and say so in the error."""
     notebook_path = build / "report.ipynb"
     try:
-        return execute_template(template, notebook_path, parameters, progress=progress,
-                                kernel_name=kernel_name,
-                                execution_timeout=execution_timeout)
+        return execute_template(
+            template,
+            notebook_path,
+            parameters,
+            progress=progress,
+            kernel_name=kernel_name,
+            execution_timeout=execution_timeout,
+        )
     except NotebookExecutionError as exc:
         debug = out.resolve().parent / f"{out.name}.failed.ipynb"
         if notebook_path.exists():
             shutil.copyfile(notebook_path, debug)
-            raise NotebookExecutionError(f"{exc}\nthe partial notebook is kept in {debug}",
-                                         debug_path=debug) from None
+            raise NotebookExecutionError(
+                f"{exc}\nthe partial notebook is kept in {debug}", debug_path=debug
+            ) from None
         raise
 
 
@@ -292,15 +346,23 @@ def read_notebook_output(build: Path, name: str, writer: str) -> dict[str, Any]:
     """The JSON document the notebook's last cell wrote (``results.json``, ...)."""
     path = build / name
     if not path.is_file():
-        raise ReportgenError(f"the notebook wrote no {name}: its last cell must call "
-                             f"{writer}")
+        raise ReportgenError(f"the notebook wrote no {name}: its last cell must call {writer}")
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def export_formats(nb: Any, build: Path, *, formats: Sequence[str], title: str,
-                   release: str | None, theme: Any, meta: Sequence[tuple[str, str]],
-                   created: str, timings: dict[str, float],
-                   progress: Progress | None = None) -> int | None:
+def export_formats(
+    nb: Any,
+    build: Path,
+    *,
+    formats: Sequence[str],
+    title: str,
+    release: str | None,
+    theme: Any,
+    meta: Sequence[tuple[str, str]],
+    created: str,
+    timings: dict[str, float],
+    progress: Progress | None = None,
+) -> int | None:
     """Export the executed notebook in ``build``: ``report.html`` (refused if it would
     reference the network or run a script) and ``report.pdf`` as ``formats`` asks, and
     drop ``report.ipynb`` unless asked; returns the PDF's page count."""
@@ -309,12 +371,14 @@ def export_formats(nb: Any, build: Path, *, formats: Sequence[str], title: str,
     say = progress or (lambda message: None)
     tick = time.perf_counter()
     say("exporting HTML")
-    html = notebook_to_html(nb, title=title, release=release, theme=theme, meta=meta,
-                            created=created)
+    html = notebook_to_html(
+        nb, title=title, release=release, theme=theme, meta=meta, created=created
+    )
     bad = external_references(html)
     if bad:
-        raise ReportgenError("the report HTML would need the network or a script: "
-                             + ", ".join(bad[:5]))
+        raise ReportgenError(
+            "the report HTML would need the network or a script: " + ", ".join(bad[:5])
+        )
     if "html" in formats:
         (build / "report.html").write_text(html, encoding="utf-8")
     timings["html"] = time.perf_counter() - tick
@@ -332,13 +396,16 @@ def export_formats(nb: Any, build: Path, *, formats: Sequence[str], title: str,
 
 def built_files(build: Path) -> dict[str, Path]:
     """Every file written in the build folder, by its path relative to it."""
-    return {p.relative_to(build).as_posix(): p for p in sorted(build.rglob("*"))
-            if p.is_file()}
+    return {p.relative_to(build).as_posix(): p for p in sorted(build.rglob("*")) if p.is_file()}
 
 
-def write_manifest(build: Path, manifest: dict[str, Any],
-                   timings: Mapping[str, float], *,
-                   results: str | None = "results.json") -> tuple[str, ...]:
+def write_manifest(
+    build: Path,
+    manifest: dict[str, Any],
+    timings: Mapping[str, float],
+    *,
+    results: str | None = "results.json",
+) -> tuple[str, ...]:
     """Write ``manifest.json`` (output paths relative to the report folder, the time of
     each stage, the digests of ``results`` and of the manifest itself: see
     :func:`reportgen.report.archive.seal_manifest`) and return the names of every file
@@ -378,42 +445,54 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     template = resolve_template(spec.template)
     release_report = _is_release_template(template)
     if _template_kind(template) == "history":
-        raise InputError("the history template makes a trend report from archived reports",
-                         location=Location(str(template)),
-                         hint="use `reportgen history REPORT_DIR... --out DIR`")
+        raise InputError(
+            "the history template makes a trend report from archived reports",
+            location=Location(str(template)),
+            hint="use `reportgen history REPORT_DIR... --out DIR`",
+        )
     theme = load_theme(spec.theme)
     options = dict(spec.analysis_options)
     if options.get("seed") is None:
         import numpy as np
+
         options["seed"] = int(np.random.SeedSequence().entropy % (2**63))
     for flag, text in (("--title", spec.title), ("--release", spec.release)):
         if text is not None and any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
-            raise InputError(f"{flag} contains a control character (e.g. a line break): "
-                             f"{text!r}", location=Location(flag),
-                             hint="give it on one line, in printable characters")
+            raise InputError(
+                f"{flag} contains a control character (e.g. a line break): {text!r}",
+                location=Location(flag),
+                hint="give it on one line, in printable characters",
+            )
     AnalysisOptions(**options)  # bad options fail before any work
     LoadOptions(**dict(spec.load_options))
     from reportgen.execution import Execution
+
     Execution.from_mapping(spec.execution)
-    out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists,
-                                 progress=say)
+    out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
     with report_folder(out, force=replace) as tmp:
         tick = time.perf_counter()
         say(f"loading {', '.join(spec.data)}")
-        table = load(list(spec.data), options=LoadOptions(**dict(spec.load_options)),
-                     config=spec.config)
+        table = load(
+            list(spec.data), options=LoadOptions(**dict(spec.load_options)), config=spec.config
+        )
         timings["load"] = time.perf_counter() - tick
-        say(f"loaded {len(table.systems)} systems, {len(table.datasets)} datasets, "
-            f"{len(table.metrics)} metrics")
+        say(
+            f"loaded {len(table.systems)} systems, {len(table.datasets)} datasets, "
+            f"{len(table.metrics)} metrics"
+        )
         from reportgen.analysis import check_options
 
         check_options(table, AnalysisOptions(**options))  # before the notebook starts
         title = spec.title or "Evaluation report"
         if release_report:
             from reportgen.analysis.release import resolve_release_systems
+
             base, cand = resolve_release_systems(
-                table.systems, baseline=spec.baseline or options.get("baseline"),
-                candidate=spec.candidate, release=spec.release)
+                table.systems,
+                baseline=spec.baseline or options.get("baseline"),
+                candidate=spec.candidate,
+                release=spec.release,
+            )
             if not spec.title:
                 head = f"Release {spec.release}" if spec.release else "Release"
                 title = f"{head}: {cand} against {base}"
@@ -422,8 +501,10 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
             "config": str(Path(spec.config).resolve()) if spec.config else "",
             "load_options": json_safe(spec.load_options),
             "analysis_options": json_safe(options),
-            "title": title, "release": spec.release or "",
-            "theme": str(theme.path), "output_dir": str(tmp.resolve()),
+            "title": title,
+            "release": spec.release or "",
+            "theme": str(theme.path),
+            "output_dir": str(tmp.resolve()),
             "max_table_rows": spec.max_table_rows,
         }
         if spec.execution:  # a template of one's own may predate this parameter
@@ -432,34 +513,62 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
             parameters["baseline"] = spec.baseline or options.get("baseline") or ""
             parameters["candidate"] = spec.candidate or ""
         tick = time.perf_counter()
-        nb = execute_into(template, tmp, out, parameters, progress=say,
-                          kernel_name=spec.kernel_name,
-                          execution_timeout=spec.execution_timeout)
+        nb = execute_into(
+            template,
+            tmp,
+            out,
+            parameters,
+            progress=say,
+            kernel_name=spec.kernel_name,
+            execution_timeout=spec.execution_timeout,
+        )
         timings["notebook"] = time.perf_counter() - tick
-        results = read_notebook_output(tmp, "results.json",
-                                       "reportgen.report.sections.write_outputs(report)")
+        results = read_notebook_output(
+            tmp, "results.json", "reportgen.report.sections.write_outputs(report)"
+        )
         validate_results(results)
-        meta = [("seed", str(results["seed"])), ("reportgen", results["reportgen_version"]),
-                ("data", _short_list(spec.data))]
-        pages = export_formats(nb, tmp, formats=spec.formats, title=title,
-                               release=spec.release, theme=theme, meta=meta,
-                               created=results["created"], timings=timings, progress=say)
+        meta = [
+            ("seed", str(results["seed"])),
+            ("reportgen", results["reportgen_version"]),
+            ("data", _short_list(spec.data)),
+        ]
+        pages = export_formats(
+            nb,
+            tmp,
+            formats=spec.formats,
+            title=title,
+            release=spec.release,
+            theme=theme,
+            meta=meta,
+            created=results["created"],
+            timings=timings,
+            progress=say,
+        )
         outputs = built_files(tmp)
-        parameters_record = {k: v for k, v in asdict(spec).items()
-                             if k not in ("data", "out")}
+        parameters_record = {k: v for k, v in asdict(spec).items() if k not in ("data", "out")}
         parameters_record["analysis_options"] = json_safe(options)
         parameters_record["template"] = str(template)
         if spec.config:  # absolute, so `reportgen history` can reload the data later
             parameters_record["config_resolved"] = str(Path(spec.config).resolve())
-        manifest = build_manifest(table.sources, parameters=json_safe(parameters_record),
-                                  seed=int(results["seed"]), started=started,
-                                  outputs=outputs)
+        manifest = build_manifest(
+            table.sources,
+            parameters=json_safe(parameters_record),
+            seed=int(results["seed"]),
+            started=started,
+            outputs=outputs,
+        )
         files = write_manifest(tmp, manifest, timings)
         verdict = results.get("verdict")
     say(f"wrote {out}")
-    return RunResult(out=out, files=files, seed=int(results["seed"]), pages=pages,
-                     verdict_counts=None if verdict is None else verdict.get("counts"),
-                     timings=timings, verdict=verdict)
+    return RunResult(
+        out=out,
+        files=files,
+        seed=int(results["seed"]),
+        pages=pages,
+        verdict_counts=None if verdict is None else verdict.get("counts"),
+        timings=timings,
+        verdict=verdict,
+    )
 
 
 @dataclass(frozen=True)
@@ -472,10 +581,18 @@ class AnalysisFolder:
     analysis: Any
 
 
-def analyze_into(data: Sequence[str], out: str, *, options: Any, execution: Any = None,
-                 load_options: Mapping[str, Any] | None = None, config: str | None = None,
-                 force: bool = False, if_exists: str = "error",
-                 progress: Progress | None = None) -> AnalysisFolder:
+def analyze_into(
+    data: Sequence[str],
+    out: str,
+    *,
+    options: Any,
+    execution: Any = None,
+    load_options: Mapping[str, Any] | None = None,
+    config: str | None = None,
+    force: bool = False,
+    if_exists: str = "error",
+    progress: Progress | None = None,
+) -> AnalysisFolder:
     """``reportgen analyze --out``: load, analyse, and write ``results.json`` and
     ``manifest.json`` into a report folder, with the same guarantees as
     :func:`run_report` (built aside and moved into place, an existing folder replaced
@@ -494,24 +611,28 @@ def analyze_into(data: Sequence[str], out: str, *, options: Any, execution: Any 
 
     timings: dict[str, float] = {}
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    folder, replace = output_folder(out, force=force, if_exists=if_exists,
-                                    progress=progress)
+    folder, replace = output_folder(out, force=force, if_exists=if_exists, progress=progress)
     with report_folder(folder, force=replace) as tmp:
         tick = time.perf_counter()
-        table = load(list(data), options=LoadOptions(**dict(load_options or {})),
-                     config=config)
+        table = load(list(data), options=LoadOptions(**dict(load_options or {})), config=config)
         timings["load"] = time.perf_counter() - tick
         tick = time.perf_counter()
         analysis = analyze(table, options, execution=execution)
         results = analysis.to_results()
         timings["analysis"] = time.perf_counter() - tick
         write_json_atomic(tmp / "results.json", results)
-        record = {"data": [str(Path(d).resolve()) for d in data],
-                  "config": str(Path(config).resolve()) if config else None,
-                  "load_options": json_safe(dict(load_options or {})),
-                  "analysis_options": results.get("config")}
-        manifest = build_manifest(table.sources, parameters=json_safe(record),
-                                  seed=int(analysis.seed), started=started,
-                                  outputs=built_files(tmp))
+        record = {
+            "data": [str(Path(d).resolve()) for d in data],
+            "config": str(Path(config).resolve()) if config else None,
+            "load_options": json_safe(dict(load_options or {})),
+            "analysis_options": results.get("config"),
+        }
+        manifest = build_manifest(
+            table.sources,
+            parameters=json_safe(record),
+            seed=int(analysis.seed),
+            started=started,
+            outputs=built_files(tmp),
+        )
         write_manifest(tmp, manifest, timings)
     return AnalysisFolder(folder, results, analysis)

@@ -9,10 +9,12 @@ from reportgen.stats.power import PowerResult
 
 __all__ = ["power_sentence"]
 
-_DESIGN = {"paired-binary": "paired binary scores (exact McNemar)",
-           "unpaired-binary": "two independent proportions",
-           "paired-continuous": "paired continuous scores (paired t)",
-           "unpaired-continuous": "two independent samples (t test)"}
+_DESIGN = {
+    "paired-binary": "paired binary scores (exact McNemar)",
+    "unpaired-binary": "two independent proportions",
+    "paired-continuous": "paired continuous scores (paired t)",
+    "unpaired-continuous": "two independent samples (t test)",
+}
 
 
 def power_sentence(result: PowerResult) -> str:
@@ -29,19 +31,29 @@ def power_sentence(result: PowerResult) -> str:
     side = "" if result.alternative == "two-sided" else f", {result.alternative}"
     level = f"α = {result.alpha:g}{side}"
     assumptions = []
-    for name, value in (("baseline", result.baseline), ("discordance", result.discordance),
-                        ("correlation", result.correlation), ("SD", result.sd)):
+    for name, value in (
+        ("baseline", result.baseline),
+        ("discordance", result.discordance),
+        ("correlation", result.correlation),
+        ("SD", result.sd),
+    ):
         if value is not None and math.isfinite(value):
             assumptions.append(f"{name} {value:.4g}")
     tail = f"; {', '.join(assumptions)}" if assumptions else ""
     if result.solved_for == "n":
         n = math.ceil(result.n) if math.isfinite(result.n) else result.n
-        head = (f"Items needed: {fmt.count(n)} to detect Δ = {result.delta:+.4g} with "
-                f"{result.target_power:.0%} power")
+        head = (
+            f"Items needed: {fmt.count(n)} to detect Δ = {result.delta:+.4g} with "
+            f"{result.target_power:.0%} power"
+        )
     elif result.solved_for == "delta":
-        head = (f"Minimum detectable effect: Δ = {fmt.number(result.delta)} with "
-                f"{result.target_power:.0%} power and n = {fmt.count(result.n)}")
+        head = (
+            f"Minimum detectable effect: Δ = {fmt.number(result.delta)} with "
+            f"{result.target_power:.0%} power and n = {fmt.count(result.n)}"
+        )
     else:
-        head = (f"Power: {fmt.number(result.power, 3)} to detect Δ = {result.delta:+.4g} with "
-                f"n = {fmt.count(result.n)}")
+        head = (
+            f"Power: {fmt.number(result.power, 3)} to detect Δ = {result.delta:+.4g} with "
+            f"n = {fmt.count(result.n)}"
+        )
     return f"{head} ({design}, {level}{tail})."

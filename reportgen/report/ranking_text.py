@@ -21,10 +21,11 @@ def ordering_line(entry: dict[str, Any], *, limit: int = 12) -> str:
     'ordered ranking over 1 list: A ≈ B > C'
     """
     names = [s["system"] for s in entry["systems"]]
-    significant = {frozenset((p["system_a"], p["system_b"])): p["significant"]
-                   for p in entry["pairs"]}
+    significant = {
+        frozenset((p["system_a"], p["system_b"])): p["significant"] for p in entry["pairs"]
+    }
     parts = [names[0]] if names else []
-    for a, b in zip(names[:limit - 1], names[1:limit]):
+    for a, b in zip(names[: limit - 1], names[1:limit]):
         parts.append(">" if significant.get(frozenset((a, b)), False) else "≈")
         parts.append(b)
     tail = f" ... ({len(names) - limit} more)" if len(names) > limit else ""

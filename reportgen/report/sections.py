@@ -47,11 +47,29 @@ from reportgen.report.html import (
 from reportgen.stats.noise import P5_ALPHA
 from reportgen.stats.pairwise import PairwiseResult
 
-__all__ = ["HTMLBlock", "Report", "across_datasets", "across_metrics", "appendix",
-           "data_section", "exploration", "groups_and_hyperparameters", "items_section",
-           "methods", "noise_and_power", "noise_detail", "per_sample_list", "prepare",
-           "provenance", "release_details", "release_summary", "repeated_runs",
-           "results_matrix", "summary", "write_outputs"]
+__all__ = [
+    "HTMLBlock",
+    "Report",
+    "across_datasets",
+    "across_metrics",
+    "appendix",
+    "data_section",
+    "exploration",
+    "groups_and_hyperparameters",
+    "items_section",
+    "methods",
+    "noise_and_power",
+    "noise_detail",
+    "per_sample_list",
+    "prepare",
+    "provenance",
+    "release_details",
+    "release_summary",
+    "repeated_runs",
+    "results_matrix",
+    "summary",
+    "write_outputs",
+]
 
 
 #: Above this many systems the connected graph of non-significant pairs is replaced by the
@@ -73,6 +91,7 @@ def _try_chart(build: Callable[[], Any], caption: str | None, report: Report) ->
 
 
 # --------------------------------------------------------------------------- the report
+
 
 @dataclass
 class Report:
@@ -110,14 +129,22 @@ class Report:
         return None
 
 
-def prepare(data: Sequence[str], *, config: str | None = None,
-            load_options: Mapping[str, Any] | None = None,
-            analysis_options: Mapping[str, Any] | None = None,
-            title: str = "Evaluation report", release: str | None = None,
-            theme: str = "default", output_dir: str = ".",
-            baseline: str | None = None, candidate: str | None = None,
-            release_report: bool = False, max_table_rows: int = 40,
-            execution: Mapping[str, Any] | None = None) -> Report:
+def prepare(
+    data: Sequence[str],
+    *,
+    config: str | None = None,
+    load_options: Mapping[str, Any] | None = None,
+    analysis_options: Mapping[str, Any] | None = None,
+    title: str = "Evaluation report",
+    release: str | None = None,
+    theme: str = "default",
+    output_dir: str = ".",
+    baseline: str | None = None,
+    candidate: str | None = None,
+    release_report: bool = False,
+    max_table_rows: int = 40,
+    execution: Mapping[str, Any] | None = None,
+) -> Report:
     """Load the data, run the analysis and gather what the sections show.
 
     Parameters
@@ -156,25 +183,37 @@ def prepare(data: Sequence[str], *, config: str | None = None,
     caught: list[str] = []
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
-        table = load(list(data), options=LoadOptions(**dict(load_options or {})),
-                     config=config or None)
-        options = {k: tuple(v) if isinstance(v, list) else v
-                   for k, v in dict(analysis_options or {}).items()}
+        table = load(
+            list(data), options=LoadOptions(**dict(load_options or {})), config=config or None
+        )
+        options = {
+            k: tuple(v) if isinstance(v, list) else v
+            for k, v in dict(analysis_options or {}).items()
+        }
         if release_report:
             baseline, candidate = resolve_release_systems(
-                table.systems, baseline=baseline or options.pop("baseline", None),
-                candidate=candidate, release=release)
+                table.systems,
+                baseline=baseline or options.pop("baseline", None),
+                candidate=candidate,
+                release=release,
+            )
             options.setdefault("correct_across", "all")
-            analysis = analyze_release(table, AnalysisOptions(**options),
-                                       baseline=baseline, candidate=candidate,
-                                       release=release,
-                                       execution=Execution.from_mapping(execution))
+            analysis = analyze_release(
+                table,
+                AnalysisOptions(**options),
+                baseline=baseline,
+                candidate=candidate,
+                release=release,
+                execution=Execution.from_mapping(execution),
+            )
         else:
-            analysis = analyze(table, AnalysisOptions(**options),
-                               execution=Execution.from_mapping(execution))
+            analysis = analyze(
+                table, AnalysisOptions(**options), execution=Execution.from_mapping(execution)
+            )
     for record in records:
-        if issubclass(record.category, (DeprecationWarning, PendingDeprecationWarning,
-                                        FutureWarning)):
+        if issubclass(
+            record.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+        ):
             continue
         text = str(record.message)
         if text not in caught:
@@ -183,16 +222,27 @@ def prepare(data: Sequence[str], *, config: str | None = None,
     verdicts = None
     if analysis.release is not None:
         verdicts = [v.to_dict() for v in analysis.release.verdicts]
-    results["report"] = {"title": title, "release": release,
-                         "theme": theme_obj.name}
-    return Report(table=table, analysis=analysis, results=results, title=title,
-                  theme=theme_obj, output_dir=Path(output_dir), release=release,
-                  baseline=baseline, candidate=candidate, verdicts=verdicts,
-                  warnings=caught, max_table_rows=max_table_rows,
-                  inputs=tuple(str(d) for d in data), config_path=config or None)
+    results["report"] = {"title": title, "release": release, "theme": theme_obj.name}
+    return Report(
+        table=table,
+        analysis=analysis,
+        results=results,
+        title=title,
+        theme=theme_obj,
+        output_dir=Path(output_dir),
+        release=release,
+        baseline=baseline,
+        candidate=candidate,
+        verdicts=verdicts,
+        warnings=caught,
+        max_table_rows=max_table_rows,
+        inputs=tuple(str(d) for d in data),
+        config_path=config or None,
+    )
 
 
 # --------------------------------------------------------------------------- outputs
+
 
 def write_outputs(report: Report) -> HTMLBlock:
     """Write ``results.json`` (validated against its schema) and ``tables/*.csv`` to
@@ -217,40 +267,59 @@ def write_outputs(report: Report) -> HTMLBlock:
 
 
 def _flat(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in row.items() if not isinstance(v, (list, dict))}
-            for row in rows]
+    return [{k: v for k, v in row.items() if not isinstance(v, (list, dict))} for row in rows]
 
 
 def _csv_tables(report: Report) -> dict[str, list[dict[str, Any]]]:
     r = report.results
     tables: dict[str, list[dict[str, Any]]] = {
-        "systems": _flat(r["systems"]), "comparisons": _flat(r["comparisons"]),
-        "power": _flat(r["power"]), "noise": _flat(r["noise"]),
-        "groups": _flat(r["groups"]), "hyperparameters": _flat(r["hyperparameters"]),
+        "systems": _flat(r["systems"]),
+        "comparisons": _flat(r["comparisons"]),
+        "power": _flat(r["power"]),
+        "noise": _flat(r["noise"]),
+        "groups": _flat(r["groups"]),
+        "hyperparameters": _flat(r["hyperparameters"]),
     }
     ordered = [x for x in r["rankings"] if x.get("kind") == "ordered"]
     if ordered:
         tables["ranking"] = ordered[0]["systems"]
         tables["ranking_pairs"] = ordered[0]["pairs"]
-    tables["aggregates"] = [{"dataset": a["dataset"], **s} for a in r["aggregates"]
-                            for s in a["systems"]]
-    tables["rank_intervals"] = [{"dataset": x["dataset"], "metric": x["metric"], **s}
-                                for x in r["rankings"] if x.get("kind") == "ranks"
-                                for s in _flat(x["simultaneous"]["systems"])]
-    tables["items"] = [{"dataset": x["dataset"], "metric": x["metric"], **i}
-                       for x in r["items"] for i in x.get("items", [])]
+    tables["aggregates"] = [
+        {"dataset": a["dataset"], **s} for a in r["aggregates"] for s in a["systems"]
+    ]
+    tables["rank_intervals"] = [
+        {"dataset": x["dataset"], "metric": x["metric"], **s}
+        for x in r["rankings"]
+        if x.get("kind") == "ranks"
+        for s in _flat(x["simultaneous"]["systems"])
+    ]
+    tables["items"] = [
+        {"dataset": x["dataset"], "metric": x["metric"], **i}
+        for x in r["items"]
+        for i in x.get("items", [])
+    ]
     if report.verdicts:
         tables["verdicts"] = report.verdicts
     verdict = r.get("verdict") or {}
-    flips = [{"dataset": f["dataset"], "metric": f["metric"], "item": i["item"],
-              "baseline_score": i["baseline_score"], "candidate_score": i["candidate_score"],
-              "change": i["change"]} for f in verdict.get("flips", ()) for i in f["items"]]
+    flips = [
+        {
+            "dataset": f["dataset"],
+            "metric": f["metric"],
+            "item": i["item"],
+            "baseline_score": i["baseline_score"],
+            "candidate_score": i["candidate_score"],
+            "change": i["change"],
+        }
+        for f in verdict.get("flips", ())
+        for i in f["items"]
+    ]
     if flips:
         tables["flips"] = flips
     return tables
 
 
 # --------------------------------------------------------------------------- helpers
+
 
 def _direction_word(direction: str) -> str:
     return "higher is better" if direction == "higher" else "lower is better"
@@ -261,14 +330,17 @@ def _rank_ci(unit: UnitResult) -> dict[str, str]:
     if unit.ranks is None:
         return {}
     iv = unit.ranks.intervals
-    return {s: f"{int(iv.rank[k])} [{int(iv.ci_low[k])}, {int(iv.ci_high[k])}]"
-            for k, s in enumerate(iv.systems)}
+    return {
+        s: f"{int(iv.rank[k])} [{int(iv.ci_low[k])}, {int(iv.ci_high[k])}]"
+        for k, s in enumerate(iv.systems)
+    }
 
 
 def _sorted_by_quality(rows: list[dict[str, Any]], direction: str) -> list[dict[str, Any]]:
     sign = -1.0 if direction == "higher" else 1.0
-    return sorted(rows, key=lambda r: sign * (r["mean"] if r["mean"] is not None
-                                              else -sign * math.inf))
+    return sorted(
+        rows, key=lambda r: sign * (r["mean"] if r["mean"] is not None else -sign * math.inf)
+    )
 
 
 def _ci(row: Mapping[str, Any]) -> str:
@@ -287,26 +359,28 @@ def _why(sl: Any) -> str:
     result = sl.comparisons
     modality = sl.modality
     if sl.derived_from is not None or not isinstance(result, PairwiseResult):
-        return (f"corpus-level metric computed from the predictions of "
-                f"{sl.derived_from}: approximate randomization over items")
+        return (
+            f"corpus-level metric computed from the predictions of "
+            f"{sl.derived_from}: approximate randomization over items"
+        )
     method = result.method
     if method != "auto":
         return f"{method} chosen with --method"
     if sl.n_runs is not None and sl.n_runs > 1:
-        return (f"{sl.n_runs} runs per item averaged first (items are the independent "
-                "units), so the item means are analysed as continuous")
-    return {("paired", "binary"): "paired 0/1 outcomes: exact test on the discordant "
-                                  "items",
-            ("paired", "continuous"): "paired continuous scores: test on the per-item "
-                                      "differences",
-            ("unpaired", "binary"): "different items per system, 0/1 outcomes: test of "
-                                    "two proportions",
-            ("unpaired", "continuous"): "different items per system, continuous scores: "
-                                        "Welch's t test",
-            }.get((sl.pairing, modality), "")
+        return (
+            f"{sl.n_runs} runs per item averaged first (items are the independent "
+            "units), so the item means are analysed as continuous"
+        )
+    return {
+        ("paired", "binary"): "paired 0/1 outcomes: exact test on the discordant items",
+        ("paired", "continuous"): "paired continuous scores: test on the per-item differences",
+        ("unpaired", "binary"): "different items per system, 0/1 outcomes: test of two proportions",
+        ("unpaired", "continuous"): "different items per system, continuous scores: Welch's t test",
+    }.get((sl.pairing, modality), "")
 
 
 # --------------------------------------------------------------------------- Summary
+
 
 def summary(report: Report) -> HTMLBlock | None:
     """Key findings, first: who leads, whether the leaders are distinguishable, the
@@ -320,19 +394,27 @@ def summary(report: Report) -> HTMLBlock | None:
     lines = key_findings(analysis)
     body: list[str] = []
     if lines:
-        body.append('<div class="rg-findings"><ul>'
-                    + "".join(f"<li>{line}</li>" for line in lines) + "</ul></div>")
+        body.append(
+            '<div class="rg-findings"><ul>'
+            + "".join(f"<li>{line}</li>" for line in lines)
+            + "</ul></div>"
+        )
     n_units = len(analysis.compared)
-    body.append(note(
-        f"{len(table_.systems)} systems, {len(table_.datasets)} dataset(s), "
-        f"{len(table_.metrics)} metric(s) ({n_units} dataset × metric compared); "
-        f"{report.confidence:.0%} intervals; a difference is significant when its "
-        f"p-value adjusted with the {escape(_correction_name(report))} is at most "
-        f"α = {report.alpha:g}. Proportions are shown in percent and their differences "
-        "in percentage points (pts)."))
+    body.append(
+        note(
+            f"{len(table_.systems)} systems, {len(table_.datasets)} dataset(s), "
+            f"{len(table_.metrics)} metric(s) ({n_units} dataset × metric compared); "
+            f"{report.confidence:.0%} intervals; a difference is significant when its "
+            f"p-value adjusted with the {escape(_correction_name(report))} is at most "
+            f"α = {report.alpha:g}. Proportions are shown in percent and their differences "
+            "in percentage points (pts)."
+        )
+    )
     if report.warnings:
-        body.append(f'<div class="rg-warning">{len(report.warnings)} warning(s) while '
-                    'reading and analysing the data: see <a href="#data">Data</a>.</div>')
+        body.append(
+            f'<div class="rg-warning">{len(report.warnings)} warning(s) while '
+            'reading and analysing the data: see <a href="#data">Data</a>.</div>'
+        )
     block = section("Key findings", body, sid="summary")
     return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
 
@@ -356,30 +438,48 @@ def results_matrix(report: Report) -> HTMLBlock | None:
     ranking = analysis.ranking
     ranked = {} if ranking is None else {s: k + 1 for k, s in enumerate(ranking.systems)}
     overall_letters = {} if ranking is None else ranking.letter_of()
-    body = [_matrix_table(part, cells, order, ranked, overall_letters)
-            for part in _column_chunks(columns)]
+    body = [
+        _matrix_table(part, cells, order, ranked, overall_letters)
+        for part in _column_chunks(columns)
+    ]
     if len(order) > MATRIX_PRINT_ROWS:
-        body.append(print_only(note(
-            f"The PDF lists the first {MATRIX_PRINT_ROWS} of the {len(order)} systems; the "
-            "HTML report lists all of them, and <code>tables/systems.csv</code> holds "
-            "every mean and interval.")))
-    what = ["Each cell: the mean (percent for proportions) with its "
-            f"{report.confidence:.0%} interval; bold: the best value of the column; ↑/↓: "
-            "higher or lower is better."]
+        body.append(
+            print_only(
+                note(
+                    f"The PDF lists the first {MATRIX_PRINT_ROWS} of the {len(order)} systems; the "
+                    "HTML report lists all of them, and <code>tables/systems.csv</code> holds "
+                    "every mean and interval."
+                )
+            )
+        )
+    what = [
+        "Each cell: the mean (percent for proportions) with its "
+        f"{report.confidence:.0%} interval; bold: the best value of the column; ↑/↓: "
+        "higher or lower is better."
+    ]
     if any(cells[n][j].letters for n in order for j in cells[n]):
-        what.append("Superscript letters: tie groups of that dataset × metric: systems "
-                    "sharing a letter are not significantly different (compact letter "
-                    "display).")
+        what.append(
+            "Superscript letters: tie groups of that dataset × metric: systems "
+            "sharing a letter are not significantly different (compact letter "
+            "display)."
+        )
     if ranking is not None:
-        what.append(f"Rows follow the ranking across {len(ranking.lists)} dataset(s) "
-                    "(#, with its own tie groups after the name)"
-                    + ("; systems outside it follow by their mean position."
-                       if len(ranked) < len(order) else "."))
+        what.append(
+            f"Rows follow the ranking across {len(ranking.lists)} dataset(s) "
+            "(#, with its own tie groups after the name)"
+            + (
+                "; systems outside it follow by their mean position."
+                if len(ranked) < len(order)
+                else "."
+            )
+        )
     else:
         what.append("Rows follow each system's mean position over the dataset × metrics.")
     if len(body) > 1:
-        what.append(f"The {len(columns)} dataset × metrics are split over {len(body)} "
-                    "tables of the same rows.")
+        what.append(
+            f"The {len(columns)} dataset × metrics are split over {len(body)} "
+            "tables of the same rows."
+        )
     body.append(note(" ".join(what)))
     shown = order[:OVERVIEW_SYSTEMS]
     chart_rows = []
@@ -390,18 +490,37 @@ def results_matrix(report: Report) -> HTMLBlock | None:
             cell = cells[name].get(j)
             if cell is None:
                 continue
-            chart_rows.append({"panel": panel, "system": name, "mean": cell.mean * scale,
-                               "ci_low": cell.ci_low * scale,
-                               "ci_high": cell.ci_high * scale, "best": cell.best})
+            chart_rows.append(
+                {
+                    "panel": panel,
+                    "system": name,
+                    "mean": cell.mean * scale,
+                    "ci_low": cell.ci_low * scale,
+                    "ci_high": cell.ci_high * scale,
+                    "best": cell.best,
+                }
+            )
     if chart_rows:
-        more = (f" The first {len(shown)} of {len(order)} systems are drawn; all are in "
-                "the table." if len(shown) < len(order) else "")
-        body.append(charts_row(_try_chart(partial(
-            means_overview_chart, chart_rows, shown,
-            columns=4 if len(columns) > 3 else len(columns)),
-            f"Each system's mean with its {report.confidence:.0%} interval per dataset × "
-            "metric, in the order of the table; the best of each panel in red." + more,
-            report)))
+        more = (
+            f" The first {len(shown)} of {len(order)} systems are drawn; all are in the table."
+            if len(shown) < len(order)
+            else ""
+        )
+        body.append(
+            charts_row(
+                _try_chart(
+                    partial(
+                        means_overview_chart,
+                        chart_rows,
+                        shown,
+                        columns=4 if len(columns) > 3 else len(columns),
+                    ),
+                    f"Each system's mean with its {report.confidence:.0%} interval per dataset × "
+                    "metric, in the order of the table; the best of each panel in red." + more,
+                    report,
+                )
+            )
+        )
     return section("Results", body, sid="results")
 
 
@@ -444,9 +563,13 @@ def _column_chunks(columns: Sequence[Any]) -> list[list[tuple[int, Any]]]:
     return [c for c in chunks if c]
 
 
-def _matrix_table(part: Sequence[tuple[int, Any]], cells: Mapping[str, Mapping[int, Any]],
-                  order: Sequence[str], ranked: Mapping[str, int],
-                  overall_letters: Mapping[str, str]) -> str:
+def _matrix_table(
+    part: Sequence[tuple[int, Any]],
+    cells: Mapping[str, Mapping[int, Any]],
+    order: Sequence[str],
+    ranked: Mapping[str, int],
+    overall_letters: Mapping[str, str],
+) -> str:
     """One table of the central matrix: the columns ``part`` for every system."""
     columns = [c for _, c in part]
     datasets = list(dict.fromkeys(c.dataset for c in columns))
@@ -462,20 +585,28 @@ def _matrix_table(part: Sequence[tuple[int, Any]], cells: Mapping[str, Mapping[i
         for d in datasets:
             span = sum(c.dataset == d for c in columns)
             head_top.append(f'<th colspan="{span}" class="rg-group">{escape(d)}</th>')
-        thead = ("<tr>" + "".join(head_top) + "</tr><tr>"
-                 + "".join(label(c, c.metric) for c in columns) + "</tr>")
+        thead = (
+            "<tr>"
+            + "".join(head_top)
+            + "</tr><tr>"
+            + "".join(label(c, c.metric) for c in columns)
+            + "</tr>"
+        )
     else:
-        thead = ("<tr><th>#</th><th>system</th>"
-                 + "".join(label(c, c.label) for c in columns) + "</tr>")
+        thead = (
+            "<tr><th>#</th><th>system</th>" + "".join(label(c, c.label) for c in columns) + "</tr>"
+        )
     rows_html = []
     for position, name in enumerate(order):
         rank = ranked.get(name)
         letters = overall_letters.get(name, "")
-        row = [f'<td class="num">{"" if rank is None else rank}</td>',
-               f'<td class="{"rg-name rg-long" if len(name) > 40 else "rg-name"}">'
-               f"{escape(name)}"
-               + (f' <sup class="rg-letters">{escape(letters)}</sup>' if letters else "")
-               + "</td>"]
+        row = [
+            f'<td class="num">{"" if rank is None else rank}</td>',
+            f'<td class="{"rg-name rg-long" if len(name) > 40 else "rg-name"}">'
+            f"{escape(name)}"
+            + (f' <sup class="rg-letters">{escape(letters)}</sup>' if letters else "")
+            + "</td>",
+        ]
         for j, c in part:
             cell = cells[name].get(j)
             if cell is None:
@@ -483,68 +614,114 @@ def _matrix_table(part: Sequence[tuple[int, Any]], cells: Mapping[str, Mapping[i
                 continue
             value, ci = cell.text(c.proportion)
             shown = f"<strong>{escape(value)}</strong>" if cell.best else escape(value)
-            sup = (f'<sup class="rg-letters">{escape(cell.letters)}</sup>'
-                   if cell.letters else "")
-            row.append(f'<td class="num{" rg-best" if cell.best else ""}">{shown}{sup}'
-                       f'<br><span class="rg-ci">{escape(ci)}</span></td>')
+            sup = f'<sup class="rg-letters">{escape(cell.letters)}</sup>' if cell.letters else ""
+            row.append(
+                f'<td class="num{" rg-best" if cell.best else ""}">{shown}{sup}'
+                f'<br><span class="rg-ci">{escape(ci)}</span></td>'
+            )
         hidden = ' class="rg-screen-only"' if position >= MATRIX_PRINT_ROWS else ""
         rows_html.append(f"<tr{hidden}>" + "".join(row) + "</tr>")
-    return (f'<div class="rg-table-wrap"><table class="rg-table rg-matrix"><thead>{thead}'
-            f'</thead><tbody>{"".join(rows_html)}</tbody></table></div>')
+    return (
+        f'<div class="rg-table-wrap"><table class="rg-table rg-matrix"><thead>{thead}'
+        f"</thead><tbody>{''.join(rows_html)}</tbody></table></div>"
+    )
 
 
 def _correction_name(report: Report) -> str:
     from reportgen.report.claims import CORRECTION_NAMES
+
     name = report.analysis.options.correction
     label = CORRECTION_NAMES.get(name) or "no"
     across = report.analysis.options.correct_across
-    scope = "within each dataset × metric" if across == "sample-list" else \
-        "across all comparisons"
+    scope = "within each dataset × metric" if across == "sample-list" else "across all comparisons"
     return f"{label} correction {scope}"
 
 
 # --------------------------------------------------------------------------- Data
 
+
 def data_section(report: Report) -> HTMLBlock | None:
     """Systems, datasets, metrics, pairing, exclusions and warnings."""
     s = report.table.summary()
-    body = [f"<p>{s['n_rows']:,} scores from {len(s['inputs'])} input(s): "
-            f"{s['n_systems']} systems, {s['n_datasets']} datasets, "
-            f"{s['n_metrics']} metrics.</p>"]
-    body.append(table(s["inputs"], [Col("path", "input"), Col("format", "format"),
-                                    Col("rows", "rows", lambda v: f"{v:,}", True)]))
+    body = [
+        f"<p>{s['n_rows']:,} scores from {len(s['inputs'])} input(s): "
+        f"{s['n_systems']} systems, {s['n_datasets']} datasets, "
+        f"{s['n_metrics']} metrics.</p>"
+    ]
+    body.append(
+        table(
+            s["inputs"],
+            [
+                Col("path", "input"),
+                Col("format", "format"),
+                Col("rows", "rows", lambda v: f"{v:,}", True),
+            ],
+        )
+    )
     if s.get("skipped_inputs"):
         body.append(h3("Skipped inputs", "skipped-inputs"))
-        body.append(note("These inputs hold no usable result and were left out "
-                          "(--strict-inputs makes this an error):"))
-        body.append(table(s["skipped_inputs"], [Col("path", "input"),
-                                                Col("format", "format"),
-                                                Col("reason", "why skipped")]))
+        body.append(
+            note(
+                "These inputs hold no usable result and were left out "
+                "(--strict-inputs makes this an error):"
+            )
+        )
+        body.append(
+            table(
+                s["skipped_inputs"],
+                [Col("path", "input"), Col("format", "format"), Col("reason", "why skipped")],
+            )
+        )
     body.append(h3("Datasets and pairing", "datasets-and-pairing"))
     rows = []
     for d in s["datasets"]:
         for m in d["metrics"]:
             info = m["pairing"]
-            rows.append({"dataset": d["name"], "metric": m["metric"],
-                         "modality": m["modality"], "pairing": info["kind"],
-                         "analysed": info["recommended"], "systems": m["n_systems"],
-                         "items": m["n_items"], "common": info["n_common"],
-                         "runs": d["runs"] or 1,
-                         "weight": d["weight"]})
-    body.append(table(rows, [Col("dataset", "dataset"), Col("metric", "metric"),
-                             Col("modality", "modality"), Col("pairing", "pairing"),
-                             Col("analysed", "analysed as"),
-                             Col("systems", "systems", str, True),
-                             Col("items", "items", str, True),
-                             Col("common", "common items", str, True),
-                             Col("runs", "runs", str, True),
-                             Col("weight", "dataset weight", num_cell, True)]))
+            rows.append(
+                {
+                    "dataset": d["name"],
+                    "metric": m["metric"],
+                    "modality": m["modality"],
+                    "pairing": info["kind"],
+                    "analysed": info["recommended"],
+                    "systems": m["n_systems"],
+                    "items": m["n_items"],
+                    "common": info["n_common"],
+                    "runs": d["runs"] or 1,
+                    "weight": d["weight"],
+                }
+            )
+    body.append(
+        table(
+            rows,
+            [
+                Col("dataset", "dataset"),
+                Col("metric", "metric"),
+                Col("modality", "modality"),
+                Col("pairing", "pairing"),
+                Col("analysed", "analysed as"),
+                Col("systems", "systems", str, True),
+                Col("items", "items", str, True),
+                Col("common", "common items", str, True),
+                Col("runs", "runs", str, True),
+                Col("weight", "dataset weight", num_cell, True),
+            ],
+        )
+    )
     body.append(h3("Metrics", "metrics"))
-    body.append(table(s["metrics"], [Col("name", "metric"), Col("direction", "direction"),
-                                     Col("direction_source", "direction from"),
-                                     Col("modality", "modality"),
-                                     Col("modality_source", "modality from"),
-                                     Col("weight", "weight", num_cell, True)]))
+    body.append(
+        table(
+            s["metrics"],
+            [
+                Col("name", "metric"),
+                Col("direction", "direction"),
+                Col("direction_source", "direction from"),
+                Col("modality", "modality"),
+                Col("modality_source", "modality from"),
+                Col("weight", "weight", num_cell, True),
+            ],
+        )
+    )
     if s.get("descriptive"):
         body.extend(_descriptive_block(s["descriptive"]))
     body.append(h3("Systems", "systems"))
@@ -555,59 +732,99 @@ def data_section(report: Report) -> HTMLBlock | None:
     if release is not None:  # the two compared systems, not everything loaded
         shown = [release.candidate, release.baseline]
         if len(report.table.systems) > 2:
-            body.append(note(f"The data hold {len(report.table.systems)} systems; this "
-                             f"release report compares the candidate "
-                             f"<strong>{escape(release.candidate)}</strong> with the "
-                             f"baseline <strong>{escape(release.baseline)}</strong>."))
+            body.append(
+                note(
+                    f"The data hold {len(report.table.systems)} systems; this "
+                    f"release report compares the candidate "
+                    f"<strong>{escape(release.candidate)}</strong> with the "
+                    f"baseline <strong>{escape(release.baseline)}</strong>."
+                )
+            )
     for name in shown:
         row = {"system": name}
         if name in attrs.index:
             row.update({str(k): v for k, v in attrs.loc[name].items()})
         sys_rows.append(row)
-    extra = [Col(str(c), str(c), lambda v: "" if v is None or (
-                 isinstance(v, float) and math.isnan(v)) else escape(v))
-             for c in attrs.columns]
+    extra = [
+        Col(
+            str(c),
+            str(c),
+            lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else escape(v),
+        )
+        for c in attrs.columns
+    ]
     systems_table = table(sys_rows, [Col("system", "system"), *extra])
     if len(sys_rows) > DATA_PRINT_SYSTEMS:
         body.append(screen_only(systems_table))
-        body.append(print_only(
-            f'<p class="rg-names">{len(sys_rows)} systems: '
-            + " · ".join(escape(r["system"]) for r in sys_rows)
-            + (". Their attributes are in the HTML report." if extra else ".") + "</p>"))
+        body.append(
+            print_only(
+                f'<p class="rg-names">{len(sys_rows)} systems: '
+                + " · ".join(escape(r["system"]) for r in sys_rows)
+                + (". Their attributes are in the HTML report." if extra else ".")
+                + "</p>"
+            )
+        )
     else:
         body.append(systems_table)
     if s["item_metadata"]:
-        names = ", ".join(escape(c) for c in s["item_metadata"]) \
-            if isinstance(s["item_metadata"], list) else escape(s["item_metadata"])
+        names = (
+            ", ".join(escape(c) for c in s["item_metadata"])
+            if isinstance(s["item_metadata"], list)
+            else escape(s["item_metadata"])
+        )
         body.append(note(f"Item metadata columns: {names}."))
     excluded = _excluded_rows(s)
     if s["exclusions"] or excluded:
         body.append(h3("Exclusions", "exclusions"))
         if s["exclusions"]:
-            body.append(table(s["exclusions"], [Col("reason", "reason"),
-                                                Col("count", "rows", str, True),
-                                                Col("dataset", "dataset"),
-                                                Col("metric", "metric"),
-                                                Col("system", "system"),
-                                                Col("source", "source")]))
+            body.append(
+                table(
+                    s["exclusions"],
+                    [
+                        Col("reason", "reason"),
+                        Col("count", "rows", str, True),
+                        Col("dataset", "dataset"),
+                        Col("metric", "metric"),
+                        Col("system", "system"),
+                        Col("source", "source"),
+                    ],
+                )
+            )
         if excluded:
-            body.append(note("Items outside the set shared by all systems, left out of "
-                              "the paired comparisons:"))
-            body.append(table(excluded, [Col("dataset", "dataset"), Col("metric", "metric"),
-                                         Col("system", "system"),
-                                         Col("excluded", "items excluded", str, True)]))
+            body.append(
+                note(
+                    "Items outside the set shared by all systems, left out of "
+                    "the paired comparisons:"
+                )
+            )
+            body.append(
+                table(
+                    excluded,
+                    [
+                        Col("dataset", "dataset"),
+                        Col("metric", "metric"),
+                        Col("system", "system"),
+                        Col("excluded", "items excluded", str, True),
+                    ],
+                )
+            )
     problems = list(s["problems"])
     if problems or report.warnings or report.analysis.notes:
         body.append(h3("Warnings and notes", "warnings"))
-        items = [f"<li>{escape(p.get('message', p))}"
-                 f"{(' (' + escape(p['location']) + ')') if p.get('location') else ''}</li>"
-                 for p in problems]
+        items = [
+            f"<li>{escape(p.get('message', p))}"
+            f"{(' (' + escape(p['location']) + ')') if p.get('location') else ''}</li>"
+            for p in problems
+        ]
         items += [f"<li>{escape(w)}</li>" for w in report.warnings]
         items += [f"<li>{escape(n)}</li>" for n in report.analysis.notes]
         body.append('<div class="rg-warning"><ul>' + "".join(items) + "</ul></div>")
-    return section("Data", body, sid="data",
-                   fold="Inputs, systems, datasets and metrics, pairing, exclusions, "
-                        "warnings")
+    return section(
+        "Data",
+        body,
+        sid="data",
+        fold="Inputs, systems, datasets and metrics, pairing, exclusions, warnings",
+    )
 
 
 #: Longest list of descriptive statistics shown row by row; beyond it, one row per
@@ -619,29 +836,57 @@ def _descriptive_block(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """Statistics the evaluation recorded but that are not compared (HELM's token counts,
     run times, ...): every mean when they are few, else their range per statistic."""
     out = [h3("Descriptive statistics", "descriptive")]
-    intro = ("Recorded by the evaluation (token counts, run times, ...), shown as means "
-             "over the items; never tested or ranked. Name one with --metric to compare it.")
+    intro = (
+        "Recorded by the evaluation (token counts, run times, ...), shown as means "
+        "over the items; never tested or ranked. Name one with --metric to compare it."
+    )
     if len(rows) <= _DESCRIPTIVE_ROWS:
         out.append(note(intro))
-        out.append(table(rows, [Col("dataset", "dataset"), Col("system", "system"),
-                                Col("statistic", "statistic"),
-                                Col("mean", "mean", num_cell, True),
-                                Col("n", "items", str, True)]))
+        out.append(
+            table(
+                rows,
+                [
+                    Col("dataset", "dataset"),
+                    Col("system", "system"),
+                    Col("statistic", "statistic"),
+                    Col("mean", "mean", num_cell, True),
+                    Col("n", "items", str, True),
+                ],
+            )
+        )
         return out
     by_stat: dict[str, list[float]] = {}
     for row in rows:
         if row.get("mean") is not None:
             by_stat.setdefault(str(row["statistic"]), []).append(float(row["mean"]))
-    summary = [{"statistic": name, "cells": len(v), "min": min(v),
-                "median": float(np.median(v)), "max": max(v)}
-               for name, v in sorted(by_stat.items())]
-    out.append(note(intro + f" {len(rows):,} system × dataset means, summarised per "
-                    "statistic; all of them are in results.json (data.descriptive)."))
-    out.append(table(summary, [Col("statistic", "statistic"),
-                               Col("cells", "system × dataset", str, True),
-                               Col("min", "min of means", num_cell, True),
-                               Col("median", "median", num_cell, True),
-                               Col("max", "max of means", num_cell, True)]))
+    summary = [
+        {
+            "statistic": name,
+            "cells": len(v),
+            "min": min(v),
+            "median": float(np.median(v)),
+            "max": max(v),
+        }
+        for name, v in sorted(by_stat.items())
+    ]
+    out.append(
+        note(
+            intro + f" {len(rows):,} system × dataset means, summarised per "
+            "statistic; all of them are in results.json (data.descriptive)."
+        )
+    )
+    out.append(
+        table(
+            summary,
+            [
+                Col("statistic", "statistic"),
+                Col("cells", "system × dataset", str, True),
+                Col("min", "min of means", num_cell, True),
+                Col("median", "median", num_cell, True),
+                Col("max", "max of means", num_cell, True),
+            ],
+        )
+    )
     return out
 
 
@@ -651,12 +896,19 @@ def _excluded_rows(summary_: Mapping[str, Any]) -> list[dict[str, Any]]:
         for m in d["metrics"]:
             for system, n in (m["pairing"].get("excluded_per_system") or {}).items():
                 if n:
-                    rows.append({"dataset": d["name"], "metric": m["metric"],
-                                 "system": system, "excluded": n})
+                    rows.append(
+                        {
+                            "dataset": d["name"],
+                            "metric": m["metric"],
+                            "system": system,
+                            "excluded": n,
+                        }
+                    )
     return rows
 
 
 # --------------------------------------------------------------------------- Exploration
+
 
 def exploration(report: Report) -> HTMLBlock | None:
     """Distributions of item scores (continuous metrics) or of bootstrap means (0/1
@@ -678,35 +930,63 @@ def exploration(report: Report) -> HTMLBlock | None:
         figures = []
         boot = sl.exploration
         if sl.modality == "binary" and boot is not None:
-            figures.append(_try_chart(partial(bootstrap_mean_chart,
-                boot, metric=sl.metric, direction=sl.direction,
-                title=f"{sl.metric}: bootstrap means"),
-                "Bootstrap distribution of each system's mean (items resampled), with "
-                f"its {report.confidence:.0%} percentile interval.", report))
+            figures.append(
+                _try_chart(
+                    partial(
+                        bootstrap_mean_chart,
+                        boot,
+                        metric=sl.metric,
+                        direction=sl.direction,
+                        title=f"{sl.metric}: bootstrap means",
+                    ),
+                    "Bootstrap distribution of each system's mean (items resampled), with "
+                    f"its {report.confidence:.0%} percentile interval.",
+                    report,
+                )
+            )
         else:
             values = dict(zip(view.systems, samples))
-            figures.append(_try_chart(partial(distribution_chart,
-                values, metric=sl.metric, direction=sl.direction,
-                title=f"{sl.metric}: item scores"),
-                "Item scores of each system (boxplot).", report))
+            figures.append(
+                _try_chart(
+                    partial(
+                        distribution_chart,
+                        values,
+                        metric=sl.metric,
+                        direction=sl.direction,
+                        title=f"{sl.metric}: item scores",
+                    ),
+                    "Item scores of each system (boxplot).",
+                    report,
+                )
+            )
         dist = None if sl.ranks is None else sl.ranks.distributions
         if dist is not None:
-            figures.append(_try_chart(partial(rank_distribution_chart,
-                dist, title=f"{sl.metric}: rank distributions"),
-                "Rank of each system over bootstrap resamples of the items. Each "
-                "system's spread is a per-system interval: together they say less than "
-                "95% about the whole ranking; the simultaneous rank intervals (rank [CI] "
-                "in the tables below) are the joint statement.", report))
+            figures.append(
+                _try_chart(
+                    partial(
+                        rank_distribution_chart, dist, title=f"{sl.metric}: rank distributions"
+                    ),
+                    "Rank of each system over bootstrap resamples of the items. Each "
+                    "system's spread is a per-system interval: together they say less than "
+                    "95% about the whole ranking; the simultaneous rank intervals (rank [CI] "
+                    "in the tables below) are the joint statement.",
+                    report,
+                )
+            )
         body.append(h3(_list_title(sl), slug("explore", sl.dataset, sl.metric)))
         body.append(charts_row(*figures))
     if body:  # the Results overview shows every mean with its interval in the PDF
         body = [note("Shown in the HTML report only."), screen_only("".join(body))]
-    return section("Exploration", body, sid="exploration",
-                   fold="Distributions of scores (or bootstrap means) and of ranks, per "
-                        "dataset × metric")
+    return section(
+        "Exploration",
+        body,
+        sid="exploration",
+        fold="Distributions of scores (or bootstrap means) and of ranks, per dataset × metric",
+    )
 
 
 # --------------------------------------------------------------------------- per list
+
 
 def per_sample_list(report: Report) -> HTMLBlock | None:
     """For each dataset × metric: the systems with intervals, the pairwise table, the
@@ -721,12 +1001,17 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         body.append(h3(_list_title(sl), sid))
         n_sig = int(np.sum(result.significant()))
         test = result.test
-        body.append(f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
-                    f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
-                    f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
-                    + ("" if not sl.n_excluded_items else
-                       f" · {sl.n_excluded_items} items excluded (not shared)") +
-                    "</p>")
+        body.append(
+            f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
+            f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
+            f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
+            + (
+                ""
+                if not sl.n_excluded_items
+                else f" · {sl.n_excluded_items} items excluded (not shared)"
+            )
+            + "</p>"
+        )
         rows = _sorted_by_quality(sl.system_records(), sl.direction)
         body.append(_caveats(sl.caveats))
         letters = {} if sl.ranks is None else sl.ranks.letter_of()
@@ -735,47 +1020,77 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
             row["letters"] = letters.get(row["system"], "")
             row["rank_ci"] = ranks.get(row["system"], "")
         proportion = bool(sl.proportion)
-        cols = [Col("system", "system"),
-                Col("mean", "mean", partial(fmt.value, proportion=proportion), True),
-                Col("ci", f"{report.confidence:.0%} CI", escape, True),
-                Col("n", "n", count_cell, True)]
+        cols = [
+            Col("system", "system"),
+            Col("mean", "mean", partial(fmt.value, proportion=proportion), True),
+            Col("ci", f"{report.confidence:.0%} CI", escape, True),
+            Col("n", "n", count_cell, True),
+        ]
         for row in rows:
-            row["ci"] = fmt.interval(row.get("ci_low"), row.get("ci_high"),
-                                     proportion=proportion)
+            row["ci"] = fmt.interval(row.get("ci_low"), row.get("ci_high"), proportion=proportion)
         if ranks:
             cols.append(Col("rank_ci", "rank [CI]", escape, True))
         if letters:
             cols.append(Col("letters", "tie group"))
         body.append(table(rows, cols, print_rows=UNIT_PRINT_ROWS))
         if len(rows) > UNIT_PRINT_ROWS:
-            body.append(print_only(note(
-                f"The PDF lists the best {UNIT_PRINT_ROWS} of the {len(rows)} systems; the "
-                "HTML report and <code>tables/systems.csv</code> have all of them.")))
+            body.append(
+                print_only(
+                    note(
+                        f"The PDF lists the best {UNIT_PRINT_ROWS} of the {len(rows)} systems; the "
+                        "HTML report and <code>tables/systems.csv</code> have all of them."
+                    )
+                )
+            )
         body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
         figures = []
         if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
-            figures.append(_try_chart(partial(connected_graph_chart,
-                sl.graph, title=f"{sl.metric}: not significantly different"),
-                "Systems ordered by mean; an edge joins two systems that are "
-                "not significantly different; shaded groups are the maximal "
-                "cliques.", report))
-        if isinstance(result, PairwiseResult) and len(result.systems) >= 3 and \
-                len(result.systems) <= MAX_PWPP_SYSTEMS:
-            pwpp = (_try_chart(partial(pwpp_chart,
-                result, direction=sl.direction, title=f"{sl.metric}: pairwise p-values"),
+            figures.append(
+                _try_chart(
+                    partial(
+                        connected_graph_chart,
+                        sl.graph,
+                        title=f"{sl.metric}: not significantly different",
+                    ),
+                    "Systems ordered by mean; an edge joins two systems that are "
+                    "not significantly different; shaded groups are the maximal "
+                    "cliques.",
+                    report,
+                )
+            )
+        if (
+            isinstance(result, PairwiseResult)
+            and len(result.systems) >= 3
+            and len(result.systems) <= MAX_PWPP_SYSTEMS
+        ):
+            pwpp = _try_chart(
+                partial(
+                    pwpp_chart,
+                    result,
+                    direction=sl.direction,
+                    title=f"{sl.metric}: pairwise p-values",
+                ),
                 "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
-                "scale, placed between the two means (HTML report only).", report))
+                "scale, placed between the two means (HTML report only).",
+                report,
+            )
             figures.append(screen_only(pwpp))
         body.append(charts_row(*figures))
-    orientation = ("A is the candidate and B the baseline: differences are candidate − "
-                   "baseline" if report.analysis.release is not None else
-                   "Differences are A − B")
-    return section("Per dataset × metric", body, sid="per-dataset-metric",
-                   intro=f"{orientation}; proportions are in percent and their "
-                         "differences in percentage points (pts); “p adj.” is the p-value "
-                         "after the multiple-comparison correction.",
-                   fold=f"{len(_sample_lists(report))} dataset × metric(s): systems with "
-                        "intervals and rank intervals, pairwise tests, graphs")
+    orientation = (
+        "A is the candidate and B the baseline: differences are candidate − baseline"
+        if report.analysis.release is not None
+        else "Differences are A − B"
+    )
+    return section(
+        "Per dataset × metric",
+        body,
+        sid="per-dataset-metric",
+        intro=f"{orientation}; proportions are in percent and their "
+        "differences in percentage points (pts); “p adj.” is the p-value "
+        "after the multiple-comparison correction.",
+        fold=f"{len(_sample_lists(report))} dataset × metric(s): systems with "
+        "intervals and rank intervals, pairwise tests, graphs",
+    )
 
 
 def _caveats(sentences: Sequence[str]) -> str:
@@ -792,29 +1107,40 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
     if len(rows) > report.max_table_rows:
         neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
         rows = [r for r in rows if frozenset((r["system_a"], r["system_b"])) in neighbours]
-        footer = note(f"{len(sl.comparison_records()):,} pairs: the table shows each system "
-                      "against "
-                     "the next in the ranking; every pair is in "
-                     "<code>tables/comparisons.csv</code> and results.json.")
+        footer = note(
+            f"{len(sl.comparison_records()):,} pairs: the table shows each system "
+            "against "
+            "the next in the ranking; every pair is in "
+            "<code>tables/comparisons.csv</code> and results.json."
+        )
     proportion = bool(sl.proportion)
-    cols = [Col("system_a", "A"), Col("system_b", "B"),
-            Col("diff", "A − B", partial(fmt.difference, proportion=proportion), True),
-            Col("ci", f"{report.confidence:.0%} CI", escape, True),
-            Col("p_value", "p", p_cell, True), Col("p_adjusted", "p adj.", p_cell, True),
-            Col("effect", "effect size", escape, True),
-            Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else "")]
+    cols = [
+        Col("system_a", "A"),
+        Col("system_b", "B"),
+        Col("diff", "A − B", partial(fmt.difference, proportion=proportion), True),
+        Col("ci", f"{report.confidence:.0%} CI", escape, True),
+        Col("p_value", "p", p_cell, True),
+        Col("p_adjusted", "p adj.", p_cell, True),
+        Col("effect", "effect size", escape, True),
+        Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else ""),
+    ]
     shown = []
     for r in rows:
-        ci = fmt.interval(r.get("ci_low"), r.get("ci_high"), proportion=proportion,
-                          signed=True)
-        shown.append({**r, "ci": ci,
-                      "effect": f"{num_cell(r.get('effect_size'), 2)} "
-                                f"{escape(r.get('effect_size_kind') or '')}".strip(),
-                      "verdict": "significant" if r["significant"] else "–"})
+        ci = fmt.interval(r.get("ci_low"), r.get("ci_high"), proportion=proportion, signed=True)
+        shown.append(
+            {
+                **r,
+                "ci": ci,
+                "effect": f"{num_cell(r.get('effect_size'), 2)} "
+                f"{escape(r.get('effect_size_kind') or '')}".strip(),
+                "verdict": "significant" if r["significant"] else "–",
+            }
+        )
     return table(shown, cols) + footer
 
 
 # --------------------------------------------------------------------------- across metrics
+
 
 def across_metrics(report: Report) -> HTMLBlock | None:
     """The p-value heatmap of pairs × metrics and the metric aggregate of each dataset
@@ -829,41 +1155,76 @@ def across_metrics(report: Report) -> HTMLBlock | None:
     for agg in aggregates:
         dataset = agg.dataset
         body.append(h3(f"{dataset}: {len(agg.metrics)} metrics", slug("metrics", dataset)))
-        rows = [r for r in comparisons if r["dataset"] == dataset
-                and r["metric"] in agg.metrics]
-        figures = [screen_only(_try_chart(partial(pvalue_heatmap,
-            rows, columns="metric", alpha=report.alpha, max_pairs=60,
-            title=f"{dataset}: adjusted p-values by metric"),
-            "Adjusted p-value of each pair on each metric; the colour marks which "
-            "system is better where the difference is significant (HTML report only).",
-            report))]
+        rows = [r for r in comparisons if r["dataset"] == dataset and r["metric"] in agg.metrics]
+        figures = [
+            screen_only(
+                _try_chart(
+                    partial(
+                        pvalue_heatmap,
+                        rows,
+                        columns="metric",
+                        alpha=report.alpha,
+                        max_pairs=60,
+                        title=f"{dataset}: adjusted p-values by metric",
+                    ),
+                    "Adjusted p-value of each pair on each metric; the colour marks which "
+                    "system is better where the difference is significant (HTML report only).",
+                    report,
+                )
+            )
+        ]
         check = next((t for t in report.analysis.topsis if t.dataset == dataset), None)
         topsis_obj = None if check is None else check.result
         if check is not None and check.agreement.tau < TOPSIS_SHOWN_BELOW:
             scores = dict(zip(agg.systems, agg.means))
-            figures.append(_try_chart(partial(topsis_scatter,
-                topsis_obj, [scores[s] for s in topsis_obj.systems]),
-                "TOPSIS closeness against the aggregate score: a cross-check of the "
-                f"aggregation (Hwang & Yoon 1981), shown because its order disagrees "
-                f"(Kendall τ = {check.agreement.tau:.2f}).", report))
+            figures.append(
+                _try_chart(
+                    partial(topsis_scatter, topsis_obj, [scores[s] for s in topsis_obj.systems]),
+                    "TOPSIS closeness against the aggregate score: a cross-check of the "
+                    f"aggregation (Hwang & Yoon 1981), shown because its order disagrees "
+                    f"(Kendall τ = {check.agreement.tau:.2f}).",
+                    report,
+                )
+            )
         elif check is not None:
-            body.append(note(f"TOPSIS cross-check (Hwang & Yoon 1981): Kendall τ = "
-                             f"{check.agreement.tau:.2f} with the aggregate order, so it "
-                             "is not drawn."))
+            body.append(
+                note(
+                    f"TOPSIS cross-check (Hwang & Yoon 1981): Kendall τ = "
+                    f"{check.agreement.tau:.2f} with the aggregate order, so it "
+                    "is not drawn."
+                )
+            )
         body.append(charts_row(*figures))
-        sys_rows = sorted(({"system": s, "mean": m} for s, m in zip(agg.systems, agg.means)),
-                          key=lambda s: -s["mean"])
-        body.append(table(sys_rows, [Col("system", "system"),
-                                     Col("mean", "aggregate (standardised)", num_cell, True)]))
-        weights = ", ".join(f"{escape(m)} ({escape(d)}, weight {num_cell(w, 3)})" for m, d, w in
-                            zip(agg.metrics, agg.directions, agg.weights))
-        body.append(note(f"Aggregate: each metric standardised over the pooled scores, "
-                          f"signed by its direction and averaged with weights: {weights}."))
-    return section("Across metrics", body, sid="across-metrics",
-                   fold="p-values by metric and the metric aggregate of each dataset")
+        sys_rows = sorted(
+            ({"system": s, "mean": m} for s, m in zip(agg.systems, agg.means)),
+            key=lambda s: -s["mean"],
+        )
+        body.append(
+            table(
+                sys_rows,
+                [Col("system", "system"), Col("mean", "aggregate (standardised)", num_cell, True)],
+            )
+        )
+        weights = ", ".join(
+            f"{escape(m)} ({escape(d)}, weight {num_cell(w, 3)})"
+            for m, d, w in zip(agg.metrics, agg.directions, agg.weights)
+        )
+        body.append(
+            note(
+                f"Aggregate: each metric standardised over the pooled scores, "
+                f"signed by its direction and averaged with weights: {weights}."
+            )
+        )
+    return section(
+        "Across metrics",
+        body,
+        sid="across-metrics",
+        fold="p-values by metric and the metric aggregate of each dataset",
+    )
 
 
 # --------------------------------------------------------------------------- across datasets
+
 
 def across_datasets(report: Report) -> HTMLBlock | None:
     """The ordered ranking across datasets and metrics (Ackerman et al. 2025): graph, cliques,
@@ -878,92 +1239,159 @@ def across_datasets(report: Report) -> HTMLBlock | None:
     if rk is None or len(rk.lists) < 2:
         return None
     n_systems, n_lists = len(rk.systems), len(rk.lists)
-    body = [f"<p>{n_systems} systems ordered over {n_lists} lists "
-            f"({', '.join(escape(x) for x in rk.lists)}). Pairwise evidence: "
-            f"{escape(rk.method)}.</p>"]
+    body = [
+        f"<p>{n_systems} systems ordered over {n_lists} lists "
+        f"({', '.join(escape(x) for x in rk.lists)}). Pairwise evidence: "
+        f"{escape(rk.method)}.</p>"
+    ]
     if n_systems <= MAX_GRAPH_SYSTEMS:
-        body.append(charts_row(
-            _try_chart(partial(connected_graph_chart, rk.graph,
-                               title="Ordered ranking across datasets"),
-                       "An edge joins two systems whose combined evidence is not "
-                       "significant.", report),
-            _try_chart(partial(clique_chart, rk.graph, title="Groups of indistinguishable "
-                                                            "systems"),
-                       "Maximal cliques of the graph.", report)))
+        body.append(
+            charts_row(
+                _try_chart(
+                    partial(
+                        connected_graph_chart, rk.graph, title="Ordered ranking across datasets"
+                    ),
+                    "An edge joins two systems whose combined evidence is not significant.",
+                    report,
+                ),
+                _try_chart(
+                    partial(clique_chart, rk.graph, title="Groups of indistinguishable systems"),
+                    "Maximal cliques of the graph.",
+                    report,
+                ),
+            )
+        )
     else:
-        body.append(note(f"{n_systems} systems: the graph of "
-                         "indistinguishable systems is replaced by the tie-group letters "
-                         "of the Results table (systems sharing a letter are not "
-                         "significantly different)."))
+        body.append(
+            note(
+                f"{n_systems} systems: the graph of "
+                "indistinguishable systems is replaced by the tie-group letters "
+                "of the Results table (systems sharing a letter are not "
+                "significantly different)."
+            )
+        )
     significant = rk.significant()
-    pairs = [{"system_a": rk.systems[i], "system_b": rk.systems[j],
-              "p_adjusted": rk.p_adjusted[k], "effect_size": rk.effect_size[k],
-              "significant": bool(significant[k])}
-             for k, (i, j) in enumerate(zip(rk.index_a, rk.index_b))]
+    pairs = [
+        {
+            "system_a": rk.systems[i],
+            "system_b": rk.systems[j],
+            "p_adjusted": rk.p_adjusted[k],
+            "effect_size": rk.effect_size[k],
+            "significant": bool(significant[k]),
+        }
+        for k, (i, j) in enumerate(zip(rk.index_a, rk.index_b))
+    ]
     neighbours = {frozenset(p) for p in zip(rk.systems[:-1], rk.systems[1:])}
     if len(pairs) > report.max_table_rows:
         pairs = [p for p in pairs if frozenset((p["system_a"], p["system_b"])) in neighbours]
     else:
-        pairs.sort(key=lambda p: (math.isnan(p["p_adjusted"]),
-                                  np.nan_to_num(p["p_adjusted"])))
-    body.append(note("The harmonic-mean p combines the lists' p-values assuming they "
-                     "are independent (different items in each list); it is slightly "
-                     "optimistic when the same items enter several lists."))
-    body.append(table(pairs, [Col("system_a", "A"), Col("system_b", "B"),
-                              Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
-                              Col("effect_size", "combined effect size",
-                                  lambda v: num_cell(v, 2), True),
-                              Col("significant", "", lambda v: "significant" if v else "–")
-                              ]))
+        pairs.sort(key=lambda p: (math.isnan(p["p_adjusted"]), np.nan_to_num(p["p_adjusted"])))
+    body.append(
+        note(
+            "The harmonic-mean p combines the lists' p-values assuming they "
+            "are independent (different items in each list); it is slightly "
+            "optimistic when the same items enter several lists."
+        )
+    )
+    body.append(
+        table(
+            pairs,
+            [
+                Col("system_a", "A"),
+                Col("system_b", "B"),
+                Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
+                Col("effect_size", "combined effect size", lambda v: num_cell(v, 2), True),
+                Col("significant", "", lambda v: "significant" if v else "–"),
+            ],
+        )
+    )
     fn = rk.friedman
     if fn is not None and n_lists >= MIN_FRIEDMAN_LISTS:
         body.append(h3("Friedman test and critical difference", "critical-difference"))
-        body.append(f"<p>Friedman χ² = {num_cell(fn.statistic)}, p = "
-                    f"{p_cell(fn.p_value)} over {n_lists} lists; "
-                    f"Nemenyi critical difference {num_cell(fn.critical_difference, 3)} "
-                    "in mean rank.</p>")
-        body.append(charts_row(_try_chart(partial(critical_difference_chart, fn),
-                                       "Mean rank over lists; systems joined by a bar are "
-                                       "within the critical difference.", report)))
+        body.append(
+            f"<p>Friedman χ² = {num_cell(fn.statistic)}, p = "
+            f"{p_cell(fn.p_value)} over {n_lists} lists; "
+            f"Nemenyi critical difference {num_cell(fn.critical_difference, 3)} "
+            "in mean rank.</p>"
+        )
+        body.append(
+            charts_row(
+                _try_chart(
+                    partial(critical_difference_chart, fn),
+                    "Mean rank over lists; systems joined by a bar are "
+                    "within the critical difference.",
+                    report,
+                )
+            )
+        )
     elif fn is not None:
-        body.append(note(f"Friedman test and critical-difference diagram: not drawn "
-                         f"over {n_lists} lists (at least {MIN_FRIEDMAN_LISTS} needed for "
-                         f"ranks over lists to mean something; Demšar 2006). They are in "
-                         f"results.json."))
+        body.append(
+            note(
+                f"Friedman test and critical-difference diagram: not drawn "
+                f"over {n_lists} lists (at least {MIN_FRIEDMAN_LISTS} needed for "
+                f"ranks over lists to mean something; Demšar 2006). They are in "
+                f"results.json."
+            )
+        )
     signs = []
     if rk.sign_tests is not None and rk.sign_index is not None:
         st = rk.sign_tests
-        signs = [{"system_a": rk.systems[i], "system_b": rk.systems[j], "wins_a": int(wa),
-                  "wins_b": int(wb), "p_value": p}
-                 for i, j, wa, wb, p in zip(*rk.sign_index, st.wins_a, st.wins_b,
-                                            st.p_value)]
+        signs = [
+            {
+                "system_a": rk.systems[i],
+                "system_b": rk.systems[j],
+                "wins_a": int(wa),
+                "wins_b": int(wb),
+                "p_value": p,
+            }
+            for i, j, wa, wb, p in zip(*rk.sign_index, st.wins_a, st.wins_b, st.p_value)
+        ]
     smallest = 2.0 ** (1 - n_lists)  # two-sided sign test: all n lists won by one side
     if signs and smallest <= report.alpha:
         body.append(h3("Wins across lists (sign test)", "sign-tests"))
-        shown = [s for s in signs if frozenset((s["system_a"], s["system_b"])) in
-                 neighbours] if len(signs) > report.max_table_rows else signs
-        body.append(table(shown, [Col("system_a", "A"), Col("system_b", "B"),
-                                  Col("wins_a", "lists A wins", str, True),
-                                  Col("wins_b", "lists B wins", str, True),
-                                  Col("p_value", "sign test p", p_cell, True)]))
-        body.append(note("“A wins on more lists than B” needs the sign test; it ignores "
-                          "the size of the differences."))
+        shown = (
+            [s for s in signs if frozenset((s["system_a"], s["system_b"])) in neighbours]
+            if len(signs) > report.max_table_rows
+            else signs
+        )
+        body.append(
+            table(
+                shown,
+                [
+                    Col("system_a", "A"),
+                    Col("system_b", "B"),
+                    Col("wins_a", "lists A wins", str, True),
+                    Col("wins_b", "lists B wins", str, True),
+                    Col("p_value", "sign test p", p_cell, True),
+                ],
+            )
+        )
+        body.append(
+            note(
+                "“A wins on more lists than B” needs the sign test; it ignores "
+                "the size of the differences."
+            )
+        )
     elif signs:
-        body.append(note(f"Wins across lists: with {n_lists} lists the sign test cannot "
-                         f"reach α = {report.alpha:g} (its smallest p-value is "
-                         f"{smallest:.3g}), so its table is left out; the counts are in "
-                         "results.json."))
+        body.append(
+            note(
+                f"Wins across lists: with {n_lists} lists the sign test cannot "
+                f"reach α = {report.alpha:g} (its smallest p-value is "
+                f"{smallest:.3g}), so its table is left out; the counts are in "
+                "results.json."
+            )
+        )
     return section("Across datasets", body, sid="across-datasets")
 
 
 # --------------------------------------------------------------------------- noise, power
 
+
 def noise_and_power(report: Report) -> HTMLBlock | None:
     """The noise floor in a few lines: per dataset × metric, its items and the minimum
     detectable effect (MDE) in the metric's units; the benchmark-noise charts are in
     :func:`noise_detail`."""
-    units = [u for u in _sample_lists(report)
-             if u.power is not None and u.derived_from is None]
+    units = [u for u in _sample_lists(report) if u.power is not None and u.derived_from is None]
     if not units:
         return None
     power = report.analysis.options.power
@@ -971,23 +1399,38 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
     for u in units:
         assert u.power is not None
         mde = abs(float(u.power.mde.delta))
-        row = {"list": u.name, "n": u.n_items, "design": f"{u.pairing}, {u.modality}",
-               "mde": fmt.difference(mde, proportion=u.proportion).lstrip("+")}
+        row = {
+            "list": u.name,
+            "n": u.n_items,
+            "design": f"{u.pairing}, {u.modality}",
+            "mde": fmt.difference(mde, proportion=u.proportion).lstrip("+"),
+        }
         needed = u.power.required
         row["n_required"] = None if needed is None else needed.n
         rows.append(row)
-    cols = [Col("list", "dataset / metric"), Col("n", "items", count_cell, True),
-            Col("design", "design"), Col("mde", f"MDE ({power:.0%} power)", escape, True)]
+    cols = [
+        Col("list", "dataset / metric"),
+        Col("n", "items", count_cell, True),
+        Col("design", "design"),
+        Col("mde", f"MDE ({power:.0%} power)", escape, True),
+    ]
     delta = report.analysis.options.detect_delta
     if delta is not None and any(r["n_required"] is not None for r in rows):
         cols.append(Col("n_required", f"items for Δ = {delta:g}", count_cell, True))
-    body = [table(rows, cols),
-            note("MDE: the smallest difference each comparison detects with "
-                 f"{power:.0%} power at α = {report.alpha:g}, from the observed "
-                 "variability (median over pairs). A difference that is not significant "
-                 "and smaller than it is not evidence of no difference."
-                 + ("" if report.analysis.release is not None else
-                    " The benchmark noise of each dataset × metric is in the appendix."))]
+    body = [
+        table(rows, cols),
+        note(
+            "MDE: the smallest difference each comparison detects with "
+            f"{power:.0%} power at α = {report.alpha:g}, from the observed "
+            "variability (median over pairs). A difference that is not significant "
+            "and smaller than it is not evidence of no difference."
+            + (
+                ""
+                if report.analysis.release is not None
+                else " The benchmark noise of each dataset × metric is in the appendix."
+            )
+        ),
+    ]
     return section("Noise and power", body, sid="noise-and-power")
 
 
@@ -1005,53 +1448,81 @@ def noise_detail(report: Report) -> HTMLBlock | None:
     curve_unit = next((u for u in _sample_lists(report) if u.mde_curve is not None), None)
     if curve_unit is not None and curve_unit.mde_curve is not None:
         body.append(h3(f"MDE by number of items: {curve_unit.name}", "power-curve"))
-        body.append(charts_row(_try_chart(partial(power_curve_chart, curve_unit.mde_curve),
-                                          f"MDE by number of items for "
-                                          f"{escape(curve_unit.name)}.", report)))
+        body.append(
+            charts_row(
+                _try_chart(
+                    partial(power_curve_chart, curve_unit.mde_curve),
+                    f"MDE by number of items for {escape(curve_unit.name)}.",
+                    report,
+                )
+            )
+        )
     for unit in report.analysis.units:
         profile = unit.noise
         if profile is None:
             continue
-        body.append(h3(f"Noise: {unit.dataset} / {unit.metric}",
-                       slug("noise", unit.dataset, unit.metric)))
-        body.append(f"<p>{profile.n_significant} of {profile.n_pairs} pairs differ at "
-                    f"α = {num_cell(P5_ALPHA, 2)} ({escape(profile.test)}). "
-                    f"Differences below {pct_cell(profile.p5_min)}–"
-                    f"{pct_cell(profile.p5_max)} (p5_min–p5_max) are not reliably "
-                    f"detected; null SD {pct_cell(profile.null_sd)}; "
-                    f"{profile.n_close_pairs} close pairs.</p>")
+        body.append(
+            h3(f"Noise: {unit.dataset} / {unit.metric}", slug("noise", unit.dataset, unit.metric))
+        )
+        body.append(
+            f"<p>{profile.n_significant} of {profile.n_pairs} pairs differ at "
+            f"α = {num_cell(P5_ALPHA, 2)} ({escape(profile.test)}). "
+            f"Differences below {pct_cell(profile.p5_min)}–"
+            f"{pct_cell(profile.p5_max)} (p5_min–p5_max) are not reliably "
+            f"detected; null SD {pct_cell(profile.null_sd)}; "
+            f"{profile.n_close_pairs} close pairs.</p>"
+        )
         if len(unit.systems) < 3:
             continue  # one pair: the numbers say it all
-        figures = [_try_chart(partial(pvalue_vs_difference_chart, profile),
-                              "p-value of each pair against its difference.", report)]
+        figures = [
+            _try_chart(
+                partial(pvalue_vs_difference_chart, profile),
+                "p-value of each pair against its difference.",
+                report,
+            )
+        ]
         if profile.modality == "binary":
-            figures.append(_try_chart(partial(difference_vs_sum_chart, profile),
-                                      "|A − B| against A + B (discordant items) with the "
-                                      "exact significance boundaries.", report))
+            figures.append(
+                _try_chart(
+                    partial(difference_vs_sum_chart, profile),
+                    "|A − B| against A + B (discordant items) with the "
+                    "exact significance boundaries.",
+                    report,
+                )
+            )
         bt = None if unit.leaderboard is None else unit.leaderboard.bradley_terry
         bt_chart = ""
         if bt is not None and len(unit.systems) <= MAX_BT_SYSTEMS:
-            bt_chart = _try_chart(partial(bradley_terry_chart, bt),
-                                  "Bradley-Terry ratings (Elo scale) with bootstrap "
-                                  "intervals.", report)
+            bt_chart = _try_chart(
+                partial(bradley_terry_chart, bt),
+                "Bradley-Terry ratings (Elo scale) with bootstrap intervals.",
+                report,
+            )
         n = len(unit.systems)
         if n > NOISE_PRINT_SYSTEMS:
             body.append(screen_only(charts_row(*figures, bt_chart)))
-            body.append(print_only(note(f"The charts of its {n} systems are in the HTML "
-                                        "report.")))
+            body.append(print_only(note(f"The charts of its {n} systems are in the HTML report.")))
         elif bt_chart and n > BT_PRINT_SYSTEMS:
             body.append(charts_row(*figures))
             body.append(screen_only(charts_row(bt_chart)))
-            body.append(print_only(note(f"The Bradley-Terry chart of its {n} systems is "
-                                        "in the HTML report.")))
+            body.append(
+                print_only(
+                    note(f"The Bradley-Terry chart of its {n} systems is in the HTML report.")
+                )
+            )
         else:
             body.append(charts_row(*figures, bt_chart))
-    return section("Benchmark noise", body, sid="benchmark-noise",
-                   fold="p-values against differences, discordant items and "
-                        "Bradley-Terry ratings per dataset × metric")
+    return section(
+        "Benchmark noise",
+        body,
+        sid="benchmark-noise",
+        fold="p-values against differences, discordant items and "
+        "Bradley-Terry ratings per dataset × metric",
+    )
 
 
 # --------------------------------------------------------------------------- items
+
 
 def items_section(report: Report) -> HTMLBlock | None:
     """Items solved by no system or one, suspect items, difficulty (Wang et al. 2024)."""
@@ -1062,13 +1533,14 @@ def items_section(report: Report) -> HTMLBlock | None:
         obj = unit.items
         if obj is None:
             continue
-        body.append(h3(f"{unit.dataset} / {unit.metric}",
-                        slug("items", unit.dataset, unit.metric)))
+        body.append(h3(f"{unit.dataset} / {unit.metric}", slug("items", unit.dataset, unit.metric)))
         unsolved, by_one, suspect = obj.unsolved, obj.solved_by_one, obj.suspect()
-        facts = [f"{len(obj.items)} items",
-                 f"{len(unsolved)} solved by no system",
-                 f"{len(by_one)} by exactly one",
-                 f"{len(suspect)} suspect (negative Kendall τ with system quality)"]
+        facts = [
+            f"{len(obj.items)} items",
+            f"{len(unsolved)} solved by no system",
+            f"{len(by_one)} by exactly one",
+            f"{len(suspect)} suspect (negative Kendall τ with system quality)",
+        ]
         body.append("<p>" + "; ".join(facts) + ".</p>")
         listing: list[tuple[str, Sequence[str]]] = []
         if unsolved:
@@ -1081,24 +1553,39 @@ def items_section(report: Report) -> HTMLBlock | None:
             # the HTML names up to ITEMS_LISTED, the PDF up to ITEMS_PRINTED
             first = ", ".join(escape(v) for v in values[:ITEMS_PRINTED])
             rest = ", ".join(escape(v) for v in values[ITEMS_PRINTED:ITEMS_LISTED])
-            screen = (f'<span class="rg-screen-only">, {rest}</span>' if rest else "")
+            screen = f'<span class="rg-screen-only">, {rest}</span>' if rest else ""
             more = []
             if len(values) > ITEMS_LISTED:
-                more.append(f'<span class="rg-screen-only"> … ({len(values) - ITEMS_LISTED}'
-                            " more in tables/items.csv)</span>")
+                more.append(
+                    f'<span class="rg-screen-only"> … ({len(values) - ITEMS_LISTED}'
+                    " more in tables/items.csv)</span>"
+                )
             if len(values) > ITEMS_PRINTED:
-                more.append(f'<span class="rg-print-only"> … '
-                            f"({len(values) - ITEMS_PRINTED} more in tables/items.csv)"
-                            "</span>")
-            body.append(f"<p><strong>{escape(label)}:</strong> {first}{screen}"
-                        f"{''.join(more)}</p>")
-        body.append(charts_row(_try_chart(partial(difficulty_histogram_chart, obj),
-                                       "Share of systems solving each item.", report)))
-    return section("Items", body, sid="items",
-                   fold="Items solved by no system or one, suspect items, difficulty")
+                more.append(
+                    f'<span class="rg-print-only"> … '
+                    f"({len(values) - ITEMS_PRINTED} more in tables/items.csv)"
+                    "</span>"
+                )
+            body.append(f"<p><strong>{escape(label)}:</strong> {first}{screen}{''.join(more)}</p>")
+        body.append(
+            charts_row(
+                _try_chart(
+                    partial(difficulty_histogram_chart, obj),
+                    "Share of systems solving each item.",
+                    report,
+                )
+            )
+        )
+    return section(
+        "Items",
+        body,
+        sid="items",
+        fold="Items solved by no system or one, suspect items, difficulty",
+    )
 
 
 # --------------------------------------------------------------------------- runs
+
 
 def repeated_runs(report: Report) -> HTMLBlock | None:
     """Repeated runs: run-to-run variation, variance split, CI width by runs (Miller 2024)."""
@@ -1110,8 +1597,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
         if runs is None:
             continue
         d, m = unit.dataset, unit.metric
-        body.append(h3(f"{d} / {m}: {runs.n_runs} runs × {runs.n_items} items",
-                        slug("runs", d, m)))
+        body.append(h3(f"{d} / {m}: {runs.n_runs} runs × {runs.n_items} items", slug("runs", d, m)))
         body.append(_caveats([c for c in unit.caveats if "cluster-robust" in c]))
         pooled, differ = runs.pooled_runs, runs.runs_differ
         vc = runs.variance_components
@@ -1120,30 +1606,56 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
         for j, s in enumerate(vc.systems):
             p = pooled.systems.index(s) if s in pooled.systems else None
             r = differ.systems.index(s) if s in differ.systems else None
-            rows.append({"system": s, "mean": vc.mean[j],
-                         "ci": "" if p is None else
-                         f"[{num_cell(pooled.ci_low[p])}, {num_cell(pooled.ci_high[p])}]",
-                         "share": share[j],
-                         "test": None if r is None else differ.test,
-                         "p": None if r is None else differ.p_value[r]})
-        body.append(table(rows, [Col("system", "system"), Col("mean", "mean", num_cell, True),
-                                 Col("ci", "pooled-runs CI", escape, True),
-                                 Col("share", "variance from runs", pct_cell, True),
-                                 Col("test", "runs differ: test"),
-                                 Col("p", "p", p_cell, True)]))
-        body.append(note("Pooled-runs CI: instance-level bootstrap over items with all "
-                          "runs pooled (Miller 2024). “Variance from runs”: share of the "
-                          "mean's variance due to run-to-run (prediction) noise."))
+            rows.append(
+                {
+                    "system": s,
+                    "mean": vc.mean[j],
+                    "ci": ""
+                    if p is None
+                    else f"[{num_cell(pooled.ci_low[p])}, {num_cell(pooled.ci_high[p])}]",
+                    "share": share[j],
+                    "test": None if r is None else differ.test,
+                    "p": None if r is None else differ.p_value[r],
+                }
+            )
+        body.append(
+            table(
+                rows,
+                [
+                    Col("system", "system"),
+                    Col("mean", "mean", num_cell, True),
+                    Col("ci", "pooled-runs CI", escape, True),
+                    Col("share", "variance from runs", pct_cell, True),
+                    Col("test", "runs differ: test"),
+                    Col("p", "p", p_cell, True),
+                ],
+            )
+        )
+        body.append(
+            note(
+                "Pooled-runs CI: instance-level bootstrap over items with all "
+                "runs pooled (Miller 2024). “Variance from runs”: share of the "
+                "mean's variance due to run-to-run (prediction) noise."
+            )
+        )
         widths = runs.ci_width_by_runs
         if widths is not None:
-            body.append(charts_row(_try_chart(partial(ci_width_by_runs_chart, widths),
-                                           "CI width against the number of runs used.",
-                                           report)))
-    return section("Repeated runs", body, sid="repeated-runs",
-                   fold="Run-to-run variation per dataset × metric")
+            body.append(
+                charts_row(
+                    _try_chart(
+                        partial(ci_width_by_runs_chart, widths),
+                        "CI width against the number of runs used.",
+                        report,
+                    )
+                )
+            )
+    return section(
+        "Repeated runs", body, sid="repeated-runs", fold="Run-to-run variation per dataset × metric"
+    )
 
 
 # --------------------------------------------------------------------------- groups
+
 
 def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
     """Comparisons within item groups and by hyperparameter (Ackerman et al. 2025)."""
@@ -1152,16 +1664,34 @@ def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
     groups = [(u, g) for u in units for g in u.groups]
     if groups:
         body.append(h3("Within item groups", "item-groups"))
-        rows = [{"dataset": u.dataset, "metric": u.metric, "group": _levels(g.group),
-                 "n": g.n_items,
-                 "significant": 0 if g.comparisons is None else
-                 int(np.count_nonzero(g.comparisons.significant())),
-                 "pairs": 0 if g.comparisons is None else g.comparisons.n_pairs,
-                 "note": g.note or ""} for u, g in groups]
-        body.append(table(rows, [Col("dataset", "dataset"), Col("metric", "metric"),
-                                 Col("group", "group"), Col("n", "items", str, True),
-                                 Col("significant", "significant pairs", str, True),
-                                 Col("pairs", "pairs", str, True), Col("note", "note")]))
+        rows = [
+            {
+                "dataset": u.dataset,
+                "metric": u.metric,
+                "group": _levels(g.group),
+                "n": g.n_items,
+                "significant": 0
+                if g.comparisons is None
+                else int(np.count_nonzero(g.comparisons.significant())),
+                "pairs": 0 if g.comparisons is None else g.comparisons.n_pairs,
+                "note": g.note or "",
+            }
+            for u, g in groups
+        ]
+        body.append(
+            table(
+                rows,
+                [
+                    Col("dataset", "dataset"),
+                    Col("metric", "metric"),
+                    Col("group", "group"),
+                    Col("n", "items", str, True),
+                    Col("significant", "significant pairs", str, True),
+                    Col("pairs", "pairs", str, True),
+                    Col("note", "note"),
+                ],
+            )
+        )
     hyper = [(u, h) for u in units for h in u.hyperparameters]
     if hyper:
         body.append(h3("Hyperparameters", "hyperparameters"))
@@ -1171,25 +1701,56 @@ def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
             title += " given " + _levels(h.condition)
         body.append(f"<h4>{escape(title)}</h4>")
         if h.levels:
-            body.append(table(
-                [{"level": lv.name, "mean": lv.mean, "n": lv.n,
-                  "systems": ", ".join(lv.systems)} for lv in h.levels],
-                [Col("level", "level"), Col("mean", "pooled mean", num_cell, True),
-                 Col("n", "n", str, True), Col("systems", "systems")]))
+            body.append(
+                table(
+                    [
+                        {
+                            "level": lv.name,
+                            "mean": lv.mean,
+                            "n": lv.n,
+                            "systems": ", ".join(lv.systems),
+                        }
+                        for lv in h.levels
+                    ],
+                    [
+                        Col("level", "level"),
+                        Col("mean", "pooled mean", num_cell, True),
+                        Col("n", "n", str, True),
+                        Col("systems", "systems"),
+                    ],
+                )
+            )
         if h.comparisons is not None and h.comparisons.n_pairs:
             c = h.comparisons
-            body.append(table(
-                [{"best": c.systems[c.index_a[k]], "other": c.systems[c.index_b[k]],
-                  "diff": c.diff[k], "ci": f"[{num_cell(c.ci_low[k])}, "
-                                           f"{num_cell(c.ci_high[k])}]",
-                  "p": c.p_adjusted[k]} for k in range(c.n_pairs)],
-                [Col("best", "best level"), Col("other", "other level"),
-                 Col("diff", "difference", num_cell, True), Col("ci", "CI", escape, True),
-                 Col("p", "p adj.", p_cell, True)]))
+            body.append(
+                table(
+                    [
+                        {
+                            "best": c.systems[c.index_a[k]],
+                            "other": c.systems[c.index_b[k]],
+                            "diff": c.diff[k],
+                            "ci": f"[{num_cell(c.ci_low[k])}, {num_cell(c.ci_high[k])}]",
+                            "p": c.p_adjusted[k],
+                        }
+                        for k in range(c.n_pairs)
+                    ],
+                    [
+                        Col("best", "best level"),
+                        Col("other", "other level"),
+                        Col("diff", "difference", num_cell, True),
+                        Col("ci", "CI", escape, True),
+                        Col("p", "p adj.", p_cell, True),
+                    ],
+                )
+            )
         if h.note:
             body.append(note(h.note))
-    return section("Groups and hyperparameters", body, sid="groups-and-hyperparameters",
-                   fold="Comparisons within item groups and by hyperparameter")
+    return section(
+        "Groups and hyperparameters",
+        body,
+        sid="groups-and-hyperparameters",
+        fold="Comparisons within item groups and by hyperparameter",
+    )
 
 
 def _levels(values: Mapping[str, Any]) -> str:
@@ -1199,58 +1760,96 @@ def _levels(values: Mapping[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- methods
 
+
 def appendix(report: Report) -> HTMLBlock | None:
     """The start of the appendix: the detail behind the body, folded in HTML."""
-    return HTMLBlock('<section class="rg-section rg-appendix-start" id="appendix">'
-                     "<h2>Appendix</h2><p class=\"rg-note\">The detail behind the "
-                     "results: per dataset × metric tables and charts, noise, items, "
-                     "runs, data and inputs. In the HTML report each part is folded: "
-                     "click its summary line to open it.</p></section>")
+    return HTMLBlock(
+        '<section class="rg-section rg-appendix-start" id="appendix">'
+        '<h2>Appendix</h2><p class="rg-note">The detail behind the '
+        "results: per dataset × metric tables and charts, noise, items, "
+        "runs, data and inputs. In the HTML report each part is folded: "
+        "click its summary line to open it.</p></section>"
+    )
 
 
 #: The papers the report's methods come from, cited as (authors, year).
 REFERENCES = (
-    ("Ackerman et al. (2025)", "Statistical multi-metric evaluation and ranking of "
-     "LLM-based systems: the test choice, the metric aggregation, the ordered ranking "
-     "with its graph of indistinguishable systems."),
-    ("Al Mohamad, Goeman & van Zwet (2022)", "Simultaneous confidence intervals for "
-     "ranks."),
-    ("Bradley & Terry (1952)", "Rank analysis of incomplete block designs: the method "
-     "of paired comparisons."),
-    ("Demšar (2006)", "Statistical comparisons of classifiers over multiple data sets "
-     "(Friedman test, Nemenyi critical difference)."),
-    ("Dror, Baumer, Shlomov & Reichart (2018)", "The hitchhiker's guide to testing "
-     "statistical significance in natural language processing."),
+    (
+        "Ackerman et al. (2025)",
+        "Statistical multi-metric evaluation and ranking of "
+        "LLM-based systems: the test choice, the metric aggregation, the ordered ranking "
+        "with its graph of indistinguishable systems.",
+    ),
+    ("Al Mohamad, Goeman & van Zwet (2022)", "Simultaneous confidence intervals for ranks."),
+    (
+        "Bradley & Terry (1952)",
+        "Rank analysis of incomplete block designs: the method of paired comparisons.",
+    ),
+    (
+        "Demšar (2006)",
+        "Statistical comparisons of classifiers over multiple data sets "
+        "(Friedman test, Nemenyi critical difference).",
+    ),
+    (
+        "Dror, Baumer, Shlomov & Reichart (2018)",
+        "The hitchhiker's guide to testing "
+        "statistical significance in natural language processing.",
+    ),
     ("Efron & Tibshirani (1993)", "An introduction to the bootstrap."),
     ("Holm (1979)", "A simple sequentially rejective multiple test procedure."),
-    ("McNemar (1947)", "Note on the sampling error of the difference between correlated "
-     "proportions or percentages."),
-    ("Miller (2024)", "Adding error bars to evals: a statistical approach to language "
-     "model evaluations (clustered and repeated-run intervals)."),
-    ("Piepho (2004)", "An algorithm for a letter-based representation of all-pairwise "
-     "comparisons (tie-group letters)."),
+    (
+        "McNemar (1947)",
+        "Note on the sampling error of the difference between correlated "
+        "proportions or percentages.",
+    ),
+    (
+        "Miller (2024)",
+        "Adding error bars to evals: a statistical approach to language "
+        "model evaluations (clustered and repeated-run intervals).",
+    ),
+    (
+        "Piepho (2004)",
+        "An algorithm for a letter-based representation of all-pairwise "
+        "comparisons (tie-group letters).",
+    ),
     ("Wang et al. (2024)", "Eval-Arena: noise and errors on LLM evaluations."),
-    ("Wilson (1927)", "Probable inference, the law of succession, and statistical "
-     "inference (the interval of a proportion)."),
+    (
+        "Wilson (1927)",
+        "Probable inference, the law of succession, and statistical "
+        "inference (the interval of a proportion).",
+    ),
     ("Wilson (2019)", "The harmonic mean p-value for combining dependent tests."),
 )
 
 #: The words of the report a reader may not know.
 GLOSSARY = (
-    ("interval", "a range that holds the true mean (or difference) with the stated "
-     "confidence, e.g. 95%: the narrower, the more precise."),
-    ("pts", "percentage points: the difference of two percentages (63.8% → 54.8% is "
-     "−9.0 pts)."),
-    ("p adj.", "the p-value adjusted for the number of comparisons made (multiple "
-     "comparisons); a difference is significant when it is at most α."),
-    ("tie group", "systems sharing a letter are not significantly different from each "
-     "other (compact letter display)."),
-    ("MDE", "minimum detectable effect: the smallest difference the evaluation detects "
-     "with the stated power; smaller real differences can go unnoticed."),
-    ("paired", "every system was scored on the same items, so each comparison uses the "
-     "per-item differences (more sensitive than comparing means)."),
-    ("noise floor", "differences below the MDE: the benchmark cannot tell them from "
-     "chance."),
+    (
+        "interval",
+        "a range that holds the true mean (or difference) with the stated "
+        "confidence, e.g. 95%: the narrower, the more precise.",
+    ),
+    ("pts", "percentage points: the difference of two percentages (63.8% → 54.8% is −9.0 pts)."),
+    (
+        "p adj.",
+        "the p-value adjusted for the number of comparisons made (multiple "
+        "comparisons); a difference is significant when it is at most α.",
+    ),
+    (
+        "tie group",
+        "systems sharing a letter are not significantly different from each "
+        "other (compact letter display).",
+    ),
+    (
+        "MDE",
+        "minimum detectable effect: the smallest difference the evaluation detects "
+        "with the stated power; smaller real differences can go unnoticed.",
+    ),
+    (
+        "paired",
+        "every system was scored on the same items, so each comparison uses the "
+        "per-item differences (more sensitive than comparing means).",
+    ),
+    ("noise floor", "differences below the MDE: the benchmark cannot tell them from chance."),
 )
 
 
@@ -1262,26 +1861,33 @@ def methods(report: Report) -> HTMLBlock | None:
 
     opts = report.analysis.options
     tests = sorted({u.test for u in _sample_lists(report) if u.test})
-    body = [f"<p>Each dataset × metric is analysed on its own: every pair of systems is "
-            f"compared with a test chosen by the design (paired or not) and the kind of "
-            f"score ({escape(', '.join(tests)) or 'none'}; Dror et al. 2018, "
-            f"Ackerman et al. 2025); the p-values are adjusted with the "
-            f"{escape(_correction_name(report))} (Holm 1979) at α = {opts.alpha:g}; each "
-            f"system's mean has a {opts.confidence:.0%} interval (Wilson 1927 for "
-            f"proportions, the bootstrap of Efron & Tibshirani 1993 where resampling is "
-            f"used, {opts.n_resamples:,} resamples). Systems are ranked across datasets "
-            f"by an aggregate of standardised means with the harmonic-mean p of Wilson "
-            f"(2019) and the critical difference of Demšar (2006); tie groups follow "
-            f"Piepho (2004). Noise and power follow Wang et al. (2024) and Miller (2024). "
-            f"reportgen {escape(__version__)}, seed {report.analysis.seed}: the same data, "
-            f"options and seed give the same numbers.</p>"]
+    body = [
+        f"<p>Each dataset × metric is analysed on its own: every pair of systems is "
+        f"compared with a test chosen by the design (paired or not) and the kind of "
+        f"score ({escape(', '.join(tests)) or 'none'}; Dror et al. 2018, "
+        f"Ackerman et al. 2025); the p-values are adjusted with the "
+        f"{escape(_correction_name(report))} (Holm 1979) at α = {opts.alpha:g}; each "
+        f"system's mean has a {opts.confidence:.0%} interval (Wilson 1927 for "
+        f"proportions, the bootstrap of Efron & Tibshirani 1993 where resampling is "
+        f"used, {opts.n_resamples:,} resamples). Systems are ranked across datasets "
+        f"by an aggregate of standardised means with the harmonic-mean p of Wilson "
+        f"(2019) and the critical difference of Demšar (2006); tie groups follow "
+        f"Piepho (2004). Noise and power follow Wang et al. (2024) and Miller (2024). "
+        f"reportgen {escape(__version__)}, seed {report.analysis.seed}: the same data, "
+        f"options and seed give the same numbers.</p>"
+    ]
     body.append(h3("Glossary", "glossary"))
-    body.append('<dl class="rg-glossary">' + "".join(
-        f"<dt>{escape(term)}</dt><dd>{escape(text)}</dd>" for term, text in GLOSSARY)
-        + "</dl>")
+    body.append(
+        '<dl class="rg-glossary">'
+        + "".join(f"<dt>{escape(term)}</dt><dd>{escape(text)}</dd>" for term, text in GLOSSARY)
+        + "</dl>"
+    )
     body.append(h3("References", "references"))
-    body.append('<ul class="rg-references">' + "".join(
-        f"<li>{escape(who)}. {escape(what)}</li>" for who, what in REFERENCES) + "</ul>")
+    body.append(
+        '<ul class="rg-references">'
+        + "".join(f"<li>{escape(who)}. {escape(what)}</li>" for who, what in REFERENCES)
+        + "</ul>"
+    )
     return section("Methods", body, sid="methods")
 
 
@@ -1291,49 +1897,88 @@ def provenance(report: Report) -> HTMLBlock | None:
     from reportgen.report.archive import build_manifest
 
     opts = report.analysis.options
-    body = [f"<p>α = {opts.alpha:g}; {opts.confidence:.0%} intervals; "
-            f"{opts.n_resamples:,} resamples where resampling is used; "
-            f"{escape(_correction_name(report))}; comparison order {escape(opts.order)}; "
-            f"alternative {escape(opts.alternative)}; effects count as relevant from a "
-            f"{escape(opts.effect_threshold)} Cohen level; seed "
-            f"{report.analysis.seed}.</p>"]
+    body = [
+        f"<p>α = {opts.alpha:g}; {opts.confidence:.0%} intervals; "
+        f"{opts.n_resamples:,} resamples where resampling is used; "
+        f"{escape(_correction_name(report))}; comparison order {escape(opts.order)}; "
+        f"alternative {escape(opts.alternative)}; effects count as relevant from a "
+        f"{escape(opts.effect_threshold)} Cohen level; seed "
+        f"{report.analysis.seed}.</p>"
+    ]
     rows = []
     for sl in _sample_lists(report):
-        rows.append({"list": _list_title(sl), "pairing": sl.pairing,
-                     "modality": sl.modality, "test": sl.test,
-                     "ci": "" if sl.comparisons is None else sl.comparisons.ci_method,
-                     "why": _why(sl)})
-    body.append(table(rows, [Col("list", "dataset / metric"), Col("pairing", "pairing"),
-                             Col("modality", "modality"), Col("test", "test"),
-                             Col("ci", "difference CI"), Col("why", "why")]))
+        rows.append(
+            {
+                "list": _list_title(sl),
+                "pairing": sl.pairing,
+                "modality": sl.modality,
+                "test": sl.test,
+                "ci": "" if sl.comparisons is None else sl.comparisons.ci_method,
+                "why": _why(sl),
+            }
+        )
+    body.append(
+        table(
+            rows,
+            [
+                Col("list", "dataset / metric"),
+                Col("pairing", "pairing"),
+                Col("modality", "modality"),
+                Col("test", "test"),
+                Col("ci", "difference CI"),
+                Col("why", "why"),
+            ],
+        )
+    )
     ci_methods = sorted({u.ci_method for u in report.analysis.units})
-    body.append(note(f"Intervals of each system's mean: "
-                     f"{', '.join(escape(m) for m in ci_methods)}."))
-    manifest = build_manifest(report.table.sources, parameters={},
-                              seed=report.analysis.seed)
-    files = [{"path": f["path"], "sha256": f["sha256"], "bytes": f["bytes"],
-              "rows": i.get("rows")} for i in manifest["inputs"] for f in i["files"]]
+    body.append(
+        note(f"Intervals of each system's mean: {', '.join(escape(m) for m in ci_methods)}.")
+    )
+    manifest = build_manifest(report.table.sources, parameters={}, seed=report.analysis.seed)
+    files = [
+        {"path": f["path"], "sha256": f["sha256"], "bytes": f["bytes"], "rows": i.get("rows")}
+        for i in manifest["inputs"]
+        for f in i["files"]
+    ]
     body.append(h3("Inputs", "inputs"))
-    body.append(table(files, [Col("path", "file"), Col("rows", "rows",
-                                                       lambda v: "" if v is None else
-                                                       f"{v:,}", True),
-                              Col("bytes", "bytes", lambda v: f"{v:,}", True),
-                              Col("sha256", "sha256", lambda v: f"<code>{escape(v)}</code>")]))
+    body.append(
+        table(
+            files,
+            [
+                Col("path", "file"),
+                Col("rows", "rows", lambda v: "" if v is None else f"{v:,}", True),
+                Col("bytes", "bytes", lambda v: f"{v:,}", True),
+                Col("sha256", "sha256", lambda v: f"<code>{escape(v)}</code>"),
+            ],
+        )
+    )
     if report.config_path:
         body.append(note(f"Config: <code>{escape(report.config_path)}</code>."))
     packages = manifest["environment"]["packages"]
-    body.append(note("Versions: " + ", ".join(f"{escape(k)} {escape(v)}" for k, v in
-                                               packages.items() if v) +
-                     f"; Python {escape(manifest['environment']['python'])}."))
-    return section("Tests, inputs and versions", body, sid="provenance",
-                   fold="Which test where and why, input files with sha256, versions")
+    body.append(
+        note(
+            "Versions: "
+            + ", ".join(f"{escape(k)} {escape(v)}" for k, v in packages.items() if v)
+            + f"; Python {escape(manifest['environment']['python'])}."
+        )
+    )
+    return section(
+        "Tests, inputs and versions",
+        body,
+        sid="provenance",
+        fold="Which test where and why, input files with sha256, versions",
+    )
 
 
 # --------------------------------------------------------------------------- release
 
-_VERDICT_CSS = {"improved": "improved", "regressed": "regressed",
-                "no detectable difference": "nodiff", "non-inferior": "noninferior",
-                "inconclusive": "inconclusive"}
+_VERDICT_CSS = {
+    "improved": "improved",
+    "regressed": "regressed",
+    "no detectable difference": "nodiff",
+    "non-inferior": "noninferior",
+    "inconclusive": "inconclusive",
+}
 #: Items listed per dataset × metric in the appendix's "Items lost and gained" (losses
 #: and gains each); every changed item is in tables/flips.csv.
 MAX_FLIP_ITEMS = 25
@@ -1359,16 +2004,22 @@ def release_summary(report: Report) -> HTMLBlock | None:
     if comparison is None:
         return None
     items = flips_line(comparison)
-    body = [f'<div class="rg-decision rg-decision-{decision_style(comparison)}"><p>'
-            f"{release_decision(comparison)}</p>"
-            + (f'<p class="rg-flips">{items}</p>' if items else "") + "</div>"]
+    body = [
+        f'<div class="rg-decision rg-decision-{decision_style(comparison)}"><p>'
+        f"{release_decision(comparison)}</p>"
+        + (f'<p class="rg-flips">{items}</p>' if items else "")
+        + "</div>"
+    ]
     missing = not_compared_lines(comparison)
     if missing:
         n = len(comparison.not_compared)
-        body.append(f'<div class="rg-warning rg-not-compared"><p><strong>Not compared '
-                    f"({n} dataset × metric{'s' if n != 1 else ''})</strong>: the verdict "
-                    "covers only what both systems were scored on.</p><ul>"
-                    + "".join(f"<li>{line}</li>" for line in missing) + "</ul></div>")
+        body.append(
+            f'<div class="rg-warning rg-not-compared"><p><strong>Not compared '
+            f"({n} dataset × metric{'s' if n != 1 else ''})</strong>: the verdict "
+            "covers only what both systems were scored on.</p><ul>"
+            + "".join(f"<li>{line}</li>" for line in missing)
+            + "</ul></div>"
+        )
     if comparison.verdicts:
         body.append(_verdict_table(report, comparison))
     block = section("Release decision", body, sid="release-verdict")
@@ -1389,63 +2040,83 @@ def _verdict_table(report: Report, comparison: Any) -> str:
     rows = []
     for v in comparison.verdicts:
         p = v.proportion
-        rows.append({
-            "dataset": v.dataset if one_metric else v.name,
-            "baseline": fmt.value(v.mean_baseline, proportion=p),
-            "candidate": fmt.value(v.mean_candidate, proportion=p),
-            "diff": fmt.difference(v.diff, proportion=p),
-            "ci": fmt.interval(v.ci_low, v.ci_high, proportion=p, signed=True),
-            "p_adjusted": v.p_adjusted,
-            "mde": "–" if v.mde is None else fmt.difference(v.mde, proportion=p).lstrip("+"),
-            "margin": "–" if v.margin is None else
-            "±" + fmt.difference(v.margin, proportion=p).lstrip("+"),
-            "equivalent": "–" if v.equivalent is None else ("yes" if v.equivalent else "no"),
-            "items": "–" if v.n_lost is None else f"−{v.n_lost} / +{v.n_gained}",
-            "verdict": v.verdict + (" (lower is better)" if v.direction == "lower"
-                                    and v.verdict != "no detectable difference" else ""),
-            "_css": _VERDICT_CSS[v.verdict]})
+        rows.append(
+            {
+                "dataset": v.dataset if one_metric else v.name,
+                "baseline": fmt.value(v.mean_baseline, proportion=p),
+                "candidate": fmt.value(v.mean_candidate, proportion=p),
+                "diff": fmt.difference(v.diff, proportion=p),
+                "ci": fmt.interval(v.ci_low, v.ci_high, proportion=p, signed=True),
+                "p_adjusted": v.p_adjusted,
+                "mde": "–" if v.mde is None else fmt.difference(v.mde, proportion=p).lstrip("+"),
+                "margin": "–"
+                if v.margin is None
+                else "±" + fmt.difference(v.margin, proportion=p).lstrip("+"),
+                "equivalent": "–" if v.equivalent is None else ("yes" if v.equivalent else "no"),
+                "items": "–" if v.n_lost is None else f"−{v.n_lost} / +{v.n_gained}",
+                "verdict": v.verdict
+                + (
+                    " (lower is better)"
+                    if v.direction == "lower" and v.verdict != "no detectable difference"
+                    else ""
+                ),
+                "_css": _VERDICT_CSS[v.verdict],
+            }
+        )
     levels = sorted({v.confidence for v in comparison.verdicts}, reverse=True)
-    cols = [Col("dataset", "dataset" if one_metric else "dataset / metric"),
-            Col("baseline", "baseline", escape, True),
-            Col("candidate", "candidate", escape, True),
-            Col("diff", "candidate − baseline", escape, True),
-            Col("ci", f"{levels[0]:.1%} CI" if len(levels) == 1 else "CI", escape, True),
-            Col("p_adjusted", "p adj.", p_cell, True)]
+    cols = [
+        Col("dataset", "dataset" if one_metric else "dataset / metric"),
+        Col("baseline", "baseline", escape, True),
+        Col("candidate", "candidate", escape, True),
+        Col("diff", "candidate − baseline", escape, True),
+        Col("ci", f"{levels[0]:.1%} CI" if len(levels) == 1 else "CI", escape, True),
+        Col("p_adjusted", "p adj.", p_cell, True),
+    ]
     if show_mde:
         cols.append(Col("mde", "MDE", escape, True))
     if margins:
-        cols += [Col("margin", "margin", escape, True),
-                 Col("equivalent", "equivalent", escape)]
+        cols += [Col("margin", "margin", escape, True), Col("equivalent", "equivalent", escape)]
     if flips:
         cols.append(Col("items", "items lost / gained", escape, True))
     cols.append(Col("verdict", "verdict", escape, css=lambda r: r["_css"]))
     asked = report.analysis.options.correction
     used = comparison.interval_correction or asked
     name = CORRECTION_NAMES.get(used) or "no"
-    step = (f" (the single-step form of the {CORRECTION_NAMES.get(asked)} correction asked "
-            f"for: a step-down correction has no intervals that agree with its decisions)"
-            if used != asked else "")
+    step = (
+        f" (the single-step form of the {CORRECTION_NAMES.get(asked)} correction asked "
+        f"for: a step-down correction has no intervals that agree with its decisions)"
+        if used != asked
+        else ""
+    )
     m = len(comparison.verdicts)
-    text = (f"Differences are candidate − baseline; proportions in percent, their "
-            f"differences in percentage points (pts). Each verdict is read off the interval "
-            f"beside it: the {name} simultaneous interval of the {m} comparisons"
-            f"{step}, at level {levels[0]:.1%} for a family level of "
-            f"{1 - report.alpha:.0%}. Improved or regressed: the interval excludes 0 (the "
-            f"adjusted p-value is at most α = {report.alpha:g}).")
+    text = (
+        f"Differences are candidate − baseline; proportions in percent, their "
+        f"differences in percentage points (pts). Each verdict is read off the interval "
+        f"beside it: the {name} simultaneous interval of the {m} comparisons"
+        f"{step}, at level {levels[0]:.1%} for a family level of "
+        f"{1 - report.alpha:.0%}. Improved or regressed: the interval excludes 0 (the "
+        f"adjusted p-value is at most α = {report.alpha:g})."
+    )
     if margins:
-        text += (" Non-inferior: the interval lies above −margin (a loss larger than the "
-                 "margin is ruled out); inconclusive: it does not. Equivalent: the interval "
-                 "lies within ±margin (two one-sided tests).")
+        text += (
+            " Non-inferior: the interval lies above −margin (a loss larger than the "
+            "margin is ruled out); inconclusive: it does not. Equivalent: the interval "
+            "lies within ±margin (two one-sided tests)."
+        )
     if show_mde:
-        text += (f" MDE: the smallest difference this evaluation detects with "
-                 f"{report.analysis.options.power:.0%} power; “no detectable difference” "
-                 "means any real difference is probably smaller than it, not that there is "
-                 "none.")
+        text += (
+            f" MDE: the smallest difference this evaluation detects with "
+            f"{report.analysis.options.power:.0%} power; “no detectable difference” "
+            "means any real difference is probably smaller than it, not that there is "
+            "none."
+        )
     if one_metric:
         text += f" Metric: {escape(comparison.verdicts[0].metric)}."
     if flips:
-        text += (" Items lost / gained: items the baseline scored better / worse than the "
-                 "candidate (every one is in <code>tables/flips.csv</code>).")
+        text += (
+            " Items lost / gained: items the baseline scored better / worse than the "
+            "candidate (every one is in <code>tables/flips.csv</code>)."
+        )
     return table(rows, cols) + note(text)
 
 
@@ -1457,23 +2128,35 @@ def release_flips(report: Report) -> HTMLBlock | None:
     if comparison is None or not comparison.flips:
         return None
     meta = report.analysis.table.item_metadata
-    body = [note("Items whose score changed from the baseline to the candidate. Lost: "
-                 "the baseline scored better; gained: the candidate did. Tables show the "
-                 f"largest changes first, at most {MAX_FLIP_ITEMS} of each; every changed "
-                 "item is in <code>tables/flips.csv</code>.")]
+    body = [
+        note(
+            "Items whose score changed from the baseline to the candidate. Lost: "
+            "the baseline scored better; gained: the candidate did. Tables show the "
+            f"largest changes first, at most {MAX_FLIP_ITEMS} of each; every changed "
+            "item is in <code>tables/flips.csv</code>."
+        )
+    ]
     for flip in comparison.flips:
-        body.append(h3(f"{flip.name}: lost {flip.n_lost}, gained {flip.n_gained} of "
-                       f"{flip.n_items} items"))
+        body.append(
+            h3(f"{flip.name}: lost {flip.n_lost}, gained {flip.n_gained} of {flip.n_items} items")
+        )
         scores = set(flip.baseline_score) | set(flip.candidate_score)
         binary = scores <= {0.0, 1.0}
         rows = []
         for r, lost in zip(flip.to_records(), flip.lost):
-            rows.append({"item": r["item"], "baseline": f"{r['baseline_score']:.4g}",
-                         "candidate": f"{r['candidate_score']:.4g}",
-                         "change": f"{r['change']:+.4g}", "lost": lost,
-                         **_item_meta(meta, flip.dataset, r["item"])})
-        extra = sorted({k for r in rows for k in r} - {"item", "baseline", "candidate",
-                                                      "change", "lost"})[:3]
+            rows.append(
+                {
+                    "item": r["item"],
+                    "baseline": f"{r['baseline_score']:.4g}",
+                    "candidate": f"{r['candidate_score']:.4g}",
+                    "change": f"{r['change']:+.4g}",
+                    "lost": lost,
+                    **_item_meta(meta, flip.dataset, r["item"]),
+                }
+            )
+        extra = sorted(
+            {k for r in rows for k in r} - {"item", "baseline", "candidate", "change", "lost"}
+        )[:3]
         lost_rows = [r for r in rows if r["lost"]]
         gained_rows = [r for r in rows if not r["lost"]]
         if not binary:
@@ -1483,26 +2166,41 @@ def release_flips(report: Report) -> HTMLBlock | None:
             for label, chosen in (("Lost", lost_rows), ("Gained", gained_rows)):
                 if chosen:
                     shown = ", ".join(escape(r["item"]) for r in chosen[:MAX_FLIP_IDS])
-                    more = (f" and {len(chosen) - MAX_FLIP_IDS} more" if len(chosen) >
-                            MAX_FLIP_IDS else "")
-                    body.append(f'<p class="rg-flip-ids"><strong>{label} '
-                                f"({len(chosen)})</strong>: {shown}{more}.</p>")
+                    more = (
+                        f" and {len(chosen) - MAX_FLIP_IDS} more"
+                        if len(chosen) > MAX_FLIP_IDS
+                        else ""
+                    )
+                    body.append(
+                        f'<p class="rg-flip-ids"><strong>{label} '
+                        f"({len(chosen)})</strong>: {shown}{more}.</p>"
+                    )
             continue
-        cols = [Col("item", "item"), Col("baseline", "baseline", escape, True),
-                Col("candidate", "candidate", escape, True),
-                Col("change", "change", escape, True)] + \
-            [Col(k, k, _meta_cell) for k in extra]
+        cols = [
+            Col("item", "item"),
+            Col("baseline", "baseline", escape, True),
+            Col("candidate", "candidate", escape, True),
+            Col("change", "change", escape, True),
+        ] + [Col(k, k, _meta_cell) for k in extra]
         for label, chosen in (("Lost", lost_rows), ("Gained", gained_rows)):
             if chosen:
                 which = "largest" if not binary else "first"
-                more = (f" (the {MAX_FLIP_ITEMS} {which} of {len(chosen)})"
-                        if len(chosen) > MAX_FLIP_ITEMS else f" ({len(chosen)})")
-                body.append(f"<p><strong>{label}{more}</strong></p>"
-                            + table(chosen[:MAX_FLIP_ITEMS], cols))
+                more = (
+                    f" (the {MAX_FLIP_ITEMS} {which} of {len(chosen)})"
+                    if len(chosen) > MAX_FLIP_ITEMS
+                    else f" ({len(chosen)})"
+                )
+                body.append(
+                    f"<p><strong>{label}{more}</strong></p>" + table(chosen[:MAX_FLIP_ITEMS], cols)
+                )
     n = sum(f.n_lost + f.n_gained for f in comparison.flips)
-    return section("Items lost and gained", body, sid="release-flips",
-                   fold=f"{n} changed items in {len(comparison.flips)} dataset × "
-                        f"metric(s), with their metadata")
+    return section(
+        "Items lost and gained",
+        body,
+        sid="release-flips",
+        fold=f"{n} changed items in {len(comparison.flips)} dataset × "
+        f"metric(s), with their metadata",
+    )
 
 
 def _meta_cell(value: Any) -> str:
@@ -1527,20 +2225,26 @@ def verdict_sentence(v: Mapping[str, Any]) -> str:
     """One verdict of results.json in words and the metric's units (the e-mail's list)."""
     p = bool(v.get("proportion", False))
     where = f"{v['dataset']} / {v['metric']}"
-    diff = (f"{fmt.difference(v['diff'], proportion=p)} "
-            f"{fmt.interval(v['ci_low'], v['ci_high'], proportion=p, signed=True)}")
-    values = (f"{fmt.value(v['mean_baseline'], proportion=p)} → "
-              f"{fmt.value(v['mean_candidate'], proportion=p)}")
+    diff = (
+        f"{fmt.difference(v['diff'], proportion=p)} "
+        f"{fmt.interval(v['ci_low'], v['ci_high'], proportion=p, signed=True)}"
+    )
+    values = (
+        f"{fmt.value(v['mean_baseline'], proportion=p)} → "
+        f"{fmt.value(v['mean_candidate'], proportion=p)}"
+    )
     pv = fmt.p_value(v["p_adjusted"])
     p_text = f"p adj. {pv}" if pv.startswith("<") else f"p adj. = {pv}"
-    items = ("" if v.get("n_lost") is None else
-             f"; lost {v['n_lost']} items, gained {v['n_gained']}")
+    items = "" if v.get("n_lost") is None else f"; lost {v['n_lost']} items, gained {v['n_gained']}"
     if v.get("margin") is not None:
         margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
         p_text += f", margin ±{margin}" + ("; equivalent" if v.get("equivalent") else "")
     if v["verdict"] == "no detectable difference":
-        mde = "" if v.get("mde") is None else \
-            f"; could have missed up to {fmt.difference(v['mde'], proportion=p).lstrip('+')}"
+        mde = (
+            ""
+            if v.get("mde") is None
+            else f"; could have missed up to {fmt.difference(v['mde'], proportion=p).lstrip('+')}"
+        )
         return f"{where}: no detectable difference ({values}, {diff}, {p_text}){mde}{items}."
     return f"{where}: {v['verdict']} ({values}, {diff}, {p_text}){items}."
 
@@ -1552,9 +2256,18 @@ def release_details(report: Report) -> HTMLBlock | None:
     comparison = report.analysis.release
     if comparison is None or not comparison.verdicts:
         return None
-    body = [charts_row(_try_chart(partial(forest_plot,
-        [v.to_dict() for v in comparison.verdicts],
-        title=f"{report.candidate} − {report.baseline}"),
-        "Difference candidate − baseline per dataset × metric with its confidence "
-        "interval, coloured by verdict.", report))]
+    body = [
+        charts_row(
+            _try_chart(
+                partial(
+                    forest_plot,
+                    [v.to_dict() for v in comparison.verdicts],
+                    title=f"{report.candidate} − {report.baseline}",
+                ),
+                "Difference candidate − baseline per dataset × metric with its confidence "
+                "interval, coloured by verdict.",
+                report,
+            )
+        )
+    ]
     return section("Differences", body, sid="release-differences")

@@ -48,24 +48,35 @@ class VerifyResult:
 def _load_manifest(folder: Path) -> dict[str, Any]:
     path = folder / "manifest.json"
     if not folder.is_dir():
-        raise InputError("not a report folder", location=Location(str(folder)),
-                         hint="give the folder `reportgen run --out` wrote")
+        raise InputError(
+            "not a report folder",
+            location=Location(str(folder)),
+            hint="give the folder `reportgen run --out` wrote",
+        )
     if not path.is_file():
-        raise InputError("the report folder has no manifest.json",
-                         location=Location(str(folder)),
-                         hint="only folders written by `reportgen run` can be verified")
+        raise InputError(
+            "the report folder has no manifest.json",
+            location=Location(str(folder)),
+            hint="only folders written by `reportgen run` can be verified",
+        )
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"manifest.json is not valid JSON ({exc})",
-                         location=Location(str(path)),
-                         hint="the manifest was edited or damaged: the report cannot "
-                              "be verified") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("inputs"), list) \
-            or not isinstance(manifest.get("outputs"), dict):
-        raise InputError("manifest.json lacks its inputs or outputs",
-                         location=Location(str(path)),
-                         hint="the manifest was edited or damaged")
+        raise InputError(
+            f"manifest.json is not valid JSON ({exc})",
+            location=Location(str(path)),
+            hint="the manifest was edited or damaged: the report cannot be verified",
+        ) from None
+    if (
+        not isinstance(manifest, dict)
+        or not isinstance(manifest.get("inputs"), list)
+        or not isinstance(manifest.get("outputs"), dict)
+    ):
+        raise InputError(
+            "manifest.json lacks its inputs or outputs",
+            location=Location(str(path)),
+            hint="the manifest was edited or damaged",
+        )
     return manifest
 
 
@@ -107,12 +118,18 @@ def verify_report(folder: str | Path) -> VerifyResult:
             digest = file_sha256(path)
             if digest != entry.get("sha256"):
                 size = path.stat().st_size
-                findings.append(Finding("input", "changed", shown,
-                                        f"sha256 {digest[:12]}… was "
-                                        f"{str(entry.get('sha256'))[:12]}…; {size:,} bytes "
-                                        f"was {entry.get('bytes', '?'):,}"
-                                        if isinstance(entry.get("bytes"), int) else
-                                        f"sha256 {digest[:12]}…"))
+                findings.append(
+                    Finding(
+                        "input",
+                        "changed",
+                        shown,
+                        f"sha256 {digest[:12]}… was "
+                        f"{str(entry.get('sha256'))[:12]}…; {size:,} bytes "
+                        f"was {entry.get('bytes', '?'):,}"
+                        if isinstance(entry.get("bytes"), int)
+                        else f"sha256 {digest[:12]}…",
+                    )
+                )
     listed = set(manifest["outputs"])
     for name, entry in manifest["outputs"].items():
         path = root / name
@@ -122,13 +139,15 @@ def verify_report(folder: str | Path) -> VerifyResult:
             findings.append(Finding("output", "missing", name))
             continue
         if not stat.S_ISREG(mode):
-            findings.append(Finding("output", "changed", name,
-                                    f"{entry_kind(mode)} now, not the file written"))
+            findings.append(
+                Finding("output", "changed", name, f"{entry_kind(mode)} now, not the file written")
+            )
         elif file_sha256(path) != entry.get("sha256"):
             findings.append(Finding("output", "changed", name, "sha256 differs"))
     findings.extend(_seal_findings(manifest))
-    folders = {"/".join(name.split("/")[:k]) for name in listed
-               for k in range(1, name.count("/") + 1)}
+    folders = {
+        "/".join(name.split("/")[:k]) for name in listed for k in range(1, name.count("/") + 1)
+    }
     for name, info in walk_entries(root):
         if name == "manifest.json" or name in listed:
             continue
@@ -145,19 +164,36 @@ def _seal_findings(manifest: dict[str, Any]) -> list[Finding]:
     """The manifest's digest of its own canonical JSON, and of its main document."""
     recorded = manifest.get("manifest_sha256")
     if not isinstance(recorded, str):
-        return [Finding("manifest", "unsealed", "manifest.json",
-                        "it records no digest of its own content (written before "
-                        "reportgen sealed its manifests, or the digest was removed)")]
+        return [
+            Finding(
+                "manifest",
+                "unsealed",
+                "manifest.json",
+                "it records no digest of its own content (written before "
+                "reportgen sealed its manifests, or the digest was removed)",
+            )
+        ]
     findings = []
     if manifest_digest(manifest) != recorded:
-        findings.append(Finding("manifest", "changed", "manifest.json",
-                                "its content differs from the digest recorded when it was "
-                                "written (edited afterwards)"))
+        findings.append(
+            Finding(
+                "manifest",
+                "changed",
+                "manifest.json",
+                "its content differs from the digest recorded when it was "
+                "written (edited afterwards)",
+            )
+        )
     main = manifest.get("results")
     if isinstance(main, dict) and main.get("file") is not None:
         entry = manifest["outputs"].get(main["file"])
         if not isinstance(entry, dict) or entry.get("sha256") != main.get("sha256"):
-            findings.append(Finding("manifest", "changed", str(main["file"]),
-                                    "its digest in the outputs differs from the one sealed "
-                                    "with the manifest"))
+            findings.append(
+                Finding(
+                    "manifest",
+                    "changed",
+                    str(main["file"]),
+                    "its digest in the outputs differs from the one sealed with the manifest",
+                )
+            )
     return findings

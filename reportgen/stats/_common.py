@@ -13,9 +13,13 @@ from reportgen.errors import InputError
 __all__ = ["PairsMixin", "choices_iv", "finite_or_none", "resampling_iv", "system_names"]
 
 
-def system_names(systems: Sequence[str] | str | None, count: int, *,
-                 prefix: str = "system",
-                 hint: str = "give one name per system") -> tuple[str, ...]:
+def system_names(
+    systems: Sequence[str] | str | None,
+    count: int,
+    *,
+    prefix: str = "system",
+    hint: str = "give one name per system",
+) -> tuple[str, ...]:
     """The names of ``count`` systems: ``systems`` checked (right number, distinct), or
     ``"system 1"``, ``"system 2"``, ... when it is None.
 
@@ -38,24 +42,36 @@ def choices_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]]) -> None:
     """Each ``name: (value, valid)`` must have its value among the valid ones."""
     for name, (value, valid) in choices.items():
         if value not in valid:
-            raise InputError(f"{name}={value!r} is not valid",
-                             hint=f"use one of: {', '.join(map(str, valid))}")
+            raise InputError(
+                f"{name}={value!r} is not valid", hint=f"use one of: {', '.join(map(str, valid))}"
+            )
 
 
-def resampling_iv(*, confidence: float, n_resamples: int, max_memory: int,
-                  alpha: float | None = None) -> None:
+def resampling_iv(
+    *, confidence: float, n_resamples: int, max_memory: int, alpha: float | None = None
+) -> None:
     """Check the options shared by the resampling routines."""
-    levels = (("confidence", confidence),) if alpha is None else (
-        ("alpha", alpha), ("confidence", confidence))
+    levels = (
+        (("confidence", confidence),)
+        if alpha is None
+        else (("alpha", alpha), ("confidence", confidence))
+    )
     for name, value in levels:
         if not (isinstance(value, (int, float)) and 0 < value < 1):
-            raise InputError(f"{name}={value!r} must be between 0 and 1 (exclusive)",
-                             hint=f"e.g. {name}={0.05 if name == 'alpha' else 0.95}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
-            or n_resamples < 1:
-        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
-                         hint="9999 is a good default; at least 4000 bootstrap resamples are "
-                              "advised (clawRxiv 2604.01973)")
+            raise InputError(
+                f"{name}={value!r} must be between 0 and 1 (exclusive)",
+                hint=f"e.g. {name}={0.05 if name == 'alpha' else 0.95}",
+            )
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, (int, np.integer))
+        or n_resamples < 1
+    ):
+        raise InputError(
+            f"n_resamples={n_resamples!r} must be a positive integer",
+            hint="9999 is a good default; at least 4000 bootstrap resamples are "
+            "advised (clawRxiv 2604.01973)",
+        )
     if max_memory < 2**20:
         raise InputError(f"max_memory={max_memory!r} is below 1 MiB")
 
@@ -66,8 +82,9 @@ def finite_or_none(value: Any) -> float | None:
     return None if math.isnan(value) else value
 
 
-def unpaired_samples_iv(samples: Sequence[Any], systems: Sequence[str] | None
-                        ) -> tuple[list[np.ndarray], tuple[str, ...]]:
+def unpaired_samples_iv(
+    samples: Sequence[Any], systems: Sequence[str] | None
+) -> tuple[list[np.ndarray], tuple[str, ...]]:
     """One float array per system (any shape, flattened) and the system names; raises
     on fewer than 2 systems or NaN scores."""
     arrays = [np.asarray(s, dtype=np.float64).ravel() for s in samples]
@@ -89,6 +106,7 @@ class TabularMixin:
     def to_frame(self) -> Any:
         """The records as a pandas DataFrame."""
         import pandas as pd
+
         return pd.DataFrame.from_records(self.to_records())
 
 
@@ -121,6 +139,8 @@ class PairsMixin(TabularMixin):
     def with_adjusted(self, p_adjusted: np.ndarray, correction: str):
         """A copy whose adjusted p-values come from a larger family."""
         from dataclasses import replace
+
         result: Any = self  # every subclass is a frozen dataclass
-        return replace(result, p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
-                       correction=correction)
+        return replace(
+            result, p_adjusted=np.asarray(p_adjusted, dtype=np.float64), correction=correction
+        )

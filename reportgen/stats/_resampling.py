@@ -76,12 +76,11 @@ class ExactProduct:
             return product
         out = product[:, :m].copy()
         for k in range(1, self.n_slices):
-            out += product[:, k * m:(k + 1) * m]
+            out += product[:, k * m : (k + 1) * m]
         return out
 
 
-def exact_product(scores: np.ndarray, weight_bound: int, *, max_slices: int = 4
-                  ) -> ExactProduct:
+def exact_product(scores: np.ndarray, weight_bound: int, *, max_slices: int = 4) -> ExactProduct:
     """Split ``scores`` so that ``W @ scores`` is exact slice by slice for every integer
     matrix ``W`` whose rows have absolute sums at most ``weight_bound``.
 
@@ -168,7 +167,7 @@ def enumerate_signs(n: int, start: int = 0, stop: int | None = None) -> np.ndarr
     >>> enumerate_signs(2).astype(int).tolist()
     [[1, 1], [-1, 1], [1, -1], [-1, -1]]
     """
-    stop = 2 ** n if stop is None else stop
+    stop = 2**n if stop is None else stop
     codes = np.arange(start, stop, dtype=np.int64)[:, None]
     bits = (codes >> np.arange(n, dtype=np.int64)) & 1
     return 1.0 - 2.0 * bits
@@ -249,8 +248,9 @@ def bootstrap_counts(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     return counts.reshape(rows, n).astype(np.float64)
 
 
-def bca_interval(replicates: np.ndarray, observed: np.ndarray, acceleration: np.ndarray,
-                 confidence: float) -> tuple[np.ndarray, np.ndarray]:
+def bca_interval(
+    replicates: np.ndarray, observed: np.ndarray, acceleration: np.ndarray, confidence: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Bias-corrected and accelerated bootstrap interval, column by column.
 
     Parameters

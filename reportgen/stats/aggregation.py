@@ -68,11 +68,15 @@ def _weights_iv(weights: Any, k: int, name: str = "weights") -> np.ndarray:
         return np.full(k, 1.0 / k)
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (k,):
-        raise InputError(f"{name} has shape {w.shape}, expected ({k},)",
-                         hint=f"give one weight per metric or list ({k})")
+        raise InputError(
+            f"{name} has shape {w.shape}, expected ({k},)",
+            hint=f"give one weight per metric or list ({k})",
+        )
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise InputError(f"{name}={w.tolist()} must be finite, non-negative and not all "
-                         "zero", hint="weights are normalised to sum to 1")
+        raise InputError(
+            f"{name}={w.tolist()} must be finite, non-negative and not all zero",
+            hint="weights are normalised to sum to 1",
+        )
     return w / w.sum()
 
 
@@ -81,12 +85,15 @@ def _directions_iv(directions: Any, k: int) -> tuple[Direction, ...]:
         directions = [directions]
     dirs = tuple(directions)
     if len(dirs) != k:
-        raise InputError(f"{len(dirs)} directions for {k} metrics",
-                         hint="give one direction ('higher' or 'lower') per metric")
+        raise InputError(
+            f"{len(dirs)} directions for {k} metrics",
+            hint="give one direction ('higher' or 'lower') per metric",
+        )
     for d in dirs:
         if d not in get_args(Direction):
-            raise InputError(f"direction {d!r} is not valid",
-                             hint="use 'higher' (higher is better) or 'lower'")
+            raise InputError(
+                f"direction {d!r} is not valid", hint="use 'higher' (higher is better) or 'lower'"
+            )
     return dirs
 
 
@@ -96,8 +103,7 @@ def _signs(directions: tuple[str, ...]) -> np.ndarray:
 
 
 def _names(names: Sequence[str] | str | None, count: int, prefix: str) -> tuple[str, ...]:
-    return system_names(names, count, prefix=prefix,
-                        hint=f"give one name per {prefix}")
+    return system_names(names, count, prefix=prefix, hint=f"give one name per {prefix}")
 
 
 # ============================================================================ §6.1
@@ -135,22 +141,36 @@ class MetricAggregate(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per metric: name, direction, weight, pooled mean and SD."""
-        return [{"metric": m, "direction": d, "weight": float(w), "mean": _num(mu),
-                 "sd": _num(s), "constant": m in self.constant}
-                for m, d, w, mu, s in zip(self.metrics, self.directions, self.weights,
-                                          self.means, self.sds)]
+        return [
+            {
+                "metric": m,
+                "direction": d,
+                "weight": float(w),
+                "mean": _num(mu),
+                "sd": _num(s),
+                "constant": m in self.constant,
+            }
+            for m, d, w, mu, s in zip(
+                self.metrics, self.directions, self.weights, self.means, self.sds
+            )
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (the per-metric records; the matrix is not included)."""
-        return {"method": "pooled z-score, direction-signed weighted mean "
-                          "(Ackerman et al. 2025, §6.1)",
-                "shape": list(self.scores.shape), "metrics": self.to_records()}
+        return {
+            "method": "pooled z-score, direction-signed weighted mean (Ackerman et al. 2025, §6.1)",
+            "shape": list(self.scores.shape),
+            "metrics": self.to_records(),
+        }
 
 
-def aggregate_metrics(matrices: Sequence[Any] | np.ndarray, *,
-                      directions: Sequence[Direction] | Direction,
-                      weights: Sequence[float] | np.ndarray | None = None,
-                      metrics: Sequence[str] | None = None) -> MetricAggregate:
+def aggregate_metrics(
+    matrices: Sequence[Any] | np.ndarray,
+    *,
+    directions: Sequence[Direction] | Direction,
+    weights: Sequence[float] | np.ndarray | None = None,
+    metrics: Sequence[str] | None = None,
+) -> MetricAggregate:
     """Aggregate K paired metrics into one score matrix (Ackerman et al. 2025, §6.1).
 
     Parameters
@@ -219,20 +239,26 @@ def aggregate_metrics(matrices: Sequence[Any] | np.ndarray, *,
     shape = arrays[0].shape
     for j, a in enumerate(arrays):
         if a.shape != shape:
-            raise InputError(f"metric {j + 1} has shape {a.shape}, metric 1 has {shape}",
-                             hint="paired aggregation needs the same items and systems "
-                                  "for every metric; use aggregate_unpaired_means or "
-                                  "harmonic_mean_pvalue for unpaired lists")
+            raise InputError(
+                f"metric {j + 1} has shape {a.shape}, metric 1 has {shape}",
+                hint="paired aggregation needs the same items and systems "
+                "for every metric; use aggregate_unpaired_means or "
+                "harmonic_mean_pvalue for unpaired lists",
+            )
         if not np.all(np.isfinite(a)):
-            raise InputError(f"metric {j + 1} has missing or infinite scores",
-                             hint="drop the incomplete items from every metric first")
+            raise InputError(
+                f"metric {j + 1} has missing or infinite scores",
+                hint="drop the incomplete items from every metric first",
+            )
     if len(shape) not in (2, 3) or arrays[0].size < 2:
-        raise InputError(f"score matrices must be items × systems (× runs) with at least "
-                         f"two scores, got shape {shape}")
+        raise InputError(
+            f"score matrices must be items × systems (× runs) with at least "
+            f"two scores, got shape {shape}"
+        )
     dirs = _directions_iv(directions, k)
     w = _weights_iv(weights, k)
     names = _names(metrics, k, "metric")
-    V = np.stack(arrays)                                   # K × items × systems (× runs)
+    V = np.stack(arrays)  # K × items × systems (× runs)
     flat = V.reshape(k, -1)
     means = flat.mean(axis=1)
     sds = flat.std(axis=1, ddof=1)
@@ -240,15 +266,25 @@ def aggregate_metrics(matrices: Sequence[Any] | np.ndarray, *,
     constant = sds <= 1e-12 * np.maximum(1.0, np.abs(means))
     if constant.any():
         bad = [names[j] for j in np.flatnonzero(constant)]
-        warnings.warn(f"metric(s) {', '.join(bad)} are constant (pooled SD 0); they "
-                      "contribute 0 to the aggregate", DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"metric(s) {', '.join(bad)} are constant (pooled SD 0); they "
+            "contribute 0 to the aggregate",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     safe_sd = np.where(constant, 1.0, sds)
     coef = np.where(constant, 0.0, w * _signs(dirs) / safe_sd)
     expand = (slice(None),) + (None,) * len(shape)
     agg = np.sum(coef[expand] * (V - means[expand]), axis=0)
-    return MetricAggregate(scores=agg, metrics=names, directions=dirs, weights=w,
-                           means=means, sds=sds,
-                           constant=tuple(names[j] for j in np.flatnonzero(constant)))
+    return MetricAggregate(
+        scores=agg,
+        metrics=names,
+        directions=dirs,
+        weights=w,
+        means=means,
+        sds=sds,
+        constant=tuple(names[j] for j in np.flatnonzero(constant)),
+    )
 
 
 # ============================================================================ §6.2 HMP
@@ -305,21 +341,33 @@ class HarmonicMeanPResult(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per group (leading axes flattened in C order)."""
         h, p, a = (np.ravel(x) for x in (self.hmp, self.p_value, self.p_adjusted))
-        return [{"hmp": _num(h[i]), "p_value": _num(p[i]), "p_adjusted": _num(a[i]),
-                 "L": self.L, "group_weight": self.group_weight}
-                for i in range(h.size)]
+        return [
+            {
+                "hmp": _num(h[i]),
+                "p_value": _num(p[i]),
+                "p_adjusted": _num(a[i]),
+                "L": self.L,
+                "group_weight": self.group_weight,
+            }
+            for i in range(h.size)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the method, its parameters and the per-group records."""
-        return {"method": "harmonic mean p-value (Wilson 2019), Landau tail",
-                "L": self.L, "group_weight": self.group_weight,
-                "weights": [float(x) for x in self.weights],
-                "landau_location": self.location, "landau_scale": self.scale,
-                "groups": self.to_records()}
+        return {
+            "method": "harmonic mean p-value (Wilson 2019), Landau tail",
+            "L": self.L,
+            "group_weight": self.group_weight,
+            "weights": [float(x) for x in self.weights],
+            "landau_location": self.location,
+            "landau_scale": self.scale,
+            "groups": self.to_records(),
+        }
 
 
-def harmonic_mean_pvalue(p: Any, *, weights: Sequence[float] | np.ndarray | None = None,
-                         L: int | None = None) -> HarmonicMeanPResult:
+def harmonic_mean_pvalue(
+    p: Any, *, weights: Sequence[float] | np.ndarray | None = None, L: int | None = None
+) -> HarmonicMeanPResult:
     """Combine K p-values per group with Wilson's (2019) harmonic mean p-value.
 
     Parameters
@@ -401,26 +449,30 @@ def harmonic_mean_pvalue(p: Any, *, weights: Sequence[float] | np.ndarray | None
     """
     P = np.asarray(p, dtype=np.float64)
     if P.ndim == 0 or P.shape[-1] == 0:
-        raise InputError(f"p has shape {P.shape}; the last axis must hold the K >= 1 "
-                         "p-values of a group")
+        raise InputError(
+            f"p has shape {P.shape}; the last axis must hold the K >= 1 p-values of a group"
+        )
     k = P.shape[-1]
     finite = P[~np.isnan(P)]
     if np.any((finite < 0) | (finite > 1)):
-        raise InputError("p-values must lie in [0, 1]",
-                         hint=f"got values from {finite.min()} to {finite.max()}")
+        raise InputError(
+            "p-values must lie in [0, 1]", hint=f"got values from {finite.min()} to {finite.max()}"
+        )
     w = _weights_iv(weights, k)
     if L is None:
         L = k
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or k > L:
-        raise InputError(f"L={L!r} must be an integer >= K = {k}",
-                         hint="L is the total number of tests in the family, e.g. "
-                              "(number of compared pairs) × K")
+        raise InputError(
+            f"L={L!r} must be an integer >= K = {k}",
+            hint="L is the total number of tests in the family, e.g. "
+            "(number of compared pairs) × K",
+        )
     L = int(L)
     w_r = k / L
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(w > 0, w / P, np.where(np.isnan(P), np.nan, 0.0))
-    s = np.sum(terms, axis=-1)                          # Σ w_j / p_j  (inf if a p is 0)
-    x = w_r * s                                         # Landau argument w_R / HMP
+    s = np.sum(terms, axis=-1)  # Σ w_j / p_j  (inf if a p is 0)
+    x = w_r * s  # Landau argument w_R / HMP
     with np.errstate(divide="ignore"):
         hmp = 1.0 / s
     loc = hmp_landau_location(L)
@@ -431,8 +483,15 @@ def harmonic_mean_pvalue(p: Any, *, weights: Sequence[float] | np.ndarray | None
     nan = np.isnan(s)
     p_value = np.where(nan, np.nan, p_value)
     p_adjusted = np.where(nan, np.nan, p_adjusted)
-    return HarmonicMeanPResult(hmp=hmp, p_value=p_value, p_adjusted=p_adjusted,
-                               weights=w, L=L, group_weight=w_r, location=loc)
+    return HarmonicMeanPResult(
+        hmp=hmp,
+        p_value=p_value,
+        p_adjusted=p_adjusted,
+        weights=w,
+        L=L,
+        group_weight=w_r,
+        location=loc,
+    )
 
 
 # ============================================================================ §6.2 effects
@@ -458,18 +517,21 @@ class EffectSizeAggregate(TabularMixin):
         """One dict per group (leading axes flattened in C order)."""
         e = np.ravel(self.effect_size)
         w = self.weights.reshape(e.size, -1)
-        return [{"effect_size": _num(e[i]), "weights": [_num(v) for v in w[i]]}
-                for i in range(e.size)]
+        return [
+            {"effect_size": _num(e[i]), "weights": [_num(v) for v in w[i]]} for i in range(e.size)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the method and the per-group records."""
-        return {"method": "inverse-SD weighted mean (Turner & Bernard 2006)",
-                "groups": self.to_records()}
+        return {
+            "method": "inverse-SD weighted mean (Turner & Bernard 2006)",
+            "groups": self.to_records(),
+        }
 
 
-def aggregate_effect_sizes(effects: Any, sds: Any, *,
-                           weights: Sequence[float] | np.ndarray | None = None
-                           ) -> EffectSizeAggregate:
+def aggregate_effect_sizes(
+    effects: Any, sds: Any, *, weights: Sequence[float] | np.ndarray | None = None
+) -> EffectSizeAggregate:
     """Aggregate effect sizes across lists, weighting by inverse SD (Ackerman et al. 2025, §6.2).
 
     Parameters
@@ -521,13 +583,15 @@ def aggregate_effect_sizes(effects: Any, sds: Any, *,
     try:
         e, s = np.broadcast_arrays(e, s)
     except ValueError:
-        raise InputError(f"effects (shape {np.shape(effects)}) and sds (shape "
-                         f"{np.shape(sds)}) do not broadcast") from None
+        raise InputError(
+            f"effects (shape {np.shape(effects)}) and sds (shape {np.shape(sds)}) do not broadcast"
+        ) from None
     if e.ndim == 0 or e.shape[-1] == 0:
         raise InputError("effects must have a last axis of K >= 1 lists")
     if np.any(s[~np.isnan(s)] <= 0):
-        raise InputError("sds must be positive",
-                         hint="an effect with zero SD is undefined; drop that list")
+        raise InputError(
+            "sds must be positive", hint="an effect with zero SD is undefined; drop that list"
+        )
     w = _weights_iv(weights, e.shape[-1])
     inv = w / s
     total = inv.sum(axis=-1, keepdims=True)
@@ -571,27 +635,45 @@ class UnpairedMeansAggregate(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system: name, aggregate score and per-list standardized means."""
-        return [{"system": s, "score": _num(self.scores[b]),
-                 "standardized": {lst: _num(self.standardized[b, j])
-                                  for j, lst in enumerate(self.lists)}}
-                for b, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "score": _num(self.scores[b]),
+                "standardized": {
+                    lst: _num(self.standardized[b, j]) for j, lst in enumerate(self.lists)
+                },
+            }
+            for b, s in enumerate(self.systems)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: per-list parameters and per-system records."""
-        return {"method": "standardized unpaired means (Ackerman et al. 2025, §6.3)",
-                "lists": [{"list": lst, "weight": float(self.weights[j]),
-                           "direction": self.directions[j],
-                           "pooled_sd": _num(self.pooled_sd[j]),
-                           "denominator": _num(self.denominator[j])}
-                          for j, lst in enumerate(self.lists)],
-                "systems": self.to_records()}
+        return {
+            "method": "standardized unpaired means (Ackerman et al. 2025, §6.3)",
+            "lists": [
+                {
+                    "list": lst,
+                    "weight": float(self.weights[j]),
+                    "direction": self.directions[j],
+                    "pooled_sd": _num(self.pooled_sd[j]),
+                    "denominator": _num(self.denominator[j]),
+                }
+                for j, lst in enumerate(self.lists)
+            ],
+            "systems": self.to_records(),
+        }
 
 
-def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
-                             directions: Sequence[Direction] | Direction,
-                             weights: Sequence[float] | np.ndarray | None = None,
-                             systems: Sequence[str] | None = None,
-                             lists: Sequence[str] | None = None) -> UnpairedMeansAggregate:
+def aggregate_unpaired_means(
+    means: Any,
+    sds: Any,
+    ns: Any,
+    *,
+    directions: Sequence[Direction] | Direction,
+    weights: Sequence[float] | np.ndarray | None = None,
+    systems: Sequence[str] | None = None,
+    lists: Sequence[str] | None = None,
+) -> UnpairedMeansAggregate:
     """Standardized aggregate means from summary statistics (Ackerman et al. 2025, §6.3).
 
     Parameters
@@ -658,13 +740,17 @@ def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
     N = np.asarray(ns, dtype=np.float64)
     M, S, N = (a.reshape(-1, 1) if a.ndim == 1 else a for a in (M, S, N))
     if M.ndim != 2 or S.shape != M.shape or N.shape != M.shape:
-        raise InputError(f"means, sds and ns must be systems × lists arrays of the same "
-                         f"shape, got {np.shape(means)}, {np.shape(sds)}, {np.shape(ns)}")
+        raise InputError(
+            f"means, sds and ns must be systems × lists arrays of the same "
+            f"shape, got {np.shape(means)}, {np.shape(sds)}, {np.shape(ns)}"
+        )
     b, k = M.shape
     for name, arr in (("means", M), ("sds", S), ("ns", N)):
         if not np.all(np.isfinite(arr)):
-            raise InputError(f"{name} has missing or infinite values",
-                             hint="every system needs summary statistics on every list")
+            raise InputError(
+                f"{name} has missing or infinite values",
+                hint="every system needs summary statistics on every list",
+            )
     if np.any(S < 0):
         raise InputError("sds must be non-negative")
     if np.any(N < 1) or np.any(np.round(N) != N):
@@ -676,22 +762,34 @@ def aggregate_unpaired_means(means: Any, sds: Any, ns: Any, *,
     dof = N.sum(axis=0) - b
     if np.any(dof <= 0):
         bad = [list_names[j] for j in np.flatnonzero(dof <= 0)]
-        raise InputError(f"list(s) {', '.join(bad)} have no degrees of freedom for a "
-                         "pooled SD (sum of n <= number of systems)",
-                         hint="each list needs more observations than systems")
-    pooled = np.sqrt(np.sum((N - 1) * S ** 2, axis=0) / dof)
+        raise InputError(
+            f"list(s) {', '.join(bad)} have no degrees of freedom for a "
+            "pooled SD (sum of n <= number of systems)",
+            hint="each list needs more observations than systems",
+        )
+    pooled = np.sqrt(np.sum((N - 1) * S**2, axis=0) / dof)
     denom = pooled * np.sqrt(np.sum(1.0 / N, axis=0))
     zero = denom <= 0
     if zero.any():
-        warnings.warn(f"list(s) {', '.join(list_names[j] for j in np.flatnonzero(zero))} "
-                      "have pooled SD 0; their standardized means are NaN",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"list(s) {', '.join(list_names[j] for j in np.flatnonzero(zero))} "
+            "have pooled SD 0; their standardized means are NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     with np.errstate(divide="ignore", invalid="ignore"):
         z = M / np.where(zero, np.nan, denom)
     scores = z @ (w * _signs(dirs))
-    return UnpairedMeansAggregate(systems=sys_names, lists=list_names, scores=scores,
-                                  standardized=z, pooled_sd=pooled, denominator=denom,
-                                  weights=w, directions=dirs)
+    return UnpairedMeansAggregate(
+        systems=sys_names,
+        lists=list_names,
+        scores=scores,
+        standardized=z,
+        pooled_sd=pooled,
+        denominator=denom,
+        weights=w,
+        directions=dirs,
+    )
 
 
 # ===================================================================== clawRxiv 2604.01973, §6
@@ -723,20 +821,31 @@ class SignTestResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per comparison (flattened in C order)."""
-        cols = [np.ravel(x) for x in (self.wins_a, self.wins_b, self.ties, self.n,
-                                      self.p_value)]
-        return [{"wins_a": int(a), "wins_b": int(b), "ties": int(t), "n": int(n),
-                 "p_value": _num(p), "ties_handling": self.ties_handling}
-                for a, b, t, n, p in zip(*cols)]
+        cols = [np.ravel(x) for x in (self.wins_a, self.wins_b, self.ties, self.n, self.p_value)]
+        return [
+            {
+                "wins_a": int(a),
+                "wins_b": int(b),
+                "ties": int(t),
+                "n": int(n),
+                "p_value": _num(p),
+                "ties_handling": self.ties_handling,
+            }
+            for a, b, t, n, p in zip(*cols)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the test name and the records."""
-        return {"test": "exact sign test on subtask wins (clawRxiv 2604.01973, §6)",
-                "alternative": "two-sided", "comparisons": self.to_records()}
+        return {
+            "test": "exact sign test on subtask wins (clawRxiv 2604.01973, §6)",
+            "alternative": "two-sided",
+            "comparisons": self.to_records(),
+        }
 
 
-def sign_test_wins(wins_a: Any, wins_b: Any, *, total: Any = None,
-                   ties: Ties = "drop") -> SignTestResult:
+def sign_test_wins(
+    wins_a: Any, wins_b: Any, *, total: Any = None, ties: Ties = "drop"
+) -> SignTestResult:
     """Exact two-sided sign test on the number of subtasks each system wins.
 
     Parameters
@@ -800,17 +909,27 @@ def sign_test_wins(wins_a: Any, wins_b: Any, *, total: Any = None,
             raise InputError(f"total={total!r} must be integers")
         a, b, k = np.broadcast_arrays(a, b, k)
         if np.any(a + b > k):
-            raise InputError("wins_a + wins_b exceeds total",
-                             hint="total is the number of subtasks, ties included")
+            raise InputError(
+                "wins_a + wins_b exceeds total",
+                hint="total is the number of subtasks, ties included",
+            )
     tie = k - a - b
     n = a + b if ties == "drop" else k
     top = np.maximum(a, b)
     p = np.minimum(1.0, 2.0 * stats.binom.sf(top - 1, n, 0.5))
     p = np.where(n == 0, 1.0, p)
+
     def as_int(x: np.ndarray) -> np.ndarray:
         return x.astype(np.int64)
-    return SignTestResult(wins_a=as_int(a), wins_b=as_int(b), ties=as_int(tie),
-                          n=as_int(np.asarray(n)), p_value=p, ties_handling=ties)
+
+    return SignTestResult(
+        wins_a=as_int(a),
+        wins_b=as_int(b),
+        ties=as_int(tie),
+        n=as_int(np.asarray(n)),
+        p_value=p,
+        ties_handling=ties,
+    )
 
 
 # ============================================================================ Demšar 2006
@@ -867,21 +986,30 @@ class FriedmanNemenyiResult(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system, best first: name and average rank."""
         idx = np.argsort(self.average_ranks, kind="stable")
-        return [{"system": self.systems[i], "average_rank": float(self.average_ranks[i])}
-                for i in idx]
+        return [
+            {"system": self.systems[i], "average_rank": float(self.average_ranks[i])} for i in idx
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the tests, CD and the data of a critical-difference diagram."""
-        return {"test": "Friedman", "statistic": _num(self.statistic), "df": self.df,
-                "p_value": _num(self.p_value),
-                "iman_davenport": _num(self.iman_davenport),
-                "iman_davenport_p_value": _num(self.iman_davenport_p_value),
-                "post_hoc": "Nemenyi", "alpha": self.alpha, "q_alpha": self.q_alpha,
-                "critical_difference": self.critical_difference,
-                "n_blocks": self.n_blocks, "n_systems": len(self.systems),
-                "direction": self.direction, "systems": self.to_records(),
-                "groups": [list(g) for g in self.groups],
-                "nemenyi_p": [[_num(v) for v in row] for row in self.nemenyi_p]}
+        return {
+            "test": "Friedman",
+            "statistic": _num(self.statistic),
+            "df": self.df,
+            "p_value": _num(self.p_value),
+            "iman_davenport": _num(self.iman_davenport),
+            "iman_davenport_p_value": _num(self.iman_davenport_p_value),
+            "post_hoc": "Nemenyi",
+            "alpha": self.alpha,
+            "q_alpha": self.q_alpha,
+            "critical_difference": self.critical_difference,
+            "n_blocks": self.n_blocks,
+            "n_systems": len(self.systems),
+            "direction": self.direction,
+            "systems": self.to_records(),
+            "groups": [list(g) for g in self.groups],
+            "nemenyi_p": [[_num(v) for v in row] for row in self.nemenyi_p],
+        }
 
 
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
@@ -898,8 +1026,13 @@ def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0))
 
 
-def friedman_nemenyi(scores: Any, *, alpha: float = 0.05, direction: Direction = "higher",
-                     systems: Sequence[str] | None = None) -> FriedmanNemenyiResult:
+def friedman_nemenyi(
+    scores: Any,
+    *,
+    alpha: float = 0.05,
+    direction: Direction = "higher",
+    systems: Sequence[str] | None = None,
+) -> FriedmanNemenyiResult:
     """Friedman test over blocks and the Nemenyi critical difference (Demšar 2006).
 
     Parameters
@@ -957,31 +1090,36 @@ def friedman_nemenyi(scores: Any, *, alpha: float = 0.05, direction: Direction =
     """
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 2:
-        raise InputError(f"scores must be a systems × blocks matrix with at least 2 of "
-                         f"each, got shape {X.shape}")
+        raise InputError(
+            f"scores must be a systems × blocks matrix with at least 2 of each, got shape {X.shape}"
+        )
     if not np.all(np.isfinite(X)):
-        raise InputError("scores has missing or infinite values",
-                         hint="the Friedman test needs every system on every block")
+        raise InputError(
+            "scores has missing or infinite values",
+            hint="the Friedman test needs every system on every block",
+        )
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"alpha={alpha!r} must be between 0 and 1 (exclusive)")
     if direction not in get_args(Direction):
-        raise InputError(f"direction={direction!r} is not valid",
-                         hint="use 'higher' or 'lower'")
+        raise InputError(f"direction={direction!r} is not valid", hint="use 'higher' or 'lower'")
     k, n = X.shape
     names = system_names(systems, k)
     signed = -X if direction == "higher" else X
-    ranks = stats.rankdata(signed, axis=0)                 # rank within each block (column)
+    ranks = stats.rankdata(signed, axis=0)  # rank within each block (column)
     avg = ranks.mean(axis=1)
     # tie correction: Σ (t³ − t) over tie groups of every block
     ties = 0.0
     for col in np.sort(signed, axis=0).T:
         _, counts = np.unique(col, return_counts=True)
-        ties += float(np.sum(counts ** 3 - counts))
+        ties += float(np.sum(counts**3 - counts))
     correction = 1.0 - ties / (n * k * (k * k - 1))
-    raw = 12.0 * n / (k * (k + 1)) * (np.sum(avg ** 2) - k * (k + 1) ** 2 / 4.0)
+    raw = 12.0 * n / (k * (k + 1)) * (np.sum(avg**2) - k * (k + 1) ** 2 / 4.0)
     if correction <= 0:
-        warnings.warn("every block is fully tied; the Friedman statistic is undefined",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            "every block is fully tied; the Friedman statistic is undefined",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
         chi2 = p_chi2 = ff = p_ff = math.nan
     else:
         chi2 = float(raw / correction)
@@ -1009,9 +1147,19 @@ def friedman_nemenyi(scores: Any, *, alpha: float = 0.05, direction: Direction =
         if j > i and j > last_end:
             groups.append(tuple(names[order[m]] for m in range(i, j + 1)))
             last_end = j
-    return FriedmanNemenyiResult(systems=names, average_ranks=avg, statistic=chi2,
-                                 df=k - 1, p_value=p_chi2, iman_davenport=float(ff),
-                                 iman_davenport_p_value=p_ff, q_alpha=q,
-                                 critical_difference=cd, nemenyi_p=pm,
-                                 groups=tuple(groups), alpha=float(alpha), n_blocks=n,
-                                 direction=direction)
+    return FriedmanNemenyiResult(
+        systems=names,
+        average_ranks=avg,
+        statistic=chi2,
+        df=k - 1,
+        p_value=p_chi2,
+        iman_davenport=float(ff),
+        iman_davenport_p_value=p_ff,
+        q_alpha=q,
+        critical_difference=cd,
+        nemenyi_p=pm,
+        groups=tuple(groups),
+        alpha=float(alpha),
+        n_blocks=n,
+        direction=direction,
+    )

@@ -128,9 +128,10 @@ def _object_array(values: Any, name: str) -> np.ndarray:
     try:
         return np.asarray(values, dtype=object)
     except ValueError as exc:  # ragged nested lists
-        raise InputError(f"{name} is ragged: {exc}",
-                         hint="give one label per item (and per system/run as extra "
-                              "axes of equal length)") from None
+        raise InputError(
+            f"{name} is ragged: {exc}",
+            hint="give one label per item (and per system/run as extra axes of equal length)",
+        ) from None
 
 
 def _label_order(found: Iterable[Hashable]) -> list[Hashable]:
@@ -138,35 +139,43 @@ def _label_order(found: Iterable[Hashable]) -> list[Hashable]:
     try:
         return sorted(values)
     except TypeError:
-        raise InputError("the labels have types that cannot be sorted "
-                         f"({sorted({type(v).__name__ for v in values})})",
-                         hint="pass labels=[...] to fix the class order") from None
+        raise InputError(
+            "the labels have types that cannot be sorted "
+            f"({sorted({type(v).__name__ for v in values})})",
+            hint="pass labels=[...] to fix the class order",
+        ) from None
 
 
-def _index_of(values: np.ndarray, index: dict[Hashable, int], name: str,
-              missing_ok: bool) -> np.ndarray:
+def _index_of(
+    values: np.ndarray, index: dict[Hashable, int], name: str, missing_ok: bool
+) -> np.ndarray:
     out = np.empty(values.size, dtype=np.int64)
     for k, v in enumerate(values.ravel()):
         if _is_missing(v):
             if not missing_ok:
-                raise InputError(f"{name} has a missing label (None/NaN) at item {k}",
-                                 hint="every item needs a reference label; drop the item "
-                                      "or fix the reference")
+                raise InputError(
+                    f"{name} has a missing label (None/NaN) at item {k}",
+                    hint="every item needs a reference label; drop the item or fix the reference",
+                )
             out[k] = -1
             continue
         try:
             out[k] = index.get(v, -1)
         except TypeError:
-            raise InputError(f"{name} holds an unhashable label {v!r}",
-                             hint="labels must be strings, integers or other hashable "
-                                  "values") from None
+            raise InputError(
+                f"{name} holds an unhashable label {v!r}",
+                hint="labels must be strings, integers or other hashable values",
+            ) from None
     return out.reshape(values.shape)
 
 
-def classification_statistics(predictions: Any, references: Any, *,
-                              labels: Sequence[Hashable] | None = None,
-                              positive: Hashable | None = None
-                              ) -> ClassificationStatistics:
+def classification_statistics(
+    predictions: Any,
+    references: Any,
+    *,
+    labels: Sequence[Hashable] | None = None,
+    positive: Hashable | None = None,
+) -> ClassificationStatistics:
     """Per-item ``(tp, fp, fn)`` of single-label classification, per class.
 
     Parameters
@@ -232,8 +241,10 @@ def classification_statistics(predictions: Any, references: Any, *,
     if ref.ndim != 1:
         raise InputError(f"references must be one-dimensional, got shape {ref.shape}")
     if pred.ndim < 1 or pred.shape[0] != ref.shape[0]:
-        raise InputError(f"predictions (shape {pred.shape}) and references (shape "
-                         f"{ref.shape}) must have the same number of items")
+        raise InputError(
+            f"predictions (shape {pred.shape}) and references (shape "
+            f"{ref.shape}) must have the same number of items"
+        )
     if labels is None:
         found: set[Hashable] = set()
         try:
@@ -247,8 +258,9 @@ def classification_statistics(predictions: Any, references: Any, *,
     else:
         order = list(labels)
         if not order:
-            raise InputError("labels is empty", hint="list the classes, or leave labels "
-                                                     "out to infer them")
+            raise InputError(
+                "labels is empty", hint="list the classes, or leave labels out to infer them"
+            )
         if any(_is_missing(v) for v in order):
             raise InputError("labels must not contain None or NaN")
         try:
@@ -265,16 +277,19 @@ def classification_statistics(predictions: Any, references: Any, *,
     ref_idx = _index_of(ref, index, "references", missing_ok=False)
     pred_idx = _index_of(pred, index, "predictions", missing_ok=True)
     classes = np.arange(len(order))
-    predicted = pred_idx[..., None] == classes                       # (n, *extra, C)
+    predicted = pred_idx[..., None] == classes  # (n, *extra, C)
     truth = (ref_idx[..., None] == classes).reshape(
-        (len(ref_idx),) + (1,) * (pred.ndim - 1) + (len(order),))
-    counts = np.stack([predicted & truth, predicted & ~truth, ~predicted & truth],
-                      axis=-1).astype(np.int64)
+        (len(ref_idx),) + (1,) * (pred.ndim - 1) + (len(order),)
+    )
+    counts = np.stack([predicted & truth, predicted & ~truth, ~predicted & truth], axis=-1).astype(
+        np.int64
+    )
     return ClassificationStatistics(counts, tuple(order), positive)
 
 
-def multilabel_statistics(pred_sets: Sequence[Any], ref_sets: Sequence[Any],
-                          labels: Sequence[Hashable]) -> ClassificationStatistics:
+def multilabel_statistics(
+    pred_sets: Sequence[Any], ref_sets: Sequence[Any], labels: Sequence[Hashable]
+) -> ClassificationStatistics:
     """Per-item ``(tp, fp, fn)`` per label of multi-label classification.
 
     Parameters
@@ -328,17 +343,22 @@ def multilabel_statistics(pred_sets: Sequence[Any], ref_sets: Sequence[Any],
     if len(index) != len(order):
         raise InputError(f"labels has duplicates: {order!r}")
     if len(pred_sets) != len(ref_sets):
-        raise InputError(f"{len(pred_sets)} prediction sets for {len(ref_sets)} "
-                         "reference sets", hint="give one set per item in both")
+        raise InputError(
+            f"{len(pred_sets)} prediction sets for {len(ref_sets)} reference sets",
+            hint="give one set per item in both",
+        )
     n = len(ref_sets)
     counts = np.zeros((n, len(order), 3), dtype=np.int64)
     for i in range(n):
         if ref_sets[i] is None:
-            raise InputError(f"the reference set of item {i} is None",
-                             hint="use an empty set for items without a reference label")
+            raise InputError(
+                f"the reference set of item {i} is None",
+                hint="use an empty set for items without a reference label",
+            )
         truth = _label_set(ref_sets[i], index, f"ref_sets[{i}]")
-        guess = set() if pred_sets[i] is None else \
-            _label_set(pred_sets[i], index, f"pred_sets[{i}]")
+        guess = (
+            set() if pred_sets[i] is None else _label_set(pred_sets[i], index, f"pred_sets[{i}]")
+        )
         for c in truth & guess:
             counts[i, c, TP] = 1
         for c in guess - truth:
@@ -358,8 +378,10 @@ def _label_set(values: Any, index: dict[Hashable, int], name: str) -> set[int]:
         except TypeError:
             raise InputError(f"{name} holds an unhashable label {v!r}") from None
         if c is None:
-            raise InputError(f"{name} holds {v!r}, which is not one of the labels",
-                             hint=f"labels: {', '.join(map(repr, index))}")
+            raise InputError(
+                f"{name} holds {v!r}, which is not one of the labels",
+                hint=f"labels: {', '.join(map(repr, index))}",
+            )
         out.add(c)
     return out
 
@@ -406,9 +428,13 @@ def _divide(num: np.ndarray, den: np.ndarray, what: str, empty: float) -> np.nda
         sink["rows"] |= zero.reshape(zero.shape[0], -1).any(axis=1)
         sink["what"].add(what)
     else:
-        warnings.warn(f"{what} is 0/0 in {int(zero.sum())} of {zero.size} value(s); set "
-                      f"to {empty} (scikit-learn's zero_division default for precision, "
-                      "recall and F1)", DegenerateDataWarning, stacklevel=4)
+        warnings.warn(
+            f"{what} is 0/0 in {int(zero.sum())} of {zero.size} value(s); set "
+            f"to {empty} (scikit-learn's zero_division default for precision, "
+            "recall and F1)",
+            DegenerateDataWarning,
+            stacklevel=4,
+        )
     return out
 
 
@@ -421,8 +447,9 @@ def _recall(s: np.ndarray) -> np.ndarray:
 
 
 def _f1(s: np.ndarray) -> np.ndarray:
-    return _divide(2 * s[..., TP], 2 * s[..., TP] + s[..., FP] + s[..., FN],
-                   "F1 (tp + fp + fn = 0)", 0.0)
+    return _divide(
+        2 * s[..., TP], 2 * s[..., TP] + s[..., FP] + s[..., FN], "F1 (tp + fp + fn = 0)", 0.0
+    )
 
 
 def _accuracy(s: np.ndarray) -> np.ndarray:
@@ -442,8 +469,7 @@ def _mcc(s: np.ndarray) -> np.ndarray:
     n = true.sum(axis=-1)
     correct = tp.sum(axis=-1)
     numerator = correct * n - (predicted * true).sum(axis=-1)
-    denominator = np.sqrt((n ** 2 - (predicted ** 2).sum(axis=-1))
-                          * (n ** 2 - (true ** 2).sum(axis=-1)))
+    denominator = np.sqrt((n**2 - (predicted**2).sum(axis=-1)) * (n**2 - (true**2).sum(axis=-1)))
     return _divide(numerator, denominator, "MCC (a constant prediction or reference)", 0.0)
 
 
@@ -521,6 +547,7 @@ CORPUS_METRICS: tuple[str, ...] = _CORPUS_METRIC_NAMES
 def _macro(formula: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     def macro(s: np.ndarray) -> np.ndarray:
         return formula(s).mean(axis=-1)
+
     return macro
 
 
@@ -597,31 +624,47 @@ def corpus_metric(name: str, *, positive_index: int = -1) -> CorpusMetric:
 precision-binary, recall-macro, recall-micro, recall-binary, accuracy, mcc, mean
     """
     if name == "accuracy":
-        return CorpusMetric(name, _accuracy, "share of items predicted correctly "
-                            "(micro recall)", _sum_classes, single_label=True)
+        return CorpusMetric(
+            name,
+            _accuracy,
+            "share of items predicted correctly (micro recall)",
+            _sum_classes,
+            single_label=True,
+        )
     if name == "mcc":
-        return CorpusMetric(name, _mcc, "Matthews' correlation of prediction and reference",
-                            single_label=True, proportion=False)
+        return CorpusMetric(
+            name,
+            _mcc,
+            "Matthews' correlation of prediction and reference",
+            single_label=True,
+            proportion=False,
+        )
     if name == "mean":
-        return CorpusMetric(name, _mean, "sum of scores / sum of weights",
-                            stat_shape=(2,))
+        return CorpusMetric(name, _mean, "sum of scores / sum of weights", stat_shape=(2,))
     metric, _, average = str(name).partition("-")
     if metric not in _FORMULAS or average not in _AVERAGES:
-        raise InputError(f"unknown corpus metric {name!r}",
-                         hint=f"known: {', '.join(CORPUS_METRICS)}")
+        raise InputError(
+            f"unknown corpus metric {name!r}", hint=f"known: {', '.join(CORPUS_METRICS)}"
+        )
     formula, text = _FORMULAS[metric]
     if average == "macro":
         return CorpusMetric(name, _macro(formula), f"unweighted mean over classes of {text}")
     if average == "micro":
-        return CorpusMetric(name, formula, f"{text} of the counts summed over classes",
-                            _sum_classes)
+        return CorpusMetric(
+            name, formula, f"{text} of the counts summed over classes", _sum_classes
+        )
     index = int(positive_index)
 
     def positive_class(s: np.ndarray) -> np.ndarray:
         return s[..., index, :]
 
-    return CorpusMetric(name, formula, f"{text} of the positive class (index {index})",
-                        positive_class, positive_index=index)
+    return CorpusMetric(
+        name,
+        formula,
+        f"{text} of the positive class (index {index})",
+        positive_class,
+        positive_index=index,
+    )
 
 
 # ============================================================================ inputs
@@ -629,8 +672,8 @@ precision-binary, recall-macro, recall-micro, recall-binary, accuracy, mcc, mean
 
 @dataclass(frozen=True)
 class _Prepared:
-    X: np.ndarray              # (n_items, n_systems * k) projected per-item statistics
-    shape: tuple[int, ...]     # projected statistic shape of one system
+    X: np.ndarray  # (n_items, n_systems * k) projected per-item statistics
+    shape: tuple[int, ...]  # projected statistic shape of one system
     n_systems: int
     n_runs: int | None
     function: Callable[[np.ndarray], np.ndarray]
@@ -641,8 +684,10 @@ def _metric_iv(metric: CorpusMetric | str) -> CorpusMetric:
         return metric
     if isinstance(metric, str):
         return corpus_metric(metric)
-    raise InputError(f"metric must be a CorpusMetric or a name, got {type(metric).__name__}",
-                     hint=f"names: {', '.join(CORPUS_METRICS)}")
+    raise InputError(
+        f"metric must be a CorpusMetric or a name, got {type(metric).__name__}",
+        hint=f"names: {', '.join(CORPUS_METRICS)}",
+    )
 
 
 def _prepare(stats: Any, metric: CorpusMetric, runs_axis: int | None) -> _Prepared:
@@ -652,45 +697,60 @@ def _prepare(stats: Any, metric: CorpusMetric, runs_axis: int | None) -> _Prepar
     arr = np.asarray(stats, dtype=np.float64)
     lead = 2 if runs_axis is None else 3
     tail = metric.stat_shape
-    layout = "(n_items, n_systems" + (", n_runs" if runs_axis is not None else "") + \
-        ", " + ", ".join("n_classes" if d is None else str(d) for d in tail) + ")"
+    layout = (
+        "(n_items, n_systems"
+        + (", n_runs" if runs_axis is not None else "")
+        + ", "
+        + ", ".join("n_classes" if d is None else str(d) for d in tail)
+        + ")"
+    )
     if arr.ndim != lead + len(tail) or any(
-            d is not None and arr.shape[lead + k] != d for k, d in enumerate(tail)):
-        raise InputError(f"stats of shape {arr.shape} do not fit metric {metric.name!r}, "
-                         f"which needs {layout}",
-                         hint="stack one system's statistics per column: "
-                              "np.stack([...], axis=1); for one system use stats[:, None]")
+        d is not None and arr.shape[lead + k] != d for k, d in enumerate(tail)
+    ):
+        raise InputError(
+            f"stats of shape {arr.shape} do not fit metric {metric.name!r}, which needs {layout}",
+            hint="stack one system's statistics per column: "
+            "np.stack([...], axis=1); for one system use stats[:, None]",
+        )
     if runs_axis is not None and runs_axis not in (1, 2):
-        raise InputError(f"runs_axis={runs_axis!r} must be 1 or 2 (axis 0 holds the items)",
-                         hint="use runs_axis=2 for (n_items, n_systems, n_runs, ...)")
+        raise InputError(
+            f"runs_axis={runs_axis!r} must be 1 or 2 (axis 0 holds the items)",
+            hint="use runs_axis=2 for (n_items, n_systems, n_runs, ...)",
+        )
     if arr.shape[0] == 0:
         raise InputError("stats has no items")
     if any(d == 0 for d in arr.shape[1:]):
         raise InputError(f"stats has an empty axis: shape {arr.shape}")
     if not np.isfinite(arr).all():
-        raise InputError("stats contain NaN or infinite values",
-                         hint="mean_statistics() turns a missing score into (0, 0)")
+        raise InputError(
+            "stats contain NaN or infinite values",
+            hint="mean_statistics() turns a missing score into (0, 0)",
+        )
     if metric.stat_shape == (None, 3) and (arr < 0).any():
         raise InputError("classification statistics must be non-negative counts")
     if metric.single_label and len(tail) == 2 and tail[-1] == 3:
         refs = (arr[..., TP] + arr[..., FN]).sum(axis=-1)
         preds = (arr[..., TP] + arr[..., FP]).sum(axis=-1)
         if (refs > 1).any() or (preds > 1).any():
-            raise InputError(f"{metric.name!r} needs single-label statistics (at most one "
-                             "reference and one prediction per item and run)",
-                             hint="multi-label statistics support precision, recall and "
-                                  "F1; for exact-match accuracy use mean_statistics of "
-                                  "the per-item 0/1 matches with the 'mean' metric")
+            raise InputError(
+                f"{metric.name!r} needs single-label statistics (at most one "
+                "reference and one prediction per item and run)",
+                hint="multi-label statistics support precision, recall and "
+                "F1; for exact-match accuracy use mean_statistics of "
+                "the per-item 0/1 matches with the 'mean' metric",
+            )
     if metric.positive_index is not None:
         n_classes = arr.shape[-2]
         if n_classes > 2:
-            raise InputError(f"{metric.name!r} is a binary average but the statistics have "
-                             f"{n_classes} classes",
-                             hint="use the '-macro' or '-micro' average, or build the "
-                                  "statistics with two labels")
+            raise InputError(
+                f"{metric.name!r} is a binary average but the statistics have {n_classes} classes",
+                hint="use the '-macro' or '-micro' average, or build the "
+                "statistics with two labels",
+            )
         if not -n_classes <= metric.positive_index < n_classes:
-            raise InputError(f"positive_index={metric.positive_index} is out of range for "
-                             f"{n_classes} class(es)")
+            raise InputError(
+                f"positive_index={metric.positive_index} is out of range for {n_classes} class(es)"
+            )
     n_runs = None
     if runs_axis is not None:
         n_runs = arr.shape[runs_axis]
@@ -699,12 +759,17 @@ def _prepare(stats: Any, metric: CorpusMetric, runs_axis: int | None) -> _Prepar
         arr = np.asarray(metric.project(arr), dtype=np.float64)
     n, n_sys = arr.shape[:2]
     shape = arr.shape[2:]
-    return _Prepared(np.ascontiguousarray(arr.reshape(n, -1)), shape, n_sys, n_runs,
-                     metric.function)
+    return _Prepared(
+        np.ascontiguousarray(arr.reshape(n, -1)), shape, n_sys, n_runs, metric.function
+    )
 
 
-def _options_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]], confidence: float,
-                n_resamples: int, max_memory: int) -> None:
+def _options_iv(
+    choices: dict[str, tuple[Any, tuple[Any, ...]]],
+    confidence: float,
+    n_resamples: int,
+    max_memory: int,
+) -> None:
     choices_iv(choices)
     resampling_iv(confidence=confidence, n_resamples=n_resamples, max_memory=max_memory)
 
@@ -712,8 +777,9 @@ def _options_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]], confidence: flo
 # ============================================================================ resampling
 
 
-def _evaluate(function: Callable[[np.ndarray], np.ndarray], sums: np.ndarray,
-              rows: np.ndarray, what: set[str]) -> np.ndarray:
+def _evaluate(
+    function: Callable[[np.ndarray], np.ndarray], sums: np.ndarray, rows: np.ndarray, what: set[str]
+) -> np.ndarray:
     """``function(sums)`` with 0/0 tallied into ``rows``/``what`` instead of warned."""
     sink: dict[str, Any] = {"rows": np.zeros(sums.shape[0], dtype=bool), "what": set()}
     token = _UNDEFINED.set(sink)
@@ -728,14 +794,18 @@ def _evaluate(function: Callable[[np.ndarray], np.ndarray], sums: np.ndarray,
 
 def _warn_undefined(rows: np.ndarray, what: set[str], where: str) -> None:
     if rows.any():
-        warnings.warn(f"{', '.join(sorted(what))} was 0/0 in {int(rows.sum())} of "
-                      f"{rows.size} {where} (e.g. a class absent from a resample) and "
-                      "counted as documented by corpus_metric", DegenerateDataWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"{', '.join(sorted(what))} was 0/0 in {int(rows.sum())} of "
+            f"{rows.size} {where} (e.g. a class absent from a resample) and "
+            "counted as documented by corpus_metric",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
 
 
-def _bootstrap_replicates(prep: _Prepared, n_resamples: int, rng: np.random.Generator,
-                          max_memory: int) -> np.ndarray:
+def _bootstrap_replicates(
+    prep: _Prepared, n_resamples: int, rng: np.random.Generator, max_memory: int
+) -> np.ndarray:
     """``(n_resamples, n_systems)`` metric values of resampled items: bootstrap counts
     × statistics gives the resampled sums of every system in one product per chunk."""
     n, cols = prep.X.shape
@@ -749,8 +819,9 @@ def _bootstrap_replicates(prep: _Prepared, n_resamples: int, rng: np.random.Gene
         sums = operand.weighted_sums(bootstrap_counts(rng, size, n))
         sl = slice(done, done + size)
         rows = np.zeros(size, dtype=bool)
-        reps[sl] = _evaluate(prep.function, sums.reshape((size, prep.n_systems)
-                                                         + prep.shape), rows, what)
+        reps[sl] = _evaluate(
+            prep.function, sums.reshape((size, prep.n_systems) + prep.shape), rows, what
+        )
         undefined[sl] = rows
         done += size
     _warn_undefined(undefined, what, "bootstrap resamples")
@@ -781,12 +852,17 @@ def _acceleration(jack: np.ndarray) -> np.ndarray:
     :math:`d_i = \\bar\\theta_{(\\cdot)} - \\theta_{(i)}` (Efron & Tibshirani 1993, 14.15)."""
     d = jack.mean(axis=0) - jack
     with np.errstate(invalid="ignore", divide="ignore"):
-        accel = (d ** 3).sum(axis=0) / (6 * ((d ** 2).sum(axis=0)) ** 1.5)
+        accel = (d**3).sum(axis=0) / (6 * ((d**2).sum(axis=0)) ** 1.5)
     return np.nan_to_num(accel)
 
 
-def _interval(reps: np.ndarray, observed: np.ndarray, method: str, confidence: float,
-              jack: Callable[[], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _interval(
+    reps: np.ndarray,
+    observed: np.ndarray,
+    method: str,
+    confidence: float,
+    jack: Callable[[], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
     if method == "percentile":
         alpha = (1 - confidence) / 2
         low, high = np.percentile(reps, [100 * alpha, 100 * (1 - alpha)], axis=0)
@@ -840,27 +916,48 @@ class CorpusIntervalResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [{"system": s, "metric": self.metric, "value": _num(self.value[k]),
-                 "ci_low": _num(self.ci_low[k]), "ci_high": _num(self.ci_high[k]),
-                 "ci_method": self.ci_method, "confidence": self.confidence,
-                 "standard_error": _num(self.standard_error[k]), "n": self.n,
-                 "runs": self.n_runs, "n_resamples": self.n_resamples}
-                for k, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "metric": self.metric,
+                "value": _num(self.value[k]),
+                "ci_low": _num(self.ci_low[k]),
+                "ci_high": _num(self.ci_high[k]),
+                "ci_method": self.ci_method,
+                "confidence": self.confidence,
+                "standard_error": _num(self.standard_error[k]),
+                "n": self.n,
+                "runs": self.n_runs,
+                "n_resamples": self.n_resamples,
+            }
+            for k, s in enumerate(self.systems)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """The records under ``"systems"`` with the shared fields at the top."""
-        return {"metric": self.metric, "ci_method": self.ci_method,
-                "confidence": self.confidence, "n": self.n, "runs": self.n_runs,
-                "n_resamples": self.n_resamples, "systems": self.to_records()}
+        return {
+            "metric": self.metric,
+            "ci_method": self.ci_method,
+            "confidence": self.confidence,
+            "n": self.n,
+            "runs": self.n_runs,
+            "n_resamples": self.n_resamples,
+            "systems": self.to_records(),
+        }
 
 
-def corpus_bootstrap_interval(stats: Any, metric: CorpusMetric | str, *,
-                              systems: Sequence[str] | None = None,
-                              method: IntervalMethod = "percentile",
-                              confidence: float = 0.95, n_resamples: int = 9999,
-                              runs_axis: int | None = None,
-                              rng: np.random.Generator | int | None = None,
-                              max_memory: int = DEFAULT_MAX_MEMORY) -> CorpusIntervalResult:
+def corpus_bootstrap_interval(
+    stats: Any,
+    metric: CorpusMetric | str,
+    *,
+    systems: Sequence[str] | None = None,
+    method: IntervalMethod = "percentile",
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    runs_axis: int | None = None,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> CorpusIntervalResult:
     """Bootstrap CIs of a corpus metric for several systems at once, items resampled.
 
     Parameters
@@ -949,22 +1046,24 @@ def corpus_bootstrap_interval(stats: Any, metric: CorpusMetric | str, *,
     ([0.866, 0.556], [0.715, 0.467], [0.97, 0.614])
     """
     metric = _metric_iv(metric)
-    _options_iv({"method": (method, get_args(IntervalMethod))}, confidence, n_resamples,
-                max_memory)
+    _options_iv({"method": (method, get_args(IntervalMethod))}, confidence, n_resamples, max_memory)
     prep = _prepare(stats, metric, runs_axis)
     names = system_names(systems, prep.n_systems)
     generator = np.random.default_rng(rng)
     n = prep.X.shape[0]
     observed = _observed(prep)
     reps = _bootstrap_replicates(prep, int(n_resamples), generator, int(max_memory))
-    low, high = _interval(reps, observed, method, float(confidence),
-                          lambda: _jackknife(prep, int(max_memory)))
+    low, high = _interval(
+        reps, observed, method, float(confidence), lambda: _jackknife(prep, int(max_memory))
+    )
     with np.errstate(invalid="ignore"):
-        se = reps.std(axis=0, ddof=1) if n_resamples > 1 else np.full(prep.n_systems,
-                                                                       np.nan)
+        se = reps.std(axis=0, ddof=1) if n_resamples > 1 else np.full(prep.n_systems, np.nan)
     if n < 2:
-        warnings.warn(f"{n} item: a bootstrap needs at least 2; the intervals are NaN",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"{n} item: a bootstrap needs at least 2; the intervals are NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
         low = np.full(prep.n_systems, np.nan)
         high = np.full(prep.n_systems, np.nan)
     else:
@@ -972,18 +1071,32 @@ def corpus_bootstrap_interval(stats: Any, metric: CorpusMetric | str, *,
     label = "percentile bootstrap" if method == "percentile" else "BCa bootstrap"
     if runs_axis is not None:
         label += " (items resampled with their runs)"
-    return CorpusIntervalResult(names, metric.name, observed, np.asarray(low, np.float64),
-                                np.asarray(high, np.float64), label, float(confidence),
-                                se, n, prep.n_runs, int(n_resamples))
+    return CorpusIntervalResult(
+        names,
+        metric.name,
+        observed,
+        np.asarray(low, np.float64),
+        np.asarray(high, np.float64),
+        label,
+        float(confidence),
+        se,
+        n,
+        prep.n_runs,
+        int(n_resamples),
+    )
 
 
 def _warn_point_distribution(reps: np.ndarray, names: Sequence[str], what: str) -> None:
     point = np.all(reps == reps[:1], axis=0)
     if point.any():
         listed = ", ".join(names[k] for k in np.flatnonzero(point)[:5])
-        warnings.warn(f"every bootstrap resample gives the same value of {what} for "
-                      f"{int(point.sum())} column(s) ({listed}): the interval has zero "
-                      "width", DegenerateDataWarning, stacklevel=3)
+        warnings.warn(
+            f"every bootstrap resample gives the same value of {what} for "
+            f"{int(point.sum())} column(s) ({listed}): the interval has zero "
+            "width",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
 
 
 # ============================================================================ comparison
@@ -1055,32 +1168,57 @@ class CorpusComparisonResult(PairsMixin):
         rows = []
         for k in range(self.n_pairs):
             a, b = _num(self.metric_a[k]), _num(self.metric_b[k])
-            rows.append({
-                "metric": self.metric, "system_a": self.systems[self.index_a[k]],
-                "system_b": self.systems[self.index_b[k]], "test": self.test,
-                "alternative": self.alternative, "statistic": _num(self.diff[k]),
-                "p_value": _num(self.p_value[k]), "p_adjusted": _num(self.p_adjusted[k]),
-                "correction": self.correction, "alpha": self.alpha,
-                "significant": bool(sig[k]), "effect_size": None,
-                "effect_size_kind": None, "metric_a": a, "metric_b": b, "mean_a": a,
-                "mean_b": b, "diff": _num(self.diff[k]), "ci_low": _num(self.ci_low[k]),
-                "ci_high": _num(self.ci_high[k]), "ci_method": self.ci_method,
-                "confidence": self.confidence, "n_a": int(self.n[k]),
-                "n_b": int(self.n[k]), "runs": self.n_runs, "exact": self.exact,
-                "n_resamples": self.n_resamples})
+            rows.append(
+                {
+                    "metric": self.metric,
+                    "system_a": self.systems[self.index_a[k]],
+                    "system_b": self.systems[self.index_b[k]],
+                    "test": self.test,
+                    "alternative": self.alternative,
+                    "statistic": _num(self.diff[k]),
+                    "p_value": _num(self.p_value[k]),
+                    "p_adjusted": _num(self.p_adjusted[k]),
+                    "correction": self.correction,
+                    "alpha": self.alpha,
+                    "significant": bool(sig[k]),
+                    "effect_size": None,
+                    "effect_size_kind": None,
+                    "metric_a": a,
+                    "metric_b": b,
+                    "mean_a": a,
+                    "mean_b": b,
+                    "diff": _num(self.diff[k]),
+                    "ci_low": _num(self.ci_low[k]),
+                    "ci_high": _num(self.ci_high[k]),
+                    "ci_method": self.ci_method,
+                    "confidence": self.confidence,
+                    "n_a": int(self.n[k]),
+                    "n_b": int(self.n[k]),
+                    "runs": self.n_runs,
+                    "exact": self.exact,
+                    "n_resamples": self.n_resamples,
+                }
+            )
         return rows
 
 
-def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
-                          systems: Sequence[str] | None = None, order: Order = "all-pairs",
-                          baseline: int | str | None = None,
-                          alternative: Alternative = "two-sided",
-                          correction: Correction = "holm-sidak", alpha: float = 0.05,
-                          ci_method: IntervalMethod = "percentile",
-                          confidence: float = 0.95, n_resamples: int = 9999,
-                          runs_axis: int | None = None,
-                          rng: np.random.Generator | int | None = None,
-                          max_memory: int = DEFAULT_MAX_MEMORY) -> CorpusComparisonResult:
+def corpus_compare_paired(
+    stats: Any,
+    metric: CorpusMetric | str,
+    *,
+    systems: Sequence[str] | None = None,
+    order: Order = "all-pairs",
+    baseline: int | str | None = None,
+    alternative: Alternative = "two-sided",
+    correction: Correction = "holm-sidak",
+    alpha: float = 0.05,
+    ci_method: IntervalMethod = "percentile",
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    runs_axis: int | None = None,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> CorpusComparisonResult:
     """Approximate-randomization test and paired bootstrap CI of a corpus-metric difference.
 
     Parameters
@@ -1172,11 +1310,17 @@ def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
     (0.146, 0.441)
     """
     metric = _metric_iv(metric)
-    _options_iv({"order": (order, get_args(Order)),
-                 "alternative": (alternative, get_args(Alternative)),
-                 "correction": (correction, CORRECTIONS),
-                 "ci_method": (ci_method, get_args(IntervalMethod))},
-                confidence, n_resamples, max_memory)
+    _options_iv(
+        {
+            "order": (order, get_args(Order)),
+            "alternative": (alternative, get_args(Alternative)),
+            "correction": (correction, CORRECTIONS),
+            "ci_method": (ci_method, get_args(IntervalMethod)),
+        },
+        confidence,
+        n_resamples,
+        max_memory,
+    )
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(f"alpha={alpha!r} must be between 0 and 1 (exclusive)")
     prep = _prepare(stats, metric, runs_axis)
@@ -1185,22 +1329,27 @@ def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
         raise InputError("at least 2 systems are needed for a comparison")
     if isinstance(baseline, str):
         if baseline not in names:
-            raise InputError(f"unknown baseline system {baseline!r}",
-                             hint=f"systems: {', '.join(names)}")
+            raise InputError(
+                f"unknown baseline system {baseline!r}", hint=f"systems: {', '.join(names)}"
+            )
         base = names.index(baseline)
     else:
         base = 0 if baseline is None else int(baseline)
     ia, ib = comparison_pairs(prep.n_systems, order, base)
     if alternative != "two-sided":
-        warnings.warn(f"alternative={alternative!r}: a one-sided test is valid only if its "
-                      "direction was fixed before looking at the data (Ackerman et al. 2025, §4.2)",
-                      OneSidedWarning, stacklevel=2)
+        warnings.warn(
+            f"alternative={alternative!r}: a one-sided test is valid only if its "
+            "direction was fixed before looking at the data (Ackerman et al. 2025, §4.2)",
+            OneSidedWarning,
+            stacklevel=2,
+        )
     generator = np.random.default_rng(rng)
     R, n = int(n_resamples), prep.X.shape[0]
     observed = _observed(prep)
     diff = observed[ia] - observed[ib]
-    p, exact = _approximate_randomization(prep, ia, ib, observed, alternative, R,
-                                          generator, int(max_memory))
+    p, exact = _approximate_randomization(
+        prep, ia, ib, observed, alternative, R, generator, int(max_memory)
+    )
     reps = _bootstrap_replicates(prep, R, generator, int(max_memory))
     reps_diff = reps[:, ia] - reps[:, ib]
 
@@ -1210,8 +1359,11 @@ def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
 
     low, high = _interval(reps_diff, diff, ci_method, float(confidence), jackknife_diff)
     if n < 2:
-        warnings.warn(f"{n} item: a bootstrap interval needs at least 2; the intervals are "
-                      "NaN", DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"{n} item: a bootstrap interval needs at least 2; the intervals are NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
         low = np.full(len(ia), np.nan)
         high = np.full(len(ia), np.nan)
     else:
@@ -1221,30 +1373,53 @@ def corpus_compare_paired(stats: Any, metric: CorpusMetric | str, *,
     if runs_axis is not None:
         label += " (items resampled with their runs)"
     return CorpusComparisonResult(
-        names, ia, ib, metric.name,
+        names,
+        ia,
+        ib,
+        metric.name,
         "approximate randomization " + ("(exact)" if exact else "(Monte Carlo)"),
-        alternative, order, observed[ia], observed[ib], diff, p,
-        adjust_pvalues(p, method=correction), correction, float(alpha),
-        np.asarray(low, np.float64), np.asarray(high, np.float64), label,
-        float(confidence), np.full(len(ia), n, dtype=np.int64), prep.n_runs, exact, R)
+        alternative,
+        order,
+        observed[ia],
+        observed[ib],
+        diff,
+        p,
+        adjust_pvalues(p, method=correction),
+        correction,
+        float(alpha),
+        np.asarray(low, np.float64),
+        np.asarray(high, np.float64),
+        label,
+        float(confidence),
+        np.full(len(ia), n, dtype=np.int64),
+        prep.n_runs,
+        exact,
+        R,
+    )
 
 
-def _approximate_randomization(prep: _Prepared, ia: np.ndarray, ib: np.ndarray,
-                               observed: np.ndarray, alternative: str, n_resamples: int,
-                               rng: np.random.Generator, max_memory: int
-                               ) -> tuple[np.ndarray, bool]:
+def _approximate_randomization(
+    prep: _Prepared,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    observed: np.ndarray,
+    alternative: str,
+    n_resamples: int,
+    rng: np.random.Generator,
+    max_memory: int,
+) -> tuple[np.ndarray, bool]:
     """p-values of every pair from one sign matrix per chunk (module Notes)."""
     n, cols = prep.X.shape
     k = cols // prep.n_systems
     X3 = prep.X.reshape(n, prep.n_systems, k)
-    total = X3.sum(axis=0)                                   # (n_systems, k)
-    base = total[ia] + total[ib]                             # S_a + S_b per pair
+    total = X3.sum(axis=0)  # (n_systems, k)
+    base = total[ia] + total[ib]  # S_a + S_b per pair
     diff = observed[ia] - observed[ib]
     scale = np.nan_to_num(np.abs(observed[ia]) + np.abs(observed[ib]))
     tol = 1e-9 * scale + 1e-12
     n_pairs = len(ia)
-    exact = n < 62 and 2 ** n <= n_resamples
-    rows_total = 2 ** n if exact else n_resamples
+    exact = n < 62 and 2**n <= n_resamples
+    rows_total = 2**n if exact else n_resamples
     operand = exact_product(prep.X, n)
     count = np.zeros(n_pairs, dtype=np.int64)
     undefined = np.zeros(rows_total, dtype=bool)
@@ -1253,16 +1428,15 @@ def _approximate_randomization(prep: _Prepared, ia: np.ndarray, ib: np.ndarray,
     # per row: signs (9 bytes per item), Y, and the swapped sums of both sides of every
     # pair with the metric's temporaries
     for size in chunk_sizes(rows_total, 9 * n + 8 * cols + 96 * n_pairs * k, max_memory):
-        signs = enumerate_signs(n, done, done + size) if exact else \
-            random_signs(rng, size, n)
+        signs = enumerate_signs(n, done, done + size) if exact else random_signs(rng, size, n)
         Y = operand.weighted_sums(signs).reshape(size, prep.n_systems, k)
-        swing = Y[:, ia] - Y[:, ib]                              # (size, pairs, k)
+        swing = Y[:, ia] - Y[:, ib]  # (size, pairs, k)
         shape = (size, n_pairs) + prep.shape
         rows = np.zeros(size, dtype=bool)
         value_a = _evaluate(prep.function, ((base + swing) / 2).reshape(shape), rows, what)
         value_b = _evaluate(prep.function, ((base - swing) / 2).reshape(shape), rows, what)
         null = value_a - value_b
-        undefined[done:done + size] = rows
+        undefined[done : done + size] = rows
         if alternative == "two-sided":
             count += (np.abs(null) >= np.abs(diff) - tol).sum(axis=0)
         elif alternative == "greater":

@@ -70,15 +70,25 @@ class FlipResult(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per changed item: ``item, baseline_score, candidate_score, change,
         lost`` (the columns of ``tables/flips.csv`` besides dataset and metric)."""
-        return [{"item": item, "baseline_score": _num(self.baseline_score[k]),
-                 "candidate_score": _num(self.candidate_score[k]),
-                 "change": _num(self.change[k]), "lost": bool(self.lost[k])}
-                for k, item in enumerate(self.items)]
+        return [
+            {
+                "item": item,
+                "baseline_score": _num(self.baseline_score[k]),
+                "candidate_score": _num(self.candidate_score[k]),
+                "change": _num(self.change[k]),
+                "lost": bool(self.lost[k]),
+            }
+            for k, item in enumerate(self.items)
+        ]
 
 
-def flipped_items(baseline: np.ndarray, candidate: np.ndarray, *,
-                  items: Sequence[Any] | None = None,
-                  direction: Direction = "higher") -> FlipResult:
+def flipped_items(
+    baseline: np.ndarray,
+    candidate: np.ndarray,
+    *,
+    items: Sequence[Any] | None = None,
+    direction: Direction = "higher",
+) -> FlipResult:
     """The items a candidate lost and gained against its baseline.
 
     Parameters
@@ -130,18 +140,25 @@ def flipped_items(baseline: np.ndarray, candidate: np.ndarray, *,
     b = np.asarray(baseline, dtype=np.float64).ravel()
     c = np.asarray(candidate, dtype=np.float64).ravel()
     if b.shape != c.shape:
-        raise InputError(f"baseline and candidate have different numbers of scores "
-                         f"({b.size} and {c.size})",
-                         hint="flips need paired scores: the same items for both systems")
+        raise InputError(
+            f"baseline and candidate have different numbers of scores ({b.size} and {c.size})",
+            hint="flips need paired scores: the same items for both systems",
+        )
     if np.isnan(b).any() or np.isnan(c).any():
         raise InputError("scores contain NaN", hint="drop items not scored by both systems")
     ids: tuple[Any, ...] = tuple(range(b.size)) if items is None else tuple(items)
     if len(ids) != b.size:
-        raise InputError(f"{len(ids)} item ids for {b.size} scores",
-                         hint="give one id per score")
+        raise InputError(f"{len(ids)} item ids for {b.size} scores", hint="give one id per score")
     change = c - b
     oriented = change if direction == "higher" else -change
     changed = np.flatnonzero(change != 0)
     order = changed[np.argsort(oriented[changed], kind="stable")]
-    return FlipResult(direction, tuple(ids[i] for i in order), b[order], c[order],
-                      change[order], oriented[order] < 0, int(b.size))
+    return FlipResult(
+        direction,
+        tuple(ids[i] for i in order),
+        b[order],
+        c[order],
+        change[order],
+        oriented[order] < 0,
+        int(b.size),
+    )

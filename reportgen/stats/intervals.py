@@ -26,8 +26,9 @@ def _z(confidence: float) -> float:
     return float(special.ndtri(0.5 + confidence / 2))
 
 
-def wilson_interval(successes: np.ndarray, n: np.ndarray, *, confidence: float = 0.95
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(
+    successes: np.ndarray, n: np.ndarray, *, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval for a binomial proportion.
 
     Notes
@@ -58,8 +59,9 @@ def wilson_interval(successes: np.ndarray, n: np.ndarray, *, confidence: float =
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
-def t_interval(mean: np.ndarray, se: np.ndarray, df: np.ndarray, *,
-               confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def t_interval(
+    mean: np.ndarray, se: np.ndarray, df: np.ndarray, *, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """``mean ± t_{df, (1+c)/2} · se``: the paired-t (df = n − 1) or Welch interval.
 
     References
@@ -72,9 +74,16 @@ def t_interval(mean: np.ndarray, se: np.ndarray, df: np.ndarray, *,
     return mean - q * se, mean + q * se
 
 
-def welch_interval(mean_a: np.ndarray, var_a: np.ndarray, n_a: np.ndarray,
-                   mean_b: np.ndarray, var_b: np.ndarray, n_b: np.ndarray, *,
-                   confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def welch_interval(
+    mean_a: np.ndarray,
+    var_a: np.ndarray,
+    n_a: np.ndarray,
+    mean_b: np.ndarray,
+    var_b: np.ndarray,
+    n_b: np.ndarray,
+    *,
+    confidence: float = 0.95,
+) -> tuple[np.ndarray, np.ndarray]:
     """Welch interval for ``mean_a − mean_b`` with Welch-Satterthwaite degrees of
     freedom (the interval of ``scipy.stats.ttest_ind(equal_var=False)``).
 
@@ -86,13 +95,13 @@ def welch_interval(mean_a: np.ndarray, var_a: np.ndarray, n_a: np.ndarray,
     se2_a, se2_b = var_a / n_a, var_b / n_b
     se = np.sqrt(se2_a + se2_b)
     with np.errstate(invalid="ignore", divide="ignore"):
-        df = (se2_a + se2_b) ** 2 / (se2_a ** 2 / (n_a - 1) + se2_b ** 2 / (n_b - 1))
+        df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
     return t_interval(mean_a - mean_b, se, df, confidence=confidence)
 
 
-def newcombe_unpaired_interval(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
-                               n_b: np.ndarray, *, confidence: float = 0.95
-                               ) -> tuple[np.ndarray, np.ndarray]:
+def newcombe_unpaired_interval(
+    k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray, n_b: np.ndarray, *, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Newcombe's hybrid score interval for ``p_a − p_b`` of independent proportions.
 
     Notes
@@ -111,12 +120,15 @@ def newcombe_unpaired_interval(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray
     l_a, u_a = wilson_interval(k_a, n_a, confidence=confidence)
     l_b, u_b = wilson_interval(k_b, n_b, confidence=confidence)
     d = p_a - p_b
-    return (d - np.sqrt((p_a - l_a) ** 2 + (u_b - p_b) ** 2),
-            d + np.sqrt((u_a - p_a) ** 2 + (p_b - l_b) ** 2))
+    return (
+        d - np.sqrt((p_a - l_a) ** 2 + (u_b - p_b) ** 2),
+        d + np.sqrt((u_a - p_a) ** 2 + (p_b - l_b) ** 2),
+    )
 
 
-def _tango_z(delta: np.ndarray, a_only: np.ndarray, b_only: np.ndarray,
-             n: np.ndarray) -> np.ndarray:
+def _tango_z(
+    delta: np.ndarray, a_only: np.ndarray, b_only: np.ndarray, n: np.ndarray
+) -> np.ndarray:
     """Tango's score statistic for H0: p_a − p_b = delta (decreasing in delta)."""
     A = 2 * n
     B = -a_only - b_only + (2 * n - a_only + b_only) * delta
@@ -128,8 +140,9 @@ def _tango_z(delta: np.ndarray, a_only: np.ndarray, b_only: np.ndarray,
     return np.where(num == 0, 0.0, num / np.sqrt(var))
 
 
-def tango_statistic(delta0: np.ndarray, a_only: np.ndarray, b_only: np.ndarray,
-                    n: np.ndarray) -> np.ndarray:
+def tango_statistic(
+    delta0: np.ndarray, a_only: np.ndarray, b_only: np.ndarray, n: np.ndarray
+) -> np.ndarray:
     r"""Tango's (1998) score statistic for :math:`H_0: p_a - p_b = \Delta_0` of paired
     proportions (the statistic :func:`tango_paired_interval` inverts; Nam 1997 derived
     the same test).
@@ -177,9 +190,14 @@ def tango_statistic(delta0: np.ndarray, a_only: np.ndarray, b_only: np.ndarray,
         return _tango_z(np.asarray(delta0, dtype=np.float64), b, c, n)
 
 
-def tango_paired_interval(a_only: np.ndarray, b_only: np.ndarray, n: np.ndarray, *,
-                          confidence: float = 0.95, iterations: int = 56
-                          ) -> tuple[np.ndarray, np.ndarray]:
+def tango_paired_interval(
+    a_only: np.ndarray,
+    b_only: np.ndarray,
+    n: np.ndarray,
+    *,
+    confidence: float = 0.95,
+    iterations: int = 56,
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Tango's score interval for the difference of paired proportions.
 
     Parameters
@@ -230,9 +248,9 @@ def tango_paired_interval(a_only: np.ndarray, b_only: np.ndarray, n: np.ndarray,
     return np.where(invalid, np.nan, low), np.where(invalid, np.nan, high)
 
 
-def farrington_manning_restricted(delta0: np.ndarray, p_a: np.ndarray, n_a: np.ndarray,
-                                  p_b: np.ndarray, n_b: np.ndarray
-                                  ) -> tuple[np.ndarray, np.ndarray]:
+def farrington_manning_restricted(
+    delta0: np.ndarray, p_a: np.ndarray, n_a: np.ndarray, p_b: np.ndarray, n_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-likelihood estimate of (p_a, p_b) restricted to p_a − p_b = delta0, from
     observed proportions p_a, p_b of n_a and n_b trials.
 
@@ -259,18 +277,19 @@ def farrington_manning_restricted(delta0: np.ndarray, p_a: np.ndarray, n_a: np.n
     b = -(1 + theta + p_a + theta * p_b + delta0 * (theta + 2))
     c = delta0 * delta0 + delta0 * (2 * p_a + theta + 1) + p_a + theta * p_b
     d = -p_a * delta0 * (1 + delta0)
-    v = b ** 3 / (27 * a ** 3) - b * c / (6 * a * a) + d / (2 * a)
+    v = b**3 / (27 * a**3) - b * c / (6 * a * a) + d / (2 * a)
     u = np.sign(v) * np.sqrt(np.maximum(b * b / (9 * a * a) - c / (3 * a), 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(u == 0, 0.0, v / u ** 3)
+        ratio = np.where(u == 0, 0.0, v / u**3)
     w = (np.pi + np.arccos(np.clip(ratio, -1.0, 1.0))) / 3
     pa = np.clip(2 * u * np.cos(w) - b / (3 * a), 0.0, 1.0)
     pb = np.clip(pa - delta0, 0.0, 1.0)
     return pa, pb
 
 
-def farrington_manning_statistic(delta0: np.ndarray, k_a: np.ndarray, n_a: np.ndarray,
-                                 k_b: np.ndarray, n_b: np.ndarray) -> np.ndarray:
+def farrington_manning_statistic(
+    delta0: np.ndarray, k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray, n_b: np.ndarray
+) -> np.ndarray:
     r"""Farrington & Manning's (1990) score statistic for :math:`H_0: p_a - p_b =
     \Delta_0` of two independent proportions.
 
@@ -319,13 +338,18 @@ def farrington_manning_statistic(delta0: np.ndarray, k_a: np.ndarray, n_a: np.nd
         ta, tb = farrington_manning_restricted(delta0, p_a, n_a, p_b, n_b)
         var = ta * (1 - ta) / n_a + tb * (1 - tb) / n_b
         num = p_a - p_b - delta0
-        return np.where(num == 0, np.where(var > 0, 0.0, np.nan),
-                        num / np.sqrt(var))
+        return np.where(num == 0, np.where(var > 0, 0.0, np.nan), num / np.sqrt(var))
 
 
-def farrington_manning_interval(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
-                                n_b: np.ndarray, *, confidence: float = 0.95,
-                                iterations: int = 56) -> tuple[np.ndarray, np.ndarray]:
+def farrington_manning_interval(
+    k_a: np.ndarray,
+    n_a: np.ndarray,
+    k_b: np.ndarray,
+    n_b: np.ndarray,
+    *,
+    confidence: float = 0.95,
+    iterations: int = 56,
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Score interval for ``p_a − p_b`` of independent proportions: the differences the
     Farrington-Manning test does not reject (:func:`farrington_manning_statistic`).
 

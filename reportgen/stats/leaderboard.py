@@ -82,33 +82,45 @@ BT_NORMAL_ITEMS: int = 10_000
 # ============================================================================ inputs
 
 
-def _scores_iv(scores: Any, systems: Sequence[str] | None, *, min_systems: int = 2,
-               ) -> tuple[np.ndarray, tuple[str, ...]]:
+def _scores_iv(
+    scores: Any,
+    systems: Sequence[str] | None,
+    *,
+    min_systems: int = 2,
+) -> tuple[np.ndarray, tuple[str, ...]]:
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2:
-        raise InputError(f"scores must be a 2-D items × systems matrix, got shape {X.shape}",
-                         hint="average repeated runs first (e.g. scores.mean(axis=2)) for "
-                              "pass1 shares")
+        raise InputError(
+            f"scores must be a 2-D items × systems matrix, got shape {X.shape}",
+            hint="average repeated runs first (e.g. scores.mean(axis=2)) for pass1 shares",
+        )
     n, s = X.shape
     if s < min_systems:
-        raise InputError(f"a leaderboard needs at least {min_systems} systems, got {s}",
-                         hint="pass an items × systems matrix with two or more columns")
+        raise InputError(
+            f"a leaderboard needs at least {min_systems} systems, got {s}",
+            hint="pass an items × systems matrix with two or more columns",
+        )
     if n < 1:
         raise InputError("scores have no items", hint="pass at least one item (row)")
     if np.isnan(X).any():
-        raise InputError("scores contain NaN",
-                         hint="drop items not scored by every system (table.paired does)")
+        raise InputError(
+            "scores contain NaN", hint="drop items not scored by every system (table.paired does)"
+        )
     if ((X < 0) | (X > 1)).any():
         bad = X[(X < 0) | (X > 1)][0]
-        raise InputError(f"scores must lie in [0, 1] (binary 0/1 or a pass1 share), got "
-                         f"{bad!r}", hint="rescale the metric to [0, 1]")
+        raise InputError(
+            f"scores must lie in [0, 1] (binary 0/1 or a pass1 share), got {bad!r}",
+            hint="rescale the metric to [0, 1]",
+        )
     return X, system_names(systems, s)
 
 
 def _check_rng(rng: Any) -> np.random.Generator:
     if rng is not None and not isinstance(rng, (np.random.Generator, int, np.integer)):
-        raise InputError(f"rng={rng!r} is not a numpy Generator, an int seed or None",
-                         hint="pass np.random.default_rng(seed) or an int")
+        raise InputError(
+            f"rng={rng!r} is not a numpy Generator, an int seed or None",
+            hint="pass np.random.default_rng(seed) or an int",
+        )
     return np.random.default_rng(rng)
 
 
@@ -166,23 +178,40 @@ class WinRates(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN → None)."""
-        return [{"system": name, "win_rate": _num(self.win_rate[k]),
-                 "win_rate_all": _num(self.win_rate_all[k]),
-                 "n_opponents": int(self.n_opponents[k])}
-                for k, name in enumerate(self.systems)]
+        return [
+            {
+                "system": name,
+                "win_rate": _num(self.win_rate[k]),
+                "win_rate_all": _num(self.win_rate_all[k]),
+                "n_opponents": int(self.n_opponents[k]),
+            }
+            for k, name in enumerate(self.systems)
+        ]
 
     def pair_records(self) -> list[dict[str, Any]]:
         """One dict per ordered pair ``a ≠ b`` (NaN → None)."""
         s = len(self.systems)
-        return [{"system_a": self.systems[a], "system_b": self.systems[b],
-                 "wins_a": float(self.wins[a, b]), "wins_b": float(self.wins[b, a]),
-                 "pair_win_rate": _num(self.pair_win_rate[a, b])}
-                for a in range(s) for b in range(s) if a != b]
+        return [
+            {
+                "system_a": self.systems[a],
+                "system_b": self.systems[b],
+                "wins_a": float(self.wins[a, b]),
+                "wins_b": float(self.wins[b, a]),
+                "pair_win_rate": _num(self.pair_win_rate[a, b]),
+            }
+            for a in range(s)
+            for b in range(s)
+            if a != b
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``n_items``, per-system ``systems`` and per-pair ``pairs``."""
-        return {"n_items": self.n_items, "ties": "excluded from win_rate",
-                "systems": self.to_records(), "pairs": self.pair_records()}
+        return {
+            "n_items": self.n_items,
+            "ties": "excluded from win_rate",
+            "systems": self.to_records(),
+            "pairs": self.pair_records(),
+        }
 
 
 def win_rates(scores: Any, *, systems: Sequence[str] | None = None) -> WinRates:
@@ -254,14 +283,25 @@ def win_rates(scores: Any, *, systems: Sequence[str] | None = None) -> WinRates:
         rate = np.where(defined, W / np.where(defined, D, 1.0), np.nan)
     k = defined.sum(axis=1)
     if (off & ~defined).any():
-        warnings.warn("some pairs of systems never differ on any item: their pair win "
-                      "rate is NaN and is left out of the averages",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            "some pairs of systems never differ on any item: their pair win "
+            "rate is NaN and is left out of the averages",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
-        avg = np.where(k > 0, np.nansum(np.where(defined, rate, 0.0), axis=1) /
-                       np.maximum(k, 1), np.nan)
-    return WinRates(systems=names, n_items=n, wins=W, pair_win_rate=rate, win_rate=avg,
-                    win_rate_all=W.sum(axis=1) / (n * (s - 1)), n_opponents=k)
+        avg = np.where(
+            k > 0, np.nansum(np.where(defined, rate, 0.0), axis=1) / np.maximum(k, 1), np.nan
+        )
+    return WinRates(
+        systems=names,
+        n_items=n,
+        wins=W,
+        pair_win_rate=rate,
+        win_rate=avg,
+        win_rate_all=W.sum(axis=1) / (n * (s - 1)),
+        n_opponents=k,
+    )
 
 
 # ============================================================================ Bradley-Terry
@@ -300,20 +340,20 @@ def _newton_bt(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     converged = np.zeros(B, dtype=bool)
     it = 0
     for it in range(1, _MAX_ITER + 1):  # noqa: B007 (the count is read after the loop)
-        P = 1.0 / (1.0 + np.exp(theta[:, None, :] - theta[:, :, None]))   # P[a,b]=σ(θa−θb)
+        P = 1.0 / (1.0 + np.exp(theta[:, None, :] - theta[:, :, None]))  # P[a,b]=σ(θa−θb)
         grad = wins - (N * P).sum(axis=2)
         converged = np.abs(grad).max(axis=1) <= _TOL * scale
         if converged.all():
             break
         act = ~converged
         C = N[act] * P[act] * np.swapaxes(P[act], 1, 2)
-        H = np.einsum("bij->bi", C)[:, :, None] * np.eye(s) - C + ones   # −Hessian + 11ᵀ/s
+        H = np.einsum("bij->bi", C)[:, :, None] * np.eye(s) - C + ones  # −Hessian + 11ᵀ/s
         step = np.linalg.solve(H, grad[act][:, :, None])[:, :, 0]
         t = np.ones(step.shape[0])
         base, th0, Wa = ll[act], theta[act], W[act]
         new = th0 + step
         new_ll = _loglik(new, Wa)
-        for _ in range(30):                  # step halving until the likelihood rises
+        for _ in range(30):  # step halving until the likelihood rises
             worse = new_ll < base - 1e-12 * np.abs(base)
             if not worse.any():
                 break
@@ -359,8 +399,9 @@ def _fit(W: np.ndarray, prior: float) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def _to_scale(theta: np.ndarray, scale: Scale, anchor: int | None) -> np.ndarray:
-    centred = theta - (theta[..., [anchor]] if anchor is not None
-                       else theta.mean(axis=-1, keepdims=True))
+    centred = theta - (
+        theta[..., [anchor]] if anchor is not None else theta.mean(axis=-1, keepdims=True)
+    )
     if scale == "log":
         return centred
     return ELO_CENTER + ELO_SCALE * centred / math.log(ELO_BASE)
@@ -447,22 +488,37 @@ class BradleyTerry(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system, best first (NaN → None)."""
         order = np.argsort(-self.rating, kind="stable")
-        return [{"system": self.systems[k], "rank": r + 1,
-                 "rating": _num(self.rating[k]), "ci_low": _num(self.ci_low[k]),
-                 "ci_high": _num(self.ci_high[k]), "se": _num(self.se[k])}
-                for r, k in enumerate(order)]
+        return [
+            {
+                "system": self.systems[k],
+                "rank": r + 1,
+                "rating": _num(self.rating[k]),
+                "ci_low": _num(self.ci_low[k]),
+                "ci_high": _num(self.ci_high[k]),
+                "se": _num(self.se[k]),
+            }
+            for r, k in enumerate(order)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary and per-system records (NaN → None)."""
-        return {"method": "Bradley-Terry maximum likelihood", "scale": self.scale,
-                "n_items": self.n_items, "confidence": self.confidence,
-                "n_resamples": self.n_resamples, "ci_method": "bootstrap percentile",
-                "bootstrap": self.bootstrap,
-                "anchor": self.anchor, "prior": self.prior,
-                "n_degenerate_resamples": self.n_degenerate_resamples,
-                "log_likelihood": _num(self.log_likelihood), "converged": self.converged,
-                "seed": self.seed, "notes": list(self.notes),
-                "systems": self.to_records()}
+        return {
+            "method": "Bradley-Terry maximum likelihood",
+            "scale": self.scale,
+            "n_items": self.n_items,
+            "confidence": self.confidence,
+            "n_resamples": self.n_resamples,
+            "ci_method": "bootstrap percentile",
+            "bootstrap": self.bootstrap,
+            "anchor": self.anchor,
+            "prior": self.prior,
+            "n_degenerate_resamples": self.n_degenerate_resamples,
+            "log_likelihood": _num(self.log_likelihood),
+            "converged": self.converged,
+            "seed": self.seed,
+            "notes": list(self.notes),
+            "systems": self.to_records(),
+        }
 
 
 def _item_gradients(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
@@ -473,7 +529,7 @@ def _item_gradients(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
     :math:`u_{ia} = x_{ia} \\sum_{b \\ne a} (1 - x_{ib})(1 - P_{ab}) - (1 - x_{ia})
     \\sum_{b \\ne a} x_{ib} P_{ab}` (for fractional scores the b = a terms, which the win
     matrix leaves out, are removed too)."""
-    P = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))   # P[a, b] = σ(θa − θb)
+    P = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # P[a, b] = σ(θa − θb)
     np.fill_diagonal(P, 0.0)
     Q = 1.0 - P
     np.fill_diagonal(Q, 0.0)
@@ -481,8 +537,9 @@ def _item_gradients(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return X * (one_minus @ Q.T) - one_minus * (X @ P.T)
 
 
-def _one_step_replicates(X: np.ndarray, theta: np.ndarray, Wp: np.ndarray,
-                         counts: np.ndarray) -> np.ndarray:
+def _one_step_replicates(
+    X: np.ndarray, theta: np.ndarray, Wp: np.ndarray, counts: np.ndarray
+) -> np.ndarray:
     """Linearised bootstrap fits: ``θ̂ + H⁻¹ Σ_i (c_ri − 1) u_i`` for each row of
     bootstrap counts ``c`` (centred), H the negative Hessian of the full-data fit (with
     its prior) plus ``11ᵀ/s``, u the item gradients (:func:`_item_gradients`)."""
@@ -492,14 +549,15 @@ def _one_step_replicates(X: np.ndarray, theta: np.ndarray, Wp: np.ndarray,
     C = N * P * P.T
     H = np.diag(C.sum(axis=1)) - C + np.ones((s, s)) / s
     U = _item_gradients(X, theta)
-    G = (counts - 1.0) @ U                       # (rows, s): the resamples' gradients
+    G = (counts - 1.0) @ U  # (rows, s): the resamples' gradients
     steps = np.linalg.solve(H, G.T).T
     out = theta[None, :] + steps
     return out - out.mean(axis=1, keepdims=True)
 
 
-def _one_step_normal(X: np.ndarray, theta: np.ndarray, Wp: np.ndarray, rows: int,
-                     rng: np.random.Generator) -> np.ndarray:
+def _one_step_normal(
+    X: np.ndarray, theta: np.ndarray, Wp: np.ndarray, rows: int, rng: np.random.Generator
+) -> np.ndarray:
     """Linearised fits whose resample gradients are drawn from their normal
     approximation: :math:`\\sum_i (c_i - 1) u_i \\approx N(0, \\sum_i (u_i - \\bar u)
     (u_i - \\bar u)^T)` for multinomial counts c (centred; see
@@ -517,35 +575,47 @@ def _one_step_normal(X: np.ndarray, theta: np.ndarray, Wp: np.ndarray, rows: int
     return out - out.mean(axis=1, keepdims=True)
 
 
-def _bt_iv(n_resamples: Any, confidence: Any, scale: Any, prior: Any, anchor: Any,
-           names: tuple[str, ...]) -> int | None:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
-            or n_resamples < 0:
-        raise InputError(f"n_resamples={n_resamples!r} must be a non-negative integer",
-                         hint="1000 is a good default; 0 skips the intervals")
+def _bt_iv(
+    n_resamples: Any, confidence: Any, scale: Any, prior: Any, anchor: Any, names: tuple[str, ...]
+) -> int | None:
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, (int, np.integer))
+        or n_resamples < 0
+    ):
+        raise InputError(
+            f"n_resamples={n_resamples!r} must be a non-negative integer",
+            hint="1000 is a good default; 0 skips the intervals",
+        )
     if not isinstance(confidence, (float, int)) or not 0 < confidence < 1:
-        raise InputError(f"confidence={confidence!r} must be between 0 and 1",
-                         hint="e.g. 0.95")
+        raise InputError(f"confidence={confidence!r} must be between 0 and 1", hint="e.g. 0.95")
     if scale not in get_args(Scale):
-        raise InputError(f"unknown scale {scale!r}",
-                         hint=f"known: {', '.join(get_args(Scale))}")
+        raise InputError(f"unknown scale {scale!r}", hint=f"known: {', '.join(get_args(Scale))}")
     if not isinstance(prior, (float, int)) or not math.isfinite(prior) or prior < 0:
-        raise InputError(f"prior={prior!r} must be a non-negative number of virtual ties",
-                         hint="0 gives the plain maximum-likelihood estimate")
+        raise InputError(
+            f"prior={prior!r} must be a non-negative number of virtual ties",
+            hint="0 gives the plain maximum-likelihood estimate",
+        )
     if anchor is None:
         return None
     if anchor not in names:
-        raise InputError(f"unknown anchor system {anchor!r}",
-                         hint=f"known: {', '.join(names)}")
+        raise InputError(f"unknown anchor system {anchor!r}", hint=f"known: {', '.join(names)}")
     return names.index(anchor)
 
 
-def bradley_terry(scores: Any, *, systems: Sequence[str] | None = None,
-                  n_resamples: int = 1000, confidence: float = 0.95,
-                  rng: np.random.Generator | int | None = None, scale: Scale = "elo",
-                  anchor: str | None = None, prior: float = 0.0,
-                  max_memory: int = DEFAULT_MAX_MEMORY,
-                  bootstrap: Literal["auto", "full", "one-step"] = "auto") -> BradleyTerry:
+def bradley_terry(
+    scores: Any,
+    *,
+    systems: Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    scale: Scale = "elo",
+    anchor: str | None = None,
+    prior: float = 0.0,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+    bootstrap: Literal["auto", "full", "one-step"] = "auto",
+) -> BradleyTerry:
     """Bradley-Terry ratings (Elo scale) from item-level wins, with bootstrap intervals.
 
     Parameters
@@ -661,13 +731,18 @@ def bradley_terry(scores: Any, *, systems: Sequence[str] | None = None,
     n, s = X.shape
     W = _wins(X)
     theta, used, conv, _ = _fit(W[None], float(prior))
-    notes = [("ties (items both or neither system solves) carry no information and are "
-             "left out"), "fractional scores count expected wins x_a (1 - x_b)"]
+    notes = [
+        ("ties (items both or neither system solves) carry no information and are left out"),
+        "fractional scores count expected wins x_a (1 - x_b)",
+    ]
     if used[0] != prior:
-        warnings.warn("the Bradley-Terry maximum-likelihood estimate does not exist (some "
-                      "systems never lose to the others); fitted with "
-                      f"{DEGENERATE_PRIOR} virtual ties per pair", DegenerateDataWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "the Bradley-Terry maximum-likelihood estimate does not exist (some "
+            "systems never lose to the others); fitted with "
+            f"{DEGENERATE_PRIOR} virtual ties per pair",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
         notes.append(f"no MLE: {DEGENERATE_PRIOR} virtual ties per pair were added")
     rating = _to_scale(theta[0], scale, anchor_index)
     Wp = W + (used[0] / 2) * (1.0 - np.eye(s))
@@ -679,19 +754,21 @@ def bradley_terry(scores: Any, *, systems: Sequence[str] | None = None,
     se = np.full(s, np.nan)
     n_degenerate = 0
     if bootstrap not in ("auto", "full", "one-step"):
-        raise InputError(f"bootstrap={bootstrap!r} is not valid",
-                         hint="use 'auto', 'full' or 'one-step'")
-    one_step = bootstrap == "one-step" or (bootstrap == "auto" and (
-        s > BT_ONE_STEP_SYSTEMS or n >= BT_NORMAL_ITEMS))
+        raise InputError(
+            f"bootstrap={bootstrap!r} is not valid", hint="use 'auto', 'full' or 'one-step'"
+        )
+    one_step = bootstrap == "one-step" or (
+        bootstrap == "auto" and (s > BT_ONE_STEP_SYSTEMS or n >= BT_NORMAL_ITEMS)
+    )
     normal = one_step and bootstrap == "auto" and n >= BT_NORMAL_ITEMS
     if n_resamples > 0 and normal:
-        reps = _to_scale(_one_step_normal(X, theta[0], Wp, n_resamples, generator), scale,
-                         anchor_index)
+        reps = _to_scale(
+            _one_step_normal(X, theta[0], Wp, n_resamples, generator), scale, anchor_index
+        )
         alpha = (1 - confidence) / 2
         low, high = np.quantile(reps, [alpha, 1 - alpha], axis=0)
         se = reps.std(axis=0, ddof=1) if n_resamples > 1 else se
-        notes.append(f"bootstrap fits linearised, with normal resample gradients, for "
-                     f"{n:,} items")
+        notes.append(f"bootstrap fits linearised, with normal resample gradients, for {n:,} items")
     elif n_resamples > 0:
         reps = np.empty((n_resamples, s))
         one_minus = 1.0 - X
@@ -703,37 +780,57 @@ def bradley_terry(scores: Any, *, systems: Sequence[str] | None = None,
             counts = bootstrap_counts(generator, rows, n)
             if one_step:
                 th = _one_step_replicates(X, theta[0], Wp, counts.astype(np.float64))
-                reps[done:done + rows] = _to_scale(th, scale, anchor_index)
+                reps[done : done + rows] = _to_scale(th, scale, anchor_index)
                 done += rows
                 continue
             Wb = np.matmul(X.T[None, :, :] * counts[:, None, :], one_minus)
             Wb[:, np.arange(s), np.arange(s)] = 0.0
             th, used_b, conv_b, _ = _fit(Wb, float(prior))
-            reps[done:done + rows] = _to_scale(th, scale, anchor_index)
+            reps[done : done + rows] = _to_scale(th, scale, anchor_index)
             n_degenerate += int(np.count_nonzero(used_b != prior))
             converged &= bool(conv_b.all())
             done += rows
         if one_step:
-            notes.append(f"bootstrap fits linearised (one Newton step from the full-data "
-                         f"fit) for {s} systems")
+            notes.append(
+                f"bootstrap fits linearised (one Newton step from the full-data "
+                f"fit) for {s} systems"
+            )
         alpha = (1 - confidence) / 2
         low, high = np.quantile(reps, [alpha, 1 - alpha], axis=0)
         se = reps.std(axis=0, ddof=1) if n_resamples > 1 else se
         if n_degenerate:
-            warnings.warn(f"{n_degenerate} of {n_resamples} bootstrap resamples have no "
-                          f"Bradley-Terry MLE; they were fitted with {DEGENERATE_PRIOR} "
-                          "virtual ties per pair", DegenerateDataWarning, stacklevel=2)
+            warnings.warn(
+                f"{n_degenerate} of {n_resamples} bootstrap resamples have no "
+                f"Bradley-Terry MLE; they were fitted with {DEGENERATE_PRIOR} "
+                "virtual ties per pair",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
     if not converged:
         notes.append("Newton iterations did not fully converge for some fit")
     seed = int(rng) if isinstance(rng, (int, np.integer)) else None
-    return BradleyTerry(systems=names, n_items=n, scale=scale, rating=rating, ci_low=low,
-                        ci_high=high, se=se, confidence=float(confidence),
-                        n_resamples=int(n_resamples), anchor=anchor, prior=float(used[0]),
-                        n_degenerate_resamples=n_degenerate, wins=W,
-                        log_likelihood=loglik, converged=converged, seed=seed,
-                        notes=tuple(notes),
-                        bootstrap=("one-step normal" if normal else "one-step")
-                        if one_step and n_resamples > 0 else "full")
+    return BradleyTerry(
+        systems=names,
+        n_items=n,
+        scale=scale,
+        rating=rating,
+        ci_low=low,
+        ci_high=high,
+        se=se,
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        anchor=anchor,
+        prior=float(used[0]),
+        n_degenerate_resamples=n_degenerate,
+        wins=W,
+        log_likelihood=loglik,
+        converged=converged,
+        seed=seed,
+        notes=tuple(notes),
+        bootstrap=("one-step normal" if normal else "one-step")
+        if one_step and n_resamples > 0
+        else "full",
+    )
 
 
 # ============================================================================ items
@@ -790,8 +887,10 @@ class ItemAnalysis(TabularMixin):
     @property
     def solved_by_one(self) -> dict[str, str]:
         """Items exactly one system solves → that system."""
-        return {self.items[i]: self.systems[self.weakest_solver[i]]
-                for i in np.flatnonzero(self.n_solving == 1)}
+        return {
+            self.items[i]: self.systems[self.weakest_solver[i]]
+            for i in np.flatnonzero(self.n_solving == 1)
+        }
 
     def suspect(self, threshold: float = 0.0) -> tuple[str, ...]:
         """Items with τ < ``threshold``, most anti-correlated first (eval-arena's
@@ -800,33 +899,46 @@ class ItemAnalysis(TabularMixin):
         order = sel[np.argsort(self.tau[sel], kind="stable")]
         return tuple(self.items[i] for i in order)
 
-    def difficulty_histogram(self, bins: int | Sequence[float] = 10,
-                             ) -> tuple[np.ndarray, np.ndarray]:
+    def difficulty_histogram(
+        self,
+        bins: int | Sequence[float] = 10,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``numpy.histogram`` of ``mean_score`` over [0, 1]: (counts, edges)."""
         return np.histogram(self.mean_score, bins=bins, range=(0.0, 1.0))
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per item (NaN → None)."""
-        return [{"item": self.items[i], "mean_score": _num(self.mean_score[i]),
-                 "share_solving": _num(self.share_solving[i]),
-                 "n_solving": int(self.n_solving[i]), "tau": _num(self.tau[i]),
-                 "min_quality_solving": _num(self.min_quality_solving[i]),
-                 "weakest_solver": (self.systems[self.weakest_solver[i]]
-                                    if self.weakest_solver[i] >= 0 else None)}
-                for i in range(len(self.items))]
+        return [
+            {
+                "item": self.items[i],
+                "mean_score": _num(self.mean_score[i]),
+                "share_solving": _num(self.share_solving[i]),
+                "n_solving": int(self.n_solving[i]),
+                "tau": _num(self.tau[i]),
+                "min_quality_solving": _num(self.min_quality_solving[i]),
+                "weakest_solver": (
+                    self.systems[self.weakest_solver[i]] if self.weakest_solver[i] >= 0 else None
+                ),
+            }
+            for i in range(len(self.items))
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary, lists and per-item records (NaN → None)."""
         counts, edges = self.difficulty_histogram()
-        return {"n_items": len(self.items), "n_systems": len(self.systems),
-                "quality_kind": self.quality_kind,
-                "n_unsolved": len(self.unsolved), "unsolved": list(self.unsolved),
-                "n_solved_by_one": len(self.solved_by_one),
-                "solved_by_one": self.solved_by_one,
-                "n_suspect": len(self.suspect()), "suspect": list(self.suspect()),
-                "difficulty_histogram": {"counts": counts.tolist(),
-                                         "edges": edges.tolist()},
-                "items": self.to_records()}
+        return {
+            "n_items": len(self.items),
+            "n_systems": len(self.systems),
+            "quality_kind": self.quality_kind,
+            "n_unsolved": len(self.unsolved),
+            "unsolved": list(self.unsolved),
+            "n_solved_by_one": len(self.solved_by_one),
+            "solved_by_one": self.solved_by_one,
+            "n_suspect": len(self.suspect()),
+            "suspect": list(self.suspect()),
+            "difficulty_histogram": {"counts": counts.tolist(), "edges": edges.tolist()},
+            "items": self.to_records(),
+        }
 
 
 def _kendall_tau_b(X: np.ndarray, q: np.ndarray, max_memory: int) -> np.ndarray:
@@ -839,9 +951,9 @@ def _kendall_tau_b(X: np.ndarray, q: np.ndarray, max_memory: int) -> np.ndarray:
     out = np.empty(n)
     start = 0
     for rows in chunk_sizes(n, 8 * 2 * len(a), max_memory):
-        sx = np.sign(X[start:start + rows, a] - X[start:start + rows, b])
+        sx = np.sign(X[start : start + rows, a] - X[start : start + rows, b])
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + rows] = (sx @ sq) / np.sqrt(np.abs(sx).sum(axis=1) * nq)
+            out[start : start + rows] = (sx @ sq) / np.sqrt(np.abs(sx).sum(axis=1) * nq)
         start += rows
     return out
 
@@ -851,16 +963,22 @@ def _item_names(items: Sequence[str] | None, n: int) -> tuple[str, ...]:
         return tuple(f"item {i + 1}" for i in range(n))
     names = tuple(str(i) for i in ([items] if isinstance(items, str) else items))
     if len(names) != n:
-        raise InputError(f"{len(names)} item names for {n} items",
-                         hint="give one name per item (row of scores)")
+        raise InputError(
+            f"{len(names)} item names for {n} items", hint="give one name per item (row of scores)"
+        )
     if len(set(names)) != len(names):
         raise InputError("item names must be distinct")
     return names
 
 
-def item_analysis(scores: Any, *, systems: Sequence[str] | None = None,
-                  items: Sequence[str] | None = None, quality: Any = None,
-                  max_memory: int = DEFAULT_MAX_MEMORY) -> ItemAnalysis:
+def item_analysis(
+    scores: Any,
+    *,
+    systems: Sequence[str] | None = None,
+    items: Sequence[str] | None = None,
+    quality: Any = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> ItemAnalysis:
     """Items solved by no or one system, suspect items, difficulty, weakest solver.
 
     Parameters
@@ -931,15 +1049,21 @@ def item_analysis(scores: Any, *, systems: Sequence[str] | None = None,
         q = np.asarray(quality, dtype=np.float64)
         kind = "given"
         if q.shape != (s,):
-            raise InputError(f"quality has shape {q.shape}; scores have {s} systems",
-                             hint="give one quality value per system (column)")
+            raise InputError(
+                f"quality has shape {q.shape}; scores have {s} systems",
+                hint="give one quality value per system (column)",
+            )
         if not np.isfinite(q).all():
-            raise InputError("quality contains NaN or infinity",
-                             hint="give a finite quality for every system")
+            raise InputError(
+                "quality contains NaN or infinity", hint="give a finite quality for every system"
+            )
     if s < 2 or np.all(q == q[0]):
-        warnings.warn("the quality is the same for every system (or there is one "
-                      "system): Kendall's tau is NaN for every item",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            "the quality is the same for every system (or there is one "
+            "system): Kendall's tau is NaN for every item",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     solved = X > 0
     n_solving = solved.sum(axis=1)
     masked = np.where(solved, q[None, :], np.inf)
@@ -948,7 +1072,15 @@ def item_analysis(scores: Any, *, systems: Sequence[str] | None = None,
     min_q = np.where(has, masked[np.arange(n), weakest], np.nan)
     weakest = np.where(has, weakest, -1)
     tau = _kendall_tau_b(X, q, int(max_memory)) if s >= 2 else np.full(n, np.nan)
-    return ItemAnalysis(systems=names, items=item_names, quality=q, quality_kind=kind,
-                        mean_score=X.mean(axis=1), share_solving=n_solving / s,
-                        n_solving=n_solving, tau=tau, min_quality_solving=min_q,
-                        weakest_solver=weakest)
+    return ItemAnalysis(
+        systems=names,
+        items=item_names,
+        quality=q,
+        quality_kind=kind,
+        mean_score=X.mean(axis=1),
+        share_solving=n_solving / s,
+        n_solving=n_solving,
+        tau=tau,
+        min_quality_solving=min_q,
+        weakest_solver=weakest,
+    )

@@ -119,16 +119,16 @@ __all__ = [
 Direction = Literal["higher", "lower"]
 MarginMethod = Literal["auto", "permutation", "bootstrap"]
 Modality = Literal["binary", "continuous"]
-MarginDesign = Literal["paired-binary", "unpaired-binary", "paired-continuous",
-                       "unpaired-continuous"]
+MarginDesign = Literal[
+    "paired-binary", "unpaired-binary", "paired-continuous", "unpaired-continuous"
+]
 
 DIRECTIONS: tuple[str, ...] = get_args(Direction)
 MARGIN_METHODS: tuple[str, ...] = get_args(MarginMethod)
 MARGIN_DESIGNS: tuple[str, ...] = get_args(MarginDesign)
 #: Verdicts of a comparison without a margin, and with one (in precedence order).
 VERDICTS: tuple[str, ...] = ("improved", "regressed", "no detectable difference")
-VERDICTS_WITH_MARGIN: tuple[str, ...] = ("improved", "regressed", "non-inferior",
-                                         "inconclusive")
+VERDICTS_WITH_MARGIN: tuple[str, ...] = ("improved", "regressed", "non-inferior", "inconclusive")
 
 
 # ============================================================================ inversion
@@ -176,8 +176,9 @@ class _FMInverter(_Inverter):
     n_b: np.ndarray
 
     def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
-        return farrington_manning_interval(self.k_a, self.n_a, self.k_b, self.n_b,
-                                           confidence=1 - 2 * a)
+        return farrington_manning_interval(
+            self.k_a, self.n_a, self.k_b, self.n_b, confidence=1 - 2 * a
+        )
 
 
 @dataclass(frozen=True)
@@ -213,15 +214,25 @@ class _ThresholdInverter(_Inverter):
     def p_greater(self, v: np.ndarray) -> np.ndarray:
         """p-value of H0: Δ <= v against Δ > v, per column."""
         v = np.broadcast_to(np.asarray(v, dtype=np.float64), (self.lower.shape[1],))
-        count = np.array([np.searchsorted(self.lower[:, j], v[j], side="right")
-                          for j in range(self.lower.shape[1])], dtype=np.float64)
+        count = np.array(
+            [
+                np.searchsorted(self.lower[:, j], v[j], side="right")
+                for j in range(self.lower.shape[1])
+            ],
+            dtype=np.float64,
+        )
         return np.where(self._valid(), self._p(count), np.nan)
 
     def p_less(self, v: np.ndarray) -> np.ndarray:
         """p-value of H0: Δ >= v against Δ < v, per column."""
         v = np.broadcast_to(np.asarray(v, dtype=np.float64), (self.upper.shape[1],))
-        count = np.array([self.total - np.searchsorted(self.upper[:, j], v[j], side="left")
-                          for j in range(self.upper.shape[1])], dtype=np.float64)
+        count = np.array(
+            [
+                self.total - np.searchsorted(self.upper[:, j], v[j], side="left")
+                for j in range(self.upper.shape[1])
+            ],
+            dtype=np.float64,
+        )
         return np.where(self._valid(), self._p(count), np.nan)
 
     def _max_count(self, a: float) -> int:
@@ -250,8 +261,10 @@ class _ThresholdInverter(_Inverter):
             return np.full(cols, np.inf), np.full(cols, -np.inf)
         # H0: Δ <= v is rejected iff count_greater(v) <= k iff v < lower[k]
         valid = self._valid()
-        return (np.where(valid, self.lower[k], np.nan),
-                np.where(valid, self.upper[self.total - 1 - k], np.nan))
+        return (
+            np.where(valid, self.lower[k], np.nan),
+            np.where(valid, self.upper[self.total - 1 - k], np.nan),
+        )
 
 
 # ============================================================================ result
@@ -355,8 +368,10 @@ class MarginResult(TabularMixin):
         """The two-sided interval of Δ at ``confidence`` that inverts this result's
         tests (at the level a family of comparisons needs; see :func:`margin_decisions`)."""
         if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-            raise InputError(f"confidence={confidence!r} must be between 0 and 1 "
-                             "(exclusive)", hint="e.g. confidence=0.95")
+            raise InputError(
+                f"confidence={confidence!r} must be between 0 and 1 (exclusive)",
+                hint="e.g. confidence=0.95",
+            )
         if self._inverter is None:  # pragma: no cover - every constructor sets it
             raise InputError("this result cannot compute intervals at other levels")
         a = (1 - confidence) / 2
@@ -369,32 +384,45 @@ class MarginResult(TabularMixin):
         rows = []
         p_sup, p_ni, p_eq = self.p_superiority, self.p_noninferiority, self.p_equivalence
         for k, name in enumerate(self.candidates):
-            rows.append({
-                "baseline": self.baseline, "candidate": name, "test": self.test,
-                "superiority_test": self.superiority_test, "method": self.method,
-                "paired": self.paired, "modality": self.modality,
-                "direction": self.direction, "margin": self.margin,
-                "mean_baseline": _num(self.mean_baseline[k]),
-                "mean_candidate": _num(self.mean_candidate[k]),
-                "diff": _num(self.diff[k]), "n_baseline": int(self.n_baseline[k]),
-                "n_candidate": int(self.n_candidate[k]),
-                "statistic_lower": _num(self.statistic_lower[k]),
-                "p_lower": _num(self.p_lower[k]),
-                "statistic_upper": _num(self.statistic_upper[k]),
-                "p_upper": _num(self.p_upper[k]),
-                "p_superiority": _num(p_sup[k]), "p_noninferiority": _num(p_ni[k]),
-                "p_equivalence": _num(p_eq[k]), "ci_low": _num(self.ci_low[k]),
-                "ci_high": _num(self.ci_high[k]), "ci_method": self.ci_method,
-                "confidence": self.confidence, "exact": self.exact,
-                "n_resamples": self.n_resamples,
-                "a_only": None if self.a_only is None else int(self.a_only[k]),
-                "b_only": None if self.b_only is None else int(self.b_only[k]),
-            })
+            rows.append(
+                {
+                    "baseline": self.baseline,
+                    "candidate": name,
+                    "test": self.test,
+                    "superiority_test": self.superiority_test,
+                    "method": self.method,
+                    "paired": self.paired,
+                    "modality": self.modality,
+                    "direction": self.direction,
+                    "margin": self.margin,
+                    "mean_baseline": _num(self.mean_baseline[k]),
+                    "mean_candidate": _num(self.mean_candidate[k]),
+                    "diff": _num(self.diff[k]),
+                    "n_baseline": int(self.n_baseline[k]),
+                    "n_candidate": int(self.n_candidate[k]),
+                    "statistic_lower": _num(self.statistic_lower[k]),
+                    "p_lower": _num(self.p_lower[k]),
+                    "statistic_upper": _num(self.statistic_upper[k]),
+                    "p_upper": _num(self.p_upper[k]),
+                    "p_superiority": _num(p_sup[k]),
+                    "p_noninferiority": _num(p_ni[k]),
+                    "p_equivalence": _num(p_eq[k]),
+                    "ci_low": _num(self.ci_low[k]),
+                    "ci_high": _num(self.ci_high[k]),
+                    "ci_method": self.ci_method,
+                    "confidence": self.confidence,
+                    "exact": self.exact,
+                    "n_resamples": self.n_resamples,
+                    "a_only": None if self.a_only is None else int(self.a_only[k]),
+                    "b_only": None if self.b_only is None else int(self.b_only[k]),
+                }
+            )
         return rows
 
 
-def _align_at_zero(low: np.ndarray, high: np.ndarray, p_greater: np.ndarray,
-                   p_less: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
+def _align_at_zero(
+    low: np.ndarray, high: np.ndarray, p_greater: np.ndarray, p_less: np.ndarray, a: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Make the interval agree with the superiority test about 0.
 
     Needed only where the test at 0 is not the one the interval inverts (exact McNemar
@@ -428,32 +456,49 @@ class _Options:
 def _margin_iv(margin: Any, binary: bool) -> float | None:
     if margin is None:
         return None
-    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating,
-                                                            np.integer)):
-        raise InputError(f"margin={margin!r} must be a number",
-                         hint="give the margin in the metric's units, e.g. 0.01 for one "
-                              "point of accuracy")
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating, np.integer)):
+        raise InputError(
+            f"margin={margin!r} must be a number",
+            hint="give the margin in the metric's units, e.g. 0.01 for one point of accuracy",
+        )
     value = float(margin)
     if not (math.isfinite(value) and value > 0):
-        raise InputError(f"margin={margin!r} must be a positive finite number",
-                         hint="the margin is the loss you accept, in the metric's units "
-                              "(e.g. 0.01 for one point of accuracy); a superiority test "
-                              "needs no margin")
+        raise InputError(
+            f"margin={margin!r} must be a positive finite number",
+            hint="the margin is the loss you accept, in the metric's units "
+            "(e.g. 0.01 for one point of accuracy); a superiority test "
+            "needs no margin",
+        )
     if binary and value >= 1:
-        raise InputError(f"margin={margin!r} is not below 1 for 0/1 scores",
-                         hint="differences of proportions lie in (−1, 1); give the margin "
-                              "as a proportion, e.g. 0.01 for one point")
+        raise InputError(
+            f"margin={margin!r} is not below 1 for 0/1 scores",
+            hint="differences of proportions lie in (−1, 1); give the margin "
+            "as a proportion, e.g. 0.01 for one point",
+        )
     return value
 
 
-def _options_iv(*, margin: float | None, direction: str, method: str, confidence: float,
-                n_resamples: int, rng: Any, max_memory: int) -> _Options:
+def _options_iv(
+    *,
+    margin: float | None,
+    direction: str,
+    method: str,
+    confidence: float,
+    n_resamples: int,
+    rng: Any,
+    max_memory: int,
+) -> _Options:
     choices_iv({"direction": (direction, DIRECTIONS), "method": (method, MARGIN_METHODS)})
     resampling_iv(confidence=confidence, n_resamples=n_resamples, max_memory=max_memory)
-    return _Options(margin=margin, direction=cast(Direction, direction),
-                    method=cast(MarginMethod, method), confidence=float(confidence),
-                    n_resamples=int(n_resamples), rng=np.random.default_rng(rng),
-                    max_memory=int(max_memory))
+    return _Options(
+        margin=margin,
+        direction=cast(Direction, direction),
+        method=cast(MarginMethod, method),
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        rng=np.random.default_rng(rng),
+        max_memory=int(max_memory),
+    )
 
 
 def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
@@ -462,23 +507,32 @@ def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
         return "binary" if binary else "continuous"
     choices_iv({"modality": (modality, get_args(Modality))})
     if modality == "binary" and not binary:
-        raise InputError("modality='binary' but the scores are not all 0 or 1",
-                         hint="leave modality unset to infer it, or use 'continuous'")
+        raise InputError(
+            "modality='binary' but the scores are not all 0 or 1",
+            hint="leave modality unset to infer it, or use 'continuous'",
+        )
     return modality  # type: ignore[return-value]
 
 
-def _roles_iv(names: tuple[str, ...], baseline: int | str | None,
-              candidates: Sequence[int | str] | None) -> tuple[int, np.ndarray]:
+def _roles_iv(
+    names: tuple[str, ...], baseline: int | str | None, candidates: Sequence[int | str] | None
+) -> tuple[int, np.ndarray]:
     def index(value: int | str, what: str) -> int:
         if isinstance(value, str):
             if value not in names:
-                raise InputError(f"unknown {what} system {value!r}",
-                                 hint=f"systems: {', '.join(names)}")
+                raise InputError(
+                    f"unknown {what} system {value!r}", hint=f"systems: {', '.join(names)}"
+                )
             return names.index(value)
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-                or not 0 <= int(value) < len(names):
-            raise InputError(f"{what} index {value!r} is out of range for "
-                             f"{len(names)} systems", hint="give a name or a column index")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, np.integer))
+            or not 0 <= int(value) < len(names)
+        ):
+            raise InputError(
+                f"{what} index {value!r} is out of range for {len(names)} systems",
+                hint="give a name or a column index",
+            )
         return int(value)
 
     b = 0 if baseline is None else index(baseline, "baseline")
@@ -489,11 +543,15 @@ def _roles_iv(names: tuple[str, ...], baseline: int | str | None,
             candidates = [candidates]
         cand = [index(c, "candidate") for c in candidates]
     if not cand:
-        raise InputError("no candidate to compare with the baseline",
-                         hint="give at least 2 systems, or name the candidates")
+        raise InputError(
+            "no candidate to compare with the baseline",
+            hint="give at least 2 systems, or name the candidates",
+        )
     if b in cand:
-        raise InputError(f"the baseline {names[b]!r} is also a candidate",
-                         hint="compare the candidates with a different baseline")
+        raise InputError(
+            f"the baseline {names[b]!r} is also a candidate",
+            hint="compare the candidates with a different baseline",
+        )
     if len(set(cand)) != len(cand):
         raise InputError("a candidate is named twice")
     return b, np.asarray(cand, dtype=np.intp)
@@ -506,13 +564,21 @@ def _warn_degenerate(message: str) -> None:
 # ============================================================================ paired
 
 
-def margin_paired(scores: np.ndarray, *, margin: float | None,
-                  systems: Sequence[str] | None = None, baseline: int | str | None = None,
-                  candidates: Sequence[int | str] | None = None,
-                  direction: Direction = "higher", modality: Modality | None = None,
-                  method: MarginMethod = "auto", confidence: float = 0.95,
-                  n_resamples: int = 9999, rng: np.random.Generator | int | None = None,
-                  max_memory: int = DEFAULT_MAX_MEMORY) -> MarginResult:
+def margin_paired(
+    scores: np.ndarray,
+    *,
+    margin: float | None,
+    systems: Sequence[str] | None = None,
+    baseline: int | str | None = None,
+    candidates: Sequence[int | str] | None = None,
+    direction: Direction = "higher",
+    modality: Modality | None = None,
+    method: MarginMethod = "auto",
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> MarginResult:
     """Non-inferiority and equivalence tests of candidates against a baseline scored on
     the same items.
 
@@ -593,8 +659,10 @@ def margin_paired(scores: np.ndarray, *, margin: float | None,
     """
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2:
-        raise InputError(f"scores must be an items × systems matrix, got shape {X.shape}",
-                         hint="average repeated runs per item first")
+        raise InputError(
+            f"scores must be an items × systems matrix, got shape {X.shape}",
+            hint="average repeated runs per item first",
+        )
     if np.isnan(X).any():
         raise InputError("scores contain NaN", hint="drop items not scored by every system")
     n, n_sys = X.shape
@@ -602,12 +670,18 @@ def margin_paired(scores: np.ndarray, *, margin: float | None,
     if n_sys < 2:
         raise InputError("at least 2 systems are needed for a comparison")
     mod = _modality_iv(X, modality)
-    opts = _options_iv(margin=_margin_iv(margin, mod == "binary"), direction=direction,
-                       method=method, confidence=confidence, n_resamples=n_resamples,
-                       rng=rng, max_memory=max_memory)
+    opts = _options_iv(
+        margin=_margin_iv(margin, mod == "binary"),
+        direction=direction,
+        method=method,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        rng=rng,
+        max_memory=max_memory,
+    )
     b_idx, cand = _roles_iv(names, baseline, candidates)
     base = X[:, b_idx]
-    D = X[:, cand] - base[:, None]                       # items × candidates
+    D = X[:, cand] - base[:, None]  # items × candidates
     k = len(cand)
     mean_c = X[:, cand].mean(axis=0) if n else np.full(k, np.nan)
     mean_b = np.full(k, base.mean() if n else np.nan)
@@ -624,28 +698,32 @@ def margin_paired(scores: np.ndarray, *, margin: float | None,
         if n < 1:
             _warn_degenerate(f"{n} item(s): the tests need at least 1; results are NaN")
         stat_l, p_l, stat_u, p_u = _score_sides(
-            delta, lambda v: tango_statistic(np.asarray(v, dtype=np.float64), a_only,
-                                             b_only, n_arr))
+            delta, lambda v: tango_statistic(np.asarray(v, dtype=np.float64), a_only, b_only, n_arr)
+        )
         m = a_only + b_only
         p_g = np.where(m > 0, stats.binom.sf(a_only - 1, m, 0.5), 1.0)
         p_s = np.where(m > 0, stats.binom.cdf(a_only, m, 0.5), 1.0)
-        inverter: _Inverter = _TangoInverter(a_only.astype(np.float64),
-                                             b_only.astype(np.float64),
-                                             n_arr.astype(np.float64))
+        inverter: _Inverter = _TangoInverter(
+            a_only.astype(np.float64), b_only.astype(np.float64), n_arr.astype(np.float64)
+        )
         test, ci_method = "Tango score", "Tango score interval"
-        sup_test = "exact McNemar" if opts.method == "auto" else \
-            "paired sign-flip permutation (exact, binomial)"
+        sup_test = (
+            "exact McNemar"
+            if opts.method == "auto"
+            else "paired sign-flip permutation (exact, binomial)"
+        )
         if opts.method == "permutation":
-            notes.append("0/1 scores: the margin tests are Tango's score test (a shifted "
-                         "0/1 score is not a 0/1 score, so sign flips are not exact at a "
-                         "non-zero null); the test at 0 is the exact sign-flip test")
+            notes.append(
+                "0/1 scores: the margin tests are Tango's score test (a shifted "
+                "0/1 score is not a 0/1 score, so sign flips are not exact at a "
+                "non-zero null); the test at 0 is the exact sign-flip test"
+            )
         if n < 1:
             nan = np.full(k, np.nan)
             stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
     elif opts.method == "auto":
         if n < 2:
-            _warn_degenerate(f"{n} item(s): the paired t test needs at least 2; results "
-                             "are NaN")
+            _warn_degenerate(f"{n} item(s): the paired t test needs at least 2; results are NaN")
         sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
         if n >= 2:
             # rounding noise of a constant difference (x + 0.1 − x) is zero variance
@@ -653,9 +731,11 @@ def margin_paired(scores: np.ndarray, *, margin: float | None,
         se = sd / math.sqrt(n) if n else np.full(k, np.nan)
         df = np.full(k, n - 1, dtype=np.float64)
         if n >= 2 and (sd == 0).any():
-            _warn_degenerate(f"{int((sd == 0).sum())} candidate(s) whose differences from "
-                             "the baseline have zero variance: t is ±inf (p = 0 or 1) "
-                             "unless the difference equals the null value")
+            _warn_degenerate(
+                f"{int((sd == 0).sum())} candidate(s) whose differences from "
+                "the baseline have zero variance: t is ±inf (p = 0 or 1) "
+                "unless the difference equals the null value"
+            )
         stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
         inverter = _TInverter(diff, se, df)
         test = sup_test = "paired t"
@@ -666,14 +746,14 @@ def margin_paired(scores: np.ndarray, *, margin: float | None,
         inverter = _ThresholdInverter(lower, upper, exact)
         stat_l, p_l, stat_u, p_u, p_g, p_s = _threshold_sides(inverter, diff, delta)
         test = sup_test = "paired sign-flip permutation " + (
-            "(exact)" if exact else "(Monte Carlo)")
+            "(exact)" if exact else "(Monte Carlo)"
+        )
         ci_method = "sign-flip test inversion"
         if n < 1:
             _warn_degenerate("0 items: results are NaN")
     else:
         if n < 2:
-            _warn_degenerate(f"{n} item(s): the bootstrap needs at least 2; results are "
-                             "NaN")
+            _warn_degenerate(f"{n} item(s): the bootstrap needs at least 2; results are NaN")
         lower, upper = _paired_bootstrap_thresholds(X, b_idx, cand, diff, opts)
         exact, used = False, opts.n_resamples
         inverter = _ThresholdInverter(lower, upper, False)
@@ -683,36 +763,109 @@ def margin_paired(scores: np.ndarray, *, margin: float | None,
         if n < 2:
             nan = np.full(k, np.nan)
             stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
-    return _finish(names, b_idx, cand, True, mod, opts, test, sup_test, mean_c, mean_b,
-                   diff, n_arr, n_arr, stat_l, p_l, stat_u, p_u, p_g, p_s, ci_method,
-                   exact, used, a_only, b_only, notes, inverter)
+    return _finish(
+        names,
+        b_idx,
+        cand,
+        True,
+        mod,
+        opts,
+        test,
+        sup_test,
+        mean_c,
+        mean_b,
+        diff,
+        n_arr,
+        n_arr,
+        stat_l,
+        p_l,
+        stat_u,
+        p_u,
+        p_g,
+        p_s,
+        ci_method,
+        exact,
+        used,
+        a_only,
+        b_only,
+        notes,
+        inverter,
+    )
 
 
-def _finish(names: tuple[str, ...], b_idx: int, cand: np.ndarray, paired: bool,
-            mod: Modality, opts: _Options, test: str, sup_test: str, mean_c: np.ndarray,
-            mean_b: np.ndarray, diff: np.ndarray, n_c: np.ndarray, n_b: np.ndarray,
-            stat_l: np.ndarray, p_l: np.ndarray, stat_u: np.ndarray, p_u: np.ndarray,
-            p_g: np.ndarray, p_s: np.ndarray, ci_method: str, exact: bool,
-            used: int | None, a_only: np.ndarray | None, b_only: np.ndarray | None,
-            notes: list[str], inverter: _Inverter) -> MarginResult:
+def _finish(
+    names: tuple[str, ...],
+    b_idx: int,
+    cand: np.ndarray,
+    paired: bool,
+    mod: Modality,
+    opts: _Options,
+    test: str,
+    sup_test: str,
+    mean_c: np.ndarray,
+    mean_b: np.ndarray,
+    diff: np.ndarray,
+    n_c: np.ndarray,
+    n_b: np.ndarray,
+    stat_l: np.ndarray,
+    p_l: np.ndarray,
+    stat_u: np.ndarray,
+    p_u: np.ndarray,
+    p_g: np.ndarray,
+    p_s: np.ndarray,
+    ci_method: str,
+    exact: bool,
+    used: int | None,
+    a_only: np.ndarray | None,
+    b_only: np.ndarray | None,
+    notes: list[str],
+    inverter: _Inverter,
+) -> MarginResult:
     f = lambda x: np.asarray(x, dtype=np.float64)  # noqa: E731
     result = MarginResult(
-        names, names[b_idx], tuple(names[j] for j in cand), paired, mod, opts.method,
-        opts.direction, opts.margin, test, sup_test, f(mean_c), f(mean_b), f(diff),
-        np.asarray(n_c, dtype=np.int64), np.asarray(n_b, dtype=np.int64), f(stat_l),
-        f(np.clip(p_l, 0, 1)), f(stat_u), f(np.clip(p_u, 0, 1)), f(np.clip(p_g, 0, 1)),
-        f(np.clip(p_s, 0, 1)), opts.confidence, np.full(len(cand), np.nan),
-        np.full(len(cand), np.nan), ci_method, exact, used, a_only, b_only, tuple(notes),
-        inverter)
+        names,
+        names[b_idx],
+        tuple(names[j] for j in cand),
+        paired,
+        mod,
+        opts.method,
+        opts.direction,
+        opts.margin,
+        test,
+        sup_test,
+        f(mean_c),
+        f(mean_b),
+        f(diff),
+        np.asarray(n_c, dtype=np.int64),
+        np.asarray(n_b, dtype=np.int64),
+        f(stat_l),
+        f(np.clip(p_l, 0, 1)),
+        f(stat_u),
+        f(np.clip(p_u, 0, 1)),
+        f(np.clip(p_g, 0, 1)),
+        f(np.clip(p_s, 0, 1)),
+        opts.confidence,
+        np.full(len(cand), np.nan),
+        np.full(len(cand), np.nan),
+        ci_method,
+        exact,
+        used,
+        a_only,
+        b_only,
+        tuple(notes),
+        inverter,
+    )
     low, high = result.interval(opts.confidence)
     object.__setattr__(result, "ci_low", low)
     object.__setattr__(result, "ci_high", high)
     return result
 
 
-def _t_sides(diff: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float | None
-             ) -> tuple[np.ndarray, ...]:
+def _t_sides(
+    diff: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float | None
+) -> tuple[np.ndarray, ...]:
     """Statistics and one-sided p-values of the t tests at −δ, +δ and 0."""
+
     def t_at(v: float) -> np.ndarray:
         num = diff - v
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -720,7 +873,7 @@ def _t_sides(diff: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float | No
         # zero SE: the shifted mean is exactly known; ±inf, or NaN when it equals v
         return np.where(se == 0, np.where(num == 0, np.nan, np.sign(num) * np.inf), t)
 
-    def sf(t: np.ndarray) -> np.ndarray:   # P(T >= t), NaN t (no evidence) -> 1
+    def sf(t: np.ndarray) -> np.ndarray:  # P(T >= t), NaN t (no evidence) -> 1
         return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.sf(t, df))
 
     def cdf(t: np.ndarray) -> np.ndarray:
@@ -745,18 +898,24 @@ def _score_sides(delta: float | None, statistic: Any) -> tuple[np.ndarray, ...]:
     return z_l, special.ndtr(-z_l), z_u, special.ndtr(z_u)
 
 
-def _threshold_sides(inv: _ThresholdInverter, diff: np.ndarray, delta: float | None
-                     ) -> tuple[np.ndarray, ...]:
+def _threshold_sides(
+    inv: _ThresholdInverter, diff: np.ndarray, delta: float | None
+) -> tuple[np.ndarray, ...]:
     p_g, p_s = inv.p_greater(np.zeros(diff.shape)), inv.p_less(np.zeros(diff.shape))
     if delta is None:
         nan = np.full(diff.shape, np.nan)
         return nan, nan, nan, nan, p_g, p_s
-    return (diff + delta, inv.p_greater(np.full(diff.shape, -delta)), diff - delta,
-            inv.p_less(np.full(diff.shape, delta)), p_g, p_s)
+    return (
+        diff + delta,
+        inv.p_greater(np.full(diff.shape, -delta)),
+        diff - delta,
+        inv.p_less(np.full(diff.shape, delta)),
+        p_g,
+        p_s,
+    )
 
 
-def _paired_flip_thresholds(D: np.ndarray, opts: _Options
-                            ) -> tuple[np.ndarray, np.ndarray, bool]:
+def _paired_flip_thresholds(D: np.ndarray, opts: _Options) -> tuple[np.ndarray, np.ndarray, bool]:
     """Sign-flip thresholds of every candidate's differences.
 
     For sign vector s (sum :math:`B = \\sum s_i`) and null value v the flipped sum is
@@ -767,20 +926,19 @@ def _paired_flip_thresholds(D: np.ndarray, opts: _Options
     n, k = D.shape
     total_d = D.sum(axis=0)
     tol = 1e-9 * np.abs(D).sum(axis=0) + 1e-12
-    exact = 0 < n < 62 and 2 ** n <= opts.n_resamples
-    rows = 2 ** n if exact else opts.n_resamples
+    exact = 0 < n < 62 and 2**n <= opts.n_resamples
+    rows = 2**n if exact else opts.n_resamples
     lower = np.empty((rows, k))
     upper = np.empty((rows, k))
     done = 0
     for size in chunk_sizes(rows, 9 * max(n, 1) + 24 * k, opts.max_memory):
-        signs = enumerate_signs(n, done, done + size) if exact else \
-            random_signs(opts.rng, size, n)
+        signs = enumerate_signs(n, done, done + size) if exact else random_signs(opts.rng, size, n)
         S = signs @ D
         B = signs.sum(axis=1)[:, None]
         gap = n - B
         with np.errstate(invalid="ignore", divide="ignore"):
-            lower[done:done + size] = np.where(gap > 0, (total_d - S - tol) / gap, -np.inf)
-            upper[done:done + size] = np.where(gap > 0, (total_d - S + tol) / gap, np.inf)
+            lower[done : done + size] = np.where(gap > 0, (total_d - S - tol) / gap, -np.inf)
+            upper[done : done + size] = np.where(gap > 0, (total_d - S + tol) / gap, np.inf)
         done += size
     if n == 0:
         lower[:], upper[:] = np.nan, np.nan
@@ -789,8 +947,9 @@ def _paired_flip_thresholds(D: np.ndarray, opts: _Options
     return lower, upper, exact
 
 
-def _bootstrap_thresholds(reps: np.ndarray, diff: np.ndarray, tol: np.ndarray
-                          ) -> tuple[np.ndarray, np.ndarray]:
+def _bootstrap_thresholds(
+    reps: np.ndarray, diff: np.ndarray, tol: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Null-shifted bootstrap: replicate r counts for H0: Δ <= v iff
     ``rep_r − diff >= diff − v − tol`` iff ``v >= 2 diff − rep_r − tol``."""
     base = 2 * diff - reps
@@ -799,9 +958,9 @@ def _bootstrap_thresholds(reps: np.ndarray, diff: np.ndarray, tol: np.ndarray
     return lower, upper
 
 
-def _paired_bootstrap_thresholds(X: np.ndarray, b_idx: int, cand: np.ndarray,
-                                 diff: np.ndarray, opts: _Options
-                                 ) -> tuple[np.ndarray, np.ndarray]:
+def _paired_bootstrap_thresholds(
+    X: np.ndarray, b_idx: int, cand: np.ndarray, diff: np.ndarray, opts: _Options
+) -> tuple[np.ndarray, np.ndarray]:
     n = X.shape[0]
     cols = np.concatenate([[b_idx], cand])
     Y = X[:, cols]
@@ -813,7 +972,7 @@ def _paired_bootstrap_thresholds(X: np.ndarray, b_idx: int, cand: np.ndarray,
     done = 0
     for size in chunk_sizes(R, 16 * n + 8 * len(cols), opts.max_memory):
         means = bootstrap_counts(opts.rng, size, n) @ Y / n
-        reps[done:done + size] = means[:, 1:] - means[:, :1]
+        reps[done : done + size] = means[:, 1:] - means[:, :1]
         done += size
     scale = np.abs(Y).mean(axis=0)
     tol = 1e-9 * (scale[1:] + scale[0]) + 1e-15
@@ -823,14 +982,21 @@ def _paired_bootstrap_thresholds(X: np.ndarray, b_idx: int, cand: np.ndarray,
 # ============================================================================ unpaired
 
 
-def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
-                    systems: Sequence[str] | None = None,
-                    baseline: int | str | None = None,
-                    candidates: Sequence[int | str] | None = None,
-                    direction: Direction = "higher", modality: Modality | None = None,
-                    method: MarginMethod = "auto", confidence: float = 0.95,
-                    n_resamples: int = 9999, rng: np.random.Generator | int | None = None,
-                    max_memory: int = DEFAULT_MAX_MEMORY) -> MarginResult:
+def margin_unpaired(
+    samples: Sequence[np.ndarray],
+    *,
+    margin: float | None,
+    systems: Sequence[str] | None = None,
+    baseline: int | str | None = None,
+    candidates: Sequence[int | str] | None = None,
+    direction: Direction = "higher",
+    modality: Modality | None = None,
+    method: MarginMethod = "auto",
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> MarginResult:
     """Non-inferiority and equivalence tests of candidates against a baseline, each
     scored on its own items (independent samples).
 
@@ -868,9 +1034,15 @@ def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
     """
     arrays, names = unpaired_samples_iv(samples, systems)
     mod = _modality_iv(np.concatenate(arrays), modality)
-    opts = _options_iv(margin=_margin_iv(margin, mod == "binary"), direction=direction,
-                       method=method, confidence=confidence, n_resamples=n_resamples,
-                       rng=rng, max_memory=max_memory)
+    opts = _options_iv(
+        margin=_margin_iv(margin, mod == "binary"),
+        direction=direction,
+        method=method,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        rng=rng,
+        max_memory=max_memory,
+    )
     b_idx, cand = _roles_iv(names, baseline, candidates)
     k = len(cand)
     sizes = np.array([len(s) for s in arrays], dtype=np.int64)
@@ -891,14 +1063,19 @@ def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
         if small.any():
             _warn_degenerate("systems without items: their comparisons are NaN")
         stat_l, p_l, stat_u, p_u = _score_sides(
-            delta, lambda v: farrington_manning_statistic(np.asarray(v, dtype=np.float64),
-                                                          k_c, n_c, k_b, n_b))
+            delta,
+            lambda v: farrington_manning_statistic(
+                np.asarray(v, dtype=np.float64), k_c, n_c, k_b, n_b
+            ),
+        )
         if opts.method == "auto":
             z0 = farrington_manning_statistic(np.zeros(k), k_c, n_c, k_b, n_b)
             degenerate = np.isnan(z0) & ~small
             if degenerate.any():
-                _warn_degenerate(f"{int(degenerate.sum())} candidate(s) where both systems "
-                                 "score all 0 or all 1: z is undefined at 0, p = 1")
+                _warn_degenerate(
+                    f"{int(degenerate.sum())} candidate(s) where both systems "
+                    "score all 0 or all 1: z is undefined at 0, p = 1"
+                )
             p_g = np.where(degenerate, 1.0, special.ndtr(-z0))
             p_s = np.where(degenerate, 1.0, special.ndtr(z0))
             sup_test = "two-proportion z"
@@ -906,14 +1083,21 @@ def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
             dist = stats.hypergeom(n_c + n_b, k_c + k_b, n_c)
             p_g, p_s = dist.sf(k_c - 1), dist.cdf(k_c)
             sup_test = "label-shuffle permutation (exact, hypergeometric)"
-            notes.append("0/1 scores: the margin tests are Farrington-Manning score tests "
-                         "(a shifted 0/1 score is not a 0/1 score, so the shuffle is not "
-                         "exact at a non-zero null); the test at 0 is the exact shuffle")
+            notes.append(
+                "0/1 scores: the margin tests are Farrington-Manning score tests "
+                "(a shifted 0/1 score is not a 0/1 score, so the shuffle is not "
+                "exact at a non-zero null); the test at 0 is the exact shuffle"
+            )
         nan = np.full(k, np.nan)
-        stat_l, p_l, stat_u, p_u, p_g, p_s = (np.where(small, nan, x) for x in
-                                              (stat_l, p_l, stat_u, p_u, p_g, p_s))
-        inverter: _Inverter = _FMInverter(k_c.astype(np.float64), n_c.astype(np.float64),
-                                          k_b.astype(np.float64), n_b.astype(np.float64))
+        stat_l, p_l, stat_u, p_u, p_g, p_s = (
+            np.where(small, nan, x) for x in (stat_l, p_l, stat_u, p_u, p_g, p_s)
+        )
+        inverter: _Inverter = _FMInverter(
+            k_c.astype(np.float64),
+            n_c.astype(np.float64),
+            k_b.astype(np.float64),
+            n_b.astype(np.float64),
+        )
         test, ci_method = "Farrington-Manning score", "Farrington-Manning score interval"
     elif opts.method == "auto":
         small = (n_c < 2) | (n_b < 2)
@@ -922,12 +1106,14 @@ def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
         se2_c, se2_b = var[cand] / n_c, np.full(k, var[b_idx]) / n_b
         with np.errstate(invalid="ignore", divide="ignore"):
             se = np.sqrt(se2_c + se2_b)
-            df = (se2_c + se2_b) ** 2 / (se2_c ** 2 / (n_c - 1) + se2_b ** 2 / (n_b - 1))
+            df = (se2_c + se2_b) ** 2 / (se2_c**2 / (n_c - 1) + se2_b**2 / (n_b - 1))
         zero = se == 0
         if zero.any():
-            _warn_degenerate(f"{int(zero.sum())} candidate(s) where both systems have zero "
-                             "variance: t is ±inf (p = 0 or 1) unless the difference "
-                             "equals the null value")
+            _warn_degenerate(
+                f"{int(zero.sum())} candidate(s) where both systems have zero "
+                "variance: t is ±inf (p = 0 or 1) unless the difference "
+                "equals the null value"
+            )
         df = np.where(zero, np.inf, df)
         stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
         inverter = _TInverter(diff, se, df)
@@ -938,8 +1124,7 @@ def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
         used = None if exact else opts.n_resamples
         inverter = _ThresholdInverter(lower, upper, exact)
         stat_l, p_l, stat_u, p_u, p_g, p_s = _threshold_sides(inverter, diff, delta)
-        test = sup_test = "label-shuffle permutation " + (
-            "(exact)" if exact else "(Monte Carlo)")
+        test = sup_test = "label-shuffle permutation " + ("(exact)" if exact else "(Monte Carlo)")
         ci_method = "label-shuffle test inversion"
     else:
         small = (n_c < 2) | (n_b < 2)
@@ -950,17 +1135,44 @@ def margin_unpaired(samples: Sequence[np.ndarray], *, margin: float | None,
         inverter = _ThresholdInverter(lower, upper, False)
         stat_l, p_l, stat_u, p_u, p_g, p_s = _threshold_sides(inverter, diff, delta)
         nan = np.full(k, np.nan)
-        stat_l, p_l, stat_u, p_u, p_g, p_s = (np.where(small, nan, x) for x in
-                                              (stat_l, p_l, stat_u, p_u, p_g, p_s))
+        stat_l, p_l, stat_u, p_u, p_g, p_s = (
+            np.where(small, nan, x) for x in (stat_l, p_l, stat_u, p_u, p_g, p_s)
+        )
         test = sup_test = "independent bootstrap (null-shifted)"
         ci_method = "basic bootstrap (test inversion)"
-    return _finish(names, b_idx, cand, False, mod, opts, test, sup_test, mean_c, mean_b,
-                   diff, n_c, n_b, stat_l, p_l, stat_u, p_u, p_g, p_s, ci_method, exact,
-                   used, None, None, notes, inverter)
+    return _finish(
+        names,
+        b_idx,
+        cand,
+        False,
+        mod,
+        opts,
+        test,
+        sup_test,
+        mean_c,
+        mean_b,
+        diff,
+        n_c,
+        n_b,
+        stat_l,
+        p_l,
+        stat_u,
+        p_u,
+        p_g,
+        p_s,
+        ci_method,
+        exact,
+        used,
+        None,
+        None,
+        notes,
+        inverter,
+    )
 
 
-def _unpaired_shuffle_thresholds(arrays: list[np.ndarray], b_idx: int, cand: np.ndarray,
-                                 opts: _Options) -> tuple[np.ndarray, np.ndarray, bool]:
+def _unpaired_shuffle_thresholds(
+    arrays: list[np.ndarray], b_idx: int, cand: np.ndarray, opts: _Options
+) -> tuple[np.ndarray, np.ndarray, bool]:
     """Label-shuffle thresholds of every candidate against the baseline.
 
     With the candidate's scores shifted by v pooled with the baseline's, a split that
@@ -974,8 +1186,12 @@ def _unpaired_shuffle_thresholds(arrays: list[np.ndarray], b_idx: int, cand: np.
     base = arrays[b_idx]
     n_b = len(base)
     counts = {math.comb(len(arrays[j]) + n_b, len(arrays[j])) for j in cand}
-    exact = len(counts) == 1 and next(iter(counts)) <= opts.n_resamples and n_b > 0 and \
-        all(len(arrays[j]) > 0 for j in cand)
+    exact = (
+        len(counts) == 1
+        and next(iter(counts)) <= opts.n_resamples
+        and n_b > 0
+        and all(len(arrays[j]) > 0 for j in cand)
+    )
     rows = next(iter(counts)) if exact else opts.n_resamples
     lower, upper = np.full((rows, len(cand)), np.nan), np.full((rows, len(cand)), np.nan)
     for col, j in enumerate(cand):
@@ -990,24 +1206,29 @@ def _unpaired_shuffle_thresholds(arrays: list[np.ndarray], b_idx: int, cand: np.
         splits_all = enumerate_splits(n_c, n_b) if exact else None
         done = 0
         for size in chunk_sizes(rows, 9 * (n_c + n_b) + 32, opts.max_memory):
-            M = splits_all[done:done + size] if splits_all is not None else \
-                random_splits(opts.rng, size, n_c, n_b)
+            M = (
+                splits_all[done : done + size]
+                if splits_all is not None
+                else random_splits(opts.rng, size, n_c, n_b)
+            )
             G, kept = M @ pooled, M @ is_c
             gap = n_c - kept
             with np.errstate(invalid="ignore", divide="ignore"):
-                lower[done:done + size, col] = np.where(gap > 0, (xc.sum() - G - tol) / gap,
-                                                        -np.inf)
-                upper[done:done + size, col] = np.where(gap > 0, (xc.sum() - G + tol) / gap,
-                                                        np.inf)
+                lower[done : done + size, col] = np.where(
+                    gap > 0, (xc.sum() - G - tol) / gap, -np.inf
+                )
+                upper[done : done + size, col] = np.where(
+                    gap > 0, (xc.sum() - G + tol) / gap, np.inf
+                )
             done += size
     lower.sort(axis=0)
     upper.sort(axis=0)
     return lower, upper, exact
 
 
-def _unpaired_bootstrap_thresholds(arrays: list[np.ndarray], b_idx: int, cand: np.ndarray,
-                                   diff: np.ndarray, opts: _Options
-                                   ) -> tuple[np.ndarray, np.ndarray]:
+def _unpaired_bootstrap_thresholds(
+    arrays: list[np.ndarray], b_idx: int, cand: np.ndarray, diff: np.ndarray, opts: _Options
+) -> tuple[np.ndarray, np.ndarray]:
     R = opts.n_resamples
     systems = np.concatenate([[b_idx], cand])
     means = np.empty((R, len(systems)))
@@ -1023,7 +1244,7 @@ def _unpaired_bootstrap_thresholds(arrays: list[np.ndarray], b_idx: int, cand: n
             done = 0
             for size in chunk_sizes(R, 16 * len(x), opts.max_memory):
                 draws = opts.rng.integers(0, len(x), size=(size, len(x)))
-                means[done:done + size, col] = x[draws].mean(axis=1)
+                means[done : done + size, col] = x[draws].mean(axis=1)
                 done += size
     reps = means[:, 1:] - means[:, :1]
     scale = np.array([np.abs(arrays[s]).mean() if len(arrays[s]) else 0.0 for s in systems])
@@ -1124,8 +1345,7 @@ class MarginDecisions:
         return self.alpha / 2
 
 
-def _level_function(correction: str, m: int, alpha_fdr_base: np.ndarray | None
-                    ) -> tuple[Any, Any]:
+def _level_function(correction: str, m: int, alpha_fdr_base: np.ndarray | None) -> tuple[Any, Any]:
     """(L, L_inverse): the per-comparison two-sided level L(α) of a family level α, and
     the smallest α with ``q <= L(α)`` (1 if none)."""
     if correction == "none" or m <= 1 and correction in ("bonferroni", "sidak"):
@@ -1133,9 +1353,11 @@ def _level_function(correction: str, m: int, alpha_fdr_base: np.ndarray | None
     if correction == "bonferroni":
         return (lambda a: a / m), (lambda q: m * q)  # uncapped: callers cap at 1
     if correction == "sidak":
+
         def inv(q: np.ndarray) -> np.ndarray:
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(q < 1, -np.expm1(m * np.log1p(-np.minimum(q, 1.0))), 1.0)
+
         return (lambda a: -np.expm1(np.log1p(-a) / m)), inv
     # fdr_bh / fdr_by: L(α) = max(R(α), 1) α / m', R(α) = #{BH-adjusted p <= α}
     assert alpha_fdr_base is not None
@@ -1161,11 +1383,13 @@ def _level_function(correction: str, m: int, alpha_fdr_base: np.ndarray | None
                     out[idx] = min(1.0, cand) if cand <= 1 else 1.0
                     break
         return out
+
     return level, inverse
 
 
-def margin_decisions(results: Sequence[MarginResult], *, alpha: float = 0.05,
-                     correction: Correction = "holm-sidak") -> MarginDecisions:
+def margin_decisions(
+    results: Sequence[MarginResult], *, alpha: float = 0.05, correction: Correction = "holm-sidak"
+) -> MarginDecisions:
     r"""Release decisions for a family of comparisons, each read off one interval.
 
     Parameters
@@ -1220,22 +1444,22 @@ def margin_decisions(results: Sequence[MarginResult], *, alpha: float = 0.05,
     """
     choices_iv({"correction": (correction, CORRECTIONS)})
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise InputError(f"alpha={alpha!r} must be between 0 and 1 (exclusive)",
-                         hint="e.g. alpha=0.05")
+        raise InputError(
+            f"alpha={alpha!r} must be between 0 and 1 (exclusive)", hint="e.g. alpha=0.05"
+        )
     results = list(results)
     if not results:
-        raise InputError("no comparison in the family",
-                         hint="give at least one MarginResult")
+        raise InputError("no comparison in the family", hint="give at least one MarginResult")
     method = single_step_correction(correction)
 
     def cat(name: str) -> np.ndarray:
-        return np.concatenate([np.asarray(getattr(r, name), dtype=np.float64)
-                               for r in results])
+        return np.concatenate([np.asarray(getattr(r, name), dtype=np.float64) for r in results])
 
     p_g, p_s, p_l, p_u = cat("p_greater"), cat("p_less"), cat("p_lower"), cat("p_upper")
     diff = cat("diff")
-    margin = np.concatenate([np.full(r.n_candidates, np.nan if r.margin is None
-                                     else r.margin) for r in results])
+    margin = np.concatenate(
+        [np.full(r.n_candidates, np.nan if r.margin is None else r.margin) for r in results]
+    )
     direction = tuple(d for r in results for d in [r.direction] * r.n_candidates)
     higher = np.array([d == "higher" for d in direction])
     p_sup = np.minimum(1.0, 2 * np.minimum(p_g, p_s))
@@ -1244,8 +1468,10 @@ def margin_decisions(results: Sequence[MarginResult], *, alpha: float = 0.05,
     bh = None
     if method in ("fdr_bh", "fdr_by"):
         from reportgen.stats.multiplicity import adjust_pvalues
-        bh = adjust_pvalues(np.where(finite, p_sup, np.nan), method="fdr_bh" if
-                            method == "fdr_bh" else "fdr_by")
+
+        bh = adjust_pvalues(
+            np.where(finite, p_sup, np.nan), method="fdr_bh" if method == "fdr_bh" else "fdr_by"
+        )
     level_fn, inverse = _level_function(method, max(m, 1), bh)
     alpha1 = float(level_fn(float(alpha)))
     confidence = 1 - alpha1
@@ -1258,8 +1484,7 @@ def margin_decisions(results: Sequence[MarginResult], *, alpha: float = 0.05,
             out = p.copy()
         return np.where(np.isfinite(p), out, np.nan)
 
-    p_sup_adj = np.where(finite, np.minimum(1.0, inverse(np.where(finite, p_sup, 1.0))),
-                         np.nan)
+    p_sup_adj = np.where(finite, np.minimum(1.0, inverse(np.where(finite, p_sup, 1.0))), np.nan)
     p_better = np.where(higher, p_g, p_s)
     p_worse = np.where(higher, p_s, p_g)
     p_ni = np.where(higher, p_l, p_u)
@@ -1298,10 +1523,28 @@ def margin_decisions(results: Sequence[MarginResult], *, alpha: float = 0.05,
             verdict.append("inconclusive")
     del better_adj, worse_adj, half
     return MarginDecisions(
-        float(alpha), correction, method, m, confidence, diff, ci_low, ci_high, p_sup,
-        p_sup_adj, p_ni, np.where(has_margin, p_ni_adj, np.nan), p_eq,
-        np.where(has_margin, p_eq_adj, np.nan), improved, regressed, noninferior,
-        equivalent, tuple(verdict), margin, direction)
+        float(alpha),
+        correction,
+        method,
+        m,
+        confidence,
+        diff,
+        ci_low,
+        ci_high,
+        p_sup,
+        p_sup_adj,
+        p_ni,
+        np.where(has_margin, p_ni_adj, np.nan),
+        p_eq,
+        np.where(has_margin, p_eq_adj, np.nan),
+        improved,
+        regressed,
+        noninferior,
+        equivalent,
+        tuple(verdict),
+        margin,
+        direction,
+    )
 
 
 # ============================================================================ power
@@ -1344,6 +1587,7 @@ class MarginPowerResult:
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
+
         return {k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
@@ -1360,42 +1604,70 @@ class _PowerSpec:
     ratio: float
 
 
-def _power_spec_iv(design: Any, margin: Any, alpha: Any, true_diff: Any,
-                   discordance: Any, baseline: Any, sd: Any, sd_b: Any, ratio: Any
-                   ) -> _PowerSpec:
+def _power_spec_iv(
+    design: Any,
+    margin: Any,
+    alpha: Any,
+    true_diff: Any,
+    discordance: Any,
+    baseline: Any,
+    sd: Any,
+    sd_b: Any,
+    ratio: Any,
+) -> _PowerSpec:
     choices_iv({"design": (design, MARGIN_DESIGNS)})
     delta = _margin_iv(margin, design.endswith("binary"))
     assert delta is not None or margin is None
     if delta is None:
-        raise InputError("margin must be given for the power of a non-inferiority test",
-                         hint="e.g. margin=0.01")
+        raise InputError(
+            "margin must be given for the power of a non-inferiority test", hint="e.g. margin=0.01"
+        )
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 0.5):
-        raise InputError(f"alpha={alpha!r} must be a one-sided level in (0, 0.5)",
-                         hint="the release's one-sided level is α/2, e.g. 0.025")
+        raise InputError(
+            f"alpha={alpha!r} must be a one-sided level in (0, 0.5)",
+            hint="the release's one-sided level is α/2, e.g. 0.025",
+        )
     true_diff = float(true_diff)
     if not math.isfinite(true_diff) or true_diff <= -delta:
-        raise InputError(f"true_diff={true_diff!r} must be above −margin",
-                         hint="non-inferiority cannot be shown when the true loss is the "
-                              "margin or more")
-    allowed = {"paired-binary": {"discordance"}, "unpaired-binary": {"baseline", "ratio"},
-               "paired-continuous": {"sd"}, "unpaired-continuous": {"sd", "sd_b", "ratio"}}
-    given = {"discordance": discordance, "baseline": baseline, "sd": sd, "sd_b": sd_b,
-             "ratio": None if ratio == 1 else ratio}
+        raise InputError(
+            f"true_diff={true_diff!r} must be above −margin",
+            hint="non-inferiority cannot be shown when the true loss is the margin or more",
+        )
+    allowed = {
+        "paired-binary": {"discordance"},
+        "unpaired-binary": {"baseline", "ratio"},
+        "paired-continuous": {"sd"},
+        "unpaired-continuous": {"sd", "sd_b", "ratio"},
+    }
+    given = {
+        "discordance": discordance,
+        "baseline": baseline,
+        "sd": sd,
+        "sd_b": sd_b,
+        "ratio": None if ratio == 1 else ratio,
+    }
     for name, value in given.items():
         if value is not None and name not in allowed[design]:
-            raise InputError(f"{name} does not apply to design={design!r}",
-                             hint=f"{design} takes: {', '.join(sorted(allowed[design]))}")
+            raise InputError(
+                f"{name} does not apply to design={design!r}",
+                hint=f"{design} takes: {', '.join(sorted(allowed[design]))}",
+            )
     if design == "paired-binary":
         if discordance is None or not (0 < float(discordance) <= 1):
-            raise InputError(f"discordance={discordance!r} must be in (0, 1]",
-                             hint="the share of items on which the two systems disagree")
+            raise InputError(
+                f"discordance={discordance!r} must be in (0, 1]",
+                hint="the share of items on which the two systems disagree",
+            )
         if abs(true_diff) > float(discordance):
-            raise InputError(f"true_diff={true_diff!r} is larger than the discordance "
-                             f"{discordance!r} allows")
+            raise InputError(
+                f"true_diff={true_diff!r} is larger than the discordance {discordance!r} allows"
+            )
     if design == "unpaired-binary":
         if baseline is None or not (0 <= float(baseline) <= 1):
-            raise InputError(f"baseline={baseline!r} must be a proportion in [0, 1]",
-                             hint="the baseline's accuracy")
+            raise InputError(
+                f"baseline={baseline!r} must be a proportion in [0, 1]",
+                hint="the baseline's accuracy",
+            )
         if not (0 <= float(baseline) + true_diff <= 1):
             raise InputError("baseline + true_diff must be a proportion in [0, 1]")
     if design.endswith("continuous"):
@@ -1409,9 +1681,17 @@ def _power_spec_iv(design: Any, margin: Any, alpha: Any, true_diff: Any,
     ratio = float(ratio)
     if not (math.isfinite(ratio) and ratio > 0):
         raise InputError(f"ratio={ratio!r} must be positive")
-    return _PowerSpec(design, delta, float(alpha), true_diff,
-                      None if discordance is None else float(discordance),
-                      None if baseline is None else float(baseline), sd, sd_b, ratio)
+    return _PowerSpec(
+        design,
+        delta,
+        float(alpha),
+        true_diff,
+        None if discordance is None else float(discordance),
+        None if baseline is None else float(baseline),
+        sd,
+        sd_b,
+        ratio,
+    )
 
 
 def _restricted_p21(p10: float, p01: float, delta0: float) -> float:
@@ -1425,23 +1705,27 @@ def _restricted_p21(p10: float, p01: float, delta0: float) -> float:
 
 def _power_value(n: float, spec: _PowerSpec) -> float:
     z = float(special.ndtri(1 - spec.alpha))
-    shift = spec.true_diff + spec.margin          # distance from the null boundary
+    shift = spec.true_diff + spec.margin  # distance from the null boundary
     if spec.design == "paired-binary":
         assert spec.discordance is not None
         psi = spec.discordance
         p10, p01 = (psi + spec.true_diff) / 2, (psi - spec.true_diff) / 2
         p21 = _restricted_p21(p10, p01, -spec.margin)
         sd0 = math.sqrt(2 * p21 - spec.margin * (1 + spec.margin))
-        sd1 = math.sqrt(psi - spec.true_diff ** 2)
+        sd1 = math.sqrt(psi - spec.true_diff**2)
         return float(special.ndtr((math.sqrt(n) * shift - z * sd0) / sd1))
     if spec.design == "unpaired-binary":
         assert spec.baseline is not None
         p_b = spec.baseline
         p_a = p_b + spec.true_diff
         n_a, n_b = n, spec.ratio * n
-        ta, tb = farrington_manning_restricted(np.float64(-spec.margin), np.float64(p_a),
-                                               np.float64(n_a), np.float64(p_b),
-                                               np.float64(n_b))
+        ta, tb = farrington_manning_restricted(
+            np.float64(-spec.margin),
+            np.float64(p_a),
+            np.float64(n_a),
+            np.float64(p_b),
+            np.float64(n_b),
+        )
         sd0 = math.sqrt(float(ta * (1 - ta)) / n_a + float(tb * (1 - tb)) / n_b)
         sd1 = math.sqrt(p_a * (1 - p_a) / n_a + p_b * (1 - p_b) / n_b)
         if sd1 == 0:
@@ -1454,8 +1738,8 @@ def _power_value(n: float, spec: _PowerSpec) -> float:
         return float(stats.nct.sf(stats.t.isf(spec.alpha, df), df, nc))
     assert spec.sd is not None and spec.sd_b is not None
     n_a, n_b = n, spec.ratio * n
-    se2_a, se2_b = spec.sd ** 2 / n_a, spec.sd_b ** 2 / n_b
-    df = (se2_a + se2_b) ** 2 / (se2_a ** 2 / (n_a - 1) + se2_b ** 2 / (n_b - 1))
+    se2_a, se2_b = spec.sd**2 / n_a, spec.sd_b**2 / n_b
+    df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
     nc = shift / math.sqrt(se2_a + se2_b)
     return float(stats.nct.sf(stats.t.isf(spec.alpha, df), df, nc))
 
@@ -1463,7 +1747,7 @@ def _power_value(n: float, spec: _PowerSpec) -> float:
 _POWER_METHODS = {
     "paired-binary": "Tango/Nam score test, normal approximation (Nam 1997)",
     "unpaired-binary": "Farrington-Manning score test, normal approximation "
-                       "(Farrington & Manning 1990)",
+    "(Farrington & Manning 1990)",
     "paired-continuous": "paired t, noncentral t",
     "unpaired-continuous": "Welch t, noncentral t with Welch-Satterthwaite df",
 }
@@ -1471,16 +1755,34 @@ _POWER_METHODS = {
 
 def _power_result(spec: _PowerSpec, n: float, power: float) -> MarginPowerResult:
     return MarginPowerResult(
-        spec.design, spec.margin, spec.alpha, spec.true_diff, float(n), float(power),
-        _POWER_METHODS[spec.design], spec.discordance, spec.baseline, spec.sd, spec.sd_b,
-        None if spec.design.startswith("paired") else spec.ratio)
+        spec.design,
+        spec.margin,
+        spec.alpha,
+        spec.true_diff,
+        float(n),
+        float(power),
+        _POWER_METHODS[spec.design],
+        spec.discordance,
+        spec.baseline,
+        spec.sd,
+        spec.sd_b,
+        None if spec.design.startswith("paired") else spec.ratio,
+    )
 
 
-def noninferiority_power(n: float, margin: float, *, design: MarginDesign,
-                         alpha: float = 0.025, true_diff: float = 0.0,
-                         discordance: float | None = None, baseline: float | None = None,
-                         sd: float | None = None, sd_b: float | None = None,
-                         ratio: float = 1.0) -> MarginPowerResult:
+def noninferiority_power(
+    n: float,
+    margin: float,
+    *,
+    design: MarginDesign,
+    alpha: float = 0.025,
+    true_diff: float = 0.0,
+    discordance: float | None = None,
+    baseline: float | None = None,
+    sd: float | None = None,
+    sd_b: float | None = None,
+    ratio: float = 1.0,
+) -> MarginPowerResult:
     """Power of the non-inferiority test of :func:`margin_paired` /
     :func:`margin_unpaired` (``method="auto"``) with n items.
 
@@ -1547,20 +1849,26 @@ def noninferiority_power(n: float, margin: float, *, design: MarginDesign,
     >>> round(r.power, 3)
     0.694
     """
-    spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd,
-                          sd_b, ratio)
+    spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd, sd_b, ratio)
     n = float(n)
     if not (math.isfinite(n) and n >= 2):
         raise InputError(f"n={n!r} must be at least 2")
     return _power_result(spec, n, _power_value(n, spec))
 
 
-def noninferiority_required_n(margin: float, *, design: MarginDesign, power: float = 0.8,
-                              alpha: float = 0.025, true_diff: float = 0.0,
-                              discordance: float | None = None,
-                              baseline: float | None = None, sd: float | None = None,
-                              sd_b: float | None = None, ratio: float = 1.0
-                              ) -> MarginPowerResult:
+def noninferiority_required_n(
+    margin: float,
+    *,
+    design: MarginDesign,
+    power: float = 0.8,
+    alpha: float = 0.025,
+    true_diff: float = 0.0,
+    discordance: float | None = None,
+    baseline: float | None = None,
+    sd: float | None = None,
+    sd_b: float | None = None,
+    ratio: float = 1.0,
+) -> MarginPowerResult:
     """Items needed to show non-inferiority at ``margin`` with the given power.
 
     Parameters are those of :func:`noninferiority_power`; ``power`` is the target
@@ -1583,11 +1891,9 @@ def noninferiority_required_n(margin: float, *, design: MarginDesign, power: flo
     >>> noninferiority_required_n(0.05, design="paired-binary", discordance=0.2).n
     644.0
     """
-    spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd,
-                          sd_b, ratio)
+    spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd, sd_b, ratio)
     if not (isinstance(power, (int, float)) and spec.alpha < power < 1):
-        raise InputError(f"power={power!r} must be between alpha and 1",
-                         hint="e.g. power=0.8")
+        raise InputError(f"power={power!r} must be between alpha and 1", hint="e.g. power=0.8")
     target = float(power)
 
     def gap(n: float) -> float:
@@ -1597,8 +1903,10 @@ def noninferiority_required_n(margin: float, *, design: MarginDesign, power: flo
     while gap(hi) < 0:
         lo, hi = hi, hi * 2
         if hi > 1e12:
-            raise InputError("more than 10^12 items would be needed",
-                             hint="the margin is too small for this design")
+            raise InputError(
+                "more than 10^12 items would be needed",
+                hint="the margin is too small for this design",
+            )
     if gap(lo) >= 0:
         n = lo
     else:

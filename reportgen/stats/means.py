@@ -41,11 +41,22 @@ from reportgen.stats._resampling import (
 )
 from reportgen.stats.intervals import t_interval, wilson_interval
 
-__all__ = ["BootstrapMeans", "CIMethod", "MeanIntervals", "bootstrap_means",
-           "clopper_pearson_interval", "mean_intervals"]
+__all__ = [
+    "BootstrapMeans",
+    "CIMethod",
+    "MeanIntervals",
+    "bootstrap_means",
+    "clopper_pearson_interval",
+    "mean_intervals",
+]
 
-_NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper-Pearson", "t": "t",
-          "percentile": "bootstrap percentile", "bca": "bootstrap BCa"}
+_NAMES = {
+    "wilson": "Wilson",
+    "clopper-pearson": "Clopper-Pearson",
+    "t": "t",
+    "percentile": "bootstrap percentile",
+    "bca": "bootstrap BCa",
+}
 
 
 @dataclass(frozen=True)
@@ -77,17 +88,28 @@ class MeanIntervals(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
+
         def num(x: float) -> float | None:
             return None if math.isnan(x) else float(x)
-        return [{"system": s, "mean": num(self.mean[k]), "ci_low": num(self.ci_low[k]),
-                 "ci_high": num(self.ci_high[k]), "ci_method": self.method,
-                 "confidence": self.confidence, "n": int(self.n[k]),
-                 "n_resamples": self.n_resamples}
-                for k, s in enumerate(self.systems)]
+
+        return [
+            {
+                "system": s,
+                "mean": num(self.mean[k]),
+                "ci_low": num(self.ci_low[k]),
+                "ci_high": num(self.ci_high[k]),
+                "ci_method": self.method,
+                "confidence": self.confidence,
+                "n": int(self.n[k]),
+                "n_resamples": self.n_resamples,
+            }
+            for k, s in enumerate(self.systems)
+        ]
 
 
-def clopper_pearson_interval(successes: np.ndarray, n: np.ndarray, *,
-                             confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def clopper_pearson_interval(
+    successes: np.ndarray, n: np.ndarray, *, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact (Clopper-Pearson) interval for a binomial proportion.
 
     Notes
@@ -117,9 +139,12 @@ def clopper_pearson_interval(successes: np.ndarray, n: np.ndarray, *,
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
-def _samples_iv(samples: np.ndarray | Sequence[np.ndarray], systems: Sequence[str] | None,
-                confidence: float, n_resamples: int
-                ) -> tuple[list[np.ndarray], bool, tuple[str, ...]]:
+def _samples_iv(
+    samples: np.ndarray | Sequence[np.ndarray],
+    systems: Sequence[str] | None,
+    confidence: float,
+    n_resamples: int,
+) -> tuple[list[np.ndarray], bool, tuple[str, ...]]:
     """Check the shared inputs; return the per-system arrays, whether they come from one
     items × systems matrix (so resampling is shared), and the names."""
     if not 0 < confidence < 1:
@@ -137,11 +162,16 @@ def _samples_iv(samples: np.ndarray | Sequence[np.ndarray], systems: Sequence[st
     return arrays, shared, system_names(systems, len(arrays))
 
 
-def mean_intervals(samples: np.ndarray | Sequence[np.ndarray], *,
-                   systems: Sequence[str] | None = None, method: CIMethod = "auto",
-                   confidence: float = 0.95, n_resamples: int = 9999,
-                   rng: np.random.Generator | int | None = None,
-                   max_memory: int = DEFAULT_MAX_MEMORY) -> MeanIntervals:
+def mean_intervals(
+    samples: np.ndarray | Sequence[np.ndarray],
+    *,
+    systems: Sequence[str] | None = None,
+    method: CIMethod = "auto",
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> MeanIntervals:
     """Mean and confidence interval of every system.
 
     Parameters
@@ -183,23 +213,29 @@ def mean_intervals(samples: np.ndarray | Sequence[np.ndarray], *,
            82(397), 171-185.
     """
     if method not in get_args(CIMethod):
-        raise InputError(f"method={method!r} is not valid",
-                         hint=f"use one of: {', '.join(get_args(CIMethod))}")
+        raise InputError(
+            f"method={method!r} is not valid", hint=f"use one of: {', '.join(get_args(CIMethod))}"
+        )
     arrays, shared, names = _samples_iv(samples, systems, confidence, n_resamples)
     binary = all(bool(np.all((a == 0) | (a == 1))) for a in arrays)
     if method == "auto":
         method = "wilson" if binary else "bca"
     if method in ("wilson", "clopper-pearson") and not binary:
-        raise InputError(f"method={method!r} needs binary (0/1) scores",
-                         hint="use 't', 'percentile' or 'bca' for continuous scores")
+        raise InputError(
+            f"method={method!r} needs binary (0/1) scores",
+            hint="use 't', 'percentile' or 'bca' for continuous scores",
+        )
     n = np.array([len(a) for a in arrays], dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.array([a.mean() if len(a) else np.nan for a in arrays])
     min_n = 1 if method in ("wilson", "clopper-pearson") else 2
     if (n < min_n).any():
-        warnings.warn(f"systems with fewer than {min_n} item(s) get a NaN interval: "
-                      f"{', '.join(names[i] for i in np.flatnonzero(n < min_n))}",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"systems with fewer than {min_n} item(s) get a NaN interval: "
+            f"{', '.join(names[i] for i in np.flatnonzero(n < min_n))}",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     used_resamples = None
     if method == "wilson":
         low, high = wilson_interval(mean * n, n, confidence=confidence)
@@ -212,18 +248,27 @@ def mean_intervals(samples: np.ndarray | Sequence[np.ndarray], *,
         low, high = np.where(sd == 0, mean, low), np.where(sd == 0, mean, high)
     else:
         generator = np.random.default_rng(rng)
-        low, high = _bootstrap(arrays, mean, shared, method, confidence, int(n_resamples),
-                               generator, max_memory)
+        low, high = _bootstrap(
+            arrays, mean, shared, method, confidence, int(n_resamples), generator, max_memory
+        )
         used_resamples = int(n_resamples)
     low = np.where(n < min_n, np.nan, low)
     high = np.where(n < min_n, np.nan, high)
-    return MeanIntervals(names, mean, np.asarray(low, dtype=np.float64),
-                         np.asarray(high, dtype=np.float64), n, _NAMES[method],
-                         float(confidence), used_resamples)
+    return MeanIntervals(
+        names,
+        mean,
+        np.asarray(low, dtype=np.float64),
+        np.asarray(high, dtype=np.float64),
+        n,
+        _NAMES[method],
+        float(confidence),
+        used_resamples,
+    )
 
 
-def _replicates(arrays: list[np.ndarray], shared: bool, R: int, rng: np.random.Generator,
-                max_memory: int) -> np.ndarray:
+def _replicates(
+    arrays: list[np.ndarray], shared: bool, R: int, rng: np.random.Generator, max_memory: int
+) -> np.ndarray:
     """``(R, n_systems)`` bootstrap means; systems of equal size share the resampling
     counts when scored on the same items (``shared``), else each size group is resampled
     alone. Systems with fewer than 2 items get NaN columns."""
@@ -240,15 +285,23 @@ def _replicates(arrays: list[np.ndarray], shared: bool, R: int, rng: np.random.G
         X = exact_product(np.column_stack([arrays[j] for j in members]), size)
         done = 0
         for rows in chunk_sizes(R, 16 * size + 8 * len(members), max_memory):
-            reps[done:done + rows, members] = X.weighted_sums(
-                bootstrap_counts(rng, rows, size)) / size
+            reps[done : done + rows, members] = (
+                X.weighted_sums(bootstrap_counts(rng, rows, size)) / size
+            )
             done += rows
     return reps
 
 
-def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method: str,
-               confidence: float, R: int, rng: np.random.Generator, max_memory: int
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _bootstrap(
+    arrays: list[np.ndarray],
+    mean: np.ndarray,
+    shared: bool,
+    method: str,
+    confidence: float,
+    R: int,
+    rng: np.random.Generator,
+    max_memory: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile or BCa intervals from :func:`_replicates`."""
     reps = _replicates(arrays, shared, R, rng, max_memory)
     low = np.full(len(arrays), np.nan)
@@ -259,16 +312,18 @@ def _bootstrap(arrays: list[np.ndarray], mean: np.ndarray, shared: bool, method:
     cols = np.flatnonzero(ok)
     if method == "percentile":
         alpha = (1 - confidence) / 2
-        low[cols], high[cols] = np.percentile(reps[:, cols], [100 * alpha,
-                                                             100 * (1 - alpha)], axis=0)
+        low[cols], high[cols] = np.percentile(
+            reps[:, cols], [100 * alpha, 100 * (1 - alpha)], axis=0
+        )
     else:
         accel = np.zeros(len(cols))
         for k, j in enumerate(cols):
             dev = arrays[j] - mean[j]
             with np.errstate(invalid="ignore", divide="ignore"):
-                accel[k] = (dev ** 3).sum() / (6 * ((dev ** 2).sum()) ** 1.5)
-        low[cols], high[cols] = bca_interval(reps[:, cols], mean[cols],
-                                             np.nan_to_num(accel), confidence)
+                accel[k] = (dev**3).sum() / (6 * ((dev**2).sum()) ** 1.5)
+        low[cols], high[cols] = bca_interval(
+            reps[:, cols], mean[cols], np.nan_to_num(accel), confidence
+        )
     return low, high
 
 
@@ -292,20 +347,37 @@ class BootstrapMeans(TabularMixin):
         """Per system: the mean, the quartiles of the bootstrap means and the interval
         (the replicates themselves are not included)."""
         q = np.nanquantile(self.replicates, [0.0, 0.25, 0.5, 0.75, 1.0], axis=0)
+
         def num(x: float) -> float | None:
             return None if math.isnan(x) else float(x)
-        return [{"system": s, "mean": num(self.mean[j]), "min": num(q[0, j]),
-                 "q1": num(q[1, j]), "median": num(q[2, j]), "q3": num(q[3, j]),
-                 "max": num(q[4, j]), "ci_low": num(self.ci_low[j]),
-                 "ci_high": num(self.ci_high[j]), "confidence": self.confidence,
-                 "n_resamples": self.n_resamples}
-                for j, s in enumerate(self.systems)]
+
+        return [
+            {
+                "system": s,
+                "mean": num(self.mean[j]),
+                "min": num(q[0, j]),
+                "q1": num(q[1, j]),
+                "median": num(q[2, j]),
+                "q3": num(q[3, j]),
+                "max": num(q[4, j]),
+                "ci_low": num(self.ci_low[j]),
+                "ci_high": num(self.ci_high[j]),
+                "confidence": self.confidence,
+                "n_resamples": self.n_resamples,
+            }
+            for j, s in enumerate(self.systems)
+        ]
 
 
-def bootstrap_means(samples: np.ndarray | Sequence[np.ndarray], *,
-                    systems: Sequence[str] | None = None, confidence: float = 0.95,
-                    n_resamples: int = 9999, rng: np.random.Generator | int | None = None,
-                    max_memory: int = DEFAULT_MAX_MEMORY) -> BootstrapMeans:
+def bootstrap_means(
+    samples: np.ndarray | Sequence[np.ndarray],
+    *,
+    systems: Sequence[str] | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> BootstrapMeans:
     """Bootstrap replicates of every system's mean, items resampled (shared by the
     systems of a 2-D matrix), for the "bootstrap means" boxplots of Ackerman et al. 2025, §3.
 
@@ -320,8 +392,7 @@ def bootstrap_means(samples: np.ndarray | Sequence[np.ndarray], *,
            systems. §3.
     """
     arrays, shared, names = _samples_iv(samples, systems, confidence, n_resamples)
-    reps = _replicates(arrays, shared, int(n_resamples), np.random.default_rng(rng),
-                       max_memory)
+    reps = _replicates(arrays, shared, int(n_resamples), np.random.default_rng(rng), max_memory)
     alpha = (1 - confidence) / 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (n < 2)

@@ -19,18 +19,19 @@ from reportgen.names import CORRECTIONS, Correction
 __all__ = ["CORRECTIONS", "Correction", "adjust_pvalues"]
 
 
-
 def _adjust_iv(pvalues: np.ndarray, method: str) -> np.ndarray:
     if method not in CORRECTIONS:
-        raise InputError(f"unknown correction {method!r}",
-                         hint=f"use one of: {', '.join(CORRECTIONS)}")
+        raise InputError(
+            f"unknown correction {method!r}", hint=f"use one of: {', '.join(CORRECTIONS)}"
+        )
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim != 1:
         raise InputError(f"p-values must be one-dimensional, got shape {p.shape}")
     finite = p[~np.isnan(p)]
     if np.any((finite < 0) | (finite > 1)):
-        raise InputError("p-values must lie in [0, 1]",
-                         hint=f"got values from {finite.min()} to {finite.max()}")
+        raise InputError(
+            "p-values must lie in [0, 1]", hint=f"got values from {finite.min()} to {finite.max()}"
+        )
     return p
 
 

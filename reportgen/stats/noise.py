@@ -133,8 +133,7 @@ class PredictionNoise(TabularMixin):
     def prediction_share(self) -> np.ndarray:
         """``prediction_var / total_var`` (NaN when the total is 0 or undefined)."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.total_var > 0, self.prediction_var / self.total_var,
-                            np.nan)
+            return np.where(self.total_var > 0, self.prediction_var / self.total_var, np.nan)
 
     @property
     def n_systems_split(self) -> int:
@@ -155,14 +154,27 @@ class PredictionNoise(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN → None)."""
-        se_t, se_d, se_p, share = (self.se_total, self.se_data, self.se_prediction,
-                                   self.prediction_share)
-        return [{"system": s, "n_items": self.n_items, "samples": int(self.samples[k]),
-                 "total_var": _num(self.total_var[k]), "data_var": _num(self.data_var[k]),
-                 "prediction_var": _num(self.prediction_var[k]),
-                 "se_total": _num(se_t[k]), "se_data": _num(se_d[k]),
-                 "se_prediction": _num(se_p[k]), "prediction_share": _num(share[k])}
-                for k, s in enumerate(self.systems)]
+        se_t, se_d, se_p, share = (
+            self.se_total,
+            self.se_data,
+            self.se_prediction,
+            self.prediction_share,
+        )
+        return [
+            {
+                "system": s,
+                "n_items": self.n_items,
+                "samples": int(self.samples[k]),
+                "total_var": _num(self.total_var[k]),
+                "data_var": _num(self.data_var[k]),
+                "prediction_var": _num(self.prediction_var[k]),
+                "se_total": _num(se_t[k]),
+                "se_data": _num(se_d[k]),
+                "se_prediction": _num(se_p[k]),
+                "prediction_share": _num(share[k]),
+            }
+            for k, s in enumerate(self.systems)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """The summary plus the per-system records under ``"systems"``."""
@@ -220,20 +232,31 @@ class SignalToNoise(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair (NaN → None)."""
         root = math.sqrt(self.n_items) if self.n_items else math.nan
-        return [{"family": self.family[k], "system_a": self.systems[self.index_a[k]],
-                 "system_b": self.systems[self.index_b[k]],
-                 "size_a": float(self.size_a[k]), "size_b": float(self.size_b[k]),
-                 "doublings": float(self.doublings[k]), "diff": _num(self.diff[k]),
-                 "se_diff": _num(self.se_diff[k]), "snr": _num(self.snr[k]),
-                 "snr_per_sqrt_n": _num(self.snr[k] / root)}
-                for k in range(self.n_pairs)]
+        return [
+            {
+                "family": self.family[k],
+                "system_a": self.systems[self.index_a[k]],
+                "system_b": self.systems[self.index_b[k]],
+                "size_a": float(self.size_a[k]),
+                "size_b": float(self.size_b[k]),
+                "doublings": float(self.doublings[k]),
+                "diff": _num(self.diff[k]),
+                "se_diff": _num(self.se_diff[k]),
+                "snr": _num(self.snr[k]),
+                "snr_per_sqrt_n": _num(self.snr[k] / root),
+            }
+            for k in range(self.n_pairs)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         root = math.sqrt(self.n_items) if self.n_items else math.nan
-        return {"se": self.se, "n_pairs": self.n_pairs,
-                "median_snr": _num(self.median_snr),
-                "median_snr_per_sqrt_n": _num(self.median_snr / root),
-                "pairs": self.to_records()}
+        return {
+            "se": self.se,
+            "n_pairs": self.n_pairs,
+            "median_snr": _num(self.median_snr),
+            "median_snr_per_sqrt_n": _num(self.median_snr / root),
+            "pairs": self.to_records(),
+        }
 
 
 @dataclass(frozen=True)
@@ -345,40 +368,46 @@ class NoiseProfile:
         """Smallest ``|diff|`` (share of n) among pairs with p < ``alpha`` (NaN if none);
         ``p5_min`` is this at 0.05."""
         sel = self.p_value < alpha
-        return float(self.abs_diff_items[sel].min()) / self.n_items if sel.any() \
-            else math.nan
+        return float(self.abs_diff_items[sel].min()) / self.n_items if sel.any() else math.nan
 
     def max_nonsignificant_diff(self, alpha: float = P5_ALPHA) -> float:
         """Largest ``|diff|`` (share of n) among pairs with p >= ``alpha`` (NaN if none);
         ``p5_max`` is this at 0.05."""
         sel = self.p_value >= alpha
-        return float(self.abs_diff_items[sel].max()) / self.n_items if sel.any() \
-            else math.nan
+        return float(self.abs_diff_items[sel].max()) / self.n_items if sel.any() else math.nan
 
     def pair_records(self) -> list[dict[str, Any]]:
         """One dict per pair: the data of the p-value vs difference and the |A − B| vs
         A + B figures (NaN → None)."""
         n = self.n_items
-        return [{
-            "system_a": self.systems[self.index_a[k]],
-            "system_b": self.systems[self.index_b[k]],
-            "mean_a": _num(self.means[self.index_a[k]]),
-            "mean_b": _num(self.means[self.index_b[k]]),
-            "diff": _num(self.diff[k]), "abs_diff": _num(self.abs_diff_items[k] / n),
-            "abs_diff_items": _num(self.abs_diff_items[k]),
-            "a_wins": int(self.a_wins[k]), "b_wins": int(self.b_wins[k]),
-            "sum_wins": int(self.a_wins[k] + self.b_wins[k]),
-            "abs_diff_wins": int(abs(self.a_wins[k] - self.b_wins[k])),
-            "p_value": _num(self.p_value[k]),
-            "significant": bool(self.p_value[k] < P5_ALPHA),
-            "se_diff": _num(self.se_diff[k]), "close": bool(self.close[k]),
-        } for k in range(self.n_pairs)]
+        return [
+            {
+                "system_a": self.systems[self.index_a[k]],
+                "system_b": self.systems[self.index_b[k]],
+                "mean_a": _num(self.means[self.index_a[k]]),
+                "mean_b": _num(self.means[self.index_b[k]]),
+                "diff": _num(self.diff[k]),
+                "abs_diff": _num(self.abs_diff_items[k] / n),
+                "abs_diff_items": _num(self.abs_diff_items[k]),
+                "a_wins": int(self.a_wins[k]),
+                "b_wins": int(self.b_wins[k]),
+                "sum_wins": int(self.a_wins[k] + self.b_wins[k]),
+                "abs_diff_wins": int(abs(self.a_wins[k] - self.b_wins[k])),
+                "p_value": _num(self.p_value[k]),
+                "significant": bool(self.p_value[k] < P5_ALPHA),
+                "se_diff": _num(self.se_diff[k]),
+                "close": bool(self.close[k]),
+            }
+            for k in range(self.n_pairs)
+        ]
 
     def boundary_records(self) -> list[dict[str, Any]]:
         """One dict per (α, A + B) with the smallest significant |A − B| (or None)."""
-        return [{"alpha": a, "sum_wins": int(m), "min_abs_diff_wins": _num(d)}
-                for i, a in enumerate(self.boundary_alphas)
-                for m, d in zip(self.boundary_totals, self.boundary_abs_diff[i])]
+        return [
+            {"alpha": a, "sum_wins": int(m), "min_abs_diff_wins": _num(d)}
+            for i, a in enumerate(self.boundary_alphas)
+            for m, d in zip(self.boundary_totals, self.boundary_abs_diff[i])
+        ]
 
     def to_dict(self, *, include_figure_data: bool = False) -> dict[str, Any]:
         """The ``noise`` section of results.json for this dataset × metric (NaN → None).
@@ -387,20 +416,27 @@ class NoiseProfile:
         (:meth:`pair_records`) and ``"boundaries"`` (:meth:`boundary_records`).
         """
         out: dict[str, Any] = {
-            "n_items": self.n_items, "n_systems": self.n_systems, "n_pairs": self.n_pairs,
-            "modality": self.modality, "test": self.test, "alpha": P5_ALPHA,
+            "n_items": self.n_items,
+            "n_systems": self.n_systems,
+            "n_pairs": self.n_pairs,
+            "modality": self.modality,
+            "test": self.test,
+            "alpha": P5_ALPHA,
             "n_significant": self.n_significant,
-            "p5_min": _num(self.p5_min), "p5_min_items": _num(self.p5_min_items),
-            "p5_max": _num(self.p5_max), "p5_max_items": _num(self.p5_max_items),
-            "null_sd": _num(self.null_sd), "null_sd_items": _num(self.null_sd_items),
+            "p5_min": _num(self.p5_min),
+            "p5_min_items": _num(self.p5_min_items),
+            "p5_max": _num(self.p5_max),
+            "p5_max_items": _num(self.p5_max_items),
+            "null_sd": _num(self.null_sd),
+            "null_sd_items": _num(self.null_sd_items),
             "close_rule": self.close_rule,
             "n_close_pairs": self.n_close_pairs,
             "se_system_median": _num(self.se_system_median),
             "se_diff_median": _num(self.se_diff_median),
-            "prediction_noise": None if self.prediction is None else
-            self.prediction.to_dict(),
-            "signal_to_noise": None if self.signal_to_noise is None else
-            self.signal_to_noise.to_dict(),
+            "prediction_noise": None if self.prediction is None else self.prediction.to_dict(),
+            "signal_to_noise": None
+            if self.signal_to_noise is None
+            else self.signal_to_noise.to_dict(),
             "notes": list(self.notes),
         }
         if include_figure_data:
@@ -414,11 +450,11 @@ class NoiseProfile:
 
 @dataclass(frozen=True)
 class _Data:
-    X: np.ndarray                      # items × systems item scores (means over runs)
+    X: np.ndarray  # items × systems item scores (means over runs)
     names: tuple[str, ...]
     modality: Modality
-    item_pred_var: np.ndarray | None   # items × systems: estimated Var(item score | item)
-    samples: np.ndarray | None         # items × systems: samples behind each item score
+    item_pred_var: np.ndarray | None  # items × systems: estimated Var(item score | item)
+    samples: np.ndarray | None  # items × systems: samples behind each item score
 
 
 def _counts_iv(counts: Any, shape: tuple[int, int]) -> np.ndarray:
@@ -427,40 +463,50 @@ def _counts_iv(counts: Any, shape: tuple[int, int]) -> np.ndarray:
     if c.ndim == 1 and c.shape == (s,) or c.ndim == 0 or c.shape == shape:
         c = np.broadcast_to(c, shape)
     else:
-        raise InputError(f"counts has shape {c.shape}; scores has {n} items × {s} systems",
-                         hint="give one count for all, one per system, or an items × "
-                              "systems array")
+        raise InputError(
+            f"counts has shape {c.shape}; scores has {n} items × {s} systems",
+            hint="give one count for all, one per system, or an items × systems array",
+        )
     if np.isnan(c).any() or (c < 1).any() or (c != np.round(c)).any():
-        raise InputError("counts must be positive integers (samples behind each score)",
-                         hint="use count = 1 for a single sample per item")
+        raise InputError(
+            "counts must be positive integers (samples behind each score)",
+            hint="use count = 1 for a single sample per item",
+        )
     return c.astype(np.int64)
 
 
-def _data_iv(scores: Any, systems: Sequence[str] | None, counts: Any,
-             min_systems: int = 2) -> _Data:
+def _data_iv(
+    scores: Any, systems: Sequence[str] | None, counts: Any, min_systems: int = 2
+) -> _Data:
     S = np.asarray(scores, dtype=np.float64)
     if S.ndim not in (2, 3):
-        raise InputError(f"scores must be items × systems (or items × systems × runs), "
-                         f"got shape {S.shape}")
+        raise InputError(
+            f"scores must be items × systems (or items × systems × runs), got shape {S.shape}"
+        )
     n, n_sys = S.shape[:2]
     names = system_names(systems, n_sys)
     if n_sys < min_systems:
-        raise InputError(f"a noise profile needs at least {min_systems} systems, got "
-                         f"{n_sys}", hint="pairs need two systems scored on the same items")
+        raise InputError(
+            f"a noise profile needs at least {min_systems} systems, got {n_sys}",
+            hint="pairs need two systems scored on the same items",
+        )
     if n < 1:
         raise InputError("scores have no items")
     pred_var = samples = None
     if S.ndim == 3:
         if counts is not None:
-            raise InputError("counts given with a runs axis",
-                             hint="the runs axis already says how many samples each "
-                                  "item has; drop counts")
+            raise InputError(
+                "counts given with a runs axis",
+                hint="the runs axis already says how many samples each item has; drop counts",
+            )
         k = np.sum(~np.isnan(S), axis=2)
         if (k == 0).any():
-            raise InputError("some item has no run for some system (all NaN)",
-                             hint="drop items not scored by every system")
+            raise InputError(
+                "some item has no run for some system (all NaN)",
+                hint="drop items not scored by every system",
+            )
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)   # ddof 1 with one run
+            warnings.simplefilter("ignore", RuntimeWarning)  # ddof 1 with one run
             X = np.nanmean(S, axis=2)
             var = np.nanvar(S, axis=2, ddof=1)
         pred_var = np.where(k >= 2, var / k, np.nan)
@@ -468,18 +514,18 @@ def _data_iv(scores: Any, systems: Sequence[str] | None, counts: Any,
     else:
         X = S
         if np.isnan(X).any():
-            raise InputError("scores contain NaN", hint="drop items not scored by every "
-                                                        "system")
+            raise InputError("scores contain NaN", hint="drop items not scored by every system")
         if counts is not None:
             samples = _counts_iv(counts, X.shape)
             if ((X < 0) | (X > 1)).any():
                 raise InputError("with counts, scores must be shares in [0, 1]")
             passed = X * samples
             if (np.abs(passed - np.round(passed)) > 1e-6 * samples).any():
-                raise InputError("some score is not a share of its count of samples "
-                                 "(score × count is not an integer)",
-                                 hint="check that counts match the scores (pass1 = passed "
-                                      "/ count)")
+                raise InputError(
+                    "some score is not a share of its count of samples "
+                    "(score × count is not an integer)",
+                    hint="check that counts match the scores (pass1 = passed / count)",
+                )
             with np.errstate(invalid="ignore", divide="ignore"):
                 # unbiased: E[x(1 − x)] = p(1 − p)(1 − 1/k), so x(1 − x)/(k − 1)
                 # estimates p(1 − p)/k, the variance of the share of k samples
@@ -491,8 +537,10 @@ def _data_iv(scores: Any, systems: Sequence[str] | None, counts: Any,
 def _alphas_iv(alphas: Sequence[float]) -> tuple[float, ...]:
     out = tuple(float(a) for a in alphas)
     if not out or any(not 0 < a < 1 for a in out):
-        raise InputError(f"boundary_alphas={alphas!r} must be levels between 0 and 1",
-                         hint=f"e.g. {BOUNDARY_ALPHAS}")
+        raise InputError(
+            f"boundary_alphas={alphas!r} must be levels between 0 and 1",
+            hint=f"e.g. {BOUNDARY_ALPHAS}",
+        )
     return out
 
 
@@ -543,7 +591,7 @@ def sign_test_boundary(totals: Any, *, alpha: float = 0.05) -> np.ndarray:
     if np.isnan(m).any() or (m < 0).any() or (m != np.round(m)).any():
         raise InputError("totals must be non-negative integers")
     half = alpha / 2
-    j = stats.binom.ppf(half, m, 0.5) - 1          # ppf: smallest j with F(j) >= half
+    j = stats.binom.ppf(half, m, 0.5) - 1  # ppf: smallest j with F(j) >= half
     j = np.where(np.isnan(j), -1.0, j)
     # guard the floating point of ppf: step until F(j) < half <= F(j + 1)
     for _ in range(2):
@@ -597,8 +645,9 @@ def _win_matrix(X: np.ndarray, binary: bool, max_memory: int) -> np.ndarray:
     return W
 
 
-def prediction_noise(scores: Any, counts: Any = None, *,
-                     systems: Sequence[str] | None = None) -> PredictionNoise:
+def prediction_noise(
+    scores: Any, counts: Any = None, *, systems: Sequence[str] | None = None
+) -> PredictionNoise:
     """Split the variance of each system's mean score into data and prediction noise.
 
     Parameters
@@ -668,9 +717,10 @@ def prediction_noise(scores: Any, counts: Any = None, *,
     """
     S = np.asarray(scores, dtype=np.float64)
     if S.ndim == 2 and counts is None:
-        raise InputError("prediction noise needs the number of samples behind each score",
-                         hint="pass counts (eval-arena's `count`) or scores with a runs "
-                              "axis")
+        raise InputError(
+            "prediction noise needs the number of samples behind each score",
+            hint="pass counts (eval-arena's `count`) or scores with a runs axis",
+        )
     data = _data_iv(S, systems, counts, min_systems=1)
     return _prediction_noise(data, stacklevel=3)
 
@@ -680,24 +730,30 @@ def _prediction_noise(data: _Data, stacklevel: int) -> PredictionNoise:
     X = data.X
     n = X.shape[0]
     if n < 2:
-        warnings.warn("fewer than 2 items: the variance over items is undefined (NaN)",
-                      DegenerateDataWarning, stacklevel=stacklevel)
+        warnings.warn(
+            "fewer than 2 items: the variance over items is undefined (NaN)",
+            DegenerateDataWarning,
+            stacklevel=stacklevel,
+        )
         total = np.full(X.shape[1], np.nan)
     else:
         total = X.var(axis=0, ddof=1) / n
-    pred = data.item_pred_var.sum(axis=0) / n ** 2         # NaN if any item has k < 2
+    pred = data.item_pred_var.sum(axis=0) / n**2  # NaN if any item has k < 2
     single = np.isnan(pred)
     if single.any():
-        warnings.warn(f"{int(single.sum())} system(s) have items scored from a single "
-                      "sample: their prediction noise is not estimable (NaN) "
-                      f"({', '.join(np.asarray(data.names)[single])})",
-                      DegenerateDataWarning, stacklevel=stacklevel)
-    return PredictionNoise(data.names, n, data.samples.min(axis=0), total, total - pred,
-                           pred)
+        warnings.warn(
+            f"{int(single.sum())} system(s) have items scored from a single "
+            "sample: their prediction noise is not estimable (NaN) "
+            f"({', '.join(np.asarray(data.names)[single])})",
+            DegenerateDataWarning,
+            stacklevel=stacklevel,
+        )
+    return PredictionNoise(data.names, n, data.samples.min(axis=0), total, total - pred, pred)
 
 
-def _family_pairs(names: tuple[str, ...], families: Mapping[str, Any]
-                  ) -> list[tuple[int, int, str, float, float]]:
+def _family_pairs(
+    names: tuple[str, ...], families: Mapping[str, Any]
+) -> list[tuple[int, int, str, float, float]]:
     info: dict[int, tuple[str, float]] = {}
     index = {name: k for k, name in enumerate(names)}
     for system, value in families.items():
@@ -705,9 +761,11 @@ def _family_pairs(names: tuple[str, ...], families: Mapping[str, Any]
             family, size = value
             size = float(size)
         except (TypeError, ValueError):
-            raise InputError(f"families[{system!r}] = {value!r} is not (family, size)",
-                             hint="map each system to (family name, size in billions), "
-                                  "e.g. {'llama-70b': ('llama', 70)}") from None
+            raise InputError(
+                f"families[{system!r}] = {value!r} is not (family, size)",
+                hint="map each system to (family name, size in billions), "
+                "e.g. {'llama-70b': ('llama', 70)}",
+            ) from None
         if not (math.isfinite(size) and size > 0):
             raise InputError(f"families[{system!r}]: size {size!r} must be positive")
         if system in index:
@@ -715,7 +773,7 @@ def _family_pairs(names: tuple[str, ...], families: Mapping[str, Any]
     pairs = []
     members = sorted(info)
     for x, i in enumerate(members):
-        for j in members[x + 1:]:
+        for j in members[x + 1 :]:
             (fam_i, size_i), (fam_j, size_j) = info[i], info[j]
             if fam_i != fam_j or size_i == size_j:
                 continue
@@ -724,9 +782,13 @@ def _family_pairs(names: tuple[str, ...], families: Mapping[str, Any]
     return pairs
 
 
-def signal_to_noise(scores: Any, families: Mapping[str, tuple[str, float]], *,
-                    systems: Sequence[str] | None = None,
-                    se: SnrSE = "paired") -> SignalToNoise:
+def signal_to_noise(
+    scores: Any,
+    families: Mapping[str, tuple[str, float]],
+    *,
+    systems: Sequence[str] | None = None,
+    se: SnrSE = "paired",
+) -> SignalToNoise:
     """Signal-to-noise of a benchmark: size effects within model families (Wang et al. 2024).
 
     Parameters
@@ -778,23 +840,32 @@ def signal_to_noise(scores: Any, families: Mapping[str, tuple[str, float]], *,
     0.559
     """
     if se not in get_args(SnrSE):
-        raise InputError(f"se={se!r} is not valid",
-                         hint=f"use one of: {', '.join(get_args(SnrSE))}")
+        raise InputError(
+            f"se={se!r} is not valid", hint=f"use one of: {', '.join(get_args(SnrSE))}"
+        )
     if not isinstance(families, Mapping):
         raise InputError("families must be a mapping system → (family, size)")
     data = _data_iv(scores, systems, None)
     return _signal_to_noise(data, families, se, stacklevel=3)
 
 
-def _signal_to_noise(data: _Data, families: Mapping[str, Any], se: SnrSE,
-                     stacklevel: int, se_diff_all: np.ndarray | None = None,
-                     wins: np.ndarray | None = None) -> SignalToNoise:
+def _signal_to_noise(
+    data: _Data,
+    families: Mapping[str, Any],
+    se: SnrSE,
+    stacklevel: int,
+    se_diff_all: np.ndarray | None = None,
+    wins: np.ndarray | None = None,
+) -> SignalToNoise:
     X = data.X
     n = X.shape[0]
     pairs = _family_pairs(data.names, families)
     if not pairs:
-        warnings.warn("no two systems of one family with different sizes: no "
-                      "signal-to-noise ratio", DataWarning, stacklevel=stacklevel)
+        warnings.warn(
+            "no two systems of one family with different sizes: no signal-to-noise ratio",
+            DataWarning,
+            stacklevel=stacklevel,
+        )
     ia = np.array([p[0] for p in pairs], dtype=np.intp)
     ib = np.array([p[1] for p in pairs], dtype=np.intp)
     means = X.mean(axis=0)
@@ -803,8 +874,7 @@ def _signal_to_noise(data: _Data, families: Mapping[str, Any], se: SnrSE,
         D = X[:, ia] - X[:, ib]
         se_diff = np.sqrt(D.var(axis=0) / n) if len(pairs) else np.empty(0)
     else:
-        W = _win_matrix(X, data.modality == "binary", DEFAULT_MAX_MEMORY) \
-            if wins is None else wins
+        W = _win_matrix(X, data.modality == "binary", DEFAULT_MAX_MEMORY) if wins is None else wins
         se_diff = np.sqrt(W[ia, ib] + W[ib, ia]) / n
     size_a = np.array([p[3] for p in pairs], dtype=np.float64)
     size_b = np.array([p[4] for p in pairs], dtype=np.float64)
@@ -813,22 +883,41 @@ def _signal_to_noise(data: _Data, families: Mapping[str, Any], se: SnrSE,
         snr = diff / se_diff / doublings
     zero = se_diff == 0
     if zero.any():
-        warnings.warn(f"{int(zero.sum())} same-family pair(s) with zero standard error: "
-                      "their ratio is ±inf (NaN if the accuracies are equal)",
-                      DegenerateDataWarning, stacklevel=stacklevel)
-    return SignalToNoise(data.names, ia, ib, tuple(p[2] for p in pairs), size_a, size_b,
-                         diff, se_diff, doublings, snr, n, se)
+        warnings.warn(
+            f"{int(zero.sum())} same-family pair(s) with zero standard error: "
+            "their ratio is ±inf (NaN if the accuracies are equal)",
+            DegenerateDataWarning,
+            stacklevel=stacklevel,
+        )
+    return SignalToNoise(
+        data.names,
+        ia,
+        ib,
+        tuple(p[2] for p in pairs),
+        size_a,
+        size_b,
+        diff,
+        se_diff,
+        doublings,
+        snr,
+        n,
+        se,
+    )
 
 
 # ============================================================================ profile
 
 
-def noise_profile(scores: Any, *, systems: Sequence[str] | None = None,
-                  counts: Any = None,
-                  families: Mapping[str, tuple[str, float]] | None = None,
-                  snr_se: SnrSE = "paired",
-                  boundary_alphas: Sequence[float] = BOUNDARY_ALPHAS,
-                  max_memory: int = DEFAULT_MAX_MEMORY) -> NoiseProfile:
+def noise_profile(
+    scores: Any,
+    *,
+    systems: Sequence[str] | None = None,
+    counts: Any = None,
+    families: Mapping[str, tuple[str, float]] | None = None,
+    snr_se: SnrSE = "paired",
+    boundary_alphas: Sequence[float] = BOUNDARY_ALPHAS,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> NoiseProfile:
     """The noise profile of one dataset × metric: eval-arena's analysis of all pairs.
 
     Parameters
@@ -922,8 +1011,9 @@ def noise_profile(scores: Any, *, systems: Sequence[str] | None = None,
     """
     alphas = _alphas_iv(boundary_alphas)
     if snr_se not in get_args(SnrSE):
-        raise InputError(f"snr_se={snr_se!r} is not valid",
-                         hint=f"use one of: {', '.join(get_args(SnrSE))}")
+        raise InputError(
+            f"snr_se={snr_se!r} is not valid", hint=f"use one of: {', '.join(get_args(SnrSE))}"
+        )
     if families is not None and not isinstance(families, Mapping):
         raise InputError("families must be a mapping system → (family, size)")
     if max_memory < 2**20:
@@ -945,7 +1035,7 @@ def noise_profile(scores: Any, *, systems: Sequence[str] | None = None,
     if binary:
         abs_items = np.rint(abs_items)
     Xc = X - means
-    C = Xc.T @ Xc / n                                   # covariance, ddof 0
+    C = Xc.T @ Xc / n  # covariance, ddof 0
     var_sys = np.clip(np.diag(C), 0, None)
     se_system = np.sqrt(var_sys / n)
     var_d = np.clip(var_sys[ia] + var_sys[ib] - 2 * C[ia, ib], 0, None)
@@ -963,27 +1053,57 @@ def noise_profile(scores: Any, *, systems: Sequence[str] | None = None,
         close = np.zeros(len(ia), dtype=bool)
         close[np.argsort(abs_items, kind="stable")[:k]] = True
         close_rule = "no non-significant pair: the 20% of pairs with the smallest |diff|"
-    se_system_median = _median(np.concatenate([se_system[ia[close]],
-                                               se_system[ib[close]]]))
+    se_system_median = _median(np.concatenate([se_system[ia[close]], se_system[ib[close]]]))
     se_diff_median = _median(se_diff[close])
 
     totals = np.arange(n + 1)
     boundary = np.vstack([sign_test_boundary(totals, alpha=a) for a in alphas])
 
-    notes = ["exact McNemar test (= sign test on the discordant items)" if binary else
-             "exact sign test on wins and losses of the item scores; ties dropped"]
+    notes = [
+        "exact McNemar test (= sign test on the discordant items)"
+        if binary
+        else "exact sign test on wins and losses of the item scores; ties dropped"
+    ]
     prediction = None
     if data.item_pred_var is not None:
         prediction = _prediction_noise(data, stacklevel=3)
     snr = None
     if families is not None:
         snr = _signal_to_noise(data, families, snr_se, stacklevel=3, wins=W)
-    test = "exact McNemar (sign test on discordant items)" if binary else \
-        "exact sign test (wins vs losses, ties dropped)"
+    test = (
+        "exact McNemar (sign test on discordant items)"
+        if binary
+        else "exact sign test (wins vs losses, ties dropped)"
+    )
     return NoiseProfile(
-        data.names, n, data.modality, test, means, ia, ib, diff, abs_items, a_wins,
-        b_wins, p,
-        se_diff, se_system, p5_min, p5_min_items, p5_max, p5_max_items,
-        p5_min / NULL_SD_DIVISOR, p5_min_items / NULL_SD_DIVISOR, close, close_rule,
-        se_system_median, se_diff_median, alphas, totals, boundary, prediction, snr,
-        tuple(notes))
+        data.names,
+        n,
+        data.modality,
+        test,
+        means,
+        ia,
+        ib,
+        diff,
+        abs_items,
+        a_wins,
+        b_wins,
+        p,
+        se_diff,
+        se_system,
+        p5_min,
+        p5_min_items,
+        p5_max,
+        p5_max_items,
+        p5_min / NULL_SD_DIVISOR,
+        p5_min_items / NULL_SD_DIVISOR,
+        close,
+        close_rule,
+        se_system_median,
+        se_diff_median,
+        alphas,
+        totals,
+        boundary,
+        prediction,
+        snr,
+        tuple(notes),
+    )

@@ -183,33 +183,45 @@ class PairwiseResult(PairsMixin):
 
     def effect_significant(self) -> np.ndarray:
         """``|effect_size| >= `` the ``effect_threshold`` level (Cohen's thresholds)."""
-        return np.nan_to_num(np.abs(self.effect_size), nan=0.0) >= \
-            EFFECT_THRESHOLDS[self.effect_threshold]
+        return (
+            np.nan_to_num(np.abs(self.effect_size), nan=0.0)
+            >= EFFECT_THRESHOLDS[self.effect_threshold]
+        )
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the field names of results.json (NaN as None)."""
-        sig, mag, eff_sig = self.significant(), self.effect_magnitude(), \
-            self.effect_significant()
+        sig, mag, eff_sig = self.significant(), self.effect_magnitude(), self.effect_significant()
         rows = []
         for k in range(self.n_pairs):
             row: dict[str, Any] = {
                 "system_a": self.systems[self.index_a[k]],
                 "system_b": self.systems[self.index_b[k]],
-                "test": self.test, "method": self.method, "paired": self.paired,
-                "modality": self.modality, "alternative": self.alternative,
-                "statistic": _num(self.statistic[k]), "p_value": _num(self.p_value[k]),
-                "p_adjusted": _num(self.p_adjusted[k]), "correction": self.correction,
-                "alpha": self.alpha, "significant": bool(sig[k]),
+                "test": self.test,
+                "method": self.method,
+                "paired": self.paired,
+                "modality": self.modality,
+                "alternative": self.alternative,
+                "statistic": _num(self.statistic[k]),
+                "p_value": _num(self.p_value[k]),
+                "p_adjusted": _num(self.p_adjusted[k]),
+                "correction": self.correction,
+                "alpha": self.alpha,
+                "significant": bool(sig[k]),
                 "effect_size": _num(self.effect_size[k]),
                 "effect_size_kind": self.effect_size_kind,
                 "effect_magnitude": mag[k] or None,
                 "effect_threshold": self.effect_threshold,
                 "effect_significant": bool(eff_sig[k]),
-                "mean_a": _num(self.mean_a[k]), "mean_b": _num(self.mean_b[k]),
-                "diff": _num(self.diff[k]), "ci_low": _num(self.ci_low[k]),
-                "ci_high": _num(self.ci_high[k]), "ci_method": self.ci_method,
-                "confidence": self.confidence, "n_a": int(self.n_a[k]),
-                "n_b": int(self.n_b[k]), "exact": self.exact,
+                "mean_a": _num(self.mean_a[k]),
+                "mean_b": _num(self.mean_b[k]),
+                "diff": _num(self.diff[k]),
+                "ci_low": _num(self.ci_low[k]),
+                "ci_high": _num(self.ci_high[k]),
+                "ci_method": self.ci_method,
+                "confidence": self.confidence,
+                "n_a": int(self.n_a[k]),
+                "n_b": int(self.n_b[k]),
+                "exact": self.exact,
                 "n_resamples": self.n_resamples,
                 "a_only": None if self.a_only is None else int(self.a_only[k]),
                 "b_only": None if self.b_only is None else int(self.b_only[k]),
@@ -221,8 +233,9 @@ class PairwiseResult(PairsMixin):
 # ============================================================================ inputs
 
 
-def comparison_pairs(n_systems: int, order: Order = "all-pairs",
-                     baseline: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def comparison_pairs(
+    n_systems: int, order: Order = "all-pairs", baseline: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Index arrays ``(a, b)`` of the comparisons in Ackerman et al. 2025, §4.2's orders.
 
     ``all-pairs``: (i, j) for i < j; ``first-vs-rest``: (baseline, j) for every other
@@ -241,14 +254,14 @@ def comparison_pairs(n_systems: int, order: Order = "all-pairs",
     (array([1, 1]), array([0, 2]))
     """
     if order not in get_args(Order):
-        raise InputError(f"unknown order {order!r}",
-                         hint=f"use one of: {', '.join(get_args(Order))}")
+        raise InputError(
+            f"unknown order {order!r}", hint=f"use one of: {', '.join(get_args(Order))}"
+        )
     if order == "all-pairs":
         a, b = np.triu_indices(n_systems, k=1)
     elif order == "first-vs-rest":
         if not 0 <= baseline < n_systems:
-            raise InputError(f"baseline index {baseline} is out of range for "
-                             f"{n_systems} systems")
+            raise InputError(f"baseline index {baseline} is out of range for {n_systems} systems")
         b = np.array([j for j in range(n_systems) if j != baseline], dtype=np.intp)
         a = np.full(b.shape, baseline, dtype=np.intp)
     else:
@@ -271,21 +284,43 @@ class _Options:
     max_memory: int
 
 
-def _options_iv(*, method: str, order: str, alternative: str, correction: str, alpha: float,
-                confidence: float, n_resamples: int, effect_threshold: str, rng: Any,
-                max_memory: int) -> _Options:
-    choices_iv({"method": (method, get_args(Method)), "order": (order, get_args(Order)),
-                "alternative": (alternative, get_args(Alternative)),
-                "correction": (correction, CORRECTIONS),
-                "effect_threshold": (effect_threshold, get_args(EffectLevel))})
-    resampling_iv(alpha=alpha, confidence=confidence, n_resamples=n_resamples,
-                  max_memory=max_memory)
-    return _Options(method=method, order=cast(Order, order),
-                    alternative=cast(Alternative, alternative),
-                    correction=cast(Correction, correction), alpha=float(alpha),
-                    confidence=float(confidence), n_resamples=int(n_resamples),
-                    effect_threshold=cast(EffectLevel, effect_threshold),
-                    rng=np.random.default_rng(rng), max_memory=int(max_memory))
+def _options_iv(
+    *,
+    method: str,
+    order: str,
+    alternative: str,
+    correction: str,
+    alpha: float,
+    confidence: float,
+    n_resamples: int,
+    effect_threshold: str,
+    rng: Any,
+    max_memory: int,
+) -> _Options:
+    choices_iv(
+        {
+            "method": (method, get_args(Method)),
+            "order": (order, get_args(Order)),
+            "alternative": (alternative, get_args(Alternative)),
+            "correction": (correction, CORRECTIONS),
+            "effect_threshold": (effect_threshold, get_args(EffectLevel)),
+        }
+    )
+    resampling_iv(
+        alpha=alpha, confidence=confidence, n_resamples=n_resamples, max_memory=max_memory
+    )
+    return _Options(
+        method=method,
+        order=cast(Order, order),
+        alternative=cast(Alternative, alternative),
+        correction=cast(Correction, correction),
+        alpha=float(alpha),
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        effect_threshold=cast(EffectLevel, effect_threshold),
+        rng=np.random.default_rng(rng),
+        max_memory=int(max_memory),
+    )
 
 
 def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
@@ -293,8 +328,7 @@ def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
     if modality is None:
         return "binary" if binary else "continuous"
     if modality not in get_args(Modality):
-        raise InputError(f"modality={modality!r} is not valid",
-                         hint="use 'binary' or 'continuous'")
+        raise InputError(f"modality={modality!r} is not valid", hint="use 'binary' or 'continuous'")
     if modality == "binary" and not binary:
         raise InputError("modality='binary' but the scores are not all 0 or 1")
     return modality  # type: ignore[return-value]
@@ -305,8 +339,9 @@ def _baseline_index(baseline: int | str | None, names: tuple[str, ...]) -> int:
         return 0
     if isinstance(baseline, str):
         if baseline not in names:
-            raise InputError(f"unknown baseline system {baseline!r}",
-                             hint=f"systems: {', '.join(names)}")
+            raise InputError(
+                f"unknown baseline system {baseline!r}", hint=f"systems: {', '.join(names)}"
+            )
         return names.index(baseline)
     return int(baseline)
 
@@ -315,22 +350,32 @@ def _warn_one_sided(alternative: str) -> None:
     if alternative != "two-sided":
         warnings.warn(
             f"alternative={alternative!r}: a one-sided test is valid only if the direction "
-            "was fixed before looking at the data (Ackerman et al. 2025, §4.2)", OneSidedWarning,
-            stacklevel=3)
+            "was fixed before looking at the data (Ackerman et al. 2025, §4.2)",
+            OneSidedWarning,
+            stacklevel=3,
+        )
 
 
 # ============================================================================ paired
 
 
-def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
-                   modality: Modality | None = None, method: Method = "auto",
-                   order: Order = "all-pairs", baseline: int | str | None = None,
-                   alternative: Alternative = "two-sided",
-                   correction: Correction = "holm-sidak", alpha: float = 0.05,
-                   confidence: float = 0.95, n_resamples: int = 9999,
-                   effect_threshold: EffectLevel = "medium",
-                   rng: np.random.Generator | int | None = None,
-                   max_memory: int = DEFAULT_MAX_MEMORY) -> PairwiseResult:
+def compare_paired(
+    scores: np.ndarray,
+    *,
+    systems: Sequence[str] | None = None,
+    modality: Modality | None = None,
+    method: Method = "auto",
+    order: Order = "all-pairs",
+    baseline: int | str | None = None,
+    alternative: Alternative = "two-sided",
+    correction: Correction = "holm-sidak",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    effect_threshold: EffectLevel = "medium",
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> PairwiseResult:
     """Compare systems scored on the same items.
 
     Parameters
@@ -397,15 +442,24 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
     .. [4] Efron, B. (1987). Better bootstrap confidence intervals. J. Amer. Statist. Assoc.
            82(397), 171-185.
     """
-    opts = _options_iv(method=method, order=order, alternative=alternative,
-                       correction=correction, alpha=alpha, confidence=confidence,
-                       n_resamples=n_resamples, effect_threshold=effect_threshold, rng=rng,
-                       max_memory=max_memory)
+    opts = _options_iv(
+        method=method,
+        order=order,
+        alternative=alternative,
+        correction=correction,
+        alpha=alpha,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        effect_threshold=effect_threshold,
+        rng=rng,
+        max_memory=max_memory,
+    )
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2:
-        raise InputError(f"scores must be an items × systems matrix, got shape {X.shape}",
-                         hint="average repeated runs per item first (PairedSamples."
-                              "item_means())")
+        raise InputError(
+            f"scores must be an items × systems matrix, got shape {X.shape}",
+            hint="average repeated runs per item first (PairedSamples.item_means())",
+        )
     if np.isnan(X).any():
         raise InputError("scores contain NaN", hint="drop items not scored by every system")
     n, n_sys = X.shape
@@ -422,28 +476,34 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.where((d_sd == 0) & (d_mean == 0), 0.0, d_mean / d_sd)
     # a variance (t test, bootstrap) needs 2 items; exact tests are defined from 1 item
-    min_items = 2 if opts.method == "bootstrap" or (
-        opts.method == "auto" and mod == "continuous") else 1
+    min_items = (
+        2 if opts.method == "bootstrap" or (opts.method == "auto" and mod == "continuous") else 1
+    )
     if n < min_items:
-        warnings.warn(f"{n} item(s): this test needs at least {min_items}; results are NaN",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"{n} item(s): this test needs at least {min_items}; results are NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     constant = (d_sd == 0) & (n >= 2)
     if constant.any():
         k = int(np.argmax(constant))
-        warnings.warn(f"{int(constant.sum())} pair(s) have differences with zero variance "
-                      f"(e.g. {names[ia[k]]} vs {names[ib[k]]}): identical systems give "
-                      "p = 1, a constant non-zero difference gives p = 0",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"{int(constant.sum())} pair(s) have differences with zero variance "
+            f"(e.g. {names[ia[k]]} vs {names[ib[k]]}): identical systems give "
+            "p = 1, a constant non-zero difference gives p = 0",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
 
     a_only = b_only = None
     notes: list[str] = []
     exact = True
     used_resamples: int | None = None
     if mod == "binary":
-        a_wins = X.T @ (1.0 - X)               # row system right, column system wrong
+        a_wins = X.T @ (1.0 - X)  # row system right, column system wrong
         a_only, b_only = a_wins[ia, ib], a_wins[ib, ia]
-        ci_low, ci_high = tango_paired_interval(a_only, b_only, n,
-                                                confidence=opts.confidence)
+        ci_low, ci_high = tango_paired_interval(a_only, b_only, n, confidence=opts.confidence)
         ci_method = "Tango score interval"
     else:
         se = d_sd / np.sqrt(n) if n else np.full(len(ia), np.nan)
@@ -452,13 +512,19 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
         ci_high = np.where(d_sd == 0, d_mean, ci_high)
         ci_method = "paired t interval"
 
-    if opts.method == "auto" and mod == "binary" or (
-            opts.method == "permutation" and mod == "binary"):
+    if (
+        opts.method == "auto"
+        and mod == "binary"
+        or (opts.method == "permutation" and mod == "binary")
+    ):
         assert a_only is not None and b_only is not None
         statistic = a_only.astype(np.float64)
         p = binomial_pvalue(a_only, a_only + b_only, opts.alternative)
-        test = "exact McNemar" if opts.method == "auto" else \
-            "paired sign-flip permutation (exact, binomial)"
+        test = (
+            "exact McNemar"
+            if opts.method == "auto"
+            else "paired sign-flip permutation (exact, binomial)"
+        )
     elif opts.method == "auto":
         with np.errstate(invalid="ignore", divide="ignore"):
             t = d_mean / (d_sd / np.sqrt(n))
@@ -487,22 +553,43 @@ def compare_paired(scores: np.ndarray, *, systems: Sequence[str] | None = None,
         statistic = np.full(len(ia), np.nan)
     n_arr = np.full(len(ia), n, dtype=np.int64)
     return PairwiseResult(
-        systems=names, index_a=ia, index_b=ib, paired=True, modality=mod,
-        method=opts.method, alternative=opts.alternative, order=opts.order, test=test,
-        statistic=np.asarray(statistic, dtype=np.float64), p_value=p,
-        p_adjusted=adjust_pvalues(p, method=opts.correction), correction=opts.correction,
-        alpha=opts.alpha, mean_a=mean_a, mean_b=mean_b, diff=diff,
+        systems=names,
+        index_a=ia,
+        index_b=ib,
+        paired=True,
+        modality=mod,
+        method=opts.method,
+        alternative=opts.alternative,
+        order=opts.order,
+        test=test,
+        statistic=np.asarray(statistic, dtype=np.float64),
+        p_value=p,
+        p_adjusted=adjust_pvalues(p, method=opts.correction),
+        correction=opts.correction,
+        alpha=opts.alpha,
+        mean_a=mean_a,
+        mean_b=mean_b,
+        diff=diff,
         ci_low=np.asarray(ci_low, dtype=np.float64),
-        ci_high=np.asarray(ci_high, dtype=np.float64), ci_method=ci_method,
-        confidence=opts.confidence, effect_size=effect, effect_size_kind="paired d",
-        effect_threshold=opts.effect_threshold, n_a=n_arr, n_b=n_arr, exact=exact,
+        ci_high=np.asarray(ci_high, dtype=np.float64),
+        ci_method=ci_method,
+        confidence=opts.confidence,
+        effect_size=effect,
+        effect_size_kind="paired d",
+        effect_threshold=opts.effect_threshold,
+        n_a=n_arr,
+        n_b=n_arr,
+        exact=exact,
         n_resamples=used_resamples,
         a_only=None if a_only is None else a_only.astype(np.int64),
-        b_only=None if b_only is None else b_only.astype(np.int64), notes=tuple(notes))
+        b_only=None if b_only is None else b_only.astype(np.int64),
+        notes=tuple(notes),
+    )
 
 
-def _difference_moments(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, max_memory: int
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _difference_moments(
+    X: np.ndarray, ia: np.ndarray, ib: np.ndarray, max_memory: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Mean, SD (ddof 1), wins and losses of the item differences of every pair,
     computed on explicit differences (no cancellation) in chunks of pairs."""
     n = X.shape[0]
@@ -568,8 +655,9 @@ def _z_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
     return stats.norm.cdf(z)
 
 
-def _count_extreme(null: np.ndarray, observed: np.ndarray, tol: np.ndarray,
-                   alternative: str) -> np.ndarray:
+def _count_extreme(
+    null: np.ndarray, observed: np.ndarray, tol: np.ndarray, alternative: str
+) -> np.ndarray:
     """How many rows of ``null`` are at least as extreme as ``observed`` (column-wise),
     with a tolerance for floating-point ties."""
     if alternative == "two-sided":
@@ -579,8 +667,9 @@ def _count_extreme(null: np.ndarray, observed: np.ndarray, tol: np.ndarray,
     return (null <= observed + tol).sum(axis=0)
 
 
-def _paired_permutation(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, opts: _Options
-                        ) -> tuple[np.ndarray, bool, int | None]:
+def _paired_permutation(
+    X: np.ndarray, ia: np.ndarray, ib: np.ndarray, opts: _Options
+) -> tuple[np.ndarray, bool, int | None]:
     """Sign-flip test of the summed differences; signs × scores once for all systems."""
     n, n_sys = X.shape
     observed = X.sum(axis=0)
@@ -591,10 +680,10 @@ def _paired_permutation(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, opts: _Op
     # per resample row: the signs (int8 draws + float64, or float64 when enumerated), the
     # system sums, and the pair statistics with their comparison masks
     bytes_per_row = 9 * n + 8 * n_sys + 10 * len(ia)
-    exact = n < 62 and 2 ** n <= opts.n_resamples
+    exact = n < 62 and 2**n <= opts.n_resamples
     operand = exact_product(X, n)
     if exact:
-        total, done = 2 ** n, 0
+        total, done = 2**n, 0
         for size in chunk_sizes(total, bytes_per_row, opts.max_memory):
             sums = operand.weighted_sums(enumerate_signs(n, done, done + size))
             count += _count_extreme(sums[:, ia] - sums[:, ib], obs, tol, opts.alternative)
@@ -606,8 +695,9 @@ def _paired_permutation(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, opts: _Op
     return (count + 1) / (opts.n_resamples + 1), False, opts.n_resamples
 
 
-def _paired_bootstrap(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, diff: np.ndarray,
-                      opts: _Options) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _paired_bootstrap(
+    X: np.ndarray, ia: np.ndarray, ib: np.ndarray, diff: np.ndarray, opts: _Options
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Null-shifted paired bootstrap p-value and BCa interval of the mean difference."""
     n, n_sys = X.shape
     R = opts.n_resamples
@@ -615,8 +705,7 @@ def _paired_bootstrap(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, diff: np.nd
     done = 0
     operand = exact_product(X, n)
     for size in chunk_sizes(R, 16 * n + 8 * n_sys, opts.max_memory):
-        means[done:done + size] = operand.weighted_sums(
-            bootstrap_counts(opts.rng, size, n)) / n
+        means[done : done + size] = operand.weighted_sums(bootstrap_counts(opts.rng, size, n)) / n
         done += size
     tol = 1e-9 * (np.abs(X).mean(axis=0)[ia] + np.abs(X).mean(axis=0)[ib]) + 1e-15
     p = np.empty(len(ia))
@@ -631,7 +720,7 @@ def _paired_bootstrap(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, diff: np.nd
         D = X[:, ia[sl]] - X[:, ib[sl]]
         dev = D - D.mean(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            accel = (dev ** 3).sum(axis=0) / (6 * ((dev ** 2).sum(axis=0)) ** 1.5)
+            accel = (dev**3).sum(axis=0) / (6 * ((dev**2).sum(axis=0)) ** 1.5)
         accel = np.nan_to_num(accel)
         low[sl], high[sl] = bca_interval(reps, diff[sl], accel, opts.confidence)
         start += size
@@ -641,15 +730,23 @@ def _paired_bootstrap(X: np.ndarray, ia: np.ndarray, ib: np.ndarray, diff: np.nd
 # ============================================================================ unpaired
 
 
-def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | None = None,
-                     modality: Modality | None = None, method: Method = "auto",
-                     order: Order = "all-pairs", baseline: int | str | None = None,
-                     alternative: Alternative = "two-sided",
-                     correction: Correction = "holm-sidak", alpha: float = 0.05,
-                     confidence: float = 0.95, n_resamples: int = 9999,
-                     effect_threshold: EffectLevel = "medium",
-                     rng: np.random.Generator | int | None = None,
-                     max_memory: int = DEFAULT_MAX_MEMORY) -> PairwiseResult:
+def compare_unpaired(
+    samples: Sequence[np.ndarray],
+    *,
+    systems: Sequence[str] | None = None,
+    modality: Modality | None = None,
+    method: Method = "auto",
+    order: Order = "all-pairs",
+    baseline: int | str | None = None,
+    alternative: Alternative = "two-sided",
+    correction: Correction = "holm-sidak",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    n_resamples: int = 9999,
+    effect_threshold: EffectLevel = "medium",
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> PairwiseResult:
     """Compare systems each scored on its own items (independent samples).
 
     Parameters are those of :func:`compare_paired`, except ``samples``: one 1-D array
@@ -676,14 +773,23 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
     .. [4] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
            populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
     """
-    opts = _options_iv(method=method, order=order, alternative=alternative,
-                       correction=correction, alpha=alpha, confidence=confidence,
-                       n_resamples=n_resamples, effect_threshold=effect_threshold, rng=rng,
-                       max_memory=max_memory)
+    opts = _options_iv(
+        method=method,
+        order=order,
+        alternative=alternative,
+        correction=correction,
+        alpha=alpha,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        effect_threshold=effect_threshold,
+        rng=rng,
+        max_memory=max_memory,
+    )
     if opts.method == "sign":
-        raise InputError("method='sign' needs paired data",
-                         hint="use method='auto', 'permutation' or 'bootstrap' for unpaired "
-                              "samples")
+        raise InputError(
+            "method='sign' needs paired data",
+            hint="use method='auto', 'permutation' or 'bootstrap' for unpaired samples",
+        )
     arrays, names = unpaired_samples_iv(samples, systems)
     mod = _modality_iv(np.concatenate(arrays), modality)
     ia, ib = comparison_pairs(len(arrays), opts.order, _baseline_index(baseline, names))
@@ -693,12 +799,16 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
         means = np.array([s.mean() if len(s) else np.nan for s in arrays])
         var = np.array([s.var(ddof=1) if len(s) > 1 else np.nan for s in arrays])
     # a variance (Welch, bootstrap) needs 2 items per system; exact tests need 1
-    min_items = 2 if opts.method == "bootstrap" or (
-        opts.method == "auto" and mod == "continuous") else 1
+    min_items = (
+        2 if opts.method == "bootstrap" or (opts.method == "auto" and mod == "continuous") else 1
+    )
     if (n < min_items).any():
-        warnings.warn(f"systems with fewer than {min_items} item(s): their comparisons are "
-                      f"NaN ({', '.join(names[i] for i in np.flatnonzero(n < min_items))})",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"systems with fewer than {min_items} item(s): their comparisons are "
+            f"NaN ({', '.join(names[i] for i in np.flatnonzero(n < min_items))})",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     mean_a, mean_b = means[ia], means[ib]
     diff = mean_a - mean_b
     n_a, n_b = n[ia], n[ib]
@@ -707,15 +817,15 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
     if mod == "binary":
         k = np.array([s.sum() for s in arrays])
         k_a, k_b = k[ia], k[ib]
-        ci_low, ci_high = newcombe_unpaired_interval(k_a, n_a, k_b, n_b,
-                                                     confidence=opts.confidence)
+        ci_low, ci_high = newcombe_unpaired_interval(k_a, n_a, k_b, n_b, confidence=opts.confidence)
         ci_method = "Newcombe hybrid score"
         with np.errstate(invalid="ignore"):
             effect = 2 * np.arcsin(np.sqrt(mean_a)) - 2 * np.arcsin(np.sqrt(mean_b))
         effect_kind = "Cohen's h"
     else:
-        ci_low, ci_high = welch_interval(mean_a, var[ia], n_a, mean_b, var[ib], n_b,
-                                         confidence=opts.confidence)
+        ci_low, ci_high = welch_interval(
+            mean_a, var[ia], n_a, mean_b, var[ib], n_b, confidence=opts.confidence
+        )
         ci_method = "Welch t interval"
         with np.errstate(invalid="ignore", divide="ignore"):
             pooled = np.sqrt(((n_a - 1) * var[ia] + (n_b - 1) * var[ib]) / (n_a + n_b - 2))
@@ -730,20 +840,26 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
         z = np.where(degenerate, np.nan, z)
         p = np.where(degenerate, 1.0, _z_pvalue(z, opts.alternative))
         if degenerate.any():
-            warnings.warn(f"{int(degenerate.sum())} pair(s) where both systems score all 0 "
-                          "or all 1: z is undefined, p = 1", DegenerateDataWarning,
-                          stacklevel=2)
+            warnings.warn(
+                f"{int(degenerate.sum())} pair(s) where both systems score all 0 "
+                "or all 1: z is undefined, p = 1",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
         statistic, test = z, "two-proportion z"
     elif opts.method == "auto":
         se2_a, se2_b = var[ia] / n_a, var[ib] / n_b
         with np.errstate(invalid="ignore", divide="ignore"):
             t = diff / np.sqrt(se2_a + se2_b)
-            df = (se2_a + se2_b) ** 2 / (se2_a ** 2 / (n_a - 1) + se2_b ** 2 / (n_b - 1))
+            df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
         zero = (se2_a + se2_b) == 0
         if zero.any():
-            warnings.warn(f"{int(zero.sum())} pair(s) where both systems have zero variance: "
-                          "equal means give p = 1, different means p = 0",
-                          DegenerateDataWarning, stacklevel=2)
+            warnings.warn(
+                f"{int(zero.sum())} pair(s) where both systems have zero variance: "
+                "equal means give p = 1, different means p = 0",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
         t = np.where(zero & (diff == 0), np.nan, t)
         df = np.where(zero, np.inf, df)
         p = np.where(zero & (diff == 0), 1.0, _t_pvalue(t, df, opts.alternative))
@@ -767,20 +883,40 @@ def compare_unpaired(samples: Sequence[np.ndarray], *, systems: Sequence[str] | 
     statistic = np.where(small, np.nan, statistic)
     p = np.asarray(p, dtype=np.float64)
     return PairwiseResult(
-        systems=names, index_a=ia, index_b=ib, paired=False, modality=mod,
-        method=opts.method, alternative=opts.alternative, order=opts.order, test=test,
-        statistic=np.asarray(statistic, dtype=np.float64), p_value=p,
-        p_adjusted=adjust_pvalues(p, method=opts.correction), correction=opts.correction,
-        alpha=opts.alpha, mean_a=mean_a, mean_b=mean_b, diff=diff,
+        systems=names,
+        index_a=ia,
+        index_b=ib,
+        paired=False,
+        modality=mod,
+        method=opts.method,
+        alternative=opts.alternative,
+        order=opts.order,
+        test=test,
+        statistic=np.asarray(statistic, dtype=np.float64),
+        p_value=p,
+        p_adjusted=adjust_pvalues(p, method=opts.correction),
+        correction=opts.correction,
+        alpha=opts.alpha,
+        mean_a=mean_a,
+        mean_b=mean_b,
+        diff=diff,
         ci_low=np.asarray(ci_low, dtype=np.float64),
-        ci_high=np.asarray(ci_high, dtype=np.float64), ci_method=ci_method,
-        confidence=opts.confidence, effect_size=np.asarray(effect, dtype=np.float64),
-        effect_size_kind=effect_kind, effect_threshold=opts.effect_threshold, n_a=n_a,
-        n_b=n_b, exact=exact, n_resamples=used_resamples)
+        ci_high=np.asarray(ci_high, dtype=np.float64),
+        ci_method=ci_method,
+        confidence=opts.confidence,
+        effect_size=np.asarray(effect, dtype=np.float64),
+        effect_size_kind=effect_kind,
+        effect_threshold=opts.effect_threshold,
+        n_a=n_a,
+        n_b=n_b,
+        exact=exact,
+        n_resamples=used_resamples,
+    )
 
 
-def _hypergeometric_pvalue(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
-                           n_b: np.ndarray, alternative: str) -> np.ndarray:
+def _hypergeometric_pvalue(
+    k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray, n_b: np.ndarray, alternative: str
+) -> np.ndarray:
     """Exact label-shuffle p-value of the difference of proportions.
 
     Given the K = k_a + k_b successes among N = n_a + n_b items, the successes X landing
@@ -791,8 +927,8 @@ def _hypergeometric_pvalue(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
     k_a, n_a = np.asarray(k_a, dtype=np.float64), np.asarray(n_a, dtype=np.float64)
     K, N = k_a + np.asarray(k_b, dtype=np.float64), n_a + np.asarray(n_b, dtype=np.float64)
     dist = stats.hypergeom(N, K, n_a)
-    upper = dist.sf(k_a - 1)       # P(X >= k_a)
-    lower = dist.cdf(k_a)          # P(X <= k_a)
+    upper = dist.sf(k_a - 1)  # P(X >= k_a)
+    lower = dist.cdf(k_a)  # P(X <= k_a)
     if alternative == "greater":
         return np.minimum(upper, 1.0)
     if alternative == "less":
@@ -807,15 +943,18 @@ def _hypergeometric_pvalue(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
     # observed in the upper tail: add P(X <= mirror); else add P(X >= mirror)
     other_low = dist.cdf(np.floor(mirror + eps))
     other_high = dist.sf(np.ceil(mirror - eps) - 1)
-    p = np.where(above, upper + np.where(mirror < k_a - eps, other_low, 0.0),
-                 lower + np.where(mirror > k_a + eps, other_high, 0.0))
+    p = np.where(
+        above,
+        upper + np.where(mirror < k_a - eps, other_low, 0.0),
+        lower + np.where(mirror > k_a + eps, other_high, 0.0),
+    )
     p = np.where(np.abs(mirror - k_a) <= eps, 1.0, p)  # no difference: every split counts
     return np.minimum(p, 1.0)
 
 
-def _unpaired_permutation(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray,
-                          diff: np.ndarray, opts: _Options
-                          ) -> tuple[np.ndarray, bool, int | None]:
+def _unpaired_permutation(
+    arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray, diff: np.ndarray, opts: _Options
+) -> tuple[np.ndarray, bool, int | None]:
     """Label-shuffle test of the difference of means.
 
     Pairs are grouped by their sizes (n_a, n_b); within a group one matrix of random
@@ -835,8 +974,8 @@ def _unpaired_permutation(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarr
         ks = np.array(members)
         a_sys, a_col = np.unique(ia[ks], return_inverse=True)
         b_sys, b_col = np.unique(ib[ks], return_inverse=True)
-        XA = np.column_stack([arrays[s] for s in a_sys])      # na × systems on side A
-        XB = np.column_stack([arrays[s] for s in b_sys])      # nb × systems on side B
+        XA = np.column_stack([arrays[s] for s in a_sys])  # na × systems on side A
+        XB = np.column_stack([arrays[s] for s in b_sys])  # nb × systems on side B
         total = XA.sum(axis=0)[a_col] + XB.sum(axis=0)[b_col]
         scale = np.abs(XA).sum(axis=0)[a_col] + np.abs(XB).sum(axis=0)[b_col]
         tol = 1e-9 * scale / min(na, nb) + 1e-12
@@ -849,11 +988,13 @@ def _unpaired_permutation(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarr
         A, B = exact_product(XA, na), exact_product(XB, nb)
         done = 0
         for size in chunk_sizes(total_rows, bytes_per_row, opts.max_memory):
-            M = splits_all[done:done + size] if splits_all is not None else \
-                random_splits(opts.rng, size, na, nb)
+            M = (
+                splits_all[done : done + size]
+                if splits_all is not None
+                else random_splits(opts.rng, size, na, nb)
+            )
             # sum given to A of each pair: A's items kept by the split plus B's items moved
-            sums = (A.weighted_sums(M[:, :na])[:, a_col]
-                    + B.weighted_sums(M[:, na:])[:, b_col])
+            sums = A.weighted_sums(M[:, :na])[:, a_col] + B.weighted_sums(M[:, na:])[:, b_col]
             null = sums / na - (total - sums) / nb
             count += _count_extreme(null, diff[ks], tol, opts.alternative)
             done += size
@@ -865,9 +1006,9 @@ def _unpaired_permutation(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarr
     return p, all_exact, None if all_exact else opts.n_resamples
 
 
-def _unpaired_bootstrap(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray,
-                        diff: np.ndarray, opts: _Options
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _unpaired_bootstrap(
+    arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray, diff: np.ndarray, opts: _Options
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Null-shifted independent bootstrap and two-sample BCa interval: each system's
     items are resampled once per replicate and shared by all its pairs."""
     R = opts.n_resamples
@@ -882,9 +1023,9 @@ def _unpaired_bootstrap(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray
         for size in chunk_sizes(R, 8 * 2 * max(1, len(x)), opts.max_memory):
             if len(x):
                 draws = opts.rng.integers(0, len(x), size=(size, len(x)))
-                means[done:done + size, b] = x[draws].mean(axis=1)
+                means[done : done + size, b] = x[draws].mean(axis=1)
             else:
-                means[done:done + size, b] = np.nan
+                means[done : done + size, b] = np.nan
             done += size
     reps = means[:, ia] - means[:, ib]
     scale = np.array([np.abs(x).mean() if len(x) else 0.0 for x in arrays])
@@ -897,8 +1038,8 @@ def _unpaired_bootstrap(arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray
     for b, x in enumerate(arrays):
         if len(x) > 1:
             u = x - x.mean()
-            num[b] = (u ** 3).sum() / len(x) ** 3
-            den[b] = (u ** 2).sum() / len(x) ** 2
+            num[b] = (u**3).sum() / len(x) ** 3
+            den[b] = (u**2).sum() / len(x) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
         accel = (num[ia] - num[ib]) / (6 * (den[ia] + den[ib]) ** 1.5)
     accel = np.nan_to_num(accel)

@@ -91,10 +91,8 @@ __all__ = [
     "simulate_paired_binary_power",
 ]
 
-Design = Literal["paired-binary", "unpaired-binary", "paired-continuous",
-                 "unpaired-continuous"]
-PowerMethod = Literal["auto", "exact", "normal", "pooled-z", "arcsine", "t", "welch",
-                      "pooled-t"]
+Design = Literal["paired-binary", "unpaired-binary", "paired-continuous", "unpaired-continuous"]
+PowerMethod = Literal["auto", "exact", "normal", "pooled-z", "arcsine", "t", "welch", "pooled-t"]
 PowerAlternative = Literal["two-sided", "greater", "less"]
 SolvedFor = Literal["power", "delta", "n"]
 
@@ -261,14 +259,22 @@ class SamplePowerResult:
         required n, the nuisance parameters and the summary (NaN as None)."""
         m = self.mde
         return {
-            "design": m.design, "method": m.method, "alternative": m.alternative,
-            "alpha": m.alpha, "power": m.target_power, "n": _num(m.n),
-            "mde": _num(m.delta), "mde_effect_size": _num(m.effect_size),
+            "design": m.design,
+            "method": m.method,
+            "alternative": m.alternative,
+            "alpha": m.alpha,
+            "power": m.target_power,
+            "n": _num(m.n),
+            "mde": _num(m.delta),
+            "mde_effect_size": _num(m.effect_size),
             "effect_size_kind": m.effect_size_kind,
             "delta": None if self.required is None else _num(self.required.delta),
             "n_required": None if self.required is None else _num(self.required.n),
-            "baseline": _num(m.baseline), "discordance": _num(m.discordance),
-            "sd": _num(m.sd), "summary": self.summary, "n_summarised": self.n_summarised,
+            "baseline": _num(m.baseline),
+            "discordance": _num(m.discordance),
+            "sd": _num(m.sd),
+            "summary": self.summary,
+            "n_summarised": self.n_summarised,
         }
 
 
@@ -342,71 +348,113 @@ class PowerDesign:
         return float(value)
 
 
-def _design_of(design: Design | PowerDesign, method: Any, alternative: Any, alpha: Any,
-               **nuisance: Any) -> PowerDesign:
+def _design_of(
+    design: Design | PowerDesign, method: Any, alternative: Any, alpha: Any, **nuisance: Any
+) -> PowerDesign:
     """``design`` itself when it is a :class:`PowerDesign` (whose parameters are then
     not given again beside it), else the PowerDesign of the keywords."""
     if isinstance(design, PowerDesign):
         beside = [k for k, v in nuisance.items() if v is not None]
-        beside += [k for k, v, d in (("method", method, "auto"),
-                                     ("alternative", alternative, "two-sided"),
-                                     ("alpha", alpha, 0.05)) if v != d]
+        beside += [
+            k
+            for k, v, d in (
+                ("method", method, "auto"),
+                ("alternative", alternative, "two-sided"),
+                ("alpha", alpha, 0.05),
+            )
+            if v != d
+        ]
         if beside:
-            raise InputError(f"{', '.join(beside)} given beside a PowerDesign",
-                             hint="set them in the PowerDesign")
+            raise InputError(
+                f"{', '.join(beside)} given beside a PowerDesign",
+                hint="set them in the PowerDesign",
+            )
         return design
     return PowerDesign(design, method, alternative, alpha, **nuisance)
 
 
 def _unit_iv(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not 0 < value < 1:
-        raise InputError(f"{name}={value!r} must be a number between 0 and 1 (exclusive)",
-                         hint="e.g. alpha=0.05, power=0.8")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not 0 < value < 1
+    ):
+        raise InputError(
+            f"{name}={value!r} must be a number between 0 and 1 (exclusive)",
+            hint="e.g. alpha=0.05, power=0.8",
+        )
     return float(value)
 
 
 def _real_iv(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+    ):
         raise InputError(f"{name}={value!r} must be a finite number")
     return float(value)
 
 
-def _checked_design(design: Any, method: Any, alternative: Any, alpha: Any, *,
-                    baseline: Any = None, discordance: Any = None, correlation: Any = None,
-                    sd: Any = None, sd_b: Any = None, ratio: Any = None) -> dict[str, Any]:
+def _checked_design(
+    design: Any,
+    method: Any,
+    alternative: Any,
+    alpha: Any,
+    *,
+    baseline: Any = None,
+    discordance: Any = None,
+    correlation: Any = None,
+    sd: Any = None,
+    sd_b: Any = None,
+    ratio: Any = None,
+) -> dict[str, Any]:
     """The fields of a :class:`PowerDesign`, checked and completed for the design."""
     if design not in DESIGNS:
-        raise InputError(f"design={design!r} is not valid",
-                         hint=f"use one of: {', '.join(DESIGNS)}")
+        raise InputError(
+            f"design={design!r} is not valid", hint=f"use one of: {', '.join(DESIGNS)}"
+        )
     choices = METHODS[design]
     if method == "auto":
         method = choices[0]
     if method not in choices:
-        raise InputError(f"method={method!r} is not valid for design {design!r}",
-                         hint=f"use one of: auto, {', '.join(choices)}")
+        raise InputError(
+            f"method={method!r} is not valid for design {design!r}",
+            hint=f"use one of: auto, {', '.join(choices)}",
+        )
     if alternative not in get_args(PowerAlternative):
-        raise InputError(f"alternative={alternative!r} is not valid",
-                         hint="use one of: two-sided, greater, less")
+        raise InputError(
+            f"alternative={alternative!r} is not valid", hint="use one of: two-sided, greater, less"
+        )
     alpha = _unit_iv("alpha", alpha)
-    given = {"baseline": baseline, "discordance": discordance, "correlation": correlation,
-             "sd": sd, "sd_b": sd_b, "ratio": ratio}
+    given = {
+        "baseline": baseline,
+        "discordance": discordance,
+        "correlation": correlation,
+        "sd": sd,
+        "sd_b": sd_b,
+        "ratio": ratio,
+    }
     for name, value in given.items():
         if value is not None and name not in _NUISANCE[design]:
-            raise InputError(f"{name}= does not apply to design {design!r}",
-                             hint=f"{design} takes: {', '.join(_NUISANCE[design])}")
+            raise InputError(
+                f"{name}= does not apply to design {design!r}",
+                hint=f"{design} takes: {', '.join(_NUISANCE[design])}",
+            )
     if baseline is not None:
         baseline = _real_iv("baseline", baseline)
         if not 0 <= baseline <= 1:
-            raise InputError(f"baseline={baseline!r} must be a probability in [0, 1]",
-                             hint="baseline is the accuracy of system B")
+            raise InputError(
+                f"baseline={baseline!r} must be a probability in [0, 1]",
+                hint="baseline is the accuracy of system B",
+            )
     if discordance is not None:
         discordance = _real_iv("discordance", discordance)
         if not 0 <= discordance <= 1:
-            raise InputError(f"discordance={discordance!r} must be a probability in [0, 1]",
-                             hint="discordance is P(the systems disagree on an item) = "
-                                  "p10 + p01")
+            raise InputError(
+                f"discordance={discordance!r} must be a probability in [0, 1]",
+                hint="discordance is P(the systems disagree on an item) = p10 + p01",
+            )
     if correlation is not None:
         correlation = _real_iv("correlation", correlation)
         if not -1 <= correlation <= 1:
@@ -416,9 +464,10 @@ def _checked_design(design: Any, method: Any, alternative: Any, alpha: Any, *,
         if value is not None:
             value = _real_iv(name, value)
             if value <= 0:
-                raise InputError(f"{name}={value!r} must be positive",
-                                 hint="a zero SD makes every non-zero effect certain; "
-                                      "power is not defined")
+                raise InputError(
+                    f"{name}={value!r} must be positive",
+                    hint="a zero SD makes every non-zero effect certain; power is not defined",
+                )
             given[name] = value
     sd, sd_b = given["sd"], given["sd_b"]
     if ratio is not None:
@@ -427,29 +476,45 @@ def _checked_design(design: Any, method: Any, alternative: Any, alpha: Any, *,
             raise InputError(f"ratio={ratio!r} must be positive (n_b / n_a)")
     if design == "paired-binary":
         if (discordance is None) == (correlation is None):
-            raise InputError("paired-binary needs exactly one of discordance= or "
-                             "correlation=",
-                             hint="discordance = P(A and B disagree on an item); "
-                                  "correlation = phi of A's and B's correctness (then "
-                                  "baseline= is needed too)")
+            raise InputError(
+                "paired-binary needs exactly one of discordance= or correlation=",
+                hint="discordance = P(A and B disagree on an item); "
+                "correlation = phi of A's and B's correctness (then "
+                "baseline= is needed too)",
+            )
         if correlation is not None and baseline is None:
-            raise InputError("correlation= needs baseline= (the accuracy of system B)",
-                             hint="or give discordance= instead")
+            raise InputError(
+                "correlation= needs baseline= (the accuracy of system B)",
+                hint="or give discordance= instead",
+            )
     if design == "unpaired-binary" and baseline is None:
-        raise InputError("unpaired-binary needs baseline= (the accuracy of system B)",
-                         hint="e.g. the observed accuracy of the reference system")
+        raise InputError(
+            "unpaired-binary needs baseline= (the accuracy of system B)",
+            hint="e.g. the observed accuracy of the reference system",
+        )
     if design.endswith("continuous"):
         sd = 1.0 if sd is None else sd
         if method == "pooled-t" and sd_b is not None and sd_b != sd:
-            raise InputError(f"method='pooled-t' assumes equal SDs, got sd={sd!r} and "
-                             f"sd_b={sd_b!r}", hint="use method='welch'")
+            raise InputError(
+                f"method='pooled-t' assumes equal SDs, got sd={sd!r} and sd_b={sd_b!r}",
+                hint="use method='welch'",
+            )
     if design.startswith("unpaired"):
         ratio = 1.0 if ratio is None else ratio
     if design == "unpaired-continuous":
         sd_b = sd if sd_b is None else sd_b
-    return dict(design=design, method=method, alternative=alternative, alpha=alpha,
-                baseline=baseline, discordance=discordance, correlation=correlation,
-                sd=sd, sd_b=sd_b, ratio=ratio)
+    return dict(
+        design=design,
+        method=method,
+        alternative=alternative,
+        alpha=alpha,
+        baseline=baseline,
+        discordance=discordance,
+        correlation=correlation,
+        sd=sd,
+        sd_b=sd_b,
+        ratio=ratio,
+    )
 
 
 def _n_iv(n: Any, spec: PowerDesign) -> np.ndarray:
@@ -460,18 +525,21 @@ def _n_iv(n: Any, spec: PowerDesign) -> np.ndarray:
     if not np.all(np.isfinite(arr)) or np.any(arr < 2):
         raise InputError(f"n={n!r}: the number of items must be at least 2 (and finite)")
     if spec.method == "exact" and np.any(arr != np.round(arr)):
-        raise InputError(f"n={n!r}: the exact McNemar power needs a whole number of items",
-                         hint="round n, or use method='normal'")
+        raise InputError(
+            f"n={n!r}: the exact McNemar power needs a whole number of items",
+            hint="round n, or use method='normal'",
+        )
     if spec.design == "unpaired-continuous" and np.any(arr * spec.ratio < 2):
-        raise InputError(f"n={n!r} with ratio={spec.ratio!r} gives system B fewer than 2 "
-                         "items", hint="the Welch and pooled t tests need 2 items per system")
+        raise InputError(
+            f"n={n!r} with ratio={spec.ratio!r} gives system B fewer than 2 items",
+            hint="the Welch and pooled t tests need 2 items per system",
+        )
     return arr
 
 
 def _delta_iv(delta: Any) -> np.ndarray:
     arr = np.asarray(delta)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or not np.all(np.isfinite(arr)):
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) or not np.all(np.isfinite(arr)):
         raise InputError(f"delta={delta!r} must be a finite difference mean_a − mean_b")
     return arr.astype(np.float64)
 
@@ -479,8 +547,10 @@ def _delta_iv(delta: Any) -> np.ndarray:
 def _target_iv(power: Any, alpha: float) -> float:
     power = _unit_iv("power", power)
     if power <= alpha:
-        raise InputError(f"power={power!r} must exceed alpha={alpha!r}",
-                         hint="the power at no effect is alpha; ask for e.g. power=0.8")
+        raise InputError(
+            f"power={power!r} must exceed alpha={alpha!r}",
+            hint="the power at no effect is alpha; ask for e.g. power=0.8",
+        )
     return power
 
 
@@ -518,8 +588,9 @@ def correlation_bounds(p_a: float, p_b: float) -> tuple[float, float]:
     return float(max(-1.0, low)), float(min(1.0, high))
 
 
-def paired_binary_cells(p_a: float, p_b: float, *, correlation: float
-                        ) -> tuple[float, float, float, float]:
+def paired_binary_cells(
+    p_a: float, p_b: float, *, correlation: float
+) -> tuple[float, float, float, float]:
     """Cell probabilities ``(p11, p10, p01, p00)`` of two correlated Bernoulli variables.
 
     Parameters
@@ -567,10 +638,12 @@ def paired_binary_cells(p_a: float, p_b: float, *, correlation: float
     return tuple(float(c) for c in cells)  # type: ignore[return-value]
 
 
-def _cells_from_correlation(p_a: np.ndarray | float, p_b: np.ndarray | float, rho: float
-                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    p_a, p_b = np.broadcast_arrays(np.asarray(p_a, dtype=np.float64),
-                                   np.asarray(p_b, dtype=np.float64))
+def _cells_from_correlation(
+    p_a: np.ndarray | float, p_b: np.ndarray | float, rho: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    p_a, p_b = np.broadcast_arrays(
+        np.asarray(p_a, dtype=np.float64), np.asarray(p_b, dtype=np.float64)
+    )
     p11 = p_a * p_b + rho * np.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
     low = np.maximum(0.0, p_a + p_b - 1)
     high = np.minimum(p_a, p_b)
@@ -579,11 +652,12 @@ def _cells_from_correlation(p_a: np.ndarray | float, p_b: np.ndarray | float, rh
         k = int(np.argmax(bad.ravel()))
         pa, pb = float(p_a.ravel()[k]), float(p_b.ravel()[k])
         lo, hi = correlation_bounds(pa, pb)
-        raise InputError(f"correlation={rho!r} is infeasible for accuracies p_a={pa:.6g} "
-                         f"and p_b={pb:.6g}",
-                         hint=f"with these accuracies the correlation must lie in "
-                              f"[{lo:.6g}, {hi:.6g}]; choose a smaller |correlation| or "
-                              "a smaller delta")
+        raise InputError(
+            f"correlation={rho!r} is infeasible for accuracies p_a={pa:.6g} and p_b={pb:.6g}",
+            hint=f"with these accuracies the correlation must lie in "
+            f"[{lo:.6g}, {hi:.6g}]; choose a smaller |correlation| or "
+            "a smaller delta",
+        )
     p11 = np.clip(p11, low, high)
     return p11, p_a - p11, p_b - p11, 1 - p_a - p_b + p11
 
@@ -595,19 +669,24 @@ def _discordant(delta: np.ndarray, spec: PowerDesign) -> tuple[np.ndarray, np.nd
         p_a = spec.baseline + delta
         bad = (p_a < -_FEASIBILITY_TOL) | (p_a > 1 + _FEASIBILITY_TOL)
         if np.any(bad):
-            raise InputError(f"delta={_first(delta, bad)!r} with baseline={spec.baseline!r} "
-                             "gives an accuracy of A outside [0, 1]",
-                             hint="delta = accuracy of A − accuracy of B (baseline)")
-        _, p10, p01, _ = _cells_from_correlation(np.clip(p_a, 0, 1),
-                                                 spec.given("baseline"),
-                                                 spec.given("correlation"))
+            raise InputError(
+                f"delta={_first(delta, bad)!r} with baseline={spec.baseline!r} "
+                "gives an accuracy of A outside [0, 1]",
+                hint="delta = accuracy of A − accuracy of B (baseline)",
+            )
+        _, p10, p01, _ = _cells_from_correlation(
+            np.clip(p_a, 0, 1), spec.given("baseline"), spec.given("correlation")
+        )
         return p10, p01
     psi = spec.given("discordance")
     bad = np.abs(delta) > psi + _FEASIBILITY_TOL
     if np.any(bad):
-        raise InputError(f"delta={_first(delta, bad)!r} is infeasible for "
-                         f"discordance={psi!r}: |delta| = |p10 − p01| cannot exceed "
-                         "p10 + p01", hint="use a larger discordance or a smaller delta")
+        raise InputError(
+            f"delta={_first(delta, bad)!r} is infeasible for "
+            f"discordance={psi!r}: |delta| = |p10 − p01| cannot exceed "
+            "p10 + p01",
+            hint="use a larger discordance or a smaller delta",
+        )
     p10 = np.clip((psi + delta) / 2, 0, psi)
     p01 = psi - p10
     if spec.baseline is not None:
@@ -616,11 +695,14 @@ def _discordant(delta: np.ndarray, spec: PowerDesign) -> tuple[np.ndarray, np.nd
         p00 = 1 - p_b - p10
         bad = (p11 < -_FEASIBILITY_TOL) | (p00 < -_FEASIBILITY_TOL)
         if np.any(bad):
-            raise InputError(f"delta={_first(delta, bad)!r}, discordance={psi!r} and "
-                             f"baseline={p_b!r} are infeasible together (a negative cell "
-                             "probability)", hint="p10 = (discordance + delta)/2 must not "
-                                                  "exceed 1 − baseline, and p01 = "
-                                                  "(discordance − delta)/2 not baseline")
+            raise InputError(
+                f"delta={_first(delta, bad)!r}, discordance={psi!r} and "
+                f"baseline={p_b!r} are infeasible together (a negative cell "
+                "probability)",
+                hint="p10 = (discordance + delta)/2 must not "
+                "exceed 1 − baseline, and p01 = "
+                "(discordance − delta)/2 not baseline",
+            )
     return p10, p01
 
 
@@ -634,9 +716,11 @@ def _proportions(delta: np.ndarray, spec: PowerDesign) -> tuple[np.ndarray, np.n
     p_a = p_b + delta
     bad = (p_a < -_FEASIBILITY_TOL) | (p_a > 1 + _FEASIBILITY_TOL)
     if np.any(bad):
-        raise InputError(f"delta={_first(delta, bad)!r} with baseline={p_b!r} gives an "
-                         "accuracy of A outside [0, 1]",
-                         hint="delta = accuracy of A − accuracy of B (baseline)")
+        raise InputError(
+            f"delta={_first(delta, bad)!r} with baseline={p_b!r} gives an "
+            "accuracy of A outside [0, 1]",
+            hint="delta = accuracy of A − accuracy of B (baseline)",
+        )
     return np.clip(p_a, 0, 1), np.full(p_a.shape, p_b)
 
 
@@ -647,8 +731,9 @@ def _z_tails(alpha: float, alternative: str) -> float:
     return float(special.ndtri(1 - (alpha / 2 if alternative == "two-sided" else alpha)))
 
 
-def _normal_power(shift: np.ndarray, sd_null: np.ndarray, sd_alt: np.ndarray,
-                  alpha: float, alternative: str) -> np.ndarray:
+def _normal_power(
+    shift: np.ndarray, sd_null: np.ndarray, sd_alt: np.ndarray, alpha: float, alternative: str
+) -> np.ndarray:
     """Power of a z test whose statistic's numerator has mean ``shift`` and SD
     ``sd_null`` under H0, ``sd_alt`` under H1 (statsmodels ``normal_power_het``)."""
     z = _z_tails(alpha, alternative)
@@ -716,16 +801,19 @@ def _mcnemar_critical(d: np.ndarray, alpha: float, alternative: str) -> np.ndarr
     return best
 
 
-def _mcnemar_exact_power(n: np.ndarray, p10: np.ndarray, p01: np.ndarray, alpha: float,
-                         alternative: str) -> np.ndarray:
+def _mcnemar_exact_power(
+    n: np.ndarray, p10: np.ndarray, p01: np.ndarray, alpha: float, alternative: str
+) -> np.ndarray:
     """Unconditional power of the conditional exact McNemar test (Duffy 1984).
 
     :math:`\\sum_d \\mathrm{Bin}(d; n, \\psi)\\,P(\\text{reject} \\mid d)` with
     :math:`K \\mid d \\sim \\mathrm{Bin}(d, p_{10}/\\psi)`; ``d`` runs over the range
     holding all but 1e-15 of the mass of Bin(n, ψ)."""
-    n, p10, p01 = np.broadcast_arrays(np.asarray(n, dtype=np.float64),
-                                      np.asarray(p10, dtype=np.float64),
-                                      np.asarray(p01, dtype=np.float64))
+    n, p10, p01 = np.broadcast_arrays(
+        np.asarray(n, dtype=np.float64),
+        np.asarray(p10, dtype=np.float64),
+        np.asarray(p01, dtype=np.float64),
+    )
     psi = np.minimum(p10 + p01, 1.0)
     out = np.zeros(n.shape)
     live = psi > 0
@@ -739,8 +827,8 @@ def _mcnemar_exact_power(n: np.ndarray, p10: np.ndarray, p01: np.ndarray, alpha:
     base = int(lo.min())
     values = []
     for nn, s, a, l, h in zip(n[live], psi[live], p10[live], lo, hi):
-        d = d_all[l - base:h - base + 1]
-        c = c_all[l - base:h - base + 1]
+        d = d_all[l - base : h - base + 1]
+        c = c_all[l - base : h - base + 1]
         weight = stats.binom.pmf(d, nn, s)
         pi = min(1.0, a / s)
         if alternative == "two-sided":
@@ -767,27 +855,36 @@ def _power_array(n: np.ndarray, delta: np.ndarray, spec: PowerDesign) -> np.ndar
         d = p10 - p01
         # Connor (1987): the numerator n10 − n01 has mean nδ, variance nψ under H0 and
         # n(ψ − δ²) under H1
-        return np.where(psi <= 0, 0.0, _normal_power(
-            d * np.sqrt(n), np.sqrt(psi), np.sqrt(np.maximum(psi - d * d, 0.0)),
-            spec.alpha, spec.alternative))
+        return np.where(
+            psi <= 0,
+            0.0,
+            _normal_power(
+                d * np.sqrt(n),
+                np.sqrt(psi),
+                np.sqrt(np.maximum(psi - d * d, 0.0)),
+                spec.alpha,
+                spec.alternative,
+            ),
+        )
     if spec.design == "unpaired-binary":
         p_a, p_b = _proportions(delta, spec)
         r = spec.given("ratio")
         if spec.method == "arcsine":
             h = 2 * np.arcsin(np.sqrt(p_a)) - 2 * np.arcsin(np.sqrt(p_b))
             n_eff = 1 / (1 / n + 1 / (n * r))
-            return _normal_power(h * np.sqrt(n_eff), np.ones_like(h), np.ones_like(h),
-                                 spec.alpha, spec.alternative)
+            return _normal_power(
+                h * np.sqrt(n_eff), np.ones_like(h), np.ones_like(h), spec.alpha, spec.alternative
+            )
         pooled = (p_a + r * p_b) / (1 + r)
         sd_null = np.sqrt(pooled * (1 - pooled) * (1 + 1 / r))
         sd_alt = np.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b) / r)
-        power = _normal_power((p_a - p_b) * np.sqrt(n), sd_null, sd_alt, spec.alpha,
-                              spec.alternative)
+        power = _normal_power(
+            (p_a - p_b) * np.sqrt(n), sd_null, sd_alt, spec.alpha, spec.alternative
+        )
         # both systems always (or never) right: the engine returns p = 1, never rejects
         return np.where(sd_null == 0, 0.0, power)
     if spec.design == "paired-continuous":
-        return _t_power(delta / spec.given("sd") * np.sqrt(n), n - 1, spec.alpha,
-                        spec.alternative)
+        return _t_power(delta / spec.given("sd") * np.sqrt(n), n - 1, spec.alpha, spec.alternative)
     r, s_a, s_b = spec.given("ratio"), spec.given("sd"), spec.given("sd_b")
     n_b = r * n
     if spec.method == "pooled-t":
@@ -803,23 +900,34 @@ def _effect_size(delta: float, spec: PowerDesign) -> tuple[float, str]:
         p10, p01 = _discordant(np.float64(delta), spec)
         var = float(p10 + p01 - (p10 - p01) ** 2)
         with np.errstate(divide="ignore", invalid="ignore"):
-            es = float(np.float64(delta) / np.sqrt(var)) if var > 0 else (
-                0.0 if delta == 0 else math.copysign(math.inf, delta))
+            es = (
+                float(np.float64(delta) / np.sqrt(var))
+                if var > 0
+                else (0.0 if delta == 0 else math.copysign(math.inf, delta))
+            )
         return es, "paired d"
     if spec.design == "unpaired-binary":
         p_a, p_b = _proportions(np.float64(delta), spec)
-        return float(2 * np.arcsin(np.sqrt(p_a)) - 2 * np.arcsin(np.sqrt(p_b))), \
-            "Cohen's h"
+        return float(2 * np.arcsin(np.sqrt(p_a)) - 2 * np.arcsin(np.sqrt(p_b))), "Cohen's h"
     if spec.design == "paired-continuous":
         return delta / spec.given("sd"), "paired d"
     r, sd, sd_b = spec.given("ratio"), spec.given("sd"), spec.given("sd_b")
-    pooled = math.sqrt((sd ** 2 + r * sd_b ** 2) / (1 + r))
+    pooled = math.sqrt((sd**2 + r * sd_b**2) / (1 + r))
     return delta / pooled, "Cohen's d"
 
 
-def _result(spec: PowerDesign, n: float, delta: float, power: float, solved_for: SolvedFor,
-            target: float | None = None, *, method: str | None = None,
-            mc_se: float | None = None, n_simulations: int | None = None) -> PowerResult:
+def _result(
+    spec: PowerDesign,
+    n: float,
+    delta: float,
+    power: float,
+    solved_for: SolvedFor,
+    target: float | None = None,
+    *,
+    method: str | None = None,
+    mc_se: float | None = None,
+    n_simulations: int | None = None,
+) -> PowerResult:
     p10 = p01 = discordance = None
     correlation = spec.correlation
     if math.isnan(delta):
@@ -838,20 +946,48 @@ def _result(spec: PowerDesign, n: float, delta: float, power: float, solved_for:
     elif spec.design == "paired-binary":
         discordance = spec.discordance
     return PowerResult(
-        spec.design, method or spec.method, spec.alternative, spec.alpha, float(n),
-        float(delta), float(power), solved_for, target, effect, kind, spec.baseline,
-        discordance, correlation, spec.sd, spec.sd_b, spec.ratio, p10, p01, mc_se,
-        n_simulations)
+        spec.design,
+        method or spec.method,
+        spec.alternative,
+        spec.alpha,
+        float(n),
+        float(delta),
+        float(power),
+        solved_for,
+        target,
+        effect,
+        kind,
+        spec.baseline,
+        discordance,
+        correlation,
+        spec.sd,
+        spec.sd_b,
+        spec.ratio,
+        p10,
+        p01,
+        mc_se,
+        n_simulations,
+    )
 
 
 # ============================================================================ public: power
 
 
-def power_at(n: float, delta: float, *, design: Design | PowerDesign, method: PowerMethod = "auto",
-             alternative: PowerAlternative = "two-sided", alpha: float = 0.05,
-             baseline: float | None = None, discordance: float | None = None,
-             correlation: float | None = None, sd: float | None = None,
-             sd_b: float | None = None, ratio: float | None = None) -> PowerResult:
+def power_at(
+    n: float,
+    delta: float,
+    *,
+    design: Design | PowerDesign,
+    method: PowerMethod = "auto",
+    alternative: PowerAlternative = "two-sided",
+    alpha: float = 0.05,
+    baseline: float | None = None,
+    discordance: float | None = None,
+    correlation: float | None = None,
+    sd: float | None = None,
+    sd_b: float | None = None,
+    ratio: float | None = None,
+) -> PowerResult:
     """Power of the comparison test with ``n`` items at effect ``delta``.
 
     Parameters
@@ -938,22 +1074,41 @@ def power_at(n: float, delta: float, *, design: Design | PowerDesign, method: Po
     >>> round(power_at(64, 0.5, design="unpaired-continuous").power, 4)
     0.8015
     """
-    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
-                      discordance=discordance, correlation=correlation, sd=sd,
-                      sd_b=sd_b, ratio=ratio)
+    spec = _design_of(
+        design,
+        method,
+        alternative,
+        alpha,
+        baseline=baseline,
+        discordance=discordance,
+        correlation=correlation,
+        sd=sd,
+        sd_b=sd_b,
+        ratio=ratio,
+    )
     n_arr, d_arr = _n_iv(n, spec), _delta_iv(delta)
     if n_arr.ndim or d_arr.ndim:
-        raise InputError("power_at takes one n and one delta", hint="use power_curve for "
-                                                                   "arrays")
-    return _result(spec, float(n_arr), float(d_arr),
-                   float(_power_array(n_arr, d_arr, spec)), "power")
+        raise InputError("power_at takes one n and one delta", hint="use power_curve for arrays")
+    return _result(
+        spec, float(n_arr), float(d_arr), float(_power_array(n_arr, d_arr, spec)), "power"
+    )
 
 
-def power_curve(n: Any, delta: Any, *, design: Design | PowerDesign, method: PowerMethod = "auto",
-                alternative: PowerAlternative = "two-sided", alpha: float = 0.05,
-                baseline: float | None = None, discordance: float | None = None,
-                correlation: float | None = None, sd: float | None = None,
-                sd_b: float | None = None, ratio: float | None = None) -> PowerCurve:
+def power_curve(
+    n: Any,
+    delta: Any,
+    *,
+    design: Design | PowerDesign,
+    method: PowerMethod = "auto",
+    alternative: PowerAlternative = "two-sided",
+    alpha: float = 0.05,
+    baseline: float | None = None,
+    discordance: float | None = None,
+    correlation: float | None = None,
+    sd: float | None = None,
+    sd_b: float | None = None,
+    ratio: float | None = None,
+) -> PowerCurve:
     """Power over a grid: ``n`` and ``delta`` are broadcast together (1-D or scalars).
 
     Parameters are those of :func:`power_at`. The closed-form methods are computed in one
@@ -975,22 +1130,36 @@ def power_curve(n: Any, delta: Any, *, design: Design | PowerDesign, method: Pow
     >>> [round(p, 3) for p in curve.power.tolist()]
     [0.934, 0.999, 1.0]
     """
-    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
-                      discordance=discordance, correlation=correlation, sd=sd,
-                      sd_b=sd_b, ratio=ratio)
+    spec = _design_of(
+        design,
+        method,
+        alternative,
+        alpha,
+        baseline=baseline,
+        discordance=discordance,
+        correlation=correlation,
+        sd=sd,
+        sd_b=sd_b,
+        ratio=ratio,
+    )
     n_arr, d_arr = _n_iv(n, spec), _delta_iv(delta)
     if n_arr.ndim > 1 or d_arr.ndim > 1:
         raise InputError("power_curve takes 1-D arrays (or scalars) of n and delta")
     try:
         n_arr, d_arr = np.broadcast_arrays(np.atleast_1d(n_arr), np.atleast_1d(d_arr))
     except ValueError:
-        raise InputError(f"n ({np.size(n_arr)} values) and delta ({np.size(d_arr)} values) "
-                         "cannot be broadcast together",
-                         hint="give one of them as a scalar, or both of the same length"
-                         ) from None
+        raise InputError(
+            f"n ({np.size(n_arr)} values) and delta ({np.size(d_arr)} values) "
+            "cannot be broadcast together",
+            hint="give one of them as a scalar, or both of the same length",
+        ) from None
     pw = _power_array(n_arr, d_arr, spec)
-    return PowerCurve(tuple(_result(spec, float(a), float(b), float(p), "power")
-                            for a, b, p in zip(n_arr, d_arr, pw)))
+    return PowerCurve(
+        tuple(
+            _result(spec, float(a), float(b), float(p), "power")
+            for a, b, p in zip(n_arr, d_arr, pw)
+        )
+    )
 
 
 # ============================================================================ public: inverses
@@ -1033,8 +1202,9 @@ def _max_effect(spec: PowerDesign, sign: float) -> float:
         p_b = np.full(p_a.shape, baseline)
         scale = np.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
         p11 = p_a * p_b + spec.given("correlation") * scale
-        ok = (p11 <= np.minimum(p_a, p_b) + _FEASIBILITY_TOL) & \
-            (p11 >= np.maximum(0, p_a + p_b - 1) - _FEASIBILITY_TOL)
+        ok = (p11 <= np.minimum(p_a, p_b) + _FEASIBILITY_TOL) & (
+            p11 >= np.maximum(0, p_a + p_b - 1) - _FEASIBILITY_TOL
+        )
         bad = np.flatnonzero(~ok)
         if not len(bad):
             return float(cap)
@@ -1058,8 +1228,9 @@ def _solve_delta(n: float, spec: PowerDesign, target: float) -> tuple[float, flo
         if spec.design == "paired-continuous":
             scale = spec.given("sd") / math.sqrt(n)
         else:
-            scale = math.sqrt(spec.given("sd") ** 2 / n
-                              + spec.given("sd_b") ** 2 / (spec.given("ratio") * n))
+            scale = math.sqrt(
+                spec.given("sd") ** 2 / n + spec.given("sd_b") ** 2 / (spec.given("ratio") * n)
+            )
         lo, hi = 0.0, 4 * scale
         while gap(hi) < 0:  # power -> 1 as the effect grows
             lo, hi = hi, 2 * hi
@@ -1077,19 +1248,32 @@ def _solve_delta(n: float, spec: PowerDesign, target: float) -> tuple[float, flo
         lo, hi = (0.0 if k == 0 else float(grid[k - 1])), float(grid[k])
         if g[k] == 0:
             return sign * hi, target
-    m = optimize.brentq(lambda x: float(gap(x)), lo, hi, xtol=1e-14 * max(hi, 1e-300),
-                        rtol=4 * np.finfo(float).eps, maxiter=500)
+    m = optimize.brentq(
+        lambda x: float(gap(x)),
+        lo,
+        hi,
+        xtol=1e-14 * max(hi, 1e-300),
+        rtol=4 * np.finfo(float).eps,
+        maxiter=500,
+    )
     return sign * m, float(gap(m) + target)
 
 
-def minimum_detectable_effect(n: float, *, design: Design | PowerDesign, power: float = 0.8,
-                              alpha: float = 0.05, method: PowerMethod = "auto",
-                              alternative: PowerAlternative = "two-sided",
-                              baseline: float | None = None,
-                              discordance: float | None = None,
-                              correlation: float | None = None, sd: float | None = None,
-                              sd_b: float | None = None, ratio: float | None = None
-                              ) -> PowerResult:
+def minimum_detectable_effect(
+    n: float,
+    *,
+    design: Design | PowerDesign,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    method: PowerMethod = "auto",
+    alternative: PowerAlternative = "two-sided",
+    baseline: float | None = None,
+    discordance: float | None = None,
+    correlation: float | None = None,
+    sd: float | None = None,
+    sd_b: float | None = None,
+    ratio: float | None = None,
+) -> PowerResult:
     """The smallest effect ``n`` items detect with probability ``power``.
 
     Parameters
@@ -1140,27 +1324,48 @@ def minimum_detectable_effect(n: float, *, design: Design | PowerDesign, power: 
     >>> round(r.delta, 4), round(r.power, 6)
     (0.0404, 0.8)
     """
-    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
-                      discordance=discordance, correlation=correlation, sd=sd,
-                      sd_b=sd_b, ratio=ratio)
+    spec = _design_of(
+        design,
+        method,
+        alternative,
+        alpha,
+        baseline=baseline,
+        discordance=discordance,
+        correlation=correlation,
+        sd=sd,
+        sd_b=sd_b,
+        ratio=ratio,
+    )
     target = _target_iv(power, spec.alpha)
     n_arr = _n_iv(n, spec)
     if n_arr.ndim:
-        raise InputError("minimum_detectable_effect takes one n", hint="use mde_curve for "
-                                                                      "arrays")
+        raise InputError("minimum_detectable_effect takes one n", hint="use mde_curve for arrays")
     delta, reached = _solve_delta(float(n_arr), spec, target)
     if math.isnan(delta):
-        warnings.warn(f"no feasible effect reaches power {target} with n={float(n_arr):g} "
-                      f"(largest power {reached:.4g}); the MDE is NaN",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"no feasible effect reaches power {target} with n={float(n_arr):g} "
+            f"(largest power {reached:.4g}); the MDE is NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     return _result(spec, float(n_arr), delta, reached, "delta", target)
 
 
-def mde_curve(n: Any, *, design: Design | PowerDesign, power: float = 0.8, alpha: float = 0.05,
-              method: PowerMethod = "auto", alternative: PowerAlternative = "two-sided",
-              baseline: float | None = None, discordance: float | None = None,
-              correlation: float | None = None, sd: float | None = None,
-              sd_b: float | None = None, ratio: float | None = None) -> PowerCurve:
+def mde_curve(
+    n: Any,
+    *,
+    design: Design | PowerDesign,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    method: PowerMethod = "auto",
+    alternative: PowerAlternative = "two-sided",
+    baseline: float | None = None,
+    discordance: float | None = None,
+    correlation: float | None = None,
+    sd: float | None = None,
+    sd_b: float | None = None,
+    ratio: float | None = None,
+) -> PowerCurve:
     """:func:`minimum_detectable_effect` at each ``n`` of a 1-D grid (the report's MDE
     curve).
 
@@ -1177,9 +1382,18 @@ def mde_curve(n: Any, *, design: Design | PowerDesign, power: float = 0.8, alpha
     >>> [round(d, 4) for d in c.delta.tolist()]
     [0.1628, 0.0864]
     """
-    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
-                      discordance=discordance, correlation=correlation, sd=sd,
-                      sd_b=sd_b, ratio=ratio)
+    spec = _design_of(
+        design,
+        method,
+        alternative,
+        alpha,
+        baseline=baseline,
+        discordance=discordance,
+        correlation=correlation,
+        sd=sd,
+        sd_b=sd_b,
+        ratio=ratio,
+    )
     target = _target_iv(power, spec.alpha)
     n_arr = np.atleast_1d(_n_iv(n, spec))
     if n_arr.ndim > 1:
@@ -1192,18 +1406,22 @@ def mde_curve(n: Any, *, design: Design | PowerDesign, power: float = 0.8, alpha
             short.append(float(nn))
         points.append(_result(spec, float(nn), delta, reached, "delta", target))
     if short:
-        warnings.warn(f"no feasible effect reaches power {target} at n = "
-                      f"{', '.join(f'{x:g}' for x in short[:5])}"
-                      f"{' ...' if len(short) > 5 else ''}: the MDE is NaN there",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"no feasible effect reaches power {target} at n = "
+            f"{', '.join(f'{x:g}' for x in short[:5])}"
+            f"{' ...' if len(short) > 5 else ''}: the MDE is NaN there",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     return PowerCurve(tuple(points))
 
 
-_N_MAX = 2.0 ** 40
+_N_MAX = 2.0**40
 
 
 def _solve_n(delta: float, spec: PowerDesign, target: float) -> tuple[float, float]:
     """Smallest n >= 2 with power >= target (real n; whole for the exact test)."""
+
     def pw(n: float | np.ndarray) -> np.ndarray:
         return _power_array(np.asarray(n, dtype=np.float64), np.float64(delta), spec)
 
@@ -1216,8 +1434,14 @@ def _solve_n(delta: float, spec: PowerDesign, target: float) -> tuple[float, flo
             lo, hi = hi, 2 * hi
             if hi > _N_MAX:
                 return math.nan, float(pw(lo))
-        root = optimize.brentq(lambda x: float(pw(x)) - target, lo, hi, xtol=1e-10,
-                               rtol=4 * np.finfo(float).eps, maxiter=500)
+        root = optimize.brentq(
+            lambda x: float(pw(x)) - target,
+            lo,
+            hi,
+            xtol=1e-10,
+            rtol=4 * np.finfo(float).eps,
+            maxiter=500,
+        )
         return root, float(pw(root))
     # exact McNemar: integer n. Start from the normal approximation, bracket by
     # growing/halving, bisect on integers, then scan below the crossing because the
@@ -1241,12 +1465,21 @@ def _solve_n(delta: float, spec: PowerDesign, target: float) -> tuple[float, flo
     return float(best), float(pw(best))
 
 
-def required_n(delta: float, *, design: Design | PowerDesign, power: float = 0.8,
-               alpha: float = 0.05, method: PowerMethod = "auto",
-               alternative: PowerAlternative = "two-sided",
-               baseline: float | None = None, discordance: float | None = None,
-               correlation: float | None = None, sd: float | None = None,
-               sd_b: float | None = None, ratio: float | None = None) -> PowerResult:
+def required_n(
+    delta: float,
+    *,
+    design: Design | PowerDesign,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    method: PowerMethod = "auto",
+    alternative: PowerAlternative = "two-sided",
+    baseline: float | None = None,
+    discordance: float | None = None,
+    correlation: float | None = None,
+    sd: float | None = None,
+    sd_b: float | None = None,
+    ratio: float | None = None,
+) -> PowerResult:
     """Items needed to detect the effect ``delta`` with probability ``power``.
 
     Parameters
@@ -1301,34 +1534,56 @@ def required_n(delta: float, *, design: Design | PowerDesign, power: float = 0.8
     >>> required_n(0.05, design="paired-binary", discordance=0.2).n
     658.0
     """
-    spec = _design_of(design, method, alternative, alpha, baseline=baseline,
-                      discordance=discordance, correlation=correlation, sd=sd,
-                      sd_b=sd_b, ratio=ratio)
+    spec = _design_of(
+        design,
+        method,
+        alternative,
+        alpha,
+        baseline=baseline,
+        discordance=discordance,
+        correlation=correlation,
+        sd=sd,
+        sd_b=sd_b,
+        ratio=ratio,
+    )
     target = _target_iv(power, spec.alpha)
     d_arr = _delta_iv(delta)
     if d_arr.ndim:
         raise InputError("required_n takes one delta")
     d = float(d_arr)
     if d == 0:
-        raise InputError("delta=0: no sample size detects a zero effect",
-                         hint="give the smallest difference worth detecting")
+        raise InputError(
+            "delta=0: no sample size detects a zero effect",
+            hint="give the smallest difference worth detecting",
+        )
     if spec.alternative != "two-sided" and d * _direction(spec.alternative) < 0:
-        raise InputError(f"delta={d!r} points against alternative={spec.alternative!r}",
-                         hint="'greater' needs delta > 0 and 'less' delta < 0")
+        raise InputError(
+            f"delta={d!r} points against alternative={spec.alternative!r}",
+            hint="'greater' needs delta > 0 and 'less' delta < 0",
+        )
     _power_array(np.float64(2.0), d_arr, spec)  # feasibility of delta, with its message
     n, reached = _solve_n(d, spec, target)
     if math.isnan(n):
-        warnings.warn(f"no sample size up to 2^40 reaches power {target} for "
-                      f"delta={d!r}; n is NaN", DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"no sample size up to 2^40 reaches power {target} for delta={d!r}; n is NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     return _result(spec, n, d, reached, "n", target)
 
 
 # ============================================================================ simulation
 
 
-def sample_paired_binary(n: int, p_a: float, p_b: float, *, correlation: float,
-                         size: int, rng: np.random.Generator | int | None = None
-                         ) -> np.ndarray:
+def sample_paired_binary(
+    n: int,
+    p_a: float,
+    p_b: float,
+    *,
+    correlation: float,
+    size: int,
+    rng: np.random.Generator | int | None = None,
+) -> np.ndarray:
     """Counts of the four cells of ``size`` simulated paired binary samples.
 
     Each sample has ``n`` items, independent, with
@@ -1361,19 +1616,24 @@ def sample_paired_binary(n: int, p_a: float, p_b: float, *, correlation: float,
 
 
 def _count_iv(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-            or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InputError(f"{name}={value!r} must be an integer >= {minimum}")
     return int(value)
 
 
-def simulate_paired_binary_power(n: int, delta: float, *, baseline: float,
-                                 correlation: float | None = None,
-                                 discordance: float | None = None, alpha: float = 0.05,
-                                 alternative: PowerAlternative = "two-sided",
-                                 n_simulations: int = 10_000,
-                                 rng: np.random.Generator | int | None = None,
-                                 max_memory: int = DEFAULT_MAX_MEMORY) -> PowerResult:
+def simulate_paired_binary_power(
+    n: int,
+    delta: float,
+    *,
+    baseline: float,
+    correlation: float | None = None,
+    discordance: float | None = None,
+    alpha: float = 0.05,
+    alternative: PowerAlternative = "two-sided",
+    n_simulations: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> PowerResult:
     """Monte Carlo power of the exact McNemar test for correlated systems.
 
     Parameters
@@ -1426,8 +1686,15 @@ def simulate_paired_binary_power(n: int, delta: float, *, baseline: float,
     >>> r.n_simulations, r.mc_se < 0.012
     (2000, True)
     """
-    spec = PowerDesign("paired-binary", "exact", alternative, alpha, baseline=baseline,
-                    discordance=discordance, correlation=correlation)
+    spec = PowerDesign(
+        "paired-binary",
+        "exact",
+        alternative,
+        alpha,
+        baseline=baseline,
+        discordance=discordance,
+        correlation=correlation,
+    )
     if spec.baseline is None:
         raise InputError("baseline= is required for the simulation")
     n = _count_iv("n", n, 2)
@@ -1436,8 +1703,9 @@ def simulate_paired_binary_power(n: int, delta: float, *, baseline: float,
     p10, p01 = (float(x) for x in _discordant(np.float64(d), spec))
     p_a = spec.baseline + d
     if not -_FEASIBILITY_TOL <= p_a <= 1 + _FEASIBILITY_TOL:
-        raise InputError(f"delta={d!r} with baseline={spec.baseline!r} gives an accuracy "
-                         "of A outside [0, 1]")
+        raise InputError(
+            f"delta={d!r} with baseline={spec.baseline!r} gives an accuracy of A outside [0, 1]"
+        )
     p11 = max(0.0, p_a - p10)
     cells = np.clip(np.array([p11, p10, p01, 1 - p11 - p10 - p01]), 0, None)
     cells /= cells.sum()
@@ -1446,21 +1714,35 @@ def simulate_paired_binary_power(n: int, delta: float, *, baseline: float,
     for size in chunk_sizes(n_simulations, 64, max_memory):
         counts = gen.multinomial(n, cells, size=size)
         k, m = counts[:, 1], counts[:, 1] + counts[:, 2]
-        rejected += int(np.count_nonzero(binomial_pvalue(k, m, spec.alternative)
-                                         <= spec.alpha))
+        rejected += int(np.count_nonzero(binomial_pvalue(k, m, spec.alternative) <= spec.alpha))
     est = rejected / n_simulations
     se = math.sqrt(est * (1 - est) / n_simulations)
-    return _result(spec, float(n), d, est, "power", method="simulation (exact McNemar)",
-                   mc_se=se, n_simulations=n_simulations)
+    return _result(
+        spec,
+        float(n),
+        d,
+        est,
+        "power",
+        method="simulation (exact McNemar)",
+        mc_se=se,
+        n_simulations=n_simulations,
+    )
 
 
 # ============================================================================ from data
 
 
-def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
-                   power: float = 0.8, alpha: float = 0.05, method: PowerMethod = "auto",
-                   alternative: PowerAlternative = "two-sided",
-                   pair: tuple[int, int] | None = None) -> SamplePowerResult:
+def mde_for_sample(
+    scores: Any,
+    *,
+    design: Design,
+    delta: float | None = None,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    method: PowerMethod = "auto",
+    alternative: PowerAlternative = "two-sided",
+    pair: tuple[int, int] | None = None,
+) -> SamplePowerResult:
     """MDE at the observed number of items, nuisance parameters from the observed data.
 
     Parameters
@@ -1520,9 +1802,14 @@ def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
     >>> round(r.mde.discordance, 3), round(r.mde.delta, 4)
     (0.4, 0.1287)
     """
-    spec0 = PowerDesign(design, method, alternative, alpha,
-                     discordance=0.5 if design == "paired-binary" else None,
-                     baseline=0.5 if design == "unpaired-binary" else None)
+    spec0 = PowerDesign(
+        design,
+        method,
+        alternative,
+        alpha,
+        discordance=0.5 if design == "paired-binary" else None,
+        baseline=0.5 if design == "unpaired-binary" else None,
+    )
     target = _target_iv(power, spec0.alpha)
     if delta is not None:
         delta = float(_delta_iv(delta))
@@ -1533,16 +1820,23 @@ def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
         observed = _unpaired_summary(_unpaired_scores(scores, binary, design), binary)
     n, nuisance = observed.n, observed.nuisance
     value = next(iter(nuisance.values()))
-    if n < 2 or math.isnan(value) or value == 0 or (
-            design == "unpaired-binary" and value in (0.0, 1.0)):
-        why = "fewer than 2 items" if n < 2 else \
-            f"{next(iter(nuisance))} = {value:g} from the data"
-        warnings.warn(f"{design} power: {why}; the MDE and required n are NaN",
-                      DegenerateDataWarning, stacklevel=2)
+    if (
+        n < 2
+        or math.isnan(value)
+        or value == 0
+        or (design == "unpaired-binary" and value in (0.0, 1.0))
+    ):
+        why = "fewer than 2 items" if n < 2 else f"{next(iter(nuisance))} = {value:g} from the data"
+        warnings.warn(
+            f"{design} power: {why}; the MDE and required n are NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
         return _degenerate_sample_result(spec0, observed, target, delta)
 
-    opts: dict[str, Any] = dict(design=design, power=target, alpha=alpha, method=method,
-                                alternative=alternative, **nuisance)
+    opts: dict[str, Any] = dict(
+        design=design, power=target, alpha=alpha, method=method, alternative=alternative, **nuisance
+    )
     if design == "paired-binary" and spec0.method == "exact":
         n = float(round(n))
     mde = minimum_detectable_effect(n, **opts)
@@ -1552,13 +1846,28 @@ def mde_for_sample(scores: Any, *, design: Design, delta: float | None = None,
         try:
             _power_array(np.float64(2.0), np.float64(delta), spec)
         except InputError as exc:
-            warnings.warn(f"delta={delta!r} is not feasible for the observed data "
-                          f"({exc.message}); its required n is NaN",
-                          DegenerateDataWarning, stacklevel=2)
-            req = PowerResult(design, spec.method, spec.alternative, spec.alpha,
-                              math.nan, delta, math.nan, "n", target,
-                              effect_size_kind=_KINDS[design], baseline=spec.baseline,
-                              discordance=spec.discordance, sd=spec.sd, ratio=spec.ratio)
+            warnings.warn(
+                f"delta={delta!r} is not feasible for the observed data "
+                f"({exc.message}); its required n is NaN",
+                DegenerateDataWarning,
+                stacklevel=2,
+            )
+            req = PowerResult(
+                design,
+                spec.method,
+                spec.alternative,
+                spec.alpha,
+                math.nan,
+                delta,
+                math.nan,
+                "n",
+                target,
+                effect_size_kind=_KINDS[design],
+                baseline=spec.baseline,
+                discordance=spec.discordance,
+                sd=spec.sd,
+                ratio=spec.ratio,
+            )
         else:
             req = required_n(delta, **opts)
     return SamplePowerResult(mde, req, observed.summary, observed.n_summarised)
@@ -1581,16 +1890,20 @@ def _checked_scores(X: np.ndarray, binary: bool, design: str) -> None:
     if np.isnan(X).any():
         raise InputError("scores contain NaN", hint="drop missing scores first")
     if binary and not np.all((X == 0) | (X == 1)):
-        raise InputError(f"design={design!r} needs 0/1 scores",
-                         hint="use the continuous design for fractional scores")
+        raise InputError(
+            f"design={design!r} needs 0/1 scores",
+            hint="use the continuous design for fractional scores",
+        )
 
 
 def _paired_scores(scores: Any, binary: bool, design: str) -> np.ndarray:
     """The items × systems matrix of a paired design."""
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2:
-        raise InputError(f"scores must be an items × systems matrix, got shape "
-                         f"{X.shape}", hint="average repeated runs per item first")
+        raise InputError(
+            f"scores must be an items × systems matrix, got shape {X.shape}",
+            hint="average repeated runs per item first",
+        )
     if X.shape[1] < 2:
         raise InputError("at least 2 systems are needed")
     _checked_scores(X, binary, design)
@@ -1609,16 +1922,14 @@ def _unpaired_scores(scores: Any, binary: bool, design: str) -> list[np.ndarray]
     return arrays
 
 
-def _paired_summary(X: np.ndarray, binary: bool, pair: tuple[int, int] | None
-                    ) -> _Observed:
+def _paired_summary(X: np.ndarray, binary: bool, pair: tuple[int, int] | None) -> _Observed:
     """Discordance (0/1 scores) or SD of the differences, of ``pair`` or the median
     over all pairs."""
     n_items, n_sys = X.shape
     if pair is not None:
         i, j = (int(pair[0]), int(pair[1]))
         if not (0 <= i < n_sys and 0 <= j < n_sys and i != j):
-            raise InputError(f"pair={pair!r} must be two different column indices "
-                             f"below {n_sys}")
+            raise InputError(f"pair={pair!r} must be two different column indices below {n_sys}")
         ia, ib = np.array([i]), np.array([j])
     else:
         ia, ib = np.triu_indices(n_sys, k=1)
@@ -1628,13 +1939,23 @@ def _paired_summary(X: np.ndarray, binary: bool, pair: tuple[int, int] | None
         if n_items:
             disagree = X.T @ (1 - X)
             value = float(np.median((disagree[ia, ib] + disagree[ib, ia]) / n_items))
-        return _Observed(float(n_items), {"discordance": value},
-                         f"discordance: share of items the two systems disagree on, "
-                         f"{where}", len(ia), True)
-    value = (float(np.median((X[:, ia] - X[:, ib]).std(axis=0, ddof=1)))
-             if n_items >= 2 else math.nan)
-    return _Observed(float(n_items), {"sd": value},
-                     f"sd: SD (ddof 1) of the per-item differences, {where}", len(ia), True)
+        return _Observed(
+            float(n_items),
+            {"discordance": value},
+            f"discordance: share of items the two systems disagree on, {where}",
+            len(ia),
+            True,
+        )
+    value = (
+        float(np.median((X[:, ia] - X[:, ib]).std(axis=0, ddof=1))) if n_items >= 2 else math.nan
+    )
+    return _Observed(
+        float(n_items),
+        {"sd": value},
+        f"sd: SD (ddof 1) of the per-item differences, {where}",
+        len(ia),
+        True,
+    )
 
 
 def _unpaired_summary(arrays: list[np.ndarray], binary: bool) -> _Observed:
@@ -1645,33 +1966,71 @@ def _unpaired_summary(arrays: list[np.ndarray], binary: bool) -> _Observed:
     if binary:
         means = [a.mean() for a in arrays if len(a)]
         value = float(np.median(means)) if means else math.nan
-        return _Observed(n, {"baseline": value},
-                         f"baseline: median accuracy over {len(arrays)} systems; n: median "
-                         "items per system", len(arrays), False)
+        return _Observed(
+            n,
+            {"baseline": value},
+            f"baseline: median accuracy over {len(arrays)} systems; n: median items per system",
+            len(arrays),
+            False,
+        )
     dof = np.maximum(sizes - 1, 0)
     ss = sum(((a - a.mean()) ** 2).sum() for a in arrays if len(a) > 1)
     value = float(math.sqrt(ss / dof.sum())) if dof.sum() > 0 else math.nan
-    return _Observed(n, {"sd": value},
-                     f"sd: pooled within-system SD over {len(arrays)} systems; n: median "
-                     "items per system", len(arrays), False)
+    return _Observed(
+        n,
+        {"sd": value},
+        f"sd: pooled within-system SD over {len(arrays)} systems; n: median items per system",
+        len(arrays),
+        False,
+    )
 
 
-def _degenerate_sample_result(spec: PowerDesign, observed: _Observed, target: float,
-                              delta: float | None) -> SamplePowerResult:
+def _degenerate_sample_result(
+    spec: PowerDesign, observed: _Observed, target: float, delta: float | None
+) -> SamplePowerResult:
     """The result when the data leave the MDE undefined: NaN numbers, the observed
     summaries kept."""
     nuisance = observed.nuisance
     common: dict[str, Any] = dict(
-        target_power=target, effect_size_kind=_KINDS[spec.design],
-        baseline=nuisance.get("baseline"), discordance=nuisance.get("discordance"),
-        sd=nuisance.get("sd"), ratio=None if observed.paired else 1.0)
-    mde = PowerResult(spec.design, spec.method, spec.alternative, spec.alpha, observed.n,
-                      math.nan, math.nan, "delta", **common)
-    req = None if delta is None else PowerResult(
-        spec.design, spec.method, spec.alternative, spec.alpha, math.nan, delta,
-        math.nan, "n", **common)
+        target_power=target,
+        effect_size_kind=_KINDS[spec.design],
+        baseline=nuisance.get("baseline"),
+        discordance=nuisance.get("discordance"),
+        sd=nuisance.get("sd"),
+        ratio=None if observed.paired else 1.0,
+    )
+    mde = PowerResult(
+        spec.design,
+        spec.method,
+        spec.alternative,
+        spec.alpha,
+        observed.n,
+        math.nan,
+        math.nan,
+        "delta",
+        **common,
+    )
+    req = (
+        None
+        if delta is None
+        else PowerResult(
+            spec.design,
+            spec.method,
+            spec.alternative,
+            spec.alpha,
+            math.nan,
+            delta,
+            math.nan,
+            "n",
+            **common,
+        )
+    )
     return SamplePowerResult(mde, req, observed.summary, observed.n_summarised)
 
 
-_KINDS = {"paired-binary": "paired d", "unpaired-binary": "Cohen's h",
-          "paired-continuous": "paired d", "unpaired-continuous": "Cohen's d"}
+_KINDS = {
+    "paired-binary": "paired d",
+    "unpaired-binary": "Cohen's h",
+    "paired-continuous": "paired d",
+    "unpaired-continuous": "Cohen's d",
+}

@@ -80,16 +80,23 @@ _Alternative = Literal["two-sided", "greater", "less"]
 
 def _direction_iv(direction: str) -> Direction:
     if direction not in get_args(Direction):
-        raise InputError(f"direction={direction!r} is not valid",
-                         hint="use 'higher' (higher scores are better) or 'lower'")
+        raise InputError(
+            f"direction={direction!r} is not valid",
+            hint="use 'higher' (higher scores are better) or 'lower'",
+        )
     return direction  # type: ignore[return-value]
 
 
 def _confidence_iv(confidence: float) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating)) \
-            or not 0 < confidence < 1:
-        raise InputError(f"confidence={confidence!r} must be between 0 and 1 (exclusive)",
-                         hint="0.95 gives 95% intervals")
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float, np.floating))
+        or not 0 < confidence < 1
+    ):
+        raise InputError(
+            f"confidence={confidence!r} must be between 0 and 1 (exclusive)",
+            hint="0.95 gives 95% intervals",
+        )
     return float(confidence)
 
 
@@ -177,34 +184,54 @@ class RankDistributions(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None); ``rank_probabilities[r - 1]`` is P(rank = r)."""
         probs = self.probabilities()
-        return [{"system": s, "mean": _num(self.mean[i]), "rank": int(self.rank[i]),
-                 "median_rank": int(self.median_rank[i]),
-                 "mean_rank": float(self.mean_rank[i]), "p_best": float(self.p_best[i]),
-                 "rank_ci_low": int(self.ci_low[i]), "rank_ci_high": int(self.ci_high[i]),
-                 "confidence": self.confidence, "ci_method": "bootstrap percentile",
-                 "resampling": self.resampling,
-                 "rank_probabilities": [float(v) for v in probs[i]],
-                 "paired": self.paired, "direction": self.direction,
-                 "n_resamples": self.n_resamples, "ties": self.ties}
-                for i, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "mean": _num(self.mean[i]),
+                "rank": int(self.rank[i]),
+                "median_rank": int(self.median_rank[i]),
+                "mean_rank": float(self.mean_rank[i]),
+                "p_best": float(self.p_best[i]),
+                "rank_ci_low": int(self.ci_low[i]),
+                "rank_ci_high": int(self.ci_high[i]),
+                "confidence": self.confidence,
+                "ci_method": "bootstrap percentile",
+                "resampling": self.resampling,
+                "rank_probabilities": [float(v) for v in probs[i]],
+                "paired": self.paired,
+                "direction": self.direction,
+                "n_resamples": self.n_resamples,
+                "ties": self.ties,
+            }
+            for i, s in enumerate(self.systems)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the options and ``systems`` as :meth:`to_records`."""
-        return {"kind": "rank_distributions", "paired": self.paired,
-                "direction": self.direction, "confidence": self.confidence,
-                "n_resamples": self.n_resamples, "ties": self.ties,
-                "resampling": self.resampling,
-                "systems": self.to_records()}
+        return {
+            "kind": "rank_distributions",
+            "paired": self.paired,
+            "direction": self.direction,
+            "confidence": self.confidence,
+            "n_resamples": self.n_resamples,
+            "ties": self.ties,
+            "resampling": self.resampling,
+            "systems": self.to_records(),
+        }
 
 
-def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bool,
-                       systems: Sequence[str] | None = None,
-                       direction: Direction = "higher", n_resamples: int = 10000,
-                       confidence: float = 0.95,
-                       rng: np.random.Generator | int | None = None,
-                       max_memory: int = DEFAULT_MAX_MEMORY,
-                       resampling: Literal["auto", "bootstrap", "normal"] = "auto"
-                       ) -> RankDistributions:
+def rank_distributions(
+    samples: np.ndarray | Sequence[np.ndarray],
+    *,
+    paired: bool,
+    systems: Sequence[str] | None = None,
+    direction: Direction = "higher",
+    n_resamples: int = 10000,
+    confidence: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+    resampling: Literal["auto", "bootstrap", "normal"] = "auto",
+) -> RankDistributions:
     """Bootstrap distribution of each system's rank (Ackerman et al. 2025, §3, option 3).
 
     Parameters
@@ -293,9 +320,11 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
     if paired:
         X = np.asarray(samples, dtype=np.float64)
         if X.ndim != 2:
-            raise InputError(f"paired samples must be an items × systems matrix, got shape "
-                             f"{X.shape}", hint="average repeated runs per item first, or "
-                                                "pass paired=False with one array per system")
+            raise InputError(
+                f"paired samples must be an items × systems matrix, got shape {X.shape}",
+                hint="average repeated runs per item first, or "
+                "pass paired=False with one array per system",
+            )
         arrays = [X[:, j] for j in range(X.shape[1])]
     else:
         if isinstance(samples, np.ndarray) and samples.ndim == 2:
@@ -311,17 +340,24 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
         if len(a) == 0:
             raise InputError(f"system {name!r} has no items", hint="drop it before ranking")
         if np.isnan(a).any():
-            raise InputError("scores contain NaN",
-                             hint="drop items not scored by every system (paired) or "
-                                  "missing scores (unpaired)")
+            raise InputError(
+                "scores contain NaN",
+                hint="drop items not scored by every system (paired) or missing scores (unpaired)",
+            )
     mean = np.array([a.mean() for a in arrays])
     reps = np.empty((R, B))
     if resampling not in ("auto", "bootstrap", "normal"):
-        raise InputError(f"resampling={resampling!r} is not valid",
-                         hint="use 'auto', 'bootstrap' or 'normal'")
-    normal = paired and X is not None and (
-        resampling == "normal" or (resampling == "auto"
-                                   and X.shape[0] >= NORMAL_RESAMPLING_ITEMS))
+        raise InputError(
+            f"resampling={resampling!r} is not valid", hint="use 'auto', 'bootstrap' or 'normal'"
+        )
+    normal = (
+        paired
+        and X is not None
+        and (
+            resampling == "normal"
+            or (resampling == "auto" and X.shape[0] >= NORMAL_RESAMPLING_ITEMS)
+        )
+    )
     if normal:
         assert X is not None
         reps[:] = _normal_sums(X, R, generator)
@@ -334,8 +370,7 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
         # chunks of at most ~96 MiB: the bincount inside bootstrap_counts scatters into
         # the chunk's count matrix, which is faster when that matrix stays small
         for size in chunk_sizes(R, 16 * n + 8 * B, min(max_memory, 96 * 2**20)):
-            reps[done:done + size] = operand.weighted_sums(
-                bootstrap_counts(generator, size, n))
+            reps[done : done + size] = operand.weighted_sums(bootstrap_counts(generator, size, n))
             done += size
         observed = X.sum(axis=0)
     else:
@@ -347,23 +382,32 @@ def rank_distributions(samples: np.ndarray | Sequence[np.ndarray], *, paired: bo
             for size in chunk_sizes(R, 16 * len(x), max_memory):
                 # one system: gathering the drawn items beats counts @ x
                 draws = generator.integers(0, len(x), size=(size, len(x)))
-                reps[done:done + size, b] = x[draws].mean(axis=1)
+                reps[done : done + size, b] = x[draws].mean(axis=1)
                 done += size
         observed = mean
     counts = np.zeros((B, B), dtype=np.int64)
     offsets = np.arange(B, dtype=np.int64) * B
     for start in range(0, R, max(1, max_memory // (32 * B))):
-        ranks = _min_ranks(reps[start:start + max(1, max_memory // (32 * B))], direction)
-        counts += np.bincount((ranks - 1 + offsets).ravel(),
-                              minlength=B * B).reshape(B, B)
+        ranks = _min_ranks(reps[start : start + max(1, max_memory // (32 * B))], direction)
+        counts += np.bincount((ranks - 1 + offsets).ravel(), minlength=B * B).reshape(B, B)
     alpha = (1 - confidence) / 2
     mean_rank = counts @ np.arange(1, B + 1) / R
     return RankDistributions(
-        names, mean, _min_ranks(observed, direction), counts,
-        _quantile_from_counts(counts, 0.5), mean_rank, counts[:, 0] / R,
-        _quantile_from_counts(counts, alpha), _quantile_from_counts(counts, 1 - alpha),
-        bool(paired), direction, confidence, R,
-        resampling="normal" if normal else "bootstrap")
+        names,
+        mean,
+        _min_ranks(observed, direction),
+        counts,
+        _quantile_from_counts(counts, 0.5),
+        mean_rank,
+        counts[:, 0] / R,
+        _quantile_from_counts(counts, alpha),
+        _quantile_from_counts(counts, 1 - alpha),
+        bool(paired),
+        direction,
+        confidence,
+        R,
+        resampling="normal" if normal else "bootstrap",
+    )
 
 
 #: Items from which paired rank distributions draw the sums from their normal
@@ -376,7 +420,7 @@ def _normal_sums(X: np.ndarray, R: int, rng: np.random.Generator) -> np.ndarray:
     approximation :math:`N(n\\bar x, n\\hat\\Sigma)` (rounded for 0/1 scores)."""
     n = X.shape[0]
     centred = X - X.mean(axis=0)
-    cov = centred.T @ centred            # n × Σ̂ (ddof 0)
+    cov = centred.T @ centred  # n × Σ̂ (ddof 0)
     w, V = np.linalg.eigh(cov)
     root = V * np.sqrt(np.clip(w, 0, None))
     sums = X.sum(axis=0) + rng.standard_normal((R, X.shape[1])) @ root.T
@@ -439,32 +483,52 @@ class RankIntervals(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [{"system": s, "mean": _num(self.mean[i]), "se": _num(self.se[i]),
-                 "rank": int(self.rank[i]), "rank_ci_low": int(self.ci_low[i]),
-                 "rank_ci_high": int(self.ci_high[i]), "n_better": int(self.n_better[i]),
-                 "n_worse": int(self.n_worse[i]), "confidence": self.confidence,
-                 "ci_method": f"simultaneous ({self.method})",
-                 "critical_value": self.critical_value, "direction": self.direction}
-                for i, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "mean": _num(self.mean[i]),
+                "se": _num(self.se[i]),
+                "rank": int(self.rank[i]),
+                "rank_ci_low": int(self.ci_low[i]),
+                "rank_ci_high": int(self.ci_high[i]),
+                "n_better": int(self.n_better[i]),
+                "n_worse": int(self.n_worse[i]),
+                "confidence": self.confidence,
+                "ci_method": f"simultaneous ({self.method})",
+                "critical_value": self.critical_value,
+                "direction": self.direction,
+            }
+            for i, s in enumerate(self.systems)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the options and ``systems`` as :meth:`to_records`."""
-        return {"kind": "simultaneous_rank_intervals", "method": self.method,
-                "critical_value": self.critical_value,
-                "critical_value_exact": self.critical_value_exact,
-                "n_simulations": self.n_simulations, "direction": self.direction,
-                "confidence": self.confidence, "systems": self.to_records()}
+        return {
+            "kind": "simultaneous_rank_intervals",
+            "method": self.method,
+            "critical_value": self.critical_value,
+            "critical_value_exact": self.critical_value_exact,
+            "n_simulations": self.n_simulations,
+            "direction": self.direction,
+            "confidence": self.confidence,
+            "systems": self.to_records(),
+        }
 
 
-def simultaneous_rank_intervals(means: np.ndarray, ses: np.ndarray | None = None, *,
-                                covariance: np.ndarray | None = None,
-                                systems: Sequence[str] | None = None,
-                                direction: Direction = "higher", confidence: float = 0.95,
-                                method: RankIntervalMethod = "tukey",
-                                n_simulations: int = 20000,
-                                critical_value: float | None = None,
-                                rng: np.random.Generator | int | None = None,
-                                max_memory: int = DEFAULT_MAX_MEMORY) -> RankIntervals:
+def simultaneous_rank_intervals(
+    means: np.ndarray,
+    ses: np.ndarray | None = None,
+    *,
+    covariance: np.ndarray | None = None,
+    systems: Sequence[str] | None = None,
+    direction: Direction = "higher",
+    confidence: float = 0.95,
+    method: RankIntervalMethod = "tukey",
+    n_simulations: int = 20000,
+    critical_value: float | None = None,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+) -> RankIntervals:
     """Simultaneous confidence intervals for ranks (Al Mohamad, Goeman & van Zwet 2022).
 
     Parameters
@@ -546,28 +610,33 @@ def simultaneous_rank_intervals(means: np.ndarray, ses: np.ndarray | None = None
     direction = _direction_iv(direction)
     confidence = _confidence_iv(confidence)
     if method not in get_args(RankIntervalMethod):
-        raise InputError(f"method={method!r} is not valid",
-                         hint=f"use one of: {', '.join(get_args(RankIntervalMethod))}")
+        raise InputError(
+            f"method={method!r} is not valid",
+            hint=f"use one of: {', '.join(get_args(RankIntervalMethod))}",
+        )
     n_sim = _positive_int_iv("n_simulations", n_simulations)
     m = np.asarray(means, dtype=np.float64)
     if m.ndim != 1 or len(m) < 2:
-        raise InputError(f"means must be a 1-D array of at least 2 systems, got shape "
-                         f"{m.shape}")
+        raise InputError(f"means must be a 1-D array of at least 2 systems, got shape {m.shape}")
     B = len(m)
     if np.isnan(m).any():
         raise InputError("means contain NaN", hint="drop systems without a mean first")
     if (ses is None) == (covariance is None):
-        raise InputError("give exactly one of ses and covariance",
-                         hint="ses for independent estimates, covariance for paired ones")
+        raise InputError(
+            "give exactly one of ses and covariance",
+            hint="ses for independent estimates, covariance for paired ones",
+        )
     independent = covariance is None
     if independent:
         s = np.asarray(ses, dtype=np.float64)
         if s.shape != (B,):
             raise InputError(f"ses has shape {s.shape}, expected ({B},) like means")
         if np.isnan(s).any() or (s < 0).any() or not np.isfinite(s).all():
-            raise InputError("ses must be finite and non-negative",
-                             hint="systems with fewer than 2 items have no SE; drop them")
-        C = np.diag(s ** 2)
+            raise InputError(
+                "ses must be finite and non-negative",
+                hint="systems with fewer than 2 items have no SE; drop them",
+            )
+        C = np.diag(s**2)
     else:
         C = np.asarray(covariance, dtype=np.float64)
         if C.shape != (B, B):
@@ -576,8 +645,10 @@ def simultaneous_rank_intervals(means: np.ndarray, ses: np.ndarray | None = None
             raise InputError("covariance must be finite and symmetric")
         eig = np.linalg.eigvalsh(C)
         if eig.min() < -1e-9 * max(1.0, float(np.abs(eig).max())):
-            raise InputError("covariance is not positive semi-definite",
-                             hint="use the sample covariance of the per-item scores / n")
+            raise InputError(
+                "covariance is not positive semi-definite",
+                hint="use the sample covariance of the per-item scores / n",
+            )
         C = (C + C.T) / 2
         s = np.sqrt(np.clip(np.diag(C), 0, None))
     ia, ib = np.triu_indices(B, k=1)
@@ -603,27 +674,51 @@ def simultaneous_rank_intervals(means: np.ndarray, ses: np.ndarray | None = None
     elif independent and np.all(s == s[0]) and s[0] > 0:
         q = float(stats.studentized_range.ppf(confidence, B, np.inf) / math.sqrt(2))
     else:
-        q = _simulate_max_stat(C, ia[positive], ib[positive], sd[positive], confidence,
-                               n_sim, np.random.default_rng(rng), max_memory)
+        q = _simulate_max_stat(
+            C,
+            ia[positive],
+            ib[positive],
+            sd[positive],
+            confidence,
+            n_sim,
+            np.random.default_rng(rng),
+            max_memory,
+        )
         exact, used_sim = False, n_sim
     if K == 0 and np.all(sd == 0):
-        warnings.warn("every pairwise difference has zero standard error: systems with "
-                      "different means are ranked without uncertainty",
-                      DegenerateDataWarning, stacklevel=2)
-    d = m[ia] - m[ib]                              # positive: ia has the larger mean
+        warnings.warn(
+            "every pairwise difference has zero standard error: systems with "
+            "different means are ranked without uncertainty",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    d = m[ia] - m[ib]  # positive: ia has the larger mean
     with np.errstate(invalid="ignore"):
         sig = np.where(positive, np.abs(d) > q * sd, d != 0)
     a_larger = sig & (d > 0)
     b_larger = sig & (d < 0)
-    larger_than = np.zeros((B, B), dtype=bool)     # [i, j]: θ_i significantly > θ_j
+    larger_than = np.zeros((B, B), dtype=bool)  # [i, j]: θ_i significantly > θ_j
     larger_than[ia[a_larger], ib[a_larger]] = True
     larger_than[ib[b_larger], ia[b_larger]] = True
     better = larger_than if direction == "higher" else larger_than.T
-    n_better = better.sum(axis=0)                  # j better than i: better[j, i]
+    n_better = better.sum(axis=0)  # j better than i: better[j, i]
     n_worse = better.sum(axis=1)
-    return RankIntervals(system_names(systems, B), m, s, _min_ranks(m, direction),
-                         1 + n_better, B - n_worse, n_better, n_worse, q, label, exact,
-                         used_sim, direction, confidence)
+    return RankIntervals(
+        system_names(systems, B),
+        m,
+        s,
+        _min_ranks(m, direction),
+        1 + n_better,
+        B - n_worse,
+        n_better,
+        n_worse,
+        q,
+        label,
+        exact,
+        used_sim,
+        direction,
+        confidence,
+    )
 
 
 #: Simulated rows processed together in :func:`_simulate_max_stat`'s loop over systems
@@ -631,9 +726,16 @@ def simultaneous_rank_intervals(means: np.ndarray, ses: np.ndarray | None = None
 _MAX_STAT_ROWS = 256
 
 
-def _simulate_max_stat(C: np.ndarray, ia: np.ndarray, ib: np.ndarray, sd: np.ndarray,
-                       confidence: float, n_sim: int, rng: np.random.Generator,
-                       max_memory: int) -> float:
+def _simulate_max_stat(
+    C: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    sd: np.ndarray,
+    confidence: float,
+    n_sim: int,
+    rng: np.random.Generator,
+    max_memory: int,
+) -> float:
     """The ``confidence`` quantile of max_k |Z_ia − Z_ib| / sd_k for Z ~ N(0, C), over
     the pairs ``ia < ib`` given.
 
@@ -643,7 +745,7 @@ def _simulate_max_stat(C: np.ndarray, ia: np.ndarray, ib: np.ndarray, sd: np.nda
     memory and time in B instead of B² per row (1,000 systems: about 10x faster).
     """
     w, V = np.linalg.eigh(C)
-    root = V * np.sqrt(np.clip(w, 0, None))        # C = root @ root.T
+    root = V * np.sqrt(np.clip(w, 0, None))  # C = root @ root.T
     B = C.shape[0]
     # sd of pair (a, b > a), +inf where the pair is not given (its term is then 0)
     pair_sd = np.full((B, B), np.inf)
@@ -653,12 +755,17 @@ def _simulate_max_stat(C: np.ndarray, ia: np.ndarray, ib: np.ndarray, sd: np.nda
     for size in chunk_sizes(n_sim, 8 * 4 * B, max_memory):
         Z = rng.standard_normal((size, B)) @ root.T
         for start in range(0, size, _MAX_STAT_ROWS):
-            block = Z[start:start + _MAX_STAT_ROWS]
+            block = Z[start : start + _MAX_STAT_ROWS]
             best = np.zeros(block.shape[0])
             for a in range(B - 1):
-                np.maximum(best, (np.abs(block[:, a, None] - block[:, a + 1:])
-                                  / pair_sd[a, a + 1:]).max(axis=1), out=best)
-            stat[done + start:done + start + block.shape[0]] = best
+                np.maximum(
+                    best,
+                    (np.abs(block[:, a, None] - block[:, a + 1 :]) / pair_sd[a, a + 1 :]).max(
+                        axis=1
+                    ),
+                    out=best,
+                )
+            stat[done + start : done + start + block.shape[0]] = best
         done += size
     return float(np.quantile(stat, confidence))
 
@@ -726,33 +833,52 @@ class OrderedRanking(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system, best first: mean, rank, letters, the cliques it is in
         (indices into ``cliques``) and whether it is isolated."""
-        return [{"system": s, "mean": _num(self.mean[i]), "rank": int(self.rank[i]),
-                 "letters": None if self.letters is None else self.letters[i],
-                 "cliques": [k for k, c in enumerate(self.cliques) if s in c],
-                 "isolated": s in self.isolated}
-                for i, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "mean": _num(self.mean[i]),
+                "rank": int(self.rank[i]),
+                "letters": None if self.letters is None else self.letters[i],
+                "cliques": [k for k, c in enumerate(self.cliques) if s in c],
+                "isolated": s in self.isolated,
+            }
+            for i, s in enumerate(self.systems)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: nodes (system, mean, rank), edges (source, target, p_adjusted),
         cliques, isolated, letters and the options."""
-        return {"kind": "ordered_ranking", "direction": self.direction,
-                "alpha": self.alpha, "order": self.order, "alternative": self.alternative,
-                "directed": self.directed, "min_clique_size": self.min_clique_size,
-                "nodes": [{"system": s, "mean": _num(self.mean[i]),
-                           "rank": int(self.rank[i])} for i, s in enumerate(self.systems)],
-                "edges": [{"source": a, "target": b, "p_adjusted": p}
-                          for a, b, p in self.edges],
-                "cliques": [list(c) for c in self.cliques],
-                "isolated": list(self.isolated),
-                "letters": None if self.letters is None else list(self.letters),
-                "notes": list(self.notes)}
+        return {
+            "kind": "ordered_ranking",
+            "direction": self.direction,
+            "alpha": self.alpha,
+            "order": self.order,
+            "alternative": self.alternative,
+            "directed": self.directed,
+            "min_clique_size": self.min_clique_size,
+            "nodes": [
+                {"system": s, "mean": _num(self.mean[i]), "rank": int(self.rank[i])}
+                for i, s in enumerate(self.systems)
+            ],
+            "edges": [{"source": a, "target": b, "p_adjusted": p} for a, b, p in self.edges],
+            "cliques": [list(c) for c in self.cliques],
+            "isolated": list(self.isolated),
+            "letters": None if self.letters is None else list(self.letters),
+            "notes": list(self.notes),
+        }
 
 
-def ordered_ranking(means: np.ndarray, comparisons: PairwiseResult | np.ndarray, *,
-                    systems: Sequence[str] | None = None, direction: Direction = "higher",
-                    alpha: float | None = None, order: _Order | None = None,
-                    alternative: _Alternative | None = None,
-                    min_clique_size: int = 2) -> OrderedRanking:
+def ordered_ranking(
+    means: np.ndarray,
+    comparisons: PairwiseResult | np.ndarray,
+    *,
+    systems: Sequence[str] | None = None,
+    direction: Direction = "higher",
+    alpha: float | None = None,
+    order: _Order | None = None,
+    alternative: _Alternative | None = None,
+    min_clique_size: int = 2,
+) -> OrderedRanking:
     """Order systems by mean and build the graph of non-significant pairs with its
     cliques (Ackerman et al. 2025, §7.1 steps 2–4, §5.1).
 
@@ -821,14 +947,21 @@ def ordered_ranking(means: np.ndarray, comparisons: PairwiseResult | np.ndarray,
     min_clique_size = _positive_int_iv("min_clique_size", min_clique_size)
     m = np.asarray(means, dtype=np.float64)
     if m.ndim != 1 or len(m) < 2:
-        raise InputError(f"means must be a 1-D array of at least 2 systems, got shape "
-                         f"{m.shape}")
+        raise InputError(f"means must be a 1-D array of at least 2 systems, got shape {m.shape}")
     if isinstance(comparisons, PairwiseResult):
-        tests = _tests_of_result(comparisons, len(m), systems=systems, direction=direction,
-                                 alpha=alpha, order=order, alternative=alternative)
+        tests = _tests_of_result(
+            comparisons,
+            len(m),
+            systems=systems,
+            direction=direction,
+            alpha=alpha,
+            order=order,
+            alternative=alternative,
+        )
     else:
-        tests = _tests_of_matrix(comparisons, len(m), systems=systems, alpha=alpha,
-                                 order=order, alternative=alternative)
+        tests = _tests_of_matrix(
+            comparisons, len(m), systems=systems, alpha=alpha, order=order, alternative=alternative
+        )
     if not 0 < tests.alpha < 1:
         raise InputError(f"alpha={tests.alpha!r} must be between 0 and 1 (exclusive)")
     finite = tests.p[~np.isnan(tests.p)]
@@ -853,18 +986,30 @@ def ordered_ranking(means: np.ndarray, comparisons: PairwiseResult | np.ndarray,
             e = np.asarray([(a, b) for a, b, _ in edge_list], dtype=np.int64)
             adjacency[e[:, 0], e[:, 1]] = adjacency[e[:, 1], e[:, 0]] = True
         groups = maximal_groups(adjacency)
-        cliques = tuple(tuple(ranked[k] for k in c) for c in groups.groups
-                        if len(c) >= min_clique_size)
+        cliques = tuple(
+            tuple(ranked[k] for k in c) for c in groups.groups if len(c) >= min_clique_size
+        )
         letters = _letters_from_groups(ranked, groups).letters
         if not groups.complete:
             notes.append(_FALLBACK_NOTE)
     else:
-        notes.append(f"order={tests.order!r}: cliques and letters need all-pairs "
-                     "comparisons")
-    return OrderedRanking(ranked, m[perm], _min_ranks(m, direction)[perm], edges, cliques,
-                          isolated, letters, tests.alternative != "two-sided", direction,
-                          tests.alpha, tests.order, tests.alternative, min_clique_size,
-                          tuple(notes))
+        notes.append(f"order={tests.order!r}: cliques and letters need all-pairs comparisons")
+    return OrderedRanking(
+        ranked,
+        m[perm],
+        _min_ranks(m, direction)[perm],
+        edges,
+        cliques,
+        isolated,
+        letters,
+        tests.alternative != "two-sided",
+        direction,
+        tests.alpha,
+        tests.order,
+        tests.alternative,
+        min_clique_size,
+        tuple(notes),
+    )
 
 
 @dataclass(frozen=True)
@@ -882,23 +1027,37 @@ class _Tests:
     p: np.ndarray
 
 
-def _tests_of_result(res: PairwiseResult, n: int, *, systems: Sequence[str] | None,
-                     direction: Direction, alpha: float | None, order: _Order | None,
-                     alternative: _Alternative | None) -> _Tests:
+def _tests_of_result(
+    res: PairwiseResult,
+    n: int,
+    *,
+    systems: Sequence[str] | None,
+    direction: Direction,
+    alpha: float | None,
+    order: _Order | None,
+    alternative: _Alternative | None,
+) -> _Tests:
     """The pairs of a PairwiseResult, checked against the arguments given beside it."""
     if len(res.systems) != n:
-        raise InputError(f"{n} means for the {len(res.systems)} systems of the "
-                         "comparisons", hint="give one mean per system, in the order "
-                                             "of PairwiseResult.systems")
+        raise InputError(
+            f"{n} means for the {len(res.systems)} systems of the comparisons",
+            hint="give one mean per system, in the order of PairwiseResult.systems",
+        )
     names = res.systems if systems is None else system_names(systems, n)
     if names != res.systems:
-        raise InputError("systems do not match PairwiseResult.systems",
-                         hint="omit systems to use the comparisons' names")
-    for opt, given, actual in (("order", order, res.order),
-                               ("alternative", alternative, res.alternative)):
+        raise InputError(
+            "systems do not match PairwiseResult.systems",
+            hint="omit systems to use the comparisons' names",
+        )
+    for opt, given, actual in (
+        ("order", order, res.order),
+        ("alternative", alternative, res.alternative),
+    ):
         if given is not None and given != actual:
-            raise InputError(f"{opt}={given!r} but the comparisons used {actual!r}",
-                             hint=f"omit {opt} to use the comparisons' setting")
+            raise InputError(
+                f"{opt}={given!r} but the comparisons used {actual!r}",
+                hint=f"omit {opt} to use the comparisons' setting",
+            )
     ia, ib = np.asarray(res.index_a), np.asarray(res.index_b)
     src, dst = ia, ib
     if res.alternative != "two-sided":
@@ -906,32 +1065,50 @@ def _tests_of_result(res: PairwiseResult, n: int, *, systems: Sequence[str] | No
         # "greater", which is "a better" when higher is better
         a_better = (res.alternative == "greater") == (direction == "higher")
         src, dst = (ia, ib) if a_better else (ib, ia)
-    return _Tests(tuple(names), res.order, res.alternative,
-                  res.alpha if alpha is None else float(alpha), src, dst,
-                  np.asarray(res.p_adjusted, dtype=np.float64))
+    return _Tests(
+        tuple(names),
+        res.order,
+        res.alternative,
+        res.alpha if alpha is None else float(alpha),
+        src,
+        dst,
+        np.asarray(res.p_adjusted, dtype=np.float64),
+    )
 
 
-def _tests_of_matrix(comparisons: np.ndarray, n: int, *, systems: Sequence[str] | None,
-                     alpha: float | None, order: _Order | None,
-                     alternative: _Alternative | None) -> _Tests:
+def _tests_of_matrix(
+    comparisons: np.ndarray,
+    n: int,
+    *,
+    systems: Sequence[str] | None,
+    alpha: float | None,
+    order: _Order | None,
+    alternative: _Alternative | None,
+) -> _Tests:
     """The pairs of a matrix of adjusted p-values (NaN: not compared)."""
     P = np.asarray(comparisons, dtype=np.float64)
     if P.shape != (n, n):
-        raise InputError(f"p-value matrix has shape {P.shape}, expected ({n}, {n})",
-                         hint="or pass the PairwiseResult itself")
+        raise InputError(
+            f"p-value matrix has shape {P.shape}, expected ({n}, {n})",
+            hint="or pass the PairwiseResult itself",
+        )
     names = system_names(systems, n)
     order_ = "all-pairs" if order is None else order
     alt = "two-sided" if alternative is None else alternative
     if order_ not in get_args(_Order):
-        raise InputError(f"order={order_!r} is not valid",
-                         hint=f"use one of: {', '.join(get_args(_Order))}")
+        raise InputError(
+            f"order={order_!r} is not valid", hint=f"use one of: {', '.join(get_args(_Order))}"
+        )
     if alt not in get_args(_Alternative):
-        raise InputError(f"alternative={alt!r} is not valid",
-                         hint=f"use one of: {', '.join(get_args(_Alternative))}")
+        raise InputError(
+            f"alternative={alt!r} is not valid",
+            hint=f"use one of: {', '.join(get_args(_Alternative))}",
+        )
     off = ~np.eye(n, dtype=bool)
     if alt == "two-sided":
-        if not np.array_equal(np.isnan(P), np.isnan(P.T)) or \
-                not np.allclose(np.nan_to_num(P), np.nan_to_num(P.T)):
+        if not np.array_equal(np.isnan(P), np.isnan(P.T)) or not np.allclose(
+            np.nan_to_num(P), np.nan_to_num(P.T)
+        ):
             raise InputError("the p-value matrix of two-sided tests must be symmetric")
         src, dst = np.nonzero(np.triu(~np.isnan(P), k=1))
     else:
@@ -940,10 +1117,13 @@ def _tests_of_matrix(comparisons: np.ndarray, n: int, *, systems: Sequence[str] 
         # every pair must be compared (two-sided: once; one-sided: at least one way)
         compared = ~np.isnan(P) | ~np.isnan(P.T)
         if not compared[off].all():
-            raise InputError("order='all-pairs' but some pairs have no p-value (NaN)",
-                             hint="fill the matrix or give the order used")
-    return _Tests(tuple(names), order_, alt, 0.05 if alpha is None else float(alpha),
-                  src, dst, P[src, dst])
+            raise InputError(
+                "order='all-pairs' but some pairs have no p-value (NaN)",
+                hint="fill the matrix or give the order used",
+            )
+    return _Tests(
+        tuple(names), order_, alt, 0.05 if alpha is None else float(alpha), src, dst, P[src, dst]
+    )
 
 
 def _nonsignificant_edges(tests: _Tests, perm: np.ndarray) -> list[tuple[int, int, Any]]:
@@ -1004,7 +1184,7 @@ def _consecutive_runs(A: np.ndarray) -> list[tuple[int, ...]]:
     for i in range(B):
         j = max(j, i)
         # extend while the next index is adjacent to every member of [i..j]
-        while j + 1 < B and A[i:j + 1, j + 1].all():
+        while j + 1 < B and A[i : j + 1, j + 1].all():
             j += 1
         if j > previous:
             runs.append(tuple(range(i, j + 1)))
@@ -1012,8 +1192,7 @@ def _consecutive_runs(A: np.ndarray) -> list[tuple[int, ...]]:
     return runs
 
 
-def maximal_groups(adjacency: np.ndarray, *, max_groups: int = MAX_GROUPS
-                   ) -> MaximalGroups:
+def maximal_groups(adjacency: np.ndarray, *, max_groups: int = MAX_GROUPS) -> MaximalGroups:
     """Maximal cliques of the graph of non-significant pairs, without exponential work.
 
     Parameters
@@ -1067,7 +1246,7 @@ def maximal_groups(adjacency: np.ndarray, *, max_groups: int = MAX_GROUPS
     if not np.array_equal(A, A.T):
         raise InputError("adjacency must be symmetric")
     np.fill_diagonal(A, True)
-    E = np.triu(A, k=2)   # edges (i, j) with j > i + 1
+    E = np.triu(A, k=2)  # edges (i, j) with j > i + 1
     i, j = np.nonzero(E)
     if A[i + 1, j].all() and A[i, j - 1].all():
         return MaximalGroups(tuple(_consecutive_runs(A)), "consecutive", True)
@@ -1086,8 +1265,9 @@ def _bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def _bron_kerbosch(A: np.ndarray, *, max_groups: int, max_steps: int
-                   ) -> list[tuple[int, ...]] | None:
+def _bron_kerbosch(
+    A: np.ndarray, *, max_groups: int, max_steps: int
+) -> list[tuple[int, ...]] | None:
     """Maximal cliques by Bron–Kerbosch with Tomita's pivot, on integer bitsets, without
     recursion; ``None`` once more than ``max_groups`` cliques or ``max_steps`` calls."""
     B = len(A)
@@ -1153,20 +1333,24 @@ class CompactLetterDisplay(TabularMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: systems with letters, and the groups by letter."""
-        return {"kind": "compact_letter_display", "systems": self.to_records(),
-                "groups": {lab: list(g) for lab, g in zip(self.labels, self.groups)},
-                "complete": self.complete}
+        return {
+            "kind": "compact_letter_display",
+            "systems": self.to_records(),
+            "groups": {lab: list(g) for lab, g in zip(self.labels, self.groups)},
+            "complete": self.complete,
+        }
 
 
-_FALLBACK_NOTE = (f"more than {MAX_GROUPS:,} maximal groups of systems that do not differ: "
-                  "the groups (and letters) shown are the runs of consecutive systems in "
-                  "mean order that do not differ pairwise; two systems that share no group "
-                  "may still not differ (see the pairwise comparisons)")
+_FALLBACK_NOTE = (
+    f"more than {MAX_GROUPS:,} maximal groups of systems that do not differ: "
+    "the groups (and letters) shown are the runs of consecutive systems in "
+    "mean order that do not differ pairwise; two systems that share no group "
+    "may still not differ (see the pairwise comparisons)"
+)
 
 
-def _letters_from_groups(names: tuple[str, ...], groups: MaximalGroups
-                         ) -> CompactLetterDisplay:
-    columns = list(groups.groups)   # sorted by their members' indices
+def _letters_from_groups(names: tuple[str, ...], groups: MaximalGroups) -> CompactLetterDisplay:
+    columns = list(groups.groups)  # sorted by their members' indices
     labels = tuple(_label(k) for k in range(len(columns)))
     sep = "," if len(columns) > 52 else ""
     member: list[list[int]] = [[] for _ in names]
@@ -1183,9 +1367,9 @@ def _label(k: int) -> str:
     return letters[k] if k < 52 else f"{string.ascii_lowercase[k % 26]}{k // 26 - 1}"
 
 
-def compact_letter_display(systems_in_order: Sequence[str],
-                           significant_pairs: Sequence[tuple[str, str]] | np.ndarray
-                           ) -> CompactLetterDisplay:
+def compact_letter_display(
+    systems_in_order: Sequence[str], significant_pairs: Sequence[tuple[str, str]] | np.ndarray
+) -> CompactLetterDisplay:
     """Compact letter display (Piepho 2004): one letter per maximal group of systems
     that are pairwise not significantly different.
 
@@ -1245,8 +1429,9 @@ def compact_letter_display(systems_in_order: Sequence[str],
     if isinstance(significant_pairs, np.ndarray) and significant_pairs.ndim == 2:
         S = significant_pairs.astype(bool)
         if S.shape != (B, B) or not np.array_equal(S, S.T):
-            raise InputError(f"the significance matrix must be symmetric ({B}, {B}), got "
-                             f"shape {S.shape}")
+            raise InputError(
+                f"the significance matrix must be symmetric ({B}, {B}), got shape {S.shape}"
+            )
         return _letters_from_groups(names, maximal_groups(~S))
     else:
         for pair in significant_pairs:
@@ -1255,8 +1440,10 @@ def compact_letter_display(systems_in_order: Sequence[str],
             a, b = (str(x) for x in pair)
             for x in (a, b):
                 if x not in index:
-                    raise InputError(f"unknown system {x!r} in significant_pairs",
-                                     hint=f"systems: {', '.join(names)}")
+                    raise InputError(
+                        f"unknown system {x!r} in significant_pairs",
+                        hint=f"systems: {', '.join(names)}",
+                    )
             if a == b:
                 raise InputError(f"pair ({a!r}, {b!r}) compares a system with itself")
             i, j = sorted((index[a], index[b]))
@@ -1308,30 +1495,49 @@ class TopsisResult(TabularMixin):
 
     def order(self) -> tuple[str, ...]:
         """System names by descending score (ties in input order)."""
-        return tuple(self.systems[i] for i in np.argsort(-np.nan_to_num(self.score, nan=-1),
-                                                         kind="stable"))
+        return tuple(
+            self.systems[i] for i in np.argsort(-np.nan_to_num(self.score, nan=-1), kind="stable")
+        )
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [{"system": s, "topsis_score": _num(self.score[i]), "rank": int(self.rank[i]),
-                 "distance_ideal": _num(self.distance_ideal[i]),
-                 "distance_anti_ideal": _num(self.distance_anti_ideal[i])}
-                for i, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "topsis_score": _num(self.score[i]),
+                "rank": int(self.rank[i]),
+                "distance_ideal": _num(self.distance_ideal[i]),
+                "distance_anti_ideal": _num(self.distance_anti_ideal[i]),
+            }
+            for i, s in enumerate(self.systems)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: per-metric weights, directions, ideal points and the records."""
-        return {"kind": "topsis",
-                "metrics": [{"metric": k, "weight": float(self.weights[j]),
-                             "direction": self.directions[j], "ideal": _num(self.ideal[j]),
-                             "anti_ideal": _num(self.anti_ideal[j])}
-                            for j, k in enumerate(self.metrics)],
-                "systems": self.to_records()}
+        return {
+            "kind": "topsis",
+            "metrics": [
+                {
+                    "metric": k,
+                    "weight": float(self.weights[j]),
+                    "direction": self.directions[j],
+                    "ideal": _num(self.ideal[j]),
+                    "anti_ideal": _num(self.anti_ideal[j]),
+                }
+                for j, k in enumerate(self.metrics)
+            ],
+            "systems": self.to_records(),
+        }
 
 
-def topsis(matrix: np.ndarray, *, directions: Direction | Sequence[Direction] = "higher",
-           weights: Sequence[float] | np.ndarray | None = None,
-           systems: Sequence[str] | None = None,
-           metrics: Sequence[str] | None = None) -> TopsisResult:
+def topsis(
+    matrix: np.ndarray,
+    *,
+    directions: Direction | Sequence[Direction] = "higher",
+    weights: Sequence[float] | np.ndarray | None = None,
+    systems: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+) -> TopsisResult:
     """TOPSIS scores of a systems × metrics matrix of means (Ackerman et al. 2025, §7.4).
 
     Parameters
@@ -1387,8 +1593,10 @@ def topsis(matrix: np.ndarray, *, directions: Direction | Sequence[Direction] = 
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise InputError(f"matrix must be systems × metrics (2-D), got shape {X.shape}")
     if not np.isfinite(X).all():
-        raise InputError("matrix contains NaN or infinite values",
-                         hint="give the mean of every system on every metric")
+        raise InputError(
+            "matrix contains NaN or infinite values",
+            hint="give the mean of every system on every metric",
+        )
     B, K = X.shape
     dirs = (directions,) * K if isinstance(directions, str) else tuple(directions)
     if len(dirs) != K:
@@ -1402,13 +1610,15 @@ def topsis(matrix: np.ndarray, *, directions: Direction | Sequence[Direction] = 
         raise InputError("weights must be finite, non-negative and not all zero")
     w = w / w.sum()
     names = system_names(systems, B)
-    metric_names = system_names(metrics, K, prefix="metric",
-                                hint="give one name per metric")
-    norm = np.sqrt((X ** 2).sum(axis=0))
+    metric_names = system_names(metrics, K, prefix="metric", hint="give one name per metric")
+    norm = np.sqrt((X**2).sum(axis=0))
     if (norm == 0).any():
-        warnings.warn("metric column(s) of zeros contribute nothing to TOPSIS: "
-                      + ", ".join(metric_names[j] for j in np.flatnonzero(norm == 0)),
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            "metric column(s) of zeros contribute nothing to TOPSIS: "
+            + ", ".join(metric_names[j] for j in np.flatnonzero(norm == 0)),
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     V = np.divide(X, norm, out=np.zeros_like(X), where=norm > 0) * w
     benefit = np.array([d == "higher" for d in dirs])
     ideal = np.where(benefit, V.max(axis=0), V.min(axis=0))
@@ -1417,13 +1627,15 @@ def topsis(matrix: np.ndarray, *, directions: Direction | Sequence[Direction] = 
     s_minus = np.sqrt(((V - anti) ** 2).sum(axis=1))
     total = s_plus + s_minus
     if (total == 0).any():
-        warnings.warn("all systems are identical on the weighted metrics: TOPSIS scores "
-                      "are NaN", DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            "all systems are identical on the weighted metrics: TOPSIS scores are NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(total > 0, s_minus / total, np.nan)
     rank = _min_ranks(np.nan_to_num(score, nan=-1.0), "higher")
-    return TopsisResult(names, metric_names, score, rank, s_plus, s_minus, ideal, anti, w,
-                        dirs)
+    return TopsisResult(names, metric_names, score, rank, s_plus, s_minus, ideal, anti, w, dirs)
 
 
 # ============================================================================ agreement
@@ -1458,9 +1670,15 @@ class RankAgreement(TabularMixin):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (NaN as None)."""
-        return {"kind": "rank_agreement", "tau": _num(self.tau),
-                "p_value": _num(self.p_value), "n": self.n, "concordant": self.concordant,
-                "discordant": self.discordant, "swapped": [list(p) for p in self.swapped]}
+        return {
+            "kind": "rank_agreement",
+            "tau": _num(self.tau),
+            "p_value": _num(self.p_value),
+            "n": self.n,
+            "concordant": self.concordant,
+            "discordant": self.discordant,
+            "swapped": [list(p) for p in self.swapped],
+        }
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per swapped pair."""
@@ -1507,14 +1725,15 @@ def rank_agreement(order_a: Sequence[str], order_b: Sequence[str]) -> RankAgreem
         raise InputError("an ordering repeats a system")
     if set(a) != set(b):
         only = sorted(set(a) ^ set(b))
-        raise InputError("the orderings rank different systems",
-                         hint=f"in only one of them: {', '.join(only)}")
+        raise InputError(
+            "the orderings rank different systems", hint=f"in only one of them: {', '.join(only)}"
+        )
     n = len(a)
     if n < 2:
         raise InputError(f"{n} system(s): agreement needs at least 2")
     pos_b = {s: k for k, s in enumerate(b)}
     pb = np.array([pos_b[s] for s in a])
-    i, j = np.triu_indices(n, k=1)                  # a ranks i before j
+    i, j = np.triu_indices(n, k=1)  # a ranks i before j
     disc = pb[i] > pb[j]
     D = int(disc.sum())
     C = len(i) - D

@@ -79,37 +79,54 @@ Metric = Callable[[np.ndarray], np.ndarray]
 
 
 def _confidence_iv(confidence: Any) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.floating)) \
-            or not 0 < confidence < 1:
-        raise InputError(f"confidence={confidence!r} must be between 0 and 1 (exclusive)",
-                         hint="e.g. confidence=0.95 for a 95% interval")
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float, np.floating))
+        or not 0 < confidence < 1
+    ):
+        raise InputError(
+            f"confidence={confidence!r} must be between 0 and 1 (exclusive)",
+            hint="e.g. confidence=0.95 for a 95% interval",
+        )
     return float(confidence)
 
 
 def _choice_iv(name: str, value: Any, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise InputError(f"{name}={value!r} is not valid",
-                         hint=f"use one of: {', '.join(map(repr, choices))}")
+        raise InputError(
+            f"{name}={value!r} is not valid", hint=f"use one of: {', '.join(map(repr, choices))}"
+        )
     return str(value)
 
 
-def _resampling_iv(n_resamples: Any, max_memory: Any, rng: Any
-                   ) -> tuple[int, int, np.random.Generator]:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
-            or n_resamples < 1:
-        raise InputError(f"n_resamples={n_resamples!r} must be a positive integer",
-                         hint="9999 is a good default; at least 4000 bootstrap resamples are "
-                              "advised (clawRxiv 2604.01973)")
-    if isinstance(max_memory, bool) or not isinstance(max_memory, (int, np.integer)) \
-            or max_memory < 2**20:
-        raise InputError(f"max_memory={max_memory!r} must be an integer of at least 1 MiB "
-                         "(1048576 bytes)")
+def _resampling_iv(
+    n_resamples: Any, max_memory: Any, rng: Any
+) -> tuple[int, int, np.random.Generator]:
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, (int, np.integer))
+        or n_resamples < 1
+    ):
+        raise InputError(
+            f"n_resamples={n_resamples!r} must be a positive integer",
+            hint="9999 is a good default; at least 4000 bootstrap resamples are "
+            "advised (clawRxiv 2604.01973)",
+        )
+    if (
+        isinstance(max_memory, bool)
+        or not isinstance(max_memory, (int, np.integer))
+        or max_memory < 2**20
+    ):
+        raise InputError(
+            f"max_memory={max_memory!r} must be an integer of at least 1 MiB (1048576 bytes)"
+        )
     try:
         generator = np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"rng={rng!r} is not a numpy Generator or a seed",
-                         hint="pass numpy.random.default_rng(seed), an int seed or None"
-                         ) from exc
+        raise InputError(
+            f"rng={rng!r} is not a numpy Generator or a seed",
+            hint="pass numpy.random.default_rng(seed), an int seed or None",
+        ) from exc
     return int(n_resamples), int(max_memory), generator
 
 
@@ -117,11 +134,14 @@ def _float_array(values: Any, name: str) -> np.ndarray:
     try:
         X = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be numeric", hint="pass a numpy array of floats "
-                         "(NaN for a missing run)") from exc
+        raise InputError(
+            f"{name} must be numeric", hint="pass a numpy array of floats (NaN for a missing run)"
+        ) from exc
     if np.isinf(X).any():
-        raise InputError(f"{name} contains infinite values",
-                         hint="scores must be finite; use NaN for a missing run")
+        raise InputError(
+            f"{name} contains infinite values",
+            hint="scores must be finite; use NaN for a missing run",
+        )
     return X
 
 
@@ -134,8 +154,10 @@ def _scores_iv(scores: Any, name: str = "scores") -> np.ndarray:
     elif X.ndim != 3:
         raise InputError(
             f"{name} must be (n_items, n_runs) or (n_items, n_systems, n_runs), got shape "
-            f"{X.shape}", hint="PairedSamples.scores of a dataset with a 'run' column has "
-                               "this shape; for one run per item add a runs axis of 1")
+            f"{X.shape}",
+            hint="PairedSamples.scores of a dataset with a 'run' column has "
+            "this shape; for one run per item add a runs axis of 1",
+        )
     if X.shape[2] < 1:
         raise InputError(f"{name} has no runs (shape {X.shape})")
     return X
@@ -145,9 +167,11 @@ def _check_metric(metric: Metric | None) -> Metric:
     if metric is None:
         return _ratio_metric
     if not callable(metric):
-        raise InputError(f"metric={metric!r} is not callable",
-                         hint="pass a function from summed statistics (..., k) to the "
-                              "metric value (...), e.g. lambda s: s[..., 0] / s[..., 1]")
+        raise InputError(
+            f"metric={metric!r} is not callable",
+            hint="pass a function from summed statistics (..., k) to the "
+            "metric value (...), e.g. lambda s: s[..., 0] / s[..., 1]",
+        )
     return metric
 
 
@@ -161,10 +185,12 @@ def _apply_metric(metric: Metric, sums: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.asarray(metric(sums), dtype=np.float64)
     if out.shape != sums.shape[:-1]:
-        raise InputError(f"metric returned shape {out.shape} for sums of shape {sums.shape}",
-                         hint="the metric must reduce only the last axis: (..., k) -> (...), "
-                              "e.g. lambda s: 2 * s[..., 0] / (2 * s[..., 0] + s[..., 1] + "
-                              "s[..., 2]) for F1 from (tp, fp, fn)")
+        raise InputError(
+            f"metric returned shape {out.shape} for sums of shape {sums.shape}",
+            hint="the metric must reduce only the last axis: (..., k) -> (...), "
+            "e.g. lambda s: 2 * s[..., 0] / (2 * s[..., 0] + s[..., 1] + "
+            "s[..., 2]) for F1 from (tp, fp, fn)",
+        )
     return out
 
 
@@ -216,25 +242,36 @@ class ClusteredMeanResult(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
         deff = self.design_effect()
-        return [{"system": s, "mean": _num(self.mean[j]), "se": _num(self.se[j]),
-                 "ci_low": _num(self.ci_low[j]), "ci_high": _num(self.ci_high[j]),
-                 "df": _num(self.df[j]), "se_naive": _num(self.se_naive[j]),
-                 "naive_low": _num(self.naive_low[j]), "naive_high": _num(self.naive_high[j]),
-                 "design_effect": _num(deff[j]),
-                 "n_observations": int(self.n_observations[j]),
-                 "n_clusters": int(self.n_clusters[j]), "confidence": self.confidence,
-                 "distribution": self.distribution,
-                 "ci_method": "cluster-robust (CR1) " + self.distribution}
-                for j, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "mean": _num(self.mean[j]),
+                "se": _num(self.se[j]),
+                "ci_low": _num(self.ci_low[j]),
+                "ci_high": _num(self.ci_high[j]),
+                "df": _num(self.df[j]),
+                "se_naive": _num(self.se_naive[j]),
+                "naive_low": _num(self.naive_low[j]),
+                "naive_high": _num(self.naive_high[j]),
+                "design_effect": _num(deff[j]),
+                "n_observations": int(self.n_observations[j]),
+                "n_clusters": int(self.n_clusters[j]),
+                "confidence": self.confidence,
+                "distribution": self.distribution,
+                "ci_method": "cluster-robust (CR1) " + self.distribution,
+            }
+            for j, s in enumerate(self.systems)
+        ]
 
 
 def _cluster_codes(clusters: Any, n_obs: int) -> np.ndarray:
     c = np.asarray(clusters)
     if c.ndim != 1 or len(c) != n_obs:
-        raise InputError(f"clusters must be 1-D with one label per observation ({n_obs}), "
-                         f"got shape {c.shape}",
-                         hint="for runs grouped by item use np.repeat(np.arange(n_items), "
-                              "n_runs) with values = scores.reshape(n_items * n_runs)")
+        raise InputError(
+            f"clusters must be 1-D with one label per observation ({n_obs}), got shape {c.shape}",
+            hint="for runs grouped by item use np.repeat(np.arange(n_items), "
+            "n_runs) with values = scores.reshape(n_items * n_runs)",
+        )
     if c.dtype.kind == "f" and np.isnan(c).any():
         raise InputError("clusters contain NaN", hint="every observation needs a cluster")
     if c.dtype.kind == "O" and any(x is None for x in c):
@@ -242,14 +279,21 @@ def _cluster_codes(clusters: Any, n_obs: int) -> np.ndarray:
     try:
         _, inverse = np.unique(c, return_inverse=True)
     except TypeError as exc:
-        raise InputError("clusters mix label types that cannot be compared",
-                         hint="use labels of one type (all strings or all integers)") from exc
+        raise InputError(
+            "clusters mix label types that cannot be compared",
+            hint="use labels of one type (all strings or all integers)",
+        ) from exc
     return inverse.reshape(-1)
 
 
-def clustered_mean_interval(values: np.ndarray, clusters: np.ndarray, *,
-                            confidence: float = 0.95, distribution: Distribution = "t",
-                            systems: Sequence[str] | None = None) -> ClusteredMeanResult:
+def clustered_mean_interval(
+    values: np.ndarray,
+    clusters: np.ndarray,
+    *,
+    confidence: float = 0.95,
+    distribution: Distribution = "t",
+    systems: Sequence[str] | None = None,
+) -> ClusteredMeanResult:
     """Mean of clustered observations with the analytic cluster-robust standard error.
 
     Parameters
@@ -345,9 +389,10 @@ def clustered_mean_interval(values: np.ndarray, clusters: np.ndarray, *,
         cluster_sums = np.zeros((0, Y.shape[1]))
         G = np.zeros(Y.shape[1], dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        var = np.where(G >= 2, G / (G - 1) * (cluster_sums ** 2).sum(axis=0) / N.astype(
-            np.float64) ** 2, np.nan)
-        var_naive = np.where(N >= 2, (resid ** 2).sum(axis=0) / (N - 1) / N, np.nan)
+        var = np.where(
+            G >= 2, G / (G - 1) * (cluster_sums**2).sum(axis=0) / N.astype(np.float64) ** 2, np.nan
+        )
+        var_naive = np.where(N >= 2, (resid**2).sum(axis=0) / (N - 1) / N, np.nan)
     se, se_naive = np.sqrt(var), np.sqrt(var_naive)
     if dist == "t":
         df = np.where(G >= 2, G - 1, np.nan).astype(np.float64)
@@ -358,16 +403,33 @@ def clustered_mean_interval(values: np.ndarray, clusters: np.ndarray, *,
         df = np.full(len(names), np.inf)
         q = q_naive = float(special.ndtri(0.5 + conf / 2))
     if (G < 2).any():
-        warnings.warn(f"{int((G < 2).sum())} system(s) have fewer than 2 clusters: the "
-                      "cluster-robust standard error is NaN", DegenerateDataWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"{int((G < 2).sum())} system(s) have fewer than 2 clusters: the "
+            "cluster-robust standard error is NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     if ((var == 0) & (G >= 2)).any():
-        warnings.warn("zero variance: the interval is the single point of the mean",
-                      DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            "zero variance: the interval is the single point of the mean",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     return ClusteredMeanResult(
-        names, mean, se, mean - q * se, mean + q * se, df, se_naive,
-        mean - q_naive * se_naive, mean + q_naive * se_naive, N.astype(np.int64),
-        G.astype(np.int64), conf, dist)  # type: ignore[arg-type]
+        names,
+        mean,
+        se,
+        mean - q * se,
+        mean + q * se,
+        df,
+        se_naive,
+        mean - q_naive * se_naive,
+        mean + q_naive * se_naive,
+        N.astype(np.int64),
+        G.astype(np.int64),
+        conf,
+        dist,  # type: ignore[arg-type]
+    )
 
 
 # ============================================================ cluster bootstrap
@@ -408,12 +470,21 @@ class ClusterBootstrapResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [{"system": s, "mean": _num(self.mean[j]), "ci_low": _num(self.ci_low[j]),
-                 "ci_high": _num(self.ci_high[j]), "se": _num(self.se[j]),
-                 "n_items": int(self.n_items[j]),
-                 "n_observations": int(self.n_observations[j]), "ci_method": self.ci_method,
-                 "confidence": self.confidence, "n_resamples": self.n_resamples}
-                for j, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "mean": _num(self.mean[j]),
+                "ci_low": _num(self.ci_low[j]),
+                "ci_high": _num(self.ci_high[j]),
+                "se": _num(self.se[j]),
+                "n_items": int(self.n_items[j]),
+                "n_observations": int(self.n_observations[j]),
+                "ci_method": self.ci_method,
+                "confidence": self.confidence,
+                "n_resamples": self.n_resamples,
+            }
+            for j, s in enumerate(self.systems)
+        ]
 
 
 def _item_sums(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -422,8 +493,9 @@ def _item_sums(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(mask, X, 0.0).sum(axis=2), mask.sum(axis=2).astype(np.float64)
 
 
-def _cluster_replicates(S: np.ndarray, C: np.ndarray, n_resamples: int,
-                        rng: np.random.Generator, max_memory: int) -> np.ndarray:
+def _cluster_replicates(
+    S: np.ndarray, C: np.ndarray, n_resamples: int, rng: np.random.Generator, max_memory: int
+) -> np.ndarray:
     """``(R, n_systems)`` replicates of ``ΣS/ΣC`` with items drawn with replacement:
     bootstrap counts ``W`` times the item sums and the item counts."""
     n, n_sys = S.shape
@@ -438,15 +510,14 @@ def _cluster_replicates(S: np.ndarray, C: np.ndarray, n_resamples: int,
         del W
         with np.errstate(invalid="ignore", divide="ignore"):
             if constant:
-                reps[done:done + size] = prod / (n * C[0, 0])
+                reps[done : done + size] = prod / (n * C[0, 0])
             else:
-                reps[done:done + size] = prod[:, :n_sys] / prod[:, n_sys:]
+                reps[done : done + size] = prod[:, :n_sys] / prod[:, n_sys:]
         done += size
     return reps
 
 
-def _percentile_interval(reps: np.ndarray, confidence: float
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def _percentile_interval(reps: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     alpha = (1 - confidence) / 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
@@ -463,16 +534,20 @@ def _ratio_acceleration(S: np.ndarray, C: np.ndarray) -> np.ndarray:
         loo = np.where(valid, loo, np.nan)
         dev = np.nanmean(loo, axis=0) - loo
         dev = np.where(valid, dev, 0.0)
-        a = (dev ** 3).sum(axis=0) / (6 * ((dev ** 2).sum(axis=0)) ** 1.5)
+        a = (dev**3).sum(axis=0) / (6 * ((dev**2).sum(axis=0)) ** 1.5)
     return np.nan_to_num(a)
 
 
-def cluster_bootstrap_interval(scores: np.ndarray, *, method: BootstrapMethod = "percentile",
-                               n_resamples: int = 9999, confidence: float = 0.95,
-                               rng: np.random.Generator | int | None = None,
-                               max_memory: int = DEFAULT_MAX_MEMORY,
-                               systems: Sequence[str] | None = None
-                               ) -> ClusterBootstrapResult:
+def cluster_bootstrap_interval(
+    scores: np.ndarray,
+    *,
+    method: BootstrapMethod = "percentile",
+    n_resamples: int = 9999,
+    confidence: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+    systems: Sequence[str] | None = None,
+) -> ClusterBootstrapResult:
     """Bootstrap interval of the mean that resamples items and keeps their runs together.
 
     Parameters
@@ -538,7 +613,7 @@ def cluster_bootstrap_interval(scores: np.ndarray, *, method: BootstrapMethod = 
     R, max_memory, gen = _resampling_iv(n_resamples, max_memory, rng)
     names = system_names(systems, X.shape[1])
     S, C = _item_sums(X)
-    keep = C.sum(axis=1) > 0          # items with no run of any system carry no data
+    keep = C.sum(axis=1) > 0  # items with no run of any system carry no data
     S, C = S[keep], C[keep]
     n_items = (C > 0).sum(axis=0)
     n_obs = C.sum(axis=0).astype(np.int64)
@@ -546,12 +621,26 @@ def cluster_bootstrap_interval(scores: np.ndarray, *, method: BootstrapMethod = 
         mean = S.sum(axis=0) / C.sum(axis=0)
     small = n_items < 2
     if small.any():
-        warnings.warn(f"{int(small.sum())} system(s) have fewer than 2 items with scores: "
-                      "their interval is NaN", DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"{int(small.sum())} system(s) have fewer than 2 items with scores: "
+            "their interval is NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     if S.shape[0] == 0:
         nan = np.full(len(names), np.nan)
-        return ClusterBootstrapResult(names, mean, nan, nan, nan, n_items.astype(np.int64),
-                                      n_obs, meth, conf, R)  # type: ignore[arg-type]
+        return ClusterBootstrapResult(
+            names,
+            mean,
+            nan,
+            nan,
+            nan,
+            n_items.astype(np.int64),
+            n_obs,
+            meth,  # type: ignore[arg-type]
+            conf,
+            R,
+        )
     _warn_constant(X, small)
     reps = _cluster_replicates(S, C, R, gen, max_memory)
     if meth == "percentile":
@@ -563,9 +652,17 @@ def cluster_bootstrap_interval(scores: np.ndarray, *, method: BootstrapMethod = 
         se = np.nanstd(reps, axis=0, ddof=1) if R > 1 else np.full(len(names), np.nan)
     nan = np.full(len(names), np.nan)
     return ClusterBootstrapResult(
-        names, mean, np.where(small, nan, low), np.where(small, nan, high),
-        np.where(small, nan, se), n_items.astype(np.int64), n_obs,
-        meth, conf, R)  # type: ignore[arg-type]
+        names,
+        mean,
+        np.where(small, nan, low),
+        np.where(small, nan, high),
+        np.where(small, nan, se),
+        n_items.astype(np.int64),
+        n_obs,
+        meth,  # type: ignore[arg-type]
+        conf,
+        R,
+    )
 
 
 def _warn_constant(X: np.ndarray, skip: np.ndarray) -> None:
@@ -574,9 +671,12 @@ def _warn_constant(X: np.ndarray, skip: np.ndarray) -> None:
         span = np.nanmax(X, axis=(0, 2)) - np.nanmin(X, axis=(0, 2))
     constant = (span == 0) & ~skip
     if constant.any():
-        warnings.warn(f"{int(constant.sum())} system(s) score the same value everywhere: "
-                      "the interval is that single point", DegenerateDataWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"{int(constant.sum())} system(s) score the same value everywhere: "
+            "the interval is that single point",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
 
 
 # ============================================================ variance components
@@ -632,25 +732,39 @@ class VarianceComponentsResult(TabularMixin):
         number of items: :math:`\\sqrt{(\\hat\\sigma^2_x + \\hat\\sigma^2_\\epsilon / k')/n}`
         (Miller 2024: more runs shrink only the prediction part)."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.sqrt((np.maximum(self.var_data, 0) + self.var_prediction
-                            / np.asarray(runs, dtype=np.float64)) / self.n)
+            return np.sqrt(
+                (
+                    np.maximum(self.var_data, 0)
+                    + self.var_prediction / np.asarray(runs, dtype=np.float64)
+                )
+                / self.n
+            )
 
     def prediction_share(self) -> np.ndarray:
         """``se_prediction² / se_total²``: the share of the variance due to the runs."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return self.se_prediction ** 2 / self.se_total ** 2
+            return self.se_prediction**2 / self.se_total**2
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (pair), NaN as None."""
         share = self.prediction_share()
-        return [{"system": s, "paired": self.paired, "mean": _num(self.mean[j]),
-                 "n": int(self.n[j]), "k": _num(self.k[j]),
-                 "var_data": _num(self.var_data[j]),
-                 "var_prediction": _num(self.var_prediction[j]),
-                 "se_total": _num(self.se_total[j]), "se_data": _num(self.se_data[j]),
-                 "se_prediction": _num(self.se_prediction[j]),
-                 "prediction_share": _num(share[j]), "source": self.source}
-                for j, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "paired": self.paired,
+                "mean": _num(self.mean[j]),
+                "n": int(self.n[j]),
+                "k": _num(self.k[j]),
+                "var_data": _num(self.var_data[j]),
+                "var_prediction": _num(self.var_prediction[j]),
+                "se_total": _num(self.se_total[j]),
+                "se_data": _num(self.se_data[j]),
+                "se_prediction": _num(self.se_prediction[j]),
+                "prediction_share": _num(share[j]),
+                "source": self.source,
+            }
+            for j, s in enumerate(self.systems)
+        ]
 
 
 def _within(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -661,7 +775,7 @@ def _within(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.where(mask, X, 0.0).sum(axis=2) / k
         dev = np.where(mask, X - means[:, :, None], 0.0)
-        within = np.where(k >= 2, (dev ** 2).sum(axis=2) / (k - 1), np.nan)
+        within = np.where(k >= 2, (dev**2).sum(axis=2) / (k - 1), np.nan)
     return means, within, k.astype(np.float64)
 
 
@@ -669,35 +783,35 @@ def _within(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class _Parts:
     mean: np.ndarray
     n: np.ndarray
-    s2: np.ndarray            # sample variance (ddof 1) of the item means / differences
+    s2: np.ndarray  # sample variance (ddof 1) of the item means / differences
     var_prediction: np.ndarray
     pred_of_mean: np.ndarray  # prediction part of Var(mean) times n
 
 
-def _pooled_within(within: np.ndarray, k: np.ndarray, valid: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def _pooled_within(
+    within: np.ndarray, k: np.ndarray, valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Mean within-item variance over items with >= 2 runs, and the mean of 1/k_i over
     the valid items."""
     has = valid & (k >= 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         sw = np.where(has, within, 0.0).sum(axis=0) / has.sum(axis=0)
-        inv_k = np.where(valid, 1.0 / np.where(valid, k, 1.0), 0.0).sum(axis=0) \
-            / valid.sum(axis=0)
+        inv_k = np.where(valid, 1.0 / np.where(valid, k, 1.0), 0.0).sum(axis=0) / valid.sum(axis=0)
     return sw, inv_k
 
 
-def _moments(values: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                             np.ndarray]:
+def _moments(values: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = valid.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(valid, values, 0.0).sum(axis=0) / n
         s2 = np.where(valid, values - mean, 0.0)
-        s2 = (s2 ** 2).sum(axis=0) / (n - 1)
+        s2 = (s2**2).sum(axis=0) / (n - 1)
     return mean, n, np.where(n >= 2, s2, np.nan)
 
 
-def _finish(parts: _Parts, names: tuple[str, ...], paired: bool, source: str,
-            k_eff: np.ndarray) -> VarianceComponentsResult:
+def _finish(
+    parts: _Parts, names: tuple[str, ...], paired: bool, source: str, k_eff: np.ndarray
+) -> VarianceComponentsResult:
     n = parts.n.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         var_total_of_mean = parts.s2 / n
@@ -706,25 +820,40 @@ def _finish(parts: _Parts, names: tuple[str, ...], paired: bool, source: str,
         se_data = np.sqrt(np.maximum(var_data, 0.0) / n)
     small = parts.n < 2
     if small.any():
-        warnings.warn(f"{int(small.sum())} system(s) have fewer than 2 items: their "
-                      "variance components are NaN", DegenerateDataWarning, stacklevel=3)
+        warnings.warn(
+            f"{int(small.sum())} system(s) have fewer than 2 items: their "
+            "variance components are NaN",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
     one_run = np.isnan(parts.var_prediction) & ~small
     if one_run.any():
-        warnings.warn(f"{int(one_run.sum())} system(s) have a single run per item: "
-                      "data and prediction noise cannot be separated (NaN); se_total is "
-                      "still the standard error of the mean", DegenerateDataWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"{int(one_run.sum())} system(s) have a single run per item: "
+            "data and prediction noise cannot be separated (NaN); se_total is "
+            "still the standard error of the mean",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
     nan = np.full(len(names), np.nan)
     return VarianceComponentsResult(
-        names, paired, parts.mean, parts.n.astype(np.int64),
-        np.where(small, nan, k_eff), np.where(small, nan, var_data),
-        np.where(small, nan, parts.var_prediction), np.sqrt(var_total_of_mean),
-        np.where(small, nan, se_data), np.where(small, nan, se_pred),
-        source)  # type: ignore[arg-type]
+        names,
+        paired,
+        parts.mean,
+        parts.n.astype(np.int64),
+        np.where(small, nan, k_eff),
+        np.where(small, nan, var_data),
+        np.where(small, nan, parts.var_prediction),
+        np.sqrt(var_total_of_mean),
+        np.where(small, nan, se_data),
+        np.where(small, nan, se_pred),
+        source,  # type: ignore[arg-type]
+    )
 
 
-def _single_parts(means: np.ndarray, within: np.ndarray, k: np.ndarray
-                  ) -> tuple[_Parts, np.ndarray]:
+def _single_parts(
+    means: np.ndarray, within: np.ndarray, k: np.ndarray
+) -> tuple[_Parts, np.ndarray]:
     valid = k >= 1
     mean, n, s2 = _moments(means, valid)
     sw, inv_k = _pooled_within(within, k, valid)
@@ -739,8 +868,9 @@ def _harmonic_k(k: np.ndarray, valid: np.ndarray, inv_k: np.ndarray) -> np.ndarr
         return np.where(k_max == k_min, k_max, 1.0 / inv_k)
 
 
-def variance_components(scores: np.ndarray, *, systems: Sequence[str] | None = None
-                        ) -> VarianceComponentsResult:
+def variance_components(
+    scores: np.ndarray, *, systems: Sequence[str] | None = None
+) -> VarianceComponentsResult:
     """Split the variance of a mean score into data noise and prediction noise.
 
     Parameters
@@ -803,9 +933,9 @@ def variance_components(scores: np.ndarray, *, systems: Sequence[str] | None = N
     return _finish(parts, names, False, "runs", k_eff)
 
 
-def variance_components_paired(scores_a: np.ndarray, scores_b: np.ndarray, *,
-                               systems: Sequence[str] | None = None
-                               ) -> VarianceComponentsResult:
+def variance_components_paired(
+    scores_a: np.ndarray, scores_b: np.ndarray, *, systems: Sequence[str] | None = None
+) -> VarianceComponentsResult:
     """Data noise and prediction noise of the paired difference of two systems' means.
 
     Parameters
@@ -850,9 +980,10 @@ def variance_components_paired(scores_a: np.ndarray, scores_b: np.ndarray, *,
     A = _scores_iv(scores_a, "scores_a")
     B = _scores_iv(scores_b, "scores_b")
     if A.shape[:2] != B.shape[:2]:
-        raise InputError(f"scores_a {A.shape} and scores_b {B.shape} must have the same "
-                         "items (and pairs)", hint="both systems must be scored on the same "
-                                                   "items, in the same order")
+        raise InputError(
+            f"scores_a {A.shape} and scores_b {B.shape} must have the same items (and pairs)",
+            hint="both systems must be scored on the same items, in the same order",
+        )
     names = system_names(systems, A.shape[1], prefix="pair")
     mA, wA, kA = _within(A)
     mB, wB, kB = _within(B)
@@ -867,9 +998,9 @@ def variance_components_paired(scores_a: np.ndarray, scores_b: np.ndarray, *,
     return _finish(_Parts(mean, n, s2, var_pred, pred_of_mean), names, True, "runs", k_eff)
 
 
-def variance_components_from_counts(share: np.ndarray, count: np.ndarray | int, *,
-                                    systems: Sequence[str] | None = None
-                                    ) -> VarianceComponentsResult:
+def variance_components_from_counts(
+    share: np.ndarray, count: np.ndarray | int, *, systems: Sequence[str] | None = None
+) -> VarianceComponentsResult:
     """Variance components from the share of ``count`` Bernoulli samples per item.
 
     Parameters
@@ -919,8 +1050,7 @@ def variance_components_from_counts(share: np.ndarray, count: np.ndarray | int, 
     if P.ndim == 1:
         P = P[:, None]
     elif P.ndim != 2:
-        raise InputError(f"share must be (n_items,) or (n_items, n_systems), got shape "
-                         f"{P.shape}")
+        raise InputError(f"share must be (n_items,) or (n_items, n_systems), got shape {P.shape}")
     observed = ~np.isnan(P)
     if ((P[observed] < 0) | (P[observed] > 1)).any():
         raise InputError("share must be between 0 and 1 (the fraction of samples solved)")
@@ -928,20 +1058,28 @@ def variance_components_from_counts(share: np.ndarray, count: np.ndarray | int, 
     try:
         c = np.broadcast_to(c, P.shape)
     except ValueError as exc:
-        raise InputError(f"count of shape {c.shape} does not broadcast to share "
-                         f"{P.shape}", hint="pass a scalar, one count per system, or one "
-                                            "per item and system") from exc
-    if np.isnan(c[observed]).any() or (c[observed] < 1).any() or \
-            (c[observed] != np.round(c[observed])).any():
-        raise InputError("count must be a positive integer for every scored item",
-                         hint="count is the number of samples behind each share")
+        raise InputError(
+            f"count of shape {c.shape} does not broadcast to share {P.shape}",
+            hint="pass a scalar, one count per system, or one per item and system",
+        ) from exc
+    if (
+        np.isnan(c[observed]).any()
+        or (c[observed] < 1).any()
+        or (c[observed] != np.round(c[observed])).any()
+    ):
+        raise InputError(
+            "count must be a positive integer for every scored item",
+            hint="count is the number of samples behind each share",
+        )
     successes = P * c
     off = np.abs(successes - np.round(successes))
     if (off[observed] > 1e-3).any():
         i, j = np.argwhere(observed & (off > 1e-3))[0]
-        raise InputError(f"share {P[i, j]!r} × count {c[i, j]:g} is not a whole number of "
-                         f"successes (item {i}, system {j})",
-                         hint="share must be successes / count")
+        raise InputError(
+            f"share {P[i, j]!r} × count {c[i, j]:g} is not a whole number of "
+            f"successes (item {i}, system {j})",
+            hint="share must be successes / count",
+        )
     names = system_names(systems, P.shape[1])
     k = np.where(observed, c, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -991,27 +1129,45 @@ class PooledRunsResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system for the pooled runs (NaN as None)."""
-        return [{"system": s, "estimate": _num(self.estimate[j]),
-                 "bootstrap_mean": _num(self.bootstrap_mean[j]),
-                 "ci_low": _num(self.ci_low[j]), "ci_high": _num(self.ci_high[j]),
-                 "se": _num(self.se[j]), "n_items": int(self.n_items[j]),
-                 "n_runs": self.n_runs, "n_pooled": int(self.n_pooled[j]),
-                 "ci_method": "pooled-runs bootstrap percentile",
-                 "confidence": self.confidence, "n_resamples": self.n_resamples}
-                for j, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "estimate": _num(self.estimate[j]),
+                "bootstrap_mean": _num(self.bootstrap_mean[j]),
+                "ci_low": _num(self.ci_low[j]),
+                "ci_high": _num(self.ci_high[j]),
+                "se": _num(self.se[j]),
+                "n_items": int(self.n_items[j]),
+                "n_runs": self.n_runs,
+                "n_pooled": int(self.n_pooled[j]),
+                "ci_method": "pooled-runs bootstrap percentile",
+                "confidence": self.confidence,
+                "n_resamples": self.n_resamples,
+            }
+            for j, s in enumerate(self.systems)
+        ]
 
     def run_records(self) -> list[dict[str, Any]]:
         """One dict per system and run (run is the 0-based index along the runs axis)."""
-        return [{"system": s, "run": r, "estimate": _num(self.run_estimate[j, r]),
-                 "bootstrap_mean": _num(self.run_bootstrap_mean[j, r]),
-                 "ci_low": _num(self.run_ci_low[j, r]),
-                 "ci_high": _num(self.run_ci_high[j, r]),
-                 "confidence": self.confidence, "n_resamples": self.n_resamples}
-                for j, s in enumerate(self.systems) for r in range(self.n_runs)]
+        return [
+            {
+                "system": s,
+                "run": r,
+                "estimate": _num(self.run_estimate[j, r]),
+                "bootstrap_mean": _num(self.run_bootstrap_mean[j, r]),
+                "ci_low": _num(self.run_ci_low[j, r]),
+                "ci_high": _num(self.run_ci_high[j, r]),
+                "confidence": self.confidence,
+                "n_resamples": self.n_resamples,
+            }
+            for j, s in enumerate(self.systems)
+            for r in range(self.n_runs)
+        ]
 
 
-def _multinomial_counts(rng: np.random.Generator, rows: int, n_categories: int,
-                        n_draws: int) -> np.ndarray:
+def _multinomial_counts(
+    rng: np.random.Generator, rows: int, n_categories: int, n_draws: int
+) -> np.ndarray:
     """``rows × n_categories`` float64 counts of ``n_draws`` uniform draws with
     replacement from ``n_categories`` (each row a Multinomial(n_draws, 1/n_categories)).
     Peak memory: 8 bytes per draw and 16 per category, per row."""
@@ -1022,16 +1178,16 @@ def _multinomial_counts(rng: np.random.Generator, rows: int, n_categories: int,
     return counts.reshape(rows, n_categories).astype(np.float64)
 
 
-def _resampled_sums(rng: np.random.Generator, pool: np.ndarray, n_draws: int,
-                    n_resamples: int, max_memory: int) -> np.ndarray:
+def _resampled_sums(
+    rng: np.random.Generator, pool: np.ndarray, n_draws: int, n_resamples: int, max_memory: int
+) -> np.ndarray:
     """``(R, m)`` sums of ``n_draws`` rows drawn with replacement from ``pool`` (P × m)."""
     P, m = pool.shape
     out = np.empty((n_resamples, m))
     operand = exact_product(pool, n_draws)
     done = 0
     for size in chunk_sizes(n_resamples, 8 * n_draws + 16 * P + 8 * m, max_memory):
-        out[done:done + size] = operand.weighted_sums(
-            _multinomial_counts(rng, size, P, n_draws))
+        out[done : done + size] = operand.weighted_sums(_multinomial_counts(rng, size, P, n_draws))
         done += size
     return out
 
@@ -1043,24 +1199,27 @@ def _stats_iv(stats_: Any) -> np.ndarray:
     if X.ndim == 3:
         X = X[:, None, :, :]
     elif X.ndim != 4:
-        raise InputError(f"stats must be (n_items, n_runs, k) or (n_items, n_systems, "
-                         f"n_runs, k), got shape {X.shape}",
-                         hint="for a plain mean use k = 2 statistics (score, 1): "
-                              "np.stack([scores, np.ones_like(scores)], axis=-1)")
+        raise InputError(
+            f"stats must be (n_items, n_runs, k) or (n_items, n_systems, "
+            f"n_runs, k), got shape {X.shape}",
+            hint="for a plain mean use k = 2 statistics (score, 1): "
+            "np.stack([scores, np.ones_like(scores)], axis=-1)",
+        )
     if X.shape[2] < 1 or X.shape[3] < 1:
         raise InputError(f"stats has no runs or no statistics (shape {X.shape})")
     return X
 
 
-def _pooled_distribution(X: np.ndarray, metric: Metric, R: int, rng: np.random.Generator,
-                         max_memory: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pooled_distribution(
+    X: np.ndarray, metric: Metric, R: int, rng: np.random.Generator, max_memory: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Replicates ``(R, n_systems)`` of Algorithm 1, the observed metric on all rows,
     and the draws per resample (items with data) for stats ``X`` (4-D)."""
     n_items, n_sys, n_runs, k = X.shape
-    row_ok = ~np.isnan(X).any(axis=3)                      # (items, systems, runs)
-    totals = np.where(row_ok[..., None], X, 0.0).sum(axis=(0, 2))   # (systems, k)
+    row_ok = ~np.isnan(X).any(axis=3)  # (items, systems, runs)
+    totals = np.where(row_ok[..., None], X, 0.0).sum(axis=(0, 2))  # (systems, k)
     estimate = _apply_metric(metric, totals)
-    l = (row_ok.any(axis=2)).sum(axis=0)                   # items with data per system
+    l = (row_ok.any(axis=2)).sum(axis=0)  # items with data per system
     reps = np.full((R, n_sys), np.nan)
     if row_ok.all() and n_items:
         pool = X.transpose(0, 2, 1, 3).reshape(n_items * n_runs, n_sys * k)
@@ -1070,20 +1229,25 @@ def _pooled_distribution(X: np.ndarray, metric: Metric, R: int, rng: np.random.G
         for j in range(n_sys):
             if l[j] < 1:
                 continue
-            pool = X[:, j][row_ok[:, j]]                   # (P_j, k) observed rows
+            pool = X[:, j][row_ok[:, j]]  # (P_j, k) observed rows
             sums = _resampled_sums(rng, pool, int(l[j]), R, max_memory)
             reps[:, j] = _apply_metric(metric, sums[:, None, :])[:, 0]
     return reps, estimate, l
 
 
-def _per_run_distribution(X: np.ndarray, metric: Metric, R: int, rng: np.random.Generator,
-                          max_memory: int, confidence: float
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _per_run_distribution(
+    X: np.ndarray,
+    metric: Metric,
+    R: int,
+    rng: np.random.Generator,
+    max_memory: int,
+    confidence: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Estimate, bootstrap mean and percentile limits ``(n_systems, n_runs)`` of each run
     bootstrapped alone (items resampled)."""
     n_items, n_sys, n_runs, k = X.shape
     row_ok = ~np.isnan(X).any(axis=3)
-    sums_all = np.where(row_ok[..., None], X, 0.0).sum(axis=0)     # (systems, runs, k)
+    sums_all = np.where(row_ok[..., None], X, 0.0).sum(axis=0)  # (systems, runs, k)
     est = _apply_metric(metric, sums_all)
     boot_mean = np.full((n_sys, n_runs), np.nan)
     low = np.full((n_sys, n_runs), np.nan)
@@ -1119,16 +1283,25 @@ def _nanmean0(reps: np.ndarray) -> np.ndarray:
 def _warn_nan_replicates(reps: np.ndarray) -> None:
     bad = np.isnan(reps).any(axis=0)
     if bad.any():
-        warnings.warn(f"the metric is undefined (NaN) on some resamples of "
-                      f"{int(bad.sum())} system(s): those resamples are left out of the "
-                      "interval", DegenerateDataWarning, stacklevel=3)
+        warnings.warn(
+            f"the metric is undefined (NaN) on some resamples of "
+            f"{int(bad.sum())} system(s): those resamples are left out of the "
+            "interval",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
 
 
-def pooled_runs_bootstrap(stats: np.ndarray, *, metric: Metric | None = None,
-                          n_resamples: int = 9999, confidence: float = 0.95,
-                          rng: np.random.Generator | int | None = None,
-                          max_memory: int = DEFAULT_MAX_MEMORY,
-                          systems: Sequence[str] | None = None) -> PooledRunsResult:
+def pooled_runs_bootstrap(
+    stats: np.ndarray,
+    *,
+    metric: Metric | None = None,
+    n_resamples: int = 9999,
+    confidence: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+    systems: Sequence[str] | None = None,
+) -> PooledRunsResult:
     """Instance-level bootstrap over the pooled runs (Algorithm 1 of Fraile-Hernández &
     Peñas 2025).
 
@@ -1205,12 +1378,25 @@ def pooled_runs_bootstrap(stats: np.ndarray, *, metric: Metric | None = None,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(reps, axis=0, ddof=1)
-    run_est, run_mean, run_low, run_high = _per_run_distribution(X, fn, R, gen, max_memory,
-                                                                 conf)
+    run_est, run_mean, run_low, run_high = _per_run_distribution(X, fn, R, gen, max_memory, conf)
     n_pooled = (~np.isnan(X).any(axis=3)).sum(axis=(0, 2))
-    return PooledRunsResult(names, estimate, _nanmean0(reps), low, high, se, run_est,
-                            run_mean, run_low, run_high, l.astype(np.int64), X.shape[2],
-                            n_pooled.astype(np.int64), conf, R)
+    return PooledRunsResult(
+        names,
+        estimate,
+        _nanmean0(reps),
+        low,
+        high,
+        se,
+        run_est,
+        run_mean,
+        run_low,
+        run_high,
+        l.astype(np.int64),
+        X.shape[2],
+        n_pooled.astype(np.int64),
+        conf,
+        R,
+    )
 
 
 # ============================================================ do the runs differ?
@@ -1246,11 +1432,20 @@ class RunsDifferResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [{"system": s, "test": self.test, "modality": self.modality,
-                 "statistic": _num(self.statistic[j]), "df": self.df,
-                 "p_value": _num(self.p_value[j]), "n_items": int(self.n_items[j]),
-                 "n_dropped": int(self.n_dropped[j]), "n_runs": self.n_runs}
-                for j, s in enumerate(self.systems)]
+        return [
+            {
+                "system": s,
+                "test": self.test,
+                "modality": self.modality,
+                "statistic": _num(self.statistic[j]),
+                "df": self.df,
+                "p_value": _num(self.p_value[j]),
+                "n_items": int(self.n_items[j]),
+                "n_dropped": int(self.n_dropped[j]),
+                "n_runs": self.n_runs,
+            }
+            for j, s in enumerate(self.systems)
+        ]
 
 
 def _cochran_q(x: np.ndarray) -> float:
@@ -1258,17 +1453,17 @@ def _cochran_q(x: np.ndarray) -> float:
     col = x.sum(axis=0)
     row = x.sum(axis=1)
     total = row.sum()
-    denom = k * total - (row ** 2).sum()
+    denom = k * total - (row**2).sum()
     if denom == 0:
         return math.nan
-    return float((k - 1) * (k * (col ** 2).sum() - total ** 2) / denom)
+    return float((k - 1) * (k * (col**2).sum() - total**2) / denom)
 
 
 def _friedman(x: np.ndarray) -> float:
     n, k = x.shape
     ranks = stats.rankdata(x, axis=1)
     rank_sums = ranks.sum(axis=0)
-    chisq = 12.0 / (n * k * (k + 1)) * (rank_sums ** 2).sum() - 3.0 * n * (k + 1)
+    chisq = 12.0 / (n * k * (k + 1)) * (rank_sums**2).sum() - 3.0 * n * (k + 1)
     # tie correction: a group of t tied values adds t^3 - t = sum over its members of t^2 - 1
     tie_size = (x[:, :, None] == x[:, None, :]).sum(axis=2)
     ties = float((tie_size.astype(np.float64) ** 2 - 1).sum())
@@ -1278,8 +1473,9 @@ def _friedman(x: np.ndarray) -> float:
     return float(chisq / c)
 
 
-def runs_differ_test(scores: np.ndarray, *, modality: Modality | None = None,
-                     systems: Sequence[str] | None = None) -> RunsDifferResult:
+def runs_differ_test(
+    scores: np.ndarray, *, modality: Modality | None = None, systems: Sequence[str] | None = None
+) -> RunsDifferResult:
     """Do the runs of a system differ systematically (RQ1 of Fraile-Hernández & Peñas (2025))?
 
     Parameters
@@ -1330,9 +1526,11 @@ def runs_differ_test(scores: np.ndarray, *, modality: Modality | None = None,
     names = system_names(systems, X.shape[1])
     n_runs = X.shape[2]
     if n_runs < 2:
-        raise InputError(f"at least 2 runs are needed to compare runs, got {n_runs}",
-                         hint="scores must be (n_items, n_runs) or (n_items, n_systems, "
-                              "n_runs) with n_runs >= 2")
+        raise InputError(
+            f"at least 2 runs are needed to compare runs, got {n_runs}",
+            hint="scores must be (n_items, n_runs) or (n_items, n_systems, "
+            "n_runs) with n_runs >= 2",
+        )
     observed = X[~np.isnan(X)]
     binary = bool(np.all((observed == 0) | (observed == 1)))
     if modality is None:
@@ -1340,12 +1538,14 @@ def runs_differ_test(scores: np.ndarray, *, modality: Modality | None = None,
     else:
         mod = _choice_iv("modality", modality, get_args(Modality))  # type: ignore[assignment]
         if mod == "binary" and not binary:
-            raise InputError("modality='binary' but the scores are not all 0 or 1",
-                             hint="use modality='continuous' (Friedman) or leave it None")
+            raise InputError(
+                "modality='binary' but the scores are not all 0 or 1",
+                hint="use modality='continuous' (Friedman) or leave it None",
+            )
     n_sys = X.shape[1]
     statistic = np.full(n_sys, np.nan)
     p = np.full(n_sys, np.nan)
-    complete = ~np.isnan(X).any(axis=2)                    # (items, systems)
+    complete = ~np.isnan(X).any(axis=2)  # (items, systems)
     n_used = complete.sum(axis=0)
     n_dropped = (~complete).sum(axis=0)
     no_variation = []
@@ -1360,15 +1560,30 @@ def runs_differ_test(scores: np.ndarray, *, modality: Modality | None = None,
         else:
             p[j] = stats.chi2.sf(statistic[j], n_runs - 1)
     if (n_used < 2).any():
-        warnings.warn(f"{int((n_used < 2).sum())} system(s) have fewer than 2 items with "
-                      "every run observed: NaN", DegenerateDataWarning, stacklevel=2)
+        warnings.warn(
+            f"{int((n_used < 2).sum())} system(s) have fewer than 2 items with "
+            "every run observed: NaN",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
     if no_variation:
-        warnings.warn(f"{len(no_variation)} system(s) score every item the same in all runs: "
-                      "the statistic is undefined, p = 1", DegenerateDataWarning,
-                      stacklevel=2)
-    return RunsDifferResult(names, "Cochran's Q" if mod == "binary" else "Friedman", mod,
-                            statistic, n_runs - 1, p, n_used.astype(np.int64),
-                            n_dropped.astype(np.int64), n_runs)
+        warnings.warn(
+            f"{len(no_variation)} system(s) score every item the same in all runs: "
+            "the statistic is undefined, p = 1",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    return RunsDifferResult(
+        names,
+        "Cochran's Q" if mod == "binary" else "Friedman",
+        mod,
+        statistic,
+        n_runs - 1,
+        p,
+        n_used.astype(np.int64),
+        n_dropped.astype(np.int64),
+        n_runs,
+    )
 
 
 # ============================================================ CI width against runs
@@ -1405,18 +1620,33 @@ class RunsWidthResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system and number of runs (NaN as None)."""
-        return [{"system": s, "runs": int(k), "estimate": _num(self.estimate[i, j]),
-                 "ci_low": _num(self.ci_low[i, j]), "ci_high": _num(self.ci_high[i, j]),
-                 "width": _num(self.width[i, j]), "method": self.method,
-                 "confidence": self.confidence, "n_resamples": self.n_resamples}
-                for j, s in enumerate(self.systems) for i, k in enumerate(self.runs)]
+        return [
+            {
+                "system": s,
+                "runs": int(k),
+                "estimate": _num(self.estimate[i, j]),
+                "ci_low": _num(self.ci_low[i, j]),
+                "ci_high": _num(self.ci_high[i, j]),
+                "width": _num(self.width[i, j]),
+                "method": self.method,
+                "confidence": self.confidence,
+                "n_resamples": self.n_resamples,
+            }
+            for j, s in enumerate(self.systems)
+            for i, k in enumerate(self.runs)
+        ]
 
 
-def ci_width_by_runs(scores: np.ndarray, *, method: WidthMethod = "cluster",
-                     n_resamples: int = 9999, confidence: float = 0.95,
-                     rng: np.random.Generator | int | None = None,
-                     max_memory: int = DEFAULT_MAX_MEMORY,
-                     systems: Sequence[str] | None = None) -> RunsWidthResult:
+def ci_width_by_runs(
+    scores: np.ndarray,
+    *,
+    method: WidthMethod = "cluster",
+    n_resamples: int = 9999,
+    confidence: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+    max_memory: int = DEFAULT_MAX_MEMORY,
+    systems: Sequence[str] | None = None,
+) -> RunsWidthResult:
     """Interval and its width using the first k runs, for k = 1..n_runs (the table of
     Fraile-Hernández & Peñas 2025).
 
@@ -1474,8 +1704,8 @@ def ci_width_by_runs(scores: np.ndarray, *, method: WidthMethod = "cluster",
     estimate = np.full((n_runs, n_sys), np.nan)
     low = np.full((n_runs, n_sys), np.nan)
     high = np.full((n_runs, n_sys), np.nan)
-    for i in range(n_runs):                      # a handful of k, not a loop over resamples
-        part = X[:, :, :i + 1]
+    for i in range(n_runs):  # a handful of k, not a loop over resamples
+        part = X[:, :, : i + 1]
         S, C = _item_sums(part)
         with np.errstate(invalid="ignore", divide="ignore"):
             estimate[i] = S.sum(axis=0) / C.sum(axis=0)
@@ -1490,7 +1720,19 @@ def ci_width_by_runs(scores: np.ndarray, *, method: WidthMethod = "cluster",
             reps, _, _ = _pooled_distribution(stats_, _ratio_metric, R, gen, max_memory)
         low[i], high[i] = _percentile_interval(reps, conf)
     if np.isnan(low).any():
-        warnings.warn("some intervals are NaN (fewer than 2 items with scores in the runs "
-                      "used)", DegenerateDataWarning, stacklevel=2)
-    return RunsWidthResult(names, np.arange(1, n_runs + 1), estimate, low, high, high - low,
-                           meth, conf, R)  # type: ignore[arg-type]
+        warnings.warn(
+            "some intervals are NaN (fewer than 2 items with scores in the runs used)",
+            DegenerateDataWarning,
+            stacklevel=2,
+        )
+    return RunsWidthResult(
+        names,
+        np.arange(1, n_runs + 1),
+        estimate,
+        low,
+        high,
+        high - low,
+        meth,  # type: ignore[arg-type]
+        conf,
+        R,
+    )

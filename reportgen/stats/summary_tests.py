@@ -41,9 +41,15 @@ class IntervalZTest:
     confidence: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"diff": self.diff, "se": self.se, "statistic": self.statistic,
-                "p_value": self.p_value, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "confidence": self.confidence}
+        return {
+            "diff": self.diff,
+            "se": self.se,
+            "statistic": self.statistic,
+            "p_value": self.p_value,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "confidence": self.confidence,
+        }
 
 
 def _half_width_se(low: float, high: float, confidence: float) -> float:
@@ -63,15 +69,20 @@ def _iv(name: str, value: Any) -> float:
 def _confidence_iv(name: str, value: Any) -> float:
     x = _iv(name, value)
     if not 0 < x < 1:
-        raise InputError(f"{name}={value!r} must be between 0 and 1 (exclusive)",
-                         hint="e.g. 0.95")
+        raise InputError(f"{name}={value!r} must be between 0 and 1 (exclusive)", hint="e.g. 0.95")
     return x
 
 
-def z_test_from_intervals(mean_a: float, ci_a: tuple[float, float], mean_b: float,
-                          ci_b: tuple[float, float], *, confidence_a: float = 0.95,
-                          confidence_b: float = 0.95,
-                          confidence: float | None = None) -> IntervalZTest:
+def z_test_from_intervals(
+    mean_a: float,
+    ci_a: tuple[float, float],
+    mean_b: float,
+    ci_b: tuple[float, float],
+    *,
+    confidence_a: float = 0.95,
+    confidence_b: float = 0.95,
+    confidence: float | None = None,
+) -> IntervalZTest:
     """Test whether two means differ, knowing only each one's confidence interval.
 
     Parameters

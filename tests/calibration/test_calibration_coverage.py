@@ -26,8 +26,10 @@ from reportgen.stats.runs import clustered_mean_interval  # noqa: E402
 
 
 def _describe(row: V.Row) -> str:
-    return (f"{row.scenario.key}: {row.estimate.value:.4f} with {row.estimate.reps} reps, "
-            f"bounds [{row.low:.4f}, {row.high:.4f}], {row.status}")
+    return (
+        f"{row.scenario.key}: {row.estimate.value:.4f} with {row.estimate.reps} reps, "
+        f"bounds [{row.low:.4f}, {row.high:.4f}], {row.status}"
+    )
 
 
 FAST = [
@@ -99,8 +101,9 @@ def test_coverage_bca_heavy_tails_against_scipy_bootstrap():
     covered_ours = (ours.ci_low <= 0) & (ours.ci_high >= 0)
     covered_scipy = np.empty(trials, dtype=bool)
     for j in range(trials):
-        ci = stats.bootstrap((X[:, j],), np.mean, n_resamples=1999, method="BCa",
-                             rng=100 + j).confidence_interval
+        ci = stats.bootstrap(
+            (X[:, j],), np.mean, n_resamples=1999, method="BCa", rng=100 + j
+        ).confidence_interval
         covered_scipy[j] = ci.low <= 0 <= ci.high
     # the two differ only by resampling noise: paired disagreement is rare
     assert np.mean(covered_ours != covered_scipy) < 0.05

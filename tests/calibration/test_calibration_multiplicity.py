@@ -23,8 +23,10 @@ from reportgen.stats.aggregation import hmp_landau_location  # noqa: E402
 
 
 def _describe(row: V.Row) -> str:
-    return (f"{row.scenario.key}: {row.estimate.value:.4f} with {row.estimate.reps} reps, "
-            f"bounds [{row.low:.4f}, {row.high:.4f}], {row.status}")
+    return (
+        f"{row.scenario.key}: {row.estimate.value:.4f} with {row.estimate.reps} reps, "
+        f"bounds [{row.low:.4f}, {row.high:.4f}], {row.status}"
+    )
 
 
 FAST = [
@@ -64,11 +66,11 @@ def test_hmp_size_k2_against_numerical_integration():
     # K = L = 2: reject when (1/U1 + 1/U2)/2 >= c with c = max(1/alpha, Landau isf);
     # P(1/U1 + 1/U2 >= y) = integral_0^1 min(1, 1/(y - 1/u)) du (scipy quad)
     alpha = 0.05
-    c = max(1 / alpha, stats.landau.isf(alpha, loc=hmp_landau_location(2),
-                                        scale=math.pi / 2))
+    c = max(1 / alpha, stats.landau.isf(alpha, loc=hmp_landau_location(2), scale=math.pi / 2))
     y = 2 * c
-    exact = integrate.quad(lambda u: 1.0 if y - 1 / u <= 1 else 1 / (y - 1 / u), 0, 1,
-                           points=[1 / (y - 1)], limit=200)[0]
+    exact = integrate.quad(
+        lambda u: 1.0 if y - 1 / u <= 1 else 1 / (y - 1 / u), 0, 1, points=[1 / (y - 1)], limit=200
+    )[0]
     row = V.evaluate(V.scenario("hmp/independent/L=2"), reps=40000)
     se = math.sqrt(exact * (1 - exact) / row.estimate.reps)
     assert abs(row.estimate.value - exact) < 4 * se, _describe(row)

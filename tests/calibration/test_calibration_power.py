@@ -19,9 +19,11 @@ import validation as V  # noqa: E402
 
 
 def _describe(row: V.Row) -> str:
-    return (f"{row.scenario.key}: simulated {row.estimate.value:.4f} with "
-            f"{row.estimate.reps} reps, predicted {row.scenario.nominal:.4f}, bounds "
-            f"[{row.low:.4f}, {row.high:.4f}], {row.status}")
+    return (
+        f"{row.scenario.key}: simulated {row.estimate.value:.4f} with "
+        f"{row.estimate.reps} reps, predicted {row.scenario.nominal:.4f}, bounds "
+        f"[{row.low:.4f}, {row.high:.4f}], {row.status}"
+    )
 
 
 @pytest.mark.parametrize("key", [s.key for s in V.scenarios(["power"])])

@@ -28,8 +28,10 @@ def _row(key: str, reps: int) -> V.Row:
 
 
 def _describe(row: V.Row) -> str:
-    return (f"{row.scenario.key}: {row.estimate.value:.4f} with {row.estimate.reps} reps, "
-            f"bounds [{row.low:.4f}, {row.high:.4f}], {row.status}")
+    return (
+        f"{row.scenario.key}: {row.estimate.value:.4f} with {row.estimate.reps} reps, "
+        f"bounds [{row.low:.4f}, {row.high:.4f}], {row.status}"
+    )
 
 
 # fast subset: (key, replications); each must be inside its bounds

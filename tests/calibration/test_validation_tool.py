@@ -17,15 +17,18 @@ sys.path.insert(0, str(ROOT / "tools"))
 import validation as V  # noqa: E402
 
 
-def _fake(key: str, values: list[float], nominal: float = 0.05,
-          kind: V.Kind = "two-sided") -> V.Scenario:
+def _fake(
+    key: str, values: list[float], nominal: float = 0.05, kind: V.Kind = "two-sided"
+) -> V.Scenario:
     """A scenario returning the given rates in turn (first run, then confirmation)."""
     calls = iter(values)
 
     def simulate(reps: int, rng: np.random.Generator) -> V.Estimate:
         return V.Estimate(next(calls), reps)
-    return V.Scenario(key, key.split("/")[0], "group", "routine()", "setting", nominal,
-                      kind, 1000, simulate)
+
+    return V.Scenario(
+        key, key.split("/")[0], "group", "routine()", "setting", nominal, kind, 1000, simulate
+    )
 
 
 @pytest.mark.parametrize("reps, nominal", [(2000, 0.05), (4000, 0.95), (400, 0.5)])
@@ -88,12 +91,12 @@ def test_every_explanation_matches_a_scenario():
 def test_render_markdown_tables_notes_and_unexplained():
     rows = (
         V.evaluate(_fake("size/a/inside", [0.05]), reps=1000),
-        V.evaluate(_fake("size/unpaired-continuous/permutation/behrens/n=10", [0.16]),
-                   reps=1000),
+        V.evaluate(_fake("size/unpaired-continuous/permutation/behrens/n=10", [0.16]), reps=1000),
         V.evaluate(_fake("size/b/broken", [0.3, 0.3]), reps=1000),
     )
-    table = V.PowerTable("t", "s", (0.0, 0.5), "d", ("x", "y"),
-                         np.array([[0.05, 0.6], [0.04, 0.5]]), 100)
+    table = V.PowerTable(
+        "t", "s", (0.0, 0.5), "d", ("x", "y"), np.array([[0.05, 0.6], [0.04, 0.5]]), 100
+    )
     report = V.Report(rows, (table,), 1, False, "today", "abc", 60.0)
     md = V.render_markdown(report)
     assert "tools/validation.py --out docs/validation.md" in md
@@ -106,8 +109,9 @@ def test_render_markdown_tables_notes_and_unexplained():
 
 def test_cli_writes_markdown_for_selected_rows(tmp_path, capsys):
     out = tmp_path / "v.md"
-    code = V.main(["--only", "fdr/fdr_bh/independent/m1=0", "--quick", "--out", str(out),
-                   "--no-power-table"])
+    code = V.main(
+        ["--only", "fdr/fdr_bh/independent/m1=0", "--quick", "--out", str(out), "--no-power-table"]
+    )
     assert code == 0
     md = out.read_text(encoding="utf-8")
     assert "Rows: 1;" in md and "Benjamini-Hochberg" in md

@@ -34,9 +34,11 @@ def _render(chart, tmp_path=None, name="chart"):
     return svg
 
 
-VALUES = {"long-system-name-alpha": [0.1, 0.2, 0.3, 0.4, 0.5],
-          "beta": [0.9, 0.8, 0.7, 0.6, 1.0],
-          "gamma": [0.5, 0.5, 0.6, np.nan, 0.4]}
+VALUES = {
+    "long-system-name-alpha": [0.1, 0.2, 0.3, 0.4, 0.5],
+    "beta": [0.9, 0.8, 0.7, 0.6, 1.0],
+    "gamma": [0.5, 0.5, 0.6, np.nan, 0.4],
+}
 
 
 def test_distribution_summary_quantiles_and_order():
@@ -46,7 +48,7 @@ def test_distribution_summary_quantiles_and_order():
     q = np.quantile([0.9, 0.8, 0.7, 0.6, 1.0], [0, 0.25, 0.5, 0.75, 1])
     assert [beta[k] for k in ("min", "q1", "median", "q3", "max")] == pytest.approx(q)
     assert beta["mean"] == pytest.approx(0.8)
-    assert rows[1]["n"] == 4                                  # NaN dropped
+    assert rows[1]["n"] == 4  # NaN dropped
     assert [r["order"] for r in rows] == [0, 1, 2]
     low = distribution_summary(VALUES, direction="lower")
     assert [r["system"] for r in low] == ["long-system-name-alpha", "gamma", "beta"]
@@ -57,7 +59,7 @@ def test_distribution_chart_spec():
     spec, layers = _layers(chart)
     assert [lay["mark"]["type"] for lay in layers] == ["rule", "bar", "tick", "point"]
     rows = _values(spec, layers[0])
-    assert len(rows) == 3 and "values" not in rows[0]          # summaries, not raw items
+    assert len(rows) == 3 and "values" not in rows[0]  # summaries, not raw items
     assert set(rows[0]) >= {"system", "min", "q1", "median", "q3", "max", "mean"}
     enc = [lay["encoding"] for lay in layers]
     assert enc[0]["x"]["field"] == "min" and enc[0]["x2"]["field"] == "max"
@@ -73,12 +75,16 @@ def test_distribution_chart_spec():
 
 
 def test_distribution_chart_group_colour_and_lower():
-    chart = distribution_chart(VALUES, metric="loss", direction="lower",
-                               group={"beta": "big", "gamma": "small"})
+    chart = distribution_chart(
+        VALUES, metric="loss", direction="lower", group={"beta": "big", "gamma": "small"}
+    )
     spec, layers = _layers(chart)
     rows = _values(spec, layers[0])
     assert {r["system"]: r["group"] for r in rows} == {
-        "beta": "big", "gamma": "small", "long-system-name-alpha": "(no group)"}
+        "beta": "big",
+        "gamma": "small",
+        "long-system-name-alpha": "(no group)",
+    }
     assert layers[1]["encoding"]["color"]["field"] == "group"
     assert layers[0]["encoding"]["y"]["scale"]["domain"][0] == "long-system-name-alpha"
     _render(chart)
@@ -95,8 +101,7 @@ def test_distribution_chart_bad_inputs():
 
 def test_rank_distribution_chart_spec():
     X = np.array([[1, 0, 0], [1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 1, 1]], dtype=float)
-    res = rank_distributions(X, paired=True, systems=["a", "b", "c"], n_resamples=400,
-                             rng=3)
+    res = rank_distributions(X, paired=True, systems=["a", "b", "c"], n_resamples=400, rng=3)
     chart = rank_distribution_chart(res)
     spec, layers = _layers(chart)
     assert [lay["mark"]["type"] for lay in layers] == ["rect", "rule", "tick", "point"]
@@ -109,8 +114,7 @@ def test_rank_distribution_chart_spec():
         assert (c["rank_start"], c["rank_end"]) == (c["rank"] - 0.5, c["rank"] + 0.5)
     summary = {r["system"]: r for r in _values(spec, layers[1])}
     for i, s in enumerate(res.systems):
-        assert (summary[s]["ci_low"], summary[s]["ci_high"]) == (res.ci_low[i],
-                                                                 res.ci_high[i])
+        assert (summary[s]["ci_low"], summary[s]["ci_high"]) == (res.ci_low[i], res.ci_high[i])
         assert summary[s]["median_rank"] == res.median_rank[i]
     assert layers[1]["encoding"]["x"]["field"] == "ci_low"
     assert layers[1]["encoding"]["x2"]["field"] == "ci_high"
@@ -122,16 +126,16 @@ def test_rank_distribution_chart_spec():
 def test_mbpp_distribution_and_rank_charts_render(arena59, tmp_path):
     view = arena59
     values = {s: view.scores[:, j] for j, s in enumerate(view.systems)}
-    chart = distribution_chart(values, metric="pass1",
-                               group={s: s.split("-")[0] for s in view.systems})
+    chart = distribution_chart(
+        values, metric="pass1", group={s: s.split("-")[0] for s in view.systems}
+    )
     spec = chart.to_dict()
     rows = _values(spec, spec["layer"][0])
     assert len(rows) == 59
     means = [r["mean"] for r in rows]
     assert means == sorted(means, reverse=True)
     _render(chart, tmp_path, "dist59")
-    res = rank_distributions(view.scores, paired=True, systems=view.systems,
-                             n_resamples=300, rng=0)
+    res = rank_distributions(view.scores, paired=True, systems=view.systems, n_resamples=300, rng=0)
     svg = _render(rank_distribution_chart(res), tmp_path, "rank59")
     assert "gpt-4-1106-preview" in svg
 
@@ -139,6 +143,7 @@ def test_mbpp_distribution_and_rank_charts_render(arena59, tmp_path):
 @pytest.fixture(scope="module")
 def arena59(shared_data):
     from reportgen.data import load
+
     view = load(shared_data / "eval-arena" / "mbpp+.jsonl").paired("mbpp+", "pass1")
     assert len(view.systems) == 59
     return view
@@ -157,8 +162,9 @@ def test_bootstrap_mean_chart_against_the_replicates():
     boot = bootstrap_means(X, systems=["A", "B", "C"], n_resamples=4000, rng=1)
     # scipy: bootstrap((x,), np.mean, method="percentile") gives the same interval within
     # Monte Carlo error; the observed mean is the plain mean
-    ref = stats.bootstrap((X[:, 1],), np.mean, method="percentile", n_resamples=4000,
-                          rng=np.random.default_rng(2)).confidence_interval
+    ref = stats.bootstrap(
+        (X[:, 1],), np.mean, method="percentile", n_resamples=4000, rng=np.random.default_rng(2)
+    ).confidence_interval
     se = X[:, 1].std(ddof=1) / np.sqrt(80)
     assert abs(boot.ci_low[1] - ref.low) < 0.1 * se
     assert abs(boot.ci_high[1] - ref.high) < 0.1 * se

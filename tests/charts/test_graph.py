@@ -29,6 +29,7 @@ def _synthetic(**kw):
 @functools.cache
 def _humaneval(shared_data_str: str, k: int = 12):
     from reportgen.data import load
+
     table = load(shared_data_str)
     view = table.paired(table.datasets[0], "pass1")
     X = view.item_means()[:, :k]
@@ -50,8 +51,11 @@ def _edge_layer(spec):
 
 def _nonsignificant_pairs(res):
     sig = res.significant()
-    return {frozenset((res.systems[a], res.systems[b]))
-            for a, b, s in zip(res.index_a, res.index_b, sig) if not s}
+    return {
+        frozenset((res.systems[a], res.systems[b]))
+        for a, b, s in zip(res.index_a, res.index_b, sig)
+        if not s
+    }
 
 
 def _check_graph(res, ranking):
@@ -64,9 +68,16 @@ def _check_graph(res, ranking):
     assert enc["strokeWidth"]["field"] == "width_p"
     assert enc["strokeWidth"]["scale"]["domain"] == [ranking.alpha, 1.0]
     # edge endpoints are the vertices' positions, vertical = mean
-    nodes = {r["system"]: r for r in _values(next(
-        lay for lay in spec["layer"] if lay["mark"]["type"] == "point"
-        and lay["encoding"]["y"]["field"] == "mean"))}
+    nodes = {
+        r["system"]: r
+        for r in _values(
+            next(
+                lay
+                for lay in spec["layer"]
+                if lay["mark"]["type"] == "point" and lay["encoding"]["y"]["field"] == "mean"
+            )
+        )
+    }
     for e in edges:
         assert (e["x"], e["y"]) == (nodes[e["source"]]["x"], nodes[e["source"]]["mean"])
         assert (e["x2"], e["y2"]) == (nodes[e["target"]]["x"], nodes[e["target"]]["mean"])
@@ -76,8 +87,11 @@ def _check_graph(res, ranking):
 
 
 def _best_label_layers(spec):
-    return [lay for lay in spec["layer"] if lay["mark"]["type"] == "text"
-            and lay["mark"].get("color") == "red"]
+    return [
+        lay
+        for lay in spec["layer"]
+        if lay["mark"]["type"] == "text" and lay["mark"].get("color") == "red"
+    ]
 
 
 def test_graph_edges_are_the_nonsignificant_pairs_synthetic():
@@ -103,8 +117,13 @@ def test_best_system_label_is_red_bold_and_alone():
     assert len(best) == 1
     assert best[0]["mark"]["fontWeight"] == "bold"
     assert [r["system"] for r in _values(best[0])] == ["alpha"] == [ranking.systems[0]]
-    others = [lay for lay in spec["layer"] if lay["mark"]["type"] == "text"
-              and "color" not in lay["mark"] and "stroke" not in lay["mark"]]
+    others = [
+        lay
+        for lay in spec["layer"]
+        if lay["mark"]["type"] == "text"
+        and "color" not in lay["mark"]
+        and "stroke" not in lay["mark"]
+    ]
     assert len(others) == 1
     assert {r["system"] for r in _values(others[0])} == set(ranking.systems[1:])
     assert "title" in spec
@@ -115,17 +134,19 @@ def test_graph_layout_is_deterministic_and_spread():
     a, b = graph_layout(ranking), graph_layout(ranking)
     assert a == b
     assert [r["system"] for r in a] == list(ranking.systems)
-    assert len({r["x"] for r in a}) == len(a)           # no two vertices on one vertical
+    assert len({r["x"] for r in a}) == len(a)  # no two vertices on one vertical
 
 
 def test_y_is_mean_best_on_top_reversed_for_lower():
     _, ranking = _synthetic()
-    enc = next(lay for lay in _layers(connected_graph_chart(ranking))
-               if lay["mark"]["type"] == "point")["encoding"]
+    enc = next(
+        lay for lay in _layers(connected_graph_chart(ranking)) if lay["mark"]["type"] == "point"
+    )["encoding"]
     assert enc["y"]["field"] == "mean" and enc["y"]["scale"]["reverse"] is False
     low = ordered_ranking(-ranking.mean, _sym(5), systems=ranking.systems, direction="lower")
-    enc = next(lay for lay in _layers(connected_graph_chart(low))
-               if lay["mark"]["type"] == "point")["encoding"]
+    enc = next(
+        lay for lay in _layers(connected_graph_chart(low)) if lay["mark"]["type"] == "point"
+    )["encoding"]
     assert enc["y"]["scale"]["reverse"] is True
 
 
@@ -143,15 +164,22 @@ def test_directed_graph_has_arrow_heads():
     spec = connected_graph_chart(ranking).to_dict()
     edges = _values(_edge_layer(spec))
     assert edges and all(e["directed"] for e in edges)
-    heads = [lay for lay in spec["layer"] if lay["mark"]["type"] == "point"
-             and "shape" in lay["encoding"]]
+    heads = [
+        lay
+        for lay in spec["layer"]
+        if lay["mark"]["type"] == "point" and "shape" in lay["encoding"]
+    ]
     assert len(heads) == 1
-    assert [(h["source"], h["target"]) for h in _values(heads[0])] == \
-        [(e["source"], e["target"]) for e in edges]
+    assert [(h["source"], h["target"]) for h in _values(heads[0])] == [
+        (e["source"], e["target"]) for e in edges
+    ]
     # undirected: no heads
     _, undirected = _synthetic()
-    assert not [lay for lay in _layers(connected_graph_chart(undirected))
-                if "shape" in lay.get("encoding", {})]
+    assert not [
+        lay
+        for lay in _layers(connected_graph_chart(undirected))
+        if "shape" in lay.get("encoding", {})
+    ]
 
 
 def test_no_edges_when_everything_differs():
@@ -159,15 +187,19 @@ def test_no_edges_when_everything_differs():
     ranking = ordered_ranking(np.array([0.9, 0.5, 0.1]), P, systems=["a", "b", "c"])
     spec = connected_graph_chart(ranking).to_dict()
     assert not [lay for lay in spec["layer"] if lay["mark"]["type"] == "rule"]
-    assert clique_chart(ranking).to_dict()["layer"][1]["data"]["values"][0]["group"] \
-        == "isolated"
+    assert clique_chart(ranking).to_dict()["layer"][1]["data"]["values"][0]["group"] == "isolated"
 
 
 def test_clique_chart_columns_in_descending_mean():
-    P = np.array([[np.nan, 0.3, 0.01, 0.01], [0.3, np.nan, 0.2, 0.01],
-                  [0.01, 0.2, np.nan, 0.01], [0.01, 0.01, 0.01, np.nan]])
-    ranking = ordered_ranking(np.array([0.9, 0.8, 0.5, 0.2]), P,
-                              systems=["a", "b", "c", "d"])
+    P = np.array(
+        [
+            [np.nan, 0.3, 0.01, 0.01],
+            [0.3, np.nan, 0.2, 0.01],
+            [0.01, 0.2, np.nan, 0.01],
+            [0.01, 0.01, 0.01, np.nan],
+        ]
+    )
+    ranking = ordered_ranking(np.array([0.9, 0.8, 0.5, 0.2]), P, systems=["a", "b", "c", "d"])
     assert ranking.cliques == (("a", "b"), ("b", "c")) and ranking.isolated == ("d",)
     spec = clique_chart(ranking).to_dict()
     rows = spec["layer"][0]["data"]["values"]
@@ -199,9 +231,13 @@ def test_charts_render_to_svg_and_png(shared_data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _, directed = _synthetic(order="successive", alternative="greater")
-    for chart in (connected_graph_chart(small), clique_chart(small),
-                  connected_graph_chart(he), clique_chart(he),
-                  connected_graph_chart(directed)):
+    for chart in (
+        connected_graph_chart(small),
+        clique_chart(small),
+        connected_graph_chart(he),
+        clique_chart(he),
+        connected_graph_chart(directed),
+    ):
         spec = chart.to_json()
         assert vlc.vegalite_to_svg(spec).lstrip().startswith("<svg")
         assert vlc.vegalite_to_png(spec, scale=2)[:8] == b"\x89PNG\r\n\x1a\n"

@@ -24,19 +24,23 @@ from reportgen.stats.ranking import compact_letter_display, simultaneous_rank_in
 @functools.cache
 def _mbpp(path: str):
     from reportgen.data import load
+
     table = load(path)
     view = table.paired(table.datasets[0], "pass1")
     X = view.item_means()
-    ri = simultaneous_rank_intervals(X.mean(axis=0), covariance=np.cov(X, rowvar=False)
-                                     / X.shape[0], systems=view.systems, rng=0)
+    ri = simultaneous_rank_intervals(
+        X.mean(axis=0), covariance=np.cov(X, rowvar=False) / X.shape[0], systems=view.systems, rng=0
+    )
     bt = bradley_terry(X, systems=view.systems, n_resamples=100, rng=0)
     return ri, bt
 
 
 def _small_intervals():
-    return simultaneous_rank_intervals(np.array([1.0, 3.0, 0.9, 2.95]),
-                                       np.array([0.3, 0.3, 0.3, 0.3]),
-                                       systems=["c", "a", "d", "b"])
+    return simultaneous_rank_intervals(
+        np.array([1.0, 3.0, 0.9, 2.95]),
+        np.array([0.3, 0.3, 0.3, 0.3]),
+        systems=["c", "a", "d", "b"],
+    )
 
 
 def _layer(spec, mark):
@@ -57,8 +61,10 @@ def test_rank_intervals_ordered_by_rank_with_intervals():
     assert rule["encoding"]["x2"]["field"] == "rank_ci_high"
     rows = {r["system"]: r for r in _values(spec, rule)}
     for i, s in enumerate(ri.systems):
-        assert (rows[s]["rank_ci_low"], rows[s]["rank_ci_high"]) == \
-            (int(ri.ci_low[i]), int(ri.ci_high[i]))
+        assert (rows[s]["rank_ci_low"], rows[s]["rank_ci_high"]) == (
+            int(ri.ci_low[i]),
+            int(ri.ci_high[i]),
+        )
     (point,) = _layer(spec, "point")
     assert point["encoding"]["x"]["field"] == "rank"
     assert rule["encoding"]["y"]["axis"]["labelLimit"] >= 300
@@ -67,8 +73,9 @@ def test_rank_intervals_ordered_by_rank_with_intervals():
 
 def test_rank_intervals_show_letters():
     ri = _small_intervals()
-    cld = compact_letter_display(["a", "b", "c", "d"], [("a", "c"), ("a", "d"),
-                                                        ("b", "c"), ("b", "d")])
+    cld = compact_letter_display(
+        ["a", "b", "c", "d"], [("a", "c"), ("a", "d"), ("b", "c"), ("b", "d")]
+    )
     spec = rank_interval_chart(ri, cld).to_dict()
     (text,) = _layer(spec, "text")
     assert text["encoding"]["text"]["field"] == "letters"
@@ -134,10 +141,17 @@ def test_critical_difference_diagram():
 
 
 def test_every_chart_renders_to_svg_and_png():
-    charts = [rank_interval_chart(_small_intervals()), critical_difference_chart(_friedman()),
-              bradley_terry_chart(bradley_terry(
-                  (np.random.default_rng(2).random((80, 3)) < [0.3, 0.5, 0.7]).astype(float),
-                  n_resamples=20, rng=0))]
+    charts = [
+        rank_interval_chart(_small_intervals()),
+        critical_difference_chart(_friedman()),
+        bradley_terry_chart(
+            bradley_terry(
+                (np.random.default_rng(2).random((80, 3)) < [0.3, 0.5, 0.7]).astype(float),
+                n_resamples=20,
+                rng=0,
+            )
+        ),
+    ]
     for chart in charts:
         spec = chart.to_json()
         assert vlc.vegalite_to_svg(spec).lstrip().startswith("<svg")

@@ -41,8 +41,9 @@ def profile(mbpp):
 def runs_result():
     rng = np.random.default_rng(0)
     scores = (rng.uniform(size=(80, 3, 1)) > rng.uniform(size=(80, 1, 4))).astype(float)
-    return ci_width_by_runs(scores, n_resamples=199, rng=1,
-                            systems=["a rather long system name", "b", "c"])
+    return ci_width_by_runs(
+        scores, n_resamples=199, rng=1, systems=["a rather long system name", "b", "c"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -122,16 +123,18 @@ def test_difference_vs_sum_chart(profile):
     rows = values(points, spec)
     assert len(rows) == 1711
     rec = profile.pair_records()
-    assert [(r["sum_wins"], r["abs_diff_wins"]) for r in rows] == \
-        [(r["sum_wins"], r["abs_diff_wins"]) for r in rec]
+    assert [(r["sum_wins"], r["abs_diff_wins"]) for r in rows] == [
+        (r["sum_wins"], r["abs_diff_wins"]) for r in rec
+    ]
     assert points["encoding"]["x"]["field"] == "sum_wins"
     assert points["encoding"]["y"]["field"] == "abs_diff_wins"
     bounds = values(curves, spec)
     assert {b["alpha"] for b in bounds} == {0.05, 0.1, 0.2}
     top = max(r["sum_wins"] for r in rows)
     assert max(b["sum_wins"] for b in bounds) >= top
-    truth = {(b["alpha"], b["sum_wins"]): b["min_abs_diff_wins"]
-             for b in profile.boundary_records()}
+    truth = {
+        (b["alpha"], b["sum_wins"]): b["min_abs_diff_wins"] for b in profile.boundary_records()
+    }
     for b in bounds:
         assert b["min_abs_diff_wins"] == truth[(b["alpha"], b["sum_wins"])]
     assert curves["encoding"]["y"]["field"] == "min_abs_diff_wins"
@@ -146,8 +149,9 @@ def test_difference_vs_sum_chart(profile):
 def test_difference_vs_sum_max_total(profile):
     spec = difference_vs_sum_chart(profile, max_total=profile.n_items).to_dict()
     bounds = values(layers(spec)[1], spec)
-    assert len(bounds) == sum(b["min_abs_diff_wins"] is not None
-                              for b in profile.boundary_records())
+    assert len(bounds) == sum(
+        b["min_abs_diff_wins"] is not None for b in profile.boundary_records()
+    )
 
 
 # ============================================================================ runs
@@ -196,8 +200,9 @@ def test_power_curve_chart_power_vs_n():
 
 
 def test_power_curve_chart_several_effects():
-    curve = power_curve([100, 200, 100, 200], [0.1, 0.1, 0.2, 0.2],
-                        design="paired-continuous", sd=1.0)
+    curve = power_curve(
+        [100, 200, 100, 200], [0.1, 0.1, 0.2, 0.2], design="paired-continuous", sd=1.0
+    )
     spec = power_curve_chart(curve).to_dict()
     assert layers(spec)[0]["encoding"]["color"]["field"] == "effect"
     curve = power_curve(200, [0.05, 0.1, 0.2], design="paired-continuous", sd=1.0)
@@ -273,12 +278,11 @@ def test_all_charts_render(profile, mbpp, runs_result, topsis_case, tmp_path):
         "pvalue": pvalue_vs_difference_chart(profile),
         "diff_sum": difference_vs_sum_chart(profile),
         "runs": ci_width_by_runs_chart(runs_result),
-        "power": power_curve_chart(power_curve([50, 200], 0.1, design="paired-binary",
-                                               discordance=0.3)),
-        "mde": power_curve_chart(mde_curve([100, 400], design="unpaired-binary",
-                                           baseline=0.7)),
-        "hist": difficulty_histogram_chart(item_analysis(mbpp.scores,
-                                                         systems=mbpp.systems)),
+        "power": power_curve_chart(
+            power_curve([50, 200], 0.1, design="paired-binary", discordance=0.3)
+        ),
+        "mde": power_curve_chart(mde_curve([100, 400], design="unpaired-binary", baseline=0.7)),
+        "hist": difficulty_histogram_chart(item_analysis(mbpp.scores, systems=mbpp.systems)),
         "topsis": topsis_scatter(res, agg),
     }
     for name, chart in charts.items():

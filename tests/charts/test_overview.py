@@ -13,8 +13,16 @@ def _rows():
     for panel, values in (("a / acc (%)", (80.0, 60.0, 55.0)), ("b / loss", (1.2, 0.9, 2.0))):
         best = max(values) if "%" in panel else min(values)
         for system, v in zip(("s1", "s2", "s3"), values):
-            rows.append({"panel": panel, "system": system, "mean": v, "ci_low": v - 2,
-                         "ci_high": v + 2, "best": v == best})
+            rows.append(
+                {
+                    "panel": panel,
+                    "system": system,
+                    "mean": v,
+                    "ci_low": v - 2,
+                    "ci_high": v + 2,
+                    "best": v == best,
+                }
+            )
     return rows
 
 

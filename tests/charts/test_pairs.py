@@ -28,15 +28,26 @@ def _render(chart, tmp_path=None, name="chart"):
 
 
 def _row(a, b, metric, p, diff, direction="higher", dataset="d"):
-    return {"system_a": a, "system_b": b, "metric": metric, "dataset": dataset,
-            "diff": diff, "direction": direction, "p_adjusted": p,
-            "significant": p <= 0.05, "alpha": 0.05}
+    return {
+        "system_a": a,
+        "system_b": b,
+        "metric": metric,
+        "dataset": dataset,
+        "diff": diff,
+        "direction": direction,
+        "p_adjusted": p,
+        "significant": p <= 0.05,
+        "alpha": 0.05,
+    }
 
 
 ROWS = [
-    _row("A", "B", "acc", 0.001, 0.2), _row("A", "B", "loss", 0.04, 0.3, "lower"),
-    _row("A", "C", "acc", 0.20, 0.1), _row("A", "C", "loss", 0.5, -0.1, "lower"),
-    _row("B", "C", "acc", 1e-6, -0.4), _row("C", "B", "loss", 0.01, -0.2, "lower"),
+    _row("A", "B", "acc", 0.001, 0.2),
+    _row("A", "B", "loss", 0.04, 0.3, "lower"),
+    _row("A", "C", "acc", 0.20, 0.1),
+    _row("A", "C", "loss", 0.5, -0.1, "lower"),
+    _row("B", "C", "acc", 1e-6, -0.4),
+    _row("C", "B", "loss", 0.01, -0.2, "lower"),
 ]
 
 
@@ -48,7 +59,7 @@ def test_emmeans_p_scale_closed_form():
     expected = norm.cdf((np.log(np.clip(p, 5e-5, 1)) + 2.5) / 3) / norm.cdf(2.5 / 3)
     np.testing.assert_allclose(emmeans_p_scale(p), expected, rtol=1e-12)
     assert emmeans_p_scale(1.0) == pytest.approx(1.0)
-    assert emmeans_p_scale(1e-12) == emmeans_p_scale(5e-5)       # clipped
+    assert emmeans_p_scale(1e-12) == emmeans_p_scale(5e-5)  # clipped
     assert isinstance(emmeans_p_scale(0.05), float)
     assert np.all(np.diff(emmeans_p_scale(np.logspace(-4, 0, 50))) > 0)
     assert math.isnan(emmeans_p_scale(float("nan")))
@@ -69,8 +80,9 @@ def test_heatmap_blanks_colours_and_order():
         assert c["significant"] is sig
         assert (c["strength"] is None) is (not sig) and (c["label"] is None) is (not sig)
     # blanks are made by filtering out non-significant cells in both layers
-    assert spec.get("transform") == [{"filter": "datum.significant"}] or \
-        all(lay["transform"] == [{"filter": "datum.significant"}] for lay in (rect, text))
+    assert spec.get("transform") == [{"filter": "datum.significant"}] or all(
+        lay["transform"] == [{"filter": "datum.significant"}] for lay in (rect, text)
+    )
     # rows by sum of -log10 p: B–C (6 + 2), A–B (3 + 1.4), A–C
     y = rect["encoding"]["y"]
     assert y["field"] == "pair"
@@ -101,14 +113,15 @@ def test_heatmap_columns_alpha_and_max_pairs():
     spec = pvalue_heatmap(by_dataset, columns="dataset").to_dict()
     assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == ["acc", "loss"]
     strict = pvalue_heatmap(ROWS, alpha=0.005).to_dict()
-    sig = {(c["pair"], c["column"]) for c in _values(strict, strict["layer"][0])
-           if c["significant"]}
+    sig = {
+        (c["pair"], c["column"]) for c in _values(strict, strict["layer"][0]) if c["significant"]
+    }
     assert sig == {("A  vs  B", "acc"), ("B  vs  C", "acc")}
     top = pvalue_heatmap(ROWS, max_pairs=1).to_dict()
     assert top["layer"][0]["encoding"]["y"]["scale"]["domain"] == ["B  vs  C"]
     assert "1 most significant of 3" in top["title"]["subtitle"][-1]
     with pytest.raises(InputError):
-        pvalue_heatmap([dict(r, metric="same") for r in ROWS])    # two cells per pair
+        pvalue_heatmap([dict(r, metric="same") for r in ROWS])  # two cells per pair
     both = pvalue_heatmap(by_dataset, columns="both").to_dict()
     assert both["layer"][0]["encoding"]["x"]["scale"]["domain"] == ["acc / m", "loss / m"]
     with pytest.raises(InputError):
@@ -121,8 +134,11 @@ def test_heatmap_columns_alpha_and_max_pairs():
 
 
 def test_pwpp_spec_from_rows():
-    rows = [_row("A", "B", "acc", 0.001, 0.2), _row("A", "C", "acc", 0.2, -0.1),
-            _row("B", "C", "acc", 1e-7, -0.3)]
+    rows = [
+        _row("A", "B", "acc", 0.001, 0.2),
+        _row("A", "C", "acc", 0.2, -0.1),
+        _row("B", "C", "acc", 1e-7, -0.3),
+    ]
     means = {"A": 0.5, "B": 0.3, "C": 0.6}
     for r in rows:
         r["mean_a"], r["mean_b"] = means[r["system_a"]], means[r["system_b"]]
@@ -136,11 +152,12 @@ def test_pwpp_spec_from_rows():
         assert (s["system_a"], s["system_b"]) == (r["system_a"], r["system_b"])
     enc = lines["encoding"]
     assert enc["y"]["field"] == "system_a" and enc["y2"]["field"] == "system_b"
-    assert enc["y"]["scale"]["domain"] == ["C", "A", "B"]          # by mean, best first
+    assert enc["y"]["scale"]["domain"] == ["C", "A", "B"]  # by mean, best first
     assert enc["x"]["scale"]["domain"] == [0, 1]
     axis = enc["x"]["axis"]
     assert axis["values"] == pytest.approx(
-        list(emmeans_p_scale([0.0001, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0])))
+        list(emmeans_p_scale([0.0001, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0]))
+    )
     assert "'0.05'" in axis["labelExpr"] and "'1e-4'" in axis["labelExpr"]
     assert len(_values(spec, dots)) == 6
     (a,) = _values(spec, alpha_rule)
@@ -160,7 +177,7 @@ def test_pwpp_from_result_and_bad_rows():
     np.testing.assert_allclose([s["x"] for s in segs], emmeans_p_scale(res.p_adjusted))
     assert spec["layer"][0]["encoding"]["y"]["scale"]["domain"] == ["z", "y", "x", "w"]
     with pytest.raises(InputError):
-        pwpp_chart(ROWS)                  # rows of two sample lists would mix metrics
+        pwpp_chart(ROWS)  # rows of two sample lists would mix metrics
     with pytest.raises(InputError):
         pwpp_chart([])
 
@@ -171,6 +188,7 @@ def test_pwpp_from_result_and_bad_rows():
 @pytest.fixture(scope="module")
 def mbpp_pairs(shared_data):
     from reportgen.data import load
+
     view = load(shared_data / "eval-arena" / "mbpp+.jsonl").paired("mbpp+", "pass1")
     assert len(view.systems) == 59
     return view, compare_paired(view.scores, systems=view.systems)
@@ -190,8 +208,7 @@ def test_mbpp_pwpp_renders(mbpp_pairs, tmp_path):
 
 def test_mbpp_heatmap_renders(mbpp_pairs, tmp_path):
     _, res = mbpp_pairs
-    rows = [dict(r, dataset="mbpp+", metric="pass1", direction="higher")
-            for r in res.to_records()]
+    rows = [dict(r, dataset="mbpp+", metric="pass1", direction="higher") for r in res.to_records()]
     full = pvalue_heatmap(rows).to_dict()
     cells = _values(full, full["layer"][0])
     assert len(cells) == 1711

@@ -9,21 +9,42 @@ from reportgen.charts.render import to_png, to_svg
 from reportgen.errors import InputError
 
 ROWS = [
-    {"dataset": "gsm8k", "metric": "acc", "diff": 0.031, "ci_low": 0.012, "ci_high": 0.05,
-     "verdict": "improved", "mde": 0.02},
-    {"dataset": "mmlu", "metric": "acc", "diff": -0.004, "ci_low": -0.011, "ci_high": 0.003,
-     "verdict": "no detectable difference", "mde": 0.009},
-    {"dataset": "python", "metric": "edit_distance", "diff": 2.5, "ci_low": 1.1,
-     "ci_high": 3.9, "verdict": "regressed", "direction": "lower"},
+    {
+        "dataset": "gsm8k",
+        "metric": "acc",
+        "diff": 0.031,
+        "ci_low": 0.012,
+        "ci_high": 0.05,
+        "verdict": "improved",
+        "mde": 0.02,
+    },
+    {
+        "dataset": "mmlu",
+        "metric": "acc",
+        "diff": -0.004,
+        "ci_low": -0.011,
+        "ci_high": 0.003,
+        "verdict": "no detectable difference",
+        "mde": 0.009,
+    },
+    {
+        "dataset": "python",
+        "metric": "edit_distance",
+        "diff": 2.5,
+        "ci_low": 1.1,
+        "ci_high": 3.9,
+        "verdict": "regressed",
+        "direction": "lower",
+    },
 ]
 
 
 def test_forest_plot_spec():
     spec = forest_plot(ROWS).to_dict()
     values = spec["data"]["values"]
-    assert [(v["dataset"], v["diff"], v["ci_low"], v["ci_high"], v["verdict"])
-            for v in values] == [(r["dataset"], r["diff"], r["ci_low"], r["ci_high"],
-                                  r["verdict"]) for r in ROWS]
+    assert [(v["dataset"], v["diff"], v["ci_low"], v["ci_high"], v["verdict"]) for v in values] == [
+        (r["dataset"], r["diff"], r["ci_low"], r["ci_high"], r["verdict"]) for r in ROWS
+    ]
     assert spec["facet"]["row"]["field"] == "metric"
     assert spec["resolve"]["scale"] == {"x": "independent", "y": "independent"}
     layers = spec["spec"]["layer"]
@@ -45,8 +66,10 @@ def test_forest_plot_renders_and_validates():
 def test_forest_plot_draws_the_margin_on_the_loss_side():
     # by hand: a 2-point margin of a proportion is −2 pts when higher is better; a
     # margin of 0.5 on a lower-is-better metric is +0.5 (a loss is an increase)
-    rows = [{**ROWS[0], "proportion": True, "margin": 0.02, "verdict": "non-inferior"},
-            {**ROWS[2], "margin": 0.5, "verdict": "inconclusive"}]
+    rows = [
+        {**ROWS[0], "proportion": True, "margin": 0.02, "verdict": "non-inferior"},
+        {**ROWS[2], "margin": 0.5, "verdict": "inconclusive"},
+    ]
     spec = forest_plot(rows).to_dict()
     assert [v["margin"] for v in spec["data"]["values"]] == [-2.0, 0.5]
     tick = spec["spec"]["layer"][-1]

@@ -28,8 +28,8 @@ def test_theme_applied_under_the_chart_config():
     assert spec["config"]["font"] == "DejaVu Serif"
     own = _chart().configure_axis(labelFontSize=20)
     spec = chart_spec(own, "print")
-    assert spec["config"]["axis"]["labelFontSize"] == 20          # the chart wins
-    assert spec["config"]["axis"]["gridColor"] == "#dddddd"       # the theme fills in
+    assert spec["config"]["axis"]["labelFontSize"] == 20  # the chart wins
+    assert spec["config"]["axis"]["gridColor"] == "#dddddd"  # the theme fills in
 
 
 @pytest.mark.parametrize("theme", ["default", "print"])
@@ -55,28 +55,37 @@ def test_theme_from_a_folder_and_errors(tmp_path):
         load_theme(tmp_path)
 
 
-@pytest.mark.parametrize("css,where,what", [
-    # a local server received this request before the check (the repro)
-    ('h1 { color: red }\nbody {\n  background: image-set("http://127.0.0.1:9/x.png" 1x);\n}',
-     (3, 15), "image-set(...)"),
-    ("body { background: -webkit-image-set('http://x/a.png' 1x) }", (1, 20),
-     "-webkit-image-set(...)"),
-    ("body { background: URL(http://x/a.png) }", (1, 20), "url(...)"),
-    ("body { background: u\\72l(http://x/a.png) }", (1, 20), "url(...)"),  # escaped name
-    ("@media print { body { background: url(x.png) } }", (1, 35), "url(...)"),
-    ('@import "https://x/a.css";', (1, 1), "@import"),
-    ("@font-face { font-family: f; src: url(f.woff) }", (1, 1), "@font-face"),
-    ('p { --v: image("x.png") }', (1, 10), "image(...)"),
-])
-def test_theme_css_that_loads_a_resource_is_refused_with_line_and_column(tmp_path, css,
-                                                                          where, what):
+@pytest.mark.parametrize(
+    "css,where,what",
+    [
+        # a local server received this request before the check (the repro)
+        (
+            'h1 { color: red }\nbody {\n  background: image-set("http://127.0.0.1:9/x.png" 1x);\n}',
+            (3, 15),
+            "image-set(...)",
+        ),
+        (
+            "body { background: -webkit-image-set('http://x/a.png' 1x) }",
+            (1, 20),
+            "-webkit-image-set(...)",
+        ),
+        ("body { background: URL(http://x/a.png) }", (1, 20), "url(...)"),
+        ("body { background: u\\72l(http://x/a.png) }", (1, 20), "url(...)"),  # escaped name
+        ("@media print { body { background: url(x.png) } }", (1, 35), "url(...)"),
+        ('@import "https://x/a.css";', (1, 1), "@import"),
+        ("@font-face { font-family: f; src: url(f.woff) }", (1, 1), "@font-face"),
+        ('p { --v: image("x.png") }', (1, 10), "image(...)"),
+    ],
+)
+def test_theme_css_that_loads_a_resource_is_refused_with_line_and_column(
+    tmp_path, css, where, what
+):
     # oracle: the positions counted by hand in each snippet (1-based line and column)
     folder = tmp_path / "leaky"
     folder.mkdir()
     (folder / "theme.json").write_text('{"name": "leaky", "config": {}}')
     (folder / "report.css").write_text(css)
-    with pytest.raises(InputError, match=r"would load a resource: " + re.escape(what)) \
-            as exc:
+    with pytest.raises(InputError, match=r"would load a resource: " + re.escape(what)) as exc:
         load_theme(folder)
     assert (exc.value.location.line, exc.value.location.column) == where
     assert exc.value.location.file.endswith("report.css")
@@ -111,11 +120,18 @@ def test_chart_spec_cuts_long_names_the_same_way_in_data_and_domains():
     # two 10,000-character names that share their start and end: still two categories
     a = "model-" + "x" * 5000 + "A" + "x" * 4993 + "-end"
     b = "model-" + "x" * 5000 + "B" + "x" * 4993 + "-end"
-    data = alt.Data(values=[{"system": a, "v": 1}, {"system": b, "v": 2},
-                            {"system": "short", "v": 3}])
-    chart = alt.Chart(data).mark_bar().encode(
-        y=alt.Y("system:N", sort=[b, a, "short"],
-                scale=alt.Scale(domain=[b, a, "short"])), x="v:Q").properties(title=a)
+    data = alt.Data(
+        values=[{"system": a, "v": 1}, {"system": b, "v": 2}, {"system": "short", "v": 3}]
+    )
+    chart = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y("system:N", sort=[b, a, "short"], scale=alt.Scale(domain=[b, a, "short"])),
+            x="v:Q",
+        )
+        .properties(title=a)
+    )
     spec = chart_spec(chart)
     values = [row["system"] for row in spec["data"]["values"]]
     domain = spec["encoding"]["y"]["scale"]["domain"]

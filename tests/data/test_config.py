@@ -22,7 +22,7 @@ from reportgen.data import (
 )
 from reportgen.errors import ConfigError, InputError
 
-FULL = '''
+FULL = """
 [input]
 data = ["results", "extra/more.jsonl"]
 format = "long"
@@ -84,7 +84,7 @@ weight = 0.5
 [systems."base-7b"]
 family = "base"
 size = 7
-'''
+"""
 
 
 def _write(folder: Path, text: str, name: str = "reportgen.toml") -> Path:
@@ -96,9 +96,11 @@ def _write(folder: Path, text: str, name: str = "reportgen.toml") -> Path:
 
 def test_config_parsed(tmp_path):
     path = tmp_path / "c.toml"
-    path.write_text('[metrics.bleu]\ndirection = "higher"\nweight = 2\n'
-                    '[metrics.ter]\ndirection = "lower"\nmodality = "continuous"\n'
-                    '[datasets.wmt]\nweight = 0.5\n')
+    path.write_text(
+        '[metrics.bleu]\ndirection = "higher"\nweight = 2\n'
+        '[metrics.ter]\ndirection = "lower"\nmodality = "continuous"\n'
+        "[datasets.wmt]\nweight = 0.5\n"
+    )
     config = load_config(path)
     assert config.metrics["bleu"] == MetricSpec("higher", None, 2.0)
     assert config.metrics["ter"] == MetricSpec("lower", "continuous", None)
@@ -113,25 +115,54 @@ def test_config_full_round_trip(tmp_path):
     base = tmp_path / "cfg"
     assert config.input == {
         "data": (str(base / "results"), str(base / "extra" / "more.jsonl")),
-        "format": "long", "system_col": "model", "dataset_col": "task",
-        "metric_col": "measure", "item_col": "example_id", "score_col": "value",
-        "run_col": "seed", "prediction_col": "pred", "reference_col": "gold",
-        "dataset": "bench", "metric": "acc", "lm_eval_filter": "strict-match",
-        "nan_policy": "raise"}
+        "format": "long",
+        "system_col": "model",
+        "dataset_col": "task",
+        "metric_col": "measure",
+        "item_col": "example_id",
+        "score_col": "value",
+        "run_col": "seed",
+        "prediction_col": "pred",
+        "reference_col": "gold",
+        "dataset": "bench",
+        "metric": "acc",
+        "lm_eval_filter": "strict-match",
+        "nan_policy": "raise",
+    }
     assert config.analysis == {
-        "pairing": "paired", "method": "bootstrap", "order": "first-vs-rest",
-        "baseline": "base-7b", "alternative": "greater", "correction": "fdr_bh",
-        "correct_across": "all", "alpha": 0.01, "confidence": 0.9, "n_resamples": 4000,
-        "effect_threshold": "small", "ci_method": "clopper-pearson",
-        "corpus_metrics": ("f1-micro", "accuracy"), "power": 0.9, "detect_delta": -0.03,
-        "cluster_by": "passage", "group_by": ("difficulty",),
-        "compare_by": ("prompt_format",), "condition_on": ("model", "size"), "seed": 7}
+        "pairing": "paired",
+        "method": "bootstrap",
+        "order": "first-vs-rest",
+        "baseline": "base-7b",
+        "alternative": "greater",
+        "correction": "fdr_bh",
+        "correct_across": "all",
+        "alpha": 0.01,
+        "confidence": 0.9,
+        "n_resamples": 4000,
+        "effect_threshold": "small",
+        "ci_method": "clopper-pearson",
+        "corpus_metrics": ("f1-micro", "accuracy"),
+        "power": 0.9,
+        "detect_delta": -0.03,
+        "cluster_by": "passage",
+        "group_by": ("difficulty",),
+        "compare_by": ("prompt_format",),
+        "condition_on": ("model", "size"),
+        "seed": 7,
+    }
     assert config.report == {
-        "title": "Release 2.1", "release": "v2.1", "candidate": "model-v2.1",
+        "title": "Release 2.1",
+        "release": "v2.1",
+        "candidate": "model-v2.1",
         "template": str(base / "notebooks" / "custom.ipynb"),
         "theme": "print",  # no folder of that name next to the config: a theme name
-        "out": str(base / "reports" / "v2.1"), "formats": ("html", "pdf"), "force": True,
-        "fail_on_regression": True, "max_table_rows": 25}
+        "out": str(base / "reports" / "v2.1"),
+        "formats": ("html", "pdf"),
+        "force": True,
+        "fail_on_regression": True,
+        "max_table_rows": 25,
+    }
     assert config.metrics == {"ter": MetricSpec("lower", "continuous", 2.0)}
     assert config.datasets == {"wmt": DatasetSpec(0.5)}
     assert config.systems == {"base-7b": SystemSpec("base", 7.0)}
@@ -157,16 +188,17 @@ def test_config_keys_are_the_library_option_names():
 
     # every analysis option but the system list (a [systems] section) and the margins
     # (each metric's [metrics.NAME] margin), and where it runs
-    fields = ({f.name for f in dataclasses.fields(AnalysisOptions)} - {"systems",
-                                                                      "margins"}) | \
-        {f.name for f in dataclasses.fields(Execution)}
+    fields = ({f.name for f in dataclasses.fields(AnalysisOptions)} - {"systems", "margins"}) | {
+        f.name for f in dataclasses.fields(Execution)
+    }
     with pytest.raises(ConfigError) as exc:
         parse_config({"analysis": {"nosuch": 1}})
     assert set(exc.value.hint.removeprefix("allowed keys: ").split(", ")) == fields
     with pytest.raises(ConfigError) as exc:
         parse_config({"input": {"nosuch": 1}})
-    assert set(exc.value.hint.removeprefix("allowed keys: ").split(", ")) == \
-        {f.name for f in dataclasses.fields(LoadOptions)} | {"data"}
+    assert set(exc.value.hint.removeprefix("allowed keys: ").split(", ")) == {
+        f.name for f in dataclasses.fields(LoadOptions)
+    } | {"data"}
 
 
 def test_declared_choices_equal_the_library_choices():
@@ -229,8 +261,11 @@ def test_declared_defaults_are_the_library_defaults_and_valid_config_values():
         if key not in ("data", "max_input_bytes"):
             assert getattr(load, key) == value, key
     for section in ("input", "analysis", "report"):
-        given = {o.key: list(o.default) if isinstance(o.default, tuple) else o.default
-                 for o in options(section, config=True) if o.default not in (None, ())}
+        given = {
+            o.key: list(o.default) if isinstance(o.default, tuple) else o.default
+            for o in options(section, config=True)
+            if o.default not in (None, ())
+        }
         parse_config({section: given})
 
 
@@ -238,14 +273,17 @@ def test_config_errors_are_input_errors():
     assert issubclass(ConfigError, InputError) and issubclass(ConfigError, ValueError)
 
 
-@pytest.mark.parametrize("raw,pattern", [
-    ({"metrics": {"m": {"weight": 0}}}, r"metrics\.m\.weight = 0 is not valid"),
-    ({"metrics": {"m": {"weight": True}}}, r"metrics\.m\.weight = True is not valid"),
-    ({"metrics": {"m": {"modality": "ordinal"}}}, r"metrics\.m\.modality = 'ordinal'"),
-    ({"metrics": {"m": "lower"}}, r"'metrics\.m' must be a table"),
-    ({"metrics": ["m"]}, r"'metrics' must be a table of \[metrics\.NAME\] sections"),
-    ({"datasets": {"d": {"direction": "lower"}}}, r"unknown key\(s\) in \[datasets\.d\]"),
-])
+@pytest.mark.parametrize(
+    "raw,pattern",
+    [
+        ({"metrics": {"m": {"weight": 0}}}, r"metrics\.m\.weight = 0 is not valid"),
+        ({"metrics": {"m": {"weight": True}}}, r"metrics\.m\.weight = True is not valid"),
+        ({"metrics": {"m": {"modality": "ordinal"}}}, r"metrics\.m\.modality = 'ordinal'"),
+        ({"metrics": {"m": "lower"}}, r"'metrics\.m' must be a table"),
+        ({"metrics": ["m"]}, r"'metrics' must be a table of \[metrics\.NAME\] sections"),
+        ({"datasets": {"d": {"direction": "lower"}}}, r"unknown key\(s\) in \[datasets\.d\]"),
+    ],
+)
 def test_config_input_validation(raw, pattern):
     with pytest.raises(ConfigError, match=pattern):
         parse_config(raw)
@@ -255,47 +293,76 @@ UNIT = r"a number between 0 and 1 \(exclusive\)"
 WHOLE = r"a whole number >= 1, written without a decimal point"
 
 
-@pytest.mark.parametrize("key,value,pattern,hint", [
-    ("alpha", 1.5, r"analysis\.alpha = 1\.5 is not valid", UNIT),
-    ("alpha", 0, r"analysis\.alpha = 0 is not valid", UNIT),
-    ("alpha", True, r"analysis\.alpha = True is not valid", UNIT),
-    ("alpha", "0.05", r"analysis\.alpha = '0\.05' is not valid", UNIT),
-    ("alpha", float("nan"), r"analysis\.alpha = nan is not valid", UNIT),
-    ("confidence", 1, r"analysis\.confidence = 1 is not valid", UNIT),
-    ("power", 1.0, r"analysis\.power = 1\.0 is not valid", UNIT),
-    ("n_resamples", 99.5, r"analysis\.n_resamples = 99\.5 is not valid", WHOLE),
-    ("n_resamples", 1000.0, r"analysis\.n_resamples = 1000\.0 is not valid", WHOLE),
-    ("n_resamples", 0, r"analysis\.n_resamples = 0 is not valid", WHOLE),
-    ("n_resamples", True, r"analysis\.n_resamples = True is not valid", WHOLE),
-    ("seed", -1, r"analysis\.seed = -1 is not valid", r"a whole number >= 0"),
-    ("seed", 1.0, r"analysis\.seed = 1\.0 is not valid", r"a whole number >= 0"),
-    ("seed", False, r"analysis\.seed = False is not valid", r"a whole number >= 0"),
-    ("detect_delta", 0, r"analysis\.detect_delta = 0 is not valid", r"non-zero"),
-    ("detect_delta", float("inf"), r"analysis\.detect_delta = inf is not valid",
-     r"a finite, non-zero difference"),
-    ("pairing", "matched", r"analysis\.pairing = 'matched' is not valid",
-     r"use one of: 'auto', 'paired', 'unpaired'"),
-    ("method", "t", r"analysis\.method = 't' is not valid", r"'permutation', 'bootstrap'"),
-    ("order", "all_pairs", r"analysis\.order = 'all_pairs' is not valid",
-     r"'all-pairs', 'first-vs-rest', 'successive'"),
-    ("alternative", "two_sided", r"analysis\.alternative = 'two_sided'", r"'two-sided'"),
-    ("correction", "bh", r"analysis\.correction = 'bh' is not valid", r"'fdr_bh'"),
-    ("correct_across", "sample_list", r"analysis\.correct_across = 'sample_list'",
-     r"'sample-list', 'all'"),
-    ("effect_threshold", "huge", r"analysis\.effect_threshold = 'huge'",
-     r"'small', 'medium', 'large'"),
-    ("ci_method", ["t"], r"analysis\.ci_method = \['t'\] is not valid", r"'wilson'"),
-    ("corpus_metrics", ["f1-macro", "f2"],
-     r"analysis\.corpus_metrics = \['f1-macro', 'f2'\] is not valid: unknown 'f2'",
-     r"known: f1-macro, f1-micro"),
-    ("group_by", [1], r"analysis\.group_by = \[1\] is not valid", r"a list of names"),
-    ("condition_on", [""], r"analysis\.condition_on = \[''\] is not valid",
-     r"a list of names"),
-    ("compare_by", {"a": 1}, r"analysis\.compare_by = \{'a': 1\} is not valid",
-     r"a list of names"),
-    ("cluster_by", "", r"analysis\.cluster_by = '' is not valid", r"a non-empty string"),
-    ("baseline", 3, r"analysis\.baseline = 3 is not valid", r"a non-empty string"),
-])
+@pytest.mark.parametrize(
+    "key,value,pattern,hint",
+    [
+        ("alpha", 1.5, r"analysis\.alpha = 1\.5 is not valid", UNIT),
+        ("alpha", 0, r"analysis\.alpha = 0 is not valid", UNIT),
+        ("alpha", True, r"analysis\.alpha = True is not valid", UNIT),
+        ("alpha", "0.05", r"analysis\.alpha = '0\.05' is not valid", UNIT),
+        ("alpha", float("nan"), r"analysis\.alpha = nan is not valid", UNIT),
+        ("confidence", 1, r"analysis\.confidence = 1 is not valid", UNIT),
+        ("power", 1.0, r"analysis\.power = 1\.0 is not valid", UNIT),
+        ("n_resamples", 99.5, r"analysis\.n_resamples = 99\.5 is not valid", WHOLE),
+        ("n_resamples", 1000.0, r"analysis\.n_resamples = 1000\.0 is not valid", WHOLE),
+        ("n_resamples", 0, r"analysis\.n_resamples = 0 is not valid", WHOLE),
+        ("n_resamples", True, r"analysis\.n_resamples = True is not valid", WHOLE),
+        ("seed", -1, r"analysis\.seed = -1 is not valid", r"a whole number >= 0"),
+        ("seed", 1.0, r"analysis\.seed = 1\.0 is not valid", r"a whole number >= 0"),
+        ("seed", False, r"analysis\.seed = False is not valid", r"a whole number >= 0"),
+        ("detect_delta", 0, r"analysis\.detect_delta = 0 is not valid", r"non-zero"),
+        (
+            "detect_delta",
+            float("inf"),
+            r"analysis\.detect_delta = inf is not valid",
+            r"a finite, non-zero difference",
+        ),
+        (
+            "pairing",
+            "matched",
+            r"analysis\.pairing = 'matched' is not valid",
+            r"use one of: 'auto', 'paired', 'unpaired'",
+        ),
+        ("method", "t", r"analysis\.method = 't' is not valid", r"'permutation', 'bootstrap'"),
+        (
+            "order",
+            "all_pairs",
+            r"analysis\.order = 'all_pairs' is not valid",
+            r"'all-pairs', 'first-vs-rest', 'successive'",
+        ),
+        ("alternative", "two_sided", r"analysis\.alternative = 'two_sided'", r"'two-sided'"),
+        ("correction", "bh", r"analysis\.correction = 'bh' is not valid", r"'fdr_bh'"),
+        (
+            "correct_across",
+            "sample_list",
+            r"analysis\.correct_across = 'sample_list'",
+            r"'sample-list', 'all'",
+        ),
+        (
+            "effect_threshold",
+            "huge",
+            r"analysis\.effect_threshold = 'huge'",
+            r"'small', 'medium', 'large'",
+        ),
+        ("ci_method", ["t"], r"analysis\.ci_method = \['t'\] is not valid", r"'wilson'"),
+        (
+            "corpus_metrics",
+            ["f1-macro", "f2"],
+            r"analysis\.corpus_metrics = \['f1-macro', 'f2'\] is not valid: unknown 'f2'",
+            r"known: f1-macro, f1-micro",
+        ),
+        ("group_by", [1], r"analysis\.group_by = \[1\] is not valid", r"a list of names"),
+        ("condition_on", [""], r"analysis\.condition_on = \[''\] is not valid", r"a list of names"),
+        (
+            "compare_by",
+            {"a": 1},
+            r"analysis\.compare_by = \{'a': 1\} is not valid",
+            r"a list of names",
+        ),
+        ("cluster_by", "", r"analysis\.cluster_by = '' is not valid", r"a non-empty string"),
+        ("baseline", 3, r"analysis\.baseline = 3 is not valid", r"a non-empty string"),
+    ],
+)
 def test_config_analysis_validation(key, value, pattern, hint):
     with pytest.raises(ConfigError, match=pattern) as exc:
         parse_config({"analysis": {key: value}})
@@ -303,64 +370,123 @@ def test_config_analysis_validation(key, value, pattern, hint):
 
 
 def test_config_analysis_power_must_exceed_alpha():
-    with pytest.raises(ConfigError, match=r"analysis\.power = 0\.1 is not above "
-                                          r"analysis\.alpha = 0\.2") as exc:
+    with pytest.raises(
+        ConfigError,
+        match=r"analysis\.power = 0\.1 is not above "
+        r"analysis\.alpha = 0\.2",
+    ) as exc:
         parse_config({"analysis": {"alpha": 0.2, "power": 0.1}})
     assert exc.match(r"hint: the power at no effect is alpha")
 
 
 def test_config_analysis_one_string_is_a_list():
-    config = parse_config({"analysis": {"group_by": "difficulty",
-                                        "corpus_metrics": "f1-binary"}})
+    config = parse_config({"analysis": {"group_by": "difficulty", "corpus_metrics": "f1-binary"}})
     assert config.analysis == {"group_by": ("difficulty",), "corpus_metrics": ("f1-binary",)}
-    assert parse_config({"analysis": {"corpus_metrics": []}}).analysis == {
-        "corpus_metrics": ()}
+    assert parse_config({"analysis": {"corpus_metrics": []}}).analysis == {"corpus_metrics": ()}
 
 
-@pytest.mark.parametrize("section,key,value,pattern,hint", [
-    ("input", "format", "excel", r"input\.format = 'excel' is not valid",
-     r"use one of: .*'long'"),
-    ("input", "nan_policy", "ignore", r"input\.nan_policy = 'ignore' is not valid",
-     r"'drop', 'raise'"),
-    ("input", "data", [], r"input\.data = \[\] is not valid", r"a list of files or folders"),
-    ("input", "data", ["a.csv", 3], r"input\.data = \['a\.csv', 3\] is not valid",
-     r"a list of files or folders"),
-    ("input", "system_col", "", r"input\.system_col = '' is not valid", r"non-empty string"),
-    ("input", "lm_eval_filter", 1, r"input\.lm_eval_filter = 1 is not valid",
-     r"non-empty string"),
-    ("report", "formats", ["html", "docx"],
-     r"report\.formats = \['html', 'docx'\] is not valid", r"'html', 'pdf', 'ipynb'"),
-    ("report", "formats", [], r"report\.formats = \[\] is not valid", r"at least one of"),
-    ("report", "formats", " , ", r"report\.formats = ' , ' is not valid", r"at least one of"),
-    ("report", "formats", "html;pdf", r"report\.formats = 'html;pdf' is not valid",
-     r"at least one of"),
-    ("report", "force", "yes", r"report\.force = 'yes' is not valid", r"true or false"),
-    ("report", "fail_on_regression", 1, r"report\.fail_on_regression = 1 is not valid",
-     r"true or false"),
-    ("report", "max_table_rows", 0, r"report\.max_table_rows = 0 is not valid", WHOLE),
-    ("report", "max_table_rows", 2.0, r"report\.max_table_rows = 2\.0 is not valid", WHOLE),
-    ("report", "title", "  ", r"report\.title = '  ' is not valid", r"non-empty string"),
-    ("report", "candidate", ["a"], r"report\.candidate = \['a'\] is not valid",
-     r"non-empty string"),
-])
+@pytest.mark.parametrize(
+    "section,key,value,pattern,hint",
+    [
+        (
+            "input",
+            "format",
+            "excel",
+            r"input\.format = 'excel' is not valid",
+            r"use one of: .*'long'",
+        ),
+        (
+            "input",
+            "nan_policy",
+            "ignore",
+            r"input\.nan_policy = 'ignore' is not valid",
+            r"'drop', 'raise'",
+        ),
+        ("input", "data", [], r"input\.data = \[\] is not valid", r"a list of files or folders"),
+        (
+            "input",
+            "data",
+            ["a.csv", 3],
+            r"input\.data = \['a\.csv', 3\] is not valid",
+            r"a list of files or folders",
+        ),
+        ("input", "system_col", "", r"input\.system_col = '' is not valid", r"non-empty string"),
+        (
+            "input",
+            "lm_eval_filter",
+            1,
+            r"input\.lm_eval_filter = 1 is not valid",
+            r"non-empty string",
+        ),
+        (
+            "report",
+            "formats",
+            ["html", "docx"],
+            r"report\.formats = \['html', 'docx'\] is not valid",
+            r"'html', 'pdf', 'ipynb'",
+        ),
+        ("report", "formats", [], r"report\.formats = \[\] is not valid", r"at least one of"),
+        ("report", "formats", " , ", r"report\.formats = ' , ' is not valid", r"at least one of"),
+        (
+            "report",
+            "formats",
+            "html;pdf",
+            r"report\.formats = 'html;pdf' is not valid",
+            r"at least one of",
+        ),
+        ("report", "force", "yes", r"report\.force = 'yes' is not valid", r"true or false"),
+        (
+            "report",
+            "fail_on_regression",
+            1,
+            r"report\.fail_on_regression = 1 is not valid",
+            r"true or false",
+        ),
+        ("report", "max_table_rows", 0, r"report\.max_table_rows = 0 is not valid", WHOLE),
+        ("report", "max_table_rows", 2.0, r"report\.max_table_rows = 2\.0 is not valid", WHOLE),
+        ("report", "title", "  ", r"report\.title = '  ' is not valid", r"non-empty string"),
+        (
+            "report",
+            "candidate",
+            ["a"],
+            r"report\.candidate = \['a'\] is not valid",
+            r"non-empty string",
+        ),
+    ],
+)
 def test_config_input_and_report_validation(section, key, value, pattern, hint):
     with pytest.raises(ConfigError, match=pattern) as exc:
         parse_config({section: {key: value}})
     assert exc.match(r"hint: .*" + hint)
 
 
-@pytest.mark.parametrize("raw,pattern,hint", [
-    ({"analysis": {"n-resamples": 99}}, r"unknown key\(s\) in \[analysis\]: n-resamples",
-     r"did you mean 'n_resamples'\? allowed keys: alpha, alternative, baseline"),
-    ({"report": {"format": "html"}}, r"unknown key\(s\) in \[report\]: format",
-     r"did you mean 'formats'\?"),
-    ({"input": {"systems": "x"}}, r"unknown key\(s\) in \[input\]: systems",
-     r"allowed keys: data, dataset, dataset_col"),
-    ({"report": "out"}, r"'report' must be a table, got 'out'", r"\[report\]"),
-    ({"input": ["a.csv"]}, r"'input' must be a table", r"\[input\]"),
-    ({"colors": {}}, r"unknown config section\(s\): colors",
-     r"\[input\], \[analysis\], \[report\], \[metrics\.NAME\]"),
-])
+@pytest.mark.parametrize(
+    "raw,pattern,hint",
+    [
+        (
+            {"analysis": {"n-resamples": 99}},
+            r"unknown key\(s\) in \[analysis\]: n-resamples",
+            r"did you mean 'n_resamples'\? allowed keys: alpha, alternative, baseline",
+        ),
+        (
+            {"report": {"format": "html"}},
+            r"unknown key\(s\) in \[report\]: format",
+            r"did you mean 'formats'\?",
+        ),
+        (
+            {"input": {"systems": "x"}},
+            r"unknown key\(s\) in \[input\]: systems",
+            r"allowed keys: data, dataset, dataset_col",
+        ),
+        ({"report": "out"}, r"'report' must be a table, got 'out'", r"\[report\]"),
+        ({"input": ["a.csv"]}, r"'input' must be a table", r"\[input\]"),
+        (
+            {"colors": {}},
+            r"unknown config section\(s\): colors",
+            r"\[input\], \[analysis\], \[report\], \[metrics\.NAME\]",
+        ),
+    ],
+)
 def test_config_unknown_keys_and_sections(raw, pattern, hint):
     with pytest.raises(ConfigError, match=pattern) as exc:
         parse_config(raw)
@@ -369,17 +495,23 @@ def test_config_unknown_keys_and_sections(raw, pattern, hint):
 
 def test_config_error_names_the_file(tmp_path):
     path = _write(tmp_path, "[analysis]\nalpha = 1.5\n")
-    with pytest.raises(ConfigError, match=r"reportgen\.toml, line 2: analysis\.alpha = 1\.5 is not "
-                                          r"valid\n  hint: a number between 0 and 1"):
+    with pytest.raises(
+        ConfigError,
+        match=r"reportgen\.toml, line 2: analysis\.alpha = 1\.5 is not "
+        r"valid\n  hint: a number between 0 and 1",
+    ):
         load_config(path)
 
 
 def test_config_relative_paths_resolve_against_the_config_folder(tmp_path, monkeypatch):
     folder = tmp_path / "project" / "conf"
     (folder / "brand").mkdir(parents=True)
-    path = _write(folder, '[input]\ndata = "../results"\n'
-                          '[report]\nout = "out"\ntemplate = "nb/mine.ipynb"\n'
-                          'theme = "brand"\n')
+    path = _write(
+        folder,
+        '[input]\ndata = "../results"\n'
+        '[report]\nout = "out"\ntemplate = "nb/mine.ipynb"\n'
+        'theme = "brand"\n',
+    )
     monkeypatch.chdir(tmp_path)
     config = load_config(Path("project") / "conf" / "reportgen.toml")
     conf = Path("project") / "conf"
@@ -392,10 +524,12 @@ def test_config_relative_paths_resolve_against_the_config_folder(tmp_path, monke
 
 def test_config_names_and_absolute_paths_are_kept(tmp_path):
     absolute = tmp_path / "elsewhere" / "r.csv"
-    path = _write(tmp_path / "conf",
-                  f'[input]\ndata = [{str(absolute)!r}]\n'
-                  f'[report]\nout = {str(tmp_path / "out")!r}\ntemplate = "data_overview"\n'
-                  'theme = "print"\n')
+    path = _write(
+        tmp_path / "conf",
+        f"[input]\ndata = [{str(absolute)!r}]\n"
+        f'[report]\nout = {str(tmp_path / "out")!r}\ntemplate = "data_overview"\n'
+        'theme = "print"\n',
+    )
     config = load_config(path)
     assert config.input["data"] == (str(absolute),)
     assert config.report["out"] == str(tmp_path / "out")
@@ -405,15 +539,18 @@ def test_config_names_and_absolute_paths_are_kept(tmp_path):
 
 def test_config_home_folder_is_expanded(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    config = load_config(_write(tmp_path / "conf",
-                                '[input]\ndata = "~/r.csv"\n[report]\nout = "~/out"\n'))
+    config = load_config(
+        _write(tmp_path / "conf", '[input]\ndata = "~/r.csv"\n[report]\nout = "~/out"\n')
+    )
     assert config.input["data"] == (str(tmp_path / "home" / "r.csv"),)
     assert config.report["out"] == str(tmp_path / "home" / "out")
 
 
 def test_config_parse_without_source_keeps_paths_as_given():
-    raw = {"input": {"data": ["r.csv", "~/x"]},
-           "report": {"out": "out", "template": "t.ipynb", "theme": "."}}
+    raw = {
+        "input": {"data": ["r.csv", "~/x"]},
+        "report": {"out": "out", "template": "t.ipynb", "theme": "."},
+    }
     config = parse_config(raw)
     assert config.input["data"] == ("r.csv", "~/x")
     assert config.report == {"out": "out", "template": "t.ipynb", "theme": "."}
@@ -427,8 +564,9 @@ def test_config_data_paths_load_from_another_working_folder(tmp_path, monkeypatc
     results = tmp_path / "project" / "results.csv"
     results.parent.mkdir()
     results.write_text("system,item,score\nA,1,1\nA,2,0\nB,1,0\nB,2,0\n")
-    path = _write(tmp_path / "project",
-                  '[input]\ndata = "results.csv"\ndataset = "toy"\nmetric = "acc"\n')
+    path = _write(
+        tmp_path / "project", '[input]\ndata = "results.csv"\ndataset = "toy"\nmetric = "acc"\n'
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -445,12 +583,21 @@ def test_config_merged_overrides():
 
 
 def test_config_merged_overrides_input_analysis_and_report():
-    base = parse_config({"input": {"data": "a.csv", "nan_policy": "raise"},
-                         "analysis": {"alpha": 0.01, "group_by": ["x"]},
-                         "report": {"formats": ["html"], "title": "Old"}}, source="base.toml")
-    other = parse_config({"input": {"data": ["b.csv", "c.csv"]},
-                          "analysis": {"alpha": 0.1, "seed": 3},
-                          "report": {"title": "New", "force": True}})
+    base = parse_config(
+        {
+            "input": {"data": "a.csv", "nan_policy": "raise"},
+            "analysis": {"alpha": 0.01, "group_by": ["x"]},
+            "report": {"formats": ["html"], "title": "Old"},
+        },
+        source="base.toml",
+    )
+    other = parse_config(
+        {
+            "input": {"data": ["b.csv", "c.csv"]},
+            "analysis": {"alpha": 0.1, "seed": 3},
+            "report": {"title": "New", "force": True},
+        }
+    )
     merged = base.merged(other)
     assert merged.input == {"data": ("b.csv", "c.csv"), "nan_policy": "raise"}
     assert merged.analysis == {"alpha": 0.1, "group_by": ("x",), "seed": 3}
@@ -460,10 +607,10 @@ def test_config_merged_overrides_input_analysis_and_report():
 
 
 def test_config_formats_string_and_duplicates():
-    assert parse_config({"report": {"formats": "pdf, html"}}).report == {
-        "formats": ("pdf", "html")}
+    assert parse_config({"report": {"formats": "pdf, html"}}).report == {"formats": ("pdf", "html")}
     assert parse_config({"report": {"formats": ["ipynb", "ipynb"]}}).report == {
-        "formats": ("ipynb",)}
+        "formats": ("ipynb",)
+    }
 
 
 def test_config_systems_section(tmp_path):
@@ -494,8 +641,9 @@ def test_config_docstring_documents_every_key():
 
 
 def test_metric_margin_and_report_gate_in_the_config():
-    config = parse_config({"metrics": {"pass1": {"margin": 0.01}},
-                           "report": {"gate": "non-inferiority"}})
+    config = parse_config(
+        {"metrics": {"pass1": {"margin": 0.01}}, "report": {"gate": "non-inferiority"}}
+    )
     assert config.metrics["pass1"].margin == 0.01
     assert config.report["gate"] == "non-inferiority"
     # a later config keeps the margin unless it gives its own

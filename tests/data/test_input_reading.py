@@ -42,8 +42,10 @@ HERE = Path(__file__).resolve().parent
 BAD = HERE.parent / "bad_inputs"
 REAL = HERE.parent / "fixtures" / "real"
 IBM = HERE.parents[2] / "shared" / "data" / "ibm-rag"
-TABLE = ("system,dataset,metric,item,score\n"
-         "A,d,m,1,0.5\nB,d,m,1,0.6\nA,d,m,2,0.1\nB,d,m,2,0.2\nA,d,m,3,0.3\nB,d,m,3,0.9\n")
+TABLE = (
+    "system,dataset,metric,item,score\n"
+    "A,d,m,1,0.5\nB,d,m,1,0.6\nA,d,m,2,0.1\nB,d,m,2,0.2\nA,d,m,3,0.3\nB,d,m,3,0.9\n"
+)
 
 
 def _sha256(path: Path) -> str:
@@ -60,8 +62,12 @@ def test_read_bytes_digest_against_hashlib(tmp_path):
     table = load(path)
     (source,) = table.sources
     (entry,) = source["files"]
-    assert entry == {"path": str(path), "resolved": str(path.resolve()),
-                     "sha256": _sha256(path), "bytes": path.stat().st_size}
+    assert entry == {
+        "path": str(path),
+        "resolved": str(path.resolve()),
+        "sha256": _sha256(path),
+        "bytes": path.stat().st_size,
+    }
 
 
 def test_digest_is_of_the_bytes_read_not_of_the_file_at_the_end(tmp_path):
@@ -84,8 +90,7 @@ def test_file_changed_between_two_reads_of_one_input_is_an_error(tmp_path):
     with read_log() as log:
         read_bytes(path)
         path.write_text('{"a": 2}')
-        with pytest.raises(InputError, match="the file changed while reportgen was "
-                                             "reading it"):
+        with pytest.raises(InputError, match="the file changed while reportgen was reading it"):
             read_bytes(path)
     assert [f.sha256 for f in log.files] == [hashlib.sha256(b'{"a": 1}').hexdigest()]
 
@@ -110,8 +115,11 @@ def test_folder_input_lists_every_file_parsed_against_hashlib(folder):
     for digest in files:
         assert digest.sha256 == _sha256(Path(digest.path))
         assert digest.bytes == Path(digest.path).stat().st_size
-    data_files = {p.resolve() for p in root.rglob("*")
-                  if p.is_file() and p.suffix in (".json", ".jsonl", ".eval")}
+    data_files = {
+        p.resolve()
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".jsonl", ".eval")
+    }
     assert {Path(f.resolved) for f in files} == data_files
 
 
@@ -132,8 +140,11 @@ def test_plain_file_above_the_cap_is_refused_before_reading(tmp_path):
     path.write_text("system,dataset,metric,item,score\n" + "A,d,m,1,0.5\n" * 130_000)
     size = path.stat().st_size
     assert size > 1.4 * 2**20
-    with pytest.raises(InputError, match=r"big\.csv: the input is 1\.\d MiB, more than 1 "
-                                         r"MiB, the limit on one input"):
+    with pytest.raises(
+        InputError,
+        match=r"big\.csv: the input is 1\.\d MiB, more than 1 "
+        r"MiB, the limit on one input",
+    ):
         load(path, options=LoadOptions(max_input_bytes=2**20))
 
 
@@ -192,24 +203,34 @@ def test_parquet_that_expands_beyond_the_cap_is_refused_from_its_footer(tmp_path
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     n = 200_000  # dictionary + run-length encoded: a few KB on disk
-    pq.write_table(pa.table({"system": ["A"] * n, "item": ["1"] * n, "score": [1.0] * n}),
-                   tmp_path / "big.parquet")
+    pq.write_table(
+        pa.table({"system": ["A"] * n, "item": ["1"] * n, "score": [1.0] * n}),
+        tmp_path / "big.parquet",
+    )
     assert (tmp_path / "big.parquet").stat().st_size < 2**20 / 8
-    with pytest.raises(InputError, match=r"big\.parquet: the input expands to more than "
-                                         r"1 MiB"):
+    with pytest.raises(
+        InputError,
+        match=r"big\.parquet: the input expands to more than "
+        r"1 MiB",
+    ):
         load(tmp_path / "big.parquet", options=LoadOptions(max_input_bytes=2**20))
 
 
-@pytest.mark.parametrize("value, expected", [("1MiB", 2**20), ("16GiB", 16 * 2**30),
-                                             (2**21, 2**21), ("2 GB", 2 * 10**9)])
+@pytest.mark.parametrize(
+    "value, expected", [("1MiB", 2**20), ("16GiB", 16 * 2**30), (2**21, 2**21), ("2 GB", 2 * 10**9)]
+)
 def test_parse_input_size_against_the_units(value, expected):
     assert parse_input_size(value) == expected
 
 
-@pytest.mark.parametrize("value, message", [
-    ("abc", r"--max-input-bytes = 'abc' is not a memory size"),
-    ("1KiB", r"below the minimum of 1 MiB"),
-    (True, r"is not a memory size")])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("abc", r"--max-input-bytes = 'abc' is not a memory size"),
+        ("1KiB", r"below the minimum of 1 MiB"),
+        (True, r"is not a memory size"),
+    ],
+)
 def test_parse_input_size_input_validation(value, message):
     with pytest.raises(ConfigError, match=message):
         parse_input_size(value)
@@ -227,8 +248,7 @@ def test_config_max_input_bytes_is_validated(tmp_path, capsys):
 
 def test_zstd_table_reads_as_the_plain_table(tmp_path):
     zstandard = pytest.importorskip("zstandard")
-    (tmp_path / "scores.csv.zst").write_bytes(
-        zstandard.ZstdCompressor().compress(TABLE.encode()))
+    (tmp_path / "scores.csv.zst").write_bytes(zstandard.ZstdCompressor().compress(TABLE.encode()))
     (tmp_path / "scores.csv").write_text(TABLE)
     columns = ["system", "dataset", "metric", "item", "score"]
     got = load(tmp_path / "scores.csv.zst").frame[columns]
@@ -237,8 +257,11 @@ def test_zstd_table_reads_as_the_plain_table(tmp_path):
 
 
 def test_gzipped_json_lines_are_detected_and_read(tmp_path):
-    lines = "".join(json.dumps({"system": s, "item": str(i), "score": (i + len(s)) % 2}) + "\n"
-                    for s in ("A", "BB") for i in range(4))
+    lines = "".join(
+        json.dumps({"system": s, "item": str(i), "score": (i + len(s)) % 2}) + "\n"
+        for s in ("A", "BB")
+        for i in range(4)
+    )
     (tmp_path / "s.jsonl").write_text(lines)
     (tmp_path / "s.jsonl.gz").write_bytes(gzip.compress(lines.encode()))
     got = load(tmp_path / "s.jsonl.gz")
@@ -255,12 +278,15 @@ def test_deep_json_document_is_a_clear_error(tmp_path):
     # an Inspect JSON log whose samples nest 100,000 levels deep
     depth = 100_000
     path = tmp_path / "log.json"
-    path.write_text('{"version": 2, "status": "success", "eval": {"task": "t", "model": '
-                    '"m"},\n "samples": ' + "[" * depth + "]" * depth + "}")
+    path.write_text(
+        '{"version": 2, "status": "success", "eval": {"task": "t", "model": '
+        '"m"},\n "samples": ' + "[" * depth + "]" * depth + "}"
+    )
     with pytest.raises(InputError) as exc:
         load(path)
-    assert exc.value.message == (f"the JSON nests arrays or objects more than "
-                                 f"{MAX_JSON_DEPTH:,} levels deep")
+    assert exc.value.message == (
+        f"the JSON nests arrays or objects more than {MAX_JSON_DEPTH:,} levels deep"
+    )
     # level MAX_JSON_DEPTH + 1 counting the log's outer object: the 500th bracket of
     # line 2, whose first bracket is column 13 (after ' "samples": ')
     assert MAX_JSON_DEPTH == 500
@@ -269,8 +295,9 @@ def test_deep_json_document_is_a_clear_error(tmp_path):
 
 def test_parse_json_just_below_the_limit_parses():
     depth = MAX_JSON_DEPTH
-    assert parse_json("[" * depth + "]" * depth, "x.json") == \
-        json.loads("[" * depth + "]" * depth)  # reference: the standard library
+    assert parse_json("[" * depth + "]" * depth, "x.json") == json.loads(
+        "[" * depth + "]" * depth
+    )  # reference: the standard library
 
 
 # ------------------------------------------------------------------------ special files
@@ -279,8 +306,7 @@ def test_parse_json_just_below_the_limit_parses():
 def _run_cli(args: list[str], *, shell: str | None = None, timeout: float = 60):
     command = [sys.executable, "-m", "reportgen", *args]
     if shell is not None:  # a bash command line, for process substitution
-        command = ["bash", "-c", shell.replace("REPORTGEN", f"'{sys.executable}' -m "
-                                                            "reportgen")]
+        command = ["bash", "-c", shell.replace("REPORTGEN", f"'{sys.executable}' -m reportgen")]
     start = time.monotonic()
     proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     return proc, time.monotonic() - start
@@ -293,14 +319,18 @@ def test_fifo_without_a_writer_is_a_clear_error_not_a_hang(tmp_path, extra):
     os.mkfifo(fifo)
     proc, seconds = _run_cli(["inspect", str(fifo), *extra])
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.startswith(f"reportgen: error: {fifo}: this is a pipe (a FIFO, or a "
-                                  "process substitution such as <(...)), not a regular file")
+    assert proc.stderr.startswith(
+        f"reportgen: error: {fifo}: this is a pipe (a FIFO, or a "
+        "process substitution such as <(...)), not a regular file"
+    )
     assert "hint: reportgen reads an input more than once" in proc.stderr
     assert "Traceback" not in proc.stderr and seconds < 30
 
 
-@pytest.mark.skipif(shutil.which("bash") is None or sys.platform == "win32",
-                    reason="process substitution needs bash")
+@pytest.mark.skipif(
+    shutil.which("bash") is None or sys.platform == "win32",
+    reason="process substitution needs bash",
+)
 def test_process_substitution_is_a_clear_error(tmp_path):
     (tmp_path / "s.csv").write_text(TABLE)
     proc, _ = _run_cli([], shell=f"REPORTGEN inspect <(cat '{tmp_path / 's.csv'}')")

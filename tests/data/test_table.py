@@ -26,15 +26,21 @@ def _result(frame: pd.DataFrame, **kwargs) -> AdapterResult:
     return AdapterResult(frame, **kwargs)
 
 
-def _random_long(rng, systems=4, items=30, metrics=("m1", "m2"), runs=None, drop=0.0,
-                 datasets=("d1", "d2")):
+def _random_long(
+    rng, systems=4, items=30, metrics=("m1", "m2"), runs=None, drop=0.0, datasets=("d1", "d2")
+):
     rows = []
     for d, m, s, i in itertools.product(datasets, metrics, range(systems), range(items)):
-        for r in (range(runs) if runs else [None]):
+        for r in range(runs) if runs else [None]:
             if rng.random() < drop:
                 continue
-            row = {"system": f"S{s}", "dataset": d, "metric": m, "item": f"{d}-{i}",
-                   "score": float(rng.normal())}
+            row = {
+                "system": f"S{s}",
+                "dataset": d,
+                "metric": m,
+                "item": f"{d}-{i}",
+                "score": float(rng.normal()),
+            }
             if runs:
                 row["run"] = r
             rows.append(row)
@@ -64,11 +70,13 @@ def test_paired_matrix_with_runs_against_pandas_pivot():
     assert view.runs == (0, 1, 2)
     for r in range(3):
         sub = frame[frame.run == r].pivot(index="item", columns="system", values="score")
-        np.testing.assert_array_equal(view.scores[:, :, r],
-                                      sub.loc[list(view.items), list(view.systems)].to_numpy())
+        np.testing.assert_array_equal(
+            view.scores[:, :, r], sub.loc[list(view.items), list(view.systems)].to_numpy()
+        )
     ref_means = frame.groupby(["item", "system"]).score.mean().unstack()
-    np.testing.assert_allclose(view.item_means(),
-                               ref_means.loc[list(view.items), list(view.systems)].to_numpy())
+    np.testing.assert_allclose(
+        view.item_means(), ref_means.loc[list(view.items), list(view.systems)].to_numpy()
+    )
     assert (view.run_counts() == 3).all()
 
 
@@ -93,19 +101,32 @@ def test_pairing_detection_against_set_algebra():
 
 
 def test_pairing_unpaired_when_no_common_item():
-    frame = pd.DataFrame({"system": ["A"] * 3 + ["B"] * 4, "dataset": "d", "metric": "m",
-                          "item": ["a1", "a2", "a3", "b1", "b2", "b3", "b4"],
-                          "score": [1.0, 2, 3, 4, 5, 6, 7]})
+    frame = pd.DataFrame(
+        {
+            "system": ["A"] * 3 + ["B"] * 4,
+            "dataset": "d",
+            "metric": "m",
+            "item": ["a1", "a2", "a3", "b1", "b2", "b3", "b4"],
+            "score": [1.0, 2, 3, 4, 5, 6, 7],
+        }
+    )
     table = build_score_table(_result(frame))
     info = table.pairing("d", "m")
-    assert (info.kind, info.recommended, info.n_common, info.n_items) == ("unpaired",
-                                                                          "unpaired", 0, 7)
+    assert (info.kind, info.recommended, info.n_common, info.n_items) == (
+        "unpaired",
+        "unpaired",
+        0,
+        7,
+    )
     view = table.unpaired("d", "m")
     assert view.systems == ("A", "B") and view.sizes == (3, 4)
     np.testing.assert_array_equal(view.scores[1], [4, 5, 6, 7])
     assert view.items[0] == ("a1", "a2", "a3")
-    with pytest.raises(InputError, match=r"no item of dataset 'd', metric 'm' was scored "
-                                         r"for all of A, B"):
+    with pytest.raises(
+        InputError,
+        match=r"no item of dataset 'd', metric 'm' was scored "
+        r"for all of A, B",
+    ):
         table.paired("d", "m")
 
 
@@ -113,8 +134,15 @@ def test_pairing_small_overlap_recommends_unpaired():
     # 1 common item out of 10 per system: below both thresholds (>= 2 and >= half)
     a = [f"a{i}" for i in range(9)] + ["c"]
     b = [f"b{i}" for i in range(9)] + ["c"]
-    frame = pd.DataFrame({"system": ["A"] * 10 + ["B"] * 10, "dataset": "d", "metric": "m",
-                          "item": a + b, "score": np.arange(20.0)})
+    frame = pd.DataFrame(
+        {
+            "system": ["A"] * 10 + ["B"] * 10,
+            "dataset": "d",
+            "metric": "m",
+            "item": a + b,
+            "score": np.arange(20.0),
+        }
+    )
     info = build_score_table(_result(frame)).pairing("d", "m")
     assert (info.kind, info.recommended, info.n_common) == ("partial", "unpaired", 1)
 
@@ -130,15 +158,19 @@ def test_paired_subset_of_systems_keeps_order():
 
 
 def test_modality_inferred_and_overridden():
-    frame = pd.DataFrame({"system": ["A", "B"] * 4, "dataset": "d",
-                          "metric": ["acc"] * 4 + ["f1"] * 4,
-                          "item": ["1", "1", "2", "2"] * 2,
-                          "score": [1, 0, 0, 1, 0.5, 0.25, 1, 0]})
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "B"] * 4,
+            "dataset": "d",
+            "metric": ["acc"] * 4 + ["f1"] * 4,
+            "item": ["1", "1", "2", "2"] * 2,
+            "score": [1, 0, 0, 1, 0.5, 0.25, 1, 0],
+        }
+    )
     table = build_score_table(_result(frame))
     assert table.modality("d", "acc") == "binary"
     assert table.modality("d", "f1") == "continuous"
-    config = TableConfig({"acc": MetricSpec(modality="continuous", direction="lower",
-                                            weight=2.0)})
+    config = TableConfig({"acc": MetricSpec(modality="continuous", direction="lower", weight=2.0)})
     table = build_score_table(_result(frame), config)
     assert table.modality("d", "acc") == "continuous"
     info = table.metrics["acc"]
@@ -147,23 +179,38 @@ def test_modality_inferred_and_overridden():
 
 
 def test_direction_from_source_and_config_precedence():
-    frame = pd.DataFrame({"system": ["A", "B", "A", "B"], "dataset": "d", "metric": "loss",
-                          "item": ["1", "1", "2", "2"], "score": [0.1, 0.2, 0.3, 0.4]})
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "B", "A", "B"],
+            "dataset": "d",
+            "metric": "loss",
+            "item": ["1", "1", "2", "2"],
+            "score": [0.1, 0.2, 0.3, 0.4],
+        }
+    )
     table = build_score_table(_result(frame, directions={"loss": "lower"}))
     assert (table.metrics["loss"].direction, table.metrics["loss"].direction_source) == (
-        "lower", "source")
+        "lower",
+        "source",
+    )
     config = TableConfig({"loss": MetricSpec(direction="higher")})
     table = build_score_table(_result(frame, directions={"loss": "lower"}), config)
     assert table.metrics["loss"].direction == "higher"
 
 
 def test_extra_columns_classified():
-    frame = pd.DataFrame({"system": ["A", "B"] * 3, "dataset": "d", "metric": "m",
-                          "item": ["1", "1", "2", "2", "3", "3"],
-                          "score": np.arange(6.0),
-                          "difficulty": ["easy", "easy", "hard", "hard", "easy", "easy"],
-                          "temperature": [0.2, 0.7] * 3,
-                          "latency": [1.0, 2, 3, 4, 5, 6]})
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "B"] * 3,
+            "dataset": "d",
+            "metric": "m",
+            "item": ["1", "1", "2", "2", "3", "3"],
+            "score": np.arange(6.0),
+            "difficulty": ["easy", "easy", "hard", "hard", "easy", "easy"],
+            "temperature": [0.2, 0.7] * 3,
+            "latency": [1.0, 2, 3, 4, 5, 6],
+        }
+    )
     table = build_score_table(_result(frame))
     assert list(table.item_metadata.columns) == ["difficulty"]
     assert table.item_metadata.loc[("d", "2"), "difficulty"] == "hard"
@@ -173,69 +220,122 @@ def test_extra_columns_classified():
 
 
 def test_missing_scores_dropped_and_counted():
-    frame = pd.DataFrame({"system": ["A", "B"] * 3, "dataset": "d", "metric": "m",
-                          "item": ["1", "1", "2", "2", "3", "3"],
-                          "score": [1.0, np.nan, 2, 3, np.nan, 5]})
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "B"] * 3,
+            "dataset": "d",
+            "metric": "m",
+            "item": ["1", "1", "2", "2", "3", "3"],
+            "score": [1.0, np.nan, 2, 3, np.nan, 5],
+        }
+    )
     table = build_score_table(_result(frame))
     assert table.n_rows == 4
     assert [(e.reason, e.system, e.count) for e in table.exclusions] == [
-        ("missing score", "B", 1), ("missing score", "A", 1)]
+        ("missing score", "B", 1),
+        ("missing score", "A", 1),
+    ]
     assert table.pairing("d", "m").n_common == 1
     with pytest.raises(InputError, match=r"line 3, column 'score': missing score \(2 row"):
         build_score_table(_result(frame), nan_policy="raise")
 
 
 def test_score_strings_and_booleans_parsed():
-    frame = pd.DataFrame({"system": ["A", "B", "A", "B"], "dataset": "d", "metric": "m",
-                          "item": ["1", "1", "2", "2"],
-                          "score": ["1", True, "0.5", "NaN"]}, dtype=object)
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "B", "A", "B"],
+            "dataset": "d",
+            "metric": "m",
+            "item": ["1", "1", "2", "2"],
+            "score": ["1", True, "0.5", "NaN"],
+        },
+        dtype=object,
+    )
     table = build_score_table(_result(frame))
     np.testing.assert_array_equal(table.frame.score.to_numpy(), [1.0, 1.0, 0.5])
 
 
 def test_numeric_item_ids_are_text_without_decimals():
-    frame = pd.DataFrame({"system": ["A", "B", "A", "B"], "dataset": "d", "metric": "m",
-                          "item": [1.0, 1.0, 2.0, 2.0], "score": [1.0, 0, 1, 1]})
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "B", "A", "B"],
+            "dataset": "d",
+            "metric": "m",
+            "item": [1.0, 1.0, 2.0, 2.0],
+            "score": [1.0, 0, 1, 1],
+        }
+    )
     assert build_score_table(_result(frame)).items_of("d") == ("1", "2")
 
 
 def test_duplicates_show_every_location():
-    frame = pd.DataFrame({"system": ["A", "B", "A", "A"], "dataset": "d", "metric": "m",
-                          "item": ["1", "1", "2", "1"], "score": [1.0, 0, 1, 1]})
-    with pytest.raises(InputError, match=r"1 score\(s\) given more than once; the first: "
-                                         r"\(system='A', dataset='d', metric='m', item='1'\) "
-                                         r"at mem\.csv, line 2; mem\.csv, line 5"):
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "B", "A", "A"],
+            "dataset": "d",
+            "metric": "m",
+            "item": ["1", "1", "2", "1"],
+            "score": [1.0, 0, 1, 1],
+        }
+    )
+    with pytest.raises(
+        InputError,
+        match=r"1 score\(s\) given more than once; the first: "
+        r"\(system='A', dataset='d', metric='m', item='1'\) "
+        r"at mem\.csv, line 2; mem\.csv, line 5",
+    ):
         build_score_table(_result(frame))
 
 
 def test_same_item_in_different_runs_is_not_a_duplicate():
-    frame = pd.DataFrame({"system": ["A", "A", "B", "B"] * 2, "dataset": "d", "metric": "m",
-                          "item": ["1"] * 4 + ["2"] * 4, "run": [0, 1] * 4,
-                          "score": [1.0, 0, 1, 1, 0, 0, 1, 0]})
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "A", "B", "B"] * 2,
+            "dataset": "d",
+            "metric": "m",
+            "item": ["1"] * 4 + ["2"] * 4,
+            "run": [0, 1] * 4,
+            "score": [1.0, 0, 1, 1, 0, 0, 1, 0],
+        }
+    )
     table = build_score_table(_result(frame))
     assert table.runs_of("d") == (0, 1)
     assert table.paired("d", "m").scores.shape == (2, 2, 2)
 
 
 def test_unequal_runs_reported():
-    frame = pd.DataFrame({"system": ["A", "A", "B", "A", "B"], "dataset": "d", "metric": "m",
-                          "item": ["1", "1", "1", "2", "2"], "run": [0, 1, 0, 0, 0],
-                          "score": [1.0, 0, 1, 1, 0]})
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "A", "B", "A", "B"],
+            "dataset": "d",
+            "metric": "m",
+            "item": ["1", "1", "1", "2", "2"],
+            "run": [0, 1, 0, 0, 0],
+            "score": [1.0, 0, 1, 1, 0],
+        }
+    )
     table = build_score_table(_result(frame))
     view = table.paired("d", "m")
     assert np.isnan(view.scores[1, 0, 1]) and view.run_counts().tolist() == [[2, 1], [1, 1]]
-    assert any("number of runs per item and system varies from 1 to 2" in p.message
-               for p in table.problems)
+    assert any(
+        "number of runs per item and system varies from 1 to 2" in p.message for p in table.problems
+    )
 
 
 def test_constant_metric_and_config_typos_reported():
-    frame = pd.DataFrame({"system": ["A", "B"] * 2, "dataset": "d", "metric": "m",
-                          "item": ["1", "1", "2", "2"], "score": [1.0] * 4})
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "B"] * 2,
+            "dataset": "d",
+            "metric": "m",
+            "item": ["1", "1", "2", "2"],
+            "score": [1.0] * 4,
+        }
+    )
     config = TableConfig({"mm": MetricSpec(direction="lower")}, source="cfg.toml")
     messages = [p.message for p in build_score_table(_result(frame), config).problems]
     assert any("metric 'm' is constant (1 for every system and item)" in m for m in messages)
-    assert any("the config describes metric 'mm', which is not in the data" in m
-               for m in messages)
+    assert any("the config describes metric 'mm', which is not in the data" in m for m in messages)
 
 
 def test_unknown_names_in_views():
@@ -251,6 +351,7 @@ def test_unknown_names_in_views():
 
 def test_summary_is_json_ready():
     import json
+
     rng = np.random.default_rng(6)
     table = build_score_table(_result(_random_long(rng, drop=0.05)))
     text = json.dumps(table.summary(), allow_nan=False)
@@ -261,13 +362,18 @@ def test_build_is_fast_enough_for_a_million_rows():
     # not a timing assertion: checks the views stay vectorised on a large table
     rng = np.random.default_rng(7)
     n_items, n_systems = 20_000, 50
-    frame = pd.DataFrame({
-        "system": np.repeat([f"S{i}" for i in range(n_systems)], n_items),
-        "dataset": "d", "metric": "m",
-        "item": np.tile(np.arange(n_items).astype(str), n_systems),
-        "score": rng.random(n_items * n_systems)})
+    frame = pd.DataFrame(
+        {
+            "system": np.repeat([f"S{i}" for i in range(n_systems)], n_items),
+            "dataset": "d",
+            "metric": "m",
+            "item": np.tile(np.arange(n_items).astype(str), n_systems),
+            "score": rng.random(n_items * n_systems),
+        }
+    )
     table = build_score_table(AdapterResult(frame))
     view = table.paired("d", "m")
     assert view.scores.shape == (n_items, n_systems)
-    np.testing.assert_array_equal(view.scores[:, 3], frame.score.to_numpy()[3 * n_items:
-                                                                          4 * n_items])
+    np.testing.assert_array_equal(
+        view.scores[:, 3], frame.score.to_numpy()[3 * n_items : 4 * n_items]
+    )

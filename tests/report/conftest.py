@@ -34,11 +34,19 @@ def example_releases(tmp_path_factory) -> dict[str, Path]:
         checkpoint.mkdir()
         (checkpoint / "model.safetensors").write_bytes(b"weights")
         folder = checkpoint / "eval-report"
-        run_report(RunSpec(data=(str(EXAMPLE),), out=str(folder), config=str(EXAMPLE_CONFIG),
-                           analysis_options={"seed": 11 + k, "n_resamples": 999,
-                                             "baseline": baseline},
-                           title="Example release", release=label, template="release",
-                           baseline=baseline, candidate=candidate,
-                           formats=("html", "pdf") if label == "v10.0" else ("html",)))
+        run_report(
+            RunSpec(
+                data=(str(EXAMPLE),),
+                out=str(folder),
+                config=str(EXAMPLE_CONFIG),
+                analysis_options={"seed": 11 + k, "n_resamples": 999, "baseline": baseline},
+                title="Example release",
+                release=label,
+                template="release",
+                baseline=baseline,
+                candidate=candidate,
+                formats=("html", "pdf") if label == "v10.0" else ("html",),
+            )
+        )
         out[label] = folder
     return out

@@ -27,8 +27,9 @@ def test_manifest_hashes_match_hashlib(tmp_path):
     table = load(ROOT / "examples" / "data", config=ROOT / "examples" / "reportgen.toml")
     results = tmp_path / "results.json"
     results.write_text("{}")
-    manifest = build_manifest(table.sources, parameters={"seed": 1}, seed=1,
-                              outputs={"results.json": results})
+    manifest = build_manifest(
+        table.sources, parameters={"seed": 1}, seed=1, outputs={"results.json": results}
+    )
     files = {Path(f["path"]).name: f for i in manifest["inputs"] for f in i["files"]}
     for name in ("codecompletion.csv", "unittests_runs.csv"):
         path = ROOT / "examples" / "data" / name
@@ -42,8 +43,10 @@ def test_manifest_hashes_match_hashlib(tmp_path):
 
 
 def test_results_validate_against_the_schema(shared_data):
-    for table in (load(ROOT / "examples" / "data", config=ROOT / "examples" / "reportgen.toml"),
-                  load(shared_data / "eval-arena" / "terminal-bench-2.0.jsonl")):
+    for table in (
+        load(ROOT / "examples" / "data", config=ROOT / "examples" / "reportgen.toml"),
+        load(shared_data / "eval-arena" / "terminal-bench-2.0.jsonl"),
+    ):
         results = analyze(table, AnalysisOptions(seed=0, n_resamples=200)).to_results()
         validate_results(json.loads(json.dumps(results)))
     broken = dict(results)
@@ -79,14 +82,19 @@ def test_fast_results_check_agrees_with_jsonschema():
     fast = _fast_results_validator()
     reference = jsonschema.Draft202012Validator(results_schema())
     table = load(ROOT / "examples" / "data", config=ROOT / "examples" / "reportgen.toml")
-    good = json.loads(json.dumps(analyze(table, AnalysisOptions(seed=0, n_resamples=200))
-                                 .to_results()))
+    good = json.loads(
+        json.dumps(analyze(table, AnalysisOptions(seed=0, n_resamples=200)).to_results())
+    )
     row = good["comparisons"][0]
-    documents = [good, {**good, "seed": "one"}, {k: v for k, v in good.items() if k != "seed"},
-                 {**good, "comparisons": [dict(row, p_value=1.5)]},
-                 {**good, "comparisons": [dict(row, p_value=-0.1)]},
-                 {**good, "comparisons": [{k: v for k, v in row.items() if k != "system_a"}]},
-                 {**good, "systems": "all"}]
+    documents = [
+        good,
+        {**good, "seed": "one"},
+        {k: v for k, v in good.items() if k != "seed"},
+        {**good, "comparisons": [dict(row, p_value=1.5)]},
+        {**good, "comparisons": [dict(row, p_value=-0.1)]},
+        {**good, "comparisons": [{k: v for k, v in row.items() if k != "system_a"}]},
+        {**good, "systems": "all"},
+    ]
     for document in documents:
         try:
             fast(document)
@@ -132,9 +140,12 @@ def test_report_folder_never_replaces_a_folder_that_is_not_a_report(tmp_path):
     checkpoint.mkdir()
     (checkpoint / "model.safetensors").write_bytes(b"weights")
     for force in (False, True):
-        with pytest.raises(InputError, match="model.safetensors: not written by reportgen "
-                                             "\\(the folder has no manifest.json\\)|"
-                                             "already exists"):
+        with pytest.raises(
+            InputError,
+            match="model.safetensors: not written by reportgen "
+            "\\(the folder has no manifest.json\\)|"
+            "already exists",
+        ):
             with report_folder(checkpoint, force=force):
                 pass
     assert (checkpoint / "model.safetensors").read_bytes() == b"weights"
@@ -162,8 +173,10 @@ def test_resolve_out_policies(tmp_path):
     first = resolve_out(out, if_exists="timestamp", now=now)
     assert first == tmp_path / "eval-report-20261122-093005"
     first.mkdir()
-    assert resolve_out(out, if_exists="timestamp", now=now) == \
-        tmp_path / "eval-report-20261122-093005-2"
+    assert (
+        resolve_out(out, if_exists="timestamp", now=now)
+        == tmp_path / "eval-report-20261122-093005-2"
+    )
     with pytest.raises(InputError, match="unknown --if-exists 'sometimes'"):
         resolve_out(out, if_exists="sometimes")
     (tmp_path / "file").write_text("x")

@@ -46,13 +46,17 @@ def scores(tmp_path_factory) -> Path:
 
 
 def _analyze(data: Path, out: Path, *extra: str) -> int:
-    return main(["analyze", str(data), "--out", str(out), "--seed", "1",
-                 "--n-resamples", "99", *extra])
+    return main(
+        ["analyze", str(data), "--out", str(out), "--seed", "1", "--n-resamples", "99", *extra]
+    )
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def _hidden(folder: Path) -> list[str]:
@@ -80,8 +84,9 @@ def test_force_never_replaces_a_checkpoint_holding_a_results_json(scores, tmp_pa
     for command in (["run", str(scores), "--quiet"], ["analyze", str(scores)]):
         assert main([*command, "--out", str(ckpt), "--force"]) == 2
         err = capsys.readouterr().err
-        assert "model.safetensors: not written by reportgen (the folder has no " \
-               "manifest.json)" in err, err
+        assert (
+            "model.safetensors: not written by reportgen (the folder has no manifest.json)" in err
+        ), err
         assert "never replaced" in err and "Traceback" not in err
     assert _snapshot(ckpt) == before
     assert sorted(p.name for p in ckpt.parent.iterdir()) == ["v2"]  # no lock, no build
@@ -94,25 +99,30 @@ def test_force_refuses_a_report_with_a_file_it_does_not_list(scores, tmp_path, c
     before = _snapshot(out)
     assert _analyze(scores, out, "--force", "--seed", "2") == 2
     err = capsys.readouterr().err
-    assert f"{out}/NOTES.md: the output folder holds something reportgen did not write" \
-           in err and "NOTES.md: not listed in its manifest.json" in err, err
+    assert (
+        f"{out}/NOTES.md: the output folder holds something reportgen did not write" in err
+        and "NOTES.md: not listed in its manifest.json" in err
+    ), err
     assert _snapshot(out) == before
     assert main(["verify", str(out)]) == 1  # verify names it too
     assert "unlisted output: NOTES.md" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("kind", ["subfolder", "nested-file", "symlink", "fifo",
-                                  "no-marker", "newer-format"])
+@pytest.mark.parametrize(
+    "kind", ["subfolder", "nested-file", "symlink", "fifo", "no-marker", "newer-format"]
+)
 def test_foreign_entry_names_the_first_thing_reportgen_did_not_write(tmp_path, kind):
     out = tmp_path / "r"
     out.mkdir()
     _write_report(out, {"results.json": "{}", "tables/a.csv": "x\n"})
-    expected = {"subfolder": ("extra", "a folder its manifest.json does not list"),
-                "nested-file": ("tables/b.csv", "not listed in its manifest.json"),
-                "symlink": ("tables/a.csv", "a symbolic link, which reportgen never writes"),
-                "fifo": ("pipe", "a FIFO, which reportgen never writes"),
-                "no-marker": ("manifest.json", "not written by reportgen (no format marker)"),
-                "newer-format": ("manifest.json", "has format version 99")}[kind]
+    expected = {
+        "subfolder": ("extra", "a folder its manifest.json does not list"),
+        "nested-file": ("tables/b.csv", "not listed in its manifest.json"),
+        "symlink": ("tables/a.csv", "a symbolic link, which reportgen never writes"),
+        "fifo": ("pipe", "a FIFO, which reportgen never writes"),
+        "no-marker": ("manifest.json", "not written by reportgen (no format marker)"),
+        "newer-format": ("manifest.json", "has format version 99"),
+    }[kind]
     manifest = json.loads((out / "manifest.json").read_text())
     if kind == "subfolder":
         (out / "extra").mkdir()
@@ -154,9 +164,18 @@ def test_symlinked_out_is_refused(scores, tmp_path, capsys, command):
     (target / "keep.txt").write_text("keep")
     link = tmp_path / "link"
     link.symlink_to(target)
-    args = {"run": ["run", str(scores), "--quiet"], "analyze": ["analyze", str(scores)],
-            "history": ["history", str(tmp_path / "a"), str(tmp_path / "b"), "--quiet",
-                        "--system", "ours"]}
+    args = {
+        "run": ["run", str(scores), "--quiet"],
+        "analyze": ["analyze", str(scores)],
+        "history": [
+            "history",
+            str(tmp_path / "a"),
+            str(tmp_path / "b"),
+            "--quiet",
+            "--system",
+            "ours",
+        ],
+    }
     if command == "history":  # two reports to read
         for name in ("a", "b"):
             assert _analyze(scores, tmp_path / name) == 0
@@ -173,8 +192,11 @@ def test_symlinked_out_is_refused(scores, tmp_path, capsys, command):
 
 def test_folder_created_at_out_during_the_run_is_left_alone(tmp_path):
     out = tmp_path / "eval-report"
-    with pytest.raises(InputError, match="created by someone else while this report was "
-                                         "made, so it was left alone; the new report is in"):
+    with pytest.raises(
+        InputError,
+        match="created by someone else while this report was "
+        "made, so it was left alone; the new report is in",
+    ):
         with report_folder(out) as work:
             _write_report(work, {"results.json": "{}"})
             out.mkdir()  # e.g. a checkpoint written meanwhile
@@ -189,8 +211,9 @@ def test_file_added_to_the_old_report_during_the_run_aborts_the_swap(tmp_path):
     out = tmp_path / "r"
     out.mkdir()
     _write_report(out, {"results.json": "old"})
-    with pytest.raises(InputError, match="changed by someone else while this report was "
-                                         "made.*ckpt.bin: not listed"):
+    with pytest.raises(
+        InputError, match="changed by someone else while this report was made.*ckpt.bin: not listed"
+    ):
         with report_folder(out, force=True) as work:
             _write_report(work, {"results.json": "new"})
             (out / "ckpt.bin").write_text("w")
@@ -216,8 +239,10 @@ def test_file_added_between_the_check_and_the_rename_is_caught(tmp_path, monkeyp
         return found
 
     monkeypatch.setattr(archive, "foreign_entry", racing)
-    with pytest.raises(InputError, match="changed by someone else while it was being "
-                                         "replaced.*late.bin.*left as it was"):
+    with pytest.raises(
+        InputError,
+        match="changed by someone else while it was being replaced.*late.bin.*left as it was",
+    ):
         with report_folder(out, force=True) as work:
             _write_report(work, {"results.json": "new"})
     assert (out / "results.json").read_text() == "old" and (out / "late.bin").is_file()
@@ -245,22 +270,46 @@ def test_only_listed_files_of_the_old_report_are_deleted(tmp_path, monkeypatch):
 
 
 def _run_command(data: Path, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "reportgen", "run", str(data), "--out", str(out),
-            "--format", "html", "--seed", "3", "--n-resamples", "199", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "reportgen",
+        "run",
+        str(data),
+        "--out",
+        str(out),
+        "--format",
+        "html",
+        "--seed",
+        "3",
+        "--n-resamples",
+        "199",
+        *extra,
+    ]
 
 
 def test_concurrent_runs_to_one_out_exactly_one_succeeds(scores, tmp_path):
     out = tmp_path / "r"
-    procs = [subprocess.Popen(_run_command(scores, out, "--force", "--quiet"),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            _run_command(scores, out, "--force", "--quiet"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
     results = [(p.wait(timeout=300), *p.communicate()) for p in procs]
     statuses = sorted(status for status, _, _ in results)
     assert statuses == [0, 2, 2], results
     for status, stdout, stderr in results:
         if status == 2:
-            assert "another reportgen run (pid " in stderr and "is writing this report " \
-                "folder" in stderr and "Traceback" not in stderr and stdout == ""
+            assert (
+                "another reportgen run (pid " in stderr
+                and "is writing this report folder" in stderr
+                and "Traceback" not in stderr
+                and stdout == ""
+            )
     assert main(["verify", str(out)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
@@ -337,12 +386,18 @@ def test_a_hidden_folder_of_the_same_shape_that_is_not_ours_stays(scores, tmp_pa
 @pytest.mark.parametrize("umask", [0o022, 0o027])
 def test_every_output_follows_the_umask(scores, tmp_path, umask):
     out = tmp_path / "r"
-    proc = subprocess.run(_run_command(scores, out, "--format", "html,pdf", "--quiet"),
-                          capture_output=True, text=True, timeout=300,
-                          preexec_fn=lambda: os.umask(umask))
+    proc = subprocess.run(
+        _run_command(scores, out, "--format", "html,pdf", "--quiet"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=lambda: os.umask(umask),
+    )
     assert proc.returncode == 0, proc.stderr
-    modes = {p.relative_to(out).as_posix(): stat.S_IMODE(p.stat().st_mode)
-             for p in [out, *out.rglob("*")]}
+    modes = {
+        p.relative_to(out).as_posix(): stat.S_IMODE(p.stat().st_mode)
+        for p in [out, *out.rglob("*")]
+    }
     assert "report.pdf" in modes and "tables" in modes
     for name, mode in modes.items():
         expected = (0o777 if (out / name).is_dir() else 0o666) & ~umask
@@ -379,8 +434,12 @@ def small_disk(tmp_path):
         pytest.skip("mounting a small tmpfs needs root; the disk-full case is not run")
     mount = tmp_path / "small"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()}): not run")
     try:
@@ -394,9 +453,21 @@ def test_run_on_a_full_disk_exits_2_and_leaves_nothing(small_disk, capsys):
     keep = small_disk / "model.safetensors"
     keep.write_bytes(b"weights")
     out = small_disk / "eval-report"
-    status = main(["run", str(Path(__file__).resolve().parents[2] / "examples" / "data"),
-                   "--out", str(out), "--format", "html,pdf", "--seed", "1",
-                   "--n-resamples", "199", "--quiet"])
+    status = main(
+        [
+            "run",
+            str(Path(__file__).resolve().parents[2] / "examples" / "data"),
+            "--out",
+            str(out),
+            "--format",
+            "html,pdf",
+            "--seed",
+            "1",
+            "--n-resamples",
+            "199",
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err
     assert "the disk is full" in err and "nothing was kept" in err

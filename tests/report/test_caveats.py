@@ -23,7 +23,8 @@ def _table(tmp_path, scores: dict[str, np.ndarray], *, paired: bool = True):
             rows.append((system, "d", "m", item, float(v)))
     path = tmp_path / "scores.csv"
     pd.DataFrame(rows, columns=["system", "dataset", "metric", "item", "score"]).to_csv(
-        path, index=False)
+        path, index=False
+    )
     return load(path), path
 
 
@@ -92,10 +93,14 @@ def test_runs_caveat_threshold():
 def test_report_section_shows_the_caveat_box(tmp_path):
     rng = np.random.default_rng(7)
     base = rng.lognormal(0, 1.5, size=30)
-    _, path = _table(tmp_path, {"a": base + rng.lognormal(0, 1.5, 30),
-                                "b": base + rng.lognormal(0, 1.5, 30)})
-    report = rs.prepare([str(path)], analysis_options={"seed": 4, "n_resamples": 199},
-                        output_dir=str(tmp_path / "out"))
+    _, path = _table(
+        tmp_path, {"a": base + rng.lognormal(0, 1.5, 30), "b": base + rng.lognormal(0, 1.5, 30)}
+    )
+    report = rs.prepare(
+        [str(path)],
+        analysis_options={"seed": 4, "n_resamples": 199},
+        output_dir=str(tmp_path / "out"),
+    )
     html = rs.per_sample_list(report).html
     assert 'class="rg-warning rg-caveat"' in html and "strongly skewed" in html
     explore = rs.exploration(report)
@@ -108,6 +113,5 @@ def test_bootstrap_caveat_applies_to_default_bca_intervals(tmp_path, n):
     """The default ci_method for continuous scores is BCa: small n gets the caveat."""
     rng = np.random.default_rng(n)
     base = rng.normal(size=n)
-    caveats = _caveats(tmp_path, {"a": base + rng.normal(size=n),
-                                  "b": base + rng.normal(size=n)})
+    caveats = _caveats(tmp_path, {"a": base + rng.normal(size=n), "b": base + rng.normal(size=n)})
     assert any("bootstrap intervals are too narrow" in c for c in caveats)

@@ -31,8 +31,22 @@ def checkpoint(tmp_path):
 
 
 def _run(data, out, *extra):
-    return main(["run", str(data), "--out", str(out), "--format", "html", "--quiet",
-                 "--seed", "1", "--n-resamples", "199", *extra])
+    return main(
+        [
+            "run",
+            str(data),
+            "--out",
+            str(out),
+            "--format",
+            "html",
+            "--quiet",
+            "--seed",
+            "1",
+            "--n-resamples",
+            "199",
+            *extra,
+        ]
+    )
 
 
 def test_run_archives_next_to_a_checkpoint_without_overwriting(checkpoint, capsys):
@@ -71,5 +85,6 @@ def test_run_never_replaces_the_checkpoint_folder_itself(checkpoint, capsys):
         assert "already exists (a folder)" in err or (
             "holds something reportgen did not write, so it is never replaced (it may be "
             "a checkpoint): config.json: not written by reportgen (the folder has no "
-            "manifest.json)" in err)
+            "manifest.json)" in err
+        )
     assert sorted(p.name for p in ckpt.iterdir()) == before

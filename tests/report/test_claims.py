@@ -7,18 +7,35 @@ import pytest
 from reportgen.report.claims import claim_sentence
 from reportgen.report.format import p_value as format_p
 
-BASE = {"system_a": "A", "system_b": "B", "dataset": "gsm8k", "metric": "acc",
-        "direction": "higher", "modality": "binary", "diff": 0.031, "ci_low": 0.012,
-        "ci_high": 0.050, "test": "exact McNemar", "p_value": 0.002, "p_adjusted": 0.010,
-        "correction": "holm-sidak", "significant": True, "effect_size": 0.21,
-        "effect_size_kind": "paired d", "confidence": 0.95, "n_a": 1319, "n_b": 1319,
-        "paired": True}
+BASE = {
+    "system_a": "A",
+    "system_b": "B",
+    "dataset": "gsm8k",
+    "metric": "acc",
+    "direction": "higher",
+    "modality": "binary",
+    "diff": 0.031,
+    "ci_low": 0.012,
+    "ci_high": 0.050,
+    "test": "exact McNemar",
+    "p_value": 0.002,
+    "p_adjusted": 0.010,
+    "correction": "holm-sidak",
+    "significant": True,
+    "effect_size": 0.21,
+    "effect_size_kind": "paired d",
+    "confidence": 0.95,
+    "n_a": 1319,
+    "n_b": 1319,
+    "paired": True,
+}
 
 
 def test_claim_sentence_matches_the_issue_example():
     assert claim_sentence(BASE) == (
         "A beats B on gsm8k / acc: Δ = +3.1 pts, 95% CI [1.2, 5.0], exact McNemar "
-        "p = 0.002 (Holm-Šidák adjusted 0.010), d = 0.21, n = 1,319.")
+        "p = 0.002 (Holm-Šidák adjusted 0.010), d = 0.21, n = 1,319."
+    )
 
 
 def test_claim_sentence_verbs():
@@ -36,16 +53,33 @@ def test_claim_sentence_styles_and_units():
     tex = claim_sentence({**BASE, "metric": "pass@1_rate"}, style="latex")
     assert "\\textbf{A}" in tex and "pass@1\\_rate" in tex and "95\\% CI" in tex
     assert "$\\Delta$ = +3.1 pts" in tex
-    cont = {**BASE, "modality": "continuous", "diff": 0.01234, "ci_low": 0.0021,
-            "ci_high": 0.0226, "paired": False, "n_a": 100, "n_b": 120}
+    cont = {
+        **BASE,
+        "modality": "continuous",
+        "diff": 0.01234,
+        "ci_low": 0.0021,
+        "ci_high": 0.0226,
+        "paired": False,
+        "n_a": 100,
+        "n_b": 120,
+    }
     text = claim_sentence(cont)
     assert "Δ = +0.012, 95% CI [0.002, 0.023]" in text and "n = 100 vs 120" in text
     with pytest.raises(ValueError, match="style='html'"):
         claim_sentence(BASE, style="html")
 
 
-@pytest.mark.parametrize("p,text", [(0.0004, "< 0.001"), (0.002, "0.002"), (0.0123, "0.012"),
-                                    (0.049, "0.049"), (0.2, "0.20"), (0.999, "1.00"),
-                                    (None, "n/a")])
+@pytest.mark.parametrize(
+    "p,text",
+    [
+        (0.0004, "< 0.001"),
+        (0.002, "0.002"),
+        (0.0123, "0.012"),
+        (0.049, "0.049"),
+        (0.2, "0.20"),
+        (0.999, "1.00"),
+        (None, "n/a"),
+    ],
+)
 def test_format_p(p, text):
     assert format_p(p) == text

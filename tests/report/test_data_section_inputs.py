@@ -11,10 +11,14 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 
 
 def test_data_section_lists_skipped_inputs_and_descriptive_statistics() -> None:
-    report = rs.prepare([REAL / "inspect" / "eval_set-0.3.285",
-                         REAL / "inspect" / "cancelled-0.3.95",
-                         REAL / "helm" / "suite-0.5.16" / "benchmark_output"],
-                        analysis_options={"seed": 1, "n_resamples": 99})
+    report = rs.prepare(
+        [
+            REAL / "inspect" / "eval_set-0.3.285",
+            REAL / "inspect" / "cancelled-0.3.95",
+            REAL / "helm" / "suite-0.5.16" / "benchmark_output",
+        ],
+        analysis_options={"seed": 1, "n_resamples": 99},
+    )
     block = rs.data_section(report)
     assert block is not None
     html = str(block.html if hasattr(block, "html") else block)
@@ -25,10 +29,13 @@ def test_data_section_lists_skipped_inputs_and_descriptive_statistics() -> None:
 
 
 def test_many_descriptive_statistics_are_summarised_per_statistic() -> None:
-    rows = [{"system": f"s{i}", "dataset": f"d{j}", "statistic": name, "mean": float(i + j),
-             "n": 5} for i in range(5) for j in range(4)
-            for name in ("num_prompt_tokens", "inference_runtime")]
+    rows = [
+        {"system": f"s{i}", "dataset": f"d{j}", "statistic": name, "mean": float(i + j), "n": 5}
+        for i in range(5)
+        for j in range(4)
+        for name in ("num_prompt_tokens", "inference_runtime")
+    ]
     html = "".join(rs._descriptive_block(rows))
     assert "40 system × dataset means, summarised per statistic" in html
     assert html.count("<tr>") == 3  # header + one row per statistic
-    assert "<td class=\"num\">7.000</td>" in html  # the largest mean, 4 + 3
+    assert '<td class="num">7.000</td>' in html  # the largest mean, 4 + 3

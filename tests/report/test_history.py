@@ -25,8 +25,12 @@ from reportgen.report.history import build_entries, build_history
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
-DIRECTION = {"edit_distance": "lower", "edit_similarity": "higher",
-             "identifier_f1": "higher", "pass": "higher"}
+DIRECTION = {
+    "edit_distance": "lower",
+    "edit_similarity": "higher",
+    "identifier_f1": "higher",
+    "pass": "higher",
+}
 
 
 def _scrambled(example_releases) -> list[str]:
@@ -37,8 +41,10 @@ def _scrambled(example_releases) -> list[str]:
 def _reference_flags(before: str, after: str) -> dict[tuple[str, str], tuple[float, str]]:
     """(dataset, metric) -> (Holm-Šidák adjusted p, verdict), from the raw files: the
     paired t test on per-item scores (item means over the runs of the unit tests)."""
-    frames = [pd.read_csv(EXAMPLE / "codecompletion.csv"),
-              pd.read_csv(EXAMPLE / "unittests_runs.csv")]
+    frames = [
+        pd.read_csv(EXAMPLE / "codecompletion.csv"),
+        pd.read_csv(EXAMPLE / "unittests_runs.csv"),
+    ]
     rows = pd.concat(frames, ignore_index=True)
     items = rows.groupby(["dataset", "metric", "system", "item"])["score"].mean()
     keys, pvalues, diffs = [], [], []
@@ -52,8 +58,9 @@ def _reference_flags(before: str, after: str) -> dict[tuple[str, str], tuple[flo
     out = {}
     for key, p, d in zip(keys, adjusted, diffs):
         better = d > 0 if DIRECTION[key[1]] == "higher" else d < 0
-        verdict = ("improved" if better else "regressed") if p <= 0.05 else \
-            "no detectable difference"
+        verdict = (
+            ("improved" if better else "regressed") if p <= 0.05 else "no detectable difference"
+        )
         out[key] = (float(p), verdict)
     return out
 
@@ -62,8 +69,11 @@ def test_history_orders_by_release_label_naturally(example_releases):
     entries, used = build_entries(_scrambled(example_releases))
     assert used == "release"
     assert [e.label for e in entries] == ["v2.0", "v9.1", "v10.0"]
-    assert [e.system for e in entries] == ["starcoder2-3b|fim|4k", "starcoder2-15b|fim|4k",
-                                           "starcoder2-15b|fim|8k"]
+    assert [e.system for e in entries] == [
+        "starcoder2-3b|fim|4k",
+        "starcoder2-15b|fim|4k",
+        "starcoder2-15b|fim|8k",
+    ]
     assert all(e.followed_because == "candidate of the release report" for e in entries)
     given, _ = build_entries(_scrambled(example_releases), order="given")
     assert [e.label for e in given] == ["v10.0", "v2.0", "v9.1"]
@@ -78,11 +88,16 @@ def test_history_flags_match_scipy_and_statsmodels(example_releases, recompute):
     assert len(history.changes) == 26
     expected_method = "stored" if recompute == "auto" else "recomputed"
     assert {c["method"] for c in history.changes} == {expected_method}
-    for before, after in (("starcoder2-3b|fim|4k", "starcoder2-15b|fim|4k"),
-                          ("starcoder2-15b|fim|4k", "starcoder2-15b|fim|8k")):
+    for before, after in (
+        ("starcoder2-3b|fim|4k", "starcoder2-15b|fim|4k"),
+        ("starcoder2-15b|fim|4k", "starcoder2-15b|fim|8k"),
+    ):
         reference = _reference_flags(before, after)
-        step = {(c["dataset"], c["metric"]): c for c in history.changes
-                if c["system_before"] == before and c["system_after"] == after}
+        step = {
+            (c["dataset"], c["metric"]): c
+            for c in history.changes
+            if c["system_before"] == before and c["system_after"] == after
+        }
         assert set(step) == set(reference)
         for key, (p_adj, verdict) in reference.items():
             assert step[key]["verdict"] == verdict, key
@@ -99,8 +114,9 @@ def test_history_trend_has_each_release_mean_with_its_interval(example_releases)
     assert len(history.trend) == 3 * 13
     raw = pd.read_csv(EXAMPLE / "codecompletion.csv")
     sel = raw[(raw.dataset == "python") & (raw.metric == "edit_similarity")]
-    for row in (r for r in history.trend
-                if (r["dataset"], r["metric"]) == ("python", "edit_similarity")):
+    for row in (
+        r for r in history.trend if (r["dataset"], r["metric"]) == ("python", "edit_similarity")
+    ):
         assert row["mean"] == pytest.approx(sel[sel.system == row["system"]].score.mean())
         assert row["ci_low"] < row["mean"] < row["ci_high"]
 
@@ -129,25 +145,31 @@ def test_history_falls_back_to_intervals_when_the_data_changed(example_releases,
     for c in step:
         a = by_key[("v2.0", c["dataset"], c["metric"])]
         b = by_key[("v9.1", c["dataset"], c["metric"])]
-        se = math.hypot((a["ci_high"] - a["ci_low"]) / (2 * z975),
-                        (b["ci_high"] - b["ci_low"]) / (2 * z975))
+        se = math.hypot(
+            (a["ci_high"] - a["ci_low"]) / (2 * z975), (b["ci_high"] - b["ci_low"]) / (2 * z975)
+        )
         raw.append(2 * stats.norm.sf(abs(b["mean"] - a["mean"]) / se))
         assert c["p_value"] == pytest.approx(raw[-1], rel=1e-9, abs=1e-300)
     adjusted = multipletests(raw, method="holm-sidak")[1]
-    assert [c["p_adjusted"] for c in step] == pytest.approx(list(adjusted), rel=1e-9,
-                                                            abs=1e-300)
+    assert [c["p_adjusted"] for c in step] == pytest.approx(list(adjusted), rel=1e-9, abs=1e-300)
 
 
 def test_history_command_writes_the_trend_report(example_releases, tmp_path, capsys):
     out = tmp_path / "history"
-    code = main(["history", *_scrambled(example_releases), "--out", str(out),
-                 "--format", "html", "--quiet"])
+    code = main(
+        ["history", *_scrambled(example_releases), "--out", str(out), "--format", "html", "--quiet"]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "releases: v2.0 → v9.1 → v10.0; 26 changes tested, 13 significant" in printed
     names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
-    assert names == {"report.html", "history.json", "manifest.json", "tables/trend.csv",
-                     "tables/changes.csv"}
+    assert names == {
+        "report.html",
+        "history.json",
+        "manifest.json",
+        "tables/trend.csv",
+        "tables/changes.csv",
+    }
     doc = json.loads((out / "history.json").read_text())
     assert [r["label"] for r in doc["reports"]] == ["v2.0", "v9.1", "v10.0"]
     changes = pd.read_csv(out / "tables" / "changes.csv")
@@ -171,15 +193,22 @@ def test_history_command_writes_the_trend_report(example_releases, tmp_path, cap
     assert main(["verify", str(out)]) == 0
 
 
-@pytest.mark.parametrize(("extra", "pattern"), [
-    (["--system", "v99=some-model"], r"--system names release\(s\) not among the reports: "
-                                     r"v99"),
-    (["--system", "no-such-system"], r"system 'no-such-system' is not in this report"),
-    (["--system", "=x"], r"--system '=x': expected NAME or RELEASE=NAME"),
-])
+@pytest.mark.parametrize(
+    ("extra", "pattern"),
+    [
+        (
+            ["--system", "v99=some-model"],
+            r"--system names release\(s\) not among the reports: "
+            r"v99",
+        ),
+        (["--system", "no-such-system"], r"system 'no-such-system' is not in this report"),
+        (["--system", "=x"], r"--system '=x': expected NAME or RELEASE=NAME"),
+    ],
+)
 def test_history_bad_options_exit_2(example_releases, tmp_path, capsys, extra, pattern):
-    code = main(["history", *_scrambled(example_releases), "--out",
-                 str(tmp_path / "h"), "--quiet", *extra])
+    code = main(
+        ["history", *_scrambled(example_releases), "--out", str(tmp_path / "h"), "--quiet", *extra]
+    )
     err = capsys.readouterr().err
     assert code == 2 and re.search(pattern, err), err
     assert not (tmp_path / "h").exists()
@@ -199,20 +228,23 @@ def test_history_needs_two_distinct_reports(example_releases, tmp_path, capsys):
     assert "has no results.json" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda r: r["systems"][0].__setitem__("mean", "abc"), "systems/0/mean"),
-    (lambda r: r.__setitem__("systems", 5), "systems"),
-])
-def test_history_refuses_a_results_json_that_breaks_the_schema(example_releases, tmp_path,
-                                                               capsys, edit, field):
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda r: r["systems"][0].__setitem__("mean", "abc"), "systems/0/mean"),
+        (lambda r: r.__setitem__("systems", 5), "systems"),
+    ],
+)
+def test_history_refuses_a_results_json_that_breaks_the_schema(
+    example_releases, tmp_path, capsys, edit, field
+):
     # reference: the shipped JSON Schema (jsonschema's validator names the field)
     bad = tmp_path / "bad"
     shutil.copytree(example_releases["v9.1"], bad)
     results = json.loads((bad / "results.json").read_text(encoding="utf-8"))
     edit(results)
     (bad / "results.json").write_text(json.dumps(results), encoding="utf-8")
-    code = main(["history", str(example_releases["v2.0"]), str(bad),
-                 "--out", str(tmp_path / "h")])
+    code = main(["history", str(example_releases["v2.0"]), str(bad), "--out", str(tmp_path / "h")])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert f"not a valid results.json: at {field}" in err
@@ -220,8 +252,7 @@ def test_history_refuses_a_results_json_that_breaks_the_schema(example_releases,
     assert not (tmp_path / "h").exists()
 
 
-def test_history_of_evaluation_reports_needs_the_system_named(example_releases, tmp_path,
-                                                              capsys):
+def test_history_of_evaluation_reports_needs_the_system_named(example_releases, tmp_path, capsys):
     """Reports without a release candidate: the followed system must be named."""
     copies = []
     for label in ("v2.0", "v9.1"):
@@ -233,9 +264,7 @@ def test_history_of_evaluation_reports_needs_the_system_named(example_releases, 
         copies.append(str(copy))
     assert main(["history", *copies, "--out", str(tmp_path / "h")]) == 2
     assert "cannot tell which system release 'v2.0' is about" in capsys.readouterr().err
-    history = build_history(copies, follow=["v2.0=granite-3b|fim|4k",
-                                            "v9.1=starcoder2-3b|fim|4k"])
-    assert [e.system for e in history.entries] == ["granite-3b|fim|4k",
-                                                   "starcoder2-3b|fim|4k"]
+    history = build_history(copies, follow=["v2.0=granite-3b|fim|4k", "v9.1=starcoder2-3b|fim|4k"])
+    assert [e.system for e in history.entries] == ["granite-3b|fim|4k", "starcoder2-3b|fim|4k"]
     # the v2.0 report compared exactly these two: its stored tests are used
     assert {c["method"] for c in history.changes} == {"stored"}

@@ -83,9 +83,15 @@ def _appendix_page(pages: list[str]) -> int:
 @pytest.fixture(scope="module")
 def example(tmp_path_factory):
     out = tmp_path_factory.mktemp("layout") / "report"
-    run_report(RunSpec(data=(str(EXAMPLE),), out=str(out), config=str(EXAMPLE_CONFIG),
-                       analysis_options={"seed": 3, "n_resamples": 999},
-                       title="Example evaluation"))
+    run_report(
+        RunSpec(
+            data=(str(EXAMPLE),),
+            out=str(out),
+            config=str(EXAMPLE_CONFIG),
+            analysis_options={"seed": 3, "n_resamples": 999},
+            title="Example evaluation",
+        )
+    )
     return out
 
 
@@ -96,8 +102,7 @@ def test_page_one_has_the_key_findings_with_the_leader_then_the_contents(example
     first = _pages(example / "report.pdf")[0]
     assert "Key findings" in first and leader in first
     lower = first.lower()  # the contents title is set in capitals by the theme
-    assert lower.index("key findings") < lower.index(leader.lower()) < \
-        lower.index("contents")
+    assert lower.index("key findings") < lower.index(leader.lower()) < lower.index("contents")
     assert "Noise floor" in first and " pts" in first  # proportions in points
     assert "seed 0" not in first  # no internal documents cited
 
@@ -113,8 +118,7 @@ def test_no_heading_is_the_last_thing_on_a_pdf_page(example):
     html = (example / "report.html").read_text(encoding="utf-8")
     headings = set(_headings(html).headings)
     pages = _pages(example / "report.pdf")
-    orphans = [(k + 1, _last_line(p)) for k, p in enumerate(pages)
-               if _last_line(p) in headings]
+    orphans = [(k + 1, _last_line(p)) for k, p in enumerate(pages) if _last_line(p) in headings]
     assert not orphans, f"headings alone at the bottom of a page: {orphans}"
 
 
@@ -123,13 +127,12 @@ def test_html_first_screen_is_the_findings_and_the_detail_is_folded(example):
     marks = _headings(html).landmarks
     # key findings come first, the contents after them (folded), then the body
     assert marks.index("summary") < marks.index("contents") < marks.index("results")
-    nav = html[html.index('<nav class="rg-toc"'):]
+    nav = html[html.index('<nav class="rg-toc"') :]
     assert nav.index("<details>") < nav.index("</nav>")
     # every appendix section after the appendix heading is folded, with no script
-    after = marks[marks.index("appendix") + 1:]
+    after = marks[marks.index("appendix") + 1 :]
     sections = [m for m in after if m not in ("details", "contents")]
-    assert sections and all(
-        after[after.index(s) + 1] == "details" for s in sections)
+    assert sections and all(after[after.index(s) + 1] == "details" for s in sections)
     assert "<script" not in html
 
 
@@ -137,9 +140,14 @@ def test_eval_arena_budgets(tmp_path):
     """All five shared eval-arena benchmarks at once (170 systems): the report stays
     within its budgets and the ranking across datasets uses the largest group."""
     out = tmp_path / "arena"
-    run_report(RunSpec(data=(str(SHARED / "eval-arena"),), out=str(out),
-                       analysis_options={"seed": 1, "n_resamples": 999},
-                       title="eval-arena"))
+    run_report(
+        RunSpec(
+            data=(str(SHARED / "eval-arena"),),
+            out=str(out),
+            analysis_options={"seed": 1, "n_resamples": 999},
+            title="eval-arena",
+        )
+    )
     assert (out / "report.html").stat().st_size <= 8 * 2**20
     pages = _pages(out / "report.pdf")
     assert len(pages) <= 60
@@ -159,7 +167,7 @@ def test_no_page_but_the_last_is_less_than_a_fifth_full(example):
     for k in range(len(pdf) - 1):
         image = np.asarray(pdf[k].render(scale=0.4).to_pil().convert("L"))
         h = image.shape[0]
-        body = image[int(0.08 * h):int(0.92 * h)]  # without the running header and footer
+        body = image[int(0.08 * h) : int(0.92 * h)]  # without the running header and footer
         ink = np.flatnonzero((body < 200).any(axis=1))
         used = 0.0 if ink.size == 0 else (ink[-1] - ink[0] + 1) / h
         if used < 0.2:

@@ -38,6 +38,7 @@ USER, PASSWORD = "release-bot", "s3cret-pass"
 
 # ------------------------------------------------------------------ helpers
 
+
 class _Links(HTMLParser):
     """Every URL-bearing attribute, every tag name, and <style> elements."""
 
@@ -78,8 +79,7 @@ def _check_message(msg, folder: Path, *, attached: bool = True) -> str:
     """The checks of the issue on a parsed message; returns the HTML body."""
     tree = _tree(msg)
     assert tree[0] == (0, "multipart/mixed" if attached else "multipart/alternative")
-    alternative = next(p for p in msg.walk() if p.get_content_type() ==
-                       "multipart/alternative")
+    alternative = next(p for p in msg.walk() if p.get_content_type() == "multipart/alternative")
     kinds = [p.get_content_type() for p in alternative.iter_parts()]
     assert kinds == ["text/plain", "multipart/related"]
     related = list(alternative.iter_parts())[1]
@@ -116,13 +116,16 @@ def _check_message(msg, folder: Path, *, attached: bool = True) -> str:
         release = results["report"]["release"]
         html_name = f"report-{release}.html" if release else "report.html"
         assert attachments[html_name].get_content_type() == "text/html"
-        assert attachments[html_name].get_payload(decode=True) == \
-            (folder / "report.html").read_bytes()
+        assert (
+            attachments[html_name].get_payload(decode=True) == (folder / "report.html").read_bytes()
+        )
         if (folder / "report.pdf").exists():
             pdf_name = html_name[:-4] + "pdf"
             assert attachments[pdf_name].get_content_type() == "application/pdf"
-            assert attachments[pdf_name].get_payload(decode=True) == \
-                (folder / "report.pdf").read_bytes()
+            assert (
+                attachments[pdf_name].get_payload(decode=True)
+                == (folder / "report.pdf").read_bytes()
+            )
     return html
 
 
@@ -140,14 +143,22 @@ class _Sink:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
-        self.messages.append((envelope.mail_from, list(envelope.rcpt_tos),
-                              bytes(envelope.original_content or envelope.content)))
+        self.messages.append(
+            (
+                envelope.mail_from,
+                list(envelope.rcpt_tos),
+                bytes(envelope.original_content or envelope.content),
+            )
+        )
         return "250 Message accepted for delivery"
 
 
 def _authenticator(server, session, envelope, mechanism, auth_data):
-    ok = isinstance(auth_data, LoginPassword) and auth_data.login == USER.encode() \
+    ok = (
+        isinstance(auth_data, LoginPassword)
+        and auth_data.login == USER.encode()
         and auth_data.password == PASSWORD.encode()
+    )
     return AuthResult(success=ok, handled=False)
 
 
@@ -176,8 +187,7 @@ def smtp_server(request):
 
     def start(handler=None, **kwargs):
         handler = handler or _Sink()
-        controller = Controller(handler, hostname="127.0.0.1", port=_free_port(),
-                                **kwargs)
+        controller = Controller(handler, hostname="127.0.0.1", port=_free_port(), **kwargs)
         controller.start()
         started.append(controller)
         return controller, handler
@@ -189,27 +199,60 @@ def smtp_server(request):
 
 @pytest.fixture()
 def no_credentials(monkeypatch, tmp_path):
-    for name in ("REPORTGEN_SMTP_USER", "REPORTGEN_SMTP_PASSWORD", "REPORTGEN_SMTP_HOST",
-                 "REPORTGEN_SMTP_PORT", "NETRC"):
+    for name in (
+        "REPORTGEN_SMTP_USER",
+        "REPORTGEN_SMTP_PASSWORD",
+        "REPORTGEN_SMTP_HOST",
+        "REPORTGEN_SMTP_PORT",
+        "NETRC",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.netrc of the developer
 
 
 def _email_args(folder: Path, port: int, *extra: str) -> list[str]:
-    return ["email", str(folder), "--to", "Ana Lima <ana@example.org>", "--to",
-            "ops@example.org", "--cc", "lead@example.org", "--from",
-            "Eval Bot <bot@example.org>", "--smtp-host", "127.0.0.1", "--smtp-port",
-            str(port), "--quiet", *extra]
+    return [
+        "email",
+        str(folder),
+        "--to",
+        "Ana Lima <ana@example.org>",
+        "--to",
+        "ops@example.org",
+        "--cc",
+        "lead@example.org",
+        "--from",
+        "Eval Bot <bot@example.org>",
+        "--smtp-host",
+        "127.0.0.1",
+        "--smtp-port",
+        str(port),
+        "--quiet",
+        *extra,
+    ]
 
 
 # ------------------------------------------------------------------ the message
 
-def test_email_eml_has_the_parts_images_attachments_and_text(example_releases, tmp_path,
-                                                             capsys):
+
+def test_email_eml_has_the_parts_images_attachments_and_text(example_releases, tmp_path, capsys):
     folder = example_releases["v10.0"]
     eml = tmp_path / "out" / "release.eml"
-    assert main(["email", str(folder), "--to", "ana@example.org", "--from",
-                 "bot@example.org", "--eml", str(eml), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "email",
+                str(folder),
+                "--to",
+                "ana@example.org",
+                "--from",
+                "bot@example.org",
+                "--eml",
+                str(eml),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert "message written to" in capsys.readouterr().out
     msg = _parse(eml.read_bytes())
     _check_message(msg, folder)
@@ -219,8 +262,13 @@ def test_email_eml_has_the_parts_images_attachments_and_text(example_releases, t
     # the decision, in the subject and first in the text alternative
     assert counts["no detectable difference"] == len(results["verdict"]["rows"]) == 13
     assert msg["Subject"].endswith(": no detectable difference in 13 comparisons")
-    assert "\nRELEASE DECISION\n  " + results["verdict"]["candidate"] + \
-        " is not detectably different from " + results["verdict"]["baseline"] in text
+    assert (
+        "\nRELEASE DECISION\n  "
+        + results["verdict"]["candidate"]
+        + " is not detectably different from "
+        + results["verdict"]["baseline"]
+        in text
+    )
     assert results["verdict"]["candidate"] in text and "v10.0" in text
     assert msg["To"] == "ana@example.org" and msg["Message-ID"].endswith("@example.org>")
 
@@ -236,8 +284,9 @@ def test_email_of_an_evaluation_report_has_the_leaderboard(example_releases, tmp
     del results["verdict"]
     results["report"]["release"] = None
     (folder / "results.json").write_text(json.dumps(results))
-    msg = build_message(read_report_folder(folder), sender="bot@example.org",
-                        to=["ana@example.org"], max_rows=1)
+    msg = build_message(
+        read_report_folder(folder), sender="bot@example.org", to=["ana@example.org"], max_rows=1
+    )
     html = _check_message(_parse(msg.as_bytes()), folder)
     ordered = next(r for r in results["rankings"] if r["kind"] == "ordered")
     top = [s["system"] for s in ordered["systems"][:1]]
@@ -252,51 +301,85 @@ def test_email_of_an_evaluation_report_has_the_leaderboard(example_releases, tmp
 
 def test_email_html_body_stays_under_100kb_with_many_rows(example_releases):
     folder = read_report_folder(example_releases["v10.0"])
-    msg = build_message(folder, sender="bot@example.org", to=["ana@example.org"],
-                        max_rows=10_000, charts=False)
+    msg = build_message(
+        folder, sender="bot@example.org", to=["ana@example.org"], max_rows=10_000, charts=False
+    )
     html = msg.get_body(("html",)).get_content()
     assert len(html.encode("utf-8")) < MAX_HTML_BYTES
 
 
 def test_email_no_attach_sends_the_summary_only(example_releases):
-    msg = build_message(read_report_folder(example_releases["v9.1"]),
-                        sender="bot@example.org", to=["ana@example.org"], attach=False,
-                        charts=False)
+    msg = build_message(
+        read_report_folder(example_releases["v9.1"]),
+        sender="bot@example.org",
+        to=["ana@example.org"],
+        attach=False,
+        charts=False,
+    )
     assert msg.get_content_type() == "multipart/alternative"
     assert not list(msg.iter_attachments())
 
 
-@pytest.mark.parametrize(("args", "pattern"), [
-    (["--to", "not an address", "--from", "bot@example.org"],
-     r"--to: not an e-mail address: 'not an address'"),
-    (["--to", "ana@example.org", "--from", "bot@"], r"--from: not an e-mail address"),
-    (["--to", "ana@example.org", "--from", "bot@example.org", "--max-rows", "0"],
-     r"--max-rows must be at least 1"),
-    # header injection: a line break in the subject would add a Bcc header
-    (["--to", "ana@example.org", "--from", "bot@example.org", "--subject",
-      "v2\r\nBcc: evil@example.org"], r"--subject contains a line break"),
-    (["--to", "anä@example.org", "--from", "bot@example.org"],
-     r"--to: not an e-mail address: 'anä@example.org'"),  # needs SMTPUTF8: refused
-])
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (
+            ["--to", "not an address", "--from", "bot@example.org"],
+            r"--to: not an e-mail address: 'not an address'",
+        ),
+        (["--to", "ana@example.org", "--from", "bot@"], r"--from: not an e-mail address"),
+        (
+            ["--to", "ana@example.org", "--from", "bot@example.org", "--max-rows", "0"],
+            r"--max-rows must be at least 1",
+        ),
+        # header injection: a line break in the subject would add a Bcc header
+        (
+            [
+                "--to",
+                "ana@example.org",
+                "--from",
+                "bot@example.org",
+                "--subject",
+                "v2\r\nBcc: evil@example.org",
+            ],
+            r"--subject contains a line break",
+        ),
+        (
+            ["--to", "anä@example.org", "--from", "bot@example.org"],
+            r"--to: not an e-mail address: 'anä@example.org'",
+        ),  # needs SMTPUTF8: refused
+    ],
+)
 def test_email_bad_addresses_exit_2(example_releases, tmp_path, capsys, args, pattern):
-    code = main(["email", str(example_releases["v9.1"]), *args, "--eml",
-                 str(tmp_path / "m.eml"), "--quiet"])
+    code = main(
+        ["email", str(example_releases["v9.1"]), *args, "--eml", str(tmp_path / "m.eml"), "--quiet"]
+    )
     err = capsys.readouterr().err
     assert code == 2 and re.search(pattern, err) and "Traceback" not in err
     assert not (tmp_path / "m.eml").exists()
 
 
 def test_email_of_a_folder_without_results_exits_2(tmp_path, capsys):
-    code = main(["email", str(tmp_path), "--to", "a@example.org", "--from",
-                 "b@example.org", "--eml", str(tmp_path / "m.eml")])
+    code = main(
+        [
+            "email",
+            str(tmp_path),
+            "--to",
+            "a@example.org",
+            "--from",
+            "b@example.org",
+            "--eml",
+            str(tmp_path / "m.eml"),
+        ]
+    )
     assert code == 2
     assert "has no results.json, so it is not a report folder" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ sending
 
-def test_email_arrives_at_a_real_smtp_server(example_releases, smtp_server, no_credentials,
-                                             capsys):
+
+def test_email_arrives_at_a_real_smtp_server(example_releases, smtp_server, no_credentials, capsys):
     controller, sink = smtp_server()
     folder = example_releases["v10.0"]
     assert main(_email_args(folder, controller.port, "--bcc", "audit@example.org")) == 0
@@ -305,39 +388,70 @@ def test_email_arrives_at_a_real_smtp_server(example_releases, smtp_server, no_c
     assert "audit@" not in out  # a Bcc address is never printed
     [(mail_from, rcpt, raw)] = sink.messages
     assert mail_from == "bot@example.org"
-    assert sorted(rcpt) == ["ana@example.org", "audit@example.org", "lead@example.org",
-                            "ops@example.org"]
+    assert sorted(rcpt) == [
+        "ana@example.org",
+        "audit@example.org",
+        "lead@example.org",
+        "ops@example.org",
+    ]
     msg = _parse(raw)
     assert "audit@example.org" not in raw.decode("ascii", "replace")  # Bcc stays hidden
     _check_message(msg, folder)
     assert msg["Cc"] == "lead@example.org"
 
 
-def test_email_starttls_and_auth_with_environment_credentials(example_releases, smtp_server,
-                                                              no_credentials, tls,
-                                                              monkeypatch, capsys):
+def test_email_starttls_and_auth_with_environment_credentials(
+    example_releases, smtp_server, no_credentials, tls, monkeypatch, capsys
+):
     server_ctx, cafile = tls
-    controller, sink = smtp_server(tls_context=server_ctx, require_starttls=True,
-                                   authenticator=_authenticator, auth_required=True)
+    controller, sink = smtp_server(
+        tls_context=server_ctx,
+        require_starttls=True,
+        authenticator=_authenticator,
+        auth_required=True,
+    )
     monkeypatch.setenv("REPORTGEN_SMTP_USER", USER)
     monkeypatch.setenv("REPORTGEN_SMTP_PASSWORD", PASSWORD)
-    code = main(_email_args(example_releases["v9.1"], controller.port, "--starttls",
-                            "--cafile", str(cafile), "--no-charts"))
+    code = main(
+        _email_args(
+            example_releases["v9.1"],
+            controller.port,
+            "--starttls",
+            "--cafile",
+            str(cafile),
+            "--no-charts",
+        )
+    )
     assert code == 0, capsys.readouterr().err
     assert len(sink.messages) == 1
 
 
-def test_email_auth_from_a_netrc_file(example_releases, smtp_server, no_credentials, tls,
-                                      tmp_path, capsys):
+def test_email_auth_from_a_netrc_file(
+    example_releases, smtp_server, no_credentials, tls, tmp_path, capsys
+):
     server_ctx, cafile = tls
-    controller, sink = smtp_server(tls_context=server_ctx, require_starttls=True,
-                                   authenticator=_authenticator, auth_required=True)
+    controller, sink = smtp_server(
+        tls_context=server_ctx,
+        require_starttls=True,
+        authenticator=_authenticator,
+        auth_required=True,
+    )
     netrc = tmp_path / "netrc"
     netrc.write_text(f"machine 127.0.0.1 login {USER} password {PASSWORD}\n")
     netrc.chmod(0o600)
-    code = main(_email_args(example_releases["v9.1"], controller.port, "--starttls",
-                            "--cafile", str(cafile), "--netrc", str(netrc),
-                            "--no-charts", "--no-attach"))
+    code = main(
+        _email_args(
+            example_releases["v9.1"],
+            controller.port,
+            "--starttls",
+            "--cafile",
+            str(cafile),
+            "--netrc",
+            str(netrc),
+            "--no-charts",
+            "--no-attach",
+        )
+    )
     assert code == 0, capsys.readouterr().err
     assert len(sink.messages) == 1
 
@@ -345,8 +459,17 @@ def test_email_auth_from_a_netrc_file(example_releases, smtp_server, no_credenti
 def test_email_implicit_tls(example_releases, smtp_server, no_credentials, tls, capsys):
     server_ctx, cafile = tls
     controller, sink = smtp_server(ssl_context=server_ctx, server_hostname="127.0.0.1")
-    code = main(_email_args(example_releases["v9.1"], controller.port, "--ssl",
-                            "--cafile", str(cafile), "--no-charts", "--no-attach"))
+    code = main(
+        _email_args(
+            example_releases["v9.1"],
+            controller.port,
+            "--ssl",
+            "--cafile",
+            str(cafile),
+            "--no-charts",
+            "--no-attach",
+        )
+    )
     assert code == 0, capsys.readouterr().err
     assert len(sink.messages) == 1
 
@@ -359,44 +482,71 @@ def _fails(args, capsys, pattern):
     assert "Traceback" not in err
 
 
-def test_email_wrong_password_exits_2(example_releases, smtp_server, no_credentials, tls,
-                                      monkeypatch, capsys):
+def test_email_wrong_password_exits_2(
+    example_releases, smtp_server, no_credentials, tls, monkeypatch, capsys
+):
     server_ctx, cafile = tls
-    controller, sink = smtp_server(tls_context=server_ctx, require_starttls=True,
-                                   authenticator=_authenticator, auth_required=True)
+    controller, sink = smtp_server(
+        tls_context=server_ctx,
+        require_starttls=True,
+        authenticator=_authenticator,
+        auth_required=True,
+    )
     monkeypatch.setenv("REPORTGEN_SMTP_USER", USER)
     monkeypatch.setenv("REPORTGEN_SMTP_PASSWORD", "wrong")
-    _fails(_email_args(example_releases["v9.1"], controller.port, "--starttls", "--cafile",
-                       str(cafile), "--no-charts", "--no-attach"), capsys,
-           r"127\.0\.0\.1:\d+: the server rejected the credentials \(535 .*\)\n"
-           r"  hint: check the credentials in REPORTGEN_SMTP_USER/REPORTGEN_SMTP_PASSWORD")
+    _fails(
+        _email_args(
+            example_releases["v9.1"],
+            controller.port,
+            "--starttls",
+            "--cafile",
+            str(cafile),
+            "--no-charts",
+            "--no-attach",
+        ),
+        capsys,
+        r"127\.0\.0\.1:\d+: the server rejected the credentials \(535 .*\)\n"
+        r"  hint: check the credentials in REPORTGEN_SMTP_USER/REPORTGEN_SMTP_PASSWORD",
+    )
     assert sink.messages == []
 
 
-def test_email_untrusted_certificate_exits_2(example_releases, smtp_server, no_credentials,
-                                             tls, capsys):
+def test_email_untrusted_certificate_exits_2(
+    example_releases, smtp_server, no_credentials, tls, capsys
+):
     server_ctx, _ = tls
     controller, sink = smtp_server(tls_context=server_ctx, require_starttls=True)
-    _fails(_email_args(example_releases["v9.1"], controller.port, "--starttls",
-                       "--no-charts", "--no-attach"), capsys,
-           r"TLS certificate could not be verified .*\n  hint: pass --cafile FILE")
+    _fails(
+        _email_args(
+            example_releases["v9.1"], controller.port, "--starttls", "--no-charts", "--no-attach"
+        ),
+        capsys,
+        r"TLS certificate could not be verified .*\n  hint: pass --cafile FILE",
+    )
     assert sink.messages == []
 
 
-def test_email_password_never_goes_over_plain_text(example_releases, smtp_server,
-                                                   no_credentials, monkeypatch, capsys):
+def test_email_password_never_goes_over_plain_text(
+    example_releases, smtp_server, no_credentials, monkeypatch, capsys
+):
     controller, sink = smtp_server()
     monkeypatch.setenv("REPORTGEN_SMTP_USER", USER)
     monkeypatch.setenv("REPORTGEN_SMTP_PASSWORD", PASSWORD)
-    _fails(_email_args(example_releases["v9.1"], controller.port, "--no-charts"), capsys,
-           r"refusing to send the SMTP password over an unencrypted connection")
+    _fails(
+        _email_args(example_releases["v9.1"], controller.port, "--no-charts"),
+        capsys,
+        r"refusing to send the SMTP password over an unencrypted connection",
+    )
     assert sink.messages == []
 
 
 def test_email_refused_connection_exits_2(example_releases, no_credentials, capsys):
-    _fails(_email_args(example_releases["v9.1"], _free_port(), "--no-charts"), capsys,
-           r"127\.0\.0\.1:\d+: the connection was refused.*\n  hint: check --smtp-host "
-           r"and --smtp-port")
+    _fails(
+        _email_args(example_releases["v9.1"], _free_port(), "--no-charts"),
+        capsys,
+        r"127\.0\.0\.1:\d+: the connection was refused.*\n  hint: check --smtp-host "
+        r"and --smtp-port",
+    )
 
 
 def test_email_timeout_exits_2(example_releases, no_credentials, capsys):
@@ -408,30 +558,48 @@ def test_email_timeout_exits_2(example_releases, no_credentials, capsys):
     thread = threading.Thread(target=lambda: accepted.append(listener.accept()), daemon=True)
     thread.start()
     try:
-        _fails(_email_args(example_releases["v9.1"], listener.getsockname()[1],
-                           "--timeout", "0.5", "--no-charts"), capsys,
-               r"no answer within 0\.5 s")
+        _fails(
+            _email_args(
+                example_releases["v9.1"],
+                listener.getsockname()[1],
+                "--timeout",
+                "0.5",
+                "--no-charts",
+            ),
+            capsys,
+            r"no answer within 0\.5 s",
+        )
     finally:
         for conn, _ in accepted:
             conn.close()
         listener.close()
 
 
-def test_email_refused_recipient_exits_2(example_releases, smtp_server, no_credentials,
-                                         capsys):
+def test_email_refused_recipient_exits_2(example_releases, smtp_server, no_credentials, capsys):
     controller, sink = smtp_server(_Sink(refuse="ops@example.org"))
-    _fails(_email_args(example_releases["v9.1"], controller.port, "--no-charts",
-                       "--no-attach"), capsys,
-           r"refused for ops@example\.org: 550 5\.1\.1 no such user here")
+    _fails(
+        _email_args(example_releases["v9.1"], controller.port, "--no-charts", "--no-attach"),
+        capsys,
+        r"refused for ops@example\.org: 550 5\.1\.1 no such user here",
+    )
     # the others got it (nothing is retried, and the message says who did)
     assert sorted(sink.messages[0][1]) == ["ana@example.org", "lead@example.org"]
 
 
-def test_email_refused_bcc_recipient_is_not_named(example_releases, smtp_server,
-                                                  no_credentials, capsys):
+def test_email_refused_bcc_recipient_is_not_named(
+    example_releases, smtp_server, no_credentials, capsys
+):
     controller, _ = smtp_server(_Sink(refuse="audit@example.org"))
-    code = main(_email_args(example_releases["v9.1"], controller.port, "--no-charts",
-                            "--no-attach", "--bcc", "audit@example.org"))
+    code = main(
+        _email_args(
+            example_releases["v9.1"],
+            controller.port,
+            "--no-charts",
+            "--no-attach",
+            "--bcc",
+            "audit@example.org",
+        )
+    )
     captured = capsys.readouterr()
     assert code == 2 and "refused for a Bcc recipient: 550 5.1.1" in captured.err
     assert "audit@" not in captured.err + captured.out
@@ -444,13 +612,16 @@ class _NeedsLogin(_Sink):
         return "530 5.7.0 Authentication required"
 
 
-def test_email_530_means_authentication_required(example_releases, smtp_server,
-                                                 no_credentials, capsys):
+def test_email_530_means_authentication_required(
+    example_releases, smtp_server, no_credentials, capsys
+):
     controller, _ = smtp_server(_NeedsLogin())
-    _fails(_email_args(example_releases["v9.1"], controller.port, "--no-charts",
-                       "--no-attach"), capsys,
-           r"the server requires authentication \(530 5\.7\.0 Authentication required\)"
-           r"\n  hint: set REPORTGEN_SMTP_USER and REPORTGEN_SMTP_PASSWORD")
+    _fails(
+        _email_args(example_releases["v9.1"], controller.port, "--no-charts", "--no-attach"),
+        capsys,
+        r"the server requires authentication \(530 5\.7\.0 Authentication required\)"
+        r"\n  hint: set REPORTGEN_SMTP_USER and REPORTGEN_SMTP_PASSWORD",
+    )
 
 
 class _DropsInData(_Sink):
@@ -462,24 +633,32 @@ class _DropsInData(_Sink):
 
 
 def test_email_connection_dropped_in_data_says_delivery_is_unknown(
-        example_releases, smtp_server, no_credentials, capsys):
+    example_releases, smtp_server, no_credentials, capsys
+):
     controller, _ = smtp_server(_DropsInData())
-    _fails(_email_args(example_releases["v9.1"], controller.port, "--no-charts",
-                       "--no-attach"), capsys,
-           r"the connection dropped while the message was being transferred .*: it may "
-           r"or may not have been delivered\n  hint: ask a recipient before sending again")
+    _fails(
+        _email_args(example_releases["v9.1"], controller.port, "--no-charts", "--no-attach"),
+        capsys,
+        r"the connection dropped while the message was being transferred .*: it may "
+        r"or may not have been delivered\n  hint: ask a recipient before sending again",
+    )
 
 
-def test_email_over_the_servers_size_limit_exits_2(example_releases, smtp_server,
-                                                   no_credentials, capsys):
+def test_email_over_the_servers_size_limit_exits_2(
+    example_releases, smtp_server, no_credentials, capsys
+):
     controller, sink = smtp_server(data_size_limit=50_000)
-    _fails(_email_args(example_releases["v10.0"], controller.port, "--no-charts"), capsys,
-           r"the message is [\d,]+ bytes and the server accepts at most 50,000\n"
-           r"  hint: pass --no-attach")
+    _fails(
+        _email_args(example_releases["v10.0"], controller.port, "--no-charts"),
+        capsys,
+        r"the message is [\d,]+ bytes and the server accepts at most 50,000\n"
+        r"  hint: pass --no-attach",
+    )
     assert sink.messages == []
 
 
 # ------------------------------------------------------------------ settings
+
 
 def test_smtp_settings_defaults_and_environment(no_credentials, monkeypatch):
     assert smtp_settings().port == 25 and smtp_settings().host == "localhost"
@@ -492,15 +671,21 @@ def test_smtp_settings_defaults_and_environment(no_credentials, monkeypatch):
     assert "PASSWORD" not in repr(s) and "password=" not in repr(s)
 
 
-@pytest.mark.parametrize(("env", "kwargs", "pattern"), [
-    ({"REPORTGEN_SMTP_USER": "u"}, {}, "REPORTGEN_SMTP_PASSWORD is not set while "
-                                       "REPORTGEN_SMTP_USER is"),
-    ({"REPORTGEN_SMTP_PORT": "abc"}, {}, "REPORTGEN_SMTP_PORT is not a port number"),
-    ({}, {"port": 70000}, "the SMTP port must be between 1 and 65535"),
-    ({}, {"timeout": 0}, "the timeout must be positive"),
-    ({}, {"cafile": "/nonexistent/ca.pem"}, "the CA file does not exist"),
-    ({}, {"netrc_file": "/nonexistent/netrc"}, "the netrc file does not exist"),
-])
+@pytest.mark.parametrize(
+    ("env", "kwargs", "pattern"),
+    [
+        (
+            {"REPORTGEN_SMTP_USER": "u"},
+            {},
+            "REPORTGEN_SMTP_PASSWORD is not set while REPORTGEN_SMTP_USER is",
+        ),
+        ({"REPORTGEN_SMTP_PORT": "abc"}, {}, "REPORTGEN_SMTP_PORT is not a port number"),
+        ({}, {"port": 70000}, "the SMTP port must be between 1 and 65535"),
+        ({}, {"timeout": 0}, "the timeout must be positive"),
+        ({}, {"cafile": "/nonexistent/ca.pem"}, "the CA file does not exist"),
+        ({}, {"netrc_file": "/nonexistent/netrc"}, "the netrc file does not exist"),
+    ],
+)
 def test_smtp_settings_errors(no_credentials, monkeypatch, env, kwargs, pattern):
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -522,10 +707,14 @@ def test_attachments_over_the_size_limit_fall_back_to_the_pdf_then_none(example_
     assert html_bytes > pdf_bytes / 2  # the case where dropping the HTML helps
 
     def sent(limit_mb):
-        msg = build_message(folder, sender="bot@example.org", to=["ana@example.org"],
-                            max_attachment_mb=limit_mb)
-        names = sorted(part.get_filename() for part in msg.iter_attachments()
-                       if part.get_filename() and not part.get_filename().endswith(".png"))
+        msg = build_message(
+            folder, sender="bot@example.org", to=["ana@example.org"], max_attachment_mb=limit_mb
+        )
+        names = sorted(
+            part.get_filename()
+            for part in msg.iter_attachments()
+            if part.get_filename() and not part.get_filename().endswith(".png")
+        )
         return names, msg.get_body(("plain",)).get_content()
 
     # base64 makes a file 4/3 larger: 1.4x covers it, 1.0x cannot hold it
@@ -545,20 +734,47 @@ def test_attachments_over_the_size_limit_fall_back_to_the_pdf_then_none(example_
 def test_email_internationalised_domain_goes_out_as_idna(example_releases, tmp_path):
     # oracle: Python's idna codec (RFC 3490) of the domain
     eml = tmp_path / "m.eml"
-    assert main(["email", str(example_releases["v9.1"]), "--to", "Ana <ana@exämple.org>",
-                 "--from", "bot@example.org", "--eml", str(eml), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "email",
+                str(example_releases["v9.1"]),
+                "--to",
+                "Ana <ana@exämple.org>",
+                "--from",
+                "bot@example.org",
+                "--eml",
+                str(eml),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     msg = _parse(eml.read_bytes())
     assert msg["To"] == "Ana <ana@" + "exämple.org".encode("idna").decode() + ">"
     assert b"=?utf-8?" not in eml.read_bytes().split(b"\r\n\r\n", 1)[0].split(b"To:")[1][:60]
 
 
-def test_email_cafile_that_is_not_pem_exits_2(example_releases, tmp_path, capsys,
-                                               no_credentials):
+def test_email_cafile_that_is_not_pem_exits_2(example_releases, tmp_path, capsys, no_credentials):
     bad = tmp_path / "ca.pem"
     bad.write_text("not a certificate\n")
-    code = main(["email", str(example_releases["v9.1"]), "--to", "ana@example.org",
-                 "--from", "bot@example.org", "--smtp-host", "127.0.0.1", "--smtp-port",
-                 "9", "--cafile", str(bad), "--quiet"])
+    code = main(
+        [
+            "email",
+            str(example_releases["v9.1"]),
+            "--to",
+            "ana@example.org",
+            "--from",
+            "bot@example.org",
+            "--smtp-host",
+            "127.0.0.1",
+            "--smtp-port",
+            "9",
+            "--cafile",
+            str(bad),
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert f"{bad}: --cafile is not a readable PEM file of CA certificates" in err

@@ -24,8 +24,7 @@ ARENA = Path(__file__).resolve().parents[3] / "shared" / "data" / "eval-arena"
 
 @pytest.fixture(scope="module")
 def arena():
-    return load([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl",
-                 ARENA / "lcb_codegen.jsonl"])
+    return load([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl", ARENA / "lcb_codegen.jsonl"])
 
 
 def _two(table):
@@ -40,11 +39,15 @@ def _two(table):
 
 def test_release_orientation_against_statsmodels_mcnemar(arena):
     baseline, candidate = _two(arena)
-    analysis = analyze_release(arena, AnalysisOptions(seed=1, correct_across="all"),
-                               baseline=baseline, candidate=candidate, release="v2")
+    analysis = analyze_release(
+        arena,
+        AnalysisOptions(seed=1, correct_across="all"),
+        baseline=baseline,
+        candidate=candidate,
+        release="v2",
+    )
     release = analysis.release
-    assert release is not None and {v.dataset for v in release.verdicts} == \
-        {"humaneval+", "mbpp+"}
+    assert release is not None and {v.dataset for v in release.verdicts} == {"humaneval+", "mbpp+"}
     for v in release.verdicts:
         view = arena.paired(v.dataset, "pass1", [candidate, baseline])
         c, b = view.scores[:, 0], view.scores[:, 1]
@@ -53,8 +56,10 @@ def test_release_orientation_against_statsmodels_mcnemar(arena):
         assert v.mean_baseline == pytest.approx(b.mean())
         assert v.diff == pytest.approx(c.mean() - b.mean())
         assert v.ci_low <= v.diff <= v.ci_high
-        table = [[np.sum((c == 1) & (b == 1)), np.sum((c == 1) & (b == 0))],
-                 [np.sum((c == 0) & (b == 1)), np.sum((c == 0) & (b == 0))]]
+        table = [
+            [np.sum((c == 1) & (b == 1)), np.sum((c == 1) & (b == 0))],
+            [np.sum((c == 0) & (b == 1)), np.sum((c == 0) & (b == 0))],
+        ]
         assert v.p_value == pytest.approx(mcnemar(table, exact=True).pvalue)
         assert v.effect_size is None or np.sign(v.effect_size) == np.sign(v.diff)
     # every comparison row is candidate − baseline
@@ -64,8 +69,9 @@ def test_release_orientation_against_statsmodels_mcnemar(arena):
 
 def test_release_coverage_names_every_uncompared_unit(arena):
     baseline, candidate = _two(arena)
-    analysis = analyze_release(arena, AnalysisOptions(seed=1),
-                               baseline=baseline, candidate=candidate)
+    analysis = analyze_release(
+        arena, AnalysisOptions(seed=1), baseline=baseline, candidate=candidate
+    )
     release = analysis.release
     assert release is not None
     (missing,) = release.not_compared
@@ -79,21 +85,29 @@ def test_release_coverage_names_every_uncompared_unit(arena):
 
 
 def test_not_compared_suggests_close_names():
-    (entry,) = not_compared([("d", "m", ["model-v2.1", "model-v2.0"]),
-                             ("e", "m", ["model-v2.1-rc", "model-v2.0"])],
-                            baseline="model-v2.0", candidate="model-v2.1")
+    (entry,) = not_compared(
+        [("d", "m", ["model-v2.1", "model-v2.0"]), ("e", "m", ["model-v2.1-rc", "model-v2.0"])],
+        baseline="model-v2.0",
+        candidate="model-v2.1",
+    )
     assert isinstance(entry, NotCompared) and entry.dataset == "e"
     assert entry.missing == ("candidate",) and entry.closest == ("model-v2.1-rc",)
     assert "the candidate 'model-v2.1' has no score here" in entry.reason
 
 
-@pytest.mark.parametrize("diff,significant,direction,expected", [
-    (0.05, True, "higher", "improved"), (-0.05, True, "higher", "regressed"),
-    (0.05, True, "lower", "regressed"), (-0.05, True, "lower", "improved"),
-    (0.05, False, "higher", "no detectable difference"),
-    (0.0, True, "higher", "no detectable difference"),
-    (None, True, "higher", "no detectable difference"),
-    (float("nan"), True, "higher", "no detectable difference")])
+@pytest.mark.parametrize(
+    "diff,significant,direction,expected",
+    [
+        (0.05, True, "higher", "improved"),
+        (-0.05, True, "higher", "regressed"),
+        (0.05, True, "lower", "regressed"),
+        (-0.05, True, "lower", "improved"),
+        (0.05, False, "higher", "no detectable difference"),
+        (0.0, True, "higher", "no detectable difference"),
+        (None, True, "higher", "no detectable difference"),
+        (float("nan"), True, "higher", "no detectable difference"),
+    ],
+)
 def test_verdict_of_direction_edge_cases(diff, significant, direction, expected):
     assert verdict_of(diff=diff, significant=significant, direction=direction) == expected
 
@@ -101,8 +115,9 @@ def test_verdict_of_direction_edge_cases(diff, significant, direction, expected)
 def test_resolve_release_systems_defaults_and_input_validation():
     assert resolve_release_systems(["a", "b"], baseline="a", candidate=None) == ("a", "b")
     assert resolve_release_systems(["a", "b"], baseline=None, candidate="a") == ("b", "a")
-    assert resolve_release_systems(["a", "b", "v2"], baseline="a", candidate=None,
-                                   release="v2") == ("a", "v2")
+    assert resolve_release_systems(
+        ["a", "b", "v2"], baseline="a", candidate=None, release="v2"
+    ) == ("a", "v2")
     with pytest.raises(InputError, match="needs the baseline and the candidate"):
         resolve_release_systems(["a", "b", "c"], baseline="a", candidate=None)
     with pytest.raises(InputError, match="--candidate 'z' is not a system"):
@@ -110,18 +125,24 @@ def test_resolve_release_systems_defaults_and_input_validation():
     with pytest.raises(InputError, match="same system"):
         resolve_release_systems(["a", "b"], baseline="a", candidate="a")
     with pytest.raises(InputError, match="is not a system") as exc:
-        resolve_release_systems(["model-v2.0", "model-v2.1"], baseline="model-v2.0",
-                                candidate="model-v21")
+        resolve_release_systems(
+            ["model-v2.0", "model-v2.1"], baseline="model-v2.0", candidate="model-v21"
+        )
     assert "did you mean model-v2.1" in exc.value.hint
 
 
 # ------------------------------------------------------------------ the decision line
 
+
 def _opus_haiku(table_paths):
     table = load(table_paths)
-    return table, analyze_release(table, AnalysisOptions(seed=1, correct_across="all"),
-                                  baseline="claude-3-opus-20240229",
-                                  candidate="claude-3-haiku-20240307", release="haiku")
+    return table, analyze_release(
+        table,
+        AnalysisOptions(seed=1, correct_across="all"),
+        baseline="claude-3-opus-20240229",
+        candidate="claude-3-haiku-20240307",
+        release="haiku",
+    )
 
 
 def test_release_decision_names_regressions_in_points_against_hand_means():
@@ -131,20 +152,19 @@ def test_release_decision_names_regressions_in_points_against_hand_means():
     release = analysis.release
     assert release is not None and release.decision == "regressed"
     text = plain(release_decision(release))
-    assert text.startswith("claude-3-haiku-20240307 is not better than "
-                           "claude-3-opus-20240229: regressed on ")
+    assert text.startswith(
+        "claude-3-haiku-20240307 is not better than claude-3-opus-20240229: regressed on "
+    )
     verdict = {v.dataset: v.verdict for v in release.verdicts}
     # humaneval+ regresses at the family's single-step Šidák level; mbpp+ (adjusted
     # p between 0.0253 and 0.05) does not (Holm-Šidák's step-down would call it)
     assert verdict == {"humaneval+": "regressed", "mbpp+": "no detectable difference"}
     for dataset in ("humaneval+", "mbpp+"):
-        view = table.paired(dataset, "pass1", ["claude-3-haiku-20240307",
-                                               "claude-3-opus-20240229"])
+        view = table.paired(dataset, "pass1", ["claude-3-haiku-20240307", "claude-3-opus-20240229"])
         c, b = view.scores[:, 0].mean(), view.scores[:, 1].mean()
         # oracle: the means by hand, in percent, and their gap in points
         if verdict[dataset] == "regressed":
-            assert f"{dataset} by {100 * (b - c):.1f} pts ({100 * b:.1f}% → " \
-                   f"{100 * c:.1f}%)" in text
+            assert f"{dataset} by {100 * (b - c):.1f} pts ({100 * b:.1f}% → {100 * c:.1f}%)" in text
         else:
             assert f"{dataset} (−{100 * (b - c):.1f} pts, could have missed" in text
     assert release_headline(release).startswith("not better: regressed on humaneval+ by ")
@@ -153,8 +173,9 @@ def test_release_decision_names_regressions_in_points_against_hand_means():
 def test_release_intervals_agree_with_the_verdicts_against_the_sidak_level():
     # oracle: Šidák's per-comparison level 1 − (1 − α)^(1/m) in closed form; every
     # interval excludes 0 exactly when the adjusted p is at most α
-    _, analysis = _opus_haiku([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl",
-                               ARENA / "cruxeval_output.jsonl"])
+    _, analysis = _opus_haiku(
+        [ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl", ARENA / "cruxeval_output.jsonl"]
+    )
     release = analysis.release
     assert release is not None and release.interval_correction == "sidak"
     m = len(release.verdicts)
@@ -182,8 +203,10 @@ def test_release_decision_is_never_silent_about_what_was_not_compared(arena):
     assert release is not None and release.not_compared and not release.regressions
     text = plain(release_decision(release))
     assert "not compared on lcb_codegen" in text
-    assert text.startswith("code-llama-multi-34b was compared with code-llama-multi-13b "
-                           "on only 2 of 3 dataset × metrics: ")
+    assert text.startswith(
+        "code-llama-multi-34b was compared with code-llama-multi-13b "
+        "on only 2 of 3 dataset × metrics: "
+    )
     assert "1 of 3 not compared" in release_headline(release)
     (line,) = not_compared_lines(release)
     assert plain(line).startswith("lcb_codegen / pass1: the baseline")
@@ -193,26 +216,35 @@ def test_release_comparison_round_trips_through_results_json(arena):
     from reportgen.analysis.release import ReleaseComparison
 
     baseline, candidate = _two(arena)
-    release = analyze_release(arena, AnalysisOptions(seed=1), baseline=baseline,
-                              candidate=candidate, release="v2").release
+    release = analyze_release(
+        arena, AnalysisOptions(seed=1), baseline=baseline, candidate=candidate, release="v2"
+    ).release
     assert release is not None
     again = ReleaseComparison.from_dict(release.to_dict())
     assert again == release
     assert all(v.proportion for v in again.verdicts)  # pass@1 is a proportion
 
 
-@pytest.mark.parametrize("case,gate,allow,status,said", [
-    ("regressed", "regression", False, 1, "gate regression: regressed on humaneval+"),
-    ("regressed", None, False, 0, None),
-    ("partial", "regression", False, 1, "lcb_codegen / pass1 was not compared"),
-    ("partial", "regression", True, 0, None),
-    ("partial", None, False, 0, None),
-    ("margin 0.1", "non-inferiority", False, 0, None),
-    ("margin 0.1", "regression", False, 0, None),
-    ("margin 0.02", "non-inferiority", False, 1,
-     "mbpp+ / pass1: a loss larger than the margin (0.02) is not ruled out"),
-    ("no margin", "non-inferiority", False, 1, "has no margin, so non-inferiority cannot"),
-])
+@pytest.mark.parametrize(
+    "case,gate,allow,status,said",
+    [
+        ("regressed", "regression", False, 1, "gate regression: regressed on humaneval+"),
+        ("regressed", None, False, 0, None),
+        ("partial", "regression", False, 1, "lcb_codegen / pass1 was not compared"),
+        ("partial", "regression", True, 0, None),
+        ("partial", None, False, 0, None),
+        ("margin 0.1", "non-inferiority", False, 0, None),
+        ("margin 0.1", "regression", False, 0, None),
+        (
+            "margin 0.02",
+            "non-inferiority",
+            False,
+            1,
+            "mbpp+ / pass1: a loss larger than the margin (0.02) is not ruled out",
+        ),
+        ("no margin", "non-inferiority", False, 1, "has no margin, so non-inferiority cannot"),
+    ],
+)
 def test_release_gate_exit_status(arena, capsys, case, gate, allow, status, said):
     from reportgen.cli import _release_gate
 
@@ -222,9 +254,11 @@ def test_release_gate_exit_status(arena, capsys, case, gate, allow, status, said
         analysis = analyze_release(arena, AnalysisOptions(seed=1), **PARTIAL)
     else:  # the two code-llama sizes on the two benchmarks both have
         margins = None if case == "no margin" else {"*": float(case.split()[1])}
-        analysis = analyze_release(load([ARENA / "humaneval+.jsonl",
-                                         ARENA / "mbpp+.jsonl"]),
-                                   AnalysisOptions(seed=1, margins=margins), **PARTIAL)
+        analysis = analyze_release(
+            load([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"]),
+            AnalysisOptions(seed=1, margins=margins),
+            **PARTIAL,
+        )
     verdict = analysis.to_results()["verdict"]
     assert _release_gate(verdict, gate=gate, allow_partial=allow) == status
     out, err = capsys.readouterr()
@@ -237,6 +271,7 @@ def test_release_gate_exit_status(arena, capsys, case, gate, allow, status, said
 
 # ------------------------------------------------------------------ margins and flips
 
+
 def test_release_with_margin_verdicts_flips_and_wiring():
     import numpy as np
     import pandas as pd
@@ -244,9 +279,9 @@ def test_release_with_margin_verdicts_flips_and_wiring():
     from reportgen.stats.margins import margin_paired
 
     table = load([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
-    release = analyze_release(table, AnalysisOptions(seed=1, margins={"*": 0.1,
-                                                                      "pass1": 0.02}),
-                              **PARTIAL).release
+    release = analyze_release(
+        table, AnalysisOptions(seed=1, margins={"*": 0.1, "pass1": 0.02}), **PARTIAL
+    ).release
     assert release is not None and release.has_margin
     for v in release.verdicts:
         assert v.margin == 0.02  # the metric's own margin wins over "*"
@@ -267,8 +302,9 @@ def test_release_with_margin_verdicts_flips_and_wiring():
     assert {f.n_lost for f in flips.values()} == {v.n_lost for v in release.verdicts}
     rows = flips["mbpp+"].to_records()
     assert all(r["change"] == r["candidate_score"] - r["baseline_score"] != 0 for r in rows)
-    assert [r["change"] < 0 for r in rows] == sorted((r["change"] < 0 for r in rows),
-                                                     reverse=True)  # losses first
+    assert [r["change"] < 0 for r in rows] == sorted(
+        (r["change"] < 0 for r in rows), reverse=True
+    )  # losses first
 
 
 def test_release_margin_from_the_config_and_a_bad_margin(tmp_path):

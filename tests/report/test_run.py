@@ -25,10 +25,22 @@ EXAMPLE_CONFIG = ROOT / "examples" / "reportgen.toml"
 SHARED = ROOT.parent / "shared" / "data"
 
 # the body (key findings, results, ranking, noise floor, methods), then the appendix
-EVALUATION_SECTIONS = ["summary", "results", "across-datasets", "noise-and-power", "methods",
-                       "appendix", "per-dataset-metric", "across-metrics",
-                       "benchmark-noise", "items", "repeated-runs",
-                       "groups-and-hyperparameters", "data", "provenance"]
+EVALUATION_SECTIONS = [
+    "summary",
+    "results",
+    "across-datasets",
+    "noise-and-power",
+    "methods",
+    "appendix",
+    "per-dataset-metric",
+    "across-metrics",
+    "benchmark-noise",
+    "items",
+    "repeated-runs",
+    "groups-and-hyperparameters",
+    "data",
+    "provenance",
+]
 
 
 class _Outline(HTMLParser):
@@ -95,12 +107,20 @@ def _pdf_checks(path: Path, pages: int, title: str) -> None:
 def example_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "report"
     lines: list[str] = []
-    spec = RunSpec(data=(str(EXAMPLE),), out=str(out), config=str(EXAMPLE_CONFIG),
-                   analysis_options={"seed": 7, "n_resamples": 999,
-                                     "group_by": ("difficulty",),
-                                     "compare_by": ("prompt_format",),
-                                     "condition_on": ("model",)},
-                   title="Example evaluation", release="v1.2")
+    spec = RunSpec(
+        data=(str(EXAMPLE),),
+        out=str(out),
+        config=str(EXAMPLE_CONFIG),
+        analysis_options={
+            "seed": 7,
+            "n_resamples": 999,
+            "group_by": ("difficulty",),
+            "compare_by": ("prompt_format",),
+            "condition_on": ("model",),
+        },
+        title="Example evaluation",
+        release="v1.2",
+    )
     result = run_report(spec, progress=lines.append)
     return out, result, lines
 
@@ -108,8 +128,15 @@ def example_report(tmp_path_factory):
 def test_run_example_writes_every_file(example_report):
     out, result, lines = example_report
     names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
-    for name in ("report.html", "report.pdf", "report.ipynb", "results.json",
-                 "manifest.json", "tables/comparisons.csv", "tables/systems.csv"):
+    for name in (
+        "report.html",
+        "report.pdf",
+        "report.ipynb",
+        "results.json",
+        "manifest.json",
+        "tables/comparisons.csv",
+        "tables/systems.csv",
+    ):
         assert name in names
     assert set(result.files) == names
     assert not list(out.parent.glob(".report.*"))  # no build folder left behind
@@ -163,8 +190,7 @@ def test_run_example_manifest_hashes_match_inputs_and_outputs(example_report):
     out, _, _ = example_report
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     files = [f for entry in manifest["inputs"] for f in entry["files"]]
-    assert {Path(f["path"]).name for f in files} == {"codecompletion.csv",
-                                                     "unittests_runs.csv"}
+    assert {Path(f["path"]).name for f in files} == {"codecompletion.csv", "unittests_runs.csv"}
     for f in files:
         assert f["sha256"] == _sha256(Path(f["path"]))
     rows = {Path(e["path"]).name: e["rows"] for e in manifest["inputs"]}
@@ -198,20 +224,26 @@ def test_run_refuses_existing_folder_before_any_work(example_report, capsys):
 
 
 def test_run_failing_cell_names_section_and_keeps_debug_notebook(tmp_path):
-    template = nbformat.read(str(ROOT / "notebook_templates" / "evaluation.ipynb"),
-                             as_version=4)
+    template = nbformat.read(str(ROOT / "notebook_templates" / "evaluation.ipynb"), as_version=4)
     broken = nbformat.v4.new_code_cell("raise ValueError('boom in a custom cell')")
     broken.metadata["reportgen"] = {"section": "My custom section"}
     template.cells.insert(4, broken)
     path = tmp_path / "broken.ipynb"
     nbformat.write(template, str(path))
     out = tmp_path / "report"
-    spec = RunSpec(data=(str(EXAMPLE),), out=str(out), config=str(EXAMPLE_CONFIG),
-                   analysis_options={"seed": 1, "n_resamples": 199},
-                   template=str(path), formats=("html",))
-    with pytest.raises(NotebookExecutionError,
-                       match=r"section 'My custom section' \(code cell 4 of the template\): "
-                             r"ValueError: boom in a custom cell") as info:
+    spec = RunSpec(
+        data=(str(EXAMPLE),),
+        out=str(out),
+        config=str(EXAMPLE_CONFIG),
+        analysis_options={"seed": 1, "n_resamples": 199},
+        template=str(path),
+        formats=("html",),
+    )
+    with pytest.raises(
+        NotebookExecutionError,
+        match=r"section 'My custom section' \(code cell 4 of the template\): "
+        r"ValueError: boom in a custom cell",
+    ) as info:
         run_report(spec)
     assert not out.exists()
     assert not list(tmp_path.glob(".report.*"))
@@ -219,19 +251,37 @@ def test_run_failing_cell_names_section_and_keeps_debug_notebook(tmp_path):
     assert debug == tmp_path / "report.failed.ipynb" and debug.is_file()
     assert str(debug) in str(info.value)
     failed = nbformat.read(str(debug), as_version=4)
-    assert any(o.get("ename") == "ValueError" for c in failed.cells
-               if c.cell_type == "code" for o in c.get("outputs", []))
+    assert any(
+        o.get("ename") == "ValueError"
+        for c in failed.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+    )
 
 
 def test_run_failing_cell_exit_status_from_the_cli(tmp_path, capsys):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")])
     nb.cells[0].metadata["reportgen"] = {"section": "Arithmetic"}
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     path = tmp_path / "t.ipynb"
     nbformat.write(nb, str(path))
-    status = main(["run", str(EXAMPLE), "--template", str(path), "--out",
-                   str(tmp_path / "r"), "--quiet", "--format", "html"])
+    status = main(
+        [
+            "run",
+            str(EXAMPLE),
+            "--template",
+            str(path),
+            "--out",
+            str(tmp_path / "r"),
+            "--quiet",
+            "--format",
+            "html",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 1
     assert "section 'Arithmetic'" in err and "ZeroDivisionError" in err
@@ -240,19 +290,42 @@ def test_run_failing_cell_exit_status_from_the_cli(tmp_path, capsys):
 
 def test_run_release_gate_exits_1_on_regression(tmp_path, capsys):
     out = tmp_path / "release"
-    status = main(["run", str(EXAMPLE), "--config", str(EXAMPLE_CONFIG), "--template",
-                   "release", "--baseline", "starcoder2-15b|fim|8k", "--candidate",
-                   "granite-3b|fim|4k", "--release", "v0.9", "--out", str(out),
-                   "--format", "html", "--seed", "3", "--n-resamples", "499",
-                   "--fail-on-regression", "--quiet"])
+    status = main(
+        [
+            "run",
+            str(EXAMPLE),
+            "--config",
+            str(EXAMPLE_CONFIG),
+            "--template",
+            "release",
+            "--baseline",
+            "starcoder2-15b|fim|8k",
+            "--candidate",
+            "granite-3b|fim|4k",
+            "--release",
+            "v0.9",
+            "--out",
+            str(out),
+            "--format",
+            "html",
+            "--seed",
+            "3",
+            "--n-resamples",
+            "499",
+            "--fail-on-regression",
+            "--quiet",
+        ]
+    )
     captured = capsys.readouterr()
     assert status == 1
     assert "does not pass --gate regression" in captured.err
     assert "gate regression: regressed on csharp / edit_distance" in captured.err
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     verdict = results["verdict"]
-    assert (verdict["baseline"], verdict["candidate"]) == ("starcoder2-15b|fim|8k",
-                                                           "granite-3b|fim|4k")
+    assert (verdict["baseline"], verdict["candidate"]) == (
+        "starcoder2-15b|fim|8k",
+        "granite-3b|fim|4k",
+    )
     # the example's documented gap: granite-3b is far below starcoder2-15b everywhere
     assert verdict["counts"]["regressed"] == len(verdict["rows"]) == 13
     for row in verdict["rows"]:
@@ -266,10 +339,16 @@ def test_run_release_gate_exits_1_on_regression(tmp_path, capsys):
 
 def test_run_release_no_difference_reports_the_mde(tmp_path):
     out = tmp_path / "release"
-    spec = RunSpec(data=(str(EXAMPLE),), out=str(out), config=str(EXAMPLE_CONFIG),
-                   analysis_options={"seed": 3, "n_resamples": 499},
-                   template="release", baseline="starcoder2-15b|fim|4k",
-                   candidate="starcoder2-15b|fim|8k", formats=("html",))
+    spec = RunSpec(
+        data=(str(EXAMPLE),),
+        out=str(out),
+        config=str(EXAMPLE_CONFIG),
+        analysis_options={"seed": 3, "n_resamples": 499},
+        template="release",
+        baseline="starcoder2-15b|fim|4k",
+        candidate="starcoder2-15b|fim|8k",
+        formats=("html",),
+    )
     result = run_report(spec)
     # the example's documented near-tie: no detectable difference anywhere
     assert result.verdict_counts["no detectable difference"] == 13
@@ -278,9 +357,10 @@ def test_run_release_no_difference_reports_the_mde(tmp_path):
         assert row["mde"] is not None and row["mde"] > 0
     html = (out / "report.html").read_text(encoding="utf-8")
     # the decision line: nothing changed detectably, and how much could have been missed
-    assert "is not detectably different from <strong>starcoder2-15b|fim|4k</strong>: no " \
-           "detectable difference on all 13 dataset × metrics (could have missed up to " \
-        in html
+    assert (
+        "is not detectably different from <strong>starcoder2-15b|fim|4k</strong>: no "
+        "detectable difference on all 13 dataset × metrics (could have missed up to " in html
+    )
 
 
 def test_run_release_partial_coverage_is_named_everywhere(tmp_path, capsys):
@@ -292,23 +372,50 @@ def test_run_release_partial_coverage_is_named_everywhere(tmp_path, capsys):
 
     arena = ROOT.parent / "shared" / "data" / "eval-arena"
     out = tmp_path / "partial"
-    status = main(["run", str(arena / "humaneval+.jsonl"), str(arena / "mbpp+.jsonl"),
-                   str(arena / "lcb_codegen.jsonl"), "--template", "release",
-                   "--baseline", "code-llama-multi-13b", "--candidate",
-                   "code-llama-multi-34b", "--release", "v2", "--out", str(out),
-                   "--format", "html,pdf", "--seed", "1", "--n-resamples", "499",
-                   "--fail-on-regression", "--allow-partial", "--quiet"])
+    status = main(
+        [
+            "run",
+            str(arena / "humaneval+.jsonl"),
+            str(arena / "mbpp+.jsonl"),
+            str(arena / "lcb_codegen.jsonl"),
+            "--template",
+            "release",
+            "--baseline",
+            "code-llama-multi-13b",
+            "--candidate",
+            "code-llama-multi-34b",
+            "--release",
+            "v2",
+            "--out",
+            str(out),
+            "--format",
+            "html,pdf",
+            "--seed",
+            "1",
+            "--n-resamples",
+            "499",
+            "--fail-on-regression",
+            "--allow-partial",
+            "--quiet",
+        ]
+    )
     captured = capsys.readouterr()
     assert status == 0
-    assert "decision: code-llama-multi-34b was compared with code-llama-multi-13b on " \
-           "only 2 of 3 dataset × metrics" in captured.out
-    assert "not compared: lcb_codegen / pass1: the baseline 'code-llama-multi-13b' and " \
-           "the candidate 'code-llama-multi-34b' have no score here" in captured.err
+    assert (
+        "decision: code-llama-multi-34b was compared with code-llama-multi-13b on "
+        "only 2 of 3 dataset × metrics" in captured.out
+    )
+    assert (
+        "not compared: lcb_codegen / pass1: the baseline 'code-llama-multi-13b' and "
+        "the candidate 'code-llama-multi-34b' have no score here" in captured.err
+    )
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert results["verdict"]["decision"] == "incomplete"
     assert [n["dataset"] for n in results["verdict"]["not_compared"]] == ["lcb_codegen"]
-    assert results["report"]["title"] == \
-        "Release v2: code-llama-multi-34b against code-llama-multi-13b"
+    assert (
+        results["report"]["title"]
+        == "Release v2: code-llama-multi-34b against code-llama-multi-13b"
+    )
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "<strong>Not compared (1 dataset × metric)</strong>" in html
     # the Data section lists the two compared systems, not the 107 loaded
@@ -323,11 +430,12 @@ def test_run_release_partial_coverage_is_named_everywhere(tmp_path, capsys):
 def test_run_config_file_holds_the_flags(tmp_path):
     config = tmp_path / "run.toml"
     config.write_text(
-        EXAMPLE_CONFIG.read_text(encoding="utf-8") +
-        f'\n[input]\ndata = ["{EXAMPLE.as_posix()}"]\n'
-        '[analysis]\nseed = 11\nn_resamples = 299\nalpha = 0.01\n'
+        EXAMPLE_CONFIG.read_text(encoding="utf-8") + f'\n[input]\ndata = ["{EXAMPLE.as_posix()}"]\n'
+        "[analysis]\nseed = 11\nn_resamples = 299\nalpha = 0.01\n"
         '[report]\ntitle = "From the config"\nout = "made-by-config"\n'
-        'formats = ["html"]\n', encoding="utf-8")
+        'formats = ["html"]\n',
+        encoding="utf-8",
+    )
     status = main(["run", "--config", str(config), "--quiet", "--alpha", "0.05"])
     assert status == 0
     out = tmp_path / "made-by-config"
@@ -336,22 +444,31 @@ def test_run_config_file_holds_the_flags(tmp_path):
     assert results["config"]["n_resamples"] == 299
     assert results["config"]["alpha"] == 0.05  # the flag wins over the config
     assert not (out / "report.pdf").exists() and not (out / "report.ipynb").exists()
-    assert _outline((out / "report.html").read_text(encoding="utf-8")).h1 == [
-        "From the config"]
+    assert _outline((out / "report.html").read_text(encoding="utf-8")).h1 == ["From the config"]
 
 
 @pytest.mark.skipif(not (SHARED / "ibm-rag").is_dir(), reason="../shared/data missing")
 def test_run_real_rag_comparison_complete(tmp_path):
     # three metric files of six RAG configurations on 140 questions (made elsewhere)
     out = tmp_path / "rag"
-    spec = RunSpec(data=tuple(str(p) for p in sorted((SHARED / "ibm-rag").glob("*.csv"))),
-                   out=str(out), analysis_options={"seed": 5, "n_resamples": 999},
-                   title="RAG configurations")
+    spec = RunSpec(
+        data=tuple(str(p) for p in sorted((SHARED / "ibm-rag").glob("*.csv"))),
+        out=str(out),
+        analysis_options={"seed": 5, "n_resamples": 999},
+        title="RAG configurations",
+    )
     result = run_report(spec)
     html = (out / "report.html").read_text(encoding="utf-8")
     outline = _outline(html)
-    for section in ("summary", "results", "data", "per-dataset-metric",
-                    "across-metrics", "noise-and-power", "methods"):
+    for section in (
+        "summary",
+        "results",
+        "data",
+        "per-dataset-metric",
+        "across-metrics",
+        "noise-and-power",
+        "methods",
+    ):
         assert section in outline.sections
     assert "repeated-runs" not in outline.sections  # no runs in these data
     assert external_references(html) == []
@@ -368,8 +485,12 @@ def test_run_real_rag_comparison_complete(tmp_path):
 def test_run_real_eval_arena_four_benchmarks(tmp_path):
     names = ["cruxeval_output", "humaneval+", "lcb_codegen", "mbpp+"]
     out = tmp_path / "arena"
-    spec = RunSpec(data=tuple(str(SHARED / "eval-arena" / f"{n}.jsonl") for n in names),
-                   out=str(out), analysis_options={"seed": 5}, title="Code benchmarks")
+    spec = RunSpec(
+        data=tuple(str(SHARED / "eval-arena" / f"{n}.jsonl") for n in names),
+        out=str(out),
+        analysis_options={"seed": 5},
+        title="Code benchmarks",
+    )
     result = run_report(spec)
     html = (out / "report.html").read_text(encoding="utf-8")
     assert external_references(html) == []
@@ -377,15 +498,27 @@ def test_run_real_eval_arena_four_benchmarks(tmp_path):
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     # dataset names come from the files' benchmark ids (eval-arena's own spelling)
     assert sorted(results["data"]["datasets"]) == sorted(
-        ["CRUXEval-output", "humaneval+", "lcb_codegen", "mbpp+"])
+        ["CRUXEval-output", "humaneval+", "lcb_codegen", "mbpp+"]
+    )
     _pdf_checks(out / "report.pdf", result.pages, "Code benchmarks")
 
 
 @pytest.mark.parametrize("flag", ["--title", "--release"])
 def test_run_title_or_release_with_a_line_break_exits_2(tmp_path, capsys, flag):
     out = tmp_path / "r"
-    status = main(["run", str(EXAMPLE), flag, "v2\r\nBcc: evil@example.org", "--out",
-                   str(out), "--format", "html", "--quiet"])
+    status = main(
+        [
+            "run",
+            str(EXAMPLE),
+            flag,
+            "v2\r\nBcc: evil@example.org",
+            "--out",
+            str(out),
+            "--format",
+            "html",
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and f"{flag} contains a control character" in err
     assert not out.exists()
@@ -397,8 +530,21 @@ def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd, monkeypatch):
     private = tmp_path / "tmp"  # where the kernel's socket folder goes, this run only
     private.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(private))
-    status = main(["run", str(EXAMPLE), "--out", str(tmp_path / "r"), "--format", "html",
-                   "--seed", "1", "--n-resamples", "199", "--quiet"])
+    status = main(
+        [
+            "run",
+            str(EXAMPLE),
+            "--out",
+            str(tmp_path / "r"),
+            "--format",
+            "html",
+            "--seed",
+            "1",
+            "--n-resamples",
+            "199",
+            "--quiet",
+        ]
+    )
     captured = capfd.readouterr()
     assert status == 0
     assert captured.err == ""
@@ -408,11 +554,13 @@ def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd, monkeypatch):
 
 def test_run_timeout_names_the_section_without_a_traceback(tmp_path, capfd):
     out = tmp_path / "r"
-    status = main(["run", str(EXAMPLE), "--out", str(out), "--format", "html",
-                   "--timeout", "1", "--quiet"])
+    status = main(
+        ["run", str(EXAMPLE), "--out", str(out), "--format", "html", "--timeout", "1", "--quiet"]
+    )
     err = capfd.readouterr().err  # the kernel's and nbclient's output too
     assert status == 1
-    assert err.startswith("reportgen: error: the report notebook stopped: section "
-                          "'analysis' (code cell 3 of ")
+    assert err.startswith(
+        "reportgen: error: the report notebook stopped: section 'analysis' (code cell 3 of "
+    )
     assert "ran longer than --timeout 1 s" in err and "Traceback" not in err
     assert not out.exists() and (tmp_path / "r.failed.ipynb").exists()

@@ -30,12 +30,27 @@ def tiny(tmp_path_factory) -> Path:
 
 
 def _command(data: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "reportgen", "run", str(data), "--out", str(out),
-            "--format", "html", "--seed", "3", "--n-resamples", "199"]
+    return [
+        sys.executable,
+        "-m",
+        "reportgen",
+        "run",
+        str(data),
+        "--out",
+        str(out),
+        "--format",
+        "html",
+        "--seed",
+        "3",
+        "--n-resamples",
+        "199",
+    ]
 
 
-@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
-                                                      (signal.SIGTERM, 143, "terminated")])
+@pytest.mark.parametrize(
+    ("sig", "status", "word"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+)
 def test_interrupted_run_leaves_nothing_behind(tiny, tmp_path, sig, status, word):
     out = tmp_path / "report"
     proc = subprocess.Popen(_command(tiny, out), stderr=subprocess.PIPE, text=True)
@@ -69,8 +84,10 @@ def test_unwritable_output_is_refused_before_any_work(tiny, tmp_path, capsys, wh
 
 def test_two_runs_at_once_into_different_folders(tiny, tmp_path):
     outs = [tmp_path / "a", tmp_path / "b"]
-    procs = [subprocess.Popen(_command(tiny, out) + ["--quiet"], stderr=subprocess.PIPE,
-                              text=True) for out in outs]
+    procs = [
+        subprocess.Popen(_command(tiny, out) + ["--quiet"], stderr=subprocess.PIPE, text=True)
+        for out in outs
+    ]
     for proc in procs:
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err

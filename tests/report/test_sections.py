@@ -21,19 +21,23 @@ def small_report(tmp_path_factory):
     rows = ["system,dataset,metric,item,score"]
     for system, p in (("alpha", 0.8), ("beta", 0.5), ("<b>gamma</b>", 0.45)):
         for item in range(120):
-            rows.append(f"\"{system}\",qa,acc,q{item},{int(rng.random() < p)}")
+            rows.append(f'"{system}",qa,acc,q{item},{int(rng.random() < p)}')
     path = folder / "scores.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return rs.prepare([str(path)], analysis_options={"seed": 4, "n_resamples": 499},
-                      output_dir=str(folder / "out"), title="Small")
+    return rs.prepare(
+        [str(path)],
+        analysis_options={"seed": 4, "n_resamples": 499},
+        output_dir=str(folder / "out"),
+        title="Small",
+    )
 
 
 def test_sections_without_content_are_omitted(small_report):
-    assert rs.across_metrics(small_report) is None      # one metric
-    assert rs.across_datasets(small_report) is None     # one list
-    assert rs.repeated_runs(small_report) is None       # no runs
+    assert rs.across_metrics(small_report) is None  # one metric
+    assert rs.across_datasets(small_report) is None  # one list
+    assert rs.repeated_runs(small_report) is None  # no runs
     assert rs.groups_and_hyperparameters(small_report) is None
-    assert rs.release_summary(small_report) is None     # not a release report
+    assert rs.release_summary(small_report) is None  # not a release report
 
 
 def test_sections_escape_names_and_show_claims(small_report):
@@ -76,16 +80,26 @@ def test_write_outputs_results_valid_and_tables(small_report):
     assert len(lines) == 1 + 3  # header and the three pairs
 
 
-@pytest.mark.parametrize("value,expected", [
-    (0.123456, "0.1235"), (12.3456, "12.35"), (-0.5, "−0.5000"), (0, "0"),
-    (None, "–"), (float("nan"), "–"), (123456.0, "1.235e+05"), (0.00001234, "1.234e−05"),
-])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        (0.123456, "0.1235"),
+        (12.3456, "12.35"),
+        (-0.5, "−0.5000"),
+        (0, "0"),
+        (None, "–"),
+        (float("nan"), "–"),
+        (123456.0, "1.235e+05"),
+        (0.00001234, "1.234e−05"),
+    ],
+)
 def test_num_formatting_against_hand_rounding(value, expected):
     assert fmt.number(value) == expected
 
 
-@pytest.mark.parametrize("value,expected", [(140.0, "140"), (12000, "12,000"),
-                                            (None, "–"), (2.5, "2.500")])
+@pytest.mark.parametrize(
+    "value,expected", [(140.0, "140"), (12000, "12,000"), (None, "–"), (2.5, "2.500")]
+)
 def test_count_formatting(value, expected):
     assert fmt.count(value) == expected
 
@@ -101,8 +115,11 @@ def test_dense_charts_are_embedded_as_png_of_the_svg_size():
     from reportgen.report.html import DENSE_SVG_BYTES, figure
 
     rng = np.random.default_rng(1)
-    dense = alt.Chart(pd.DataFrame({"x": rng.random(4000), "y": rng.random(4000)})
-                      ).mark_point().encode(x="x", y="y")
+    dense = (
+        alt.Chart(pd.DataFrame({"x": rng.random(4000), "y": rng.random(4000)}))
+        .mark_point()
+        .encode(x="x", y="y")
+    )
     svg = to_svg(dense)
     assert len(svg) > DENSE_SVG_BYTES
     html = figure(dense, "dense")
@@ -111,8 +128,7 @@ def test_dense_charts_are_embedded_as_png_of_the_svg_size():
     assert f'width="{float(width):.0f}"' in html
     png = base64.b64decode(re.search(r"base64,([^\"]+)", html).group(1))
     assert png.startswith(b"\x89PNG")
-    small = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(
-        x="x", y="y")
+    small = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x", y="y")
     assert "<svg" in figure(small, "small")
 
 
@@ -121,9 +137,9 @@ def test_tables_leave_rows_out_of_the_pdf_only_past_their_print_budget():
 
     rows = [{"system": f"s{k}"} for k in range(7)]
     html = table(rows, [Col("system", "system")], print_rows=5)
-    assert html.count('<tr class="rg-screen-only">') == 2      # s5, s6: HTML only
+    assert html.count('<tr class="rg-screen-only">') == 2  # s5, s6: HTML only
     assert html.index("s4") < html.index('<tr class="rg-screen-only">')
-    assert 'rg-screen-only' not in table(rows, [Col("system", "system")])
+    assert "rg-screen-only" not in table(rows, [Col("system", "system")])
     assert print_only("x") == '<div class="rg-print-only">x</div>' and print_only("") == ""
 
 
@@ -134,7 +150,7 @@ def test_matrix_lists_every_system_in_html_and_the_first_ones_in_print():
     column = MatrixColumn("bench", "acc", True, "higher")
     cells = {n: {0: MatrixCell(0.5, 0.4, 0.6, "", False)} for n in names}
     html = rs._matrix_table([(0, column)], cells, names, {}, {})
-    assert html.count("<tr") == 1 + len(names)                   # header + every system
+    assert html.count("<tr") == 1 + len(names)  # header + every system
     assert html.count('<tr class="rg-screen-only">') == 5
     assert html.rindex("system 59<") < html.index('<tr class="rg-screen-only">')
 
@@ -146,9 +162,17 @@ def test_groups_and_hyperparameters_name_their_levels(tmp_path):
     from pathlib import Path
 
     data = Path(__file__).resolve().parents[2] / "examples" / "data" / "codecompletion.csv"
-    report = rs.prepare([str(data)], analysis_options={
-        "seed": 1, "n_resamples": 199, "group_by": ("difficulty",),
-        "compare_by": ("prompt_format",)}, output_dir=str(tmp_path / "out"), title="G")
+    report = rs.prepare(
+        [str(data)],
+        analysis_options={
+            "seed": 1,
+            "n_resamples": 199,
+            "group_by": ("difficulty",),
+            "compare_by": ("prompt_format",),
+        },
+        output_dir=str(tmp_path / "out"),
+        title="G",
+    )
     block = rs.groups_and_hyperparameters(report)
     assert block is not None
     html = block.html
@@ -170,8 +194,12 @@ def test_repeated_runs_rows_agree_with_the_typed_results(tmp_path):
     from pathlib import Path
 
     data = Path(__file__).resolve().parents[2] / "examples" / "data" / "unittests_runs.csv"
-    report = rs.prepare([str(data)], analysis_options={"seed": 2, "n_resamples": 199},
-                        output_dir=str(tmp_path / "out"), title="R")
+    report = rs.prepare(
+        [str(data)],
+        analysis_options={"seed": 2, "n_resamples": 199},
+        output_dir=str(tmp_path / "out"),
+        title="R",
+    )
     block = rs.repeated_runs(report)
     assert block is not None
     unit = next(u for u in report.analysis.units if u.runs is not None)
@@ -206,9 +234,12 @@ def test_dense_layered_charts_go_straight_to_a_palette_png():
     rng = np.random.default_rng(2)
     points = pd.DataFrame({"x": rng.random(DENSE_ROWS + 1), "y": rng.random(DENSE_ROWS + 1)})
     rule = pd.DataFrame({"y": [0.5]})
-    layered = alt.layer(alt.Chart(points).mark_point().encode(x="x", y="y"),
-                        alt.Chart(rule).mark_rule().encode(y="y"))
+    layered = alt.layer(
+        alt.Chart(points).mark_point().encode(x="x", y="y"),
+        alt.Chart(rule).mark_rule().encode(y="y"),
+    )
     from reportgen.charts.render import chart_spec
+
     assert _data_rows(chart_spec(layered)) == DENSE_ROWS + 2
     histogram = alt.Chart(points).mark_bar().encode(alt.X("x", bin=True), y="count()")
     assert _data_rows(chart_spec(histogram)) == 0

@@ -26,8 +26,14 @@ def report(tmp_path_factory):
     for f in data.iterdir():
         f.chmod(0o644)
     out = base / "report"
-    run_report(RunSpec(data=(str(data),), out=str(out), formats=("html",),
-                       analysis_options={"seed": 1, "n_resamples": 199}))
+    run_report(
+        RunSpec(
+            data=(str(data),),
+            out=str(out),
+            formats=("html",),
+            analysis_options={"seed": 1, "n_resamples": 199},
+        )
+    )
     return out, data
 
 
@@ -59,7 +65,8 @@ def test_verify_detects_changed_input(report, tmp_path, capsys):
         fh.write("\n")
     result = verify_report(out)
     assert [(f.kind, f.status, Path(f.path).name) for f in result.findings] == [
-        ("input", "changed", "recall.csv")]
+        ("input", "changed", "recall.csv")
+    ]
     assert main(["verify", str(out)]) == 1
     assert "changed input" in capsys.readouterr().out
 
@@ -73,10 +80,12 @@ def test_verify_detects_changed_missing_and_added_report_files(report, tmp_path)
     (out / "notes.txt").write_text("added by hand", encoding="utf-8")
     (data / "sbert.csv").unlink()
     found = {(f.kind, f.status, Path(f.path).name) for f in verify_report(out).findings}
-    assert found == {("output", "changed", "report.html"),
-                     ("output", "missing", "power.csv"),
-                     ("output", "unlisted", "notes.txt"),
-                     ("input", "missing", "sbert.csv")}
+    assert found == {
+        ("output", "changed", "report.html"),
+        ("output", "missing", "power.csv"),
+        ("output", "unlisted", "notes.txt"),
+        ("input", "missing", "sbert.csv"),
+    }
 
 
 def test_verify_input_validation(tmp_path, capsys):
@@ -107,8 +116,7 @@ def test_verify_detects_results_swapped_with_its_output_entry(report, tmp_path):
     out, _ = _copy(report, tmp_path)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     results = out / "results.json"
-    results.write_text(results.read_text(encoding="utf-8").replace("1", "2", 1),
-                       encoding="utf-8")
+    results.write_text(results.read_text(encoding="utf-8").replace("1", "2", 1), encoding="utf-8")
     from reportgen.report.archive import file_sha256
 
     manifest["outputs"]["results.json"]["sha256"] = file_sha256(results)
@@ -128,11 +136,19 @@ def test_verify_checks_file_types(report, tmp_path):
     os.mkfifo(out / "pipe")
     (out / "linked-folder").symlink_to(tmp_path, target_is_directory=True)
     found = {(f.kind, f.status, f.path, f.detail) for f in verify_report(out).findings}
-    assert ("output", "changed", "report.html", "a symbolic link now, not the file written") \
-        in found
+    assert (
+        "output",
+        "changed",
+        "report.html",
+        "a symbolic link now, not the file written",
+    ) in found
     assert ("output", "unlisted", "pipe", "a FIFO, in the folder, not in the manifest") in found
-    assert ("output", "unlisted", "linked-folder",
-            "a symbolic link, in the folder, not in the manifest") in found
+    assert (
+        "output",
+        "unlisted",
+        "linked-folder",
+        "a symbolic link, in the folder, not in the manifest",
+    ) in found
     assert len(found) == 3
 
 
@@ -141,5 +157,4 @@ def test_verify_flags_an_unsealed_manifest(report, tmp_path):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     del manifest["manifest_sha256"]
     (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    assert [(f.kind, f.status) for f in verify_report(out).findings] == [
-        ("manifest", "unsealed")]
+    assert [(f.kind, f.status) for f in verify_report(out).findings] == [("manifest", "unsealed")]

@@ -36,17 +36,23 @@ def test_aggregate_metrics_against_closed_form():
     A = np.array([[0.0, 2.0], [2.0, 4.0]])
     B = np.array([[10.0, 10.0], [30.0, 30.0]])
     r6, r3 = math.sqrt(6) / 2, math.sqrt(3) / 2
-    expected = np.array([[0.75 * -r6 + 0.25 * r3, 0.25 * r3],
-                         [-0.25 * r3, 0.75 * r6 - 0.25 * r3]])
-    agg = aggregate_metrics([A, B], directions=["higher", "lower"], weights=[3, 1],
-                            metrics=["a", "b"])
+    expected = np.array([[0.75 * -r6 + 0.25 * r3, 0.25 * r3], [-0.25 * r3, 0.75 * r6 - 0.25 * r3]])
+    agg = aggregate_metrics(
+        [A, B], directions=["higher", "lower"], weights=[3, 1], metrics=["a", "b"]
+    )
     np.testing.assert_allclose(agg.scores, expected, rtol=1e-12)
     np.testing.assert_allclose(agg.weights, [0.75, 0.25])
     np.testing.assert_allclose(agg.means, [2.0, 20.0])
     np.testing.assert_allclose(agg.sds, [math.sqrt(8 / 3), 20 / math.sqrt(3)])
     rec = agg.to_records()
-    assert rec[1] == {"metric": "b", "direction": "lower", "weight": 0.25, "mean": 20.0,
-                      "sd": pytest.approx(20 / math.sqrt(3)), "constant": False}
+    assert rec[1] == {
+        "metric": "b",
+        "direction": "lower",
+        "weight": 0.25,
+        "mean": 20.0,
+        "sd": pytest.approx(20 / math.sqrt(3)),
+        "constant": False,
+    }
     assert agg.to_dict()["shape"] == [2, 2]
 
 
@@ -58,53 +64,60 @@ def test_aggregate_metrics_invariances_against_closed_form():
     # the pooled z-score is invariant to a V + c (a > 0)
     scaled = [mats[0], 7.5 * mats[1] - 3.0, mats[2]]
     np.testing.assert_allclose(
-        aggregate_metrics(scaled, directions=dirs, weights=[0.5, 0.3, 0.2]).scores,
-        base, atol=1e-12)
+        aggregate_metrics(scaled, directions=dirs, weights=[0.5, 0.3, 0.2]).scores, base, atol=1e-12
+    )
     # negating a metric and flipping its direction: I_j z_j is unchanged
     flipped = [mats[0], -mats[1], mats[2]]
     np.testing.assert_allclose(
-        aggregate_metrics(flipped, directions=["higher", "higher", "higher"],
-                          weights=[0.5, 0.3, 0.2]).scores, base, atol=1e-12)
+        aggregate_metrics(
+            flipped, directions=["higher", "higher", "higher"], weights=[0.5, 0.3, 0.2]
+        ).scores,
+        base,
+        atol=1e-12,
+    )
     # weights are normalised: (5, 3, 2) is (0.5, 0.3, 0.2)
     np.testing.assert_allclose(
         aggregate_metrics(np.stack(mats), directions=dirs, weights=[5, 3, 2]).scores,
-        base, atol=1e-12)
+        base,
+        atol=1e-12,
+    )
     # each standardized metric has mean 0, SD 1, so the aggregate has mean 0
     assert abs(base.mean()) < 1e-12
 
 
 def test_aggregate_metrics_compare_paired_against_scipy_ttest_rel(shared_data):
     from reportgen.data import load
+
     table = load(shared_data / "ibm-rag")
     views = [table.paired("ibm-rag", m) for m in ("precision", "recall", "sbert")]
     assert all(v.systems == views[0].systems for v in views)
-    agg = aggregate_metrics([v.scores for v in views], directions=["higher"] * 3,
-                            weights=[1, 1, 2])
+    agg = aggregate_metrics([v.scores for v in views], directions=["higher"] * 3, weights=[1, 1, 2])
     # reference aggregate with numpy: (x - mean) / std(ddof=1), weights (1/4, 1/4, 1/2)
-    ref = sum(w * (v.scores - v.scores.mean()) / v.scores.std(ddof=1)
-              for w, v in zip((0.25, 0.25, 0.5), views))
+    ref = sum(
+        w * (v.scores - v.scores.mean()) / v.scores.std(ddof=1)
+        for w, v in zip((0.25, 0.25, 0.5), views)
+    )
     np.testing.assert_allclose(agg.scores, ref, atol=1e-12)
     r = compare_paired(agg.scores, systems=views[0].systems, correction="none")
     # scipy: ttest_rel on the aggregate columns of each pair
-    raw = [stats.ttest_rel(ref[:, i], ref[:, j]).pvalue
-           for i, j in zip(r.index_a, r.index_b)]
+    raw = [stats.ttest_rel(ref[:, i], ref[:, j]).pvalue for i, j in zip(r.index_a, r.index_b)]
     np.testing.assert_allclose(r.p_value, raw, rtol=1e-9)
     # K = 1: the paired t-test is affine invariant, so the one-metric "aggregate" gives
     # the metric's own p-values
     one = aggregate_metrics([views[0].scores], directions="higher")
-    np.testing.assert_allclose(compare_paired(one.scores).p_value,
-                               compare_paired(views[0].scores).p_value, rtol=1e-9)
+    np.testing.assert_allclose(
+        compare_paired(one.scores).p_value, compare_paired(views[0].scores).p_value, rtol=1e-9
+    )
 
 
 def test_aggregate_metrics_edge_cases():
     A = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
     const = np.full((3, 2), 0.7)
     with pytest.warns(DegenerateDataWarning, match="constant"):
-        agg = aggregate_metrics([A, const], directions=["higher", "lower"],
-                                metrics=["acc", "flat"])
+        agg = aggregate_metrics([A, const], directions=["higher", "lower"], metrics=["acc", "flat"])
     assert agg.constant == ("flat",)
     z = (A - A.mean()) / A.std(ddof=1)
-    np.testing.assert_allclose(agg.scores, 0.5 * z)        # the constant contributes 0
+    np.testing.assert_allclose(agg.scores, 0.5 * z)  # the constant contributes 0
     # runs axis: items × systems × runs
     R = np.random.default_rng(0).random((5, 3, 2))
     opposite = aggregate_metrics([R, R], directions=["higher", "lower"])
@@ -147,19 +160,18 @@ def test_harmonic_mean_pvalue_against_levy_stable_s0():
     # logscale=log(pi/2), pm=0), i.e. stable S0(alpha=1, beta=1, scale=pi/2, loc=mu);
     # scipy: levy_stable (parameterization "S0").sf(x, 1, 1, loc=mu, scale=pi/2)
     s0 = _levy_stable_s0()
-    p = np.array([[0.01, 0.04, 0.2], [0.001, 0.5, 0.9], [0.03, 0.03, 0.03],
-                  [0.2, 0.3, 0.6]])
+    p = np.array([[0.01, 0.04, 0.2], [0.001, 0.5, 0.9], [0.03, 0.03, 0.03], [0.2, 0.3, 0.6]])
     for L in (3, 30, 3000):
-        mu = math.log(L) + 0.874367040387922            # 1 + psi(1) - log(2/pi)
+        mu = math.log(L) + 0.874367040387922  # 1 + psi(1) - log(2/pi)
         res = harmonic_mean_pvalue(p, L=L)
-        hmp = 1 / np.sum(1 / (3 * p), axis=1)               # equal weights 1/3
-        x = (3 / L) / hmp                                   # w_R / HMP
+        hmp = 1 / np.sum(1 / (3 * p), axis=1)  # equal weights 1/3
+        x = (3 / L) / hmp  # w_R / HMP
         tail = s0.sf(x, 1.0, 1.0, loc=mu, scale=math.pi / 2)
         np.testing.assert_allclose(res.hmp, hmp, rtol=1e-12)
-        np.testing.assert_allclose(res.p_value, np.maximum(hmp, (3 / L) * tail),
-                                   rtol=2e-5)
-        np.testing.assert_allclose(res.p_adjusted,
-                                   np.minimum(1, np.maximum(1 / x, tail)), rtol=2e-5)
+        np.testing.assert_allclose(res.p_value, np.maximum(hmp, (3 / L) * tail), rtol=2e-5)
+        np.testing.assert_allclose(
+            res.p_adjusted, np.minimum(1, np.maximum(1 / x, tail)), rtol=2e-5
+        )
         assert res.location == pytest.approx(mu, abs=1e-12)
     assert hmp_landau_location(1) == pytest.approx(1 - EULER_GAMMA + math.log(math.pi / 2))
 
@@ -168,10 +180,14 @@ def test_landau_parametrisation_against_characteristic_function():
     # scipy's standard landau has E exp(itX) = exp(-|t| - i (2/pi) t log|t|)
     # (stable S1 with alpha = 1, beta = 1, scale 1), so loc/scale are S0 parameters
     for t in (0.3, 1.5):
-        re = sum(integrate.quad(stats.landau.pdf, a, b, weight="cos", wvar=t)[0]
-                 for a, b in ((-40, 0), (0, np.inf)))
-        im = sum(integrate.quad(stats.landau.pdf, a, b, weight="sin", wvar=t)[0]
-                 for a, b in ((-40, 0), (0, np.inf)))
+        re = sum(
+            integrate.quad(stats.landau.pdf, a, b, weight="cos", wvar=t)[0]
+            for a, b in ((-40, 0), (0, np.inf))
+        )
+        im = sum(
+            integrate.quad(stats.landau.pdf, a, b, weight="sin", wvar=t)[0]
+            for a, b in ((-40, 0), (0, np.inf))
+        )
         expected = np.exp(-t - 1j * (2 / np.pi) * t * np.log(t))
         assert abs(complex(re, im) - expected) < 1e-6
     # right tail of Landau(., pi/2): x * sf(x) -> 2 * sigma / pi = 1, the tail of 1/U
@@ -189,11 +205,11 @@ def test_harmonic_mean_pvalue_size_against_exact_integration_k2():
     # K = L = 2: P(1/U1 + 1/U2 >= y) = ∫_0^1 min(1, 1/(y - 1/u)) du exactly (quad);
     # rejection at alpha <=> x = mean(1/U) >= max(1/alpha, Landau isf(alpha))
     alpha = 0.05
-    xa = max(1 / alpha, stats.landau.isf(alpha, loc=hmp_landau_location(2),
-                                         scale=math.pi / 2))
+    xa = max(1 / alpha, stats.landau.isf(alpha, loc=hmp_landau_location(2), scale=math.pi / 2))
     y = 2 * xa
-    exact = integrate.quad(lambda u: 1.0 if y - 1 / u <= 1 else 1 / (y - 1 / u), 0, 1,
-                           points=[1 / (y - 1)], limit=200)[0]
+    exact = integrate.quad(
+        lambda u: 1.0 if y - 1 / u <= 1 else 1 / (y - 1 / u), 0, 1, points=[1 / (y - 1)], limit=200
+    )[0]
     # the Landau limit is slightly conservative for two p-values
     assert 0.044 < exact <= alpha
     reps = 40_000
@@ -233,8 +249,9 @@ def test_harmonic_mean_pvalue_against_closed_form_identities():
     # K = 1, L = 1: p_adjusted = max(p, Landau_1 sf(1/p)) >= p, and -> p as p -> 0
     for p in (0.3, 0.05, 1e-3, 1e-7):
         got = float(harmonic_mean_pvalue([p]).p_adjusted)
-        tail = stats.landau.sf(1 / p, loc=1 - EULER_GAMMA + math.log(math.pi / 2),
-                               scale=math.pi / 2)
+        tail = stats.landau.sf(
+            1 / p, loc=1 - EULER_GAMMA + math.log(math.pi / 2), scale=math.pi / 2
+        )
         assert got == pytest.approx(min(1.0, max(p, tail)), rel=1e-12)
     assert harmonic_mean_pvalue([1e-8]).p_adjusted == pytest.approx(1e-8, rel=1e-5)
     # K = 1 of L: never below Bonferroni min(1, L p); relative to it -> 1 as p -> 0
@@ -248,7 +265,7 @@ def test_harmonic_mean_pvalue_multilevel_against_headline():
     # Wilson: the headline HMP over all L tests is at least as significant as the HMP of
     # any group (its Landau argument is larger), for the same L
     rng = np.random.default_rng(5)
-    p = rng.beta(0.3, 1.0, size=(6, 3))                  # |Ω| = 6 pairs × K = 3 lists
+    p = rng.beta(0.3, 1.0, size=(6, 3))  # |Ω| = 6 pairs × K = 3 lists
     groups = harmonic_mean_pvalue(p, L=18)
     headline = harmonic_mean_pvalue(p.reshape(-1), L=18)
     assert headline.group_weight == 1.0 and groups.group_weight == pytest.approx(1 / 6)
@@ -264,10 +281,11 @@ def test_harmonic_mean_pvalue_monotonicity():
     grid = np.linspace(0.001, 1.0, 60)
     p = np.column_stack([grid, np.full(60, 0.2), np.full(60, 0.7)])
     adj = harmonic_mean_pvalue(p, L=30).p_adjusted
-    assert np.all(np.diff(adj) >= -1e-15)                  # non-decreasing in each p
-    by_l = [float(harmonic_mean_pvalue([0.001, 0.01, 0.2], L=L).p_adjusted)
-            for L in (3, 10, 100, 1000)]
-    assert np.all(np.diff(by_l) >= 0)                      # a larger family: less significant
+    assert np.all(np.diff(adj) >= -1e-15)  # non-decreasing in each p
+    by_l = [
+        float(harmonic_mean_pvalue([0.001, 0.01, 0.2], L=L).p_adjusted) for L in (3, 10, 100, 1000)
+    ]
+    assert np.all(np.diff(by_l) >= 0)  # a larger family: less significant
     # more weight on the smaller p-value: more significant
     w_small = float(harmonic_mean_pvalue([0.001, 0.3], weights=[0.8, 0.2]).p_adjusted)
     w_large = float(harmonic_mean_pvalue([0.001, 0.3], weights=[0.2, 0.8]).p_adjusted)
@@ -308,14 +326,16 @@ def test_aggregate_effect_sizes_against_closed_form():
     assert float(res.effect_size) == pytest.approx(0.35, rel=1e-12)
     np.testing.assert_allclose(res.weights, [0.75, 0.25])
     # metric weights (1, 3) -> (0.25, 0.75): (0.25*0.2 + 0.75*0.8/3) / (0.25 + 0.25) = 0.5
-    assert float(aggregate_effect_sizes([0.2, 0.8], [1.0, 3.0], weights=[1, 3])
-                 .effect_size) == pytest.approx(0.5, rel=1e-12)
+    assert float(
+        aggregate_effect_sizes([0.2, 0.8], [1.0, 3.0], weights=[1, 3]).effect_size
+    ) == pytest.approx(0.5, rel=1e-12)
     # pairs × lists at once; one SD per list broadcasts; equal SDs -> plain mean
     e = np.array([[0.1, 0.5, -0.3], [1.0, 0.0, 0.2]])
     np.testing.assert_allclose(aggregate_effect_sizes(e, 2.0).effect_size, e.mean(axis=1))
     s = np.array([1.0, 2.0, 4.0])
-    np.testing.assert_allclose(aggregate_effect_sizes(e, s).effect_size,
-                               (e / s).sum(axis=1) / (1 / s).sum())
+    np.testing.assert_allclose(
+        aggregate_effect_sizes(e, s).effect_size, (e / s).sum(axis=1) / (1 / s).sum()
+    )
 
 
 def test_aggregate_effect_sizes_edge_cases():
@@ -341,19 +361,27 @@ def test_aggregate_unpaired_means_against_closed_form():
     means = [[0.5, 10.0], [0.6, 8.0]]
     sds = [[0.5, 4.0], [0.5, 2.0]]
     ns = [[100, 50], [100, 30]]
-    res = aggregate_unpaired_means(means, sds, ns, directions=["higher", "lower"],
-                                   weights=[0.6, 0.4], systems=["a", "b"],
-                                   lists=["acc", "err"])
+    res = aggregate_unpaired_means(
+        means,
+        sds,
+        ns,
+        directions=["higher", "lower"],
+        weights=[0.6, 0.4],
+        systems=["a", "b"],
+        lists=["acc", "err"],
+    )
     # list 1: S = sqrt((99*.25 + 99*.25)/198) = 0.5, D = 0.5*sqrt(2/100)
     # list 2: S = sqrt((49*16 + 29*4)/78) = sqrt(900/78), D = S*sqrt(1/50 + 1/30)
     s2 = math.sqrt(900 / 78)
     d1, d2 = 0.5 * math.sqrt(0.02), s2 * math.sqrt(1 / 50 + 1 / 30)
     np.testing.assert_allclose(res.pooled_sd, [0.5, s2], rtol=1e-12)
     np.testing.assert_allclose(res.denominator, [d1, d2], rtol=1e-12)
-    np.testing.assert_allclose(res.standardized, [[0.5 / d1, 10 / d2], [0.6 / d1, 8 / d2]],
-                               rtol=1e-12)
-    np.testing.assert_allclose(res.scores, [0.6 * 0.5 / d1 - 0.4 * 10 / d2,
-                                            0.6 * 0.6 / d1 - 0.4 * 8 / d2], rtol=1e-12)
+    np.testing.assert_allclose(
+        res.standardized, [[0.5 / d1, 10 / d2], [0.6 / d1, 8 / d2]], rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        res.scores, [0.6 * 0.5 / d1 - 0.4 * 10 / d2, 0.6 * 0.6 / d1 - 0.4 * 8 / d2], rtol=1e-12
+    )
     d = res.to_dict()
     assert d["lists"][1]["direction"] == "lower" and d["systems"][0]["system"] == "a"
 
@@ -361,20 +389,22 @@ def test_aggregate_unpaired_means_against_closed_form():
 def test_aggregate_unpaired_means_against_scipy_ttest_ind_from_stats():
     # two systems, one list: V_1 - V_2 is the pooled-variance t statistic
     # scipy: ttest_ind_from_stats(m1, s1, n1, m2, s2, n2, equal_var=True).statistic
-    res = aggregate_unpaired_means([0.71, 0.64], [0.2, 0.25], [40, 55],
-                                   directions="higher")
+    res = aggregate_unpaired_means([0.71, 0.64], [0.2, 0.25], [40, 55], directions="higher")
     t = stats.ttest_ind_from_stats(0.71, 0.2, 40, 0.64, 0.25, 55, equal_var=True)
     assert res.scores[0] - res.scores[1] == pytest.approx(t.statistic, rel=1e-12)
     # scale invariance: a list in other units gives the same standardized means
-    scaled = aggregate_unpaired_means([71.0, 64.0], [20.0, 25.0], [40, 55],
-                                      directions="higher")
+    scaled = aggregate_unpaired_means([71.0, 64.0], [20.0, 25.0], [40, 55], directions="higher")
     np.testing.assert_allclose(scaled.standardized, res.standardized, rtol=1e-12)
 
 
 def test_aggregate_unpaired_means_edge_cases():
     with pytest.warns(DegenerateDataWarning, match="pooled SD 0"):
-        res = aggregate_unpaired_means([[0.5, 0.1], [0.5, 0.2]], [[0.0, 0.1], [0.0, 0.1]],
-                                       [[10, 10], [10, 10]], directions=["higher"] * 2)
+        res = aggregate_unpaired_means(
+            [[0.5, 0.1], [0.5, 0.2]],
+            [[0.0, 0.1], [0.0, 0.1]],
+            [[10, 10], [10, 10]],
+            directions=["higher"] * 2,
+        )
     assert np.all(np.isnan(res.scores)) and np.all(np.isfinite(res.standardized[:, 1]))
     assert res.to_records()[0]["score"] is None
 
@@ -400,8 +430,16 @@ def test_sign_test_wins_against_seed_001():
     # seed 001 §6: K = 22 subtasks, W_A = 14 -> p_agg = 0.286
     res = sign_test_wins(14, 8)
     assert round(float(res.p_value), 3) == 0.286
-    assert res.to_records() == [{"wins_a": 14, "wins_b": 8, "ties": 0, "n": 22,
-                                 "p_value": pytest.approx(0.2862787), "ties_handling": "drop"}]
+    assert res.to_records() == [
+        {
+            "wins_a": 14,
+            "wins_b": 8,
+            "ties": 0,
+            "n": 22,
+            "p_value": pytest.approx(0.2862787),
+            "ties_handling": "drop",
+        }
+    ]
 
 
 def test_sign_test_wins_against_scipy_binomtest():
@@ -422,11 +460,10 @@ def test_sign_test_wins_ties_against_closed_form():
     # with ties counted, 2 P[Binom(30, 1/2) >= 14] = 1.42 is capped at 1
     assert float(count.p_value) == 1.0
     # 20 vs 4 wins, 6 ties: 2 P[Binom(24) >= 20] and 2 P[Binom(30) >= 20]
-    drop, count = sign_test_wins(20, 4, total=30), sign_test_wins(20, 4, total=30,
-                                                                  ties="count")
+    drop, count = sign_test_wins(20, 4, total=30), sign_test_wins(20, 4, total=30, ties="count")
     assert float(drop.p_value) == pytest.approx(2 * stats.binom.sf(19, 24, 0.5))
     assert float(count.p_value) == pytest.approx(2 * stats.binom.sf(19, 30, 0.5))
-    assert count.p_value > drop.p_value                      # counting ties is conservative
+    assert count.p_value > drop.p_value  # counting ties is conservative
     assert sign_test_wins(0, 0, total=5).p_value == 1.0
     assert sign_test_wins(7, 7).p_value == 1.0
 
@@ -469,8 +506,7 @@ def test_friedman_nemenyi_against_scipy_friedmanchisquare():
         assert res.statistic == pytest.approx(ref.statistic, rel=1e-10)
         assert res.p_value == pytest.approx(ref.pvalue, rel=1e-9)
         # average ranks with 1 = best: scipy rankdata of -X per column
-        np.testing.assert_allclose(res.average_ranks,
-                                   stats.rankdata(-X, axis=0).mean(axis=1))
+        np.testing.assert_allclose(res.average_ranks, stats.rankdata(-X, axis=0).mean(axis=1))
 
 
 def test_friedman_nemenyi_against_closed_form():
@@ -480,7 +516,7 @@ def test_friedman_nemenyi_against_closed_form():
     np.testing.assert_allclose(res.average_ranks, [1.25, 2.0, 2.75])
     # chi2 = 12*4/(3*4) * (1.25² + 2² + 2.75² - 3*16/4) = 4 * 1.125 = 4.5
     assert res.statistic == pytest.approx(4.5) and res.df == 2
-    assert res.p_value == pytest.approx(math.exp(-4.5 / 2))    # chi2(2) sf = exp(-x/2)
+    assert res.p_value == pytest.approx(math.exp(-4.5 / 2))  # chi2(2) sf = exp(-x/2)
     # Iman-Davenport: 3 * 4.5 / (4*2 - 4.5) = 27/7, F(2, 6)
     assert res.iman_davenport == pytest.approx(27 / 7)
     assert res.iman_davenport_p_value == pytest.approx(stats.f.sf(27 / 7, 2, 6))
@@ -490,8 +526,9 @@ def test_friedman_nemenyi_against_closed_form():
     # lowest rank vs CD 1.657: |1.25 - 2.75| = 1.5 < CD -> one group of all three
     assert res.groups == (("a", "b", "c"),)
     # "lower is better" reverses the ranks
-    np.testing.assert_allclose(friedman_nemenyi(X, direction="lower").average_ranks,
-                               [2.75, 2.0, 1.25])
+    np.testing.assert_allclose(
+        friedman_nemenyi(X, direction="lower").average_ranks, [2.75, 2.0, 1.25]
+    )
 
 
 def test_friedman_nemenyi_cd_groups_and_nemenyi_p_against_closed_form():
@@ -504,8 +541,9 @@ def test_friedman_nemenyi_cd_groups_and_nemenyi_p_against_closed_form():
     diff = np.abs(res.average_ranks[:, None] - res.average_ranks[None, :])
     off = ~np.eye(4, dtype=bool)
     # Nemenyi p <= alpha exactly when the rank difference reaches CD
-    np.testing.assert_array_equal((res.nemenyi_p <= 0.05)[off],
-                                  (diff >= res.critical_difference)[off])
+    np.testing.assert_array_equal(
+        (res.nemenyi_p <= 0.05)[off], (diff >= res.critical_difference)[off]
+    )
     # groups: maximal runs in rank order whose span is below CD
     order = np.argsort(res.average_ranks)
     r = res.average_ranks[order]
@@ -516,8 +554,8 @@ def test_friedman_nemenyi_cd_groups_and_nemenyi_p_against_closed_form():
     expected = []
     for i in range(4):
         j = max(m for m in range(i, 4) if r[m] - r[i] < res.critical_difference)
-        if j > i and not any(set(order[i:j + 1]) <= set(e) for e in expected):
-            expected.append(tuple(order[i:j + 1]))
+        if j > i and not any(set(order[i : j + 1]) <= set(e) for e in expected):
+            expected.append(tuple(order[i : j + 1]))
     assert res.groups == tuple(tuple(res.systems[m] for m in e) for e in expected)
     d = res.to_dict()
     assert d["systems"][0]["average_rank"] == pytest.approx(r[0])

@@ -25,8 +25,9 @@ def _result_classes() -> list[type]:
 
 
 def test_every_tabular_result_has_to_frame_and_to_records_from_one_mixin():
-    tabular = [c for c in _result_classes() if "to_records" in c.__dict__
-               or issubclass(c, TabularMixin)]
+    tabular = [
+        c for c in _result_classes() if "to_records" in c.__dict__ or issubclass(c, TabularMixin)
+    ]
     assert len(tabular) >= 30
     for cls in tabular:
         assert issubclass(cls, TabularMixin), cls.__name__
@@ -41,5 +42,6 @@ def test_to_frame_holds_the_records():
     result = compare_paired(X, systems=["a", "b", "c"])
     frame = result.to_frame()
     assert isinstance(frame, pd.DataFrame)
-    assert frame.to_dict("records") == pd.DataFrame.from_records(
-        result.to_records()).to_dict("records")
+    assert frame.to_dict("records") == pd.DataFrame.from_records(result.to_records()).to_dict(
+        "records"
+    )

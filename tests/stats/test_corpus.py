@@ -48,14 +48,20 @@ def _counts_by_loop(pred, ref, labels):
 
 
 def _ratio(num, den):
-    return num / den if den else 0.0          # zero_division=0
+    return num / den if den else 0.0  # zero_division=0
 
 
 def _reference_scores(pred, ref, labels, positive=None):
     """The textbook formulas of sklearn's precision/recall/f1_score and accuracy_score."""
     tp, fp, fn = _counts_by_loop(pred, ref, labels)
-    per = {c: (_ratio(tp[c], tp[c] + fp[c]), _ratio(tp[c], tp[c] + fn[c]),
-               _ratio(2 * tp[c], 2 * tp[c] + fp[c] + fn[c])) for c in labels}
+    per = {
+        c: (
+            _ratio(tp[c], tp[c] + fp[c]),
+            _ratio(tp[c], tp[c] + fn[c]),
+            _ratio(2 * tp[c], 2 * tp[c] + fp[c] + fn[c]),
+        )
+        for c in labels
+    }
     TP, FP, FN = sum(tp.values()), sum(fp.values()), sum(fn.values())
     out = {}
     for k, name in enumerate(("precision", "recall", "f1")):
@@ -93,7 +99,7 @@ def _simulate(rng, n, prior, confusion, n_systems=1):
     """References from ``prior`` and each system's predictions from rows of
     ``confusion`` (P(prediction | reference)), as label indices."""
     ref = rng.choice(len(prior), size=n, p=prior)
-    cum = np.cumsum(np.asarray(confusion), axis=1)[ref]          # (n, C)
+    cum = np.cumsum(np.asarray(confusion), axis=1)[ref]  # (n, C)
     u = rng.random((n, n_systems))
     pred = (u[:, :, None] > cum[:, None, :]).sum(axis=2)
     return pred, ref
@@ -102,8 +108,7 @@ def _simulate(rng, n, prior, confusion, n_systems=1):
 def _quantile_mc_sd(se, n_resamples, level=0.025):
     """Monte Carlo SD of a bootstrap quantile estimate: sqrt(q(1-q)/B)/f(x_q) with a
     normal density of SD ``se`` (Efron & Tibshirani 1993, §19.3)."""
-    return math.sqrt(level * (1 - level) / n_resamples) * se / stats.norm.pdf(
-        stats.norm.ppf(level))
+    return math.sqrt(level * (1 - level) / n_resamples) * se / stats.norm.pdf(stats.norm.ppf(level))
 
 
 PRIOR = np.array([0.5, 0.3, 0.2])
@@ -117,8 +122,9 @@ def test_classification_statistics_against_explicit_loops():
     rng = np.random.default_rng(0)
     labels = ["cat", "dog", "eel", "fox"]
     ref = list(rng.choice(labels[:3], size=200))
-    pred = [None if u < 0.05 else str(v) for u, v in zip(rng.random(200),
-                                                         rng.choice(labels, size=200))]
+    pred = [
+        None if u < 0.05 else str(v) for u, v in zip(rng.random(200), rng.choice(labels, size=200))
+    ]
     s = classification_statistics(pred, ref)
     assert s.labels == tuple(labels) and s.counts.shape == (200, 4, 3)
     assert s.counts.dtype == np.int64
@@ -137,8 +143,8 @@ def test_classification_statistics_against_explicit_loops():
 def test_classification_statistics_extra_axes_and_subset_labels_against_loops():
     rng = np.random.default_rng(1)
     pred, ref = _simulate(rng, 80, PRIOR, CONFUSION, n_systems=6)
-    pred = pred.reshape(80, 2, 3)                                  # systems × runs
-    s = classification_statistics(pred, ref, labels=[2, 0])       # class 1 left out
+    pred = pred.reshape(80, 2, 3)  # systems × runs
+    s = classification_statistics(pred, ref, labels=[2, 0])  # class 1 left out
     assert s.counts.shape == (80, 2, 3, 2, 3) and s.labels == (2, 0)
     for a in range(2):
         for b in range(3):
@@ -148,8 +154,9 @@ def test_classification_statistics_extra_axes_and_subset_labels_against_loops():
 
 
 def test_classification_statistics_positive_and_missing_values():
-    s = classification_statistics(["yes", np.nan, "no", "yes"], ["yes", "yes", "no", "no"],
-                                  positive="no")
+    s = classification_statistics(
+        ["yes", np.nan, "no", "yes"], ["yes", "yes", "no", "no"], positive="no"
+    )
     assert s.labels == ("yes", "no") and s.positive == "no"
     # NaN is a missing prediction: an fn for "yes", no fp
     assert s.counts.sum(axis=0).tolist() == [[1, 1, 1], [1, 0, 1]]
@@ -160,20 +167,22 @@ def test_classification_statistics_positive_and_missing_values():
 
 def test_multilabel_statistics_against_explicit_loops():
     rng = np.random.default_rng(2)
-    labels = list(range(1, 7))                          # seed 004: six narratives
-    ref_sets = [set(rng.choice(labels, size=rng.integers(0, 3), replace=False).tolist())
-                for _ in range(150)]
-    pred_sets = [None if rng.random() < 0.05 else
-                 set(rng.choice(labels, size=rng.integers(0, 3), replace=False).tolist())
-                 for _ in range(150)]
+    labels = list(range(1, 7))  # seed 004: six narratives
+    ref_sets = [
+        set(rng.choice(labels, size=rng.integers(0, 3), replace=False).tolist()) for _ in range(150)
+    ]
+    pred_sets = [
+        None
+        if rng.random() < 0.05
+        else set(rng.choice(labels, size=rng.integers(0, 3), replace=False).tolist())
+        for _ in range(150)
+    ]
     s = multilabel_statistics(pred_sets, ref_sets, labels)
     assert s.counts.shape == (150, 6, 3)
     for c, label in enumerate(labels):
         tp = sum(label in (p or set()) and label in r for p, r in zip(pred_sets, ref_sets))
-        fp = sum(label in (p or set()) and label not in r
-                 for p, r in zip(pred_sets, ref_sets))
-        fn = sum(label not in (p or set()) and label in r
-                 for p, r in zip(pred_sets, ref_sets))
+        fp = sum(label in (p or set()) and label not in r for p, r in zip(pred_sets, ref_sets))
+        fn = sum(label not in (p or set()) and label in r for p, r in zip(pred_sets, ref_sets))
         assert s.counts[:, c].sum(axis=0).tolist() == [tp, fp, fn]
     # micro and macro F1 of the indicator matrices (sklearn: f1_score(Y, P, average=...))
     Y = np.array([[label in r for label in labels] for r in ref_sets])
@@ -183,7 +192,8 @@ def test_multilabel_statistics_against_explicit_loops():
     sums = s.counts.sum(axis=0)
     assert corpus_metric("f1-macro")(sums) == pytest.approx(per.mean(), rel=1e-14)
     assert corpus_metric("f1-micro")(sums) == pytest.approx(
-        2 * tp.sum() / (2 * tp.sum() + fp.sum() + fn.sum()), rel=1e-14)
+        2 * tp.sum() / (2 * tp.sum() + fp.sum() + fn.sum()), rel=1e-14
+    )
 
 
 def test_mean_statistics_against_numpy_nanmean():
@@ -191,8 +201,9 @@ def test_mean_statistics_against_numpy_nanmean():
     st = mean_statistics(x)
     assert st.shape == (4, 2, 2)
     # numpy: nanmean(x, axis=0)
-    np.testing.assert_allclose(corpus_metric("mean")(st.sum(axis=0)),
-                               np.nanmean(x, axis=0), rtol=1e-15)
+    np.testing.assert_allclose(
+        corpus_metric("mean")(st.sum(axis=0)), np.nanmean(x, axis=0), rtol=1e-15
+    )
 
 
 # ------------------------------------------------------------------ metrics
@@ -205,8 +216,10 @@ def test_corpus_metrics_against_textbook_formulas(case):
     rng = np.random.default_rng({"multiclass": 3, "binary": 4, "subset-labels": 5}[case])
     if case == "binary":
         ref = list(rng.choice(["neg", "pos"], size=120, p=[0.7, 0.3]))
-        pred = [r if u < 0.75 else ("pos" if r == "neg" else "neg")
-                for r, u in zip(ref, rng.random(120))]
+        pred = [
+            r if u < 0.75 else ("pos" if r == "neg" else "neg")
+            for r, u in zip(ref, rng.random(120))
+        ]
         pred[3] = None
         labels, positive = ["neg", "pos"], "pos"
         s = classification_statistics(pred, ref, positive="pos")
@@ -216,8 +229,7 @@ def test_corpus_metrics_against_textbook_formulas(case):
         pred[:4] = [None] * 4
         labels = [0, 1, 2] if case == "multiclass" else [1, 2]
         positive = None
-        s = classification_statistics(pred, ref, labels=None if case == "multiclass"
-                                      else labels)
+        s = classification_statistics(pred, ref, labels=None if case == "multiclass" else labels)
     expected = _reference_scores(pred, ref, labels, positive)
     sums = s.counts.sum(axis=0)
     for name, value in expected.items():
@@ -288,18 +300,19 @@ def test_corpus_metrics_zero_division_against_sklearn_convention():
 
 def test_corpus_metric_registry_input_validation():
     assert CORPUS_METRICS[:3] == ("f1-macro", "f1-micro", "f1-binary")
-    assert {"accuracy", "mcc", "mean", "precision-binary", "recall-macro"} <= \
-        set(CORPUS_METRICS)
+    assert {"accuracy", "mcc", "mean", "precision-binary", "recall-macro"} <= set(CORPUS_METRICS)
     for name in CORPUS_METRICS:
         m = corpus_metric(name)
         assert isinstance(m, CorpusMetric) and m.name == name and m.description
-    with pytest.raises(InputError, match=r"unknown corpus metric 'f1'(.|\n)*known: "
-                                         r"f1-macro, f1-micro, f1-binary, precision-macro"):
+    with pytest.raises(
+        InputError,
+        match=r"unknown corpus metric 'f1'(.|\n)*known: "
+        r"f1-macro, f1-micro, f1-binary, precision-macro",
+    ):
         corpus_metric("f1")
     with pytest.raises(InputError, match="unknown corpus metric 'bleu'"):
         corpus_metric("bleu")
-    assert corpus_metric("f1-binary", positive_index=0)(np.array([[1, 0, 0], [0, 1, 1]])) \
-        == 1.0
+    assert corpus_metric("f1-binary", positive_index=0)(np.array([[1, 0, 0], [0, 1, 1]])) == 1.0
 
 
 def test_classification_statistics_input_validation():
@@ -334,23 +347,29 @@ def test_classification_statistics_input_validation():
 # ------------------------------------------------------------------ bootstrap intervals
 
 
-@pytest.mark.parametrize("method,scipy_method", [("percentile", "percentile"),
-                                                 ("bca", "BCa")])
+@pytest.mark.parametrize("method,scipy_method", [("percentile", "percentile"), ("bca", "BCa")])
 @pytest.mark.parametrize("average", ["macro", "micro"])
 def test_corpus_bootstrap_interval_against_scipy_bootstrap(method, scipy_method, average):
     rng = np.random.default_rng(6)
     pred, ref = _simulate(rng, 150, PRIOR, CONFUSION)
     p = pred[:, 0].copy()
-    p[:5] = -1                                                   # missing predictions
+    p[:5] = -1  # missing predictions
     s = classification_statistics([None if v < 0 else v for v in p], ref, labels=[0, 1, 2])
     R = 20000
-    r = corpus_bootstrap_interval(s.counts[:, None], f"f1-{average}", method=method,
-                                  n_resamples=R, rng=7)
+    r = corpus_bootstrap_interval(
+        s.counts[:, None], f"f1-{average}", method=method, n_resamples=R, rng=7
+    )
     # scipy: bootstrap((p, ref), f1, paired=True, method=...) with F1 recomputed from the
     # resampled (prediction, reference) pairs
     ref_ci = stats.bootstrap(
-        (p, ref), lambda a, b, axis=-1: _f1_by_index(a, b, 3, axis, average), paired=True,
-        vectorized=True, method=scipy_method, n_resamples=R, rng=np.random.default_rng(8))
+        (p, ref),
+        lambda a, b, axis=-1: _f1_by_index(a, b, 3, axis, average),
+        paired=True,
+        vectorized=True,
+        method=scipy_method,
+        n_resamples=R,
+        rng=np.random.default_rng(8),
+    )
     assert r.value[0] == pytest.approx(_f1_by_index(p, ref, 3, average=average), rel=1e-14)
     se = ref_ci.standard_error
     assert r.standard_error[0] == pytest.approx(se, rel=0.05)
@@ -358,8 +377,7 @@ def test_corpus_bootstrap_interval_against_scipy_bootstrap(method, scipy_method,
     tol = 5 * math.sqrt(2) * _quantile_mc_sd(se, R)
     assert r.ci_low[0] == pytest.approx(ref_ci.confidence_interval.low, abs=tol)
     assert r.ci_high[0] == pytest.approx(ref_ci.confidence_interval.high, abs=tol)
-    assert r.ci_method == ("percentile bootstrap" if method == "percentile"
-                           else "BCa bootstrap")
+    assert r.ci_method == ("percentile bootstrap" if method == "percentile" else "BCa bootstrap")
 
 
 def test_corpus_bootstrap_interval_runs_against_scipy_cluster_bootstrap():
@@ -368,10 +386,10 @@ def test_corpus_bootstrap_interval_runs_against_scipy_cluster_bootstrap():
     rng = np.random.default_rng(9)
     n, runs = 120, 5
     ref = (rng.random(n) < 0.35).astype(int)
-    ease = rng.beta(4, 1.5, size=n)                    # item difficulty shared by runs
+    ease = rng.beta(4, 1.5, size=n)  # item difficulty shared by runs
     correct = rng.random((n, runs)) < ease[:, None]
     pred = np.where(correct, ref[:, None], 1 - ref[:, None])
-    s = classification_statistics(pred[:, None, :], ref, positive=1)   # (n, 1, runs, 2, 3)
+    s = classification_statistics(pred[:, None, :], ref, positive=1)  # (n, 1, runs, 2, 3)
     R = 20000
     r = corpus_bootstrap_interval(s.counts, "f1-binary", runs_axis=2, n_resamples=R, rng=10)
     assert r.n == n and r.n_runs == runs and "with their runs" in r.ci_method
@@ -388,31 +406,44 @@ def test_corpus_bootstrap_interval_runs_against_scipy_cluster_bootstrap():
     tp, fp, fn = _counts_by_loop(pred.ravel().tolist(), np.repeat(ref, runs).tolist(), [1])
     assert r.value[0] == pytest.approx(2 * tp[1] / (2 * tp[1] + fp[1] + fn[1]), rel=1e-14)
     # scipy: bootstrap((arange(n),), pooled_f1) — resampling item indices = clusters
-    ref_ci = stats.bootstrap((np.arange(n),), pooled_f1, vectorized=True,
-                             method="percentile", n_resamples=R,
-                             rng=np.random.default_rng(11))
+    ref_ci = stats.bootstrap(
+        (np.arange(n),),
+        pooled_f1,
+        vectorized=True,
+        method="percentile",
+        n_resamples=R,
+        rng=np.random.default_rng(11),
+    )
     tol = 5 * math.sqrt(2) * _quantile_mc_sd(ref_ci.standard_error, R)
     assert r.ci_low[0] == pytest.approx(ref_ci.confidence_interval.low, abs=tol)
     assert r.ci_high[0] == pytest.approx(ref_ci.confidence_interval.high, abs=tol)
     # runs on axis 1 give the same answer
-    swapped = corpus_bootstrap_interval(np.swapaxes(s.counts, 1, 2), "f1-binary",
-                                        runs_axis=1, n_resamples=R, rng=10)
+    swapped = corpus_bootstrap_interval(
+        np.swapaxes(s.counts, 1, 2), "f1-binary", runs_axis=1, n_resamples=R, rng=10
+    )
     np.testing.assert_array_equal(swapped.ci_low, r.ci_low)
 
 
 def test_corpus_bootstrap_interval_mean_on_humaneval_against_scipy_bootstrap(shared_data):
     from reportgen.data import load
+
     table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
     view = table.paired(table.datasets[0], "pass1")
     X = view.scores[:, :4]
     R = 10000
-    r = corpus_bootstrap_interval(mean_statistics(X), "mean", systems=view.systems[:4],
-                                  n_resamples=R, rng=12)
+    r = corpus_bootstrap_interval(
+        mean_statistics(X), "mean", systems=view.systems[:4], n_resamples=R, rng=12
+    )
     np.testing.assert_allclose(r.value, X.mean(axis=0), rtol=1e-14)
     for k in range(4):
         # scipy: bootstrap((x,), np.mean, method="percentile")
-        ref = stats.bootstrap((X[:, k],), np.mean, method="percentile", n_resamples=R,
-                              rng=np.random.default_rng(13 + k))
+        ref = stats.bootstrap(
+            (X[:, k],),
+            np.mean,
+            method="percentile",
+            n_resamples=R,
+            rng=np.random.default_rng(13 + k),
+        )
         tol = 5 * math.sqrt(2) * _quantile_mc_sd(ref.standard_error, R)
         assert r.ci_low[k] == pytest.approx(ref.confidence_interval.low, abs=tol)
         assert r.ci_high[k] == pytest.approx(ref.confidence_interval.high, abs=tol)
@@ -424,23 +455,31 @@ def _coverage(method, n, n_datasets, n_resamples, seed):
 
     Independent data sets are the "systems" of one call (they share the bootstrap
     counts, which is valid for each column); split into 4 calls to decorrelate."""
-    joint = PRIOR[:, None] * CONFUSION                     # P(reference i, prediction j)
+    joint = PRIOR[:, None] * CONFUSION  # P(reference i, prediction j)
     tp = np.diag(joint)
     fp, fn = joint.sum(axis=0) - tp, joint.sum(axis=1) - tp
-    truth = np.mean(2 * tp / (2 * tp + fp + fn))           # F1-macro of expected counts
+    truth = np.mean(2 * tp / (2 * tp + fp + fn))  # F1-macro of expected counts
     rng = np.random.default_rng(seed)
     hits = []
     for chunk in np.array_split(np.arange(n_datasets), 4):
         ref = rng.choice(3, size=(n, len(chunk)), p=PRIOR)
         cum = np.cumsum(CONFUSION, axis=1)[ref]
         pred = (rng.random((n, len(chunk)))[..., None] > cum).sum(axis=-1)
-        counts = np.stack([np.stack([(pred == c) & (ref == c), (pred == c) & (ref != c),
-                                     (pred != c) & (ref == c)], axis=-1)
-                           for c in range(3)], axis=-2).astype(float)
+        counts = np.stack(
+            [
+                np.stack(
+                    [(pred == c) & (ref == c), (pred == c) & (ref != c), (pred != c) & (ref == c)],
+                    axis=-1,
+                )
+                for c in range(3)
+            ],
+            axis=-2,
+        ).astype(float)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            r = corpus_bootstrap_interval(counts, "f1-macro", method=method,
-                                          n_resamples=n_resamples, rng=rng)
+            r = corpus_bootstrap_interval(
+                counts, "f1-macro", method=method, n_resamples=n_resamples, rng=rng
+            )
         hits.append((r.ci_low <= truth) & (truth <= r.ci_high))
     return np.concatenate(hits).mean()
 
@@ -473,8 +512,10 @@ def _brute_force_ar(pred, ref, labels, name, alternative, positive=None):
     a, b = pred
 
     def delta(x, y):
-        return (_reference_scores(x, ref, labels, positive)[name]
-                - _reference_scores(y, ref, labels, positive)[name])
+        return (
+            _reference_scores(x, ref, labels, positive)[name]
+            - _reference_scores(y, ref, labels, positive)[name]
+        )
 
     obs = delta(a, b)
     count = 0
@@ -488,7 +529,7 @@ def _brute_force_ar(pred, ref, labels, name, alternative, positive=None):
             count += d >= obs - 1e-9
         else:
             count += d <= obs + 1e-9
-    return count / 2 ** n
+    return count / 2**n
 
 
 @pytest.mark.parametrize("name", ["f1-macro", "f1-micro", "accuracy", "precision-macro"])
@@ -499,20 +540,21 @@ def test_corpus_compare_paired_against_brute_force_enumeration(name):
         preds = [[int(v) for v in pred[:, k]] for k in range(3)]
         preds[1][0] = None
         refs = ref.tolist()
-        s = classification_statistics(np.array(preds, dtype=object).T, refs,
-                                      labels=[0, 1, 2])
+        s = classification_statistics(np.array(preds, dtype=object).T, refs, labels=[0, 1, 2])
         for alternative in ("two-sided", "greater", "less"):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateDataWarning)
                 warnings.simplefilter("ignore", OneSidedWarning)
-                r = corpus_compare_paired(s.counts, name, alternative=alternative,
-                                          n_resamples=2 ** n, rng=0)
+                r = corpus_compare_paired(
+                    s.counts, name, alternative=alternative, n_resamples=2**n, rng=0
+                )
             assert r.exact and r.test == "approximate randomization (exact)"
             for k, (i, j) in enumerate(zip(r.index_a, r.index_b)):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    expected = _brute_force_ar((preds[i], preds[j]), refs, [0, 1, 2], name,
-                                               alternative)
+                    expected = _brute_force_ar(
+                        (preds[i], preds[j]), refs, [0, 1, 2], name, alternative
+                    )
                 assert r.p_value[k] == pytest.approx(expected, abs=1e-15), (n, alternative)
 
 
@@ -520,9 +562,15 @@ def test_corpus_compare_paired_monte_carlo_against_brute_force_enumeration():
     rng = np.random.default_rng(17)
     pred, ref = _simulate(rng, 12, [0.5, 0.5], [[0.8, 0.2], [0.3, 0.7]], n_systems=2)
     s = classification_statistics(pred, ref, positive=1)
-    exact = _brute_force_ar(([int(v) for v in pred[:, 0]], [int(v) for v in pred[:, 1]]),
-                            ref.tolist(), [0, 1], "f1-binary", "two-sided", positive=1)
-    R = 3000                                    # < 2^12: Monte Carlo
+    exact = _brute_force_ar(
+        ([int(v) for v in pred[:, 0]], [int(v) for v in pred[:, 1]]),
+        ref.tolist(),
+        [0, 1],
+        "f1-binary",
+        "two-sided",
+        positive=1,
+    )
+    R = 3000  # < 2^12: Monte Carlo
     r = corpus_compare_paired(s.counts, "f1-binary", n_resamples=R, rng=18)
     assert not r.exact and r.test == "approximate randomization (Monte Carlo)"
     # p = (k+1)/(R+1): within 4 Monte Carlo SE of the exact p
@@ -533,6 +581,7 @@ def test_corpus_compare_paired_mean_on_humaneval_against_exact_binomial(shared_d
     # for 0/1 scores swapping an item's outputs flips the sign of its difference, so the
     # randomization distribution is binomial on the discordant items (exact McNemar)
     from reportgen.data import load
+
     table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
     view = table.paired(table.datasets[0], "pass1")
     acc = view.scores.mean(axis=0)
@@ -540,8 +589,9 @@ def test_corpus_compare_paired_mean_on_humaneval_against_exact_binomial(shared_d
     pick = order[[len(order) // 2, len(order) // 2 + 1, len(order) // 2 + 3]]
     X = view.scores[:, pick]
     R = 20000
-    r = corpus_compare_paired(mean_statistics(X), "mean", n_resamples=R, rng=19,
-                              systems=[view.systems[k] for k in pick])
+    r = corpus_compare_paired(
+        mean_statistics(X), "mean", n_resamples=R, rng=19, systems=[view.systems[k] for k in pick]
+    )
     for k, (i, j) in enumerate(zip(r.index_a, r.index_b)):
         b = int(np.sum((X[:, i] == 1) & (X[:, j] == 0)))
         c = int(np.sum((X[:, i] == 0) & (X[:, j] == 1)))
@@ -550,28 +600,31 @@ def test_corpus_compare_paired_mean_on_humaneval_against_exact_binomial(shared_d
         assert abs(r.p_value[k] - exact) <= 4 * math.sqrt(exact * (1 - exact) / R) + 2 / R
         assert r.diff[k] == pytest.approx((b - c) / len(X), abs=1e-15)
     # statsmodels: multipletests(p, method="holm-sidak")
-    np.testing.assert_allclose(r.p_adjusted,
-                               multipletests(r.p_value, method="holm-sidak")[1], rtol=1e-12)
+    np.testing.assert_allclose(
+        r.p_adjusted, multipletests(r.p_value, method="holm-sidak")[1], rtol=1e-12
+    )
 
 
-@pytest.mark.parametrize("ci_method,scipy_method", [("percentile", "percentile"),
-                                                    ("bca", "BCa")])
+@pytest.mark.parametrize("ci_method,scipy_method", [("percentile", "percentile"), ("bca", "BCa")])
 def test_corpus_compare_paired_interval_against_scipy_bootstrap(ci_method, scipy_method):
     rng = np.random.default_rng(20)
     pred, ref = _simulate(rng, 150, PRIOR, CONFUSION, n_systems=2)
     pred[:, 1] = np.where(rng.random(150) < 0.15, (pred[:, 1] + 1) % 3, pred[:, 1])
     s = classification_statistics(pred, ref)
     R = 20000
-    r = corpus_compare_paired(s.counts, "f1-macro", ci_method=ci_method, n_resamples=R,
-                              rng=21)
+    r = corpus_compare_paired(s.counts, "f1-macro", ci_method=ci_method, n_resamples=R, rng=21)
     diff = _f1_by_index(pred[:, 0], ref, 3) - _f1_by_index(pred[:, 1], ref, 3)
     assert r.diff[0] == pytest.approx(diff, rel=1e-13)
     # scipy: bootstrap((a, b, ref), f1(a, ref) - f1(b, ref), paired=True, method=...)
     ref_ci = stats.bootstrap(
         (pred[:, 0], pred[:, 1], ref),
         lambda a, b, t, axis=-1: _f1_by_index(a, t, 3, axis) - _f1_by_index(b, t, 3, axis),
-        paired=True, vectorized=True, method=scipy_method, n_resamples=R,
-        rng=np.random.default_rng(22))
+        paired=True,
+        vectorized=True,
+        method=scipy_method,
+        n_resamples=R,
+        rng=np.random.default_rng(22),
+    )
     tol = 5 * math.sqrt(2) * _quantile_mc_sd(ref_ci.standard_error, R)
     assert r.ci_low[0] == pytest.approx(ref_ci.confidence_interval.low, abs=tol)
     assert r.ci_high[0] == pytest.approx(ref_ci.confidence_interval.high, abs=tol)
@@ -590,16 +643,16 @@ def test_corpus_bootstrap_interval_edge_cases():
     ref = ["a", "b"] * 10
     s = classification_statistics(np.column_stack([ref, ["a"] * 20]), ref)
     with pytest.warns(DegenerateDataWarning, match="zero\\s+width"):
-        r = corpus_bootstrap_interval(s.counts, "f1-macro", systems=["oracle", "const"],
-                                      n_resamples=199, rng=0)
+        r = corpus_bootstrap_interval(
+            s.counts, "f1-macro", systems=["oracle", "const"], n_resamples=199, rng=0
+        )
     assert (r.ci_low[0], r.ci_high[0]) == (1.0, 1.0)
     # a rare class absent from some resamples: one summary warning, not one per chunk
     ref = ["a"] * 39 + ["b"]
     s = classification_statistics(np.array(ref)[:, None], ref)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        corpus_bootstrap_interval(s.counts, "f1-macro", n_resamples=2000, rng=0,
-                                  max_memory=2**20)
+        corpus_bootstrap_interval(s.counts, "f1-macro", n_resamples=2000, rng=0, max_memory=2**20)
     messages = [str(w.message) for w in caught if w.category is DegenerateDataWarning]
     assert len([m for m in messages if "resamples" in m]) == 1
     assert "bootstrap resamples" in messages[0] and "F1" in messages[0]
@@ -616,22 +669,36 @@ def test_corpus_compare_paired_edge_cases():
     assert r.system_a == ("system 1", "system 1", "system 2")
     records = r.to_records()
     assert records[1]["metric_a"] == records[1]["mean_a"] == pytest.approx(r.metric_a[1])
-    assert {"p_value", "p_adjusted", "ci_low", "ci_high", "n_a", "significant",
-            "test", "diff", "statistic"} <= set(records[0])
+    assert {
+        "p_value",
+        "p_adjusted",
+        "ci_low",
+        "ci_high",
+        "n_a",
+        "significant",
+        "test",
+        "diff",
+        "statistic",
+    } <= set(records[0])
     # one item: exact test still defined (2 swap patterns), interval NaN
     s1 = classification_statistics([["a", "b"]], ["a"])
     with pytest.warns(DegenerateDataWarning, match="1 item"):
         r1 = corpus_compare_paired(s1.counts, "accuracy", n_resamples=99, rng=0)
     assert r1.exact and r1.p_value[0] == 1.0 and np.isnan(r1.ci_low[0])
     with pytest.warns(OneSidedWarning):
-        corpus_compare_paired(s.counts, "f1-macro", alternative="greater",
-                              n_resamples=99, rng=0, order="first-vs-rest",
-                              baseline="system 3")
+        corpus_compare_paired(
+            s.counts,
+            "f1-macro",
+            alternative="greater",
+            n_resamples=99,
+            rng=0,
+            order="first-vs-rest",
+            baseline="system 3",
+        )
 
 
 def test_corpus_bootstrap_interval_input_validation():
-    s = classification_statistics(np.array([["a", "b"], ["b", "b"], ["a", "a"]]),
-                                  ["a", "b", "a"])
+    s = classification_statistics(np.array([["a", "b"], ["b", "b"], ["a", "a"]]), ["a", "b", "a"])
     with pytest.raises(InputError, match="do not fit metric 'f1-macro'.*n_systems"):
         corpus_bootstrap_interval(s.counts[:, 0], "f1-macro")
     with pytest.raises(InputError, match="unknown corpus metric"):
@@ -661,8 +728,7 @@ def test_corpus_bootstrap_interval_input_validation():
 
 
 def test_corpus_compare_paired_input_validation():
-    s = classification_statistics(np.array([["a", "b"], ["b", "b"], ["a", "a"]]),
-                                  ["a", "b", "a"])
+    s = classification_statistics(np.array([["a", "b"], ["b", "b"], ["a", "a"]]), ["a", "b", "a"])
     with pytest.raises(InputError, match="at least 2 systems"):
         corpus_compare_paired(s.counts[:, :1], "f1-macro")
     with pytest.raises(InputError, match="order='pairs' is not valid"):
@@ -682,14 +748,12 @@ def test_corpus_resampling_memory_bound_and_seed_give_the_same_numbers():
     pred, ref = _simulate(rng, 300, PRIOR, CONFUSION, n_systems=4)
     counts = classification_statistics(pred, ref).counts
     a = corpus_bootstrap_interval(counts, "f1-macro", n_resamples=3000, rng=1)
-    b = corpus_bootstrap_interval(counts, "f1-macro", n_resamples=3000, rng=1,
-                                  max_memory=2**20)
+    b = corpus_bootstrap_interval(counts, "f1-macro", n_resamples=3000, rng=1, max_memory=2**20)
     np.testing.assert_array_equal(a.ci_low, b.ci_low)
     c = corpus_compare_paired(counts, "f1-macro", n_resamples=3000, rng=1)
     d = corpus_compare_paired(counts, "f1-macro", n_resamples=3000, rng=1, max_memory=2**20)
     np.testing.assert_array_equal(c.p_value, d.p_value)
     np.testing.assert_array_equal(c.ci_high, d.ci_high)
     # a CorpusMetric object works like its name
-    e = corpus_bootstrap_interval(counts, corpus_metric("f1-macro"), n_resamples=3000,
-                                  rng=1)
+    e = corpus_bootstrap_interval(counts, corpus_metric("f1-macro"), n_resamples=3000, rng=1)
     np.testing.assert_array_equal(a.ci_low, e.ci_low)

@@ -19,7 +19,8 @@ MODULES = sorted(m.name for m in pkgutil.iter_modules(reportgen.stats.__path__))
 def test_docstring_examples(name):
     module = importlib.import_module(f"reportgen.stats.{name}")
     with np.printoptions(legacy=False):
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS
-                                 | doctest.NORMALIZE_WHITESPACE, verbose=False)
+        result = doctest.testmod(
+            module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+        )
     assert result.failed == 0
     assert result.attempted > 0, f"reportgen.stats.{name} has no docstring example"

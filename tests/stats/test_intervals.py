@@ -40,8 +40,12 @@ def test_tango_paired_coverage_simulation():
     # (Tango 1998 reports coverage close to nominal for this score interval)
     rng = np.random.default_rng(2)
     trials = 6000
-    for n, (p11, p10, p01) in [(15, (0.3, 0.2, 0.1)), (40, (0.4, 0.15, 0.1)),
-                               (200, (0.5, 0.05, 0.1)), (100, (0.2, 0.2, 0.2))]:
+    for n, (p11, p10, p01) in [
+        (15, (0.3, 0.2, 0.1)),
+        (40, (0.4, 0.15, 0.1)),
+        (200, (0.5, 0.05, 0.1)),
+        (100, (0.2, 0.2, 0.2)),
+    ]:
         tables = rng.multinomial(n, [p11, p10, p01, 1 - p11 - p10 - p01], size=trials)
         lo, hi = tango_paired_interval(tables[:, 1], tables[:, 2], n, confidence=0.95)
         truth = p10 - p01
@@ -54,6 +58,7 @@ def test_tango_score_statistic_is_mcnemar_z_at_zero():
     # closed form: at delta = 0 Tango's Z equals McNemar's (b - c) / sqrt(b + c), so the
     # interval excludes 0 exactly when the asymptotic McNemar test rejects
     from reportgen.stats.intervals import _tango_z
+
     for b, c, n in [(7, 3, 40), (0, 5, 30), (12, 12, 100)]:
         assert _tango_z(np.array(0.0), b, c, n) == pytest.approx((b - c) / np.sqrt(b + c))
         lo, hi = tango_paired_interval(b, c, n)
@@ -63,8 +68,9 @@ def test_tango_score_statistic_is_mcnemar_z_at_zero():
 
 def test_tango_paired_edge_cases():
     lo, hi = tango_paired_interval(0, 0, 20)  # no discordant items: symmetric, not empty
-    assert lo == pytest.approx(-hi) and hi == pytest.approx(1.959963984540054 ** 2
-                                                           / (20 + 1.959963984540054 ** 2))
+    assert lo == pytest.approx(-hi) and hi == pytest.approx(
+        1.959963984540054**2 / (20 + 1.959963984540054**2)
+    )
     lo, hi = tango_paired_interval(20, 0, 20)  # A always right, B always wrong
     assert hi == pytest.approx(1.0) and lo > 0.6
     assert np.isnan(tango_paired_interval(0, 0, 0)[0])

@@ -32,6 +32,7 @@ from reportgen.stats.leaderboard import (
 @functools.cache
 def _view(path: str):
     from reportgen.data import load
+
     table = load(path)
     return table.paired(table.datasets[0], "pass1")
 
@@ -78,8 +79,9 @@ def _bt_scipy(W: np.ndarray) -> np.ndarray:
         return value, grad[1:]
 
     # scipy: minimize(nll, x0, jac=True, method="BFGS", gtol tight)
-    res = optimize.minimize(nll, np.zeros(s - 1), jac=True, method="BFGS",
-                            options={"gtol": 1e-11, "maxiter": 10_000})
+    res = optimize.minimize(
+        nll, np.zeros(s - 1), jac=True, method="BFGS", options={"gtol": 1e-11, "maxiter": 10_000}
+    )
     theta = np.concatenate([[0.0], res.x])
     return theta - theta.mean()
 
@@ -90,9 +92,12 @@ def _bt_mm(W: np.ndarray, iters: int = 100_000) -> np.ndarray:
     pi = np.ones(s)
     N = W + W.T
     for _ in range(iters):
-        new = np.array([W[a].sum() / sum(N[a, b] / (pi[a] + pi[b])
-                                         for b in range(s) if b != a)
-                        for a in range(s)])
+        new = np.array(
+            [
+                W[a].sum() / sum(N[a, b] / (pi[a] + pi[b]) for b in range(s) if b != a)
+                for a in range(s)
+            ]
+        )
         new /= np.exp(np.log(new).mean())
         if np.max(np.abs(new - pi)) < 1e-13:
             pi = new
@@ -134,9 +139,13 @@ def test_win_rates_against_pandas_merge_on_humaneval(arena):
     item, awins = pass1_a (1 − pass1_b), mean per model_a (self-pairs dropped)."""
     view = arena("humaneval+")
     X = view.scores
-    long = pd.DataFrame({"item": np.repeat(np.arange(X.shape[0]), X.shape[1]),
-                         "model": np.tile(np.arange(X.shape[1]), X.shape[0]),
-                         "pass1": X.ravel()})
+    long = pd.DataFrame(
+        {
+            "item": np.repeat(np.arange(X.shape[0]), X.shape[1]),
+            "model": np.tile(np.arange(X.shape[1]), X.shape[0]),
+            "pass1": X.ravel(),
+        }
+    )
     pa = long.merge(long, on="item", suffixes=("_a", "_b"))
     pa = pa[pa.model_a != pa.model_b]
     pa["awins"] = pa.pass1_a * (1 - pa.pass1_b)
@@ -152,12 +161,12 @@ def test_win_rates_against_pandas_merge_on_humaneval(arena):
 
 
 def test_win_rates_edge_cases():
-    X = np.array([[1, 1, 0], [0, 0, 1], [1, 1, 1.0]])        # systems 0 and 1 identical
+    X = np.array([[1, 1, 0], [0, 0, 1], [1, 1, 1.0]])  # systems 0 and 1 identical
     with pytest.warns(DegenerateDataWarning, match="never differ"):
         r = win_rates(X, systems=["a", "b", "c"])
     assert np.isnan(r.pair_win_rate[0, 1]) and np.isnan(r.pair_win_rate[0, 0])
     assert r.n_opponents.tolist() == [1, 1, 2]
-    assert r.win_rate[0] == pytest.approx(0.5)             # 1 win of 2 decisive vs c
+    assert r.win_rate[0] == pytest.approx(0.5)  # 1 win of 2 decisive vs c
     assert r.win_rate[2] == pytest.approx(0.5)
     off = ~np.eye(3, dtype=bool) & ~np.isnan(r.pair_win_rate)
     np.testing.assert_allclose((r.pair_win_rate + r.pair_win_rate.T)[off], 1.0)
@@ -273,7 +282,7 @@ def test_bradley_terry_one_step_bootstrap_against_the_full_bootstrap(arena, name
     full = bradley_terry(X, n_resamples=2000, rng=1, bootstrap="full")
     one = bradley_terry(X, n_resamples=2000, rng=1, bootstrap="one-step")
     assert full.bootstrap == "full" and one.bootstrap == "one-step"
-    np.testing.assert_allclose(one.rating, full.rating)       # the same point fit
+    np.testing.assert_allclose(one.rating, full.rating)  # the same point fit
     width = full.ci_high - full.ci_low
     np.testing.assert_allclose(one.se / full.se, 1.0, atol=0.05)
     np.testing.assert_allclose((one.ci_high - one.ci_low) / width, 1.0, atol=0.10)
@@ -288,8 +297,9 @@ def test_bradley_terry_normal_gradients_at_10000_items_against_the_full_bootstra
     rng = np.random.default_rng(4)
     n = 10_000
     ability, difficulty = np.linspace(-0.5, 0.5, 8), rng.normal(0, 1.5, n)
-    X = (rng.random((n, 8)) < 1 / (1 + np.exp(-(ability[None, :] - difficulty[:, None])))
-         ).astype(float)
+    X = (rng.random((n, 8)) < 1 / (1 + np.exp(-(ability[None, :] - difficulty[:, None])))).astype(
+        float
+    )
     full = bradley_terry(X, n_resamples=1000, rng=1, bootstrap="full")
     auto = bradley_terry(X, n_resamples=1000, rng=2)
     assert auto.bootstrap == "one-step normal" and full.bootstrap == "full"
@@ -305,8 +315,7 @@ def test_bradley_terry_auto_bootstrap_switches_above_the_threshold():
     from reportgen.stats.leaderboard import BT_ONE_STEP_SYSTEMS
 
     few = bradley_terry(_random_scores(4, 30, 5), n_resamples=10, rng=1)
-    many = bradley_terry(_random_scores(4, 30, BT_ONE_STEP_SYSTEMS + 1), n_resamples=10,
-                         rng=1)
+    many = bradley_terry(_random_scores(4, 30, BT_ONE_STEP_SYSTEMS + 1), n_resamples=10, rng=1)
     assert (few.bootstrap, many.bootstrap) == ("full", "one-step")
     assert many.to_dict()["bootstrap"] == "one-step"
     with pytest.raises(InputError, match="bootstrap='fast' is not valid"):
@@ -333,8 +342,9 @@ def test_bradley_terry_edge_cases():
         smoothed = bradley_terry(X, n_resamples=0, prior=1.0)
     assert smoothed.rating[0] < bt.rating[0]
     # anchor: that system at 1000, differences unchanged, its interval a point
-    anchored = bradley_terry(_random_scores(4, 40, 4), n_resamples=20, rng=0,
-                             systems=list("abcd"), anchor="c")
+    anchored = bradley_terry(
+        _random_scores(4, 40, 4), n_resamples=20, rng=0, systems=list("abcd"), anchor="c"
+    )
     free = bradley_terry(_random_scores(4, 40, 4), n_resamples=0, systems=list("abcd"))
     assert anchored.rating[2] == pytest.approx(1000)
     np.testing.assert_allclose(np.diff(anchored.rating), np.diff(free.rating), atol=1e-9)
@@ -385,11 +395,16 @@ def _items_reference(X: np.ndarray, items, systems, quality) -> dict:
         else:
             min_q.append(np.nan)
             weakest.append(None)
-    return {"unsolved": tuple(df.index[n_solving == 0]),
-            "solved_by_one": {i: systems[int(np.flatnonzero(solved.loc[i])[0])]
-                              for i in df.index[n_solving == 1]},
-            "tau": np.array(taus), "min_q": np.array(min_q), "weakest": weakest,
-            "mean": df.mean(axis=1).to_numpy()}
+    return {
+        "unsolved": tuple(df.index[n_solving == 0]),
+        "solved_by_one": {
+            i: systems[int(np.flatnonzero(solved.loc[i])[0])] for i in df.index[n_solving == 1]
+        },
+        "tau": np.array(taus),
+        "min_q": np.array(min_q),
+        "weakest": weakest,
+        "mean": df.mean(axis=1).to_numpy(),
+    }
 
 
 @pytest.mark.parametrize("name", ["humaneval+", "mbpp+"])
@@ -438,7 +453,7 @@ def test_item_analysis_with_elo_quality(arena):
 
 def test_item_analysis_fractional_against_kendalltau():
     X = _random_scores(6, 30, 7, fractional=True)
-    q = np.array([3, 1, 2, 2, 5, 4, 0.0])                   # a tie in the quality
+    q = np.array([3, 1, 2, 2, 5, 4, 0.0])  # a tie in the quality
     ia = item_analysis(X, quality=q)
     ref = _items_reference(X, ia.items, ia.systems, q)
     np.testing.assert_allclose(ia.tau, ref["tau"], atol=1e-12, equal_nan=True)
@@ -454,7 +469,7 @@ def test_item_analysis_edge_cases():
     assert ia.unsolved == ("x",) and ia.solved_by_one == {"z": "system 2"}
     rec = ia.to_records()
     assert rec[0]["tau"] is None and rec[0]["weakest_solver"] is None
-    assert rec[1]["tau"] is None                             # every system solves it
+    assert rec[1]["tau"] is None  # every system solves it
     with pytest.warns(DegenerateDataWarning):
         one = item_analysis(np.array([[1.0], [0.0]]))
     assert one.unsolved == ("item 2",)

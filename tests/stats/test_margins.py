@@ -50,8 +50,7 @@ def continuous():
 def binary():
     rng = np.random.default_rng(4)
     latent = rng.normal(size=(300, 1))
-    return (latent + rng.normal(size=(300, 4)) + np.array([0.5, 0.55, 0.3, 0.5]) > 0
-            ).astype(float)
+    return (latent + rng.normal(size=(300, 4)) + np.array([0.5, 0.55, 0.3, 0.5]) > 0).astype(float)
 
 
 # ------------------------------------------------------------------ t tests
@@ -63,15 +62,17 @@ def test_margin_paired_t_against_statsmodels_ttost_paired(continuous, direction)
     assert r.test == "paired t" and r.candidates == ("system 2", "system 3")
     for k, j in enumerate([1, 2]):
         # statsmodels: ttost_paired(candidate, baseline, -margin, margin)
-        p, (t1, p1, df1), (t2, p2, df2) = ttost_paired(continuous[:, j], continuous[:, 0],
-                                                      -0.3, 0.3)
+        p, (t1, p1, df1), (t2, p2, df2) = ttost_paired(
+            continuous[:, j], continuous[:, 0], -0.3, 0.3
+        )
         assert r.statistic_lower[k] == pytest.approx(t1, rel=1e-12)
         assert r.p_lower[k] == pytest.approx(p1, rel=1e-10)
         assert r.statistic_upper[k] == pytest.approx(t2, rel=1e-12)
         assert r.p_upper[k] == pytest.approx(p2, rel=1e-10)
         assert r.p_equivalence[k] == pytest.approx(p, rel=1e-10)
-        assert r.p_noninferiority[k] == pytest.approx(p1 if direction == "higher" else p2,
-                                                      rel=1e-12)
+        assert r.p_noninferiority[k] == pytest.approx(
+            p1 if direction == "higher" else p2, rel=1e-12
+        )
         # scipy: ttest_rel two-sided at 0 and its interval
         ref = stats.ttest_rel(continuous[:, j], continuous[:, 0])
         assert r.p_superiority[k] == pytest.approx(ref.pvalue, rel=1e-10)
@@ -86,10 +87,8 @@ def test_margin_unpaired_welch_against_statsmodels_ttost_ind():
     assert r.test == "Welch t"
     for k, j in enumerate([1, 2]):
         # statsmodels: ttost_ind(candidate, baseline, -margin, margin, usevar="unequal")
-        p, (t1, p1, _), (t2, p2, _) = ttost_ind(samples[j], samples[0], -0.5, 0.5,
-                                                 usevar="unequal")
-        assert (r.statistic_lower[k], r.statistic_upper[k]) == pytest.approx((t1, t2),
-                                                                               rel=1e-12)
+        p, (t1, p1, _), (t2, p2, _) = ttost_ind(samples[j], samples[0], -0.5, 0.5, usevar="unequal")
+        assert (r.statistic_lower[k], r.statistic_upper[k]) == pytest.approx((t1, t2), rel=1e-12)
         assert (r.p_lower[k], r.p_upper[k]) == pytest.approx((p1, p2), rel=1e-10)
         assert r.p_equivalence[k] == pytest.approx(p, rel=1e-10)
         # scipy: ttest_ind(equal_var=False) at 0 and its interval
@@ -115,16 +114,25 @@ def _tango_brute_force(delta0, b, c, n):
 
     lo = max(0.0, -delta0) + 1e-12
     hi = (1 - delta0) / 2 - 1e-12
-    p01 = optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded",
-                                   options={"xatol": 1e-13}).x
+    p01 = optimize.minimize_scalar(
+        nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
+    ).x
     p10 = p01 + delta0
     var = n * ((p10 + p01) - (p10 - p01) ** 2)
     return (b - c - n * delta0) / math.sqrt(var)
 
 
-@pytest.mark.parametrize("b, c, n, delta0", [(12, 4, 100, -0.05), (3, 9, 60, -0.1),
-                                             (20, 20, 164, 0.03), (0, 5, 40, -0.02),
-                                             (7, 0, 30, 0.1), (31, 23, 500, -0.01)])
+@pytest.mark.parametrize(
+    "b, c, n, delta0",
+    [
+        (12, 4, 100, -0.05),
+        (3, 9, 60, -0.1),
+        (20, 20, 164, 0.03),
+        (0, 5, 40, -0.02),
+        (7, 0, 30, 0.1),
+        (31, 23, 500, -0.01),
+    ],
+)
 def test_tango_statistic_against_brute_force_restricted_mle(b, c, n, delta0):
     # brute force: scipy.optimize maximises the restricted multinomial likelihood
     ref = _tango_brute_force(delta0, b, c, n)
@@ -134,7 +142,10 @@ def test_tango_statistic_against_brute_force_restricted_mle(b, c, n, delta0):
 def test_margin_paired_binary_tango_and_exact_mcnemar(binary):
     r = margin_paired(binary, margin=0.05, baseline=0)
     assert (r.test, r.superiority_test, r.ci_method) == (
-        "Tango score", "exact McNemar", "Tango score interval")
+        "Tango score",
+        "exact McNemar",
+        "Tango score interval",
+    )
     for k, j in enumerate([1, 2, 3]):
         cand, base = binary[:, j], binary[:, 0]
         b = int(np.sum((cand == 1) & (base == 0)))
@@ -145,10 +156,10 @@ def test_margin_paired_binary_tango_and_exact_mcnemar(binary):
         assert r.p_lower[k] == pytest.approx(stats.norm.sf(z_l), rel=1e-5)
         assert r.p_upper[k] == pytest.approx(stats.norm.cdf(z_u), rel=1e-5)
         # scipy: binomtest(b, b + c, 0.5) is the exact McNemar test at 0
-        assert r.p_superiority[k] == pytest.approx(stats.binomtest(b, b + c).pvalue,
-                                                   rel=1e-10)
+        assert r.p_superiority[k] == pytest.approx(stats.binomtest(b, b + c).pvalue, rel=1e-10)
         assert r.p_greater[k] == pytest.approx(
-            stats.binomtest(b, b + c, alternative="greater").pvalue, rel=1e-10)
+            stats.binomtest(b, b + c, alternative="greater").pvalue, rel=1e-10
+        )
 
 
 def _trinomial_size(n, delta, psi, alpha):
@@ -158,8 +169,7 @@ def _trinomial_size(n, delta, psi, alpha):
     b, c = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
     ok = b + c <= n
     b, c = b[ok], c[ok]
-    prob = stats.multinomial.pmf(np.column_stack([b, c, n - b - c]), n,
-                                 [p10, p01, 1 - psi])
+    prob = stats.multinomial.pmf(np.column_stack([b, c, n - b - c]), n, [p10, p01, 1 - psi])
     z = tango_statistic(np.array(-delta), b, c, n)
     return float(prob[stats.norm.sf(z) <= alpha].sum())
 
@@ -169,8 +179,12 @@ def test_margin_paired_binary_size_against_brute_force_enumeration():
     # probability at the margin, run through margin_paired; the exact size must equal
     # the trinomial enumeration of (b, c)
     n, delta, psi = 6, 0.1, 0.5
-    p = {(1, 0): (psi - delta) / 2, (0, 1): (psi + delta) / 2, (1, 1): (1 - psi) / 2,
-         (0, 0): (1 - psi) / 2}
+    p = {
+        (1, 0): (psi - delta) / 2,
+        (0, 1): (psi + delta) / 2,
+        (1, 1): (1 - psi) / 2,
+        (0, 0): (1 - psi) / 2,
+    }
     cells = list(p)
     size = 0.0
     with warnings.catch_warnings():
@@ -183,17 +197,17 @@ def test_margin_paired_binary_size_against_brute_force_enumeration():
     assert size == pytest.approx(_trinomial_size(n, delta, psi, 0.05), abs=1e-12)
 
 
-@pytest.mark.parametrize("n, delta, psi", [(50, 0.05, 0.2), (200, 0.02, 0.1),
-                                           (500, 0.01, 0.3)])
+@pytest.mark.parametrize("n, delta, psi", [(50, 0.05, 0.2), (200, 0.02, 0.1), (500, 0.01, 0.3)])
 def test_margin_paired_binary_size_simulation_against_exact_enumeration(n, delta, psi):
     # simulation of margin_paired on item-level data at the margin vs the exact size by
     # trinomial enumeration (binomial Monte Carlo error, 4 SE)
     rng = np.random.default_rng(n)
     reps = 4000
     p10, p01 = (psi - delta) / 2, (psi + delta) / 2
-    cells = rng.multinomial(1, [p10, p01, (1 - psi) / 2, (1 - psi) / 2],
-                            size=(n, reps)).argmax(axis=2)
-    base = np.isin(cells, [1, 2]).astype(float)   # only-B-right or both right
+    cells = rng.multinomial(1, [p10, p01, (1 - psi) / 2, (1 - psi) / 2], size=(n, reps)).argmax(
+        axis=2
+    )
+    base = np.isin(cells, [1, 2]).astype(float)  # only-B-right or both right
     cand = np.isin(cells, [0, 2]).astype(float)
     # one call per replicate would be slow: the replicates' p-values come from their
     # discordant counts, and the function is checked to give the same on 20 of them
@@ -226,26 +240,37 @@ def test_margin_paired_binary_permutation_uses_score_tests_at_the_margins(binary
 def _fm_brute_force(delta0, k_a, n_a, k_b, n_b):
     """Farrington-Manning Z with the restricted MLE from a numerical maximisation of the
     two binomial likelihoods under p_a − p_b = delta0."""
+
     def nll(pa):
         pb = pa - delta0
-        return -(k_a * np.log(pa) + (n_a - k_a) * np.log1p(-pa)
-                 + k_b * np.log(pb) + (n_b - k_b) * np.log1p(-pb))
+        return -(
+            k_a * np.log(pa)
+            + (n_a - k_a) * np.log1p(-pa)
+            + k_b * np.log(pb)
+            + (n_b - k_b) * np.log1p(-pb)
+        )
 
     lo, hi = max(0.0, delta0) + 1e-12, min(1.0, 1 + delta0) - 1e-12
-    pa = optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded",
-                                  options={"xatol": 1e-13}).x
+    pa = optimize.minimize_scalar(
+        nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
+    ).x
     pb = pa - delta0
     var = pa * (1 - pa) / n_a + pb * (1 - pb) / n_b
     return (k_a / n_a - k_b / n_b - delta0) / math.sqrt(var), pa
 
 
-CASES = [(70, 100, 75, 100, -0.1), (5, 20, 9, 31, 0.05), (0, 10, 3, 12, -0.2),
-         (50, 80, 20, 40, 0.1), (3, 50, 0, 60, -0.05), (140, 164, 131, 164, -0.03)]
+CASES = [
+    (70, 100, 75, 100, -0.1),
+    (5, 20, 9, 31, 0.05),
+    (0, 10, 3, 12, -0.2),
+    (50, 80, 20, 40, 0.1),
+    (3, 50, 0, 60, -0.05),
+    (140, 164, 131, 164, -0.03),
+]
 
 
 @pytest.mark.parametrize("k_a, n_a, k_b, n_b, delta0", CASES)
-def test_farrington_manning_against_brute_force_mle_and_statsmodels(k_a, n_a, k_b, n_b,
-                                                                    delta0):
+def test_farrington_manning_against_brute_force_mle_and_statsmodels(k_a, n_a, k_b, n_b, delta0):
     z_ref, pa_ref = _fm_brute_force(delta0, k_a, n_a, k_b, n_b)
     z = float(farrington_manning_statistic(np.array(delta0), k_a, n_a, k_b, n_b))
     assert z == pytest.approx(z_ref, rel=1e-6)
@@ -255,13 +280,19 @@ def test_farrington_manning_against_brute_force_mle_and_statsmodels(k_a, n_a, k_
     # statsmodels 0.15 has a wrong coefficient in its restricted MLE for δ0 != 0
     # (statsmodels issue #10269): compare with it where its MLE is the maximum,
     # otherwise check that ours has the larger restricted likelihood.
-    sm = smp.test_proportions_2indep(k_a, n_a, k_b, n_b, value=delta0, method="score",
-                                 correction=False, compare="diff")
+    sm = smp.test_proportions_2indep(
+        k_a, n_a, k_b, n_b, value=delta0, method="score", correction=False, compare="diff"
+    )
 
     def ll(p_a):
         p_b = p_a - delta0
-        return (k_a * np.log(p_a) + (n_a - k_a) * np.log1p(-p_a) + k_b * np.log(p_b)
-                + (n_b - k_b) * np.log1p(-p_b))
+        return (
+            k_a * np.log(p_a)
+            + (n_a - k_a) * np.log1p(-p_a)
+            + k_b * np.log(p_b)
+            + (n_b - k_b) * np.log1p(-p_b)
+        )
+
     if not np.isfinite(sm.prop1_null):
         # statsmodels returns NaN when the restricted MLE is on the boundary (here
         # p_a = 0 with no success in A): the brute-force maximum above is the reference
@@ -276,17 +307,20 @@ def test_farrington_manning_against_brute_force_mle_and_statsmodels(k_a, n_a, k_
 def test_farrington_manning_at_zero_against_statsmodels_and_pooled_z(alternative):
     # at δ0 = 0 statsmodels' score test (pooled variance) has no bug
     for k_a, n_a, k_b, n_b, _ in CASES:
-        ref = smp.test_proportions_2indep(k_a, n_a, k_b, n_b, value=0, method="score",
-                                      correction=False, alternative=alternative)
-        r = margin_unpaired([np.r_[np.ones(k_b), np.zeros(n_b - k_b)],
-                             np.r_[np.ones(k_a), np.zeros(n_a - k_a)]], margin=0.05)
-        p = {"two-sided": r.p_superiority, "larger": r.p_greater,
-             "smaller": r.p_less}[alternative]
+        ref = smp.test_proportions_2indep(
+            k_a, n_a, k_b, n_b, value=0, method="score", correction=False, alternative=alternative
+        )
+        r = margin_unpaired(
+            [np.r_[np.ones(k_b), np.zeros(n_b - k_b)], np.r_[np.ones(k_a), np.zeros(n_a - k_a)]],
+            margin=0.05,
+        )
+        p = {"two-sided": r.p_superiority, "larger": r.p_greater, "smaller": r.p_less}[alternative]
         assert float(p[0]) == pytest.approx(ref.pvalue, rel=1e-9)
         # the engine's pooled two-proportion z gives the same two-sided p
         if alternative == "two-sided":
-            e = compare_unpaired([np.r_[np.ones(k_a), np.zeros(n_a - k_a)],
-                                  np.r_[np.ones(k_b), np.zeros(n_b - k_b)]])
+            e = compare_unpaired(
+                [np.r_[np.ones(k_a), np.zeros(n_a - k_a)], np.r_[np.ones(k_b), np.zeros(n_b - k_b)]]
+            )
             assert float(p[0]) == pytest.approx(e.p_value[0], rel=1e-9)
 
 
@@ -299,8 +333,9 @@ def test_margin_unpaired_binary_tost_against_brute_force_and_statsmodels_tost():
     z_u, _ = _fm_brute_force(0.08, k_a, n_a, k_b, n_b)
     assert r.p_lower[0] == pytest.approx(stats.norm.sf(z_l), rel=1e-6)
     assert r.p_upper[0] == pytest.approx(stats.norm.cdf(z_u), rel=1e-6)
-    assert r.p_equivalence[0] == pytest.approx(max(stats.norm.sf(z_l),
-                                                   stats.norm.cdf(z_u)), rel=1e-6)
+    assert r.p_equivalence[0] == pytest.approx(
+        max(stats.norm.sf(z_l), stats.norm.cdf(z_u)), rel=1e-6
+    )
     # statsmodels: smp.tost_proportions_2indep(..., method="wald") is the same TOST with the
     # unrestricted variance; the score version differs only in its variance
     sm = smp.tost_proportions_2indep(k_a, n_a, k_b, n_b, -0.08, 0.08, method="wald")
@@ -313,8 +348,7 @@ def test_farrington_manning_interval_against_brute_force_inversion():
         z = stats.norm.isf(0.05)
         # brute force: the brute-force statistic at the limits is ±z
         assert _fm_brute_force(float(lo), k_a, n_a, k_b, n_b)[0] == pytest.approx(z, abs=1e-5)
-        assert _fm_brute_force(float(hi), k_a, n_a, k_b, n_b)[0] == pytest.approx(-z,
-                                                                                   abs=1e-5)
+        assert _fm_brute_force(float(hi), k_a, n_a, k_b, n_b)[0] == pytest.approx(-z, abs=1e-5)
 
 
 def test_margin_unpaired_binary_permutation_exact_at_zero_is_fisher():
@@ -322,10 +356,8 @@ def test_margin_unpaired_binary_permutation_exact_at_zero_is_fisher():
     r = margin_unpaired([base, cand], margin=0.1, method="permutation")
     # scipy: fisher_exact one-sided tests of the 2x2 table
     table = [[40, 12], [30, 20]]
-    assert r.p_greater[0] == pytest.approx(stats.fisher_exact(table, "greater").pvalue,
-                                           rel=1e-10)
-    assert r.p_less[0] == pytest.approx(stats.fisher_exact(table, "less").pvalue,
-                                        rel=1e-10)
+    assert r.p_greater[0] == pytest.approx(stats.fisher_exact(table, "greater").pvalue, rel=1e-10)
+    assert r.p_less[0] == pytest.approx(stats.fisher_exact(table, "less").pvalue, rel=1e-10)
 
 
 # ------------------------------------------------------------------ resampling
@@ -339,8 +371,12 @@ def test_margin_paired_permutation_against_brute_force_enumeration():
     assert r.exact and r.test == "paired sign-flip permutation (exact)"
     # brute force: all 2^10 sign vectors of the shifted differences
     signs = np.array(list(itertools.product([1, -1], repeat=10)))
-    for v, p, side in ((-0.4, r.p_lower[0], 1), (0.4, r.p_upper[0], -1),
-                       (0.0, r.p_greater[0], 1), (0.0, r.p_less[0], -1)):
+    for v, p, side in (
+        (-0.4, r.p_lower[0], 1),
+        (0.4, r.p_upper[0], -1),
+        (0.0, r.p_greater[0], 1),
+        (0.0, r.p_less[0], -1),
+    ):
         flipped = signs @ (d - v)
         obs = (d - v).sum()
         ref = np.mean(side * flipped >= side * obs - 1e-9)
@@ -350,7 +386,7 @@ def test_margin_paired_permutation_against_brute_force_enumeration():
 def test_margin_paired_permutation_monte_carlo_converges_to_exact():
     rng = np.random.default_rng(12)
     X = rng.normal(size=(14, 2)) + np.array([0, 0.2])
-    exact = margin_paired(X, margin=0.3, method="permutation", n_resamples=2 ** 14)
+    exact = margin_paired(X, margin=0.3, method="permutation", n_resamples=2**14)
     mc = margin_paired(X, margin=0.3, method="permutation", n_resamples=9999, rng=1)
     assert exact.exact and not mc.exact and mc.n_resamples == 9999
     # Monte Carlo error of a proportion with 9,999 draws (fewer than the 2^14 sign
@@ -382,12 +418,10 @@ def test_margin_unpaired_permutation_against_brute_force_enumeration():
 def test_margin_bootstrap_at_zero_against_engine_bootstrap(continuous):
     # the engine's paired bootstrap draws the same counts from the same seed: its
     # one-sided p-value at 0 equals the margin bootstrap's p_greater
-    r = margin_paired(continuous[:, :2], margin=0.2, method="bootstrap", rng=7,
-                      baseline=0)
+    r = margin_paired(continuous[:, :2], margin=0.2, method="bootstrap", rng=7, baseline=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        e = compare_paired(continuous[:, [1, 0]], method="bootstrap", rng=7,
-                           alternative="greater")
+        e = compare_paired(continuous[:, [1, 0]], method="bootstrap", rng=7, alternative="greater")
     assert r.p_greater[0] == pytest.approx(e.p_value[0], abs=1e-12)
 
 
@@ -395,10 +429,10 @@ def test_margin_bootstrap_interval_against_scipy_basic_bootstrap(continuous):
     # scipy: bootstrap(..., method="basic") of the mean difference; same resampling
     # scheme, different random draws: agree to the Monte Carlo error of the quantiles
     d = continuous[:, 1] - continuous[:, 0]
-    r = margin_paired(continuous[:, :2], margin=0.2, method="bootstrap", rng=8,
-                      n_resamples=20000)
-    ref = stats.bootstrap((d,), np.mean, method="basic", n_resamples=20000,
-                          random_state=9).confidence_interval
+    r = margin_paired(continuous[:, :2], margin=0.2, method="bootstrap", rng=8, n_resamples=20000)
+    ref = stats.bootstrap(
+        (d,), np.mean, method="basic", n_resamples=20000, random_state=9
+    ).confidence_interval
     se = d.std(ddof=1) / math.sqrt(len(d))
     assert r.ci_low[0] == pytest.approx(ref.low, abs=0.05 * se)
     assert r.ci_high[0] == pytest.approx(ref.high, abs=0.05 * se)
@@ -407,8 +441,7 @@ def test_margin_bootstrap_interval_against_scipy_basic_bootstrap(continuous):
 def test_margin_unpaired_bootstrap_close_to_welch():
     rng = np.random.default_rng(14)
     samples = [rng.normal(0, 1, 400), rng.normal(0.05, 1.5, 300)]
-    boot = margin_unpaired(samples, margin=0.2, method="bootstrap", rng=1,
-                           n_resamples=20000)
+    boot = margin_unpaired(samples, margin=0.2, method="bootstrap", rng=1, n_resamples=20000)
     welch = margin_unpaired(samples, margin=0.2)
     # large samples: the null-shifted bootstrap approaches the Welch test (z vs t and
     # Monte Carlo error)
@@ -440,19 +473,27 @@ def test_interval_and_tests_never_disagree_against_direct_comparison(method, kin
         if kind == "binary":
             p = rng.uniform(0.3, 0.9)
             latent = rng.normal(size=(n, 1))
-            X = (latent + rng.normal(size=(n, 4)) * rng.uniform(0.3, 2)
-                 + rng.normal(0, 0.3, size=4) + stats.norm.ppf(p) > 0).astype(float)
+            X = (
+                latent
+                + rng.normal(size=(n, 4)) * rng.uniform(0.3, 2)
+                + rng.normal(0, 0.3, size=4)
+                + stats.norm.ppf(p)
+                > 0
+            ).astype(float)
             delta = float(rng.uniform(0.01, 0.15))
         else:
             X = rng.normal(size=(n, 4)) + rng.normal(size=(n, 1)) + rng.normal(0, 0.3, 4)
             delta = float(rng.uniform(0.05, 0.6))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DegenerateDataWarning)
-            paired = margin_paired(X, margin=delta, method=method, rng=trial,
-                                   n_resamples=999)
-            unpaired = margin_unpaired([X[: n // 2, 0], X[:, 1], X[n // 3:, 2]],
-                                       margin=delta, method=method, rng=trial,
-                                       n_resamples=999)
+            paired = margin_paired(X, margin=delta, method=method, rng=trial, n_resamples=999)
+            unpaired = margin_unpaired(
+                [X[: n // 2, 0], X[:, 1], X[n // 3 :, 2]],
+                margin=delta,
+                method=method,
+                rng=trial,
+                n_resamples=999,
+            )
         for a in (0.025, 0.005, 0.1, 0.0011):
             _agreement(paired, a)
             _agreement(unpaired, a)
@@ -462,16 +503,16 @@ def test_exact_mcnemar_and_tango_interval_are_aligned_at_zero():
     # b = 0, c = 12: exact McNemar p = 2^-11 = 0.000488 rejects at 0.0005 while Tango's
     # (asymptotic) interval at 1 − 0.0005 contains 0; the interval is cut at 0
     X = np.zeros((100, 2))
-    X[:12, 0] = 1            # baseline right, candidate wrong on 12 items
+    X[:12, 0] = 1  # baseline right, candidate wrong on 12 items
     r = margin_paired(X, margin=0.2)
-    assert r.p_superiority[0] == pytest.approx(2 ** -11)
+    assert r.p_superiority[0] == pytest.approx(2**-11)
     lo_tango, hi_tango = tango_paired_interval(0, 12, 100, confidence=1 - 0.0005)
     assert float(hi_tango) >= 0
     lo, hi = r.interval(1 - 0.0005)
     assert hi[0] < 0 and lo[0] == pytest.approx(float(lo_tango))
     # and the other way: Tango excludes 0 but exact McNemar does not reject: extended
     X = np.zeros((100, 2))
-    X[:5, 1] = 1             # candidate right on 5 items only: exact p = 0.0625
+    X[:5, 1] = 1  # candidate right on 5 items only: exact p = 0.0625
     r = margin_paired(X, margin=0.2)
     assert r.p_superiority[0] == pytest.approx(0.0625)
     lo_tango, _ = tango_paired_interval(5, 0, 100, confidence=0.95)
@@ -485,17 +526,24 @@ def _family(rng, m=6):
     out = []
     for k in range(m):
         n = int(rng.integers(30, 200))
-        X = rng.normal(size=(n, 2)) + rng.normal(size=(n, 1)) + np.array(
-            [0, rng.normal(0, 0.3)])
+        X = rng.normal(size=(n, 2)) + rng.normal(size=(n, 1)) + np.array([0, rng.normal(0, 0.3)])
         out.append(margin_paired(X, margin=0.25, direction="higher" if k % 2 else "lower"))
     return out
 
 
-@pytest.mark.parametrize("correction, reference", [
-    ("bonferroni", "bonferroni"), ("holm", "bonferroni"), ("sidak", "sidak"),
-    ("holm-sidak", "sidak"), ("fdr_bh", "fdr_bh"), ("fdr_by", "fdr_by"), ("none", None)])
-def test_margin_decisions_adjusted_p_against_statsmodels_multipletests(correction,
-                                                                      reference):
+@pytest.mark.parametrize(
+    "correction, reference",
+    [
+        ("bonferroni", "bonferroni"),
+        ("holm", "bonferroni"),
+        ("sidak", "sidak"),
+        ("holm-sidak", "sidak"),
+        ("fdr_bh", "fdr_bh"),
+        ("fdr_by", "fdr_by"),
+        ("none", None),
+    ],
+)
+def test_margin_decisions_adjusted_p_against_statsmodels_multipletests(correction, reference):
     rng = np.random.default_rng(16)
     family = _family(rng)
     d = margin_decisions(family, alpha=0.05, correction=correction)
@@ -510,8 +558,7 @@ def test_margin_decisions_adjusted_p_against_statsmodels_multipletests(correctio
         assert d.confidence == pytest.approx(1 - level[reference], rel=1e-12)
 
 
-@pytest.mark.parametrize("correction", ["bonferroni", "holm-sidak", "fdr_bh", "fdr_by",
-                                        "none"])
+@pytest.mark.parametrize("correction", ["bonferroni", "holm-sidak", "fdr_bh", "fdr_by", "none"])
 def test_margin_decisions_claims_agree_with_adjusted_p_and_interval(correction):
     # oracle: the claims' definitions — adjusted p <= α (superiority) or <= α/2
     # (one-sided claims) iff the interval says so; across many random families
@@ -522,15 +569,21 @@ def test_margin_decisions_claims_agree_with_adjusted_p_and_interval(correction):
         higher = np.array([x == "higher" for x in d.direction])
         diff_side = np.where(higher, d.ci_low > 0, d.ci_high < 0)
         np.testing.assert_array_equal(d.improved, diff_side)
-        np.testing.assert_array_equal(d.improved | d.regressed,
-                                      d.p_superiority_adjusted <= 0.05)
+        np.testing.assert_array_equal(d.improved | d.regressed, d.p_superiority_adjusted <= 0.05)
         np.testing.assert_array_equal(d.noninferior, d.p_noninferiority_adjusted <= 0.025)
         np.testing.assert_array_equal(d.equivalent, d.p_equivalence_adjusted <= 0.025)
         ni_interval = np.where(higher, d.ci_low > -d.margin, d.ci_high < d.margin)
         np.testing.assert_array_equal(d.noninferior, ni_interval)
         for k, v in enumerate(d.verdict):
-            expected = ("improved" if d.improved[k] else "regressed" if d.regressed[k]
-                        else "non-inferior" if d.noninferior[k] else "inconclusive")
+            expected = (
+                "improved"
+                if d.improved[k]
+                else "regressed"
+                if d.regressed[k]
+                else "non-inferior"
+                if d.noninferior[k]
+                else "inconclusive"
+            )
             assert v == expected
 
 
@@ -540,8 +593,9 @@ def test_margin_decisions_bonferroni_one_sided_adjusted_is_m_times_p():
     d = margin_decisions(family, correction="bonferroni")
     raw = np.concatenate([r.p_noninferiority for r in family])
     # closed form: Bonferroni of a one-sided p compared with α/2 is min(1, m p)
-    np.testing.assert_allclose(d.p_noninferiority_adjusted,
-                               np.where(2 * raw <= 1, np.minimum(1, 5 * raw), 1.0))
+    np.testing.assert_allclose(
+        d.p_noninferiority_adjusted, np.where(2 * raw <= 1, np.minimum(1, 5 * raw), 1.0)
+    )
     np.testing.assert_allclose(d.p_noninferiority, raw)
 
 
@@ -573,35 +627,39 @@ def test_margin_decisions_simultaneous_coverage_simulation():
 # ------------------------------------------------------------------ power
 
 
-@pytest.mark.parametrize("n, margin, sd, true_diff", [(50, 0.3, 1.0, 0.0),
-                                                      (120, 0.1, 0.5, 0.05),
-                                                      (20, 1.0, 2.0, -0.2)])
-def test_noninferiority_power_paired_t_against_statsmodels_ttestpower(n, margin, sd,
-                                                                     true_diff):
-    r = noninferiority_power(n, margin, design="paired-continuous", sd=sd,
-                             true_diff=true_diff, alpha=0.025)
+@pytest.mark.parametrize(
+    "n, margin, sd, true_diff", [(50, 0.3, 1.0, 0.0), (120, 0.1, 0.5, 0.05), (20, 1.0, 2.0, -0.2)]
+)
+def test_noninferiority_power_paired_t_against_statsmodels_ttestpower(n, margin, sd, true_diff):
+    r = noninferiority_power(
+        n, margin, design="paired-continuous", sd=sd, true_diff=true_diff, alpha=0.025
+    )
     # statsmodels: TTestPower().power(effect_size=(Δ1 + δ)/sd, nobs=n, alpha=0.025,
     # alternative="larger")
-    ref = TTestPower().power(effect_size=(true_diff + margin) / sd, nobs=n, alpha=0.025,
-                             alternative="larger")
+    ref = TTestPower().power(
+        effect_size=(true_diff + margin) / sd, nobs=n, alpha=0.025, alternative="larger"
+    )
     assert r.power == pytest.approx(ref, rel=1e-8)
 
 
 def test_noninferiority_power_welch_equal_groups_against_statsmodels_ttestindpower():
     # equal SDs and group sizes: the Welch df is 2n − 2, the pooled t's
     r = noninferiority_power(60, 0.4, design="unpaired-continuous", sd=1.2, alpha=0.05)
-    ref = TTestIndPower().power(effect_size=0.4 / 1.2, nobs1=60, alpha=0.05, ratio=1,
-                                alternative="larger")
+    ref = TTestIndPower().power(
+        effect_size=0.4 / 1.2, nobs1=60, alpha=0.05, ratio=1, alternative="larger"
+    )
     assert r.power == pytest.approx(ref, rel=1e-8)
 
 
-@pytest.mark.parametrize("n, margin, psi, true_diff", [(300, 0.05, 0.2, 0.0),
-                                                       (150, 0.1, 0.3, 0.02),
-                                                       (800, 0.02, 0.1, 0.0)])
+@pytest.mark.parametrize(
+    "n, margin, psi, true_diff",
+    [(300, 0.05, 0.2, 0.0), (150, 0.1, 0.3, 0.02), (800, 0.02, 0.1, 0.0)],
+)
 def test_noninferiority_power_paired_binary_against_simulation(n, margin, psi, true_diff):
     # simulation of the Tango test on multinomial tables (binomial error, 4 SE)
-    pred = noninferiority_power(n, margin, design="paired-binary", discordance=psi,
-                                true_diff=true_diff).power
+    pred = noninferiority_power(
+        n, margin, design="paired-binary", discordance=psi, true_diff=true_diff
+    ).power
     rng = np.random.default_rng(20)
     reps = 20000
     p10, p01 = (psi + true_diff) / 2, (psi - true_diff) / 2
@@ -611,12 +669,16 @@ def test_noninferiority_power_paired_binary_against_simulation(n, margin, psi, t
     assert abs(sim - pred) < 4 * math.sqrt(pred * (1 - pred) / reps) + 0.01
 
 
-@pytest.mark.parametrize("n, margin, baseline, true_diff, ratio", [
-    (200, 0.1, 0.7, 0.0, 1.0), (400, 0.05, 0.85, 0.01, 1.5), (100, 0.15, 0.5, 0.0, 0.5)])
-def test_noninferiority_power_unpaired_binary_against_simulation(n, margin, baseline,
-                                                                 true_diff, ratio):
-    pred = noninferiority_power(n, margin, design="unpaired-binary", baseline=baseline,
-                                true_diff=true_diff, ratio=ratio).power
+@pytest.mark.parametrize(
+    "n, margin, baseline, true_diff, ratio",
+    [(200, 0.1, 0.7, 0.0, 1.0), (400, 0.05, 0.85, 0.01, 1.5), (100, 0.15, 0.5, 0.0, 0.5)],
+)
+def test_noninferiority_power_unpaired_binary_against_simulation(
+    n, margin, baseline, true_diff, ratio
+):
+    pred = noninferiority_power(
+        n, margin, design="unpaired-binary", baseline=baseline, true_diff=true_diff, ratio=ratio
+    ).power
     rng = np.random.default_rng(21)
     reps = 20000
     n_b = int(round(ratio * n))
@@ -627,9 +689,15 @@ def test_noninferiority_power_unpaired_binary_against_simulation(n, margin, base
     assert abs(sim - pred) < 4 * math.sqrt(pred * (1 - pred) / reps) + 0.01
 
 
-@pytest.mark.parametrize("design, nuisance", [
-    ("paired-binary", {"discordance": 0.2}), ("unpaired-binary", {"baseline": 0.8}),
-    ("paired-continuous", {"sd": 0.3}), ("unpaired-continuous", {"sd": 0.3, "sd_b": 0.4})])
+@pytest.mark.parametrize(
+    "design, nuisance",
+    [
+        ("paired-binary", {"discordance": 0.2}),
+        ("unpaired-binary", {"baseline": 0.8}),
+        ("paired-continuous", {"sd": 0.3}),
+        ("unpaired-continuous", {"sd": 0.3, "sd_b": 0.4}),
+    ],
+)
 def test_noninferiority_required_n_is_the_smallest_n_against_power(design, nuisance):
     r = noninferiority_required_n(0.05, design=design, power=0.8, **nuisance)
     # closed form of the definition: power at n reaches 80%, at n − 1 it does not
@@ -713,8 +781,9 @@ def test_margin_edge_cases():
 
 
 def test_margin_records_and_frame(binary):
-    r = margin_paired(binary, margin=0.05, systems=["v1", "v2", "v3", "v4"], baseline="v1",
-                      candidates=["v3"])
+    r = margin_paired(
+        binary, margin=0.05, systems=["v1", "v2", "v3", "v4"], baseline="v1", candidates=["v3"]
+    )
     (row,) = r.to_records()
     assert row["baseline"] == "v1" and row["candidate"] == "v3"
     assert row["p_noninferiority"] == pytest.approx(float(r.p_lower[0]))
@@ -724,8 +793,9 @@ def test_margin_records_and_frame(binary):
 
 def test_margin_same_seed_same_numbers(continuous):
     a = margin_paired(continuous, margin=0.2, method="bootstrap", rng=3, n_resamples=500)
-    b = margin_paired(continuous, margin=0.2, method="bootstrap", rng=3, n_resamples=500,
-                      max_memory=2 ** 20)
+    b = margin_paired(
+        continuous, margin=0.2, method="bootstrap", rng=3, n_resamples=500, max_memory=2**20
+    )
     np.testing.assert_array_equal(a.p_lower, b.p_lower)
     np.testing.assert_array_equal(a.ci_low, b.ci_low)
 
@@ -757,7 +827,7 @@ def test_flipped_items_continuous_order_and_lower_is_better():
     r = flipped_items(base, cand)
     assert r.items == (2, 3, 4, 1) and r.n_lost == 2 and r.n_gained == 2
     np.testing.assert_allclose(r.change, [-0.8, -0.1, 0.1, 0.4])
-    low = flipped_items(base, cand, direction="lower")   # a loss is now a higher score
+    low = flipped_items(base, cand, direction="lower")  # a loss is now a higher score
     assert low.items == (1, 4, 3, 2) and list(low.lost) == [True, True, False, False]
     with pytest.raises(InputError, match="different numbers of scores"):
         flipped_items(base, cand[:3])
@@ -772,6 +842,7 @@ def test_margins_and_flips_doctests():
     from reportgen.stats import flips as flips_module
     from reportgen.stats import intervals as intervals_module
     from reportgen.stats import margins as margins_module
+
     for module in (margins_module, flips_module, intervals_module):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -17,8 +17,10 @@ from reportgen.stats.means import clopper_pearson_interval, mean_intervals
 @pytest.mark.parametrize("method,sm", [("wilson", "wilson"), ("clopper-pearson", "beta")])
 def test_binary_intervals_against_statsmodels_proportion_confint(method, sm):
     rng = np.random.default_rng(0)
-    samples = [(rng.random(n) < p).astype(float) for n, p in
-               [(1, 0.5), (10, 0.0), (10, 1.0), (37, 0.3), (500, 0.9)]]
+    samples = [
+        (rng.random(n) < p).astype(float)
+        for n, p in [(1, 0.5), (10, 0.0), (10, 1.0), (37, 0.3), (500, 0.9)]
+    ]
     r = mean_intervals(samples, method=method, confidence=0.9)
     for k, s in enumerate(samples):
         # statsmodels: proportion_confint(count, nobs, alpha=0.1, method=...)
@@ -44,16 +46,16 @@ def test_t_interval_against_statsmodels_tconfint_mean():
         assert (r.ci_low[j], r.ci_high[j]) == pytest.approx(ref, rel=1e-12)
 
 
-@pytest.mark.parametrize("method,scipy_method", [("percentile", "percentile"),
-                                                 ("bca", "BCa")])
+@pytest.mark.parametrize("method,scipy_method", [("percentile", "percentile"), ("bca", "BCa")])
 def test_bootstrap_against_scipy_bootstrap(method, scipy_method):
     rng = np.random.default_rng(2)
     x = rng.exponential(size=40)
     r = mean_intervals([x], method=method, n_resamples=40000, rng=3)
     # scipy: bootstrap((x,), np.mean, method=...); two Monte Carlo estimates of one
     # interval agree to a small fraction of the standard error
-    ref = stats.bootstrap((x,), np.mean, method=scipy_method, n_resamples=40000,
-                          rng=np.random.default_rng(4)).confidence_interval
+    ref = stats.bootstrap(
+        (x,), np.mean, method=scipy_method, n_resamples=40000, rng=np.random.default_rng(4)
+    ).confidence_interval
     se = x.std(ddof=1) / np.sqrt(len(x))
     assert r.ci_low[0] == pytest.approx(ref.low, abs=0.06 * se)
     assert r.ci_high[0] == pytest.approx(ref.high, abs=0.06 * se)

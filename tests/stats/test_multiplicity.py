@@ -10,8 +10,14 @@ from reportgen.errors import InputError
 from reportgen.stats.multiplicity import CORRECTIONS, adjust_pvalues
 
 # our name -> statsmodels' method name
-STATSMODELS = {"holm-sidak": "holm-sidak", "holm": "holm", "bonferroni": "bonferroni",
-               "sidak": "sidak", "fdr_bh": "fdr_bh", "fdr_by": "fdr_by"}
+STATSMODELS = {
+    "holm-sidak": "holm-sidak",
+    "holm": "holm",
+    "bonferroni": "bonferroni",
+    "sidak": "sidak",
+    "fdr_bh": "fdr_bh",
+    "fdr_by": "fdr_by",
+}
 
 
 @pytest.mark.parametrize("method", list(STATSMODELS))
@@ -25,8 +31,9 @@ def test_adjust_pvalues_against_statsmodels_multipletests(method):
             p[rng.integers(0, m)] = 1.0
         # statsmodels: multipletests(p, method=method)[1]
         expected = multipletests(p, method=STATSMODELS[method])[1]
-        np.testing.assert_allclose(adjust_pvalues(p, method=method), expected,
-                                   rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(
+            adjust_pvalues(p, method=method), expected, rtol=1e-12, atol=1e-15
+        )
 
 
 def test_adjust_pvalues_none_and_nan():
@@ -40,8 +47,9 @@ def test_adjust_pvalues_none_and_nan():
 
 def test_adjust_pvalues_published_example():
     # seed 001 §4: Holm is step-down with running maximum; a hand-checked family
-    np.testing.assert_allclose(adjust_pvalues(np.array([0.01, 0.04, 0.03]), method="holm"),
-                               [0.03, 0.06, 0.06])
+    np.testing.assert_allclose(
+        adjust_pvalues(np.array([0.01, 0.04, 0.03]), method="holm"), [0.03, 0.06, 0.06]
+    )
 
 
 def test_adjust_pvalues_input_validation():

@@ -34,6 +34,7 @@ EVAL_ARENA = ("humaneval+", "mbpp+", "lcb_codegen", "cruxeval_output", "terminal
 @functools.cache
 def _view(path: str):
     from reportgen.data import load
+
     table = load(path)
     view = table.paired(table.datasets[0], "pass1")
     counts = None
@@ -49,8 +50,7 @@ def arena(shared_data: Path):
 
 @pytest.fixture
 def arena_reference(shared_data: Path):
-    return lambda name: _loop_reference_cached(
-        str(shared_data / "eval-arena" / f"{name}.jsonl"))
+    return lambda name: _loop_reference_cached(str(shared_data / "eval-arena" / f"{name}.jsonl"))
 
 
 @functools.cache
@@ -71,21 +71,26 @@ def _loop_reference(X: np.ndarray) -> dict:
         rows.append((i, j, wins, losses, p, abs(d.sum()), np.std(d) / math.sqrt(n)))
     sig = [r[5] for r in rows if r[4] < 0.05]
     non = [r[5] for r in rows if r[4] >= 0.05]
-    return {"rows": rows, "p5_min_items": min(sig) if sig else math.nan,
-            "p5_max_items": max(non) if non else math.nan}
+    return {
+        "rows": rows,
+        "p5_min_items": min(sig) if sig else math.nan,
+        "p5_max_items": max(non) if non else math.nan,
+    }
 
 
 # ------------------------------------------------------------------- p5 and the test
 
 
-@pytest.mark.parametrize("name, p5_min, p5_min_pct, p5_max, p5_max_pct", [
-    ("humaneval+", 11, 6.71, 16, 9.76),
-    ("mbpp+", 16, 4.23, 21, 5.56),
-])
-def test_noise_profile_p5_against_published_eval_arena_figures(arena, arena_reference,
-                                                               name, p5_min,
-                                                               p5_min_pct, p5_max,
-                                                               p5_max_pct):
+@pytest.mark.parametrize(
+    "name, p5_min, p5_min_pct, p5_max, p5_max_pct",
+    [
+        ("humaneval+", 11, 6.71, 16, 9.76),
+        ("mbpp+", 16, 4.23, 21, 5.56),
+    ],
+)
+def test_noise_profile_p5_against_published_eval_arena_figures(
+    arena, arena_reference, name, p5_min, p5_min_pct, p5_max, p5_max_pct
+):
     # reference: issue 4 / seed 002 (eval-arena summary table, p5_min / p5_max columns)
     view, _ = arena(name)
     prof = noise_profile(view.scores, systems=view.systems)
@@ -94,8 +99,7 @@ def test_noise_profile_p5_against_published_eval_arena_figures(arena, arena_refe
     assert round(100 * prof.p5_min, 2) == p5_min_pct
     assert round(100 * prof.p5_max, 2) == p5_max_pct
     ref = arena_reference(name)
-    assert (prof.p5_min_items, prof.p5_max_items) == (ref["p5_min_items"],
-                                                      ref["p5_max_items"])
+    assert (prof.p5_min_items, prof.p5_max_items) == (ref["p5_min_items"], ref["p5_max_items"])
     # the methods generalise p5 to other levels; at 0.05 they are p5 itself
     assert prof.min_significant_diff(0.05) == prof.p5_min
     assert prof.max_nonsignificant_diff(0.05) == prof.p5_max
@@ -127,27 +131,30 @@ def test_noise_profile_binary_equals_exact_mcnemar_statsmodels(arena):
     prof = noise_profile(X)
     for k in range(0, prof.n_pairs, 97):
         a, b = X[:, prof.index_a[k]], X[:, prof.index_b[k]]
-        table = [[np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
-                 [np.sum((a == 0) & (b == 1)), np.sum((a == 0) & (b == 0))]]
+        table = [
+            [np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
+            [np.sum((a == 0) & (b == 1)), np.sum((a == 0) & (b == 0))],
+        ]
         # statsmodels: mcnemar(table, exact=True)
-        assert prof.p_value[k] == pytest.approx(mcnemar(table, exact=True).pvalue,
-                                                rel=1e-10)
+        assert prof.p_value[k] == pytest.approx(mcnemar(table, exact=True).pvalue, rel=1e-10)
 
 
 def test_sign_test_boundary_against_scipy_binomtest_enumeration():
     totals = np.arange(0, 81)
     # brute force: every split (a, m - a) with a <= m/2 (the test is symmetric),
     # scipy binomtest(a, m).pvalue
-    pvalues = {m: [(m - 2 * a, stats.binomtest(a, m, 0.5).pvalue)
-                   for a in range(m // 2 + 1)] for m in totals if m}
+    pvalues = {
+        m: [(m - 2 * a, stats.binomtest(a, m, 0.5).pvalue) for a in range(m // 2 + 1)]
+        for m in totals
+        if m
+    }
     for alpha in BOUNDARY_ALPHAS:
         got = sign_test_boundary(totals, alpha=alpha)
         assert math.isnan(got[0])
         for m in totals[1:]:
             ok = [d for d, p in pvalues[m] if p < alpha]
             expected = min(ok) if ok else math.nan
-            assert (math.isnan(got[m]) and math.isnan(expected)) or got[m] == expected, \
-                (alpha, m)
+            assert (math.isnan(got[m]) and math.isnan(expected)) or got[m] == expected, (alpha, m)
 
 
 def test_sign_test_boundary_large_totals_against_scipy_binomtest():
@@ -173,8 +180,11 @@ def test_noise_profile_boundaries_against_sign_test_boundary(arena):
     assert np.all(margin[sig] >= curve[total[sig]])
     assert np.all(~(margin[~sig] >= curve[total[~sig]]))
     recs = prof.boundary_records()
-    assert len(recs) == 2 * 165 and recs[0] == {"alpha": 0.05, "sum_wins": 0,
-                                                "min_abs_diff_wins": None}
+    assert len(recs) == 2 * 165 and recs[0] == {
+        "alpha": 0.05,
+        "sum_wins": 0,
+        "min_abs_diff_wins": None,
+    }
 
 
 # ------------------------------------------------------------------- SEs and null SD
@@ -188,21 +198,26 @@ def test_noise_profile_se_against_closed_form(arena):
     acc = X.mean(axis=0)
     # closed form: SE(A) = sqrt(p(1 - p)/n)
     np.testing.assert_allclose(prof.se_system, np.sqrt(acc * (1 - acc) / n), rtol=1e-12)
-    b = np.array([np.sum((X[:, i] == 1) & (X[:, j] == 0)) for i, j in
-                  zip(prof.index_a, prof.index_b)], dtype=float)
-    c = np.array([np.sum((X[:, i] == 0) & (X[:, j] == 1)) for i, j in
-                  zip(prof.index_a, prof.index_b)], dtype=float)
+    b = np.array(
+        [np.sum((X[:, i] == 1) & (X[:, j] == 0)) for i, j in zip(prof.index_a, prof.index_b)],
+        dtype=float,
+    )
+    c = np.array(
+        [np.sum((X[:, i] == 0) & (X[:, j] == 1)) for i, j in zip(prof.index_a, prof.index_b)],
+        dtype=float,
+    )
     # closed form: SE of the mean per-item difference sqrt(b + c - (b - c)^2/n) / n
-    np.testing.assert_allclose(prof.se_diff, np.sqrt(b + c - (b - c) ** 2 / n) / n,
-                               rtol=1e-10)
+    np.testing.assert_allclose(prof.se_diff, np.sqrt(b + c - (b - c) ** 2 / n) / n, rtol=1e-10)
     # close pairs: |diff| <= p5_max; medians by hand over them
     close = np.abs(b - c) <= prof.p5_max_items
     np.testing.assert_array_equal(prof.close, close)
-    assert prof.se_diff_median == pytest.approx(np.median(np.sqrt(b + c - (b - c) ** 2 / n)
-                                                          [close] / n), rel=1e-12)
+    assert prof.se_diff_median == pytest.approx(
+        np.median(np.sqrt(b + c - (b - c) ** 2 / n)[close] / n), rel=1e-12
+    )
     both = np.concatenate([prof.index_a[close], prof.index_b[close]])
     assert prof.se_system_median == pytest.approx(
-        np.median(np.sqrt(acc[both] * (1 - acc[both]) / n)), rel=1e-12)
+        np.median(np.sqrt(acc[both] * (1 - acc[both]) / n)), rel=1e-12
+    )
 
 
 def test_noise_profile_null_sd_against_seed_formula(arena):
@@ -233,12 +248,14 @@ def test_prediction_noise_against_simulation_unbiased(k):
     r = prediction_noise(_simulate_shares(rng, p, k, reps), counts=k)
     truth_pred = np.sum(p * (1 - p)) / (k * n * n)
     truth_data = np.var(p, ddof=1) / n
-    for est, truth in ((r.prediction_var, truth_pred), (r.data_var, truth_data),
-                       (r.total_var, truth_pred + truth_data)):
+    for est, truth in (
+        (r.prediction_var, truth_pred),
+        (r.data_var, truth_data),
+        (r.total_var, truth_pred + truth_data),
+    ):
         mc_se = est.std(ddof=1) / math.sqrt(reps)
         assert abs(est.mean() - truth) < 4 * mc_se, (est.mean(), truth, mc_se)
-    np.testing.assert_allclose(r.data_var + r.prediction_var, r.total_var, rtol=1e-12,
-                               atol=1e-18)
+    np.testing.assert_allclose(r.data_var + r.prediction_var, r.total_var, rtol=1e-12, atol=1e-18)
     # power: the plug-in x(1-x)/k without the small-k correction is detectably biased
     X = _simulate_shares(rng, p, k, reps)
     plug_in = np.sum(X * (1 - X), axis=0) / (k * n * n)
@@ -252,7 +269,7 @@ def test_prediction_noise_runs_axis_against_simulation_unbiased():
     mu, sd = rng.normal(size=n), rng.uniform(0.2, 1.5, n)
     runs = mu[:, None, None] + sd[:, None, None] * rng.normal(size=(n, reps, k))
     r = prediction_noise(runs)
-    truth = np.sum(sd ** 2) / (k * n * n)
+    truth = np.sum(sd**2) / (k * n * n)
     mc_se = r.prediction_var.std(ddof=1) / math.sqrt(reps)
     assert abs(r.prediction_var.mean() - truth) < 4 * mc_se
     truth_data = np.var(mu, ddof=1) / n
@@ -274,8 +291,7 @@ def test_prediction_noise_against_simulation_unbiased_large(k):
         r = prediction_noise(_simulate_shares(rng, p, k, reps // 4), counts=k)
         est_p.append(r.prediction_var)
         est_d.append(r.data_var)
-    for est, truth in ((np.concatenate(est_p), truth_pred),
-                       (np.concatenate(est_d), truth_data)):
+    for est, truth in ((np.concatenate(est_p), truth_pred), (np.concatenate(est_d), truth_data)):
         assert abs(est.mean() - truth) < 4 * est.std(ddof=1) / math.sqrt(reps)
 
 
@@ -312,8 +328,9 @@ def test_noise_profile_terminal_bench_reports_both_components(arena):
     assert np.all(pn.prediction_var[split] >= 0)
     # three of them answer differently across their 5 samples on some item
     assert np.count_nonzero(pn.prediction_var[split] > 0) == 3
-    np.testing.assert_allclose(pn.data_var[split] + pn.prediction_var[split],
-                               pn.total_var[split], rtol=1e-12)
+    np.testing.assert_allclose(
+        pn.data_var[split] + pn.prediction_var[split], pn.total_var[split], rtol=1e-12
+    )
     d = prof.to_dict()
     summary = d["prediction_noise"]
     assert summary["n_systems_split"] == 4
@@ -322,7 +339,8 @@ def test_noise_profile_terminal_bench_reports_both_components(arena):
     for rec in summary["systems"]:
         if rec["samples"] >= 2:
             assert rec["data_var"] + rec["prediction_var"] == pytest.approx(
-                rec["total_var"], rel=1e-12)
+                rec["total_var"], rel=1e-12
+            )
         else:
             assert rec["prediction_var"] is None and rec["data_var"] is None
     json.dumps(d, allow_nan=False)
@@ -344,8 +362,12 @@ def test_signal_to_noise_against_closed_form():
     r2 = signal_to_noise(x, fam, systems=["m-70b", "m-7b"], se="sign-test")
     assert r2.snr[0] == pytest.approx(10 / math.sqrt(30) / math.log2(10), rel=1e-12)
     rec = r.to_records()[0]
-    assert (rec["system_a"], rec["system_b"], rec["size_a"], rec["size_b"]) == \
-        ("m-70b", "m-7b", 70.0, 7.0)
+    assert (rec["system_a"], rec["system_b"], rec["size_a"], rec["size_b"]) == (
+        "m-70b",
+        "m-7b",
+        70.0,
+        7.0,
+    )
     assert rec["snr_per_sqrt_n"] == pytest.approx(rec["snr"] / 10, rel=1e-12)
 
 
@@ -354,8 +376,13 @@ def test_signal_to_noise_families_against_closed_form():
     n = 300
     X = (rng.random((n, 5)) < [0.3, 0.45, 0.6, 0.5, 0.4]).astype(float)
     names = ["a-1b", "a-3b", "a-9b", "other-7b", "loner"]
-    fam = {"a-1b": ("a", 1), "a-3b": ("a", 3), "a-9b": ("a", 9), "other-7b": ("b", 7),
-           "not-in-data": ("a", 5)}
+    fam = {
+        "a-1b": ("a", 1),
+        "a-3b": ("a", 3),
+        "a-9b": ("a", 9),
+        "other-7b": ("b", 7),
+        "not-in-data": ("a", 5),
+    }
     r = signal_to_noise(X, fam, systems=names)
     assert r.n_pairs == 3 and set(r.family) == {"a"}
     expected = {}
@@ -364,8 +391,11 @@ def test_signal_to_noise_families_against_closed_form():
         b = np.sum((X[:, i] == 1) & (X[:, j] == 0))
         c = np.sum((X[:, i] == 0) & (X[:, j] == 1))
         # closed form with the discordant counts
-        expected[(big, small)] = ((b - c) / n) / (math.sqrt(b + c - (b - c) ** 2 / n) / n) \
+        expected[(big, small)] = (
+            ((b - c) / n)
+            / (math.sqrt(b + c - (b - c) ** 2 / n) / n)
             / math.log2(fam[big][1] / fam[small][1])
+        )
     got = {(rec["system_a"], rec["system_b"]): rec["snr"] for rec in r.to_records()}
     assert got.keys() == expected.keys()
     for key in expected:
@@ -394,7 +424,7 @@ def test_noise_profile_to_dict_json_ready(arena):
     rec = full["pairs"][0]
     assert rec["sum_wins"] == rec["a_wins"] + rec["b_wins"]
     assert rec["abs_diff_wins"] == abs(rec["a_wins"] - rec["b_wins"])
-    assert rec["abs_diff_items"] == pytest.approx(rec["abs_diff_wins"])   # binary
+    assert rec["abs_diff_items"] == pytest.approx(rec["abs_diff_wins"])  # binary
     with pytest.raises(AttributeError):
         prof.p5_min = 0.0  # frozen
 
@@ -529,11 +559,10 @@ def test_prediction_noise_and_signal_to_noise_edge_cases():
         r = signal_to_noise(x, {"a": ("f", 7), "b": ("g", 13)}, systems=["a", "b"])
     assert r.n_pairs == 0 and math.isnan(r.median_snr)
     assert r.to_dict()["median_snr"] is None
-    with pytest.warns(DataWarning):   # same family, same size: not a size pair
+    with pytest.warns(DataWarning):  # same family, same size: not a size pair
         signal_to_noise(x, {"a": ("f", 7), "b": ("f", 7)}, systems=["a", "b"])
     with pytest.warns(DegenerateDataWarning, match="zero standard error"):
-        r = signal_to_noise(np.ones((4, 2)), {"a": ("f", 7), "b": ("f", 70)},
-                            systems=["a", "b"])
+        r = signal_to_noise(np.ones((4, 2)), {"a": ("f", 7), "b": ("f", 70)}, systems=["a", "b"])
     assert math.isnan(r.snr[0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -36,8 +36,9 @@ def continuous():
 def binary():
     rng = np.random.default_rng(1)
     latent = rng.normal(size=(250, 1))
-    return (latent + rng.normal(size=(250, 5)) + np.array([0, .1, .3, .35, .6]) > 0.3
-            ).astype(float)
+    return (latent + rng.normal(size=(250, 5)) + np.array([0, 0.1, 0.3, 0.35, 0.6]) > 0.3).astype(
+        float
+    )
 
 
 # ----------------------------------------------------------------------- paired
@@ -86,8 +87,9 @@ def test_paired_sign_flip_against_brute_force_enumeration():
         for alternative in ("two-sided", "greater", "less"):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                r = compare_paired(X, method="permutation", alternative=alternative,
-                                   n_resamples=2 ** n)
+                r = compare_paired(
+                    X, method="permutation", alternative=alternative, n_resamples=2**n
+                )
             assert r.exact and r.test == "paired sign-flip permutation (exact)"
             for k, (i, j) in enumerate(_pairs(r)):
                 d = X[:, i] - X[:, j]
@@ -100,13 +102,13 @@ def test_paired_sign_flip_against_brute_force_enumeration():
                     count = np.sum(null >= obs - 1e-9)
                 else:
                     count = np.sum(null <= obs + 1e-9)
-                assert r.p_value[k] == count / 2 ** n
+                assert r.p_value[k] == count / 2**n
 
 
 def test_paired_sign_flip_monte_carlo_converges_to_exact():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(17, 2)) + np.array([0, 0.6])
-    exact = compare_paired(X, method="permutation", n_resamples=2 ** 17).p_value[0]
+    exact = compare_paired(X, method="permutation", n_resamples=2**17).p_value[0]
     errors = []
     for R in (1000, 16000, 128000):
         mc = compare_paired(X, method="permutation", n_resamples=R, rng=5)
@@ -134,8 +136,7 @@ def test_sign_test_against_scipy_binomtest():
         d = X[:, i] - X[:, j]
         wins, losses = int(np.sum(d > 0)), int(np.sum(d < 0))
         # scipy: binomtest(wins, wins + losses, 0.5)
-        assert r.p_value[k] == pytest.approx(stats.binomtest(wins, wins + losses).pvalue,
-                                             rel=1e-10)
+        assert r.p_value[k] == pytest.approx(stats.binomtest(wins, wins + losses).pvalue, rel=1e-10)
         assert r.statistic[k] == wins
 
 
@@ -144,8 +145,9 @@ def test_paired_bootstrap_bca_against_scipy_bootstrap(continuous):
     d = continuous[:, 0] - continuous[:, 1]
     # scipy: bootstrap((d,), np.mean, method="BCa"); both are Monte Carlo estimates of
     # the same interval, so they agree to Monte Carlo error
-    ref = stats.bootstrap((d,), np.mean, method="BCa", n_resamples=40000,
-                          rng=np.random.default_rng(8)).confidence_interval
+    ref = stats.bootstrap(
+        (d,), np.mean, method="BCa", n_resamples=40000, rng=np.random.default_rng(8)
+    ).confidence_interval
     se = d.std(ddof=1) / np.sqrt(len(d))
     assert r.ci_low[0] == pytest.approx(ref.low, abs=0.05 * se)
     assert r.ci_high[0] == pytest.approx(ref.high, abs=0.05 * se)
@@ -177,22 +179,22 @@ def test_welch_against_scipy_ttest_ind(samples, alternative):
     assert r.test == "Welch t" and r.effect_size_kind == "Cohen's d"
     for k, (i, j) in enumerate(_pairs(r)):
         # scipy: ttest_ind(x_i, x_j, equal_var=False, alternative=...)
-        ref = stats.ttest_ind(samples[i], samples[j], equal_var=False,
-                              alternative=alternative)
+        ref = stats.ttest_ind(samples[i], samples[j], equal_var=False, alternative=alternative)
         assert r.statistic[k] == pytest.approx(ref.statistic, rel=1e-12)
         assert r.p_value[k] == pytest.approx(ref.pvalue, rel=1e-10)
         ci = stats.ttest_ind(samples[i], samples[j], equal_var=False).confidence_interval()
         assert (r.ci_low[k], r.ci_high[k]) == pytest.approx((ci.low, ci.high), rel=1e-10)
         x, y = samples[i], samples[j]
-        sp = np.sqrt(((len(x) - 1) * x.var(ddof=1) + (len(y) - 1) * y.var(ddof=1))
-                     / (len(x) + len(y) - 2))
+        sp = np.sqrt(
+            ((len(x) - 1) * x.var(ddof=1) + (len(y) - 1) * y.var(ddof=1)) / (len(x) + len(y) - 2)
+        )
         assert r.effect_size[k] == pytest.approx((x.mean() - y.mean()) / sp, rel=1e-12)
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "larger", "smaller"])
 def test_two_proportion_z_against_statsmodels_proportions_ztest(alternative):
     rng = np.random.default_rng(11)
-    bs = [(rng.random(n) < p).astype(float) for p, n in [(.5, 100), (.6, 120), (.7, 90)]]
+    bs = [(rng.random(n) < p).astype(float) for p, n in [(0.5, 100), (0.6, 120), (0.7, 90)]]
     ours = {"larger": "greater", "smaller": "less"}.get(alternative, alternative)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneSidedWarning)
@@ -200,8 +202,9 @@ def test_two_proportion_z_against_statsmodels_proportions_ztest(alternative):
     assert r.test == "two-proportion z" and r.effect_size_kind == "Cohen's h"
     for k, (i, j) in enumerate(_pairs(r)):
         # statsmodels: proportions_ztest([k_i, k_j], [n_i, n_j], alternative=...)
-        z, p = proportions_ztest([bs[i].sum(), bs[j].sum()], [len(bs[i]), len(bs[j])],
-                                 alternative=alternative)
+        z, p = proportions_ztest(
+            [bs[i].sum(), bs[j].sum()], [len(bs[i]), len(bs[j])], alternative=alternative
+        )
         assert r.statistic[k] == pytest.approx(z, rel=1e-12)
         assert r.p_value[k] == pytest.approx(p, rel=1e-10)
         h = 2 * np.arcsin(np.sqrt(bs[i].mean())) - 2 * np.arcsin(np.sqrt(bs[j].mean()))
@@ -231,17 +234,19 @@ def test_unpaired_permutation_binary_exact_against_enumeration_and_fisher():
         for alternative in ("two-sided", "greater", "less"):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                r = compare_unpaired([a, b], method="permutation", alternative=alternative,
-                                     modality="binary")
+                r = compare_unpaired(
+                    [a, b], method="permutation", alternative=alternative, modality="binary"
+                )
             assert r.exact
             assert r.p_value[0] == pytest.approx(
-                min(1.0, _hypergeom_reference(ka, na, kb, nb, alternative)), rel=1e-9,
-                abs=1e-12)
+                min(1.0, _hypergeom_reference(ka, na, kb, nb, alternative)), rel=1e-9, abs=1e-12
+            )
             if alternative == "greater":
                 # scipy: fisher_exact(table, alternative="greater") is the same tail
                 table = [[ka, na - ka], [kb, nb - kb]]
                 assert r.p_value[0] == pytest.approx(
-                    stats.fisher_exact(table, alternative="greater").pvalue, rel=1e-9)
+                    stats.fisher_exact(table, alternative="greater").pvalue, rel=1e-9
+                )
 
 
 def test_unpaired_permutation_continuous_exact_against_enumeration():
@@ -251,8 +256,10 @@ def test_unpaired_permutation_continuous_exact_against_enumeration():
     assert r.exact  # C(11, 5) = 462 splits <= n_resamples
     pooled = np.r_[x, y]
     obs = x.mean() - y.mean()
-    null = [pooled[list(c)].mean() - np.delete(pooled, list(c)).mean()
-            for c in itertools.combinations(range(11), 5)]
+    null = [
+        pooled[list(c)].mean() - np.delete(pooled, list(c)).mean()
+        for c in itertools.combinations(range(11), 5)
+    ]
     assert r.p_value[0] == np.mean(np.abs(null) >= abs(obs) - 1e-12)
 
 
@@ -262,9 +269,13 @@ def test_unpaired_permutation_monte_carlo_close_to_scipy():
     r = compare_unpaired([x, y], method="permutation", n_resamples=20000, rng=15)
     assert not r.exact
     # scipy: permutation_test((x, y), mean difference, permutation_type="independent")
-    ref = stats.permutation_test((x, y), lambda a, b, axis: a.mean(axis) - b.mean(axis),
-                                 n_resamples=20000, vectorized=True,
-                                 rng=np.random.default_rng(16)).pvalue
+    ref = stats.permutation_test(
+        (x, y),
+        lambda a, b, axis: a.mean(axis) - b.mean(axis),
+        n_resamples=20000,
+        vectorized=True,
+        rng=np.random.default_rng(16),
+    ).pvalue
     assert r.p_value[0] == pytest.approx(ref, abs=4 * np.sqrt(ref * (1 - ref) / 20000) + 1e-3)
 
 
@@ -272,9 +283,14 @@ def test_unpaired_bootstrap_bca_against_scipy_bootstrap(samples):
     x, y = samples[0], samples[1]
     r = compare_unpaired([x, y], method="bootstrap", n_resamples=40000, rng=17)
     # scipy: bootstrap((x, y), mean difference, method="BCa") (independent resampling)
-    ref = stats.bootstrap((x, y), lambda a, b, axis: a.mean(axis) - b.mean(axis),
-                          method="BCa", n_resamples=40000, vectorized=True,
-                          rng=np.random.default_rng(18)).confidence_interval
+    ref = stats.bootstrap(
+        (x, y),
+        lambda a, b, axis: a.mean(axis) - b.mean(axis),
+        method="BCa",
+        n_resamples=40000,
+        vectorized=True,
+        rng=np.random.default_rng(18),
+    ).confidence_interval
     se = np.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
     assert r.ci_low[0] == pytest.approx(ref.low, abs=0.05 * se)
     assert r.ci_high[0] == pytest.approx(ref.high, abs=0.05 * se)
@@ -283,9 +299,17 @@ def test_unpaired_bootstrap_bca_against_scipy_bootstrap(samples):
 # ------------------------------------------------------------------ published checks
 
 
-MMLU = {"Llama 3 8B": 69.4, "GPT-3.5 Turbo": 70.7, "Mixtral 8x22B": 76.9,
-        "Nemotron-4 340B": 82.6, "Llama 3 70B": 83.6, "GPT-4 (0125)": 85.1,
-        "Llama 3 405B": 87.3, "GPT-4o": 89.1, "Claude 3.5 Sonnet": 89.9}
+MMLU = {
+    "Llama 3 8B": 69.4,
+    "GPT-3.5 Turbo": 70.7,
+    "Mixtral 8x22B": 76.9,
+    "Nemotron-4 340B": 82.6,
+    "Llama 3 70B": 83.6,
+    "GPT-4 (0125)": 85.1,
+    "Llama 3 405B": 87.3,
+    "GPT-4o": 89.1,
+    "Claude 3.5 Sonnet": 89.9,
+}
 
 
 @pytest.mark.parametrize("method", ["auto", "permutation"])
@@ -294,16 +318,20 @@ def test_mmlu_case_reproduces_seed_003_table_1(method):
     # adjacent-rank pairs are not significant at 0.05
     n = 14042
     names = list(MMLU)
-    samples = [np.r_[np.ones(round(a / 100 * n)), np.zeros(n - round(a / 100 * n))]
-               for a in MMLU.values()]
+    samples = [
+        np.r_[np.ones(round(a / 100 * n)), np.zeros(n - round(a / 100 * n))] for a in MMLU.values()
+    ]
     r = compare_unpaired(samples, systems=names, method=method, correction="holm")
     assert r.n_pairs == 36
     adjusted = {(names[i], names[j]): r.p_adjusted[k] for k, (i, j) in enumerate(_pairs(r))}
-    not_significant = [(names[i], names[i + 1]) for i in range(8)
-                       if adjusted[(names[i], names[i + 1])] > 0.05]
-    assert not_significant == [("Llama 3 8B", "GPT-3.5 Turbo"),
-                               ("Nemotron-4 340B", "Llama 3 70B"),
-                               ("GPT-4o", "Claude 3.5 Sonnet")]
+    not_significant = [
+        (names[i], names[i + 1]) for i in range(8) if adjusted[(names[i], names[i + 1])] > 0.05
+    ]
+    assert not_significant == [
+        ("Llama 3 8B", "GPT-3.5 Turbo"),
+        ("Nemotron-4 340B", "Llama 3 70B"),
+        ("GPT-4o", "Claude 3.5 Sonnet"),
+    ]
     # statsmodels: the Holm step applied to our raw p-values
     np.testing.assert_allclose(r.p_adjusted, multipletests(r.p_value, method="holm")[1])
 
@@ -322,6 +350,7 @@ def _p5_min_reference(matrix):
 @pytest.mark.parametrize("name", ["humaneval+.jsonl", "mbpp+.jsonl"])
 def test_p5_min_on_eval_arena(shared_data, name):
     from reportgen.data import load
+
     table = load(shared_data / "eval-arena" / name)
     dataset = table.datasets[0]
     view = table.paired(dataset, "pass1")
@@ -335,17 +364,19 @@ def test_p5_min_on_eval_arena(shared_data, name):
 
 def test_ibm_rag_paired_t_holm_sidak_against_scipy_statsmodels(shared_data):
     from reportgen.data import load
+
     table = load(shared_data / "ibm-rag")
     for metric in ("precision", "recall", "sbert"):
         view = table.paired("ibm-rag", metric)
         r = compare_paired(view.scores, systems=view.systems)
         # scipy ttest_rel per pair, then statsmodels multipletests(method="holm-sidak")
-        raw = np.array([stats.ttest_rel(view.scores[:, i], view.scores[:, j]).pvalue
-                        for i, j in _pairs(r)])
+        raw = np.array(
+            [stats.ttest_rel(view.scores[:, i], view.scores[:, j]).pvalue for i, j in _pairs(r)]
+        )
         np.testing.assert_allclose(r.p_value, raw, rtol=1e-10, atol=1e-14)
-        np.testing.assert_allclose(r.p_adjusted,
-                                   multipletests(raw, method="holm-sidak")[1],
-                                   rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(
+            r.p_adjusted, multipletests(raw, method="holm-sidak")[1], rtol=1e-10, atol=1e-14
+        )
 
 
 # ------------------------------------------------------------------ size under H0
@@ -364,15 +395,17 @@ def _rejection_rate(kind, n, trials, rng):
         elif kind == "unpaired-continuous":
             r = compare_unpaired([rng.exponential(size=n), rng.exponential(size=n + 7)])
         else:
-            r = compare_unpaired([(rng.random(n) < 0.3).astype(float),
-                                  (rng.random(n + 7) < 0.3).astype(float)],
-                                 modality="binary")
+            r = compare_unpaired(
+                [(rng.random(n) < 0.3).astype(float), (rng.random(n + 7) < 0.3).astype(float)],
+                modality="binary",
+            )
         rejections += bool(r.p_value[0] <= 0.05)
     return rejections / trials
 
 
-@pytest.mark.parametrize("kind", ["paired-continuous", "paired-binary",
-                                  "unpaired-continuous", "unpaired-binary"])
+@pytest.mark.parametrize(
+    "kind", ["paired-continuous", "paired-binary", "unpaired-continuous", "unpaired-binary"]
+)
 def test_size_under_null_simulation(kind):
     # simulation: under H0 the rejection rate at alpha = 0.05 is within Monte Carlo error
     # (exact McNemar is conservative by construction, so only an upper bound there)
@@ -387,8 +420,9 @@ def test_size_under_null_simulation(kind):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["paired-continuous", "paired-binary",
-                                  "unpaired-continuous", "unpaired-binary"])
+@pytest.mark.parametrize(
+    "kind", ["paired-continuous", "paired-binary", "unpaired-continuous", "unpaired-binary"]
+)
 @pytest.mark.parametrize("n", [10, 30, 200])
 def test_size_under_null_simulation_large(kind, n):
     trials = 10000
@@ -441,17 +475,30 @@ def test_unpaired_degenerate_all_zero_and_constant():
 
 def test_comparison_orders():
     assert [tuple(x) for x in zip(*comparison_pairs(4, "all-pairs"))] == [
-        (0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 2),
+        (1, 3),
+        (2, 3),
+    ]
     assert [tuple(x) for x in zip(*comparison_pairs(4, "first-vs-rest"))] == [
-        (0, 1), (0, 2), (0, 3)]
-    assert [tuple(x) for x in zip(*comparison_pairs(4, "successive"))] == [
-        (0, 1), (1, 2), (2, 3)]
+        (0, 1),
+        (0, 2),
+        (0, 3),
+    ]
+    assert [tuple(x) for x in zip(*comparison_pairs(4, "successive"))] == [(0, 1), (1, 2), (2, 3)]
 
 
 def test_baseline_by_name_and_one_sided_warning(continuous):
     with pytest.warns(OneSidedWarning, match="fixed before looking at the data"):
-        r = compare_paired(continuous, systems=list("ABCD"), order="first-vs-rest",
-                           baseline="C", alternative="greater")
+        r = compare_paired(
+            continuous,
+            systems=list("ABCD"),
+            order="first-vs-rest",
+            baseline="C",
+            alternative="greater",
+        )
     assert r.system_a == ("C", "C", "C") and r.system_b == ("A", "B", "D")
 
 
@@ -461,7 +508,12 @@ def test_records_and_effect_labels(binary):
     assert len(rows) == 10 and rows[0]["system_a"] == "A"
     assert {"a_only", "b_only", "p_adjusted", "effect_size_kind", "ci_method"} <= set(rows[0])
     assert list(effect_magnitude(np.array([0.1, -0.3, 0.6, 1.2, np.nan]))) == [
-        "negligible", "small", "medium", "large", ""]
+        "negligible",
+        "small",
+        "medium",
+        "large",
+        "",
+    ]
     np.testing.assert_array_equal(r.effect_significant(), np.abs(r.effect_size) >= 0.2)
 
 
@@ -481,8 +533,7 @@ def test_compare_input_validation(continuous):
     with pytest.raises(InputError, match="alpha=1.5 must be between 0 and 1"):
         compare_paired(continuous, alpha=1.5)
     with pytest.raises(InputError, match="unknown baseline system 'Z'"):
-        compare_paired(continuous, systems=list("ABCD"), order="first-vs-rest",
-                       baseline="Z")
+        compare_paired(continuous, systems=list("ABCD"), order="first-vs-rest", baseline="Z")
     with pytest.raises(InputError, match="method='sign' needs paired data"):
         compare_unpaired([np.ones(3), np.zeros(3)], method="sign")
 
@@ -490,8 +541,9 @@ def test_compare_input_validation(continuous):
 def test_memory_bound_gives_the_same_answer(continuous):
     # chunking changes nothing: tiny max_memory forces many chunks
     big = compare_paired(continuous, method="permutation", n_resamples=3000, rng=20)
-    small = compare_paired(continuous, method="permutation", n_resamples=3000, rng=20,
-                           max_memory=2**20)
+    small = compare_paired(
+        continuous, method="permutation", n_resamples=3000, rng=20, max_memory=2**20
+    )
     np.testing.assert_array_equal(big.p_value, small.p_value)
 
 

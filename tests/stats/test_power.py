@@ -48,12 +48,15 @@ def _signed(effect: float, alternative: str) -> float:
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-@pytest.mark.parametrize("n,d,alpha,sd", [(2, 1.5, 0.05, 1.0), (10, 0.4, 0.05, 2.0),
-                                          (50, 0.3, 0.01, 0.5), (333, 0.1, 0.1, 1.0)])
+@pytest.mark.parametrize(
+    "n,d,alpha,sd",
+    [(2, 1.5, 0.05, 1.0), (10, 0.4, 0.05, 2.0), (50, 0.3, 0.01, 0.5), (333, 0.1, 0.1, 1.0)],
+)
 def test_power_at_paired_t_against_statsmodels_ttestpower(alternative, n, d, alpha, sd):
     delta = _signed(d, alternative) * sd
-    ours = power_at(n, delta, design="paired-continuous", sd=sd, alpha=alpha,
-                    alternative=alternative)
+    ours = power_at(
+        n, delta, design="paired-continuous", sd=sd, alpha=alpha, alternative=alternative
+    )
     # statsmodels: TTestPower().power(effect_size=delta/sd, nobs=n, alpha, alternative)
     ref = TTestPower().power(delta / sd, n, alpha, alternative=SM_ALT[alternative])
     assert ours.power == pytest.approx(ref, rel=1e-8, abs=1e-12)
@@ -65,11 +68,16 @@ def test_power_at_paired_t_against_statsmodels_ttestpower(alternative, n, d, alp
 @pytest.mark.parametrize("n,d,ratio", [(5, 1.0, 1.0), (40, 0.5, 2.5), (200, 0.2, 0.5)])
 def test_power_at_pooled_t_against_statsmodels_ttestindpower(alternative, n, d, ratio):
     delta = _signed(d, alternative)
-    ours = power_at(n, delta, design="unpaired-continuous", method="pooled-t", ratio=ratio,
-                    alternative=alternative)
+    ours = power_at(
+        n,
+        delta,
+        design="unpaired-continuous",
+        method="pooled-t",
+        ratio=ratio,
+        alternative=alternative,
+    )
     # statsmodels: TTestIndPower().power(effect_size=d, nobs1=n, alpha=0.05, ratio=ratio)
-    ref = TTestIndPower().power(delta, n, 0.05, ratio=ratio,
-                                alternative=SM_ALT[alternative])
+    ref = TTestIndPower().power(delta, n, 0.05, ratio=ratio, alternative=SM_ALT[alternative])
     assert ours.power == pytest.approx(ref, rel=1e-8, abs=1e-12)
 
 
@@ -93,8 +101,9 @@ def test_power_at_welch_against_simulation_of_scipy_ttest_ind():
         b = rng.normal(0.0, s_b, size=(S, n_b))
         # scipy: ttest_ind(a, b, equal_var=False) — the engine's Welch test
         sim = np.mean(stats.ttest_ind(a, b, axis=1, equal_var=False).pvalue <= 0.05)
-        ours = power_at(n_a, delta, design="unpaired-continuous", sd=s_a, sd_b=s_b,
-                        ratio=ratio).power
+        ours = power_at(
+            n_a, delta, design="unpaired-continuous", sd=s_a, sd_b=s_b, ratio=ratio
+        ).power
         se = math.sqrt(sim * (1 - sim) / S)
         # 4 MC standard errors plus 0.005 for the noncentral-t approximation of Welch
         assert abs(ours - sim) < 4 * se + 0.005
@@ -104,27 +113,46 @@ def test_power_at_welch_against_simulation_of_scipy_ttest_ind():
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-@pytest.mark.parametrize("n,p_b,d,ratio", [(50, 0.5, 0.15, 1.0), (300, 0.6, 0.08, 1.0),
-                                           (1000, 0.9, 0.03, 2.0), (80, 0.2, 0.2, 0.5)])
+@pytest.mark.parametrize(
+    "n,p_b,d,ratio",
+    [(50, 0.5, 0.15, 1.0), (300, 0.6, 0.08, 1.0), (1000, 0.9, 0.03, 2.0), (80, 0.2, 0.2, 0.5)],
+)
 def test_power_at_pooled_z_against_statsmodels_power_proportions_2indep(
-        alternative, n, p_b, d, ratio):
+    alternative, n, p_b, d, ratio
+):
     delta = _signed(d, alternative)
-    ours = power_at(n, delta, design="unpaired-binary", baseline=p_b, ratio=ratio,
-                    alternative=alternative)
+    ours = power_at(
+        n, delta, design="unpaired-binary", baseline=p_b, ratio=ratio, alternative=alternative
+    )
     # statsmodels: power_proportions_2indep(diff, prop2, nobs1, ratio, alpha, alternative)
-    ref = power_proportions_2indep(delta, p_b, n, ratio=ratio, alpha=0.05,
-                                   alternative=SM_ALT[alternative], return_results=False)
+    ref = power_proportions_2indep(
+        delta,
+        p_b,
+        n,
+        ratio=ratio,
+        alpha=0.05,
+        alternative=SM_ALT[alternative],
+        return_results=False,
+    )
     assert ours.method == "pooled-z"
     assert ours.power == pytest.approx(ref, rel=1e-10, abs=1e-14)
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-@pytest.mark.parametrize("n,p_b,d,ratio", [(50, 0.5, 0.15, 1.0), (300, 0.6, 0.08, 1.0),
-                                           (1000, 0.9, 0.03, 2.0)])
+@pytest.mark.parametrize(
+    "n,p_b,d,ratio", [(50, 0.5, 0.15, 1.0), (300, 0.6, 0.08, 1.0), (1000, 0.9, 0.03, 2.0)]
+)
 def test_power_at_arcsine_against_statsmodels_normalindpower(alternative, n, p_b, d, ratio):
     delta = _signed(d, alternative)
-    ours = power_at(n, delta, design="unpaired-binary", baseline=p_b, ratio=ratio,
-                    method="arcsine", alternative=alternative)
+    ours = power_at(
+        n,
+        delta,
+        design="unpaired-binary",
+        baseline=p_b,
+        ratio=ratio,
+        method="arcsine",
+        alternative=alternative,
+    )
     h = proportion_effectsize(p_b + delta, p_b)
     # statsmodels: NormalIndPower().power(proportion_effectsize(p_a, p_b), nobs1=n, ...)
     ref = NormalIndPower().power(h, n, 0.05, ratio=ratio, alternative=SM_ALT[alternative])
@@ -172,16 +200,24 @@ def _mcnemar_power_by_enumeration(n, p10, p01, alpha, alternative):
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-@pytest.mark.parametrize("n,psi,delta,alpha", [(12, 0.5, 0.3, 0.05), (25, 0.3, 0.15, 0.05),
-                                               (30, 0.9, -0.4, 0.1), (20, 1.0, 0.5, 0.05),
-                                               # p = alpha exactly: 2 F(0; 5, 1/2) = 1/16
-                                               (9, 0.7, 0.3, 0.0625)])
+@pytest.mark.parametrize(
+    "n,psi,delta,alpha",
+    [
+        (12, 0.5, 0.3, 0.05),
+        (25, 0.3, 0.15, 0.05),
+        (30, 0.9, -0.4, 0.1),
+        (20, 1.0, 0.5, 0.05),
+        # p = alpha exactly: 2 F(0; 5, 1/2) = 1/16
+        (9, 0.7, 0.3, 0.0625),
+    ],
+)
 def test_power_at_exact_mcnemar_against_enumeration_with_statsmodels_mcnemar(
-        alternative, n, psi, delta, alpha):
-    ours = power_at(n, delta, design="paired-binary", discordance=psi, alpha=alpha,
-                    alternative=alternative)
-    ref = _mcnemar_power_by_enumeration(n, (psi + delta) / 2, (psi - delta) / 2, alpha,
-                                        alternative)
+    alternative, n, psi, delta, alpha
+):
+    ours = power_at(
+        n, delta, design="paired-binary", discordance=psi, alpha=alpha, alternative=alternative
+    )
+    ref = _mcnemar_power_by_enumeration(n, (psi + delta) / 2, (psi - delta) / 2, alpha, alternative)
     assert ours.method == "exact"
     assert ours.power == pytest.approx(ref, rel=1e-9, abs=1e-13)
     assert (ours.p10, ours.p01) == pytest.approx(((psi + delta) / 2, (psi - delta) / 2))
@@ -192,10 +228,12 @@ def test_power_at_normal_mcnemar_against_connor_closed_form():
     for n, psi, delta in [(100, 0.3, 0.1), (1319, 0.12, 0.02), (50, 0.5, -0.2)]:
         ours = power_at(n, delta, design="paired-binary", discordance=psi, method="normal")
         # Connor (1987, p. 209): Φ((|δ|√n − z√ψ)/√(ψ − δ²)) plus the far tail
-        near = stats.norm.cdf((abs(delta) * math.sqrt(n) - z * math.sqrt(psi))
-                              / math.sqrt(psi - delta ** 2))
-        far = stats.norm.cdf((-abs(delta) * math.sqrt(n) - z * math.sqrt(psi))
-                             / math.sqrt(psi - delta ** 2))
+        near = stats.norm.cdf(
+            (abs(delta) * math.sqrt(n) - z * math.sqrt(psi)) / math.sqrt(psi - delta**2)
+        )
+        far = stats.norm.cdf(
+            (-abs(delta) * math.sqrt(n) - z * math.sqrt(psi)) / math.sqrt(psi - delta**2)
+        )
         assert ours.power == pytest.approx(near + far, rel=1e-12)
         assert far < 1e-4
 
@@ -206,14 +244,24 @@ def test_required_n_normal_mcnemar_against_connor_worked_example():
     # one-sided with power 0.9 -> ceiling 23
     psi, delta = 0.5, 0.05 - 0.45
     r = required_n(delta, design="paired-binary", discordance=psi, method="normal")
-    closed = ((stats.norm.isf(0.025) * math.sqrt(psi) + stats.norm.isf(0.2)
-               * math.sqrt(psi - delta ** 2)) / delta) ** 2
-    assert r.n == pytest.approx(closed, rel=1e-6)   # the far tail is ~1e-7 here
+    closed = (
+        (stats.norm.isf(0.025) * math.sqrt(psi) + stats.norm.isf(0.2) * math.sqrt(psi - delta**2))
+        / delta
+    ) ** 2
+    assert r.n == pytest.approx(closed, rel=1e-6)  # the far tail is ~1e-7 here
     assert r.items_needed() == 23
-    one = required_n(delta, design="paired-binary", discordance=psi, method="normal",
-                     alternative="less", power=0.9)
-    closed_one = ((stats.norm.isf(0.05) * math.sqrt(psi) + stats.norm.isf(0.1)
-                   * math.sqrt(psi - delta ** 2)) / delta) ** 2
+    one = required_n(
+        delta,
+        design="paired-binary",
+        discordance=psi,
+        method="normal",
+        alternative="less",
+        power=0.9,
+    )
+    closed_one = (
+        (stats.norm.isf(0.05) * math.sqrt(psi) + stats.norm.isf(0.1) * math.sqrt(psi - delta**2))
+        / delta
+    ) ** 2
     assert one.n == pytest.approx(closed_one, rel=1e-12)
     assert one.items_needed() == 23
 
@@ -225,8 +273,7 @@ def test_power_at_exact_and_normal_mcnemar_agree_for_large_n():
     for n in (500, 5000, 50000):
         delta = 0.01 * math.sqrt(5000 / n)
         exact = power_at(n, delta, design="paired-binary", discordance=0.1).power
-        normal = power_at(n, delta, design="paired-binary", discordance=0.1,
-                          method="normal").power
+        normal = power_at(n, delta, design="paired-binary", discordance=0.1, method="normal").power
         gaps.append(normal - exact)
     assert gaps[0] > gaps[1] > gaps[2] > 0
     assert gaps[0] / gaps[2] == pytest.approx(10, rel=0.3)
@@ -242,8 +289,7 @@ def test_power_at_correlation_parametrisation_against_paired_binary_cells():
     assert (by_rho.p10, by_rho.p01) == pytest.approx((p10, p01))
     assert by_rho.discordance == pytest.approx(p10 + p01)
     # and the discordance parametrisation with a baseline reports the implied phi
-    back = power_at(150, delta, design="paired-binary", baseline=p_b,
-                    discordance=p10 + p01)
+    back = power_at(150, delta, design="paired-binary", baseline=p_b, discordance=p10 + p01)
     assert back.correlation == pytest.approx(rho, rel=1e-10)
 
 
@@ -261,10 +307,10 @@ def test_paired_binary_cells_against_closed_form_and_frechet_bounds():
     for p_a, p_b in [(0.8, 0.6), (0.2, 0.3), (0.5, 0.9)]:
         low, high = correlation_bounds(p_a, p_b)
         # Fréchet: p11 = min(p_a, p_b) at the top, max(0, p_a + p_b − 1) at the bottom
-        assert paired_binary_cells(p_a, p_b, correlation=high)[0] == \
-            pytest.approx(min(p_a, p_b))
-        assert paired_binary_cells(p_a, p_b, correlation=low)[0] == \
-            pytest.approx(max(0.0, p_a + p_b - 1), abs=1e-12)
+        assert paired_binary_cells(p_a, p_b, correlation=high)[0] == pytest.approx(min(p_a, p_b))
+        assert paired_binary_cells(p_a, p_b, correlation=low)[0] == pytest.approx(
+            max(0.0, p_a + p_b - 1), abs=1e-12
+        )
         with pytest.raises(InputError, match=r"correlation=.* is infeasible for accuracies"):
             paired_binary_cells(p_a, p_b, correlation=high + 0.01)
 
@@ -289,12 +335,13 @@ def test_sample_paired_binary_marginals_against_targets():
 @pytest.mark.parametrize("alternative", ["two-sided", "greater"])
 def test_simulate_paired_binary_power_against_exact_power(alternative):
     S = 20_000
-    for n, p_b, delta, rho in [(300, 0.6, 0.05, 0.5), (120, 0.4, 0.08, 0.0),
-                               (60, 0.7, 0.1, 0.3)]:
-        sim = simulate_paired_binary_power(n, delta, baseline=p_b, correlation=rho,
-                                           n_simulations=S, rng=3, alternative=alternative)
-        exact = power_at(n, delta, design="paired-binary", baseline=p_b, correlation=rho,
-                         alternative=alternative)
+    for n, p_b, delta, rho in [(300, 0.6, 0.05, 0.5), (120, 0.4, 0.08, 0.0), (60, 0.7, 0.1, 0.3)]:
+        sim = simulate_paired_binary_power(
+            n, delta, baseline=p_b, correlation=rho, n_simulations=S, rng=3, alternative=alternative
+        )
+        exact = power_at(
+            n, delta, design="paired-binary", baseline=p_b, correlation=rho, alternative=alternative
+        )
         assert sim.mc_se == pytest.approx(math.sqrt(sim.power * (1 - sim.power) / S))
         assert abs(sim.power - exact.power) < 4 * max(sim.mc_se, 1e-3)
         assert sim.method == "simulation (exact McNemar)" and sim.n_simulations == S
@@ -304,21 +351,28 @@ def test_simulate_paired_binary_power_against_exact_power(alternative):
 @pytest.mark.slow
 def test_simulate_paired_binary_power_against_exact_power_large():
     S = 400_000
-    for n, p_b, delta, rho in [(500, 0.5, 0.03, 0.6), (1000, 0.8, 0.02, 0.2),
-                               (40, 0.5, 0.15, -0.4)]:
-        sim = simulate_paired_binary_power(n, delta, baseline=p_b, correlation=rho,
-                                           n_simulations=S, rng=5)
+    for n, p_b, delta, rho in [
+        (500, 0.5, 0.03, 0.6),
+        (1000, 0.8, 0.02, 0.2),
+        (40, 0.5, 0.15, -0.4),
+    ]:
+        sim = simulate_paired_binary_power(
+            n, delta, baseline=p_b, correlation=rho, n_simulations=S, rng=5
+        )
         exact = power_at(n, delta, design="paired-binary", baseline=p_b, correlation=rho)
         assert abs(sim.power - exact.power) < 4 * sim.mc_se
 
 
 def test_simulate_paired_binary_power_is_reproducible_and_chunked():
-    a = simulate_paired_binary_power(200, 0.05, baseline=0.5, correlation=0.3,
-                                     n_simulations=3000, rng=9)
-    b = simulate_paired_binary_power(200, 0.05, baseline=0.5, correlation=0.3,
-                                     n_simulations=3000, rng=np.random.default_rng(9))
-    c = simulate_paired_binary_power(200, 0.05, baseline=0.5, correlation=0.3,
-                                     n_simulations=3000, rng=9, max_memory=64 * 100)
+    a = simulate_paired_binary_power(
+        200, 0.05, baseline=0.5, correlation=0.3, n_simulations=3000, rng=9
+    )
+    b = simulate_paired_binary_power(
+        200, 0.05, baseline=0.5, correlation=0.3, n_simulations=3000, rng=np.random.default_rng(9)
+    )
+    c = simulate_paired_binary_power(
+        200, 0.05, baseline=0.5, correlation=0.3, n_simulations=3000, rng=9, max_memory=64 * 100
+    )
     assert a.power == b.power
     assert abs(c.power - a.power) < 5 * a.mc_se
 
@@ -335,35 +389,52 @@ def test_minimum_detectable_effect_against_statsmodels_solve_power(alternative):
     sm_solve = "two-sided" if alternative == "two-sided" else "larger"
     for n, pw, alpha in [(20, 0.8, 0.05), (150, 0.9, 0.01)]:
         # statsmodels: TTestPower().solve_power(effect_size=None, nobs=n, alpha, power)
-        ref = TTestPower().solve_power(None, nobs=n, alpha=alpha, power=pw,
-                                       alternative=sm_solve)
-        ours = minimum_detectable_effect(n, design="paired-continuous", power=pw,
-                                         alpha=alpha, alternative=alternative, sd=2.0)
+        ref = TTestPower().solve_power(None, nobs=n, alpha=alpha, power=pw, alternative=sm_solve)
+        ours = minimum_detectable_effect(
+            n, design="paired-continuous", power=pw, alpha=alpha, alternative=alternative, sd=2.0
+        )
         assert abs(ours.delta) / 2.0 == pytest.approx(ref, rel=3e-5)
-        assert TTestPower().power(ours.delta / 2.0, n, alpha, alternative=sm) == \
-            pytest.approx(pw, abs=1e-8)
+        assert TTestPower().power(ours.delta / 2.0, n, alpha, alternative=sm) == pytest.approx(
+            pw, abs=1e-8
+        )
         # statsmodels: TTestIndPower().solve_power(effect_size=None, nobs1=n, ratio=2)
-        ref = TTestIndPower().solve_power(None, nobs1=n, alpha=alpha, power=pw, ratio=2.0,
-                                          alternative=sm_solve)
-        ours = minimum_detectable_effect(n, design="unpaired-continuous", method="pooled-t",
-                                         power=pw, alpha=alpha, alternative=alternative,
-                                         ratio=2.0)
+        ref = TTestIndPower().solve_power(
+            None, nobs1=n, alpha=alpha, power=pw, ratio=2.0, alternative=sm_solve
+        )
+        ours = minimum_detectable_effect(
+            n,
+            design="unpaired-continuous",
+            method="pooled-t",
+            power=pw,
+            alpha=alpha,
+            alternative=alternative,
+            ratio=2.0,
+        )
         assert abs(ours.delta) == pytest.approx(ref, rel=3e-5)
-        assert TTestIndPower().power(ours.delta, n, alpha, ratio=2.0, alternative=sm) == \
-            pytest.approx(pw, abs=1e-8)
+        assert TTestIndPower().power(
+            ours.delta, n, alpha, ratio=2.0, alternative=sm
+        ) == pytest.approx(pw, abs=1e-8)
         # statsmodels: NormalIndPower().solve_power(effect_size=None, nobs1=n) gives h;
         # p_a = sin²(asin √p_b + h/2)
-        h = NormalIndPower().solve_power(None, nobs1=n, alpha=alpha, power=pw,
-                                         alternative=sm_solve)
+        h = NormalIndPower().solve_power(None, nobs1=n, alpha=alpha, power=pw, alternative=sm_solve)
         p_b = 0.5
-        ref_delta = math.sin(math.asin(math.sqrt(p_b)) + math.copysign(h, _signed(
-            1, alternative)) / 2) ** 2 - p_b
-        ours = minimum_detectable_effect(n, design="unpaired-binary", method="arcsine",
-                                         baseline=p_b, power=pw, alpha=alpha,
-                                         alternative=alternative)
+        ref_delta = (
+            math.sin(math.asin(math.sqrt(p_b)) + math.copysign(h, _signed(1, alternative)) / 2) ** 2
+            - p_b
+        )
+        ours = minimum_detectable_effect(
+            n,
+            design="unpaired-binary",
+            method="arcsine",
+            baseline=p_b,
+            power=pw,
+            alpha=alpha,
+            alternative=alternative,
+        )
         assert ours.delta == pytest.approx(ref_delta, rel=3e-5)
-        assert NormalIndPower().power(proportion_effectsize(p_b + ours.delta, p_b), n,
-                                      alpha, alternative=sm) == pytest.approx(pw, abs=1e-8)
+        assert NormalIndPower().power(
+            proportion_effectsize(p_b + ours.delta, p_b), n, alpha, alternative=sm
+        ) == pytest.approx(pw, abs=1e-8)
         assert np.sign(ours.delta) == (-1 if alternative == "less" else 1)
 
 
@@ -376,42 +447,57 @@ def test_required_n_against_statsmodels_solve_power(alternative):
         ours = required_n(d, design="paired-continuous", power=pw, alternative=alternative)
         assert ours.n == pytest.approx(ref, rel=1e-6)
         # statsmodels: TTestIndPower().solve_power(effect_size=d, nobs1=None, ratio=0.5)
-        ref = TTestIndPower().solve_power(d, nobs1=None, alpha=0.05, power=pw, ratio=0.5,
-                                          alternative=sm)
-        ours = required_n(d, design="unpaired-continuous", method="pooled-t", power=pw,
-                          alternative=alternative, ratio=0.5)
+        ref = TTestIndPower().solve_power(
+            d, nobs1=None, alpha=0.05, power=pw, ratio=0.5, alternative=sm
+        )
+        ours = required_n(
+            d,
+            design="unpaired-continuous",
+            method="pooled-t",
+            power=pw,
+            alternative=alternative,
+            ratio=0.5,
+        )
         assert ours.n == pytest.approx(ref, rel=1e-6)
     # statsmodels: NormalIndPower().solve_power(proportion_effectsize(.75, .7), nobs1=None)
     h = proportion_effectsize(0.75, 0.7)
     ref = NormalIndPower().solve_power(h, nobs1=None, alpha=0.05, power=0.8, alternative=sm)
-    ours = required_n(0.05, design="unpaired-binary", method="arcsine", baseline=0.7,
-                      alternative=alternative)
+    ours = required_n(
+        0.05, design="unpaired-binary", method="arcsine", baseline=0.7, alternative=alternative
+    )
     assert ours.n == pytest.approx(ref, rel=1e-6)
 
 
-@pytest.mark.parametrize("alternative,diff,p2,ratio", [("two-sided", 0.1, 0.5, 1.0),
-                                                       ("two-sided", 0.05, 0.8, 2.0),
-                                                       ("greater", 0.04, 0.3, 1.0)])
+@pytest.mark.parametrize(
+    "alternative,diff,p2,ratio",
+    [("two-sided", 0.1, 0.5, 1.0), ("two-sided", 0.05, 0.8, 2.0), ("greater", 0.04, 0.3, 1.0)],
+)
 def test_required_n_pooled_z_against_statsmodels_samplesize_proportions_2indep(
-        alternative, diff, p2, ratio):
+    alternative, diff, p2, ratio
+):
     # statsmodels: samplesize_proportions_2indep_onetail(diff, prop2, power, ratio, alpha)
     # — Fleiss' formula; it drops the far tail of a two-sided test (~1e-6 relative here)
-    ref = samplesize_proportions_2indep_onetail(diff, p2, 0.8, ratio=ratio, alpha=0.05,
-                                                alternative=SM_ALT[alternative])
-    ours = required_n(diff, design="unpaired-binary", baseline=p2, ratio=ratio,
-                      alternative=alternative)
+    ref = samplesize_proportions_2indep_onetail(
+        diff, p2, 0.8, ratio=ratio, alpha=0.05, alternative=SM_ALT[alternative]
+    )
+    ours = required_n(
+        diff, design="unpaired-binary", baseline=p2, ratio=ratio, alternative=alternative
+    )
     assert ours.n == pytest.approx(ref, rel=1e-5 if alternative == "two-sided" else 1e-9)
 
 
-@pytest.mark.parametrize("design,kwargs", [
-    ("paired-binary", {"discordance": 0.2}),
-    ("paired-binary", {"discordance": 0.2, "method": "normal"}),
-    ("paired-binary", {"baseline": 0.6, "correlation": 0.4}),
-    ("unpaired-binary", {"baseline": 0.7}),
-    ("unpaired-binary", {"baseline": 0.7, "method": "arcsine", "ratio": 3.0}),
-    ("paired-continuous", {"sd": 0.3}),
-    ("unpaired-continuous", {"sd": 0.3, "sd_b": 0.5, "ratio": 0.7}),
-])
+@pytest.mark.parametrize(
+    "design,kwargs",
+    [
+        ("paired-binary", {"discordance": 0.2}),
+        ("paired-binary", {"discordance": 0.2, "method": "normal"}),
+        ("paired-binary", {"baseline": 0.6, "correlation": 0.4}),
+        ("unpaired-binary", {"baseline": 0.7}),
+        ("unpaired-binary", {"baseline": 0.7, "method": "arcsine", "ratio": 3.0}),
+        ("paired-continuous", {"sd": 0.3}),
+        ("unpaired-continuous", {"sd": 0.3, "sd_b": 0.5, "ratio": 0.7}),
+    ],
+)
 @pytest.mark.parametrize("alternative", ["two-sided", "less"])
 def test_minimum_detectable_effect_and_required_n_round_trips(design, kwargs, alternative):
     n = 400
@@ -428,8 +514,7 @@ def test_minimum_detectable_effect_and_required_n_round_trips(design, kwargs, al
         # exact test: the smallest whole n reaching the target
         assert req.n == round(req.n) and req.power >= 0.8
         assert req.n <= n
-        below = power_at(req.n - 1, mde.delta, design=design, alternative=alternative,
-                         **kwargs)
+        below = power_at(req.n - 1, mde.delta, design=design, alternative=alternative, **kwargs)
         assert below.power < 0.8
     else:
         assert req.n == pytest.approx(n, rel=1e-8)
@@ -441,8 +526,10 @@ def test_required_n_exact_mcnemar_against_enumeration():
     psi, delta = 0.8, 0.5
     r = required_n(delta, design="paired-binary", discordance=psi)
     p10, p01 = (psi + delta) / 2, (psi - delta) / 2
-    powers = {n: _mcnemar_power_by_enumeration(n, p10, p01, 0.05, "two-sided")
-              for n in range(2, int(r.n) + 1)}
+    powers = {
+        n: _mcnemar_power_by_enumeration(n, p10, p01, 0.05, "two-sided")
+        for n in range(2, int(r.n) + 1)
+    }
     first = min(n for n, p in powers.items() if p >= 0.8)
     assert r.n == first
     assert r.power == pytest.approx(powers[first], rel=1e-9)
@@ -458,18 +545,27 @@ def test_power_curve_and_mde_curve_against_scalar_calls():
     by_delta = power_curve(100, [0.02, 0.05, 0.1], design="paired-binary", discordance=0.2)
     assert np.all(np.diff(by_delta.power) > 0) and np.all(by_delta.n == 100)
     for k, d in enumerate([0.02, 0.05, 0.1]):
-        assert by_delta.power[k] == power_at(100, d, design="paired-binary",
-                                             discordance=0.2).power
+        assert by_delta.power[k] == power_at(100, d, design="paired-binary", discordance=0.2).power
     mc = mde_curve([200, 800, 3200, 12800], design="paired-binary", discordance=0.15)
     assert np.all(np.diff(mc.delta) < 0)
     for point in mc.points:
-        single = minimum_detectable_effect(point.n, design="paired-binary",
-                                           discordance=0.15)
+        single = minimum_detectable_effect(point.n, design="paired-binary", discordance=0.15)
         assert point.delta == pytest.approx(single.delta, rel=1e-12)
     records = mc.to_records()
     assert len(records) == 4
-    assert {"design", "n", "delta", "power", "alpha", "alternative", "method",
-            "target_power", "discordance", "solved_for", "effect_size"} <= set(records[0])
+    assert {
+        "design",
+        "n",
+        "delta",
+        "power",
+        "alpha",
+        "alternative",
+        "method",
+        "target_power",
+        "discordance",
+        "solved_for",
+        "effect_size",
+    } <= set(records[0])
     assert records[0]["solved_for"] == "delta" and records[0]["baseline"] is None
     frame = mc.to_frame()
     assert list(frame["n"]) == [200.0, 800.0, 3200.0, 12800.0]
@@ -480,6 +576,7 @@ def test_power_curve_and_mde_curve_against_scalar_calls():
 
 def test_mde_for_sample_against_brute_force_summaries_on_humaneval(shared_data):
     from reportgen.data import load
+
     table = load(shared_data / "eval-arena" / "humaneval+.jsonl")
     X = table.paired("humaneval+", "pass1").item_means()
     n, k = X.shape
@@ -489,12 +586,14 @@ def test_mde_for_sample_against_brute_force_summaries_on_humaneval(shared_data):
     assert r.mde.discordance == pytest.approx(np.median(psis), rel=1e-12)
     assert r.n_summarised == k * (k - 1) // 2 and "median over" in r.summary
     assert r.mde.n == n
-    direct = minimum_detectable_effect(n, design="paired-binary",
-                                       discordance=float(np.median(psis)))
+    direct = minimum_detectable_effect(
+        n, design="paired-binary", discordance=float(np.median(psis))
+    )
     assert r.mde.delta == pytest.approx(direct.delta, rel=1e-12)
-    assert power_at(n, r.mde.delta, design="paired-binary",
-                    discordance=r.mde.discordance).power == pytest.approx(0.8, abs=1e-9)
-    assert 0.05 < r.mde.delta < 0.2            # 164 items: a large MDE
+    assert power_at(
+        n, r.mde.delta, design="paired-binary", discordance=r.mde.discordance
+    ).power == pytest.approx(0.8, abs=1e-9)
+    assert 0.05 < r.mde.delta < 0.2  # 164 items: a large MDE
     assert r.required is not None and r.required.n > n
     one = mde_for_sample(X, design="paired-binary", pair=(0, 1))
     assert one.mde.discordance == pytest.approx(np.mean(X[:, 0] != X[:, 1]))
@@ -505,18 +604,24 @@ def test_mde_for_sample_against_brute_force_summaries_on_humaneval(shared_data):
 @pytest.mark.slow
 def test_mde_for_sample_against_enumeration_on_humaneval(shared_data):
     from reportgen.data import load
-    X = load(shared_data / "eval-arena" / "humaneval+.jsonl").paired(
-        "humaneval+", "pass1").item_means()
+
+    X = (
+        load(shared_data / "eval-arena" / "humaneval+.jsonl")
+        .paired("humaneval+", "pass1")
+        .item_means()
+    )
     r = mde_for_sample(X, design="paired-binary")
     # the power of the engine's exact McNemar test at the MDE, by enumeration, is 0.8
     p10 = (r.mde.discordance + r.mde.delta) / 2
     p01 = r.mde.discordance - p10
-    assert _mcnemar_power_by_enumeration(X.shape[0], p10, p01, 0.05, "two-sided") == \
-        pytest.approx(0.8, abs=1e-9)
+    assert _mcnemar_power_by_enumeration(X.shape[0], p10, p01, 0.05, "two-sided") == pytest.approx(
+        0.8, abs=1e-9
+    )
 
 
 def test_mde_for_sample_continuous_against_numpy_summaries(shared_data):
     import pandas as pd
+
     X = pd.read_csv(shared_data / "ibm-rag" / "sbert.csv").to_numpy(dtype=float)
     n, k = X.shape
     sds = [np.std(X[:, i] - X[:, j], ddof=1) for i, j in itertools.combinations(range(k), 2)]
@@ -524,11 +629,12 @@ def test_mde_for_sample_continuous_against_numpy_summaries(shared_data):
     assert r.mde.sd == pytest.approx(np.median(sds), rel=1e-12)
     # statsmodels: TTestPower().solve_power(effect_size=None, nobs=n, power=0.8) × sd
     ref = TTestPower().solve_power(None, nobs=n, alpha=0.05, power=0.8) * np.median(sds)
-    assert r.mde.delta == pytest.approx(ref, rel=3e-5)   # statsmodels' solver tolerance
+    assert r.mde.delta == pytest.approx(ref, rel=3e-5)  # statsmodels' solver tolerance
     # unpaired: the pooled within-system SD, statsmodels' pooled-t MDE
     cols = [X[:, j] for j in range(k)]
-    pooled = math.sqrt(sum((len(c) - 1) * c.var(ddof=1) for c in cols)
-                       / sum(len(c) - 1 for c in cols))
+    pooled = math.sqrt(
+        sum((len(c) - 1) * c.var(ddof=1) for c in cols) / sum(len(c) - 1 for c in cols)
+    )
     u = mde_for_sample(cols, design="unpaired-continuous")
     assert u.mde.sd == pytest.approx(pooled, rel=1e-12)
     ref = TTestIndPower().solve_power(None, nobs1=n, alpha=0.05, power=0.8) * pooled
@@ -538,14 +644,16 @@ def test_mde_for_sample_continuous_against_numpy_summaries(shared_data):
 
 def test_mde_for_sample_unpaired_binary_against_statsmodels():
     rng = np.random.default_rng(2)
-    samples = [rng.binomial(1, p, size=s).astype(float)
-               for p, s in [(0.6, 300), (0.7, 310), (0.65, 290)]]
+    samples = [
+        rng.binomial(1, p, size=s).astype(float) for p, s in [(0.6, 300), (0.7, 310), (0.65, 290)]
+    ]
     r = mde_for_sample(samples, design="unpaired-binary", method="arcsine")
     base = float(np.median([s.mean() for s in samples]))
     assert r.mde.baseline == pytest.approx(base) and r.mde.n == 300
     h = NormalIndPower().solve_power(None, nobs1=300, alpha=0.05, power=0.8)
-    assert r.mde.delta == pytest.approx(math.sin(math.asin(math.sqrt(base)) + h / 2) ** 2
-                                        - base, rel=3e-5)
+    assert r.mde.delta == pytest.approx(
+        math.sin(math.asin(math.sqrt(base)) + h / 2) ** 2 - base, rel=3e-5
+    )
 
 
 # ----------------------------------------------------------------------- validation
@@ -560,22 +668,32 @@ def test_power_input_validation():
         (dict(ok, alpha=0.0), r"alpha=0.0 must be a number between 0 and 1"),
         (dict(ok, alpha=1.5), r"alpha=1.5 must be a number between 0 and 1"),
         (dict(ok, discordance=1.2), r"discordance=1.2 must be a probability in \[0, 1\]"),
-        (dict(design="unpaired-binary", baseline=-0.1),
-         r"baseline=-0.1 must be a probability in \[0, 1\]"),
+        (
+            dict(design="unpaired-binary", baseline=-0.1),
+            r"baseline=-0.1 must be a probability in \[0, 1\]",
+        ),
         (dict(design="paired-binary"), r"needs exactly one of discordance= or correlation="),
         (dict(ok, correlation=0.2), r"needs exactly one of discordance= or correlation="),
-        (dict(design="paired-binary", correlation=0.2),
-         r"correlation= needs baseline= \(the accuracy of system B\)"),
+        (
+            dict(design="paired-binary", correlation=0.2),
+            r"correlation= needs baseline= \(the accuracy of system B\)",
+        ),
         (dict(design="unpaired-binary"), r"unpaired-binary needs baseline="),
         (dict(ok, sd=1.0), r"sd= does not apply to design 'paired-binary'"),
-        (dict(design="paired-continuous", ratio=2.0),
-         r"ratio= does not apply to design 'paired-continuous'"),
+        (
+            dict(design="paired-continuous", ratio=2.0),
+            r"ratio= does not apply to design 'paired-continuous'",
+        ),
         (dict(design="paired-continuous", sd=0.0), r"sd=0.0 must be positive"),
         (dict(design="unpaired-continuous", ratio=-1.0), r"ratio=-1.0 must be positive"),
-        (dict(design="unpaired-continuous", method="pooled-t", sd=1.0, sd_b=2.0),
-         r"method='pooled-t' assumes equal SDs"),
-        (dict(design="paired-binary", correlation=1.5, baseline=0.5),
-         r"correlation=1.5 must be in \[-1, 1\]"),
+        (
+            dict(design="unpaired-continuous", method="pooled-t", sd=1.0, sd_b=2.0),
+            r"method='pooled-t' assumes equal SDs",
+        ),
+        (
+            dict(design="paired-binary", correlation=1.5, baseline=0.5),
+            r"correlation=1.5 must be in \[-1, 1\]",
+        ),
     ]
     for kwargs, message in cases:
         with pytest.raises(InputError, match=message):
@@ -609,8 +727,7 @@ def test_power_input_validation():
     with pytest.raises(InputError, match=r"cannot be broadcast together"):
         power_curve([10, 20], [0.1, 0.2, 0.3], design="paired-continuous")
     with pytest.raises(InputError, match=r"n_simulations=0 must be an integer >= 1"):
-        simulate_paired_binary_power(100, 0.05, baseline=0.5, correlation=0.1,
-                                     n_simulations=0)
+        simulate_paired_binary_power(100, 0.05, baseline=0.5, correlation=0.1, n_simulations=0)
     with pytest.raises(InputError, match=r"needs exactly one of discordance="):
         simulate_paired_binary_power(100, 0.05, baseline=0.5)
     with pytest.raises(InputError, match=r"p_a=1.2 must be a probability"):
@@ -641,8 +758,9 @@ def test_power_edge_cases():
     for method in ("exact", "normal"):
         p0 = power_at(300, 0.0, design="paired-binary", discordance=0.3, method=method)
         assert p0.power <= 0.05 + 1e-12 and p0.effect_size == 0.0
-    assert power_at(300, 0.0, design="paired-binary", discordance=0.3,
-                    method="normal").power == pytest.approx(0.05)
+    assert power_at(
+        300, 0.0, design="paired-binary", discordance=0.3, method="normal"
+    ).power == pytest.approx(0.05)
     assert power_at(50, 0.0, design="paired-continuous").power == pytest.approx(0.05)
     # no discordant items: nothing to test
     assert power_at(100, 0.0, design="paired-binary", discordance=0.0).power == 0.0
@@ -652,34 +770,40 @@ def test_power_edge_cases():
     # every item discordant and won by A: psi - delta^2 = 0, the statistic is a constant
     full = power_at(10, 1.0, design="paired-binary", discordance=1.0, method="normal")
     assert full.power == 1.0
-    assert power_at(10, 1.0, design="paired-binary", discordance=1.0).power == \
-        pytest.approx(1.0)   # binomial: 10 of 10 rejects at 0.05
+    assert power_at(10, 1.0, design="paired-binary", discordance=1.0).power == pytest.approx(
+        1.0
+    )  # binomial: 10 of 10 rejects at 0.05
     # too few items to ever reject: exact McNemar with 5 items cannot reach p <= 0.05
     assert power_at(5, 0.5, design="paired-binary", discordance=0.5).power == 0.0
     with pytest.warns(DegenerateDataWarning, match=r"MDE is NaN"):
         tiny = minimum_detectable_effect(5, design="paired-binary", discordance=1.0)
     assert math.isnan(tiny.delta) and tiny.power == 0.0
     with pytest.raises(ValueError, match="n is NaN"):
-        PowerResult("paired-binary", "exact", "two-sided", 0.05, math.nan, 0.1, 0.0,
-                    "n").items_needed()
+        PowerResult(
+            "paired-binary", "exact", "two-sided", 0.05, math.nan, 0.1, 0.0, "n"
+        ).items_needed()
     # both systems always right: the engine's z is undefined (p = 1), power 0
     assert power_at(50, 0.0, design="unpaired-binary", baseline=1.0).power == 0.0
     with pytest.warns(DegenerateDataWarning, match=r"no feasible effect"):
         top = minimum_detectable_effect(50, design="unpaired-binary", baseline=1.0)
     assert math.isnan(top.delta)
     # a one-sided 'less' MDE is negative
-    assert minimum_detectable_effect(2000, design="unpaired-binary", baseline=0.98,
-                                     alternative="less").delta < 0
+    assert (
+        minimum_detectable_effect(
+            2000, design="unpaired-binary", baseline=0.98, alternative="less"
+        ).delta
+        < 0
+    )
     # 2 items already suffice for a huge effect
     big = required_n(50.0, design="paired-continuous")
     assert big.n == 2.0 and big.power > 0.8 and big.items_needed() == 2
     # one-sided power against the alternative's direction is below alpha
-    assert power_at(100, -0.3, design="paired-continuous",
-                    alternative="greater").power < 0.05
+    assert power_at(100, -0.3, design="paired-continuous", alternative="greater").power < 0.05
     # correlation at the Fréchet bound is accepted (clipped), beyond it is not
     low, high = correlation_bounds(0.65, 0.6)
-    assert power_at(200, 0.05, design="paired-binary", baseline=0.6,
-                    correlation=high).p01 == pytest.approx(0.0, abs=1e-12)
+    assert power_at(
+        200, 0.05, design="paired-binary", baseline=0.6, correlation=high
+    ).p01 == pytest.approx(0.0, abs=1e-12)
     assert correlation_bounds(1.0, 0.5) == (0.0, 0.0)
 
 
@@ -693,26 +817,36 @@ def test_mde_for_sample_edge_cases():
         r = mde_for_sample(np.array([[1.0, 0.0]]), design="paired-continuous")
     assert math.isnan(r.mde.delta)
     X = np.array([[1, 0], [0, 0], [1, 1], [0, 0]] * 25, dtype=float)  # discordance 0.25
-    with pytest.warns(DegenerateDataWarning, match=r"delta=0.4 is not feasible for the "
-                                                   r"observed data"):
+    with pytest.warns(
+        DegenerateDataWarning,
+        match=r"delta=0.4 is not feasible for the "
+        r"observed data",
+    ):
         r = mde_for_sample(X, design="paired-binary", delta=0.4)
     assert math.isnan(r.required.n) and r.mde.discordance == 0.25
     # unpaired samples of different sizes: n is the median size
-    u = mde_for_sample([np.ones(10), np.r_[np.ones(5), np.zeros(7)], np.zeros(30)],
-                       design="unpaired-binary", method="arcsine")
+    u = mde_for_sample(
+        [np.ones(10), np.r_[np.ones(5), np.zeros(7)], np.zeros(30)],
+        design="unpaired-binary",
+        method="arcsine",
+    )
     assert u.mde.n == 12 and u.mde.baseline == pytest.approx(5 / 12)
     # a 2-D matrix for an unpaired design is read as one column per system
-    m = mde_for_sample(np.c_[np.arange(20.0), np.arange(20.0) * 2],
-                       design="unpaired-continuous")
+    m = mde_for_sample(np.c_[np.arange(20.0), np.arange(20.0) * 2], design="unpaired-continuous")
     assert m.mde.n == 20 and m.n_summarised == 2
 
 
 def test_designs_and_methods_table():
-    assert DESIGNS == ("paired-binary", "unpaired-binary", "paired-continuous",
-                       "unpaired-continuous")
+    assert DESIGNS == (
+        "paired-binary",
+        "unpaired-binary",
+        "paired-continuous",
+        "unpaired-continuous",
+    )
     for design, methods in METHODS.items():
-        kwargs = {"paired-binary": {"discordance": 0.3},
-                  "unpaired-binary": {"baseline": 0.5}}.get(design, {})
+        kwargs = {"paired-binary": {"discordance": 0.3}, "unpaired-binary": {"baseline": 0.5}}.get(
+            design, {}
+        )
         assert power_at(100, 0.1, design=design, **kwargs).method == methods[0]
         for m in methods:
             assert 0 < power_at(100, 0.1, design=design, method=m, **kwargs).power < 1
@@ -739,13 +873,16 @@ def test_power_design_is_the_keywords_checked_once():
     d = PowerDesign("paired-binary", discordance=0.2, alpha=0.01, alternative="greater")
     assert d.method == "exact"  # auto resolved for the design
     assert power_at(200, 0.05, design=d).power == power_at(200, 0.05, **kw).power
-    assert minimum_detectable_effect(300, design=d).delta == \
-        minimum_detectable_effect(300, **kw).delta
+    assert (
+        minimum_detectable_effect(300, design=d).delta == minimum_detectable_effect(300, **kw).delta
+    )
     assert required_n(0.08, design=d).n == required_n(0.08, **kw).n
-    np.testing.assert_array_equal(power_curve([100, 200], 0.05, design=d).power,
-                                  power_curve([100, 200], 0.05, **kw).power)
-    np.testing.assert_array_equal(mde_curve([100, 200], design=d).delta,
-                                  mde_curve([100, 200], **kw).delta)
+    np.testing.assert_array_equal(
+        power_curve([100, 200], 0.05, design=d).power, power_curve([100, 200], 0.05, **kw).power
+    )
+    np.testing.assert_array_equal(
+        mde_curve([100, 200], design=d).delta, mde_curve([100, 200], **kw).delta
+    )
     continuous = PowerDesign("unpaired-continuous")
     assert (continuous.sd, continuous.sd_b, continuous.ratio) == (1.0, 1.0, 1.0)
     with pytest.raises(InputError, match="alpha given beside a PowerDesign"):

@@ -35,10 +35,9 @@ def _exact_paired_rank_probs(X: np.ndarray) -> np.ndarray:
     sequences (brute-force enumeration), min-rank ties, higher is better."""
     n, B = X.shape
     idx = np.array(list(itertools.product(range(n), repeat=n)))
-    sums = X[idx].sum(axis=1)                                   # (n**n, B)
+    sums = X[idx].sum(axis=1)  # (n**n, B)
     ranks = stats.rankdata(-sums, method="min", axis=1).astype(int)
-    return np.stack([np.bincount(ranks[:, j] - 1, minlength=B) for j in range(B)]) \
-        / len(idx)
+    return np.stack([np.bincount(ranks[:, j] - 1, minlength=B) for j in range(B)]) / len(idx)
 
 
 def _exact_unpaired_rank_probs(arrays: list[np.ndarray]) -> np.ndarray:
@@ -65,8 +64,9 @@ def _mc_tolerance(p: np.ndarray, R: int) -> np.ndarray:
 
 def test_rank_distributions_against_enumeration_paired() -> None:
     # reference: all 5**5 bootstrap index sequences enumerated (_exact_paired_rank_probs)
-    X = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.4], [0.7, 0.6, 0.55],
-                  [0.4, 0.3, 0.6], [1.0, 0.2, 0.45]])
+    X = np.array(
+        [[0.9, 0.1, 0.5], [0.2, 0.8, 0.4], [0.7, 0.6, 0.55], [0.4, 0.3, 0.6], [1.0, 0.2, 0.45]]
+    )
     R = 20000
     res = rank_distributions(X, paired=True, n_resamples=R, rng=3)
     exact = _exact_paired_rank_probs(X)
@@ -88,8 +88,11 @@ def test_rank_distributions_against_enumeration_paired_binary_ties() -> None:
 
 def test_rank_distributions_against_enumeration_unpaired() -> None:
     # reference: independent enumeration of each system's 4**4 or 3**3 resamples
-    arrays = [np.array([0.2, 0.9, 0.5, 0.4]), np.array([0.6, 0.3, 0.7]),
-              np.array([1.0, 0.0, 1.0, 1.0])]           # the last is binary (binomial path)
+    arrays = [
+        np.array([0.2, 0.9, 0.5, 0.4]),
+        np.array([0.6, 0.3, 0.7]),
+        np.array([1.0, 0.0, 1.0, 1.0]),
+    ]  # the last is binary (binomial path)
     R = 20000
     res = rank_distributions(arrays, paired=False, n_resamples=R, rng=5)
     exact = _exact_unpaired_rank_probs(arrays)
@@ -131,8 +134,9 @@ def test_rank_distributions_edge_cases() -> None:
     assert res.rank_counts.tolist() == [[100, 0, 0], [0, 100, 0], [0, 0, 100]]
     assert res.ci_low.tolist() == res.ci_high.tolist() == [1, 2, 3]
     # one item per unpaired system is allowed (a point mass)
-    res = rank_distributions([np.array([0.3]), np.array([0.5])], paired=False,
-                             n_resamples=50, rng=0)
+    res = rank_distributions(
+        [np.array([0.3]), np.array([0.5])], paired=False, n_resamples=50, rng=0
+    )
     assert res.rank.tolist() == [2, 1] and res.p_best.tolist() == [0.0, 1.0]
     d = res.to_dict()
     json.dumps(d)
@@ -202,28 +206,33 @@ def test_simultaneous_rank_intervals_against_studentized_range() -> None:
 def test_simultaneous_rank_intervals_against_hand_computation() -> None:
     # closed form: equal SE 0.3 -> sd of a difference 0.3*sqrt(2); q = studentized range
     # / sqrt(2); 3 - 1 and 3 - 0.9 exceed q*sd ~ 0.99 but 1 - 0.9 does not
-    res = simultaneous_rank_intervals(np.array([1.0, 3.0, 0.9]), np.full(3, 0.3),
-                                      systems=["b", "a", "c"])
+    res = simultaneous_rank_intervals(
+        np.array([1.0, 3.0, 0.9]), np.full(3, 0.3), systems=["b", "a", "c"]
+    )
     assert res.ci_low.tolist() == [2, 1, 2] and res.ci_high.tolist() == [3, 1, 3]
     assert res.rank.tolist() == [2, 1, 3]
     assert res.n_better.tolist() == [1, 0, 1] and res.n_worse.tolist() == [0, 2, 0]
     # Bonferroni: q = norm.ppf(1 - 0.05 / 6) for 3 pairs; Šidák: norm.ppf((1 + 0.95**(1/3))/2)
-    bon = simultaneous_rank_intervals(np.array([1.0, 3.0, 0.9]), np.full(3, 0.3),
-                                      method="bonferroni")
+    bon = simultaneous_rank_intervals(
+        np.array([1.0, 3.0, 0.9]), np.full(3, 0.3), method="bonferroni"
+    )
     assert bon.critical_value == pytest.approx(stats.norm.ppf(1 - 0.05 / 6))
-    sid = simultaneous_rank_intervals(np.array([1.0, 3.0, 0.9]), np.full(3, 0.3),
-                                      method="sidak")
+    sid = simultaneous_rank_intervals(np.array([1.0, 3.0, 0.9]), np.full(3, 0.3), method="sidak")
     assert sid.critical_value == pytest.approx(stats.norm.ppf((1 + 0.95 ** (1 / 3)) / 2))
     assert sid.critical_value < bon.critical_value
     # direction "lower": the smallest mean is best
-    low = simultaneous_rank_intervals(np.array([1.0, 3.0, 0.9]), np.full(3, 0.3),
-                                      direction="lower")
+    low = simultaneous_rank_intervals(np.array([1.0, 3.0, 0.9]), np.full(3, 0.3), direction="lower")
     assert low.ci_low.tolist() == [1, 3, 1] and low.ci_high.tolist() == [2, 3, 2]
 
 
-def _coverage(theta: np.ndarray, ses: np.ndarray, q: float, trials: int,
-              rng: np.random.Generator, cov: np.ndarray | None = None
-              ) -> tuple[float, float, bool]:
+def _coverage(
+    theta: np.ndarray,
+    ses: np.ndarray,
+    q: float,
+    trials: int,
+    rng: np.random.Generator,
+    cov: np.ndarray | None = None,
+) -> tuple[float, float, bool]:
     """Share of trials whose intervals contain every true rank; share with no
     significant pair; whether the observed rank was always inside."""
     true_rank = stats.rankdata(-theta, method="min")
@@ -248,8 +257,7 @@ def test_simultaneous_rank_intervals_coverage_simulation() -> None:
     # trials with no significant pair must be 95% (the definition of q) within 4 MC SEs
     rng = np.random.default_rng(11)
     ses = np.array([0.5, 1.0, 1.0, 1.5, 2.0])
-    q = simultaneous_rank_intervals(np.zeros(5), ses, n_simulations=200000,
-                                    rng=1).critical_value
+    q = simultaneous_rank_intervals(np.zeros(5), ses, n_simulations=200000, rng=1).critical_value
     trials = 1500
     se_mc = math.sqrt(0.05 * 0.95 / trials)
     cov, _, inside = _coverage(np.array([0.0, 1.0, 2.0, 3.5, 5.0]), ses, q, trials, rng)
@@ -264,17 +272,18 @@ def test_simultaneous_rank_intervals_coverage_simulation_correlated() -> None:
     sd = np.array([1.0, 1.2, 0.8, 1.0])
     corr = np.full((4, 4), 0.7) + 0.3 * np.eye(4)
     cov = corr * np.outer(sd, sd)
-    q = simultaneous_rank_intervals(np.zeros(4), covariance=cov, n_simulations=200000,
-                                    rng=2).critical_value
+    q = simultaneous_rank_intervals(
+        np.zeros(4), covariance=cov, n_simulations=200000, rng=2
+    ).critical_value
     trials = 1500
     se_mc = math.sqrt(0.05 * 0.95 / trials)
     _, no_sig, inside = _coverage(np.zeros(4), sd, q, trials, rng, cov=cov)
     assert abs(no_sig - 0.95) <= 4 * se_mc and inside
     # a diagonal covariance is the same as independent SEs
-    a = simultaneous_rank_intervals(np.array([0.0, 3.0, 1.0]), np.array([0.5, 0.5, 0.6]),
-                                    rng=3)
-    b = simultaneous_rank_intervals(np.array([0.0, 3.0, 1.0]),
-                                    covariance=np.diag([0.25, 0.25, 0.36]), rng=3)
+    a = simultaneous_rank_intervals(np.array([0.0, 3.0, 1.0]), np.array([0.5, 0.5, 0.6]), rng=3)
+    b = simultaneous_rank_intervals(
+        np.array([0.0, 3.0, 1.0]), covariance=np.diag([0.25, 0.25, 0.36]), rng=3
+    )
     assert a.critical_value == b.critical_value
     assert a.ci_low.tolist() == b.ci_low.tolist() and a.ci_high.tolist() == b.ci_high.tolist()
 
@@ -284,8 +293,7 @@ def test_simultaneous_rank_intervals_coverage_simulation_large() -> None:
     # larger simulation of size: 12 systems, 20,000 trials, spaced and equal theta
     rng = np.random.default_rng(13)
     ses = np.linspace(0.5, 2.0, 12)
-    q = simultaneous_rank_intervals(np.zeros(12), ses, n_simulations=400000,
-                                    rng=1).critical_value
+    q = simultaneous_rank_intervals(np.zeros(12), ses, n_simulations=400000, rng=1).critical_value
     trials = 20000
     se_mc = math.sqrt(0.05 * 0.95 / trials)
     cov, _, inside = _coverage(np.linspace(0, 6, 12), ses, q, trials, rng)
@@ -323,11 +331,9 @@ def test_simultaneous_rank_intervals_input_validation() -> None:
     with pytest.raises(InputError, match="method"):
         simultaneous_rank_intervals(m, np.ones(3), method="holm")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="positive semi-definite"):
-        simultaneous_rank_intervals(m, covariance=np.array([[1.0, 2, 0], [2, 1, 0],
-                                                            [0, 0, 1]]))
+        simultaneous_rank_intervals(m, covariance=np.array([[1.0, 2, 0], [2, 1, 0], [0, 0, 1]]))
     with pytest.raises(InputError, match="symmetric"):
-        simultaneous_rank_intervals(m, covariance=np.array([[1.0, 0.5, 0], [0, 1, 0],
-                                                            [0, 0, 1]]))
+        simultaneous_rank_intervals(m, covariance=np.array([[1.0, 0.5, 0], [0, 1, 0], [0, 0, 1]]))
     with pytest.raises(InputError, match="critical_value"):
         simultaneous_rank_intervals(m, np.ones(3), critical_value=-1.0)
     with pytest.raises(InputError, match="at least 2"):
@@ -369,8 +375,7 @@ def test_ordered_ranking_against_hand_built_case() -> None:
     assert res.cliques == (("d", "a", "c"), ("c", "b"))
     assert res.isolated == ("e",)
     assert res.letters == ("a", "a", "ab", "b", "c")
-    assert res.edges == (("d", "a", 0.5), ("d", "c", 0.06), ("a", "c", 0.2),
-                         ("c", "b", 0.3))
+    assert res.edges == (("d", "a", 0.5), ("d", "c", 0.06), ("a", "c", 0.2), ("c", "b", 0.3))
     g = res.graph()
     assert isinstance(g, nx.Graph) and not g.is_directed()
     assert g.nodes["d"]["rank"] == 1 and g.edges["a", "c"]["p_adjusted"] == 0.2
@@ -397,7 +402,7 @@ def test_ordered_ranking_against_brute_force_on_humaneval(shared_data) -> None:
 
     res = ordered_ranking(X.mean(axis=0), pw)
     assert len(res.systems) == X.shape[1]
-    assert np.all(np.diff(res.mean) <= 0)                       # best first
+    assert np.all(np.diff(res.mean) <= 0)  # best first
     assert res.alpha == pw.alpha and res.order == "all-pairs" and not res.directed
     _check_cliques(res, sig_of)
     # cliques equal networkx's maximal cliques of the non-significance graph (size >= 2)
@@ -407,7 +412,7 @@ def test_ordered_ranking_against_brute_force_on_humaneval(shared_data) -> None:
     ref = {frozenset(c) for c in nx.find_cliques(g) if len(c) >= 2}
     assert {frozenset(c) for c in res.cliques} == ref
     best = [min(res.systems.index(s) for s in c) for c in res.cliques]
-    assert best == sorted(best)                                 # by best member's mean
+    assert best == sorted(best)  # by best member's mean
     # letters: two systems share a letter iff not significantly different
     for (i, a), (j, b) in itertools.combinations(enumerate(res.systems), 2):
         assert bool(set(res.letters[i]) & set(res.letters[j])) == (not sig_of(a, b))
@@ -442,8 +447,7 @@ def test_ordered_ranking_edge_cases() -> None:
     assert res.letters == ("a", "b")
     # NaN p-value (untestable pair) is not significant; lower is better
     P = np.array([[np.nan, np.nan, 0.5], [np.nan, np.nan, 0.01], [0.5, 0.01, np.nan]])
-    res = ordered_ranking(np.array([1.0, 2.0, 3.0]), P, direction="lower",
-                          order="first-vs-rest")
+    res = ordered_ranking(np.array([1.0, 2.0, 3.0]), P, direction="lower", order="first-vs-rest")
     assert res.systems == ("system 1", "system 2", "system 3")
     assert res.edges == (("system 1", "system 3", 0.5),)
     # ties in the means keep the input order and share the min rank
@@ -462,9 +466,10 @@ def test_ordered_ranking_input_validation() -> None:
     with pytest.raises(InputError, match=r"\[0, 1\]"):
         ordered_ranking(np.array([1.0, 2.0]), np.array([[np.nan, 2.0], [2.0, np.nan]]))
     with pytest.raises(InputError, match="all-pairs"):
-        ordered_ranking(np.array([1.0, 2.0, 3.0]),
-                        np.array([[np.nan, 0.2, np.nan], [0.2, np.nan, 0.1],
-                                  [np.nan, 0.1, np.nan]]))
+        ordered_ranking(
+            np.array([1.0, 2.0, 3.0]),
+            np.array([[np.nan, 0.2, np.nan], [0.2, np.nan, 0.1], [np.nan, 0.1, np.nan]]),
+        )
     with pytest.raises(InputError, match="alpha"):
         ordered_ranking(np.array([1.0, 2.0]), P, alpha=1.5)
     with pytest.raises(InputError, match="order"):
@@ -511,8 +516,8 @@ def test_compact_letter_display_against_networkx_cliques() -> None:
         assert {frozenset(grp) for grp in cld.groups} == ref
         for i, j in itertools.combinations(range(B), 2):
             assert bool(set(cld.letters[i]) & set(cld.letters[j])) == (not S[i, j])
-        assert all(cld.letters)                                   # >= 1 letter each
-        assert "a" in cld.letters[0]                              # best gets "a"
+        assert all(cld.letters)  # >= 1 letter each
+        assert "a" in cld.letters[0]  # best gets "a"
         firsts = [min(names.index(s) for s in grp) for grp in cld.groups]
         assert firsts == sorted(firsts)
 
@@ -563,14 +568,20 @@ def test_topsis_against_mcda_r_package_example() -> None:
     # 0.15), criteria (min, max, max, max); the example lists the weighted normalised
     # positive and negative ideal solutions
     X = np.array([[5490, 51.4, 8.5, 285], [6500, 70.6, 7, 288], [6489, 54.3, 7.5, 290]])
-    res = topsis(X, directions=["lower", "higher", "higher", "higher"],
-                 weights=[0.35, 0.25, 0.25, 0.15], systems=["Corsa", "Clio", "Fiesta"])
-    assert res.ideal == pytest.approx([0.179573776, 0.171636015, 0.159499658,
-                                       0.087302767], abs=1e-9)
-    assert res.anti_ideal == pytest.approx([0.212610118, 0.124958799, 0.131352659,
-                                            0.085797547], abs=1e-9)
+    res = topsis(
+        X,
+        directions=["lower", "higher", "higher", "higher"],
+        weights=[0.35, 0.25, 0.25, 0.15],
+        systems=["Corsa", "Clio", "Fiesta"],
+    )
+    assert res.ideal == pytest.approx(
+        [0.179573776, 0.171636015, 0.159499658, 0.087302767], abs=1e-9
+    )
+    assert res.anti_ideal == pytest.approx(
+        [0.212610118, 0.124958799, 0.131352659, 0.085797547], abs=1e-9
+    )
     # closeness from the published ideal points (independent of the code's own ones)
-    norm = np.sqrt((X ** 2).sum(axis=0))
+    norm = np.sqrt((X**2).sum(axis=0))
     V = X / norm * np.array([0.35, 0.25, 0.25, 0.15])
     sp = np.sqrt(((V - [0.179573776, 0.171636015, 0.159499658, 0.087302767]) ** 2).sum(1))
     sm = np.sqrt(((V - [0.212610118, 0.124958799, 0.131352659, 0.085797547]) ** 2).sum(1))
@@ -660,8 +671,9 @@ def test_simulated_max_statistic_against_gathering_every_pair(every_pair):
     root = V * np.sqrt(np.clip(w, 0, None))
     Z = np.random.default_rng(9).standard_normal((3000, 40)) @ root.T
     expected = np.quantile((np.abs(Z[:, ia] - Z[:, ib]) / sd).max(axis=1), 0.9)
-    got = ranking_module._simulate_max_stat(C, ia, ib, sd, 0.9, 3000,
-                                            np.random.default_rng(9), 2**28)
+    got = ranking_module._simulate_max_stat(
+        C, ia, ib, sd, 0.9, 3000, np.random.default_rng(9), 2**28
+    )
     assert got == pytest.approx(expected, rel=1e-12)
 
 
@@ -673,10 +685,9 @@ def test_rank_distributions_normal_resampling_against_the_bootstrap(n, R):
     latent = rng.normal(size=(n, 1))
     accuracy = stats.norm.ppf([0.70, 0.705, 0.71, 0.72, 0.72, 0.60])
     X = (latent * 0.8 + rng.normal(size=(n, 6)) * 0.6 < accuracy).astype(float)
-    X[:, 4] = X[:, 3]                                  # identical systems: ties
-    boot = rank_distributions(X, paired=True, n_resamples=R, rng=1,
-                              resampling="bootstrap")
-    normal = rank_distributions(X, paired=True, n_resamples=R, rng=2)   # auto: normal
+    X[:, 4] = X[:, 3]  # identical systems: ties
+    boot = rank_distributions(X, paired=True, n_resamples=R, rng=1, resampling="bootstrap")
+    normal = rank_distributions(X, paired=True, n_resamples=R, rng=2)  # auto: normal
     assert (boot.resampling, normal.resampling) == ("bootstrap", "normal")
     pb, pn = boot.probabilities(), normal.probabilities()
     se = np.sqrt(np.maximum(pb * (1 - pb), 1 / R) * 2 / R)
@@ -690,10 +701,8 @@ def test_rank_distributions_resampling_switch_and_validation():
     from reportgen.stats.ranking import NORMAL_RESAMPLING_ITEMS
 
     X = np.random.default_rng(0).normal(size=(50, 3))
-    assert rank_distributions(X, paired=True, n_resamples=50, rng=1).resampling == \
-        "bootstrap"
+    assert rank_distributions(X, paired=True, n_resamples=50, rng=1).resampling == "bootstrap"
     big = np.random.default_rng(0).normal(size=(NORMAL_RESAMPLING_ITEMS, 3))
-    assert rank_distributions(big, paired=True, n_resamples=50, rng=1).resampling == \
-        "normal"
+    assert rank_distributions(big, paired=True, n_resamples=50, rng=1).resampling == "normal"
     with pytest.raises(InputError, match="resampling='exact' is not valid"):
         rank_distributions(X, paired=True, n_resamples=50, resampling="exact")

@@ -27,8 +27,12 @@ from reportgen.stats.ranking import (
 def _brute_force_maximal_cliques(A: np.ndarray) -> set[tuple[int, ...]]:
     """Every subset that is a clique and is contained in no larger clique."""
     B = len(A)
-    cliques = [c for r in range(1, B + 1) for c in itertools.combinations(range(B), r)
-               if all(A[i, j] for i, j in itertools.combinations(c, 2))]
+    cliques = [
+        c
+        for r in range(1, B + 1)
+        for c in itertools.combinations(range(B), r)
+        if all(A[i, j] for i, j in itertools.combinations(c, 2))
+    ]
     as_sets = [set(c) for c in cliques]
     return {c for c, s in zip(cliques, as_sets) if not any(s < t for t in as_sets)}
 
@@ -74,8 +78,7 @@ def test_maximal_groups_against_brute_force_enumeration(kind: str) -> None:
         assert set(got.groups) == _brute_force_maximal_cliques(A)
         assert list(got.groups) == sorted(got.groups)
     # interval graphs take the O(B^2) path; random ones mostly do not
-    assert methods == ({"consecutive"} if kind == "interval"
-                       else {"consecutive", "enumerated"})
+    assert methods == ({"consecutive"} if kind == "interval" else {"consecutive", "enumerated"})
 
 
 def test_compact_letter_display_against_insert_absorb() -> None:
@@ -88,8 +91,7 @@ def test_compact_letter_display_against_insert_absorb() -> None:
         significant = [(i, j) for i, j in itertools.combinations(range(B), 2) if not A[i, j]]
         cld = compact_letter_display(names, [(names[i], names[j]) for i, j in significant])
         expected = _insert_absorb(B, significant)
-        assert [{names.index(s) for s in g} for g in cld.groups] == \
-            [set(c) for c in expected]
+        assert [{names.index(s) for s in g} for g in cld.groups] == [set(c) for c in expected]
         assert cld.complete
         # share a letter <=> not significantly different
         for i, j in itertools.combinations(range(B), 2):
@@ -107,7 +109,7 @@ def test_maximal_groups_fallback_beyond_the_bound() -> None:
         block = slice(3 * t, 3 * t + 3)
         A[block, block] = False
     np.fill_diagonal(A, True)
-    assert 3 ** k > MAX_GROUPS
+    assert 3**k > MAX_GROUPS
     got = maximal_groups(A)
     assert got.method == "consecutive-fallback" and not got.complete
     for group in got.groups:
@@ -139,8 +141,7 @@ def test_maximal_groups_1000_systems_in_mean_order() -> None:
             assert means[g[0]] - means[g[-1] + 1] >= 0.05
 
 
-@pytest.mark.parametrize("benchmark", ["humaneval+", "mbpp+", "lcb_codegen",
-                                       "cruxeval_output"])
+@pytest.mark.parametrize("benchmark", ["humaneval+", "mbpp+", "lcb_codegen", "cruxeval_output"])
 def test_ordered_ranking_groups_against_networkx_on_eval_arena(shared_data, benchmark):
     # reference: networkx find_cliques (Bron–Kerbosch) on the same graph, and
     # insert-absorb for the letters: today's results wherever they finish
@@ -153,17 +154,22 @@ def test_ordered_ranking_groups_against_networkx_on_eval_arena(shared_data, benc
     g = nx.Graph()
     g.add_nodes_from(ranking.systems)
     g.add_edges_from((a, b) for a, b, _ in ranking.edges)
-    expected = sorted(tuple(sorted(c, key=ranking.systems.index))
-                      for c in nx.find_cliques(g) if len(c) >= 2)
+    expected = sorted(
+        tuple(sorted(c, key=ranking.systems.index)) for c in nx.find_cliques(g) if len(c) >= 2
+    )
     expected.sort(key=lambda c: [ranking.systems.index(s) for s in c])
     assert list(ranking.cliques) == expected
     B = len(ranking.systems)
-    significant = [(i, j) for i, j in itertools.combinations(range(B), 2)
-                   if not g.has_edge(ranking.systems[i], ranking.systems[j])]
+    significant = [
+        (i, j)
+        for i, j in itertools.combinations(range(B), 2)
+        if not g.has_edge(ranking.systems[i], ranking.systems[j])
+    ]
     columns = _insert_absorb(B, significant)
-    letters = compact_letter_display(ranking.systems,
-                                     [(ranking.systems[i], ranking.systems[j])
-                                      for i, j in significant])
-    assert [tuple(ranking.systems.index(s) for s in grp) for grp in letters.groups] == \
-        [tuple(sorted(c)) for c in columns]
+    letters = compact_letter_display(
+        ranking.systems, [(ranking.systems[i], ranking.systems[j]) for i, j in significant]
+    )
+    assert [tuple(ranking.systems.index(s) for s in grp) for grp in letters.groups] == [
+        tuple(sorted(c)) for c in columns
+    ]
     assert ranking.letters == letters.letters

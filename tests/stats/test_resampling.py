@@ -45,8 +45,7 @@ def test_exact_product_rows_do_not_depend_on_the_chunk():
     operand = exact_product(X, 3000)
     whole = operand.weighted_sums(W)
     for rows in (1, 7, 43, 100, 500):
-        parts = np.vstack([operand.weighted_sums(W[i:i + rows])
-                           for i in range(0, len(W), rows)])
+        parts = np.vstack([operand.weighted_sums(W[i : i + rows]) for i in range(0, len(W), rows)])
         np.testing.assert_array_equal(parts, whole)
 
 
@@ -58,7 +57,7 @@ def test_exact_product_edge_cases():
     # a column of zeros, and a column of full mantissas spread over 250 binary orders:
     # four slices of 51 bits cannot hold it; the dropped rest is below 2^-200 of the
     # column's largest value
-    spread = (1 + 2.0 ** -52) * 2.0 ** -np.arange(0, 250, 50)
+    spread = (1 + 2.0**-52) * 2.0 ** -np.arange(0, 250, 50)
     Y = np.column_stack([np.zeros(5), spread])
     operand = exact_product(Y, 5)
     assert operand.n_slices == 4 and not operand.exact

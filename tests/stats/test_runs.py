@@ -57,10 +57,10 @@ def test_clustered_mean_interval_against_statsmodels_ols_cluster(distribution):
     rng = np.random.default_rng(3)
     for n_obs, n_clusters in [(40, 5), (300, 37), (1000, 400), (12, 2)]:
         groups = rng.integers(0, n_clusters, n_obs)
-        groups[:n_clusters] = np.arange(n_clusters)           # every cluster present
+        groups[:n_clusters] = np.arange(n_clusters)  # every cluster present
         effect = rng.normal(size=n_clusters)
         y = effect[groups] + rng.normal(size=n_obs) + 0.3
-        labels = np.array([f"passage-{g}" for g in groups])   # any comparable labels
+        labels = np.array([f"passage-{g}" for g in groups])  # any comparable labels
         r = clustered_mean_interval(y, labels, distribution=distribution)
         use_t = distribution == "t"
         X = np.ones((n_obs, 1))
@@ -68,25 +68,26 @@ def test_clustered_mean_interval_against_statsmodels_ols_cluster(distribution):
         ref = sm.OLS(y, X).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=use_t)
         assert r.mean[0] == pytest.approx(ref.params[0], rel=1e-12)
         assert r.se[0] == pytest.approx(ref.bse[0], rel=1e-10)
-        np.testing.assert_allclose([r.ci_low[0], r.ci_high[0]], ref.conf_int(0.05)[0],
-                                   rtol=1e-10)
+        np.testing.assert_allclose([r.ci_low[0], r.ci_high[0]], ref.conf_int(0.05)[0], rtol=1e-10)
         assert r.n_clusters[0] == n_clusters and r.n_observations[0] == n_obs
         # statsmodels: OLS(y, ones).fit(use_t=...) — the naive i.i.d. standard error
         naive = sm.OLS(y, X).fit(use_t=use_t)
         assert r.se_naive[0] == pytest.approx(naive.bse[0], rel=1e-10)
-        np.testing.assert_allclose([r.naive_low[0], r.naive_high[0]],
-                                   naive.conf_int(0.05)[0], rtol=1e-10)
+        np.testing.assert_allclose(
+            [r.naive_low[0], r.naive_high[0]], naive.conf_int(0.05)[0], rtol=1e-10
+        )
         # 90% level too
         r90 = clustered_mean_interval(y, groups, distribution=distribution, confidence=0.9)
-        np.testing.assert_allclose([r90.ci_low[0], r90.ci_high[0]], ref.conf_int(0.10)[0],
-                                   rtol=1e-10)
+        np.testing.assert_allclose(
+            [r90.ci_low[0], r90.ci_high[0]], ref.conf_int(0.10)[0], rtol=1e-10
+        )
 
 
 def test_clustered_mean_interval_missing_values_against_statsmodels_per_column():
     rng = np.random.default_rng(4)
     scores = _clustered_binary(rng, 60, 3, 4)
     scores[rng.uniform(size=scores.shape) < 0.15] = np.nan
-    scores[:5, 2, :] = np.nan                                  # system 3 lacks 5 items
+    scores[:5, 2, :] = np.nan  # system 3 lacks 5 items
     values, clusters = _flatten_runs(scores)
     r = clustered_mean_interval(values, clusters, systems=["a", "b", "c"])
     for j in range(3):
@@ -94,11 +95,11 @@ def test_clustered_mean_interval_missing_values_against_statsmodels_per_column()
         y, g = values[ok, j], clusters[ok]
         # statsmodels: OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": g},
         #                                use_t=True) on the observed rows of column j
-        ref = sm.OLS(y, np.ones((len(y), 1))).fit(cov_type="cluster",
-                                                  cov_kwds={"groups": g}, use_t=True)
+        ref = sm.OLS(y, np.ones((len(y), 1))).fit(
+            cov_type="cluster", cov_kwds={"groups": g}, use_t=True
+        )
         assert r.se[j] == pytest.approx(ref.bse[0], rel=1e-10)
-        np.testing.assert_allclose([r.ci_low[j], r.ci_high[j]], ref.conf_int()[0],
-                                   rtol=1e-10)
+        np.testing.assert_allclose([r.ci_low[j], r.ci_high[j]], ref.conf_int()[0], rtol=1e-10)
         assert r.n_clusters[j] == len(np.unique(g)) and r.df[j] == len(np.unique(g)) - 1
     assert r.n_clusters[2] == 55
     rec = r.to_records()
@@ -111,7 +112,7 @@ def test_clustered_mean_interval_design_effect_against_kish_formula():
     # variance inflation is 1 + (m - 1) rho (Kish 1965); rho = 0.5, m = 5 gives 3.
     rng = np.random.default_rng(5)
     n, m = 4000, 5
-    y = (rng.normal(size=(n, 1)) + rng.normal(size=(n, m))).ravel()   # rho = 1/2
+    y = (rng.normal(size=(n, 1)) + rng.normal(size=(n, m))).ravel()  # rho = 1/2
     r = clustered_mean_interval(y, np.repeat(np.arange(n), m))
     assert r.design_effect()[0] == pytest.approx(3.0, rel=0.08)
 
@@ -140,7 +141,7 @@ def test_clustered_mean_interval_edge_cases():
     with pytest.warns(DegenerateDataWarning, match="fewer than 2 clusters"):
         r = clustered_mean_interval([1.0, 0.0, 1.0], [7, 7, 7])
     assert np.isnan(r.se[0]) and np.isnan(r.ci_low[0]) and r.mean[0] == pytest.approx(2 / 3)
-    assert r.se_naive[0] > 0                     # the naive SE still exists
+    assert r.se_naive[0] > 0  # the naive SE still exists
     with pytest.warns(DegenerateDataWarning, match="zero variance"):
         r = clustered_mean_interval([1.0, 1.0, 1.0, 1.0], [0, 0, 1, 1])
     assert r.se[0] == 0 and r.ci_low[0] == r.ci_high[0] == 1.0
@@ -164,20 +165,30 @@ def _mc_tol(se, n_resamples):
 @pytest.mark.parametrize("method", ["percentile", "bca"])
 def test_cluster_bootstrap_one_run_against_scipy_bootstrap(method):
     rng = np.random.default_rng(6)
-    x = rng.lognormal(0, 1.2, size=(40, 1))      # skewed: BCa moves the limits ~0.2 SE
+    x = rng.lognormal(0, 1.2, size=(40, 1))  # skewed: BCa moves the limits ~0.2 SE
     B = 40000
     r = cluster_bootstrap_interval(x, method=method, n_resamples=B, rng=1)
     # scipy: bootstrap((x,), np.mean, method="percentile" | "BCa", n_resamples=40000)
-    ref = stats.bootstrap((x[:, 0],), np.mean, method="BCa" if method == "bca" else
-                          "percentile", n_resamples=B, rng=np.random.default_rng(2))
+    ref = stats.bootstrap(
+        (x[:, 0],),
+        np.mean,
+        method="BCa" if method == "bca" else "percentile",
+        n_resamples=B,
+        rng=np.random.default_rng(2),
+    )
     tol = _mc_tol(ref.standard_error, B)
     assert r.ci_low[0] == pytest.approx(ref.confidence_interval.low, abs=tol)
     assert r.ci_high[0] == pytest.approx(ref.confidence_interval.high, abs=tol)
     assert r.se[0] == pytest.approx(ref.standard_error, rel=0.03)
     assert r.mean[0] == pytest.approx(x.mean(), rel=1e-12)
     # the check can tell the two methods apart: the other method is out of tolerance
-    other = stats.bootstrap((x[:, 0],), np.mean, method="percentile" if method == "bca"
-                            else "BCa", n_resamples=B, rng=np.random.default_rng(2))
+    other = stats.bootstrap(
+        (x[:, 0],),
+        np.mean,
+        method="percentile" if method == "bca" else "BCa",
+        n_resamples=B,
+        rng=np.random.default_rng(2),
+    )
     assert abs(r.ci_high[0] - other.confidence_interval.high) > tol
 
 
@@ -186,6 +197,7 @@ def test_ratio_acceleration_against_brute_force_jackknife():
     # a = sum(d^3) / (6 (sum d^2)^1.5), d = mean(theta_(i)) - theta_(i) (Efron &
     # Tibshirani 1993, eq. 14.15); items without runs do not count
     from reportgen.stats.runs import _ratio_acceleration
+
     rng = np.random.default_rng(40)
     S = rng.gamma(1.0, size=(25, 2)) * 3
     C = rng.integers(0, 4, size=(25, 2)).astype(float)
@@ -193,10 +205,11 @@ def test_ratio_acceleration_against_brute_force_jackknife():
     a = _ratio_acceleration(S, C)
     for j in range(2):
         items = [i for i in range(25) if C[i, j] > 0]
-        loo = np.array([(S[items, j].sum() - S[i, j]) / (C[items, j].sum() - C[i, j])
-                        for i in items])
+        loo = np.array(
+            [(S[items, j].sum() - S[i, j]) / (C[items, j].sum() - C[i, j]) for i in items]
+        )
         d = loo.mean() - loo
-        assert a[j] == pytest.approx((d ** 3).sum() / (6 * (d ** 2).sum() ** 1.5), rel=1e-10)
+        assert a[j] == pytest.approx((d**3).sum() / (6 * (d**2).sum() ** 1.5), rel=1e-10)
 
 
 @pytest.mark.parametrize("method", ["percentile", "bca"])
@@ -204,7 +217,7 @@ def test_cluster_bootstrap_missing_runs_against_scipy_paired_ratio_bootstrap(met
     rng = np.random.default_rng(7)
     scores = rng.gamma(2.0, size=(70, 1, 1)) * rng.uniform(0.5, 1.5, size=(70, 1, 4))
     scores[rng.uniform(size=scores.shape) < 0.3] = np.nan
-    scores[0, 0, :] = np.nan                     # an item without any run
+    scores[0, 0, :] = np.nan  # an item without any run
     S = np.nansum(scores[:, 0, :], axis=1)
     C = np.sum(~np.isnan(scores[:, 0, :]), axis=1).astype(float)
     B = 40000
@@ -218,9 +231,15 @@ def test_cluster_bootstrap_missing_runs_against_scipy_paired_ratio_bootstrap(met
     keep = C > 0
     # scipy: bootstrap((S_i, C_i), ratio, paired=True, method=...) — items resampled,
     # each item's runs kept together; BCa jackknife over items
-    ref = stats.bootstrap((S[keep], C[keep]), ratio, paired=True, vectorized=True,
-                          method="BCa" if method == "bca" else "percentile",
-                          n_resamples=B, rng=np.random.default_rng(4))
+    ref = stats.bootstrap(
+        (S[keep], C[keep]),
+        ratio,
+        paired=True,
+        vectorized=True,
+        method="BCa" if method == "bca" else "percentile",
+        n_resamples=B,
+        rng=np.random.default_rng(4),
+    )
     tol = _mc_tol(ref.standard_error, B)
     assert r.ci_low[0] == pytest.approx(ref.confidence_interval.low, abs=tol)
     assert r.ci_high[0] == pytest.approx(ref.confidence_interval.high, abs=tol)
@@ -246,10 +265,10 @@ def test_cluster_bootstrap_systems_axis_against_one_system_calls():
     scores = _clustered_binary(rng, 50, 4, 3)
     together = cluster_bootstrap_interval(scores, method="bca", n_resamples=500, rng=11)
     for j in range(4):
-        alone = cluster_bootstrap_interval(scores[:, j, :], method="bca", n_resamples=500,
-                                           rng=11)
+        alone = cluster_bootstrap_interval(scores[:, j, :], method="bca", n_resamples=500, rng=11)
         assert (together.ci_low[j], together.ci_high[j]) == pytest.approx(
-            (alone.ci_low[0], alone.ci_high[0]), rel=1e-12)
+            (alone.ci_low[0], alone.ci_high[0]), rel=1e-12
+        )
 
 
 def test_cluster_bootstrap_interval_input_validation():
@@ -278,8 +297,9 @@ def test_cluster_bootstrap_interval_edge_cases():
         r = cluster_bootstrap_interval(np.ones((10, 3)), method="bca", rng=0)
     assert r.ci_low[0] == r.ci_high[0] == 1.0
     # a system without any score next to a normal one: NaN for it only
-    scores = np.stack([np.random.default_rng(0).uniform(size=(10, 2)),
-                       np.full((10, 2), np.nan)], axis=1)
+    scores = np.stack(
+        [np.random.default_rng(0).uniform(size=(10, 2)), np.full((10, 2), np.nan)], axis=1
+    )
     with pytest.warns(DegenerateDataWarning):
         r = cluster_bootstrap_interval(scores, rng=0, systems=["ok", "empty"])
     assert np.isfinite(r.ci_low[0]) and np.isnan(r.ci_low[1]) and r.n_items[1] == 0
@@ -316,8 +336,8 @@ def test_variance_components_unbiased_against_simulation_with_known_components()
 
     check(r.var_prediction, true_pred)
     check(r.var_data, true_data)
-    check(r.se_total ** 2, true_total)
-    check(r.se_prediction ** 2, true_pred / (k * n))
+    check(r.se_total**2, true_total)
+    check(r.se_prediction**2, true_pred / (k * n))
     assert np.all(r.k == k) and np.all(r.n == n)
     # without the small-k correction (ddof 0 within items) the bias is visible:
     plug_in = scores.var(axis=2).mean(axis=0)
@@ -333,8 +353,8 @@ def test_variance_components_total_against_simulated_variance_of_the_mean():
     r = variance_components(scores)
     empirical = r.mean.var(ddof=1)
     # relative MC SD of a sample variance of T near-normal values is sqrt(2 / T)
-    assert np.mean(r.se_total ** 2) == pytest.approx(empirical, rel=4 * np.sqrt(2 / T))
-    a, b = 1.5, 1.0                               # closed form of the two components
+    assert np.mean(r.se_total**2) == pytest.approx(empirical, rel=4 * np.sqrt(2 / T))
+    a, b = 1.5, 1.0  # closed form of the two components
     var_x = a * b / ((a + b) ** 2 * (a + b + 1))
     e_var = a * b / ((a + b) * (a + b + 1))
     assert empirical == pytest.approx((var_x + e_var / k) / n, rel=4 * np.sqrt(2 / T))
@@ -347,13 +367,15 @@ def test_variance_components_against_eval_arena_unbiasedNK_formula():
     rng = np.random.default_rng(14)
     A = rng.uniform(size=(30, 1)) + 0.3 * rng.normal(size=(30, 6))
     r = variance_components(A)
-    var_E = (np.var(A.mean(axis=1), ddof=1) - np.mean(np.var(A, axis=1, ddof=1))
-             + np.mean(np.var(A, axis=1, ddof=0)))
+    var_E = (
+        np.var(A.mean(axis=1), ddof=1)
+        - np.mean(np.var(A, axis=1, ddof=1))
+        + np.mean(np.var(A, axis=1, ddof=0))
+    )
     E_var = np.mean(np.var(A, axis=1, ddof=1))
     assert r.var_data[0] == pytest.approx(var_E, rel=1e-12)
     assert r.var_prediction[0] == pytest.approx(E_var, rel=1e-12)
-    assert r.se_total[0] ** 2 == pytest.approx(np.var(A.mean(axis=1), ddof=1) / 30,
-                                               rel=1e-12)
+    assert r.se_total[0] ** 2 == pytest.approx(np.var(A.mean(axis=1), ddof=1) / 30, rel=1e-12)
     # projected SE with more runs (Miller 2024: only the prediction part shrinks)
     assert r.se_with_runs(6)[0] == pytest.approx(r.se_total[0], rel=1e-12)
     assert r.se_with_runs(np.inf)[0] == pytest.approx(np.sqrt(var_E / 30), rel=1e-12)
@@ -371,23 +393,27 @@ def test_variance_components_paired_against_simulation_and_eval_arena_formula():
     B = (rng.uniform(size=(n, T, kB)) < pB[:, None, None]).astype(float)
     r = variance_components_paired(A, B)
     assert r.paired and r.systems[0] == "pair 1"
-    for est, truth in [(r.var_prediction, np.mean(pA * (1 - pA) + pB * (1 - pB))),
-                       (r.var_data, np.var(pA - pB, ddof=1)),
-                       (r.se_total ** 2, (np.var(pA - pB, ddof=1) + np.mean(pA * (1 - pA))
-                                          / kA + np.mean(pB * (1 - pB)) / kB) / n)]:
+    for est, truth in [
+        (r.var_prediction, np.mean(pA * (1 - pA) + pB * (1 - pB))),
+        (r.var_data, np.var(pA - pB, ddof=1)),
+        (
+            r.se_total**2,
+            (np.var(pA - pB, ddof=1) + np.mean(pA * (1 - pA)) / kA + np.mean(pB * (1 - pB)) / kB)
+            / n,
+        ),
+    ]:
         assert abs(est.mean() - truth) < 4 * est.std(ddof=1) / np.sqrt(T)
     # eval-arena Paired.from_samples_unbiasedK with the item variance taken with ddof 1:
     #   var_E = var(mean(A,1) - mean(B,1), ddof=1) - mean(var(A,1)/(kA-1) + var(B,1)/(kB-1))
     a, b = A[:, 0, :], B[:, 0, :]
-    var_E = (np.var(a.mean(axis=1) - b.mean(axis=1), ddof=1)
-             - np.mean(np.var(a, axis=1) / (kA - 1) + np.var(b, axis=1) / (kB - 1)))
-    E_var = np.mean(np.var(a, axis=1) * (1 + 1 / (kA - 1))
-                    + np.var(b, axis=1) * (1 + 1 / (kB - 1)))
+    var_E = np.var(a.mean(axis=1) - b.mean(axis=1), ddof=1) - np.mean(
+        np.var(a, axis=1) / (kA - 1) + np.var(b, axis=1) / (kB - 1)
+    )
+    E_var = np.mean(np.var(a, axis=1) * (1 + 1 / (kA - 1)) + np.var(b, axis=1) * (1 + 1 / (kB - 1)))
     assert r.var_data[0] == pytest.approx(var_E, rel=1e-12)
     assert r.var_prediction[0] == pytest.approx(E_var, rel=1e-12)
     # the parts add up (var_data unclipped: it can be slightly negative for a trial)
-    np.testing.assert_allclose(r.var_data / n + r.se_prediction ** 2, r.se_total ** 2,
-                               rtol=1e-10)
+    np.testing.assert_allclose(r.var_data / n + r.se_prediction**2, r.se_total**2, rtol=1e-10)
 
 
 def test_variance_components_from_counts_against_expanded_runs():
@@ -398,12 +424,20 @@ def test_variance_components_from_counts_against_expanded_runs():
     share = successes / count
     r = variance_components_from_counts(share, count)
     for j, c in enumerate(count):
-        runs_ = (np.arange(c)[None, :] < successes[:, j:j + 1]).astype(float)
+        runs_ = (np.arange(c)[None, :] < successes[:, j : j + 1]).astype(float)
         ref = variance_components(runs_)
-        for field in ("mean", "var_data", "var_prediction", "se_total", "se_data",
-                      "se_prediction", "k"):
-            assert getattr(r, field)[j] == pytest.approx(getattr(ref, field)[0],
-                                                         rel=1e-12, abs=1e-15), field
+        for field in (
+            "mean",
+            "var_data",
+            "var_prediction",
+            "se_total",
+            "se_data",
+            "se_prediction",
+            "k",
+        ):
+            assert getattr(r, field)[j] == pytest.approx(
+                getattr(ref, field)[0], rel=1e-12, abs=1e-15
+            ), field
     assert r.source == "counts"
 
 
@@ -411,6 +445,7 @@ def test_variance_components_from_counts_on_terminal_bench(shared_data):
     # eval-arena pass1 with count: Terminal-Bench 2.0, 89 tasks; count = 5 runs for four
     # agents, 1 for three. The components are reported separately and add up.
     from reportgen.data import load
+
     table = load(shared_data / "eval-arena" / "terminal-bench-2.0.jsonl")
     ps = table.paired("terminal-bench-2.0", "pass1")
     count = table.system_attributes.loc[list(ps.systems), "count"].to_numpy()
@@ -420,17 +455,18 @@ def test_variance_components_from_counts_on_terminal_bench(shared_data):
     assert five.sum() == 4 and np.all(r.n == 89)
     # total variance of the mean = data part + prediction part (float error only)
     assert np.all(r.var_data[five] > 0)
-    np.testing.assert_allclose(r.se_data[five] ** 2 + r.se_prediction[five] ** 2,
-                               r.se_total[five] ** 2, rtol=1e-12)
+    np.testing.assert_allclose(
+        r.se_data[five] ** 2 + r.se_prediction[five] ** 2, r.se_total[five] ** 2, rtol=1e-12
+    )
     # agents with fractional shares have prediction noise
-    fractional = np.array([not np.all(np.isin(ps.scores[:, j], [0, 1]))
-                           for j in range(len(ps.systems))])
+    fractional = np.array(
+        [not np.all(np.isin(ps.scores[:, j], [0, 1])) for j in range(len(ps.systems))]
+    )
     assert fractional.sum() == 3
     assert np.all(r.se_prediction[five & fractional] > 0)
     # count = 1: no within-item information, only the total
     assert np.all(np.isnan(r.se_prediction[~five])) and np.all(r.se_total[~five] > 0)
-    np.testing.assert_allclose(r.se_total, ps.scores.std(axis=0, ddof=1) / np.sqrt(89),
-                               rtol=1e-12)
+    np.testing.assert_allclose(r.se_total, ps.scores.std(axis=0, ddof=1) / np.sqrt(89), rtol=1e-12)
     rows = {row["system"]: row for row in r.to_records()}
     assert rows["Ante__Gemini-3-Pro-Preview"]["k"] == 5.0
     assert 0 < rows["Ante__Gemini-3-Pro-Preview"]["prediction_share"] < 1
@@ -460,7 +496,8 @@ def test_variance_components_edge_cases():
     with pytest.warns(DegenerateDataWarning, match="single run per item"):
         r = variance_components(np.array([[1.0], [0.0], [1.0]]))
     assert np.isnan(r.var_prediction[0]) and r.se_total[0] == pytest.approx(
-        np.std([1, 0, 1], ddof=1) / np.sqrt(3))
+        np.std([1, 0, 1], ddof=1) / np.sqrt(3)
+    )
     # deterministic system: no prediction noise at all
     x = np.repeat(np.array([[0.0], [1.0], [1.0], [0.0]]), 3, axis=1)
     r = variance_components(x)
@@ -470,8 +507,7 @@ def test_variance_components_edge_cases():
     x = np.array([[1, 0, np.nan], [1, 1, 1], [0, np.nan, np.nan], [0, 1, 0]])
     r = variance_components(x)
     assert r.k[0] == pytest.approx(1 / np.mean([1 / 2, 1 / 3, 1, 1 / 3]))
-    np.testing.assert_allclose(r.var_data / r.n + r.se_prediction ** 2, r.se_total ** 2,
-                               rtol=1e-10)
+    np.testing.assert_allclose(r.var_data / r.n + r.se_prediction**2, r.se_total**2, rtol=1e-10)
     assert r.mean[0] == pytest.approx(np.mean([0.5, 1, 0, 1 / 3]))
     # items without data are ignored
     x = np.vstack([x, [np.nan, np.nan, np.nan]])
@@ -495,8 +531,9 @@ def test_pooled_runs_bootstrap_se_against_closed_form():
     r = pooled_runs_bootstrap(_mean_stats(scores), n_resamples=B, rng=18)
     assert r.estimate[0] == pytest.approx(scores.mean(), rel=1e-12)
     assert r.se[0] == pytest.approx(np.sqrt(scores.var() / 120), rel=5 / np.sqrt(2 * B))
-    assert r.bootstrap_mean[0] == pytest.approx(scores.mean(),
-                                                abs=5 * np.sqrt(scores.var() / 120 / B))
+    assert r.bootstrap_mean[0] == pytest.approx(
+        scores.mean(), abs=5 * np.sqrt(scores.var() / 120 / B)
+    )
     np.testing.assert_allclose(r.run_estimate[0], scores.mean(axis=0), rtol=1e-12)
     assert (r.n_items[0], r.n_runs, r.n_pooled[0]) == (120, 5, 600)
     assert len(r.run_records()) == 5 and r.to_records()[0]["n_pooled"] == 600
@@ -508,14 +545,14 @@ def test_pooled_runs_bootstrap_one_run_against_scipy_bootstrap():
     B = 9999
     r = pooled_runs_bootstrap(_mean_stats(x), n_resamples=B, rng=20)
     # scipy: bootstrap((x,), np.mean, method="percentile", n_resamples=9999)
-    ref = stats.bootstrap((x[:, 0],), np.mean, method="percentile", n_resamples=B,
-                          rng=np.random.default_rng(21))
+    ref = stats.bootstrap(
+        (x[:, 0],), np.mean, method="percentile", n_resamples=B, rng=np.random.default_rng(21)
+    )
     tol = _mc_tol(ref.standard_error, B)
     ci = ref.confidence_interval
     assert (r.ci_low[0], r.ci_high[0]) == pytest.approx((ci.low, ci.high), abs=tol)
     # with one run the per-run bootstrap is the same bootstrap
-    assert (r.run_ci_low[0, 0], r.run_ci_high[0, 0]) == pytest.approx((ci.low, ci.high),
-                                                                      abs=tol)
+    assert (r.run_ci_low[0, 0], r.run_ci_high[0, 0]) == pytest.approx((ci.low, ci.high), abs=tol)
 
 
 def _f1(s):
@@ -575,23 +612,26 @@ def test_pooled_runs_bootstrap_missing_rows_against_scipy_on_observed_pool():
     scores = rng.uniform(size=(60, 2, 3))
     scores[rng.uniform(size=scores.shape) < 0.2] = np.nan
     B = 9999
-    r = pooled_runs_bootstrap(_mean_stats(scores), n_resamples=B, rng=27,
-                              systems=["a", "b"])
+    r = pooled_runs_bootstrap(_mean_stats(scores), n_resamples=B, rng=27, systems=["a", "b"])
     for j in range(2):
         pool = scores[:, j, :][~np.isnan(scores[:, j, :])]
         l = int((~np.isnan(scores[:, j, :])).any(axis=1).sum())
         assert r.n_items[j] == l and r.n_pooled[j] == len(pool)
-        ideal_se = np.sqrt(pool.var() / l)         # closed form, as above
+        ideal_se = np.sqrt(pool.var() / l)  # closed form, as above
         assert r.se[j] == pytest.approx(ideal_se, rel=5 / np.sqrt(2 * B))
         for run in range(3):
             x = scores[:, j, run][~np.isnan(scores[:, j, run])]
             # scipy: bootstrap((x,), np.mean, method="percentile")
-            ref = stats.bootstrap((x,), np.mean, method="percentile", n_resamples=B,
-                                  rng=np.random.default_rng(100 + run))
+            ref = stats.bootstrap(
+                (x,),
+                np.mean,
+                method="percentile",
+                n_resamples=B,
+                rng=np.random.default_rng(100 + run),
+            )
             tol = _mc_tol(ref.standard_error, B)
             assert r.run_ci_low[j, run] == pytest.approx(ref.confidence_interval.low, abs=tol)
-            assert r.run_ci_high[j, run] == pytest.approx(ref.confidence_interval.high,
-                                                          abs=tol)
+            assert r.run_ci_high[j, run] == pytest.approx(ref.confidence_interval.high, abs=tol)
 
 
 def test_pooled_runs_bootstrap_input_validation():
@@ -609,7 +649,7 @@ def test_pooled_runs_bootstrap_input_validation():
 def test_pooled_runs_bootstrap_edge_cases():
     # F1 undefined (0/0) on resamples with no positive: warned, left out
     st = np.zeros((6, 2, 3))
-    st[0, :, 0] = 1                               # one item with a true positive
+    st[0, :, 0] = 1  # one item with a true positive
     with pytest.warns(DegenerateDataWarning, match="undefined"):
         r = pooled_runs_bootstrap(st, metric=_f1, n_resamples=500, rng=0)
     assert r.ci_high[0] == 1.0 and r.estimate[0] == 1.0
@@ -627,10 +667,11 @@ def test_pooled_runs_bootstrap_edge_cases():
 def test_runs_differ_binary_against_statsmodels_cochrans_q():
     rng = np.random.default_rng(28)
     p = rng.beta(1, 1, size=(120, 3, 1))
-    drift = np.array([0.0, 0.0, 0.15, 0.15, 0.3])             # later runs drift upward
-    scores = (rng.uniform(size=(120, 3, 5)) < np.clip(p + drift * np.arange(3)[None, :, None]
-                                                      / 2, 0, 1)).astype(float)
-    scores[:7, 1, 2] = np.nan                                   # 7 items dropped for system 2
+    drift = np.array([0.0, 0.0, 0.15, 0.15, 0.3])  # later runs drift upward
+    scores = (
+        rng.uniform(size=(120, 3, 5)) < np.clip(p + drift * np.arange(3)[None, :, None] / 2, 0, 1)
+    ).astype(float)
+    scores[:7, 1, 2] = np.nan  # 7 items dropped for system 2
     r = runs_differ_test(scores)
     assert r.test == "Cochran's Q" and r.df == 4
     for j in range(3):
@@ -640,13 +681,13 @@ def test_runs_differ_binary_against_statsmodels_cochrans_q():
         assert r.statistic[j] == pytest.approx(ref.statistic, rel=1e-12)
         assert r.p_value[j] == pytest.approx(ref.pvalue, rel=1e-10)
     assert r.n_dropped.tolist() == [0, 7, 0] and r.n_items.tolist() == [120, 113, 120]
-    assert r.p_value[2] < 0.01                                 # the drifting system
+    assert r.p_value[2] < 0.01  # the drifting system
 
 
 def test_runs_differ_continuous_against_scipy_friedmanchisquare():
     rng = np.random.default_rng(29)
     base = rng.uniform(size=(50, 2, 1))
-    scores = np.round(base + 0.1 * rng.normal(size=(50, 2, 4)), 1)   # rounding -> ties
+    scores = np.round(base + 0.1 * rng.normal(size=(50, 2, 4)), 1)  # rounding -> ties
     scores[3, 0, 1] = np.nan
     r = runs_differ_test(scores)
     assert r.test == "Friedman" and r.modality == "continuous"
@@ -706,15 +747,18 @@ def test_ci_width_by_runs_first_run_against_scipy_bootstrap():
     B = 9999
     # scipy: bootstrap((scores[:, 0],), np.mean, method="percentile") — with one run
     # both the cluster and the pooled bootstrap are the ordinary bootstrap of run 1
-    ref = stats.bootstrap((scores[:, 0],), np.mean, method="percentile", n_resamples=B,
-                          rng=np.random.default_rng(32))
+    ref = stats.bootstrap(
+        (scores[:, 0],), np.mean, method="percentile", n_resamples=B, rng=np.random.default_rng(32)
+    )
     tol = _mc_tol(ref.standard_error, B)
     for method in ("cluster", "pooled"):
         t = ci_width_by_runs(scores, method=method, n_resamples=B, rng=33)
         assert (t.ci_low[0, 0], t.ci_high[0, 0]) == pytest.approx(
-            (ref.confidence_interval.low, ref.confidence_interval.high), abs=tol)
-        np.testing.assert_allclose(t.estimate[:, 0],
-                                   np.cumsum(scores.sum(axis=0)) / (150 * np.arange(1, 5)))
+            (ref.confidence_interval.low, ref.confidence_interval.high), abs=tol
+        )
+        np.testing.assert_allclose(
+            t.estimate[:, 0], np.cumsum(scores.sum(axis=0)) / (150 * np.arange(1, 5))
+        )
 
 
 def test_ci_width_by_runs_against_ideal_bootstrap_widths():
@@ -723,13 +767,13 @@ def test_ci_width_by_runs_against_ideal_bootstrap_widths():
     # with strong prediction noise the cluster width shrinks with k and the pooled does not
     rng = np.random.default_rng(34)
     n, k = 400, 6
-    scores = _clustered_binary(rng, n, 1, k, a=3.0, b=2.0)[:, 0, :]   # ICC 1/6
+    scores = _clustered_binary(rng, n, 1, k, a=3.0, b=2.0)[:, 0, :]  # ICC 1/6
     B = 4000
     cl = ci_width_by_runs(scores, method="cluster", n_resamples=B, rng=35)
     po = ci_width_by_runs(scores, method="pooled", n_resamples=B, rng=36)
     z = stats.norm.ppf(0.975)
     for i in range(k):
-        part = scores[:, :i + 1]
+        part = scores[:, : i + 1]
         m = part.mean(axis=1)
         cluster_ideal = 2 * z * np.sqrt(((m - m.mean()) ** 2).sum()) / n
         pooled_ideal = 2 * z * np.sqrt(part.var() / n)
@@ -753,7 +797,7 @@ def test_ci_width_by_runs_edge_cases():
     # several systems with missing runs: each k uses the runs observed among the first k
     rng = np.random.default_rng(37)
     scores = rng.uniform(size=(30, 2, 3))
-    scores[:, 1, 0] = np.nan                          # system 2 lacks its first run
+    scores[:, 1, 0] = np.nan  # system 2 lacks its first run
     with pytest.warns(DegenerateDataWarning, match="NaN"):
         t = ci_width_by_runs(scores, n_resamples=200, rng=0, systems=["a", "b"])
     assert np.isnan(t.width[0, 1]) and np.all(np.isfinite(t.width[1:, 1]))

@@ -12,16 +12,19 @@ from reportgen.errors import InputError
 from reportgen.stats.summary_tests import z_test_from_intervals
 
 
-@pytest.mark.parametrize("m_a,ci_a,m_b,ci_b,c_a,c_b", [
-    (0.50, (0.45, 0.55), 0.58, (0.53, 0.63), 0.95, 0.95),
-    (0.71, (0.64, 0.77), 0.69, (0.60, 0.77), 0.95, 0.90),
-    (12.3, (11.0, 13.6), 10.1, (9.9, 10.3), 0.99, 0.95),
-])
+@pytest.mark.parametrize(
+    "m_a,ci_a,m_b,ci_b,c_a,c_b",
+    [
+        (0.50, (0.45, 0.55), 0.58, (0.53, 0.63), 0.95, 0.95),
+        (0.71, (0.64, 0.77), 0.69, (0.60, 0.77), 0.95, 0.90),
+        (12.3, (11.0, 13.6), 10.1, (9.9, 10.3), 0.99, 0.95),
+    ],
+)
 def test_z_test_from_intervals_against_closed_form(m_a, ci_a, m_b, ci_b, c_a, c_b):
     # closed form with scipy.stats.norm: se from each half-width, z = d / sqrt(sum se^2)
     se_a = (ci_a[1] - ci_a[0]) / 2 / stats.norm.ppf((1 + c_a) / 2)
     se_b = (ci_b[1] - ci_b[0]) / 2 / stats.norm.ppf((1 + c_b) / 2)
-    se = math.sqrt(se_a ** 2 + se_b ** 2)
+    se = math.sqrt(se_a**2 + se_b**2)
     d = m_b - m_a
     r = z_test_from_intervals(m_a, ci_a, m_b, ci_b, confidence_a=c_a, confidence_b=c_b)
     assert r.diff == pytest.approx(d, rel=1e-12)
@@ -41,9 +44,12 @@ def test_z_test_from_intervals_size_by_simulation():
     n, se = 4000, 0.03
     a, b = rng.normal(0.6, se, n), rng.normal(0.6, se, n)
     z = stats.norm.ppf(0.975)
-    p = np.array([z_test_from_intervals(x, (x - z * se, x + z * se), y,
-                                        (y - z * se, y + z * se)).p_value
-                  for x, y in zip(a, b)])
+    p = np.array(
+        [
+            z_test_from_intervals(x, (x - z * se, x + z * se), y, (y - z * se, y + z * se)).p_value
+            for x, y in zip(a, b)
+        ]
+    )
     rate = float(np.mean(p < 0.05))
     lo, hi = stats.binom.interval(0.99, 4000, 0.05)
     assert lo / 4000 <= rate <= hi / 4000

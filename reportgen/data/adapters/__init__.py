@@ -52,13 +52,31 @@ __all__ = [
 ]
 
 _REGISTRY: dict[str, Adapter] = {}
-_BUILTIN_MODULES = ("long", "wide", "eval_arena", "lm_eval", "inspect_ai", "helm",
-                    "every_eval_ever")
+_BUILTIN_MODULES = (
+    "long",
+    "wide",
+    "eval_arena",
+    "lm_eval",
+    "inspect_ai",
+    "helm",
+    "every_eval_ever",
+)
 _builtins_loaded = False
 
 #: File suffixes a folder is searched for when no adapter claims the folder itself.
-_DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq", ".jsonl", ".ndjson", ".json",
-                  ".eval", ".gz", ".zst")
+_DATA_SUFFIXES = (
+    ".csv",
+    ".tsv",
+    ".tab",
+    ".parquet",
+    ".pq",
+    ".jsonl",
+    ".ndjson",
+    ".json",
+    ".eval",
+    ".gz",
+    ".zst",
+)
 
 
 def register_adapter(adapter: Adapter, *, replace: bool = False) -> Adapter:
@@ -70,8 +88,10 @@ def register_adapter(adapter: Adapter, *, replace: bool = False) -> Adapter:
         If the name is taken and ``replace`` is false.
     """
     if adapter.name in _REGISTRY and not replace:
-        raise ValueError(f"an adapter named {adapter.name!r} is already registered; "
-                         "pass replace=True to replace it")
+        raise ValueError(
+            f"an adapter named {adapter.name!r} is already registered; "
+            "pass replace=True to replace it"
+        )
     _REGISTRY[adapter.name] = adapter
     return adapter
 
@@ -96,8 +116,9 @@ def get_adapter(name: str) -> Adapter:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise InputError(f"unknown format {name!r}",
-                         hint=f"known formats: {', '.join(adapter_names())}") from None
+        raise InputError(
+            f"unknown format {name!r}", hint=f"known formats: {', '.join(adapter_names())}"
+        ) from None
 
 
 def _head(path: Path) -> bytes:
@@ -109,12 +130,13 @@ def _head(path: Path) -> bytes:
     try:
         if name.endswith(".gz") and head.startswith(b"\x1f\x8b"):
             import gzip
+
             with gzip.open(path, "rb") as stream:
                 return stream.read(SNIFF_BYTES)
         if name.endswith(".zst") and head.startswith(b"\x28\xb5\x2f\xfd"):
             import zstandard
-            with path.open("rb") as fh, \
-                    zstandard.ZstdDecompressor().stream_reader(fh) as stream:
+
+            with path.open("rb") as fh, zstandard.ZstdDecompressor().stream_reader(fh) as stream:
                 return stream.read(SNIFF_BYTES)
     except Exception:  # noqa: BLE001 - a damaged stream: reading it names the fault
         return head
@@ -133,14 +155,18 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
     options = options or LoadOptions()
     path = Path(path)
     if not path.exists():
-        raise InputError("no such file or folder", location=Location(str(path)),
-                         hint="check the path")
+        raise InputError(
+            "no such file or folder", location=Location(str(path)), hint="check the path"
+        )
     check_regular_file(path)
     head: bytes | None = None
     if path.is_file():
         if path.stat().st_size == 0:
-            raise InputError("the file is empty (0 bytes)", location=Location(str(path)),
-                             hint="check that the evaluation finished writing its output")
+            raise InputError(
+                "the file is empty (0 bytes)",
+                location=Location(str(path)),
+                hint="check that the evaluation finished writing its output",
+            )
         head = _head(path)
         lfs = lfs_pointer_error(path, head)
         if lfs is not None:
@@ -149,9 +175,11 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
         if adapter.claims(path, head, options):
             return adapter
     what = "folder" if head is None else "file"
-    raise InputError(f"cannot tell the format of this {what}{_content_note(head)}",
-                     location=Location(str(path)),
-                     hint=f"pass --format with one of: {', '.join(adapter_names())}")
+    raise InputError(
+        f"cannot tell the format of this {what}{_content_note(head)}",
+        location=Location(str(path)),
+        hint=f"pass --format with one of: {', '.join(adapter_names())}",
+    )
 
 
 def _content_note(head: bytes | None) -> str:
@@ -161,11 +189,15 @@ def _content_note(head: bytes | None) -> str:
     if not head.strip():
         return " (it holds only white space)"
     if head.startswith(b"PK\x03\x04"):
-        return (" (a ZIP archive, but not an Inspect log: an Inspect .eval archive holds "
-                "header.json or _journal/start.json)")
+        return (
+            " (a ZIP archive, but not an Inspect log: an Inspect .eval archive holds "
+            "header.json or _journal/start.json)"
+        )
     if head.startswith(b"\x1f\x8b"):
-        return (" (gzip-compressed: decompress it with gunzip, or name it .csv.gz or "
-                ".tsv.gz if it is a CSV or TSV table)")
+        return (
+            " (gzip-compressed: decompress it with gunzip, or name it .csv.gz or "
+            ".tsv.gz if it is a CSV or TSV table)"
+        )
     if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return " (it holds NUL bytes: binary data, or UTF-16 without a byte-order mark)"
     return ""
@@ -178,8 +210,9 @@ def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
     if options.format is not None:
         adapter = get_adapter(options.format)
         if not path.exists():
-            raise InputError("no such file or folder", location=Location(str(path)),
-                             hint="check the path")
+            raise InputError(
+                "no such file or folder", location=Location(str(path)), hint="check the path"
+            )
         if path.is_dir() and not adapter.sniff(path, None):
             files = _data_files(path)
             if files:
@@ -196,20 +229,24 @@ def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
                 "the folder holds no evaluation results reportgen can read",
                 location=Location(str(path)),
                 hint=f"expected files ending in {', '.join(_DATA_SUFFIXES)} or an "
-                     f"lm-eval, Inspect, HELM or every_eval_ever output folder; known formats: "
-                     f"{', '.join(adapter_names())}")
+                f"lm-eval, Inspect, HELM or every_eval_ever output folder; known formats: "
+                f"{', '.join(adapter_names())}",
+            )
         return [(f, detect_format(f, options)) for f in files]
     return [(path, detect_format(path, options))]
 
 
 def _data_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir()
-                  if p.is_file() and not p.name.startswith(".")
-                  and p.name.lower().endswith(_DATA_SUFFIXES))
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(_DATA_SUFFIXES)
+    )
 
 
-def read_inputs(paths: Iterable[str | Path] | str | Path,
-                options: LoadOptions | None = None) -> list[AdapterResult]:
+def read_inputs(
+    paths: Iterable[str | Path] | str | Path, options: LoadOptions | None = None
+) -> list[AdapterResult]:
     """Read every path with its adapter (given by ``options.format`` or detected).
 
     Returns one :class:`AdapterResult` per file or adapter-claimed folder, with the
@@ -238,8 +275,11 @@ def read_inputs(paths: Iterable[str | Path] | str | Path,
     for name, group in together.items():
         adapter = _REGISTRY[name]
         with read_log(options.max_input_bytes) as log:
-            result = adapter.read(group[0], options) if len(group) == 1 \
+            result = (
+                adapter.read(group[0], options)
+                if len(group) == 1
                 else adapter.read_many(group, options)
+            )
         result.format, result.source = name, ", ".join(str(p) for p in group)
         result.files = log.files
         results.append(result)

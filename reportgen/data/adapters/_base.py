@@ -162,8 +162,12 @@ class FileDigest:
     bytes: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "resolved": self.resolved, "sha256": self.sha256,
-                "bytes": self.bytes}
+        return {
+            "path": self.path,
+            "resolved": self.resolved,
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+        }
 
 
 @dataclass(frozen=True)
@@ -190,8 +194,14 @@ class Exclusion:
     source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"reason": self.reason, "count": self.count, "dataset": self.dataset,
-                "metric": self.metric, "system": self.system, "source": self.source}
+        return {
+            "reason": self.reason,
+            "count": self.count,
+            "dataset": self.dataset,
+            "metric": self.metric,
+            "system": self.system,
+            "source": self.source,
+        }
 
 
 @dataclass(frozen=True)
@@ -204,9 +214,12 @@ class Problem:
     dataset: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"severity": self.severity, "message": self.message,
-                "location": str(self.location) if self.location else None,
-                "dataset": self.dataset}
+        return {
+            "severity": self.severity,
+            "message": self.message,
+            "location": str(self.location) if self.location else None,
+            "dataset": self.dataset,
+        }
 
 
 @dataclass
@@ -295,14 +308,17 @@ class Adapter(abc.ABC):
 # --------------------------------------------------------------------------- helpers
 
 
-def skip_input(options: LoadOptions, path: Path | str, reason: str, *, hint: str,
-               format: str | None = None) -> SkippedInput:
+def skip_input(
+    options: LoadOptions, path: Path | str, reason: str, *, hint: str, format: str | None = None
+) -> SkippedInput:
     """Skip an input that holds no usable result: a :class:`SkippedInput` to list, or,
     with :attr:`LoadOptions.strict_inputs`, an :class:`InputError` with ``hint``."""
     if options.strict_inputs:
-        raise InputError(reason, location=Location(str(path)),
-                         hint=f"{hint}; without --strict-inputs such an input is skipped "
-                              "with a warning")
+        raise InputError(
+            reason,
+            location=Location(str(path)),
+            hint=f"{hint}; without --strict-inputs such an input is skipped with a warning",
+        )
     return SkippedInput(str(path), reason, format)
 
 
@@ -314,10 +330,12 @@ def lfs_pointer_error(path: Path, head: bytes) -> InputError | None:
     """The error for a Git LFS pointer file standing in for the data, else ``None``."""
     if not head.removeprefix(b"\xef\xbb\xbf").startswith(_LFS_POINTER):
         return None
-    return InputError("this is a Git LFS pointer, not the data",
-                      location=Location(str(path)),
-                      hint="run `git lfs pull` in the repository that holds it (or "
-                           "`git lfs fetch` then `git lfs checkout`), then read it again")
+    return InputError(
+        "this is a Git LFS pointer, not the data",
+        location=Location(str(path)),
+        hint="run `git lfs pull` in the repository that holds it (or "
+        "`git lfs fetch` then `git lfs checkout`), then read it again",
+    )
 
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -340,7 +358,7 @@ def decode_text(data: bytes, path: Path) -> str:
     """Decode file bytes as UTF-8 (a BOM is accepted) or, after a UTF-16 byte-order mark,
     UTF-16; otherwise raise an InputError that names the line and byte of the first
     invalid sequence, or the first NUL byte (UTF-16 without a BOM, or a binary file)."""
-    lfs = lfs_pointer_error(path, data[:len(_LFS_POINTER) + 3])
+    lfs = lfs_pointer_error(path, data[: len(_LFS_POINTER) + 3])
     if lfs is not None:
         raise lfs
     encoding = _bom_encoding(data)
@@ -348,11 +366,12 @@ def decode_text(data: bytes, path: Path) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         if encoding == "utf-16":
-            raise InputError("the file starts with a UTF-16 byte-order mark but is not "
-                             f"valid UTF-16 (at byte offset {exc.start})",
-                             location=Location(str(path)),
-                             hint="the file may be truncated or damaged; save it again as "
-                                  "UTF-8") from None
+            raise InputError(
+                "the file starts with a UTF-16 byte-order mark but is not "
+                f"valid UTF-16 (at byte offset {exc.start})",
+                location=Location(str(path)),
+                hint="the file may be truncated or damaged; save it again as UTF-8",
+            ) from None
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(
             f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
@@ -366,7 +385,8 @@ def decode_text(data: bytes, path: Path) -> str:
             "byte-order mark, or binary data",
             location=Location(str(path), text.count("\n", 0, nul) + 1),
             hint="save the file as UTF-8 (e.g. `iconv -f utf-16le -t utf-8 FILE`), or pass "
-                 "the right file")
+            "the right file",
+        )
     return text
 
 
@@ -404,10 +424,12 @@ class ReadLog:
         """Add a file read; the same file read twice must give the same bytes."""
         known = self._files.get(digest.resolved)
         if known is not None and known.sha256 != digest.sha256:
-            raise InputError("the file changed while reportgen was reading it",
-                             location=Location(digest.path),
-                             hint="wait until the program writing it has finished (or "
-                                  "copy it elsewhere first), then run again")
+            raise InputError(
+                "the file changed while reportgen was reading it",
+                location=Location(digest.path),
+                hint="wait until the program writing it has finished (or "
+                "copy it elsewhere first), then run again",
+            )
         self._files.setdefault(digest.resolved, digest)
 
     @property
@@ -417,7 +439,8 @@ class ReadLog:
 
 
 _READ_LOG: contextvars.ContextVar[ReadLog | None] = contextvars.ContextVar(
-    "reportgen_read_log", default=None)
+    "reportgen_read_log", default=None
+)
 
 
 @contextlib.contextmanager
@@ -453,32 +476,39 @@ def too_large_error(path: Path | str, cap: int, *, size: int | None = None) -> I
     """The error for an input above the cap: its ``size``, or (None) what it expands to."""
     if size is None:
         what = f"expands to more than {format_bytes(cap)} when decompressed"
-        why = ("a small compressed file that expands this much is likely a decompression "
-               "bomb; ")
+        why = "a small compressed file that expands this much is likely a decompression bomb; "
     else:
         what = f"is {format_bytes(size)}, more than {format_bytes(cap)}"
         why = ""
-    return InputError(f"the input {what}, the limit on one input (--max-input-bytes)",
-                      location=Location(str(path)),
-                      hint=f"{why}if the data are what you expect, raise the limit with "
-                           "--max-input-bytes SIZE (e.g. 16GiB) or max_input_bytes in the "
-                           "[input] section of the config")
+    return InputError(
+        f"the input {what}, the limit on one input (--max-input-bytes)",
+        location=Location(str(path)),
+        hint=f"{why}if the data are what you expect, raise the limit with "
+        "--max-input-bytes SIZE (e.g. 16GiB) or max_input_bytes in the "
+        "[input] section of the config",
+    )
 
 
-_NOT_REGULAR = ((stat.S_ISFIFO, ("a pipe (a FIFO, or a process substitution such as "
-                                 "<(...))")),
-                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                (stat.S_ISSOCK, "a socket"))
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, ("a pipe (a FIFO, or a process substitution such as <(...))")),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def _not_regular(path: Path | str, mode: int) -> InputError:
     kind = next((name for test, name in _NOT_REGULAR if test(mode)), "a special file")
-    hint = ("pass a regular file that holds evaluation results" if not stat.S_ISFIFO(mode)
-            else "reportgen reads an input more than once (a report's notebook reads it "
-                 "again) and records its SHA-256 for `reportgen verify`: save the data to "
-                 "a file first (e.g. `cat SOURCE > results.csv`) and pass that file")
-    return InputError(f"this is {kind}, not a regular file", location=Location(str(path)),
-                      hint=hint)
+    hint = (
+        "pass a regular file that holds evaluation results"
+        if not stat.S_ISFIFO(mode)
+        else "reportgen reads an input more than once (a report's notebook reads it "
+        "again) and records its SHA-256 for `reportgen verify`: save the data to "
+        "a file first (e.g. `cat SOURCE > results.csv`) and pass that file"
+    )
+    return InputError(
+        f"this is {kind}, not a regular file", location=Location(str(path)), hint=hint
+    )
 
 
 def check_regular_file(path: Path | str) -> None:
@@ -521,16 +551,21 @@ def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
     except FileNotFoundError:
         raise InputError("no such file", location=where, hint="check the path") from None
     except IsADirectoryError:
-        raise InputError("this is a folder, not a file", location=where,
-                         hint="pass the files inside it") from None
+        raise InputError(
+            "this is a folder, not a file", location=where, hint="pass the files inside it"
+        ) from None
     except OSError as exc:
-        raise InputError(f"cannot open the file: {exc.strerror}", location=where,
-                         hint="check the path and its permissions") from None
+        raise InputError(
+            f"cannot open the file: {exc.strerror}",
+            location=where,
+            hint="check the path and its permissions",
+        ) from None
     with open(fd, "rb", buffering=0) as fh:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise InputError("this is a folder, not a file", location=where,
-                             hint="pass the files inside it")
+            raise InputError(
+                "this is a folder, not a file", location=where, hint="pass the files inside it"
+            )
         if not stat.S_ISREG(info.st_mode):
             raise _not_regular(path, info.st_mode)
         if info.st_size > cap:
@@ -544,15 +579,18 @@ def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
                 parts, tail = [data], b""
             if parts:  # read beyond one call (over 2 GiB), or the file grew meanwhile
                 total = sum(len(p) for p in parts)
-                while (chunk := fh.read(_CHUNK)):
+                while chunk := fh.read(_CHUNK):
                     total += len(chunk)
                     if total > cap:
                         raise too_large_error(path, cap, size=total)
                     parts.append(chunk)
                 data = b"".join(parts)
         except OSError as exc:
-            raise InputError(f"cannot read the file: {exc.strerror}", location=where,
-                             hint="check the disk and the file") from None
+            raise InputError(
+                f"cannot read the file: {exc.strerror}",
+                location=where,
+                hint="check the disk and the file",
+            ) from None
     digest = hashlib.sha256(data).hexdigest()
     log = _READ_LOG.get()
     if log is not None:
@@ -580,7 +618,7 @@ def read_input(path: Path | str, *, limit: int | None = None) -> bytes:
 
 def _gather(stream: Any, path: Path, cap: int) -> bytes:
     parts, total = [], 0
-    while (chunk := stream.read(_CHUNK)):
+    while chunk := stream.read(_CHUNK):
         total += len(chunk)
         if total > cap:
             raise too_large_error(path, cap)
@@ -595,27 +633,30 @@ def _expand_gzip(data: bytes, path: Path, cap: int) -> bytes:
         with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as stream:
             return _gather(stream, path, cap)
     except (OSError, EOFError, zlib.error) as exc:
-        raise InputError(f"cannot decompress the gzip file: {exc}",
-                         location=Location(str(path)),
-                         hint="the file may be truncated (regenerate it), or not "
-                              "gzip-compressed at all (then drop .gz from its name)"
-                         ) from None
+        raise InputError(
+            f"cannot decompress the gzip file: {exc}",
+            location=Location(str(path)),
+            hint="the file may be truncated (regenerate it), or not "
+            "gzip-compressed at all (then drop .gz from its name)",
+        ) from None
 
 
 def _expand_zstd(data: bytes, path: Path, cap: int) -> bytes:
     import zstandard
 
     try:
-        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data),
-                                                            read_across_frames=True)
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            io.BytesIO(data), read_across_frames=True
+        )
         with reader as stream:
             return _gather(stream, path, cap)
     except zstandard.ZstdError as exc:
-        raise InputError(f"cannot decompress the Zstandard file: {exc}",
-                         location=Location(str(path)),
-                         hint="the file may be truncated (regenerate it), or not "
-                              "Zstandard-compressed at all (then drop .zst from its name)"
-                         ) from None
+        raise InputError(
+            f"cannot decompress the Zstandard file: {exc}",
+            location=Location(str(path)),
+            hint="the file may be truncated (regenerate it), or not "
+            "Zstandard-compressed at all (then drop .zst from its name)",
+        ) from None
 
 
 def read_text(path: Path | str, *, limit: int | None = None) -> str:
@@ -638,8 +679,13 @@ def open_zip(path: Path | str, *, limit: int | None = None) -> zipfile.ZipFile:
 _EXPANDED: weakref.WeakKeyDictionary[zipfile.ZipFile, int] = weakref.WeakKeyDictionary()
 
 
-def read_zip_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, *,
-                   location: Location | None = None, limit: int | None = None) -> bytes:
+def read_zip_entry(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    *,
+    location: Location | None = None,
+    limit: int | None = None,
+) -> bytes:
     """The bytes of one archive entry; the entries of ``archive`` read so far may
     together expand to at most the cap (``--max-input-bytes``).
 
@@ -651,8 +697,12 @@ def read_zip_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, *,
     cap = input_cap(limit)
     used = _EXPANDED.get(archive, 0)
     if used + info.file_size > cap:
-        raise too_large_error(location.file if location and location.file else
-                         f"{archive.filename or 'archive'}/{info.filename}", cap)
+        raise too_large_error(
+            location.file
+            if location and location.file
+            else f"{archive.filename or 'archive'}/{info.filename}",
+            cap,
+        )
     # counted before reading: an entry the caller decompresses itself (Zstandard on
     # Pythons before 3.14, after NotImplementedError here) is bounded by the same size
     _EXPANDED[archive] = used + info.file_size
@@ -667,9 +717,13 @@ MAX_JSON_DEPTH = 500
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
-def parse_json(text: str, path: Path | str, *, line: int | None = None,
-               hint: str = "the file may be truncated or hand-edited; regenerate it"
-               ) -> Any:
+def parse_json(
+    text: str,
+    path: Path | str,
+    *,
+    line: int | None = None,
+    hint: str = "the file may be truncated or hand-edited; regenerate it",
+) -> Any:
     """Parse JSON text read from ``path`` (``line``: the line it starts on, for one line
     of a JSON-lines file), with the line and column of a syntax error and a clear error,
     not a ``RecursionError``, for nesting deeper than :data:`MAX_JSON_DEPTH`."""
@@ -677,9 +731,11 @@ def parse_json(text: str, path: Path | str, *, line: int | None = None,
     try:
         return json.loads(text, parse_constant=_json_constant, parse_int=parse_json_int)
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}",
-                         location=Location(str(path), first + exc.lineno - 1, exc.colno),
-                         hint=hint) from None
+        raise InputError(
+            f"invalid JSON: {exc.msg}",
+            location=Location(str(path), first + exc.lineno - 1, exc.colno),
+            hint=hint,
+        ) from None
     except RecursionError:
         pass
     where = Location(str(path), None if line is None else line)
@@ -691,23 +747,29 @@ def parse_json(text: str, path: Path | str, *, line: int | None = None,
             if depth > MAX_JSON_DEPTH:
                 pos = match.start()
                 lineno = text.count("\n", 0, pos)
-                where = Location(str(path), first + lineno,
-                                 pos - (text.rfind("\n", 0, pos) + 1) + 1)
+                where = Location(
+                    str(path), first + lineno, pos - (text.rfind("\n", 0, pos) + 1) + 1
+                )
                 break
         elif token in ("]", "}"):
             depth -= 1
-    raise InputError(f"the JSON nests arrays or objects more than {MAX_JSON_DEPTH:,} "
-                     "levels deep", location=where,
-                     hint="no evaluation output nests this deeply: the file is damaged or "
-                          "not a result file; regenerate it")
+    raise InputError(
+        f"the JSON nests arrays or objects more than {MAX_JSON_DEPTH:,} levels deep",
+        location=where,
+        hint="no evaluation output nests this deeply: the file is damaged or "
+        "not a result file; regenerate it",
+    )
 
 
 def read_json(path: Path) -> Any:
     """Parse a whole JSON file (:func:`read_text`, :func:`parse_json`)."""
     text = read_text(path)
     if not text.strip():
-        raise InputError("the file is empty", location=Location(str(path)),
-                         hint="check that the evaluation finished writing its output")
+        raise InputError(
+            "the file is empty",
+            location=Location(str(path)),
+            hint="check that the evaluation finished writing its output",
+        )
     return parse_json(text, path)
 
 
@@ -722,18 +784,26 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for lineno, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
-        record = parse_json(line, path, line=lineno,
-                            hint="each line must be one complete JSON object; the file "
-                                 "may be truncated")
+        record = parse_json(
+            line,
+            path,
+            line=lineno,
+            hint="each line must be one complete JSON object; the file may be truncated",
+        )
         if not isinstance(record, dict):
-            raise InputError(f"expected a JSON object, found {type(record).__name__}",
-                             location=Location(str(path), lineno),
-                             hint="each line must be one JSON object {...}")
+            raise InputError(
+                f"expected a JSON object, found {type(record).__name__}",
+                location=Location(str(path), lineno),
+                hint="each line must be one JSON object {...}",
+            )
         seen = True
         yield lineno, record
     if not seen:
-        raise InputError("the file is empty (no JSON lines)", location=Location(str(path)),
-                         hint="check that the evaluation finished writing its output")
+        raise InputError(
+            "the file is empty (no JSON lines)",
+            location=Location(str(path)),
+            hint="check that the evaluation finished writing its output",
+        )
 
 
 def jsonl_lines(text: str) -> list[str]:

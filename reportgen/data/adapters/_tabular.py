@@ -30,7 +30,7 @@ def _base_name(path: Path) -> str:
     name = path.name.lower()
     for suffix in COMPRESSED_SUFFIXES:
         if name.endswith(suffix):
-            return name[:-len(suffix)]
+            return name[: -len(suffix)]
     return name
 
 
@@ -94,41 +94,61 @@ def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, np.
     delimiter = "\t" if kind == "tsv" else ","
     text = read_text(path)
     if not text.strip():
-        raise InputError("the file is empty", location=Location(str(path)),
-                         hint="check that the evaluation finished writing its output")
+        raise InputError(
+            "the file is empty",
+            location=Location(str(path)),
+            hint="check that the evaluation finished writing its output",
+        )
     frame = _read_csv_fast(text, delimiter)
     try:
         if frame is None:
-            frame = pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str,
-                                keep_default_na=False, na_values=[""],
-                                skipinitialspace=True)
+            frame = pd.read_csv(
+                io.StringIO(text),
+                sep=delimiter,
+                dtype=str,
+                keep_default_na=False,
+                na_values=[""],
+                skipinitialspace=True,
+            )
     except pd.errors.ParserError as exc:
         message = str(exc)
         match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
         if match:
-            raise InputError(f"expected {match[1]} fields, found {match[3]}",
-                             location=Location(str(path), int(match[2])),
-                             hint="check the delimiter and quoting on that line "
-                                  f"({'tab' if delimiter == chr(9) else 'comma'}-separated "
-                                  "expected)") from None
+            raise InputError(
+                f"expected {match[1]} fields, found {match[3]}",
+                location=Location(str(path), int(match[2])),
+                hint="check the delimiter and quoting on that line "
+                f"({'tab' if delimiter == chr(9) else 'comma'}-separated "
+                "expected)",
+            ) from None
         if "EOF inside string" in message:
-            raise InputError("a quoted field is never closed",
-                             location=Location(str(path), _open_quote_line(text, delimiter)),
-                             hint='a field that starts with " runs until the next "; close '
-                                  'it, or write a " inside a field as ""') from None
-        raise InputError(f"cannot parse the table: {message.strip()}",
-                         location=Location(str(path)),
-                         hint="check that it is a well-formed CSV/TSV file") from None
+            raise InputError(
+                "a quoted field is never closed",
+                location=Location(str(path), _open_quote_line(text, delimiter)),
+                hint='a field that starts with " runs until the next "; close '
+                'it, or write a " inside a field as ""',
+            ) from None
+        raise InputError(
+            f"cannot parse the table: {message.strip()}",
+            location=Location(str(path)),
+            hint="check that it is a well-formed CSV/TSV file",
+        ) from None
     except pd.errors.EmptyDataError:
-        raise InputError("the file has no header row", location=Location(str(path)),
-                         hint="the first line must name the columns") from None
+        raise InputError(
+            "the file has no header row",
+            location=Location(str(path)),
+            hint="the first line must name the columns",
+        ) from None
     frame.columns = [str(c).strip() for c in frame.columns]
     _check_header(frame, path)
     if frame.shape[1] == 1:
         _check_delimiter(str(frame.columns[0]), delimiter, path)
     if frame.empty:
-        raise InputError("the table has a header but no rows", location=Location(str(path), 1),
-                         hint="check that the evaluation wrote its per-item results")
+        raise InputError(
+            "the table has a header but no rows",
+            location=Location(str(path), 1),
+            hint="check that the evaluation wrote its per-item results",
+        )
     return frame, _row_lines(text, delimiter, len(frame))
 
 
@@ -143,13 +163,19 @@ def _read_csv_fast(text: str, delimiter: str) -> pd.DataFrame | None:
     except ImportError:
         return None
     try:
-        frame = pd.read_csv(io.BytesIO(text.encode("utf-8")), sep=delimiter, dtype=str,
-                            keep_default_na=False, na_values=[""], engine="pyarrow")
+        frame = pd.read_csv(
+            io.BytesIO(text.encode("utf-8")),
+            sep=delimiter,
+            dtype=str,
+            keep_default_na=False,
+            na_values=[""],
+            engine="pyarrow",
+        )
     except Exception:  # noqa: BLE001 - any failure: the C parser reads it and explains
         return None
     for column in frame.columns:
         values = frame[column]
-        if values.str.startswith(" ").any():   # skipinitialspace, as the C parser does
+        if values.str.startswith(" ").any():  # skipinitialspace, as the C parser does
             frame[column] = values.str.lstrip(" ").replace("", np.nan)
     return frame
 
@@ -171,8 +197,7 @@ def _row_lines(text: str, delimiter: str, n_rows: int) -> np.ndarray:
     except csv.Error:
         return contiguous
     # the first record is the header; fall back if the two parsers disagree on the rows
-    return np.asarray(starts[1:], dtype=np.int64) if len(starts) == n_rows + 1 \
-        else contiguous
+    return np.asarray(starts[1:], dtype=np.int64) if len(starts) == n_rows + 1 else contiguous
 
 
 def _open_quote_line(text: str, delimiter: str) -> int | None:
@@ -198,16 +223,19 @@ def _check_delimiter(header: str, delimiter: str, path: Path) -> None:
             f"the header has a single column {header[:60]!r}: the file seems to be "
             f"{_DELIMITERS[found[0]]}-separated, not {_DELIMITERS[delimiter]}-separated",
             location=Location(str(path), 1),
-            hint="separate the columns with commas in a .csv file or with tabs in a .tsv "
-                 "file")
+            hint="separate the columns with commas in a .csv file or with tabs in a .tsv file",
+        )
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputError("reading Parquet needs pyarrow", location=Location(str(path)),
-                         hint="pip install 'reportgen[parquet]'") from None
+        raise InputError(
+            "reading Parquet needs pyarrow",
+            location=Location(str(path)),
+            hint="pip install 'reportgen[parquet]'",
+        ) from None
     import pyarrow as pa
 
     data = read_bytes(path)
@@ -219,15 +247,21 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     except InputError:
         raise
     except Exception as exc:  # pyarrow raises several types for corrupt files
-        raise InputError(f"cannot read the Parquet file: {exc}", location=Location(str(path)),
-                         hint="the file may be truncated or not Parquet") from None
+        raise InputError(
+            f"cannot read the Parquet file: {exc}",
+            location=Location(str(path)),
+            hint="the file may be truncated or not Parquet",
+        ) from None
     _check_parquet_types(table.schema, path)
     frame = table.to_pandas()
     frame.columns = [str(c).strip() for c in frame.columns]
     _check_header(frame, path)
     if frame.empty:
-        raise InputError("the table has no rows", location=Location(str(path)),
-                         hint="check that the evaluation wrote its per-item results")
+        raise InputError(
+            "the table has no rows",
+            location=Location(str(path)),
+            hint="check that the evaluation wrote its per-item results",
+        )
     return frame
 
 
@@ -238,8 +272,10 @@ def _check_parquet_size(metadata: object, path: Path) -> None:
     cap = input_cap()
     rows = metadata.num_rows  # type: ignore[attr-defined]
     columns = metadata.num_columns  # type: ignore[attr-defined]
-    uncompressed = sum(metadata.row_group(k).total_byte_size  # type: ignore[attr-defined]
-                       for k in range(metadata.num_row_groups))  # type: ignore[attr-defined]
+    uncompressed = sum(
+        metadata.row_group(k).total_byte_size  # type: ignore[attr-defined]
+        for k in range(metadata.num_row_groups)  # type: ignore[attr-defined]
+    )
     if max(uncompressed, 8 * rows * columns) > cap:
         raise too_large_error(path, cap)
 
@@ -252,14 +288,19 @@ def _check_parquet_types(schema: object, path: Path) -> None:
         kind = column.type
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
-        if pa.types.is_binary(kind) or pa.types.is_large_binary(kind) \
-                or pa.types.is_fixed_size_binary(kind):
+        if (
+            pa.types.is_binary(kind)
+            or pa.types.is_large_binary(kind)
+            or pa.types.is_fixed_size_binary(kind)
+        ):
             raise InputError(
                 f"column {column.name!r} holds binary data (Parquet type {column.type}), "
-                "not text or numbers", location=Location(str(path), None, column.name),
+                "not text or numbers",
+                location=Location(str(path), None, column.name),
                 hint="write names and ids as strings (e.g. in pandas "
-                     "`df[col] = df[col].str.decode('utf-8')` before to_parquet), or drop "
-                     "the column")
+                "`df[col] = df[col].str.decode('utf-8')` before to_parquet), or drop "
+                "the column",
+            )
 
 
 def _check_header(frame: pd.DataFrame, path: Path) -> None:
@@ -267,11 +308,16 @@ def _check_header(frame: pd.DataFrame, path: Path) -> None:
     for column in frame.columns:
         base = re.sub(r"\.\d+$", "", column)
         if column in seen or (base != column and base in frame.columns):
-            raise InputError(f"column {base!r} appears more than once in the header",
-                             location=Location(str(path), 1),
-                             hint="give every column a distinct name")
+            raise InputError(
+                f"column {base!r} appears more than once in the header",
+                location=Location(str(path), 1),
+                hint="give every column a distinct name",
+            )
         if column == "" or column.startswith("Unnamed:"):
-            raise InputError("a column has no name", location=Location(str(path), 1),
-                             hint="name every column in the header row (an index column "
-                                  "written by pandas can be dropped with index=False)")
+            raise InputError(
+                "a column has no name",
+                location=Location(str(path), 1),
+                hint="name every column in the header row (an index column "
+                "written by pandas can be dropped with index=False)",
+            )
         seen.add(column)

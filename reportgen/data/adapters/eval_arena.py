@@ -31,8 +31,7 @@ from reportgen.errors import InputError, Location
 __all__ = ["EvalArenaAdapter"]
 
 _REQUIRED = ("benchmark_id", "model", "example_id", "pass1")
-_RENAME = {"benchmark_id": "dataset", "model": "system", "example_id": "item",
-           "pass1": "score"}
+_RENAME = {"benchmark_id": "dataset", "model": "system", "example_id": "item", "pass1": "score"}
 
 
 class EvalArenaAdapter(Adapter):
@@ -51,10 +50,11 @@ class EvalArenaAdapter(Adapter):
         for lineno, record in iter_jsonl(path):
             missing = [k for k in _REQUIRED if k not in record]
             if missing:
-                raise InputError(f"missing key(s) {', '.join(missing)}",
-                                 location=Location(str(path), lineno),
-                                 hint="eval-arena lines need benchmark_id, model, example_id "
-                                      "and pass1")
+                raise InputError(
+                    f"missing key(s) {', '.join(missing)}",
+                    location=Location(str(path), lineno),
+                    hint="eval-arena lines need benchmark_id, model, example_id and pass1",
+                )
             _check_line(record, path, lineno)
             records.append(record)
             lines.append(lineno)
@@ -67,35 +67,49 @@ class EvalArenaAdapter(Adapter):
 
 def _check_line(record: dict, path: Path, lineno: int) -> None:
     value = record["pass1"]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or math.isnan(to_float(value)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or math.isnan(to_float(value))
+    ):
         if value is None:
             return  # a missing score: the table's nan policy decides
-        raise InputError(f"pass1 = {_shown(value)} is not a number",
-                         location=Location(str(path), lineno, "pass1"),
-                         hint="pass1 is 0/1 or the share of samples that passed")
+        raise InputError(
+            f"pass1 = {_shown(value)} is not a number",
+            location=Location(str(path), lineno, "pass1"),
+            hint="pass1 is 0/1 or the share of samples that passed",
+        )
     if not 0 <= value <= 1:
-        raise InputError(f"pass1 = {_shown(value)} is outside [0, 1]",
-                         location=Location(str(path), lineno, "pass1"),
-                         hint="pass1 is 0/1 or the share of samples that passed")
+        raise InputError(
+            f"pass1 = {_shown(value)} is outside [0, 1]",
+            location=Location(str(path), lineno, "pass1"),
+            hint="pass1 is 0/1 or the share of samples that passed",
+        )
     if "count" in record:
         count = record["count"]
-        if isinstance(count, bool) or not isinstance(count, (int, float)) \
-                or not to_float(count).is_integer() or count < 1:
-            raise InputError(f"count = {_shown(count)} is not a positive whole number",
-                             location=Location(str(path), lineno, "count"),
-                             hint="count is the number of samples behind pass1")
+        if (
+            isinstance(count, bool)
+            or not isinstance(count, (int, float))
+            or not to_float(count).is_integer()
+            or count < 1
+        ):
+            raise InputError(
+                f"count = {_shown(count)} is not a positive whole number",
+                location=Location(str(path), lineno, "count"),
+                hint="count is the number of samples behind pass1",
+            )
         solved = value * count
         if abs(solved - round(solved)) > 1e-6 * max(1.0, count):
-            raise InputError(f"pass1 = {_shown(value)} is not a share of count = "
-                             f"{_shown(count)} samples",
-                             location=Location(str(path), lineno, "pass1"),
-                             hint="pass1 × count must be a whole number of passed samples")
+            raise InputError(
+                f"pass1 = {_shown(value)} is not a share of count = {_shown(count)} samples",
+                location=Location(str(path), lineno, "pass1"),
+                hint="pass1 × count must be a whole number of passed samples",
+            )
 
 
 def _shown(value: object, limit: int = 40) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 register_adapter(EvalArenaAdapter())

@@ -95,10 +95,14 @@ _RECORD_KEYS = ("schema_version", "evaluation_id", "sample_id", "interaction_typ
 _HASH_REASON = "sample_hash differs between systems"
 _PLACEHOLDER_REASON = "no metric value in the record (the converter wrote a placeholder 0)"
 _DEFAULT_METRIC = "score"
-_HINT = ("every_eval_ever instance-level records need evaluation_id, model_id, "
-         "evaluation_name, sample_id and evaluation.score (instance_level_eval.schema.json)")
-_DUPLICATE_HINT = ("the same evaluation_id is in two every_eval_ever samples files (a file "
-                   "given twice, or one evaluation converted twice): pass each once")
+_HINT = (
+    "every_eval_ever instance-level records need evaluation_id, model_id, "
+    "evaluation_name, sample_id and evaluation.score (instance_level_eval.schema.json)"
+)
+_DUPLICATE_HINT = (
+    "the same evaluation_id is in two every_eval_ever samples files (a file "
+    "given twice, or one evaluation converted twice): pass each once"
+)
 
 
 @dataclass
@@ -118,8 +122,10 @@ class EveryEvalEverAdapter(Adapter):
     """Read every_eval_ever aggregate and instance-level files (module docstring)."""
 
     name = "every-eval-ever"
-    description = ("every_eval_ever records (aggregate <uuid>.json with its "
-                   "<uuid>_samples.jsonl, or samples files alone)")
+    description = (
+        "every_eval_ever records (aggregate <uuid>.json with its "
+        "<uuid>_samples.jsonl, or samples files alone)"
+    )
     priority = 20
     # a samples file is named by its aggregate, which may be given separately
     combine_inputs = True
@@ -141,7 +147,8 @@ class EveryEvalEverAdapter(Adapter):
                     f"no every_eval_ever file in this folder or {_MAX_DEPTH} levels below",
                     location=Location(str(path)),
                     hint="point at an aggregate <uuid>.json, a <uuid>_samples.jsonl, or a "
-                         "folder holding them")
+                    "folder holding them",
+                )
             files.extend(f for f in found if f not in files)
         aggregates = [_read_aggregate(f) for f in files if not f.name.endswith(".jsonl")]
         samples = [f for f in files if f.name.endswith(".jsonl")]
@@ -150,26 +157,45 @@ class EveryEvalEverAdapter(Adapter):
         for aggregate in aggregates:
             sample_path = _samples_of(aggregate)
             if sample_path is None:
-                skipped.append(skip_input(
-                    options, aggregate.path,
-                    f"no instance-level file for evaluation {aggregate.evaluation_id!r} "
-                    f"(expected {aggregate.samples_name or '<uuid>_samples.jsonl'} beside "
-                    "it): aggregate scores alone have no items",
-                    hint="keep the <uuid>_samples.jsonl that detailed_evaluation_results "
-                         "names next to its aggregate file", format=self.name))
+                skipped.append(
+                    skip_input(
+                        options,
+                        aggregate.path,
+                        f"no instance-level file for evaluation {aggregate.evaluation_id!r} "
+                        f"(expected {aggregate.samples_name or '<uuid>_samples.jsonl'} beside "
+                        "it): aggregate scores alone have no items",
+                        hint="keep the <uuid>_samples.jsonl that detailed_evaluation_results "
+                        "names next to its aggregate file",
+                        format=self.name,
+                    )
+                )
                 continue
             linked[sample_path] = aggregate
             if sample_path not in samples:
                 samples.append(sample_path)
         if not samples:
-            raise InputError("no every_eval_ever instance-level records to read",
-                             location=Location(str(files[0])),
-                             hint="reportgen compares per-sample scores: add the "
-                                  "<uuid>_samples.jsonl files")
+            raise InputError(
+                "no every_eval_ever instance-level records to read",
+                location=Location(str(files[0])),
+                hint="reportgen compares per-sample scores: add the <uuid>_samples.jsonl files",
+            )
         problems: list[Problem] = []
-        columns: dict[str, list[Any]] = {k: [] for k in (
-            "system", "dataset", "metric", "item", "score", "run", "_hash", "_evaluation",
-            "_placeholder", SOURCE_FILE, SOURCE_LINE)}
+        columns: dict[str, list[Any]] = {
+            k: []
+            for k in (
+                "system",
+                "dataset",
+                "metric",
+                "item",
+                "score",
+                "run",
+                "_hash",
+                "_evaluation",
+                "_placeholder",
+                SOURCE_FILE,
+                SOURCE_LINE,
+            )
+        }
         for path in samples:
             _read_samples(path, linked.get(path), columns)
         frame = _frame(columns)
@@ -183,14 +209,25 @@ class EveryEvalEverAdapter(Adapter):
         for aggregate in linked.values():
             for metric, direction in aggregate.directions.items():
                 if directions.setdefault(metric, direction) != direction:
-                    problems.append(Problem("warning", f"metric {metric!r}: the aggregate "
-                                            "files disagree on lower_is_better; using "
-                                            f"{directions[metric]!r} is better",
-                                            Location(str(aggregate.path))))
+                    problems.append(
+                        Problem(
+                            "warning",
+                            f"metric {metric!r}: the aggregate "
+                            "files disagree on lower_is_better; using "
+                            f"{directions[metric]!r} is better",
+                            Location(str(aggregate.path)),
+                        )
+                    )
         attributes = {a.model: {"evaluation_id": a.evaluation_id} for a in linked.values()}
-        return AdapterResult(frame, directions=directions, exclusions=exclusions,
-                             problems=problems, system_attributes=attributes,
-                             skipped=skipped, duplicate_hint=_DUPLICATE_HINT)
+        return AdapterResult(
+            frame,
+            directions=directions,
+            exclusions=exclusions,
+            problems=problems,
+            system_attributes=attributes,
+            skipped=skipped,
+            duplicate_hint=_DUPLICATE_HINT,
+        )
 
 
 # --------------------------------------------------------------------------- finding files
@@ -252,25 +289,34 @@ def _read_aggregate(path: Path) -> _Aggregate:
     data = read_json(path)
     where = Location(str(path))
     if not isinstance(data, dict) or not isinstance(data.get("evaluation_results"), list):
-        raise InputError("not an every_eval_ever aggregate file: no evaluation_results list",
-                         location=where,
-                         hint="pass the aggregate <uuid>.json an every_eval_ever converter "
-                              "wrote, or its <uuid>_samples.jsonl")
+        raise InputError(
+            "not an every_eval_ever aggregate file: no evaluation_results list",
+            location=where,
+            hint="pass the aggregate <uuid>.json an every_eval_ever converter "
+            "wrote, or its <uuid>_samples.jsonl",
+        )
     model_info = data.get("model_info")
     model = model_info.get("id") if isinstance(model_info, dict) else None
     details = data.get("detailed_evaluation_results")
     file_path = details.get("file_path") if isinstance(details, dict) else None
-    aggregate = _Aggregate(path, str(data.get("evaluation_id") or path.stem),
-                           str(model or ""), [r for r in data["evaluation_results"]
-                                              if isinstance(r, dict)],
-                           Path(file_path).name if isinstance(file_path, str) else None)
+    aggregate = _Aggregate(
+        path,
+        str(data.get("evaluation_id") or path.stem),
+        str(model or ""),
+        [r for r in data["evaluation_results"] if isinstance(r, dict)],
+        Path(file_path).name if isinstance(file_path, str) else None,
+    )
     for index, result in enumerate(aggregate.results):
         config = result.get("metric_config")
         config = config if isinstance(config, dict) else {}
-        name = next((str(config[k]) for k in ("metric_id", "metric_name",
-                                              "evaluation_description")
-                     if isinstance(config.get(k), str) and config[k].strip()),
-                    _DEFAULT_METRIC)
+        name = next(
+            (
+                str(config[k])
+                for k in ("metric_id", "metric_name", "evaluation_description")
+                if isinstance(config.get(k), str) and config[k].strip()
+            ),
+            _DEFAULT_METRIC,
+        )
         aggregate.metrics[_result_key(result, index)] = name
         lower = config.get("lower_is_better")
         if isinstance(lower, bool):
@@ -312,30 +358,35 @@ def _metric_of(record: dict[str, Any], aggregate: _Aggregate | None) -> str:
 # --------------------------------------------------------------------------- samples
 
 
-def _read_samples(path: Path, aggregate: _Aggregate | None,
-                  columns: dict[str, list[Any]]) -> None:
+def _read_samples(path: Path, aggregate: _Aggregate | None, columns: dict[str, list[Any]]) -> None:
     for lineno, record in iter_jsonl(path):
         where = Location(str(path), lineno)
         values = {}
         for key in ("model_id", "evaluation_name", "sample_id"):
             value = record.get(key)
-            if isinstance(value, bool) or not isinstance(value, (str, int)) \
-                    or not str(value).strip():
-                raise InputError(f"the record has no {key} (found {value!r})",
-                                 location=where, hint=_HINT)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (str, int))
+                or not str(value).strip()
+            ):
+                raise InputError(
+                    f"the record has no {key} (found {value!r})", location=where, hint=_HINT
+                )
             values[key] = str(value).strip()
         evaluation = record.get("evaluation")
         if not isinstance(evaluation, dict) or "score" not in evaluation:
-            raise InputError("the record has no evaluation.score", location=where,
-                             hint=_HINT)
+            raise InputError("the record has no evaluation.score", location=where, hint=_HINT)
         score = evaluation["score"]
         if score is None:
             number = np.nan
         elif isinstance(score, (bool, int, float)):
             number = to_float(score)
         else:
-            raise InputError(f"evaluation.score is {json.dumps(score)[:60]}, not a number",
-                             location=where, hint=_HINT)
+            raise InputError(
+                f"evaluation.score is {json.dumps(score)[:60]}, not a number",
+                location=where,
+                hint=_HINT,
+            )
         metadata = record.get("metadata")
         metadata = metadata if isinstance(metadata, dict) else {}
         epoch = metadata.get("epoch")
@@ -345,8 +396,12 @@ def _read_samples(path: Path, aggregate: _Aggregate | None,
         # placeholder: the lm-eval converter found no metric value (module docstring);
         # "unlinked" records are told apart from their file's linked ones afterwards
         columns["_placeholder"].append(
-            "none" if metadata.get("lm_eval_metrics") == "{}"
-            else "unlinked" if not (isinstance(result_id, str) and result_id) else "")
+            "none"
+            if metadata.get("lm_eval_metrics") == "{}"
+            else "unlinked"
+            if not (isinstance(result_id, str) and result_id)
+            else ""
+        )
         columns["system"].append(values["model_id"])
         columns["dataset"].append(values["evaluation_name"])
         columns["metric"].append(_metric_of(record, aggregate))
@@ -365,32 +420,36 @@ def _epoch(value: Any, where: Location) -> int | None:
     try:
         epoch = int(str(value))
     except ValueError:
-        raise InputError(f"metadata.epoch is {value!r}, not a whole number", location=where,
-                         hint="Inspect's converter writes the epoch as a number in a "
-                              "string, e.g. \"1\"") from None
+        raise InputError(
+            f"metadata.epoch is {value!r}, not a whole number",
+            location=where,
+            hint='Inspect\'s converter writes the epoch as a number in a string, e.g. "1"',
+        ) from None
     return epoch
 
 
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
-    return pd.DataFrame({
-        "system": pd.Series(columns["system"], dtype=str),
-        "dataset": pd.Series(columns["dataset"], dtype=str),
-        "metric": pd.Series(columns["metric"], dtype=str),
-        "item": pd.Series(columns["item"], dtype=str),
-        "score": np.asarray(columns["score"], dtype=np.float64),
-        # 0 = no metadata.epoch (epochs start at 1)
-        "_epoch": np.asarray([0 if r is None else r for r in columns["run"]],
-                             dtype=np.int64),
-        "_hash": pd.Series(columns["_hash"], dtype=object),
-        "_evaluation": pd.Series(columns["_evaluation"], dtype=str),
-        "_placeholder": pd.Series(columns["_placeholder"], dtype=str),
-        SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
-        SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
-    })
+    return pd.DataFrame(
+        {
+            "system": pd.Series(columns["system"], dtype=str),
+            "dataset": pd.Series(columns["dataset"], dtype=str),
+            "metric": pd.Series(columns["metric"], dtype=str),
+            "item": pd.Series(columns["item"], dtype=str),
+            "score": np.asarray(columns["score"], dtype=np.float64),
+            # 0 = no metadata.epoch (epochs start at 1)
+            "_epoch": np.asarray([0 if r is None else r for r in columns["run"]], dtype=np.int64),
+            "_hash": pd.Series(columns["_hash"], dtype=object),
+            "_evaluation": pd.Series(columns["_evaluation"], dtype=str),
+            "_placeholder": pd.Series(columns["_placeholder"], dtype=str),
+            SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
+            SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
+        }
+    )
 
 
-def _exclude_placeholders(frame: pd.DataFrame, problems: list[Problem]
-                          ) -> tuple[pd.DataFrame, list[Exclusion]]:
+def _exclude_placeholders(
+    frame: pd.DataFrame, problems: list[Problem]
+) -> tuple[pd.DataFrame, list[Exclusion]]:
     """Drop the records that hold no metric value (module docstring)."""
     kind = frame["_placeholder"]
     # an unlinked record is a placeholder only beside linked ones in its file
@@ -402,25 +461,34 @@ def _exclude_placeholders(frame: pd.DataFrame, problems: list[Problem]
     dropped = frame[drop]
     for source, rows in dropped.groupby(SOURCE_FILE, sort=False):
         first = rows.iloc[0]
-        how = ("metadata.lm_eval_metrics is {}" if kind[rows.index[0]] == "none"
-               else "no evaluation_result_id, unlike the file's other records")
-        problems.append(Problem(
-            "warning", f"{len(rows)} record(s) hold no metric value ({how}): the converter "
-                       "found no metric in those lm-eval samples and wrote score 0; they are "
-                       "excluded. Read the lm-eval output itself (--format lm-eval) for its "
-                       "per-sample metrics",
-            Location(str(source), int(first[SOURCE_LINE])), str(first["dataset"])))
+        how = (
+            "metadata.lm_eval_metrics is {}"
+            if kind[rows.index[0]] == "none"
+            else "no evaluation_result_id, unlike the file's other records"
+        )
+        problems.append(
+            Problem(
+                "warning",
+                f"{len(rows)} record(s) hold no metric value ({how}): the converter "
+                "found no metric in those lm-eval samples and wrote score 0; they are "
+                "excluded. Read the lm-eval output itself (--format lm-eval) for its "
+                "per-sample metrics",
+                Location(str(source), int(first[SOURCE_LINE])),
+                str(first["dataset"]),
+            )
+        )
     counts = dropped.groupby(["dataset", "metric", "system", SOURCE_FILE], sort=False).size()
-    exclusions = [Exclusion(_PLACEHOLDER_REASON, int(n), dataset=d, metric=m, system=s,
-                            source=f) for (d, m, s, f), n in counts.items()]
+    exclusions = [
+        Exclusion(_PLACEHOLDER_REASON, int(n), dataset=d, metric=m, system=s, source=f)
+        for (d, m, s, f), n in counts.items()
+    ]
     return frame[~drop].reset_index(drop=True), exclusions
 
 
 def _assign_runs(frame: pd.DataFrame, problems: list[Problem]) -> pd.DataFrame:
     """The run of each record (module docstring): epoch or repeat order, then evaluation."""
     if frame.empty:
-        return frame.assign(run=np.ones(0, dtype=np.int64)).drop(
-            columns=["_epoch", "_evaluation"])
+        return frame.assign(run=np.ones(0, dtype=np.int64)).drop(columns=["_epoch", "_evaluation"])
     key = ["system", "dataset", "metric", "item"]
     within = [*key, "_evaluation"]
     has_epoch = frame["_epoch"] > 0
@@ -435,14 +503,18 @@ def _assign_runs(frame: pd.DataFrame, problems: list[Problem]) -> pd.DataFrame:
         in_collapsed = frame["_evaluation"].isin(collapsed)
         first = ~frame[within].duplicated() | ~in_collapsed
         example = frame[in_collapsed].iloc[0]
-        problems.append(Problem(
-            "warning", f"{len(collapsed)} evaluation(s) (e.g. {example['_evaluation']!r}) "
-                       "carry one score on every epoch's record of each sample: Inspect's "
-                       "converter writes the epoch-reduced score there, so the epochs are "
-                       "not separate runs; one score per sample is kept. Read the Inspect "
-                       "logs themselves (--format inspect) for per-epoch scores",
-            Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
-            str(example["dataset"])))
+        problems.append(
+            Problem(
+                "warning",
+                f"{len(collapsed)} evaluation(s) (e.g. {example['_evaluation']!r}) "
+                "carry one score on every epoch's record of each sample: Inspect's "
+                "converter writes the epoch-reduced score there, so the epochs are "
+                "not separate runs; one score per sample is kept. Read the Inspect "
+                "logs themselves (--format inspect) for per-epoch scores",
+                Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
+                str(example["dataset"]),
+            )
+        )
         frame = frame[first].reset_index(drop=True)
         frame.loc[frame["_evaluation"].isin(collapsed), "_epoch"] = 0
         has_epoch = frame["_epoch"] > 0
@@ -451,12 +523,16 @@ def _assign_runs(frame: pd.DataFrame, problems: list[Problem]) -> pd.DataFrame:
     run = np.where(has_epoch.to_numpy(), frame["_epoch"].to_numpy(), order)
     if (order > 1).any() and not has_epoch[order > 1].all():
         example = frame[(order > 1) & ~has_epoch.to_numpy()].iloc[0]
-        problems.append(Problem(
-            "info", "samples repeat within one evaluation without an epoch (e.g. sample_id "
-                    f"{example['item']!r}; HELM's converter writes one record per train "
-                    "trial): the k-th record of a sample is run k",
-            Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
-            str(example["dataset"])))
+        problems.append(
+            Problem(
+                "info",
+                "samples repeat within one evaluation without an epoch (e.g. sample_id "
+                f"{example['item']!r}; HELM's converter writes one record per train "
+                "trial): the k-th record of a sample is run k",
+                Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
+                str(example["dataset"]),
+            )
+        )
     frame = frame.assign(run=run)
     # a second evaluation of the same model and dataset continues the runs
     unit = ["system", "dataset", "metric", "_evaluation"]
@@ -467,16 +543,19 @@ def _assign_runs(frame: pd.DataFrame, problems: list[Problem]) -> pd.DataFrame:
     return frame.drop(columns=["_offset", "_epoch", "_evaluation"])
 
 
-def _exclude_hash_mismatches(frame: pd.DataFrame, problems: list[Problem]
-                             ) -> tuple[pd.DataFrame, list[Exclusion]]:
+def _exclude_hash_mismatches(
+    frame: pd.DataFrame, problems: list[Problem]
+) -> tuple[pd.DataFrame, list[Exclusion]]:
     """Drop the (dataset, sample_id) whose sample_hash differs between systems."""
     # each system's set of hashes of a sample must be the same: HELM's train trials of one
     # sample have different prompts (hashes), in an order that two evaluations need not share
-    held = frame.loc[frame["_hash"].notna(), ["dataset", "item", "system", "_hash"]
-                     ].drop_duplicates()
+    held = frame.loc[
+        frame["_hash"].notna(), ["dataset", "item", "system", "_hash"]
+    ].drop_duplicates()
     n_systems = held.groupby(["dataset", "item"], sort=False)["system"].transform("nunique")
     n_holders = held.groupby(["dataset", "item", "_hash"], sort=False)["system"].transform(
-        "nunique")
+        "nunique"
+    )
     bad = held.loc[(n_holders < n_systems).to_numpy(), ["dataset", "item"]].drop_duplicates()
     bad = pd.MultiIndex.from_frame(bad)
     if bad.empty:
@@ -484,17 +563,23 @@ def _exclude_hash_mismatches(frame: pd.DataFrame, problems: list[Problem]
     for dataset, items in bad.to_frame(index=False).groupby("dataset", sort=False)["item"]:
         ids = sorted(items)
         example = frame[(frame["dataset"] == dataset) & (frame["item"] == ids[0])].iloc[0]
-        problems.append(Problem(
-            "warning", f"{len(ids)} sample(s) have a different sample_hash between systems "
-                       f"(e.g. sample_id {ids[0]!r}), so the systems were not scored on the "
-                       "same input; these items are excluded for every system",
-            Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])), str(dataset)))
+        problems.append(
+            Problem(
+                "warning",
+                f"{len(ids)} sample(s) have a different sample_hash between systems "
+                f"(e.g. sample_id {ids[0]!r}), so the systems were not scored on the "
+                "same input; these items are excluded for every system",
+                Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
+                str(dataset),
+            )
+        )
     key = pd.MultiIndex.from_frame(frame[["dataset", "item"]])
     drop = key.isin(bad)
-    counts = frame[drop].groupby(["dataset", "metric", "system", SOURCE_FILE],
-                                 sort=False).size()
-    exclusions = [Exclusion(_HASH_REASON, int(n), dataset=d, metric=m, system=s, source=f)
-                  for (d, m, s, f), n in counts.items()]
+    counts = frame[drop].groupby(["dataset", "metric", "system", SOURCE_FILE], sort=False).size()
+    exclusions = [
+        Exclusion(_HASH_REASON, int(n), dataset=d, metric=m, system=s, source=f)
+        for (d, m, s, f), n in counts.items()
+    ]
     return frame[~drop].drop(columns="_hash").reset_index(drop=True), exclusions
 
 

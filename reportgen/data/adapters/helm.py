@@ -123,17 +123,33 @@ _COUNT0_REASON = "HELM stat with count 0 (no value computed for the instance)"
 SCHEMA = "schema.json"
 #: HELM statistics that describe a run, not score a model (HELM's "general_information"
 #: and "efficiency" metric groups, and the finish reasons): descriptive only.
-_BOOKKEEPING = frozenset({
-    "batch_size", "prompt_truncated", "max_num_output_tokens", "num_references",
-    "num_train_instances", "num_train_trials", "num_instances", "num_prompt_tokens",
-    "num_completion_tokens", "num_output_tokens", "num_perplexity_tokens", "num_bytes",
-    "inference_runtime", "inference_denoised_runtime", "inference_idealized_runtime",
-    "num_completions", "num_tokens"})
-_BOOKKEEPING_PREFIXES = ("finish_reason_", "training_", "num_", "inference_",
-                         "estimated_")
-_DUPLICATE_HINT = ("HELM writes each instance once per run and train trial; the same run "
-                   "folder was probably given twice (a suite and a run inside it): pass "
-                   "each suite or run folder once")
+_BOOKKEEPING = frozenset(
+    {
+        "batch_size",
+        "prompt_truncated",
+        "max_num_output_tokens",
+        "num_references",
+        "num_train_instances",
+        "num_train_trials",
+        "num_instances",
+        "num_prompt_tokens",
+        "num_completion_tokens",
+        "num_output_tokens",
+        "num_perplexity_tokens",
+        "num_bytes",
+        "inference_runtime",
+        "inference_denoised_runtime",
+        "inference_idealized_runtime",
+        "num_completions",
+        "num_tokens",
+    }
+)
+_BOOKKEEPING_PREFIXES = ("finish_reason_", "training_", "num_", "inference_", "estimated_")
+_DUPLICATE_HINT = (
+    "HELM writes each instance once per run and train trial; the same run "
+    "folder was probably given twice (a suite and a run inside it): pass "
+    "each suite or run folder once"
+)
 
 
 @dataclass(frozen=True)
@@ -172,9 +188,20 @@ class HelmAdapter(Adapter):
         runs = _separate_suites(runs, systems, problems)
         _check_unique_runs(runs, systems)
         schema = _Schema.read(runs, problems)
-        columns: dict[str, list[Any]] = {k: [] for k in (
-            "system", "dataset", "metric", "item", "run", "score", "sub_split",
-            SOURCE_FILE, SOURCE_LINE)}
+        columns: dict[str, list[Any]] = {
+            k: []
+            for k in (
+                "system",
+                "dataset",
+                "metric",
+                "item",
+                "run",
+                "score",
+                "sub_split",
+                SOURCE_FILE,
+                SOURCE_LINE,
+            )
+        }
         zero_counts: Counter[tuple[str, str, str, str]] = Counter()
         for run in runs:
             _read_per_instance_stats(run, systems[run.folder], columns, zero_counts, problems)
@@ -187,16 +214,22 @@ class HelmAdapter(Adapter):
         frame["run"] = frame["run"].astype(np.int64)
         frame[SOURCE_LINE] = frame[SOURCE_LINE].astype(np.int64)
         # a bookkeeping stat without a value (training_co2_cost) excludes nothing compared
-        exclusions = [Exclusion(_COUNT0_REASON, n, dataset=d, metric=m, system=s, source=f)
-                      for (d, m, s, f), n in zero_counts.items()
-                      if m.split("|", 1)[0] == options.metric
-                      or not _is_descriptive(m, schema)]
+        exclusions = [
+            Exclusion(_COUNT0_REASON, n, dataset=d, metric=m, system=s, source=f)
+            for (d, m, s, f), n in zero_counts.items()
+            if m.split("|", 1)[0] == options.metric or not _is_descriptive(m, schema)
+        ]
         attributes = {systems[r.folder]: {"model_deployment": r.deployment} for r in runs}
-        directions = {m: d for m, d in schema.directions.items()
-                      if m in set(frame["metric"])}
-        return AdapterResult(frame, directions=directions, exclusions=exclusions,
-                             problems=problems, system_attributes=attributes,
-                             duplicate_hint=_DUPLICATE_HINT, descriptive=descriptive)
+        directions = {m: d for m, d in schema.directions.items() if m in set(frame["metric"])}
+        return AdapterResult(
+            frame,
+            directions=directions,
+            exclusions=exclusions,
+            problems=problems,
+            system_attributes=attributes,
+            duplicate_hint=_DUPLICATE_HINT,
+            descriptive=descriptive,
+        )
 
 
 # --------------------------------------------------------------------------- folders
@@ -213,8 +246,9 @@ def _walk(root: Path) -> Iterator[tuple[Path, int]]:
             if depth == MAX_DEPTH or _is_run_folder(folder):
                 continue
             try:
-                children = sorted(p for p in folder.iterdir()
-                                  if p.is_dir() and not p.name.startswith("."))
+                children = sorted(
+                    p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")
+                )
             except OSError:
                 continue
             below.extend(children)
@@ -235,32 +269,38 @@ def _run_folders(path: Path, problems: list[Problem]) -> list[Path]:
                 f"not {path.name!r}",
                 location=Location(str(path)),
                 hint="pass the run folder (benchmark_output/runs/<suite>/<run>) or a suite "
-                     "folder instead")
+                "folder instead",
+            )
         if not (path.parent / PER_INSTANCE_STATS).is_file():
             raise InputError(
                 f"{PER_INSTANCE_STATS} is missing next to {RUN_SPEC}",
                 location=Location(str(path.parent / PER_INSTANCE_STATS)),
                 hint="the run may have failed or not finished; HELM writes "
-                     f"{PER_INSTANCE_STATS} at the end of a run")
+                f"{PER_INSTANCE_STATS} at the end of a run",
+            )
         return [path.parent]
     found: list[Path] = []
     for folder, _depth in _walk(path):
         if (folder / PER_INSTANCE_STATS).is_file():
             found.append(folder)
         elif (folder / RUN_SPEC).is_file():
-            problems.append(Problem(
-                "warning",
-                f"HELM run folder without {PER_INSTANCE_STATS} skipped (the run may have "
-                "failed or not finished)",
-                Location(str(folder))))
+            problems.append(
+                Problem(
+                    "warning",
+                    f"HELM run folder without {PER_INSTANCE_STATS} skipped (the run may have "
+                    "failed or not finished)",
+                    Location(str(folder)),
+                )
+            )
     if not found:
         raise InputError(
             f"no HELM run folder ({RUN_SPEC} + {PER_INSTANCE_STATS}) found here or up to "
             f"{MAX_DEPTH} levels below",
             location=Location(str(path)),
             hint="pass a run folder (benchmark_output/runs/<suite>/<run>), a suite folder "
-                 "or benchmark_output/; runs must have finished writing "
-                 f"{PER_INSTANCE_STATS}")
+            "or benchmark_output/; runs must have finished writing "
+            f"{PER_INSTANCE_STATS}",
+        )
     return found
 
 
@@ -274,35 +314,45 @@ def _read_run_spec(folder: Path) -> _Run:
             f"{RUN_SPEC} is missing next to {PER_INSTANCE_STATS}",
             location=Location(str(path)),
             hint=f"copy the whole HELM run folder; {RUN_SPEC} names the model and the "
-                 "scenario of the run")
+            "scenario of the run",
+        )
     spec = read_json(path)
     if not isinstance(spec, dict):
-        raise InputError(f"{RUN_SPEC} holds a JSON {_kind(spec)}, expected an object",
-                         location=Location(str(path), 1),
-                         hint="this is not a HELM run_spec.json; regenerate the run")
+        raise InputError(
+            f"{RUN_SPEC} holds a JSON {_kind(spec)}, expected an object",
+            location=Location(str(path), 1),
+            hint="this is not a HELM run_spec.json; regenerate the run",
+        )
     name = spec.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise InputError(f"{RUN_SPEC} has no run name (key 'name' = {name!r})",
-                         location=Location(str(path), None, "name"),
-                         hint="HELM writes the run name, e.g. 'mmlu:subject=anatomy,"
-                              "model=openai_gpt2'; regenerate the run or add it")
+        raise InputError(
+            f"{RUN_SPEC} has no run name (key 'name' = {name!r})",
+            location=Location(str(path), None, "name"),
+            hint="HELM writes the run name, e.g. 'mmlu:subject=anatomy,"
+            "model=openai_gpt2'; regenerate the run or add it",
+        )
     adapter_spec = spec.get("adapter_spec")
     if not isinstance(adapter_spec, dict):
-        raise InputError(f"{RUN_SPEC} has no 'adapter_spec' object",
-                         location=Location(str(path), None, "adapter_spec"),
-                         hint="HELM writes adapter_spec with the model; regenerate the run")
+        raise InputError(
+            f"{RUN_SPEC} has no 'adapter_spec' object",
+            location=Location(str(path), None, "adapter_spec"),
+            hint="HELM writes adapter_spec with the model; regenerate the run",
+        )
     model = _text_or_none(adapter_spec.get("model"))
     deployment = _text_or_none(adapter_spec.get("model_deployment"))
     if model is None and deployment is None:
-        raise InputError(f"{RUN_SPEC} names no model (adapter_spec.model and "
-                         "adapter_spec.model_deployment are both missing or empty)",
-                         location=Location(str(path), None, "adapter_spec.model"),
-                         hint="add adapter_spec.model, the name of the evaluated model")
+        raise InputError(
+            f"{RUN_SPEC} names no model (adapter_spec.model and "
+            "adapter_spec.model_deployment are both missing or empty)",
+            location=Location(str(path), None, "adapter_spec.model"),
+            hint="add adapter_spec.model, the name of the evaluated model",
+        )
     model_name = model or deployment or ""
     groups = spec.get("groups")
     groups = tuple(g for g in groups if isinstance(g, str)) if isinstance(groups, list) else ()
-    return _Run(folder, name.strip(), model_name, deployment or model_name,
-                _dataset_name(name), groups)
+    return _Run(
+        folder, name.strip(), model_name, deployment or model_name, _dataset_name(name), groups
+    )
 
 
 def _text_or_none(value: Any) -> str | None:
@@ -325,13 +375,17 @@ def _system_names(runs: list[_Run]) -> dict[Path, str]:
     deployments: dict[str, set[str]] = {}
     for run in runs:
         deployments.setdefault(run.model, set()).add(run.deployment)
-    return {run.folder: (f"{run.model}@{run.deployment}"
-                         if len(deployments[run.model]) > 1 else run.model)
-            for run in runs}
+    return {
+        run.folder: (
+            f"{run.model}@{run.deployment}" if len(deployments[run.model]) > 1 else run.model
+        )
+        for run in runs
+    }
 
 
-def _separate_suites(runs: list[_Run], systems: dict[Path, str],
-                     problems: list[Problem]) -> list[_Run]:
+def _separate_suites(
+    runs: list[_Run], systems: dict[Path, str], problems: list[Problem]
+) -> list[_Run]:
     """Qualify a dataset with its suite where one system has it in several suites."""
     suites: dict[tuple[str, str], set[str]] = {}
     for run in runs:
@@ -339,12 +393,22 @@ def _separate_suites(runs: list[_Run], systems: dict[Path, str],
     clashing = {dataset for (_, dataset), names in suites.items() if len(names) > 1}
     if not clashing:
         return runs
-    problems.extend(Problem("info", f"HELM runs of dataset {dataset!r} come from several "
-                                    "suites; each suite's runs are the dataset "
-                                    f"'{dataset}|suite=<suite>'", dataset=dataset)
-                    for dataset in sorted(clashing))
-    return [dataclasses.replace(run, dataset=f"{run.dataset}|suite={run.folder.parent.name}")
-            if run.dataset in clashing else run for run in runs]
+    problems.extend(
+        Problem(
+            "info",
+            f"HELM runs of dataset {dataset!r} come from several "
+            "suites; each suite's runs are the dataset "
+            f"'{dataset}|suite=<suite>'",
+            dataset=dataset,
+        )
+        for dataset in sorted(clashing)
+    )
+    return [
+        dataclasses.replace(run, dataset=f"{run.dataset}|suite={run.folder.parent.name}")
+        if run.dataset in clashing
+        else run
+        for run in runs
+    ]
 
 
 def _check_unique_runs(runs: list[_Run], systems: dict[Path, str]) -> None:
@@ -357,16 +421,21 @@ def _check_unique_runs(runs: list[_Run], systems: dict[Path, str]) -> None:
                 f"{seen[key]} and {run.folder}",
                 location=Location(str(run.folder / RUN_SPEC)),
                 hint="the same run is in two suites (or was run twice); pass only the "
-                     "suite folder or run folders you want to compare")
+                "suite folder or run folders you want to compare",
+            )
         seen[key] = run.folder
 
 
 # --------------------------------------------------------------------------- per-instance stats
 
 
-def _read_per_instance_stats(run: _Run, system: str, columns: dict[str, list[Any]],
-                             zero_counts: Counter[tuple[str, str, str, str]],
-                             problems: list[Problem]) -> None:
+def _read_per_instance_stats(
+    run: _Run,
+    system: str,
+    columns: dict[str, list[Any]],
+    zero_counts: Counter[tuple[str, str, str, str]],
+    problems: list[Problem],
+) -> None:
     path = run.folder / PER_INSTANCE_STATS
     file = str(path)
     n_records = 0
@@ -374,18 +443,21 @@ def _read_per_instance_stats(run: _Run, system: str, columns: dict[str, list[Any
         n_records += 1
         where = Location(file, line)
         if not isinstance(record, dict):
-            raise InputError(f"entry {index} is a JSON {_kind(record)}, expected an object",
-                             location=where,
-                             hint="each entry holds instance_id, train_trial_index and stats")
+            raise InputError(
+                f"entry {index} is a JSON {_kind(record)}, expected an object",
+                location=where,
+                hint="each entry holds instance_id, train_trial_index and stats",
+            )
         item = _instance_id(record, index, where)
         trial = _train_trial(record, index, where)
         item = _item_key(item, record.get("perturbation"), index, where)
         stats = record.get("stats")
         if not isinstance(stats, list):
-            raise InputError(f"entry {index} (instance {item!r}): 'stats' is "
-                             f"{_kind(stats)}, expected a list",
-                             location=where,
-                             hint="each entry lists its stats under 'stats'")
+            raise InputError(
+                f"entry {index} (instance {item!r}): 'stats' is {_kind(stats)}, expected a list",
+                location=where,
+                hint="each entry lists its stats under 'stats'",
+            )
         for number, stat in enumerate(stats, start=1):
             metric, dataset, sub_split, score = _stat(stat, run.dataset, item, number, where)
             if score is None:
@@ -401,28 +473,40 @@ def _read_per_instance_stats(run: _Run, system: str, columns: dict[str, list[Any
             columns[SOURCE_FILE].append(file)
             columns[SOURCE_LINE].append(line)
     if n_records == 0:
-        problems.append(Problem("warning", f"{PER_INSTANCE_STATS} is an empty list: the "
-                                "run has no per-instance results", Location(file),
-                                run.dataset))
+        problems.append(
+            Problem(
+                "warning",
+                f"{PER_INSTANCE_STATS} is an empty list: the run has no per-instance results",
+                Location(file),
+                run.dataset,
+            )
+        )
 
 
 def _instance_id(record: dict[str, Any], index: int, where: Location) -> str:
     value = record.get("instance_id")
     if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
-        raise InputError(f"entry {index} has no instance_id (found {value!r})",
-                         location=where,
-                         hint="each entry names its instance, e.g. \"instance_id\": \"id12\"")
+        raise InputError(
+            f"entry {index} has no instance_id (found {value!r})",
+            location=where,
+            hint='each entry names its instance, e.g. "instance_id": "id12"',
+        )
     return str(value).strip()
 
 
 def _train_trial(record: dict[str, Any], index: int, where: Location) -> int:
     value = record.get("train_trial_index")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not to_float(value).is_integer() or not 0 <= value < 2**63:
-        raise InputError(f"entry {index}: train_trial_index = {value!r} is not a "
-                         "non-negative whole number",
-                         location=where,
-                         hint="HELM numbers train trials 0, 1, ...; regenerate the run")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not to_float(value).is_integer()
+        or not 0 <= value < 2**63
+    ):
+        raise InputError(
+            f"entry {index}: train_trial_index = {value!r} is not a non-negative whole number",
+            location=where,
+            hint="HELM numbers train trials 0, 1, ...; regenerate the run",
+        )
     return int(value)
 
 
@@ -430,76 +514,104 @@ def _item_key(instance: str, perturbation: Any, index: int, where: Location) -> 
     if perturbation is None:
         return instance
     if not isinstance(perturbation, dict):
-        raise InputError(f"entry {index}: 'perturbation' is {_kind(perturbation)}, "
-                         "expected an object",
-                         location=where,
-                         hint="a perturbation is an object with at least a 'name'")
+        raise InputError(
+            f"entry {index}: 'perturbation' is {_kind(perturbation)}, expected an object",
+            location=where,
+            hint="a perturbation is an object with at least a 'name'",
+        )
     seed = perturbation.get("seed")
     return instance if seed is None else f"{instance}|seed={seed}"
 
 
-def _stat(stat: Any, base_dataset: str, item: str, number: int, where: Location
-          ) -> tuple[str, str, str | None, float | None]:
+def _stat(
+    stat: Any, base_dataset: str, item: str, number: int, where: Location
+) -> tuple[str, str, str | None, float | None]:
     """(metric, dataset, sub_split, score) of one stat; score None for count 0."""
     context = f"instance {item!r}, stat {number}"
     if not isinstance(stat, dict):
-        raise InputError(f"{context} is {_kind(stat)}, expected an object",
-                         location=where, hint="each stat is an object with name, count, mean")
+        raise InputError(
+            f"{context} is {_kind(stat)}, expected an object",
+            location=where,
+            hint="each stat is an object with name, count, mean",
+        )
     metric_name = stat.get("name")
     if not isinstance(metric_name, dict):
         metric_name = {"name": None, "given": metric_name}
     name = metric_name.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise InputError(f"{context} has no name (expected \"name\": {{\"name\": ...}}, "
-                         f"found {stat.get('name')!r})",
-                         location=where,
-                         hint="each stat names its metric as name.name, e.g. "
-                              "\"name\": {\"name\": \"exact_match\", \"split\": \"test\"}")
+        raise InputError(
+            f'{context} has no name (expected "name": {{"name": ...}}, found {stat.get("name")!r})',
+            location=where,
+            hint="each stat names its metric as name.name, e.g. "
+            '"name": {"name": "exact_match", "split": "test"}',
+        )
     name = name.strip()
     context = f"{context} ({name!r})"
     metric = name + _perturbation_qualifier(metric_name.get("perturbation"), context, where)
     split = metric_name.get("split")
     if split is not None and not isinstance(split, str):
-        raise InputError(f"{context}: split = {split!r} is not text", location=where,
-                         hint="a split is a name such as 'test' or 'valid'")
-    dataset = base_dataset if split in (None, "", _DEFAULT_SPLIT) \
-        else f"{base_dataset}|split={split}"
+        raise InputError(
+            f"{context}: split = {split!r} is not text",
+            location=where,
+            hint="a split is a name such as 'test' or 'valid'",
+        )
+    dataset = (
+        base_dataset if split in (None, "", _DEFAULT_SPLIT) else f"{base_dataset}|split={split}"
+    )
     sub_split = metric_name.get("sub_split")
     sub_split = None if sub_split is None else str(sub_split)
     count = stat.get("count")
-    if count is not None and (isinstance(count, bool) or not isinstance(count, (int, float))
-                              or not math.isfinite(count) or count < 0):
-        raise InputError(f"{context}: count = {count!r} is not a non-negative number",
-                         location=where, hint="count is how many values the stat holds")
+    if count is not None and (
+        isinstance(count, bool)
+        or not isinstance(count, (int, float))
+        or not math.isfinite(count)
+        or count < 0
+    ):
+        raise InputError(
+            f"{context}: count = {count!r} is not a non-negative number",
+            location=where,
+            hint="count is how many values the stat holds",
+        )
     if count == 0:
         return metric, dataset, sub_split, None
     mean = stat.get("mean")
     if mean is None:
         total = stat.get("sum")
         if count is None or total is None:
-            raise InputError(f"{context} has no mean (and no sum and count to compute it)",
-                             location=where,
-                             hint="HELM writes mean for every stat with count > 0; "
-                                  "regenerate the run")
+            raise InputError(
+                f"{context} has no mean (and no sum and count to compute it)",
+                location=where,
+                hint="HELM writes mean for every stat with count > 0; regenerate the run",
+            )
         if not _is_number(total):
-            raise InputError(f"{context}: sum = {total!r} is not a number", location=where,
-                             hint="sum must be a number")
+            raise InputError(
+                f"{context}: sum = {total!r} is not a number",
+                location=where,
+                hint="sum must be a number",
+            )
         return metric, dataset, sub_split, to_float(total) / to_float(count)
     if not _is_number(mean):
-        raise InputError(f"{context}: mean = {mean!r} is not a number", location=where,
-                         hint="the mean of a stat must be a JSON number; the file may have "
-                              "been edited by hand")
+        raise InputError(
+            f"{context}: mean = {mean!r} is not a number",
+            location=where,
+            hint="the mean of a stat must be a JSON number; the file may have been edited by hand",
+        )
     return metric, dataset, sub_split, to_float(mean)
 
 
 def _perturbation_qualifier(perturbation: Any, context: str, where: Location) -> str:
     if perturbation is None:
         return ""
-    if not isinstance(perturbation, dict) or not isinstance(perturbation.get("name"), str) \
-            or not perturbation["name"].strip():
-        raise InputError(f"{context}: the perturbation has no name (found {perturbation!r})",
-                         location=where,
-                         hint="a stat's name.perturbation is an object with a 'name'")
+    if (
+        not isinstance(perturbation, dict)
+        or not isinstance(perturbation.get("name"), str)
+        or not perturbation["name"].strip()
+    ):
+        raise InputError(
+            f"{context}: the perturbation has no name (found {perturbation!r})",
+            location=where,
+            hint="a stat's name.perturbation is an object with a 'name'",
+        )
     name: str = perturbation["name"]
     qualifier = f"|perturbation={name.strip()}"
     computed_on = perturbation.get("computed_on")
@@ -513,8 +625,15 @@ def _is_number(value: Any) -> bool:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number",
-            float: "number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "object",
+        list: "list",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 # --------------------------------------------------------------------------- schema.json
@@ -540,8 +659,11 @@ class _Schema:
                 continue
             data = read_json(path)
             if not isinstance(data, dict):
-                problems.append(Problem("warning", f"{SCHEMA} is not a JSON object: not "
-                                        "read", Location(str(path))))
+                problems.append(
+                    Problem(
+                        "warning", f"{SCHEMA} is not a JSON object: not read", Location(str(path))
+                    )
+                )
                 continue
             for metric in data.get("metrics") or ():
                 if not isinstance(metric, dict) or not isinstance(metric.get("name"), str):
@@ -553,8 +675,11 @@ class _Schema:
                     undirected.add(metric["name"])
             for group in data.get("run_groups") or ():
                 environment = group.get("environment") if isinstance(group, dict) else None
-                if isinstance(environment, dict) and isinstance(group.get("name"), str) \
-                        and isinstance(environment.get("main_name"), str):
+                if (
+                    isinstance(environment, dict)
+                    and isinstance(group.get("name"), str)
+                    and isinstance(environment.get("main_name"), str)
+                ):
                     main.setdefault(group["name"], environment["main_name"])
         return cls(directions, frozenset(undirected - set(directions)), main)
 
@@ -563,49 +688,72 @@ def _is_descriptive(metric: str, schema: _Schema) -> bool:
     """Bookkeeping (even where schema.json gives it a direction, as it does for
     ``inference_runtime``), or listed in schema.json without a direction."""
     base = metric.split("|", 1)[0]
-    return base in _BOOKKEEPING or base.startswith(_BOOKKEEPING_PREFIXES) \
-        or base in schema.undirected
+    return (
+        base in _BOOKKEEPING or base.startswith(_BOOKKEEPING_PREFIXES) or base in schema.undirected
+    )
 
 
-def _split_descriptive(frame: pd.DataFrame, schema: _Schema, named: str | None,
-                       problems: list[Problem]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+def _split_descriptive(
+    frame: pd.DataFrame, schema: _Schema, named: str | None, problems: list[Problem]
+) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """Move bookkeeping statistics out of the scores (module notes); ``named`` (the
     user's ``--metric``) stays a metric."""
     metrics = pd.unique(frame["metric"]) if len(frame) else []
-    descriptive = [m for m in metrics
-                   if str(m).split("|", 1)[0] != named and _is_descriptive(str(m), schema)]
+    descriptive = [
+        m for m in metrics if str(m).split("|", 1)[0] != named and _is_descriptive(str(m), schema)
+    ]
     if not descriptive:
         return frame, []
     mask = frame["metric"].isin(descriptive)
-    means = frame[mask].groupby(["system", "dataset", "metric"], sort=False)["score"] \
+    means = (
+        frame[mask]
+        .groupby(["system", "dataset", "metric"], sort=False)["score"]
         .agg(["mean", "count"])
-    rows = [{"system": str(system), "dataset": str(dataset), "statistic": str(metric),
-             "mean": float(row["mean"]), "n": int(row["count"])}
-            for (system, dataset, metric), row in means.iterrows()]
+    )
+    rows = [
+        {
+            "system": str(system),
+            "dataset": str(dataset),
+            "statistic": str(metric),
+            "mean": float(row["mean"]),
+            "n": int(row["count"]),
+        }
+        for (system, dataset, metric), row in means.iterrows()
+    ]
     names = sorted({str(m).split("|", 1)[0] for m in descriptive})
-    problems.append(Problem("info", f"{len(names)} HELM bookkeeping statistic(s) are shown "
-                            "as descriptive data, not compared: " + ", ".join(names[:12])
-                            + (", ..." if len(names) > 12 else "")
-                            + "; name one with --metric to compare it"))
+    problems.append(
+        Problem(
+            "info",
+            f"{len(names)} HELM bookkeeping statistic(s) are shown "
+            "as descriptive data, not compared: "
+            + ", ".join(names[:12])
+            + (", ..." if len(names) > 12 else "")
+            + "; name one with --metric to compare it",
+        )
+    )
     return frame[~mask].reset_index(drop=True), rows
 
 
-def _main_metric_first(frame: pd.DataFrame, runs: list[_Run], schema: _Schema,
-                       problems: list[Problem]) -> pd.DataFrame:
+def _main_metric_first(
+    frame: pd.DataFrame, runs: list[_Run], schema: _Schema, problems: list[Problem]
+) -> pd.DataFrame:
     """Put each dataset's main metric (schema.json) first, and name it."""
     main: dict[str, str] = {}
     for run in runs:
-        name = next((schema.main_metric[g] for g in run.groups if g in schema.main_metric),
-                    None)
+        name = next((schema.main_metric[g] for g in run.groups if g in schema.main_metric), None)
         if name is not None:
             main.setdefault(run.dataset, name)
     if not main or frame.empty:
         return frame
     for dataset, metric in main.items():
-        problems.append(Problem("info", f"HELM's main metric of this run is {metric!r} "
-                                        "(schema.json)", dataset=dataset))
-    is_main = [main.get(d) == m for d, m in zip(frame["dataset"], frame["metric"],
-                                                strict=True)]
+        problems.append(
+            Problem(
+                "info",
+                f"HELM's main metric of this run is {metric!r} (schema.json)",
+                dataset=dataset,
+            )
+        )
+    is_main = [main.get(d) == m for d, m in zip(frame["dataset"], frame["metric"], strict=True)]
     order = np.argsort(~np.asarray(is_main, dtype=bool), kind="stable")
     return frame.iloc[order].reset_index(drop=True)
 
@@ -625,10 +773,12 @@ def _json_list(path: Path) -> Iterator[tuple[int, Any]]:
     pos = _skip(text, 0)
     if pos == len(text) or text[pos] != "[":
         value = read_json(path)  # raises for an empty or invalid file
-        raise InputError(f"{PER_INSTANCE_STATS} holds a JSON {_kind(value)}, expected a list",
-                         location=Location(str(path), text.count("\n", 0, pos) + 1),
-                         hint="HELM writes a list with one entry per instance and train "
-                              "trial; this file is not one")
+        raise InputError(
+            f"{PER_INSTANCE_STATS} holds a JSON {_kind(value)}, expected a list",
+            location=Location(str(path), text.count("\n", 0, pos) + 1),
+            hint="HELM writes a list with one entry per instance and train "
+            "trial; this file is not one",
+        )
     line, counted = 1, 0
     pos = _skip(text, pos + 1)
     if pos < len(text) and text[pos] == "]":
@@ -664,8 +814,11 @@ def _check_trailing(text: str, pos: int, path: Path) -> None:
 
 def _raise_syntax_error(path: Path) -> NoReturn:
     read_json(path)  # names the line and column of the error
-    raise InputError("invalid JSON", location=Location(str(path)),  # pragma: no cover
-                     hint="the file may be truncated or hand-edited; regenerate it")
+    raise InputError(
+        "invalid JSON",
+        location=Location(str(path)),  # pragma: no cover
+        hint="the file may be truncated or hand-edited; regenerate it",
+    )
 
 
 def _json_constant(name: str) -> float:

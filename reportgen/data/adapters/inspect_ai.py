@@ -119,22 +119,36 @@ _JSON_LOG_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s
 #: Inspect's default value_to_float sentinels: CORRECT, INCORRECT, PARTIAL, NOANSWER.
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
-_VALUE_HINT = ("Inspect score values must be numbers, booleans, C/I/P/N, yes/no/true/false, "
-               "numeric strings, or a dict of those; make the scorer return one of them")
-_CORRUPT_HINT = ("the log was cut off or damaged while being written or copied: copy it "
-                 "again; for a crashed eval, `inspect log recover` can rebuild the log")
-_NOT_A_LOG_HINT = ("pass an Inspect AI log (`inspect eval` writes .eval archives, or .json "
-                   "with --log-format json), or choose another --format")
+_VALUE_HINT = (
+    "Inspect score values must be numbers, booleans, C/I/P/N, yes/no/true/false, "
+    "numeric strings, or a dict of those; make the scorer return one of them"
+)
+_CORRUPT_HINT = (
+    "the log was cut off or damaged while being written or copied: copy it "
+    "again; for a crashed eval, `inspect log recover` can rebuild the log"
+)
+_NOT_A_LOG_HINT = (
+    "pass an Inspect AI log (`inspect eval` writes .eval archives, or .json "
+    "with --log-format json), or choose another --format"
+)
 
-_RETRY_HINT = ("wait for the eval to finish, or rerun it (`inspect eval-retry LOG` resumes a "
-               "failed or cancelled eval)")
-_NO_SAMPLES_HINT = ("the eval was probably run with --no-log-samples (log_samples=False); "
-                    "rerun it with samples logged")
-_UNSCORED_HINT = ("score the log (`inspect score LOG`), or rerun the eval; errored samples "
-                  "can be retried with `inspect eval-retry LOG`")
-_DUPLICATE_HINT = ("the same sample and epoch of one task and model is in two inputs: a log "
-                   "given twice (a folder and a file in it, or a .json copy of an .eval "
-                   "log); pass each log once")
+_RETRY_HINT = (
+    "wait for the eval to finish, or rerun it (`inspect eval-retry LOG` resumes a "
+    "failed or cancelled eval)"
+)
+_NO_SAMPLES_HINT = (
+    "the eval was probably run with --no-log-samples (log_samples=False); "
+    "rerun it with samples logged"
+)
+_UNSCORED_HINT = (
+    "score the log (`inspect score LOG`), or rerun the eval; errored samples "
+    "can be retried with `inspect eval-retry LOG`"
+)
+_DUPLICATE_HINT = (
+    "the same sample and epoch of one task and model is in two inputs: a log "
+    "given twice (a folder and a file in it, or a .json copy of an .eval "
+    "log); pass each log once"
+)
 
 _Row = tuple[str, str, int, float, int]  # metric, item, run, score, record number
 
@@ -162,10 +176,12 @@ class InspectAdapter(Adapter):
             if path.is_dir():
                 found = _folder_logs(path) or []
                 if not found:
-                    raise InputError("the folder holds no Inspect logs",
-                                     location=Location(str(path)),
-                                     hint="expected .eval files or Inspect .json logs "
-                                          "directly inside the folder")
+                    raise InputError(
+                        "the folder holds no Inspect logs",
+                        location=Location(str(path)),
+                        hint="expected .eval files or Inspect .json logs "
+                        "directly inside the folder",
+                    )
                 files.extend(found)
             else:
                 files.append(path)
@@ -177,8 +193,7 @@ class InspectAdapter(Adapter):
                 logs.append(log)
             else:
                 reason, hint = log.unusable
-                skipped.append(skip_input(options, file, reason, hint=hint,
-                                          format=self.name))
+                skipped.append(skip_input(options, file, reason, hint=hint, format=self.name))
         if not logs:
             # nothing good to keep: the (first) bad log is the error
             reason, hint = _first_unusable(files)
@@ -196,8 +211,7 @@ def _looks_like_log(path: Path, head: bytes) -> bool:
         return path.suffix.lower() == ".eval" or _zip_has_header(path)
     if path.suffix.lower() == ".eval":
         return True  # reading says it is not a zip archive
-    return bool(_JSON_LOG_HEAD.match(head.removeprefix(b"\xef\xbb\xbf"))) \
-        and b'"eval"' in head
+    return bool(_JSON_LOG_HEAD.match(head.removeprefix(b"\xef\xbb\xbf"))) and b'"eval"' in head
 
 
 def _zip_has_header(path: Path) -> bool:
@@ -260,12 +274,15 @@ def _load_log(path: Path) -> _RawLog:
     lfs = lfs_pointer_error(path, head)
     if lfs is not None:
         raise lfs
-    magic = head[:len(_ZIP_MAGIC)]
+    magic = head[: len(_ZIP_MAGIC)]
     if magic == _ZIP_MAGIC:
         return _load_eval(path)
     if path.suffix.lower() == ".eval":
-        raise InputError("not an Inspect log: the .eval file is not a zip archive",
-                         location=Location(str(path)), hint=_NOT_A_LOG_HINT)
+        raise InputError(
+            "not an Inspect log: the .eval file is not a zip archive",
+            location=Location(str(path)),
+            hint=_NOT_A_LOG_HINT,
+        )
     return _load_json(path)
 
 
@@ -273,19 +290,28 @@ def _load_json(path: Path) -> _RawLog:
     data = read_json(path)
     where = str(path)
     if not isinstance(data, dict):
-        raise InputError(f"not an Inspect log: the JSON is a {type(data).__name__}, "
-                         "not an object", location=Location(where), hint=_NOT_A_LOG_HINT)
+        raise InputError(
+            f"not an Inspect log: the JSON is a {type(data).__name__}, not an object",
+            location=Location(where),
+            hint=_NOT_A_LOG_HINT,
+        )
     missing = [key for key in ("status", "eval") if key not in data]
     if missing:
-        raise InputError("not an Inspect log: the JSON object lacks the key(s) "
-                         + ", ".join(repr(k) for k in missing),
-                         location=Location(where), hint=_NOT_A_LOG_HINT)
+        raise InputError(
+            "not an Inspect log: the JSON object lacks the key(s) "
+            + ", ".join(repr(k) for k in missing),
+            location=Location(where),
+            hint=_NOT_A_LOG_HINT,
+        )
     samples = data.get("samples")
     if samples is None:
         samples = []
     if not isinstance(samples, list):
-        raise InputError(f"'samples' is a {type(samples).__name__}, not a list",
-                         location=Location(where), hint="regenerate the log with Inspect")
+        raise InputError(
+            f"'samples' is a {type(samples).__name__}, not a list",
+            location=Location(where),
+            hint="regenerate the log with Inspect",
+        )
     records = [_Record(sample, number, where) for number, sample in enumerate(samples, 1)]
     return _RawLog(path, data, where, _status(data, where), records)
 
@@ -296,8 +322,11 @@ def _load_eval(path: Path) -> _RawLog:
     except InputError:
         raise
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise InputError(f"the .eval archive is truncated or corrupt ({exc})",
-                         location=Location(str(path)), hint=_CORRUPT_HINT) from None
+        raise InputError(
+            f"the .eval archive is truncated or corrupt ({exc})",
+            location=Location(str(path)),
+            hint=_CORRUPT_HINT,
+        ) from None
     with archive:
         # a repeated name is a superseded entry (a re-run sample): the last one wins
         entries = {info.filename: info for info in archive.infolist()}
@@ -308,20 +337,26 @@ def _load_eval(path: Path) -> _RawLog:
         else:
             raise InputError(
                 f"not an Inspect log: the archive has neither {_HEADER} nor {_START}",
-                location=Location(str(path)), hint=_NOT_A_LOG_HINT)
+                location=Location(str(path)),
+                hint=_NOT_A_LOG_HINT,
+            )
         header_where = f"{path}/{name}"
         header = _entry_json(archive, entries[name], path)
         if not isinstance(header, dict) or "eval" not in header:
-            raise InputError("not an Inspect log: the header has no 'eval' object",
-                             location=Location(header_where), hint=_NOT_A_LOG_HINT)
+            raise InputError(
+                "not an Inspect log: the header has no 'eval' object",
+                location=Location(header_where),
+                hint=_NOT_A_LOG_HINT,
+            )
         # a log still being written has only the start entry, and no status yet
         status = _status(header, header_where) if name == _HEADER else "started"
         records = _eval_records(archive, entries, path)
     return _RawLog(path, header, header_where, status, records)
 
 
-def _eval_records(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo],
-                  path: Path) -> list[_Record]:
+def _eval_records(
+    archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo], path: Path
+) -> list[_Record]:
     """Sample records of an archive: summaries.json, else the journal's summaries, else
     the sample entries; one record per (id, epoch), the last one winning."""
     parts = [_SUMMARIES] if _SUMMARIES in entries else _journal_summaries(entries)
@@ -330,16 +365,20 @@ def _eval_records(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo],
         for name in parts:
             summaries = _entry_json(archive, entries[name], path)
             if not isinstance(summaries, list):
-                raise InputError(f"{name} is a {type(summaries).__name__}, not a list",
-                                 location=Location(f"{path}/{name}"),
-                                 hint="regenerate the log with Inspect")
+                raise InputError(
+                    f"{name} is a {type(summaries).__name__}, not a list",
+                    location=Location(f"{path}/{name}"),
+                    hint="regenerate the log with Inspect",
+                )
             first = len(records) + 1
-            records.extend(_Record(s, number, f"{path}/{name}")
-                           for number, s in enumerate(summaries, first))
+            records.extend(
+                _Record(s, number, f"{path}/{name}") for number, s in enumerate(summaries, first)
+            )
     else:
         for number, name in enumerate((n for n in entries if _SAMPLE_ENTRY.match(n)), 1):
-            records.append(_Record(_entry_json(archive, entries[name], path), number,
-                                   f"{path}/{name}"))
+            records.append(
+                _Record(_entry_json(archive, entries[name], path), number, f"{path}/{name}")
+            )
     return _last_per_sample(records)
 
 
@@ -358,8 +397,11 @@ def _last_per_sample(records: list[_Record]) -> list[_Record]:
     for record in records:
         sample = record.sample
         # a malformed id or epoch (a list, ...) is reported when the record is parsed
-        key = (str(sample.get("id")), repr(sample.get("epoch"))) \
-            if isinstance(sample, dict) else ("", record.number)
+        key = (
+            (str(sample.get("id")), repr(sample.get("epoch")))
+            if isinstance(sample, dict)
+            else ("", record.number)
+        )
         latest[key] = record
     return list(latest.values())
 
@@ -367,9 +409,11 @@ def _last_per_sample(records: list[_Record]) -> list[_Record]:
 def _status(header: dict[str, Any], where: str) -> str:
     status = header.get("status")
     if not isinstance(status, str):
-        raise InputError(f"the log's 'status' is {status!r}, not a string",
-                         location=Location(where),
-                         hint=f"an Inspect log's status is one of {', '.join(_STATUSES)}")
+        raise InputError(
+            f"the log's 'status' is {status!r}, not a string",
+            location=Location(where),
+            hint=f"an Inspect log's status is one of {', '.join(_STATUSES)}",
+        )
     return status
 
 
@@ -382,9 +426,11 @@ def _entry_json(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> 
     try:
         return json.loads(text, parse_constant=float, parse_int=parse_json_int)
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}",
-                         location=Location(where, exc.lineno, exc.colno),
-                         hint=_CORRUPT_HINT) from None
+        raise InputError(
+            f"invalid JSON: {exc.msg}",
+            location=Location(where, exc.lineno, exc.colno),
+            hint=_CORRUPT_HINT,
+        ) from None
 
 
 def _entry_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
@@ -393,13 +439,16 @@ def _entry_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) ->
         return read_zip_entry(archive, info, location=where)  # capped expansion
     except NotImplementedError:
         if info.compress_type != _ZIP_ZSTANDARD:
-            raise InputError(f"the entry uses ZIP compression method {info.compress_type}, "
-                             "which reportgen cannot read", location=where,
-                             hint="convert the log: `inspect log convert --to json LOG`"
-                             ) from None
+            raise InputError(
+                f"the entry uses ZIP compression method {info.compress_type}, "
+                "which reportgen cannot read",
+                location=where,
+                hint="convert the log: `inspect log convert --to json LOG`",
+            ) from None
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-        raise InputError(f"cannot read the archive entry ({exc})", location=where,
-                         hint=_CORRUPT_HINT) from None
+        raise InputError(
+            f"cannot read the archive entry ({exc})", location=where, hint=_CORRUPT_HINT
+        ) from None
     return _zstd_entry(archive, info, where)
 
 
@@ -411,11 +460,13 @@ def _zstd_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Location
     try:
         data = zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
     except zstandard.ZstdError as exc:
-        raise InputError(f"cannot decompress the archive entry ({exc})", location=where,
-                         hint=_CORRUPT_HINT) from None
+        raise InputError(
+            f"cannot decompress the archive entry ({exc})", location=where, hint=_CORRUPT_HINT
+        ) from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-        raise InputError("the archive entry fails its CRC check", location=where,
-                         hint=_CORRUPT_HINT)
+        raise InputError(
+            "the archive entry fails its CRC check", location=where, hint=_CORRUPT_HINT
+        )
     return data
 
 
@@ -428,14 +479,14 @@ def _raw_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: Location)
     handle.seek(info.header_offset)
     local = handle.read(30)
     if len(local) != 30 or not local.startswith(_ZIP_MAGIC):
-        raise InputError("bad local header of the archive entry", location=where,
-                         hint=_CORRUPT_HINT)
+        raise InputError(
+            "bad local header of the archive entry", location=where, hint=_CORRUPT_HINT
+        )
     name_length, extra_length = struct.unpack("<HH", local[26:30])
     handle.seek(info.header_offset + 30 + name_length + extra_length)
     raw = handle.read(info.compress_size)
     if len(raw) != info.compress_size:
-        raise InputError("the archive entry is truncated", location=where,
-                         hint=_CORRUPT_HINT)
+        raise InputError("the archive entry is truncated", location=where, hint=_CORRUPT_HINT)
     return raw
 
 
@@ -467,8 +518,11 @@ def _parse_log(raw: _RawLog) -> _Log:
     spec = raw.header.get("eval")
     where = Location(raw.header_where)
     if not isinstance(spec, dict):
-        raise InputError(f"not an Inspect log: 'eval' is a {type(spec).__name__}, "
-                         "not an object", location=where, hint=_NOT_A_LOG_HINT)
+        raise InputError(
+            f"not an Inspect log: 'eval' is a {type(spec).__name__}, not an object",
+            location=where,
+            hint=_NOT_A_LOG_HINT,
+        )
     task, model = (_spec_text(spec, key, where) for key in ("task", "model"))
     log = _Log(raw.path, task, model, _configuration(spec, _object(raw.header, "plan")))
     created = spec.get("created")
@@ -484,16 +538,24 @@ def _parse_log(raw: _RawLog) -> _Log:
         _parse_record(record, log, score_on_error, legacy_name)
     _count_missing(log)
     if not log.rows:
-        log.unusable = (f"no sample of the log has a score ({log.errored} errored, "
-                        f"{log.unscored} unscored)" + ("" if raw.status == "success" else
-                                                       f"; the eval {_status_phrase(raw.status)}"),
-                        _UNSCORED_HINT)
+        log.unusable = (
+            f"no sample of the log has a score ({log.errored} errored, "
+            f"{log.unscored} unscored)"
+            + ("" if raw.status == "success" else f"; the eval {_status_phrase(raw.status)}"),
+            _UNSCORED_HINT,
+        )
         return log
     log.epochs = max(run for _, _, run, _, _ in log.rows)
     if log.errored_scored:
-        log.problems.append(Problem(
-            "info", f"{log.errored_scored} errored sample(s) kept with their scores: the "
-                    "eval ran with score_on_error", Location(str(raw.path)), task))
+        log.problems.append(
+            Problem(
+                "info",
+                f"{log.errored_scored} errored sample(s) kept with their scores: the "
+                "eval ran with score_on_error",
+                Location(str(raw.path)),
+                task,
+            )
+        )
     return log
 
 
@@ -506,8 +568,11 @@ def _object(mapping: dict[str, Any], key: str) -> dict[str, Any]:
 def _spec_text(spec: dict[str, Any], key: str, where: Location) -> str:
     value = spec.get(key)
     if not isinstance(value, str) or not value:
-        raise InputError(f"the Inspect log header lacks 'eval.{key}' (found {value!r})",
-                         location=where, hint="regenerate the log with Inspect")
+        raise InputError(
+            f"the Inspect log header lacks 'eval.{key}' (found {value!r})",
+            location=where,
+            hint="regenerate the log with Inspect",
+        )
     return value
 
 
@@ -522,33 +587,47 @@ def _check_status(raw: _RawLog, log: _Log) -> tuple[str, str] | None:
     unusable: the reason and a hint are returned (the log is then skipped, or an error)."""
     where = Location(str(raw.path))
     error = raw.header.get("error")
-    because = f": {error['message']}" if isinstance(error, dict) and error.get("message") \
-        else ""
+    because = f": {error['message']}" if isinstance(error, dict) and error.get("message") else ""
     if not raw.records:
         if raw.status == "success":
             return "the log holds no samples", _NO_SAMPLES_HINT
-        return (f"the log holds no samples: the eval {_status_phrase(raw.status)}{because}",
-                _RETRY_HINT)
+        return (
+            f"the log holds no samples: the eval {_status_phrase(raw.status)}{because}",
+            _RETRY_HINT,
+        )
     if raw.status != "success":
-        log.problems.append(Problem(
-            "warning", f"the eval {_status_phrase(raw.status)}{because}; "
-                       f"{len(raw.records)} sample record(s) read", where, log.task))
+        log.problems.append(
+            Problem(
+                "warning",
+                f"the eval {_status_phrase(raw.status)}{because}; "
+                f"{len(raw.records)} sample record(s) read",
+                where,
+                log.task,
+            )
+        )
     return None
 
 
 def _epochs_reducer(config: dict[str, Any], log: _Log) -> None:
     """Record the eval's epochs reducer (Inspect's score of a sample over its epochs)."""
     reducer = config.get("epochs_reducer")
-    names = [str(r) for r in reducer] if isinstance(reducer, list) else \
-        [str(reducer)] if isinstance(reducer, str) else []
+    names = (
+        [str(r) for r in reducer]
+        if isinstance(reducer, list)
+        else [str(reducer)]
+        if isinstance(reducer, str)
+        else []
+    )
     if names:
         log.reducer = "+".join(names)
 
 
 def _status_phrase(status: str) -> str:
-    return {"started": "has not finished (status 'started')",
-            "cancelled": "was cancelled (status 'cancelled')",
-            "error": "failed (status 'error')"}.get(status, f"has status {status!r}")
+    return {
+        "started": "has not finished (status 'started')",
+        "cancelled": "was cancelled (status 'cancelled')",
+        "error": "failed (status 'error')",
+    }.get(status, f"has status {status!r}")
 
 
 def _legacy_scorer_name(header: dict[str, Any]) -> str:
@@ -571,8 +650,11 @@ def _parse_record(record: _Record, log: _Log, score_on_error: bool, legacy_name:
     sample = record.sample
     label = f"sample record {record.number}"
     if not isinstance(sample, dict):
-        raise InputError(f"{label} is a {type(sample).__name__}, not an object",
-                         location=Location(record.where), hint="regenerate the log with Inspect")
+        raise InputError(
+            f"{label} is a {type(sample).__name__}, not an object",
+            location=Location(record.where),
+            hint="regenerate the log with Inspect",
+        )
     item, run = _sample_key(sample, label, record.where)
     label = f"sample {item!r}, epoch {run} (record {record.number})"
     if "scores" not in sample and "score" in sample:
@@ -588,31 +670,40 @@ def _parse_record(record: _Record, log: _Log, score_on_error: bool, legacy_name:
         log.unscored += 1
         return
     if not isinstance(scores, dict):
-        raise InputError(f"{label}: 'scores' is a {type(scores).__name__}, not an object",
-                         location=Location(record.where), hint="regenerate the log with Inspect")
+        raise InputError(
+            f"{label}: 'scores' is a {type(scores).__name__}, not an object",
+            location=Location(record.where),
+            hint="regenerate the log with Inspect",
+        )
     for scorer, score in scores.items():
         if not isinstance(score, dict) or "value" not in score:
-            raise InputError(f"{label}: the score of scorer {scorer!r} has no 'value'",
-                             location=Location(record.where),
-                             hint="each score is an object with a 'value'")
-        for metric, value in _metric_values(str(scorer), score["value"], label,
-                                            record.where):
+            raise InputError(
+                f"{label}: the score of scorer {scorer!r} has no 'value'",
+                location=Location(record.where),
+                hint="each score is an object with a 'value'",
+            )
+        for metric, value in _metric_values(str(scorer), score["value"], label, record.where):
             log.rows.append((metric, item, run, value, record.number))
 
 
 def _sample_key(sample: dict[str, Any], label: str, where: str) -> tuple[str, int]:
     sample_id, epoch = sample.get("id"), sample.get("epoch")
     if isinstance(sample_id, bool) or not isinstance(sample_id, (int, str)) or sample_id == "":
-        raise InputError(f"{label} has no valid 'id' (found {sample_id!r})",
-                         location=Location(where), hint="each Inspect sample has an int or str id")
+        raise InputError(
+            f"{label} has no valid 'id' (found {sample_id!r})",
+            location=Location(where),
+            hint="each Inspect sample has an int or str id",
+        )
     if isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch < 2**63:
-        raise InputError(f"{label} (id {sample_id!r}) has no valid 'epoch' (found {epoch!r})",
-                         location=Location(where), hint="epochs are numbered from 1")
+        raise InputError(
+            f"{label} (id {sample_id!r}) has no valid 'epoch' (found {epoch!r})",
+            location=Location(where),
+            hint="epochs are numbered from 1",
+        )
     return str(sample_id), epoch
 
 
-def _metric_values(scorer: str, value: Any, label: str,
-                   where: str) -> Iterator[tuple[str, float]]:
+def _metric_values(scorer: str, value: Any, label: str, where: str) -> Iterator[tuple[str, float]]:
     if isinstance(value, dict):
         for key, inner in value.items():
             metric = f"{scorer}/{key}"
@@ -626,8 +717,11 @@ def _checked_float(value: Any, metric: str, label: str, where: str) -> float:
         return score_value_to_float(value)
     except ValueError:
         shown = json.dumps(value) if isinstance(value, (list, dict)) else repr(value)
-        raise InputError(f"{label}: score {metric!r} has value {shown[:80]}, which is not a "
-                         "score", location=Location(where), hint=_VALUE_HINT) from None
+        raise InputError(
+            f"{label}: score {metric!r} has value {shown[:80]}, which is not a score",
+            location=Location(where),
+            hint=_VALUE_HINT,
+        ) from None
 
 
 def score_value_to_float(value: Any) -> float:
@@ -727,8 +821,9 @@ def _configuration(spec: dict[str, Any], plan: dict[str, Any]) -> dict[str, str]
     return config
 
 
-def _system_names(logs: list[_Log]) -> tuple[list[str], list[dict[str, str]], list[int],
-                                             list[Problem]]:
+def _system_names(
+    logs: list[_Log],
+) -> tuple[list[str], list[dict[str, str]], list[int], list[Problem]]:
     """One system name per log, its label settings, the run offset of its epochs, and
     notes about logs read together."""
     names = [log.model for log in logs]
@@ -758,27 +853,36 @@ def _system_names(logs: list[_Log]) -> tuple[list[str], list[dict[str, str]], li
     return names, labels, offsets, problems
 
 
-def _as_runs(logs: list[_Log], members: list[int], offsets: list[int], task: str,
-             name: str) -> Problem:
+def _as_runs(
+    logs: list[_Log], members: list[int], offsets: list[int], task: str, name: str
+) -> Problem:
     """Logs of one task and system: repeated runs when they score the same samples (each
     log's epochs follow the previous log's, in the order the evals were created), one
     system's split run when their samples are disjoint (e.g. run with --limit)."""
     keys = [{(item, run) for _, item, run, _, _ in logs[i].rows} for i in members]
     files = ", ".join(logs[i].path.name for i in members)
     if sum(len(k) for k in keys) == len(set().union(*keys)):
-        return Problem("info", f"{len(members)} logs of task {task!r} with system {name!r} "
-                               f"score different samples and are read as one run: {files}",
-                       None, task)
+        return Problem(
+            "info",
+            f"{len(members)} logs of task {task!r} with system {name!r} "
+            f"score different samples and are read as one run: {files}",
+            None,
+            task,
+        )
     ordered = sorted(members, key=lambda i: (logs[i].created, str(logs[i].path)))
     offset = 0
     for index in ordered:
         offsets[index] = offset
         offset += logs[index].epochs
     files = ", ".join(logs[i].path.name for i in ordered)
-    return Problem("info", f"{len(members)} logs of task {task!r} with system {name!r} are "
-                           f"read as repeated runs 1..{offset} (each log's epochs after the "
-                           f"previous log's, in the order the evals were created): {files}",
-                   None, task)
+    return Problem(
+        "info",
+        f"{len(members)} logs of task {task!r} with system {name!r} are "
+        f"read as repeated runs 1..{offset} (each log's epochs after the "
+        f"previous log's, in the order the evals were created): {files}",
+        None,
+        task,
+    )
 
 
 def _label_keys(configs: list[dict[str, str]], distinct: int) -> list[str]:
@@ -815,11 +919,20 @@ def _result(logs: list[_Log]) -> AdapterResult:
     problems.extend(_reducer_problems(reducers))
     frame = pd.concat(parts, ignore_index=True) if parts else _log_frame(None, "", 0)
     if frame.empty and logs:
-        problems.append(Problem("warning", "no sample of these Inspect logs has a usable "
-                                           "score (all errored or unscored)",
-                                Location(str(logs[0].path))))
-    return AdapterResult(frame, exclusions=exclusions, problems=problems,
-                         system_attributes=attributes, duplicate_hint=_DUPLICATE_HINT)
+        problems.append(
+            Problem(
+                "warning",
+                "no sample of these Inspect logs has a usable score (all errored or unscored)",
+                Location(str(logs[0].path)),
+            )
+        )
+    return AdapterResult(
+        frame,
+        exclusions=exclusions,
+        problems=problems,
+        system_attributes=attributes,
+        duplicate_hint=_DUPLICATE_HINT,
+    )
 
 
 def _reducer_problems(reducers: dict[tuple[str, str], tuple[str, int]]) -> list[Problem]:
@@ -828,13 +941,21 @@ def _reducer_problems(reducers: dict[tuple[str, str], tuple[str, int]]) -> list[
     out = []
     for (task, reducer), (system, epochs) in reducers.items():
         same = reducer == "mean"
-        out.append(Problem(
-            "info" if same else "warning",
-            f"Inspect reduced the {epochs} epochs of each sample with {reducer!r} "
-            f"(epochs_reducer, e.g. system {system!r}); reportgen keeps every epoch as a "
-            "run and averages the runs of an item"
-            + ("" if same else f", so its per-system means can differ from Inspect's "
-                               f"{reducer!r} scores"), None, task))
+        out.append(
+            Problem(
+                "info" if same else "warning",
+                f"Inspect reduced the {epochs} epochs of each sample with {reducer!r} "
+                f"(epochs_reducer, e.g. system {system!r}); reportgen keeps every epoch as a "
+                "run and averages the runs of an item"
+                + (
+                    ""
+                    if same
+                    else f", so its per-system means can differ from Inspect's {reducer!r} scores"
+                ),
+                None,
+                task,
+            )
+        )
     return out
 
 
@@ -844,31 +965,42 @@ def _log_frame(log: _Log | None, system: str, offset: int) -> pd.DataFrame:
     rows = log.rows if log is not None else []
     n = len(rows)
     metrics, items, runs, scores, numbers = (
-        [list(column) for column in zip(*rows, strict=True)] if n else [[]] * 5)
+        [list(column) for column in zip(*rows, strict=True)] if n else [[]] * 5
+    )
     runs = [run + offset for run in runs]
-    return pd.DataFrame({
-        "system": pd.Series([system] * n, dtype="str"),
-        "dataset": pd.Series([log.task if log else ""] * n, dtype="str"),
-        "metric": pd.Series(metrics, dtype="str"),
-        "item": pd.Series(items, dtype="str"),
-        "score": np.asarray(scores, dtype=np.float64),
-        "run": np.asarray(runs, dtype=np.int64),
-        SOURCE_FILE: pd.Series([str(log.path) if log else ""] * n, dtype="str"),
-        SOURCE_LINE: np.asarray(numbers, dtype=np.int64),
-    })
+    return pd.DataFrame(
+        {
+            "system": pd.Series([system] * n, dtype="str"),
+            "dataset": pd.Series([log.task if log else ""] * n, dtype="str"),
+            "metric": pd.Series(metrics, dtype="str"),
+            "item": pd.Series(items, dtype="str"),
+            "score": np.asarray(scores, dtype=np.float64),
+            "run": np.asarray(runs, dtype=np.int64),
+            SOURCE_FILE: pd.Series([str(log.path) if log else ""] * n, dtype="str"),
+            SOURCE_LINE: np.asarray(numbers, dtype=np.int64),
+        }
+    )
 
 
 def _exclusions(log: _Log, system: str) -> Iterable[Exclusion]:
     source = str(log.path)
     if log.errored:
-        yield Exclusion("sample errored", log.errored, dataset=log.task, system=system,
-                        source=source)
+        yield Exclusion(
+            "sample errored", log.errored, dataset=log.task, system=system, source=source
+        )
     if log.unscored:
-        yield Exclusion("sample has no score", log.unscored, dataset=log.task,
-                        system=system, source=source)
+        yield Exclusion(
+            "sample has no score", log.unscored, dataset=log.task, system=system, source=source
+        )
     for metric, count in log.missing.items():
-        yield Exclusion("sample has no score", count, dataset=log.task, metric=metric,
-                        system=system, source=source)
+        yield Exclusion(
+            "sample has no score",
+            count,
+            dataset=log.task,
+            metric=metric,
+            system=system,
+            source=source,
+        )
 
 
 register_adapter(InspectAdapter())

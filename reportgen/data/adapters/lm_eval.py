@@ -90,11 +90,15 @@ _MAX_DEPTH = 2
 _NAME_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 _HASH_REASON = "doc_hash differs between systems"
 _NO_FILTER = "none"
-_LOG_SAMPLES_HINT = ("run lm_eval with --log_samples and keep the samples_<task>_<date>.jsonl "
-                     "files next to the results_<date>.json they belong to")
-_DUPLICATE_HINT = ("lm-eval results of one model are read as repeated runs only when they "
-                   "come from different results files; pass each results file (or output "
-                   "folder) once")
+_LOG_SAMPLES_HINT = (
+    "run lm_eval with --log_samples and keep the samples_<task>_<date>.jsonl "
+    "files next to the results_<date>.json they belong to"
+)
+_DUPLICATE_HINT = (
+    "lm-eval results of one model are read as repeated runs only when they "
+    "come from different results files; pass each results file (or output "
+    "folder) once"
+)
 #: lm-eval 0.4.0-0.4.2 name a task's samples file after the model arguments:
 #: ``re.sub("/|=", "__", model_args) + "_" + task + ".jsonl"`` beside ``results.json``.
 _ARGS_SEPARATORS = re.compile("/|=")
@@ -142,8 +146,9 @@ class _ResultsFile:
 
 class LmEvalAdapter(Adapter):
     name = "lm-eval"
-    description = ("lm-evaluation-harness output (results_*.json with the "
-                   "samples_*.jsonl of --log_samples)")
+    description = (
+        "lm-evaluation-harness output (results_*.json with the samples_*.jsonl of --log_samples)"
+    )
     priority = 20
     # systems, repeated runs and doc_hash checks span every results file given
     combine_inputs = True
@@ -169,10 +174,11 @@ class LmEvalAdapter(Adapter):
             found = [path] if path.is_file() else list(_find_results(path))
             if not found:
                 raise InputError(
-                    f"no lm-eval results_*.json file in this folder or {_MAX_DEPTH} levels "
-                    "below", location=Location(str(path)),
+                    f"no lm-eval results_*.json file in this folder or {_MAX_DEPTH} levels below",
+                    location=Location(str(path)),
                     hint="point at the --output_path folder of lm_eval, a model folder "
-                         "inside it, or one results_*.json file")
+                    "inside it, or one results_*.json file",
+                )
             files.extend(f for f in found if f not in files)
         runs = sorted((_parse_results(f) for f in files), key=lambda r: (r.date, str(r.path)))
         _name_systems(runs)
@@ -187,8 +193,11 @@ class LmEvalAdapter(Adapter):
                     run.samples[task] = samples
         runs = [run for run in runs if run.tasks]
         if not runs:
-            raise InputError("no task of these lm-eval results has a per-sample file",
-                             location=Location(str(files[0])), hint=_LOG_SAMPLES_HINT)
+            raise InputError(
+                "no task of these lm-eval results has a per-sample file",
+                location=Location(str(files[0])),
+                hint=_LOG_SAMPLES_HINT,
+            )
         chosen = _choose_filters(runs, options.lm_eval_filter, problems)
         run_index = _run_indices(runs, problems)
         rows, skipped = _collect_rows(runs, chosen, run_index)
@@ -198,12 +207,23 @@ class LmEvalAdapter(Adapter):
         frame, exclusions = _exclude_hash_mismatches(frame, problems)
         directions = _directions(runs, set(frame["metric"]), problems)
         problems.extend(_aggregation_problems(runs, frame))
-        attributes = {run.system: {"model": run.model, "model_args": run.model_args,
-                                   "lm_eval_version": run.lm_eval_version}
-                      for run in runs}
-        return AdapterResult(frame, directions=directions, exclusions=exclusions,
-                             problems=problems, system_attributes=attributes,
-                             skipped=skipped_inputs, duplicate_hint=_DUPLICATE_HINT)
+        attributes = {
+            run.system: {
+                "model": run.model,
+                "model_args": run.model_args,
+                "lm_eval_version": run.lm_eval_version,
+            }
+            for run in runs
+        }
+        return AdapterResult(
+            frame,
+            directions=directions,
+            exclusions=exclusions,
+            problems=problems,
+            system_attributes=attributes,
+            skipped=skipped_inputs,
+            duplicate_hint=_DUPLICATE_HINT,
+        )
 
 
 # ------------------------------------------------------------------------ finding files
@@ -253,10 +273,12 @@ def _parse_results(path: Path) -> _ResultsFile:
     data = read_json(path)
     where = Location(str(path))
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-        raise InputError("not an lm-evaluation-harness results file: no \"results\" object",
-                         location=where,
-                         hint="pass the results_<date>.json that lm_eval --output_path wrote, "
-                              "or the folder holding it")
+        raise InputError(
+            'not an lm-evaluation-harness results file: no "results" object',
+            location=where,
+            hint="pass the results_<date>.json that lm_eval --output_path wrote, "
+            "or the folder holding it",
+        )
     config = data.get("config")
     if not isinstance(config, dict):
         config = {}
@@ -266,20 +288,26 @@ def _parse_results(path: Path) -> _ResultsFile:
     if not isinstance(name, str) or not name.strip():
         name = _name_from_args(config.get("model_args")) or model
     if not name:
-        raise InputError("the results file names no model (no model_name, config.model_args "
-                         "or config.model)", location=where,
-                         hint="the file may be hand-edited; regenerate it with lm_eval")
+        raise InputError(
+            "the results file names no model (no model_name, config.model_args or config.model)",
+            location=where,
+            hint="the file may be hand-edited; regenerate it with lm_eval",
+        )
     tasks = _task_names(data, where)
     date = data.get("date")
     return _ResultsFile(
-        path=path, name=name.strip(), model=model, model_args=model_args,
+        path=path,
+        name=name.strip(),
+        model=model,
+        model_args=model_args,
         date=float(date) if isinstance(date, (int, float)) else math.inf,
         lm_eval_version=_text_or_none(data.get("lm_eval_version")),
         tasks=tasks,
         metrics=_metric_names(data, tasks),
         filters=_filter_names(data, tasks),
         directions=_higher_is_better(data, tasks),
-        aggregations=_aggregations(data, tasks))
+        aggregations=_aggregations(data, tasks),
+    )
 
 
 def _task_names(data: dict[str, Any], where: Location) -> list[str]:
@@ -293,10 +321,11 @@ def _task_names(data: dict[str, Any], where: Location) -> list[str]:
         groups = groups if isinstance(groups, dict) else {}
         tasks = [t for t in results if not groups.get(t)]
     if not tasks:
-        raise InputError("the results file lists no task (only groups, or nothing)",
-                         location=where,
-                         hint="the evaluation may have failed; rerun lm_eval with "
-                              "--log_samples")
+        raise InputError(
+            "the results file lists no task (only groups, or nothing)",
+            location=where,
+            hint="the evaluation may have failed; rerun lm_eval with --log_samples",
+        )
     return tasks
 
 
@@ -332,8 +361,11 @@ def _higher_is_better(data: dict[str, Any], tasks: list[str]) -> dict[str, dict[
     table = data.get("higher_is_better")
     if not isinstance(table, dict):
         return {}
-    return {task: {str(m): v for m, v in table[task].items() if isinstance(v, bool)}
-            for task in tasks if isinstance(table.get(task), dict)}
+    return {
+        task: {str(m): v for m, v in table[task].items() if isinstance(v, bool)}
+        for task in tasks
+        if isinstance(table.get(task), dict)
+    }
 
 
 def _aggregations(data: dict[str, Any], tasks: list[str]) -> dict[str, dict[str, str]]:
@@ -345,9 +377,13 @@ def _aggregations(data: dict[str, Any], tasks: list[str]) -> dict[str, dict[str,
         task_config = configs.get(task)
         metric_list = task_config.get("metric_list") if isinstance(task_config, dict) else None
         if isinstance(metric_list, list):
-            out[task] = {str(m["metric"]): str(m["aggregation"]) for m in metric_list
-                         if isinstance(m, dict) and isinstance(m.get("metric"), str)
-                         and isinstance(m.get("aggregation"), str)}
+            out[task] = {
+                str(m["metric"]): str(m["aggregation"])
+                for m in metric_list
+                if isinstance(m, dict)
+                and isinstance(m.get("metric"), str)
+                and isinstance(m.get("aggregation"), str)
+            }
     return out
 
 
@@ -393,8 +429,10 @@ def _samples_path(run: _ResultsFile, task: str) -> Path | None:
     date = _date_id(run.path)
     candidates = []
     if date is not None and run.path.name != "results.json":
-        candidates += [folder / f"samples_{task}_{date}.jsonl",
-                       folder / f"samples_{task}_{date}.json"]
+        candidates += [
+            folder / f"samples_{task}_{date}.jsonl",
+            folder / f"samples_{task}_{date}.json",
+        ]
     if run.model_args:
         candidates.append(folder / f"{_ARGS_SEPARATORS.sub('__', run.model_args)}_{task}.jsonl")
     return next((c for c in candidates if c.is_file()), None)
@@ -418,17 +456,27 @@ def _sample_records(path: Path) -> Iterator[tuple[int, Any]]:
     yield from zip(lines, records, strict=True)
 
 
-def _read_samples(run: _ResultsFile, task: str, options: LoadOptions,
-                  skipped: list[SkippedInput]) -> _TaskSamples | None:
+def _read_samples(
+    run: _ResultsFile, task: str, options: LoadOptions, skipped: list[SkippedInput]
+) -> _TaskSamples | None:
     path = _samples_path(run, task)
     if path is None:
         date = _date_id(run.path)
-        expected = (f"samples_{task}_{date}.jsonl" if run.path.name != "results.json"
-                    else f"{_ARGS_SEPARATORS.sub('__', run.model_args)}_{task}.jsonl")
-        skipped.append(skip_input(
-            options, run.path, f"no per-sample file for task {task!r}: expected {expected} "
-            "next to the results file",
-            hint=_LOG_SAMPLES_HINT, format="lm-eval"))
+        expected = (
+            f"samples_{task}_{date}.jsonl"
+            if run.path.name != "results.json"
+            else f"{_ARGS_SEPARATORS.sub('__', run.model_args)}_{task}.jsonl"
+        )
+        skipped.append(
+            skip_input(
+                options,
+                run.path,
+                f"no per-sample file for task {task!r}: expected {expected} "
+                "next to the results file",
+                hint=_LOG_SAMPLES_HINT,
+                format="lm-eval",
+            )
+        )
         return None
     fallback = run.metrics.get(task, [])
     filters = run.filters.get(task, [])
@@ -438,24 +486,33 @@ def _read_samples(run: _ResultsFile, task: str, options: LoadOptions,
     for lineno, record in _sample_records(path):
         where = Location(str(path), lineno if lineno > 0 else None)
         if not isinstance(record, dict):
-            raise InputError(f"a sample is a {type(record).__name__}, not an object",
-                             location=where, hint="regenerate the samples file with lm_eval")
+            raise InputError(
+                f"a sample is a {type(record).__name__}, not an object",
+                location=where,
+                hint="regenerate the samples file with lm_eval",
+            )
         doc_id = record.get("doc_id")
         if doc_id is None or isinstance(doc_id, (dict, list)):
-            raise InputError(f"sample without a doc_id (found {doc_id!r})",
-                             location=where,
-                             hint="each line of an lm-eval samples file has doc_id; the "
-                                  "file may be hand-edited, regenerate it")
+            raise InputError(
+                f"sample without a doc_id (found {doc_id!r})",
+                location=where,
+                hint="each line of an lm-eval samples file has doc_id; the "
+                "file may be hand-edited, regenerate it",
+            )
         metrics = record.get("metrics", fallback)
         if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
-            raise InputError(f"\"metrics\" is {_short(metrics)}, expected a list of "
-                             "metric names", location=where,
-                             hint="regenerate the samples file with lm_eval --log_samples")
+            raise InputError(
+                f'"metrics" is {_short(metrics)}, expected a list of metric names',
+                location=where,
+                hint="regenerate the samples file with lm_eval --log_samples",
+            )
         missing = [m for m in metrics if m not in record]
         if missing:
-            raise InputError(f"sample lacks the value of metric(s) {', '.join(missing)}",
-                             location=where,
-                             hint="the file may be truncated or hand-edited; regenerate it")
+            raise InputError(
+                f"sample lacks the value of metric(s) {', '.join(missing)}",
+                location=where,
+                hint="the file may be truncated or hand-edited; regenerate it",
+            )
         doc_hash = record.get("doc_hash")
         if "filter" in record:
             name = str(record["filter"])
@@ -467,15 +524,21 @@ def _read_samples(run: _ResultsFile, task: str, options: LoadOptions,
             name = filters[seen] if seen < len(filters) else f"#{seen + 1}"
             unfiltered.append((lineno, name))
         out.by_filter.setdefault(name, []).append(
-            _Sample(lineno, str(doc_id), doc_hash if isinstance(doc_hash, str) else None,
-                    {str(m): record[m] for m in metrics}))
+            _Sample(
+                lineno,
+                str(doc_id),
+                doc_hash if isinstance(doc_hash, str) else None,
+                {str(m): record[m] for m in metrics},
+            )
+        )
     if unfiltered:
         _check_filter_blocks(out, filters, occurrences, run)
     return out
 
 
-def _check_filter_blocks(samples: _TaskSamples, filters: list[str],
-                         occurrences: Mapping[str, int], run: _ResultsFile) -> None:
+def _check_filter_blocks(
+    samples: _TaskSamples, filters: list[str], occurrences: Mapping[str, int], run: _ResultsFile
+) -> None:
     """Samples without a filter key must repeat every document once per filter."""
     counts = set(occurrences.values())
     if counts == {len(filters)} or (not filters and counts == {1}):
@@ -486,13 +549,16 @@ def _check_filter_blocks(samples: _TaskSamples, filters: list[str],
         f"task {samples.task!r}: the samples have no filter key and repeat documents "
         f"{'/'.join(str(c) for c in sorted(counts))} time(s), but the results file lists "
         f"{len(filters)} filter(s) ({', '.join(filters) or 'none'}), so the scores cannot be "
-        "assigned to filters", location=Location(str(samples.path)),
+        "assigned to filters",
+        location=Location(str(samples.path)),
         hint=f"keep the samples file that was written with {run.path.name}; both come from "
-             "one lm_eval run")
+        "one lm_eval run",
+    )
 
 
-def _choose_filters(runs: list[_ResultsFile], requested: str | None,
-                    problems: list[Problem]) -> dict[str, str]:
+def _choose_filters(
+    runs: list[_ResultsFile], requested: str | None, problems: list[Problem]
+) -> dict[str, str]:
     """The filter kept for each task (module notes)."""
     available: dict[str, list[str]] = {}
     for run in runs:
@@ -501,10 +567,12 @@ def _choose_filters(runs: list[_ResultsFile], requested: str | None,
             names.extend(f for f in samples.by_filter if f not in names)
     if requested is not None and not any(requested in f for f in available.values()):
         found = sorted({f for names in available.values() for f in names})
-        raise InputError(f"no task has the lm-eval filter {requested!r}",
-                         location=Location(str(runs[0].path.parent)),
-                         hint=f"filters in these results: {', '.join(found)}; pass one of "
-                              "them with --lm-eval-filter, or none for each task's first")
+        raise InputError(
+            f"no task has the lm-eval filter {requested!r}",
+            location=Location(str(runs[0].path.parent)),
+            hint=f"filters in these results: {', '.join(found)}; pass one of "
+            "them with --lm-eval-filter, or none for each task's first",
+        )
     chosen: dict[str, str] = {}
     for task, names in available.items():
         if requested in names:
@@ -512,15 +580,21 @@ def _choose_filters(runs: list[_ResultsFile], requested: str | None,
         elif requested is None or len(names) == 1:
             chosen[task] = names[0]
             if len(names) > 1:
-                problems.append(Problem(
-                    "info", f"task {task!r}: scores use filter {names[0]!r} (the first of "
-                            f"{', '.join(names)}); choose another with --lm-eval-filter",
-                    dataset=task))
+                problems.append(
+                    Problem(
+                        "info",
+                        f"task {task!r}: scores use filter {names[0]!r} (the first of "
+                        f"{', '.join(names)}); choose another with --lm-eval-filter",
+                        dataset=task,
+                    )
+                )
         else:
-            raise InputError(f"task {task!r} has no lm-eval filter {requested!r}",
-                             location=Location(str(runs[0].path.parent)),
-                             hint=f"its filters: {', '.join(names)}; pass one of them as "
-                                  "--lm-eval-filter, or none for each task's first")
+            raise InputError(
+                f"task {task!r} has no lm-eval filter {requested!r}",
+                location=Location(str(runs[0].path.parent)),
+                hint=f"its filters: {', '.join(names)}; pass one of them as "
+                "--lm-eval-filter, or none for each task's first",
+            )
     for run in runs:
         for task, samples in run.samples.items():
             if chosen[task] not in samples.by_filter:
@@ -529,12 +603,12 @@ def _choose_filters(runs: list[_ResultsFile], requested: str | None,
                     f"(it has {', '.join(samples.by_filter)})",
                     location=Location(str(samples.path)),
                     hint="evaluate every system with the same task configuration, or pick a "
-                         "filter all of them have with --lm-eval-filter")
+                    "filter all of them have with --lm-eval-filter",
+                )
     return chosen
 
 
-def _run_indices(runs: list[_ResultsFile],
-                 problems: list[Problem]) -> dict[tuple[int, str], int]:
+def _run_indices(runs: list[_ResultsFile], problems: list[Problem]) -> dict[tuple[int, str], int]:
     """(position of the results file, task) -> run index within (system, task)."""
     counts: dict[tuple[str, str], int] = {}
     index: dict[tuple[int, str], int] = {}
@@ -545,10 +619,14 @@ def _run_indices(runs: list[_ResultsFile],
             counts[key] = counts.get(key, 0) + 1
     for (system, task), n in counts.items():
         if n > 1:
-            problems.append(Problem(
-                "info", f"system {system!r} has {n} results files for task {task!r}: they "
-                        f"are read as repeated runs 0..{n - 1} in the order of their date",
-                dataset=task))
+            problems.append(
+                Problem(
+                    "info",
+                    f"system {system!r} has {n} results files for task {task!r}: they "
+                    f"are read as repeated runs 0..{n - 1} in the order of their date",
+                    dataset=task,
+                )
+            )
     return index
 
 
@@ -558,9 +636,12 @@ def _run_indices(runs: list[_ResultsFile],
 def _aggregation_names(runs: list[_ResultsFile]) -> dict[tuple[str, str], str]:
     """lm-eval's aggregation of every (task, metric) of the results files (``"mean"``,
     ``"f1"``, ``"bleu"``, ...)."""
-    return {(task, metric): str(name) for run in runs
-            for task, table in run.aggregations.items()
-            for metric, name in table.items()}
+    return {
+        (task, metric): str(name)
+        for run in runs
+        for task, table in run.aggregations.items()
+        for metric, name in table.items()
+    }
 
 
 #: Aggregations of lm-eval whose per-sample values are (gold, prediction) label pairs
@@ -570,8 +651,11 @@ _LABEL_AGGREGATION = re.compile(r"f1|mcc|matthews", re.IGNORECASE)
 
 def _label_pair(value: Any) -> tuple[Any, Any] | None:
     """``(gold, prediction)`` when ``value`` is a pair of labels (numbers or text)."""
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(
-            isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+    if (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value)
+    ):
         return value[0], value[1]
     return None
 
@@ -579,9 +663,15 @@ def _label_pair(value: Any) -> tuple[Any, Any] | None:
 #: lm-eval's aggregation → the corpus metric of :mod:`reportgen.stats.corpus` that
 #: computes the same number from the labels (scikit-learn's ``f1_score`` defaults to the
 #: binary F1 of label 1, the last of sorted 0/1 labels).
-_CORPUS_EQUIVALENT = {"f1": "f1-binary", "matthews_corrcoef": "mcc", "mcc": "mcc",
-                      "macro_f1": "f1-macro", "f1_macro": "f1-macro",
-                      "micro_f1": "f1-micro", "f1_micro": "f1-micro"}
+_CORPUS_EQUIVALENT = {
+    "f1": "f1-binary",
+    "matthews_corrcoef": "mcc",
+    "mcc": "mcc",
+    "macro_f1": "f1-macro",
+    "f1_macro": "f1-macro",
+    "micro_f1": "f1-micro",
+    "f1_micro": "f1-micro",
+}
 
 #: The per-item metric of a task's label pairs when all its label metrics share them.
 LABELS_METRIC = "labels"
@@ -593,8 +683,9 @@ def label_metric_name(metric: str) -> str:
     return f"{metric} (labels)"
 
 
-def _label_metrics(frame: pd.DataFrame, runs: list[_ResultsFile],
-                   problems: list[Problem]) -> pd.DataFrame:
+def _label_metrics(
+    frame: pd.DataFrame, runs: list[_ResultsFile], problems: list[Problem]
+) -> pd.DataFrame:
     """Name the label-pair metrics of each task, with an info naming what they became.
 
     lm-eval stores the same (gold, prediction) pair under every classification metric of
@@ -611,10 +702,11 @@ def _label_metrics(frame: pd.DataFrame, runs: list[_ResultsFile],
     parts = [frame[~carried]]
     for task, part in frame[carried].groupby("dataset", sort=False):
         metrics = list(dict.fromkeys(part["metric"]))
-        pairs = [part[part["metric"] == m].set_index(keys)[["prediction", "reference"]]
-                 .sort_index() for m in metrics]
-        shared = all(p.index.equals(pairs[0].index) and p.equals(pairs[0])
-                     for p in pairs[1:])
+        pairs = [
+            part[part["metric"] == m].set_index(keys)[["prediction", "reference"]].sort_index()
+            for m in metrics
+        ]
+        shared = all(p.index.equals(pairs[0].index) and p.equals(pairs[0]) for p in pairs[1:])
         if shared:
             part = part[part["metric"] == metrics[0]].assign(metric=LABELS_METRIC)
             names = dict.fromkeys(metrics, LABELS_METRIC)
@@ -626,22 +718,31 @@ def _label_metrics(frame: pd.DataFrame, runs: list[_ResultsFile],
         for metric in metrics:
             agg = aggregation.get((task, metric), "")
             same = _CORPUS_EQUIVALENT.get(agg)
-            how.append(f"{metric} (aggregation {agg!r}" + (
-                f"; --corpus-metric {same} reproduces it)" if same else ")"))
-        carried_as = (f"the metric {LABELS_METRIC!r}" if shared else
-                      "the metrics " + ", ".join(repr(n) for n in names.values()))
-        problems.append(Problem(
-            "info", f"task {task!r}: the per-sample (gold, prediction) labels of lm-eval's "
-                    f"{', '.join(how)} are carried as predictions and references under "
-                    f"{carried_as}, whose per-item score is their exact match; corpus "
-                    "metrics (--corpus-metric, default f1-macro) are computed from them",
-            dataset=str(task)))
+            how.append(
+                f"{metric} (aggregation {agg!r}"
+                + (f"; --corpus-metric {same} reproduces it)" if same else ")")
+            )
+        carried_as = (
+            f"the metric {LABELS_METRIC!r}"
+            if shared
+            else "the metrics " + ", ".join(repr(n) for n in names.values())
+        )
+        problems.append(
+            Problem(
+                "info",
+                f"task {task!r}: the per-sample (gold, prediction) labels of lm-eval's "
+                f"{', '.join(how)} are carried as predictions and references under "
+                f"{carried_as}, whose per-item score is their exact match; corpus "
+                "metrics (--corpus-metric, default f1-macro) are computed from them",
+                dataset=str(task),
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
-def _collect_rows(runs: list[_ResultsFile], chosen: Mapping[str, str],
-                  run_index: Mapping[tuple[int, str], int]
-                  ) -> tuple[dict[str, list[Any]], dict[tuple[str, str], tuple[Any, Location]]]:
+def _collect_rows(
+    runs: list[_ResultsFile], chosen: Mapping[str, str], run_index: Mapping[tuple[int, str], int]
+) -> tuple[dict[str, list[Any]], dict[tuple[str, str], tuple[Any, Location]]]:
     """Rows of the frame as columns, and the (task, metric) pairs skipped as non-numeric
     with an example value and where it is.
 
@@ -649,9 +750,22 @@ def _collect_rows(runs: list[_ResultsFile], chosen: Mapping[str, str],
     as a classification metric (:data:`_LABEL_AGGREGATION`) is carried with its labels
     in the ``prediction`` and ``reference`` columns, its score the exact match;
     :func:`_label_metrics` names it."""
-    columns: dict[str, list[Any]] = {k: [] for k in (
-        "system", "dataset", "metric", "item", "score", "run", "_hash", SOURCE_FILE,
-        SOURCE_LINE, "prediction", "reference")}
+    columns: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "system",
+            "dataset",
+            "metric",
+            "item",
+            "score",
+            "run",
+            "_hash",
+            SOURCE_FILE,
+            SOURCE_LINE,
+            "prediction",
+            "reference",
+        )
+    }
     skipped: dict[tuple[str, str], tuple[Any, Location]] = {}
     aggregation = _aggregation_names(runs)
     for position, run in enumerate(runs):
@@ -661,11 +775,16 @@ def _collect_rows(runs: list[_ResultsFile], chosen: Mapping[str, str],
                     score = _number(value)
                     prediction = reference = None
                     if score is None:
-                        pair = _label_pair(value) if _LABEL_AGGREGATION.search(
-                            aggregation.get((task, metric), "")) else None
+                        pair = (
+                            _label_pair(value)
+                            if _LABEL_AGGREGATION.search(aggregation.get((task, metric), ""))
+                            else None
+                        )
                         if pair is None:
-                            skipped.setdefault((task, metric), (
-                                value, Location(str(samples.path), sample.line, metric)))
+                            skipped.setdefault(
+                                (task, metric),
+                                (value, Location(str(samples.path), sample.line, metric)),
+                            )
                             continue
                         reference, prediction = pair
                         score = float(prediction == reference)
@@ -681,9 +800,11 @@ def _collect_rows(runs: list[_ResultsFile], chosen: Mapping[str, str],
                     columns[SOURCE_FILE].append(str(samples.path))
                     columns[SOURCE_LINE].append(sample.line)
     if skipped:
-        keep = [i for i, key in enumerate(zip(columns["dataset"], columns["metric"],
-                                                     strict=True))
-                if key not in skipped]
+        keep = [
+            i
+            for i, key in enumerate(zip(columns["dataset"], columns["metric"], strict=True))
+            if key not in skipped
+        ]
         columns = {k: [v[i] for i in keep] for k, v in columns.items()}
     return columns, skipped
 
@@ -697,8 +818,9 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def _skipped_problems(skipped: Mapping[tuple[str, str], tuple[Any, Location]],
-                      runs: list[_ResultsFile]) -> list[Problem]:
+def _skipped_problems(
+    skipped: Mapping[tuple[str, str], tuple[Any, Location]], runs: list[_ResultsFile]
+) -> list[Problem]:
     """A named warning per corpus-level metric: its per-sample values are the inputs of a
     corpus aggregation (bleu, chrf, ter, f1 of (gold, prediction) pairs, ...)."""
     aggregation = _aggregation_names(runs)
@@ -706,39 +828,48 @@ def _skipped_problems(skipped: Mapping[tuple[str, str], tuple[Any, Location]],
     for (task, metric), (value, where) in skipped.items():
         how = aggregation.get((task, metric))
         by = f" (lm-eval aggregates them with {how!r})" if how else ""
-        out.append(Problem("warning", f"metric {metric!r} of task {task!r} is skipped: its "
-                                      f"per-sample values are not numbers (e.g. "
-                                      f"{_short(value)}) but the inputs of a corpus-level "
-                                      f"metric{by}, which has no per-item score",
-                           location=where, dataset=task))
+        out.append(
+            Problem(
+                "warning",
+                f"metric {metric!r} of task {task!r} is skipped: its "
+                f"per-sample values are not numbers (e.g. "
+                f"{_short(value)}) but the inputs of a corpus-level "
+                f"metric{by}, which has no per-item score",
+                location=where,
+                dataset=task,
+            )
+        )
     return out
 
 
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
-    frame = pd.DataFrame({
-        "system": pd.Series(columns["system"], dtype=str),
-        "dataset": pd.Series(columns["dataset"], dtype=str),
-        "metric": pd.Series(columns["metric"], dtype=str),
-        "item": pd.Series(columns["item"], dtype=str),
-        "score": np.asarray(columns["score"], dtype=np.float64),
-        "run": np.asarray(columns["run"], dtype=np.int64),
-        "_hash": pd.Series(columns["_hash"], dtype=object),
-        SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
-        SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
-    })
+    frame = pd.DataFrame(
+        {
+            "system": pd.Series(columns["system"], dtype=str),
+            "dataset": pd.Series(columns["dataset"], dtype=str),
+            "metric": pd.Series(columns["metric"], dtype=str),
+            "item": pd.Series(columns["item"], dtype=str),
+            "score": np.asarray(columns["score"], dtype=np.float64),
+            "run": np.asarray(columns["run"], dtype=np.int64),
+            "_hash": pd.Series(columns["_hash"], dtype=object),
+            SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
+            SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
+        }
+    )
     if any(p is not None for p in columns["prediction"]):
         frame["prediction"] = pd.Series(columns["prediction"], dtype=object)
         frame["reference"] = pd.Series(columns["reference"], dtype=object)
     return frame if with_run else frame.drop(columns="run")
 
 
-def _exclude_hash_mismatches(frame: pd.DataFrame, problems: list[Problem]
-                             ) -> tuple[pd.DataFrame, list[Exclusion]]:
+def _exclude_hash_mismatches(
+    frame: pd.DataFrame, problems: list[Problem]
+) -> tuple[pd.DataFrame, list[Exclusion]]:
     """Drop the (task, doc_id) whose doc_hash differs between rows; drop the hash column."""
     hashed = frame[frame["_hash"].notna()]
     n_hashes = hashed.groupby(["dataset", "item"], sort=False)["_hash"].nunique()
@@ -748,19 +879,24 @@ def _exclude_hash_mismatches(frame: pd.DataFrame, problems: list[Problem]
     for task, items in bad.reset_index().groupby("dataset", sort=False)["item"]:
         ids = sorted(items, key=_doc_order)
         example = frame[(frame["dataset"] == task) & (frame["item"] == ids[0])].iloc[0]
-        problems.append(Problem(
-            "warning", f"task {task!r}: {len(ids)} document(s) have a different doc_hash "
-                       f"between systems (e.g. doc_id {ids[0]}), so the systems were not "
-                       "scored on the same documents; these items are excluded for every "
-                       "system",
-            location=Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
-            dataset=str(task)))
+        problems.append(
+            Problem(
+                "warning",
+                f"task {task!r}: {len(ids)} document(s) have a different doc_hash "
+                f"between systems (e.g. doc_id {ids[0]}), so the systems were not "
+                "scored on the same documents; these items are excluded for every "
+                "system",
+                location=Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),
+                dataset=str(task),
+            )
+        )
     key = pd.MultiIndex.from_frame(frame[["dataset", "item"]])
     drop = key.isin(bad.index)
-    counts = frame[drop].groupby(["dataset", "metric", "system", SOURCE_FILE],
-                                 sort=False).size()
-    exclusions = [Exclusion(_HASH_REASON, int(n), dataset=d, metric=m, system=s, source=f)
-                  for (d, m, s, f), n in counts.items()]
+    counts = frame[drop].groupby(["dataset", "metric", "system", SOURCE_FILE], sort=False).size()
+    exclusions = [
+        Exclusion(_HASH_REASON, int(n), dataset=d, metric=m, system=s, source=f)
+        for (d, m, s, f), n in counts.items()
+    ]
     kept = frame[~drop].drop(columns="_hash").reset_index(drop=True)
     return kept, exclusions
 
@@ -769,8 +905,9 @@ def _doc_order(doc_id: str) -> tuple[int, int | str]:
     return (0, int(doc_id)) if doc_id.lstrip("-").isdigit() else (1, doc_id)
 
 
-def _directions(runs: list[_ResultsFile], metrics: set[str], problems: list[Problem]
-                ) -> dict[str, Literal["higher", "lower"]]:
+def _directions(
+    runs: list[_ResultsFile], metrics: set[str], problems: list[Problem]
+) -> dict[str, Literal["higher", "lower"]]:
     directions: dict[str, Literal["higher", "lower"]] = {}
     for run in runs:
         for task, table in run.directions.items():
@@ -780,10 +917,15 @@ def _directions(runs: list[_ResultsFile], metrics: set[str], problems: list[Prob
                 direction: Literal["higher", "lower"] = "higher" if higher else "lower"
                 previous = directions.setdefault(metric, direction)
                 if previous != direction:
-                    problems.append(Problem(
-                        "warning", f"metric {metric!r}: higher_is_better of task {task!r} "
-                                   f"says {direction!r} is better, another task says "
-                                   f"{previous!r}; using {previous!r}", dataset=task))
+                    problems.append(
+                        Problem(
+                            "warning",
+                            f"metric {metric!r}: higher_is_better of task {task!r} "
+                            f"says {direction!r} is better, another task says "
+                            f"{previous!r}; using {previous!r}",
+                            dataset=task,
+                        )
+                    )
     return directions
 
 
@@ -796,11 +938,16 @@ def _aggregation_problems(runs: list[_ResultsFile], frame: pd.DataFrame) -> list
             for metric, aggregation in table.items():
                 if aggregation != "mean" and (task, metric) in present:
                     seen.setdefault((task, metric), aggregation)
-    return [Problem("warning", f"metric {metric!r} of task {task!r}: lm-eval aggregates it "
-                               f"with {aggregation!r}, not a mean, so the report's means of "
-                               "the per-item values differ from lm-eval's number",
-                    dataset=task)
-            for (task, metric), aggregation in seen.items()]
+    return [
+        Problem(
+            "warning",
+            f"metric {metric!r} of task {task!r}: lm-eval aggregates it "
+            f"with {aggregation!r}, not a mean, so the report's means of "
+            "the per-item values differ from lm-eval's number",
+            dataset=task,
+        )
+        for (task, metric), aggregation in seen.items()
+    ]
 
 
 register_adapter(LmEvalAdapter())

@@ -36,15 +36,26 @@ from reportgen.errors import InputError, Location
 
 __all__ = ["LongTableAdapter", "column_mapping", "file_stem"]
 
-_OPTION_OF = {"system": "--system-col", "dataset": "--dataset-col", "metric": "--metric-col",
-              "item": "--item-col", "score": "--score-col", "run": "--run-col"}
+_OPTION_OF = {
+    "system": "--system-col",
+    "dataset": "--dataset-col",
+    "metric": "--metric-col",
+    "item": "--item-col",
+    "score": "--score-col",
+    "run": "--run-col",
+}
 
 
 def column_mapping(options: LoadOptions) -> dict[str, str]:
     """Canonical column name -> the column name in the user's files."""
-    return {"system": options.system_col, "dataset": options.dataset_col,
-            "metric": options.metric_col, "item": options.item_col,
-            "score": options.score_col, "run": options.run_col}
+    return {
+        "system": options.system_col,
+        "dataset": options.dataset_col,
+        "metric": options.metric_col,
+        "item": options.item_col,
+        "score": options.score_col,
+        "run": options.run_col,
+    }
 
 
 def file_stem(path: Path) -> str:
@@ -74,13 +85,17 @@ class LongTableAdapter(Adapter):
             return False
         mapping = column_mapping(options)
         needed = {mapping["system"], mapping["item"], mapping["score"]}
-        with_predictions = {mapping["system"], mapping["item"], options.prediction_col,
-                            options.reference_col}
+        with_predictions = {
+            mapping["system"],
+            mapping["item"],
+            options.prediction_col,
+            options.reference_col,
+        }
         if kind == "jsonl":
-            first = next((line for line in jsonl_lines(head_text(head)) if line.strip()),
-                         "")
-            return any(all(f'"{key}"' in first for key in keys)
-                       for keys in (needed, with_predictions))
+            first = next((line for line in jsonl_lines(head_text(head)) if line.strip()), "")
+            return any(
+                all(f'"{key}"' in first for key in keys) for keys in (needed, with_predictions)
+            )
         columns = header_columns(path, head)
         if columns is None:
             return _mapped_defaults(options)
@@ -121,57 +136,85 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions) -> pd.Data
                 if canonical in frame.columns:
                     raise InputError(
                         f"{_OPTION_OF[canonical]} {source} would replace the existing "
-                        f"column {canonical!r}", location=Location(str(path), 1),
-                        hint=f"rename one of the two columns, or drop {_OPTION_OF[canonical]}")
+                        f"column {canonical!r}",
+                        location=Location(str(path), 1),
+                        hint=f"rename one of the two columns, or drop {_OPTION_OF[canonical]}",
+                    )
                 renames[source] = canonical
         elif source != canonical and canonical not in ("dataset", "metric", "run"):
-            raise InputError(f"column {source!r} ({_OPTION_OF[canonical]}) not found; "
-                             f"columns are: {', '.join(columns)}",
-                             location=Location(str(path), 1),
-                             hint=f"pass the right column name to {_OPTION_OF[canonical]}")
+            raise InputError(
+                f"column {source!r} ({_OPTION_OF[canonical]}) not found; "
+                f"columns are: {', '.join(columns)}",
+                location=Location(str(path), 1),
+                hint=f"pass the right column name to {_OPTION_OF[canonical]}",
+            )
         elif source != canonical and canonical == "run":
-            raise InputError(f"column {source!r} (--run-col) not found; columns are: "
-                             f"{', '.join(columns)}", location=Location(str(path), 1),
-                             hint="pass the right column name to --run-col")
+            raise InputError(
+                f"column {source!r} (--run-col) not found; columns are: {', '.join(columns)}",
+                location=Location(str(path), 1),
+                hint="pass the right column name to --run-col",
+            )
     frame = frame.rename(columns=renames)
-    if "score" not in frame.columns and options.prediction_col in frame.columns \
-            and options.reference_col in frame.columns:
+    if (
+        "score" not in frame.columns
+        and options.prediction_col in frame.columns
+        and options.reference_col in frame.columns
+    ):
         frame = _accuracy_from_predictions(frame, options)
     missing = [c for c in ("system", "item", "score") if c not in frame.columns]
     if missing:
-        raise InputError(f"missing required column(s) {', '.join(missing)}; found: "
-                         f"{', '.join(columns)}",
-                         location=Location(str(path), 1),
-                         hint="name them system, item, score (and dataset, metric) or map "
-                              "them with --system-col, --item-col, --score-col")
+        raise InputError(
+            f"missing required column(s) {', '.join(missing)}; found: {', '.join(columns)}",
+            location=Location(str(path), 1),
+            hint="name them system, item, score (and dataset, metric) or map "
+            "them with --system-col, --item-col, --score-col",
+        )
     if "dataset" not in frame.columns:
         if mapping["dataset"] != "dataset":
-            raise InputError(f"column {mapping['dataset']!r} (--dataset-col) not found; "
-                             f"columns are: {', '.join(columns)}",
-                             location=Location(str(path), 1),
-                             hint="pass the right column name to --dataset-col")
+            raise InputError(
+                f"column {mapping['dataset']!r} (--dataset-col) not found; "
+                f"columns are: {', '.join(columns)}",
+                location=Location(str(path), 1),
+                hint="pass the right column name to --dataset-col",
+            )
         frame["dataset"] = options.dataset or file_stem(path)
     elif options.dataset is not None:
-        raise InputError("--dataset was given but the table has a dataset column",
-                         location=Location(str(path), 1),
-                         hint="drop --dataset, or map another column with --dataset-col")
+        raise InputError(
+            "--dataset was given but the table has a dataset column",
+            location=Location(str(path), 1),
+            hint="drop --dataset, or map another column with --dataset-col",
+        )
     if "metric" not in frame.columns:
         if mapping["metric"] != "metric":
-            raise InputError(f"column {mapping['metric']!r} (--metric-col) not found; "
-                             f"columns are: {', '.join(columns)}",
-                             location=Location(str(path), 1),
-                             hint="pass the right column name to --metric-col")
-        frame["metric"] = options.metric or ("accuracy" if "prediction" in frame.columns
-                                             else "score")
+            raise InputError(
+                f"column {mapping['metric']!r} (--metric-col) not found; "
+                f"columns are: {', '.join(columns)}",
+                location=Location(str(path), 1),
+                hint="pass the right column name to --metric-col",
+            )
+        frame["metric"] = options.metric or (
+            "accuracy" if "prediction" in frame.columns else "score"
+        )
     elif options.metric is not None:
-        raise InputError("--metric was given but the table has a metric column",
-                         location=Location(str(path), 1),
-                         hint="drop --metric, or map another column with --metric-col")
+        raise InputError(
+            "--metric was given but the table has a metric column",
+            location=Location(str(path), 1),
+            hint="drop --metric, or map another column with --metric-col",
+        )
     if "run" in frame.columns:
         frame["run"] = _maybe_numeric(frame["run"])
     for column in frame.columns:
-        if column not in ("system", "dataset", "metric", "item", "score", "run", "prediction",
-                          "reference", SOURCE_LINE):
+        if column not in (
+            "system",
+            "dataset",
+            "metric",
+            "item",
+            "score",
+            "run",
+            "prediction",
+            "reference",
+            SOURCE_LINE,
+        ):
             frame[column] = _maybe_numeric(frame[column])
     frame[SOURCE_FILE] = str(path)
     return frame
@@ -179,14 +222,17 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions) -> pd.Data
 
 def _accuracy_from_predictions(frame: pd.DataFrame, options: LoadOptions) -> pd.DataFrame:
     """Canonical ``prediction``/``reference`` columns and the exact-match score."""
-    frame = frame.rename(columns={options.prediction_col: "prediction",
-                                  options.reference_col: "reference"})
+    frame = frame.rename(
+        columns={options.prediction_col: "prediction", options.reference_col: "reference"}
+    )
     prediction = frame["prediction"].astype(object)
     reference = frame["reference"].astype(object)
     frame["prediction"] = prediction.where(prediction.notna(), None).map(
-        lambda v: None if v is None else str(v).strip())
+        lambda v: None if v is None else str(v).strip()
+    )
     frame["reference"] = reference.where(reference.notna(), None).map(
-        lambda v: None if v is None else str(v).strip())
+        lambda v: None if v is None else str(v).strip()
+    )
     frame["score"] = (frame["prediction"] == frame["reference"]).astype(np.float64)
     return frame
 

@@ -44,31 +44,39 @@ class WideTableAdapter(Adapter):
             items = frame.pop(options.item_col).astype(str).str.strip()
             if (items.isin(["", "nan"])).any():
                 row = int(np.argmax(items.isin(["", "nan"]).to_numpy()))
-                raise InputError(f"empty item id in column {options.item_col!r}",
-                                 location=Location(str(path), int(lines[row]),
-                                                   options.item_col),
-                                 hint="give every row an item id")
+                raise InputError(
+                    f"empty item id in column {options.item_col!r}",
+                    location=Location(str(path), int(lines[row]), options.item_col),
+                    hint="give every row an item id",
+                )
         elif options.item_col != "item":
-            raise InputError(f"column {options.item_col!r} (--item-col) not found; columns "
-                             f"are: {', '.join(frame.columns)}",
-                             location=Location(str(path), 1),
-                             hint="pass the right column name to --item-col")
+            raise InputError(
+                f"column {options.item_col!r} (--item-col) not found; columns "
+                f"are: {', '.join(frame.columns)}",
+                location=Location(str(path), 1),
+                hint="pass the right column name to --item-col",
+            )
         else:
             items = pd.Series(np.arange(1, len(frame) + 1).astype(str))
         if frame.shape[1] == 0:
-            raise InputError("the table has no system columns", location=Location(str(path), 1),
-                             hint="a wide table has one column per system")
+            raise InputError(
+                "the table has no system columns",
+                location=Location(str(path), 1),
+                hint="a wide table has one column per system",
+            )
         systems = list(frame.columns)
         n = len(frame)
-        long = pd.DataFrame({
-            "system": np.repeat(np.asarray(systems, dtype=object), n),
-            "dataset": options.dataset or path.resolve().parent.name,
-            "metric": options.metric or file_stem(path),
-            "item": np.tile(items.to_numpy(dtype=object), len(systems)),
-            "score": np.concatenate([frame[c].to_numpy(dtype=object) for c in systems]),
-            SOURCE_FILE: str(path),
-            SOURCE_LINE: np.tile(lines, len(systems)),
-        })
+        long = pd.DataFrame(
+            {
+                "system": np.repeat(np.asarray(systems, dtype=object), n),
+                "dataset": options.dataset or path.resolve().parent.name,
+                "metric": options.metric or file_stem(path),
+                "item": np.tile(items.to_numpy(dtype=object), len(systems)),
+                "score": np.concatenate([frame[c].to_numpy(dtype=object) for c in systems]),
+                SOURCE_FILE: str(path),
+                SOURCE_LINE: np.tile(lines, len(systems)),
+            }
+        )
         return AdapterResult(long)
 
 

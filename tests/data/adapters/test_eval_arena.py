@@ -13,8 +13,13 @@ import pytest
 from reportgen.data import LoadOptions, detect_format, load
 from reportgen.errors import InputError
 
-FILES = ["humaneval+.jsonl", "mbpp+.jsonl", "lcb_codegen.jsonl", "cruxeval_output.jsonl",
-         "terminal-bench-2.0.jsonl"]
+FILES = [
+    "humaneval+.jsonl",
+    "mbpp+.jsonl",
+    "lcb_codegen.jsonl",
+    "cruxeval_output.jsonl",
+    "terminal-bench-2.0.jsonl",
+]
 
 
 def _independent_count(path):
@@ -54,15 +59,21 @@ def test_eval_arena_against_json_count(shared_data, name):
 
 def test_eval_arena_published_shapes(shared_data):
     # the shapes ../shared/data/README.md states
-    expected = {"humaneval+.jsonl": (49, 164, "binary"), "mbpp+.jsonl": (59, 378, "binary"),
-                "lcb_codegen.jsonl": (58, 400, "continuous"),
-                "cruxeval_output.jsonl": (37, 800, "continuous"),
-                "terminal-bench-2.0.jsonl": (7, 89, "continuous")}
+    expected = {
+        "humaneval+.jsonl": (49, 164, "binary"),
+        "mbpp+.jsonl": (59, 378, "binary"),
+        "lcb_codegen.jsonl": (58, 400, "continuous"),
+        "cruxeval_output.jsonl": (37, 800, "continuous"),
+        "terminal-bench-2.0.jsonl": (7, 89, "continuous"),
+    }
     for name, (n_systems, n_items, modality) in expected.items():
         table = load(shared_data / "eval-arena" / name)
         dataset = table.datasets[0]
-        assert (len(table.systems), len(table.items_of(dataset)),
-                table.modality(dataset, "pass1")) == (n_systems, n_items, modality), name
+        assert (
+            len(table.systems),
+            len(table.items_of(dataset)),
+            table.modality(dataset, "pass1"),
+        ) == (n_systems, n_items, modality), name
         assert table.pairing(dataset, "pass1").kind == "paired"
 
 
@@ -81,6 +92,9 @@ def test_eval_arena_all_files_together(shared_data):
 def test_eval_arena_input_validation(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('{"benchmark_id": "b", "model": "A", "example_id": "1", "pass1": "yes"}\n')
-    with pytest.raises(InputError, match=r"x\.jsonl, line 1, column 'pass1': pass1 = 'yes' "
-                                         r"is not a number"):
+    with pytest.raises(
+        InputError,
+        match=r"x\.jsonl, line 1, column 'pass1': pass1 = 'yes' "
+        r"is not a number",
+    ):
         load(path, options=LoadOptions(format="eval-arena"))

@@ -37,8 +37,13 @@ def _aggregates(folder: Path) -> list[Path]:
 
 
 def test_eee_detected_from_content() -> None:
-    for path in [V030, V021, *_aggregates(V030), *V030.rglob("*_samples.jsonl"),
-                 *V021.rglob("*.jsonl")]:
+    for path in [
+        V030,
+        V021,
+        *_aggregates(V030),
+        *V030.rglob("*_samples.jsonl"),
+        *V021.rglob("*.jsonl"),
+    ]:
         assert detect_format(path).name == "every-eval-ever", path
 
 
@@ -48,12 +53,13 @@ def test_eee_030_against_the_inspect_logs_and_the_aggregates() -> None:
     # every record's score is the Inspect log's (C = 1, I = 0) for the same sample
     for log_path in sorted(ARC_LOGS.glob("*.json")):
         log = json.loads(log_path.read_text())
-        expected = {str(s["id"]): {"C": 1.0, "I": 0.0}[s["scores"]["choice"]["value"]]
-                    for s in log["samples"]}
+        expected = {
+            str(s["id"]): {"C": 1.0, "I": 0.0}[s["scores"]["choice"]["value"]]
+            for s in log["samples"]
+        }
         # the converter renames the models (claude-sonnet-4-0 -> ...-20250514): the
         # system is the one scored on this log's samples (3 and 5 samples)
-        [system] = [s for s, rows in frame.groupby("system")
-                    if set(rows["item"]) == set(expected)]
+        [system] = [s for s, rows in frame.groupby("system") if set(rows["item"]) == set(expected)]
         rows = frame[frame["system"] == system]
         assert dict(zip(rows["item"], rows["score"])) == expected
     # the aggregate every_eval_ever wrote is the mean of its records
@@ -90,8 +96,9 @@ def test_eee_aggregate_without_samples_is_skipped(tmp_path: Path) -> None:
     lonely.unlink()
     result = _read(tmp_path / "data")
     [skipped] = result.skipped
-    assert skipped.reason.startswith("no instance-level file for evaluation "
-                                     "'ai2_arc/ollama_qwen2.5:0.5b/")
+    assert skipped.reason.startswith(
+        "no instance-level file for evaluation 'ai2_arc/ollama_qwen2.5:0.5b/"
+    )
     assert set(result.frame["system"]) == {"anthropic/claude-sonnet-4-20250514"}
     with pytest.raises(InputError, match="no instance-level file for evaluation"):
         _read(tmp_path / "data", strict_inputs=True)
@@ -120,8 +127,11 @@ def test_eee_020_boolean_score_and_bad_records(tmp_path: Path) -> None:
     assert _read(path).frame["score"].tolist() == [1.0]
     del record["sample_id"]
     path.write_text(json.dumps({**record, "sample_id": None}) + "\n")
-    with pytest.raises(InputError, match=r"x_samples\.jsonl, line 1: the record has no "
-                                         r"sample_id") as info:
+    with pytest.raises(
+        InputError,
+        match=r"x_samples\.jsonl, line 1: the record has no "
+        r"sample_id",
+    ) as info:
         load(path, options=LoadOptions(format="every-eval-ever"))
     assert "instance_level_eval.schema.json" in (info.value.hint or "")
 
@@ -155,14 +165,20 @@ def test_eee_helm_trials_as_runs_against_helm_per_instance_stats() -> None:
         model = "simple/" + run.name.split("model=simple_")[1].split(",")[0]
         for entry in json.loads((run / "per_instance_stats.json").read_text()):
             for stat in entry["stats"]:
-                name = f'{stat["name"]["name"]}:{stat["name"]["split"]}'
-                helm[(model, name, entry["instance_id"],
-                      entry["train_trial_index"] + 1)] = stat["mean"]
-    got = {(s, m, i, r): v for s, m, i, r, v in
-           zip(frame["system"], frame["metric"], frame["item"], frame["run"], frame["score"])}
+                name = f"{stat['name']['name']}:{stat['name']['split']}"
+                helm[(model, name, entry["instance_id"], entry["train_trial_index"] + 1)] = stat[
+                    "mean"
+                ]
+    got = {
+        (s, m, i, r): v
+        for s, m, i, r, v in zip(
+            frame["system"], frame["metric"], frame["item"], frame["run"], frame["score"]
+        )
+    }
     assert got == helm
-    assert any("HELM's converter writes one record per train trial" in p.message
-               for p in result.problems)
+    assert any(
+        "HELM's converter writes one record per train trial" in p.message for p in result.problems
+    )
 
 
 def test_eee_lm_eval_placeholders_excluded_against_the_lm_eval_samples() -> None:
@@ -214,5 +230,7 @@ def test_eee_second_evaluation_adds_runs(tmp_path: Path) -> None:
     by_run = {run: dict(zip(rows["item"], rows["score"])) for run, rows in good.groupby("run")}
     alone = {
         json.loads(line)["sample_id"]: float(json.loads(line)["evaluation"]["score"])
-        for path in rerun.rglob("*_samples.jsonl") for line in path.read_text().splitlines()}
+        for path in rerun.rglob("*_samples.jsonl")
+        for line in path.read_text().splitlines()
+    }
     assert alone in by_run.values()

@@ -53,18 +53,28 @@ def suite(tmp_path: Path) -> Path:
     return dst
 
 
-def _minimal_run(folder: Path, entries: list[dict[str, Any]], *, name: str = "toy:model=a_b",
-                 model: str = "a/b") -> Path:
+def _minimal_run(
+    folder: Path, entries: list[dict[str, Any]], *, name: str = "toy:model=a_b", model: str = "a/b"
+) -> Path:
     folder.mkdir(parents=True)
-    (folder / "run_spec.json").write_text(json.dumps(
-        {"name": name, "adapter_spec": {"model": model, "model_deployment": model}}))
+    (folder / "run_spec.json").write_text(
+        json.dumps({"name": name, "adapter_spec": {"model": model, "model_deployment": model}})
+    )
     (folder / "per_instance_stats.json").write_text(json.dumps(entries, indent=2))
     return folder
 
 
 def _stat(name: str, mean: Any = 1.0, **extra: Any) -> dict[str, Any]:
-    return {"name": {"name": name, "split": "test"}, "count": 1, "sum": mean,
-            "sum_squared": 1, "min": mean, "max": mean, "mean": mean, **extra}
+    return {
+        "name": {"name": name, "split": "test"},
+        "count": 1,
+        "sum": mean,
+        "sum_squared": 1,
+        "min": mean,
+        "max": mean,
+        "mean": mean,
+        **extra,
+    }
 
 
 # --------------------------------------------------------------------------- sniffing
@@ -85,8 +95,9 @@ def test_helm_sniff_rejects_other_folders_and_files(tmp_path: Path) -> None:
     (tmp_path / "a" / "scores.csv").write_text("system,item,score\n")
     assert not ADAPTER.sniff(tmp_path, None)
     deep = tmp_path / "d1" / "d2" / "d3" / "d4"
-    _minimal_run(deep, [{"instance_id": "id1", "train_trial_index": 0,
-                         "stats": [_stat("exact_match")]}])
+    _minimal_run(
+        deep, [{"instance_id": "id1", "train_trial_index": 0, "stats": [_stat("exact_match")]}]
+    )
     assert not ADAPTER.sniff(tmp_path, None)  # run folder 4 levels down
     assert ADAPTER.sniff(tmp_path / "d1", None)  # 3 levels down
     stats = PLAIN1 / "stats.json"
@@ -119,8 +130,16 @@ def test_helm_read_counts_against_independent_json_count() -> None:
 
 def test_helm_read_columns_and_dtypes() -> None:
     frame = _read(OUTPUT).frame
-    assert list(frame.columns) == ["system", "dataset", "metric", "item", "run", "score",
-                                   SOURCE_FILE, SOURCE_LINE]
+    assert list(frame.columns) == [
+        "system",
+        "dataset",
+        "metric",
+        "item",
+        "run",
+        "score",
+        SOURCE_FILE,
+        SOURCE_LINE,
+    ]
     assert frame["score"].dtype == np.float64
     assert frame["run"].dtype == np.int64
     assert frame[SOURCE_LINE].dtype == np.int64
@@ -134,9 +153,13 @@ def test_helm_read_maps_system_dataset_and_item() -> None:
     assert set(frame["system"]) == {"simple/model1", "simple/model2"}
     assert result.system_attributes == {
         "simple/model1": {"model_deployment": "simple/model1"},
-        "simple/model2": {"model_deployment": "local/parity-v1"}}
-    assert set(frame["dataset"]) == {"simple_mcqa", "simple_mcqa:data_augmentation=lower",
-                                     "simple_mcqa:num_train_trials=3"}
+        "simple/model2": {"model_deployment": "local/parity-v1"},
+    }
+    assert set(frame["dataset"]) == {
+        "simple_mcqa",
+        "simple_mcqa:data_augmentation=lower",
+        "simple_mcqa:num_train_trials=3",
+    }
     for run in RUNS:
         spec = _load(run / "run_spec.json")
         rows = frame[frame[SOURCE_FILE] == str(run / "per_instance_stats.json")]
@@ -180,8 +203,12 @@ def test_helm_read_train_trials_map_to_run() -> None:
     assert set(frame.loc[frame["dataset"] != "simple_mcqa:num_train_trials=3", "run"]) == {0}
     # each row's run is the entry's train_trial_index in the file
     entries = _load(TRIALS2 / "per_instance_stats.json")
-    expected = Counter((e["instance_id"], e["train_trial_index"]) for e in entries
-                       for s in e["stats"] if s["count"] > 0)
+    expected = Counter(
+        (e["instance_id"], e["train_trial_index"])
+        for e in entries
+        for s in e["stats"]
+        if s["count"] > 0
+    )
     rows = frame[frame[SOURCE_FILE] == str(TRIALS2 / "per_instance_stats.json")]
     assert Counter(zip(rows["item"], rows["run"], strict=True)) == expected
 
@@ -189,9 +216,13 @@ def test_helm_read_train_trials_map_to_run() -> None:
 def test_helm_read_perturbation_qualifies_the_metric() -> None:
     frame = _read(LOWER2).frame
     assert set(frame["metric"]) == {
-        "exact_match", "quasi_exact_match", "num_prompt_tokens",
-        "exact_match|perturbation=lowercase", "quasi_exact_match|perturbation=lowercase",
-        "num_prompt_tokens|perturbation=lowercase"}
+        "exact_match",
+        "quasi_exact_match",
+        "num_prompt_tokens",
+        "exact_match|perturbation=lowercase",
+        "quasi_exact_match|perturbation=lowercase",
+        "num_prompt_tokens|perturbation=lowercase",
+    }
     entries = _load(LOWER2 / "per_instance_stats.json")
     for entry in entries:
         perturbed = entry.get("perturbation") is not None
@@ -201,12 +232,15 @@ def test_helm_read_perturbation_qualifies_the_metric() -> None:
         assert list(row["score"]) == [stat["mean"]]
     # perturbed and original copies share item ids, so they pair up
     original = set(frame.loc[frame["metric"] == "exact_match", "item"])
-    assert set(frame.loc[frame["metric"] == "exact_match|perturbation=lowercase",
-                         "item"]) == original
+    assert (
+        set(frame.loc[frame["metric"] == "exact_match|perturbation=lowercase", "item"]) == original
+    )
     # the parity client errs on lower-cased questions about multiples of 4 (id38 = 48)
     pick = frame[(frame["item"] == "id38") & frame["metric"].str.startswith("exact_match")]
     assert dict(zip(pick["metric"], pick["score"], strict=True)) == {
-        "exact_match": 1.0, "exact_match|perturbation=lowercase": 0.0}
+        "exact_match": 1.0,
+        "exact_match|perturbation=lowercase": 0.0,
+    }
 
 
 def test_helm_read_run_folder_file_and_run_spec_agree() -> None:
@@ -231,29 +265,52 @@ def test_helm_read_model_with_two_deployments_gets_two_systems(suite: Path) -> N
     spec["adapter_spec"]["model_deployment"] = "local/parity-v2"
     spec_path.write_text(json.dumps(spec))
     result = _read(suite)
-    assert set(result.frame["system"]) == {"simple/model1", "simple/model2@local/parity-v1",
-                                           "simple/model2@local/parity-v2"}
+    assert set(result.frame["system"]) == {
+        "simple/model1",
+        "simple/model2@local/parity-v1",
+        "simple/model2@local/parity-v2",
+    }
     assert result.system_attributes["simple/model2@local/parity-v2"] == {
-        "model_deployment": "local/parity-v2"}
+        "model_deployment": "local/parity-v2"
+    }
 
 
 def test_helm_read_split_sub_split_seed_and_sum(tmp_path: Path) -> None:
     valid = {"name": "exact_match", "split": "valid", "sub_split": "toxic"}
     entries = [
-        {"instance_id": "id1", "train_trial_index": 0,
-         "stats": [{"name": valid, "count": 2, "sum": 1.0}]},
-        {"instance_id": "id2", "train_trial_index": 0,
-         "perturbation": {"name": "typo", "robustness": True, "computed_on": "perturbed",
-                          "seed": 3},
-         "stats": [{"name": {"name": "exact_match", "split": "test",
-                             "perturbation": {"name": "typo", "computed_on": "worst"}},
-                    "count": 1, "mean": 1}]},
+        {
+            "instance_id": "id1",
+            "train_trial_index": 0,
+            "stats": [{"name": valid, "count": 2, "sum": 1.0}],
+        },
+        {
+            "instance_id": "id2",
+            "train_trial_index": 0,
+            "perturbation": {
+                "name": "typo",
+                "robustness": True,
+                "computed_on": "perturbed",
+                "seed": 3,
+            },
+            "stats": [
+                {
+                    "name": {
+                        "name": "exact_match",
+                        "split": "test",
+                        "perturbation": {"name": "typo", "computed_on": "worst"},
+                    },
+                    "count": 1,
+                    "mean": 1,
+                }
+            ],
+        },
     ]
     frame = _read(_minimal_run(tmp_path / "run", entries)).frame
     rows = frame.to_dict("records")
     assert [(r["dataset"], r["metric"], r["item"], r["score"]) for r in rows] == [
         ("toy|split=valid", "exact_match", "id1", 0.5),
-        ("toy", "exact_match|perturbation=typo|computed_on=worst", "id2|seed=3", 1.0)]
+        ("toy", "exact_match|perturbation=typo|computed_on=worst", "id2|seed=3", 1.0),
+    ]
     assert frame["sub_split"].iloc[0] == "toxic" and pd.isna(frame["sub_split"].iloc[1])
 
 
@@ -280,8 +337,11 @@ def test_helm_read_empty_list_warns(tmp_path: Path) -> None:
 
 def test_helm_read_missing_run_spec(suite: Path) -> None:
     (suite / PLAIN1.name / "run_spec.json").unlink()
-    with pytest.raises(InputError, match=r"run_spec\.json is missing next to "
-                                         r"per_instance_stats\.json") as info:
+    with pytest.raises(
+        InputError,
+        match=r"run_spec\.json is missing next to "
+        r"per_instance_stats\.json",
+    ) as info:
         _read(suite)
     assert info.value.location is not None
     assert info.value.location.file == str(suite / PLAIN1.name / "run_spec.json")
@@ -291,8 +351,11 @@ def test_helm_read_missing_run_spec(suite: Path) -> None:
 def test_helm_read_per_instance_stats_not_a_list(tmp_path: Path) -> None:
     run = _minimal_run(tmp_path / "run", [])
     (run / "per_instance_stats.json").write_text('{"instance_id": "id1"}')
-    with pytest.raises(InputError, match=r"per_instance_stats\.json holds a JSON object, "
-                                         r"expected a list") as info:
+    with pytest.raises(
+        InputError,
+        match=r"per_instance_stats\.json holds a JSON object, "
+        r"expected a list",
+    ) as info:
         _read(run)
     assert info.value.location is not None and info.value.location.line == 1
 
@@ -316,29 +379,47 @@ def test_helm_read_non_numeric_mean(suite: Path) -> None:
     entries = _load(path)
     entries[0]["stats"][0]["mean"] = "high"
     path.write_text(json.dumps(entries, indent=2))
-    with pytest.raises(InputError, match=r"stat 1 \('num_prompt_tokens'\): mean = 'high' is not "
-                                         r"a number") as info:
+    with pytest.raises(
+        InputError,
+        match=r"stat 1 \('num_prompt_tokens'\): mean = 'high' is not "
+        r"a number",
+    ) as info:
         _read(suite)
     assert info.value.location is not None and info.value.location.line == 2
 
 
-@pytest.mark.parametrize(("mutate", "message"), [
-    (lambda e: e[0].pop("instance_id"), r"entry 1 has no instance_id"),
-    (lambda e: e[0].update(train_trial_index="zero"),
-     r"entry 1: train_trial_index = 'zero' is not a non-negative whole number"),
-    (lambda e: e[0].update(stats={"exact_match": 1}),
-     r"entry 1 \(instance 'id60'\): 'stats' is object, expected a list"),
-    (lambda e: e.__setitem__(0, ["id60"]), r"entry 1 is a JSON list, expected an object"),
-    (lambda e: e[0]["stats"][0].update(count=-1),
-     r"stat 1 \('num_prompt_tokens'\): count = -1 is not a non-negative number"),
-    (lambda e: e[0]["stats"][0].pop("mean") and e[0]["stats"][0].pop("sum"),
-     r"stat 1 \('num_prompt_tokens'\) has no mean"),
-    (lambda e: e[0]["stats"][0]["name"].update(perturbation={"robustness": True}),
-     r"stat 1 \('num_prompt_tokens'\): the perturbation has no name"),
-    (lambda e: e[0]["stats"][0]["name"].update(split=3), r"split = 3 is not text"),
-    (lambda e: e[0].update(perturbation="lower"),
-     r"entry 1: 'perturbation' is string, expected an object"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda e: e[0].pop("instance_id"), r"entry 1 has no instance_id"),
+        (
+            lambda e: e[0].update(train_trial_index="zero"),
+            r"entry 1: train_trial_index = 'zero' is not a non-negative whole number",
+        ),
+        (
+            lambda e: e[0].update(stats={"exact_match": 1}),
+            r"entry 1 \(instance 'id60'\): 'stats' is object, expected a list",
+        ),
+        (lambda e: e.__setitem__(0, ["id60"]), r"entry 1 is a JSON list, expected an object"),
+        (
+            lambda e: e[0]["stats"][0].update(count=-1),
+            r"stat 1 \('num_prompt_tokens'\): count = -1 is not a non-negative number",
+        ),
+        (
+            lambda e: e[0]["stats"][0].pop("mean") and e[0]["stats"][0].pop("sum"),
+            r"stat 1 \('num_prompt_tokens'\) has no mean",
+        ),
+        (
+            lambda e: e[0]["stats"][0]["name"].update(perturbation={"robustness": True}),
+            r"stat 1 \('num_prompt_tokens'\): the perturbation has no name",
+        ),
+        (lambda e: e[0]["stats"][0]["name"].update(split=3), r"split = 3 is not text"),
+        (
+            lambda e: e[0].update(perturbation="lower"),
+            r"entry 1: 'perturbation' is string, expected an object",
+        ),
+    ],
+)
 def test_helm_read_malformed_entries(suite: Path, mutate: Any, message: str) -> None:
     path = suite / PLAIN1.name / "per_instance_stats.json"
     entries = _load(path)
@@ -374,13 +455,18 @@ def test_helm_read_empty_per_instance_stats_file(tmp_path: Path) -> None:
         _read(run)
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ([], r"run_spec\.json holds a JSON list, expected an object"),
-    ({"adapter_spec": {"model": "a/b"}}, r"run_spec\.json has no run name"),
-    ({"name": "toy:model=a_b"}, r"run_spec\.json has no 'adapter_spec' object"),
-    ({"name": "toy:model=a_b", "adapter_spec": {"model": ""}},
-     r"run_spec\.json names no model"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ([], r"run_spec\.json holds a JSON list, expected an object"),
+        ({"adapter_spec": {"model": "a/b"}}, r"run_spec\.json has no run name"),
+        ({"name": "toy:model=a_b"}, r"run_spec\.json has no 'adapter_spec' object"),
+        (
+            {"name": "toy:model=a_b", "adapter_spec": {"model": ""}},
+            r"run_spec\.json names no model",
+        ),
+    ],
+)
 def test_helm_read_malformed_run_spec(tmp_path: Path, spec: Any, message: str) -> None:
     run = _minimal_run(tmp_path / "run", [])
     (run / "run_spec.json").write_text(json.dumps(spec))
@@ -402,20 +488,29 @@ def test_helm_read_same_run_in_two_suites(tmp_path: Path) -> None:
 
 
 def test_helm_read_other_files_of_a_run_folder(suite: Path) -> None:
-    with pytest.raises(InputError, match=r"the HELM format reads run folders, "
-                                         r"per_instance_stats\.json or run_spec\.json, "
-                                         r"not 'stats\.json'"):
+    with pytest.raises(
+        InputError,
+        match=r"the HELM format reads run folders, "
+        r"per_instance_stats\.json or run_spec\.json, "
+        r"not 'stats\.json'",
+    ):
         _read(suite / PLAIN1.name / "stats.json")
     (suite / PLAIN1.name / "per_instance_stats.json").unlink()
-    with pytest.raises(InputError, match=r"per_instance_stats\.json is missing next to "
-                                         r"run_spec\.json"):
+    with pytest.raises(
+        InputError,
+        match=r"per_instance_stats\.json is missing next to "
+        r"run_spec\.json",
+    ):
         _read(suite / PLAIN1.name / "run_spec.json")
 
 
 def test_helm_read_folder_without_runs(tmp_path: Path) -> None:
     (tmp_path / "notes").mkdir()
-    with pytest.raises(InputError, match=r"no HELM run folder \(run_spec\.json \+ "
-                                         r"per_instance_stats\.json\) found"):
+    with pytest.raises(
+        InputError,
+        match=r"no HELM run folder \(run_spec\.json \+ "
+        r"per_instance_stats\.json\) found",
+    ):
         _read(tmp_path)
 
 
@@ -425,6 +520,8 @@ def test_helm_dataset_name_drops_only_model_arguments() -> None:
     name = "mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2"
     assert _dataset_name(name) == "mmlu:subject=anatomy,method=multiple_choice_joint"
     assert _dataset_name("simple1:model=simple_model1") == "simple1"
-    assert _dataset_name("x:model_deployment=h_gpt2,model=openai_gpt2,"
-                         "data_augmentation=lower") == "x:data_augmentation=lower"
+    assert (
+        _dataset_name("x:model_deployment=h_gpt2,model=openai_gpt2,data_augmentation=lower")
+        == "x:data_augmentation=lower"
+    )
     assert _dataset_name("plain") == "plain"

@@ -28,10 +28,15 @@ def _read(path: Path, **options: Any) -> AdapterResult:
 
 
 def _plain_means(run: Path, stat: str) -> float:
-    values = [s["mean"] for entry in json.loads((run / "per_instance_stats.json").read_text())
-              for s in entry["stats"]
-              if s["name"]["name"] == stat and "perturbation" not in s["name"]
-              and s["name"].get("split", "test") == "test" and s["count"] > 0]
+    values = [
+        s["mean"]
+        for entry in json.loads((run / "per_instance_stats.json").read_text())
+        for s in entry["stats"]
+        if s["name"]["name"] == stat
+        and "perturbation" not in s["name"]
+        and s["name"].get("split", "test") == "test"
+        and s["count"] > 0
+    ]
     return sum(values) / len(values)
 
 
@@ -71,8 +76,9 @@ def test_helm_main_metric_first_and_runtime_descriptive(tmp_path: Path) -> None:
     main = {g["name"]: g["environment"]["main_name"] for g in schema["run_groups"]}
     result = _read(suite)
     notes = {p.dataset: p.message for p in result.problems if "main metric" in p.message}
-    assert notes["narrative_qa"] == (f"HELM's main metric of this run is "
-                                     f"{main['narrative_qa']!r} (schema.json)")
+    assert notes["narrative_qa"] == (
+        f"HELM's main metric of this run is {main['narrative_qa']!r} (schema.json)"
+    )
     first = result.frame.groupby("dataset", sort=False)["metric"].first()
     assert first["narrative_qa"] == main["narrative_qa"] == "f1_score"
     assert first["mmlu:subject=philosophy,method=multiple_choice_joint"] == "exact_match"
@@ -88,9 +94,12 @@ def test_helm_eee_runs_against_plain_json() -> None:
     for run in sorted(EEE.iterdir()):
         spec = json.loads((run / "run_spec.json").read_text())
         model = spec["adapter_spec"]["model"]
-        rows = frame[(frame["_file"] == str(run / "per_instance_stats.json"))
-                     & (frame["system"] == model) & (frame["metric"] == "exact_match")
-                     & ~frame["dataset"].str.contains(r"\|split=")]
+        rows = frame[
+            (frame["_file"] == str(run / "per_instance_stats.json"))
+            & (frame["system"] == model)
+            & (frame["metric"] == "exact_match")
+            & ~frame["dataset"].str.contains(r"\|split=")
+        ]
         if len(rows):
             assert rows["score"].mean() == pytest.approx(_plain_means(run, "exact_match"))
     assert set(frame["system"]) == {"openai/gpt2", "eleutherai/pythia-1b-v0"}

@@ -15,9 +15,11 @@ from reportgen.data import AdapterResult, LoadOptions, build_score_table, load
 from reportgen.data.adapters import detect_format
 from reportgen.errors import InputError
 
-POINTER = (b"version https://git-lfs.github.com/spec/v1\n"
-           b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
-           b"size 12345\n")
+POINTER = (
+    b"version https://git-lfs.github.com/spec/v1\n"
+    b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    b"size 12345\n"
+)
 
 
 @pytest.mark.parametrize("name", ["samples.jsonl", "log.eval", "results.csv"])
@@ -49,10 +51,18 @@ def test_lfs_pointer_exits_2_from_the_cli(tmp_path: Path, capsys) -> None:
 def test_duplicate_message_has_no_numpy_repr_and_the_adapters_hint() -> None:
     import pandas as pd
 
-    frame = pd.DataFrame({"system": ["a", "a", "b"], "dataset": ["d"] * 3,
-                          "metric": ["m"] * 3, "item": ["1", "1", "1"],
-                          "score": [1.0, 0.0, 1.0], "run": [1, 1, 1],
-                          "_file": ["log.eval"] * 3, "_line": [1, 2, 3]})
+    frame = pd.DataFrame(
+        {
+            "system": ["a", "a", "b"],
+            "dataset": ["d"] * 3,
+            "metric": ["m"] * 3,
+            "item": ["1", "1", "1"],
+            "score": [1.0, 0.0, 1.0],
+            "run": [1, 1, 1],
+            "_file": ["log.eval"] * 3,
+            "_line": [1, 2, 3],
+        }
+    )
     result = AdapterResult(frame, duplicate_hint="a hint in this format's terms")
     with pytest.raises(InputError) as info:
         build_score_table([result])

@@ -54,8 +54,11 @@ def _expected_rows(samples: list[dict[str, Any]]) -> tuple[set[tuple], int]:
             continue
         for scorer, score in sample["scores"].items():
             value = score["value"]
-            pairs = ([(f"{scorer}/{k}", v) for k, v in value.items()]
-                     if isinstance(value, dict) else [(scorer, value)])
+            pairs = (
+                [(f"{scorer}/{k}", v) for k, v in value.items()]
+                if isinstance(value, dict)
+                else [(scorer, value)]
+            )
             for metric, v in pairs:
                 rows.add((metric, str(sample["id"]), sample["epoch"], _plain_value(v)))
     return rows, errored
@@ -68,16 +71,23 @@ def _json_samples(path: Path) -> list[dict[str, Any]]:
 def _zip_samples(path: Path) -> list[dict[str, Any]]:
     # stdlib zipfile reads the DEFLATE fixture; the sample entries, not the summaries
     with zipfile.ZipFile(path) as archive:
-        return [json.loads(archive.read(name)) for name in archive.namelist()
-                if name.startswith("samples/")]
+        return [
+            json.loads(archive.read(name))
+            for name in archive.namelist()
+            if name.startswith("samples/")
+        ]
 
 
 def _frame_rows(frame: pd.DataFrame) -> set[tuple]:
     return set(zip(frame["metric"], frame["item"], frame["run"], frame["score"], strict=True))
 
 
-def _copy_json_log(tmp_path: Path, mutate: Callable[[dict[str, Any]], Any],
-                   name: str = "log.json", source: str = "alpha.json") -> Path:
+def _copy_json_log(
+    tmp_path: Path,
+    mutate: Callable[[dict[str, Any]], Any],
+    name: str = "log.json",
+    source: str = "alpha.json",
+) -> Path:
     data = json.loads((JSON_DIR / source).read_text())
     mutate(data)
     path = tmp_path / name
@@ -85,10 +95,10 @@ def _copy_json_log(tmp_path: Path, mutate: Callable[[dict[str, Any]], Any],
     return path
 
 
-def _rezip(source: Path, target: Path, keep: Callable[[str], bool],
-           extra: dict[str, bytes] | None = None) -> Path:
-    with zipfile.ZipFile(source) as src, \
-            zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
+def _rezip(
+    source: Path, target: Path, keep: Callable[[str], bool], extra: dict[str, bytes] | None = None
+) -> Path:
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
             if keep(info.filename):
                 dst.writestr(info.filename, src.read(info))
@@ -100,9 +110,17 @@ def _rezip(source: Path, target: Path, keep: Callable[[str], bool],
 # --------------------------------------------------------------------------- fixtures
 
 
-@pytest.mark.parametrize("path", [
-    EVAL_DIR / "alpha.eval", EVAL_DIR / "beta.eval", EVAL_DIR / "alpha-hint.eval",
-    JSON_DIR / "alpha.json", JSON_DIR / "alpha-hint.json", DEFLATE_DIR / "alpha.eval"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        EVAL_DIR / "alpha.eval",
+        EVAL_DIR / "beta.eval",
+        EVAL_DIR / "alpha-hint.eval",
+        JSON_DIR / "alpha.json",
+        JSON_DIR / "alpha-hint.json",
+        DEFLATE_DIR / "alpha.eval",
+    ],
+)
 def test_inspect_sniff_detects_logs(path: Path) -> None:
     assert detect_format(path).name == "inspect"
 
@@ -131,7 +149,12 @@ def test_inspect_json_against_plain_json(name: str) -> None:
     assert frame["item"].nunique() == 8
     assert sorted(frame["run"].unique()) == [1, 2, 3]
     assert sorted(frame["metric"].unique()) == [
-        "answer_stats/exact", "answer_stats/length", "closeness", "graded", "match"]
+        "answer_stats/exact",
+        "answer_stats/length",
+        "closeness",
+        "graded",
+        "match",
+    ]
     assert errored == 1
     [exclusion] = [e for e in result.exclusions if e.reason == "sample errored"]
     assert (exclusion.count, exclusion.metric, exclusion.system) == (1, None, "mockllm/alpha")
@@ -148,12 +171,15 @@ def test_inspect_deflate_eval_against_plain_zipfile() -> None:
 
 def test_inspect_eval_and_json_give_the_same_table() -> None:
     for name in ("alpha", "alpha-hint"):
-        frames = [_read(p).frame.drop(columns="_file")
-                  for p in (EVAL_DIR / f"{name}.eval", JSON_DIR / f"{name}.json")]
+        frames = [
+            _read(p).frame.drop(columns="_file")
+            for p in (EVAL_DIR / f"{name}.eval", JSON_DIR / f"{name}.json")
+        ]
         pd.testing.assert_frame_equal(frames[0], frames[1])
     deflate = _read(DEFLATE_DIR / "alpha.eval").frame.drop(columns="_file")
-    pd.testing.assert_frame_equal(deflate, _read(JSON_DIR / "alpha.json").frame
-                                  .drop(columns="_file"))
+    pd.testing.assert_frame_equal(
+        deflate, _read(JSON_DIR / "alpha.json").frame.drop(columns="_file")
+    )
 
 
 def test_inspect_zstd_eval_against_archive_listing() -> None:
@@ -161,8 +187,11 @@ def test_inspect_zstd_eval_against_archive_listing() -> None:
     path = EVAL_DIR / "beta.eval"
     with zipfile.ZipFile(path) as archive:
         assert {i.compress_type for i in archive.infolist()} == {93}  # Zstandard
-        keys = {tuple(n[len("samples/"):-len(".json")].split("_epoch_"))
-                for n in archive.namelist() if n.startswith("samples/")}
+        keys = {
+            tuple(n[len("samples/") : -len(".json")].split("_epoch_"))
+            for n in archive.namelist()
+            if n.startswith("samples/")
+        }
     frame = _read(path).frame
     assert set(zip(frame["item"], frame["run"].astype(str), strict=True)) | {("5", "2")} == keys
     assert len(keys) == 24  # 8 samples x 3 epochs, sample 5 errored in epoch 2
@@ -170,8 +199,16 @@ def test_inspect_zstd_eval_against_archive_listing() -> None:
 
 def test_inspect_frame_columns_and_dtypes() -> None:
     frame = _read(EVAL_DIR / "alpha.eval").frame
-    assert list(frame.columns) == ["system", "dataset", "metric", "item", "score", "run",
-                                   "_file", "_line"]
+    assert list(frame.columns) == [
+        "system",
+        "dataset",
+        "metric",
+        "item",
+        "score",
+        "run",
+        "_file",
+        "_line",
+    ]
     assert frame["score"].dtype == "float64"
     assert frame["run"].dtype == "int64"
     assert frame["_line"].dtype == "int64"
@@ -184,8 +221,11 @@ def test_inspect_frame_columns_and_dtypes() -> None:
 
 def test_inspect_score_values_cover_inspect_letters() -> None:
     samples = _json_samples(JSON_DIR / "alpha.json")
-    letters = {s["scores"]["graded"]["value"] for s in samples
-               if not s.get("error") and "graded" in s["scores"]}
+    letters = {
+        s["scores"]["graded"]["value"]
+        for s in samples
+        if not s.get("error") and "graded" in s["scores"]
+    }
     assert letters == {"C", "I", "P", "N"}
     frame = _read(JSON_DIR / "alpha.json").frame
     assert set(frame.loc[frame["metric"] == "graded", "score"]) == {1.0, 0.0, 0.5}
@@ -196,9 +236,14 @@ def test_inspect_folder_names_systems_that_share_a_model() -> None:
     result = _read(EVAL_DIR)
     # alpha.eval and alpha-hint.eval share model mockllm/alpha and differ in task_args
     assert sorted(result.frame["system"].unique()) == [
-        "mockllm/alpha (hint=False)", "mockllm/alpha (hint=True)", "mockllm/beta"]
+        "mockllm/alpha (hint=False)",
+        "mockllm/alpha (hint=True)",
+        "mockllm/beta",
+    ]
     assert result.system_attributes["mockllm/alpha (hint=True)"] == {
-        "model": "mockllm/alpha", "hint": "True"}
+        "model": "mockllm/alpha",
+        "hint": "True",
+    }
     assert result.system_attributes["mockllm/beta"] == {"model": "mockllm/beta"}
     per_system = result.frame.groupby("system").size()
     assert (per_system == 5 * 23 - 3).all()  # 5 metrics x 23 samples, 3 without graded
@@ -206,7 +251,8 @@ def test_inspect_folder_names_systems_that_share_a_model() -> None:
     eval_alpha = result.frame[result.frame["system"] != "mockllm/beta"]
     pd.testing.assert_frame_equal(
         json_folder.sort_values(KEY).reset_index(drop=True),
-        eval_alpha.drop(columns="_file").sort_values(KEY).reset_index(drop=True))
+        eval_alpha.drop(columns="_file").sort_values(KEY).reset_index(drop=True),
+    )
 
 
 def test_inspect_exclusions_count_errored_and_unscored_samples() -> None:
@@ -234,8 +280,10 @@ def test_inspect_same_configuration_is_one_system(tmp_path: Path) -> None:
     assert set(result.frame["system"]) == {"mockllm/alpha"}
     assert result.frame["item"].nunique() == 8
     [problem] = result.problems
-    assert problem.severity == "info" and "score different samples and are read as one " \
-        "run: a.json, b.json" in problem.message
+    assert (
+        problem.severity == "info"
+        and "score different samples and are read as one run: a.json, b.json" in problem.message
+    )
     # disjoint samples: one run, the log's own epochs
     assert set(result.frame["run"]) == {1, 2, 3}
 
@@ -252,17 +300,20 @@ def test_inspect_labels_with_generate_config(tmp_path: Path) -> None:
 
 def test_inspect_summaries_fall_back_to_sample_entries(tmp_path: Path) -> None:
     source = DEFLATE_DIR / "alpha.eval"
-    target = _rezip(source, tmp_path / "nosummaries.eval",
-                    lambda n: "summaries" not in n)
-    pd.testing.assert_frame_equal(_read(target).frame.drop(columns="_file"),
-                                  _read(source).frame.drop(columns="_file"))
+    target = _rezip(source, tmp_path / "nosummaries.eval", lambda n: "summaries" not in n)
+    pd.testing.assert_frame_equal(
+        _read(target).frame.drop(columns="_file"), _read(source).frame.drop(columns="_file")
+    )
 
 
 def test_inspect_running_log_reads_journal_with_warning(tmp_path: Path) -> None:
     # a log still being written: _journal/start.json and journal summaries only
     source = DEFLATE_DIR / "alpha.eval"
-    target = _rezip(source, tmp_path / "running.eval",
-                    lambda n: n not in ("header.json", "summaries.json", "reductions.json"))
+    target = _rezip(
+        source,
+        tmp_path / "running.eval",
+        lambda n: n not in ("header.json", "summaries.json", "reductions.json"),
+    )
     result = _read(target)
     expected, _ = _expected_rows(_zip_samples(source))
     assert _frame_rows(result.frame) == expected
@@ -278,8 +329,12 @@ def test_inspect_rerun_sample_last_entry_wins(tmp_path: Path) -> None:
     rerun = copy.deepcopy(next(s for s in summaries if s["id"] == 5 and s["epoch"] == 2))
     rerun["error"] = None
     rerun["scores"] = {"match": {"value": "C"}}
-    target = _rezip(source, tmp_path / "rerun.eval", lambda n: n != "summaries.json",
-                    {"summaries.json": json.dumps([*summaries, rerun]).encode()})
+    target = _rezip(
+        source,
+        tmp_path / "rerun.eval",
+        lambda n: n != "summaries.json",
+        {"summaries.json": json.dumps([*summaries, rerun]).encode()},
+    )
     result = _read(target)
     frame = result.frame
     again = frame[(frame["item"] == "5") & (frame["run"] == 2)]
@@ -297,8 +352,7 @@ def test_inspect_score_on_error_keeps_scores(tmp_path: Path) -> None:
     frame = result.frame
     assert list(frame.loc[(frame["item"] == "5") & (frame["run"] == 2), "score"]) == [0.0]
     assert not any(e.reason == "sample errored" for e in result.exclusions)
-    assert any(p.severity == "info" and "score_on_error" in p.message
-               for p in result.problems)
+    assert any(p.severity == "info" and "score_on_error" in p.message for p in result.problems)
 
 
 def test_inspect_legacy_single_score(tmp_path: Path) -> None:
@@ -332,9 +386,22 @@ def test_score_value_to_float_against_inspect_value_to_float() -> None:
     # inspect_ai.scorer._metric.value_to_float(): CORRECT "C" -> 1, PARTIAL "P" -> 0.5,
     # INCORRECT "I" / NOANSWER "N" -> 0, numbers cast, "yes"/"true" -> 1, "no"/"false"
     # -> 0 (lower-cased), finite numeric strings parsed
-    cases = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, True: 1.0, False: 0.0, 3: 3.0,
-             0.25: 0.25, "YES": 1.0, "true": 1.0, "No": 0.0, "false": 0.0, "2.5": 2.5,
-             "-1e3": -1000.0}
+    cases = {
+        "C": 1.0,
+        "I": 0.0,
+        "P": 0.5,
+        "N": 0.0,
+        True: 1.0,
+        False: 0.0,
+        3: 3.0,
+        0.25: 0.25,
+        "YES": 1.0,
+        "true": 1.0,
+        "No": 0.0,
+        "false": 0.0,
+        "2.5": 2.5,
+        "-1e3": -1000.0,
+    }
     for value, expected in cases.items():
         assert score_value_to_float(value) == expected, value
     assert math.isnan(score_value_to_float(None))
@@ -353,8 +420,11 @@ def test_inspect_zip_that_is_not_a_log(tmp_path: Path) -> None:
     path = tmp_path / "results.eval"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("data.csv", "system,item,score\n")
-    with pytest.raises(InputError, match=r"not an Inspect log: the archive has neither "
-                                         r"header\.json nor _journal/start\.json"):
+    with pytest.raises(
+        InputError,
+        match=r"not an Inspect log: the archive has neither "
+        r"header\.json nor _journal/start\.json",
+    ):
         _read(path)
 
 
@@ -372,16 +442,29 @@ def test_inspect_truncated_zip(tmp_path: Path, source: Path) -> None:
     data = source.read_bytes()
     path.write_bytes(data[: len(data) // 2])
     assert detect_format(path).name == "inspect"
-    with pytest.raises(InputError, match=r"cut\.eval: the \.eval archive is truncated or "
-                                         r"corrupt.*\n  hint: .*inspect log recover"):
+    with pytest.raises(
+        InputError,
+        match=r"cut\.eval: the \.eval archive is truncated or "
+        r"corrupt.*\n  hint: .*inspect log recover",
+    ):
         _read(path)
 
 
-@pytest.mark.parametrize(("source", "message"), [
-    (DEFLATE_DIR / "alpha.eval", r"cannot read the archive entry \(Error -3 while "
-                                 r"decompressing data"),
-    (EVAL_DIR / "beta.eval", r"cannot decompress the archive entry \(decompression error: "
-                             r"Data corruption detected")])
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            DEFLATE_DIR / "alpha.eval",
+            r"cannot read the archive entry \(Error -3 while "
+            r"decompressing data",
+        ),
+        (
+            EVAL_DIR / "beta.eval",
+            r"cannot decompress the archive entry \(decompression error: "
+            r"Data corruption detected",
+        ),
+    ],
+)
 def test_inspect_corrupt_entry(tmp_path: Path, source: Path, message: str) -> None:
     path = tmp_path / "bad.eval"
     data = bytearray(source.read_bytes())
@@ -396,9 +479,13 @@ def test_inspect_corrupt_entry(tmp_path: Path, source: Path, message: str) -> No
         _read(path)
 
 
-@pytest.mark.parametrize(("source", "message"), [
-    (DEFLATE_DIR / "alpha.eval", r"cannot read the archive entry \(Bad CRC-32"),
-    (EVAL_DIR / "beta.eval", r"the archive entry fails its CRC check")])
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (DEFLATE_DIR / "alpha.eval", r"cannot read the archive entry \(Bad CRC-32"),
+        (EVAL_DIR / "beta.eval", r"the archive entry fails its CRC check"),
+    ],
+)
 def test_inspect_entry_with_wrong_crc(tmp_path: Path, source: Path, message: str) -> None:
     # change the CRC-32 that the central directory records for summaries.json
     # (central directory header: signature PK\1\2, CRC-32 at offset 16, APPNOTE 4.3.12)
@@ -408,7 +495,7 @@ def test_inspect_entry_with_wrong_crc(tmp_path: Path, source: Path, message: str
     while True:
         record = data.find(b"PK\x01\x02", record + 1)
         assert record >= 0
-        if data[record + 46: record + 46 + len(name)] == name:
+        if data[record + 46 : record + 46 + len(name)] == name:
             break
     data[record + 16] ^= 0xFF
     path = tmp_path / "crc.eval"
@@ -420,8 +507,11 @@ def test_inspect_entry_with_wrong_crc(tmp_path: Path, source: Path, message: str
 def test_inspect_json_with_missing_keys(tmp_path: Path) -> None:
     path = tmp_path / "log.json"
     path.write_text(json.dumps({"version": 2, "samples": []}))
-    with pytest.raises(InputError, match=r"log\.json: not an Inspect log: the JSON object "
-                                         r"lacks the key\(s\) 'status', 'eval'"):
+    with pytest.raises(
+        InputError,
+        match=r"log\.json: not an Inspect log: the JSON object "
+        r"lacks the key\(s\) 'status', 'eval'",
+    ):
         _read(path)
 
 
@@ -444,9 +534,12 @@ def test_inspect_unknown_score_value(tmp_path: Path) -> None:
         data["samples"][3]["scores"]["match"]["value"] = "maybe"
 
     path = _copy_json_log(tmp_path, maybe)
-    with pytest.raises(InputError, match=r"log\.json: sample '4', epoch 1 \(record 4\): "
-                                         r"score 'match' has value 'maybe', which is not "
-                                         r"a score\n  hint: Inspect score values"):
+    with pytest.raises(
+        InputError,
+        match=r"log\.json: sample '4', epoch 1 \(record 4\): "
+        r"score 'match' has value 'maybe', which is not "
+        r"a score\n  hint: Inspect score values",
+    ):
         _read(path)
 
 
@@ -460,8 +553,9 @@ def test_inspect_list_score_value(tmp_path: Path) -> None:
 
 
 def test_inspect_score_without_value(tmp_path: Path) -> None:
-    path = _copy_json_log(tmp_path,
-                          lambda data: data["samples"][0]["scores"]["closeness"].pop("value"))
+    path = _copy_json_log(
+        tmp_path, lambda data: data["samples"][0]["scores"]["closeness"].pop("value")
+    )
     with pytest.raises(InputError, match=r"the score of scorer 'closeness' has no 'value'"):
         _read(path)
 
@@ -477,22 +571,30 @@ def test_inspect_unfinished_log_without_samples(tmp_path: Path) -> None:
         data["status"] = "started"
         data["samples"] = []
 
-    with pytest.raises(InputError, match=r"holds no samples: the eval has not finished "
-                                         r"\(status 'started'\)"):
+    with pytest.raises(
+        InputError,
+        match=r"holds no samples: the eval has not finished "
+        r"\(status 'started'\)",
+    ):
         _read(_copy_json_log(tmp_path, started))
 
 
 def test_inspect_finished_log_without_samples(tmp_path: Path) -> None:
     path = _copy_json_log(tmp_path, lambda data: data.pop("samples"))
-    with pytest.raises(InputError, match=r"the log holds no samples\n  hint: .*"
-                                         r"--no-log-samples"):
+    with pytest.raises(
+        InputError,
+        match=r"the log holds no samples\n  hint: .*"
+        r"--no-log-samples",
+    ):
         _read(path)
 
 
 def test_inspect_eval_header_only(tmp_path: Path) -> None:
-    target = _rezip(DEFLATE_DIR / "alpha.eval", tmp_path / "header.eval",
-                    lambda n: not n.startswith(("samples/", "_journal/summaries"))
-                    and n != "summaries.json")
+    target = _rezip(
+        DEFLATE_DIR / "alpha.eval",
+        tmp_path / "header.eval",
+        lambda n: not n.startswith(("samples/", "_journal/summaries")) and n != "summaries.json",
+    )
     with pytest.raises(InputError, match=r"header\.eval: the log holds no samples"):
         _read(target)
 
@@ -514,8 +616,11 @@ def test_inspect_all_samples_errored(tmp_path: Path) -> None:
             sample["scores"] = {}
 
     # the only log has nothing to keep: an error (next to good logs it is skipped)
-    with pytest.raises(InputError, match=r"no sample of the log has a score "
-                                         r"\(24 errored, 0 unscored\)") as info:
+    with pytest.raises(
+        InputError,
+        match=r"no sample of the log has a score "
+        r"\(24 errored, 0 unscored\)",
+    ) as info:
         _read(_copy_json_log(tmp_path, all_errored))
     assert "inspect eval-retry" in (info.value.hint or "")
 
@@ -525,16 +630,25 @@ def test_inspect_fixture_folder_loads_into_score_table() -> None:
 
     table = load(EVAL_DIR)
     assert sorted(table.systems) == [
-        "mockllm/alpha (hint=False)", "mockllm/alpha (hint=True)", "mockllm/beta"]
+        "mockllm/alpha (hint=False)",
+        "mockllm/alpha (hint=True)",
+        "mockllm/beta",
+    ]
     assert table.datasets == ("arith",)
-    assert set(table.metrics) == {"match", "graded", "closeness", "answer_stats/exact",
-                                  "answer_stats/length"}
+    assert set(table.metrics) == {
+        "match",
+        "graded",
+        "closeness",
+        "answer_stats/exact",
+        "answer_stats/length",
+    }
     assert table.metrics["match"].modality == "binary"
 
 
 def test_inspect_logs_given_as_separate_files_are_named_together() -> None:
     # two logs of one model that differ in a task argument, passed as two inputs
     from reportgen.data import load
+
     table = load([EVAL_DIR / "alpha.eval", EVAL_DIR / "alpha-hint.eval"])
     assert set(table.systems) == {"mockllm/alpha (hint=False)", "mockllm/alpha (hint=True)"}
     folder = load(EVAL_DIR)

@@ -46,8 +46,9 @@ def _header(path: Path) -> dict[str, Any]:
                 name, extra = struct.unpack("<HH", archive.fp.read(4))  # type: ignore[union-attr]
                 archive.fp.seek(info.header_offset + 30 + name + extra)  # type: ignore[union-attr]
                 raw = archive.fp.read(info.compress_size)  # type: ignore[union-attr]
-                return json.loads(zstandard.ZstdDecompressor().decompress(
-                    raw, max_output_size=info.file_size))
+                return json.loads(
+                    zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
+                )
             return json.loads(archive.read(info))
     return json.loads(path.read_text())
 
@@ -70,8 +71,7 @@ def test_inspect_arc_two_models_against_plain_json_and_inspect_accuracy() -> Non
         log = json.loads(path.read_text())
         system = log["eval"]["model"]
         rows = result.frame[result.frame["system"] == system]
-        expected = {str(s["id"]): LETTERS[s["scores"]["choice"]["value"]]
-                    for s in log["samples"]}
+        expected = {str(s["id"]): LETTERS[s["scores"]["choice"]["value"]] for s in log["samples"]}
         assert dict(zip(rows["item"], rows["score"])) == expected
         assert set(rows["metric"]) == {"choice"} and set(rows["run"]) == {1}
         assert rows["score"].mean() == pytest.approx(_accuracy(log), abs=1e-12)
@@ -137,17 +137,18 @@ def test_inspect_cancelled_empty_log_is_skipped_next_to_good_ones() -> None:
     result = _read(CANCELLED)
     [skipped] = result.skipped
     assert Path(skipped.path).name == "2025-05-12T20-28-13-04-00_no-samples.json"
-    assert skipped.reason == ("the log holds no samples: the eval was cancelled "
-                              "(status 'cancelled')")
+    assert skipped.reason == (
+        "the log holds no samples: the eval was cancelled (status 'cancelled')"
+    )
     assert skipped.format == "inspect"
     assert set(result.frame["dataset"]) == {"popularity", "security_guide"}
     table = load(CANCELLED, min_systems=1)
     assert [s.path for s in table.skipped_inputs] == [skipped.path]
     assert table.summary()["skipped_inputs"] == [skipped.to_dict()]
-    assert any(p.message.startswith("skipped: the log holds no samples")
-               for p in table.problems)
-    with pytest.raises(InputError, match="the log holds no samples: the eval was cancelled"
-                       ) as info:
+    assert any(p.message.startswith("skipped: the log holds no samples") for p in table.problems)
+    with pytest.raises(
+        InputError, match="the log holds no samples: the eval was cancelled"
+    ) as info:
         _read(CANCELLED, strict_inputs=True)
     assert "--strict-inputs" in (info.value.hint or "")
 
@@ -158,8 +159,9 @@ def test_inspect_unscored_log_is_skipped() -> None:
     [skipped] = result.skipped
     assert "dPiJifoWeEQBrfWsAopzWr" in skipped.path
     assert skipped.reason == "no sample of the log has a score (0 errored, 10 unscored)"
-    header = _header(POPULARITY /
-                     "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
+    header = _header(
+        POPULARITY / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+    )
     assert result.frame["score"].mean() == pytest.approx(_accuracy(header), abs=1e-12)
     assert set(result.frame["run"]) == {1}
 

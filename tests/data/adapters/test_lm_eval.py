@@ -53,8 +53,9 @@ def _copy_models(tmp_path: Path, *folders: Path) -> Path:
     return out
 
 
-def _plain_expected(folders: list[Path], filters: dict[str, str] | None = None
-                    ) -> dict[tuple[str, str, str], list[float]]:
+def _plain_expected(
+    folders: list[Path], filters: dict[str, str] | None = None
+) -> dict[tuple[str, str, str], list[float]]:
     """(system, task, metric) -> per-sample values, read with plain json: the lines of
     each task's first filter (or the one in ``filters``), numeric metric values only."""
     expected: dict[tuple[str, str, str], list[float]] = defaultdict(list)
@@ -62,7 +63,7 @@ def _plain_expected(folders: list[Path], filters: dict[str, str] | None = None
         system = json.loads(_results_file(folder).read_text())["model_name"]
         for path in sorted(folder.glob("samples_*.jsonl")):
             records = [json.loads(line) for line in path.read_text().splitlines()]
-            task = path.name[len("samples_"):].rsplit("_", 1)[0]
+            task = path.name[len("samples_") :].rsplit("_", 1)[0]
             keep = (filters or {}).get(task, records[0]["filter"])
             for record in records:
                 if record["filter"] != keep:
@@ -106,20 +107,20 @@ def test_lm_eval_frame_against_plain_json_reading() -> None:
     result = _read(OUTPUT)
     frame = result.frame
     expected = _plain_expected([OUTPUT / "sys-a", OUTPUT / "sys-b"])
-    assert list(frame.columns) == ["system", "dataset", "metric", "item", "score",
-                                   "_file", "_line"]
+    assert list(frame.columns) == ["system", "dataset", "metric", "item", "score", "_file", "_line"]
     assert frame["score"].dtype == np.float64
     assert frame["_line"].dtype == np.int64
     for column in ("system", "dataset", "metric", "item", "_file"):
         assert pd.api.types.is_string_dtype(frame[column]), column
-    got = {key: list(group["score"])
-           for key, group in frame.groupby(["system", "dataset", "metric"], sort=True)}
+    got = {
+        key: list(group["score"])
+        for key, group in frame.groupby(["system", "dataset", "metric"], sort=True)
+    }
     assert got == dict(sorted(expected.items()))
     assert set(frame["system"]) == {"sys-a", "sys-b"}
     assert set(frame["dataset"]) == {"tiny_mc", "tiny_gen"}  # not the group tiny_suite
     assert set(frame["metric"]) == {"acc", "acc_norm", "exact_match"}
-    assert frame.groupby("dataset")["item"].nunique().to_dict() == {"tiny_gen": 10,
-                                                                    "tiny_mc": 10}
+    assert frame.groupby("dataset")["item"].nunique().to_dict() == {"tiny_gen": 10, "tiny_mc": 10}
     assert sorted(frame["item"].unique(), key=int) == [str(i) for i in range(10)]
     assert len(frame) == 2 * (10 * 2 + 10)
     assert result.exclusions == []
@@ -133,15 +134,21 @@ def test_lm_eval_means_match_lm_eval_aggregates() -> None:
         means = frame[frame["system"] == model].groupby(["dataset", "metric"])["score"].mean()
         assert means[("tiny_mc", "acc")] == pytest.approx(aggregates["tiny_mc"]["acc,none"])
         assert means[("tiny_mc", "acc_norm")] == pytest.approx(
-            aggregates["tiny_mc"]["acc_norm,none"])
+            aggregates["tiny_mc"]["acc_norm,none"]
+        )
         assert means[("tiny_gen", "exact_match")] == pytest.approx(
-            aggregates["tiny_gen"]["exact_match,strict-match"])
+            aggregates["tiny_gen"]["exact_match,strict-match"]
+        )
 
 
 def test_lm_eval_provenance_points_at_samples_line() -> None:
     frame = _read(OUTPUT).frame
-    row = frame[(frame["system"] == "sys-b") & (frame["dataset"] == "tiny_mc")
-                & (frame["metric"] == "acc_norm") & (frame["item"] == "7")].iloc[0]
+    row = frame[
+        (frame["system"] == "sys-b")
+        & (frame["dataset"] == "tiny_mc")
+        & (frame["metric"] == "acc_norm")
+        & (frame["item"] == "7")
+    ].iloc[0]
     line = Path(row["_file"]).read_text().splitlines()[row["_line"] - 1]
     record = json.loads(line)
     assert record["doc_id"] == 7
@@ -161,15 +168,18 @@ def test_lm_eval_json_output_path_layout(tmp_path: Path) -> None:
     # `--output_path NAME.json` writes NAME_<date>.json with the samples files beside it.
     out = _copy_models(tmp_path, OUTPUT / "sys-a")
     results = _results_file(out / "sys-a")
-    renamed = results.with_name("mine_" + results.name[len("results_"):])
+    renamed = results.with_name("mine_" + results.name[len("results_") :])
     results.rename(renamed)
     frame = _read(renamed).frame
     assert len(frame) == len(_read(OUTPUT / "sys-a").frame)
 
 
 def test_lm_eval_directions_from_higher_is_better(tmp_path: Path) -> None:
-    assert _read(OUTPUT).directions == {"acc": "higher", "acc_norm": "higher",
-                                        "exact_match": "higher"}
+    assert _read(OUTPUT).directions == {
+        "acc": "higher",
+        "acc_norm": "higher",
+        "exact_match": "higher",
+    }
     out = _copy_models(tmp_path, OUTPUT / "sys-a")
     path = _results_file(out / "sys-a")
     data = json.loads(path.read_text())
@@ -184,8 +194,9 @@ def test_lm_eval_corpus_metric_skipped_with_problem() -> None:
     (problem,) = [p for p in result.problems if "bleu" in p.message]
     assert problem.severity == "warning"
     assert problem.dataset == "tiny_gen"
-    assert "inputs of a corpus-level metric (lm-eval aggregates them with 'bleu')" in \
-        problem.message
+    assert (
+        "inputs of a corpus-level metric (lm-eval aggregates them with 'bleu')" in problem.message
+    )
     assert problem.location is not None and "samples_tiny_gen_" in str(problem.location.file)
 
 
@@ -196,8 +207,9 @@ def test_lm_eval_non_mean_aggregation_warns(tmp_path: Path) -> None:
     data["configs"]["tiny_mc"]["metric_list"][1]["aggregation"] = "median"
     path.write_text(json.dumps(data))
     messages = [p.message for p in _read(out).problems]
-    assert any("'acc_norm' of task 'tiny_mc': lm-eval aggregates it with 'median'" in m
-               for m in messages)
+    assert any(
+        "'acc_norm' of task 'tiny_mc': lm-eval aggregates it with 'median'" in m for m in messages
+    )
 
 
 # --------------------------------------------------------------------------- filters
@@ -208,16 +220,22 @@ def test_lm_eval_filter_default_is_first_listed() -> None:
     gen = result.frame[result.frame["dataset"] == "tiny_gen"]
     lines = [json.loads(x) for x in Path(gen["_file"].iloc[0]).read_text().splitlines()]
     assert {lines[i - 1]["filter"] for i in gen["_line"]} == {"strict-match"}
-    assert any("filter 'strict-match' (the first of strict-match, flexible-extract)"
-               in p.message for p in result.problems if p.severity == "info")
+    assert any(
+        "filter 'strict-match' (the first of strict-match, flexible-extract)" in p.message
+        for p in result.problems
+        if p.severity == "info"
+    )
 
 
 def test_lm_eval_filter_option_selects_filter() -> None:
     frame = _read(OUTPUT, lm_eval_filter="flexible-extract").frame
-    expected = _plain_expected([OUTPUT / "sys-a", OUTPUT / "sys-b"],
-                               {"tiny_gen": "flexible-extract"})
-    got = {key: list(group["score"])
-           for key, group in frame.groupby(["system", "dataset", "metric"], sort=True)}
+    expected = _plain_expected(
+        [OUTPUT / "sys-a", OUTPUT / "sys-b"], {"tiny_gen": "flexible-extract"}
+    )
+    got = {
+        key: list(group["score"])
+        for key, group in frame.groupby(["system", "dataset", "metric"], sort=True)
+    }
     assert got == dict(sorted(expected.items()))
     aggregates = json.loads(_results_file(OUTPUT / "sys-a").read_text())["results"]
     em = frame[(frame["system"] == "sys-a") & (frame["metric"] == "exact_match")]["score"]
@@ -234,8 +252,7 @@ def test_lm_eval_filter_unknown_everywhere() -> None:
 
 
 def test_lm_eval_filter_missing_from_task_with_several() -> None:
-    with pytest.raises(InputError,
-                       match=r"task 'tiny_gen' has no lm-eval filter 'none'") as info:
+    with pytest.raises(InputError, match=r"task 'tiny_gen' has no lm-eval filter 'none'") as info:
         _read(OUTPUT, lm_eval_filter="none")
     assert "strict-match, flexible-extract" in (info.value.hint or "")
 
@@ -250,7 +267,7 @@ def test_lm_eval_doc_hash_mismatch_excluded(tmp_path: Path) -> None:
     # independent: doc_ids whose doc_hash differs, per task, from the raw lines
     hashes: dict[tuple[str, str], set[str]] = defaultdict(set)
     for path in out.glob("*/samples_*.jsonl"):
-        task = path.name[len("samples_"):].rsplit("_", 1)[0]
+        task = path.name[len("samples_") :].rsplit("_", 1)[0]
         for line in path.read_text().splitlines():
             record = json.loads(line)
             hashes[(task, str(record["doc_id"]))].add(record["doc_hash"])
@@ -267,7 +284,8 @@ def test_lm_eval_doc_hash_mismatch_excluded(tmp_path: Path) -> None:
     assert "doc_id 2" in warning.message
     assert {(e.system, e.dataset, e.metric, e.count, e.reason) for e in result.exclusions} == {
         (s, "tiny_gen", "exact_match", 3, "doc_hash differs between systems")
-        for s in ("sys-a", "sys-b", "sys-c")}
+        for s in ("sys-a", "sys-b", "sys-c")
+    }
 
 
 def test_lm_eval_repeated_runs_get_run_index(tmp_path: Path) -> None:
@@ -278,15 +296,17 @@ def test_lm_eval_repeated_runs_get_run_index(tmp_path: Path) -> None:
     runs = frame.groupby("system")["run"].unique()
     assert sorted(runs["sys-a"]) == [0, 1] and list(runs["sys-b"]) == [0]
     # run 0 is the earlier results file (by its "date"): output/, seed 1
-    dates = {p: json.loads(_results_file(p).read_text())["date"]
-             for p in (OUTPUT / "sys-a", RERUN / "sys-a")}
+    dates = {
+        p: json.loads(_results_file(p).read_text())["date"]
+        for p in (OUTPUT / "sys-a", RERUN / "sys-a")
+    }
     assert dates[OUTPUT / "sys-a"] < dates[RERUN / "sys-a"]
     first = frame[(frame["system"] == "sys-a") & (frame["run"] == 0)]
     assert {Path(f).name for f in first["_file"]} == {
-        p.name for p in (OUTPUT / "sys-a").glob("samples_*.jsonl")}
+        p.name for p in (OUTPUT / "sys-a").glob("samples_*.jsonl")
+    }
     acc = json.loads(_results_file(RERUN / "sys-a").read_text())["results"]["tiny_mc"]
-    second = frame[(frame["system"] == "sys-a") & (frame["run"] == 1)
-                   & (frame["metric"] == "acc")]
+    second = frame[(frame["system"] == "sys-a") & (frame["run"] == 1) & (frame["metric"] == "acc")]
     assert second["score"].mean() == pytest.approx(acc["acc,none"])
     assert any("read as repeated runs 0..1" in p.message for p in result.problems)
 
@@ -299,8 +319,10 @@ def test_lm_eval_same_name_different_model_args(tmp_path: Path) -> None:
     data["config"]["model_args"]["revision"] = "step2"
     path.write_text(json.dumps(data))
     result = _read(out)
-    assert set(result.frame["system"]) == {"sys-a [dummy: pretrained=sys-a]",
-                                           "sys-a [dummy: pretrained=sys-a,revision=step2]"}
+    assert set(result.frame["system"]) == {
+        "sys-a [dummy: pretrained=sys-a]",
+        "sys-a [dummy: pretrained=sys-a,revision=step2]",
+    }
     assert "run" not in result.frame.columns
     attrs = result.system_attributes["sys-a [dummy: pretrained=sys-a,revision=step2]"]
     assert attrs["model"] == "dummy" and attrs["lm_eval_version"] == "0.4.13"
@@ -321,8 +343,11 @@ def test_lm_eval_truncated_results_json(tmp_path: Path) -> None:
     out = _copy_models(tmp_path, OUTPUT / "sys-a")
     path = _results_file(out / "sys-a")
     path.write_text(path.read_text()[:500])
-    with pytest.raises(InputError, match=r"results_.*\.json, line \d+, column \d+: "
-                                         r"invalid JSON"):
+    with pytest.raises(
+        InputError,
+        match=r"results_.*\.json, line \d+, column \d+: "
+        r"invalid JSON",
+    ):
         _read(out)
 
 
@@ -330,8 +355,11 @@ def test_lm_eval_results_without_results_object(tmp_path: Path) -> None:
     out = _copy_models(tmp_path, OUTPUT / "sys-a")
     path = _results_file(out / "sys-a")
     path.write_text('{"config": {"model": "dummy"}}')
-    with pytest.raises(InputError, match=r'not an lm-evaluation-harness results file: '
-                                         r'no "results" object'):
+    with pytest.raises(
+        InputError,
+        match=r"not an lm-evaluation-harness results file: "
+        r'no "results" object',
+    ):
         _read(out)
 
 
@@ -342,10 +370,14 @@ def test_lm_eval_missing_samples_file_is_skipped(tmp_path: Path) -> None:
     assert set(result.frame["dataset"]) == {"tiny_gen"}
     (skipped,) = result.skipped
     assert Path(skipped.path).name.startswith("results_")
-    assert skipped.reason.startswith("no per-sample file for task 'tiny_mc': expected "
-                                     "samples_tiny_mc_")
-    with pytest.raises(InputError, match=r"no per-sample file for task 'tiny_mc': expected "
-                                         r"samples_tiny_mc_.*\.jsonl") as info:
+    assert skipped.reason.startswith(
+        "no per-sample file for task 'tiny_mc': expected samples_tiny_mc_"
+    )
+    with pytest.raises(
+        InputError,
+        match=r"no per-sample file for task 'tiny_mc': expected "
+        r"samples_tiny_mc_.*\.jsonl",
+    ) as info:
         _read(out, strict_inputs=True)
     assert info.value.location is not None
     assert Path(str(info.value.location.file)).name.startswith("results_")
@@ -358,8 +390,11 @@ def test_lm_eval_samples_line_not_json(tmp_path: Path) -> None:
     lines = path.read_text().splitlines()
     lines[3] = lines[3][:40]
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match=r"samples_tiny_gen_.*\.jsonl, line 4, column \d+: "
-                                         r"invalid JSON"):
+    with pytest.raises(
+        InputError,
+        match=r"samples_tiny_gen_.*\.jsonl, line 4, column \d+: "
+        r"invalid JSON",
+    ):
         _read(out)
 
 
@@ -383,19 +418,28 @@ def test_lm_eval_samples_line_without_listed_metric(tmp_path: Path) -> None:
     del record["acc_norm"]
     lines[0] = json.dumps(record)
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match=r"line 1: sample lacks the value of metric\(s\) "
-                                         r"acc_norm"):
+    with pytest.raises(
+        InputError,
+        match=r"line 1: sample lacks the value of metric\(s\) "
+        r"acc_norm",
+    ):
         _read(out)
 
 
 def test_lm_eval_filter_missing_in_one_file(tmp_path: Path) -> None:
     out = _copy_models(tmp_path, OUTPUT / "sys-a", OUTPUT / "sys-b")
     path = _samples_file(out / "sys-b", "tiny_gen")
-    kept = [line for line in path.read_text().splitlines()
-            if json.loads(line)["filter"] != "flexible-extract"]
+    kept = [
+        line
+        for line in path.read_text().splitlines()
+        if json.loads(line)["filter"] != "flexible-extract"
+    ]
     path.write_text("\n".join(kept) + "\n")
-    with pytest.raises(InputError, match=r"task 'tiny_gen' has no samples for filter "
-                                         r"'flexible-extract' in this file"):
+    with pytest.raises(
+        InputError,
+        match=r"task 'tiny_gen' has no samples for filter "
+        r"'flexible-extract' in this file",
+    ):
         _read(out, lm_eval_filter="flexible-extract")
 
 
@@ -429,6 +473,7 @@ def test_lm_eval_results_with_only_a_group(tmp_path: Path) -> None:
 def test_lm_eval_outputs_given_as_separate_inputs_are_read_together() -> None:
     # a rerun passed as a second input becomes a second run, not a duplicate score
     from reportgen.data import load
+
     base = FIXTURES / "output"
     table = load([base, FIXTURES / "output_rerun"])
     assert table.runs_of("tiny_mc") == (0, 1)

@@ -71,8 +71,10 @@ def test_lm_eval_045_filters_without_key_reproduce_each_filters_aggregate() -> N
         for model in ("sys-a", "sys-b"):
             expected = _results(V045 / model)["results"]["tiny_gen"][f"exact_match,{name}"]
             assert means[(model, "tiny_gen", "exact_match")] == expected
-            assert means[(model, "tiny_mc", "acc")] == \
-                _results(V045 / model)["results"]["tiny_mc"]["acc,none"]
+            assert (
+                means[(model, "tiny_mc", "acc")]
+                == _results(V045 / model)["results"]["tiny_mc"]["acc,none"]
+            )
     # the two filters differ here, so the assignment is tested, not assumed
     strict = _results(V045 / "sys-a")["results"]["tiny_gen"]["exact_match,strict-match"]
     flexible = _results(V045 / "sys-a")["results"]["tiny_gen"]["exact_match,flexible-extract"]
@@ -85,8 +87,9 @@ def test_lm_eval_045_default_filter_is_the_first_and_said() -> None:
     assert "'strict-match' (the first of strict-match, flexible-extract)" in note.message
     with pytest.raises(InputError, match="no task has the lm-eval filter 'nope'") as info:
         _read(V045, lm_eval_filter="nope")
-    assert "filters in these results: flexible-extract, none, strict-match" in \
-        (info.value.hint or "")
+    assert "filters in these results: flexible-extract, none, strict-match" in (
+        info.value.hint or ""
+    )
 
 
 def test_lm_eval_045_filter_blocks_must_match_the_results(tmp_path: Path) -> None:
@@ -115,12 +118,13 @@ def test_lm_eval_09_missing_samples_of_one_task_is_skipped() -> None:
     result = _read(V0492)
     assert set(result.frame["dataset"]) == {"math_perturbed_full"}
     [skipped] = result.skipped
-    assert skipped.reason.startswith("no per-sample file for task 'math_rephrased_full': "
-                                     "expected samples_math_rephrased_full_2026-01-21T03-44-18"
-                                     ".458309.jsonl")
+    assert skipped.reason.startswith(
+        "no per-sample file for task 'math_rephrased_full': "
+        "expected samples_math_rephrased_full_2026-01-21T03-44-18"
+        ".458309.jsonl"
+    )
     (samples,) = V0492.glob("samples_*.jsonl")
-    expected = [float(json.loads(line)["exact_match"])
-                for line in samples.read_text().splitlines()]
+    expected = [float(json.loads(line)["exact_match"]) for line in samples.read_text().splitlines()]
     assert result.frame["score"].tolist() == expected
     table = load(V0492, min_systems=1)
     assert table.summary()["skipped_inputs"][0]["format"] == "lm-eval"
@@ -144,8 +148,10 @@ def test_lm_eval_045_label_pairs_are_carried_and_reproduce_f1_and_mcc() -> None:
     frame = result.frame
     assert set(frame["metric"]) == {"acc", "labels"}  # f1 and mcc share their pairs
     infos = [p.message for p in result.problems if p.severity == "info"]
-    assert any("'labels'" in m and "--corpus-metric f1-binary" in m
-               and "--corpus-metric mcc" in m for m in infos), infos
+    assert any(
+        "'labels'" in m and "--corpus-metric f1-binary" in m and "--corpus-metric mcc" in m
+        for m in infos
+    ), infos
     assert not any(p.severity == "warning" and "skipped" in p.message for p in result.problems)
     for model in ("sys-a", "sys-b"):
         (samples_path,) = (V045_CLS / model).glob("samples_tiny_cls_*.jsonl")
@@ -153,16 +159,18 @@ def test_lm_eval_045_label_pairs_are_carried_and_reproduce_f1_and_mcc() -> None:
         rows = frame[(frame["system"] == model) & (frame["metric"] == "labels")]
         rows = rows.set_index(rows["item"].astype(int)).sort_index()
         # the labels are the samples' own pairs, in order
-        assert [[r, p] for r, p in zip(rows["reference"], rows["prediction"])] == \
-            [s["f1"] for s in samples] == [s["mcc"] for s in samples]
+        assert (
+            [[r, p] for r, p in zip(rows["reference"], rows["prediction"])]
+            == [s["f1"] for s in samples]
+            == [s["mcc"] for s in samples]
+        )
         aggregate = _results(V045_CLS / model)["results"]["tiny_cls"]
         # per-item exact match of the labels: lm-eval's acc (the same argmax)
         assert rows["score"].mean() == aggregate["acc,none"]
-        sums = classification_statistics(rows["prediction"].to_numpy(object),
-                                         rows["reference"].to_numpy(object)
-                                         ).counts.sum(axis=0)
-        assert corpus_metric("f1-binary")(sums) == pytest.approx(aggregate["f1,none"],
-                                                                rel=1e-12)
+        sums = classification_statistics(
+            rows["prediction"].to_numpy(object), rows["reference"].to_numpy(object)
+        ).counts.sum(axis=0)
+        assert corpus_metric("f1-binary")(sums) == pytest.approx(aggregate["f1,none"], rel=1e-12)
         assert corpus_metric("mcc")(sums) == pytest.approx(aggregate["mcc,none"], rel=1e-12)
 
 
@@ -185,8 +193,9 @@ def test_lm_eval_label_metrics_end_to_end_corpus_units() -> None:
 
     table = load(V045_CLS)
     assert table.has_predictions("tiny_cls", "labels")
-    results = analyze(table, AnalysisOptions(corpus_metrics=("f1-binary", "mcc"),
-                                             n_resamples=999, seed=1))
+    results = analyze(
+        table, AnalysisOptions(corpus_metrics=("f1-binary", "mcc"), n_resamples=999, seed=1)
+    )
     corpus = {(u.metric, u.derived_from) for u in results.units if u.modality == "corpus"}
     assert corpus == {("f1-binary", "labels"), ("mcc", "labels")}
     for unit in results.units:

@@ -43,8 +43,9 @@ def test_ibm_rag_files_detected_as_wide(shared_data):
 
 
 def test_wide_names_from_options(shared_data):
-    table = load(shared_data / "ibm-rag" / "recall.csv",
-                 options=LoadOptions(dataset="rag", metric="rec"))
+    table = load(
+        shared_data / "ibm-rag" / "recall.csv", options=LoadOptions(dataset="rag", metric="rec")
+    )
     assert table.datasets == ("rag",) and list(table.metrics) == ["rec"]
 
 
@@ -62,12 +63,14 @@ def test_wide_item_column_and_missing_cells(tmp_path):
 
 def test_wide_parquet(tmp_path):
     import pandas as pd
+
     path = tmp_path / "f1.parquet"
     pd.DataFrame({"A": [0.1, 0.2, 0.3], "B": [0.3, 0.2, 0.1]}).to_parquet(path)
     table = load(path)
     assert detect_format(path).name == "wide"
-    np.testing.assert_array_equal(table.paired(tmp_path.name, "f1").scores,
-                                  [[0.1, 0.3], [0.2, 0.2], [0.3, 0.1]])
+    np.testing.assert_array_equal(
+        table.paired(tmp_path.name, "f1").scores, [[0.1, 0.3], [0.2, 0.2], [0.3, 0.1]]
+    )
 
 
 def test_wide_input_validation(tmp_path):
