@@ -25,7 +25,7 @@ from reportgen.stats.leaderboard import BradleyTerry, ItemAnalysis, WinRates
 from reportgen.stats.means import BootstrapMeans, MeanIntervals
 from reportgen.stats.noise import NoiseProfile
 from reportgen.stats.pairwise import PairwiseResult
-from reportgen.stats.power import PowerCurve, SamplePowerResult
+from reportgen.stats.power import PowerCurve, PowerResult, SamplePowerResult
 from reportgen.stats.ranking import (
     CompactLetterDisplay,
     OrderedRanking,
@@ -44,6 +44,11 @@ from reportgen.stats.runs import (
 )
 
 __all__ = [
+    # the result types of reportgen.stats the report renders, re-exported so that the
+    # report layer reads results from here only (import-linter: report does not import
+    # reportgen.stats)
+    "PairwiseResult",
+    "PowerResult",
     "FLIPPED_ALTERNATIVE",
     "ClusterIntervals",
     "Direction",

@@ -18,9 +18,8 @@ import numpy as np
 
 from reportgen.analysis import Analysis, ReleaseComparison, ReleaseVerdict, UnitResult
 from reportgen.analysis.release import NotCompared
-from reportgen.analysis.results import RankingAcrossLists
+from reportgen.analysis.results import PairwiseResult, RankingAcrossLists
 from reportgen.report import format as fmt
-from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = [
     "MatrixCell",

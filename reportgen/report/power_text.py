@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
+from reportgen.analysis.results import PowerResult
 from reportgen.report import format as fmt
-from reportgen.stats.power import PowerResult
 
 __all__ = ["power_sentence"]
 

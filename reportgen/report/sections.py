@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.analysis.results import UnitResult
+from reportgen.analysis.results import PairwiseResult, UnitResult
 from reportgen.report import format as fmt
 from reportgen.report.html import (
     Col,
@@ -44,8 +44,6 @@ from reportgen.report.html import (
     table,
     try_figure,
 )
-from reportgen.stats.noise import P5_ALPHA
-from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = [
     "HTMLBlock",
@@ -1466,7 +1464,7 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         )
         body.append(
             f"<p>{profile.n_significant} of {profile.n_pairs} pairs differ at "
-            f"α = {num_cell(P5_ALPHA, 2)} ({escape(profile.test)}). "
+            f"α = {num_cell(profile.alpha, 2)} ({escape(profile.test)}). "
             f"Differences below {pct_cell(profile.p5_min)}–"
             f"{pct_cell(profile.p5_max)} (p5_min–p5_max) are not reliably "
             f"detected; null SD {pct_cell(profile.null_sd)}; "

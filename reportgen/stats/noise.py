@@ -355,6 +355,11 @@ class NoiseProfile:
         return len(self.index_a)
 
     @property
+    def alpha(self) -> float:
+        """The level of :attr:`n_significant` and of p5 (:data:`P5_ALPHA`)."""
+        return P5_ALPHA
+
+    @property
     def n_significant(self) -> int:
         """Pairs whose p-value is below the p5 level (:data:`P5_ALPHA`)."""
         return int(np.count_nonzero(self.p_value < P5_ALPHA))
