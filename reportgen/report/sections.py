@@ -1686,8 +1686,8 @@ def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
                     Col("n", "items", str, True),
                     Col("significant", "significant pairs", str, True),
                     Col("pairs", "pairs", str, True),
-                    Col("note", "note"),
-                ],
+                ]
+                + ([Col("note", "note")] if any(r["note"] for r in rows) else []),
             )
         )
     hyper = [(u, h) for u in units for h in u.hyperparameters]
