@@ -4,6 +4,13 @@ distributions (R = 10,000), and the whole ``analyze`` of the five; the reference
 plain per-pair loop with scipy.
 
 The data are read with :func:`reportgen.data.load` from ``../shared/data/eval-arena``.
+
+``arena5_evalarena`` times eval-arena's own ``summarize_benchmark`` (``arena.py`` of
+github.com/crux-eval/eval-arena, Wang et al. 2024) on the same five files: the code is
+read from a checkout outside the repository (``$REPORTGEN_EVAL_ARENA_SRC``, default
+``../data-extra/eval-arena-src``: ``arena.py`` and ``estimators.py``), never copied into
+it or installed as a dependency; without it ``arena5_analyze`` is compared with the scipy
+loop only.
 """
 
 from __future__ import annotations
@@ -11,13 +18,24 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from _workload import SHARED_DATA, Target, Workload
+from _workload import REPO, SHARED_DATA, Target, Workload
 
 ARENA_DIR = SHARED_DATA / "eval-arena"
 ARENA_RESAMPLES = 10_000
 ARENA_SEED = 20240611
 #: Issue 9: the five benchmarks, everything, < 30 s in total.
 TARGET_ARENA = Target(seconds=30.0)
+
+
+def eval_arena_src() -> Any:
+    """The folder holding eval-arena's ``arena.py``, or None."""
+    import os
+    from pathlib import Path
+
+    folder = Path(
+        os.environ.get("REPORTGEN_EVAL_ARENA_SRC", REPO.parent / "data-extra" / "eval-arena-src")
+    )
+    return folder if (folder / "arena.py").is_file() else None
 
 
 def arena_files() -> list[str]:
@@ -133,7 +151,7 @@ def _ours_stats() -> Workload:
         run,
         summarize,
         warmup=run,
-        reference="arena5_scipy",
+        reference="arena5_evalarena" if eval_arena_src() is not None else "arena5_scipy",
         target=TARGET_ARENA,
     )
 
@@ -178,7 +196,7 @@ def _ours_analyze() -> Workload:
         run,
         summarize,
         warmup=run,
-        reference="arena5_scipy",
+        reference="arena5_evalarena" if eval_arena_src() is not None else "arena5_scipy",
         target=TARGET_ARENA,
         max_repeats=3,
     )
@@ -317,7 +335,55 @@ def _reference() -> Workload:
     )
 
 
+def _eval_arena() -> Workload:
+    def setup() -> Any:
+        import sys
+
+        import pandas as pd
+
+        sys.path.insert(0, str(eval_arena_src()))
+        import arena  # noqa: F401  (import cost outside the timing)
+
+        frames = [pd.read_json(path, lines=True) for path in arena_files()]
+        for frame in frames:  # samples per item; the shared files of 0/1 scores omit it
+            frame["count"] = frame["count"].fillna(1) if "count" in frame else 1
+        return frames
+
+    def run(frames: Any) -> Any:
+        import warnings
+
+        import arena
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [arena.summarize_benchmark(frame, arena.ReportArgs()) for frame in frames]
+
+    def summarize(frames: Any, results: Any) -> dict[str, Any]:
+        return {
+            "benchmarks": [
+                {
+                    k: r.summary_stats[k]
+                    for k in ("benchmark_id", "size", "models", "total_pairs", "close_pairs")
+                }
+                for r in results
+            ]
+        }
+
+    return Workload(
+        "arena5_evalarena",
+        "reference",
+        "eval-arena's own summarize_benchmark (arena.py, Wang et al. 2024) on the five "
+        "benchmarks: battles, model and example tables, pair summaries",
+        setup,
+        run,
+        summarize,
+    )
+
+
 def workloads() -> list[Workload]:
     if not ARENA_DIR.is_dir():
         return []
-    return [_ours_stats(), _ours_analyze(), _reference()]
+    out = [_ours_stats(), _ours_analyze(), _reference()]
+    if eval_arena_src() is not None:
+        out.append(_eval_arena())
+    return out
