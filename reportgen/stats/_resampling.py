@@ -115,9 +115,11 @@ def exact_product(scores: np.ndarray, weight_bound: int, *, max_slices: int = 4)
     ``max_slices`` × β binary orders keep their first slices: the dropped remainder is
     below :math:`2^{-4\\beta}` of the column's largest value.
 
-    Reference: Ozaki, K., Ogita, T., Oishi, S. & Rump, S. M. (2012). Error-free
-    transformations of matrix multiplication by using fast routines of matrix
-    multiplication and its applications. *Numer. Algorithms* 59(1), 95–118.
+    References
+    ----------
+    .. [1] Ozaki, K., Ogita, T., Oishi, S. & Rump, S. M. (2012). Error-free transformations of
+           matrix multiplication by using fast routines of matrix multiplication and its
+           applications. Numer. Algorithms 59(1), 95-118.
     """
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2 or X.size == 0 or not np.isfinite(X).all():

@@ -215,12 +215,12 @@ def aggregate_metrics(
     The aggregate is unchanged by any affine rescaling :math:`a V + c` (a > 0) of a
     metric, and by negating a metric together with flipping its direction. Because the
     standardization is common to all systems, the pairing across items is kept, so
-    paired tests apply. Reference: Ackerman et al. 2025, §6.1.
+    paired tests apply.
 
     References
     ----------
-    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. §6.1.
+    .. [1] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §6.1.
 
     Examples
     --------
@@ -435,9 +435,14 @@ def harmonic_mean_pvalue(
     The HMP is valid under positive dependence between the p-values (Wilson 2019);
     its weights need not be equal but must be fixed before seeing the data.
 
-    References: Wilson, D. J. (2019). The harmonic mean p-value for combining dependent
-    tests. PNAS 116(4), 1195–1200 (and its 2019 correction); R package
-    ``harmonicmeanp`` 3.0; Ackerman et al. 2025, §6.2.
+    References
+    ----------
+    .. [1] Wilson, D. J. (2019). The harmonic mean p-value for combining dependent tests. Proc.
+           Natl. Acad. Sci. USA 116(4), 1195-1200 (and its 2019 correction).
+    .. [2] Wilson, D. J. harmonicmeanp: harmonic mean p-values and model averaging by mean
+           maximum likelihood. R package, version 3.0 (``p.hmp``).
+    .. [3] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §6.2.
 
     Examples
     --------
@@ -570,8 +575,8 @@ def aggregate_effect_sizes(
     ----------
     .. [1] Turner, H. M. & Bernard, R. M. (2006). Calculating and synthesizing effect sizes.
            Contemp. Issues Commun. Sci. Disord. 33, 42-55.
-    .. [2] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. §6.2.
+    .. [2] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §6.2.
 
     Examples
     --------
@@ -724,8 +729,8 @@ def aggregate_unpaired_means(
 
     References
     ----------
-    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. §6.3.
+    .. [1] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §6.3.
 
     Examples
     --------
@@ -1075,9 +1080,19 @@ def friedman_nemenyi(
     :math:`|R_i - R_j| \\ge CD = q_\\alpha\\sqrt{k(k+1)/(6N)}`, with
     :math:`q_\\alpha` the studentized range quantile divided by √2; the p-value of a
     pair is :math:`\\Pr[Q_{k,\\infty} \\ge \\sqrt2 |R_i - R_j| /
-    \\sqrt{k(k+1)/(6N)}]`. References: Friedman (1937); Iman & Davenport (1980);
-    Nemenyi (1963); Demšar, J. (2006). Statistical comparisons of classifiers over
-    multiple data sets. JMLR 7, 1–30 (Table 5a, Section 3.2.2).
+    \\sqrt{k(k+1)/(6N)}]` (Demšar 2006, §3.2.2).
+
+    References
+    ----------
+    .. [1] Friedman, M. (1937). The use of ranks to avoid the assumption of normality implicit in
+           the analysis of variance. J. Amer. Statist. Assoc. 32(200), 675-701.
+    .. [2] Iman, R. L. & Davenport, J. M. (1980). Approximations of the critical region of the
+           Friedman statistic. Commun. Statist. Theory Methods 9(6), 571-595.
+    .. [3] Nemenyi, P. B. (1963). Distribution-free multiple comparisons. PhD thesis, Princeton
+           University.
+    .. [4] Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. J.
+           Mach. Learn. Res. 7, 1-30 (§3.2.2; Table 5a, the critical values of the Nemenyi
+           test).
 
     Examples
     --------

@@ -5,8 +5,9 @@ Family-wise error rate (FWER): ``holm-sidak`` (the default of Ackerman et al. 20
 valid under independence and positive regression dependence) and ``fdr_by``
 (Benjamini-Yekutieli, any dependence). ``none`` leaves the p-values as they are.
 
-Seed 001 recommends Holm for claims about individual comparisons and BH for aggregate
-claims ("wins on more subtasks"), and always reporting raw and adjusted p-values.
+*Multiple-Testing Corrections for Modern Language Model Benchmark Suites* (clawRxiv
+2604.01973, 2026, §4) recommends Holm for claims about individual comparisons and BH for
+aggregate claims ("wins on more subtasks"), and always reporting raw and adjusted p-values.
 """
 
 from __future__ import annotations
@@ -62,8 +63,22 @@ def adjust_pvalues(pvalues: np.ndarray, *, method: Correction = "holm-sidak") ->
     * BH (step-up): :math:`\\min_{j \\ge i} \\min(1, m p_{(j)} / j)`; BY multiplies by
       :math:`c_m = \\sum_{k=1}^m 1/k`.
 
-    References: Holm (1979); Šidák (1967); Benjamini & Hochberg (1995); Benjamini &
-    Yekutieli (2001). The same definitions as statsmodels' ``multipletests``.
+    The same definitions as statsmodels' ``multipletests``.
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J.
+           Statist. 6(2), 65-70.
+    .. [2] Šidák, Z. (1967). Rectangular confidence regions for the means of multivariate normal
+           distributions. J. Amer. Statist. Assoc. 62(318), 626-633.
+    .. [3] Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical
+           and powerful approach to multiple testing. J. R. Statist. Soc. B 57(1), 289-300.
+    .. [4] Benjamini, Y. & Yekutieli, D. (2001). The control of the false discovery rate in multiple
+           testing under dependency. Ann. Statist. 29(4), 1165-1188.
+    .. [5] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §4.2 (Holm-Šidák).
+    .. [6] Multiple-testing corrections for modern language model benchmark suites (2026). clawRxiv
+           2604.01973, §4 (Holm for individual claims, BH for aggregate ones).
 
     Examples
     --------

@@ -1000,8 +1000,15 @@ def noise_profile(
 
     **Boundaries.** :func:`sign_test_boundary` for each α and ``m = 0..n``.
 
-    References: S. Wang et al., *Eval-Arena: noise and errors on LLM evaluations* (2024),
-    github.com/crux-eval/eval-arena, ``noise.md`` (Wang et al. 2024).
+    References
+    ----------
+    .. [1] Wang, S. I., Gu, A., Madaan, L., Hupkes, D., Liu, J., Wei, Y., Jain, N., Lai, Y., Sootla,
+           S., Press, O., Rozière, B. & Synnaeve, G. (2024). Eval-Arena: noise and errors on LLM
+           evaluations. https://github.com/crux-eval/eval-arena (``noise.md``).
+    .. [2] Dixon, W. J. & Mood, A. M. (1946). The statistical sign test. J. Amer. Statist. Assoc.
+           41(236), 557-566.
+    .. [3] McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+           proportions or percentages. Psychometrika 12(2), 153-157.
 
     Examples
     --------

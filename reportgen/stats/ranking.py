@@ -298,8 +298,8 @@ def rank_distributions(
 
     References
     ----------
-    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. §3.
+    .. [1] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §3.
     .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
@@ -592,14 +592,11 @@ def simultaneous_rank_intervals(
     rank, under any tie-breaking, always lies inside its interval. The intervals assume
     normal estimates with known SEs (large n).
 
-    Reference: Al Mohamad, D., Goeman, J. J. & van Zwet, E. W. (2022). Simultaneous
-    confidence intervals for ranks with application to ranking institutions.
-    *Biometrics* 78(1), 238–247 (R package ICRanks, ``Method = "Tukey"``).
-
     References
     ----------
     .. [1] Al Mohamad, D., Goeman, J. J. & van Zwet, E. W. (2022). Simultaneous confidence intervals
-           for ranks with application to ranking institutions. Biometrics 78(1), 238-247.
+           for ranks with application to ranking institutions. Biometrics 78(1), 238-247 (R
+           package ICRanks, ``Method = "Tukey"``).
 
     Examples
     --------
@@ -926,13 +923,13 @@ def ordered_ranking(
     cliques, past which the consecutive runs are given with a note) and are reported
     only for all-pairs comparisons —
     with fewer comparisons an uncompared pair is not evidence of similarity.
-    Seed 000 §7.1 asks for two-sided tests with all pairs and right-tailed tests with
-    the other orders, the systems being in descending order of their means.
+    Ackerman et al. (2025, §7.1) ask for two-sided tests with all pairs and right-tailed
+    tests with the other orders, the systems being in descending order of their means.
 
     References
     ----------
-    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. §5.1, §7.1.
+    .. [1] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §5.1, §7.1.
 
     Examples
     --------
@@ -1226,13 +1223,16 @@ def maximal_groups(adjacency: np.ndarray, *, max_groups: int = MAX_GROUPS) -> Ma
     sharing a group are still not
     different, but some non-different pairs then share no group.
 
-    References: Bron, C. & Kerbosch, J. (1973). Finding all cliques of an undirected
-    graph. *Commun. ACM* 16(9), 575–577. Moon, J. W. & Moser, L. (1965). On cliques in
-    graphs. *Israel J. Math.* 3, 23–28. Tomita, E., Tanaka, A. & Takahashi, H. (2006).
-    The worst-case time complexity for generating all maximal cliques. *Theor. Comput.
-    Sci.* 363(1), 28–42. Piepho, H.-P. (2004). An algorithm for a letter-based
-    representation of all-pairwise comparisons. *J. Comput. Graph. Stat.* 13(2),
-    456–466.
+    References
+    ----------
+    .. [1] Bron, C. & Kerbosch, J. (1973). Finding all cliques of an undirected graph. Commun. ACM
+           16(9), 575-577.
+    .. [2] Moon, J. W. & Moser, L. (1965). On cliques in graphs. Israel J. Math. 3, 23-28.
+    .. [3] Tomita, E., Tanaka, A. & Takahashi, H. (2006). The worst-case time complexity for
+           generating all maximal cliques and computational experiments. Theor. Comput. Sci.
+           363(1), 28-42.
+    .. [4] Piepho, H.-P. (2004). An algorithm for a letter-based representation of all-pairwise
+           comparisons. J. Comput. Graph. Statist. 13(2), 456-466.
 
     Examples
     --------
@@ -1404,9 +1404,6 @@ def compact_letter_display(
     :attr:`CompactLetterDisplay.complete` is ``False``. Letters are named in the order
     of their best member (then the next member, ...), so the best system gets ``a``.
 
-    Reference: Piepho, H.-P. (2004). An algorithm for a letter-based representation of
-    all-pairwise comparisons. *J. Comput. Graph. Stat.* 13(2), 456–466.
-
     References
     ----------
     .. [1] Piepho, H.-P. (2004). An algorithm for a letter-based representation of all-pairwise
@@ -1574,14 +1571,14 @@ def topsis(
     :math:`v_{ij} = w_j r_{ij}`, ideal :math:`A^+_j = \\max_i v_{ij}` for a benefit and
     :math:`\\min_i v_{ij}` for a cost metric (anti-ideal :math:`A^-` the reverse),
     Euclidean distances :math:`S_i^\\pm = \\lVert v_i - A^\\pm\\rVert` and closeness
-    :math:`C_i = S_i^-/(S_i^+ + S_i^-)`. Seed 000 §7.4 used pymcdm, whose ``TOPSIS``
-    takes a normalisation function: compare with it only under vector normalisation.
+    :math:`C_i = S_i^-/(S_i^+ + S_i^-)`. Ackerman et al. (2025, §7.4) used pymcdm, whose
+    ``TOPSIS`` takes a normalisation function: compare with it only under vector normalisation.
 
     References
     ----------
     .. [1] Hwang, C.-L. & Yoon, K. (1981). Multiple Attribute Decision Making. Springer (TOPSIS).
-    .. [2] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. §7.4.
+    .. [2] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §7.4.
 
     Examples
     --------
