@@ -173,10 +173,10 @@ def tango_statistic(
 
     References
     ----------
-    Tango T. (1998). Equivalence test and confidence interval for the difference in
-    proportions for the paired-sample design. *Statistics in Medicine* 17:891-908, eq. 3.
-    Nam J. (1997). Establishing equivalence of two treatments and sample size
-    requirements in matched-pairs design. *Biometrics* 53:1422-1430.
+    .. [1] Tango, T. (1998). Equivalence test and confidence interval for the difference in
+           proportions for the paired-sample design. Statist. Med. 17(8), 891-908.
+    .. [2] Nam, J. (1997). Establishing equivalence of two treatments and sample size requirements
+           in matched-pairs design. Biometrics 53(4), 1422-1430.
 
     Examples
     --------
@@ -319,11 +319,11 @@ def farrington_manning_statistic(
 
     References
     ----------
-    Farrington C.P., Manning G. (1990). Test statistics and sample size formulae for
-    comparative binomial trials with null hypothesis of non-zero risk difference or
-    non-unity relative risk. *Statistics in Medicine* 9:1447-1454, eq. 1-2.
-    Miettinen O., Nurminen M. (1985). Comparative analysis of two rates. *Statistics in
-    Medicine* 4:213-226, Appendix I.
+    .. [1] Farrington, C. P. & Manning, G. (1990). Test statistics and sample size formulae for
+           comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
+           relative risk. Statist. Med. 9(12), 1447-1454.
+    .. [2] Miettinen, O. & Nurminen, M. (1985). Comparative analysis of two rates. Statist. Med.
+           4(2), 213-226.
 
     Examples
     --------

@@ -260,8 +260,9 @@ def win_rates(scores: Any, *, systems: Sequence[str] | None = None) -> WinRates:
 
     References
     ----------
-    S. I. Wang, A. Gu, et al. (2024). Eval-Arena: noise and errors on LLM evaluations.
-    https://github.com/crux-eval/eval-arena
+    .. [1] Wang, S. I., Gu, A., Madaan, L., Hupkes, D., Liu, J., Wei, Y., Jain, N., Lai, Y., Sootla,
+           S., Press, O., Rozière, B. & Synnaeve, G. (2024). Eval-Arena: noise and errors on LLM
+           evaluations. https://github.com/crux-eval/eval-arena (average win rate).
 
     Examples
     --------
@@ -691,7 +692,7 @@ def bradley_terry(
     With many systems a Newton fit per resample costs :math:`O(s^3)` per iteration, so
     above :data:`BT_ONE_STEP_SYSTEMS` systems each resample takes one Newton step from
     the full-data estimate with the full-data Hessian, factorised once (the one-step or
-    linearised bootstrap; Efron & Tibshirani 1993, §21; Davison & Hinkley 1997, §2.7):
+    linearised bootstrap; Andrews 2002):
     :math:`\\theta^*_r = \\hat\\theta + H^{-1} \\sum_i (c_{ri} - 1) u_i`, where
     :math:`u_i` is item i's contribution to the gradient at :math:`\\hat\\theta` (the
     full-data gradient is zero there). It agrees with the refitted bootstrap to first
@@ -704,16 +705,19 @@ def bradley_terry(
 
     References
     ----------
-    R. A. Bradley and M. E. Terry (1952). Rank analysis of incomplete block designs: I.
-    The method of paired comparisons. Biometrika 39(3/4), 324-345.
-    D. R. Hunter (2004). MM algorithms for generalized Bradley-Terry models. Annals of
-    Statistics 32(1), 384-406.
-    B. Efron and R. J. Tibshirani (1993). An Introduction to the Bootstrap, ch. 21.
-    Chapman & Hall. A. C. Davison and D. V. Hinkley (1997). Bootstrap Methods and their
-    Application, §2.7. Cambridge University Press.
-    W.-L. Chiang et al. (2024). Chatbot Arena: an open platform for evaluating LLMs by
-    human preference. ICML.
-    S. I. Wang, A. Gu, et al. (2024). Eval-Arena. https://github.com/crux-eval/eval-arena
+    .. [1] Bradley, R. A. & Terry, M. E. (1952). Rank analysis of incomplete block designs: I. The
+           method of paired comparisons. Biometrika 39(3/4), 324-345.
+    .. [2] Hunter, D. R. (2004). MM algorithms for generalized Bradley-Terry models. Ann. Statist.
+           32(1), 384-406 (Assumption 1: existence of the MLE).
+    .. [3] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall
+           (percentile intervals, §13.3).
+    .. [4] Andrews, D. W. K. (2002). Higher-order improvements of a computationally attractive
+           k-step bootstrap for extremum estimators. Econometrica 70(1), 119-162.
+    .. [5] Chiang, W.-L. et al. (2024). Chatbot Arena: an open platform for evaluating LLMs by
+           human preference. Proc. ICML.
+    .. [6] Wang, S. I., Gu, A., Madaan, L., Hupkes, D., Liu, J., Wei, Y., Jain, N., Lai, Y., Sootla,
+           S., Press, O., Rozière, B. & Synnaeve, G. (2024). Eval-Arena: noise and errors on LLM
+           evaluations. https://github.com/crux-eval/eval-arena (Elo ratings).
 
     Examples
     --------
@@ -1024,9 +1028,12 @@ def item_analysis(
 
     References
     ----------
-    S. I. Wang, A. Gu, et al. (2024). Eval-Arena. https://github.com/crux-eval/eval-arena
-    M. G. Kendall (1945). The treatment of ties in ranking problems. Biometrika 33(3),
-    239-251.
+    .. [1] Wang, S. I., Gu, A., Madaan, L., Hupkes, D., Liu, J., Wei, Y., Jain, N., Lai, Y., Sootla,
+           S., Press, O., Rozière, B. & Synnaeve, G. (2024). Eval-Arena: noise and errors on LLM
+           evaluations. https://github.com/crux-eval/eval-arena (suspect items, difficulty).
+    .. [2] Kendall, M. G. (1938). A new measure of rank correlation. Biometrika 30(1-2), 81-93.
+    .. [3] Kendall, M. G. (1945). The treatment of ties in ranking problems. Biometrika 33(3),
+           239-251.
 
     Examples
     --------

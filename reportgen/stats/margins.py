@@ -644,11 +644,13 @@ def margin_paired(
 
     References
     ----------
-    Schuirmann D.J. (1987). A comparison of the two one-sided tests procedure and the
-    power approach for assessing the equivalence of average bioavailability. *Journal of
-    Pharmacokinetics and Biopharmaceutics* 15:657-680.
-    Tango T. (1998). *Statistics in Medicine* 17:891-908. Nam J. (1997). *Biometrics*
-    53:1422-1430.
+    .. [1] Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+           approach for assessing the equivalence of average bioavailability. J. Pharmacokinet.
+           Biopharm. 15(6), 657-680.
+    .. [2] Tango, T. (1998). Equivalence test and confidence interval for the difference in
+           proportions for the paired-sample design. Statist. Med. 17(8), 891-908.
+    .. [3] Nam, J. (1997). Establishing equivalence of two treatments and sample size requirements
+           in matched-pairs design. Biometrics 53(4), 1422-1430.
 
     Examples
     --------
@@ -1020,9 +1022,14 @@ def margin_unpaired(
 
     References
     ----------
-    Farrington C.P., Manning G. (1990). *Statistics in Medicine* 9:1447-1454.
-    Welch B.L. (1947). The generalization of "Student's" problem when several different
-    population variances are involved. *Biometrika* 34:28-35.
+    .. [1] Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+           approach for assessing the equivalence of average bioavailability. J. Pharmacokinet.
+           Biopharm. 15(6), 657-680.
+    .. [2] Farrington, C. P. & Manning, G. (1990). Test statistics and sample size formulae for
+           comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
+           relative risk. Statist. Med. 9(12), 1447-1454.
+    .. [3] Welch, B. L. (1947). The generalization of 'Student's' problem when several different
+           population variances are involved. Biometrika 34(1-2), 28-35.
 
     Examples
     --------
@@ -1432,15 +1439,16 @@ def margin_decisions(
 
     References
     ----------
-    ICH E9 (1998). Statistical principles for clinical trials, §5.5. CPMP (2000). Points
-    to consider on switching between superiority and non-inferiority.
-    Šidák Z. (1967). Rectangular confidence regions for the means of multivariate
-    normal distributions. *JASA* 62:626-633.
-    Strassburger K., Bretz F. (2008). Compatible simultaneous lower confidence bounds
-    for the Holm procedure and other Bonferroni-based closed tests. *Statistics in
-    Medicine* 27:4914-4927.
-    Benjamini Y., Yekutieli D. (2005). False discovery rate-adjusted multiple confidence
-    intervals for selected parameters. *JASA* 100:71-81.
+    .. [1] ICH E9 (1998). Statistical principles for clinical trials, §5.5.
+    .. [2] CPMP (2000). Points to consider on switching between superiority and
+           non-inferiority. CPMP/EWP/482/99.
+    .. [3] Šidák, Z. (1967). Rectangular confidence regions for the means of multivariate normal
+           distributions. J. Amer. Statist. Assoc. 62(318), 626-633.
+    .. [4] Strassburger, K. & Bretz, F. (2008). Compatible simultaneous lower confidence bounds for
+           the Holm procedure and other Bonferroni-based closed tests. Statist. Med. 27(24),
+           4914-4927.
+    .. [5] Benjamini, Y. & Yekutieli, D. (2005). False discovery rate-adjusted multiple confidence
+           intervals for selected parameters. J. Amer. Statist. Assoc. 100(469), 71-81.
     """
     choices_iv({"correction": (correction, CORRECTIONS)})
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):

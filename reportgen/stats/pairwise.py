@@ -243,8 +243,8 @@ def comparison_pairs(
 
     References
     ----------
-    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. §4.2.
+    .. [1] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §4.2.
 
     Examples
     --------
@@ -433,8 +433,8 @@ def compare_paired(
 
     References
     ----------
-    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. Table 1.
+    .. [1] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, Table 1.
     .. [2] McNemar, Q. (1947). Note on the sampling error of the difference between correlated
            proportions or percentages. Psychometrika 12(2), 153-157.
     .. [3] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
@@ -620,10 +620,10 @@ def binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarra
 
     References
     ----------
-    McNemar Q. (1947). Note on the sampling error of the difference between correlated
-    proportions or percentages. *Psychometrika* 12:153-157 (the exact form conditions
-    on the discordant pairs). Dixon W. J., Mood A. M. (1946). The statistical sign test.
-    *JASA* 41:557-566.
+    .. [1] McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+           proportions or percentages. Psychometrika 12(2), 153-157 (the exact form conditions on the discordant pairs).
+    .. [2] Dixon, W. J. & Mood, A. M. (1946). The statistical sign test. J. Amer. Statist. Assoc.
+           41(236), 557-566.
 
     Examples
     --------
@@ -764,8 +764,8 @@ def compare_unpaired(
 
     References
     ----------
-    .. [1] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. Table 1.
+    .. [1] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, Table 1.
     .. [2] Welch, B. L. (1947). The generalization of 'Student's' problem when several different
            population variances are involved. Biometrika 34(1-2), 28-35.
     .. [3] Newcombe, R. G. (1998). Interval estimation for the difference between independent

@@ -118,8 +118,8 @@ def z_test_from_intervals(
 
     References
     ----------
-    Altman, D. G. & Bland, J. M. (2003). Interaction revisited: the difference between
-    two estimates. *BMJ* 326, 219.
+    .. [1] Altman, D. G. & Bland, J. M. (2003). Interaction revisited: the difference between two
+           estimates. BMJ 326(7382), 219.
 
     Examples
     --------
