@@ -1025,10 +1025,12 @@ def corpus_bootstrap_interval(
     ----------
     .. [1] Efron, B. (1979). Bootstrap methods: another look at the jackknife. Ann. Statist. 7(1),
            1-26.
-    .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall,
+           §13.3 (percentile interval), §14.3 and eq. 14.15 (BCa).
     .. [3] Fraile-Hernández, J. M. & Peñas, A. (2025). On measuring large language models
            performance with inferential statistics. Information 16(9), 817.
-           https://doi.org/10.3390/info16090817
+           https://doi.org/10.3390/info16090817 (§3.2-3.4: a bootstrap of one run's F1 and its
+           percentile interval).
 
     Examples
     --------

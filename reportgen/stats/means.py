@@ -388,8 +388,8 @@ def bootstrap_means(
     ----------
     .. [1] Efron, B. (1979). Bootstrap methods: another look at the jackknife. Ann. Statist. 7(1),
            1-26.
-    .. [2] Ackerman, S. et al. (2025). Statistical multi-metric evaluation and ranking of LLM-based
-           systems. §3.
+    .. [2] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
+           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §3.
     """
     arrays, shared, names = _samples_iv(samples, systems, confidence, n_resamples)
     reps = _replicates(arrays, shared, int(n_resamples), np.random.default_rng(rng), max_memory)

@@ -613,10 +613,10 @@ def paired_binary_cells(
     marginals are kept fixed whatever ρ. ``p11`` is clipped to the Fréchet bounds only
     to absorb rounding (1e-12); a ρ truly outside the bounds is an error.
 
-    Seed 003 §3.5 describes ρ as "the fraction of items whose correctness is linked by
-    shared difficulty": a fraction f of items where both systems' correctness comes from
-    one uniform draw (comonotone) and independent draws elsewhere gives phi
-    :math:`f \\cdot \\rho_{max}(p_a, p_b)`; pass
+    Chandrabhas's evalci paper (§3.5) describes ρ as "the fraction of items whose
+    correctness is linked by shared difficulty": a fraction f of items where both
+    systems' correctness comes from one uniform draw (comonotone) and independent draws
+    elsewhere gives phi :math:`f \\cdot \\rho_{max}(p_a, p_b)`; pass
     ``correlation=f * correlation_bounds(p_a, p_b)[1]`` for that model.
 
     References
@@ -1677,7 +1677,7 @@ def simulate_paired_binary_power(
     .. [1] McNemar, Q. (1947). Note on the sampling error of the difference between correlated
            proportions or percentages. Psychometrika 12(2), 153-157.
     .. [2] Chandrabhas, S. K. evalci: a Python library for statistically rigorous comparison of
-           language model evaluations.
+           language model evaluations, §3.5. https://doi.org/10.5281/zenodo.21201815
 
     Examples
     --------

@@ -598,7 +598,7 @@ def cluster_bootstrap_interval(
     .. [2] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
            evaluations. arXiv:2411.00640.
     .. [3] Chandrabhas, S. K. evalci: a Python library for statistically rigorous comparison of
-           language model evaluations.
+           language model evaluations, §3.4. https://doi.org/10.5281/zenodo.21201815
 
     Examples
     --------
@@ -1093,7 +1093,7 @@ def variance_components_from_counts(
 
 @dataclass(frozen=True)
 class PooledRunsResult(TabularMixin):
-    """Seed 004's instance-level bootstrap over pooled runs, and per run.
+    """Instance-level bootstrap over pooled runs, and per run (Fraile-Hernández & Peñas 2025).
 
     Attributes
     ----------
@@ -1356,7 +1356,7 @@ def pooled_runs_bootstrap(
     ----------
     .. [1] Fraile-Hernández, J. M. & Peñas, A. (2025). On measuring large language models
            performance with inferential statistics. Information 16(9), 817.
-           https://doi.org/10.3390/info16090817 Algorithm 1.
+           https://doi.org/10.3390/info16090817 (§3.5, Algorithm 1).
     .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
 
     Examples
@@ -1672,9 +1672,9 @@ def ci_width_by_runs(
 
     Notes
     -----
-    Seed 004 (Fraile-Hernández & Peñas 2025, table of CI against the runs used) reports
-    the interval for runs (1), (1, 2), ... to show whether one run is enough: if the
-    width barely changes after the first runs, more runs buy little. The widths are from
+    Fraile-Hernández & Peñas (2025, §4, the running example) report the interval for
+    runs (1), (1, 2), ... to show whether one run is enough: if the width barely changes
+    after the first runs, more runs buy little. The widths are from
     independent resamples for each k, so they carry Monte Carlo noise of about
     :math:`1/\\sqrt{2B}` relative.
 
@@ -1682,7 +1682,7 @@ def ci_width_by_runs(
     ----------
     .. [1] Fraile-Hernández, J. M. & Peñas, A. (2025). On measuring large language models
            performance with inferential statistics. Information 16(9), 817.
-           https://doi.org/10.3390/info16090817
+           https://doi.org/10.3390/info16090817 (§4, the running example).
     .. [2] Miller, E. (2024). Adding error bars to evals: a statistical approach to language model
            evaluations. arXiv:2411.00640.
 
