@@ -231,6 +231,12 @@ def aggregate_metrics(
     (3, 2)
     >>> bool(agg.scores[0, 0] > agg.scores[1, 1])
     True
+
+    By hand: pooled means 0.5 and 0.45, pooled SDs (ddof 1) of all six values each.
+
+    >>> by_hand = 0.5 * (1 - 0.5) / np.std(acc, ddof=1) + 0.5 * (0.45 - 0.1) / np.std(err, ddof=1)
+    >>> round(float(agg.scores[0, 0]), 4), round(float(by_hand), 4)
+    (1.0242, 1.0242)
     """
     arrays = [np.asarray(m, dtype=np.float64) for m in matrices]
     k = len(arrays)
@@ -447,10 +453,18 @@ def harmonic_mean_pvalue(
     Examples
     --------
     >>> res = harmonic_mean_pvalue(np.array([[0.01, 0.04], [0.5, 0.9]]), L=6)
-    >>> res.hmp.round(4)
+    >>> res.hmp.round(4)                  # 1 / (0.5/0.01 + 0.5/0.04), 1 / (0.5/0.5 + 0.5/0.9)
     array([0.016 , 0.6429])
     >>> res.p_adjusted.round(4)
     array([0.061, 1.   ])
+
+    The first by hand: x = w_R / hmp with w_R = K/L = 2/6, against the Landau tail.
+
+    >>> from scipy import special, stats
+    >>> x = (2 / 6) / (1 / (0.5 / 0.01 + 0.5 / 0.04))
+    >>> mu = np.log(6) + 1 + special.digamma(1) - np.log(2 / np.pi)
+    >>> round(float(max(1 / x, stats.landau.sf(x, loc=mu, scale=np.pi / 2))), 4)
+    0.061
     """
     P = np.asarray(p, dtype=np.float64)
     if P.ndim == 0 or P.shape[-1] == 0:
@@ -581,6 +595,8 @@ def aggregate_effect_sizes(
     Examples
     --------
     >>> round(float(aggregate_effect_sizes([0.2, 0.8], [1.0, 3.0]).effect_size), 6)
+    0.35
+    >>> round((0.2 / 1.0 + 0.8 / 3.0) / (1 / 1.0 + 1 / 3.0), 6)  # weights 1/SD, by hand
     0.35
     """
     e = np.asarray(effects, dtype=np.float64)
@@ -739,6 +755,13 @@ def aggregate_unpaired_means(
     ...                                directions=["higher", "lower"])
     >>> agg.systems, bool(agg.scores[1] > agg.scores[0])
     (('system 1', 'system 2'), True)
+
+    By hand: list j's denominator is the pooled SD times sqrt(sum of 1/n).
+
+    >>> d_acc = np.sqrt((99 * 0.25 + 99 * 0.25) / 198) * np.sqrt(2 / 100)
+    >>> d_err = np.sqrt((49 * 16 + 49 * 16) / 98) * np.sqrt(2 / 50)
+    >>> [round(float(v), 4) for v in agg.scores], round(float(0.5 * 0.5 / d_acc - 5 / d_err), 4)
+    ([-2.7145, -0.7574], -2.7145)
     """
     M = np.asarray(means, dtype=np.float64)
     S = np.asarray(sds, dtype=np.float64)
@@ -895,6 +918,9 @@ def sign_test_wins(
     Examples
     --------
     >>> round(float(sign_test_wins(14, 8).p_value), 3)
+    0.286
+    >>> from scipy import stats
+    >>> round(float(stats.binomtest(14, 22).pvalue), 3)
     0.286
     """
     if ties not in get_args(Ties):
@@ -1096,11 +1122,14 @@ def friedman_nemenyi(
 
     Examples
     --------
-    >>> res = friedman_nemenyi([[0.9, 0.8, 0.7, 0.9], [0.6, 0.5, 0.6, 0.4],
-    ...                         [0.3, 0.2, 0.5, 0.1]], systems=["a", "b", "c"])
+    >>> scores = [[0.9, 0.8, 0.7, 0.9], [0.6, 0.5, 0.6, 0.4], [0.3, 0.2, 0.5, 0.1]]
+    >>> res = friedman_nemenyi(scores, systems=["a", "b", "c"])
     >>> res.average_ranks
     array([1., 2., 3.])
-    >>> round(res.critical_difference, 3)
+    >>> from scipy import stats
+    >>> float(res.statistic), float(stats.friedmanchisquare(*scores).statistic)
+    (8.0, 8.0)
+    >>> round(res.critical_difference, 3)  # q = 2.343 (Demšar 2006, Table 5a) * sqrt(3*4/(6*4))
     1.657
     """
     X = np.asarray(scores, dtype=np.float64)

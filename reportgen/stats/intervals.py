@@ -47,6 +47,10 @@ def wilson_interval(
     >>> lo, hi = wilson_interval(np.array(7), np.array(10))
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.3968, 0.8922)
+    >>> from scipy import stats
+    >>> ci = stats.binomtest(7, 10).proportion_ci(method="wilson")
+    >>> round(float(ci.low), 4), round(float(ci.high), 4)
+    (0.3968, 0.8922)
     """
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
@@ -328,6 +332,20 @@ def farrington_manning_statistic(
     Examples
     --------
     >>> round(float(farrington_manning_statistic(np.array(-0.1), 70, 100, 75, 100)), 4)
+    0.7943
+
+    The restricted MLE found by maximising the likelihood numerically gives the same:
+
+    >>> from scipy import optimize
+    >>> def nll(p_b):
+    ...     p_a = p_b - 0.1
+    ...     return -(70 * np.log(p_a) + 30 * np.log(1 - p_a)
+    ...              + 75 * np.log(p_b) + 25 * np.log(1 - p_b))
+    >>> p_b = optimize.minimize_scalar(nll, bounds=(0.1 + 1e-9, 1 - 1e-9), method="bounded",
+    ...                                options={"xatol": 1e-10}).x
+    >>> p_a = p_b - 0.1
+    >>> z = (0.70 - 0.75 + 0.1) / np.sqrt(p_a * (1 - p_a) / 100 + p_b * (1 - p_b) / 100)
+    >>> round(float(z), 4)
     0.7943
     """
     k_a, n_a = np.asarray(k_a, dtype=np.float64), np.asarray(n_a, dtype=np.float64)

@@ -128,6 +128,10 @@ def clopper_pearson_interval(
     >>> lo, hi = clopper_pearson_interval(np.array(7), np.array(10))
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.3475, 0.9333)
+    >>> from scipy import stats
+    >>> ci = stats.binomtest(7, 10).proportion_ci(method="exact")
+    >>> round(float(ci.low), 4), round(float(ci.high), 4)
+    (0.3475, 0.9333)
     """
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)

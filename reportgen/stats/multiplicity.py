@@ -84,6 +84,13 @@ def adjust_pvalues(pvalues: np.ndarray, *, method: Correction = "holm-sidak") ->
     --------
     >>> adjust_pvalues(np.array([0.01, 0.04, 0.03]), method="holm")
     array([0.03, 0.06, 0.06])
+
+    By hand: sorted 0.01, 0.03, 0.04 give 3 x 0.01, max(0.03, 2 x 0.03), max(0.06, 0.04).
+    The same as statsmodels:
+
+    >>> from statsmodels.stats.multitest import multipletests
+    >>> multipletests([0.01, 0.04, 0.03], method="holm")[1].round(4)
+    array([0.03, 0.06, 0.06])
     """
     p = _adjust_iv(pvalues, method)
     out = np.full(p.shape, np.nan)

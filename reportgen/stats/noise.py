@@ -589,6 +589,14 @@ def sign_test_boundary(totals: Any, *, alpha: float = 0.05) -> np.ndarray:
     --------
     >>> sign_test_boundary([5, 6, 10, 20], alpha=0.05)
     array([nan,  6.,  8., 10.])
+
+    By hand with scipy: 5-0 gives p = 2/32 > 0.05; 6-0 gives 2/64; 9-1 is significant but
+    8-2 is not; 15-5 is but 14-6 is not.
+
+    >>> from scipy import stats
+    >>> [round(float(stats.binomtest(k, m).pvalue), 4) for k, m in
+    ...  [(5, 5), (6, 6), (9, 10), (8, 10), (15, 20), (14, 20)]]
+    [0.0625, 0.0312, 0.0215, 0.1094, 0.0414, 0.1153]
     """
     if not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be between 0 and 1 (exclusive)")
@@ -719,6 +727,13 @@ def prediction_noise(
     >>> r = prediction_noise(x, counts=5)
     >>> r.total_var.round(5), r.prediction_var.round(5), r.data_var.round(5)
     (array([0.02917, 0.08333]), array([0.01, 0.  ]), array([0.01917, 0.08333]))
+
+    By hand for the first system: the variance (ddof 1) of the item means over n = 4,
+    and the mean of p(1 - p)/(k - 1) over the items, over n.
+
+    >>> p = x[:, 0]
+    >>> round(float(p.var(ddof=1) / 4), 5), round(float((p * (1 - p) / 4).mean() / 4), 5)
+    (0.02917, 0.01)
     """
     S = np.asarray(scores, dtype=np.float64)
     if S.ndim == 2 and counts is None:
@@ -1016,6 +1031,9 @@ def noise_profile(
     >>> prof = noise_profile(x, systems=["a", "b"])
     >>> int(prof.a_wins[0]), int(prof.b_wins[0]), round(float(prof.p_value[0]), 4)
     (20, 10, 0.0987)
+    >>> from scipy import stats
+    >>> round(float(stats.binomtest(10, 30).pvalue), 4)
+    0.0987
     >>> prof.p5_min, prof.p5_max, prof.p5_max_items     # no pair reaches p < 0.05
     (nan, 0.1, 10.0)
     >>> round(prof.se_diff_median, 5)                  # sqrt(30 - 10**2/100) / 100

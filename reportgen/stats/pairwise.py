@@ -627,7 +627,9 @@ def binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarra
 
     Examples
     --------
-    >>> float(binomial_pvalue(np.array(2), np.array(10), "two-sided")).__round__(4)
+    >>> round(float(binomial_pvalue(np.array(2), np.array(10), "two-sided")), 4)
+    0.1094
+    >>> round(2 * (1 + 10 + 45) / 2**10, 4)  # 2 P[X <= 2], X ~ Bin(10, 1/2)
     0.1094
     """
     k = np.asarray(k, dtype=np.float64)
