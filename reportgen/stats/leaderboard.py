@@ -726,7 +726,7 @@ def bradley_terry(
     >>> bt = bradley_terry(X, systems=["a", "b"], n_resamples=0)
     >>> round(float(bt.win_probability()[0, 1]), 6)
     0.666667
-    >>> bt.rating.round(1).tolist()
+    >>> bt.rating.round(1).tolist()  # 1000 +- 200 log10(2): 400 log10 of the odds 2:1
     [1060.2, 939.8]
     """
     X, names = _scores_iv(scores, systems)

@@ -658,6 +658,23 @@ def margin_paired(
     >>> r = margin_paired(x, margin=0.1, systems=["v1", "v2"], baseline="v1")
     >>> r.test, round(float(r.diff[0]), 3), round(float(r.p_noninferiority[0]), 4)
     ('Tango score', 0.0, 0.0131)
+
+    By hand: 40 items each way of 200; Tango's restricted MLE of the discordant cells
+    under ``diff = -0.1`` found by maximising the likelihood numerically.
+
+    >>> from scipy import optimize, stats
+    >>> def nll(t):
+    ...     p10, p11 = t
+    ...     p01 = p10 - 0.1
+    ...     p00 = 1 - p10 - p11 - p01
+    ...     if min(p10, p11, p01, p00) <= 0:
+    ...         return np.inf
+    ...     return -(80 * np.log(p11) + 40 * np.log(p10) + 40 * np.log(p01) + 40 * np.log(p00))
+    >>> p10, _ = optimize.minimize(nll, [0.25, 0.35], method="Nelder-Mead",
+    ...                            options={"xatol": 1e-10, "fatol": 1e-12}).x
+    >>> z = 0.1 / np.sqrt((p10 + (p10 - 0.1) - 0.01) / 200)
+    >>> round(float(stats.norm.sf(z)), 4)
+    0.0131
     """
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2:
@@ -1038,6 +1055,9 @@ def margin_unpaired(
     >>> r = margin_unpaired([a, b], margin=0.3, systems=["old", "new"], baseline="old")
     >>> r.test, round(float(r.p_equivalence[0]), 3)
     ('Welch t', 0.023)
+    >>> from statsmodels.stats.weightstats import ttost_ind
+    >>> round(float(ttost_ind(b, a, -0.3, 0.3, usevar="unequal")[0]), 3)
+    0.023
     """
     arrays, names = unpaired_samples_iv(samples, systems)
     mod = _modality_iv(np.concatenate(arrays), modality)
@@ -1855,6 +1875,24 @@ def noninferiority_power(
     --------
     >>> r = noninferiority_power(500, 0.05, design="paired-binary", discordance=0.2)
     >>> round(r.power, 3)
+    0.694
+
+    By hand (Nam 1997): Tango's restricted MLE of the discordant cells under
+    ``diff = -0.05``, evaluated at the true cells (p10 = p01 = 0.1), found by maximising
+    the likelihood numerically.
+
+    >>> from scipy import optimize, stats
+    >>> def nll(t):
+    ...     p10, p11 = t
+    ...     p01, p00 = p10 - 0.05, 1 - 2 * p10 + 0.05 - p11
+    ...     if min(p10, p11, p01, p00) <= 0:
+    ...         return np.inf
+    ...     return -(0.4 * np.log(p11) + 0.1 * np.log(p10) + 0.1 * np.log(p01) + 0.4 * np.log(p00))
+    >>> p10, _ = optimize.minimize(nll, [0.12, 0.4], method="Nelder-Mead",
+    ...                            options={"xatol": 1e-12, "fatol": 1e-14}).x
+    >>> s0, s1 = np.sqrt(2 * p10 - 0.05 - 0.05**2), np.sqrt(0.2)
+    >>> power = stats.norm.cdf((np.sqrt(500) * 0.05 - stats.norm.ppf(0.975) * s0) / s1)
+    >>> round(float(power), 3)
     0.694
     """
     spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd, sd_b, ratio)

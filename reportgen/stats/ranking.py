@@ -1585,6 +1585,12 @@ def topsis(
     >>> res = topsis(np.array([[4.0, 3.0], [3.0, 4.0]]), weights=[0.75, 0.25])
     >>> [round(float(c), 6) for c in res.score]
     [0.75, 0.25]
+
+    By hand: both columns have norm 5, weighted rows (0.6, 0.15) and (0.45, 0.2); the
+    ideal is (0.6, 0.2), the anti-ideal (0.45, 0.15): distances 0.05 and 0.15.
+
+    >>> round(0.15 / (0.05 + 0.15), 6)
+    0.75
     """
     X = np.asarray(matrix, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
@@ -1715,6 +1721,9 @@ def rank_agreement(order_a: Sequence[str], order_b: Sequence[str]) -> RankAgreem
     >>> res = rank_agreement(["a", "b", "c", "d"], ["a", "c", "b", "d"])
     >>> round(res.tau, 4), res.swapped
     (0.6667, (('b', 'c'),))
+    >>> from scipy import stats
+    >>> round(float(stats.kendalltau([1, 2, 3, 4], [1, 3, 2, 4]).statistic), 4)  # (5 - 1) / 6
+    0.6667
     """
     a = tuple(str(s) for s in order_a)
     b = tuple(str(s) for s in order_b)

@@ -362,6 +362,11 @@ def clustered_mean_interval(
     >>> r = clustered_mean_interval(y, [0, 0, 1, 1, 2, 2, 3, 3])
     >>> round(float(r.mean[0]), 3), round(float(r.se[0]), 4), round(float(r.se_naive[0]), 4)
     (0.5, 0.2041, 0.189)
+    >>> import statsmodels.api as sm
+    >>> fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster",
+    ...                                      cov_kwds={"groups": [0, 0, 1, 1, 2, 2, 3, 3]})
+    >>> round(float(fit.bse[0]), 4), round(float(np.sqrt(y.var(ddof=1) / 8)), 4)
+    (0.2041, 0.189)
     """
     conf = _confidence_iv(confidence)
     dist = _choice_iv("distribution", distribution, get_args(Distribution))
@@ -921,10 +926,19 @@ def variance_components(
     --------
     >>> scores = np.array([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 0, 1]])
     >>> r = variance_components(scores)
-    >>> r.k[0], int(r.n[0])
-    (np.float64(3.0), 5)
+    >>> float(r.k[0]), int(r.n[0])
+    (3.0, 5)
     >>> bool(np.isclose(r.se_data[0] ** 2 + r.se_prediction[0] ** 2, r.se_total[0] ** 2))
     True
+
+    By hand: the SE of the mean of the item means, and the within-item part.
+
+    >>> item_means = scores.mean(axis=1)
+    >>> within = scores.var(axis=1, ddof=1).mean()
+    >>> round(float(r.se_total[0]), 4), round(float(np.sqrt(item_means.var(ddof=1) / 5)), 4)
+    (0.17, 0.17)
+    >>> round(float(r.se_prediction[0]), 4), round(float(np.sqrt(within / 3 / 5)), 4)
+    (0.1155, 0.1155)
     """
     X = _scores_iv(scores)
     names = system_names(systems, X.shape[1])

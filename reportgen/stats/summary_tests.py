@@ -126,6 +126,10 @@ def z_test_from_intervals(
     >>> r = z_test_from_intervals(0.50, (0.45, 0.55), 0.58, (0.53, 0.63))
     >>> round(r.diff, 3), round(r.p_value, 4)
     (0.08, 0.0266)
+    >>> from scipy import stats
+    >>> se = 0.05 / stats.norm.ppf(0.975)  # the half-width of each interval over 1.96
+    >>> round(float(2 * stats.norm.sf(0.08 / (2 * se**2) ** 0.5)), 4)
+    0.0266
     """
     m_a, m_b = _iv("mean_a", mean_a), _iv("mean_b", mean_b)
     lo_a, hi_a = _iv("ci_a[0]", ci_a[0]), _iv("ci_a[1]", ci_a[1])
