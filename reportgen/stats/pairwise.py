@@ -552,31 +552,24 @@ def compare_paired(
         p = np.full(len(ia), np.nan)
         statistic = np.full(len(ia), np.nan)
     n_arr = np.full(len(ia), n, dtype=np.int64)
-    return PairwiseResult(
+    return _pairwise_result(
+        opts,
         systems=names,
         index_a=ia,
         index_b=ib,
         paired=True,
         modality=mod,
-        method=opts.method,
-        alternative=opts.alternative,
-        order=opts.order,
         test=test,
-        statistic=np.asarray(statistic, dtype=np.float64),
+        statistic=statistic,
         p_value=p,
-        p_adjusted=adjust_pvalues(p, method=opts.correction),
-        correction=opts.correction,
-        alpha=opts.alpha,
         mean_a=mean_a,
         mean_b=mean_b,
         diff=diff,
-        ci_low=np.asarray(ci_low, dtype=np.float64),
-        ci_high=np.asarray(ci_high, dtype=np.float64),
+        ci_low=ci_low,
+        ci_high=ci_high,
         ci_method=ci_method,
-        confidence=opts.confidence,
         effect_size=effect,
         effect_size_kind="paired d",
-        effect_threshold=opts.effect_threshold,
         n_a=n_arr,
         n_b=n_arr,
         exact=exact,
@@ -584,6 +577,27 @@ def compare_paired(
         a_only=None if a_only is None else a_only.astype(np.int64),
         b_only=None if b_only is None else b_only.astype(np.int64),
         notes=tuple(notes),
+    )
+
+
+def _pairwise_result(opts: Any, **fields: Any) -> PairwiseResult:
+    """A PairwiseResult with the fields every design takes from its options (method,
+    alternative, order, correction, alpha, confidence, effect threshold), the p-values
+    adjusted for the family, and the statistics and interval limits as float arrays."""
+    p = np.asarray(fields.pop("p_value"), dtype=np.float64)
+    for name in ("statistic", "ci_low", "ci_high"):
+        fields[name] = np.asarray(fields[name], dtype=np.float64)
+    return PairwiseResult(
+        **fields,
+        p_value=p,
+        p_adjusted=adjust_pvalues(p, method=opts.correction),
+        method=opts.method,
+        alternative=opts.alternative,
+        order=opts.order,
+        correction=opts.correction,
+        alpha=opts.alpha,
+        confidence=opts.confidence,
+        effect_threshold=opts.effect_threshold,
     )
 
 
@@ -884,31 +898,24 @@ def compare_unpaired(
     p = np.where(small, np.nan, p)
     statistic = np.where(small, np.nan, statistic)
     p = np.asarray(p, dtype=np.float64)
-    return PairwiseResult(
+    return _pairwise_result(
+        opts,
         systems=names,
         index_a=ia,
         index_b=ib,
         paired=False,
         modality=mod,
-        method=opts.method,
-        alternative=opts.alternative,
-        order=opts.order,
         test=test,
-        statistic=np.asarray(statistic, dtype=np.float64),
+        statistic=statistic,
         p_value=p,
-        p_adjusted=adjust_pvalues(p, method=opts.correction),
-        correction=opts.correction,
-        alpha=opts.alpha,
         mean_a=mean_a,
         mean_b=mean_b,
         diff=diff,
-        ci_low=np.asarray(ci_low, dtype=np.float64),
-        ci_high=np.asarray(ci_high, dtype=np.float64),
+        ci_low=ci_low,
+        ci_high=ci_high,
         ci_method=ci_method,
-        confidence=opts.confidence,
         effect_size=np.asarray(effect, dtype=np.float64),
         effect_size_kind=effect_kind,
-        effect_threshold=opts.effect_threshold,
         n_a=n_a,
         n_b=n_b,
         exact=exact,
