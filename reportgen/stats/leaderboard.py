@@ -77,6 +77,8 @@ BT_ONE_STEP_SYSTEMS: int = 100
 #: resample's gradient from its normal approximation instead of resampling the items
 #: (the bootstrap's cost grows with items × resamples).
 BT_NORMAL_ITEMS: int = 10_000
+#: Working memory of one chunk of items' win contributions in :func:`_resample_wins`.
+_WINS_CHUNK_BYTES: int = 32 * 2**20
 
 
 # ============================================================================ inputs
@@ -308,16 +310,28 @@ def win_rates(scores: Any, *, systems: Sequence[str] | None = None) -> WinRates:
 # ============================================================================ Bradley-Terry
 
 
-def _loglik(theta: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """BT log-likelihood of every stacked fit: ``Σ_ab W_ab log σ(θ_a − θ_b)``.
+def _bt_state(theta: np.ndarray, N: np.ndarray, wins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The BT log-likelihood of every stacked fit and its win probabilities
+    ``P[b, a, c] = σ(θ_a − θ_c)``, from one pass over ``e_a + e_c``.
 
-    Each pair is evaluated once (a < b): with d = θ_a − θ_b, log σ(−d) = log σ(d) − d,
-    so a pair contributes ``(W_ab + W_ba) log σ(d) − W_ba d`` (half the logarithms of
-    the full s × s sum, the same value to rounding)."""
-    a, b = np.triu_indices(W.shape[1], 1)
-    d = theta[:, a] - theta[:, b]
-    w_ab, w_ba = W[:, a, b], W[:, b, a]
-    return -((w_ab + w_ba) * np.logaddexp(0.0, -d) + w_ba * d).sum(axis=1)
+    With :math:`e = \exp(θ − \max θ)` (the shift cancels),
+    :math:`\log σ(θ_a − θ_c) = \log e_a − \log(e_a + e_c)`, so
+    :math:`\ell = \sum_{a \ne c} W_{ac} \log σ(θ_a − θ_c) = \sum_a w_a \log e_a −
+    \tfrac12 \sum_{a \ne c} N_{ac} \log(e_a + e_c)` with ``N = W + Wᵀ`` (zero
+    diagonal) and ``w`` the row sums of W. Exponentials of the s values per fit, not of
+    the s² differences, and no ``logaddexp`` (which numpy does not vectorise)."""
+    shifted = theta - theta.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    D = e[:, :, None] + e[:, None, :]
+    P = np.divide(e[:, :, None], D)
+    np.log(D, out=D)
+    ll = np.einsum("ba,ba->b", wins, shifted) - 0.5 * np.einsum("bac,bac->b", N, D)
+    return ll, P
+
+
+def _loglik(theta: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """BT log-likelihood ``Σ_ab W_ab log σ(θ_a − θ_b)`` of every stacked fit."""
+    return _bt_state(theta, W + np.swapaxes(W, 1, 2), W.sum(axis=2))[0]
 
 
 def _newton_bt(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -326,45 +340,78 @@ def _newton_bt(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 
     The log-likelihood is concave in θ with the all-ones vector in the null space of its
     Hessian; adding ``11ᵀ`` to the negative Hessian fixes that direction (the gradient is
-    orthogonal to it, so the step keeps Σθ = 0). Returns θ, the converged mask and the
-    iterations used.
+    orthogonal to it, so the step keeps Σθ = 0). The iterations start at the log of the
+    smoothed share of wins of each fit, which is closer to a bootstrap resample's optimum
+    than the full-data fit is (measured on eval-arena data: 4 iterations instead of 6).
+    Returns θ, the converged mask and the iterations used.
     """
     B, s, _ = W.shape
     N = W + np.swapaxes(W, 1, 2)
     wins = W.sum(axis=2)
-    # start: log of the smoothed share of wins, a cheap point near the optimum
     theta = np.log((wins + 0.5) / (N.sum(axis=2) - wins + 0.5))
     theta -= theta.mean(axis=1, keepdims=True)
     scale = np.maximum(N.sum(axis=(1, 2)), 1.0)
-    ones = np.ones((s, s)) / s
-    ll = _loglik(theta, W)
+    diagonal = np.arange(s)
+    ll, P = _bt_state(theta, N, wins)
     converged = np.zeros(B, dtype=bool)
     it = 0
     for it in range(1, _MAX_ITER + 1):  # noqa: B007 (the count is read after the loop)
-        P = 1.0 / (1.0 + np.exp(theta[:, None, :] - theta[:, :, None]))  # P[a,b]=σ(θa−θb)
-        grad = wins - (N * P).sum(axis=2)
+        C = N * P
+        grad = wins - C.sum(axis=2)
         converged = np.abs(grad).max(axis=1) <= _TOL * scale
         if converged.all():
             break
-        act = ~converged
-        C = N[act] * P[act] * np.swapaxes(P[act], 1, 2)
-        H = np.einsum("bij->bi", C)[:, :, None] * np.eye(s) - C + ones  # −Hessian + 11ᵀ/s
-        step = np.linalg.solve(H, grad[act][:, :, None])[:, :, 0]
+        act = np.flatnonzero(~converged)
+        everyone = act.size == B
+        Pa = P
+        if not everyone:
+            C, Pa, grad = C[act], P[act], grad[act]
+        # −Hessian + 11ᵀ/s: diag(Σ_c C_ac) − C with C_ac = N_ac P_ac P_ca
+        C *= np.swapaxes(Pa, 1, 2)
+        rows = C.sum(axis=2)
+        np.negative(C, out=C)
+        C += 1.0 / s
+        C[:, diagonal, diagonal] += rows
+        step = np.linalg.solve(C, grad[:, :, None])[:, :, 0]
         t = np.ones(step.shape[0])
-        base, th0, Wa = ll[act], theta[act], W[act]
+        base, th0 = ll[act], theta[act]
+        Na, wa = (N, wins) if everyone else (N[act], wins[act])
         new = th0 + step
-        new_ll = _loglik(new, Wa)
+        new_ll, new_P = _bt_state(new, Na, wa)
         for _ in range(30):  # step halving until the likelihood rises
-            worse = new_ll < base - 1e-12 * np.abs(base)
-            if not worse.any():
+            worse = np.flatnonzero(new_ll < base - 1e-12 * np.abs(base))
+            if not worse.size:
                 break
             t[worse] /= 2
             new[worse] = th0[worse] + t[worse, None] * step[worse]
-            new_ll[worse] = _loglik(new[worse], Wa[worse])
+            new_ll[worse], new_P[worse] = _bt_state(new[worse], Na[worse], wa[worse])
+        # centring does not change P (it depends on differences only)
         new -= new.mean(axis=1, keepdims=True)
-        theta[act] = new
-        ll[act] = new_ll
+        if everyone:
+            theta, ll, P = new, new_ll, new_P
+        else:
+            theta[act], ll[act], P[act] = new, new_ll, new_P
     return theta, converged, it
+
+
+def _resample_wins(X: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``(B, s, s)`` win matrices ``Xᵀ diag(c_r) (1 − X)`` of every row of bootstrap
+    counts, as one matrix product ``counts @ O`` with ``O_i = x_i ⊗ (1 − x_i)`` (the
+    item's contribution to the win matrix, flattened). Items whose contribution is zero
+    (every system scored the same 0 or 1) are left out; items are taken in chunks so that
+    O stays within :data:`_WINS_CHUNK_BYTES`."""
+    n, s = X.shape
+    informative = np.flatnonzero((X * (1.0 - X)).any(axis=1) | (X.max(axis=1) > X.min(axis=1)))
+    out = np.zeros((counts.shape[0], s * s))
+    step = max(1, _WINS_CHUNK_BYTES // (8 * s * s))
+    for lo in range(0, informative.size, step):
+        idx = informative[lo : lo + step]
+        x = X[idx]
+        O = (x[:, :, None] * (1.0 - x)[:, None, :]).reshape(idx.size, s * s)
+        out += counts[:, idx].astype(np.float64) @ O
+    W = out.reshape(-1, s, s)
+    W[:, np.arange(s), np.arange(s)] = 0.0
+    return W
 
 
 def _strongly_connected(W: np.ndarray) -> np.ndarray:
@@ -775,11 +822,10 @@ def bradley_terry(
         notes.append(f"bootstrap fits linearised, with normal resample gradients, for {n:,} items")
     elif n_resamples > 0:
         reps = np.empty((n_resamples, s))
-        one_minus = 1.0 - X
         done = 0
-        # per resample: counts (n) + weighted scores (s × n) + a few s × s stacks (full
-        # fits), or counts and a gradient and step (one-step)
-        per_row = 8 * (2 * n + 4 * s) if one_step else 8 * (2 * n + s * n + 12 * s * s)
+        # per resample: counts (n) + its win matrix and a few s × s stacks (full fits), or
+        # counts and a gradient and step (one-step)
+        per_row = 8 * (2 * n + 4 * s) if one_step else 8 * (2 * n + 12 * s * s)
         for rows in chunk_sizes(n_resamples, per_row, max_memory):
             counts = bootstrap_counts(generator, rows, n)
             if one_step:
@@ -787,9 +833,7 @@ def bradley_terry(
                 reps[done : done + rows] = _to_scale(th, scale, anchor_index)
                 done += rows
                 continue
-            Wb = np.matmul(X.T[None, :, :] * counts[:, None, :], one_minus)
-            Wb[:, np.arange(s), np.arange(s)] = 0.0
-            th, used_b, conv_b, _ = _fit(Wb, float(prior))
+            th, used_b, conv_b, _ = _fit(_resample_wins(X, counts), float(prior))
             reps[done : done + rows] = _to_scale(th, scale, anchor_index)
             n_degenerate += int(np.count_nonzero(used_b != prior))
             converged &= bool(conv_b.all())

@@ -240,6 +240,27 @@ def test_bradley_terry_bootstrap_against_loop_over_resamples():
     np.testing.assert_allclose(small.ci_low, bt.ci_low, atol=1e-9)
 
 
+@pytest.mark.parametrize("fractional", [False, True])
+def test_resample_wins_against_a_loop_over_resamples(fractional, monkeypatch):
+    """The resamples' win matrices as one product ``counts @ O`` (uninformative items
+    left out, items in chunks) against the weighted sum over items, resample by
+    resample, with plain loops."""
+    X = _random_scores(4, 30, 5, fractional)
+    X[:3] = 1.0  # items every system solves: no contribution
+    X[3:5] = 0.0
+    counts = bootstrap_counts(np.random.default_rng(3), 6, X.shape[0])
+    monkeypatch.setattr(leaderboard_module, "_WINS_CHUNK_BYTES", 8 * 5 * 5 * 4)  # 4 items
+    got = leaderboard_module._resample_wins(X, counts)
+    for r, c in enumerate(counts):
+        expected = np.zeros((5, 5))
+        for i in range(X.shape[0]):
+            for a in range(5):
+                for b in range(5):
+                    if a != b:
+                        expected[a, b] += c[i] * X[i, a] * (1 - X[i, b])
+        np.testing.assert_allclose(got[r], expected, atol=1e-9)
+
+
 def test_bradley_terry_bootstrap_on_mbpp(arena):
     """Real data: finite, ordered intervals covering the estimate; seeded determinism."""
     X = arena("mbpp+").scores
