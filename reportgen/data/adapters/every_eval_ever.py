@@ -78,8 +78,8 @@ from reportgen.data.adapters._base import (
     Problem,
     SkippedInput,
     head_text,
-    iter_jsonl,
     read_json,
+    read_jsonl,
     skip_input,
     to_float,
 )
@@ -359,7 +359,8 @@ def _metric_of(record: dict[str, Any], aggregate: _Aggregate | None) -> str:
 
 
 def _read_samples(path: Path, aggregate: _Aggregate | None, columns: dict[str, list[Any]]) -> None:
-    for lineno, record in iter_jsonl(path):
+    records, lines = read_jsonl(path)
+    for lineno, record in zip(lines.tolist(), records, strict=True):
         where = Location(str(path), lineno)
         values = {}
         for key in ("model_id", "evaluation_name", "sample_id"):

@@ -74,8 +74,8 @@ from reportgen.data.adapters._base import (
     Problem,
     SkippedInput,
     head_text,
-    iter_jsonl,
     read_json,
+    read_jsonl,
     read_text,
     skip_input,
     to_float,
@@ -444,7 +444,8 @@ def _sample_records(path: Path) -> Iterator[tuple[int, Any]]:
     with path.open("rb") as fh:
         head = head_text(fh.read(SNIFF_BYTES)).lstrip("\ufeff").lstrip()
     if not head.startswith("["):
-        yield from iter_jsonl(path)
+        rows, numbers = read_jsonl(path)
+        yield from zip(numbers.tolist(), rows, strict=True)
         return
     records = read_json(path)
     if not isinstance(records, list):  # pragma: no cover - read_json parsed a '['

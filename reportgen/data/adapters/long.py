@@ -28,8 +28,8 @@ from reportgen.data.adapters._base import (
     AdapterResult,
     LoadOptions,
     head_text,
-    iter_jsonl,
     jsonl_lines,
+    read_jsonl,
 )
 from reportgen.data.adapters._tabular import header_columns, read_table, table_kind
 from reportgen.errors import InputError, Location
@@ -116,12 +116,9 @@ class LongTableAdapter(Adapter):
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    lines, records = [], []
-    for lineno, record in iter_jsonl(path):
-        lines.append(lineno)
-        records.append(record)
+    records, lines = read_jsonl(path)
     frame = pd.DataFrame.from_records(records)
-    frame[SOURCE_LINE] = np.asarray(lines, dtype=np.int64)
+    frame[SOURCE_LINE] = lines
     return frame
 
 
