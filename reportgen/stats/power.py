@@ -56,6 +56,7 @@ the analysis).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass, fields, replace
@@ -821,26 +822,42 @@ def _mcnemar_exact_power(
         return out
     lo = np.maximum(0, stats.binom.ppf(1e-16, n[live], psi[live]) - 1).astype(np.int64)
     hi = np.minimum(n[live], stats.binom.isf(1e-16, n[live], psi[live]) + 1).astype(np.int64)
-    # the rejection bounds depend on d only: compute them once for every point
-    d_all = np.arange(lo.min(), hi.max() + 1, dtype=np.float64)
-    c_all = _mcnemar_critical(d_all, alpha, alternative)
-    base = int(lo.min())
+    # the rejection bounds depend on d only: one table for d = 0..max n, kept between calls
+    # (a root search evaluates the power many times at the same n)
+    c_all = _critical_table(int(hi.max()), float(alpha), alternative)
     values = []
     for nn, s, a, l, h in zip(n[live], psi[live], p10[live], lo, hi):
-        d = d_all[l - base : h - base + 1]
-        c = c_all[l - base : h - base + 1]
-        weight = stats.binom.pmf(d, nn, s)
+        d = np.arange(l, h + 1, dtype=np.int64)
+        c = c_all[l : h + 1].astype(np.int64)
+        # Bin(d; n, ψ) from log-gamma, and the binomial cdf / survival function of K | d
+        # (scipy.special's bdtr / bdtrc, the ufuncs behind stats.binom.cdf / .sf)
+        weight = np.exp(
+            special.gammaln(nn + 1)
+            - special.gammaln(d + 1)
+            - special.gammaln(nn - d + 1)
+            + special.xlogy(d, s)
+            + special.xlog1py(nn - d, -s)
+        )
         pi = min(1.0, a / s)
-        if alternative == "two-sided":
-            given_d = stats.binom.cdf(c, d, pi) + stats.binom.sf(d - c - 1, d, pi)
-        elif alternative == "less":
-            given_d = stats.binom.cdf(c, d, pi)
-        else:
-            given_d = stats.binom.sf(d - c - 1, d, pi)
+        with np.errstate(invalid="ignore"):  # c < 0 (nothing rejects) is masked below
+            if alternative == "two-sided":
+                given_d = special.bdtr(c, d, pi) + special.bdtrc(d - c - 1, d, pi)
+            elif alternative == "less":
+                given_d = special.bdtr(c, d, pi)
+            else:
+                given_d = special.bdtrc(d - c - 1, d, pi)
         given_d = np.where(c < 0, 0.0, given_d)
         values.append(min(1.0, float(weight @ given_d)))
     out[live] = values
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _critical_table(d_max: int, alpha: float, alternative: str) -> np.ndarray:
+    """:func:`_mcnemar_critical` for d = 0..d_max (read-only; cached)."""
+    table = _mcnemar_critical(np.arange(d_max + 1, dtype=np.float64), alpha, alternative)
+    table.setflags(write=False)
+    return table
 
 
 def _power_array(n: np.ndarray, delta: np.ndarray, spec: PowerDesign) -> np.ndarray:
@@ -1277,7 +1294,15 @@ def _solve_delta(n: float, spec: PowerDesign, target: float) -> tuple[float, flo
         rtol=4 * np.finfo(float).eps,
         maxiter=500,
     )
-    return sign * m, float(gap(m) + target)
+    # the root is found to rounding: step up to the first point that reaches the target
+    # (the smallest effect with power >= target, as promised), never past hi
+    step = max(float(np.spacing(m)), 1e-15 * hi)
+    reached = float(gap(m))
+    while reached < 0 and m < hi:
+        m = min(m + step, hi)
+        step *= 2
+        reached = float(gap(m))
+    return sign * m, reached + target
 
 
 def minimum_detectable_effect(
