@@ -22,12 +22,14 @@ from reportgen.report import format as fmt
 
 __all__ = [
     "Col",
+    "FigurePool",
     "HTMLBlock",
     "charts_row",
     "count_cell",
     "details",
     "escape",
     "figure",
+    "render_figure",
     "h3",
     "note",
     "num_cell",
@@ -241,19 +243,40 @@ def _data_rows(spec: Mapping[str, Any]) -> int:
     return rows(spec)
 
 
-def figure(chart: Any, caption: str | None = None, *, theme: Any = None) -> str:
+def figure(
+    chart: Any,
+    caption: str | None = None,
+    *,
+    theme: Any = None,
+    pool: FigurePool | None = None,
+) -> str:
     """A chart rendered to inline SVG in a ``<figure>`` (``caption`` is HTML); a dense
     chart (more than :data:`DENSE_ROWS` data rows, or an SVG over
-    :data:`DENSE_SVG_BYTES`) as an embedded PNG of the same size."""
-    from reportgen.charts.render import chart_spec, to_png, to_svg
+    :data:`DENSE_SVG_BYTES`) as an embedded PNG of the same size. With a ``pool`` the
+    chart is rendered in one of its worker processes and a placeholder is returned,
+    which :meth:`FigurePool.resolve` replaces by the same figure."""
+    from reportgen.charts.render import chart_spec
 
     spec = chart_spec(chart, theme)
+    if pool is not None:
+        return pool.submit(spec, caption)
+    return render_figure(spec, caption)
+
+
+def render_figure(spec: Mapping[str, Any], caption: str | None) -> str:
+    """The ``<figure>`` of a Vega-Lite spec that already carries its theme
+    (:func:`reportgen.charts.render.chart_spec`; see :func:`figure`). Only vl-convert
+    is needed here (not Altair), so a :class:`FigurePool` worker starts in a tenth of a
+    second; nothing is fetched (``allowed_base_urls=[]``)."""
+    import vl_convert
+
     cap = f"<figcaption>{caption}</figcaption>" if caption else ""
     if _data_rows(spec) <= DENSE_ROWS:
-        svg = re.sub(r"^<\?xml[^>]*>\s*", "", to_svg(spec, theme))
+        svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+        svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
         if len(svg) <= DENSE_SVG_BYTES:
             return f'<figure class="rg-chart">{svg}{cap}</figure>'
-    data = compact_png(to_png(spec, theme, scale=RASTER_SCALE))
+    data = compact_png(vl_convert.vegalite_to_png(spec, scale=RASTER_SCALE, allowed_base_urls=[]))
     # the PNG header holds its size in pixels: the figure keeps the chart's own size
     width, height = (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
     png = base64.b64encode(data).decode("ascii")
@@ -262,6 +285,56 @@ def figure(chart: Any, caption: str | None = None, *, theme: Any = None) -> str:
         f'width="{width / RASTER_SCALE:.0f}" height="{height / RASTER_SCALE:.0f}" '
         f'alt="{escape(strip_tags(caption or "chart"))}">{cap}</figure>'
     )
+
+
+def _warm_up() -> None:
+    """Start a worker's Vega engine (its first chart takes about 0.4 s more)."""
+    import vl_convert
+
+    vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}})
+
+
+class FigurePool:
+    """Worker processes that render a section's charts while the section is built.
+
+    vl-convert draws one chart at a time per process (100-200 ms for a chart with a few
+    dozen labels, most of it measuring text), so the report renders in ``workers``
+    processes: :func:`figure` with ``pool=`` submits the chart and returns a
+    placeholder, and :meth:`resolve` waits for the section's charts and puts them in
+    place. The figures are the same as rendered in the calling process (the same
+    function draws them). The workers start ("spawn") when the pool is made, so they
+    are ready by the time the analysis is done; :meth:`close` (or the pool's garbage
+    collection) stops them.
+    """
+
+    _TOKEN = re.compile(r"<!--rg-figure-(\d+)-->")
+
+    def __init__(self, workers: int = 2) -> None:
+        import multiprocessing
+        import weakref
+        from concurrent.futures import ProcessPoolExecutor
+
+        self._executor = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+        )
+        self._futures: dict[int, Any] = {}
+        self._closer = weakref.finalize(self, self._executor.shutdown, wait=False)
+        for _ in range(workers):
+            self._executor.submit(_warm_up)
+
+    def submit(self, spec: Mapping[str, Any], caption: str | None) -> str:
+        """Start rendering a themed spec (:func:`render_figure`); its placeholder."""
+        key = len(self._futures)
+        self._futures[key] = self._executor.submit(render_figure, dict(spec), caption)
+        return f"<!--rg-figure-{key}-->"
+
+    def resolve(self, text: str) -> str:
+        """``text`` with each placeholder replaced by its figure (waiting for it); a
+        chart that failed to render raises its error here."""
+        return self._TOKEN.sub(lambda m: self._futures.pop(int(m[1])).result(), text)
+
+    def close(self) -> None:
+        self._closer()
 
 
 def compact_png(data: bytes) -> bytes:
@@ -288,9 +361,16 @@ def charts_row(*figures: str) -> str:
     return f'<div class="rg-charts">{inner}</div>' if inner else ""
 
 
-def try_figure(build: Callable[[], Any], caption: str | None, *, theme: Any) -> str:
+def try_figure(
+    build: Callable[[], Any],
+    caption: str | None,
+    *,
+    theme: Any,
+    pool: FigurePool | None = None,
+) -> str:
     """Build and render a chart; a chart that cannot be drawn for these data (e.g. one
-    system) becomes a note instead of failing the report.
+    system) becomes a note instead of failing the report. ``pool``: see
+    :class:`FigurePool`.
 
     Altair's debug mode (a JSON-schema check of every object as it is built, including
     each row of inline data) is off while the report builds its charts: it took 0.17 s
@@ -303,6 +383,6 @@ def try_figure(build: Callable[[], Any], caption: str | None, *, theme: Any) -> 
         with warnings.catch_warnings(), debug_mode(False):
             warnings.simplefilter("ignore")
             chart = build()
-            return figure(chart, caption, theme=theme)
+            return figure(chart, caption, theme=theme, pool=pool)
     except ReportgenError as exc:
         return note(f"Chart not drawn: {escape(exc)}")

@@ -14,20 +14,23 @@ numbers and p-values are formatted by :mod:`reportgen.report.format`.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from reportgen.analysis.results import PairwiseResult, UnitResult
+from reportgen.errors import ConfigError
 from reportgen.report import format as fmt
 from reportgen.report.html import (
     Col,
+    FigurePool,
     HTMLBlock,
     charts_row,
     count_cell,
@@ -85,7 +88,24 @@ TOPSIS_SHOWN_BELOW = 0.9
 
 
 def _try_chart(build: Callable[[], Any], caption: str | None, report: Report) -> str:
-    return try_figure(build, caption, theme=report.theme)
+    return try_figure(build, caption, theme=report.theme, pool=report.figures)
+
+
+_Section = TypeVar("_Section", bound=Callable[..., Any])
+
+
+def _with_figures(function: _Section) -> _Section:
+    """A section whose charts may render in the report's :class:`FigurePool`: the block
+    it returns has its placeholders replaced by the figures."""
+
+    @functools.wraps(function)
+    def wrapper(report: Report, *args: Any, **kwargs: Any) -> Any:
+        block = function(report, *args, **kwargs)
+        if report.figures is None or not isinstance(block, HTMLBlock):
+            return block
+        return HTMLBlock(report.figures.resolve(block.html), block.text)
+
+    return cast("_Section", wrapper)
 
 
 # --------------------------------------------------------------------------- the report
@@ -110,6 +130,8 @@ class Report:
     max_table_rows: int = 40
     inputs: tuple[str, ...] = ()
     config_path: str | None = None
+    #: Worker processes rendering the charts (None: in this process).
+    figures: FigurePool | None = None
 
     @property
     def alpha(self) -> float:
@@ -142,6 +164,7 @@ def prepare(
     release_report: bool = False,
     max_table_rows: int = 40,
     execution: Mapping[str, Any] | None = None,
+    figure_workers: int | str = 0,
 ) -> Report:
     """Load the data, run the analysis and gather what the sections show.
 
@@ -170,6 +193,12 @@ def prepare(
         :class:`reportgen.execution.Execution` (``{"jobs": 4}``, ``{"executor":
         "dask", "scheduler": "tcp://host:8786"}``); default serial. The numbers do not
         depend on it.
+    figure_workers
+        Processes that render the charts while the sections are built
+        (:class:`~reportgen.report.html.FigurePool`): 0 (default) renders them in this
+        process; ``"auto"`` uses two when this process may run on two cores or more
+        (the report notebooks ask for it). They start now, so they are ready when the
+        analysis is. The report is the same either way.
     """
     from reportgen.analysis import AnalysisOptions, analyze, analyze_release
     from reportgen.analysis.release import resolve_release_systems
@@ -178,44 +207,50 @@ def prepare(
     from reportgen.execution import Execution
 
     theme_obj = load_theme(theme)
-    caught: list[str] = []
-    with warnings.catch_warnings(record=True) as records:
-        warnings.simplefilter("always")
-        table = load(
-            list(data), options=LoadOptions(**dict(load_options or {})), config=config or None
-        )
-        options = {
-            k: tuple(v) if isinstance(v, list) else v
-            for k, v in dict(analysis_options or {}).items()
-        }
-        if release_report:
-            baseline, candidate = resolve_release_systems(
-                table.systems,
-                baseline=baseline or options.pop("baseline", None),
-                candidate=candidate,
-                release=release,
+    pool = _figure_pool(figure_workers)
+    try:
+        caught: list[str] = []
+        with warnings.catch_warnings(record=True) as records:
+            warnings.simplefilter("always")
+            table = load(
+                list(data), options=LoadOptions(**dict(load_options or {})), config=config or None
             )
-            options.setdefault("correct_across", "all")
-            analysis = analyze_release(
-                table,
-                AnalysisOptions(**options),
-                baseline=baseline,
-                candidate=candidate,
-                release=release,
-                execution=Execution.from_mapping(execution),
-            )
-        else:
-            analysis = analyze(
-                table, AnalysisOptions(**options), execution=Execution.from_mapping(execution)
-            )
-    for record in records:
-        if issubclass(
-            record.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
-        ):
-            continue
-        text = str(record.message)
-        if text not in caught:
-            caught.append(text)
+            options = {
+                k: tuple(v) if isinstance(v, list) else v
+                for k, v in dict(analysis_options or {}).items()
+            }
+            if release_report:
+                baseline, candidate = resolve_release_systems(
+                    table.systems,
+                    baseline=baseline or options.pop("baseline", None),
+                    candidate=candidate,
+                    release=release,
+                )
+                options.setdefault("correct_across", "all")
+                analysis = analyze_release(
+                    table,
+                    AnalysisOptions(**options),
+                    baseline=baseline,
+                    candidate=candidate,
+                    release=release,
+                    execution=Execution.from_mapping(execution),
+                )
+            else:
+                analysis = analyze(
+                    table, AnalysisOptions(**options), execution=Execution.from_mapping(execution)
+                )
+        for record in records:
+            if issubclass(
+                record.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+            ):
+                continue
+            text = str(record.message)
+            if text not in caught:
+                caught.append(text)
+    except BaseException:  # the workers stop with the failure
+        if pool is not None:
+            pool.close()
+        raise
     results = analysis.to_results()
     verdicts = None
     if analysis.release is not None:
@@ -236,7 +271,21 @@ def prepare(
         max_table_rows=max_table_rows,
         inputs=tuple(str(d) for d in data),
         config_path=config or None,
+        figures=pool,
     )
+
+
+def _figure_pool(workers: int | str) -> FigurePool | None:
+    from reportgen.execution import usable_cores
+
+    if workers == "auto":
+        workers = 2 if usable_cores() >= 2 else 0
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise ConfigError(
+            f"figure_workers={workers!r} must be a whole number >= 0 or 'auto'",
+            hint="0 renders the charts in the notebook's process",
+        )
+    return FigurePool(workers) if workers else None
 
 
 # --------------------------------------------------------------------------- outputs
@@ -380,6 +429,7 @@ def _why(sl: Any) -> str:
 # --------------------------------------------------------------------------- Summary
 
 
+@_with_figures
 def summary(report: Report) -> HTMLBlock | None:
     """Key findings, first: who leads, whether the leaders are distinguishable, the
     largest reliable gaps, the noise floor, in plain sentences and the metric's units
@@ -421,6 +471,7 @@ def summary(report: Report) -> HTMLBlock | None:
 OVERVIEW_SYSTEMS = 30
 
 
+@_with_figures
 def results_matrix(report: Report) -> HTMLBlock | None:
     """The central table: systems × dataset × metric of real values with intervals and
     tie-group letters, in the order of the overall ranking, the best value of each
@@ -638,6 +689,7 @@ def _correction_name(report: Report) -> str:
 # --------------------------------------------------------------------------- Data
 
 
+@_with_figures
 def data_section(report: Report) -> HTMLBlock | None:
     """Systems, datasets, metrics, pairing, exclusions and warnings."""
     s = report.table.summary()
@@ -908,6 +960,7 @@ def _excluded_rows(summary_: Mapping[str, Any]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- Exploration
 
 
+@_with_figures
 def exploration(report: Report) -> HTMLBlock | None:
     """Distributions of item scores (continuous metrics) or of bootstrap means (0/1
     metrics), and rank distributions. Simultaneous rank intervals are in the tables of
@@ -986,6 +1039,7 @@ def exploration(report: Report) -> HTMLBlock | None:
 # --------------------------------------------------------------------------- per list
 
 
+@_with_figures
 def per_sample_list(report: Report) -> HTMLBlock | None:
     """For each dataset × metric: the systems with intervals, the pairwise table, the
     connected graph of non-significant pairs with its cliques, and the PWPP."""
@@ -1140,6 +1194,7 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- across metrics
 
 
+@_with_figures
 def across_metrics(report: Report) -> HTMLBlock | None:
     """The p-value heatmap of pairs × metrics and the metric aggregate of each dataset
     (Ackerman et al. 2025), with the TOPSIS cross-check."""
@@ -1224,6 +1279,7 @@ def across_metrics(report: Report) -> HTMLBlock | None:
 # --------------------------------------------------------------------------- across datasets
 
 
+@_with_figures
 def across_datasets(report: Report) -> HTMLBlock | None:
     """The ordered ranking across datasets and metrics (Ackerman et al. 2025): graph, cliques,
     harmonic-mean p, sign tests and the Friedman/Nemenyi critical difference."""
@@ -1385,6 +1441,7 @@ def across_datasets(report: Report) -> HTMLBlock | None:
 # --------------------------------------------------------------------------- noise, power
 
 
+@_with_figures
 def noise_and_power(report: Report) -> HTMLBlock | None:
     """The noise floor in a few lines: per dataset × metric, its items and the minimum
     detectable effect (MDE) in the metric's units; the benchmark-noise charts are in
@@ -1432,6 +1489,7 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
     return section("Noise and power", body, sid="noise-and-power")
 
 
+@_with_figures
 def noise_detail(report: Report) -> HTMLBlock | None:
     """Benchmark noise per dataset × metric (Wang et al. 2024): p-value against
     difference, |A − B| against A + B, Bradley-Terry ratings, the MDE curve."""
@@ -1522,6 +1580,7 @@ def noise_detail(report: Report) -> HTMLBlock | None:
 # --------------------------------------------------------------------------- items
 
 
+@_with_figures
 def items_section(report: Report) -> HTMLBlock | None:
     """Items solved by no system or one, suspect items, difficulty (Wang et al. 2024)."""
     from reportgen.charts import difficulty_histogram_chart
@@ -1585,6 +1644,7 @@ def items_section(report: Report) -> HTMLBlock | None:
 # --------------------------------------------------------------------------- runs
 
 
+@_with_figures
 def repeated_runs(report: Report) -> HTMLBlock | None:
     """Repeated runs: run-to-run variation, variance split, CI width by runs (Miller 2024)."""
     from reportgen.charts import ci_width_by_runs_chart
@@ -1655,6 +1715,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
 # --------------------------------------------------------------------------- groups
 
 
+@_with_figures
 def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
     """Comparisons within item groups and by hyperparameter (Ackerman et al. 2025)."""
     units = report.analysis.units
@@ -1759,6 +1820,7 @@ def _levels(values: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------- methods
 
 
+@_with_figures
 def appendix(report: Report) -> HTMLBlock | None:
     """The start of the appendix: the detail behind the body, folded in HTML."""
     return HTMLBlock(
@@ -1985,6 +2047,7 @@ MAX_FLIP_ITEMS = 25
 MAX_FLIP_IDS = 200
 
 
+@_with_figures
 def release_summary(report: Report) -> HTMLBlock | None:
     """The release decision first: one sentence saying whether the candidate is better
     (:func:`reportgen.report.findings.release_decision`), every dataset × metric that was
@@ -2118,6 +2181,7 @@ def _verdict_table(report: Report, comparison: Any) -> str:
     return table(rows, cols) + note(text)
 
 
+@_with_figures
 def release_flips(report: Report) -> HTMLBlock | None:
     """The items the candidate lost and gained per paired dataset × metric, with the
     items' metadata: the largest losses and gains first (every changed item is in
@@ -2247,6 +2311,7 @@ def verdict_sentence(v: Mapping[str, Any]) -> str:
     return f"{where}: {v['verdict']} ({values}, {diff}, {p_text}){items}."
 
 
+@_with_figures
 def release_details(report: Report) -> HTMLBlock | None:
     """The forest plot of candidate − baseline by verdict."""
     from reportgen.charts import forest_plot

@@ -248,3 +248,58 @@ def test_dense_layered_charts_go_straight_to_a_palette_png():
     with Image.open(io.BytesIO(png)) as image:
         assert image.mode == "P"
     assert "<svg" in figure(histogram, "binned")
+
+
+def _without_svg_ids(html: str) -> str:
+    # vl-convert numbers gradients and clip paths per process (gradient_0, clip3, ...);
+    # the export prefixes every figure's ids anyway
+    import re
+
+    return re.sub(r"(gradient|clip)_?\d+", r"\1", html)
+
+
+def test_figure_pool_renders_the_same_sections_as_this_process(small_report, tmp_path):
+    """Reference: every chart-bearing section rendered in the calling process; with two
+    worker processes (FigurePool) the blocks hold the same figures in the same places."""
+    import dataclasses
+
+    from reportgen.report.html import FigurePool
+
+    pool = FigurePool(2)
+    try:
+        pooled = dataclasses.replace(small_report, figures=pool)
+        names = ("results_matrix", "per_sample_list", "noise_detail", "items_section")
+        for name in names:
+            serial = getattr(rs, name)(small_report)
+            parallel = getattr(rs, name)(pooled)
+            assert (serial is None) == (parallel is None), name
+            if serial is None:
+                continue
+            assert "<!--rg-figure-" not in parallel.html
+            assert _without_svg_ids(parallel.html) == _without_svg_ids(serial.html), name
+        assert any("<svg" in getattr(rs, n)(pooled).html for n in names[:2])
+    finally:
+        pool.close()
+
+
+def test_figure_pool_raises_a_chart_error_where_the_figure_goes():
+    """A spec vl-convert refuses fails the section as it does in the calling process."""
+    from reportgen.report.html import FigurePool, render_figure
+
+    bad = {"mark": "no-such-mark", "data": {"values": [{"x": 1}]}}
+    with pytest.raises(ValueError) as in_process:
+        render_figure(bad, None)
+    pool = FigurePool(1)
+    try:
+        token = pool.submit(bad, None)
+        with pytest.raises(type(in_process.value)):
+            pool.resolve(f"<p>{token}</p>")
+    finally:
+        pool.close()
+
+
+def test_figure_workers_option_is_checked(tmp_path):
+    from reportgen.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="figure_workers"):
+        rs.prepare([], figure_workers=-1, output_dir=str(tmp_path))
