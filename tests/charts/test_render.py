@@ -133,7 +133,8 @@ def test_chart_spec_cuts_long_names_the_same_way_in_data_and_domains():
         .properties(title=a)
     )
     spec = chart_spec(chart)
-    values = [row["system"] for row in spec["data"]["values"]]
+    # inline rows are moved to the named datasets (not deep-copied by Altair)
+    values = [row["system"] for row in spec["datasets"][spec["data"]["name"]]]
     domain = spec["encoding"]["y"]["scale"]["domain"]
     assert all(len(v) <= MAX_LABEL for v in values) and values[2] == "short"
     assert len(set(values)) == 3  # a digest tells the two cut names apart
@@ -144,3 +145,23 @@ def test_chart_spec_cuts_long_names_the_same_way_in_data_and_domains():
 
 def svg_has_text(svg: str, text: str) -> bool:
     return f">{text}<" in svg
+
+
+def test_inline_rows_move_to_named_datasets_with_the_same_drawing():
+    """Reference: Altair's own ``to_dict`` of the chart, drawn by vl-convert. The spec
+    with the rows under ``datasets`` draws the same SVG, and the chart is not changed."""
+    import altair as alt
+    import vl_convert
+
+    from reportgen.charts.render import _detached_to_dict
+
+    rows = [{"x": i, "y": (i * 7) % 11, "s": f"sys{i % 3}"} for i in range(40)]
+    points = alt.Chart(alt.Data(values=rows)).mark_point().encode(x="x:Q", y="y:Q", color="s:N")
+    rule = alt.Chart(alt.Data(values=[{"t": 5}])).mark_rule().encode(y="t:Q")
+    chart = alt.layer(points, rule).properties(title="layers")
+    before = chart.to_dict(validate=False)
+    detached = _detached_to_dict(chart)
+    assert sorted(detached["datasets"]) == ["rg-data-0", "rg-data-1"]
+    assert detached["datasets"]["rg-data-0"] is rows  # not copied
+    assert vl_convert.vegalite_to_svg(detached) == vl_convert.vegalite_to_svg(before)
+    assert chart.to_dict(validate=False) == before
