@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import numpy as np
 
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -140,7 +141,7 @@ def distribution_chart(
         colour: Any = alt.Color("group:N", title="group")
     else:
         colour = alt.value("#4c78a8")
-    base = alt.Chart(alt.Data(values=rows)).encode(y=y, tooltip=tooltip)
+    base = alt.Chart(inline_data(rows)).encode(y=y, tooltip=tooltip)
     whisker = base.mark_rule(color="#555555").encode(
         x=alt.X("min:Q", title=metric, scale=alt.Scale(zero=False)), x2="max:Q"
     )
@@ -193,7 +194,7 @@ def bootstrap_mean_chart(
     ]
     level = round(100 * bootstrap_means.confidence)
     ci = (
-        alt.Chart(alt.Data(values=ci_rows))
+        alt.Chart(inline_data(ci_rows))
         .mark_rule(color="#d62728", strokeWidth=2)
         .encode(
             y=alt.Y(
@@ -280,7 +281,7 @@ def rank_distribution_chart(
     ticks = list(range(1, B + 1)) if B <= 30 else [1, *range(5, B + 1, 5)]
     x_axis = alt.Axis(values=ticks, format="d")
     heat = (
-        alt.Chart(alt.Data(values=cells))
+        alt.Chart(inline_data(cells))
         .mark_rect()
         .encode(
             x=alt.X("rank_start:Q", scale=x_scale, axis=x_axis, title="rank (1 = best)"),
@@ -296,7 +297,7 @@ def rank_distribution_chart(
             ],
         )
     )
-    base = alt.Chart(alt.Data(values=summary)).encode(
+    base = alt.Chart(inline_data(summary)).encode(
         y=y,
         tooltip=[
             alt.Tooltip("system:N"),

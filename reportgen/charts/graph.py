@@ -23,6 +23,7 @@ from typing import Any
 
 import altair as alt
 
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 from reportgen.stats.ranking import OrderedRanking
 
@@ -142,7 +143,7 @@ def _labels(
     if halo:
         # white outline under every label keeps it readable over dense edges
         layers.append(
-            alt.Chart(alt.Data(values=nodes))
+            alt.Chart(inline_data(nodes))
             .mark_text(
                 align="left",
                 baseline="middle",
@@ -157,7 +158,7 @@ def _labels(
     for rows, mark in ((others, {}), (best, {"color": BEST_COLOR, "fontWeight": "bold"})):
         if rows:
             layers.append(
-                alt.Chart(alt.Data(values=rows))
+                alt.Chart(inline_data(rows))
                 .mark_text(align="left", baseline="middle", dx=dx, limit=limit, **mark)
                 .encode(x=x, y=alt.Y("label_y:Q"), text="system:N", tooltip=tooltip)
             )
@@ -220,7 +221,7 @@ def connected_graph_chart(
     layers: list[alt.Chart] = []
     if edges:
         layers.append(
-            alt.Chart(alt.Data(values=edges))
+            alt.Chart(inline_data(edges))
             .mark_rule(opacity=round(min(0.45, 4 / math.sqrt(len(edges))), 3))
             .encode(
                 x=alt.X("x:Q", axis=None, scale=x_scale),
@@ -254,7 +255,7 @@ def connected_graph_chart(
                 for h in heads:
                     h["shape"] = flip[h["shape"]]
             layers.append(
-                alt.Chart(alt.Data(values=heads))
+                alt.Chart(inline_data(heads))
                 .mark_point(filled=True, size=110, opacity=1)
                 .encode(
                     x=alt.X("hx:Q", axis=None, scale=x_scale),
@@ -268,7 +269,7 @@ def connected_graph_chart(
                 )
             )
     layers.append(
-        alt.Chart(alt.Data(values=nodes))
+        alt.Chart(inline_data(nodes))
         .mark_point(filled=True, size=50, opacity=1)
         .encode(
             x=x,
@@ -360,7 +361,7 @@ def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -
             labelExpr=f"{json.dumps([g[0] for g in groups])}[datum.value]",
         ),
     )
-    base = alt.Chart(alt.Data(values=rows))
+    base = alt.Chart(inline_data(rows))
     layers = [
         base.mark_line(opacity=0.5, strokeWidth=2).encode(
             x=x, y=_y(ranking), detail="column:N", order=alt.Order("mean:Q")

@@ -26,6 +26,7 @@ from typing import Any
 import altair as alt
 import numpy as np
 
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 from reportgen.stats.aggregation import FriedmanNemenyiResult
 from reportgen.stats.leaderboard import BradleyTerry
@@ -115,7 +116,7 @@ def rank_interval_chart(
     ]
     if letters is not None:
         tooltip.append(alt.Tooltip("letters:N"))
-    base = alt.Chart(alt.Data(values=records))
+    base = alt.Chart(inline_data(records))
     layers = [
         base.mark_rule(strokeWidth=3).encode(
             x=alt.X(
@@ -180,7 +181,7 @@ def bradley_terry_chart(bt: BradleyTerry, *, title: str | None = None) -> alt.La
     with_ci = [r for r in records if r["ci_low"] is not None and r["ci_high"] is not None]
     if with_ci:
         layers.append(
-            alt.Chart(alt.Data(values=with_ci))
+            alt.Chart(inline_data(with_ci))
             .mark_rule(strokeWidth=3)
             .encode(
                 x=alt.X(
@@ -194,7 +195,7 @@ def bradley_terry_chart(bt: BradleyTerry, *, title: str | None = None) -> alt.La
             )
         )
     layers.append(
-        alt.Chart(alt.Data(values=records))
+        alt.Chart(inline_data(records))
         .mark_point(filled=True, size=40, color="black")
         .encode(
             x=alt.X(
@@ -309,13 +310,11 @@ def critical_difference_chart(
         ),
     )
     y = alt.Y("y:Q", scale=y_scale, axis=None)
-    cd = alt.Chart(alt.Data(values=v["cd"]))
-    elbows = alt.Chart(alt.Data(values=v["elbows"]))
+    cd = alt.Chart(inline_data(v["cd"]))
+    elbows = alt.Chart(inline_data(v["elbows"]))
     labels = alt.Chart(
-        alt.Data(
-            values=[
-                {**r, "label": f"{r['system']} ({r['average_rank']:.2f})"} for r in v["systems"]
-            ]
+        inline_data(
+            [{**r, "label": f"{r['system']} ({r['average_rank']:.2f})"} for r in v["systems"]]
         )
     )
     layers = [
@@ -329,7 +328,7 @@ def critical_difference_chart(
     ]
     if v["bars"]:
         layers.append(
-            alt.Chart(alt.Data(values=v["bars"]))
+            alt.Chart(inline_data(v["bars"]))
             .mark_rule(strokeWidth=5, strokeCap="round")
             .encode(x=x, x2="x2:Q", y=y, tooltip=[alt.Tooltip("members:N")])
         )

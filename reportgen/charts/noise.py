@@ -18,6 +18,7 @@ from typing import Any
 import altair as alt
 import numpy as np
 
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 from reportgen.stats.leaderboard import ItemAnalysis
 from reportgen.stats.noise import P5_ALPHA, NoiseProfile
@@ -89,7 +90,7 @@ def pvalue_vs_difference_chart(
             }
         )
     points = (
-        alt.Chart(alt.Data(values=rows))
+        alt.Chart(inline_data(rows))
         .mark_circle(size=22, opacity=0.55)
         .encode(
             x=alt.X(
@@ -117,7 +118,7 @@ def pvalue_vs_difference_chart(
     alpha_rows = [{"alpha": float(a), "label": f"α = {float(a):g}"} for a in alphas]
     alpha_order = [r["label"] for r in alpha_rows]
     alpha_rules = (
-        alt.Chart(alt.Data(values=alpha_rows))
+        alt.Chart(inline_data(alpha_rows))
         .mark_rule(color="gray")
         .encode(
             y="alpha:Q",
@@ -133,7 +134,7 @@ def pvalue_vs_difference_chart(
         )
         if _finite(v)
     ]
-    p5_base = alt.Chart(alt.Data(values=p5_rows))
+    p5_base = alt.Chart(inline_data(p5_rows))
     p5_rules = p5_base.mark_rule(color="black").encode(
         x="value_pct:Q", tooltip=[alt.Tooltip("label:N", title="")]
     )
@@ -204,7 +205,7 @@ def difference_vs_sum_chart(
     ]
     levels = [f"α = {a:g}" for a in noise_profile.boundary_alphas]
     points = (
-        alt.Chart(alt.Data(values=rows))
+        alt.Chart(inline_data(rows))
         .mark_circle(size=22, opacity=0.5, color="#4c78a8")
         .encode(
             x=alt.X("sum_wins:Q", title="A + B (items where exactly one system is better)"),
@@ -219,7 +220,7 @@ def difference_vs_sum_chart(
         )
     )
     curves = (
-        alt.Chart(alt.Data(values=bounds))
+        alt.Chart(inline_data(bounds))
         .mark_line(strokeWidth=1.5)
         .encode(
             x="sum_wins:Q",
@@ -282,7 +283,7 @@ def ci_width_by_runs_chart(
     )
     runs = [int(k) for k in r.runs]
     return (
-        alt.Chart(alt.Data(values=rows))
+        alt.Chart(inline_data(rows))
         .mark_line(point=True, opacity=0.6 if many else 1.0)
         .encode(
             x=alt.X(
@@ -346,7 +347,7 @@ def power_curve_chart(
             if r["delta"] is not None and r["n"] is not None
         ]
         return (
-            alt.Chart(alt.Data(values=rows))
+            alt.Chart(inline_data(rows))
             .mark_line(point=True)
             .encode(
                 x=alt.X("n:Q", title="n (items)"),
@@ -397,7 +398,7 @@ def power_curve_chart(
             color = alt.value("#4c78a8")
         detail = "effect:N"
     line = (
-        alt.Chart(alt.Data(values=rows))
+        alt.Chart(inline_data(rows))
         .mark_line(point=True)
         .encode(
             x=x,
@@ -412,7 +413,7 @@ def power_curve_chart(
         )
     )
     rule = (
-        alt.Chart(alt.Data(values=[{"target": target, "label": f"power {target:.0%}"}]))
+        alt.Chart(inline_data([{"target": target, "label": f"power {target:.0%}"}]))
         .mark_rule(strokeDash=[4, 3], color="gray")
         .encode(y="target:Q", tooltip=[alt.Tooltip("label:N", title="")])
     )
@@ -450,7 +451,7 @@ def difficulty_histogram_chart(
     ]
     n_none = len(item_analysis.unsolved)
     n_one = len(item_analysis.solved_by_one)
-    base = alt.Chart(alt.Data(values=rows))
+    base = alt.Chart(inline_data(rows))
     x = alt.X(
         "bin_start:Q",
         bin="binned",
@@ -537,7 +538,7 @@ def topsis_scatter(
     ]
     tau_text = f"Kendall τ = {tau:.3f}" if math.isfinite(tau) else "Kendall τ undefined"
     return (
-        alt.Chart(alt.Data(values=rows))
+        alt.Chart(inline_data(rows))
         .mark_circle(size=50, opacity=0.8)
         .encode(
             x=alt.X("aggregate:Q", title=aggregate_title, scale=alt.Scale(zero=False)),

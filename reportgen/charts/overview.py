@@ -18,6 +18,7 @@ from typing import Any
 
 import altair as alt
 
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 
 __all__ = ["means_overview_chart"]
@@ -126,7 +127,7 @@ def means_overview_chart(
             header=alt.Header(labelFontWeight="bold", labelLimit=PANEL_WIDTH),
         ),
         columns=max(1, min(columns, len(panels))),
-        data=alt.Data(values=values),
+        data=inline_data(values),
     ).resolve_scale(x="independent")
     if title:
         chart = chart.properties(title=title)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import numpy as np
 
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -230,7 +231,7 @@ def pvalue_heatmap(
         alt.Tooltip("better:N"),
     ]
     base = (
-        alt.Chart(alt.Data(values=data))
+        alt.Chart(inline_data(data))
         .transform_filter("datum.significant")
         .encode(x=x, y=y, tooltip=tooltip)
     )
@@ -381,7 +382,7 @@ def pwpp_chart(
         alt.Tooltip("p_adjusted:Q", format=".3g"),
     ]
     lines = (
-        alt.Chart(alt.Data(values=segments))
+        alt.Chart(inline_data(segments))
         .mark_rule(opacity=0.5)
         .encode(
             x=x_enc,
@@ -392,7 +393,7 @@ def pwpp_chart(
         )
     )
     dots = (
-        alt.Chart(alt.Data(values=ends))
+        alt.Chart(inline_data(ends))
         .mark_point(filled=True, size=14, opacity=0.7)
         .encode(
             x="x:Q",
@@ -406,7 +407,7 @@ def pwpp_chart(
         )
     )
     alpha_rule = (
-        alt.Chart(alt.Data(values=[{"alpha": alpha, "x": float(emmeans_p_scale(alpha))}]))
+        alt.Chart(inline_data([{"alpha": alpha, "x": float(emmeans_p_scale(alpha))}]))
         .mark_rule(strokeDash=[4, 3], color="black")
         .encode(x="x:Q", tooltip=[alt.Tooltip("alpha:Q")])
     )

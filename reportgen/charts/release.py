@@ -7,6 +7,7 @@ from typing import Any
 
 import altair as alt
 
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 
 __all__ = ["VERDICT_COLOURS", "forest_plot"]
@@ -117,7 +118,7 @@ def forest_plot(
             .transform_filter("isValid(datum.margin)")
         )
     return (
-        alt.layer(*layers, data=alt.Data(values=data))
+        alt.layer(*layers, data=inline_data(data))
         .properties(width=360, height=alt.Step(22))
         .facet(
             row=alt.Row("metric:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left"))

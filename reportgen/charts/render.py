@@ -28,7 +28,16 @@ from typing import Any
 from reportgen import resources
 from reportgen.errors import InputError, Location
 
-__all__ = ["Theme", "chart_spec", "load_theme", "theme_names", "to_png", "to_svg"]
+__all__ = [
+    "InlineRows",
+    "Theme",
+    "chart_spec",
+    "inline_data",
+    "load_theme",
+    "theme_names",
+    "to_png",
+    "to_svg",
+]
 
 
 @dataclass(frozen=True)
@@ -189,6 +198,28 @@ def chart_spec(chart: Any, theme: str | Path | Theme | None = None) -> dict[str,
 _VIEW_LISTS = ("layer", "hconcat", "vconcat", "concat")
 
 
+class InlineRows(tuple):  # type: ignore[type-arg]
+    """The rows of a chart, as a tuple: Altair deep-copies lists and dicts (one Python
+    call per value) every time a chart is layered, given properties or has its scales
+    resolved, but keeps any other object by reference. Vega-Lite sees a list."""
+
+    __slots__ = ()
+
+
+def inline_data(rows: Any) -> Any:
+    """``alt.Data(values=rows)`` whose rows Altair will not copy (:class:`InlineRows`).
+
+    Every chart builder passes its rows through here: building the noise charts of 12
+    eval-arena benchmarks spent 3 of its 4.5 s in Altair's deep copies of the rows.
+
+    >>> inline_data([{"x": 1}]).to_dict()
+    {'values': [{'x': 1}]}
+    """
+    import altair as alt
+
+    return alt.Data(values=InlineRows(rows))
+
+
 def _detached_to_dict(chart: Any) -> dict[str, Any]:
     """``chart.to_dict(validate=False)`` with every inline ``alt.Data(values=rows)`` of
     the chart and its layers or concatenated views moved to the spec's top-level
@@ -208,10 +239,10 @@ def _detached_to_dict(chart: Any) -> dict[str, Any]:
             return view
         new = view.copy(deep=False)
         data = new._kwds.get("data")
-        if isinstance(data, alt.Data) and isinstance(data._kwds.get("values"), list):
+        if isinstance(data, alt.Data) and isinstance(data._kwds.get("values"), (list, tuple)):
             rows = data._kwds["values"]
             name = names.setdefault(id(rows), f"rg-data-{len(names)}")
-            datasets[name] = rows
+            datasets[name] = list(rows)
             new._kwds["data"] = alt.Data(name=name)
         for key in _VIEW_LISTS:
             views = new._kwds.get(key)

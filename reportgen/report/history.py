@@ -37,6 +37,7 @@ from reportgen.analysis.history import (
     change_from_intervals,
     change_from_items,
 )
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.report import format as fmt
 from reportgen.report.html import (
@@ -775,7 +776,7 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
     colours = {**VERDICT_COLOURS, "first release": "#4c78a8", "reference": "#bbbbbb"}
     labels = sorted(positions, key=positions.get)
     x = alt.X("label:N", sort=labels, title="release", axis=alt.Axis(labelAngle=0))
-    base = alt.Chart(alt.Data(values=data)).encode(x=x)
+    base = alt.Chart(inline_data(data)).encode(x=x)
     followed = base.transform_filter(alt.datum.role == "followed")
     line = followed.mark_line(color="#4c78a8", strokeWidth=1.5).encode(
         y=alt.Y("mean:Q", title=metric, scale=alt.Scale(zero=False))

@@ -38,6 +38,7 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 from typing import Any
 
+from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location
 from reportgen.report import format as fmt
 from reportgen.report.html import compact_png
@@ -401,7 +402,7 @@ def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]], l
         order = [d["system"] for d in data]
         more = f" (top {len(top)} of {total})" if total > len(top) else ""
         y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
-        base = alt.Chart(alt.Data(values=data)).encode(y=y)
+        base = alt.Chart(inline_data(data)).encode(y=y)
         rule = base.mark_rule(strokeWidth=2).encode(
             x=alt.X("ci_low:Q", title=metric, scale=alt.Scale(zero=False)), x2="ci_high:Q"
         )

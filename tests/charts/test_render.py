@@ -165,3 +165,47 @@ def test_inline_rows_move_to_named_datasets_with_the_same_drawing():
     assert detached["datasets"]["rg-data-0"] == rows
     assert vl_convert.vegalite_to_svg(detached) == vl_convert.vegalite_to_svg(before)
     assert chart.to_dict(validate=False) == before
+
+
+def test_inline_data_rows_are_not_copied_when_charts_are_layered():
+    """Reference: Altair's own ``to_dict`` (with schema validation) of the same chart built
+    on a plain list. Rows given through ``inline_data`` stay the same object through
+    layering and ``properties`` (Altair deep-copies lists, one call per value), and the
+    chart's dict and drawing are those of the plain list."""
+    import altair as alt
+    import vl_convert
+
+    from reportgen.charts.render import chart_spec, inline_data
+
+    rows = [{"x": i, "y": (i * 7) % 11} for i in range(30)]
+
+    def build(data):
+        points = alt.Chart(data).mark_point().encode(x="x:Q", y="y:Q")
+        rule = alt.Chart(alt.Data(values=[{"t": 5}])).mark_rule().encode(y="t:Q")
+        return alt.layer(points, rule).properties(width=200, title="t")
+
+    ours, plain = build(inline_data(rows)), build(alt.Data(values=list(rows)))
+    assert ours.layer[0].data["values"] is not rows  # a tuple of the same rows ...
+    kept = ours.layer[0].data["values"]
+    assert ours.properties(height=100).layer[0].data["values"] is kept  # ... never copied
+    assert plain.properties(height=100).layer[0].data["values"] is not plain.layer[0].data["values"]
+    assert ours.to_dict() == plain.to_dict()
+    spec = chart_spec(ours)
+    assert spec["datasets"][spec["layer"][0]["data"]["name"]] == rows
+    assert vl_convert.vegalite_to_svg(spec) == vl_convert.vegalite_to_svg(chart_spec(plain))
+
+
+def test_chart_builders_pass_their_rows_through_inline_data():
+    """Every module that builds charts uses ``inline_data``: a plain ``alt.Data(values=``
+    brings back Altair's per-value deep copies."""
+    import pathlib
+
+    import reportgen
+
+    root = pathlib.Path(reportgen.__file__).parent
+    offenders = [
+        str(path.relative_to(root))
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "render.py" and "alt.Data(values=" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
