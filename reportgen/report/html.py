@@ -313,7 +313,11 @@ class FigurePool:
         import multiprocessing
         import weakref
         from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import resource_tracker
 
+        # The pool's queues start multiprocessing's resource tracker unless it runs
+        # already; a tracker the pool started is stopped with it (see close).
+        self._owns_tracker = getattr(resource_tracker._resource_tracker, "_fd", 0) is None
         self._executor = ProcessPoolExecutor(
             max_workers=workers, mp_context=multiprocessing.get_context("spawn")
         )
@@ -334,7 +338,23 @@ class FigurePool:
         return self._TOKEN.sub(lambda m: self._futures.pop(int(m[1])).result(), text)
 
     def close(self) -> None:
-        self._closer()
+        """Stop the workers and wait until they have exited (charts not yet drawn are
+        cancelled); then stop the resource tracker if the pool started it.
+
+        The tracker ignores SIGTERM: a Jupyter kernel that still has it as a child
+        waits about 2.6 s at shutdown before it is killed (measured on every report,
+        whose notebook ends with :func:`~reportgen.report.sections.write_outputs`,
+        which closes the pool). Safe to call twice."""
+        from multiprocessing import resource_tracker
+
+        if not self._closer.alive:
+            return
+        self._closer.detach()
+        self._futures.clear()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+        if self._owns_tracker and stop is not None:
+            stop()
 
 
 def compact_png(data: bytes) -> bytes:

@@ -141,6 +141,13 @@ class Report:
     def confidence(self) -> float:
         return float(self.analysis.options.confidence)
 
+    def close(self) -> None:
+        """Stop the chart workers (:meth:`FigurePool.close`); charts drawn afterwards
+        render in this process. Safe to call twice."""
+        if self.figures is not None:
+            self.figures.close()
+            self.figures = None
+
     def unit(self, dataset: str, metric: str) -> UnitResult | None:
         """The results of one dataset × metric, or None."""
         for u in self.analysis.units:
@@ -293,12 +300,14 @@ def _figure_pool(workers: int | str) -> FigurePool | None:
 
 def write_outputs(report: Report) -> HTMLBlock:
     """Write ``results.json`` (validated against its schema) and ``tables/*.csv`` to
-    the report's output folder; returns a short note for the notebook."""
+    the report's output folder and stop the chart workers (the notebooks' last step:
+    :meth:`Report.close`); returns a short note for the notebook."""
     import pandas as pd
 
     from reportgen.report.archive import validate_results
     from reportgen.report.output import write_csv, write_json_atomic
 
+    report.close()
     out = report.output_dir
     out.mkdir(parents=True, exist_ok=True)
     validate_results(report.results)
