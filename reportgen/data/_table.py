@@ -870,8 +870,12 @@ def _scores(df: pd.DataFrame) -> pd.Series:
         # text cells (CSV, TSV): vectorised, no Python call per row
         text = raw.str.strip()
         is_missing = raw.isna() | text.isin(_MISSING_STRINGS)
-        num = pd.to_numeric(text.where(~is_missing), errors="coerce").astype(np.float64)
-        _check_numbers(df, raw, num, is_missing)
+        fast = _decimal_floats(text, is_missing)
+        if fast is not None:
+            num = fast
+        else:
+            num = pd.to_numeric(text.where(~is_missing), errors="coerce").astype(np.float64)
+            _check_numbers(df, raw, num, is_missing)
     else:
         obj = raw.astype(object)
         is_missing = obj.isna() | obj.map(
@@ -891,6 +895,39 @@ def _scores(df: pd.DataFrame) -> pd.Series:
             hint="replace infinite scores by finite values, or leave them empty to drop them",
         )
     return num
+
+
+#: A plain decimal number (sign, digits with an optional point, optional exponent): the
+#: cells :func:`_decimal_floats` converts with pyarrow.
+_DECIMAL = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+
+
+def _decimal_floats(text: pd.Series, is_missing: pd.Series) -> pd.Series | None:
+    """The scores of a pyarrow-backed text column whose every present cell is a plain
+    decimal number (:data:`_DECIMAL`), converted by pyarrow's cast (correctly rounded,
+    as ``float()`` is; about 10x faster than ``pd.to_numeric`` on two million cells);
+    NaN where ``is_missing``. None for anything else (no pyarrow, another storage, a cell
+    such as ``inf``, ``0x1p3`` or ``abc``): ``pd.to_numeric`` then converts the column and
+    the first cell that is not a number is reported with its line."""
+    if not hasattr(text.array, "__arrow_array__"):
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        return None
+    try:
+        values = text.array.__arrow_array__()
+        present = pa.array(~is_missing.to_numpy(dtype=bool))
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        plain = pc.match_substring_regex(values, _DECIMAL)
+        if not pc.all(pc.or_kleene(plain, pc.invert(present))).as_py():
+            return None
+        floats = pc.cast(pc.if_else(present, values, pa.scalar(None, values.type)), pa.float64())
+    except pa.ArrowException:
+        return None
+    return pd.Series(floats.to_numpy(zero_copy_only=False), index=text.index, dtype=np.float64)
 
 
 def _check_numbers(df: pd.DataFrame, raw: pd.Series, num: pd.Series, is_missing: pd.Series) -> None:

@@ -255,6 +255,70 @@ def test_score_strings_and_booleans_parsed():
     np.testing.assert_array_equal(table.frame.score.to_numpy(), [1.0, 1.0, 0.5])
 
 
+_SCORE_CELLS = [
+    "1", "0", "+1", "-0.5", ".5", "5.", "1E5", "2.5e-3", " 0.75 ", "007",
+    "0.1000000000000000055511151231257827", "3.14159265358979323846264338327950288",
+    "1e-320", "123456789012345678901234567890", "9.999999999999999e22",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("storage", ["pyarrow", "python"])
+def test_score_text_is_read_as_float_reads_it(storage):
+    """Reference: Python's ``float()`` of each cell (correctly rounded). Text scores in
+    pyarrow storage take pyarrow's cast, others ``pd.to_numeric``: the same floats, bit
+    for bit, including long decimals, subnormals and missing-value spellings."""
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(5)
+    extra = [repr(float(x)) for x in rng.random(200) * 10.0 ** rng.integers(-8, 8, 200)]
+    cells = [*_SCORE_CELLS, *extra, "", "NA", "nan", None]
+    n = len(cells)
+    frame = pd.DataFrame(
+        {
+            "system": ["A"] * n + ["B"] * n,
+            "dataset": "d",
+            "metric": "m",
+            "item": [str(i) for i in range(n)] * 2,
+            "score": pd.array(cells * 2, dtype=pd.StringDtype(storage)),
+        }
+    )
+    table = build_score_table(_result(frame))
+    rows = table.frame[table.frame.system == "A"]
+    got = rows.sort_values("item", key=lambda s: s.astype(int)).score.to_numpy()
+    expected = np.array([float(c) for c in cells[: n - 4]])
+    assert got.tobytes() == expected.tobytes()
+    assert sorted((e.reason, e.system, e.count) for e in table.exclusions) == [
+        ("missing score", "A", 4),
+        ("missing score", "B", 4),
+    ]
+    # the column did take pyarrow's path, and a non-decimal cell leaves it
+    from reportgen.data._table import _decimal_floats
+
+    text = pd.Series(cells, dtype=pd.StringDtype(storage)).str.strip()
+    missing = text.isna() | text.isin(["", "NA", "nan"])
+    fast = _decimal_floats(text, missing)
+    assert fast is not None
+    assert fast.to_numpy()[: n - 4].tobytes() == expected.tobytes()
+    assert _decimal_floats(text.where(text != "1", "one"), missing) is None
+
+
+@pytest.mark.parametrize("bad", ["inf", "abc", "1,5", "0x10", "1e", "--1"])
+def test_a_score_that_is_not_a_plain_decimal_is_checked_by_pandas(bad):
+    """Cells outside the plain decimal form leave pyarrow's fast path: pandas converts
+    the column and the error names the cell's line, as before."""
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame(
+        {
+            "system": ["A", "A", "A", "B", "B", "B"],
+            "dataset": "d",
+            "metric": "m",
+            "item": ["1", "2", "3"] * 2,
+            "score": pd.array(["1", "0.5", bad, "1", "0", "1"], dtype=pd.StringDtype("pyarrow")),
+        }
+    )
+    with pytest.raises(InputError, match=r"line 4, column 'score'"):
+        build_score_table(_result(frame))
+
+
 def test_numeric_item_ids_are_text_without_decimals():
     frame = pd.DataFrame(
         {
