@@ -410,7 +410,13 @@ def _print_scaling(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def _print_reports(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out = {}
-    for name in ("report_example", "report_arena4", "report_arena_all"):
+    for name in (
+        "report_example",
+        "report_arena4",
+        "report_arena_all",
+        "report_arena12",
+        "report_arena12_html",
+    ):
         res = results.get(name)
         if not _ok(res):
             continue
@@ -420,7 +426,7 @@ def _print_reports(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
         print(
             "  stages of the median run (s): "
             + ", ".join(f"{k} {v:.1f}" for k, v in stages.items())
-            + f"; {summary['pages']} PDF pages"
+            + (f"; {summary['pages']} PDF pages" if summary["pages"] else "; no PDF")
         )
         print(
             "  notebook cells >= 0.5 s: "
