@@ -141,7 +141,8 @@ def _labels(
     best = [r for r in nodes if r["best"]]
     layers = []
     if halo:
-        # white outline under every label keeps it readable over dense edges
+        # a wide white outline under every label interrupts the edges that pass under
+        # it, so that the name stays readable (an edge can always be followed past it)
         layers.append(
             alt.Chart(inline_data(nodes))
             .mark_text(
@@ -150,7 +151,8 @@ def _labels(
                 dx=dx,
                 limit=limit,
                 stroke="white",
-                strokeWidth=3,
+                strokeWidth=7,
+                strokeJoin="round",
                 fontWeight="bold",
             )
             .encode(x=x, y=alt.Y("label_y:Q"), text="system:N")
