@@ -240,6 +240,29 @@ def test_bradley_terry_bootstrap_against_loop_over_resamples():
     np.testing.assert_allclose(small.ci_low, bt.ci_low, atol=1e-9)
 
 
+def test_bradley_terry_fits_in_blocks_equal_one_stack_and_scipy(monkeypatch):
+    """Reference: scipy's minimiser fitted resample by resample, and the stack fitted
+    at once. Fits in blocks of 3 resamples (the cache-sized blocks of ``_fit``) give
+    the one-stack numbers bit for bit, including a resample without an MLE (fitted with
+    the virtual ties) in a block of its own."""
+    X = _random_scores(11, 40, 4)
+    counts = bootstrap_counts(np.random.default_rng(2), 10, X.shape[0])
+    W = leaderboard_module._resample_wins(X, counts)
+    W[7] = 0.0
+    W[7][0, 1:] = 5.0  # system 0 beats everyone, never loses: no MLE
+    monkeypatch.setattr(leaderboard_module, "_FIT_BLOCK_BYTES", 10**9)
+    whole = leaderboard_module._fit(W, 0.0)
+    monkeypatch.setattr(leaderboard_module, "_FIT_BLOCK_BYTES", 3 * 8 * 4 * 4)
+    blocked = leaderboard_module._fit(W, 0.0)
+    for a, b in zip(whole[:3], blocked[:3]):
+        assert a.tobytes() == b.tobytes()
+    assert blocked[1][7] == leaderboard_module.DEGENERATE_PRIOR
+    assert blocked[1][[0, 1, 2, 3, 4, 5, 6, 8, 9]].tolist() == [0.0] * 9
+    for r in (0, 4, 9):
+        theta = blocked[0][r]
+        np.testing.assert_allclose(_elo(theta), _elo(_bt_scipy(W[r])), atol=1e-4)
+
+
 @pytest.mark.parametrize("fractional", [False, True])
 def test_resample_wins_against_a_loop_over_resamples(fractional, monkeypatch):
     """The resamples' win matrices as one product ``counts @ O`` (uninformative items
