@@ -21,6 +21,7 @@ draw the fields of the result objects.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import altair as alt
@@ -350,11 +351,15 @@ def critical_difference_chart(
             tooltip=[alt.Tooltip("system:N"), alt.Tooltip("average_rank:Q", format=".3f")],
         )
     )
-    default = (
-        f"Critical difference diagram (Friedman p = {res.p_value:.3g}, Nemenyi "
-        f"CD = {res.critical_difference:.3g} at α = {res.alpha:g}, "
-        f"{res.n_blocks} blocks)"
+    p = float(res.p_value)
+    p_text = "p < 0.001" if p < 0.001 else f"p = {p:.2g}" if math.isfinite(p) else "p n/a"
+    # the details go in a subtitle: a chart title is cut at 60 characters
+    subtitle = (
+        f"Friedman {p_text}; Nemenyi CD = {res.critical_difference:.3g} at "
+        f"α = {res.alpha:g}; {res.n_blocks} blocks"
     )
     return alt.layer(*layers).properties(
-        title=title or default, width=max(300, 60 * (k - 1)), height=int(22 * (rows + 2.3))
+        title=alt.TitleParams(title or "Critical difference diagram", subtitle=subtitle),
+        width=max(300, 60 * (k - 1)),
+        height=int(22 * (rows + 2.3)),
     )

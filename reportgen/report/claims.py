@@ -82,8 +82,7 @@ def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
             f"{conf}{pct} CI [{fmt.fixed(lo, scale, digits, latex=latex)}, "
             f"{fmt.fixed(hi, scale, digits, latex=latex)}]"
         )
-    p_text = fmt.p_value(row.get("p_value"))
-    p_eq = f"p {p_text}" if p_text.startswith("<") else f"p = {p_text}"
+    p_eq = fmt.p_equals(row.get("p_value"))
     test = _text(str(row.get("test", "")), style)
     correction = CORRECTION_NAMES.get(str(row.get("correction")), str(row.get("correction")))
     adjusted = row.get("p_adjusted")

@@ -125,8 +125,7 @@ def _signed_interval(pair: PairView, proportion: bool) -> str:
 
 
 def _p(p: float) -> str:
-    text = fmt.p_value(p)
-    return f"p adj. {text}" if text.startswith("<") else f"p adj. = {text}"
+    return fmt.p_equals(p, "p adj.")
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -82,6 +82,17 @@ def p_value(p: Any) -> str:
     return f"{x:.{min(digits, 3)}f}"
 
 
+def p_equals(p: Any, name: str = "p") -> str:
+    """A p-value in running text: ``p = 0.012``, ``p < 0.001`` (never "p = < 0.001"),
+    ``p n/a`` when undefined.
+
+    >>> p_equals(0.0123), p_equals(1e-9), p_equals(None), p_equals(0.2, "p adj.")
+    ('p = 0.012', 'p < 0.001', 'p n/a', 'p adj. = 0.20')
+    """
+    text = p_value(p)
+    return f"{name} {text}" if text.startswith("<") or text == "n/a" else f"{name} = {text}"
+
+
 def percent(value: Any) -> str:
     """A proportion as a percentage with one decimal: ``0.638`` → ``63.8%``."""
     x = _finite(value)

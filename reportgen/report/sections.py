@@ -1372,8 +1372,8 @@ def across_datasets(report: Report) -> HTMLBlock | None:
     if fn is not None and n_lists >= MIN_FRIEDMAN_LISTS:
         body.append(h3("Friedman test and critical difference", "critical-difference"))
         body.append(
-            f"<p>Friedman χ² = {num_cell(fn.statistic)}, p = "
-            f"{p_cell(fn.p_value)} over {n_lists} lists; "
+            f"<p>Friedman χ² = {num_cell(fn.statistic)}, {escape(fmt.p_equals(fn.p_value))} "
+            f"over {n_lists} lists; "
             f"Nemenyi critical difference {num_cell(fn.critical_difference, 3)} "
             "in mean rank.</p>"
         )
@@ -2304,8 +2304,7 @@ def verdict_sentence(v: Mapping[str, Any]) -> str:
         f"{fmt.value(v['mean_baseline'], proportion=p)} → "
         f"{fmt.value(v['mean_candidate'], proportion=p)}"
     )
-    pv = fmt.p_value(v["p_adjusted"])
-    p_text = f"p adj. {pv}" if pv.startswith("<") else f"p adj. = {pv}"
+    p_text = fmt.p_equals(v["p_adjusted"], "p adj.")
     items = "" if v.get("n_lost") is None else f"; lost {v['n_lost']} items, gained {v['n_gained']}"
     if v.get("margin") is not None:
         margin = fmt.difference(v["margin"], proportion=p).lstrip("+")

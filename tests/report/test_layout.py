@@ -136,6 +136,15 @@ def test_html_first_screen_is_the_findings_and_the_detail_is_folded(example):
     assert "<script" not in html
 
 
+def test_p_values_in_running_text_read_p_less_than(example):
+    """ "p = < 0.001" was printed for the Friedman test: every p-value in the report's
+    text reads "p < 0.001" or "p = 0.012"."""
+    text = "\n".join(_pages(example / "report.pdf"))
+    assert "Friedman χ²" in text
+    assert not re.search(r"\bp(?: adj\.)? = [<>]", text)
+    assert re.search(r"Friedman χ² = [0-9.]+, p (< 0\.001|= [0-9.]+) over", text)
+
+
 def test_eval_arena_budgets(tmp_path):
     """All five shared eval-arena benchmarks at once (170 systems): the report stays
     within its budgets and the ranking across datasets uses the largest group."""
