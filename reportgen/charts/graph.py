@@ -295,10 +295,16 @@ def connected_graph_chart(
     )
 
 
-def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -> alt.LayerChart:
+#: Width of one panel of the clique view (pixels): the vertex and its names.
+PANEL_WIDTH = 170
+#: Panels of the clique view per row: four fit the width of a page.
+PANELS_PER_ROW = 4
+
+
+def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -> alt.FacetChart:
     """The split view of Ackerman et al. 2025, §5.1: every clique and every isolated system as a
-    column, columns in descending mean of their best member, systems at their mean,
-    the members of a clique joined by a line.
+    panel, panels in descending mean of their best member, systems at their mean (one
+    vertical scale for all panels), the members of a clique joined by a line.
 
     Parameters
     ----------
@@ -309,10 +315,15 @@ def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -
 
     Returns
     -------
-    alt.LayerChart
-        Layers: clique lines (``line``, one per column via ``detail``), points, labels of
-        the other systems, the best system's label (red bold). The data rows carry
-        ``group`` (``"clique 1"``, ... or ``"isolated"``), ``column`` and ``system``.
+    alt.FacetChart
+        Panels wrapped :data:`PANELS_PER_ROW` to a row (the paper's one row of columns
+        is far wider than a page once there are more than four groups), each with the
+        layers: the clique's line (``line``), its vertices (``point``), the names of the
+        other systems (``text``) and the best system's name (``text``, red bold). The
+        data rows (top-level ``data``) carry ``group`` (``"clique 1"``, ... or
+        ``"isolated"``), ``column`` (the panel, best group first), ``system``, ``mean``,
+        ``rank``, ``best`` and ``label_y`` (the name's height, spread so that names do
+        not overlap).
 
     Raises
     ------
@@ -349,41 +360,40 @@ def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -
                 }
             )
     n_rows = max((len(g[1]) for g in groups), default=1)
-    height = max(300, ROW_HEIGHT * min(len(ranking.systems), 3 * n_rows) + 40)
+    height = max(160, ROW_HEIGHT * min(len(ranking.systems), 2 * n_rows) + 20)
     sign = -1.0 if ranking.direction == "lower" else 1.0
     _spread_labels(rows, "column", _gap(ranking, height), sign)
-    x = alt.X(
-        "column:Q",
-        title=None,
-        scale=alt.Scale(domain=[-0.3, len(groups) - 0.3]),
-        axis=alt.Axis(
-            values=list(range(len(groups))),
-            grid=False,
-            labelAngle=0,
-            labelExpr=f"{json.dumps([g[0] for g in groups])}[datum.value]",
-        ),
-    )
-    base = alt.Chart(inline_data(rows))
-    layers = [
-        base.mark_line(opacity=0.5, strokeWidth=2).encode(
-            x=x, y=_y(ranking), detail="column:N", order=alt.Order("mean:Q")
-        ),
-        base.mark_point(filled=True, size=50).encode(
-            x=x,
-            y=alt.Y("mean:Q"),
-            tooltip=[
-                alt.Tooltip("group:N"),
-                alt.Tooltip("system:N"),
-                alt.Tooltip("mean:Q", format=".4g"),
-                alt.Tooltip("rank:Q"),
-            ],
-        ),
-        *_labels(rows, x),
+    x = alt.X("x:Q", axis=None, scale=alt.Scale(domain=[0, 1]))
+    y = _y(ranking)
+    tooltip = [
+        alt.Tooltip("group:N"),
+        alt.Tooltip("system:N"),
+        alt.Tooltip("mean:Q", format=".4g"),
+        alt.Tooltip("rank:Q"),
     ]
+    base = alt.Chart(inline_data(rows)).transform_calculate(x="0.04")
+    text = {"align": "left", "baseline": "middle", "dx": 7, "limit": PANEL_WIDTH - 22}
+    layer = alt.layer(
+        base.mark_line(opacity=0.5, strokeWidth=2).encode(x=x, y=y, order=alt.Order("mean:Q")),
+        base.mark_point(filled=True, size=50, opacity=1).encode(x=x, y=y, tooltip=tooltip),
+        base.transform_filter("!datum.best")
+        .mark_text(**text)
+        .encode(x=x, y=alt.Y("label_y:Q"), text="system:N", tooltip=tooltip),
+        base.transform_filter("datum.best")
+        .mark_text(color=BEST_COLOR, fontWeight="bold", **text)
+        .encode(x=x, y=alt.Y("label_y:Q"), text="system:N", tooltip=tooltip),
+    ).properties(width=PANEL_WIDTH, height=height)
+    names = json.dumps([g[0] for g in groups])
     default = (
         f"Groups of systems not significantly different at α = {ranking.alpha:g} "
         "(cliques) and isolated systems"
     )
-    return alt.layer(*layers).properties(
-        title=title or default, width=COLUMN_WIDTH * len(groups), height=height
-    )
+    return layer.facet(
+        facet=alt.Facet(
+            "column:O",
+            title=None,
+            header=alt.Header(labelExpr=f"{names}[datum.value]", labelFontWeight="bold"),
+        ),
+        columns=min(PANELS_PER_ROW, len(groups)),
+        spacing=8,
+    ).properties(title=title or default)

@@ -187,7 +187,7 @@ def test_no_edges_when_everything_differs():
     ranking = ordered_ranking(np.array([0.9, 0.5, 0.1]), P, systems=["a", "b", "c"])
     spec = connected_graph_chart(ranking).to_dict()
     assert not [lay for lay in spec["layer"] if lay["mark"]["type"] == "rule"]
-    assert clique_chart(ranking).to_dict()["layer"][1]["data"]["values"][0]["group"] == "isolated"
+    assert clique_chart(ranking).to_dict()["data"]["values"][0]["group"] == "isolated"
 
 
 def test_clique_chart_columns_in_descending_mean():
@@ -202,17 +202,48 @@ def test_clique_chart_columns_in_descending_mean():
     ranking = ordered_ranking(np.array([0.9, 0.8, 0.5, 0.2]), P, systems=["a", "b", "c", "d"])
     assert ranking.cliques == (("a", "b"), ("b", "c")) and ranking.isolated == ("d",)
     spec = clique_chart(ranking).to_dict()
-    rows = spec["layer"][0]["data"]["values"]
+    rows = spec["data"]["values"]
     cols = {}
     for r in rows:
         cols.setdefault(r["column"], []).append(r["system"])
     assert cols == {0: ["a", "b"], 1: ["b", "c"], 2: ["d"]}
     assert [r["group"] for r in rows] == ["clique 1"] * 2 + ["clique 2"] * 2 + ["isolated"]
-    line = spec["layer"][0]
-    assert line["mark"]["type"] == "line" and line["encoding"]["detail"]["field"] == "column"
-    best = _best_label_layers(spec)
-    assert len(best) == 1 and [r["system"] for r in _values(best[0])] == ["a"]
+    # one panel per group, wrapped; every panel has the same vertical scale (the mean)
+    assert spec["facet"]["field"] == "column" and spec["columns"] == 3
+    assert spec.get("resolve", {}).get("scale", {}).get("y", "shared") == "shared"
+    layers = spec["spec"]["layer"]
+    assert layers[0]["mark"]["type"] == "line"
+    assert layers[1]["encoding"]["y"]["field"] == "mean"
+    best = [lay for lay in layers if lay["mark"]["type"] == "text" and lay["mark"].get("color")]
+    assert len(best) == 1 and best[0]["mark"]["color"] == "red"
     assert best[0]["mark"]["fontWeight"] == "bold"
+    assert best[0]["transform"] == [{"calculate": "0.04", "as": "x"}, {"filter": "datum.best"}]
+    assert [r["system"] for r in rows if r["best"]] == ["a"]
+
+
+def test_clique_chart_fits_a_page_however_many_groups():
+    """Twelve systems in eight overlapping cliques: four panels of PANEL_WIDTH pixels to
+    a row (the single row of columns was 2,000 pixels wide, shrunk to unreadable type
+    in the PDF); the drawing is at most 760 pixels wide."""
+    import re
+
+    from reportgen.charts.graph import PANEL_WIDTH, PANELS_PER_ROW
+
+    means = np.linspace(0.9, 0.3, 12)
+    P = np.full((12, 12), 0.001)
+    for i in range(12):
+        for j in range(12):
+            if i != j and abs(i - j) <= 2:
+                P[i, j] = 0.5
+    names = [f"starcoder2-{i}b|fim|4k" for i in range(12)]
+    ranking = ordered_ranking(means, P, systems=names)
+    assert len(ranking.cliques) + len(ranking.isolated) > PANELS_PER_ROW
+    spec = clique_chart(ranking).to_dict()
+    assert spec["columns"] == PANELS_PER_ROW
+    assert spec["spec"]["width"] == PANEL_WIDTH
+    svg = vlc.vegalite_to_svg(spec)
+    width = float(re.search(r'<svg[^>]*\bwidth="([0-9.]+)"', svg).group(1))
+    assert width <= 760
 
 
 def test_clique_chart_needs_all_pairs():
