@@ -3,16 +3,16 @@
 =========================== ===============================================================
 builder                     what it draws
 =========================== ===============================================================
-:func:`connected_graph_     systems as vertices at the height of their mean, one edge per
-chart`                      pair that is *not* significantly different (thicker = larger
-                            adjusted p), the best system labelled in red bold
-:func:`clique_chart`        every clique and every isolated system as a column, best
-                            first, members at their mean and joined by a line
+:func:`connected_graph_     systems as vertices on one vertical line at the height of their
+chart`                      mean, names on the right, one arc on the left per pair that is
+                            *not* significantly different (thicker = larger adjusted p),
+                            the best system labelled in red bold
+:func:`clique_chart`        every clique and every isolated system as a panel, best first,
+                            members at their mean and joined by a line
 =========================== ===============================================================
 
 Both take a :class:`~reportgen.stats.ranking.OrderedRanking` and draw only what it holds
-(no statistic is recomputed). The horizontal position in the connected graph carries no
-meaning: vertices are spread over a few columns so that close means do not overlap.
+(no statistic is recomputed).
 """
 
 from __future__ import annotations
@@ -27,15 +27,16 @@ from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 from reportgen.stats.ranking import OrderedRanking
 
-__all__ = ["clique_chart", "connected_graph_chart", "graph_layout"]
+__all__ = ["clique_chart", "connected_graph_chart"]
 
-#: Width of one column of vertices (pixels): room for a long system name.
+#: Room for a system name (pixels), and one unit of x in the connected graph.
 COLUMN_WIDTH = 250
-#: Vertical room per vertex row (pixels).
+#: Vertical room per member of a clique (pixels).
 ROW_HEIGHT = 18
-#: Smallest vertical gap (pixels) between two vertices sharing a column.
+#: Smallest vertical gap (pixels) between two names.
 MIN_GAP = 14
 BEST_COLOR = "red"
+EDGE_COLOR = "#555555"
 _STROKE_RANGE = (0.6, 6.0)
 
 
@@ -46,58 +47,6 @@ def _check(ranking: Any) -> OrderedRanking:
             hint="build one with reportgen.stats.ranking.ordered_ranking",
         )
     return ranking
-
-
-def _n_columns(n: int) -> int:
-    return max(min(n, 3), min(6, math.ceil(n / 12)))
-
-
-def _height(n: int, columns: int) -> int:
-    return max(300, min(900, 12 * n + 40), ROW_HEIGHT * math.ceil(n / columns) + 40)
-
-
-def graph_layout(ranking: OrderedRanking) -> list[dict[str, Any]]:
-    """Deterministic vertex positions: ``system``, ``mean`` (the height), ``column``
-    and ``x`` (column plus a small offset).
-
-    Systems are placed best first, round robin over the columns: system i goes to column
-    ``i % n_columns`` if its lowest vertex is at least ``MIN_GAP`` pixels away (at the
-    chart's height), else to the next column with that room, else to the column where
-    the gap is largest. Ties in mean therefore land side by side. Within a column the
-    vertices are shifted by a quasi-random fraction (golden-ratio sequence) of a quarter
-    column so that edges between vertices of one column do not lie on top of each other.
-    """
-    ranking = _check(ranking)
-    n = len(ranking.systems)
-    cols = _n_columns(n)
-    means = [float(v) for v in ranking.mean]
-    span = (max(means) - min(means)) or 1.0
-    gap = MIN_GAP * span / _height(n, cols)
-    last: list[float | None] = [None] * cols
-    out = []
-    for i, s in enumerate(ranking.systems):
-        y = means[i]
-        room = [math.inf if v is None else abs(v - y) for v in last]
-        # round robin: the column of turn i if it has room, else the next one with room
-        turn = [(i + k) % cols for k in range(cols)]
-        free = [c for c in turn if room[c] >= gap]
-        c = free[0] if free else max(turn, key=lambda k: room[k])
-        last[c] = y
-        shift = 0.25 * ((i * 0.6180339887498949) % 1.0)
-        out.append({"system": s, "mean": y, "column": c, "x": round(c + shift, 4)})
-    return out
-
-
-def _node_values(ranking: OrderedRanking) -> list[dict[str, Any]]:
-    layout = graph_layout(ranking)
-    best = ranking.systems[0]
-    for i, row in enumerate(layout):
-        row.update(
-            rank=int(ranking.rank[i]),
-            letters=None if ranking.letters is None else ranking.letters[i],
-            best=row["system"] == best,
-        )
-    return layout
 
 
 def _y(ranking: OrderedRanking, title: str = "mean score") -> alt.Y:
@@ -132,31 +81,13 @@ def _labels(
     *,
     dx: int = 8,
     limit: int = COLUMN_WIDTH - 20,
-    halo: bool = False,
 ) -> list[alt.Chart]:
-    """Text layers at ``label_y``: (a white halo under all labels,) the other systems in
-    the default style, the best in red bold."""
+    """Text layers at ``label_y``: the other systems in the default style, the best in
+    red bold."""
     tooltip = [alt.Tooltip("system:N"), alt.Tooltip("mean:Q", format=".4g"), alt.Tooltip("rank:Q")]
     others = [r for r in nodes if not r["best"]]
     best = [r for r in nodes if r["best"]]
     layers = []
-    if halo:
-        # a wide white outline under every label interrupts the edges that pass under
-        # it, so that the name stays readable (an edge can always be followed past it)
-        layers.append(
-            alt.Chart(inline_data(nodes))
-            .mark_text(
-                align="left",
-                baseline="middle",
-                dx=dx,
-                limit=limit,
-                stroke="white",
-                strokeWidth=7,
-                strokeJoin="round",
-                fontWeight="bold",
-            )
-            .encode(x=x, y=alt.Y("label_y:Q"), text="system:N")
-        )
     for rows, mark in ((others, {}), (best, {"color": BEST_COLOR, "fontWeight": "bold"})):
         if rows:
             layers.append(
@@ -167,10 +98,21 @@ def _labels(
     return layers
 
 
+#: Points drawn along each arc of the connected graph.
+ARC_POINTS = 24
+#: Where the names of the connected graph start (x units: one is COLUMN_WIDTH pixels).
+LEADER = 0.04
+
+
+def _arc_height(n: int) -> int:
+    return max(240, min(720, 24 * n + 40))
+
+
 def connected_graph_chart(
     ordered_ranking: OrderedRanking, *, title: str | None = None
 ) -> alt.LayerChart:
-    """Connected graph plot of an ordered ranking (Ackerman et al. 2025, §5.1).
+    """Connected graph plot of an ordered ranking (Ackerman et al. 2025, §5.1), drawn as an arc
+    diagram.
 
     Parameters
     ----------
@@ -182,94 +124,114 @@ def connected_graph_chart(
     Returns
     -------
     alt.LayerChart
-        Layers, in order: edges (``rule``; ``strokeWidth`` by ``p_adjusted``, fainter
-        when there are many), arrow heads (``point``, only when
-        ``ordered_ranking.directed``), vertices (``point``), a white halo under all
-        labels (``text``), labels of the other systems (``text``) and the best system's
-        label (``text``, red bold).
+        Layers, in order: edges (``line``, one per ``edge`` of :data:`ARC_POINTS`
+        points; ``strokeWidth`` by ``p_adjusted``, fainter when there are many), arrow
+        heads (``point``, only when ``ordered_ranking.directed``), vertices (``point``),
+        labels of the other systems (``text``) and the best system's label (``text``,
+        red bold).
 
     Notes
     -----
-    Vertical position = the system's mean, best on top; the horizontal position is
-    meaningless (:func:`graph_layout`). An edge joins every pair *not* significantly
-    different at ``alpha`` (an edge with no p-value, NaN, is drawn at the full width);
-    when the tests were one-sided the edge points from the system the alternative says
+    Every vertex sits on one vertical line at the height of its mean, best on top, and
+    its name to the right of it (names pushed apart where means are close). An edge
+    joins every pair *not* significantly different at ``alpha`` (an edge with no
+    p-value, NaN, is drawn at the full width), as a half-ellipse to the left of the
+    vertices whose width grows with the distance of the two systems in the ranking.
+    No edge therefore crosses a name: spreading the vertices over columns, as the
+    paper's figure does, drew edges through the names once there were a dozen systems.
+    When the tests were one-sided the edge points from the system the alternative says
     is better to the other, marked by a triangle near the target.
     """
     ranking = _check(ordered_ranking)
-    nodes = _node_values(ranking)
-    n = len(nodes)
-    cols = _n_columns(n)
-    sign = -1.0 if ranking.direction == "lower" else 1.0
-    _spread_labels(nodes, "column", _gap(ranking, _height(n, cols)), sign)
-    pos = {r["system"]: r for r in nodes}
-    edges = [
+    best = ranking.systems[0]
+    n = len(ranking.systems)
+    nodes = [
         {
+            "system": s,
+            "mean": float(ranking.mean[i]),
+            "x": 0.0,
+            "column": 0,
+            "rank": int(ranking.rank[i]),
+            "letters": None if ranking.letters is None else ranking.letters[i],
+            "best": s == best,
+        }
+        for i, s in enumerate(ranking.systems)
+    ]
+    height = _arc_height(n)
+    sign = -1.0 if ranking.direction == "lower" else 1.0
+    _spread_labels(nodes, "column", _gap(ranking, height), sign)
+    index = {s: i for i, s in enumerate(ranking.systems)}
+    means = [r["mean"] for r in nodes]
+    span = (max(means) - min(means)) or 1.0
+    t = [k / (ARC_POINTS - 1) for k in range(ARC_POINTS)]
+    edges, heads = [], []
+    for k, (a, b, p) in enumerate(ranking.edges):
+        ya, yb = nodes[index[a]]["mean"], nodes[index[b]]["mean"]
+        # about a half circle: the arc reaches as far left (in pixels, one unit of x is
+        # COLUMN_WIDTH) as half the distance of its ends; ties get a small loop
+        bulge = min(0.95, max(0.06, 0.5 * abs(ya - yb) / span * height / COLUMN_WIDTH))
+        common = {
+            "edge": k,
             "source": a,
             "target": b,
             "p_adjusted": p,
             "width_p": 1.0 if p is None else float(p),
-            "x": pos[a]["x"],
-            "y": pos[a]["mean"],
-            "x2": pos[b]["x"],
-            "y2": pos[b]["mean"],
             "directed": ranking.directed,
         }
-        for a, b, p in ranking.edges
-    ]
-    x_scale = alt.Scale(domain=[-0.3, cols - 0.3])
+        for j, u in enumerate(t):
+            x = -bulge * math.sin(math.pi * u)
+            edges.append({**common, "t": j, "x": round(x, 6), "y": ya + (yb - ya) * u})
+        if ranking.directed:
+            up = (yb >= ya) != (ranking.direction == "lower")  # towards the target, drawn
+            heads.append(
+                {
+                    **common,
+                    "hx": -bulge * math.sin(math.pi * 0.85),
+                    "hy": ya + (yb - ya) * 0.85,
+                    "shape": "triangle-up" if up else "triangle-down",
+                }
+            )
+    # x: one unit is COLUMN_WIDTH pixels; the arcs take what they need on the left
+    left = max((-e["x"] for e in edges), default=0.0) + 0.08
+    x_scale = alt.Scale(domain=[-left, 1.0])
     x = alt.X("x:Q", axis=None, scale=x_scale)
     y = _y(ranking)
     layers: list[alt.Chart] = []
+    edge_tooltip = [
+        alt.Tooltip("source:N"),
+        alt.Tooltip("target:N"),
+        alt.Tooltip("p_adjusted:Q", format=".3g"),
+    ]
     if edges:
         layers.append(
             alt.Chart(inline_data(edges))
-            .mark_rule(opacity=round(min(0.45, 4 / math.sqrt(len(edges))), 3))
+            .mark_line(
+                color=EDGE_COLOR, opacity=round(min(0.6, 4 / math.sqrt(len(ranking.edges))), 3)
+            )
             .encode(
-                x=alt.X("x:Q", axis=None, scale=x_scale),
+                x=x,
                 y=alt.Y("y:Q"),
-                x2="x2:Q",
-                y2="y2:Q",
+                detail="edge:N",
+                order=alt.Order("t:Q"),
                 strokeWidth=alt.StrokeWidth(
                     "width_p:Q",
                     title="adjusted p",
                     scale=alt.Scale(domain=[ranking.alpha, 1.0], range=list(_STROKE_RANGE)),
                 ),
-                tooltip=[
-                    alt.Tooltip("source:N"),
-                    alt.Tooltip("target:N"),
-                    alt.Tooltip("p_adjusted:Q", format=".3g"),
-                ],
+                tooltip=edge_tooltip,
             )
         )
-        if ranking.directed:
-            heads = [
-                {
-                    **e,
-                    "hx": e["x"] + 0.85 * (e["x2"] - e["x"]),
-                    "hy": e["y"] + 0.85 * (e["y2"] - e["y"]),
-                    "shape": "triangle-down" if e["y2"] <= e["y"] else "triangle-up",
-                }
-                for e in edges
-            ]
-            if ranking.direction == "lower":
-                flip = {"triangle-down": "triangle-up", "triangle-up": "triangle-down"}
-                for h in heads:
-                    h["shape"] = flip[h["shape"]]
-            layers.append(
-                alt.Chart(inline_data(heads))
-                .mark_point(filled=True, size=110, opacity=1)
-                .encode(
-                    x=alt.X("hx:Q", axis=None, scale=x_scale),
-                    y=alt.Y("hy:Q"),
-                    shape=alt.Shape("shape:N", scale=None),
-                    tooltip=[
-                        alt.Tooltip("source:N"),
-                        alt.Tooltip("target:N"),
-                        alt.Tooltip("p_adjusted:Q", format=".3g"),
-                    ],
-                )
+    if heads:
+        layers.append(
+            alt.Chart(inline_data(heads))
+            .mark_point(filled=True, size=90, opacity=1, color=EDGE_COLOR)
+            .encode(
+                x=alt.X("hx:Q", axis=None, scale=x_scale),
+                y=alt.Y("hy:Q"),
+                shape=alt.Shape("shape:N", scale=None),
+                tooltip=edge_tooltip,
             )
+        )
     layers.append(
         alt.Chart(inline_data(nodes))
         .mark_point(filled=True, size=50, opacity=1)
@@ -284,14 +246,25 @@ def connected_graph_chart(
             ],
         )
     )
-    layers.extend(_labels(nodes, x, limit=int(0.75 * COLUMN_WIDTH) - 10, halo=True))
+    # a name pushed away from its vertex (close means) gets a thin leader to it
+    moved = [r for r in nodes if r["label_y"] != r["mean"]]
+    if moved:
+        layers.append(
+            alt.Chart(inline_data(moved))
+            .mark_rule(color="#999999", strokeWidth=0.8)
+            .encode(x=x, y=y, x2=alt.datum(LEADER), y2="label_y:Q")
+        )
+    for row in nodes:
+        row["label_x"] = LEADER
+    layers.extend(_labels(nodes, alt.X("label_x:Q", axis=None, scale=x_scale), dx=4))
     kind = "one-sided, directed" if ranking.directed else "two-sided"
-    default = (
-        f"Systems not significantly different at α = {ranking.alpha:g} are joined "
-        f"({kind}; edge width: adjusted p)"
-    )
     return alt.layer(*layers).properties(
-        title=title or default, width=COLUMN_WIDTH * cols, height=_height(n, cols)
+        title=alt.TitleParams(
+            title or f"Systems not significantly different at α = {ranking.alpha:g}",
+            subtitle=f"arcs join them ({kind}; width: adjusted p)",
+        ),
+        width=round((left + 1.0) * COLUMN_WIDTH),
+        height=height,
     )
 
 

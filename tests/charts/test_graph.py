@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import vl_convert as vlc
 
-from reportgen.charts.graph import clique_chart, connected_graph_chart, graph_layout
+from reportgen.charts.graph import clique_chart, connected_graph_chart
 from reportgen.errors import InputError
 from reportgen.stats.pairwise import compare_paired
 from reportgen.stats.ranking import ordered_ranking
@@ -46,7 +46,15 @@ def _values(layer):
 
 
 def _edge_layer(spec):
-    return next(lay for lay in spec["layer"] if lay["mark"]["type"] == "rule")
+    return next(lay for lay in spec["layer"] if lay["mark"]["type"] == "line")
+
+
+def _arcs(spec):
+    """Each edge's points in drawing order: {(source, target): [(x, y), ...]}."""
+    arcs = {}
+    for row in sorted(_values(_edge_layer(spec)), key=lambda r: (r["edge"], r["t"])):
+        arcs.setdefault((row["source"], row["target"]), []).append((row["x"], row["y"]))
+    return arcs
 
 
 def _nonsignificant_pairs(res):
@@ -60,14 +68,15 @@ def _nonsignificant_pairs(res):
 
 def _check_graph(res, ranking):
     spec = connected_graph_chart(ranking).to_dict()
-    edges = _values(_edge_layer(spec))
-    drawn = {frozenset((e["source"], e["target"])) for e in edges}
-    assert len(drawn) == len(edges)
+    arcs = _arcs(spec)
+    drawn = {frozenset(pair) for pair in arcs}
+    assert len(drawn) == len(arcs)
     assert drawn == _nonsignificant_pairs(res)
     enc = _edge_layer(spec)["encoding"]
     assert enc["strokeWidth"]["field"] == "width_p"
     assert enc["strokeWidth"]["scale"]["domain"] == [ranking.alpha, 1.0]
-    # edge endpoints are the vertices' positions, vertical = mean
+    assert enc["detail"]["field"] == "edge" and enc["order"]["field"] == "t"
+    # an arc runs from one vertex to the other, vertical = mean
     nodes = {
         r["system"]: r
         for r in _values(
@@ -78,9 +87,9 @@ def _check_graph(res, ranking):
             )
         )
     }
-    for e in edges:
-        assert (e["x"], e["y"]) == (nodes[e["source"]]["x"], nodes[e["source"]]["mean"])
-        assert (e["x2"], e["y2"]) == (nodes[e["target"]]["x"], nodes[e["target"]]["mean"])
+    for (source, target), points in arcs.items():
+        assert points[0] == pytest.approx((nodes[source]["x"], nodes[source]["mean"]))
+        assert points[-1] == pytest.approx((nodes[target]["x"], nodes[target]["mean"]))
     for i, s in enumerate(ranking.systems):
         assert nodes[s]["mean"] == pytest.approx(float(ranking.mean[i]))
     return spec
@@ -98,16 +107,16 @@ def test_graph_edges_are_the_nonsignificant_pairs_synthetic():
     res, ranking = _synthetic()
     spec = _check_graph(res, ranking)
     # the clear gaps are significant, the close pairs are not
-    drawn = {frozenset((e["source"], e["target"])) for e in _values(_edge_layer(spec))}
+    drawn = {frozenset(pair) for pair in _arcs(spec)}
     assert frozenset(("alpha", "bravo")) in drawn
     assert frozenset(("alpha", "echo")) not in drawn
-    assert spec["layer"][0]["mark"]["type"] == "rule"
+    assert spec["layer"][0]["mark"]["type"] == "line"
 
 
 def test_graph_edges_are_the_nonsignificant_pairs_humaneval(shared_data):
     res, ranking = _humaneval(str(shared_data / "eval-arena" / "humaneval+.jsonl"))
     spec = _check_graph(res, ranking)
-    assert 0 < len(_values(_edge_layer(spec))) < len(res.index_a)
+    assert 0 < len(_arcs(spec)) < len(res.index_a)
 
 
 def test_best_system_label_is_red_bold_and_alone():
@@ -129,12 +138,30 @@ def test_best_system_label_is_red_bold_and_alone():
     assert "title" in spec
 
 
-def test_graph_layout_is_deterministic_and_spread():
-    _, ranking = _synthetic()
-    a, b = graph_layout(ranking), graph_layout(ranking)
-    assert a == b
-    assert [r["system"] for r in a] == list(ranking.systems)
-    assert len({r["x"] for r in a}) == len(a)  # no two vertices on one vertical
+def test_no_arc_crosses_a_name(shared_data):
+    """The vertices are on one vertical line with the names to their right; every arc
+    point lies on the left of it, so no edge is drawn over a name (with vertices spread
+    over columns, edges crossed the names of the example's 12 systems). Names pushed
+    away from their vertex get a leader from the vertex."""
+    for _, ranking in (
+        _synthetic(),
+        _humaneval(str(shared_data / "eval-arena" / "humaneval+.jsonl")),
+    ):
+        spec = connected_graph_chart(ranking).to_dict()
+        vertices = next(
+            lay
+            for lay in spec["layer"]
+            if lay["mark"]["type"] == "point" and lay["encoding"]["y"]["field"] == "mean"
+        )
+        assert {r["x"] for r in _values(vertices)} == {0.0}
+        assert all(x <= 0.0 for points in _arcs(spec).values() for x, _ in points)
+        texts = [lay for lay in spec["layer"] if lay["mark"]["type"] == "text"]
+        assert texts and all(lay["mark"]["align"] == "left" for lay in texts)
+        assert all(r["label_x"] > 0 for lay in texts for r in _values(lay))
+        moved = {r["system"] for r in _values(vertices) if r["label_y"] != r["mean"]}
+        leaders = [lay for lay in spec["layer"] if lay["mark"]["type"] == "rule"]
+        assert {r["system"] for lay in leaders for r in _values(lay)} == moved
+        assert spec == connected_graph_chart(ranking).to_dict()  # deterministic
 
 
 def test_y_is_mean_best_on_top_reversed_for_lower():
@@ -170,9 +197,7 @@ def test_directed_graph_has_arrow_heads():
         if lay["mark"]["type"] == "point" and "shape" in lay["encoding"]
     ]
     assert len(heads) == 1
-    assert [(h["source"], h["target"]) for h in _values(heads[0])] == [
-        (e["source"], e["target"]) for e in edges
-    ]
+    assert [(h["source"], h["target"]) for h in _values(heads[0])] == list(_arcs(spec))
     # undirected: no heads
     _, undirected = _synthetic()
     assert not [
@@ -186,7 +211,7 @@ def test_no_edges_when_everything_differs():
     P = _sym(3, 0.001)
     ranking = ordered_ranking(np.array([0.9, 0.5, 0.1]), P, systems=["a", "b", "c"])
     spec = connected_graph_chart(ranking).to_dict()
-    assert not [lay for lay in spec["layer"] if lay["mark"]["type"] == "rule"]
+    assert not [lay for lay in spec["layer"] if lay["mark"]["type"] == "line"]
     assert clique_chart(ranking).to_dict()["data"]["values"][0]["group"] == "isolated"
 
 
