@@ -167,9 +167,11 @@ def connected_graph_chart(
     edges, heads = [], []
     for k, (a, b, p) in enumerate(ranking.edges):
         ya, yb = nodes[index[a]]["mean"], nodes[index[b]]["mean"]
-        # about a half circle: the arc reaches as far left (in pixels, one unit of x is
-        # COLUMN_WIDTH) as half the distance of its ends; ties get a small loop
-        bulge = min(0.95, max(0.06, 0.5 * abs(ya - yb) / span * height / COLUMN_WIDTH))
+        # the farther apart two systems are in the ranking, the farther left their arc
+        # reaches (one unit of x is COLUMN_WIDTH pixels), so that the arcs of a
+        # cluster of close means nest instead of lying on top of each other
+        dy = abs(ya - yb) / span * height / COLUMN_WIDTH
+        bulge = min(0.95, 0.06 + 0.09 * abs(index[a] - index[b]) + 0.25 * dy)
         common = {
             "edge": k,
             "source": a,

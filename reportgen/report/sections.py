@@ -1113,9 +1113,8 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                         sl.graph,
                         title=f"{sl.metric}: not significantly different",
                     ),
-                    "Systems ordered by mean; an edge joins two systems that are "
-                    "not significantly different; shaded groups are the maximal "
-                    "cliques.",
+                    "Systems at their mean; an arc joins two systems that are not "
+                    "significantly different (the thicker, the larger its adjusted p).",
                     report,
                 )
             )
@@ -1314,7 +1313,7 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                     partial(
                         connected_graph_chart, rk.graph, title="Ordered ranking across datasets"
                     ),
-                    "An edge joins two systems whose combined evidence is not significant.",
+                    "An arc joins two systems whose combined evidence is not significant.",
                     report,
                 ),
                 _try_chart(
