@@ -127,7 +127,11 @@ def pvalue_vs_difference_chart(
         )
     )
     p5_rows = [
-        {"name": name, "value_pct": _pct(v), "label": f"{name} = {_pct(v):.2f}% ({items:g} items)"}
+        {
+            "name": name,
+            "value_pct": _pct(v),
+            "label": f"{name} = {_pct(v):.2f}% (≈ {items:.1f} items)",
+        }
         for name, v, items in (
             ("p5_min", noise_profile.p5_min, noise_profile.p5_min_items),
             ("p5_max", noise_profile.p5_max, noise_profile.p5_max_items),
@@ -350,7 +354,8 @@ def power_curve_chart(
             alt.Chart(inline_data(rows))
             .mark_line(point=True)
             .encode(
-                x=alt.X("n:Q", title="n (items)"),
+                # about 6 ticks: "900" and a flushed "1,000" overlapped at 11
+                x=alt.X("n:Q", title="n (items)", axis=alt.Axis(tickCount=6)),
                 y=alt.Y("mde:Q", title="minimum detectable effect", scale=alt.Scale(zero=True)),
                 tooltip=[
                     alt.Tooltip("n:Q", format=",.0f"),
@@ -390,7 +395,7 @@ def power_curve_chart(
         color: Any = alt.value("#4c78a8")
         detail: Any = alt.Undefined
     else:
-        x = alt.X("n:Q", title="n (items)")
+        x = alt.X("n:Q", title="n (items)", axis=alt.Axis(tickCount=6))
         if len(deltas) > 1:
             order = [f"Δ = {d:g}" for d in sorted(d for d in deltas if d is not None)]
             color = alt.Color("effect:N", title="effect", sort=order)

@@ -124,7 +124,12 @@ def means_overview_chart(
             "panel:N",
             sort=panels,
             title=None,
-            header=alt.Header(labelFontWeight="bold", labelLimit=PANEL_WIDTH),
+            # "dataset / metric" on two lines: one line was cut at the panel's width
+            header=alt.Header(
+                labelFontWeight="bold",
+                labelLimit=PANEL_WIDTH,
+                labelExpr="split(datum.value, ' / ')",
+            ),
         ),
         columns=max(1, min(columns, len(panels))),
         data=inline_data(values),

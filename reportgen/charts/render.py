@@ -260,39 +260,45 @@ def _detached_to_dict(chart: Any) -> dict[str, Any]:
 #: middle (the tables keep them whole). Rendering time then does not grow with the
 #: length of a name (a 10,000-character system name made a report take 10 minutes).
 MAX_LABEL = 60
+#: Longest chart title or subtitle line: they are written by the report (a name inside
+#: one is cut to :data:`MAX_LABEL` first), so they get more room than a name.
+MAX_TITLE = 100
 
 
-def cut_labels(spec: dict[str, Any], limit: int = MAX_LABEL) -> dict[str, Any]:
-    """``spec`` with every string in its data (``datasets``, inline ``values``), in the
-    category lists that order or filter it (``domain``, ``sort``, ``oneOf``, ``fold``)
-    and in its titles longer than ``limit`` cut to its start and end around "…", the
-    same way everywhere. Names that would cut to the same text get a short digest, so
-    distinct systems stay distinct.
+def cut_labels(
+    spec: dict[str, Any], limit: int = MAX_LABEL, title_limit: int = MAX_TITLE
+) -> dict[str, Any]:
+    """``spec`` with every string in its data (``datasets``, inline ``values``) and in
+    the category lists that order or filter it (``domain``, ``sort``, ``oneOf``,
+    ``fold``) longer than ``limit``, and every title or subtitle longer than
+    ``title_limit``, cut to its start and end around "…", the same way everywhere.
+    Names that would cut to the same text get a short digest, so distinct systems stay
+    distinct.
 
     >>> spec = {"datasets": {"d": [{"system": "a" * 100}, {"system": "b"}]},
-    ...         "title": "x" * 70}
+    ...         "title": "x" * 70, "subtitle": "y" * 130}
     >>> [r["system"] for r in cut_labels(spec)["datasets"]["d"]]
     ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…aaaaaaaaaaaaaaaaaaa', 'b']
-    >>> len(cut_labels(spec)["title"])
-    60
+    >>> len(cut_labels(spec)["title"]), len(cut_labels(spec)["subtitle"])
+    (70, 100)
     """
     import hashlib
 
-    head = 2 * limit // 3
-    tail = limit - head - 1
-    cuts: dict[str, str] = {}
+    cuts: dict[tuple[str, int], str] = {}
     taken: dict[str, str] = {}
 
-    def cut(text: str) -> str:
-        if len(text) <= limit:
+    def cut(text: str, lim: int = limit) -> str:
+        if len(text) <= lim:
             return text
-        if text not in cuts:
+        if (text, lim) not in cuts:
+            head = 2 * lim // 3
+            tail = lim - head - 1
             short = text[:head] + "…" + text[-tail:]
             if taken.setdefault(short, text) != text:  # two names, one cut: tell apart
                 digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
                 short = text[: head - 7] + "…" + digest + "…" + text[-tail:]
-            cuts[text] = short
-        return cuts[text]
+            cuts[(text, lim)] = short
+        return cuts[(text, lim)]
 
     def records(rows: Any) -> Any:
         if not isinstance(rows, list):
@@ -318,9 +324,9 @@ def cut_labels(spec: dict[str, Any], limit: int = MAX_LABEL) -> dict[str, Any]:
             ):  # data, and the categories that order it
                 out[key] = records(value)
             elif key in ("title", "subtitle", "text") and isinstance(value, str):
-                out[key] = cut(value)
+                out[key] = cut(value, title_limit)
             elif key in ("title", "subtitle", "text") and isinstance(value, list):
-                out[key] = [cut(x) if isinstance(x, str) else walk(x) for x in value]
+                out[key] = [cut(x, title_limit) if isinstance(x, str) else walk(x) for x in value]
             else:
                 out[key] = walk(value)
         return out

@@ -115,7 +115,7 @@ def test_the_theme_is_an_argument_with_no_global_state():
 def test_chart_spec_cuts_long_names_the_same_way_in_data_and_domains():
     import altair as alt
 
-    from reportgen.charts.render import MAX_LABEL, chart_spec
+    from reportgen.charts.render import MAX_LABEL, MAX_TITLE, chart_spec
 
     # two 10,000-character names that share their start and end: still two categories
     a = "model-" + "x" * 5000 + "A" + "x" * 4993 + "-end"
@@ -139,7 +139,7 @@ def test_chart_spec_cuts_long_names_the_same_way_in_data_and_domains():
     assert all(len(v) <= MAX_LABEL for v in values) and values[2] == "short"
     assert len(set(values)) == 3  # a digest tells the two cut names apart
     assert domain == spec["encoding"]["y"]["sort"] == [values[1], values[0], "short"]
-    assert len(spec["title"]) <= MAX_LABEL
+    assert len(spec["title"]) <= MAX_TITLE  # a title has more room than a name
     assert svg_has_text(to_svg(chart), "short")
 
 
