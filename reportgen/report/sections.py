@@ -1668,6 +1668,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
         pooled, differ = runs.pooled_runs, runs.runs_differ
         vc = runs.variance_components
         share = vc.prediction_share()
+        proportion = bool(unit.proportion)
         rows = []
         for j, s in enumerate(vc.systems):
             p = pooled.systems.index(s) if s in pooled.systems else None
@@ -1678,7 +1679,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
                     "mean": vc.mean[j],
                     "ci": ""
                     if p is None
-                    else f"[{num_cell(pooled.ci_low[p])}, {num_cell(pooled.ci_high[p])}]",
+                    else fmt.interval(pooled.ci_low[p], pooled.ci_high[p], proportion=proportion),
                     "share": share[j],
                     "test": None if r is None else differ.test,
                     "p": None if r is None else differ.p_value[r],
@@ -1689,7 +1690,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
                 rows,
                 [
                     Col("system", "system"),
-                    Col("mean", "mean", num_cell, True),
+                    Col("mean", "mean", partial(fmt.value, proportion=proportion), True),
                     Col("ci", "pooled-runs CI", escape, True),
                     Col("share", "variance from runs", pct_cell, True),
                     Col("test", "runs differ: test"),

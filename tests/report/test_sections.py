@@ -211,7 +211,11 @@ def test_repeated_runs_rows_agree_with_the_typed_results(tmp_path):
     for j, system in enumerate(runs.variance_components.systems):
         row = next(r for r in rows if f">{system}<" in r)
         k = runs.pooled_runs.systems.index(system)
-        assert rs.num_cell(runs.pooled_runs.ci_low[k]) in row
+        # a 0/1 metric: the mean in percent, its interval in percent with one decimal
+        assert unit.proportion
+        assert f">{100 * runs.variance_components.mean[j]:.1f}%<" in row
+        low, high = runs.pooled_runs.ci_low[k], runs.pooled_runs.ci_high[k]
+        assert f"[{100 * low:.1f}, {100 * high:.1f}]" in row
         assert rs.pct_cell(share[j]) in row
         r = runs.runs_differ.systems.index(system)
         assert rs.p_cell(runs.runs_differ.p_value[r]) in row
