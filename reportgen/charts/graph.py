@@ -105,7 +105,7 @@ LEADER = 0.04
 
 
 def _arc_height(n: int) -> int:
-    return max(240, min(720, 24 * n + 40))
+    return max(220, min(720, 20 * n + 40))
 
 
 def connected_graph_chart(
