@@ -259,14 +259,12 @@ def connected_graph_chart(
     for row in nodes:
         row["label_x"] = LEADER
     layers.extend(_labels(nodes, alt.X("label_x:Q", axis=None, scale=x_scale), dx=4))
-    kind = "one-sided, directed" if ranking.directed else "two-sided"
+    # the legend says what the width is; the caption of the report what an arc is
+    default = f"Systems not significantly different at α = {ranking.alpha:g}" + (
+        " (one-sided: arrows)" if ranking.directed else ""
+    )
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(
-            title or f"Systems not significantly different at α = {ranking.alpha:g}",
-            subtitle=f"arcs join them ({kind}; width: adjusted p)",
-        ),
-        width=round((left + 1.0) * COLUMN_WIDTH),
-        height=height,
+        title=title or default, width=round((left + 1.0) * COLUMN_WIDTH), height=height
     )
 
 
