@@ -42,6 +42,11 @@ LABEL_LIMIT = 400
 WIDTH = 420
 
 
+#: Widest critical-difference axis (pixels): with the names on both sides the
+#: diagram then fits the width of a page.
+CD_MAX_WIDTH = 420
+
+
 def _height(n: int) -> int:
     return max(120, ROW_HEIGHT * n)
 
@@ -360,6 +365,8 @@ def critical_difference_chart(
     )
     return alt.layer(*layers).properties(
         title=alt.TitleParams(title or "Critical difference diagram", subtitle=subtitle),
-        width=max(300, 60 * (k - 1)),
+        # 60 px per rank up to a page's width: 37 systems drew 2,160 px, shrunk to
+        # unreadable type in the PDF (the names sit at the sides, not under the ranks)
+        width=min(CD_MAX_WIDTH, max(300, 60 * (k - 1))),
         height=int(22 * (rows + 2.3)),
     )

@@ -140,6 +140,22 @@ def test_critical_difference_diagram():
     assert rules[0]["encoding"]["x"]["axis"]["orient"] == "top"
 
 
+def test_critical_difference_diagram_of_many_systems_fits_a_page():
+    """37 systems (the 12 eval-arena benchmarks' ranking) drew a 2,160-pixel-wide
+    diagram, shrunk to unreadable type in the PDF: the width stops at a page's, and
+    the test's details are in the subtitle, not cut out of the title."""
+    from reportgen.charts.leaderboard import CD_MAX_WIDTH
+
+    rng = np.random.default_rng(1)
+    S = np.linspace(0.9, 0.2, 37)[:, None] + rng.normal(0, 0.05, (37, 4))
+    res = friedman_nemenyi(S, systems=[f"system-{i}" for i in range(37)])
+    spec = critical_difference_chart(res).to_dict()
+    assert spec["width"] == CD_MAX_WIDTH
+    assert spec["title"]["text"] == "Critical difference diagram"
+    assert spec["title"]["subtitle"].startswith("Friedman p < 0.001; Nemenyi CD = ")
+    assert critical_difference_chart(_friedman()).to_dict()["width"] == 300
+
+
 def test_every_chart_renders_to_svg_and_png():
     charts = [
         rank_interval_chart(_small_intervals()),
