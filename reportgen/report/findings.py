@@ -364,15 +364,30 @@ def _judged(v: ReleaseVerdict, one_metric: bool) -> str:
 
 def flips_line(comparison: ReleaseComparison) -> str | None:
     """``Items: humaneval+ lost 13, gained 28 of 164; ...``: per paired dataset × metric,
-    the items the candidate lost and gained (HTML); None without paired comparisons."""
-    if not comparison.flips:
+    the items the candidate lost and gained (HTML); None without paired comparisons.
+
+    Above :data:`MAX_DECISION_ITEMS` dataset × metrics only those where the candidate
+    lost the largest share of items are named, and the line says that the report's
+    verdict table has every one (the example's 13 made a paragraph of the decision box)."""
+    flips = list(comparison.flips)
+    if not flips:
         return None
-    one_metric = len({f.metric for f in comparison.flips}) == 1
+    one_metric = len({f.metric for f in flips}) == 1
+    shown = flips
+    if len(flips) > MAX_DECISION_ITEMS:
+        worst = sorted(flips, key=lambda f: -f.n_lost / max(f.n_items, 1))
+        shown = worst[:MAX_DECISION_ITEMS]
     parts = [
         f"{_e(f.dataset if one_metric else f.name)} lost {f.n_lost}, gained "
         f"{f.n_gained} of {f.n_items}"
-        for f in comparison.flips
+        for f in shown
     ]
+    if len(shown) < len(flips):
+        return (
+            "Items, where the candidate lost the largest share: "
+            + "; ".join(parts)
+            + f" (the report's verdict table has all {len(flips)} dataset × metrics)."
+        )
     return "Items: " + "; ".join(parts) + "."
 
 

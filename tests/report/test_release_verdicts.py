@@ -321,3 +321,31 @@ def test_release_margin_from_the_config_and_a_bad_margin(tmp_path):
         analyze_release(table, AnalysisOptions(seed=1, margins={"*": 1.5}), **PARTIAL)
     with pytest.raises(InputError, match="must be a positive number"):
         AnalysisOptions(margins={"pass1": -0.1})
+
+
+def test_items_line_names_the_largest_losses_when_there_are_many_units():
+    """Reference: the release's own lost/gained counts (checked against pandas
+    crosstabs above), sorted by hand. With more units than the decision box names (the
+    example's 13 made a paragraph of it), the line names those where the candidate lost
+    the largest share of items, and says that the verdict table has all of them."""
+    import re
+
+    from reportgen.report.findings import MAX_DECISION_ITEMS, flips_line
+
+    root = Path(__file__).resolve().parents[2] / "examples"
+    table = load([root / "data"], config=str(root / "reportgen.toml"))
+    release = analyze_release(
+        table,
+        AnalysisOptions(seed=1, n_resamples=199),
+        baseline="starcoder2-15b|fim|4k",
+        candidate="starcoder2-15b|fim|8k",
+    ).release
+    assert release is not None and len(release.flips) > MAX_DECISION_ITEMS
+    line = flips_line(release)
+    assert line is not None
+    assert f"has all {len(release.flips)} dataset × metrics" in line
+    named = re.findall(r"lost (\d+), gained (\d+) of (\d+)", line)
+    assert len(named) == MAX_DECISION_ITEMS
+    shares = sorted((f.n_lost / f.n_items for f in release.flips), reverse=True)
+    got = sorted((int(lost) / int(n) for lost, _, n in named), reverse=True)
+    assert got == pytest.approx(shares[:MAX_DECISION_ITEMS])
