@@ -1263,7 +1263,12 @@ def across_metrics(report: Report) -> HTMLBlock | None:
         body.append(
             table(
                 sys_rows,
-                [Col("system", "system"), Col("mean", "aggregate (standardised)", num_cell, True)],
+                [
+                    Col("system", "system"),
+                    # standardised scores: one scale for the column, three decimals
+                    # (significant digits gave 0.4199 beside 0.004604)
+                    Col("mean", "aggregate (standardised)", _standardised_cell, True),
+                ],
             )
         )
         weights = ", ".join(
@@ -1285,6 +1290,19 @@ def across_metrics(report: Report) -> HTMLBlock | None:
 
 
 # --------------------------------------------------------------------------- across datasets
+
+
+def _standardised_cell(value: Any) -> str:
+    """A standardised score with three decimals (no "−0.000"), "–" when missing.
+
+    >>> [_standardised_cell(v) for v in (0.4199, 0.004604, -0.05087, -1e-4, None)]
+    ['0.420', '0.005', '−0.051', '0.000', '–']
+    """
+    x = fmt.number(value)  # "–" for missing values, as elsewhere
+    if x == "–":
+        return x
+    rounded = round(float(value), 3)
+    return escape(fmt.fixed(rounded if rounded != 0 else 0.0, 1.0, 3))
 
 
 @_with_figures

@@ -1,0 +1,37 @@
+"""The docstring examples of every module of reportgen.report and reportgen.charts run
+and give what they show (the formatting rules, the label cuts, ...); a new module is
+found by pkgutil, so none is left out."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import reportgen.charts
+import reportgen.report
+
+MODULES = sorted(
+    f"{package.__name__}.{m.name}"
+    for package in (reportgen.report, reportgen.charts)
+    for m in pkgutil.iter_modules(package.__path__)
+)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+    )
+    assert result.failed == 0, f"{name}: {result.failed} docstring example(s) failed"
+
+
+def test_the_formatting_rules_have_examples():
+    examples = sum(
+        doctest.testmod(importlib.import_module(n), verbose=False).attempted
+        for n in ("reportgen.report.format", "reportgen.charts.render")
+    )
+    assert examples >= 10
