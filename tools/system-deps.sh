@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The system libraries reportgen's PDF export needs (WeasyPrint: Pango, HarfBuzz) and the
-# font its charts and pages are measured with (DejaVu). Installs the missing ones with
+# fonts its charts and pages are drawn with (Liberation Sans for the charts, DejaVu as the
+# fallback). Installs the missing ones with
 # apt-get when run as root (or with password-less sudo) on Debian/Ubuntu; otherwise says
 # what to install. Safe to re-run: it does nothing when everything is there.
 set -uo pipefail
@@ -12,6 +13,9 @@ have_lib 'libharfbuzz.so' || need+=(libharfbuzz0b)
 have_lib 'libharfbuzz-subset.so' || need+=(libharfbuzz-subset0)
 if ! { command -v fc-list >/dev/null && fc-list 2>/dev/null | grep -q 'DejaVuSans'; }; then
     need+=(fontconfig fonts-dejavu-core)
+fi
+if ! { command -v fc-list >/dev/null && fc-list 2>/dev/null | grep -q 'LiberationSans-Regular'; }; then
+    need+=(fonts-liberation)
 fi
 if [ ${#need[@]} -eq 0 ]; then
     exit 0

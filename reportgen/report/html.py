@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64
 import html
+import itertools
+import json
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,7 +42,11 @@ __all__ = [
     "slug",
     "strip_tags",
     "table",
+    "theme_uses_bundled_font",
     "try_figure",
+    "bundled_font_suffices",
+    "BUNDLED_FONT",
+    "BUNDLED_FONT_CHARS",
 ]
 
 
@@ -294,10 +300,91 @@ def _warm_up() -> None:
     vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{}]}})
 
 
+#: The font vl-convert carries inside its own library (Liberation Sans 2, with the
+#: metrics of Arial): the default theme's chart font.
+BUNDLED_FONT = "Liberation Sans"
+
+
+def _chars(*spans: tuple[int, int]) -> frozenset[str]:
+    return frozenset(chr(c) for a, b in spans for c in range(a, b + 1))
+
+
+#: Characters every Liberation Sans has (1.07 and 2.x): Latin with Latin-1 and
+#: Latin Extended-A, Greek, basic Cyrillic, the common punctuation and the signs the
+#: report writes. A chart with any other character is measured with the system's fonts.
+BUNDLED_FONT_CHARS = _chars(
+    (0x20, 0x7E), (0xA0, 0x17F), (0x391, 0x3A1), (0x3A3, 0x3C9), (0x400, 0x45F),
+    (0x2013, 0x2014), (0x2018, 0x2019), (0x201C, 0x201D), (0x2020, 0x2022), (0x2026, 0x2026),
+    (0x2030, 0x2030), (0x2039, 0x203A), (0x2190, 0x2190), (0x2192, 0x2192),
+    (0x2212, 0x2212), (0x221E, 0x221E), (0x2248, 0x2248), (0x2260, 0x2260),
+    (0x2264, 0x2265),
+)  # fmt: skip
+
+_FONT_KEY = re.compile(r'"(?:font|[A-Za-z]+Font)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def bundled_font_suffices(spec: Mapping[str, Any]) -> bool:
+    """Whether vl-convert's own Liberation Sans measures every text of a themed
+    ``spec`` as the system's fonts would: the spec names a font, every font it names
+    (``font``, ``labelFont``, ``titleFont``, ...) is Liberation Sans first, and every
+    character of its strings is one of :data:`BUNDLED_FONT_CHARS`.
+
+    >>> bundled_font_suffices({"config": {"font": "Liberation Sans, Arial"}, "title": "Δ ≈ 3"})
+    True
+    >>> bundled_font_suffices({"config": {"font": "Liberation Sans"}, "title": "模型"})
+    False
+    >>> bundled_font_suffices({"config": {"font": "DejaVu Sans"}})
+    False
+    >>> bundled_font_suffices({"title": "no font named"})
+    False
+    """
+    text = json.dumps(spec, ensure_ascii=False, default=str)
+    fonts = [json.loads(f'"{m}"') for m in _FONT_KEY.findall(text)]
+    if not fonts or any(_first_family(f) != BUNDLED_FONT.lower() for f in fonts):
+        return False
+    return all(c in BUNDLED_FONT_CHARS or c < " " for c in set(text))
+
+
+def _first_family(font: str) -> str:
+    return font.split(",")[0].strip().strip("'\"").strip().lower()
+
+
+def theme_uses_bundled_font(config: Mapping[str, Any]) -> bool:
+    """Whether a theme's chart config names only :data:`BUNDLED_FONT` (first in every
+    font list), so that a :class:`FigurePool` may draw its charts with that font alone.
+
+    >>> theme_uses_bundled_font({"font": "Liberation Sans, Arimo, Arial, sans-serif"})
+    True
+    >>> theme_uses_bundled_font({"font": "Liberation Sans", "axis": {"labelFont": "Roboto"}})
+    False
+    """
+    return bundled_font_suffices({"config": dict(config)})
+
+
+_FONTS_CONF = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<!-- written by reportgen for its chart workers: a font folder without fonts -->
+<fontconfig><dir>{folder}</dir></fontconfig>
+"""
+
+
+def _bundled_font_only(conf: str) -> None:
+    """Worker initializer: vl-convert's font database sees no system font, only the
+    fonts it carries in memory (it reads ``FONTCONFIG_FILE`` on first use).
+
+    A system font is a file that vl-convert opens, maps and closes again for every
+    glyph it measures (about 11,000 times for one chart with a few hundred labels):
+    measured on the bundled example's 51 charts, 8.7 s (5.6 s of it in the kernel)
+    with DejaVu Sans from the system against 1.8 s with the bundled Liberation Sans."""
+    import os
+
+    os.environ["FONTCONFIG_FILE"] = conf
+
+
 class FigurePool:
     """Worker processes that render a section's charts while the section is built.
 
-    vl-convert draws one chart at a time per process (100-200 ms for a chart with a few
+    vl-convert draws one chart at a time per process (30-200 ms for a chart with a few
     dozen labels, most of it measuring text), so the report renders in ``workers``
     processes: :func:`figure` with ``pool=`` submits the chart and returns a
     placeholder, and :meth:`resolve` waits for the section's charts and puts them in
@@ -305,56 +392,108 @@ class FigurePool:
     function draws them). The workers start ("spawn") when the pool is made, so they
     are ready by the time the analysis is done; :meth:`close` (or the pool's garbage
     collection) stops them.
+
+    With ``bundled_font=True`` (the theme's charts are in :data:`BUNDLED_FONT`, see
+    :func:`theme_uses_bundled_font`) the workers see no system font: vl-convert then
+    measures text with the copy of Liberation Sans it holds in memory instead of
+    reopening a font file for every glyph, four to five times faster. A chart with a
+    character that font lacks, or another font, is drawn in the calling process
+    (:func:`bundled_font_suffices`), so the figures stay the same either way.
     """
 
     _TOKEN = re.compile(r"<!--rg-figure-(\d+)-->")
 
-    def __init__(self, workers: int = 2) -> None:
+    def __init__(self, workers: int = 2, *, bundled_font: bool = False) -> None:
         import multiprocessing
+        import shutil
+        import tempfile
         import weakref
         from concurrent.futures import ProcessPoolExecutor
         from multiprocessing import resource_tracker
+        from pathlib import Path
+        from xml.sax.saxutils import escape as xml_escape
 
         # The pool's queues start multiprocessing's resource tracker unless it runs
         # already; a tracker the pool started is stopped with it (see close).
         self._owns_tracker = getattr(resource_tracker._resource_tracker, "_fd", 0) is None
+        self._folder: str | None = None
+        initializer: Callable[..., None] | None = None
+        initargs: tuple[str, ...] = ()
+        if bundled_font:
+            self._folder = tempfile.mkdtemp(prefix="reportgen-fonts-")
+            conf = Path(self._folder) / "fonts.conf"
+            conf.write_text(_FONTS_CONF.format(folder=xml_escape(self._folder)), "utf-8")
+            initializer, initargs = _bundled_font_only, (str(conf),)
         self._executor = ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=initializer,
+            initargs=initargs,
         )
         self._futures: dict[int, Any] = {}
-        self._closer = weakref.finalize(self, self._executor.shutdown, wait=False)
+        self._done: dict[int, str] = {}
+        self._keys = itertools.count()
+        self._closer = weakref.finalize(
+            self, _shut_down, self._executor, self._folder, shutil.rmtree
+        )
         for _ in range(workers):
             self._executor.submit(_warm_up)
 
+    @property
+    def bundled_font(self) -> bool:
+        """Whether the workers draw with vl-convert's own font only."""
+        return self._folder is not None
+
     def submit(self, spec: Mapping[str, Any], caption: str | None) -> str:
         """Start rendering a themed spec (:func:`render_figure`); its placeholder."""
-        key = len(self._futures)
-        self._futures[key] = self._executor.submit(render_figure, dict(spec), caption)
+        key = next(self._keys)
+        if self.bundled_font and not bundled_font_suffices(spec):
+            self._done[key] = render_figure(spec, caption)
+        else:
+            self._futures[key] = self._executor.submit(render_figure, dict(spec), caption)
         return f"<!--rg-figure-{key}-->"
 
     def resolve(self, text: str) -> str:
         """``text`` with each placeholder replaced by its figure (waiting for it); a
         chart that failed to render raises its error here."""
-        return self._TOKEN.sub(lambda m: self._futures.pop(int(m[1])).result(), text)
+
+        def figure_of(match: re.Match[str]) -> str:
+            key = int(match[1])
+            if key in self._done:
+                return self._done.pop(key)
+            return str(self._futures.pop(key).result())
+
+        return self._TOKEN.sub(figure_of, text)
 
     def close(self) -> None:
         """Stop the workers and wait until they have exited (charts not yet drawn are
-        cancelled); then stop the resource tracker if the pool started it.
+        cancelled); then stop the resource tracker if the pool started it, and remove
+        the workers' font configuration.
 
         The tracker ignores SIGTERM: a Jupyter kernel that still has it as a child
         waits about 2.6 s at shutdown before it is killed (measured on every report,
         whose notebook ends with :func:`~reportgen.report.sections.write_outputs`,
         which closes the pool). Safe to call twice."""
+        import shutil
         from multiprocessing import resource_tracker
 
         if not self._closer.alive:
             return
         self._closer.detach()
         self._futures.clear()
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._done.clear()
+        _shut_down(self._executor, self._folder, shutil.rmtree, wait=True)
         stop = getattr(resource_tracker._resource_tracker, "_stop", None)
         if self._owns_tracker and stop is not None:
             stop()
+
+
+def _shut_down(
+    executor: Any, folder: str | None, rmtree: Callable[..., None], *, wait: bool = False
+) -> None:
+    executor.shutdown(wait=wait, cancel_futures=True)
+    if folder is not None:  # the pool made it (tempfile.mkdtemp): fonts.conf only
+        rmtree(folder, ignore_errors=True)
 
 
 def compact_png(data: bytes) -> bytes:

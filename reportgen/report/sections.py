@@ -45,6 +45,7 @@ from reportgen.report.html import (
     section,
     slug,
     table,
+    theme_uses_bundled_font,
     try_figure,
 )
 
@@ -214,7 +215,7 @@ def prepare(
     from reportgen.execution import Execution
 
     theme_obj = load_theme(theme)
-    pool = _figure_pool(figure_workers)
+    pool = _figure_pool(figure_workers, bundled_font=theme_uses_bundled_font(theme_obj.config))
     try:
         caught: list[str] = []
         with warnings.catch_warnings(record=True) as records:
@@ -282,7 +283,7 @@ def prepare(
     )
 
 
-def _figure_pool(workers: int | str) -> FigurePool | None:
+def _figure_pool(workers: int | str, *, bundled_font: bool = False) -> FigurePool | None:
     from reportgen.execution import usable_cores
 
     if workers == "auto":
@@ -292,7 +293,7 @@ def _figure_pool(workers: int | str) -> FigurePool | None:
             f"figure_workers={workers!r} must be a whole number >= 0 or 'auto'",
             hint="0 renders the charts in the notebook's process",
         )
-    return FigurePool(workers) if workers else None
+    return FigurePool(workers, bundled_font=bundled_font) if workers else None
 
 
 # --------------------------------------------------------------------------- outputs

@@ -262,14 +262,20 @@ def _without_svg_ids(html: str) -> str:
     return re.sub(r"(gradient|clip)_?\d+", r"\1", html)
 
 
-def test_figure_pool_renders_the_same_sections_as_this_process(small_report, tmp_path):
-    """Reference: every chart-bearing section rendered in the calling process; with two
-    worker processes (FigurePool) the blocks hold the same figures in the same places."""
+@pytest.mark.parametrize("bundled_font", [False, True])
+def test_figure_pool_renders_the_same_sections_as_this_process(
+    small_report, tmp_path, bundled_font
+):
+    """Reference: every chart-bearing section rendered in the calling process (with the
+    system's fonts); with two worker processes (FigurePool) the blocks hold the same
+    figures in the same places, also when the workers see only vl-convert's own
+    Liberation Sans (the default theme's font: the text measures the same)."""
     import dataclasses
 
     from reportgen.report.html import FigurePool
 
-    pool = FigurePool(2)
+    assert rs.theme_uses_bundled_font(small_report.theme.config)  # the default theme
+    pool = FigurePool(2, bundled_font=bundled_font)
     try:
         pooled = dataclasses.replace(small_report, figures=pool)
         names = ("results_matrix", "per_sample_list", "noise_detail", "items_section")
@@ -284,6 +290,75 @@ def test_figure_pool_renders_the_same_sections_as_this_process(small_report, tmp
         assert any("<svg" in getattr(rs, n)(pooled).html for n in names[:2])
     finally:
         pool.close()
+
+
+def _labelled_bars(font: str, label: str = "a fairly long label, measured") -> dict:
+    return {
+        "data": {"values": [{"a": label, "b": 1}]},
+        "mark": "bar",
+        "encoding": {
+            "y": {"field": "a", "type": "nominal"},
+            "x": {"field": "b", "type": "quantitative"},
+        },
+        "config": {"font": font},
+    }
+
+
+def test_bundled_font_workers_see_no_system_font_and_get_only_what_that_font_draws():
+    """The mechanism behind the fast workers, checked against this process (reference:
+    vl-convert with the system's fonts). A worker of a ``bundled_font`` pool measures
+    DejaVu Sans (a system font) differently from this process, so it does not see the
+    system's fonts; yet ``submit`` gives the same figure as this process for a chart in
+    DejaVu Sans or with characters Liberation Sans lacks, because it draws those here.
+    The pool's font configuration is gone after ``close``."""
+    import os
+
+    from reportgen.report.html import FigurePool, bundled_font_suffices, render_figure
+
+    dejavu = _labelled_bars("DejaVu Sans")
+    cjk = _labelled_bars("Liberation Sans, Arial", "模型 A, a fairly long label")
+    plain = _labelled_bars("Liberation Sans, Arial")
+    assert not bundled_font_suffices(dejavu) and not bundled_font_suffices(cjk)
+    assert bundled_font_suffices(plain)
+    pool = FigurePool(1, bundled_font=True)
+    folder = pool._folder
+    try:
+        assert folder is not None and os.listdir(folder) == ["fonts.conf"]
+        in_worker = pool._executor.submit(render_figure, dejavu, None).result(timeout=120)
+        assert _without_svg_ids(in_worker) != _without_svg_ids(render_figure(dejavu, None))
+        for spec in (dejavu, cjk, plain):
+            figure = pool.resolve(pool.submit(spec, None))
+            assert _without_svg_ids(figure) == _without_svg_ids(render_figure(spec, None))
+    finally:
+        pool.close()
+    assert not os.path.exists(folder)
+
+
+def test_the_bundled_font_characters_are_in_liberation_sans():
+    """Reference: the character map (cmap table, read by fontTools) of the system's
+    Liberation Sans, the font the PDF draws chart text with; vl-convert carries a later
+    version of the same font. A character outside this set sends its chart to the
+    calling process."""
+    import shutil
+    import subprocess
+
+    from reportgen.report.html import BUNDLED_FONT_CHARS
+
+    ttlib = pytest.importorskip("fontTools.ttLib")
+    if shutil.which("fc-match") is None:
+        pytest.skip("fontconfig's fc-match is not installed")
+    path = subprocess.run(
+        ["fc-match", "-f", "%{file}", "Liberation Sans:style=Regular"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    if "LiberationSans" not in path:
+        pytest.skip("Liberation Sans is not installed (tools/system-deps.sh installs it)")
+    cmap = ttlib.TTFont(path).getBestCmap()
+    missing = sorted(c for c in BUNDLED_FONT_CHARS if ord(c) not in cmap)
+    assert missing == []
+    assert {"−", "≈", "≤", "Δ", "α", "τ", "×", "…", "é"} <= BUNDLED_FONT_CHARS
 
 
 def test_figure_pool_raises_a_chart_error_where_the_figure_goes():
