@@ -16,6 +16,7 @@ from reportgen.data import (
     TableConfig,
     build_score_table,
 )
+from reportgen.data._table import KEY_COLUMNS
 from reportgen.errors import InputError
 
 
@@ -365,6 +366,47 @@ def test_same_item_in_different_runs_is_not_a_duplicate():
     table = build_score_table(_result(frame))
     assert table.runs_of("d") == (0, 1)
     assert table.paired("d", "m").scores.shape == (2, 2, 2)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_duplicate_key_check_agrees_with_pandas_duplicated(seed):
+    """Reference: ``DataFrame.duplicated(key).any()`` of pandas, on random frames with
+    few distinct values, missing runs (equal to each other), and string and
+    pyarrow-backed labels."""
+    from reportgen.data._table import _has_duplicate_keys
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 60))
+    frame = pd.DataFrame(
+        {
+            "system": [f"s{v}" for v in rng.integers(0, 3, n)],
+            "dataset": [f"d{v}" for v in rng.integers(0, 2, n)],
+            "metric": "m",
+            "item": [f"q{v}" for v in rng.integers(0, int(rng.integers(1, 30)), n)],
+            "run": np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 2, n)),
+        }
+    )
+    if seed % 2:
+        frame = frame.astype({"system": "string[pyarrow]", "item": "string[pyarrow]"})
+    for key in (["system", "item"], ["system", "dataset", "metric", "item", "run"], ["run"]):
+        assert _has_duplicate_keys(frame, key) == bool(frame.duplicated(key).any()), key
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_duplicate_key_check_past_two_to_the_62(planted):
+    """6,000 rows whose five key columns are all distinct: the product of the distinct
+    counts (6,000**5) passes 2**62, so the combined codes are factorized again on the
+    way. Reference: pandas' ``duplicated``."""
+    from reportgen.data._table import _has_duplicate_keys
+
+    n = 6000
+    assert n**5 > 2**62
+    frame = pd.DataFrame({c: [f"{c}{k}" for k in range(n)] for c in KEY_COLUMNS})
+    if planted:
+        frame.iloc[n - 1] = frame.iloc[17]
+    key = list(KEY_COLUMNS)
+    assert _has_duplicate_keys(frame, key) is planted
+    assert bool(frame.duplicated(key).any()) is planted
 
 
 def test_unequal_runs_reported():
