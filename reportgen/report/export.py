@@ -44,6 +44,7 @@ from typing import Any
 
 from reportgen.charts.render import Theme, load_theme
 from reportgen.errors import ConfigError, ReportgenError
+from reportgen.report._pdf_tables import FIXED_TABLE_CSS, fix_table_widths, text_metrics
 
 __all__ = ["external_references", "html_to_pdf", "notebook_to_html"]
 
@@ -888,9 +889,11 @@ def html_to_pdf(
     size = _page_size_iv(page_size)
     weasyprint = _import_weasyprint()
     fetcher = weasyprint.URLFetcher(allowed_protocols=("data",))
-    document = weasyprint.HTML(
-        string=_svgs_as_images(_print_html(html)), url_fetcher=fetcher, media_type="print"
-    ).render(
+    printed = _svgs_as_images(_print_html(html))
+    metrics = text_metrics()
+    if metrics is not None:  # else WeasyPrint measures the tables itself (slower)
+        printed = fix_table_widths(printed, metrics)
+    document = weasyprint.HTML(string=printed, url_fetcher=fetcher, media_type="print").render(
         stylesheets=[
             weasyprint.CSS(
                 string=_print_css(title=title, release=release, page_size=size), url_fetcher=fetcher
@@ -990,7 +993,7 @@ figure svg, figure img {{ max-width: 100%; max-height: 78vh; height: auto; }}
 .rg-toc a::after {{ content: leader(".") target-counter(attr(href), page); }}
 .rg-toc details > ol {{ columns: 2; column-gap: 8mm; font-size: 8.5pt; }}
 a {{ color: inherit; text-decoration: none; }}
-"""
+{FIXED_TABLE_CSS}"""
 
 
 def _landscape(page_size: str) -> str:
