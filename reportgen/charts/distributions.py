@@ -140,14 +140,20 @@ def distribution_chart(
         tooltip.insert(1, alt.Tooltip("group:N"))
         colour: Any = alt.Color("group:N", title="group")
     else:
-        colour = alt.value("#4c78a8")
+        colour = alt.ColorValue("#4c78a8")
     base = alt.Chart(inline_data(rows)).encode(y=y, tooltip=tooltip)
     whisker = base.mark_rule(color="#555555").encode(
-        x=alt.X("min:Q", title=metric, scale=alt.Scale(zero=False)), x2="max:Q"
+        x=alt.X("min:Q", title=metric, scale=alt.Scale(zero=False)), x2=alt.X2("max:Q")
     )
-    box = base.mark_bar(size=max(4, _STEP - 6)).encode(x="q1:Q", x2="q3:Q", color=colour)
-    median = base.mark_tick(color="black", thickness=2, size=max(4, _STEP - 4)).encode(x="median:Q")
-    mean = base.mark_point(shape="diamond", filled=True, color="black", size=30).encode(x="mean:Q")
+    box = base.mark_bar(size=max(4, _STEP - 6)).encode(
+        x=alt.X("q1:Q"), x2=alt.X2("q3:Q"), color=colour
+    )
+    median = base.mark_tick(color="black", thickness=2, size=max(4, _STEP - 4)).encode(
+        x=alt.X("median:Q")
+    )
+    mean = base.mark_point(shape="diamond", filled=True, color="black", size=30).encode(
+        x=alt.X("mean:Q")
+    )
     better = "higher" if direction == "higher" else "lower"
     return alt.layer(whisker, box, median, mean).properties(
         title=alt.Title(
@@ -203,8 +209,8 @@ def bootstrap_mean_chart(
                 title=None,
                 axis=alt.Axis(labelLimit=_LABEL_LIMIT),
             ),
-            x="ci_low:Q",
-            x2="ci_high:Q",
+            x=alt.X("ci_low:Q"),
+            x2=alt.X2("ci_high:Q"),
             tooltip=[
                 alt.Tooltip("system:N"),
                 alt.Tooltip("ci_low:Q", format=".4g"),
@@ -285,7 +291,7 @@ def rank_distribution_chart(
         .mark_rect()
         .encode(
             x=alt.X("rank_start:Q", scale=x_scale, axis=x_axis, title="rank (1 = best)"),
-            x2="rank_end:Q",
+            x2=alt.X2("rank_end:Q"),
             y=y,
             color=alt.Color(
                 "probability:Q", title="P(rank)", scale=alt.Scale(scheme="greys", domain=[0, 1])
@@ -309,12 +315,14 @@ def rank_distribution_chart(
             alt.Tooltip("p_best:Q", format=".3f"),
         ],
     )
-    interval = base.mark_rule(color="#d62728", strokeWidth=2).encode(x="ci_low:Q", x2="ci_high:Q")
+    interval = base.mark_rule(color="#d62728", strokeWidth=2).encode(
+        x=alt.X("ci_low:Q"), x2=alt.X2("ci_high:Q")
+    )
     median = base.mark_tick(color="#d62728", thickness=2, size=max(4, _STEP - 4)).encode(
-        x="median_rank:Q"
+        x=alt.X("median_rank:Q")
     )
     observed = base.mark_point(shape="diamond", filled=True, color="#1f77b4", size=30).encode(
-        x="rank:Q"
+        x=alt.X("rank:Q")
     )
     level = f"{round(res.confidence * 100, 4):g}%"
     return alt.layer(heat, interval, median, observed).properties(

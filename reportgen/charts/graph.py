@@ -93,7 +93,7 @@ def _labels(
             layers.append(
                 alt.Chart(inline_data(rows))
                 .mark_text(align="left", baseline="middle", dx=dx, limit=limit, **mark)
-                .encode(x=x, y=alt.Y("label_y:Q"), text="system:N", tooltip=tooltip)
+                .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip)
             )
     return layers
 
@@ -213,7 +213,7 @@ def connected_graph_chart(
             .encode(
                 x=x,
                 y=alt.Y("y:Q"),
-                detail="edge:N",
+                detail=alt.Detail("edge:N"),
                 order=alt.Order("t:Q"),
                 strokeWidth=alt.StrokeWidth(
                     "width_p:Q",
@@ -254,7 +254,7 @@ def connected_graph_chart(
         layers.append(
             alt.Chart(inline_data(moved))
             .mark_rule(color="#999999", strokeWidth=0.8)
-            .encode(x=x, y=y, x2=alt.datum(LEADER), y2="label_y:Q")
+            .encode(x=x, y=y, x2=alt.datum(LEADER), y2=alt.Y2("label_y:Q"))
         )
     for row in nodes:
         row["label_x"] = LEADER
@@ -351,10 +351,10 @@ def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -
         base.mark_point(filled=True, size=50, opacity=1).encode(x=x, y=y, tooltip=tooltip),
         base.transform_filter("!datum.best")
         .mark_text(**text)
-        .encode(x=x, y=alt.Y("label_y:Q"), text="system:N", tooltip=tooltip),
+        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip),
         base.transform_filter("datum.best")
         .mark_text(color=BEST_COLOR, fontWeight="bold", **text)
-        .encode(x=x, y=alt.Y("label_y:Q"), text="system:N", tooltip=tooltip),
+        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip),
     ).properties(width=PANEL_WIDTH, height=height)
     names = json.dumps([g[0] for g in groups])
     default = (

@@ -130,7 +130,7 @@ def rank_interval_chart(
                 scale=x_scale,
                 title=f"rank (1 = best), simultaneous {ri.confidence:.0%} interval",
             ),
-            x2="rank_ci_high:Q",
+            x2=alt.X2("rank_ci_high:Q"),
             y=y,
             tooltip=tooltip,
         ),
@@ -141,7 +141,10 @@ def rank_interval_chart(
     if letters is not None:
         layers.append(
             base.mark_text(align="left", baseline="middle", dx=6).encode(
-                x=alt.X("rank_ci_high:Q", scale=x_scale), y=y, text="letters:N", tooltip=tooltip
+                x=alt.X("rank_ci_high:Q", scale=x_scale),
+                y=y,
+                text=alt.Text("letters:N"),
+                tooltip=tooltip,
             )
         )
     default = f"Simultaneous {ri.confidence:.0%} rank intervals ({ri.method})" + (
@@ -195,7 +198,7 @@ def bradley_terry_chart(bt: BradleyTerry, *, title: str | None = None) -> alt.La
                     scale=x_scale,
                     title=f"{name}, bootstrap {bt.confidence:.0%} interval",
                 ),
-                x2="ci_high:Q",
+                x2=alt.X2("ci_high:Q"),
                 y=y,
                 tooltip=tooltip,
             )
@@ -325,18 +328,21 @@ def critical_difference_chart(
     )
     layers = [
         cd.mark_rule(strokeWidth=2).encode(
-            x=x, x2="x2:Q", y=y, tooltip=[alt.Tooltip("critical_difference:Q", format=".4g")]
+            x=x,
+            x2=alt.X2("x2:Q"),
+            y=y,
+            tooltip=[alt.Tooltip("critical_difference:Q", format=".4g")],
         ),
         cd.mark_text(align="left", baseline="bottom", dy=-3).encode(
-            x=alt.X("x:Q"), y=y, text="label:N"
+            x=alt.X("x:Q"), y=y, text=alt.Text("label:N")
         ),
-        elbows.mark_rule(strokeWidth=1).encode(x=x, y=y, x2="x2:Q", y2="y2:Q"),
+        elbows.mark_rule(strokeWidth=1).encode(x=x, y=y, x2=alt.X2("x2:Q"), y2=alt.Y2("y2:Q")),
     ]
     if v["bars"]:
         layers.append(
             alt.Chart(inline_data(v["bars"]))
             .mark_rule(strokeWidth=5, strokeCap="round")
-            .encode(x=x, x2="x2:Q", y=y, tooltip=[alt.Tooltip("members:N")])
+            .encode(x=x, x2=alt.X2("x2:Q"), y=y, tooltip=[alt.Tooltip("members:N")])
         )
     for side, align, dx in (("left", "right", -6), ("right", "left", 6)):
         layers.append(
@@ -345,7 +351,7 @@ def critical_difference_chart(
             .encode(
                 x=alt.X("label_x:Q", scale=x_scale),
                 y=alt.Y("row:Q", scale=y_scale, axis=None),
-                text="label:N",
+                text=alt.Text("label:N"),
                 tooltip=[alt.Tooltip("system:N"), alt.Tooltip("average_rank:Q", format=".3f")],
             )
         )

@@ -121,7 +121,7 @@ def pvalue_vs_difference_chart(
         alt.Chart(inline_data(alpha_rows))
         .mark_rule(color="gray")
         .encode(
-            y="alpha:Q",
+            y=alt.Y("alpha:Q"),
             strokeDash=alt.StrokeDash("label:N", title="level", sort=alpha_order),
             tooltip=[alt.Tooltip("label:N", title="level")],
         )
@@ -140,13 +140,13 @@ def pvalue_vs_difference_chart(
     ]
     p5_base = alt.Chart(inline_data(p5_rows))
     p5_rules = p5_base.mark_rule(color="black").encode(
-        x="value_pct:Q", tooltip=[alt.Tooltip("label:N", title="")]
+        x=alt.X("value_pct:Q"), tooltip=[alt.Tooltip("label:N", title="")]
     )
     p5_text = p5_base.mark_text(align="left", baseline="top", dx=3, angle=0, color="black").encode(
-        x="value_pct:Q",
-        y=alt.value(height // 2),
+        x=alt.X("value_pct:Q"),
+        y=alt.YValue(height // 2),
         yOffset=alt.YOffset("name:N", sort=["p5_min", "p5_max"], scale=alt.Scale(range=[0, 20])),
-        text="label:N",
+        text=alt.Text("label:N"),
     )
     subtitle = [
         (
@@ -227,8 +227,8 @@ def difference_vs_sum_chart(
         alt.Chart(inline_data(bounds))
         .mark_line(strokeWidth=1.5)
         .encode(
-            x="sum_wins:Q",
-            y="min_abs_diff_wins:Q",
+            x=alt.X("sum_wins:Q"),
+            y=alt.Y("min_abs_diff_wins:Q"),
             color=alt.Color("level:N", sort=levels, title="exact test boundary"),
             tooltip=[
                 alt.Tooltip("level:N", title="level"),
@@ -276,7 +276,7 @@ def ci_width_by_runs_chart(
     ]
     many = len(r.systems) > MAX_LEGEND_SYSTEMS
     color = (
-        alt.value("gray")
+        alt.ColorValue("gray")
         if many
         else alt.Color(
             "system:N",
@@ -302,7 +302,7 @@ def ci_width_by_runs_chart(
                 scale=alt.Scale(zero=True),
             ),
             color=color,
-            detail="system:N",
+            detail=alt.Detail("system:N"),
             tooltip=[
                 alt.Tooltip("system:N"),
                 alt.Tooltip("runs:Q", title="runs"),
@@ -392,7 +392,7 @@ def power_curve_chart(
     by_delta = len(ns) == 1 and len(deltas) > 1
     if by_delta:
         x = alt.X("delta:Q", title="effect (Δ)")
-        color: Any = alt.value("#4c78a8")
+        color: Any = alt.ColorValue("#4c78a8")
         detail: Any = alt.Undefined
     else:
         x = alt.X("n:Q", title="n (items)", axis=alt.Axis(tickCount=6))
@@ -400,8 +400,8 @@ def power_curve_chart(
             order = [f"Δ = {d:g}" for d in sorted(d for d in deltas if d is not None)]
             color = alt.Color("effect:N", title="effect", sort=order)
         else:
-            color = alt.value("#4c78a8")
-        detail = "effect:N"
+            color = alt.ColorValue("#4c78a8")
+        detail = alt.Detail("effect:N")
     line = (
         alt.Chart(inline_data(rows))
         .mark_line(point=True)
@@ -420,7 +420,7 @@ def power_curve_chart(
     rule = (
         alt.Chart(inline_data([{"target": target, "label": f"power {target:.0%}"}]))
         .mark_rule(strokeDash=[4, 3], color="gray")
-        .encode(y="target:Q", tooltip=[alt.Tooltip("label:N", title="")])
+        .encode(y=alt.Y("target:Q"), tooltip=[alt.Tooltip("label:N", title="")])
     )
     sub = f"{design}, α = {pts[0].alpha:g}"
     if len(deltas) == 1 and not by_delta:
@@ -466,14 +466,14 @@ def difficulty_histogram_chart(
     )
     bars = base.mark_bar().encode(
         x=x,
-        x2="bin_end:Q",
+        x2=alt.X2("bin_end:Q"),
         y=alt.Y("count:Q", title="items"),
         tooltip=[alt.Tooltip("range:N", title="mean score"), alt.Tooltip("count:Q", title="items")],
     )
     labels = (
         base.transform_calculate(mid="(datum.bin_start + datum.bin_end) / 2")
         .mark_text(baseline="bottom", dy=-2)
-        .encode(x="mid:Q", y="count:Q", text="count:Q")
+        .encode(x=alt.X("mid:Q"), y=alt.Y("count:Q"), text=alt.Text("count:Q"))
     )
     return alt.layer(bars, labels).properties(
         width=width,

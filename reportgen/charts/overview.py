@@ -96,7 +96,7 @@ def means_overview_chart(
     base = alt.Chart()
     layer = alt.layer(
         base.mark_rule(strokeWidth=2, opacity=0.6).encode(
-            x=x, x2="ci_high:Q", y=y, tooltip=tooltip
+            x=x, x2=alt.X2("ci_high:Q"), y=y, tooltip=tooltip
         ),
         base.mark_point(size=30, filled=True).encode(
             x=alt.X("mean:Q", title=None),

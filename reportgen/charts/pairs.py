@@ -243,7 +243,7 @@ def pvalue_heatmap(
         )
     )
     text = base.mark_text(fontSize=10).encode(
-        text="label:N",
+        text=alt.Text("label:N"),
         color=alt.condition(
             f"abs(datum.strength) > {top * 0.6!r}", alt.value("white"), alt.value("black")
         ),
@@ -387,7 +387,7 @@ def pwpp_chart(
         .encode(
             x=x_enc,
             y=alt.Y("system_a:N", scale=alt.Scale(domain=order), title=None, axis=y_axis),
-            y2="system_b:N",
+            y2=alt.Y2("system_b:N"),
             color=sig_colour,
             tooltip=seg_tooltip,
         )
@@ -396,7 +396,7 @@ def pwpp_chart(
         alt.Chart(inline_data(ends))
         .mark_point(filled=True, size=14, opacity=0.7)
         .encode(
-            x="x:Q",
+            x=alt.X("x:Q"),
             y=alt.Y("system:N"),
             color=sig_colour,
             tooltip=[
@@ -409,7 +409,7 @@ def pwpp_chart(
     alpha_rule = (
         alt.Chart(inline_data([{"alpha": alpha, "x": float(emmeans_p_scale(alpha))}]))
         .mark_rule(strokeDash=[4, 3], color="black")
-        .encode(x="x:Q", tooltip=[alt.Tooltip("alpha:Q")])
+        .encode(x=alt.X("x:Q"), tooltip=[alt.Tooltip("alpha:Q")])
     )
     better = "higher" if direction == "higher" else "lower"
     return alt.layer(lines, dots, alpha_rule).properties(

@@ -106,15 +106,17 @@ def forest_plot(
     )
     zero = alt.Chart().mark_rule(strokeDash=[4, 3], color="#555555").encode(x=alt.datum(0))
     interval = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("ci_low:Q", title=f"candidate − baseline{unit}"), x2="ci_high:Q", color=colour
+        x=alt.X("ci_low:Q", title=f"candidate − baseline{unit}"),
+        x2=alt.X2("ci_high:Q"),
+        color=colour,
     )
-    point = base.mark_point(filled=True, size=60).encode(x="diff:Q", color=colour)
+    point = base.mark_point(filled=True, size=60).encode(x=alt.X("diff:Q"), color=colour)
     layers = [zero, interval, point]
     margins = any(d["margin"] is not None for d in data)
     if margins:
         layers.append(
             base.mark_tick(color="#333333", thickness=2, size=16)
-            .encode(x="margin:Q")
+            .encode(x=alt.X("margin:Q"))
             .transform_filter("isValid(datum.margin)")
         )
     return (

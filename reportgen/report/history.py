@@ -782,19 +782,19 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
         y=alt.Y("mean:Q", title=metric, scale=alt.Scale(zero=False))
     )
     rule = base.mark_rule(strokeWidth=2).encode(
-        y="ci_low:Q",
-        y2="ci_high:Q",
+        y=alt.Y("ci_low:Q"),
+        y2=alt.Y2("ci_high:Q"),
         color=alt.Color(
             "verdict:N",
             title="change",
             scale=alt.Scale(domain=domain, range=[colours.get(v, "#888888") for v in domain]),
         ),
-        detail="system:N",
+        detail=alt.Detail("system:N"),
     )
     shape = alt.Shape("role:N", title=None) if history.references else alt.Undefined
     point = base.mark_point(filled=True, size=70).encode(
-        y="mean:Q",
-        color="verdict:N",
+        y=alt.Y("mean:Q"),
+        color=alt.Color("verdict:N"),
         shape=shape,
         tooltip=[
             alt.Tooltip("release:N"),

@@ -404,9 +404,9 @@ def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]], l
         y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
         base = alt.Chart(inline_data(data)).encode(y=y)
         rule = base.mark_rule(strokeWidth=2).encode(
-            x=alt.X("ci_low:Q", title=metric, scale=alt.Scale(zero=False)), x2="ci_high:Q"
+            x=alt.X("ci_low:Q", title=metric, scale=alt.Scale(zero=False)), x2=alt.X2("ci_high:Q")
         )
-        point = base.mark_point(filled=True, size=50).encode(x="mean:Q")
+        point = base.mark_point(filled=True, size=50).encode(x=alt.X("mean:Q"))
         panels.append(
             alt.layer(rule, point).properties(
                 width=300, height=alt.Step(16), title=f"{dataset} / {metric}{more}"
