@@ -7,6 +7,9 @@ import json
 import math
 
 import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reportgen.jsonsafe import json_safe
 
@@ -52,9 +55,41 @@ def test_json_safe_against_the_plain_rules():
 def test_write_json_is_indented_when_small_and_compact_when_large(tmp_path, monkeypatch):
     from reportgen.report import output
 
-    small = output.write_json_atomic(tmp_path / "small.json", {"rows": [1, 2]})
-    assert small.read_text(encoding="utf-8").startswith('{\n  "rows"')
+    small = output.write_json_atomic(tmp_path / "small.json", {"rows": [1, 2], "n": {"a": 1}})
+    assert small.read_text(encoding="utf-8") == '{\n  "rows": [1, 2],\n  "n": {"a": 1}\n}\n'
+
     monkeypatch.setattr(output, "INDENT_MAX_BYTES", 10)
     large = output.write_json_atomic(tmp_path / "large.json", {"rows": list(range(20))})
     text = large.read_text(encoding="utf-8")
     assert "\n" not in text.rstrip("\n") and json.loads(text) == {"rows": list(range(20))}
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@given(_JSON_VALUES)
+def test_readable_json_against_json_dumps(value):
+    from reportgen.report.output import readable_json
+
+    text = readable_json(value)
+    # the reference: the standard library's encoder and decoder
+    assert json.loads(text) == json.loads(json.dumps(value))
+
+
+def test_readable_json_refuses_nan_and_keeps_json_key_rules():
+    from reportgen.report.output import readable_json
+
+    with pytest.raises(ValueError):
+        readable_json({"x": [float("nan")], "y": [{"z": 1}]})
+    keys = {1: [{"a": None}], 2.5: [], None: [[1]], False: [[]]}
+    assert json.loads(readable_json(keys)) == json.loads(json.dumps(keys))
