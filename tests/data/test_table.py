@@ -483,3 +483,41 @@ def test_build_is_fast_enough_for_a_million_rows():
     np.testing.assert_array_equal(
         view.scores[:, 3], frame.score.to_numpy()[3 * n_items : 4 * n_items]
     )
+
+
+def test_row_groups_against_pandas_groupby():
+    """``_row_groups`` gives ``DataFrame.groupby(columns, sort=False).indices`` (pandas,
+    the reference): the combinations in order of first appearance, their rows
+    ascending; all rows of a single combination as ``slice(None)``."""
+    from reportgen.data._table import _row_groups
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n = int(rng.integers(1, 80))
+        frame = pd.DataFrame(
+            {"dataset": rng.choice(["x", "y", "z"], n), "metric": rng.choice(["acc", "f1"], n)}
+        ).astype("str")
+        ours = _row_groups(frame, ("dataset", "metric"))
+        reference = frame.groupby(["dataset", "metric"], sort=False).indices
+        assert list(ours) == list(reference)
+        for key, rows in reference.items():
+            got = ours[key]
+            got = np.arange(n)[got] if isinstance(got, slice) else got
+            np.testing.assert_array_equal(got, rows)
+    single = pd.DataFrame({"dataset": ["a"] * 4, "metric": ["m"] * 4})
+    assert _row_groups(single, ("dataset", "metric")) == {("a", "m"): slice(None)}
+
+
+def test_clean_names_are_kept_and_padded_names_stripped(tmp_path):
+    """Names read from a CSV keep their spelling without a copy when no name has
+    surrounding spaces; with one, every name is stripped (as before)."""
+    from reportgen.data import load
+
+    clean = tmp_path / "clean.csv"
+    clean.write_text("system,item,score\na,q1,1\na,q2,0\nb,q1,1\nb,q2,1\n")
+    padded = tmp_path / "padded.csv"
+    padded.write_text('system,item,score\n"a ",q1,1\na,q2,0\nb,q1,1\nb,q2,1\n')
+    for path in (clean, padded):
+        table = load([path])
+        assert table.systems == ("a", "b")
+        assert set(table.frame["item"]) == {"q1", "q2"}

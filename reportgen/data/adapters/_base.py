@@ -48,6 +48,7 @@ __all__ = [
     "LoadOptions",
     "Problem",
     "ReadLog",
+    "file_column",
     "SkippedInput",
     "check_regular_file",
     "decode_text",
@@ -77,6 +78,14 @@ __all__ = [
 #: numbered from 1 instead). They let validation say *where* a bad row is.
 SOURCE_FILE = "_file"
 SOURCE_LINE = "_line"
+
+
+def file_column(path: Any, rows: int) -> pd.Categorical:
+    """The :data:`SOURCE_FILE` column of ``rows`` rows read from one file: a categorical
+    of one name (a byte per row, where a string per row took 44 MB of two million rows).
+    """
+    return pd.Categorical.from_codes(np.zeros(rows, dtype=np.int8), categories=[str(path)])
+
 
 #: How many bytes of a file the format detection looks at.
 SNIFF_BYTES = 65536

@@ -21,6 +21,7 @@ from reportgen.data.adapters._base import (
     Adapter,
     AdapterResult,
     LoadOptions,
+    file_column,
     head_text,
     jsonl_lines,
     read_jsonl,
@@ -60,7 +61,7 @@ class EvalArenaAdapter(Adapter):
                 _check_line(record, path, lineno)
         frame = frame.rename(columns=_RENAME)
         frame["metric"] = "pass1"
-        frame[SOURCE_FILE] = str(path)
+        frame[SOURCE_FILE] = file_column(path, len(frame))
         frame[SOURCE_LINE] = lines
         return AdapterResult(frame, directions={"pass1": "higher"})
 

@@ -27,6 +27,7 @@ from reportgen.data.adapters._base import (
     Adapter,
     AdapterResult,
     LoadOptions,
+    file_column,
     head_text,
     jsonl_lines,
     read_jsonl,
@@ -213,7 +214,7 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions) -> pd.Data
             SOURCE_LINE,
         ):
             frame[column] = _maybe_numeric(frame[column])
-    frame[SOURCE_FILE] = str(path)
+    frame[SOURCE_FILE] = file_column(path, len(frame))
     return frame
 
 
