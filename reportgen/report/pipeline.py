@@ -175,6 +175,52 @@ def _ipc_kernel_manager() -> type:
     return _IpcKernelManager
 
 
+#: What the report notebooks' first cell imports: a kernel started early imports it while
+#: ``run`` reads the data (``--IPKernelApp.exec_lines``).
+_WARM_IMPORTS = "import reportgen.report.sections"
+
+
+class WarmKernel:
+    """The notebook's kernel, started before the data are loaded.
+
+    Starting an IPython kernel and importing what the report's first cell needs (numpy,
+    scipy, pandas, Altair, reportgen) takes about two seconds of one core; ``run``
+    starts it first, so that this happens while its own process imports and reads the
+    data on the other core, and :func:`execute_template` then runs the notebook in it.
+    The kernel imports ``reportgen.report.sections`` as it starts (ipykernel's
+    ``exec_lines``; other kernels start as they are). :meth:`close` shuts it down and
+    removes its socket folder; a kernel never used is closed too.
+    """
+
+    def __init__(self, kernel_name: str | None = None) -> None:
+        from jupyter_core.utils import run_sync
+
+        manager_class = _ipc_kernel_manager() if os.name == "posix" else None
+        if manager_class is None:
+            from jupyter_client.manager import AsyncKernelManager as manager_class
+        self.km = manager_class(kernel_name=kernel_name) if kernel_name else manager_class()
+        arguments = ["--HistoryManager.hist_file=:memory:"]  # as nbclient starts kernels
+        if any("ipykernel" in part for part in self.km.kernel_spec.argv):
+            arguments.append(f"--IPKernelApp.exec_lines={[_WARM_IMPORTS]!r}")
+        run_sync(self.km.start_kernel)(extra_arguments=arguments)
+        self._closed = False
+
+    def close(self) -> None:
+        """Shut the kernel down (gracefully; killed if it does not stop) and clean up."""
+        if self._closed:
+            return
+        self._closed = True
+        from jupyter_core.utils import run_sync
+
+        try:
+            if run_sync(self.km.is_alive)():
+                run_sync(self.km.shutdown_kernel)(now=False)
+        except RuntimeError:  # already gone
+            pass
+        finally:
+            run_sync(self.km.cleanup_resources)()
+
+
 def _engine(progress: Progress | None, current: dict[str, Any] | None = None):
     """A papermill engine that reports each cell (and its report section) to
     ``progress``."""
@@ -218,9 +264,11 @@ def execute_template(
     kernel_name: str | None = None,
     execution_timeout: int | None = None,
     cwd: str | None = None,
+    kernel: WarmKernel | None = None,
 ) -> Any:
     """Execute ``template`` with ``parameters`` into ``output`` (papermill) and return
-    the executed notebook.
+    the executed notebook, in ``kernel`` if given (started earlier; the caller closes
+    it), else in a kernel started here.
 
     Raises
     ------
@@ -249,6 +297,7 @@ def execute_template(
             progress_bar=False,
             cwd=cwd,
             execution_timeout=execution_timeout,
+            **({"km": kernel.km} if kernel is not None else {}),
         )
     except CellTimeoutError:
         where = (
@@ -319,6 +368,7 @@ def execute_into(
     progress: Progress | None,
     kernel_name: str | None,
     execution_timeout: int | None,
+    kernel: WarmKernel | None = None,
 ) -> Any:
     """Execute ``template`` into ``build/report.ipynb``; on a failing cell keep the
     partial notebook as ``<out>.failed.ipynb`` and say so in the error."""
@@ -331,6 +381,7 @@ def execute_into(
             progress=progress,
             kernel_name=kernel_name,
             execution_timeout=execution_timeout,
+            kernel=kernel,
         )
     except NotebookExecutionError as exc:
         debug = out.resolve().parent / f"{out.name}.failed.ipynb"
@@ -434,6 +485,27 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     ReportgenError
         The export failed (e.g. the HTML would reference the network).
     """
+    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    template = resolve_template(spec.template)
+    if _template_kind(template) == "history":
+        raise InputError(
+            "the history template makes a trend report from archived reports",
+            location=Location(str(template)),
+            hint="use `reportgen history REPORT_DIR... --out DIR`",
+        )
+    # the kernel starts (and imports what the first cell needs) while this process
+    # imports, checks the options and reads the data
+    kernel = WarmKernel(spec.kernel_name)
+    try:
+        return _run_report(spec, template, kernel, started, progress)
+    finally:
+        kernel.close()
+
+
+def _run_report(
+    spec: RunSpec, template: Path, kernel: WarmKernel, started: str, progress: Progress | None
+) -> RunResult:
+    """:func:`run_report` once its kernel is starting."""
     from reportgen.analysis import AnalysisOptions
     from reportgen.charts.render import load_theme
     from reportgen.data import LoadOptions, load
@@ -441,15 +513,7 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
 
     say = progress or (lambda message: None)
     timings: dict[str, float] = {}
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    template = resolve_template(spec.template)
     release_report = _is_release_template(template)
-    if _template_kind(template) == "history":
-        raise InputError(
-            "the history template makes a trend report from archived reports",
-            location=Location(str(template)),
-            hint="use `reportgen history REPORT_DIR... --out DIR`",
-        )
     theme = load_theme(spec.theme)
     options = dict(spec.analysis_options)
     if options.get("seed") is None:
@@ -521,7 +585,9 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
             progress=say,
             kernel_name=spec.kernel_name,
             execution_timeout=spec.execution_timeout,
+            kernel=kernel,
         )
+        kernel.close()  # now, not after the export
         timings["notebook"] = time.perf_counter() - tick
         results = read_notebook_output(
             tmp, "results.json", "reportgen.report.sections.write_outputs(report)"
