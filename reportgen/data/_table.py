@@ -1350,7 +1350,7 @@ def _split_extras(
         first = np.sort(np.unique(_pair_codes(df["dataset"], df["item"]), return_index=True)[1])
         item_meta = pd.DataFrame(
             index=pd.MultiIndex.from_arrays(
-                [df["dataset"].iloc[first].to_numpy(), df["item"].iloc[first].to_numpy()],
+                [df["dataset"].iloc[first].array, df["item"].iloc[first].array],
                 names=["dataset", "item"],
             )
         )
