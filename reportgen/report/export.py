@@ -44,6 +44,7 @@ from typing import Any
 
 from reportgen.charts.render import Theme, load_theme
 from reportgen.errors import ConfigError, ReportgenError
+from reportgen.report._pdf_charts import ChartDrawer, chart_boxes, overlay_charts, take_charts
 from reportgen.report._pdf_tables import FIXED_TABLE_CSS, fix_table_widths, text_metrics
 
 __all__ = ["external_references", "html_to_pdf", "notebook_to_html"]
@@ -883,33 +884,67 @@ def html_to_pdf(
     Nothing is fetched while rendering: only ``data:`` URLs are resolved. The print
     stylesheet keeps every figure on one page, never splits a table row, repeats the
     table header on each page, keeps headings with what follows, and shows page
-    numbers in the table of contents (``target-counter``).
+    numbers in the table of contents (``target-counter``). reportgen's tables are laid
+    out with column widths measured here (:mod:`reportgen.report._pdf_tables`), and the
+    charts in the default font are drawn by vl-convert in another process while
+    WeasyPrint lays the pages out, then placed in their boxes with pikepdf
+    (:mod:`reportgen.report._pdf_charts`); should that fail, WeasyPrint draws them.
     """
     _title_iv(title)
     size = _page_size_iv(page_size)
     weasyprint = _import_weasyprint()
+    printed = _print_html(html)
+    charts: list[str] = []
+    if _pikepdf_available():  # else WeasyPrint draws every chart (slower)
+        printed, charts = take_charts(printed)
+    drawer = ChartDrawer(charts) if charts else None
+    try:
+        document = _render(weasyprint, printed, title, release, size)
+        data = document.write_pdf()
+        if drawer is not None:
+            try:
+                data = overlay_charts(data, chart_boxes(document), drawer.pdfs())
+            except Exception:  # noqa: BLE001 - WeasyPrint draws the charts instead
+                document = _render(weasyprint, _print_html(html), title, release, size)
+                data = document.write_pdf()
+    finally:
+        if drawer is not None:
+            drawer.close()
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(document.pages)
+
+
+def _render(weasyprint: Any, printed: str, title: str, release: str | None, size: str) -> Any:
+    """The laid-out WeasyPrint document of the print HTML (``_print_html``): SVG charts
+    as images, reportgen's tables with measured widths, the print stylesheet."""
     fetcher = weasyprint.URLFetcher(allowed_protocols=("data",))
-    printed = _svgs_as_images(_print_html(html))
+    printed = _svgs_as_images(printed)
     metrics = text_metrics()
     if metrics is not None:  # else WeasyPrint measures the tables itself (slower)
         printed = fix_table_widths(printed, metrics)
-    document = weasyprint.HTML(string=printed, url_fetcher=fetcher, media_type="print").render(
+    return weasyprint.HTML(string=printed, url_fetcher=fetcher, media_type="print").render(
         stylesheets=[
             weasyprint.CSS(
                 string=_print_css(title=title, release=release, page_size=size), url_fetcher=fetcher
             )
         ]
     )
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+
+
+def _pikepdf_available() -> bool:
     try:
-        with os.fdopen(fd, "wb") as fh:
-            document.write_pdf(target=fh)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return len(document.pages)
+        import pikepdf  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL | re.IGNORECASE)
