@@ -26,6 +26,7 @@ from scipy import special
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
+    "NORMAL_RESAMPLING_ITEMS",
     "ExactProduct",
     "bca_interval",
     "bootstrap_counts",
@@ -33,6 +34,7 @@ __all__ = [
     "enumerate_signs",
     "enumerate_splits",
     "exact_product",
+    "normal_sums",
     "random_signs",
     "random_splits",
 ]
@@ -297,3 +299,33 @@ def bca_interval(
         elif np.isfinite(a1[j]) and np.isfinite(a2[j]):
             low[j], high[j] = np.percentile(column, [100 * a1[j], 100 * a2[j]])
     return low, high
+
+
+#: Items from which paired bootstraps (rank distributions, the bootstrap means) draw the
+#: sums from their normal approximation instead of resampling items
+#: (``resampling="auto"``).
+NORMAL_RESAMPLING_ITEMS = 10_000
+
+
+def normal_sums(X: np.ndarray, R: int, rng: np.random.Generator) -> np.ndarray:
+    """``R`` draws of the bootstrap sums of the columns of ``X`` from their normal
+    approximation :math:`N(n\\bar x, n\\hat\\Sigma)` (rounded for 0/1 scores), with
+    :math:`\\hat\\Sigma` the covariance of the rows (ddof 0): the covariance of the
+    bootstrap sums, whose distribution tends to this normal as the items grow.
+
+    References
+    ----------
+    .. [1] Bickel, P. J. & Freedman, D. A. (1981). Some asymptotic theory for the bootstrap.
+           Ann. Statist. 9(6), 1196-1217 (the bootstrap of a mean is asymptotically normal).
+    .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+           Hall, ch. 5.
+    """
+    n = X.shape[0]
+    centred = X - X.mean(axis=0)
+    cov = centred.T @ centred  # n × Σ̂ (ddof 0)
+    w, V = np.linalg.eigh(cov)
+    root = V * np.sqrt(np.clip(w, 0, None))
+    sums = X.sum(axis=0) + rng.standard_normal((R, X.shape[1])) @ root.T
+    if np.all((X == 0) | (X == 1)):
+        sums = np.clip(np.rint(sums), 0, n)
+    return sums

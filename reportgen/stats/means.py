@@ -24,7 +24,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 from scipy import stats
@@ -34,10 +34,12 @@ from reportgen.names import CIMethod
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
+    NORMAL_RESAMPLING_ITEMS,
     bca_interval,
     bootstrap_counts,
     chunk_sizes,
     exact_product,
+    normal_sums,
 )
 from reportgen.stats.intervals import t_interval, wilson_interval
 
@@ -336,7 +338,9 @@ class BootstrapMeans(TabularMixin):
     """The bootstrap distribution of each system's mean (Ackerman et al. 2025, §3, option 2).
 
     ``replicates`` is ``(n_resamples, n_systems)``; ``ci_low``/``ci_high`` are its
-    percentile interval at ``confidence``.
+    percentile interval at ``confidence``; ``resampling`` says how the replicates were
+    drawn: ``"bootstrap"`` (items resampled) or ``"normal"`` (the normal approximation
+    of the resampled means, from 10,000 paired items).
     """
 
     systems: tuple[str, ...]
@@ -346,6 +350,7 @@ class BootstrapMeans(TabularMixin):
     ci_high: np.ndarray
     confidence: float
     n_resamples: int
+    resampling: str = "bootstrap"
 
     def to_records(self) -> list[dict[str, Any]]:
         """Per system: the mean, the quartiles of the bootstrap means and the interval
@@ -368,6 +373,7 @@ class BootstrapMeans(TabularMixin):
                 "ci_high": num(self.ci_high[j]),
                 "confidence": self.confidence,
                 "n_resamples": self.n_resamples,
+                "resampling": self.resampling,
             }
             for j, s in enumerate(self.systems)
         ]
@@ -381,12 +387,19 @@ def bootstrap_means(
     n_resamples: int = 9999,
     rng: np.random.Generator | int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
+    resampling: Literal["auto", "bootstrap", "normal"] = "auto",
 ) -> BootstrapMeans:
     """Bootstrap replicates of every system's mean, items resampled (shared by the
     systems of a 2-D matrix), for the "bootstrap means" boxplots of Ackerman et al. 2025, §3.
 
-    Parameters are those of :func:`mean_intervals`. Systems with fewer than 2 items
-    get NaN replicates.
+    Parameters are those of :func:`mean_intervals`, and ``resampling``: for a 2-D
+    (paired) matrix of at least :data:`~reportgen.stats._resampling.NORMAL_RESAMPLING_ITEMS`
+    items, ``"auto"`` draws the resampled means from their normal approximation
+    :math:`N(\bar x, \\hat\\Sigma / n)`, as :func:`~reportgen.stats.ranking.rank_distributions`
+    does (the multivariate central limit theorem for the bootstrap; cost independent of
+    the items: 100,000 items × 9,999 resamples took 3 s to resample); ``"bootstrap"``
+    always resamples items; ``"normal"`` always approximates (paired only). Systems
+    with fewer than 2 items get NaN replicates.
 
     References
     ----------
@@ -396,11 +409,34 @@ def bootstrap_means(
            evaluation and ranking of LLM-based systems. arXiv:2501.18243, §3.
     """
     arrays, shared, names = _samples_iv(samples, systems, confidence, n_resamples)
-    reps = _replicates(arrays, shared, int(n_resamples), np.random.default_rng(rng), max_memory)
+    if resampling not in ("auto", "bootstrap", "normal"):
+        raise InputError(
+            f"resampling={resampling!r} is not valid", hint="use 'auto', 'bootstrap' or 'normal'"
+        )
+    size = len(arrays[0]) if arrays else 0
+    normal = (
+        shared
+        and size >= 2
+        and (resampling == "normal" or (resampling == "auto" and size >= NORMAL_RESAMPLING_ITEMS))
+    )
+    generator = np.random.default_rng(rng)
+    if normal:
+        reps = normal_sums(np.column_stack(arrays), int(n_resamples), generator) / size
+    else:
+        reps = _replicates(arrays, shared, int(n_resamples), generator, max_memory)
     alpha = (1 - confidence) / 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (n < 2)
         low, high = np.nanpercentile(reps, [100 * alpha, 100 * (1 - alpha)], axis=0)
     with np.errstate(invalid="ignore"):
         mean = np.array([a.mean() if len(a) else np.nan for a in arrays])
-    return BootstrapMeans(names, mean, reps, low, high, float(confidence), int(n_resamples))
+    return BootstrapMeans(
+        names,
+        mean,
+        reps,
+        low,
+        high,
+        float(confidence),
+        int(n_resamples),
+        "normal" if normal else "bootstrap",
+    )

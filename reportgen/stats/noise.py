@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from reportgen.errors import DataWarning, DegenerateDataWarning, InputError
 from reportgen.stats._common import TabularMixin, system_names
@@ -604,15 +604,33 @@ def sign_test_boundary(totals: Any, *, alpha: float = 0.05) -> np.ndarray:
     if np.isnan(m).any() or (m < 0).any() or (m != np.round(m)).any():
         raise InputError("totals must be non-negative integers")
     half = alpha / 2
-    j = stats.binom.ppf(half, m, 0.5) - 1  # ppf: smallest j with F(j) >= half
-    j = np.where(np.isnan(j), -1.0, j)
-    # guard the floating point of ppf: step until F(j) < half <= F(j + 1)
-    for _ in range(2):
-        up = (j + 1 <= m / 2) & (2 * stats.binom.cdf(j + 1, m, 0.5) < alpha)
-        j = np.where(up, j + 1, j)
-        down = (j >= 0) & (2 * stats.binom.cdf(j, m, 0.5) >= alpha)
-        j = np.where(down, j - 1, j)
+    # start at the normal approximation of j* (within a few items of it), then step
+    # until F(j) < half <= F(j + 1), with F the exact binomial cdf: I_{1/2}(m − j, j + 1)
+    # (scipy.special.betainc, a ufunc), only where j still moves. scipy.stats' discrete
+    # ppf searched step by step: 2.3 s for the 100,001 totals of 100,000 items.
+    j = np.floor((m + special.ndtri(half) * np.sqrt(m)) / 2) - 1
+    j = np.clip(j, -1.0, np.floor(m / 2))
+    moving = np.arange(m.size)
+    flat_j, flat_m = j.reshape(-1), m.reshape(-1)
+    for _ in range(m.size + 2):  # each pass moves every unsettled j by one
+        if not moving.size:
+            break
+        jj, mm = flat_j[moving], flat_m[moving]
+        up = (jj + 1 <= mm / 2) & (2 * _binom_half_cdf(jj + 1, mm) < alpha)
+        down = ~up & (jj >= 0) & (2 * _binom_half_cdf(jj, mm) >= alpha)
+        flat_j[moving] = jj + up - down
+        moving = moving[up | down]
+    j = flat_j.reshape(m.shape)
     return np.where(j >= 0, m - 2 * j, np.nan)
+
+
+def _binom_half_cdf(k: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """P(K <= k) for K ~ Bin(m, 1/2), as the regularized incomplete beta function
+    I_{1/2}(m − k, k + 1); 0 for k < 0 and 1 for k >= m."""
+    inside = (k >= 0) & (k < m)
+    with np.errstate(invalid="ignore"):
+        value = special.betainc(np.where(inside, m - k, 1.0), np.where(inside, k + 1, 1.0), 0.5)
+    return np.where(inside, value, np.where(k < 0, 0.0, 1.0))
 
 
 def _sign_pvalue(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -605,22 +605,37 @@ def _difference_moments(
     X: np.ndarray, ia: np.ndarray, ib: np.ndarray, max_memory: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Mean, SD (ddof 1), wins and losses of the item differences of every pair,
-    computed on explicit differences (no cancellation) in chunks of pairs."""
+    computed on explicit differences (no cancellation) in chunks of pairs; for 0/1
+    scores from the counts of discordant items (one matrix product: the differences
+    are −1, 0 or 1, so their sum is wins − losses and their sum of squares wins +
+    losses)."""
     n = X.shape[0]
     n_pairs = len(ia)
+    if n >= 2 and np.all((X == 0) | (X == 1)):
+        # W[a, b] = items a solves and b does not; exact integers in float64 below 2**53
+        W = X.T @ (1.0 - X)
+        wins, losses = W[ia, ib].astype(np.int64), W[ib, ia].astype(np.int64)
+        d_mean = (wins - losses) / n
+        squares = (wins + losses) - n * d_mean**2  # Σ (D − mean)², D ∈ {−1, 0, 1}
+        return d_mean, np.sqrt(np.maximum(squares, 0.0) / (n - 1)), wins, losses
     d_mean, d_sd = np.empty(n_pairs), np.empty(n_pairs)
     wins, losses = np.empty(n_pairs, dtype=np.int64), np.empty(n_pairs, dtype=np.int64)
+    # systems as rows: each pair's differences are one contiguous row, reduced in place
+    # (six times faster than column reductions over 100,000 items)
+    Xt = np.ascontiguousarray(X.T)
     start = 0
     for size in chunk_sizes(n_pairs, max(1, n) * 8 * 2, max_memory):
         sl = slice(start, start + size)
-        D = X[:, ia[sl]] - X[:, ib[sl]]
+        D = Xt[ia[sl]] - Xt[ib[sl]]
+        wins[sl] = np.count_nonzero(D > 0, axis=1)
+        losses[sl] = np.count_nonzero(D < 0, axis=1)
         if n:
-            d_mean[sl] = D.mean(axis=0)
+            mean = D.mean(axis=1)
+            d_mean[sl] = mean
+            D -= mean[:, None]
+            d_sd[sl] = np.sqrt(np.einsum("ij,ij->i", D, D) / (n - 1)) if n >= 2 else np.nan
         else:
-            d_mean[sl] = np.nan
-        d_sd[sl] = D.std(axis=0, ddof=1) if n >= 2 else np.nan
-        wins[sl] = (D > 0).sum(axis=0)
-        losses[sl] = (D < 0).sum(axis=0)
+            d_mean[sl] = d_sd[sl] = np.nan
         start += size
     return d_mean, d_sd, wins, losses
 

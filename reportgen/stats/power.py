@@ -56,7 +56,6 @@ the analysis).
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from dataclasses import dataclass, fields, replace
@@ -779,10 +778,8 @@ def _mcnemar_critical(d: np.ndarray, alpha: float, alternative: str) -> np.ndarr
     monotone in the tail)."""
     d = np.asarray(d, dtype=np.float64)
     a = alpha / 2 if alternative == "two-sided" else alpha
-    c0 = stats.binom.ppf(a, d, 0.5)
-    c0 = np.where(np.isnan(c0), 0.0, c0)
 
-    def rejects(c: np.ndarray) -> np.ndarray:
+    def rejects(c: np.ndarray, d: np.ndarray) -> np.ndarray:
         valid = (c >= 0) & (c <= d)
         if alternative == "greater":
             p = binomial_pvalue(d - c, d, "greater")
@@ -793,13 +790,22 @@ def _mcnemar_critical(d: np.ndarray, alpha: float, alternative: str) -> np.ndarr
             ok &= 2 * c < d
         return ok
 
-    best = np.full(d.shape, -1.0)
-    # the p-value is monotone in c, so the first candidate from the top that rejects wins;
-    # the neighbours of the quantile absorb rounding in ppf
-    for shift in (-2, -1, 0, 1, 2):
-        c = c0 + shift
-        best = np.where(rejects(c), np.maximum(best, c), best)
-    return best
+    # start at the normal approximation of the binomial quantile (a few items off at
+    # most), then step each c by one until it is the largest that rejects (the p-value
+    # is monotone in c), only where c still moves: scipy.stats' binomial ppf over the
+    # 60,000 discordant counts of 100,000 items took 3.8 s
+    best = np.clip(np.floor((d + special.ndtri(a) * np.sqrt(d)) / 2), -1.0, d).reshape(-1)
+    flat_d = d.reshape(-1)
+    moving = np.arange(best.size)
+    for _ in range(best.size + 2):
+        if not moving.size:
+            break
+        c, dd = best[moving], flat_d[moving]
+        up = rejects(c + 1, dd)
+        down = ~up & (c >= 0) & ~rejects(c, dd)
+        best[moving] = c + up - down
+        moving = moving[up | down]
+    return best.reshape(d.shape)
 
 
 def _mcnemar_exact_power(
@@ -809,7 +815,7 @@ def _mcnemar_exact_power(
 
     :math:`\\sum_d \\mathrm{Bin}(d; n, \\psi)\\,P(\\text{reject} \\mid d)` with
     :math:`K \\mid d \\sim \\mathrm{Bin}(d, p_{10}/\\psi)`; ``d`` runs over the range
-    holding all but 1e-15 of the mass of Bin(n, ψ)."""
+    holding all but exp(-50) of the mass of Bin(n, ψ)."""
     n, p10, p01 = np.broadcast_arrays(
         np.asarray(n, dtype=np.float64),
         np.asarray(p10, dtype=np.float64),
@@ -820,8 +826,13 @@ def _mcnemar_exact_power(
     live = psi > 0
     if not live.any():
         return out
-    lo = np.maximum(0, stats.binom.ppf(1e-16, n[live], psi[live]) - 1).astype(np.int64)
-    hi = np.minimum(n[live], stats.binom.isf(1e-16, n[live], psi[live]) + 1).astype(np.int64)
+    # d within t = 10 sd + 40 of its mean: by Bernstein's inequality each tail beyond
+    # holds at most exp(-t² / (2 (sd² + t / 3))) <= exp(-50) of the mass (scipy.stats'
+    # binomial quantiles took 2 ms a call, 247 calls for one MDE curve)
+    mean = n[live] * psi[live]
+    reach = 10 * np.sqrt(mean * (1 - psi[live])) + 40
+    lo = np.maximum(0, np.floor(mean - reach)).astype(np.int64)
+    hi = np.minimum(n[live], np.ceil(mean + reach)).astype(np.int64)
     # the rejection bounds depend on d only: one table for d = 0..max n, kept between calls
     # (a root search evaluates the power many times at the same n)
     c_all = _critical_table(int(hi.max()), float(alpha), alternative)
@@ -852,12 +863,29 @@ def _mcnemar_exact_power(
     return out
 
 
-@functools.lru_cache(maxsize=16)
+#: The longest table of :func:`_mcnemar_critical` made so far per (alpha, alternative):
+#: a shorter one is its start (the bounds for d do not depend on the table's length).
+_CRITICAL_TABLES: dict[tuple[float, str], np.ndarray] = {}
+
+
 def _critical_table(d_max: int, alpha: float, alternative: str) -> np.ndarray:
-    """:func:`_mcnemar_critical` for d = 0..d_max (read-only; cached)."""
-    table = _mcnemar_critical(np.arange(d_max + 1, dtype=np.float64), alpha, alternative)
-    table.setflags(write=False)
-    return table
+    """:func:`_mcnemar_critical` for d = 0..d_max (read-only), from a table kept per
+    (alpha, alternative) and extended when a longer one is needed: a minimum
+    detectable effect curve asks for every n of its grid, and 100,000 items made 13
+    tables of up to 60,000 bounds each (5.4 of 6.9 s)."""
+    key = (alpha, alternative)
+    table = _CRITICAL_TABLES.get(key)
+    if table is None or len(table) <= d_max:
+        start = 0 if table is None else len(table)
+        # grow geometrically: the next, longer request is likely near
+        stop = max(d_max + 1, 2 * start)
+        more = _mcnemar_critical(np.arange(start, stop, dtype=np.float64), alpha, alternative)
+        table = more if table is None else np.concatenate([table, more])
+        table.setflags(write=False)
+        if len(_CRITICAL_TABLES) >= 16:
+            _CRITICAL_TABLES.pop(next(iter(_CRITICAL_TABLES)))
+        _CRITICAL_TABLES[key] = table
+    return table[: d_max + 1]
 
 
 def _power_array(n: np.ndarray, delta: np.ndarray, spec: PowerDesign) -> np.ndarray:

@@ -39,9 +39,11 @@ from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
+    NORMAL_RESAMPLING_ITEMS,
     bootstrap_counts,
     chunk_sizes,
     exact_product,
+    normal_sums,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = [
+    "NORMAL_RESAMPLING_ITEMS",
     "MAX_GROUPS",
     "CompactLetterDisplay",
     "Direction",
@@ -360,7 +363,7 @@ def rank_distributions(
     )
     if normal:
         assert X is not None
-        reps[:] = _normal_sums(X, R, generator)
+        reps[:] = normal_sums(X, R, generator)
         observed = X.sum(axis=0)
     elif paired:
         assert X is not None
@@ -408,25 +411,6 @@ def rank_distributions(
         R,
         resampling="normal" if normal else "bootstrap",
     )
-
-
-#: Items from which paired rank distributions draw the sums from their normal
-#: approximation instead of resampling items (``resampling="auto"``).
-NORMAL_RESAMPLING_ITEMS = 10_000
-
-
-def _normal_sums(X: np.ndarray, R: int, rng: np.random.Generator) -> np.ndarray:
-    """``R`` draws of the bootstrap sums of the columns of ``X`` from their normal
-    approximation :math:`N(n\\bar x, n\\hat\\Sigma)` (rounded for 0/1 scores)."""
-    n = X.shape[0]
-    centred = X - X.mean(axis=0)
-    cov = centred.T @ centred  # n × Σ̂ (ddof 0)
-    w, V = np.linalg.eigh(cov)
-    root = V * np.sqrt(np.clip(w, 0, None))
-    sums = X.sum(axis=0) + rng.standard_normal((R, X.shape[1])) @ root.T
-    if np.all((X == 0) | (X == 1)):
-        sums = np.clip(np.rint(sums), 0, n)
-    return sums
 
 
 # ============================================================================ simultaneous

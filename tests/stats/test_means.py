@@ -129,3 +129,50 @@ def test_mean_intervals_input_validation():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mean_intervals(np.ones((5, 2)), method="t")  # no spurious warnings
+
+
+def test_bootstrap_means_normal_against_item_bootstrap():
+    """From 10,000 paired items the bootstrap means are drawn from their normal
+    approximation N(x̄, Σ̂/n); the reference is the item bootstrap itself: the
+    replicates' means, SDs and correlations agree within Monte Carlo error, and so do
+    the percentile intervals (at 10,000 items and at 100,000, where the bootstrap
+    resamples ten million draws per replicate batch)."""
+    from reportgen.stats.means import bootstrap_means
+
+    R = 4000
+    for n in (10_000, 100_000):
+        rng = np.random.default_rng(n)
+        ability = rng.normal(size=n)
+        X = np.column_stack(
+            [(rng.random(n) < 1 / (1 + np.exp(-(ability + b)))).astype(float) for b in (0, 0.05, 1)]
+        )
+        boot = bootstrap_means(X, n_resamples=R, rng=1, resampling="bootstrap")
+        normal = bootstrap_means(X, n_resamples=R, rng=2)  # auto: normal from 10,000 items
+        assert (boot.resampling, normal.resampling) == ("bootstrap", "normal")
+        sd_boot = boot.replicates.std(axis=0)
+        # the SD of a mean of R draws is sd / sqrt(R); of an SD about sd / sqrt(2R)
+        assert np.all(
+            np.abs(boot.replicates.mean(axis=0) - normal.replicates.mean(axis=0))
+            < 4 * sd_boot * np.sqrt(2 / R)
+        )
+        assert np.all(np.abs(normal.replicates.std(axis=0) / sd_boot - 1) < 4 * np.sqrt(1 / R))
+        corr_b = np.corrcoef(boot.replicates.T)[0, 1]
+        corr_n = np.corrcoef(normal.replicates.T)[0, 1]
+        assert abs(corr_b - corr_n) < 4 * (1 - corr_b**2) * np.sqrt(2 / R)
+        # 2.5 % / 97.5 % quantiles: the Monte Carlo SD of each is about
+        # sqrt(.025 × .975 / R) / φ(1.96) = 0.04 sd at R = 4,000; of their difference 0.06
+        assert np.all(np.abs(boot.ci_low - normal.ci_low) < 0.25 * sd_boot)
+        assert np.all(np.abs(boot.ci_high - normal.ci_high) < 0.25 * sd_boot)
+        assert normal.to_records()[0]["resampling"] == "normal"
+
+
+def test_bootstrap_means_resampling_switch_and_validation():
+    from reportgen.stats.means import bootstrap_means
+
+    X = np.random.default_rng(0).random((50, 2))
+    assert bootstrap_means(X, n_resamples=20, rng=1).resampling == "bootstrap"
+    assert bootstrap_means(X, n_resamples=20, rng=1, resampling="normal").resampling == "normal"
+    unpaired = [np.random.default_rng(1).random(20_000), np.random.default_rng(2).random(30)]
+    assert bootstrap_means(unpaired, n_resamples=20, rng=1).resampling == "bootstrap"
+    with pytest.raises(InputError, match="resampling='exact' is not valid"):
+        bootstrap_means(X, n_resamples=20, resampling="exact")
