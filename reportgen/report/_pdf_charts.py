@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reportgen.report.html import BUNDLED_FONT, BUNDLED_FONT_CHARS
+from reportgen.report.html import _FONTS_CONF, BUNDLED_FONT, BUNDLED_FONT_CHARS, _first_family
 
 __all__ = [
     "PLACEHOLDER",
@@ -77,10 +77,6 @@ def drawable(svg: str) -> bool:
     return all(c in BUNDLED_FONT_CHARS or c < " " for c in set(_html.unescape(svg)))
 
 
-def _first_family(families: str) -> str:
-    return families.split(",")[0].strip().strip("'\"").strip().lower()
-
-
 def take_charts(html: str) -> tuple[str, list[str]]:
     """``html`` with every :func:`drawable` inline SVG replaced by an image of an empty
     SVG of the same size (``<img class="rg-svg" id="rg-pdf-chart-K" ...>``, as the
@@ -106,12 +102,6 @@ def take_charts(html: str) -> tuple[str, list[str]]:
     return _SVG.sub(placeholder, html), charts
 
 
-#: A font configuration without fonts: vl-convert then measures and embeds the
-#: Liberation Sans it carries (a system font file is reopened for every glyph).
-_FONTS_CONF = """<?xml version="1.0"?>
-<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
-<fontconfig><dir>{folder}</dir></fontconfig>
-"""
 #: Seconds the drawing process may take before the charts are left to WeasyPrint.
 DRAW_TIMEOUT = 600
 
@@ -131,6 +121,8 @@ class ChartDrawer:
         self._count = len(svgs)
         for key, svg in enumerate(svgs):
             (self._folder / f"chart-{key}.svg").write_text(svg, encoding="utf-8")
+        # a font configuration without fonts: vl-convert then measures and embeds the
+        # Liberation Sans it carries (a system font file is reopened for every glyph)
         fonts = self._folder / "fonts"
         fonts.mkdir()
         conf = self._folder / "fonts.conf"
