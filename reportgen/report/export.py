@@ -893,11 +893,16 @@ def html_to_pdf(
     _title_iv(title)
     size = _page_size_iv(page_size)
     weasyprint = _import_weasyprint()
-    printed = _print_html(html)
-    charts: list[str] = []
+    printed = base = _print_html(html)
+    drawer = None
     if _pikepdf_available():  # else WeasyPrint draws every chart (slower)
-        printed, charts = take_charts(printed)
-    drawer = ChartDrawer(charts) if charts else None
+        taken, charts = take_charts(base)
+        if charts:
+            try:
+                drawer = ChartDrawer(charts)
+                printed = taken
+            except OSError:  # no process to draw them: WeasyPrint draws them
+                drawer = None
     try:
         document = _render(weasyprint, printed, title, release, size)
         data = document.write_pdf()
@@ -905,7 +910,7 @@ def html_to_pdf(
             try:
                 data = overlay_charts(data, chart_boxes(document), drawer.pdfs())
             except Exception:  # noqa: BLE001 - WeasyPrint draws the charts instead
-                document = _render(weasyprint, _print_html(html), title, release, size)
+                document = _render(weasyprint, base, title, release, size)
                 data = document.write_pdf()
     finally:
         if drawer is not None:

@@ -6,6 +6,7 @@ chart's text), and against WeasyPrint's public anchors for where the charts go."
 from __future__ import annotations
 
 import io
+import tempfile
 from pathlib import Path
 
 import altair as alt
@@ -207,3 +208,20 @@ def test_html_to_pdf_falls_back_to_weasyprint_when_drawing_fails(tmp_path, monke
     assert len(calls) == 2  # laid out again, with the charts as SVG images
     text = pdfium.PdfDocument(str(tmp_path / "f.pdf"))[0].get_textpage().get_text_range()
     assert "Fallback title" in text
+
+
+def test_html_to_pdf_without_a_drawing_process_lets_weasyprint_draw(tmp_path, monkeypatch):
+    def cannot_start(*args, **kwargs):
+        raise OSError("no python")
+
+    calls = []
+    render = export._render
+    monkeypatch.setattr(export, "_render", lambda *a: calls.append(1) or render(*a))
+    monkeypatch.setattr(_pdf_charts.subprocess, "Popen", cannot_start)
+    before = set(Path(tempfile.gettempdir()).glob("reportgen-charts-*"))
+    html_to_pdf(_document(to_svg(_chart("No drawer"))), tmp_path / "n.pdf", title="t")
+    assert len(calls) == 1  # laid out once, the chart as an SVG image
+    text = pdfium.PdfDocument(str(tmp_path / "n.pdf"))[0].get_textpage().get_text_range()
+    assert "No drawer" in text
+    after = set(Path(tempfile.gettempdir()).glob("reportgen-charts-*"))
+    assert after <= before  # its folder removed
