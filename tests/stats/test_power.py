@@ -893,3 +893,29 @@ def test_power_design_is_the_keywords_checked_once():
         PowerDesign("paired-binary")
     with pytest.raises(InputError, match="sd= does not apply"):
         PowerDesign("paired-binary", discordance=0.2, sd=1.0)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_mcnemar_critical_bounds_against_scipy_binomtest_enumeration(alternative):
+    """The rejection bound of the exact McNemar test for every number d of discordant
+    items (found from a normal start by exact steps) against enumerating every k with
+    scipy's binomtest: the largest c such that k = c (k = d − c for "greater") rejects
+    at α = 0.05, −1 when none does."""
+    from scipy.stats import binomtest
+
+    from reportgen.stats.power import _mcnemar_critical
+
+    d = np.arange(0, 121)
+    got = _mcnemar_critical(d.astype(float), 0.05, alternative)
+    for m, c in zip(d, got):
+        rejecting = [
+            k
+            for k in range(m + 1)
+            if m > 0
+            and binomtest(
+                k if alternative != "greater" else m - k, m, 0.5, alternative=alternative
+            ).pvalue
+            <= 0.05
+            and (alternative != "two-sided" or 2 * k < m)
+        ]
+        assert c == (max(rejecting) if rejecting else -1), (m, c, rejecting)
