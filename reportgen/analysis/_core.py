@@ -25,6 +25,7 @@ Conventions
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ from reportgen.analysis._units import (
     ordered_systems,
     with_graph,
 )
+from reportgen.analysis.ledger import Ledger
 from reportgen.analysis.options import AnalysisOptions
 from reportgen.analysis.release import ReleaseComparison
 from reportgen.analysis.results import (
@@ -51,7 +53,7 @@ from reportgen.analysis.results import (
 from reportgen.data import ScoreTable
 from reportgen.errors import InputError, OneSidedWarning
 from reportgen.execution import Execution, blas_threads, map_units
-from reportgen.stats.multiplicity import adjust_pvalues
+from reportgen.stats.multiplicity import adjust_pvalues, decision_levels
 
 __all__ = ["Analysis", "analyze", "analyze_release", "check_options"]
 
@@ -115,6 +117,16 @@ class Analysis:
             f"no results for dataset {dataset!r}, metric {metric!r}",
             hint="units: " + ", ".join(u.name for u in self.units[:20]),
         )
+
+    @functools.cached_property
+    def ledger(self) -> Ledger:
+        """Every claim of this analysis, decided once
+        (:class:`reportgen.analysis.ledger.Ledger`): the family, the comparisons with
+        their adjusted intervals, the release verdicts, one noise figure per dataset ×
+        metric and the methods used. Every output renders it."""
+        from reportgen.analysis.ledger import build_ledger
+
+        return build_ledger(self)
 
     def comparisons(self) -> list[dict[str, Any]]:
         """Every comparison row (the ``comparisons`` section of results.json)."""
@@ -252,7 +264,8 @@ def _analyze(
     progress: Callable[[int, int], None] | None,
 ) -> Analysis:
     """:func:`analyze` after its checks: the units, then the steps across units."""
-    tasks = [(dataset, metric, options, seed) for dataset, metric in table.pairs()]
+    family = _family_size(table, options) if options.correct_across == "all" else None
+    tasks = [(dataset, metric, options, seed, family) for dataset, metric in table.pairs()]
     outputs: list[UnitOutput] = map_units(
         analyze_unit, table, tasks, execution=execution, progress=progress
     )
@@ -266,6 +279,7 @@ def _analyze(
     if options.correct_across == "all" and compared:
         raw = np.concatenate([units[k].comparisons.p_value for k in compared])  # type: ignore[union-attr]
         adjusted = adjust_pvalues(raw, method=options.correction)
+        levels = decision_levels(raw, alpha=options.alpha, method=options.correction)
         start = 0
         for k in compared:
             result = units[k].comparisons
@@ -274,7 +288,9 @@ def _analyze(
             n = result.n_pairs
             units[k] = replace(
                 units[k],
-                comparisons=result.with_adjusted(adjusted[start : start + n], options.correction),
+                comparisons=result.with_adjusted(
+                    adjusted[start : start + n], options.correction, levels[start : start + n]
+                ),
             )
             start += n
         notes.append(
@@ -303,6 +319,21 @@ def _analyze(
         None,
         tuple(notes),
     )
+
+
+def _family_size(table: ScoreTable, options: AnalysisOptions) -> int:
+    """The comparisons of the whole analysis (the family of ``correct_across="all"``):
+    the pairs of every dataset × metric under ``options.order``, and those of the corpus
+    metrics computed from predictions."""
+    total = 0
+    for dataset, metric in table.pairs():
+        k = len(ordered_systems(table.systems_of(dataset, metric), options))
+        if k < 2:
+            continue
+        pairs = k * (k - 1) // 2 if options.order == "all-pairs" else k - 1
+        corpus = len(options.corpus_metrics or ()) if table.has_predictions(dataset, metric) else 0
+        total += pairs * (1 + corpus)
+    return max(total, 1)
 
 
 def analyze_release(
@@ -364,4 +395,50 @@ def analyze_release(
         options=options,
         seed=analysis.seed,
     )
-    return replace(analysis, release=comparison)
+    by_unit = {(v.dataset, v.metric): v for v in comparison.verdicts}
+    units = tuple(
+        _with_release_claim(u, by_unit.get((u.dataset, u.metric)), candidate)
+        for u in analysis.units
+    )
+    return replace(analysis, units=units, release=comparison)
+
+
+def _with_release_claim(unit: UnitResult, verdict: Any, candidate: str) -> UnitResult:
+    """The unit with its baseline-candidate comparison as the release decided it.
+
+    A release is one family (all its dataset × metric units, decided on the
+    simultaneous intervals of :func:`reportgen.stats.margins.margin_decisions`), so the
+    pair shows the verdict's test, p-values, correction and intervals wherever the
+    report shows it: in the verdict table and in the per-dataset sections alike.
+    """
+    result = unit.comparisons
+    if verdict is None or result is None or unit.derived_from is not None:
+        return unit
+    if result.n_pairs != 1 or verdict.p_value is None:
+        return unit
+    sign = 1.0 if result.systems[result.index_a[0]] == candidate else -1.0
+
+    def oriented(low: float | None, high: float | None) -> tuple[np.ndarray, np.ndarray]:
+        lo = np.nan if low is None else sign * low
+        hi = np.nan if high is None else sign * high
+        return (np.array([lo]), np.array([hi])) if sign > 0 else (np.array([hi]), np.array([lo]))
+
+    ci_low, ci_high = oriented(verdict.ci_low, verdict.ci_high)
+    level = 1.0 - float(verdict.confidence_adjusted)
+    return replace(
+        unit,
+        comparisons=replace(
+            result,
+            test=verdict.test,
+            p_value=np.array([verdict.p_value], dtype=np.float64),
+            p_adjusted=np.array(
+                [np.nan if verdict.p_adjusted is None else verdict.p_adjusted], dtype=np.float64
+            ),
+            correction=verdict.correction,
+            ci_low=ci_low,
+            ci_high=ci_high,
+            confidence=float(verdict.confidence),
+            decision_level=np.array([level]),
+            ci_adjusted=oriented(verdict.ci_adjusted_low, verdict.ci_adjusted_high),
+        ),
+    )

@@ -37,6 +37,7 @@ from reportgen.stats.corpus import (
 )
 from reportgen.stats.leaderboard import bradley_terry, item_analysis, win_rates
 from reportgen.stats.means import MeanIntervals, bootstrap_means, mean_intervals
+from reportgen.stats.multiplicity import single_step_level
 from reportgen.stats.noise import NoiseProfile, noise_profile
 from reportgen.stats.pairwise import (
     PairwiseResult,
@@ -103,6 +104,35 @@ def ordered_systems(present: tuple[str, ...], options: AnalysisOptions) -> list[
     return systems
 
 
+def _in_rank_order(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    direction: str,
+    options: AnalysisOptions,
+) -> list[str]:
+    """The systems best mean first, so that every pairwise row has the higher-ranked
+    system as A and the rows come in rank order: ``A − B`` then has one sign
+    convention in every table. The order is kept where it carries meaning: systems the
+    caller listed (``options.systems``, e.g. a release's candidate and baseline), a
+    one-sided alternative (its direction is A against B), and ``first-vs-rest``'s
+    baseline (first; the others follow in rank order)."""
+    if options.systems is not None or options.alternative != "two-sided" or len(systems) < 2:
+        return systems
+    samples = table.unpaired(dataset, metric, systems).item_means()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: ranked last
+        means = np.array([np.nanmean(s) if s.size else np.nan for s in samples])
+    sign = -1.0 if direction == "higher" else 1.0
+    key = np.where(np.isnan(means), np.inf, sign * means)
+    ranked = [systems[int(k)] for k in np.argsort(key, kind="stable")]
+    if options.order == "first-vs-rest":  # the baseline (default: the first) stays first
+        ranked.remove(systems[0])
+        ranked.insert(0, systems[0])
+    return ranked
+
+
 def test_options(
     options: AnalysisOptions, direction: str, rng: np.random.Generator
 ) -> dict[str, Any]:
@@ -127,14 +157,26 @@ def test_options(
 
 
 def analyze_unit(
-    table: ScoreTable, dataset: str, metric: str, options: AnalysisOptions, seed: int
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    options: AnalysisOptions,
+    seed: int,
+    family_size: int | None = None,
 ) -> UnitOutput:
-    """Everything computed for one (dataset, metric)."""
+    """Everything computed for one (dataset, metric).
+
+    ``family_size`` is the number of comparisons of the whole analysis when they are
+    corrected together (``correct_across="all"``): the minimum detectable effect is
+    computed at the per-comparison level of that family
+    (:func:`reportgen.stats.multiplicity.single_step_level`), the level at which the
+    decisions are made; else the family is the unit's own pairs."""
     out = UnitOutput()
     systems = ordered_systems(table.systems_of(dataset, metric), options)
     if not systems:
         return out
     direction = table.metrics[metric].direction
+    systems = _in_rank_order(table, dataset, metric, systems, direction, options)
     runs = table.runs_of(dataset)
     n_runs = None if runs is None else len(runs)
     intervals, binary, proportion = _intervals(
@@ -177,10 +219,12 @@ def analyze_unit(
             fields["leaderboard"], fields["items"] = _leaderboard(
                 table, dataset, metric, systems, options, seed
             )
+    m = family_size if options.correct_across == "all" and family_size else comparisons.n_pairs
+    level = single_step_level(options.alpha, method=options.correction, m=max(int(m), 1))
     fields["power"] = _power(
-        table, dataset, metric, systems, pairing, comparisons.modality, options
+        table, dataset, metric, systems, pairing, comparisons.modality, options, level
     )
-    fields["mde_curve"] = _mde_curve(fields["power"], options)
+    fields["mde_curve"] = _mde_curve(fields["power"], options, level)
     if runs is not None and pairing == "paired":
         repeated = _systems_with_runs(table, dataset, metric, systems, out.notes)
         if repeated:
@@ -445,8 +489,10 @@ def _power(
     pairing: str,
     modality: str,
     options: AnalysisOptions,
+    level: float,
 ) -> SamplePowerResult:
-    """The minimum detectable effect of one dataset × metric in its own design."""
+    """The minimum detectable effect of one dataset × metric in its own design, at the
+    per-comparison ``level`` of its family."""
     if pairing == "paired":
         scores: Any = table.paired(dataset, metric, systems).item_means()
     else:
@@ -458,11 +504,13 @@ def _power(
             design=f"{pairing}-{modality}",  # type: ignore[arg-type]
             delta=options.detect_delta,
             power=options.power,
-            alpha=options.alpha,
+            alpha=level,
         )
 
 
-def _mde_curve(power: SamplePowerResult, options: AnalysisOptions) -> PowerCurve | None:
+def _mde_curve(
+    power: SamplePowerResult, options: AnalysisOptions, level: float
+) -> PowerCurve | None:
     """The MDE from an eighth to four times the observed number of items."""
     m = power.mde
     try:
@@ -476,7 +524,7 @@ def _mde_curve(power: SamplePowerResult, options: AnalysisOptions) -> PowerCurve
                 grid,
                 design=m.design,
                 power=options.power,
-                alpha=options.alpha,
+                alpha=level,
                 baseline=None if m.baseline is None or np.isnan(m.baseline) else m.baseline,
                 discordance=None
                 if m.discordance is None or np.isnan(m.discordance)

@@ -124,11 +124,15 @@ def resolve_release_systems(
 class ReleaseVerdict:
     """The candidate against the baseline on one dataset × metric.
 
-    ``diff``, ``ci_low`` and ``ci_high`` are candidate − baseline on the metric's own
-    scale; ``ci_low``/``ci_high`` are the simultaneous interval of the release family at
-    level ``confidence`` (the per-comparison level of ``correction``, the single-step
-    form of the correction asked for), so the verdict and the interval agree. ``mde``
-    is the minimum detectable effect in the same units (non-negative, or None when
+    ``diff`` and the intervals are candidate − baseline on the metric's own scale.
+    ``ci_adjusted_low``/``ci_adjusted_high`` are the simultaneous interval of the
+    release family at level ``confidence_adjusted`` (the per-comparison level of
+    ``correction``, the single-step form of the correction asked for): the verdict is
+    read off it, so it excludes 0 exactly when the candidate improved or regressed,
+    and ``p_adjusted <= alpha`` says the same. ``ci_low``/``ci_high`` are the marginal
+    (unadjusted) interval at ``confidence``, which goes with the raw ``p_value``.
+    ``mde`` is the minimum detectable effect in the same units at the family's
+    per-comparison level (a property of the design: non-negative, or None when
     undefined); ``effect_size`` has the sign of ``diff``.
 
     With a ``margin`` δ: ``p_noninferiority`` (raw one-sided p of H0: the candidate is
@@ -171,6 +175,9 @@ class ReleaseVerdict:
     equivalent: bool | None = None
     n_lost: int | None = None
     n_gained: int | None = None
+    ci_adjusted_low: float | None = None
+    ci_adjusted_high: float | None = None
+    confidence_adjusted: float | None = None
 
     @property
     def name(self) -> str:
@@ -182,9 +189,17 @@ class ReleaseVerdict:
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> ReleaseVerdict:
         """The verdict of a ``results.json`` row (:meth:`to_dict`); fields a row of an
-        older reportgen lacks take their defaults."""
+        older reportgen lacks take their defaults. A row written before the adjusted
+        interval had its own fields held it in ``ci_low``/``ci_high``: it is read as
+        the adjusted interval, and the marginal one is unknown (None)."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in row.items() if k in names})
+        values = {k: v for k, v in row.items() if k in names}
+        if "ci_adjusted_low" not in row:
+            values["ci_adjusted_low"] = values.pop("ci_low", None)
+            values["ci_adjusted_high"] = values.pop("ci_high", None)
+            values["confidence_adjusted"] = values.get("confidence")
+            values["ci_low"] = values["ci_high"] = None
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -612,6 +627,7 @@ def release_comparison(
         assert decisions is not None
         d = decisions
         flipped = flip_of.get((unit.dataset, unit.metric))
+        marginal_low, marginal_high = result.interval(options.confidence)
         verdicts.append(
             _verdict(
                 unit,
@@ -619,9 +635,12 @@ def release_comparison(
                 baseline,
                 candidate,
                 diff=float(result.diff[0]),
-                ci_low=_num(d.ci_low[k]),
-                ci_high=_num(d.ci_high[k]),
-                confidence=float(d.confidence),
+                ci_low=_num(marginal_low[0]),
+                ci_high=_num(marginal_high[0]),
+                confidence=float(options.confidence),
+                ci_adjusted_low=_num(d.ci_low[k]),
+                ci_adjusted_high=_num(d.ci_high[k]),
+                confidence_adjusted=float(d.confidence),
                 test=result.superiority_test,
                 p_value=_num(d.p_superiority[k]),
                 p_adjusted=_num(d.p_superiority_adjusted[k]),
@@ -640,8 +659,11 @@ def release_comparison(
     for unit, row in corpus:
         sign = 1.0 if row["system_a"] == candidate else -1.0
         low, high = _signed(row.get("ci_low"), sign), _signed(row.get("ci_high"), sign)
+        adj_low = _signed(row.get("ci_adjusted_low"), sign)
+        adj_high = _signed(row.get("ci_adjusted_high"), sign)
         if sign < 0:
             low, high = high, low
+            adj_low, adj_high = adj_high, adj_low
         diff = _signed(row.get("diff"), sign)
         verdicts.append(
             _verdict(
@@ -653,6 +675,9 @@ def release_comparison(
                 ci_low=low,
                 ci_high=high,
                 confidence=float(row["confidence"]),
+                ci_adjusted_low=adj_low,
+                ci_adjusted_high=adj_high,
+                confidence_adjusted=row.get("confidence_adjusted"),
                 test=str(row["test"]),
                 p_value=row.get("p_value"),
                 p_adjusted=row.get("p_adjusted"),

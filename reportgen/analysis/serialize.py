@@ -25,8 +25,11 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
     curve), ``runs``, ``clusters``, ``groups``, ``hyperparameters``, ``aggregates``,
     ``rankings`` (the ordered ranking across datasets with its ``selection``, TOPSIS
     checks, rank uncertainty per dataset × metric, leaderboards), ``items``,
-    ``exploration`` (bootstrap means), ``caveats``, ``notes``, and ``verdict`` for a
-    release comparison.
+    ``exploration`` (bootstrap means), ``caveats``, ``notes``, ``ledger`` (the family,
+    one noise figure per dataset × metric and the methods used:
+    :meth:`reportgen.analysis.ledger.Ledger.to_dict`) and ``verdict`` for a release
+    comparison. ``comparisons``, ``verdict`` and ``ledger`` together serialise the
+    ledger (:attr:`Analysis.ledger`).
     """
     from reportgen import __version__
 
@@ -98,6 +101,7 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
         ],
         "notes": list(analysis.notes),
     }
+    document["ledger"] = analysis.ledger.to_dict()
     if analysis.release is not None:
         document["verdict"] = analysis.release.to_dict()
     return json_safe(document)

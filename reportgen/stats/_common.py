@@ -136,11 +136,54 @@ class PairsMixin(TabularMixin):
         """``p_adjusted <= alpha`` (False where the p-value is NaN)."""
         return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
 
-    def with_adjusted(self, p_adjusted: np.ndarray, correction: str):
-        """A copy whose adjusted p-values come from a larger family."""
+    def with_adjusted(
+        self, p_adjusted: np.ndarray, correction: str, decision_level: np.ndarray | None = None
+    ):
+        """A copy whose adjusted p-values (and decision levels,
+        :func:`reportgen.stats.multiplicity.decision_levels`) come from a larger
+        family."""
         from dataclasses import replace
 
         result: Any = self  # every subclass is a frozen dataclass
         return replace(
-            result, p_adjusted=np.asarray(p_adjusted, dtype=np.float64), correction=correction
+            result,
+            p_adjusted=np.asarray(p_adjusted, dtype=np.float64),
+            correction=correction,
+            decision_level=None
+            if decision_level is None
+            else np.asarray(decision_level, dtype=np.float64),
+        )
+
+    def decision_levels(self) -> np.ndarray:
+        """The per-comparison level of each decision: ``p_value <= level`` exactly when
+        ``significant()`` (:func:`reportgen.stats.multiplicity.decision_levels`); the
+        family's when it was set by :meth:`with_adjusted`, else this result's pairs."""
+        from reportgen.stats.multiplicity import decision_levels
+
+        this: Any = self
+        if this.decision_level is not None:
+            return np.asarray(this.decision_level, dtype=np.float64)
+        return decision_levels(this.p_value, alpha=self.alpha, method=this.correction)
+
+    def adjusted_interval(self) -> tuple[np.ndarray, np.ndarray]:
+        """The interval of each ``diff`` that agrees with the adjusted decision: it
+        excludes 0 exactly when the pair is significant
+        (:func:`reportgen.stats.multiplicity.compatible_intervals` at
+        :meth:`decision_levels`). One-sided tests give one bound (the other NaN). A
+        result whose family decided on intervals of its own (a release,
+        :func:`reportgen.analysis.analyze_release`) carries them in ``ci_adjusted``."""
+        from reportgen.stats.multiplicity import compatible_intervals
+
+        this: Any = self
+        if this.ci_adjusted is not None:
+            low, high = this.ci_adjusted
+            return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+        return compatible_intervals(
+            this.diff,
+            this.p_value,
+            self.decision_levels(),
+            alternative=this.alternative,
+            ci_low=this.ci_low,
+            ci_high=this.ci_high,
+            confidence=this.confidence,
         )

@@ -1140,6 +1140,11 @@ class CorpusComparisonResult(PairsMixin):
         Whether the p-values come from full enumeration.
     n_resamples
         Swap patterns drawn (Monte Carlo) and bootstrap resamples.
+    decision_level
+        The per-comparison level of each decision when the family is larger than this
+        result (:meth:`with_adjusted`), else None.
+    ci_adjusted
+        Intervals of a family that decided on intervals of its own, else None.
     """
 
     systems: tuple[str, ...]
@@ -1164,6 +1169,8 @@ class CorpusComparisonResult(PairsMixin):
     n_runs: int | None
     exact: bool
     n_resamples: int
+    decision_level: np.ndarray | None = None
+    ci_adjusted: tuple[np.ndarray, np.ndarray] | None = None
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the comparison fields of results.json (NaN as None).
@@ -1172,6 +1179,8 @@ class CorpusComparisonResult(PairsMixin):
         ``metric_a``/``metric_b``); there is no standardised effect size
         (``effect_size`` None)."""
         sig = self.significant()
+        adj_low, adj_high = self.adjusted_interval()
+        level = self.decision_levels()
         rows = []
         for k in range(self.n_pairs):
             a, b = _num(self.metric_a[k]), _num(self.metric_b[k])
@@ -1197,6 +1206,9 @@ class CorpusComparisonResult(PairsMixin):
                     "diff": _num(self.diff[k]),
                     "ci_low": _num(self.ci_low[k]),
                     "ci_high": _num(self.ci_high[k]),
+                    "ci_adjusted_low": _num(adj_low[k]),
+                    "ci_adjusted_high": _num(adj_high[k]),
+                    "confidence_adjusted": _num(1.0 - level[k]),
                     "ci_method": self.ci_method,
                     "confidence": self.confidence,
                     "n_a": int(self.n[k]),

@@ -143,6 +143,14 @@ class PairwiseResult(PairsMixin):
         Monte Carlo.
     n_resamples
         Resamples used by a Monte Carlo or bootstrap method, else ``None``.
+    decision_level
+        The per-comparison level of each decision when the family is larger than this
+        result (set by :meth:`with_adjusted`), else None (:meth:`decision_levels`
+        computes it from this result's pairs).
+    ci_adjusted
+        The intervals that agree with the adjusted decisions when the family decided
+        on intervals of its own (a release), else None (:meth:`adjusted_interval`
+        computes them).
     """
 
     systems: tuple[str, ...]
@@ -176,6 +184,8 @@ class PairwiseResult(PairsMixin):
     a_only: np.ndarray | None = None
     b_only: np.ndarray | None = None
     notes: tuple[str, ...] = field(default=())
+    decision_level: np.ndarray | None = None
+    ci_adjusted: tuple[np.ndarray, np.ndarray] | None = None
 
     def effect_magnitude(self) -> np.ndarray:
         """Cohen's label of each effect size (:func:`effect_magnitude`)."""
@@ -191,6 +201,8 @@ class PairwiseResult(PairsMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the field names of results.json (NaN as None)."""
         sig, mag, eff_sig = self.significant(), self.effect_magnitude(), self.effect_significant()
+        adj_low, adj_high = self.adjusted_interval()
+        level = self.decision_levels()
         rows = []
         for k in range(self.n_pairs):
             row: dict[str, Any] = {
@@ -217,6 +229,9 @@ class PairwiseResult(PairsMixin):
                 "diff": _num(self.diff[k]),
                 "ci_low": _num(self.ci_low[k]),
                 "ci_high": _num(self.ci_high[k]),
+                "ci_adjusted_low": _num(adj_low[k]),
+                "ci_adjusted_high": _num(adj_high[k]),
+                "confidence_adjusted": _num(1.0 - level[k]),
                 "ci_method": self.ci_method,
                 "confidence": self.confidence,
                 "n_a": int(self.n_a[k]),

@@ -7,7 +7,12 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from reportgen.errors import InputError
-from reportgen.stats.multiplicity import CORRECTIONS, adjust_pvalues
+from reportgen.stats.multiplicity import (
+    CORRECTIONS,
+    adjust_pvalues,
+    compatible_intervals,
+    decision_levels,
+)
 
 # our name -> statsmodels' method name
 STATSMODELS = {
@@ -60,3 +65,118 @@ def test_adjust_pvalues_input_validation():
     with pytest.raises(InputError, match="one-dimensional"):
         adjust_pvalues(np.ones((2, 2)))
     assert set(CORRECTIONS) == set(STATSMODELS) | {"none"}
+
+
+# ---------------------------------------------------------------- decision levels
+
+
+def _families(seed: int, n: int = 150):
+    rng = np.random.default_rng(seed)
+    for trial in range(n):
+        m = int(rng.integers(1, 50))
+        p = rng.random(m) ** rng.uniform(0.2, 6)  # from all-significant to all-null
+        if trial % 5 == 0:
+            p[rng.integers(0, m, 3)] = p[0]  # ties
+        yield p
+
+
+@pytest.mark.parametrize("method", [*STATSMODELS, "none"])
+@pytest.mark.parametrize("alpha", [0.05, 0.01, 0.2])
+def test_decision_levels_against_statsmodels_multipletests(method, alpha):
+    # p <= level exactly when statsmodels' multipletests rejects at alpha
+    for p in _families(1):
+        level = decision_levels(p, alpha=alpha, method=method)
+        if method == "none":
+            reject = p <= alpha
+        else:
+            # statsmodels: multipletests(p, alpha=alpha, method=method)[0]
+            reject = multipletests(p, alpha=alpha, method=STATSMODELS[method])[0]
+        np.testing.assert_array_equal(p <= level, reject)
+
+
+def test_decision_levels_closed_forms():
+    p = np.array([0.001, 0.2, 0.04, 0.7])
+    # single step: Bonferroni alpha/m, Šidák 1 - (1 - alpha)^(1/m)
+    assert decision_levels(p, alpha=0.05, method="bonferroni")[0] == pytest.approx(0.05 / 4)
+    assert decision_levels(p, alpha=0.05, method="sidak")[0] == pytest.approx(1 - 0.95**0.25)
+    # Holm rejects 0.001 only (0.04 > 0.05/3): the stopping level is alpha/(m - r) = 0.05/3
+    assert decision_levels(p, alpha=0.05, method="holm")[0] == pytest.approx(0.05 / 3)
+    assert decision_levels(p, alpha=0.05, method="holm-sidak")[0] == pytest.approx(
+        1 - 0.95 ** (1 / 3)
+    )
+    # BH rejects 0.001 (<= 0.0125) only (0.04 > 2 x 0.0125): the FCR level r alpha / m
+    # of Benjamini & Yekutieli (2005) with r = 1
+    assert decision_levels(p, alpha=0.05, method="fdr_bh")[0] == pytest.approx(0.05 / 4)
+    # every test rejected: Holm's last step is at alpha itself
+    assert decision_levels(np.array([0.001, 0.002]), alpha=0.05, method="holm")[1] == 0.05
+    nan = decision_levels(np.array([0.01, np.nan]), alpha=0.05, method="bonferroni")
+    assert nan[0] == 0.05 and np.isnan(nan[1])  # NaN is not in the family
+
+
+@pytest.mark.parametrize("method", [*STATSMODELS, "none"])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_compatible_intervals_agree_with_decisions(method, alternative):
+    # the property results.json promises: the adjusted interval excludes 0 exactly
+    # when the comparison is significant (statsmodels' multipletests decides)
+    rng = np.random.default_rng(7)
+    for p in _families(2, 80):
+        diff = rng.normal(0, 1, p.size)
+        diff[rng.random(p.size) < 0.05] = 0.0  # no difference at all: p is large
+        p = np.where(diff == 0, 1.0, p)
+        if alternative != "two-sided":  # a one-sided p is small only in its direction
+            sign = 1 if alternative == "greater" else -1
+            p = np.where(sign * diff > 0, p / 2, 1 - p / 2)
+        half = np.abs(rng.normal(0.5, 0.2, p.size))
+        low, high = compatible_intervals(
+            diff,
+            p,
+            decision_levels(p, alpha=0.05, method=method),
+            alternative=alternative,
+            ci_low=diff - half,
+            ci_high=diff + half,
+        )
+        if method == "none":
+            reject = p <= 0.05
+        else:
+            reject = multipletests(p, alpha=0.05, method=STATSMODELS[method])[0]
+        excludes = np.nan_to_num(low, nan=-np.inf) > 0
+        if alternative == "two-sided":
+            excludes |= high < 0
+        elif alternative == "less":
+            excludes = np.nan_to_num(high, nan=np.inf) < 0
+        np.testing.assert_array_equal(excludes, reject)
+
+
+def test_compatible_intervals_against_wald_interval():
+    # closed form: for a z test with known standard error the test-based interval is
+    # the Wald interval diff ± z(1 - level/2) se (Miettinen 1976)
+    from scipy import stats
+
+    diff = np.array([0.3, -0.12, 0.05])
+    se = np.array([0.1, 0.05, 0.2])
+    p = 2 * stats.norm.sf(np.abs(diff) / se)
+    level = np.array([0.05, 0.01, 0.2])
+    low, high = compatible_intervals(diff, p, level)
+    z = stats.norm.ppf(1 - level / 2)
+    np.testing.assert_allclose(low, diff - z * se, rtol=1e-9)
+    np.testing.assert_allclose(high, diff + z * se, rtol=1e-9)
+    # one-sided: the lower bound of the one-sided z test
+    p1 = stats.norm.sf(diff / se)
+    low1, high1 = compatible_intervals(diff, p1, level, alternative="greater")
+    np.testing.assert_allclose(low1, diff - stats.norm.ppf(1 - level) * se, rtol=1e-9)
+    assert np.isnan(high1).all()
+
+
+def test_compatible_intervals_edge_cases():
+    # p equal to its level (rejected): the interval ends just off 0, on the right side
+    low, high = compatible_intervals(np.array([0.1]), np.array([0.05]), np.array([0.05]))
+    assert 0 < low[0] < 1e-9 and high[0] == pytest.approx(0.2)
+    # no difference: the test implies no standard error, the marginal interval's is used
+    low, high = compatible_intervals(
+        np.array([0.0]), np.array([1.0]), np.array([0.01]), ci_low=[-0.1], ci_high=[0.1]
+    )
+    z = 0.1 / 1.959963984540054
+    assert low[0] == pytest.approx(-2.5758293035489 * z) and high[0] == pytest.approx(-low[0])
+    # nothing to go on: NaN, never a number made up
+    low, high = compatible_intervals(np.array([0.0]), np.array([1.0]), np.array([0.05]))
+    assert np.isnan(low[0]) and np.isnan(high[0])
