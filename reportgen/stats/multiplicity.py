@@ -332,6 +332,13 @@ def single_step_level(alpha: float, *, method: Correction, m: int) -> float:
     level is a property of the design that matches the decisions the family makes
     (Holm's first step is Bonferroni's level).
 
+    References
+    ----------
+    .. [1] Šidák, Z. (1967). Rectangular confidence regions for the means of multivariate normal
+           distributions. J. Amer. Statist. Assoc. 62(318), 626-633.
+    .. [2] Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J.
+           Statist. 6(2), 65-70.
+
     Examples
     --------
     >>> round(single_step_level(0.05, method="holm-sidak", m=2), 6)
