@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.errors import InputError
-from reportgen.stats.multiplicity import adjust_pvalues
+from reportgen.stats.multiplicity import adjust_pvalues, compatible_intervals, decision_levels
 from reportgen.stats.pairwise import compare_paired, compare_unpaired
 from reportgen.stats.summary_tests import z_test_from_intervals
 
@@ -116,6 +116,38 @@ def change_from_intervals(
     }
 
 
-def adjust_step(p_values: Sequence[float], correction: str) -> list[float]:
-    """The p-values of one step of the history adjusted as one family."""
-    return [float(p) for p in adjust_pvalues(np.asarray(p_values, dtype=float), method=correction)]  # type: ignore[arg-type]
+def adjust_step(
+    changes: Sequence[Mapping[str, Any]], correction: str, *, alpha: float
+) -> list[tuple[float, float | None, float | None, float]]:
+    """The changes of one step of the history (``diff``, ``p_value``, ``ci_low``,
+    ``ci_high``, ``confidence``, two-sided) adjusted as one family: per change the
+    adjusted p-value and the interval that agrees with it (it excludes 0 exactly when
+    the adjusted p-value is at most ``alpha``,
+    :func:`reportgen.stats.multiplicity.compatible_intervals`) with its level."""
+    p = np.asarray([float(c["p_value"]) for c in changes], dtype=float)
+    adjusted = adjust_pvalues(p, method=correction)  # type: ignore[arg-type]
+    levels = decision_levels(p, alpha=alpha, method=correction)  # type: ignore[arg-type]
+
+    def col(name: str) -> np.ndarray:
+        return np.asarray(
+            [np.nan if c.get(name) is None else float(c[name]) for c in changes], dtype=float
+        )
+
+    confidence = float(changes[0].get("confidence") or 0.95) if changes else 0.95
+    low, high = compatible_intervals(
+        col("diff"),
+        p,
+        levels,
+        ci_low=col("ci_low"),
+        ci_high=col("ci_high"),
+        confidence=confidence,
+    )
+    return [
+        (
+            float(adjusted[k]),
+            None if np.isnan(low[k]) else float(low[k]),
+            None if np.isnan(high[k]) else float(high[k]),
+            float(1.0 - levels[k]),
+        )
+        for k in range(len(changes))
+    ]

@@ -419,6 +419,7 @@ class UnitResult:
                 {
                     "dataset": self.dataset,
                     "direction": self.direction,
+                    "proportion": bool(self.proportion),
                     "pairing": self.pairing,
                     "modality": "corpus",
                     **row,

@@ -2,13 +2,18 @@
 
 >>> row = {"system_a": "A", "system_b": "B", "dataset": "gsm8k", "metric": "acc",
 ...        "direction": "higher", "modality": "binary", "diff": 0.031, "ci_low": 0.012,
-...        "ci_high": 0.050, "test": "exact McNemar", "p_value": 0.002,
+...        "ci_high": 0.050, "ci_adjusted_low": 0.006, "ci_adjusted_high": 0.056,
+...        "confidence_adjusted": 0.99, "test": "exact McNemar", "p_value": 0.002,
 ...        "p_adjusted": 0.010, "correction": "holm-sidak", "significant": True,
 ...        "effect_size": 0.21, "effect_size_kind": "paired d", "confidence": 0.95,
 ...        "n_a": 1319, "n_b": 1319, "paired": True}
 >>> print(claim_sentence(row, style="plain"))
-A beats B on gsm8k / acc: Δ = +3.1 pts, 95% CI [1.2, 5.0], exact McNemar p = 0.002
-(Holm-Šidák adjusted 0.010), d = 0.21, n = 1,319.
+A beats B on gsm8k / acc: Δ = +3.1 pts, 99% CI (Holm-Šidák adjusted) [0.6, 5.6], exact
+McNemar p adj. = 0.010 (Holm-Šidák; unadjusted p = 0.002), d = 0.21, n = 1,319.
+
+The interval beside the decision is the adjusted one: it excludes 0 exactly when the
+comparison is significant. A row without adjusted fields (a results.json written before
+they existed) shows its marginal interval labelled "unadjusted" next to the raw p.
 
 Rounding happens here only; the results keep full precision.
 """
@@ -42,8 +47,9 @@ def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
 
     The verb follows the adjusted p-value and the metric's direction: "A beats B" when
     significant in A's favour, "B beats A" when significant the other way, "no
-    significant difference between A and B" otherwise. Differences of binary metrics are
-    in percentage points.
+    significant difference between A and B" otherwise; the interval beside it is the
+    adjusted one, which agrees with that verdict. Differences of proportions are in
+    percentage points.
     """
     if style not in ("plain", "markdown", "latex"):
         raise ValueError(f"style={style!r}; use 'plain', 'markdown' or 'latex'")
@@ -63,10 +69,20 @@ def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
             f"No significant difference between {_name(a, style)} and {_name(b, style)} "
             f"on {_text(where, style)}"
         )
-    scale, unit = (100.0, " pts") if binary else (1.0, "")
+    proportion = bool(row.get("proportion", binary))
+    scale, unit = (100.0, " pts") if proportion else (1.0, "")
     latex = style == "latex"
-    lo, hi = row.get("ci_low"), row.get("ci_high")
-    digits = fmt.decimals_for((hi - lo) / 2 if lo is not None and hi is not None else None, scale)
+    adjusted_ci = "ci_adjusted_low" in row
+    if adjusted_ci:
+        lo, hi = row.get("ci_adjusted_low"), row.get("ci_adjusted_high")
+        level = row.get("confidence_adjusted")
+    else:
+        lo, hi = row.get("ci_low"), row.get("ci_high")
+        level = row.get("confidence", 0.95)
+    m_lo, m_hi = row.get("ci_low"), row.get("ci_high")
+    digits = fmt.decimals_for(
+        (m_hi - m_lo) / 2 if m_lo is not None and m_hi is not None else None, scale
+    )
     delta = "$\\Delta$" if style == "latex" else "Δ"
     parts = []
     if diff is not None:
@@ -75,21 +91,29 @@ def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
         if style == "latex" and diff < 0:
             value = "-" + value
         parts.append(f"{delta} = {sign}{value}{unit}")
-    conf = f"{round(100 * float(row.get('confidence', 0.95)))}"
     pct = "\\%" if style == "latex" else "%"
-    if lo is not None and hi is not None:
-        parts.append(
-            f"{conf}{pct} CI [{fmt.fixed(lo, scale, digits, latex=latex)}, "
-            f"{fmt.fixed(hi, scale, digits, latex=latex)}]"
-        )
-    p_eq = fmt.p_equals(row.get("p_value"))
-    test = _text(str(row.get("test", "")), style)
     correction = CORRECTION_NAMES.get(str(row.get("correction")), str(row.get("correction")))
     adjusted = row.get("p_adjusted")
-    p_part = f"{test} {p_eq}"
-    if correction and adjusted is not None:
-        adj_text = fmt.p_value(adjusted)
-        p_part += f" ({_text(correction, style)} adjusted {adj_text})"
+    if lo is not None or hi is not None:
+        conf = "" if level is None else f"{100 * float(level):.3g}{pct} "
+        label = (
+            f"CI ({_text(correction, style)} adjusted) "
+            if adjusted_ci and correction
+            else ("CI " if adjusted_ci else "CI (unadjusted) ")
+        )
+        low = "−∞" if lo is None else fmt.fixed(lo, scale, digits, latex=latex)
+        high = "∞" if hi is None else fmt.fixed(hi, scale, digits, latex=latex)
+        parts.append(f"{conf}{label}[{low}, {high}]")
+    test = _text(str(row.get("test", "")), style)
+    if adjusted_ci and correction and adjusted is not None:
+        p_part = (
+            f"{test} {fmt.p_equals(adjusted, 'p adj.')} ({_text(correction, style)}; "
+            f"unadjusted {fmt.p_equals(row.get('p_value'))})"
+        )
+    else:
+        p_part = f"{test} {fmt.p_equals(row.get('p_value'))}"
+        if correction and adjusted is not None:
+            p_part += f" ({_text(correction, style)} adjusted {fmt.p_value(adjusted)})"
     parts.append(p_part)
     effect = row.get("effect_size")
     if effect is not None and math.isfinite(effect):

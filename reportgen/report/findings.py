@@ -77,7 +77,8 @@ def _names(names: Sequence[str], limit: int = MAX_NAMES) -> str:
 
 @dataclass(frozen=True)
 class PairView:
-    """One compared pair of a unit, oriented ``a − b`` (``a`` the better system)."""
+    """One compared pair of a unit, oriented ``a − b`` (``a`` the better system), with
+    the adjusted interval (it agrees with ``significant``)."""
 
     a: str
     b: str
@@ -97,13 +98,14 @@ def pair_view(unit: UnitResult, a: str, b: str) -> PairView | None:
         return None
     names = result.systems
     sig = result.significant()
+    adj_low, adj_high = result.adjusted_interval()  # the interval that agrees with sig
     effect = result.effect_size if isinstance(result, PairwiseResult) else None
     for k, (i, j) in enumerate(zip(result.index_a, result.index_b)):
         pair = (names[i], names[j])
         if pair not in ((a, b), (b, a)):
             continue
         sign = 1.0 if pair == (a, b) else -1.0
-        lo, hi = float(result.ci_low[k]), float(result.ci_high[k])
+        lo, hi = float(adj_low[k]), float(adj_high[k])
         if sign < 0:
             lo, hi = -hi, -lo
         es = float("nan") if effect is None else sign * float(effect[k])
@@ -309,8 +311,9 @@ def _noise_line(units: Sequence[UnitResult], power: float) -> str | None:
             )
         parts.append(f"{text} on {_e(metric)}")
     return (
-        f"Noise floor: differences smaller than {'; '.join(parts)} are likely to go "
-        f"undetected (minimum detectable effect at {power:.0%} power)."
+        f"Noise floor (a property of the design): a true difference of {'; '.join(parts)} "
+        f"is detected with {power:.0%} power at the family's per-comparison level; "
+        "smaller ones are likely to go undetected (minimum detectable effect)."
     )
 
 
@@ -341,12 +344,25 @@ def _change(v: ReleaseVerdict, one_metric: bool) -> str:
     return f"{_where(v, one_metric)} by {size} ({values}{lower})"
 
 
+def _open(v: ReleaseVerdict) -> str:
+    """What the verdict's interval leaves open: ``a loss of up to 8.7 pts and a gain of
+    up to 0.5 pts are not ruled out`` (the interval the verdict is read off)."""
+    return fmt.leaves_open(
+        v.ci_adjusted_low, v.ci_adjusted_high, direction=v.direction, proportion=v.proportion
+    )
+
+
+def _loss_left(v: ReleaseVerdict) -> float:
+    """The largest loss the verdict's interval leaves open (0 when it rules out any)."""
+    worse = v.ci_adjusted_low if v.direction == "higher" else v.ci_adjusted_high
+    if worse is None:
+        return float("inf")
+    return max(0.0, -worse if v.direction == "higher" else worse)
+
+
 def _missed(v: ReleaseVerdict, one_metric: bool) -> str:
     diff = fmt.difference(v.diff, proportion=v.proportion)
-    if v.mde is None:
-        return f"{_where(v, one_metric)} ({diff})"
-    mde = fmt.difference(v.mde, proportion=v.proportion).lstrip("+")
-    return f"{_where(v, one_metric)} ({diff}, could have missed up to {mde})"
+    return f"{_where(v, one_metric)} ({diff}; {_open(v)})"
 
 
 def _margin(v: ReleaseVerdict) -> str:
@@ -401,8 +417,10 @@ def _some(items: Sequence[str], what: str) -> str:
 def release_decision(comparison: ReleaseComparison) -> str:
     """The release in one HTML sentence, first: whether the candidate is better, the
     regressions and improvements with their size in the metric's units (baseline →
-    candidate), what showed no detectable difference and how large a difference could
-    have been missed (the MDE), and whether anything was not compared.
+    candidate), what showed no detectable difference and what its interval leaves open
+    (the interval each verdict is read off), and whether anything was not compared. The
+    first words reflect the worst dataset × metric: never "is better" while a loss is
+    left open somewhere.
 
     Examples of the first words: "v2.1 is not better than v2.0: regressed on MBPP by
     9.0 pts (63.8% → 54.8%)"; "v2.1 is better than v2.0: improved on ..."; "v2.1 is
@@ -437,20 +455,20 @@ def release_decision(comparison: ReleaseComparison) -> str:
             + _some([_missed(v, one_metric) for v in flat], "datasets")
         )
     elif flat:
-        mdes = [v for v in flat if v.mde is not None]
-        worst = max(mdes, key=lambda v: v.mde or 0.0) if mdes else None
+        worst = max(flat, key=_loss_left)
         which = (
             f"the {len(flat)} others"
             if regressed or improved
             else f"all {len(flat)} dataset × metrics" + (" compared" if c.not_compared else "")
         )
         text = f"no detectable difference on {which}"
-        if worst is not None and worst.mde is not None:
-            text += (
-                f" (could have missed up to "
-                f"{fmt.difference(worst.mde, proportion=worst.proportion).lstrip('+')}"
-                f" on {_where(worst, one_metric)})"
+        if _loss_left(worst) > 0:
+            loss = (
+                "no bound on a loss"
+                if _loss_left(worst) == float("inf")
+                else f"a loss of up to {fmt.amount(_loss_left(worst), proportion=worst.proportion)}"
             )
+            text += f" (the largest left open: {loss} on {_where(worst, one_metric)})"
         parts.append(text)
     if regressed:
         head = f"{cand} is not better than {base}"
@@ -461,6 +479,12 @@ def release_decision(comparison: ReleaseComparison) -> str:
         )
     elif inconclusive:
         head = f"{cand} is not shown to be non-inferior to {base}"
+    elif improved and any(_loss_left(v) > 0 for v in flat):
+        # never "is better" while a loss is left open elsewhere: the worst unit decides
+        head = (
+            f"{cand} improved on {len(improved)} of {len(c.verdicts)} dataset × metrics "
+            f"over {base}, and a loss is not ruled out on the others"
+        )
     elif improved:
         head = f"{cand} is better than {base}"
     elif noninferior and not flat:
@@ -513,6 +537,15 @@ def release_headline(comparison: ReleaseComparison) -> str:
             + missing
         )
     if c.improvements:
+        open_loss = [
+            v for v in c.verdicts if v.verdict == "no detectable difference" and _loss_left(v) > 0
+        ]
+        if open_loss:
+            n = len(open_loss)
+            return (
+                f"improved on {first(c.improvements)}; a loss not ruled out on "
+                f"{n} other{'s' if n != 1 else ''}{missing}"
+            )
         head = "better" if not c.not_compared else "improved where compared"
         return f"{head}: improved on {first(c.improvements)}{missing}"
     n = len(c.verdicts)

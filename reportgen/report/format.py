@@ -8,7 +8,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["count", "decimals_for", "fixed", "number", "p_value", "percent"]
+__all__ = [
+    "amount",
+    "count",
+    "decimals_for",
+    "fixed",
+    "leaves_open",
+    "number",
+    "p_value",
+    "percent",
+]
 
 MINUS = "−"  # the typographic minus, as in Δ = −0.9
 
@@ -163,3 +172,63 @@ def interval(low: Any, high: Any, *, proportion: bool, signed: bool = False) -> 
         text = fixed(v, 100.0, 1) if proportion else number(v, 3)
         ends.append(_signed(text, v) if signed else text)
     return f"[{ends[0]}, {ends[1]}]"
+
+
+def amount(x: Any, *, proportion: bool) -> str:
+    """An unsigned size of a difference in its metric's units, with enough digits to
+    be non-zero when it is: ``8.7 pts``, ``0.04 pts``, ``< 0.01 pts``; other metrics
+    with 3 significant digits.
+
+    >>> amount(-0.0871, proportion=True), amount(0.00036, proportion=True)
+    ('8.7 pts', '0.04 pts')
+    >>> amount(0.00002, proportion=True), amount(-0.0123, proportion=False)
+    ('< 0.01 pts', '0.0123')
+    """
+    v = _finite(x)
+    if v is None:
+        return "–"
+    v = abs(v)
+    if not proportion:
+        return number(v, 3)
+    pts = 100.0 * v
+    if pts == 0:
+        return "0 pts"
+    if pts >= 0.05:
+        return f"{pts:.1f} pts"
+    if pts >= 0.005:
+        return f"{pts:.2f} pts"
+    return "< 0.01 pts"
+
+
+def leaves_open(low: Any, high: Any, *, direction: str, proportion: bool) -> str:
+    """What an interval of ``candidate − baseline`` (or A − B) that contains 0 leaves
+    open, in words and the metric's units: ``a loss of up to 8.7 pts and a gain of up
+    to 0.5 pts are not ruled out``. ``direction`` says which side is a loss.
+
+    >>> leaves_open(-0.087, 0.005, direction="higher", proportion=True)
+    'a loss of up to 8.7 pts and a gain of up to 0.5 pts are not ruled out'
+    >>> leaves_open(-0.5, 2.0, direction="lower", proportion=False)
+    'a loss of up to 2.00 and a gain of up to 0.500 are not ruled out'
+    >>> leaves_open(None, 0.1, direction="higher", proportion=True)
+    'no bound on a loss; a gain of up to 10.0 pts is not ruled out'
+    """
+    lo, hi = _finite(low), _finite(high)
+    worse, better = (lo, hi) if direction == "higher" else (hi, lo)
+    loss = None if worse is None else (-worse if direction == "higher" else worse)
+    gain = None if better is None else (better if direction == "higher" else -better)
+    if loss is None:
+        if gain is None or gain <= 0:
+            return "no bound on a loss"
+        up_to = amount(gain, proportion=proportion)
+        return f"no bound on a loss; a gain of up to {up_to} is not ruled out"
+    loss_text = f"a loss of up to {amount(loss, proportion=proportion)}" if loss > 0 else ""
+    gain_text = (
+        f"a gain of up to {amount(gain, proportion=proportion)}"
+        if gain is not None and gain > 0
+        else ""
+    )
+    if loss_text and gain_text:
+        return f"{loss_text} and {gain_text} are not ruled out"
+    if loss_text or gain_text:
+        return f"{loss_text or gain_text} is not ruled out"
+    return "no loss and no gain is left open"

@@ -7,13 +7,16 @@ release, or one named with ``--system``) with its confidence interval. The histo
 them in release order and tests the change between consecutive releases, taking the
 first of these that applies to each dataset × metric:
 
-1. **stored**: a report of either release already compared the two systems (e.g. the
-   release report of v2 against v1): its test and adjusted p-value are used as they are;
+1. **stored**: a report of either release already compared the two systems: a release
+   report's verdict (of v2 against v1) is used as it is, with its family, margin,
+   adjusted p-value and the interval it was read off, so the history says what the
+   release said; else a stored comparison row, with its adjusted p-value and interval;
 2. **recomputed**: the per-item data the two reports were made from are still where their
    manifests say, unchanged (same SHA-256): the two systems' item scores are compared
    again (paired on the items when both were scored on the same items, else unpaired),
    with the automatic test choice of the analysis; the p-values of one step are adjusted
-   together (the later report's correction);
+   together (the later report's correction), with intervals that agree with those
+   adjusted decisions;
 3. **intervals**: otherwise, an approximate z test from the two stored intervals
    (standard errors from the half-widths; it ignores pairing, so it is conservative when
    the items are shared), adjusted the same way.
@@ -48,7 +51,6 @@ from reportgen.report.html import (
     escape,
     figure,
     note,
-    num_cell,
     p_cell,
     section,
     table,
@@ -321,6 +323,19 @@ def _modality(folder: ReportFolder, metric: str) -> str | None:
     return str(value) if value in ("binary", "continuous") else None
 
 
+def _proportion(folder: ReportFolder, dataset: str, metric: str) -> bool:
+    """Whether the scores of (dataset, metric) are proportions (shown in percent, their
+    differences in points): the report's own flag, else a binary metric."""
+    results = folder.results
+    for row in [
+        *(results.get("comparisons") or ()),
+        *((results.get("verdict") or {}).get("rows") or ()),
+    ]:
+        if row.get("dataset") == dataset and row.get("metric") == metric and "proportion" in row:
+            return bool(row["proportion"])
+    return _modality(folder, metric) == "binary"
+
+
 def _system_rows(folder: ReportFolder, system: str) -> dict[tuple[str, str], dict[str, Any]]:
     rows = {}
     for row in folder.results.get("systems") or ():
@@ -361,10 +376,16 @@ def _trend_rows(entries: Sequence[HistoryEntry], references: Sequence[str]) -> l
 def _stored(
     prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str
 ) -> dict[str, Any] | None:
-    """A comparison of the two systems on (dataset, metric) stored in either report."""
+    """A comparison of the two systems on (dataset, metric) stored in either report: a
+    release report's verdict first (its own family, margin and interval), else a
+    stored comparison row."""
     pair = {prev.system, cur.system}
     if len(pair) < 2:
         return None
+    for entry in (cur, prev):
+        verdict = _release_verdict(entry, prev, cur, dataset, metric)
+        if verdict is not None:
+            return verdict
     for entry in (cur, prev):
         for row in entry.folder.results.get("comparisons") or ():
             if (
@@ -376,9 +397,11 @@ def _stored(
             ):
                 flip = row.get("system_a") == prev.system  # diff = mean_a − mean_b
                 sign = -1.0 if flip else 1.0
-                lo, hi = row.get("ci_low"), row.get("ci_high")
-                if flip and lo is not None and hi is not None:
-                    lo, hi = -hi, -lo
+                # the interval that goes with the decision (older files: the marginal)
+                lo = row.get("ci_adjusted_low", row.get("ci_low"))
+                hi = row.get("ci_adjusted_high", row.get("ci_high"))
+                if flip:
+                    lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
                 mean_a, mean_b = row.get("mean_a"), row.get("mean_b")
                 return {
                     "method": "stored",
@@ -389,13 +412,63 @@ def _stored(
                     "diff": None if row.get("diff") is None else sign * row["diff"],
                     "ci_low": lo,
                     "ci_high": hi,
-                    "confidence": row.get("confidence"),
+                    "confidence": row.get("confidence_adjusted", row.get("confidence")),
                     "p_value": row.get("p_value"),
                     "p_adjusted": row.get("p_adjusted"),
                     "correction": row.get("correction"),
                     "alpha": row.get("alpha"),
                     "paired": row.get("paired"),
                 }
+    return None
+
+
+_FLIPPED_VERDICT = {"improved": "regressed", "regressed": "improved"}
+
+
+def _release_verdict(
+    entry: HistoryEntry, prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str
+) -> dict[str, Any] | None:
+    """The verdict of a release report of ``entry`` on (dataset, metric) when it
+    compared the two followed systems, oriented ``cur − prev``: the release's own
+    verdict, p-values, margin and the interval it was read off."""
+    verdict = entry.folder.results.get("verdict") or {}
+    if {verdict.get("baseline"), verdict.get("candidate")} != {prev.system, cur.system}:
+        return None
+    for row in verdict.get("rows") or ():
+        if row.get("dataset") != dataset or row.get("metric") != metric:
+            continue
+        flip = verdict.get("candidate") == prev.system  # rows are candidate − baseline
+        sign = -1.0 if flip else 1.0
+        if "ci_adjusted_low" in row:
+            lo, hi, level = (
+                row.get("ci_adjusted_low"),
+                row.get("ci_adjusted_high"),
+                row.get("confidence_adjusted"),
+            )
+        else:  # a report of before the adjusted fields held the verdict's interval here
+            lo, hi, level = row.get("ci_low"), row.get("ci_high"), row.get("confidence")
+        if flip:
+            lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
+        before, after = row.get("mean_baseline"), row.get("mean_candidate")
+        name = str(row.get("verdict") or "")
+        return {
+            "method": "stored",
+            "test": row.get("test"),
+            "source": f"{entry.label} (release verdict)",
+            "mean_before": after if flip else before,
+            "mean_after": before if flip else after,
+            "diff": None if row.get("diff") is None else sign * row["diff"],
+            "ci_low": lo,
+            "ci_high": hi,
+            "confidence": level,
+            "p_value": row.get("p_value"),
+            "p_adjusted": row.get("p_adjusted"),
+            "correction": row.get("correction"),
+            "alpha": verdict.get("alpha"),
+            "paired": None,
+            "margin": row.get("margin"),
+            "release_verdict": _FLIPPED_VERDICT.get(name, name) if flip else name,
+        }
     return None
 
 
@@ -548,21 +621,31 @@ def _change_rows(
                     "dataset": dataset,
                     "metric": metric,
                     "direction": _direction(cur.folder, metric),
+                    "proportion": _proportion(cur.folder, dataset, metric),
                     **found,
                 }
             )
         fresh = [r for r in step if r["method"] != "stored"]
         if fresh:
-            adjusted = adjust_step([r["p_value"] for r in fresh], settings["correction"])
-            for r, p in zip(fresh, adjusted):
+            adjusted = adjust_step(fresh, settings["correction"], alpha=settings["alpha"])
+            for r, (p, lo, hi, level) in zip(fresh, adjusted):
                 r.update(
-                    p_adjusted=float(p), correction=settings["correction"], alpha=settings["alpha"]
+                    p_adjusted=p,
+                    correction=settings["correction"],
+                    alpha=settings["alpha"],
+                    ci_low=lo,
+                    ci_high=hi,
+                    confidence=level,
                 )
         for r in step:
             alpha = float(r.get("alpha") or settings["alpha"])
+            r["alpha"] = alpha
+            if r.get("release_verdict"):  # the release decided it: never re-decided here
+                r["verdict"] = r.pop("release_verdict")
+                r["significant"] = r["verdict"] in ("improved", "regressed")
+                continue
             significant = r["p_adjusted"] is not None and float(r["p_adjusted"]) <= alpha
             better = (r["diff"] or 0) > 0 if r["direction"] == "higher" else (r["diff"] or 0) < 0
-            r["alpha"] = alpha
             r["significant"] = bool(significant)
             r["verdict"] = (
                 ("improved" if better else "regressed")
@@ -738,13 +821,12 @@ def overview(history: History) -> HTMLBlock | None:
 
 
 def _change_sentence(c: Mapping[str, Any]) -> str:
-    p = p_cell(c["p_adjusted"])
-    p_text = f"p adj. {p}" if p.startswith("<") else f"p adj. = {p}"
+    p = bool(c.get("proportion"))
     return (
         f"{c['from']} → {c['to']}, {c['dataset']} / {c['metric']}: {c['verdict']} "
-        f"(Δ = {fmt.number(c['diff'])} "
-        f"[{fmt.number(c['ci_low'])}, {fmt.number(c['ci_high'])}], "
-        f"{p_text}, {c['method']})"
+        f"(Δ = {fmt.difference(c['diff'], proportion=p)} "
+        f"{fmt.interval(c['ci_low'], c['ci_high'], proportion=p, signed=True)}, "
+        f"{fmt.p_equals(c['p_adjusted'], 'p adj.')}, {c['method']})"
     )
 
 
@@ -854,11 +936,13 @@ def trends(history: History) -> HTMLBlock | None:
         table_rows = []
         for r in rows:
             c = change_of.get(r["release"], {})
+            p = bool(c.get("proportion", _proportion(history.entries[0].folder, dataset, metric)))
             table_rows.append(
                 {
                     **r,
-                    "ci": f"[{num_cell(r['ci_low'])}, {num_cell(r['ci_high'])}]",
-                    "diff": c.get("diff"),
+                    "mean": fmt.value(r.get("mean"), proportion=p),
+                    "ci": fmt.interval(r.get("ci_low"), r.get("ci_high"), proportion=p),
+                    "diff": "" if not c else fmt.difference(c.get("diff"), proportion=p),
                     "p_adjusted": c.get("p_adjusted"),
                     "verdict": c.get("verdict", ""),
                     "method": c.get("method", ""),
@@ -870,10 +954,10 @@ def trends(history: History) -> HTMLBlock | None:
                 [
                     Col("release", "release"),
                     Col("system", "system"),
-                    Col("mean", "mean", num_cell, True),
-                    Col("ci", "interval", lambda v: v, True),
+                    Col("mean", "mean", escape, True),
+                    Col("ci", "interval", escape, True),
                     Col("n", "n", count_cell, True),
-                    Col("diff", "Δ from before", num_cell, True),
+                    Col("diff", "Δ from before", escape, True),
                     Col("p_adjusted", "p adj.", p_cell, True),
                     Col(
                         "verdict",
@@ -896,7 +980,12 @@ def changes(history: History) -> HTMLBlock | None:
         {
             **c,
             "step": f"{c['from']} → {c['to']}",
-            "ci": f"[{num_cell(c['ci_low'])}, {num_cell(c['ci_high'])}]",
+            "before": fmt.value(c.get("mean_before"), proportion=bool(c.get("proportion"))),
+            "after": fmt.value(c.get("mean_after"), proportion=bool(c.get("proportion"))),
+            "delta": fmt.difference(c.get("diff"), proportion=bool(c.get("proportion"))),
+            "ci": fmt.interval(
+                c.get("ci_low"), c.get("ci_high"), proportion=bool(c.get("proportion")), signed=True
+            ),
         }
         for c in history.changes
     ]
@@ -907,10 +996,10 @@ def changes(history: History) -> HTMLBlock | None:
                 Col("step", "releases"),
                 Col("dataset", "dataset"),
                 Col("metric", "metric"),
-                Col("mean_before", "before", num_cell, True),
-                Col("mean_after", "after", num_cell, True),
-                Col("diff", "Δ", num_cell, True),
-                Col("ci", "CI", lambda v: v, True),
+                Col("before", "before", escape, True),
+                Col("after", "after", escape, True),
+                Col("delta", "Δ", escape, True),
+                Col("ci", "CI (adj.)", escape, True),
                 Col("p_adjusted", "p adj.", p_cell, True),
                 Col(
                     "verdict",

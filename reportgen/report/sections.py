@@ -1140,15 +1140,21 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
     orientation = (
         "A is the candidate and B the baseline: differences are candidate − baseline"
         if report.analysis.release is not None
-        else "Differences are A − B"
+        else "A is the higher-ranked system of each pair (rows in rank order), so A − B "
+        "shows how far ahead it is"
     )
+    family = report.analysis.ledger.family
     return section(
         "Per dataset × metric",
         body,
         sid="per-dataset-metric",
         intro=f"{orientation}; proportions are in percent and their "
-        "differences in percentage points (pts); “p adj.” is the p-value "
-        "after the multiple-comparison correction.",
+        "differences in percentage points (pts). “p adj.” is the p-value after the "
+        f"multiple-comparison correction ({escape(family.describe())}) and the "
+        "adjusted interval beside it agrees with it: it excludes 0 exactly when the "
+        "pair is significant; “p (unadj.)” is the raw p-value. The marginal "
+        f"{report.confidence:.0%} intervals, which go with the raw p-values, are in "
+        "<code>tables/comparisons.csv</code>.",
         fold=f"{len(_sample_lists(report))} dataset × metric(s): systems with "
         "intervals and rank intervals, pairwise tests, graphs",
     )
@@ -1175,19 +1181,23 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
             "<code>tables/comparisons.csv</code> and results.json."
         )
     proportion = bool(sl.proportion)
+    levels = {r.get("confidence_adjusted") for r in rows} - {None}
+    adjusted = f"{levels.pop():.1%} CI (adj.)" if len(levels) == 1 else "CI (adj.)"
     cols = [
         Col("system_a", "A"),
         Col("system_b", "B"),
         Col("diff", "A − B", partial(fmt.difference, proportion=proportion), True),
-        Col("ci", f"{report.confidence:.0%} CI", escape, True),
-        Col("p_value", "p", p_cell, True),
+        Col("ci", adjusted, escape, True),
         Col("p_adjusted", "p adj.", p_cell, True),
+        Col("p_value", "p (unadj.)", p_cell, True),
         Col("effect", "effect size", escape, True),
         Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else ""),
     ]
     shown = []
     for r in rows:
-        ci = fmt.interval(r.get("ci_low"), r.get("ci_high"), proportion=proportion, signed=True)
+        ci = fmt.interval(
+            r.get("ci_adjusted_low"), r.get("ci_adjusted_high"), proportion=proportion, signed=True
+        )
         shown.append(
             {
                 **r,
@@ -1477,15 +1487,17 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
     if not units:
         return None
     power = report.analysis.options.power
+    ledger = report.analysis.ledger
     rows = []
     for u in units:
         assert u.power is not None
-        mde = abs(float(u.power.mde.delta))
+        figure = ledger.noise_of(u.dataset, u.metric)
         row = {
             "list": u.name,
             "n": u.n_items,
             "design": f"{u.pairing}, {u.modality}",
-            "mde": fmt.difference(mde, proportion=u.proportion).lstrip("+"),
+            "mde": "–" if figure is None else fmt.amount(figure.mde, proportion=u.proportion),
+            "level": "–" if figure is None else f"{figure.level:.3g}",
         }
         needed = u.power.required
         row["n_required"] = None if needed is None else needed.n
@@ -1495,6 +1507,7 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
         Col("n", "items", count_cell, True),
         Col("design", "design"),
         Col("mde", f"MDE ({power:.0%} power)", escape, True),
+        Col("level", "at α′", escape, True),
     ]
     delta = report.analysis.options.detect_delta
     if delta is not None and any(r["n_required"] is not None for r in rows):
@@ -1502,10 +1515,12 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
     body = [
         table(rows, cols),
         note(
-            "MDE: the smallest difference each comparison detects with "
-            f"{power:.0%} power at α = {report.alpha:g}, from the observed "
-            "variability (median over pairs). A difference that is not significant "
-            "and smaller than it is not evidence of no difference."
+            "MDE: the smallest true difference one comparison of this design detects "
+            f"with {power:.0%} power at α′, the per-comparison level of the family "
+            f"({escape(ledger.family.describe())}), from the observed variability "
+            "(median over pairs). It is a property of the evaluation, not of a result: "
+            "a difference that is not significant is not shown to be smaller than it; "
+            "the adjusted interval of each comparison says what is left open."
             + (
                 ""
                 if report.analysis.release is not None
@@ -1547,13 +1562,22 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         body.append(
             h3(f"Noise: {unit.dataset} / {unit.metric}", slug("noise", unit.dataset, unit.metric))
         )
+        result = unit.comparisons
+        decided = (
+            ""
+            if result is None
+            else f"{int(np.sum(result.significant()))} of {result.n_pairs} pairs are "
+            "significantly different after the family's correction (the pairwise "
+            "table). "
+        )
         body.append(
-            f"<p>{profile.n_significant} of {profile.n_pairs} pairs differ at "
-            f"α = {num_cell(profile.alpha, 2)} ({escape(profile.test)}). "
-            f"Differences below {pct_cell(profile.p5_min)}–"
-            f"{pct_cell(profile.p5_max)} (p5_min–p5_max) are not reliably "
-            f"detected; null SD {pct_cell(profile.null_sd)}; "
-            f"{profile.n_close_pairs} close pairs.</p>"
+            f"<p>{decided}Benchmark noise (Wang et al. 2024, unadjusted sign tests at "
+            f"α = {num_cell(profile.alpha, 2)}): the smallest difference whose p-value "
+            f"falls below α is {fmt.amount(profile.p5_min, proportion=True)}–"
+            f"{fmt.amount(profile.p5_max, proportion=True)} (p5_min–p5_max); null SD "
+            f"{fmt.amount(profile.null_sd, proportion=True)}; "
+            f"{profile.n_close_pairs} close pairs. The noise figure of this dataset × "
+            "metric is its MDE (Noise and power).</p>"
         )
         if len(unit.systems) < 3:
             continue  # one pair: the numbers say it all
@@ -2135,7 +2159,9 @@ def _verdict_table(report: Report, comparison: Any) -> str:
                 "baseline": fmt.value(v.mean_baseline, proportion=p),
                 "candidate": fmt.value(v.mean_candidate, proportion=p),
                 "diff": fmt.difference(v.diff, proportion=p),
-                "ci": fmt.interval(v.ci_low, v.ci_high, proportion=p, signed=True),
+                "ci": fmt.interval(
+                    v.ci_adjusted_low, v.ci_adjusted_high, proportion=p, signed=True
+                ),
                 "p_adjusted": v.p_adjusted,
                 "mde": "–" if v.mde is None else fmt.difference(v.mde, proportion=p).lstrip("+"),
                 "margin": "–"
@@ -2152,7 +2178,9 @@ def _verdict_table(report: Report, comparison: Any) -> str:
                 "_css": _VERDICT_CSS[v.verdict],
             }
         )
-    levels = sorted({v.confidence for v in comparison.verdicts}, reverse=True)
+    levels = sorted(
+        {v.confidence_adjusted or v.confidence for v in comparison.verdicts}, reverse=True
+    )
     cols = [
         Col("dataset", "dataset" if one_metric else "dataset / metric"),
         Col("baseline", "baseline", escape, True),
@@ -2162,7 +2190,7 @@ def _verdict_table(report: Report, comparison: Any) -> str:
         Col("p_adjusted", "p adj.", p_cell, True),
     ]
     if show_mde:
-        cols.append(Col("mde", "MDE", escape, True))
+        cols.append(Col("mde", "MDE (design)", escape, True))
     if margins:
         cols += [Col("margin", "margin", escape, True), Col("equivalent", "equivalent", escape)]
     if flips:
@@ -2192,12 +2220,18 @@ def _verdict_table(report: Report, comparison: Any) -> str:
             "margin is ruled out); inconclusive: it does not. Equivalent: the interval "
             "lies within ±margin (two one-sided tests)."
         )
+    text += (
+        " No detectable difference: the interval contains 0; what it leaves open (a "
+        "loss or a gain up to its ends) is not ruled out."
+    )
     if show_mde:
+        level = next((n.level for n in report.analysis.ledger.noise), report.alpha)
         text += (
-            f" MDE: the smallest difference this evaluation detects with "
-            f"{report.analysis.options.power:.0%} power; “no detectable difference” "
-            "means any real difference is probably smaller than it, not that there is "
-            "none."
+            f" MDE (design): the smallest true difference one comparison of this design "
+            f"detects with {report.analysis.options.power:.0%} power at the family's "
+            f"per-comparison level α′ = {level:.3g}; a property of the evaluation, "
+            "not of the result: it says nothing about how large an undetected "
+            "difference is (the interval does)."
         )
     if one_metric:
         text += f" Metric: {escape(comparison.verdicts[0].metric)}."
@@ -2315,9 +2349,10 @@ def verdict_sentence(v: Mapping[str, Any]) -> str:
     """One verdict of results.json in words and the metric's units (the e-mail's list)."""
     p = bool(v.get("proportion", False))
     where = f"{v['dataset']} / {v['metric']}"
+    low, high = _decision_interval(v)
     diff = (
         f"{fmt.difference(v['diff'], proportion=p)} "
-        f"{fmt.interval(v['ci_low'], v['ci_high'], proportion=p, signed=True)}"
+        f"{fmt.interval(low, high, proportion=p, signed=True)}"
     )
     values = (
         f"{fmt.value(v['mean_baseline'], proportion=p)} → "
@@ -2329,13 +2364,17 @@ def verdict_sentence(v: Mapping[str, Any]) -> str:
         margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
         p_text += f", margin ±{margin}" + ("; equivalent" if v.get("equivalent") else "")
     if v["verdict"] == "no detectable difference":
-        mde = (
-            ""
-            if v.get("mde") is None
-            else f"; could have missed up to {fmt.difference(v['mde'], proportion=p).lstrip('+')}"
-        )
-        return f"{where}: no detectable difference ({values}, {diff}, {p_text}){mde}{items}."
+        left = fmt.leaves_open(low, high, direction=v.get("direction", "higher"), proportion=p)
+        return f"{where}: no detectable difference ({values}, {diff}, {p_text}); {left}{items}."
     return f"{where}: {v['verdict']} ({values}, {diff}, {p_text}){items}."
+
+
+def _decision_interval(v: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The interval a verdict row of results.json was read off: ``ci_adjusted_*``, or
+    ``ci_low``/``ci_high`` in a file written before they had fields of their own."""
+    if "ci_adjusted_low" in v:
+        return v.get("ci_adjusted_low"), v.get("ci_adjusted_high")
+    return v.get("ci_low"), v.get("ci_high")
 
 
 @_with_figures
@@ -2351,11 +2390,15 @@ def release_details(report: Report) -> HTMLBlock | None:
             _try_chart(
                 partial(
                     forest_plot,
-                    [v.to_dict() for v in comparison.verdicts],
+                    [
+                        {**v.to_dict(), "ci_low": v.ci_adjusted_low, "ci_high": v.ci_adjusted_high}
+                        for v in comparison.verdicts
+                    ],
                     title=f"{report.candidate} − {report.baseline}",
                 ),
-                "Difference candidate − baseline per dataset × metric with its confidence "
-                "interval, coloured by verdict.",
+                "Difference candidate − baseline per dataset × metric with the interval "
+                "its verdict is read off (the release's simultaneous interval), coloured "
+                "by verdict.",
                 report,
             )
         )

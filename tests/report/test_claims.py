@@ -31,11 +31,42 @@ BASE = {
 }
 
 
-def test_claim_sentence_matches_the_issue_example():
+def test_claim_sentence_of_an_older_row_labels_its_interval_unadjusted():
+    # a results.json row of before the adjusted fields: its marginal interval stands
+    # next to the raw p-value and says that it is unadjusted
     assert claim_sentence(BASE) == (
-        "A beats B on gsm8k / acc: Δ = +3.1 pts, 95% CI [1.2, 5.0], exact McNemar "
-        "p = 0.002 (Holm-Šidák adjusted 0.010), d = 0.21, n = 1,319."
+        "A beats B on gsm8k / acc: Δ = +3.1 pts, 95% CI (unadjusted) [1.2, 5.0], exact "
+        "McNemar p = 0.002 (Holm-Šidák adjusted 0.010), d = 0.21, n = 1,319."
     )
+
+
+LEDGER = {**BASE, "ci_adjusted_low": 0.006, "ci_adjusted_high": 0.056, "confidence_adjusted": 0.99}
+
+
+def test_claim_sentence_shows_the_adjusted_interval_beside_the_decision():
+    assert claim_sentence(LEDGER) == (
+        "A beats B on gsm8k / acc: Δ = +3.1 pts, 99% CI (Holm-Šidák adjusted) [0.6, 5.6], "
+        "exact McNemar p adj. = 0.010 (Holm-Šidák; unadjusted p = 0.002), d = 0.21, "
+        "n = 1,319."
+    )
+    # not significant after the correction: the adjusted interval contains 0, so the
+    # sentence never pairs "no significant difference" with an interval excluding 0
+    ns = {
+        **LEDGER,
+        "diff": -0.091,
+        "ci_low": -0.169,
+        "ci_high": -0.016,
+        "ci_adjusted_low": -0.182,
+        "ci_adjusted_high": 0.001,
+        "confidence_adjusted": 0.975,
+        "p_value": 0.013,
+        "p_adjusted": 0.054,
+        "significant": False,
+    }
+    text = claim_sentence(ns)
+    assert text.startswith("No significant difference between A and B")
+    assert "97.5% CI (Holm-Šidák adjusted) [−18.2, 0.1]" in text
+    assert "p adj. = 0.054" in text and "unadjusted p = 0.013" in text
 
 
 def test_claim_sentence_verbs():
@@ -64,7 +95,7 @@ def test_claim_sentence_styles_and_units():
         "n_b": 120,
     }
     text = claim_sentence(cont)
-    assert "Δ = +0.012, 95% CI [0.002, 0.023]" in text and "n = 100 vs 120" in text
+    assert "Δ = +0.012, 95% CI (unadjusted) [0.002, 0.023]" in text and "n = 100 vs 120" in text
     with pytest.raises(ValueError, match="style='html'"):
         claim_sentence(BASE, style="html")
 

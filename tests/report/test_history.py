@@ -38,9 +38,12 @@ def _scrambled(example_releases) -> list[str]:
     return [str(example_releases[k]) for k in ("v10.0", "v2.0", "v9.1")]
 
 
-def _reference_flags(before: str, after: str) -> dict[tuple[str, str], tuple[float, str]]:
-    """(dataset, metric) -> (Holm-Šidák adjusted p, verdict), from the raw files: the
-    paired t test on per-item scores (item means over the runs of the unit tests)."""
+def _reference_flags(
+    before: str, after: str, method: str = "holm-sidak"
+) -> dict[tuple[str, str], tuple[float, str]]:
+    """(dataset, metric) -> (adjusted p, verdict), from the raw files: the paired t test
+    on per-item scores (item means over the runs of the unit tests), adjusted by
+    statsmodels' ``method`` across the 13 dataset × metrics."""
     frames = [
         pd.read_csv(EXAMPLE / "codecompletion.csv"),
         pd.read_csv(EXAMPLE / "unittests_runs.csv"),
@@ -54,7 +57,7 @@ def _reference_flags(before: str, after: str) -> dict[tuple[str, str], tuple[flo
         keys.append((dataset, metric))
         pvalues.append(stats.ttest_rel(a, b).pvalue)
         diffs.append(float(np.mean(a - b)))
-    adjusted = multipletests(pvalues, alpha=0.05, method="holm-sidak")[1]
+    adjusted = multipletests(pvalues, alpha=0.05, method=method)[1]
     out = {}
     for key, p, d in zip(keys, adjusted, diffs):
         better = d > 0 if DIRECTION[key[1]] == "higher" else d < 0
@@ -88,11 +91,15 @@ def test_history_flags_match_scipy_and_statsmodels(example_releases, recompute):
     assert len(history.changes) == 26
     expected_method = "stored" if recompute == "auto" else "recomputed"
     assert {c["method"] for c in history.changes} == {expected_method}
+    # stored: each step is the release report's own verdict, decided in the release's
+    # family (Šidák, the single-step form of Holm-Šidák); recomputed: Holm-Šidák over
+    # the step, the later report's correction
+    family = "sidak" if recompute == "auto" else "holm-sidak"
     for before, after in (
         ("starcoder2-3b|fim|4k", "starcoder2-15b|fim|4k"),
         ("starcoder2-15b|fim|4k", "starcoder2-15b|fim|8k"),
     ):
-        reference = _reference_flags(before, after)
+        reference = _reference_flags(before, after, family)
         step = {
             (c["dataset"], c["metric"]): c
             for c in history.changes
@@ -268,3 +275,29 @@ def test_history_of_evaluation_reports_needs_the_system_named(example_releases, 
     assert [e.system for e in history.entries] == ["granite-3b|fim|4k", "starcoder2-3b|fim|4k"]
     # the v2.0 report compared exactly these two: its stored tests are used
     assert {c["method"] for c in history.changes} == {"stored"}
+
+
+def test_history_says_what_each_release_said(example_releases):
+    # history = release: every step read from a release report carries that release's
+    # own verdict, adjusted p-value and the interval the verdict was read off (the
+    # oracle is the release's results.json, written by `reportgen run`)
+    history = build_history(_scrambled(example_releases))
+    for change in history.changes:
+        folder = example_releases[change["to"]]
+        verdict = json.loads((folder / "results.json").read_text(encoding="utf-8"))["verdict"]
+        assert verdict["candidate"] == change["system_after"]
+        row = next(
+            r
+            for r in verdict["rows"]
+            if (r["dataset"], r["metric"]) == (change["dataset"], change["metric"])
+        )
+        assert change["verdict"] == row["verdict"]
+        assert change["p_adjusted"] == row["p_adjusted"]
+        assert (change["ci_low"], change["ci_high"]) == (
+            row["ci_adjusted_low"],
+            row["ci_adjusted_high"],
+        )
+        assert change["source"] == f"{change['to']} (release verdict)"
+        # and the interval agrees with the decision
+        excludes = change["ci_low"] > 0 or change["ci_high"] < 0
+        assert excludes == change["significant"]

@@ -159,6 +159,7 @@ def test_release_decision_names_regressions_in_points_against_hand_means():
     # humaneval+ regresses at the family's single-step Šidák level; mbpp+ (adjusted
     # p between 0.0253 and 0.05) does not (Holm-Šidák's step-down would call it)
     assert verdict == {"humaneval+": "regressed", "mbpp+": "no detectable difference"}
+    lows = {v.dataset: v.ci_adjusted_low for v in release.verdicts}
     for dataset in ("humaneval+", "mbpp+"):
         view = table.paired(dataset, "pass1", ["claude-3-haiku-20240307", "claude-3-opus-20240229"])
         c, b = view.scores[:, 0].mean(), view.scores[:, 1].mean()
@@ -166,7 +167,11 @@ def test_release_decision_names_regressions_in_points_against_hand_means():
         if verdict[dataset] == "regressed":
             assert f"{dataset} by {100 * (b - c):.1f} pts ({100 * b:.1f}% → {100 * c:.1f}%)" in text
         else:
-            assert f"{dataset} (−{100 * (b - c):.1f} pts, could have missed" in text
+            # words from the interval the verdict is read off, never "could have
+            # missed" (post-hoc power): the loss its lower end leaves open
+            assert f"{dataset} (−{100 * (b - c):.1f} pts; a loss of up to " in text
+            assert f"a loss of up to {-100 * lows[dataset]:.1f} pts" in text
+            assert "could have missed" not in text
     assert release_headline(release).startswith("not better: regressed on humaneval+ by ")
 
 
@@ -180,11 +185,37 @@ def test_release_intervals_agree_with_the_verdicts_against_the_sidak_level():
     assert release is not None and release.interval_correction == "sidak"
     m = len(release.verdicts)
     for v in release.verdicts:
-        assert v.confidence == pytest.approx((1 - 0.05) ** (1 / m))
+        assert v.confidence_adjusted == pytest.approx((1 - 0.05) ** (1 / m))
         assert v.correction == "sidak"
-        excludes_zero = v.ci_low > 0 or v.ci_high < 0
+        excludes_zero = v.ci_adjusted_low > 0 or v.ci_adjusted_high < 0
         assert excludes_zero == (v.p_adjusted <= 0.05)
         assert (v.verdict != "no detectable difference") == excludes_zero
+        # the marginal interval goes with the raw p-value, at the stated confidence
+        assert v.confidence == 0.95
+        assert (v.ci_low > 0 or v.ci_high < 0) == (v.p_value <= 0.05)
+
+
+def test_release_pair_reads_the_same_in_every_section():
+    # one family per question: the per-dataset comparison of the baseline and the
+    # candidate is the release's verdict (same test, p-values, interval, decision)
+    _, analysis = _opus_haiku([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
+    release = analysis.release
+    assert release is not None
+    rows = {r["dataset"]: r for r in analysis.comparisons()}
+    for v in release.verdicts:
+        row = rows[v.dataset]
+        assert row["system_a"] == v.candidate  # candidate − baseline everywhere
+        for field in ("p_value", "p_adjusted", "correction", "test", "diff"):
+            assert row[field] == v.to_dict()[field], field
+        assert (row["ci_adjusted_low"], row["ci_adjusted_high"]) == (
+            v.ci_adjusted_low,
+            v.ci_adjusted_high,
+        )
+        assert (row["ci_low"], row["ci_high"]) == (v.ci_low, v.ci_high)
+        assert row["significant"] == (v.verdict in ("improved", "regressed"))
+    family = analysis.ledger.family
+    assert family.scope == "release" and family.sizes == (len(release.verdicts),)
+    assert "Šidák over the release's 2 dataset × metric comparisons" in family.describe()
 
 
 #: On humaneval+ and mbpp+, not on lcb_codegen, and not significantly different.

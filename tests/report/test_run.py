@@ -356,11 +356,14 @@ def test_run_release_no_difference_reports_the_mde(tmp_path):
     for row in results["verdict"]["rows"]:
         assert row["mde"] is not None and row["mde"] > 0
     html = (out / "report.html").read_text(encoding="utf-8")
-    # the decision line: nothing changed detectably, and how much could have been missed
+    # the decision line: nothing changed detectably, and the largest loss the
+    # verdicts' intervals leave open (never the post-hoc "could have missed")
     assert (
         "is not detectably different from <strong>starcoder2-15b|fim|4k</strong>: no "
-        "detectable difference on all 13 dataset × metrics (could have missed up to " in html
+        "detectable difference on all 13 dataset × metrics (the largest left open: a loss "
+        "of up to " in html
     )
+    assert "could have missed" not in html
 
 
 def test_run_release_partial_coverage_is_named_everywhere(tmp_path, capsys):
