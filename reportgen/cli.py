@@ -256,8 +256,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     significant = sum(1 for c in comparisons if c["significant"])
     sys.stdout.write(
         f"{len(comparisons)} comparisons in {len(analysis.compared)} "
-        f"dataset × metric sample lists, {significant} significant at "
-        f"α = {options.alpha:g} ({options.correction}); seed {analysis.seed}\n"
+        f"dataset × metric sample lists, {significant} significant "
+        f"({analysis.ledger.family.describe()}); seed {analysis.seed}\n"
         f"wrote {path}\n"
     )
     ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]

@@ -18,7 +18,7 @@ import numpy as np
 if TYPE_CHECKING:
     from reportgen.analysis.results import UnitResult
 
-__all__ = ["SKEW_LIMIT", "list_caveats", "runs_caveats"]
+__all__ = ["SKEW_LIMIT", "list_caveats", "moments", "runs_caveats"]
 
 #: |sample skewness| above which small samples make t-type p-values too small.
 SKEW_LIMIT = 2.0
@@ -35,7 +35,7 @@ CORPUS_ITEMS = 50
 BEHRENS_RATIO = 1.5
 
 
-def _moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sample skewness and Pearson kurtosis of each column (NaN where undefined)."""
     from scipy import stats
 
@@ -84,17 +84,17 @@ def list_caveats(table: Any, unit: UnitResult) -> list[str]:
         X = table.paired(unit.dataset, unit.metric, names).item_means()
         n = X.shape[0]
         D = X[:, result.index_a] - X[:, result.index_b]
-        skew_d, _ = _moments(D)
-        skew_x, kurt_x = _moments(X)
+        skew_d, _ = moments(D)
+        skew_x, kurt_x = moments(X)
         skew = max(_worst(skew_d), _worst(skew_x))
         sizes = [n]
     else:
         samples = table.unpaired(unit.dataset, unit.metric, names).item_means()
         sizes = [len(x) for x in samples]
         n = min(sizes)
-        moments = [_moments(np.asarray(x, dtype=float)) for x in samples]
-        skew = _worst(np.array([m[0][0] for m in moments]))
-        kurt_x = np.array([m[1][0] for m in moments])
+        per_system = [moments(np.asarray(x, dtype=float)) for x in samples]
+        skew = _worst(np.array([m[0][0] for m in per_system]))
+        kurt_x = np.array([m[1][0] for m in per_system])
     if n < SKEW_ITEMS and np.isfinite(skew) and skew > SKEW_LIMIT:
         out.append(
             f"The scores or their differences are strongly skewed (|skewness| up to "

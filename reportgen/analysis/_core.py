@@ -195,6 +195,7 @@ def analyze(
     *,
     execution: Execution | None = None,
     progress: Callable[[int, int], None] | None = None,
+    _decide: _Decide | None = None,
 ) -> Analysis:
     """Compare the systems of every (dataset, metric) of ``table``.
 
@@ -253,7 +254,11 @@ def analyze(
             stacklevel=2,
         )
     with blas_threads(1):  # the same bits whatever the executor (execution.blas_threads)
-        return _analyze(table, options, seed, execution, progress)
+        return _analyze(table, options, seed, execution, progress, _decide)
+
+
+#: A family that decides its claims itself (a release): units in, (units, release) out.
+_Decide = Callable[[list[UnitResult], int], tuple[list[UnitResult], ReleaseComparison]]
 
 
 def _analyze(
@@ -262,8 +267,13 @@ def _analyze(
     seed: int,
     execution: Execution | None,
     progress: Callable[[int, int], None] | None,
+    decide: _Decide | None = None,
 ) -> Analysis:
-    """:func:`analyze` after its checks: the units, then the steps across units."""
+    """:func:`analyze` after its checks: the units, then the steps across units.
+
+    ``decide`` (a release) replaces the comparisons' decisions by its family's before
+    anything is derived from them (the graphs, tie groups and rankings), so that every
+    part of the analysis shows the same decision."""
     family = _family_size(table, options) if options.correct_across == "all" else None
     tasks = [(dataset, metric, options, seed, family) for dataset, metric in table.pairs()]
     outputs: list[UnitOutput] = map_units(
@@ -297,6 +307,9 @@ def _analyze(
             f"p-values adjusted with {options.correction} across all "
             f"{len(raw)} comparisons of the analysis"
         )
+    release = None
+    if decide is not None:
+        units, release = decide(units, seed)
     units = [with_graph(u) for u in units]  # from the final adjusted p-values
     across = rank_across(table, options, seed, units)
     units = [
@@ -316,7 +329,7 @@ def _analyze(
         across.ranking,
         tuple(across.aggregates),
         tuple(across.topsis),
-        None,
+        release,
         tuple(notes),
     )
 
@@ -383,24 +396,26 @@ def analyze_release(
         baseline=None,
         order="all-pairs",
     )
-    analysis = analyze(table, options, execution=execution, progress=progress)
     coverage = [(d, m, table.systems_of(d, m)) for d, m in table.pairs()]
-    comparison = release_comparison(
-        analysis.units,
-        coverage,
-        baseline=baseline,
-        candidate=candidate,
-        release=release,
-        table=table,
-        options=options,
-        seed=analysis.seed,
-    )
-    by_unit = {(v.dataset, v.metric): v for v in comparison.verdicts}
-    units = tuple(
-        _with_release_claim(u, by_unit.get((u.dataset, u.metric)), candidate)
-        for u in analysis.units
-    )
-    return replace(analysis, units=units, release=comparison)
+
+    def decide(units: list[UnitResult], seed: int) -> tuple[list[UnitResult], ReleaseComparison]:
+        comparison = release_comparison(
+            units,
+            coverage,
+            baseline=baseline,
+            candidate=candidate,
+            release=release,
+            table=table,
+            options=options,
+            seed=seed,
+        )
+        by_unit = {(v.dataset, v.metric): v for v in comparison.verdicts}
+        aligned = [
+            _with_release_claim(u, by_unit.get((u.dataset, u.metric)), candidate) for u in units
+        ]
+        return aligned, comparison
+
+    return analyze(table, options, execution=execution, progress=progress, _decide=decide)
 
 
 def _with_release_claim(unit: UnitResult, verdict: Any, candidate: str) -> UnitResult:

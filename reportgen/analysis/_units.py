@@ -313,6 +313,16 @@ def _intervals(
             f"{method} interval was replaced by the bootstrap BCa interval"
         )
         method = "bca"
+    if method == "auto" and not binary:
+        why = _bca_miscalibrated(samples)
+        if why:
+            # the calibration suite's diagnostic (analysis/_caveats.py) says BCa
+            # under-covers here: the default uses the interval that covers, and says so
+            notes.append(
+                f"{dataset} / {metric}: the systems' means have t intervals, not BCa "
+                f"({why}: BCa intervals cover less than their level there)"
+            )
+            method = "t"
     result = mean_intervals(
         samples,
         systems=view.systems,
@@ -324,6 +334,21 @@ def _intervals(
     )
     proportion = all(bool(np.all((x >= 0) & (x <= 1))) for x in (s[~np.isnan(s)] for s in samples))
     return result, binary, proportion
+
+
+def _bca_miscalibrated(samples: Any) -> str:
+    """Why BCa intervals of these per-system samples would under-cover (the thresholds
+    of :mod:`reportgen.analysis._caveats`), or "" when they do not."""
+    from reportgen.analysis._caveats import BOOTSTRAP_ITEMS, KURTOSIS_LIMIT, moments
+
+    sizes = [int(np.sum(~np.isnan(x))) for x in samples]
+    if sizes and 2 <= min(sizes) < BOOTSTRAP_ITEMS:
+        return f"only {min(sizes)} items"
+    kurtosis = [float(moments(np.asarray(x, dtype=float))[1][0]) for x in samples if len(x) > 3]
+    worst = max((k for k in kurtosis if np.isfinite(k)), default=float("nan"))
+    if np.isfinite(worst) and worst > KURTOSIS_LIMIT:
+        return f"heavy-tailed scores, kurtosis up to {worst:.0f} (normal: 3)"
+    return ""
 
 
 def _exploration(

@@ -481,9 +481,11 @@ def release_decision(comparison: ReleaseComparison) -> str:
         head = f"{cand} is not shown to be non-inferior to {base}"
     elif improved and any(_loss_left(v) > 0 for v in flat):
         # never "is better" while a loss is left open elsewhere: the worst unit decides
+        others = len(c.verdicts) - len(improved)
         head = (
             f"{cand} improved on {len(improved)} of {len(c.verdicts)} dataset × metrics "
-            f"over {base}, and a loss is not ruled out on the others"
+            f"over {base}, and a loss is not ruled out on the "
+            + ("other" if others == 1 else "others")
         )
     elif improved:
         head = f"{cand} is better than {base}"

@@ -146,13 +146,26 @@ def difference(x: Any, *, proportion: bool) -> str:
 
     >>> difference(0.02849, proportion=True), difference(-0.01234, proportion=False)
     ('+2.8 pts', '−0.0123')
+    >>> difference(-0.00036, proportion=True), difference(0.0, proportion=True)
+    ('−0.04 pts', '0.0 pts')
     """
     v = _finite(x)
     if v is None:
         return "–"
     if proportion:
-        return _signed(fixed(v, 100.0, 1), round(v * 100, 1)) + " pts"
+        return _signed(_points(v), v) + " pts"
     return _signed(number(v, 3), v)
+
+
+def _points(v: float) -> str:
+    """A proportion difference in points with one decimal, or two when one would show a
+    non-zero value as 0.0 (``−0.04``, never ``−0.0``); an exact 0 is ``0.0``."""
+    text = fixed(v, 100.0, 1)
+    if v != 0 and text.lstrip(MINUS) == "0.0":
+        text = fixed(v, 100.0, 2)
+        if text.lstrip(MINUS) == "0.00":
+            return "<0.01" if v > 0 else MINUS + "<0.01"
+    return text
 
 
 def interval(low: Any, high: Any, *, proportion: bool, signed: bool = False) -> str:
@@ -169,7 +182,7 @@ def interval(low: Any, high: Any, *, proportion: bool, signed: bool = False) -> 
         if v is None:
             ends.append("–")
             continue
-        text = fixed(v, 100.0, 1) if proportion else number(v, 3)
+        text = _points(v) if proportion else number(v, 3)
         ends.append(_signed(text, v) if signed else text)
     return f"[{ends[0]}, {ends[1]}]"
 

@@ -217,8 +217,28 @@ def _fmt_p(value: Any) -> str:
     return fmt.p_value(value)
 
 
-def _ci(row: Mapping[str, Any]) -> str:
-    return f"[{_fmt(row.get('ci_low'))}, {_fmt(row.get('ci_high'))}]"
+def _proportion(results: Mapping[str, Any], dataset: str, metric: str) -> bool:
+    """Whether (dataset, metric) holds proportions (shown in percent, differences in
+    points, as in the report): the flag of its comparisons or verdicts, else a binary
+    metric."""
+    rows = [*(results.get("comparisons") or ()), *((_verdict(results) or {}).get("rows") or ())]
+    for row in rows:
+        if row.get("dataset") == dataset and row.get("metric") == metric and "proportion" in row:
+            return bool(row["proportion"])
+    metrics = (results.get("config") or {}).get("metrics") or {}
+    return (metrics.get(metric) or {}).get("modality") == "binary"
+
+
+def _ci(row: Mapping[str, Any], proportion: bool) -> str:
+    return fmt.interval(row.get("ci_low"), row.get("ci_high"), proportion=proportion)
+
+
+def _decided(v: Mapping[str, Any]) -> dict[str, Any]:
+    """A verdict row with ``ci_low``/``ci_high`` set to the interval its verdict is read
+    off (``ci_adjusted_*``; an older file kept it in ``ci_low``/``ci_high``)."""
+    if "ci_adjusted_low" not in v:
+        return dict(v)
+    return {**v, "ci_low": v.get("ci_adjusted_low"), "ci_high": v.get("ci_adjusted_high")}
 
 
 def _verdict(results: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -325,7 +345,11 @@ def _leaderboard_rows(
         return None
     dataset, metric = lists[0]
     top, total = _top_systems(results, dataset, metric, limit)
-    rows = [[str(i + 1), str(r["system"]), _fmt(r["mean"]), _ci(r)] for i, r in enumerate(top)]
+    p = _proportion(results, dataset, metric)
+    rows = [
+        [str(i + 1), str(r["system"]), fmt.value(r["mean"], proportion=p), _ci(r, p)]
+        for i, r in enumerate(top)
+    ]
     return (f"Leaderboard: {dataset} / {metric}", ["#", "system", "mean", "CI"], rows, total)
 
 
@@ -390,12 +414,14 @@ def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]], l
         top, total = _top_systems(results, dataset, metric, limit)
         if not top:
             continue
+        scale = 100.0 if _proportion(results, dataset, metric) else 1.0
         data = [
             {
                 "system": str(r["system"]),
-                "mean": r["mean"],
-                "ci_low": r.get("ci_low"),
-                "ci_high": r.get("ci_high"),
+                **{
+                    k: None if r.get(k) is None else scale * float(r[k])
+                    for k in ("mean", "ci_low", "ci_high")
+                },
             }
             for r in top
         ]
@@ -404,7 +430,12 @@ def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]], l
         y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
         base = alt.Chart(inline_data(data)).encode(y=y)
         rule = base.mark_rule(strokeWidth=2).encode(
-            x=alt.X("ci_low:Q", title=metric, scale=alt.Scale(zero=False)), x2=alt.X2("ci_high:Q")
+            x=alt.X(
+                "ci_low:Q",
+                title=f"{metric} (%)" if scale == 100.0 else metric,
+                scale=alt.Scale(zero=False),
+            ),
+            x2=alt.X2("ci_high:Q"),
         )
         point = base.mark_point(filled=True, size=50).encode(x=alt.X("mean:Q"))
         panels.append(
@@ -641,8 +672,8 @@ def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int, char
         from reportgen.charts import forest_plot
 
         out.image(
-            forest_plot(shown),
-            "Candidate − baseline with confidence intervals, coloured by verdict",
+            forest_plot([_decided(v) for v in shown]),
+            "Candidate − baseline with the interval each verdict is read off, coloured by verdict",
         )
     out.text.append("")
 
@@ -675,9 +706,9 @@ def _verdict_table(
     out: _Body, shown: Sequence[Mapping[str, Any]], *, n_rows: int, max_rows: int
 ) -> None:
     """Baseline, candidate, difference, interval, adjusted p and verdict of ``shown``."""
-    header = ["dataset / metric", "baseline", "candidate", "Δ", "CI", "p adj.", "verdict"]
+    header = ["dataset / metric", "baseline", "candidate", "Δ", "CI (adj.)", "p adj.", "verdict"]
     trows = []
-    for v in shown:
+    for v in map(_decided, shown):
         p = bool(v.get("proportion", False))
         trows.append(
             [

@@ -1140,8 +1140,8 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
     orientation = (
         "A is the candidate and B the baseline: differences are candidate − baseline"
         if report.analysis.release is not None
-        else "A is the higher-ranked system of each pair (rows in rank order), so A − B "
-        "shows how far ahead it is"
+        else "A is the higher-ranked system of each pair (rows in rank order); A − B is "
+        "on the metric's own scale, so it is negative where lower is better"
     )
     family = report.analysis.ledger.family
     return section(
@@ -1931,6 +1931,62 @@ REFERENCES = (
         "inference (the interval of a proportion).",
     ),
     ("Wilson (2019)", "The harmonic mean p-value for combining dependent tests."),
+    (
+        "Šidák (1967)",
+        "Rectangular confidence regions for the means of multivariate normal distributions.",
+    ),
+    (
+        "Strassburger & Bretz (2008)",
+        "Compatible simultaneous lower confidence bounds for the Holm procedure and other "
+        "Bonferroni-based closed tests.",
+    ),
+    (
+        "Schuirmann (1987)",
+        "A comparison of the two one-sided tests procedure and the power approach for "
+        "assessing the equivalence of average bioavailability.",
+    ),
+    (
+        "Miettinen (1976)",
+        "Estimability and estimation in case-referent studies (test-based confidence limits).",
+    ),
+    ("Dunn (1961)", "Multiple comparisons among means (the Bonferroni correction)."),
+    (
+        "Benjamini & Hochberg (1995)",
+        "Controlling the false discovery rate: a practical and powerful approach to "
+        "multiple testing.",
+    ),
+    (
+        "Benjamini & Yekutieli (2001)",
+        "The control of the false discovery rate in multiple testing under dependency.",
+    ),
+    (
+        "Benjamini & Yekutieli (2005)",
+        "False discovery rate-adjusted multiple confidence intervals for selected parameters.",
+    ),
+    (
+        "Tango (1998)",
+        "Equivalence test and confidence interval for the difference in proportions for "
+        "the paired-sample design.",
+    ),
+    ("Newcombe (1998)", "Interval estimation for the difference between independent proportions."),
+    (
+        "Welch (1947)",
+        "The generalization of 'Student's' problem when several different population "
+        "variances are involved.",
+    ),
+    ("Student (1908)", "The probable error of a mean."),
+)
+
+#: Words in a test's or an interval's name -> the reference the Methods cite for it.
+_METHOD_REFERENCES = (
+    ("mcnemar", "McNemar (1947)"),
+    ("tango", "Tango (1998)"),
+    ("newcombe", "Newcombe (1998)"),
+    ("welch", "Welch (1947)"),
+    ("paired t", "Student (1908)"),
+    ("wilson", "Wilson (1927)"),
+    ("bootstrap", "Efron & Tibshirani (1993)"),
+    ("bca", "Efron & Tibshirani (1993)"),
 )
 
 #: The words of the report a reader may not know.
@@ -1953,41 +2009,115 @@ GLOSSARY = (
     ),
     (
         "MDE",
-        "minimum detectable effect: the smallest difference the evaluation detects "
-        "with the stated power; smaller real differences can go unnoticed.",
+        "minimum detectable effect: the smallest true difference one comparison detects "
+        "with the stated power at the family's per-comparison level; a property of the "
+        "design, never evidence that an observed difference is small.",
+    ),
+    (
+        "adjusted interval",
+        "the interval beside an adjusted p-value: it excludes 0 exactly when the "
+        "comparison is significant after the multiple-comparison correction.",
     ),
     (
         "paired",
         "every system was scored on the same items, so each comparison uses the "
         "per-item differences (more sensitive than comparing means).",
     ),
-    ("noise floor", "differences below the MDE: the benchmark cannot tell them from chance."),
+    ("noise floor", "the MDE of a dataset × metric: the one noise figure the report gives."),
 )
 
 
 def methods(report: Report) -> HTMLBlock | None:
-    """How the numbers were made, in a short paragraph, with the references (authors,
-    year) and a glossary; which test where, the inputs with hashes and the versions are
-    in :func:`provenance` (appendix)."""
+    """How the numbers were made, from the ledger (:attr:`Analysis.ledger`): exactly the
+    tests, corrections, intervals, margins and family the claims used, each with its
+    reference, and nothing about analyses the report does not show; a glossary. Which
+    test where, the inputs with hashes and the versions are in :func:`provenance`."""
     from reportgen import __version__
 
-    opts = report.analysis.options
-    tests = sorted({u.test for u in _sample_lists(report) if u.test})
-    body = [
-        f"<p>Each dataset × metric is analysed on its own: every pair of systems is "
-        f"compared with a test chosen by the design (paired or not) and the kind of "
-        f"score ({escape(', '.join(tests)) or 'none'}; Dror et al. 2018, "
-        f"Ackerman et al. 2025); the p-values are adjusted with the "
-        f"{escape(_correction_name(report))} (Holm 1979) at α = {opts.alpha:g}; each "
-        f"system's mean has a {opts.confidence:.0%} interval (Wilson 1927 for "
-        f"proportions, the bootstrap of Efron & Tibshirani 1993 where resampling is "
-        f"used, {opts.n_resamples:,} resamples). Systems are ranked across datasets "
-        f"by an aggregate of standardised means with the harmonic-mean p of Wilson "
-        f"(2019) and the critical difference of Demšar (2006); tie groups follow "
-        f"Piepho (2004). Noise and power follow Wang et al. (2024) and Miller (2024). "
-        f"reportgen {escape(__version__)}, seed {report.analysis.seed}: the same data, "
-        f"options and seed give the same numbers.</p>"
-    ]
+    analysis = report.analysis
+    ledger = analysis.ledger
+    opts = analysis.options
+    family = ledger.family
+    cited: list[str] = []
+
+    def cite(key: str) -> str:
+        if key not in cited:
+            cited.append(key)
+        return key
+
+    def listed(kind: str) -> str:
+        parts = []
+        for m in (m for m in ledger.methods if m.kind == kind):
+            for word, key in _METHOD_REFERENCES:
+                if word in m.name.lower():
+                    cite(key)
+            n = len(m.units)
+            where = f" ({n} dataset × metric{'s' if n != 1 else ''})" if n else ""
+            parts.append(f"{m.name}{where}")
+        return "; ".join(parts) or "none"
+
+    text: list[str] = []
+    release = analysis.release
+    if release is not None:
+        text.append(
+            f"The candidate {release.candidate} is compared with the baseline "
+            f"{release.baseline} on every dataset × metric both were scored on, as "
+            f"candidate − baseline, with {listed('test')}."
+        )
+        text.append(
+            f"The release is one family: {family.describe()}. Every verdict is read off "
+            f"the simultaneous interval at that family's level, which inverts the "
+            f"comparison's own test: improved or regressed when it excludes 0 "
+            f"({cite('Šidák (1967)')}; single-step because a step-down correction has no "
+            f"intervals that agree with its decisions, {cite('Strassburger & Bretz (2008)')})."
+        )
+        if release.has_margin:
+            text.append(
+                f"Margins ({listed('margin')}): non-inferior when the interval lies above "
+                f"−δ; equivalent when it lies within ±δ, two one-sided tests "
+                f"({cite('Schuirmann (1987)')})."
+            )
+    else:
+        text.append(
+            "Each dataset × metric is analysed on its own: every pair of systems is "
+            "compared with the test chosen by the design (paired or not) and the kind of "
+            f"score ({cite('Ackerman et al. (2025)')}, "
+            f"{cite('Dror, Baumer, Shlomov & Reichart (2018)')}): "
+            f"{listed('test')}."
+        )
+        for key in _correction_keys(family.correction):
+            cite(key)
+        cite("Miettinen (1976)")
+        text.append(
+            f"Multiplicity: {family.describe()}. The interval beside each decision is "
+            f"adjusted as its p-value is: {family.intervals}."
+        )
+    text.append(
+        f"Each system's mean has a {opts.confidence:.0%} interval; the differences have "
+        f"marginal intervals ({listed('interval')})."
+    )
+    if ledger.noise:
+        level = max(n.level for n in ledger.noise)
+        text.append(
+            f"Minimum detectable effects are properties of the design at {opts.power:.0%} "
+            f"power and the family's per-comparison level (α′ ≤ {level:.3g})."
+        )
+    if release is None and analysis.ranking is not None:
+        text.append(
+            "Systems are ranked across datasets by an aggregate of standardised means "
+            f"with the harmonic-mean p of {cite('Wilson (2019)')} and the critical "
+            f"difference of {cite('Demšar (2006)')}; tie groups follow "
+            f"{cite('Piepho (2004)')}."
+        )
+    if release is None and any(u.noise is not None for u in analysis.units):
+        text.append(f"Benchmark noise follows {cite('Wang et al. (2024)')}.")
+    if any(u.runs is not None for u in analysis.units):
+        text.append(f"Repeated runs follow {cite('Miller (2024)')}.")
+    text.append(
+        f"reportgen {__version__}, seed {analysis.seed}: the same data, options and seed "
+        "give the same numbers."
+    )
+    body = [f"<p>{escape(' '.join(text))}</p>"]
     body.append(h3("Glossary", "glossary"))
     body.append(
         '<dl class="rg-glossary">'
@@ -1995,12 +2125,30 @@ def methods(report: Report) -> HTMLBlock | None:
         + "</dl>"
     )
     body.append(h3("References", "references"))
+    references = dict(REFERENCES)
     body.append(
         '<ul class="rg-references">'
-        + "".join(f"<li>{escape(who)}. {escape(what)}</li>" for who, what in REFERENCES)
+        + "".join(
+            f"<li>{escape(who)}. {escape(references[who])}</li>"
+            for who in sorted(cited)
+            if who in references
+        )
         + "</ul>"
     )
     return section("Methods", body, sid="methods")
+
+
+def _correction_keys(correction: str) -> tuple[str, ...]:
+    """The references of a correction and of its adjusted intervals, as the References
+    list names them."""
+    return {
+        "holm": ("Holm (1979)", "Strassburger & Bretz (2008)"),
+        "holm-sidak": ("Holm (1979)", "Šidák (1967)", "Strassburger & Bretz (2008)"),
+        "sidak": ("Šidák (1967)",),
+        "bonferroni": ("Dunn (1961)",),
+        "fdr_bh": ("Benjamini & Hochberg (1995)", "Benjamini & Yekutieli (2005)"),
+        "fdr_by": ("Benjamini & Yekutieli (2001)", "Benjamini & Yekutieli (2005)"),
+    }.get(correction, ())
 
 
 def provenance(report: Report) -> HTMLBlock | None:
