@@ -109,7 +109,11 @@ def _arc_height(n: int) -> int:
 
 
 def connected_graph_chart(
-    ordered_ranking: OrderedRanking, *, title: str | None = None
+    ordered_ranking: OrderedRanking,
+    *,
+    title: str | None = None,
+    value_title: str = "mean score",
+    scale: float = 1.0,
 ) -> alt.LayerChart:
     """Connected graph plot of an ordered ranking (Ackerman et al. 2025, §5.1), drawn as an arc
     diagram.
@@ -120,6 +124,9 @@ def connected_graph_chart(
         :func:`~reportgen.stats.ranking.ordered_ranking` result.
     title
         Chart title; default names the significance level.
+    value_title, scale
+        The vertical axis' title and the factor the means are drawn at (100 draws
+        proportions in percent, as the report's tables show them).
 
     Returns
     -------
@@ -148,7 +155,7 @@ def connected_graph_chart(
     nodes = [
         {
             "system": s,
-            "mean": float(ranking.mean[i]),
+            "mean": scale * float(ranking.mean[i]),
             "x": 0.0,
             "column": 0,
             "rank": int(ranking.rank[i]),
@@ -197,7 +204,7 @@ def connected_graph_chart(
     left = max((-e["x"] for e in edges), default=0.0) + 0.08
     x_scale = alt.Scale(domain=[-left, 1.0])
     x = alt.X("x:Q", axis=None, scale=x_scale)
-    y = _y(ranking)
+    y = _y(ranking, value_title)
     layers: list[alt.Chart] = []
     edge_tooltip = [
         alt.Tooltip("source:N"),
@@ -274,7 +281,13 @@ PANEL_WIDTH = 170
 PANELS_PER_ROW = 4
 
 
-def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -> alt.FacetChart:
+def clique_chart(
+    ordered_ranking: OrderedRanking,
+    *,
+    title: str | None = None,
+    value_title: str = "mean score",
+    scale: float = 1.0,
+) -> alt.FacetChart:
     """The split view of Ackerman et al. 2025, §5.1: every clique and every isolated system as a
     panel, panels in descending mean of their best member, systems at their mean (one
     vertical scale for all panels), the members of a clique joined by a line.
@@ -285,6 +298,8 @@ def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -
         :func:`~reportgen.stats.ranking.ordered_ranking` result of all-pairs comparisons.
     title
         Chart title.
+    value_title, scale
+        As :func:`connected_graph_chart`.
 
     Returns
     -------
@@ -327,7 +342,7 @@ def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -
                     "column": col,
                     "group": name,
                     "system": s,
-                    "mean": float(ranking.mean[i]),
+                    "mean": scale * float(ranking.mean[i]),
                     "rank": int(ranking.rank[i]),
                     "best": s == best,
                 }
@@ -337,7 +352,7 @@ def clique_chart(ordered_ranking: OrderedRanking, *, title: str | None = None) -
     sign = -1.0 if ranking.direction == "lower" else 1.0
     _spread_labels(rows, "column", _gap(ranking, height), sign)
     x = alt.X("x:Q", axis=None, scale=alt.Scale(domain=[0, 1]))
-    y = _y(ranking)
+    y = _y(ranking, value_title)
     tooltip = [
         alt.Tooltip("group:N"),
         alt.Tooltip("system:N"),

@@ -63,9 +63,9 @@ def pvalue_vs_difference_chart(
     width: int = 520,
     height: int = 340,
 ) -> alt.LayerChart:
-    """p-value against the accuracy difference of every pair (eval-arena, Wang et al. 2024).
+    """p-value against the difference of every pair (eval-arena, Wang et al. 2024).
 
-    x = ``|diff|`` in % of the items (``100 * abs_diff`` of
+    x = ``|diff|`` in percentage points (``100 * abs_diff`` of
     :meth:`NoiseProfile.pair_records`), y = the exact test's p-value on a log scale;
     horizontal rules at ``alphas`` and vertical rules at ``p5_min`` and ``p5_max``
     (when defined). Pairs with a p-value of 0 (underflow) or undefined cannot be shown
@@ -95,7 +95,7 @@ def pvalue_vs_difference_chart(
         .encode(
             x=alt.X(
                 "abs_diff_pct:Q",
-                title="|accuracy difference| (% of items)",
+                title="|A − B| (pts)",
                 scale=alt.Scale(zero=True),
             ),
             y=alt.Y(
@@ -107,7 +107,7 @@ def pvalue_vs_difference_chart(
             tooltip=[
                 alt.Tooltip("system_a:N", title="system A"),
                 alt.Tooltip("system_b:N", title="system B"),
-                alt.Tooltip("abs_diff_pct:Q", title="|diff| (%)", format=".2f"),
+                alt.Tooltip("abs_diff_pct:Q", title="|A − B| (pts)", format=".2f"),
                 alt.Tooltip("abs_diff_items:Q", title="|diff| (items)"),
                 alt.Tooltip("a_wins:Q", title="A wins"),
                 alt.Tooltip("b_wins:Q", title="B wins"),
@@ -162,7 +162,7 @@ def pvalue_vs_difference_chart(
         .properties(
             width=width,
             height=height,
-            title=alt.TitleParams("p-value vs accuracy difference of each pair", subtitle=subtitle),
+            title=alt.TitleParams("p-value vs difference of each pair", subtitle=subtitle),
         )
     )
 
@@ -253,23 +253,29 @@ def difference_vs_sum_chart(
 
 
 def ci_width_by_runs_chart(
-    runs_width_result: RunsWidthResult, *, width: int = 420, height: int = 300
+    runs_width_result: RunsWidthResult,
+    *,
+    width: int = 420,
+    height: int = 300,
+    proportion: bool = False,
 ) -> alt.Chart:
     """Interval width against the number of runs used, one line per system
-    (Fraile-Hernández & Peñas 2025).
+    (Fraile-Hernández & Peñas 2025). With ``proportion`` the widths are in percentage
+    points and the means in percent, as the report's tables show them.
 
     Up to :data:`MAX_LEGEND_SYSTEMS` systems get a colour each; with more, the lines are
     grey and the system names are in the tooltips.
     """
     r = runs_width_result
+    scale = 100.0 if proportion else 1.0
     rows = [
         {
             "system": x["system"],
             "runs": x["runs"],
-            "width": x["width"],
-            "ci_low": x["ci_low"],
-            "ci_high": x["ci_high"],
-            "estimate": x["estimate"],
+            **{
+                k: None if x[k] is None else scale * float(x[k])
+                for k in ("width", "ci_low", "ci_high", "estimate")
+            },
         }
         for x in r.to_records()
         if x["width"] is not None
@@ -298,7 +304,8 @@ def ci_width_by_runs_chart(
             ),
             y=alt.Y(
                 "width:Q",
-                title=f"width of the {r.confidence:.0%} interval",
+                title=f"width of the {r.confidence:.0%} interval"
+                + (" (pts)" if proportion else ""),
                 scale=alt.Scale(zero=True),
             ),
             color=color,
@@ -329,7 +336,12 @@ def ci_width_by_runs_chart(
 
 
 def power_curve_chart(
-    power_curve: PowerCurve, *, target: float = 0.8, width: int = 420, height: int = 300
+    power_curve: PowerCurve,
+    *,
+    target: float = 0.8,
+    width: int = 420,
+    height: int = 300,
+    proportion: bool = False,
 ) -> alt.Chart | alt.LayerChart:
     """Power against n (one line per effect), or the MDE against n.
 
@@ -345,8 +357,9 @@ def power_curve_chart(
     design = pts[0].design
     if all(p.solved_for == "delta" for p in pts):
         tp = pts[0].target_power
+        scale = 100.0 if proportion else 1.0  # proportions: the MDE in points
         rows = [
-            {"n": r["n"], "mde": r["delta"], "power": r["power"]}
+            {"n": r["n"], "mde": scale * float(r["delta"]), "power": r["power"]}
             for r in recs
             if r["delta"] is not None and r["n"] is not None
         ]
@@ -356,7 +369,11 @@ def power_curve_chart(
             .encode(
                 # about 6 ticks: "900" and a flushed "1,000" overlapped at 11
                 x=alt.X("n:Q", title="n (items)", axis=alt.Axis(tickCount=6)),
-                y=alt.Y("mde:Q", title="minimum detectable effect", scale=alt.Scale(zero=True)),
+                y=alt.Y(
+                    "mde:Q",
+                    title="minimum detectable effect" + (" (pts)" if proportion else ""),
+                    scale=alt.Scale(zero=True),
+                ),
                 tooltip=[
                     alt.Tooltip("n:Q", format=",.0f"),
                     alt.Tooltip("mde:Q", title="MDE", format=".4f"),

@@ -1112,7 +1112,9 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
                     partial(
                         connected_graph_chart,
                         sl.graph,
-                        title=f"{sl.metric}: not significantly different",
+                        title=f"{sl.dataset} / {sl.metric}: pairs not significantly different",
+                        value_title=f"mean {sl.metric}" + (" (%)" if sl.proportion else ""),
+                        scale=100.0 if sl.proportion else 1.0,
                     ),
                     "Systems at their mean; an arc joins two systems that are not "
                     "significantly different (the thicker, the larger its adjusted p).",
@@ -1335,18 +1337,28 @@ def across_datasets(report: Report) -> HTMLBlock | None:
         f"({', '.join(escape(x) for x in rk.lists)}). Pairwise evidence: "
         f"{escape(rk.method)}.</p>"
     ]
+    # the lists are aggregated as standardised means (Ackerman et al. 2025, §4.3)
+    axis = "standardised mean (SD units)"
     if n_systems <= MAX_GRAPH_SYSTEMS:
         body.append(
             charts_row(
                 _try_chart(
                     partial(
-                        connected_graph_chart, rk.graph, title="Ordered ranking across datasets"
+                        connected_graph_chart,
+                        rk.graph,
+                        title="Ordered ranking across datasets",
+                        value_title=axis,
                     ),
                     "An arc joins two systems whose combined evidence is not significant.",
                     report,
                 ),
                 _try_chart(
-                    partial(clique_chart, rk.graph, title="Groups of indistinguishable systems"),
+                    partial(
+                        clique_chart,
+                        rk.graph,
+                        title="Groups of indistinguishable systems",
+                        value_title=axis,
+                    ),
                     "Maximal cliques of the graph.",
                     report,
                 ),
@@ -1549,7 +1561,11 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         body.append(
             charts_row(
                 _try_chart(
-                    partial(power_curve_chart, curve_unit.mde_curve),
+                    partial(
+                        power_curve_chart,
+                        curve_unit.mde_curve,
+                        proportion=bool(curve_unit.proportion),
+                    ),
                     f"MDE by number of items for {escape(curve_unit.name)}.",
                     report,
                 )
@@ -1753,7 +1769,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
             body.append(
                 charts_row(
                     _try_chart(
-                        partial(ci_width_by_runs_chart, widths),
+                        partial(ci_width_by_runs_chart, widths, proportion=bool(unit.proportion)),
                         "CI width against the number of runs used.",
                         report,
                     )

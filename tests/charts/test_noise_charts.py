@@ -288,3 +288,21 @@ def test_all_charts_render(profile, mbpp, runs_result, topsis_case, tmp_path):
     for name, chart in charts.items():
         render(chart, tmp_path, name)
     assert math.isfinite(profile.p5_min)
+
+
+def test_proportion_charts_draw_points_not_raw_proportions(runs_result):
+    # one unit everywhere: differences of proportions in percentage points, as in the
+    # tables (the oracle is the result's own raw values times 100)
+    spec = ci_width_by_runs_chart(runs_result, proportion=True).to_dict()
+    rows = values(spec, spec)
+    by_key = {(r["system"], r["runs"]): r["width"] for r in rows}
+    for j, s in enumerate(runs_result.systems):
+        for i, k in enumerate(runs_result.runs):
+            assert by_key[(s, int(k))] == pytest.approx(100 * runs_result.width[i, j])
+    assert spec["encoding"]["y"]["title"].endswith("(pts)")
+    curve = mde_curve([100, 400, 1600], design="unpaired-binary", baseline=0.7)
+    spec = power_curve_chart(curve, proportion=True).to_dict()
+    line = layers(spec)[0] if "layer" in spec else spec
+    mdes = [r["mde"] for r in values(line, spec)]
+    assert mdes == pytest.approx([100 * float(d) for d in curve.delta])
+    assert line["encoding"]["y"]["title"] == "minimum detectable effect (pts)"
