@@ -374,8 +374,9 @@ def _intervals_text(scope: Scope, correction: str) -> str:
     else:
         how = "the simultaneous per-comparison level"
     return (
-        f"test-based intervals (Miettinen 1976) at {how}: each excludes 0 exactly when "
-        "its comparison is significant"
+        f"each comparison's interval carried to {how}, or the test-based interval "
+        "(Miettinen 1976) where the two would disagree: each excludes 0 exactly when its "
+        "comparison is significant"
     )
 
 

@@ -237,14 +237,18 @@ def compatible_intervals(
     ci_high: np.ndarray | None = None,
     confidence: float = 0.95,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Intervals of ``diff`` that exclude 0 exactly when ``pvalues <= levels``.
+    """Intervals of ``diff`` at the per-comparison ``levels`` that exclude 0 exactly when
+    ``pvalues <= levels``.
 
-    The test-based interval of Miettinen (1976): the standard error implied by the
-    test, ``|diff| / z(p)``, times the normal quantile of the comparison's level. It
-    agrees with the test whatever the test is (exact, permutation, bootstrap, t): it
-    excludes 0 exactly when ``p <= level``, because ``z`` is monotone. Used with the
-    levels of :func:`decision_levels`, it is the interval that agrees with the
-    multiplicity-adjusted decision.
+    Each comparison's marginal interval (``ci_low``/``ci_high`` at ``confidence``) is
+    carried to its level by the normal quantiles, keeping its shape: each side's width
+    times ``z(level) / z(1 - confidence)``. Where that interval and the test disagree
+    (a test and an interval of different methods can, near the decision boundary), or
+    where no marginal interval is given, the test-based interval of Miettinen (1976) is
+    used: the standard error implied by the test, ``|diff| / z(p)``, times the level's
+    quantile, which excludes 0 exactly when ``p <= level`` whatever the test (exact,
+    permutation, bootstrap, t), because ``z`` is monotone. Used with the levels of
+    :func:`decision_levels`, the result agrees with the multiplicity-adjusted decision.
 
     Parameters
     ----------
@@ -259,9 +263,7 @@ def compatible_intervals(
         ``"two-sided"``: two-sided intervals; ``"greater"`` (``"less"``): lower (upper)
         bounds, the other end NaN (unbounded).
     ci_low, ci_high, confidence
-        The marginal two-sided interval at ``confidence``: its standard error
-        ``(ci_high - ci_low) / (2 z)`` is used where the test implies none (``diff = 0``
-        or a one-sided p-value of at least 1/2, where ``z(p) <= 0``).
+        The marginal two-sided intervals at ``confidence`` (optional).
 
     Returns
     -------
@@ -270,12 +272,16 @@ def compatible_intervals(
 
     Notes
     -----
-    Two-sided: ``diff ± z(1 - level/2) |diff| / z(1 - p/2)``; it excludes 0 iff
-    ``z(1 - p/2) > z(1 - level/2)`` iff ``p < level``. A p-value equal to its level
+    Carried interval, two-sided: ``diff - (diff - ci_low) r`` to ``diff + (ci_high -
+    diff) r`` with ``r = z(1 - level/2) / z(1/2 + confidence/2)``: exact for Wald
+    intervals (t intervals up to the ratio of t to normal quantiles), and an
+    approximation that keeps a score or bootstrap interval's asymmetry otherwise.
+    Test-based, two-sided: ``diff ± z(1 - level/2) |diff| / z(1 - p/2)``; it excludes 0
+    iff ``z(1 - p/2) > z(1 - level/2)`` iff ``p < level``. A p-value equal to its level
     (rejected) gives an interval ending at 0; the end is moved inside by a relative
-    1e-12 so that the interval excludes 0 as the decision says. The interval is as
-    wide as the data and the test say: a conservative exact test gives a wider one
-    than a score interval would.
+    1e-12 so that the interval excludes 0 as the decision says. The test-based interval
+    is used only where it must be: far from the decision boundary a discrete or
+    conservative test's large p-value makes it too wide.
 
     References
     ----------
@@ -297,29 +303,41 @@ def compatible_intervals(
     p = np.asarray(pvalues, dtype=np.float64)
     a = np.asarray(levels, dtype=np.float64)
     two_sided = alternative == "two-sided"
+    significant = p <= a
     with np.errstate(divide="ignore", invalid="ignore"):
         z_p = ndtri(1.0 - p / 2.0) if two_sided else ndtri(1.0 - p)
         z_a = ndtri(1.0 - a / 2.0) if two_sided else ndtri(1.0 - a)
         # the difference in the direction of the evidence ("less": the same on -diff)
         d_eff = -d if alternative == "less" else np.abs(d) if two_sided else d
         se = d_eff / z_p
-        fallback = ~(np.isfinite(se) & (se > 0))
-        if ci_low is not None and ci_high is not None:
-            z_c = ndtri(0.5 + confidence / 2.0)
-            se_marginal = (np.asarray(ci_high, float) - np.asarray(ci_low, float)) / (2 * z_c)
-            se = np.where(fallback, se_marginal, se)
-        else:
-            se = np.where(fallback, np.nan, se)
         half = z_a * se
-        significant = p <= a
         # the boundary case p == level: keep the end strictly off 0, as decided
         edge = significant & (half >= d_eff) & (d_eff > 0)
         half = np.where(edge, d_eff * (1.0 - 1e-12), half)
-    if two_sided:
-        return d - half, d + half
-    if alternative == "greater":
-        return d - half, np.full(d.shape, np.nan)
-    return np.full(d.shape, np.nan), d + half
+        if two_sided:
+            low, high = d - half, d + half
+        elif alternative == "greater":
+            low, high = d - half, np.full(d.shape, np.nan)
+        else:
+            low, high = np.full(d.shape, np.nan), d + half
+        if ci_low is not None and ci_high is not None:
+            ratio = z_a / ndtri(0.5 + confidence / 2.0)
+            c_low = d - (d - np.asarray(ci_low, dtype=np.float64)) * ratio
+            c_high = d + (np.asarray(ci_high, dtype=np.float64) - d) * ratio
+            if alternative == "greater":
+                c_high = np.full(d.shape, np.nan)
+            elif alternative == "less":
+                c_low = np.full(d.shape, np.nan)
+            excludes = (np.nan_to_num(c_low, nan=-np.inf) > 0) | (
+                np.nan_to_num(c_high, nan=np.inf) < 0
+            )
+            carried = np.isfinite(c_low) | np.isfinite(c_high)
+            use = carried & (excludes == significant)
+            low, high = np.where(use, c_low, low), np.where(use, c_high, high)
+            # nothing to go on from the test either (diff = 0, p = 1): the carried one
+            none = ~np.isfinite(low) & ~np.isfinite(high)
+            low, high = np.where(none, c_low, low), np.where(none, c_high, high)
+    return low, high
 
 
 def single_step_level(alpha: float, *, method: Correction, m: int) -> float:

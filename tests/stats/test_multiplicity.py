@@ -180,3 +180,45 @@ def test_compatible_intervals_edge_cases():
     # nothing to go on: NaN, never a number made up
     low, high = compatible_intervals(np.array([0.0]), np.array([1.0]), np.array([0.05]))
     assert np.isnan(low[0]) and np.isnan(high[0])
+
+
+def test_compatible_intervals_carry_the_marginal_interval_to_the_level():
+    # closed form: a marginal Wald interval at 95% carried to the level is the Wald
+    # interval at that level, whatever the (agreeing) test's p-value
+    from scipy import stats
+
+    diff = np.array([0.3, -0.12, 0.01])
+    se = np.array([0.1, 0.05, 0.2])
+    z95 = stats.norm.ppf(0.975)
+    p = 2 * stats.norm.sf(np.abs(diff) / se)
+    level = np.array([0.05 / 3] * 3)
+    low, high = compatible_intervals(
+        diff, p, level, ci_low=diff - z95 * se, ci_high=diff + z95 * se
+    )
+    z = stats.norm.ppf(1 - level / 2)
+    np.testing.assert_allclose(low, diff - z * se, rtol=1e-9)
+    np.testing.assert_allclose(high, diff + z * se, rtol=1e-9)
+    # a score interval's asymmetry is kept: each side is stretched by the same ratio
+    low, high = compatible_intervals(
+        np.array([0.2]), np.array([0.5]), np.array([0.01]), ci_low=[-0.1], ci_high=[0.6]
+    )
+    r = stats.norm.ppf(0.995) / z95
+    assert low[0] == pytest.approx(0.2 - 0.3 * r) and high[0] == pytest.approx(0.2 + 0.4 * r)
+
+
+def test_compatible_intervals_fall_back_to_the_test_where_they_disagree():
+    # the marginal interval excludes 0 but the (exact, conservative) test's p-value is
+    # above the level: the carried interval would contradict the decision, so the
+    # test-based one is used, and it contains 0
+    from scipy import stats
+
+    low, high = compatible_intervals(
+        np.array([0.05]),
+        np.array([0.08]),
+        np.array([0.05]),
+        ci_low=[0.001],
+        ci_high=[0.099],
+    )
+    se = 0.05 / stats.norm.ppf(1 - 0.08 / 2)
+    assert low[0] == pytest.approx(0.05 - stats.norm.ppf(0.975) * se)
+    assert low[0] < 0 < high[0]
