@@ -374,9 +374,9 @@ def _intervals_text(scope: Scope, correction: str) -> str:
     else:
         how = "the simultaneous per-comparison level"
     return (
-        f"each comparison's interval carried to {how}, or the test-based interval "
-        "(Miettinen 1976) where the two would disagree: each excludes 0 exactly when its "
-        "comparison is significant"
+        f"the comparison's own interval carried to {how}, or the test-based interval "
+        "(Miettinen 1976) where they would disagree, so that it excludes 0 exactly when "
+        "the comparison is significant"
     )
 
 

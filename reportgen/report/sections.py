@@ -2039,7 +2039,6 @@ GLOSSARY = (
         "every system was scored on the same items, so each comparison uses the "
         "per-item differences (more sensitive than comparing means).",
     ),
-    ("noise floor", "the MDE of a dataset × metric: the one noise figure the report gives."),
 )
 
 
@@ -2095,28 +2094,26 @@ def methods(report: Report) -> HTMLBlock | None:
             )
     else:
         text.append(
-            "Each dataset × metric is analysed on its own: every pair of systems is "
-            "compared with the test chosen by the design (paired or not) and the kind of "
-            f"score ({cite('Ackerman et al. (2025)')}, "
-            f"{cite('Dror, Baumer, Shlomov & Reichart (2018)')}): "
-            f"{listed('test')}."
+            "Every pair of systems is compared per dataset × metric with the test the "
+            f"design and the kind of score call for ({cite('Ackerman et al. (2025)')}, "
+            f"{cite('Dror, Baumer, Shlomov & Reichart (2018)')}): {listed('test')}."
         )
         for key in _correction_keys(family.correction):
             cite(key)
         cite("Miettinen (1976)")
         text.append(
-            f"Multiplicity: {family.describe()}. The interval beside each decision is "
-            f"adjusted as its p-value is: {family.intervals}."
+            f"Multiplicity: {family.describe()}; the interval beside each decision is "
+            f"{family.intervals}."
         )
     text.append(
-        f"Each system's mean has a {opts.confidence:.0%} interval; the differences have "
-        f"marginal intervals ({listed('interval')})."
+        f"Intervals: {opts.confidence:.0%} for each system's mean; {listed('interval')} for "
+        "the differences."
     )
     if ledger.noise:
         level = max(n.level for n in ledger.noise)
         text.append(
-            f"Minimum detectable effects are properties of the design at {opts.power:.0%} "
-            f"power and the family's per-comparison level (α′ ≤ {level:.3g})."
+            f"MDEs are at {opts.power:.0%} power and the family's per-comparison level "
+            f"(α′ ≤ {level:.3g})."
         )
     if release is None and analysis.ranking is not None:
         text.append(

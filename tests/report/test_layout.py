@@ -168,12 +168,20 @@ def test_eval_arena_budgets(tmp_path):
 
 
 def test_no_page_but_the_last_is_less_than_a_fifth_full(example):
+    # the page before the appendix may be thin: the appendix starts on a page of its
+    # own (a forced break), and the body's last words fall where they fall
     import numpy as np
     import pypdfium2
 
     pdf = pypdfium2.PdfDocument(str(example / "report.pdf"))
+    texts = _pages(example / "report.pdf")
+    appendix = next(
+        k for k, text in enumerate(texts) if "Appendix" in [x.strip() for x in text.splitlines()]
+    )
     thin = []
     for k in range(len(pdf) - 1):
+        if k == appendix - 1:
+            continue
         image = np.asarray(pdf[k].render(scale=0.4).to_pil().convert("L"))
         h = image.shape[0]
         body = image[int(0.08 * h) : int(0.92 * h)]  # without the running header and footer
