@@ -77,6 +77,9 @@ _VERDICT_CSS = {
     "improved": "improved",
     "regressed": "regressed",
     "no detectable difference": "neutral",
+    # a release with a margin decides these (the history shows its verdict as it is)
+    "non-inferior": "improved",
+    "inconclusive": "neutral",
 }
 
 
@@ -844,9 +847,15 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
         for c in history.changes
         if c["dataset"] == dataset and c["metric"] == metric
     }
+    proportion = _proportion(history.entries[-1].folder, dataset, metric)
+    scale = 100.0 if proportion else 1.0  # proportions in percent, as in the tables
     data = [
         {
             **r,
+            **{
+                k: None if r.get(k) is None else scale * float(r[k])
+                for k in ("mean", "ci_low", "ci_high")
+            },
             "verdict": verdict_of.get(r["release"], "first release")
             if r["role"] == "followed"
             else "reference",
@@ -861,7 +870,9 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
     base = alt.Chart(inline_data(data)).encode(x=x)
     followed = base.transform_filter(alt.datum.role == "followed")
     line = followed.mark_line(color="#4c78a8", strokeWidth=1.5).encode(
-        y=alt.Y("mean:Q", title=metric, scale=alt.Scale(zero=False))
+        y=alt.Y(
+            "mean:Q", title=f"{metric} (%)" if proportion else metric, scale=alt.Scale(zero=False)
+        )
     )
     rule = base.mark_rule(strokeWidth=2).encode(
         y=alt.Y("ci_low:Q"),
