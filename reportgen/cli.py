@@ -481,6 +481,8 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
         sys.stderr.write(
             f"reportgen: warning: not compared: {entry.name}: {entry.reason}{closest}\n"
         )
+    for part in comparison.partial:
+        sys.stderr.write(f"reportgen: warning: partial: {part.name}: {part.reason}\n")
     if gate is None:
         return EXIT_OK
     failures = comparison.gate_failures(gate, allow_partial=allow_partial)  # type: ignore[arg-type]
@@ -490,7 +492,7 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
         sys.stderr.write(f"reportgen: gate {gate}: {line}\n")
     extra = (
         "; give the missing scores, or pass --allow-partial to judge only what was compared"
-        if comparison.not_compared and not allow_partial
+        if (comparison.not_compared or comparison.partial) and not allow_partial
         else ""
     )
     sys.stderr.write(

@@ -48,6 +48,7 @@ from reportgen.names import GATES, Gate
 __all__ = [
     "VERDICTS",
     "NotCompared",
+    "PartialCoverage",
     "ReleaseComparison",
     "ReleaseFlips",
     "ReleaseVerdict",
@@ -140,8 +141,12 @@ class ReleaseVerdict:
     p-values), with their family-adjusted values (compared with α/2, the one-sided
     level of a two-sided interval; see
     :func:`reportgen.stats.margins.margin_decisions`), and ``equivalent`` (the interval
-    lies inside (−δ, δ)). ``n_lost``/``n_gained``: paired items the candidate scored
-    worse/better on (None when unpaired).
+    lies inside (−δ, δ)). *Non-inferior* is judged unadjusted, as the intersection-union
+    test "every unit is non-inferior" needs (Berger 1982): ``ni_bound``, the loss side
+    of the marginal interval at 1 − α (a one-sided 1 − α/2 bound), lies above −δ (below
+    δ when lower is better), which is ``p_noninferiority <= α/2``.
+    ``n_lost``/``n_gained``: paired items the candidate scored worse/better on (None
+    when unpaired).
     """
 
     dataset: str
@@ -178,6 +183,7 @@ class ReleaseVerdict:
     ci_adjusted_low: float | None = None
     ci_adjusted_high: float | None = None
     confidence_adjusted: float | None = None
+    ni_bound: float | None = None
 
     @property
     def name(self) -> str:
@@ -237,6 +243,73 @@ class NotCompared:
             tuple(row.get("missing", ())),
             str(row.get("reason", "")),
             tuple(row.get("closest", ())),
+        )
+
+
+@dataclass(frozen=True)
+class PartialCoverage:
+    """A dataset × metric where the two systems were scored on different items: the
+    verdict covers only the items both have (``n_common``); the others are named.
+
+    ``n_baseline``/``n_candidate`` are the items each system was scored on."""
+
+    dataset: str
+    metric: str
+    n_baseline: int
+    n_candidate: int
+    n_common: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.dataset} / {self.metric}"
+
+    @property
+    def baseline_only(self) -> int:
+        return self.n_baseline - self.n_common
+
+    @property
+    def candidate_only(self) -> int:
+        return self.n_candidate - self.n_common
+
+    @property
+    def reason(self) -> str:
+        """``the candidate was scored on 120 of the baseline's 200 items`` and the like."""
+        parts = []
+        if self.baseline_only:
+            parts.append(
+                f"{self.baseline_only} item{'s' * (self.baseline_only != 1)} scored for the "
+                "baseline only"
+            )
+        if self.candidate_only:
+            parts.append(
+                f"{self.candidate_only} item{'s' * (self.candidate_only != 1)} scored for the "
+                "candidate only"
+            )
+        return (
+            " and ".join(parts)
+            + f": compared on the {self.n_common} item{'s' * (self.n_common != 1)} both have"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "metric": self.metric,
+            "n_baseline": self.n_baseline,
+            "n_candidate": self.n_candidate,
+            "n_common": self.n_common,
+            "baseline_only": self.baseline_only,
+            "candidate_only": self.candidate_only,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> PartialCoverage:
+        return cls(
+            str(row["dataset"]),
+            str(row["metric"]),
+            int(row["n_baseline"]),
+            int(row["n_candidate"]),
+            int(row["n_common"]),
         )
 
 
@@ -340,6 +413,9 @@ class ReleaseComparison:
         use (the same unless it is a step-down correction).
     flips
         Per paired dataset × metric, the items the candidate lost and gained.
+    partial
+        The dataset × metrics compared on part of their items only (items scored for
+        one of the two systems only).
     """
 
     baseline: str
@@ -352,6 +428,7 @@ class ReleaseComparison:
     correction: str | None = None
     interval_correction: str | None = None
     flips: tuple[ReleaseFlips, ...] = ()
+    partial: tuple[PartialCoverage, ...] = ()
 
     @property
     def counts(self) -> dict[str, int]:
@@ -375,8 +452,10 @@ class ReleaseComparison:
 
         ``"regression"`` fails on a *regressed* verdict; ``"non-inferiority"`` fails
         unless every compared dataset × metric is *improved* or *non-inferior* (one
-        without a margin cannot be). Both fail when a dataset × metric of the data was
-        not compared, unless ``allow_partial``.
+        without a margin cannot be): an intersection-union test, so each unit's
+        non-inferiority is judged at the unadjusted one-sided level α/2 (Berger 1982).
+        Both fail when a dataset × metric of the data was not compared, or was compared
+        on part of its items only, unless ``allow_partial``.
         """
         if gate not in GATES:
             raise InputError(f"gate {gate!r} is not valid", hint=f"use one of: {', '.join(GATES)}")
@@ -396,6 +475,7 @@ class ReleaseComparison:
                     )
         if not allow_partial:
             out.extend(f"{n.name} was not compared ({n.reason})" for n in self.not_compared)
+            out.extend(f"{p.name} is partial ({p.reason})" for p in self.partial)
         return out
 
     @property
@@ -408,8 +488,8 @@ class ReleaseComparison:
 
     @property
     def complete(self) -> bool:
-        """Whether every dataset × metric of the data was compared."""
-        return not self.not_compared
+        """Whether every dataset × metric of the data was compared, on all its items."""
+        return not self.not_compared and not self.partial
 
     @property
     def decision(
@@ -425,15 +505,15 @@ class ReleaseComparison:
     ]:
         """The release in one word: ``"regressed"`` if anything regressed; else
         ``"not compared"`` when nothing could be compared, ``"incomplete"`` when some
-        dataset × metric was not; else ``"inconclusive"`` when a loss larger than a
-        margin is not ruled out somewhere; else ``"improved"`` if anything improved;
-        else ``"non-inferior"`` when every dataset × metric is; else ``"no detectable
-        difference"``."""
+        dataset × metric was not, or only on part of its items; else ``"inconclusive"``
+        when a loss larger than a margin is not ruled out somewhere; else
+        ``"improved"`` if anything improved; else ``"non-inferior"`` when every dataset
+        × metric is; else ``"no detectable difference"``."""
         if self.regressions:
             return "regressed"
         if not self.verdicts:
             return "not compared"
-        if self.not_compared:
+        if self.not_compared or self.partial:
             return "incomplete"
         if self.inconclusive:
             return "inconclusive"
@@ -458,6 +538,7 @@ class ReleaseComparison:
             "correction": self.correction,
             "interval_correction": self.interval_correction,
             "flips": [f.to_dict() for f in self.flips],
+            "partial": [p.to_dict() for p in self.partial],
         }
 
     @classmethod
@@ -475,6 +556,7 @@ class ReleaseComparison:
             verdict.get("correction"),
             verdict.get("interval_correction"),
             tuple(ReleaseFlips.from_dict(f) for f in verdict.get("flips", ())),
+            tuple(PartialCoverage.from_dict(p) for p in verdict.get("partial", ())),
         )
 
 
@@ -622,6 +704,22 @@ def release_comparison(
         else None
     )
     flip_of = {(f.dataset, f.metric): f for f in flips}
+    partial = []
+    for unit, _, _ in tested:
+        if unit.pairing != "paired":  # unpaired: every item of each system is used
+            continue
+        info = table.pairing(unit.dataset, unit.metric, (baseline, candidate))
+        counts = info.items_per_system
+        if info.n_common < info.n_items:
+            partial.append(
+                PartialCoverage(
+                    unit.dataset,
+                    unit.metric,
+                    int(counts.get(baseline, 0)),
+                    int(counts.get(candidate, 0)),
+                    int(info.n_common),
+                )
+            )
     verdicts = []
     for k, (unit, row, result) in enumerate(tested):
         assert decisions is not None
@@ -645,7 +743,8 @@ def release_comparison(
                 p_value=_num(d.p_superiority[k]),
                 p_adjusted=_num(d.p_superiority_adjusted[k]),
                 correction=interval_correction,
-                verdict=d.verdict[k],
+                verdict=_intersection_union(d.verdict[k], result, options.alpha),
+                ni_bound=_ni_bound(result, options.alpha),
                 margin=result.margin,
                 p_noninferiority=_num(d.p_noninferiority[k]),
                 p_noninferiority_adjusted=_num(d.p_noninferiority_adjusted[k]),
@@ -700,7 +799,41 @@ def release_comparison(
         options.correction,
         interval_correction,
         tuple(flips),
+        tuple(partial),
     )
+
+
+def _ni_bound(result: Any, alpha: float) -> float | None:
+    """The bound a non-inferiority claim is read off: the loss side of the marginal
+    interval at 1 − α (the one-sided 1 − α/2 bound), None without a margin."""
+    if result.margin is None:
+        return None
+    low, high = result.interval(1.0 - alpha)
+    return _num((low if result.direction == "higher" else high)[0])
+
+
+def _intersection_union(verdict: str, result: Any, alpha: float) -> Verdict:
+    """The verdict with non-inferiority judged as the gate needs it.
+
+    "Every dataset × metric is non-inferior" is an intersection-union test: it holds
+    at level α/2 when each unit's non-inferiority test does, unadjusted (Berger 1982),
+    so a unit is *non-inferior* when its marginal one-sided 1 − α/2 bound lies on the
+    right side of the margin (``p_noninferiority <= α/2``). Improved and regressed stay
+    the family's adjusted decisions (:func:`reportgen.stats.margins.margin_decisions`).
+
+    References
+    ----------
+    .. [1] Berger, R. L. (1982). Multiparameter hypothesis testing and acceptance sampling.
+           Technometrics 24(4), 295-300.
+    """
+    if result.margin is None or verdict in ("improved", "regressed"):
+        return verdict  # type: ignore[return-value]
+    bound = _ni_bound(result, alpha)
+    if bound is None:
+        return "inconclusive"
+    delta = float(result.margin)
+    ok = bound > -delta if result.direction == "higher" else bound < delta
+    return "non-inferior" if ok else "inconclusive"
 
 
 def _pair_row(unit: Any, baseline: str, candidate: str) -> dict[str, Any] | None:

@@ -477,6 +477,12 @@ def release_decision(comparison: ReleaseComparison) -> str:
             f"{cand} was compared with {base} on only {len(c.verdicts)} of "
             f"{len(c.verdicts) + len(c.not_compared)} dataset × metrics"
         )
+    elif c.partial:
+        n = len(c.partial)
+        head = (
+            f"{cand} was compared with {base} on part of the items of {n} dataset × "
+            f"metric{'s' if n != 1 else ''}"
+        )
     elif inconclusive:
         head = f"{cand} is not shown to be non-inferior to {base}"
     elif improved and any(_loss_left(v) > 0 for v in flat):
@@ -497,6 +503,9 @@ def release_decision(comparison: ReleaseComparison) -> str:
     if c.not_compared:
         names = [_e(n.dataset if one_metric else n.name) for n in c.not_compared]
         tail = f"; not compared on {_some(names, 'datasets')}"
+    if c.partial:
+        names = [_e(p.dataset if one_metric else p.name) for p in c.partial]
+        tail += f"; on part of the items only on {_some(names, 'datasets')}"
     return f"{head}: " + "; ".join(parts) + tail + "."
 
 
@@ -522,6 +531,8 @@ def release_headline(comparison: ReleaseComparison) -> str:
     one_metric = len({v.metric for v in c.verdicts}) == 1
     total = len(c.verdicts) + len(c.not_compared)
     missing = f"; {len(c.not_compared)} of {total} not compared" if c.not_compared else ""
+    if c.partial:
+        missing += f"; {len(c.partial)} on part of the items only"
     if not c.verdicts:
         return f"nothing compared: the two systems share none of {total} comparisons"
 
@@ -558,7 +569,8 @@ def release_headline(comparison: ReleaseComparison) -> str:
 
 def not_compared_lines(comparison: ReleaseComparison) -> list[str]:
     """One HTML line per reason a dataset × metric was not compared, naming them and
-    the systems there whose names are closest to the missing ones."""
+    the systems there whose names are closest to the missing ones, then one per dataset
+    × metric compared on part of its items only (with the counts)."""
     by_reason: dict[str, list[NotCompared]] = {}
     for entry in comparison.not_compared:
         by_reason.setdefault(entry.reason, []).append(entry)
@@ -568,6 +580,7 @@ def not_compared_lines(comparison: ReleaseComparison) -> list[str]:
         closest = list(dict.fromkeys(s for n in entries for s in n.closest))
         hint = f" Closest names there: {_names(closest)} (a renamed run?)." if closest else ""
         lines.append(f"{names}: {_e(reason)}.{hint}")
+    lines.extend(f"{_e(p.name)}: {_e(p.reason)}." for p in comparison.partial)
     return lines
 
 

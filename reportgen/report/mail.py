@@ -649,11 +649,12 @@ def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int, char
         out.html.append(f"<p>{items}</p>")
     missing = not_compared_lines(comparison)
     if missing:
-        out.text += ["", f"NOT COMPARED ({len(comparison.not_compared)})"]
+        n_missing = len(comparison.not_compared) + len(comparison.partial)
+        out.text += ["", f"NOT COMPARED OR PARTIAL ({n_missing})"]
         out.text += ["  - " + plain(line) for line in missing]
         out.html.append(
-            f'<div class="warning"><p><strong>Not compared '
-            f"({len(comparison.not_compared)})</strong>: the verdict covers "
+            f'<div class="warning"><p><strong>Not compared or partial '
+            f"({n_missing})</strong>: the verdict covers "
             "only what both systems were scored on.</p><ul>"
             + "".join(f"<li>{line}</li>" for line in missing)
             + "</ul></div>"
