@@ -18,7 +18,9 @@ every-eval-ever  every_eval_ever aggregate ``<uuid>.json`` + ``<uuid>_samples.js
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.data.adapters._base import (
@@ -33,6 +35,7 @@ from reportgen.data.adapters._base import (
     check_regular_file,
     lfs_pointer_error,
     read_log,
+    skip_input,
 )
 from reportgen.errors import InputError, Location
 
@@ -56,6 +59,9 @@ _BUILTIN_MODULES = (
     "long",
     "wide",
     "eval_arena",
+    "deepeval",
+    "promptfoo",
+    "evalplus",
     "lm_eval",
     "inspect_ai",
     "helm",
@@ -203,9 +209,156 @@ def _content_note(head: bytes | None) -> str:
     return ""
 
 
-def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
-    """Resolve one input path to (file or folder, adapter) pairs. A folder that no
-    adapter claims as a whole is expanded to the data files directly inside it."""
+#: How many folder levels below a given folder the walk searches.
+MAX_WALK_DEPTH = 6
+#: Folders the walk never enters: version control, dependencies, caches, virtual
+#: environments. Other hidden folders are skipped too, except :data:`_HIDDEN_RESULTS`.
+_SKIP_FOLDERS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "site-packages",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".ipynb_checkpoints",
+    }
+)
+#: Hidden folders in which harnesses keep results (DeepEval's ``.deepeval``).
+_HIDDEN_RESULTS = frozenset({".deepeval"})
+
+
+@dataclass
+class _Walk:
+    """What a folder walk found: the inputs to read, the files it did not read (and
+    why), and the subfolders holding such files (for the hint when nothing is found)."""
+
+    found: list[tuple[Path, Adapter]] = field(default_factory=list)
+    skipped: list[SkippedInput] = field(default_factory=list)
+    candidates: dict[str, int] = field(default_factory=dict)
+
+
+def _walk(root: Path, options: LoadOptions) -> _Walk:
+    """Search ``root`` and its subfolders (at most :data:`MAX_WALK_DEPTH` levels) for
+    evaluation results: a subfolder that an adapter claims as a whole (an lm-eval output
+    folder, a HELM run, a ``.deepeval`` folder, ...) is read as one input and not entered;
+    every other file whose format is detected is read. Generic tables (long, wide) count
+    only directly inside ``root``. Symbolic links are followed once (a loop is skipped)."""
+    _ensure_builtins()
+    adapters = sorted(_REGISTRY.values(), key=lambda a: a.priority)
+    walk = _Walk()
+    seen: set[str] = set()
+
+    def skip(path: Path, reason: str) -> None:
+        walk.skipped.append(SkippedInput(str(path), reason))
+        folder = str(path.parent)
+        walk.candidates[folder] = walk.candidates.get(folder, 0) + 1
+
+    def visit(folder: Path, depth: int) -> None:
+        real = os.path.realpath(folder)
+        if real in seen:
+            walk.skipped.append(
+                SkippedInput(str(folder), "a symbolic link back to a folder already searched")
+            )
+            return
+        seen.add(real)
+        if depth > 0:
+            for adapter in adapters:
+                if adapter.claims(folder, None, options):
+                    walk.found.append((folder, adapter))
+                    return
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            walk.skipped.append(SkippedInput(str(folder), f"cannot list it: {exc.strerror}"))
+            return
+        subfolders = []
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name in _SKIP_FOLDERS or (
+                    entry.name.startswith(".") and entry.name not in _HIDDEN_RESULTS
+                ):
+                    continue
+                subfolders.append(path)
+                continue
+            name = entry.name.lower()
+            if entry.name.startswith(".") or not name.endswith(_DATA_SUFFIXES):
+                continue
+            try:
+                adapter = detect_format(path, options)
+            except InputError as exc:
+                skip(path, f"not read: {exc.message}")
+                continue
+            if adapter.generic and depth > 0:
+                skip(
+                    path,
+                    f"not read: a {adapter.name} table in a subfolder (tables are read "
+                    "from the folder given, not from its subfolders); pass the file or "
+                    "its folder to read it",
+                )
+                continue
+            walk.found.append((path, adapter))
+        for sub in subfolders:
+            if depth + 1 > MAX_WALK_DEPTH:
+                walk.skipped.append(
+                    SkippedInput(
+                        str(sub), f"not searched: more than {MAX_WALK_DEPTH} folder levels deep"
+                    )
+                )
+                continue
+            visit(sub, depth + 1)
+
+    visit(root, 0)
+    return walk
+
+
+def _nothing_found(path: Path, walk: _Walk) -> InputError:
+    """The error for a folder walk that found no evaluation results, naming the
+    subfolders that hold files it could not read."""
+    hint = (
+        f"expected files ending in {', '.join(_DATA_SUFFIXES)} or the output folder of "
+        f"a harness; known formats: {', '.join(adapter_names())}"
+    )
+    if walk.candidates:
+        folders = sorted(walk.candidates, key=lambda f: (-walk.candidates[f], f))
+        shown = ", ".join(
+            f"{os.path.relpath(f, path) if f != str(path) else '.'} "
+            f"({walk.candidates[f]} file{'s' if walk.candidates[f] != 1 else ''})"
+            for f in folders[:5]
+        )
+        more = f" and {len(folders) - 5} more" if len(folders) > 5 else ""
+        first = walk.skipped[0] if walk.skipped else None
+        why = f"; e.g. {first.path}: {first.reason}" if first else ""
+        hint = (
+            f"these folders hold files that are not evaluation results reportgen knows: "
+            f"{shown}{more}{why}; pass one with --format to read it as that format. {hint}"
+        )
+    return InputError(
+        "the folder holds no evaluation results reportgen can read "
+        f"(searched {MAX_WALK_DEPTH} folder levels deep)",
+        location=Location(str(path)),
+        hint=hint,
+    )
+
+
+def _expand(
+    path: Path, options: LoadOptions
+) -> tuple[list[tuple[Path, Adapter]], list[SkippedInput]]:
+    """Resolve one input path to (file or folder, adapter) pairs, and the files a folder
+    walk did not read. A folder that no adapter claims as a whole is walked
+    (:func:`_walk`); with ``--format``, the data files directly inside it are read."""
     check_regular_file(path)
     if options.format is not None:
         adapter = get_adapter(options.format)
@@ -216,24 +369,21 @@ def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
         if path.is_dir() and not adapter.sniff(path, None):
             files = _data_files(path)
             if files:
-                return [(f, adapter) for f in files]
-        return [(path, adapter)]
+                return [(f, adapter) for f in files], []
+        return [(path, adapter)], []
     if path.is_dir():
         _ensure_builtins()
         for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
             if adapter.claims(path, None, options):
-                return [(path, adapter)]
-        files = _data_files(path)
-        if not files:
-            raise InputError(
-                "the folder holds no evaluation results reportgen can read",
-                location=Location(str(path)),
-                hint=f"expected files ending in {', '.join(_DATA_SUFFIXES)} or an "
-                f"lm-eval, Inspect, HELM or every_eval_ever output folder; known formats: "
-                f"{', '.join(adapter_names())}",
-            )
-        return [(f, detect_format(f, options)) for f in files]
-    return [(path, detect_format(path, options))]
+                return [(path, adapter)], []
+        walk = _walk(path, options)
+        if not walk.found:
+            raise _nothing_found(path, walk)
+        for skipped in walk.skipped:
+            if options.strict_inputs:
+                skip_input(options, skipped.path, skipped.reason, hint="move it out of the folder")
+        return walk.found, walk.skipped
+    return [(path, detect_format(path, options))], []
 
 
 def _data_files(folder: Path) -> list[Path]:
@@ -260,8 +410,11 @@ def read_inputs(
     if not items:
         raise InputError("no input given", hint="pass one or more files or folders")
     pending: list[tuple[Path, Adapter]] = []
+    not_read: list[SkippedInput] = []
     for raw in items:
-        pending.extend(_expand(Path(raw), options))
+        found, skipped = _expand(Path(raw), options)
+        pending.extend(found)
+        not_read.extend(skipped)
     results = []
     together: dict[str, list[Path]] = {}
     for path, adapter in pending:
@@ -283,4 +436,6 @@ def read_inputs(
         result.format, result.source = name, ", ".join(str(p) for p in group)
         result.files = log.files
         results.append(result)
+    if not_read and results:
+        results[0].skipped = [*not_read, *results[0].skipped]
     return results

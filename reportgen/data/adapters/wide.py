@@ -34,6 +34,7 @@ class WideTableAdapter(Adapter):
     name = "wide"
     description = "wide table, one column per system and one row per item (CSV, TSV, Parquet)"
     priority = 60
+    generic = True
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         return is_tabular(path, head)
