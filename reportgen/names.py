@@ -99,6 +99,7 @@ INPUT_FORMATS: tuple[str, ...] = (
     "inspect",
     "helm",
     "every-eval-ever",
+    "ragas",
     "long",
     "wide",
 )

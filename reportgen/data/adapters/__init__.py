@@ -62,6 +62,7 @@ _BUILTIN_MODULES = (
     "deepeval",
     "promptfoo",
     "evalplus",
+    "ragas",
     "lm_eval",
     "inspect_ai",
     "helm",

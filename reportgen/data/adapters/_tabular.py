@@ -20,7 +20,14 @@ from reportgen.data.adapters._base import (
 )
 from reportgen.errors import InputError, Location
 
-__all__ = ["TABULAR_SUFFIXES", "header_columns", "is_tabular", "read_table", "table_kind"]
+__all__ = [
+    "TABULAR_SUFFIXES",
+    "header_columns",
+    "is_tabular",
+    "read_table",
+    "table_kind",
+    "text_columns",
+]
 
 TABULAR_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
 _PARQUET_MAGIC = b"PAR1"
@@ -321,3 +328,29 @@ def _check_header(frame: pd.DataFrame, path: Path) -> None:
                 "written by pandas can be dropped with index=False)",
             )
         seen.add(column)
+
+
+def text_columns(frame: pd.DataFrame, columns: list[str]) -> tuple[list[str], dict[str, pd.Series]]:
+    """The columns of ``frame`` that hold text rather than numbers, and the numeric
+    values of the others.
+
+    A column is text when fewer than half of its non-empty cells are numbers: a question,
+    an answer, a list of contexts. A number column with a few bad cells stays a number
+    column, so that the bad cells are reported where they are.
+    """
+    text, numbers = [], {}
+    for column in columns:
+        values = frame[column]
+        if values.dtype.kind in "biuf":
+            numbers[column] = values.astype(np.float64)
+            continue
+        present = values.notna()
+        if values.dtype == object:
+            present &= values.map(lambda v: not (isinstance(v, str) and not v.strip()))
+        parsed = pd.to_numeric(values.where(present), errors="coerce")
+        parsed = parsed.where(~values.map(lambda v: isinstance(v, bool)), np.nan)
+        if present.sum() and parsed.notna().sum() < 0.5 * present.sum():
+            text.append(column)
+        else:
+            numbers[column] = values
+    return text, numbers
