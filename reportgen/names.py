@@ -95,6 +95,7 @@ INPUT_FORMATS: tuple[str, ...] = (
     "deepeval",
     "promptfoo",
     "evalplus",
+    "lighteval",
     "lm-eval",
     "inspect",
     "helm",

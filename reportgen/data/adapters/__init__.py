@@ -63,6 +63,7 @@ _BUILTIN_MODULES = (
     "promptfoo",
     "evalplus",
     "ragas",
+    "lighteval",
     "lm_eval",
     "inspect_ai",
     "helm",

@@ -239,6 +239,8 @@ def _looks_like_results(head: bytes, name: str) -> bool:
     the name of reportgen's own output) must also hold a key only lm-eval writes."""
     if b'"results"' not in head or b'"reportgen_version"' in head:
         return False
+    if b'"config_general"' in head:  # lighteval's results_<time>.json
+        return False
     return name != "results.json" or any(key in head for key in _RESULTS_KEYS)
 
 
