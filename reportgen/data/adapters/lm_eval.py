@@ -73,6 +73,8 @@ from reportgen.data.adapters._base import (
     LoadOptions,
     Problem,
     SkippedInput,
+    drop_nonfinite,
+    excerpt,
     head_text,
     read_json,
     read_jsonl,
@@ -203,8 +205,19 @@ class LmEvalAdapter(Adapter):
         rows, skipped = _collect_rows(runs, chosen, run_index)
         problems.extend(_skipped_problems(skipped, runs))
         frame = _frame(rows, with_run=any(i > 0 for i in run_index.values()))
+        frame, nonfinite_exclusions, nonfinite_problems = drop_nonfinite(
+            frame.drop(columns="_nonfinite"),
+            frame["_nonfinite"].to_numpy(),
+            options,
+            harness="lm-eval",
+            field="{metric!r} (samples_{dataset}_*.jsonl)",
+            hint="fix the task's metric (e.g. a parse failure scored as infinity) and run "
+            "lm_eval again",
+        )
+        problems.extend(nonfinite_problems)
         frame = _label_metrics(frame, runs, problems)
         frame, exclusions = _exclude_hash_mismatches(frame, problems)
+        exclusions = nonfinite_exclusions + exclusions
         directions = _directions(runs, set(frame["metric"]), problems)
         problems.extend(_aggregation_problems(runs, frame))
         attributes = {
@@ -380,13 +393,31 @@ def _aggregations(data: dict[str, Any], tasks: list[str]) -> dict[str, dict[str,
         metric_list = task_config.get("metric_list") if isinstance(task_config, dict) else None
         if isinstance(metric_list, list):
             out[task] = {
-                str(m["metric"]): str(m["aggregation"])
+                str(m["metric"]): _aggregation_name(m["aggregation"])
                 for m in metric_list
                 if isinstance(m, dict)
                 and isinstance(m.get("metric"), str)
                 and isinstance(m.get("aggregation"), str)
             }
     return out
+
+
+#: How a custom aggregation function is named: lm-eval writes its whole source into the
+#: results file's configs (``aggregation: !function utils.span_f1_agg``).
+_CUSTOM = "custom function "
+
+
+def _aggregation_name(aggregation: str) -> str:
+    """lm-eval's name of an aggregation, or for a custom function (its source code),
+    ``custom function '<name>'``: never the code itself."""
+    match = re.match(r"\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", aggregation)
+    if match:
+        return f"{_CUSTOM}{match[1]!r}"
+    return aggregation if len(aggregation) <= 80 else excerpt(aggregation)
+
+
+def _shown(aggregation: str) -> str:
+    return aggregation if aggregation.startswith(_CUSTOM) else repr(aggregation)
 
 
 def _args_text(args: Any) -> str:
@@ -652,6 +683,13 @@ def _aggregation_names(runs: list[_ResultsFile]) -> dict[tuple[str, str], str]:
 _LABEL_AGGREGATION = re.compile(r"f1|mcc|matthews", re.IGNORECASE)
 
 
+def _is_label_aggregation(aggregation: str) -> bool:
+    """One of lm-eval's classification aggregations over (gold, prediction) label pairs
+    (``f1``, ``mcc``, ``matthews_corrcoef``, ...); a task's own function (whose pairs may
+    be anything, e.g. span lists) is not."""
+    return not aggregation.startswith(_CUSTOM) and bool(_LABEL_AGGREGATION.search(aggregation))
+
+
 def _label_pair(value: Any) -> tuple[Any, Any] | None:
     """``(gold, prediction)`` when ``value`` is a pair of labels (numbers or text)."""
     if (
@@ -722,7 +760,7 @@ def _label_metrics(
             agg = aggregation.get((task, metric), "")
             same = _CORPUS_EQUIVALENT.get(agg)
             how.append(
-                f"{metric} (aggregation {agg!r}"
+                f"{metric} (aggregation {_shown(agg)}"
                 + (f"; --corpus-metric {same} reproduces it)" if same else ")")
             )
         carried_as = (
@@ -767,6 +805,7 @@ def _collect_rows(
             SOURCE_LINE,
             "prediction",
             "reference",
+            "_nonfinite",
         )
     }
     skipped: dict[tuple[str, str], tuple[Any, Location]] = {}
@@ -780,7 +819,7 @@ def _collect_rows(
                     if score is None:
                         pair = (
                             _label_pair(value)
-                            if _LABEL_AGGREGATION.search(aggregation.get((task, metric), ""))
+                            if _is_label_aggregation(aggregation.get((task, metric), ""))
                             else None
                         )
                         if pair is None:
@@ -802,6 +841,8 @@ def _collect_rows(
                     columns["_hash"].append(sample.doc_hash)
                     columns[SOURCE_FILE].append(str(samples.path))
                     columns[SOURCE_LINE].append(sample.line)
+                    # Infinity or NaN written by lm-eval (null is a missing value)
+                    columns["_nonfinite"].append(value is not None and not math.isfinite(score))
     if skipped:
         keep = [
             i
@@ -830,7 +871,7 @@ def _skipped_problems(
     out = []
     for (task, metric), (value, where) in skipped.items():
         how = aggregation.get((task, metric))
-        by = f" (lm-eval aggregates them with {how!r})" if how else ""
+        by = f" (lm-eval aggregates them with {_shown(how)})" if how else ""
         out.append(
             Problem(
                 "warning",
@@ -846,8 +887,7 @@ def _skipped_problems(
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return excerpt(value, limit)
 
 
 def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
@@ -862,6 +902,7 @@ def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
             "_hash": pd.Series(columns["_hash"], dtype=object),
             SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
             SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
+            "_nonfinite": np.asarray(columns["_nonfinite"], dtype=bool),
         }
     )
     if any(p is not None for p in columns["prediction"]):
@@ -945,7 +986,7 @@ def _aggregation_problems(runs: list[_ResultsFile], frame: pd.DataFrame) -> list
         Problem(
             "warning",
             f"metric {metric!r} of task {task!r}: lm-eval aggregates it "
-            f"with {aggregation!r}, not a mean, so the report's means of "
+            f"with {_shown(aggregation)}, not a mean, so the report's means of "
             "the per-item values differ from lm-eval's number",
             dataset=task,
         )
