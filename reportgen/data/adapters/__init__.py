@@ -247,14 +247,18 @@ class _Walk:
     candidates: dict[str, int] = field(default_factory=dict)
 
 
-def _walk(root: Path, options: LoadOptions) -> _Walk:
+def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> _Walk:
     """Search ``root`` and its subfolders (at most :data:`MAX_WALK_DEPTH` levels) for
     evaluation results: a subfolder that an adapter claims as a whole (an lm-eval output
     folder, a HELM run, a ``.deepeval`` folder, ...) is read as one input and not entered;
     every other file whose format is detected is read. Generic tables (long, wide) count
-    only directly inside ``root``. Symbolic links are followed once (a loop is skipped)."""
+    only directly inside ``root``. Symbolic links are followed once (a loop is skipped).
+
+    ``covered``: adapters that claimed ``root`` as a whole and read their own files
+    below it; the walk looks for the other formats only (files of a covered format are
+    left to the adapter that claimed the folder)."""
     _ensure_builtins()
-    adapters = sorted(_REGISTRY.values(), key=lambda a: a.priority)
+    adapters = [a for a in sorted(_REGISTRY.values(), key=lambda a: a.priority) if a not in covered]
     walk = _Walk()
     seen: set[str] = set()
 
@@ -303,7 +307,9 @@ def _walk(root: Path, options: LoadOptions) -> _Walk:
             except InputError as exc:
                 skip(path, f"not read: {exc.message}")
                 continue
-            if adapter.generic and depth > 0:
+            if adapter in covered:
+                continue
+            if adapter.generic and (depth > 0 or covered):
                 skip(
                     path,
                     f"not read: a {adapter.name} table in a subfolder (tables are read "
@@ -375,15 +381,17 @@ def _expand(
         return [(path, adapter)], []
     if path.is_dir():
         _ensure_builtins()
-        for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
-            if adapter.claims(path, None, options):
-                return [(path, adapter)], []
-        walk = _walk(path, options)
+        claimed = [
+            adapter
+            for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority)
+            if adapter.claims(path, None, options)
+        ]
+        # a folder claimed as a whole (an lm-eval or lighteval output folder, ...) may
+        # hold other harnesses' results beside: the walk looks for those too
+        walk = _walk(path, options, covered=claimed)
+        walk.found[:0] = [(path, adapter) for adapter in claimed]
         if not walk.found:
             raise _nothing_found(path, walk)
-        for skipped in walk.skipped:
-            if options.strict_inputs:
-                skip_input(options, skipped.path, skipped.reason, hint="move it out of the folder")
         return walk.found, walk.skipped
     return [(path, detect_format(path, options))], []
 
@@ -438,6 +446,18 @@ def read_inputs(
         result.format, result.source = name, ", ".join(str(p) for p in group)
         result.files = log.files
         results.append(result)
+    # a file the walk could not place may still have been read by an adapter that
+    # claimed its folder (an lm-eval samples file, a lighteval details parquet)
+    read = {f.resolved for r in results for f in r.files}
+    not_read = [s for s in not_read if os.path.realpath(s.path) not in read]
+    for skipped in not_read:
+        if options.strict_inputs:
+            skip_input(
+                options,
+                skipped.path,
+                skipped.reason,
+                hint="move it out of the folder, or pass the result files themselves",
+            )
     if not_read and results:
         results[0].skipped = [*not_read, *results[0].skipped]
     return results

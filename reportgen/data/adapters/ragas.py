@@ -94,9 +94,15 @@ class RagasAdapter(Adapter):
                 record = parse_json(first, path)
             except InputError:
                 return False
-            columns = list(record) if isinstance(record, dict) else []
-        else:
-            columns = header_columns(path, head) or []
+            if not isinstance(record, dict):
+                return False
+            # a metric beside the sample's text: a number (or null, a failed metric)
+            return _is_ragas(list(record)) and any(
+                value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+                for key, value in record.items()
+                if key not in _QUESTION and key not in _TEXT
+            )
+        columns = header_columns(path, head) or []
         return _is_ragas(columns)
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
@@ -197,7 +203,13 @@ def _scores(values: pd.Series, metric: str, path: Path, lines: np.ndarray) -> pd
 
 
 def _is_ragas(columns: list[str]) -> bool:
-    return any(c in columns for c in _QUESTION) and any(c in columns for c in _TEXT)
+    """The question column, another of Ragas's sample columns, and a column of neither
+    (a metric): a question-answer dataset without scores is not a Ragas result."""
+    return (
+        any(c in columns for c in _QUESTION)
+        and any(c in columns for c in _TEXT)
+        and any(c not in _QUESTION and c not in _TEXT for c in columns)
+    )
 
 
 register_adapter(RagasAdapter())
