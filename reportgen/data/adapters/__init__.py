@@ -450,12 +450,12 @@ def read_inputs(
     # claimed its folder (an lm-eval samples file, a lighteval details parquet)
     read = {f.resolved for r in results for f in r.files}
     not_read = [s for s in not_read if os.path.realpath(s.path) not in read]
-    for skipped in not_read:
+    for unread in not_read:
         if options.strict_inputs:
             skip_input(
                 options,
-                skipped.path,
-                skipped.reason,
+                unread.path,
+                unread.reason,
                 hint="move it out of the folder, or pass the result files themselves",
             )
     if not_read and results:
