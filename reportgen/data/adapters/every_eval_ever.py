@@ -77,6 +77,7 @@ from reportgen.data.adapters._base import (
     LoadOptions,
     Problem,
     SkippedInput,
+    drop_nonfinite,
     head_text,
     read_json,
     read_jsonl,
@@ -223,6 +224,16 @@ class EveryEvalEverAdapter(Adapter):
                             Location(str(aggregate.path)),
                         )
                     )
+        frame, dropped, more = drop_nonfinite(
+            frame,
+            np.isinf(frame["score"].to_numpy(dtype=np.float64)),
+            options,
+            harness="every_eval_ever",
+            field="evaluation.score ({metric!r})",
+            hint="check the converter or the run that wrote the record",
+        )
+        exclusions += dropped
+        problems.extend(more)
         attributes = {a.model: {"evaluation_id": a.evaluation_id} for a in linked.values()}
         return AdapterResult(
             frame,

@@ -98,6 +98,7 @@ from reportgen.data.adapters._base import (
     Exclusion,
     LoadOptions,
     Problem,
+    drop_nonfinite,
     parse_json_int,
     read_json,
     read_text,
@@ -219,6 +220,16 @@ class HelmAdapter(Adapter):
             for (d, m, s, f), n in zero_counts.items()
             if m.split("|", 1)[0] == options.metric or not _is_descriptive(m, schema)
         ]
+        frame, dropped, more = drop_nonfinite(
+            frame,
+            np.isinf(frame["score"].to_numpy(dtype=np.float64)),
+            options,
+            harness="HELM",
+            field="stat {metric!r} (per_instance_stats.json)",
+            hint="check the metric that produced it and run HELM again",
+        )
+        exclusions += dropped
+        problems.extend(more)
         attributes = {systems[r.folder]: {"model_deployment": r.deployment} for r in runs}
         directions = {m: d for m, d in schema.directions.items() if m in set(frame["metric"])}
         return AdapterResult(

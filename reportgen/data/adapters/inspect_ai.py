@@ -91,6 +91,7 @@ from reportgen.data.adapters._base import (
     Problem,
     SkippedInput,
     decode_text,
+    drop_nonfinite,
     lfs_pointer_error,
     open_zip,
     parse_json_int,
@@ -199,6 +200,16 @@ class InspectAdapter(Adapter):
             reason, hint = _first_unusable(files)
             raise InputError(reason, location=Location(str(files[0])), hint=hint)
         result = _result(logs)
+        result.frame, dropped, more = drop_nonfinite(
+            result.frame,
+            np.isinf(result.frame["score"].to_numpy(dtype=np.float64)),
+            options,
+            harness="Inspect",
+            field="score {metric!r}",
+            hint="check the scorer that produced it",
+        )
+        result.exclusions += dropped
+        result.problems += more
         result.skipped = skipped
         return result
 
