@@ -1,6 +1,8 @@
 """The promptfoo adapter on promptfoo's own output (tests/fixtures/real/SOURCES.md):
 ``tds-project-1/promptfoo_results.json``, results version 3 from a public repository (two
-providers, one prompt, five tests; three tests fail an assertion).
+providers, one prompt, five tests; three tests fail an assertion), and
+``0.120.0/results.json``, promptfoo 0.120.0 run here (two prompts × two providers, named
+scores, two errored test runs).
 
 The independent reference is what promptfoo itself wrote about the evaluation: per prompt
 × provider, ``prompts[].metrics`` (``score``, ``testPassCount``, ``testFailCount``,
@@ -82,3 +84,43 @@ def test_promptfoo_other_versions_are_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(InputError, match="promptfoo results version 2: reportgen reads version 3"):
         get_adapter("promptfoo").read(path, LoadOptions())
+
+
+GENERATED = REAL / "0.120.0" / "results.json"
+
+
+def test_promptfoo_prompts_providers_named_scores_against_promptfoos_metrics() -> None:
+    # promptfoo 0.120.0 run here: two prompts x two providers, named metrics `correct`
+    # and `brevity`, and two test runs the provider errored on (failureReason 2)
+    table = load(GENERATED)
+    data = json.loads(GENERATED.read_text())["results"]
+    frame = table.frame
+    assert set(table.systems) == {
+        f"{p} × {q}" for p in ("echo", "toy-adder") for q in ("terse", "polite")
+    }
+    for prompt in data["prompts"]:
+        provider = "toy-adder" if prompt["provider"].startswith("file://") else prompt["provider"]
+        system = f"{provider} × {prompt['label']}"
+        rows = frame[frame["system"] == system]
+        metrics = prompt["metrics"]
+        by_metric = rows.groupby("metric")["score"]
+        assert by_metric.sum()["pass"] == metrics["testPassCount"]
+        # errored runs are left out: the passes and failures remain
+        assert by_metric.count()["pass"] == metrics["testPassCount"] + metrics["testFailCount"]
+        assert by_metric.sum()["score"] == pytest.approx(metrics["score"], abs=1e-12)
+        for name, total in metrics["namedScores"].items():
+            assert by_metric.sum()[name] == pytest.approx(total, abs=1e-12)
+            assert by_metric.count()[name] == metrics["namedScoresCount"][name]
+    excluded = sum(e.count for e in table.exclusions if "errored" in e.reason)
+    assert excluded == data["stats"]["errors"] == 2
+    # the four systems share the tests that ran everywhere: paired on them
+    assert table.paired(table.datasets[0], "pass").scores.shape[1] == 4
+
+
+def test_promptfoo_errors_as_failures_count_like_promptfoos_pass_rate() -> None:
+    data = json.loads(GENERATED.read_text())["results"]
+    result = get_adapter("promptfoo").read(GENERATED, LoadOptions(errors_as_failures=True))
+    passes = result.frame[result.frame["metric"] == "pass"]["score"]
+    stats = data["stats"]
+    assert len(passes) == stats["successes"] + stats["failures"] + stats["errors"]
+    assert passes.sum() == stats["successes"]
