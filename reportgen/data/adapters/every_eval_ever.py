@@ -78,6 +78,7 @@ from reportgen.data.adapters._base import (
     Problem,
     SkippedInput,
     drop_nonfinite,
+    excerpt,
     head_text,
     read_json,
     read_jsonl,
@@ -402,7 +403,7 @@ def _read_samples(path: Path, aggregate: _Aggregate | None, columns: dict[str, l
                 or not str(value).strip()
             ):
                 raise InputError(
-                    f"the record has no {key} (found {value!r})", location=where, hint=_HINT
+                    f"the record has no {key} (found {excerpt(value)})", location=where, hint=_HINT
                 )
             values[key] = str(value).strip()
         evaluation = record.get("evaluation")
@@ -453,7 +454,7 @@ def _epoch(value: Any, where: Location) -> int | None:
         epoch = int(str(value))
     except ValueError:
         raise InputError(
-            f"metadata.epoch is {value!r}, not a whole number",
+            f"metadata.epoch is {excerpt(value)}, not a whole number",
             location=where,
             hint='Inspect\'s converter writes the epoch as a number in a string, e.g. "1"',
         ) from None

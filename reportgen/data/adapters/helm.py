@@ -99,6 +99,7 @@ from reportgen.data.adapters._base import (
     LoadOptions,
     Problem,
     drop_nonfinite,
+    excerpt,
     parse_json_int,
     read_json,
     read_text,
@@ -498,7 +499,7 @@ def _instance_id(record: dict[str, Any], index: int, where: Location) -> str:
     value = record.get("instance_id")
     if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
         raise InputError(
-            f"entry {index} has no instance_id (found {value!r})",
+            f"entry {index} has no instance_id (found {excerpt(value)})",
             location=where,
             hint='each entry names its instance, e.g. "instance_id": "id12"',
         )
@@ -514,7 +515,8 @@ def _train_trial(record: dict[str, Any], index: int, where: Location) -> int:
         or not 0 <= value < 2**63
     ):
         raise InputError(
-            f"entry {index}: train_trial_index = {value!r} is not a non-negative whole number",
+            f"entry {index}: train_trial_index = {excerpt(value)} is not a "
+            "non-negative whole number",
             location=where,
             hint="HELM numbers train trials 0, 1, ...; regenerate the run",
         )

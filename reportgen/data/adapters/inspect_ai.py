@@ -92,6 +92,7 @@ from reportgen.data.adapters._base import (
     SkippedInput,
     decode_text,
     drop_nonfinite,
+    excerpt,
     lfs_pointer_error,
     open_zip,
     parse_json_int,
@@ -580,7 +581,7 @@ def _spec_text(spec: dict[str, Any], key: str, where: Location) -> str:
     value = spec.get(key)
     if not isinstance(value, str) or not value:
         raise InputError(
-            f"the Inspect log header lacks 'eval.{key}' (found {value!r})",
+            f"the Inspect log header lacks 'eval.{key}' (found {excerpt(value)})",
             location=where,
             hint="regenerate the log with Inspect",
         )
@@ -780,7 +781,7 @@ def score_value_to_float(value: Any) -> float:
         else:
             if math.isfinite(number):
                 return number
-    raise ValueError(f"not a score value: {value!r}")
+    raise ValueError(f"not a score value: {excerpt(value)}")
 
 
 def _count_missing(log: _Log) -> None:
