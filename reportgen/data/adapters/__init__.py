@@ -183,11 +183,62 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
         if adapter.claims(path, head, options):
             return adapter
     what = "folder" if head is None else "file"
+    keys = _json_keys(path, head)
+    if keys is not None:
+        shown = ", ".join(repr(k[:40]) for k in keys[:6]) + (", ..." if len(keys) > 6 else "")
+        raise InputError(
+            f"cannot tell the format of this JSON file (top-level keys: {shown or 'none'})",
+            location=Location(str(path)),
+            hint="it is none of the JSON outputs reportgen reads: "
+            f"{', '.join(_JSON_FORMATS)}; for a table of scores use CSV, Parquet or JSON "
+            "lines (--format long)",
+        )
     raise InputError(
         f"cannot tell the format of this {what}{_content_note(head)}",
         location=Location(str(path)),
         hint=f"pass --format with one of: {', '.join(adapter_names())}",
     )
+
+
+#: The harness outputs that are one JSON document (for the hint on an unknown one).
+_JSON_FORMATS = (
+    "lm-eval results_<date>.json",
+    "lighteval results_<time>.json",
+    "Inspect .json logs",
+    "HELM run_spec.json/per_instance_stats.json",
+    "every_eval_ever <uuid>.json",
+    "promptfoo -o results.json",
+    "DeepEval .latest_test_run.json",
+    "EvalPlus <samples>_eval_results.json",
+)
+
+
+def _json_keys(path: Path, head: bytes | None) -> list[str] | None:
+    """The top-level keys of a ``.json`` file holding one JSON object (from its first
+    bytes), else None."""
+    if head is None or not path.name.lower().endswith(".json"):
+        return None
+    import json
+    import re
+
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()
+    if not text.startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        # cut off: the keys at nesting depth 1 seen so far
+        keys, depth = [], 0
+        for match in re.finditer(r'"(?:[^"\\]|\\.)*"\s*:|[{}\[\]]', text):
+            token = match.group()
+            if token in "{[":
+                depth += 1
+            elif token in "}]":
+                depth -= 1
+            elif depth == 1:
+                keys.append(json.loads(token.rstrip(": \t\n\r")))
+        return keys
+    return [str(k) for k in data] if isinstance(data, dict) else None
 
 
 def _content_note(head: bytes | None) -> str:

@@ -98,6 +98,8 @@ def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, np.
     if kind == "parquet":
         frame = _read_parquet(path)
         return frame, np.arange(1, len(frame) + 1, dtype=np.int64)
+    if kind is None and _base_name(path).endswith(".json"):
+        raise _json_not_a_table(path)
     delimiter = "\t" if kind == "tsv" else ","
     text = read_text(path)
     if not text.strip():
@@ -157,6 +159,27 @@ def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, np.
             hint="check that the evaluation wrote its per-item results",
         )
     return frame, _row_lines(text, delimiter, len(frame))
+
+
+def _json_not_a_table(path: Path) -> InputError:
+    """The error for a JSON document read as a table (``--format long`` or ``wide`` on a
+    harness's ``.json`` output), naming the format it was detected as, if any."""
+    from reportgen.data.adapters import detect_format  # the registry imports this module
+
+    try:
+        detected: str | None = detect_format(path).name
+    except InputError:
+        detected = None
+    like = (
+        f"it reads as {detected} output: drop --format to detect it, or pass --format {detected}"
+        if detected and detected not in ("long", "wide")
+        else "a long table may be JSON lines (.jsonl, one object per line), not one JSON document"
+    )
+    return InputError(
+        "this is a JSON document, not a table (CSV, TSV, Parquet or JSON lines)",
+        location=Location(str(path)),
+        hint=like,
+    )
 
 
 def _read_csv_fast(text: str, delimiter: str) -> pd.DataFrame | None:
