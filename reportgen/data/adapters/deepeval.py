@@ -5,8 +5,9 @@
 of the folder it ran in: ``{"testRunData": {"testCases": [...], "metricsScores": [...],
 ...}}``. Each test case has a ``name`` (``test_case_0``, ..., or the pytest test's name)
 and ``metricsData``: one entry per metric with ``name``, ``score``, ``threshold``,
-``success`` and, when the metric failed to run, ``error``. ``metricsScores`` lists each
-metric's scores again, with its pass, fail and error counts. The same run without the
+``success`` and, when the metric failed to run, ``error`` (releases before August 2024
+call the list ``metricsMetadata`` and the name ``metric``; both are read).
+``metricsScores`` lists each metric's scores again, with its pass, fail and error counts. The same run without the
 ``testRunData`` wrapper (``.deepeval/.latest_run_full.json``, or ``test_run_<time>.json``
 in ``DEEPEVAL_RESULTS_FOLDER``) is read too; given a ``.deepeval`` folder, the adapter
 reads its ``.latest_test_run.json`` only.
@@ -222,15 +223,15 @@ def _rows(
                 "edited or merged",
             )
         seen.add(name)
-        metrics = case.get("metricsData") or []
+        metrics = _metric_entries(case)
         for entry in metrics:
-            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            metric = _metric_name(entry)
+            if metric is None:
                 raise InputError(
                     "a metricsData entry has no name",
                     location=where,
                     hint=_HINT,
                 )
-            metric = entry["name"]
             score = entry.get("score")
             if entry.get("error") is not None and score is None:
                 errors[metric] = errors.get(metric, 0) + 1
@@ -253,6 +254,22 @@ def _rows(
     return rows, exclusions
 
 
+def _metric_entries(case: dict[str, Any]) -> list[Any]:
+    """A test case's metric results: ``metricsData`` (DeepEval from August 2024), or
+    ``metricsMetadata`` (earlier releases, each entry naming its ``metric``)."""
+    entries = case.get("metricsData")
+    if entries is None:
+        entries = case.get("metricsMetadata")
+    return entries if isinstance(entries, list) else []
+
+
+def _metric_name(entry: Any) -> str | None:
+    if not isinstance(entry, dict):
+        return None
+    name = entry.get("name", entry.get("metric"))
+    return name if isinstance(name, str) and name else None
+
+
 def _score(value: Any, metric: str, where: Location) -> float:
     if value is None:
         return math.nan
@@ -271,13 +288,12 @@ def _directions(run: dict[str, Any]) -> dict[str, Literal["higher", "lower"]]:
     votes: dict[str, set[str]] = {}
     for key in ("testCases", "conversationalTestCases"):
         for case in run.get(key) or []:
-            for entry in (case or {}).get("metricsData") or []:
-                if not isinstance(entry, dict):
+            for entry in _metric_entries(case or {}):
+                name = _metric_name(entry)
+                if name is None:
                     continue
-                name, score = entry.get("name"), entry.get("score")
+                score = entry.get("score")
                 threshold, success = entry.get("threshold"), entry.get("success")
-                if not isinstance(name, str):
-                    continue
                 votes.setdefault(name, set())
                 if (
                     isinstance(score, (int, float))

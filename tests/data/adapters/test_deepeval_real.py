@@ -117,3 +117,23 @@ def test_deepeval_link_only_file_is_skipped(tmp_path: Path) -> None:
     assert "testRunLink" in skipped.reason
     with pytest.raises(InputError, match="testRunLink"):
         get_adapter("deepeval").read(path.parent, LoadOptions(strict_inputs=True))
+
+
+def test_deepeval_older_metrics_metadata_keys(tmp_path: Path) -> None:
+    # DeepEval releases before August 2024 name the list metricsMetadata and each
+    # entry's name metric: the same run with those keys reads the same
+    data = json.loads((GOOD / ".latest_test_run.json").read_text())
+    for case in data["testRunData"]["testCases"]:
+        entries = case.pop("metricsData")
+        for entry in entries:
+            entry["metric"] = entry.pop("name")
+        case["metricsMetadata"] = entries
+    path = tmp_path / "old" / ".latest_test_run.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(data))
+    old = get_adapter("deepeval").read(path, LoadOptions()).frame
+    new = get_adapter("deepeval").read(GOOD, LoadOptions()).frame
+    columns = ["system", "dataset", "metric", "item", "score"]
+    assert old[columns].sort_values(columns).values.tolist() == (
+        new[columns].sort_values(columns).values.tolist()
+    )
