@@ -7,10 +7,11 @@ of the folder it ran in: ``{"testRunData": {"testCases": [...], "metricsScores":
 and ``metricsData``: one entry per metric with ``name``, ``score``, ``threshold``,
 ``success`` and, when the metric failed to run, ``error`` (releases before August 2024
 call the list ``metricsMetadata`` and the name ``metric``; both are read).
-``metricsScores`` lists each metric's scores again, with its pass, fail and error counts. The same run without the
-``testRunData`` wrapper (``.deepeval/.latest_run_full.json``, or ``test_run_<time>.json``
-in ``DEEPEVAL_RESULTS_FOLDER``) is read too; given a ``.deepeval`` folder, the adapter
-reads its ``.latest_test_run.json`` only.
+``metricsScores`` lists each metric's scores again, with its pass, fail and error
+counts. The same run without the ``testRunData`` wrapper
+(``.deepeval/.latest_run_full.json``, or ``test_run_<time>.json`` in
+``DEEPEVAL_RESULTS_FOLDER``) is read too; given a ``.deepeval`` folder, the adapter reads
+its ``.latest_test_run.json`` only.
 
 ========= ===========================================================================
 column    taken from
