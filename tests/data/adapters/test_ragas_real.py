@@ -1,7 +1,7 @@
 """The Ragas adapter on tables Ragas 0.2.15 wrote (tests/fixtures/real/SOURCES.md): two
 toy RAG pipelines evaluated with Ragas's non-LLM metrics, each result saved with
 ``to_pandas()`` as users do (``bm25.csv`` with ``to_csv``, ``dense.jsonl`` with
-``to_json(orient="records", lines=True)``).
+``to_json(orient="records", lines=True)``, ``hybrid.parquet`` with ``to_parquet``).
 
 The independent reference is the aggregate Ragas itself printed for each evaluation
 (``<pipeline>.aggregate.txt``, ``print(result)``, 4 decimals): the per-item means must
@@ -21,14 +21,14 @@ from reportgen.data import LoadOptions, load
 from reportgen.data.adapters import detect_format, get_adapter
 
 REAL = Path(__file__).resolve().parents[2] / "fixtures" / "real" / "ragas" / "0.2.15"
-BM25, DENSE = REAL / "bm25.csv", REAL / "dense.jsonl"
+BM25, DENSE, HYBRID = REAL / "bm25.csv", REAL / "dense.jsonl", REAL / "hybrid.parquet"
 
 
 def _printed(pipeline: str) -> dict[str, float]:
     return ast.literal_eval((REAL / f"{pipeline}.aggregate.txt").read_text())
 
 
-@pytest.mark.parametrize("path", [BM25, DENSE], ids=["csv", "jsonl"])
+@pytest.mark.parametrize("path", [BM25, DENSE, HYBRID], ids=["csv", "jsonl", "parquet"])
 def test_ragas_means_against_the_aggregate_ragas_printed(path: Path) -> None:
     assert detect_format(path).name == "ragas"
     result = get_adapter("ragas").read(path, LoadOptions())
@@ -41,10 +41,10 @@ def test_ragas_means_against_the_aggregate_ragas_printed(path: Path) -> None:
 
 
 def test_ragas_two_pipelines_paired_on_the_questions() -> None:
-    table = load([BM25, DENSE], options=LoadOptions(dataset="toy-qa"))
-    assert set(table.systems) == {"bm25", "dense"}
+    table = load([BM25, DENSE, HYBRID], options=LoadOptions(dataset="toy-qa"))
+    assert set(table.systems) == {"bm25", "dense", "hybrid"}
     pairing = table.paired("toy-qa", "exact_match")
-    assert pairing.scores.shape == (5, 2)
+    assert pairing.scores.shape == (5, 3)
     assert "What is the capital of France?" in set(table.frame["item"])
     assert all(table.metrics[m].direction == "higher" for m in table.metrics)
 
