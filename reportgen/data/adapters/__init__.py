@@ -12,7 +12,16 @@ lm-eval    lm-evaluation-harness output folders (``results_*.json`` + ``samples_
 inspect    Inspect AI logs (``.eval`` zip archives and ``.json`` logs)
 helm       HELM run folders (``run_spec.json`` + ``per_instance_stats.json``)
 every-eval-ever  every_eval_ever aggregate ``<uuid>.json`` + ``<uuid>_samples.jsonl``
+lighteval  lighteval output (``results_<time>.json`` + ``details_*.parquet``)
+promptfoo  promptfoo ``eval -o results.json`` (results version 3)
+deepeval   DeepEval ``.deepeval/.latest_test_run.json``
+evalplus   EvalPlus ``<samples>_eval_results.json``
+ragas      Ragas per-sample tables (``to_pandas()`` as CSV, JSON lines, Parquet)
 ========== ==============================================================================
+
+A folder that no adapter claims as a whole is walked (:func:`_walk`): its subfolders, to
+:data:`MAX_WALK_DEPTH` levels, for the folders and files of every format; the files found
+and not read are returned as skipped inputs with the reason.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from reportgen.data.adapters._base import (
 from reportgen.errors import InputError, Location
 
 __all__ = [
+    "MAX_WALK_DEPTH",
     "Adapter",
     "AdapterResult",
     "Exclusion",
