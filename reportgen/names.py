@@ -96,6 +96,7 @@ INPUT_FORMATS: tuple[str, ...] = (
     "promptfoo",
     "evalplus",
     "lighteval",
+    "opencompass",
     "lm-eval",
     "inspect",
     "helm",

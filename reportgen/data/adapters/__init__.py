@@ -17,6 +17,7 @@ promptfoo  promptfoo ``eval -o results.json`` (results version 3)
 deepeval   DeepEval ``.deepeval/.latest_test_run.json``
 evalplus   EvalPlus ``<samples>_eval_results.json``
 ragas      Ragas per-sample tables (``to_pandas()`` as CSV, JSON lines, Parquet)
+opencompass  OpenCompass ``results/<model>/<dataset>.json`` with per-item ``details``
 ========== ==============================================================================
 
 A folder that no adapter claims as a whole is walked (:func:`_walk`): its subfolders, to
@@ -74,6 +75,7 @@ _BUILTIN_MODULES = (
     "evalplus",
     "ragas",
     "lighteval",
+    "opencompass",
     "lm_eval",
     "inspect_ai",
     "helm",
