@@ -186,13 +186,33 @@ class LmEvalAdapter(Adapter):
         _name_systems(runs)
         problems: list[Problem] = []
         skipped_inputs: list[SkippedInput] = []
+        # one samples file is one run, however many results files point at it (a
+        # results.json beside a results_<date>.json of the same evaluation)
+        read_by: dict[tuple[str, str, str], Path] = {}
         for run in runs:
             for task in list(run.tasks):
+                found = _samples_path(run, task)
+                key = (run.system, task, os.path.realpath(found) if found else "")
+                if found is not None and key in read_by:
+                    run.tasks.remove(task)
+                    problems.append(
+                        Problem(
+                            "info",
+                            f"task {task!r} of {run.system!r}: {run.path.name} and "
+                            f"{read_by[key].name} name the same samples file "
+                            f"({found.name}), read once as one run",
+                            location=Location(str(run.path)),
+                            dataset=task,
+                        )
+                    )
+                    continue
                 samples = _read_samples(run, task, options, skipped_inputs)
                 if samples is None:
                     run.tasks.remove(task)
                 else:
                     run.samples[task] = samples
+                    if found is not None:
+                        read_by[key] = run.path
         runs = [run for run in runs if run.tasks]
         if not runs:
             raise InputError(

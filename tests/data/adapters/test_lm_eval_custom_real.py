@@ -70,3 +70,21 @@ def test_lm_eval_custom_aggregation_is_named_not_quoted() -> None:
     assert messages and all("custom function 'span_f1_agg'" in m for m in messages)
     assert all("def span_f1_agg" not in m and "tp += " not in m for m in messages)
     assert all(len(m) < 400 for m in messages)
+
+
+def test_lm_eval_two_results_files_of_one_samples_file_are_one_run(tmp_path) -> None:
+    # lm-eval 0.4.2's results.json beside a copy under a results_<date>.json name (as a
+    # fork that writes both leaves them): both name the same <model_args>_<task>.jsonl
+    # samples, which hold one run, not two
+    import shutil
+
+    v042 = REAL.parent / "v0.4.2"
+    out = tmp_path / "out"
+    shutil.copytree(v042, out)
+    for model in ("sys-a", "sys-b"):
+        shutil.copy(out / model / "results.json", out / model / "results_2024-11-05T10-00-00.json")
+    table = load(out)
+    assert table.frame.get("run") is None or table.frame["run"].nunique() == 1
+    reference = load(v042)
+    assert len(table.frame) == len(reference.frame)
+    assert any("name the same samples file" in p.message for p in table.problems)
