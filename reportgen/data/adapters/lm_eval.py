@@ -191,16 +191,16 @@ class LmEvalAdapter(Adapter):
         read_by: dict[tuple[str, str, str], Path] = {}
         for run in runs:
             for task in list(run.tasks):
-                found = _samples_path(run, task)
-                key = (run.system, task, os.path.realpath(found) if found else "")
-                if found is not None and key in read_by:
+                samples_file = _samples_path(run, task)
+                key = (run.system, task, os.path.realpath(samples_file) if samples_file else "")
+                if samples_file is not None and key in read_by:
                     run.tasks.remove(task)
                     problems.append(
                         Problem(
                             "info",
                             f"task {task!r} of {run.system!r}: {run.path.name} and "
                             f"{read_by[key].name} name the same samples file "
-                            f"({found.name}), read once as one run",
+                            f"({samples_file.name}), read once as one run",
                             location=Location(str(run.path)),
                             dataset=task,
                         )
@@ -211,7 +211,7 @@ class LmEvalAdapter(Adapter):
                     run.tasks.remove(task)
                 else:
                     run.samples[task] = samples
-                    if found is not None:
+                    if samples_file is not None:
                         read_by[key] = run.path
         runs = [run for run in runs if run.tasks]
         if not runs:
