@@ -548,7 +548,7 @@ def _read_samples(
         doc_id = record.get("doc_id")
         if doc_id is None or isinstance(doc_id, (dict, list)):
             raise InputError(
-                f"sample without a doc_id (found {doc_id!r})",
+                f"sample without a doc_id (found {_short(doc_id)})",
                 location=where,
                 hint="each line of an lm-eval samples file has doc_id; the "
                 "file may be hand-edited, regenerate it",
