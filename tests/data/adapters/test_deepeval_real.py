@@ -137,3 +137,16 @@ def test_deepeval_older_metrics_metadata_keys(tmp_path: Path) -> None:
     assert old[columns].sort_values(columns).values.tolist() == (
         new[columns].sort_values(columns).values.tolist()
     )
+
+
+def test_deepeval_results_folder_file() -> None:
+    # DEEPEVAL_RESULTS_FOLDER: DeepEval writes test_run_<time>.json (the run without the
+    # testRunData wrapper), which projects keep when .deepeval is git-ignored
+    (path,) = (REAL / "results-folder").glob("test_run_*.json")
+    assert detect_format(path).name == "deepeval"
+    kept = get_adapter("deepeval").read(path, LoadOptions()).frame
+    latest = get_adapter("deepeval").read(GOOD, LoadOptions()).frame
+    columns = ["system", "metric", "item", "score"]
+    assert kept[columns].sort_values(columns).values.tolist() == (
+        latest[columns].sort_values(columns).values.tolist()
+    )
