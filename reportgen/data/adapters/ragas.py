@@ -55,7 +55,7 @@ from reportgen.data.adapters._base import (
     read_jsonl,
 )
 from reportgen.data.adapters._tabular import header_columns, read_table, table_kind, text_columns
-from reportgen.data.adapters.long import file_stem
+from reportgen.data.adapters.long import column_mapping, file_stem
 from reportgen.errors import InputError, Location
 
 __all__ = ["RagasAdapter"]
@@ -85,6 +85,11 @@ class RagasAdapter(Adapter):
     priority = 30
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
+        return self.claims(path, head, LoadOptions())
+
+    def claims(self, path: Path, head: bytes | None, options: LoadOptions) -> bool:
+        """A Ragas table, unless it is a long table (two of its named columns) whose
+        item metadata happen to include a question and an answer."""
         kind = table_kind(path, head)
         if kind is None or head is None:
             return False
@@ -94,7 +99,7 @@ class RagasAdapter(Adapter):
                 record = parse_json(first, path)
             except InputError:
                 return False
-            if not isinstance(record, dict):
+            if not isinstance(record, dict) or _is_long(list(record), options):
                 return False
             # a metric beside the sample's text: a number (or null, a failed metric)
             return _is_ragas(list(record)) and any(
@@ -103,7 +108,7 @@ class RagasAdapter(Adapter):
                 if key not in _QUESTION and key not in _TEXT
             )
         columns = header_columns(path, head) or []
-        return _is_ragas(columns)
+        return _is_ragas(columns) and not _is_long(columns, options)
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         with path.open("rb") as fh:
@@ -200,6 +205,12 @@ def _scores(values: pd.Series, metric: str, path: Path, lines: np.ndarray) -> pd
             hint="a Ragas metric column holds numbers, or nothing where the metric failed",
         )
     return parsed.astype(np.float64)
+
+
+def _is_long(columns: list[str], options: LoadOptions) -> bool:
+    """Two of a long table's columns (``system``, ``item``, ``score``, ... or their
+    ``--*-col`` names): the long adapter's rule."""
+    return len(set(column_mapping(options).values()) & set(columns)) >= 2
 
 
 def _is_ragas(columns: list[str]) -> bool:

@@ -104,3 +104,18 @@ def test_wide_table_text_columns_are_not_systems(tmp_path: Path) -> None:
     assert set(result.frame["system"]) == {"bm25", "dense"}
     (note,) = result.problems
     assert "'question', 'reference'" in note.message
+
+
+def test_a_long_table_with_question_and_answer_columns_stays_long(tmp_path: Path) -> None:
+    # the Ragas scores as a long table whose item metadata include the question and
+    # the answer: the long table's columns decide
+    frame = pd.read_csv(BM25)
+    long = frame.melt(
+        id_vars=["user_input", "response"],
+        value_vars=["exact_match", "string_present"],
+        var_name="metric",
+        value_name="score",
+    ).assign(system="bm25", item=lambda d: d["user_input"])
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    assert detect_format(path).name == "long"
