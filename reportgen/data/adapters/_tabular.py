@@ -353,6 +353,10 @@ def _check_header(frame: pd.DataFrame, path: Path) -> None:
         seen.add(column)
 
 
+#: Cell values that mark a missing score, not text.
+_MISSING_MARKERS = frozenset({"", "na", "n/a", "nan", "null", "none", "-", "--", "?"})
+
+
 def text_columns(frame: pd.DataFrame, columns: list[str]) -> tuple[list[str], dict[str, pd.Series]]:
     """The columns of ``frame`` that hold text rather than numbers, and the numeric
     values of the others.
@@ -368,8 +372,11 @@ def text_columns(frame: pd.DataFrame, columns: list[str]) -> tuple[list[str], di
             numbers[column] = values.astype(np.float64)
             continue
         present = values.notna()
-        if values.dtype == object:
-            present &= values.map(lambda v: not (isinstance(v, str) and not v.strip()))
+        if values.dtype == object or pd.api.types.is_string_dtype(values):
+            # blank cells and missing-value markers say nothing about text
+            present &= values.map(
+                lambda v: not (isinstance(v, str) and v.strip().lower() in _MISSING_MARKERS)
+            )
         parsed = pd.to_numeric(values.where(present), errors="coerce")
         parsed = parsed.where(~values.map(lambda v: isinstance(v, bool)), np.nan)
         if present.sum() and parsed.notna().sum() < 0.5 * present.sum():

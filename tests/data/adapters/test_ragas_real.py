@@ -119,3 +119,12 @@ def test_a_long_table_with_question_and_answer_columns_stays_long(tmp_path: Path
     path = tmp_path / "long.csv"
     long.to_csv(path, index=False)
     assert detect_format(path).name == "long"
+
+
+def test_missing_value_markers_are_not_text(tmp_path: Path) -> None:
+    # a system column of "N/A" cells is a system not scored, not text: validation says so
+    path = tmp_path / "m.csv"
+    path.write_text("question,A,B\nq1?,0.5,N/A\nq2?,0.25,N/A\n")
+    result = get_adapter("wide").read(path, LoadOptions())
+    assert set(result.frame["system"]) == {"A", "B"}
+    assert "'question'" in result.problems[0].message
