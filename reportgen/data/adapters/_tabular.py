@@ -353,16 +353,19 @@ def _check_header(frame: pd.DataFrame, path: Path) -> None:
         seen.add(column)
 
 
+#: How many present cells of a column decide whether it holds text.
+_TEXT_SAMPLE = 1000
 #: Cell values that mark a missing score, not text.
 _MISSING_MARKERS = frozenset({"", "na", "n/a", "nan", "null", "none", "-", "--", "?"})
 
 
 def text_columns(frame: pd.DataFrame, columns: list[str]) -> tuple[list[str], dict[str, pd.Series]]:
-    """The columns of ``frame`` that hold text rather than numbers, and the numeric
-    values of the others.
+    """The columns of ``frame`` that hold text rather than numbers, and the values of
+    the others.
 
-    A column is text when fewer than half of its non-empty cells are numbers: a question,
-    an answer, a list of contexts. A number column with a few bad cells stays a number
+    A column is text when fewer than half of its first :data:`_TEXT_SAMPLE` present cells
+    (not blank, not a missing-value marker such as ``N/A``) are numbers: a question, an
+    answer, a list of contexts. A number column with a few bad cells stays a number
     column, so that the bad cells are reported where they are.
     """
     text, numbers = [], {}
@@ -371,15 +374,19 @@ def text_columns(frame: pd.DataFrame, columns: list[str]) -> tuple[list[str], di
         if values.dtype.kind in "biuf":
             numbers[column] = values.astype(np.float64)
             continue
-        present = values.notna()
-        if values.dtype == object or pd.api.types.is_string_dtype(values):
-            # blank cells and missing-value markers say nothing about text
-            present &= values.map(
-                lambda v: not (isinstance(v, str) and v.strip().lower() in _MISSING_MARKERS)
-            )
-        parsed = pd.to_numeric(values.where(present), errors="coerce")
-        parsed = parsed.where(~values.map(lambda v: isinstance(v, bool)), np.nan)
-        if present.sum() and parsed.notna().sum() < 0.5 * present.sum():
+        cells = values.dropna().iloc[: 4 * _TEXT_SAMPLE]
+        is_str = cells.map(lambda v: isinstance(v, str))
+        marker = cells.where(is_str, "0").astype(str).str.strip().str.lower()
+        present = cells[~marker.isin(_MISSING_MARKERS)].iloc[:_TEXT_SAMPLE]
+        if len(present) == 0:
+            numbers[column] = values
+            continue
+        # lists (retrieved contexts), dicts and booleans are not numbers
+        scalar = present.map(
+            lambda v: isinstance(v, (str, int, float, np.number)) and not isinstance(v, bool)
+        )
+        parsed = pd.to_numeric(present.where(scalar), errors="coerce")
+        if parsed.notna().sum() < 0.5 * len(present):
             text.append(column)
         else:
             numbers[column] = values
