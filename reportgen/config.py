@@ -188,8 +188,9 @@ OPTIONS: tuple[Option, ...] = (
         "system",
         "input",
         "text",
-        "system name for inputs that record none (a DeepEval run, a Ragas table; "
-        "default: the run's folder or the file name)",
+        "system name for inputs that record none (a DeepEval run, a Ragas table, an "
+        "EvalPlus file): NAME, or FILE=NAME,FILE2=NAME2 per input (default: the run's "
+        "folder or the file name)",
         metavar="NAME",
     ),
     Option(

@@ -37,3 +37,22 @@ def test_errors_as_failures_flag(capsys) -> None:
     assert main(["inspect", str(data), "--errors-as-failures", "--json"]) == 0
     counted = json.loads(capsys.readouterr().out)
     assert counted["n_rows"] - left_out["n_rows"] == 2 * 2  # 2 errored runs x pass, score
+
+
+def test_system_mapping_names_each_input(tmp_path: Path, capsys) -> None:
+    ragas = REAL / "ragas" / "0.2.15"
+    runs = tmp_path / "runs"
+    shutil.copytree(REAL / "deepeval" / "4.3.1" / "good", runs / "v1")
+    shutil.copytree(REAL / "deepeval" / "4.3.1" / "bad", runs / "v2")
+    args = [
+        "inspect",
+        str(ragas / "bm25.csv"),
+        str(ragas / "dense.jsonl"),
+        "--system",
+        "bm25.csv=BM25,dense=Dense retriever",
+        "--json",
+    ]
+    assert main(args) == 0
+    assert set(json.loads(capsys.readouterr().out)["systems"]) == {"BM25", "Dense retriever"}
+    assert main(["inspect", str(runs), "--system", "v1=first,v2=second", "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["systems"]) == {"first", "second"}

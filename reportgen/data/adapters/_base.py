@@ -54,6 +54,7 @@ __all__ = [
     "decode_text",
     "drop_nonfinite",
     "excerpt",
+    "given_system",
     "format_bytes",
     "head_text",
     "input_cap",
@@ -124,8 +125,9 @@ class LoadOptions:
         Metric name for inputs that do not name one (a wide table). Default: the file stem.
     system
         System name for inputs that record none (a DeepEval test run, a Ragas table of
-        one pipeline). Default: the name of the run's folder (DeepEval) or the file's
-        name (Ragas).
+        one pipeline, an EvalPlus results file): ``NAME`` for every such input, or
+        ``FILE=NAME,FILE2=NAME2`` per input (:func:`given_system`). Default: the name of
+        the run's folder (DeepEval) or of the file (Ragas, EvalPlus).
     lm_eval_filter
         lm-evaluation-harness filter to keep (e.g. ``"strict-match"``); default: the
         first filter listed for each task.
@@ -454,6 +456,33 @@ def excerpt(value: Any, limit: int = 60) -> str:
 
 
 _FUNCTION_SOURCE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
+
+
+def given_system(options: LoadOptions, path: Path) -> str | None:
+    """The system name ``--system`` gives the input ``path`` (of a format that records
+    none): ``NAME`` names every such input; ``FILE=NAME,FILE2=NAME2`` names each input
+    whose file or folder name (with or without its suffix) is ``FILE``. ``None`` when the
+    option names none for ``path``. A DeepEval run's ``FILE`` is the folder holding its
+    ``.deepeval``.
+
+    >>> given_system(LoadOptions(system="bm25.csv=BM25,dense=Dense"), Path("r/dense.jsonl"))
+    'Dense'
+    >>> given_system(LoadOptions(system="rag-v2"), Path("x.csv"))
+    'rag-v2'
+    """
+    text = options.system
+    if not text:
+        return None
+    if "=" not in text:
+        return text
+    names = {path.name, path.stem}
+    if path.parent.name == ".deepeval":  # a DeepEval run is named by its folder
+        names.add(path.resolve().parent.parent.name)
+    for part in text.split(","):
+        key, sep, name = part.partition("=")
+        if sep and key.strip() in names and name.strip():
+            return name.strip()
+    return None
 
 
 def _nonfinite_text(value: float) -> str:

@@ -60,6 +60,7 @@ from reportgen.data.adapters._base import (
     drop_nonfinite,
     excerpt,
     file_column,
+    given_system,
     head_text,
     read_json,
     skip_input,
@@ -178,8 +179,9 @@ def _empty_frame() -> pd.DataFrame:
 
 
 def _system(file: Path, run: dict[str, Any], options: LoadOptions) -> tuple[str, str | None]:
-    if options.system:
-        return options.system, None
+    given = given_system(options, file)
+    if given:
+        return given, None
     hyper = run.get("hyperparameters")
     model = hyper.get("model") if isinstance(hyper, dict) else None
     if isinstance(model, str) and model.strip():

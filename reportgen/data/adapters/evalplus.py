@@ -41,6 +41,7 @@ from reportgen.data.adapters._base import (
     Problem,
     excerpt,
     file_column,
+    given_system,
     head_text,
     read_json,
 )
@@ -77,7 +78,7 @@ class EvalPlusAdapter(Adapter):
                 location=Location(str(path)),
                 hint=_HINT,
             )
-        system = options.system or _system(path)
+        system = given_system(options, path) or _system(path)
         dataset = options.dataset or _dataset(tasks)
         rows: list[tuple[Any, ...]] = []
         sizes: set[int] = set()

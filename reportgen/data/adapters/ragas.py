@@ -49,6 +49,7 @@ from reportgen.data.adapters._base import (
     Problem,
     excerpt,
     file_column,
+    given_system,
     head_text,
     jsonl_lines,
     parse_json,
@@ -135,7 +136,7 @@ class RagasAdapter(Adapter):
                 location=Location(str(path), 1),
                 hint="evaluate with at least one metric and save result.to_pandas()",
             )
-        system = options.system or file_stem(path)
+        system = given_system(options, path) or file_stem(path)
         dataset = options.dataset or path.resolve().parent.name
         problems = []
         questions = frame[question].astype(str)
