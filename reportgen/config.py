@@ -37,6 +37,7 @@ from reportgen.names import (
     IF_EXISTS,
     METHODS,
     NAN_POLICIES,
+    NONFINITE_POLICIES,
     ORDERS,
     PAIRINGS,
 )
@@ -184,6 +185,15 @@ OPTIONS: tuple[Option, ...] = (
         metavar="NAME",
     ),
     Option(
+        "system",
+        "input",
+        "text",
+        "system name for inputs that record none (a DeepEval run, a Ragas table, an "
+        "EvalPlus file): NAME, or FILE=NAME,FILE2=NAME2 per input (default: the run's "
+        "folder or the file name)",
+        metavar="NAME",
+    ),
+    Option(
         "lm_eval_filter",
         "input",
         "text",
@@ -198,6 +208,23 @@ OPTIONS: tuple[Option, ...] = (
         "({default}, the default) or raise: stop with an error",
         default="drop",
         choices=NAN_POLICIES,
+    ),
+    Option(
+        "nonfinite",
+        "input",
+        "choice",
+        "an infinite or NaN per-item value in a harness's log: drop it with one "
+        "warning per file and metric ({default}, the default) or error: stop",
+        default="drop",
+        choices=NONFINITE_POLICIES,
+    ),
+    Option(
+        "errors_as_failures",
+        "input",
+        "flag",
+        "score a test that errored (promptfoo's failureReason 2) as a failure (0) "
+        "instead of leaving it out with a warning",
+        default=False,
     ),
     Option(
         "strict_inputs",

@@ -26,6 +26,7 @@ __all__ = [
     "INPUT_FORMATS",
     "METHODS",
     "NAN_POLICIES",
+    "NONFINITE_POLICIES",
     "ORDERS",
     "PAIRINGS",
     "Alternative",
@@ -38,6 +39,7 @@ __all__ = [
     "IfExists",
     "Method",
     "NanPolicy",
+    "NonfinitePolicy",
     "Order",
     "Pairing",
 ]
@@ -74,6 +76,9 @@ CORPUS_METRICS: tuple[str, ...] = tuple(
 #: What happens to a NaN score (``--nan-policy``).
 NanPolicy = Literal["drop", "raise"]
 NAN_POLICIES: tuple[str, ...] = get_args(NanPolicy)
+#: What an infinite or NaN per-item value in a harness's log does (``--nonfinite``).
+NonfinitePolicy = Literal["drop", "error"]
+NONFINITE_POLICIES: tuple[str, ...] = get_args(NonfinitePolicy)
 #: Where the dataset × metric units run (``--executor``).
 Executor = Literal["local", "dask"]
 EXECUTORS: tuple[str, ...] = get_args(Executor)
@@ -87,10 +92,16 @@ GATES: tuple[str, ...] = get_args(Gate)
 #: The built-in input formats (``--format``), in about the order detection tries them.
 INPUT_FORMATS: tuple[str, ...] = (
     "eval-arena",
+    "deepeval",
+    "promptfoo",
+    "evalplus",
+    "lighteval",
+    "opencompass",
     "lm-eval",
     "inspect",
     "helm",
     "every-eval-ever",
+    "ragas",
     "long",
     "wide",
 )

@@ -15,8 +15,11 @@ The file format (``--config FILE``); every section and key is optional::
     reference_col = "reference"
     dataset = "my-benchmark"       # dataset name for inputs without one
     metric = "accuracy"            # metric name for inputs without one
+    system = "rag-v2"              # system name for inputs that record none (DeepEval, Ragas)
     lm_eval_filter = "strict-match"  # lm-evaluation-harness filter (default: the first)
     nan_policy = "drop"            # a missing score: "drop" (counted) or "raise"
+    nonfinite = "drop"             # Infinity/NaN in a harness's log: "drop" (warned) or "error"
+    errors_as_failures = false     # true: a test that errored (promptfoo) scores 0
     strict_inputs = false          # true: an unusable input (empty log, ...) is an error
     max_input_bytes = "8GiB"       # the most one input file may take once read and
                                    # decompressed: bytes, or "512MB", "16GiB" (>= 1 MiB)

@@ -736,7 +736,9 @@ def build_score_table(
             hint="give results of at least two systems (several files or a "
             "table with several systems)",
         )
-    if df.groupby("dataset", sort=False)["item"].nunique().max() < 2:
+    # describing one system's results (``reportgen inspect``) works on one item too;
+    # comparing needs two
+    if min_systems >= 2 and df.groupby("dataset", sort=False)["item"].nunique().max() < 2:
         raise InputError(
             "every dataset has a single item: no statistic can be computed",
             location=_files_location(df[SOURCE_FILE]),

@@ -12,13 +12,25 @@ lm-eval    lm-evaluation-harness output folders (``results_*.json`` + ``samples_
 inspect    Inspect AI logs (``.eval`` zip archives and ``.json`` logs)
 helm       HELM run folders (``run_spec.json`` + ``per_instance_stats.json``)
 every-eval-ever  every_eval_ever aggregate ``<uuid>.json`` + ``<uuid>_samples.jsonl``
+lighteval  lighteval output (``results_<time>.json`` + ``details_*.parquet``)
+promptfoo  promptfoo ``eval -o results.json`` (results version 3)
+deepeval   DeepEval ``.deepeval/.latest_test_run.json``
+evalplus   EvalPlus ``<samples>_eval_results.json``
+ragas      Ragas per-sample tables (``to_pandas()`` as CSV, JSON lines, Parquet)
+opencompass  OpenCompass ``results/<model>/<dataset>.json`` with per-item ``details``
 ========== ==============================================================================
+
+A folder that no adapter claims as a whole is walked (:func:`_walk`): its subfolders, to
+:data:`MAX_WALK_DEPTH` levels, for the folders and files of every format; the files found
+and not read are returned as skipped inputs with the reason.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.data.adapters._base import (
@@ -33,10 +45,12 @@ from reportgen.data.adapters._base import (
     check_regular_file,
     lfs_pointer_error,
     read_log,
+    skip_input,
 )
 from reportgen.errors import InputError, Location
 
 __all__ = [
+    "MAX_WALK_DEPTH",
     "Adapter",
     "AdapterResult",
     "Exclusion",
@@ -56,6 +70,12 @@ _BUILTIN_MODULES = (
     "long",
     "wide",
     "eval_arena",
+    "deepeval",
+    "promptfoo",
+    "evalplus",
+    "ragas",
+    "lighteval",
+    "opencompass",
     "lm_eval",
     "inspect_ai",
     "helm",
@@ -175,11 +195,62 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
         if adapter.claims(path, head, options):
             return adapter
     what = "folder" if head is None else "file"
+    keys = _json_keys(path, head)
+    if keys is not None:
+        shown = ", ".join(repr(k[:40]) for k in keys[:6]) + (", ..." if len(keys) > 6 else "")
+        raise InputError(
+            f"cannot tell the format of this JSON file (top-level keys: {shown or 'none'})",
+            location=Location(str(path)),
+            hint="it is none of the JSON outputs reportgen reads: "
+            f"{', '.join(_JSON_FORMATS)}; for a table of scores use CSV, Parquet or JSON "
+            "lines (--format long)",
+        )
     raise InputError(
         f"cannot tell the format of this {what}{_content_note(head)}",
         location=Location(str(path)),
         hint=f"pass --format with one of: {', '.join(adapter_names())}",
     )
+
+
+#: The harness outputs that are one JSON document (for the hint on an unknown one).
+_JSON_FORMATS = (
+    "lm-eval results_<date>.json",
+    "lighteval results_<time>.json",
+    "Inspect .json logs",
+    "HELM run_spec.json/per_instance_stats.json",
+    "every_eval_ever <uuid>.json",
+    "promptfoo -o results.json",
+    "DeepEval .latest_test_run.json",
+    "EvalPlus <samples>_eval_results.json",
+)
+
+
+def _json_keys(path: Path, head: bytes | None) -> list[str] | None:
+    """The top-level keys of a ``.json`` file holding one JSON object (from its first
+    bytes), else None."""
+    if head is None or not path.name.lower().endswith(".json"):
+        return None
+    import json
+    import re
+
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()
+    if not text.startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        # cut off: the keys at nesting depth 1 seen so far
+        keys, depth = [], 0
+        for match in re.finditer(r'"(?:[^"\\]|\\.)*"\s*:|[{}\[\]]', text):
+            token = match.group()
+            if token in "{[":
+                depth += 1
+            elif token in "}]":
+                depth -= 1
+            elif depth == 1:
+                keys.append(json.loads(token.rstrip(": \t\n\r")))
+        return keys
+    return [str(k) for k in data] if isinstance(data, dict) else None
 
 
 def _content_note(head: bytes | None) -> str:
@@ -203,9 +274,162 @@ def _content_note(head: bytes | None) -> str:
     return ""
 
 
-def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
-    """Resolve one input path to (file or folder, adapter) pairs. A folder that no
-    adapter claims as a whole is expanded to the data files directly inside it."""
+#: How many folder levels below a given folder the walk searches.
+MAX_WALK_DEPTH = 6
+#: Folders the walk never enters: version control, dependencies, caches, virtual
+#: environments. Other hidden folders are skipped too, except :data:`_HIDDEN_RESULTS`.
+_SKIP_FOLDERS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "site-packages",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".ipynb_checkpoints",
+    }
+)
+#: Hidden folders in which harnesses keep results (DeepEval's ``.deepeval``).
+_HIDDEN_RESULTS = frozenset({".deepeval"})
+
+
+@dataclass
+class _Walk:
+    """What a folder walk found: the inputs to read, the files it did not read (and
+    why), and the subfolders holding such files (for the hint when nothing is found)."""
+
+    found: list[tuple[Path, Adapter]] = field(default_factory=list)
+    skipped: list[SkippedInput] = field(default_factory=list)
+    candidates: dict[str, int] = field(default_factory=dict)
+
+
+def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> _Walk:
+    """Search ``root`` and its subfolders (at most :data:`MAX_WALK_DEPTH` levels) for
+    evaluation results: a subfolder that an adapter claims as a whole (an lm-eval output
+    folder, a HELM run, a ``.deepeval`` folder, ...) is read as one input and not entered;
+    every other file whose format is detected is read. Generic tables (long, wide) count
+    only directly inside ``root``. Symbolic links are followed once (a loop is skipped).
+
+    ``covered``: adapters that claimed ``root`` as a whole and read their own files
+    below it; the walk looks for the other formats only (files of a covered format are
+    left to the adapter that claimed the folder)."""
+    _ensure_builtins()
+    adapters = [a for a in sorted(_REGISTRY.values(), key=lambda a: a.priority) if a not in covered]
+    walk = _Walk()
+    seen: set[str] = set()
+
+    def skip(path: Path, reason: str) -> None:
+        walk.skipped.append(SkippedInput(str(path), reason))
+        folder = str(path.parent)
+        walk.candidates[folder] = walk.candidates.get(folder, 0) + 1
+
+    def visit(folder: Path, depth: int) -> None:
+        real = os.path.realpath(folder)
+        if real in seen:
+            walk.skipped.append(
+                SkippedInput(str(folder), "a symbolic link back to a folder already searched")
+            )
+            return
+        seen.add(real)
+        if depth > 0:
+            for adapter in adapters:
+                if adapter.claims(folder, None, options):
+                    walk.found.append((folder, adapter))
+                    return
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            walk.skipped.append(SkippedInput(str(folder), f"cannot list it: {exc.strerror}"))
+            return
+        subfolders = []
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name in _SKIP_FOLDERS or (
+                    entry.name.startswith(".") and entry.name not in _HIDDEN_RESULTS
+                ):
+                    continue
+                subfolders.append(path)
+                continue
+            name = entry.name.lower()
+            if entry.name.startswith(".") or not name.endswith(_DATA_SUFFIXES):
+                continue
+            try:
+                adapter = detect_format(path, options)
+            except InputError as exc:
+                skip(path, f"not read: {exc.message}")
+                continue
+            if adapter in covered:
+                continue
+            if adapter.generic and (depth > 0 or covered):
+                skip(
+                    path,
+                    f"not read: a {adapter.name} table in a subfolder (tables are read "
+                    "from the folder given, not from its subfolders); pass the file or "
+                    "its folder to read it",
+                )
+                continue
+            walk.found.append((path, adapter))
+        for sub in subfolders:
+            if depth + 1 > MAX_WALK_DEPTH:
+                walk.skipped.append(
+                    SkippedInput(
+                        str(sub), f"not searched: more than {MAX_WALK_DEPTH} folder levels deep"
+                    )
+                )
+                continue
+            visit(sub, depth + 1)
+
+    visit(root, 0)
+    return walk
+
+
+def _nothing_found(path: Path, walk: _Walk) -> InputError:
+    """The error for a folder walk that found no evaluation results, naming the
+    subfolders that hold files it could not read."""
+    hint = (
+        f"expected files ending in {', '.join(_DATA_SUFFIXES)} or the output folder of "
+        f"a harness; known formats: {', '.join(adapter_names())}"
+    )
+    if walk.candidates:
+        folders = sorted(walk.candidates, key=lambda f: (-walk.candidates[f], f))
+        shown = ", ".join(
+            f"{os.path.relpath(f, path) if f != str(path) else '.'} "
+            f"({walk.candidates[f]} file{'s' if walk.candidates[f] != 1 else ''})"
+            for f in folders[:5]
+        )
+        more = f" and {len(folders) - 5} more" if len(folders) > 5 else ""
+        first = walk.skipped[0] if walk.skipped else None
+        why = f"; e.g. {first.path}: {first.reason}" if first else ""
+        hint = (
+            f"these folders hold files that are not evaluation results reportgen knows: "
+            f"{shown}{more}{why}; pass one with --format to read it as that format. {hint}"
+        )
+    return InputError(
+        "the folder holds no evaluation results reportgen can read "
+        f"(searched {MAX_WALK_DEPTH} folder levels deep)",
+        location=Location(str(path)),
+        hint=hint,
+    )
+
+
+def _expand(
+    path: Path, options: LoadOptions
+) -> tuple[list[tuple[Path, Adapter]], list[SkippedInput]]:
+    """Resolve one input path to (file or folder, adapter) pairs, and the files a folder
+    walk did not read. A folder that no adapter claims as a whole is walked
+    (:func:`_walk`); with ``--format``, the data files directly inside it are read."""
     check_regular_file(path)
     if options.format is not None:
         adapter = get_adapter(options.format)
@@ -216,24 +440,23 @@ def _expand(path: Path, options: LoadOptions) -> list[tuple[Path, Adapter]]:
         if path.is_dir() and not adapter.sniff(path, None):
             files = _data_files(path)
             if files:
-                return [(f, adapter) for f in files]
-        return [(path, adapter)]
+                return [(f, adapter) for f in files], []
+        return [(path, adapter)], []
     if path.is_dir():
         _ensure_builtins()
-        for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
-            if adapter.claims(path, None, options):
-                return [(path, adapter)]
-        files = _data_files(path)
-        if not files:
-            raise InputError(
-                "the folder holds no evaluation results reportgen can read",
-                location=Location(str(path)),
-                hint=f"expected files ending in {', '.join(_DATA_SUFFIXES)} or an "
-                f"lm-eval, Inspect, HELM or every_eval_ever output folder; known formats: "
-                f"{', '.join(adapter_names())}",
-            )
-        return [(f, detect_format(f, options)) for f in files]
-    return [(path, detect_format(path, options))]
+        claimed = [
+            adapter
+            for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority)
+            if adapter.claims(path, None, options)
+        ]
+        # a folder claimed as a whole (an lm-eval or lighteval output folder, ...) may
+        # hold other harnesses' results beside: the walk looks for those too
+        walk = _walk(path, options, covered=claimed)
+        walk.found[:0] = [(path, adapter) for adapter in claimed]
+        if not walk.found:
+            raise _nothing_found(path, walk)
+        return walk.found, walk.skipped
+    return [(path, detect_format(path, options))], []
 
 
 def _data_files(folder: Path) -> list[Path]:
@@ -260,8 +483,11 @@ def read_inputs(
     if not items:
         raise InputError("no input given", hint="pass one or more files or folders")
     pending: list[tuple[Path, Adapter]] = []
+    not_read: list[SkippedInput] = []
     for raw in items:
-        pending.extend(_expand(Path(raw), options))
+        found, skipped = _expand(Path(raw), options)
+        pending.extend(found)
+        not_read.extend(skipped)
     results = []
     together: dict[str, list[Path]] = {}
     for path, adapter in pending:
@@ -283,4 +509,18 @@ def read_inputs(
         result.format, result.source = name, ", ".join(str(p) for p in group)
         result.files = log.files
         results.append(result)
+    # a file the walk could not place may still have been read by an adapter that
+    # claimed its folder (an lm-eval samples file, a lighteval details parquet)
+    read = {f.resolved for r in results for f in r.files}
+    not_read = [s for s in not_read if os.path.realpath(s.path) not in read]
+    for unread in not_read:
+        if options.strict_inputs:
+            skip_input(
+                options,
+                unread.path,
+                unread.reason,
+                hint="move it out of the folder, or pass the result files themselves",
+            )
+    if not_read and results:
+        results[0].skipped = [*not_read, *results[0].skipped]
     return results

@@ -33,7 +33,7 @@ import pandas as pd
 
 from reportgen.config import defaults
 from reportgen.errors import InputError, Location
-from reportgen.names import NanPolicy
+from reportgen.names import NanPolicy, NonfinitePolicy
 
 __all__ = [
     "COMPRESSED_SUFFIXES",
@@ -52,6 +52,9 @@ __all__ = [
     "SkippedInput",
     "check_regular_file",
     "decode_text",
+    "drop_nonfinite",
+    "excerpt",
+    "given_system",
     "format_bytes",
     "head_text",
     "input_cap",
@@ -120,6 +123,11 @@ class LoadOptions:
         dataset column). Default: the name of the folder holding the file.
     metric
         Metric name for inputs that do not name one (a wide table). Default: the file stem.
+    system
+        System name for inputs that record none (a DeepEval test run, a Ragas table of
+        one pipeline, an EvalPlus results file): ``NAME`` for every such input, or
+        ``FILE=NAME,FILE2=NAME2`` per input (:func:`given_system`). Default: the name of
+        the run's folder (DeepEval) or of the file (Ragas, EvalPlus).
     lm_eval_filter
         lm-evaluation-harness filter to keep (e.g. ``"strict-match"``); default: the
         first filter listed for each task.
@@ -128,6 +136,17 @@ class LoadOptions:
         system was not scored on that item; the row is dropped and counted in the
         exclusions. ``"raise"``: a missing score is an error. Infinite scores are always
         an error.
+    nonfinite
+        An infinite or NaN per-item value in a harness's log (lm-eval's ``mae`` of a
+        regression task, a judge's score, ...), which the user cannot edit: ``"drop"``
+        (default) leaves the value out, with one warning per file and metric giving
+        their number and the harness's own field; ``"error"`` stops with an error at
+        the first one. Tables the user writes (long, wide) keep the table rule: an
+        infinite score is an error there.
+    errors_as_failures
+        ``False`` (default): a test that errored in a harness that records errors apart
+        from failures (promptfoo's ``failureReason`` 2) is left out and counted, with a
+        warning. ``True``: it scores 0, as the harness's own pass rate counts it.
     strict_inputs
         ``False`` (default): an input that holds no usable result next to good ones (a
         cancelled or empty Inspect log, a missing lm-eval samples file, ...) is skipped
@@ -152,8 +171,11 @@ class LoadOptions:
     reference_col: str = _DEFAULT["reference_col"]
     dataset: str | None = None
     metric: str | None = None
+    system: str | None = None
     lm_eval_filter: str | None = None
     nan_policy: NanPolicy = _DEFAULT["nan_policy"]
+    nonfinite: NonfinitePolicy = _DEFAULT["nonfinite"]
+    errors_as_failures: bool = _DEFAULT["errors_as_failures"]
     strict_inputs: bool = _DEFAULT["strict_inputs"]
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
 
@@ -292,6 +314,10 @@ class Adapter(abc.ABC):
     description: ClassVar[str]
     #: Detection order: lower runs first (specific formats before generic ones).
     priority: ClassVar[int] = 50
+    #: Whether the format is a generic table (long, wide) that any CSV or Parquet file
+    #: matches: a folder walk reads such files only directly inside the given folder,
+    #: never from its subfolders, where a harness's own files are looked for.
+    generic: ClassVar[bool] = False
     #: Whether several inputs of this format must be read together (system naming or
     #: cross-checks that span files); such adapters implement :meth:`read_many`.
     combine_inputs: ClassVar[bool] = False
@@ -408,6 +434,130 @@ def to_float(value: float) -> float:
         return float(value)
     except OverflowError:
         return math.inf if value > 0 else -math.inf
+
+
+def excerpt(value: Any, limit: int = 60) -> str:
+    """A short excerpt of foreign content for a message: the ``repr`` of ``value`` cut to
+    ``limit`` characters. Text holding a function's source (a harness config may
+    serialise a custom aggregation as its code) is named by its function instead, so a
+    message never carries kilobytes of someone else's code.
+
+    >>> excerpt("def span_f1_agg(items):\\n    return 1\\n" * 50)
+    "custom function 'span_f1_agg' (1,850 characters of source)"
+    >>> excerpt("x" * 100, limit=10)
+    "'xxxxxx..."
+    """
+    if isinstance(value, str):
+        match = _FUNCTION_SOURCE.search(value)
+        if match and len(value) > limit:
+            return f"custom function {match[1]!r} ({len(value):,} characters of source)"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_FUNCTION_SOURCE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
+
+
+def given_system(options: LoadOptions, path: Path) -> str | None:
+    """The system name ``--system`` gives the input ``path`` (of a format that records
+    none): ``NAME`` names every such input; ``FILE=NAME,FILE2=NAME2`` names each input
+    whose file or folder name (with or without its suffix) is ``FILE``. ``None`` when the
+    option names none for ``path``. A DeepEval run's ``FILE`` is the folder holding its
+    ``.deepeval``.
+
+    >>> given_system(LoadOptions(system="bm25.csv=BM25,dense=Dense"), Path("r/dense.jsonl"))
+    'Dense'
+    >>> given_system(LoadOptions(system="rag-v2"), Path("x.csv"))
+    'rag-v2'
+    """
+    text = options.system
+    if not text:
+        return None
+    if "=" not in text:
+        return text
+    names = {path.name, path.stem}
+    if path.parent.name == ".deepeval":  # a DeepEval run is named by its folder
+        names.add(path.resolve().parent.parent.name)
+    for part in text.split(","):
+        key, sep, name = part.partition("=")
+        if sep and key.strip() in names and name.strip():
+            return name.strip()
+    return None
+
+
+def _nonfinite_text(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    return "Infinity" if value > 0 else "-Infinity"
+
+
+def drop_nonfinite(
+    frame: pd.DataFrame,
+    mask: np.ndarray,
+    options: LoadOptions,
+    *,
+    harness: str,
+    field: str = "{metric!r}",
+    hint: str = "fix the metric and run the evaluation again",
+) -> tuple[pd.DataFrame, list[Exclusion], list[Problem]]:
+    """Apply :attr:`LoadOptions.nonfinite` to the rows of ``frame`` flagged in ``mask``:
+    per-item values a harness wrote as ``Infinity``, ``-Infinity`` or ``NaN`` (not
+    ``null``, a missing value, which :attr:`LoadOptions.nan_policy` governs).
+
+    ``field`` formats the harness's own name of the value from a row (its keys are the
+    frame's columns, e.g. ``"metricsData[{metric!r}].score"``), so that messages name
+    what the file holds, never a column it does not have. With ``"drop"`` the rows are
+    removed, counted in one :class:`Exclusion` and one warning per file, field, dataset
+    and system; with ``"error"`` the first one raises an :class:`InputError` at its file
+    and line.
+    """
+    mask = np.asarray(mask, dtype=bool)
+    if not mask.any():
+        return frame, [], []
+    bad = frame.loc[mask]
+    if options.nonfinite == "error":
+        first = bad.iloc[0]
+        name = field.format(**first.to_dict())
+        line = int(first[SOURCE_LINE]) if SOURCE_LINE in first and first[SOURCE_LINE] > 0 else None
+        raise InputError(
+            f"{harness} wrote {name} = {_nonfinite_text(float(first['score']))} for item "
+            f"{excerpt(str(first['item']))} of system {excerpt(str(first['system']))}: "
+            "not a finite number",
+            location=Location(str(first[SOURCE_FILE]), line),
+            hint=f"the value is {harness}'s own output: leave such values out with "
+            f"--nonfinite drop (a warning gives their number), or {hint}",
+        )
+    exclusions, problems = [], []
+    keys = [SOURCE_FILE, "dataset", "metric", "system"]
+    for (path, dataset, metric, system), group in bad.groupby(
+        [bad[k].astype(str) for k in keys], sort=False
+    ):
+        row = group.iloc[0].to_dict()
+        name = field.format(**row)
+        kinds = sorted({_nonfinite_text(v) for v in group["score"].to_numpy(dtype=float)})
+        count = len(group)
+        problems.append(
+            Problem(
+                "warning",
+                f"{count} per-item value{'s' if count != 1 else ''} of {harness}'s {name} "
+                f"{'are' if count != 1 else 'is'} {' or '.join(kinds)}, not a finite number: "
+                f"left out for system {excerpt(system)} (--nonfinite drop; "
+                "--nonfinite error stops instead)",
+                location=Location(path),
+                dataset=dataset,
+            )
+        )
+        exclusions.append(
+            Exclusion(
+                f"non-finite value of {name} ({' or '.join(kinds)})",
+                count,
+                dataset=dataset,
+                metric=metric,
+                system=system,
+                source=path,
+            )
+        )
+    return frame.loc[~mask], exclusions, problems
 
 
 # --------------------------------------------------------------------------- reading

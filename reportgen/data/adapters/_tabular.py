@@ -20,7 +20,14 @@ from reportgen.data.adapters._base import (
 )
 from reportgen.errors import InputError, Location
 
-__all__ = ["TABULAR_SUFFIXES", "header_columns", "is_tabular", "read_table", "table_kind"]
+__all__ = [
+    "TABULAR_SUFFIXES",
+    "header_columns",
+    "is_tabular",
+    "read_table",
+    "table_kind",
+    "text_columns",
+]
 
 TABULAR_SUFFIXES = (".csv", ".tsv", ".tab", ".parquet", ".pq")
 _PARQUET_MAGIC = b"PAR1"
@@ -91,6 +98,8 @@ def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, np.
     if kind == "parquet":
         frame = _read_parquet(path)
         return frame, np.arange(1, len(frame) + 1, dtype=np.int64)
+    if kind is None and _base_name(path).endswith(".json"):
+        raise _json_not_a_table(path)
     delimiter = "\t" if kind == "tsv" else ","
     text = read_text(path)
     if not text.strip():
@@ -150,6 +159,27 @@ def read_table(path: Path, head: bytes | None = None) -> tuple[pd.DataFrame, np.
             hint="check that the evaluation wrote its per-item results",
         )
     return frame, _row_lines(text, delimiter, len(frame))
+
+
+def _json_not_a_table(path: Path) -> InputError:
+    """The error for a JSON document read as a table (``--format long`` or ``wide`` on a
+    harness's ``.json`` output), naming the format it was detected as, if any."""
+    from reportgen.data.adapters import detect_format  # the registry imports this module
+
+    try:
+        detected: str | None = detect_format(path).name
+    except InputError:
+        detected = None
+    like = (
+        f"it reads as {detected} output: drop --format to detect it, or pass --format {detected}"
+        if detected and detected not in ("long", "wide")
+        else "a long table may be JSON lines (.jsonl, one object per line), not one JSON document"
+    )
+    return InputError(
+        "this is a JSON document, not a table (CSV, TSV, Parquet or JSON lines)",
+        location=Location(str(path)),
+        hint=like,
+    )
 
 
 def _read_csv_fast(text: str, delimiter: str) -> pd.DataFrame | None:
@@ -321,3 +351,43 @@ def _check_header(frame: pd.DataFrame, path: Path) -> None:
                 "written by pandas can be dropped with index=False)",
             )
         seen.add(column)
+
+
+#: How many present cells of a column decide whether it holds text.
+_TEXT_SAMPLE = 1000
+#: Cell values that mark a missing score, not text.
+_MISSING_MARKERS = frozenset({"", "na", "n/a", "nan", "null", "none", "-", "--", "?"})
+
+
+def text_columns(frame: pd.DataFrame, columns: list[str]) -> tuple[list[str], dict[str, pd.Series]]:
+    """The columns of ``frame`` that hold text rather than numbers, and the values of
+    the others.
+
+    A column is text when fewer than half of its first :data:`_TEXT_SAMPLE` present cells
+    (not blank, not a missing-value marker such as ``N/A``) are numbers: a question, an
+    answer, a list of contexts. A number column with a few bad cells stays a number
+    column, so that the bad cells are reported where they are.
+    """
+    text, numbers = [], {}
+    for column in columns:
+        values = frame[column]
+        if values.dtype.kind in "biuf":
+            numbers[column] = values.astype(np.float64)
+            continue
+        cells = values.dropna().iloc[: 4 * _TEXT_SAMPLE]
+        is_str = cells.map(lambda v: isinstance(v, str))
+        marker = cells.where(is_str, "0").astype(str).str.strip().str.lower()
+        present = cells[~marker.isin(_MISSING_MARKERS)].iloc[:_TEXT_SAMPLE]
+        if len(present) == 0:
+            numbers[column] = values
+            continue
+        # lists (retrieved contexts), dicts and booleans are not numbers
+        scalar = present.map(
+            lambda v: isinstance(v, (str, int, float, np.number)) and not isinstance(v, bool)
+        )
+        parsed = pd.to_numeric(present.where(scalar), errors="coerce")
+        if parsed.notna().sum() < 0.5 * len(present):
+            text.append(column)
+        else:
+            numbers[column] = values
+    return text, numbers

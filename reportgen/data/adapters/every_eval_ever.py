@@ -77,6 +77,8 @@ from reportgen.data.adapters._base import (
     LoadOptions,
     Problem,
     SkippedInput,
+    drop_nonfinite,
+    excerpt,
     head_text,
     read_json,
     read_jsonl,
@@ -114,6 +116,9 @@ class _Aggregate:
     model: str
     results: list[dict[str, Any]]
     samples_name: str | None
+    #: ``detailed_evaluation_results.file_path`` as written (relative to the datastore
+    #: root in schema 0.2.0: ``instance_level_data/<id>.Format.jsonl``)
+    samples_path: str | None = None
     metrics: dict[str, str] = field(default_factory=dict)  # result key -> metric name
     directions: dict[str, Literal["higher", "lower"]] = field(default_factory=dict)
 
@@ -162,14 +167,16 @@ class EveryEvalEverAdapter(Adapter):
                         options,
                         aggregate.path,
                         f"no instance-level file for evaluation {aggregate.evaluation_id!r} "
-                        f"(expected {aggregate.samples_name or '<uuid>_samples.jsonl'} beside "
-                        "it): aggregate scores alone have no items",
+                        f"(expected {aggregate.samples_path or '<uuid>_samples.jsonl'} beside "
+                        "it or below a folder above it): aggregate scores alone have no items",
                         hint="keep the <uuid>_samples.jsonl that detailed_evaluation_results "
                         "names next to its aggregate file",
                         format=self.name,
                     )
                 )
                 continue
+            known = {os.path.realpath(p): p for p in samples}
+            sample_path = known.get(os.path.realpath(sample_path), sample_path)
             linked[sample_path] = aggregate
             if sample_path not in samples:
                 samples.append(sample_path)
@@ -218,6 +225,16 @@ class EveryEvalEverAdapter(Adapter):
                             Location(str(aggregate.path)),
                         )
                     )
+        frame, dropped, more = drop_nonfinite(
+            frame,
+            np.isinf(frame["score"].to_numpy(dtype=np.float64)),
+            options,
+            harness="every_eval_ever",
+            field="evaluation.score ({metric!r})",
+            hint="check the converter or the run that wrote the record",
+        )
+        exclusions += dropped
+        problems.extend(more)
         attributes = {a.model: {"evaluation_id": a.evaluation_id} for a in linked.values()}
         return AdapterResult(
             frame,
@@ -305,6 +322,7 @@ def _read_aggregate(path: Path) -> _Aggregate:
         str(model or ""),
         [r for r in data["evaluation_results"] if isinstance(r, dict)],
         Path(file_path).name if isinstance(file_path, str) else None,
+        file_path if isinstance(file_path, str) and file_path.strip() else None,
     )
     for index, result in enumerate(aggregate.results):
         config = result.get("metric_config")
@@ -329,11 +347,25 @@ def _result_key(result: dict[str, Any], index: int) -> str:
     return str(result_id) if isinstance(result_id, str) and result_id else f"#{index}"
 
 
+#: How many folders above an aggregate file a relative ``file_path`` is looked up in.
+_ROOT_LEVELS = 6
+
+
 def _samples_of(aggregate: _Aggregate) -> Path | None:
+    """The instance-level file of an aggregate: beside it (the converters' layout,
+    ``<uuid>_samples.jsonl``), else ``detailed_evaluation_results.file_path`` taken
+    relative to a folder above it (schema 0.2.0 datastores keep every record in
+    ``instance_level_data/`` at the root, above ``data/<benchmark>/<developer>/<model>/``)."""
     folder = aggregate.path.parent
     for name in (aggregate.samples_name, aggregate.path.stem + _SAMPLES_SUFFIX):
         if name and (folder / name).is_file():
             return folder / name
+    relative = aggregate.samples_path
+    if relative and not Path(relative).is_absolute():
+        for root in list(aggregate.path.parents)[:_ROOT_LEVELS]:
+            candidate = root / relative
+            if candidate.is_file():
+                return candidate
     return None
 
 
@@ -371,7 +403,7 @@ def _read_samples(path: Path, aggregate: _Aggregate | None, columns: dict[str, l
                 or not str(value).strip()
             ):
                 raise InputError(
-                    f"the record has no {key} (found {value!r})", location=where, hint=_HINT
+                    f"the record has no {key} (found {excerpt(value)})", location=where, hint=_HINT
                 )
             values[key] = str(value).strip()
         evaluation = record.get("evaluation")
@@ -422,7 +454,7 @@ def _epoch(value: Any, where: Location) -> int | None:
         epoch = int(str(value))
     except ValueError:
         raise InputError(
-            f"metadata.epoch is {value!r}, not a whole number",
+            f"metadata.epoch is {excerpt(value)}, not a whole number",
             location=where,
             hint='Inspect\'s converter writes the epoch as a number in a string, e.g. "1"',
         ) from None

@@ -98,6 +98,8 @@ from reportgen.data.adapters._base import (
     Exclusion,
     LoadOptions,
     Problem,
+    drop_nonfinite,
+    excerpt,
     parse_json_int,
     read_json,
     read_text,
@@ -219,6 +221,16 @@ class HelmAdapter(Adapter):
             for (d, m, s, f), n in zero_counts.items()
             if m.split("|", 1)[0] == options.metric or not _is_descriptive(m, schema)
         ]
+        frame, dropped, more = drop_nonfinite(
+            frame,
+            np.isinf(frame["score"].to_numpy(dtype=np.float64)),
+            options,
+            harness="HELM",
+            field="stat {metric!r} (per_instance_stats.json)",
+            hint="check the metric that produced it and run HELM again",
+        )
+        exclusions += dropped
+        problems.extend(more)
         attributes = {systems[r.folder]: {"model_deployment": r.deployment} for r in runs}
         directions = {m: d for m, d in schema.directions.items() if m in set(frame["metric"])}
         return AdapterResult(
@@ -487,7 +499,7 @@ def _instance_id(record: dict[str, Any], index: int, where: Location) -> str:
     value = record.get("instance_id")
     if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
         raise InputError(
-            f"entry {index} has no instance_id (found {value!r})",
+            f"entry {index} has no instance_id (found {excerpt(value)})",
             location=where,
             hint='each entry names its instance, e.g. "instance_id": "id12"',
         )
@@ -503,7 +515,8 @@ def _train_trial(record: dict[str, Any], index: int, where: Location) -> int:
         or not 0 <= value < 2**63
     ):
         raise InputError(
-            f"entry {index}: train_trial_index = {value!r} is not a non-negative whole number",
+            f"entry {index}: train_trial_index = {excerpt(value)} is not a "
+            "non-negative whole number",
             location=where,
             hint="HELM numbers train trials 0, 1, ...; regenerate the run",
         )

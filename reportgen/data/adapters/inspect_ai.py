@@ -91,6 +91,8 @@ from reportgen.data.adapters._base import (
     Problem,
     SkippedInput,
     decode_text,
+    drop_nonfinite,
+    excerpt,
     lfs_pointer_error,
     open_zip,
     parse_json_int,
@@ -199,6 +201,16 @@ class InspectAdapter(Adapter):
             reason, hint = _first_unusable(files)
             raise InputError(reason, location=Location(str(files[0])), hint=hint)
         result = _result(logs)
+        result.frame, dropped, more = drop_nonfinite(
+            result.frame,
+            np.isinf(result.frame["score"].to_numpy(dtype=np.float64)),
+            options,
+            harness="Inspect",
+            field="score {metric!r}",
+            hint="check the scorer that produced it",
+        )
+        result.exclusions += dropped
+        result.problems += more
         result.skipped = skipped
         return result
 
@@ -569,7 +581,7 @@ def _spec_text(spec: dict[str, Any], key: str, where: Location) -> str:
     value = spec.get(key)
     if not isinstance(value, str) or not value:
         raise InputError(
-            f"the Inspect log header lacks 'eval.{key}' (found {value!r})",
+            f"the Inspect log header lacks 'eval.{key}' (found {excerpt(value)})",
             location=where,
             hint="regenerate the log with Inspect",
         )
@@ -769,7 +781,7 @@ def score_value_to_float(value: Any) -> float:
         else:
             if math.isfinite(number):
                 return number
-    raise ValueError(f"not a score value: {value!r}")
+    raise ValueError(f"not a score value: {excerpt(value)}")
 
 
 def _count_missing(log: _Log) -> None:

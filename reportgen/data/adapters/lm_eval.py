@@ -73,6 +73,8 @@ from reportgen.data.adapters._base import (
     LoadOptions,
     Problem,
     SkippedInput,
+    drop_nonfinite,
+    excerpt,
     head_text,
     read_json,
     read_jsonl,
@@ -184,13 +186,33 @@ class LmEvalAdapter(Adapter):
         _name_systems(runs)
         problems: list[Problem] = []
         skipped_inputs: list[SkippedInput] = []
+        # one samples file is one run, however many results files point at it (a
+        # results.json beside a results_<date>.json of the same evaluation)
+        read_by: dict[tuple[str, str, str], Path] = {}
         for run in runs:
             for task in list(run.tasks):
+                samples_file = _samples_path(run, task)
+                key = (run.system, task, os.path.realpath(samples_file) if samples_file else "")
+                if samples_file is not None and key in read_by:
+                    run.tasks.remove(task)
+                    problems.append(
+                        Problem(
+                            "info",
+                            f"task {task!r} of {run.system!r}: {run.path.name} and "
+                            f"{read_by[key].name} name the same samples file "
+                            f"({samples_file.name}), read once as one run",
+                            location=Location(str(run.path)),
+                            dataset=task,
+                        )
+                    )
+                    continue
                 samples = _read_samples(run, task, options, skipped_inputs)
                 if samples is None:
                     run.tasks.remove(task)
                 else:
                     run.samples[task] = samples
+                    if samples_file is not None:
+                        read_by[key] = run.path
         runs = [run for run in runs if run.tasks]
         if not runs:
             raise InputError(
@@ -203,8 +225,19 @@ class LmEvalAdapter(Adapter):
         rows, skipped = _collect_rows(runs, chosen, run_index)
         problems.extend(_skipped_problems(skipped, runs))
         frame = _frame(rows, with_run=any(i > 0 for i in run_index.values()))
+        frame, nonfinite_exclusions, nonfinite_problems = drop_nonfinite(
+            frame.drop(columns="_nonfinite"),
+            frame["_nonfinite"].to_numpy(),
+            options,
+            harness="lm-eval",
+            field="{metric!r} (samples_{dataset}_*.jsonl)",
+            hint="fix the task's metric (e.g. a parse failure scored as infinity) and run "
+            "lm_eval again",
+        )
+        problems.extend(nonfinite_problems)
         frame = _label_metrics(frame, runs, problems)
         frame, exclusions = _exclude_hash_mismatches(frame, problems)
+        exclusions = nonfinite_exclusions + exclusions
         directions = _directions(runs, set(frame["metric"]), problems)
         problems.extend(_aggregation_problems(runs, frame))
         attributes = {
@@ -238,6 +271,8 @@ def _looks_like_results(head: bytes, name: str) -> bool:
     """A ``results_<date>.json`` with a ``"results"`` key; a plain ``results.json`` (also
     the name of reportgen's own output) must also hold a key only lm-eval writes."""
     if b'"results"' not in head or b'"reportgen_version"' in head:
+        return False
+    if b'"config_general"' in head:  # lighteval's results_<time>.json
         return False
     return name != "results.json" or any(key in head for key in _RESULTS_KEYS)
 
@@ -378,13 +413,31 @@ def _aggregations(data: dict[str, Any], tasks: list[str]) -> dict[str, dict[str,
         metric_list = task_config.get("metric_list") if isinstance(task_config, dict) else None
         if isinstance(metric_list, list):
             out[task] = {
-                str(m["metric"]): str(m["aggregation"])
+                str(m["metric"]): _aggregation_name(m["aggregation"])
                 for m in metric_list
                 if isinstance(m, dict)
                 and isinstance(m.get("metric"), str)
                 and isinstance(m.get("aggregation"), str)
             }
     return out
+
+
+#: How a custom aggregation function is named: lm-eval writes its whole source into the
+#: results file's configs (``aggregation: !function utils.span_f1_agg``).
+_CUSTOM = "custom function "
+
+
+def _aggregation_name(aggregation: str) -> str:
+    """lm-eval's name of an aggregation, or for a custom function (its source code),
+    ``custom function '<name>'``: never the code itself."""
+    match = re.match(r"\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", aggregation)
+    if match:
+        return f"{_CUSTOM}{match[1]!r}"
+    return aggregation if len(aggregation) <= 80 else excerpt(aggregation)
+
+
+def _shown(aggregation: str) -> str:
+    return aggregation if aggregation.startswith(_CUSTOM) else repr(aggregation)
 
 
 def _args_text(args: Any) -> str:
@@ -495,7 +548,7 @@ def _read_samples(
         doc_id = record.get("doc_id")
         if doc_id is None or isinstance(doc_id, (dict, list)):
             raise InputError(
-                f"sample without a doc_id (found {doc_id!r})",
+                f"sample without a doc_id (found {_short(doc_id)})",
                 location=where,
                 hint="each line of an lm-eval samples file has doc_id; the "
                 "file may be hand-edited, regenerate it",
@@ -650,6 +703,13 @@ def _aggregation_names(runs: list[_ResultsFile]) -> dict[tuple[str, str], str]:
 _LABEL_AGGREGATION = re.compile(r"f1|mcc|matthews", re.IGNORECASE)
 
 
+def _is_label_aggregation(aggregation: str) -> bool:
+    """One of lm-eval's classification aggregations over (gold, prediction) label pairs
+    (``f1``, ``mcc``, ``matthews_corrcoef``, ...); a task's own function (whose pairs may
+    be anything, e.g. span lists) is not."""
+    return not aggregation.startswith(_CUSTOM) and bool(_LABEL_AGGREGATION.search(aggregation))
+
+
 def _label_pair(value: Any) -> tuple[Any, Any] | None:
     """``(gold, prediction)`` when ``value`` is a pair of labels (numbers or text)."""
     if (
@@ -720,7 +780,7 @@ def _label_metrics(
             agg = aggregation.get((task, metric), "")
             same = _CORPUS_EQUIVALENT.get(agg)
             how.append(
-                f"{metric} (aggregation {agg!r}"
+                f"{metric} (aggregation {_shown(agg)}"
                 + (f"; --corpus-metric {same} reproduces it)" if same else ")")
             )
         carried_as = (
@@ -765,6 +825,7 @@ def _collect_rows(
             SOURCE_LINE,
             "prediction",
             "reference",
+            "_nonfinite",
         )
     }
     skipped: dict[tuple[str, str], tuple[Any, Location]] = {}
@@ -778,7 +839,7 @@ def _collect_rows(
                     if score is None:
                         pair = (
                             _label_pair(value)
-                            if _LABEL_AGGREGATION.search(aggregation.get((task, metric), ""))
+                            if _is_label_aggregation(aggregation.get((task, metric), ""))
                             else None
                         )
                         if pair is None:
@@ -800,6 +861,8 @@ def _collect_rows(
                     columns["_hash"].append(sample.doc_hash)
                     columns[SOURCE_FILE].append(str(samples.path))
                     columns[SOURCE_LINE].append(sample.line)
+                    # Infinity or NaN written by lm-eval (null is a missing value)
+                    columns["_nonfinite"].append(value is not None and not math.isfinite(score))
     if skipped:
         keep = [
             i
@@ -828,7 +891,7 @@ def _skipped_problems(
     out = []
     for (task, metric), (value, where) in skipped.items():
         how = aggregation.get((task, metric))
-        by = f" (lm-eval aggregates them with {how!r})" if how else ""
+        by = f" (lm-eval aggregates them with {_shown(how)})" if how else ""
         out.append(
             Problem(
                 "warning",
@@ -844,8 +907,7 @@ def _skipped_problems(
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return excerpt(value, limit)
 
 
 def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
@@ -860,6 +922,7 @@ def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
             "_hash": pd.Series(columns["_hash"], dtype=object),
             SOURCE_FILE: pd.Series(columns[SOURCE_FILE], dtype=str),
             SOURCE_LINE: np.asarray(columns[SOURCE_LINE], dtype=np.int64),
+            "_nonfinite": np.asarray(columns["_nonfinite"], dtype=bool),
         }
     )
     if any(p is not None for p in columns["prediction"]):
@@ -943,7 +1006,7 @@ def _aggregation_problems(runs: list[_ResultsFile], frame: pd.DataFrame) -> list
         Problem(
             "warning",
             f"metric {metric!r} of task {task!r}: lm-eval aggregates it "
-            f"with {aggregation!r}, not a mean, so the report's means of "
+            f"with {_shown(aggregation)}, not a mean, so the report's means of "
             "the per-item values differ from lm-eval's number",
             dataset=task,
         )

@@ -76,6 +76,7 @@ class LongTableAdapter(Adapter):
     name = "long"
     description = "long table, one row per score (CSV, TSV, Parquet, JSON lines)"
     priority = 40
+    generic = True
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         return self.claims(path, head, LoadOptions())

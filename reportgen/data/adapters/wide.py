@@ -5,7 +5,9 @@ The metric is ``--metric`` or, by default, the file name without suffix; the dat
 ``reportgen inspect results/`` on ``results/precision.csv`` and ``results/recall.csv``
 reads one dataset ``results`` with two metrics. An item-id column named ``item`` (or
 ``--item-col``) is used when present; otherwise items are the row numbers 1, 2, ...
-A missing cell means that system was not scored on that item.
+A missing cell means that system was not scored on that item. A column whose cells are
+mostly not numbers (a question, an answer) is the items' content, never a system: text
+is not read as a score (a note names such columns).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from reportgen.data.adapters._base import (
     Adapter,
     AdapterResult,
     LoadOptions,
+    Problem,
 )
-from reportgen.data.adapters._tabular import is_tabular, read_table
+from reportgen.data.adapters._tabular import is_tabular, read_table, text_columns
 from reportgen.data.adapters.long import file_stem
 from reportgen.errors import InputError, Location
 
@@ -34,6 +37,7 @@ class WideTableAdapter(Adapter):
     name = "wide"
     description = "wide table, one column per system and one row per item (CSV, TSV, Parquet)"
     priority = 60
+    generic = True
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         return is_tabular(path, head)
@@ -58,11 +62,28 @@ class WideTableAdapter(Adapter):
             )
         else:
             items = pd.Series(np.arange(1, len(frame) + 1).astype(str))
+        text, _ = text_columns(frame, list(frame.columns))
+        problems = []
+        if text:
+            frame = frame.drop(columns=text)
+            problems.append(
+                Problem(
+                    "info",
+                    f"text column{'s' if len(text) > 1 else ''} {', '.join(map(repr, text))} "
+                    "read as the items' content, not as systems' scores",
+                    location=Location(str(path), 1),
+                )
+            )
         if frame.shape[1] == 0:
             raise InputError(
-                "the table has no system columns",
+                "the table has no system columns"
+                + (
+                    f" (the text columns {', '.join(map(repr, text))} hold no scores)"
+                    if text
+                    else ""
+                ),
                 location=Location(str(path), 1),
-                hint="a wide table has one column per system",
+                hint="a wide table has one column per system, each holding scores",
             )
         systems = list(frame.columns)
         n = len(frame)
@@ -77,7 +98,7 @@ class WideTableAdapter(Adapter):
                 SOURCE_LINE: np.tile(lines, len(systems)),
             }
         )
-        return AdapterResult(long)
+        return AdapterResult(long, problems=problems)
 
 
 register_adapter(WideTableAdapter())
