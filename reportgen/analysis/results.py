@@ -403,6 +403,7 @@ class UnitResult:
                 **record,
                 "ci_method": self.ci_method,
                 "runs": runs,
+                "proportion": bool(self.proportion),
             }
             for record in self.intervals.to_records()
         ]
