@@ -331,6 +331,7 @@ def _proportion(folder: ReportFolder, dataset: str, metric: str) -> bool:
     differences in points): the report's own flag, else a binary metric."""
     results = folder.results
     for row in [
+        *(results.get("systems") or ()),
         *(results.get("comparisons") or ()),
         *((results.get("verdict") or {}).get("rows") or ()),
     ]:

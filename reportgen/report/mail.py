@@ -221,7 +221,11 @@ def _proportion(results: Mapping[str, Any], dataset: str, metric: str) -> bool:
     """Whether (dataset, metric) holds proportions (shown in percent, differences in
     points, as in the report): the flag of its comparisons or verdicts, else a binary
     metric."""
-    rows = [*(results.get("comparisons") or ()), *((_verdict(results) or {}).get("rows") or ())]
+    rows = [
+        *(results.get("systems") or ()),
+        *(results.get("comparisons") or ()),
+        *((_verdict(results) or {}).get("rows") or ()),
+    ]
     for row in rows:
         if row.get("dataset") == dataset and row.get("metric") == metric and "proportion" in row:
             return bool(row["proportion"])
