@@ -109,9 +109,17 @@ def test_report_section_shows_the_caveat_box(tmp_path):
 
 
 @pytest.mark.parametrize("n", [10, 29])
-def test_bootstrap_caveat_applies_to_default_bca_intervals(tmp_path, n):
-    """The default ci_method for continuous scores is BCa: small n gets the caveat."""
+def test_bootstrap_caveat_applies_to_bca_intervals_asked_for(tmp_path, n):
+    """BCa asked for at small n gets the caveat; the default (auto) uses the t interval
+    there instead, says so in a note, and carries no caveat against itself."""
     rng = np.random.default_rng(n)
     base = rng.normal(size=n)
-    caveats = _caveats(tmp_path, {"a": base + rng.normal(size=n), "b": base + rng.normal(size=n)})
+    scores = {"a": base + rng.normal(size=n), "b": base + rng.normal(size=n)}
+    caveats = _caveats(tmp_path, scores, ci_method="bca")
     assert any("bootstrap intervals are too narrow" in c for c in caveats)
+    table, _ = _table(tmp_path, scores, paired=True)
+    analysis = analyze(table, AnalysisOptions(seed=1, n_resamples=199))
+    [unit] = analysis.units
+    assert unit.ci_method.startswith("t")
+    assert not any("bootstrap intervals" in c for c in unit.caveats)
+    assert any(f"only {n} items" in note and "t intervals" in note for note in analysis.notes)

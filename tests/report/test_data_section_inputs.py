@@ -35,7 +35,9 @@ def test_many_descriptive_statistics_are_summarised_per_statistic() -> None:
         for j in range(4)
         for name in ("num_prompt_tokens", "inference_runtime")
     ]
-    html = "".join(rs._descriptive_block(rows))
+    from reportgen.report.sections.data import _descriptive_block
+
+    html = "".join(_descriptive_block(rows))
     assert "40 system × dataset means, summarised per statistic" in html
     assert html.count("<tr>") == 3  # header + one row per statistic
     assert '<td class="num">7.000</td>' in html  # the largest mean, 4 + 3

@@ -1,6 +1,6 @@
 """The docstring examples of every module of reportgen.report and reportgen.charts run
 and give what they show (the formatting rules, the label cuts, ...); a new module is
-found by pkgutil, so none is left out."""
+found by pkgutil (subpackages too), so none is left out."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import reportgen.charts
 import reportgen.report
 
 MODULES = sorted(
-    f"{package.__name__}.{m.name}"
+    m.name
     for package in (reportgen.report, reportgen.charts)
-    for m in pkgutil.iter_modules(package.__path__)
+    for m in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}.")
 )
 
 

@@ -11,6 +11,7 @@ import pytest
 from reportgen.report import format as fmt
 from reportgen.report import sections as rs
 from reportgen.report.archive import validate_results
+from reportgen.report.html import p_cell, pct_cell, theme_uses_bundled_font
 
 
 @pytest.fixture(scope="module")
@@ -145,11 +146,13 @@ def test_tables_leave_rows_out_of_the_pdf_only_past_their_print_budget():
 
 def test_matrix_lists_every_system_in_html_and_the_first_ones_in_print():
     from reportgen.report.findings import MatrixCell, MatrixColumn
+    from reportgen.report.sections._base import MATRIX_PRINT_ROWS
+    from reportgen.report.sections.overview import _matrix_table
 
-    names = [f"system {k}" for k in range(rs.MATRIX_PRINT_ROWS + 5)]
+    names = [f"system {k}" for k in range(MATRIX_PRINT_ROWS + 5)]
     column = MatrixColumn("bench", "acc", True, "higher")
     cells = {n: {0: MatrixCell(0.5, 0.4, 0.6, "", False)} for n in names}
-    html = rs._matrix_table([(0, column)], cells, names, {}, {})
+    html = _matrix_table([(0, column)], cells, names, {}, {})
     assert html.count("<tr") == 1 + len(names)  # header + every system
     assert html.count('<tr class="rg-screen-only">') == 5
     assert html.rindex("system 59<") < html.index('<tr class="rg-screen-only">')
@@ -216,9 +219,9 @@ def test_repeated_runs_rows_agree_with_the_typed_results(tmp_path):
         assert f">{100 * runs.variance_components.mean[j]:.1f}%<" in row
         low, high = runs.pooled_runs.ci_low[k], runs.pooled_runs.ci_high[k]
         assert f"[{100 * low:.1f}, {100 * high:.1f}]" in row
-        assert rs.pct_cell(share[j]) in row
+        assert pct_cell(share[j]) in row
         r = runs.runs_differ.systems.index(system)
-        assert rs.p_cell(runs.runs_differ.p_value[r]) in row
+        assert p_cell(runs.runs_differ.p_value[r]) in row
 
 
 def test_dense_layered_charts_go_straight_to_a_palette_png():
@@ -274,7 +277,7 @@ def test_figure_pool_renders_the_same_sections_as_this_process(
 
     from reportgen.report.html import FigurePool
 
-    assert rs.theme_uses_bundled_font(small_report.theme.config)  # the default theme
+    assert theme_uses_bundled_font(small_report.theme.config)  # the default theme
     pool = FigurePool(2, bundled_font=bundled_font)
     try:
         pooled = dataclasses.replace(small_report, figures=pool)

@@ -1,0 +1,91 @@
+"""The report's machine outputs: results.json (validated) and ``tables/*.csv``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from reportgen.report.html import (
+    HTMLBlock,
+)
+from reportgen.report.sections._base import (
+    Report,
+)
+
+# --------------------------------------------------------------------------- outputs
+
+
+def write_outputs(report: Report) -> HTMLBlock:
+    """Write ``results.json`` (validated against its schema) and ``tables/*.csv`` to
+    the report's output folder and stop the chart workers (the notebooks' last step:
+    :meth:`Report.close`); returns a short note for the notebook."""
+    import pandas as pd
+
+    from reportgen.report.archive import validate_results
+    from reportgen.report.output import write_csv, write_json_atomic
+
+    report.close()
+    out = report.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    validate_results(report.results)
+    write_json_atomic(out / "results.json", report.results)
+    tables_dir = out / "tables"
+    tables_dir.mkdir(exist_ok=True)
+    written = []
+    for name, rows in _csv_tables(report).items():
+        if rows:
+            write_csv(pd.DataFrame.from_records(rows), tables_dir / f"{name}.csv")
+            written.append(f"{name}.csv")
+    return HTMLBlock("", text=f"wrote results.json and tables/ ({', '.join(written)})")
+
+
+def _flat(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if not isinstance(v, (list, dict))} for row in rows]
+
+
+def _csv_tables(report: Report) -> dict[str, list[dict[str, Any]]]:
+    r = report.results
+    tables: dict[str, list[dict[str, Any]]] = {
+        "systems": _flat(r["systems"]),
+        "comparisons": _flat(r["comparisons"]),
+        "power": _flat(r["power"]),
+        "noise": _flat(r["noise"]),
+        "groups": _flat(r["groups"]),
+        "hyperparameters": _flat(r["hyperparameters"]),
+    }
+    ordered = [x for x in r["rankings"] if x.get("kind") == "ordered"]
+    if ordered:
+        tables["ranking"] = ordered[0]["systems"]
+        tables["ranking_pairs"] = ordered[0]["pairs"]
+    tables["aggregates"] = [
+        {"dataset": a["dataset"], **s} for a in r["aggregates"] for s in a["systems"]
+    ]
+    tables["rank_intervals"] = [
+        {"dataset": x["dataset"], "metric": x["metric"], **s}
+        for x in r["rankings"]
+        if x.get("kind") == "ranks"
+        for s in _flat(x["simultaneous"]["systems"])
+    ]
+    tables["items"] = [
+        {"dataset": x["dataset"], "metric": x["metric"], **i}
+        for x in r["items"]
+        for i in x.get("items", [])
+    ]
+    if report.verdicts:
+        tables["verdicts"] = report.verdicts
+    verdict = r.get("verdict") or {}
+    flips = [
+        {
+            "dataset": f["dataset"],
+            "metric": f["metric"],
+            "item": i["item"],
+            "baseline_score": i["baseline_score"],
+            "candidate_score": i["candidate_score"],
+            "change": i["change"],
+        }
+        for f in verdict.get("flips", ())
+        for i in f["items"]
+    ]
+    if flips:
+        tables["flips"] = flips
+    return tables

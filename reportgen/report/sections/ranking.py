@@ -1,0 +1,198 @@
+"""The ordered ranking across datasets (:func:`across_datasets`)."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+
+from reportgen.report import format as fmt
+from reportgen.report.html import (
+    Col,
+    HTMLBlock,
+    charts_row,
+    escape,
+    h3,
+    note,
+    num_cell,
+    p_cell,
+    section,
+    table,
+)
+from reportgen.report.sections._base import (
+    MAX_GRAPH_SYSTEMS,
+    MIN_FRIEDMAN_LISTS,
+    Report,
+    _try_chart,
+    _with_figures,
+)
+
+
+@_with_figures
+def across_datasets(report: Report) -> HTMLBlock | None:
+    """The ordered ranking across datasets and metrics (Ackerman et al. 2025): graph, cliques,
+    harmonic-mean p, sign tests and the Friedman/Nemenyi critical difference."""
+    from reportgen.charts import (
+        clique_chart,
+        connected_graph_chart,
+        critical_difference_chart,
+    )
+
+    rk = report.analysis.ranking
+    if rk is None or len(rk.lists) < 2:
+        return None
+    n_systems, n_lists = len(rk.systems), len(rk.lists)
+    body = [
+        f"<p>{n_systems} systems ordered over {n_lists} lists "
+        f"({', '.join(escape(x) for x in rk.lists)}). Pairwise evidence: "
+        f"{escape(rk.method)}.</p>"
+    ]
+    # the lists are aggregated as standardised means (Ackerman et al. 2025, §4.3)
+    axis = "standardised mean (SD units)"
+    if n_systems <= MAX_GRAPH_SYSTEMS:
+        body.append(
+            charts_row(
+                _try_chart(
+                    partial(
+                        connected_graph_chart,
+                        rk.graph,
+                        title="Ordered ranking across datasets",
+                        value_title=axis,
+                    ),
+                    "An arc joins two systems whose combined evidence is not significant.",
+                    report,
+                ),
+                _try_chart(
+                    partial(
+                        clique_chart,
+                        rk.graph,
+                        title="Groups of indistinguishable systems",
+                        value_title=axis,
+                    ),
+                    "Maximal cliques of the graph.",
+                    report,
+                ),
+            )
+        )
+    else:
+        body.append(
+            note(
+                f"{n_systems} systems: the graph of "
+                "indistinguishable systems is replaced by the tie-group letters "
+                "of the Results table (systems sharing a letter are not "
+                "significantly different)."
+            )
+        )
+    significant = rk.significant()
+    pairs = [
+        {
+            "system_a": rk.systems[i],
+            "system_b": rk.systems[j],
+            "p_adjusted": rk.p_adjusted[k],
+            "effect_size": rk.effect_size[k],
+            "significant": bool(significant[k]),
+        }
+        for k, (i, j) in enumerate(zip(rk.index_a, rk.index_b))
+    ]
+    neighbours = {frozenset(p) for p in zip(rk.systems[:-1], rk.systems[1:])}
+    if len(pairs) > report.max_table_rows:
+        pairs = [p for p in pairs if frozenset((p["system_a"], p["system_b"])) in neighbours]
+    else:
+        pairs.sort(key=lambda p: (math.isnan(p["p_adjusted"]), np.nan_to_num(p["p_adjusted"])))
+    body.append(
+        note(
+            "The harmonic-mean p combines the lists' p-values assuming they "
+            "are independent (different items in each list); it is slightly "
+            "optimistic when the same items enter several lists."
+        )
+    )
+    body.append(
+        table(
+            pairs,
+            [
+                Col("system_a", "A"),
+                Col("system_b", "B"),
+                Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
+                Col("effect_size", "combined effect size", lambda v: num_cell(v, 2), True),
+                Col("significant", "", lambda v: "significant" if v else "–"),
+            ],
+        )
+    )
+    fn = rk.friedman
+    if fn is not None and n_lists >= MIN_FRIEDMAN_LISTS:
+        body.append(h3("Friedman test and critical difference", "critical-difference"))
+        body.append(
+            f"<p>Friedman χ² = {num_cell(fn.statistic)}, {escape(fmt.p_equals(fn.p_value))} "
+            f"over {n_lists} lists; "
+            f"Nemenyi critical difference {num_cell(fn.critical_difference, 3)} "
+            "in mean rank.</p>"
+        )
+        body.append(
+            charts_row(
+                _try_chart(
+                    partial(critical_difference_chart, fn),
+                    "Mean rank over lists; systems joined by a bar are "
+                    "within the critical difference.",
+                    report,
+                )
+            )
+        )
+    elif fn is not None:
+        body.append(
+            note(
+                f"Friedman test and critical-difference diagram: not drawn "
+                f"over {n_lists} lists (at least {MIN_FRIEDMAN_LISTS} needed for "
+                f"ranks over lists to mean something; Demšar 2006). They are in "
+                f"results.json."
+            )
+        )
+    signs = []
+    if rk.sign_tests is not None and rk.sign_index is not None:
+        st = rk.sign_tests
+        signs = [
+            {
+                "system_a": rk.systems[i],
+                "system_b": rk.systems[j],
+                "wins_a": int(wa),
+                "wins_b": int(wb),
+                "p_value": p,
+            }
+            for i, j, wa, wb, p in zip(*rk.sign_index, st.wins_a, st.wins_b, st.p_value)
+        ]
+    smallest = 2.0 ** (1 - n_lists)  # two-sided sign test: all n lists won by one side
+    if signs and smallest <= report.alpha:
+        body.append(h3("Wins across lists (sign test)", "sign-tests"))
+        shown = (
+            [s for s in signs if frozenset((s["system_a"], s["system_b"])) in neighbours]
+            if len(signs) > report.max_table_rows
+            else signs
+        )
+        body.append(
+            table(
+                shown,
+                [
+                    Col("system_a", "A"),
+                    Col("system_b", "B"),
+                    Col("wins_a", "lists A wins", str, True),
+                    Col("wins_b", "lists B wins", str, True),
+                    Col("p_value", "sign test p", p_cell, True),
+                ],
+            )
+        )
+        body.append(
+            note(
+                "“A wins on more lists than B” needs the sign test; it ignores "
+                "the size of the differences."
+            )
+        )
+    elif signs:
+        body.append(
+            note(
+                f"Wins across lists: with {n_lists} lists the sign test cannot "
+                f"reach α = {report.alpha:g} (its smallest p-value is "
+                f"{smallest:.3g}), so its table is left out; the counts are in "
+                "results.json."
+            )
+        )
+    return section("Across datasets", body, sid="across-datasets")

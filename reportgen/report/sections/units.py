@@ -1,0 +1,294 @@
+"""Per dataset × metric: the systems with intervals, the pairwise table, graph and
+PWPP (:func:`per_sample_list`), and the comparisons across metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from reportgen.analysis.results import PairwiseResult
+from reportgen.report import format as fmt
+from reportgen.report.html import (
+    Col,
+    HTMLBlock,
+    charts_row,
+    count_cell,
+    escape,
+    h3,
+    note,
+    num_cell,
+    p_cell,
+    print_only,
+    screen_only,
+    section,
+    slug,
+    table,
+)
+from reportgen.report.sections._base import (
+    MAX_GRAPH_SYSTEMS,
+    MAX_PWPP_SYSTEMS,
+    TOPSIS_SHOWN_BELOW,
+    UNIT_PRINT_ROWS,
+    Report,
+    _caveats,
+    _direction_word,
+    _list_title,
+    _rank_ci,
+    _sample_lists,
+    _sorted_by_quality,
+    _standardised_cell,
+    _try_chart,
+    _why,
+    _with_figures,
+)
+
+# --------------------------------------------------------------------------- per list
+
+
+@_with_figures
+def per_sample_list(report: Report) -> HTMLBlock | None:
+    """For each dataset × metric: the systems with intervals, the pairwise table, the
+    connected graph of non-significant pairs with its cliques, and the PWPP."""
+    from reportgen.charts import connected_graph_chart, pwpp_chart
+
+    body: list[str] = []
+    for sl in _sample_lists(report):
+        result = sl.comparisons
+        assert result is not None
+        sid = slug("list", sl.dataset, sl.metric)
+        body.append(h3(_list_title(sl), sid))
+        n_sig = int(np.sum(result.significant()))
+        test = result.test
+        body.append(
+            f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
+            f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
+            f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
+            + (
+                ""
+                if not sl.n_excluded_items
+                else f" · {sl.n_excluded_items} items excluded (not shared)"
+            )
+            + "</p>"
+        )
+        rows = _sorted_by_quality(sl.system_records(), sl.direction)
+        body.append(_caveats(sl.caveats))
+        letters = {} if sl.ranks is None else sl.ranks.letter_of()
+        ranks = _rank_ci(sl)
+        for row in rows:
+            row["letters"] = letters.get(row["system"], "")
+            row["rank_ci"] = ranks.get(row["system"], "")
+        proportion = bool(sl.proportion)
+        cols = [
+            Col("system", "system"),
+            Col("mean", "mean", partial(fmt.value, proportion=proportion), True),
+            Col("ci", f"{report.confidence:.0%} CI", escape, True),
+            Col("n", "n", count_cell, True),
+        ]
+        for row in rows:
+            row["ci"] = fmt.interval(row.get("ci_low"), row.get("ci_high"), proportion=proportion)
+        if ranks:
+            cols.append(Col("rank_ci", "rank [CI]", escape, True))
+        if letters:
+            cols.append(Col("letters", "tie group"))
+        body.append(table(rows, cols, print_rows=UNIT_PRINT_ROWS))
+        if len(rows) > UNIT_PRINT_ROWS:
+            body.append(
+                print_only(
+                    note(
+                        f"The PDF lists the best {UNIT_PRINT_ROWS} of the {len(rows)} systems; the "
+                        "HTML report and <code>tables/systems.csv</code> have all of them."
+                    )
+                )
+            )
+        body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
+        figures = []
+        if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
+            figures.append(
+                _try_chart(
+                    partial(
+                        connected_graph_chart,
+                        sl.graph,
+                        title=f"{sl.dataset} / {sl.metric}: pairs not significantly different",
+                        value_title=f"mean {sl.metric}" + (" (%)" if sl.proportion else ""),
+                        scale=100.0 if sl.proportion else 1.0,
+                    ),
+                    "Systems at their mean; an arc joins two systems that are not "
+                    "significantly different (the thicker, the larger its adjusted p).",
+                    report,
+                )
+            )
+        if (
+            isinstance(result, PairwiseResult)
+            and len(result.systems) >= 3
+            and len(result.systems) <= MAX_PWPP_SYSTEMS
+        ):
+            pwpp = _try_chart(
+                partial(
+                    pwpp_chart,
+                    result,
+                    direction=sl.direction,
+                    title=f"{sl.metric}: pairwise p-values",
+                ),
+                "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
+                "scale, placed between the two means (HTML report only).",
+                report,
+            )
+            figures.append(screen_only(pwpp))
+        body.append(charts_row(*figures))
+    orientation = (
+        "A is the candidate and B the baseline: differences are candidate − baseline"
+        if report.analysis.release is not None
+        else "A is the higher-ranked system of each pair (rows in rank order); A − B is "
+        "on the metric's own scale, so it is negative where lower is better"
+    )
+    family = report.analysis.ledger.family
+    return section(
+        "Per dataset × metric",
+        body,
+        sid="per-dataset-metric",
+        intro=f"{orientation}; proportions are in percent and their "
+        "differences in percentage points (pts). “p adj.” is the p-value after the "
+        f"multiple-comparison correction ({escape(family.describe())}) and the "
+        "adjusted interval beside it agrees with it: it excludes 0 exactly when the "
+        "pair is significant; “p (unadj.)” is the raw p-value. The marginal "
+        f"{report.confidence:.0%} intervals, which go with the raw p-values, are in "
+        "<code>tables/comparisons.csv</code>.",
+        fold=f"{len(_sample_lists(report))} dataset × metric(s): systems with "
+        "intervals and rank intervals, pairwise tests, graphs",
+    )
+
+
+def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
+    rows = sl.comparison_records()
+    footer = ""
+    if len(rows) > report.max_table_rows:
+        neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
+        rows = [r for r in rows if frozenset((r["system_a"], r["system_b"])) in neighbours]
+        footer = note(
+            f"{len(sl.comparison_records()):,} pairs: the table shows each system "
+            "against "
+            "the next in the ranking; every pair is in "
+            "<code>tables/comparisons.csv</code> and results.json."
+        )
+    proportion = bool(sl.proportion)
+    levels = {r.get("confidence_adjusted") for r in rows} - {None}
+    adjusted = f"{levels.pop():.1%} CI (adj.)" if len(levels) == 1 else "CI (adj.)"
+    cols = [
+        Col("system_a", "A"),
+        Col("system_b", "B"),
+        Col("diff", "A − B", partial(fmt.difference, proportion=proportion), True),
+        Col("ci", adjusted, escape, True),
+        Col("p_adjusted", "p adj.", p_cell, True),
+        Col("p_value", "p (unadj.)", p_cell, True),
+        Col("effect", "effect size", escape, True),
+        Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else ""),
+    ]
+    shown = []
+    for r in rows:
+        ci = fmt.interval(
+            r.get("ci_adjusted_low"), r.get("ci_adjusted_high"), proportion=proportion, signed=True
+        )
+        shown.append(
+            {
+                **r,
+                "ci": ci,
+                "effect": f"{num_cell(r.get('effect_size'), 2)} "
+                f"{escape(r.get('effect_size_kind') or '')}".strip(),
+                "verdict": "significant" if r["significant"] else "–",
+            }
+        )
+    return table(shown, cols) + footer
+
+
+# --------------------------------------------------------------------------- across metrics
+
+
+@_with_figures
+def across_metrics(report: Report) -> HTMLBlock | None:
+    """The p-value heatmap of pairs × metrics and the metric aggregate of each dataset
+    (Ackerman et al. 2025), with the TOPSIS cross-check."""
+    from reportgen.charts import pvalue_heatmap, topsis_scatter
+
+    aggregates = [a for a in report.analysis.aggregates if len(a.metrics) >= 2]
+    if not aggregates:
+        return None
+    comparisons = report.analysis.comparisons()
+    body = []
+    for agg in aggregates:
+        dataset = agg.dataset
+        body.append(h3(f"{dataset}: {len(agg.metrics)} metrics", slug("metrics", dataset)))
+        rows = [r for r in comparisons if r["dataset"] == dataset and r["metric"] in agg.metrics]
+        figures = [
+            screen_only(
+                _try_chart(
+                    partial(
+                        pvalue_heatmap,
+                        rows,
+                        columns="metric",
+                        alpha=report.alpha,
+                        max_pairs=60,
+                        title=f"{dataset}: adjusted p-values by metric",
+                    ),
+                    "Adjusted p-value of each pair on each metric; the colour marks which "
+                    "system is better where the difference is significant (HTML report only).",
+                    report,
+                )
+            )
+        ]
+        check = next((t for t in report.analysis.topsis if t.dataset == dataset), None)
+        topsis_obj = None if check is None else check.result
+        if check is not None and check.agreement.tau < TOPSIS_SHOWN_BELOW:
+            scores = dict(zip(agg.systems, agg.means))
+            figures.append(
+                _try_chart(
+                    partial(topsis_scatter, topsis_obj, [scores[s] for s in topsis_obj.systems]),
+                    "TOPSIS closeness against the aggregate score: a cross-check of the "
+                    f"aggregation (Hwang & Yoon 1981), shown because its order disagrees "
+                    f"(Kendall τ = {check.agreement.tau:.2f}).",
+                    report,
+                )
+            )
+        elif check is not None:
+            body.append(
+                note(
+                    f"TOPSIS cross-check (Hwang & Yoon 1981): Kendall τ = "
+                    f"{check.agreement.tau:.2f} with the aggregate order, so it "
+                    "is not drawn."
+                )
+            )
+        body.append(charts_row(*figures))
+        sys_rows = sorted(
+            ({"system": s, "mean": m} for s, m in zip(agg.systems, agg.means)),
+            key=lambda s: -s["mean"],
+        )
+        body.append(
+            table(
+                sys_rows,
+                [
+                    Col("system", "system"),
+                    # standardised scores: one scale for the column, three decimals
+                    # (significant digits gave 0.4199 beside 0.004604)
+                    Col("mean", "aggregate (standardised)", _standardised_cell, True),
+                ],
+            )
+        )
+        weights = ", ".join(
+            f"{escape(m)} ({escape(d)}, weight {num_cell(w, 3)})"
+            for m, d, w in zip(agg.metrics, agg.directions, agg.weights)
+        )
+        body.append(
+            note(
+                f"Aggregate: each metric standardised over the pooled scores, "
+                f"signed by its direction and averaged with weights: {weights}."
+            )
+        )
+    return section(
+        "Across metrics",
+        body,
+        sid="across-metrics",
+        fold="p-values by metric and the metric aggregate of each dataset",
+    )
