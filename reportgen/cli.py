@@ -710,7 +710,8 @@ def _add_analyze_command(commands: _Commands) -> None:
         "--if-exists",
         choices=IF_EXISTS,
         default="error",
-        help="when --out exists: error (default), replace, or write a "
+        help="when --out exists: error (default), replace (only if unchanged since "
+        "reportgen wrote it), replace-edited (even if edited), or write a "
         "new timestamped folder beside it",
     )
     _add_analysis_options(analyze)
@@ -818,7 +819,8 @@ def _add_history_command(commands: _Commands) -> None:
         "--if-exists",
         choices=IF_EXISTS,
         default="error",
-        help="when --out exists: error (default), replace, or write a "
+        help="when --out exists: error (default), replace (only if unchanged since "
+        "reportgen wrote it), replace-edited (even if edited), or write a "
         "new timestamped folder beside it",
     )
     history.add_argument(

@@ -1077,7 +1077,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         f"{sum(c['significant'] for c in checked.changes)} significant"
     )
     out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
-    with report_folder(out, force=replace) as tmp:
+    with report_folder(out, force=replace, discard_edits=spec.if_exists == "replace-edited") as tmp:
         parameters = {
             "reports": [str(Path(r).resolve()) for r in spec.reports],
             "order": spec.order,

@@ -21,6 +21,7 @@ TLS, rejected credentials, refused recipients, a message too large) raise
 
 from __future__ import annotations
 
+import hashlib
 import html as _html
 import math
 import netrc
@@ -29,6 +30,7 @@ import re
 import smtplib
 import socket
 import ssl
+import stat
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -892,11 +894,16 @@ def build_message(
         )
     files: list[tuple[Path, str, str, str]] = []
     stem = "report" + (f"-{_safe_name(folder.release)}" if folder.release else "")
+    contents: dict[Path, bytes] = {}
     if attach:
-        if folder.html is not None:
-            files.append((folder.html, "text", "html", f"{stem}.html"))
-        if folder.pdf is not None:
-            files.append((folder.pdf, "application", "pdf", f"{stem}.pdf"))
+        for path, maintype, subtype in (
+            (folder.path / "report.html", "text", "html"),
+            (folder.path / "report.pdf", "application", "pdf"),
+        ):
+            data = _attachment(folder, path)
+            if data is not None:
+                contents[path] = data
+                files.append((path, maintype, subtype, f"{stem}.{subtype}"))
         if not files:
             raise MailError(
                 "the report folder has no report.html or report.pdf to attach",
@@ -904,7 +911,7 @@ def build_message(
                 hint="run `reportgen run` with --format html,pdf, or pass "
                 "--no-attach to send the summary only",
             )
-    files, left_out = _within_limit(files, max_attachment_mb, folder.path)
+    files, left_out = _within_limit(files, max_attachment_mb, folder.path, contents)
     summary = build_summary(
         folder,
         max_rows=max_rows,
@@ -945,25 +952,84 @@ def build_message(
             filename=f"{image.cid.split('@')[0]}.png",
         )
     for path, maintype, subtype, name in files:
-        msg.add_attachment(path.read_bytes(), maintype=maintype, subtype=subtype, filename=name)
+        msg.add_attachment(contents[path], maintype=maintype, subtype=subtype, filename=name)
     return msg
 
 
-def _sent_bytes(path: Path) -> int:
-    """The size of a file attached in base64 (4 bytes per 3, lines of 76 + CRLF)."""
-    encoded = 4 * ((path.stat().st_size + 2) // 3)
+def _attachment(folder: ReportFolder, path: Path) -> bytes | None:
+    """The bytes of a report file to attach, read once without following links and
+    checked against the manifest; None when the folder has no such file.
+
+    Raises
+    ------
+    MailError
+        The file is a symbolic link (or not a regular file), or it differs from the
+        SHA-256 the report's manifest records, or the manifest does not list it: what
+        would be mailed is not what reportgen wrote.
+    """
+    from reportgen.report.archive import entry_kind, read_regular
+
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    hint = (
+        "run `reportgen verify` on the folder, or make the report again; "
+        "--no-attach sends the summary only"
+    )
+    if not stat.S_ISREG(mode):
+        raise MailError(
+            f"{path.name} is {entry_kind(mode)}, not the file reportgen wrote: it is "
+            "never attached",
+            location=Location(str(path)),
+            hint=hint,
+        )
+    try:
+        data = read_regular(path)
+    except OSError as exc:
+        raise MailError(
+            f"{path.name} cannot be read ({exc.strerror or exc})",
+            location=Location(str(path)),
+            hint=hint,
+        ) from None
+    if folder.manifest is not None:
+        outputs = folder.manifest.get("outputs")
+        entry = outputs.get(path.name) if isinstance(outputs, dict) else None
+        if not isinstance(entry, dict):
+            raise MailError(
+                f"{path.name} is not listed in the report's manifest.json, so it is not attached",
+                location=Location(str(path)),
+                hint=hint,
+            )
+        if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            raise MailError(
+                f"{path.name} differs from the file reportgen wrote (its SHA-256 is not "
+                "the one manifest.json records), so it is not attached",
+                location=Location(str(path)),
+                hint=hint,
+            )
+    return data
+
+
+def _sent_bytes(size: int) -> int:
+    """The size of a file of ``size`` bytes attached in base64 (4 bytes per 3, lines of
+    76 + CRLF)."""
+    encoded = 4 * ((size + 2) // 3)
     return encoded + 2 * (encoded // 76 + 1)
 
 
 def _within_limit(
-    files: list[tuple[Path, str, str, str]], limit_mb: float, folder: Path
+    files: list[tuple[Path, str, str, str]],
+    limit_mb: float,
+    folder: Path,
+    contents: Mapping[Path, bytes],
 ) -> tuple[list[tuple[Path, str, str, str]], str | None]:
     """The attachments that fit ``limit_mb``: all of them, else the PDF only, else none;
     and the sentence that says what was left out and why."""
     limit = limit_mb * 1e6
 
     def total(chosen: list[tuple[Path, str, str, str]]) -> int:
-        return sum(_sent_bytes(f[0]) for f in chosen)
+        return sum(_sent_bytes(len(contents[f[0]])) for f in chosen)
 
     if total(files) <= limit:
         return files, None

@@ -352,8 +352,9 @@ def output_folder(
     whether an existing one is replaced; says so when a timestamped folder is used."""
     from reportgen.report.archive import resolve_out
 
-    replace = force or if_exists == "replace"
-    folder = resolve_out(out, if_exists="replace" if replace else if_exists)
+    replace = force or if_exists in ("replace", "replace-edited")
+    mode = if_exists if if_exists == "replace-edited" or not replace else "replace"
+    folder = resolve_out(out, if_exists=mode)
     if folder != Path(out) and progress is not None:
         progress(f"{out} exists: writing {folder} instead (--if-exists timestamp)")
     return folder, replace
@@ -447,7 +448,13 @@ def export_formats(
 
 def built_files(build: Path) -> dict[str, Path]:
     """Every file written in the build folder, by its path relative to it."""
-    return {p.relative_to(build).as_posix(): p for p in sorted(build.rglob("*")) if p.is_file()}
+    from reportgen.report.archive import BUILD_MARKER
+
+    return {
+        p.relative_to(build).as_posix(): p
+        for p in sorted(build.rglob("*"))
+        if p.is_file() and p.relative_to(build).as_posix() != BUILD_MARKER
+    }
 
 
 def write_manifest(
@@ -533,7 +540,7 @@ def _run_report(
 
     Execution.from_mapping(spec.execution)
     out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
-    with report_folder(out, force=replace) as tmp:
+    with report_folder(out, force=replace, discard_edits=spec.if_exists == "replace-edited") as tmp:
         tick = time.perf_counter()
         say(f"loading {', '.join(spec.data)}")
         table = load(
@@ -678,7 +685,7 @@ def analyze_into(
     timings: dict[str, float] = {}
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     folder, replace = output_folder(out, force=force, if_exists=if_exists, progress=progress)
-    with report_folder(folder, force=replace) as tmp:
+    with report_folder(folder, force=replace, discard_edits=if_exists == "replace-edited") as tmp:
         tick = time.perf_counter()
         table = load(list(data), options=LoadOptions(**dict(load_options or {})), config=config)
         timings["load"] = time.perf_counter() - tick
