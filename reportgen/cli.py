@@ -1111,9 +1111,13 @@ def _main(argv: Sequence[str] | None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    previous = None
+    previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        # SIGTERM, and a closed terminal (SIGHUP): the same clean exit as Ctrl-C
+        for name in ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            if number is not None:
+                previous[number] = signal.signal(number, _on_sigterm)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ReportgenWarning)
@@ -1136,8 +1140,8 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.close()
         return EXIT_OK
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

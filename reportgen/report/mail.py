@@ -21,6 +21,7 @@ TLS, rejected credentials, refused recipients, a message too large) raise
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html as _html
 import math
@@ -32,6 +33,7 @@ import socket
 import ssl
 import stat
 import struct
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.headerregistry import Address
@@ -1100,7 +1102,9 @@ class SMTPSettings:
         ``"none"``, ``"starttls"`` (upgrade a plain connection) or ``"ssl"`` (TLS from
         the start, usually port 465).
     timeout
-        Seconds to wait for each network operation.
+        Seconds the whole SMTP exchange may take, from the connection to the server's
+        last reply (one total deadline: a server that answers slowly, a line a second,
+        cannot stretch it).
     cafile
         CA bundle (PEM) to verify the server's certificate with, for a private CA;
         default: the system's trust store.
@@ -1243,6 +1247,60 @@ def _netrc_credentials(
     return login, password, f"netrc {path}"
 
 
+class _Deadline:
+    """One total deadline for an SMTP exchange: when it passes, every socket of the
+    exchange is shut down, which ends any read or write in progress (smtplib's own
+    timeout applies to each read, so a server trickling a line a second would keep it
+    waiting forever)."""
+
+    def __init__(self, seconds: float) -> None:
+        import threading
+
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+    def remaining(self) -> float:
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the SMTP deadline passed")
+        return left
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                with contextlib.suppress(OSError):
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _with_deadline(base: type[smtplib.SMTP], deadline: _Deadline) -> type[smtplib.SMTP]:
+    """``base`` (``SMTP`` or ``SMTP_SSL``) whose socket obeys ``deadline``."""
+
+    class _Bounded(base):  # type: ignore[valid-type, misc]
+        def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+            sock = super()._get_socket(host, port, min(timeout, deadline.remaining()))
+            deadline.watch(sock)
+            return sock
+
+    return _Bounded
+
+
 def send_message(
     msg: EmailMessage,
     settings: SMTPSettings,
@@ -1252,6 +1310,8 @@ def send_message(
 ) -> list[str]:
     """Send ``msg`` to its To and Cc recipients and ``bcc``; return the recipients.
 
+    The whole exchange must end within ``settings.timeout`` seconds.
+
     Raises
     ------
     MailError
@@ -1259,6 +1319,36 @@ def send_message(
         have reached no one (or, when only some recipients were refused, the others:
         the message says which).
     """
+    deadline = _Deadline(settings.timeout)
+    try:
+        return _send_message(msg, settings, deadline, bcc=bcc, progress=progress)
+    except MailError as exc:
+        if not deadline.expired:
+            raise
+        if "may or may not" in exc.message:
+            raise MailError(
+                f"{exc.message} (the --timeout of {settings.timeout:g} s ran out)",
+                location=exc.location,
+                hint=exc.hint,
+            ) from None
+        raise MailError(
+            f"no answer within {settings.timeout:g} s (the whole exchange with the server "
+            "must end within --timeout)",
+            location=Location(settings.where),
+            hint="check the host and port, or raise --timeout",
+        ) from None
+    finally:
+        deadline.cancel()
+
+
+def _send_message(
+    msg: EmailMessage,
+    settings: SMTPSettings,
+    deadline: _Deadline,
+    *,
+    bcc: Sequence[str],
+    progress: Callable[[str], None] | None,
+) -> list[str]:
     from email.policy import SMTP
 
     say = progress or (lambda message: None)
@@ -1290,11 +1380,13 @@ def send_message(
     try:
         say(f"connecting to {settings.where} ({settings.security})")
         if settings.security == "ssl":
-            server: smtplib.SMTP = smtplib.SMTP_SSL(
+            server: smtplib.SMTP = _with_deadline(smtplib.SMTP_SSL, deadline)(
                 settings.host, settings.port, timeout=settings.timeout, context=context
             )
         else:
-            server = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+            server = _with_deadline(smtplib.SMTP, deadline)(
+                settings.host, settings.port, timeout=settings.timeout
+            )
         with server:
             server.ehlo()
             if settings.security == "starttls":

@@ -165,6 +165,12 @@ def _ipc_kernel_manager() -> type:
             # is not the user's business; errors of cells come back as messages
             kw.setdefault("stdout", subprocess.DEVNULL)
             kw.setdefault("stderr", subprocess.DEVNULL)
+            # the kernel's temporary files (its chart workers' font folder, ...) go in
+            # this folder, which this process removes however the kernel ends (killed
+            # at shutdown, or with this process on a signal it catches)
+            scratch = self._ipc_folder / "tmp"
+            scratch.mkdir(exist_ok=True)
+            kw["env"] = {**(kw.get("env") or os.environ), "TMPDIR": str(scratch)}
             await super()._async_launch_kernel(kernel_cmd, **kw)
 
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
