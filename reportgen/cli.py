@@ -17,6 +17,7 @@ from reportgen import __version__
 from reportgen import config as declared
 from reportgen.errors import ReportgenError, ReportgenWarning
 from reportgen.names import ALTERNATIVES, IF_EXISTS, INPUT_FORMATS
+from reportgen.plaintext import shown
 
 __all__ = ["main"]
 
@@ -264,7 +265,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if ordered:
         from reportgen.report.ranking_text import ordering_line
 
-        sys.stdout.write(ordering_line(ordered[0]) + "\n")
+        sys.stdout.write(shown(ordering_line(ordered[0])) + "\n")
     return EXIT_OK
 
 
@@ -306,7 +307,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if not analysis.compared:
         raise InputError(f"{a} and {b} share no dataset × metric to compare")
     for row in analysis.comparisons():
-        sys.stdout.write(claim_sentence(row, style=args.style) + "\n")
+        sys.stdout.write(shown(claim_sentence(row, style=args.style)) + "\n")
     return EXIT_OK
 
 
@@ -461,25 +462,26 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
 
     comparison = ReleaseComparison.from_dict(verdict)
     counts = comparison.counts
-    sys.stdout.write(f"decision: {plain(release_decision(comparison))}\n")
-    shown = [
+    sys.stdout.write(f"decision: {shown(plain(release_decision(comparison)))}\n")
+    tallies = [
         f"{counts[v]} {v}"
         for v in ("improved", "regressed", "non-inferior", "inconclusive")
         if counts[v] or v in ("improved", "regressed")
     ]
     sys.stdout.write(
-        f"verdict: {', '.join(shown)}, {counts['no detectable difference']} "
+        f"verdict: {', '.join(tallies)}, {counts['no detectable difference']} "
         f"with no detectable difference, {len(comparison.not_compared)} not "
         "compared\n"
     )
     for flip in comparison.flips:
         sys.stdout.write(
-            f"items: {flip.name}: lost {flip.n_lost}, gained {flip.n_gained} of {flip.n_items}\n"
+            f"items: {shown(flip.name)}: lost {flip.n_lost}, gained {flip.n_gained} "
+            f"of {flip.n_items}\n"
         )
     for entry in comparison.not_compared:
         closest = f" (closest names there: {', '.join(entry.closest)})" if entry.closest else ""
         sys.stderr.write(
-            f"reportgen: warning: not compared: {entry.name}: {entry.reason}{closest}\n"
+            f"reportgen: warning: not compared: {shown(f'{entry.name}: {entry.reason}{closest}')}\n"
         )
     if gate is None:
         return EXIT_OK
@@ -487,7 +489,7 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
     if not failures:
         return EXIT_OK
     for line in failures:
-        sys.stderr.write(f"reportgen: gate {gate}: {line}\n")
+        sys.stderr.write(f"reportgen: gate {gate}: {shown(line)}\n")
     extra = (
         "; give the missing scores, or pass --allow-partial to judge only what was compared"
         if comparison.not_compared and not allow_partial
@@ -506,7 +508,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     for folder in args.reports:
         result = verify_report(folder)
         for finding in result.findings:
-            sys.stdout.write(f"{folder}: {finding.line()}\n")
+            sys.stdout.write(f"{shown(folder)}: {shown(finding.line())}\n")
         if result.ok:
             sys.stdout.write(
                 f"{folder}: ok ({result.n_inputs} inputs and "
@@ -629,7 +631,7 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def _to_stderr(message: str) -> None:
-    sys.stderr.write(f"{message}\n")
+    sys.stderr.write(f"{shown(message)}\n")
 
 
 def _progress_printer(*, quiet: bool):
@@ -640,7 +642,7 @@ def _progress_printer(*, quiet: bool):
 
     def say(message: str) -> None:
         if not quiet:
-            sys.stderr.write(f"[{time.perf_counter() - start:6.1f}s] {message}\n")
+            sys.stderr.write(f"[{time.perf_counter() - start:6.1f}s] {shown(message)}\n")
             sys.stderr.flush()
 
     return say
@@ -1145,12 +1147,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    sys.stderr.write(f"reportgen: warning: {message}\n")
+    # one line per warning, whatever names it holds
+    sys.stderr.write(f"reportgen: warning: {shown(message)}\n")
 
 
-#: Control characters a terminal would act on (ESC/OSC sequences, CR, BEL, ...); newline
-#: and tab are kept.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: A run of non-space characters longer than this is cut in messages (a system name of
 #: 50 MB is still named, by its start and end).
 MAX_TOKEN = 300
@@ -1159,7 +1159,9 @@ _LONG_TOKEN = re.compile(r"\S{" + str(MAX_TOKEN + 1) + ",}")
 
 def terminal_safe(text: str, *, cut: bool = True) -> str:
     """``text`` as it may reach a terminal: control characters shown as ``\\xNN`` escapes
-    (a name holding ``ESC ]`` cannot retitle the window or rewrite the screen), and, with
+    (a name holding ``ESC ]`` cannot retitle the window or rewrite the screen), the
+    bidirectional controls and Unicode line separators as ``\\uNNNN``
+    (:func:`reportgen.plaintext.shown`; newline and tab are kept), and, with
     ``cut``, every run of more than :data:`MAX_TOKEN` non-space characters cut to its
     start and end with the number of characters left out.
 
@@ -1168,7 +1170,7 @@ def terminal_safe(text: str, *, cut: bool = True) -> str:
     >>> terminal_safe("x" * 1000)[-42:]
     '…[860 characters cut]…xxxxxxxxxxxxxxxxxxxx'
     """
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    text = shown(text, keep_lines=True)
     if cut:
         text = _LONG_TOKEN.sub(
             lambda m: (
@@ -1189,7 +1191,15 @@ class _SafeStream:
         self._stream, self._cut = stream, cut
 
     def write(self, text: str) -> int:
-        return self._stream.write(terminal_safe(text, cut=self._cut))
+        safe = terminal_safe(text, cut=self._cut)
+        try:
+            return self._stream.write(safe)
+        except UnicodeEncodeError:
+            # a console that cannot show a character (LC_ALL=C, Latin-1): its escape
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            return self._stream.write(
+                safe.encode(encoding, "backslashreplace").decode(encoding, "replace")
+            )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

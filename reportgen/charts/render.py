@@ -27,6 +27,7 @@ from typing import Any
 
 from reportgen import resources
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import shown
 
 __all__ = [
     "InlineRows",
@@ -273,7 +274,10 @@ def cut_labels(
     ``fold``) longer than ``limit``, and every title or subtitle longer than
     ``title_limit``, cut to its start and end around "…", the same way everywhere.
     Names that would cut to the same text get a short digest, so distinct systems stay
-    distinct.
+    distinct. Control and bidirectional characters in them are first written as visible
+    escapes (:func:`reportgen.plaintext.shown`): a label holding ``ESC`` or ``BEL``
+    would make vl-convert abort the whole process, and U+202E would turn the label
+    around.
 
     >>> spec = {"datasets": {"d": [{"system": "a" * 100}, {"system": "b"}]},
     ...         "title": "x" * 70, "subtitle": "y" * 130}
@@ -288,6 +292,7 @@ def cut_labels(
     taken: dict[str, str] = {}
 
     def cut(text: str, lim: int = limit) -> str:
+        text = shown(text, keep_lines=True)
         if len(text) <= lim:
             return text
         if (text, lim) not in cuts:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reportgen.errors import ReportgenError
+from reportgen.plaintext import shown
 from reportgen.report import format as fmt
 
 __all__ = [
@@ -71,8 +72,10 @@ def strip_tags(text: str) -> str:
 
 
 def escape(value: Any) -> str:
-    """``str(value)`` escaped for HTML text and attributes."""
-    return html.escape(str(value), quote=True)
+    """``str(value)`` escaped for HTML text and attributes; a control, bidirectional or
+    line-separator character in it (a name holding U+202E) shown as a visible escape
+    (:func:`reportgen.plaintext.shown`), so it cannot rearrange the text around it."""
+    return html.escape(shown(value, keep_lines=True), quote=True)
 
 
 def slug(*parts: str) -> str:

@@ -44,6 +44,7 @@ from typing import Any
 
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import UNSAFE, shown
 from reportgen.report import format as fmt
 from reportgen.report.html import compact_png
 
@@ -464,7 +465,7 @@ _VERDICT_CLASS = {"improved": "improved", "regressed": "regressed", "inconclusiv
 
 
 def _e(value: Any) -> str:
-    return _html.escape(str(value), quote=True)
+    return _html.escape(shown(value, keep_lines=True), quote=True)
 
 
 def _html_table(
@@ -576,8 +577,13 @@ def build_summary(
             f"the HTML summary is {size:,} bytes, over the {MAX_HTML_BYTES:,}-byte limit",
             hint="report this as a bug, with the report folder",
         )
+    # one entry of out.text is one line: a name with a line break or U+202E in it is
+    # shown escaped, so it cannot forge a line of the text part
     return Summary(
-        _subject(folder), "\n".join(out.text).rstrip() + "\n", inlined, tuple(out.images)
+        _subject(folder),
+        "\n".join(shown(line) for line in out.text).rstrip() + "\n",
+        inlined,
+        tuple(out.images),
     )
 
 
@@ -923,15 +929,17 @@ def build_message(
         theme=theme,
         left_out=left_out,
     )
-    if subject is not None and re.search(r"[\r\n]", subject):
+    if subject is not None and UNSAFE.search(subject):
         raise MailError(
-            "--subject contains a line break (CR or LF), which would add mail headers",
+            "--subject contains a line break or a control character "
+            f"({shown(UNSAFE.findall(subject)[0])}), which could add mail headers or "
+            "rewrite what readers see",
             location=Location("--subject"),
-            hint="give the subject on one line",
+            hint="give the subject on one line, in printable characters",
         )
     msg = EmailMessage()
     # a title or release label stored with a line break must not open a header
-    msg["Subject"] = subject if subject else " ".join(summary.subject.split())
+    msg["Subject"] = subject if subject else shown(" ".join(summary.subject.split()))
     msg["From"] = from_addr
     msg["To"] = to_addrs
     if cc_addrs:
