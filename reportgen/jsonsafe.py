@@ -17,13 +17,21 @@ import numpy as np
 from reportgen.errors import InputError, Location
 
 __all__ = [
+    "HISTORY_FORMAT_VERSION",
     "MAX_DEPTH",
     "MAX_JSON_BYTES",
+    "RESULTS_FORMAT_VERSION",
     "check_format_version",
     "json_safe",
     "load_json",
     "load_toml",
 ]
+
+#: Major version of the layout of results.json (``format_version``): readers refuse a
+#: newer one and read older ones (a file without the field is version 1).
+RESULTS_FORMAT_VERSION = 1
+#: Major version of the layout of history.json.
+HISTORY_FORMAT_VERSION = 1
 
 #: Deepest nesting of arrays and objects :func:`load_json` accepts. reportgen's own
 #: documents nest fewer than 12 levels (a notebook's outputs included); a document

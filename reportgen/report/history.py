@@ -127,8 +127,10 @@ class History:
     def to_results(self) -> dict[str, Any]:
         """The ``history.json`` document."""
         from reportgen import __version__
+        from reportgen.jsonsafe import HISTORY_FORMAT_VERSION
 
         return {
+            "format_version": HISTORY_FORMAT_VERSION,
             "kind": "history",
             "reportgen_version": __version__,
             "title": self.title,

@@ -130,10 +130,12 @@ def read_report_folder(path: str | Path) -> ReportFolder:
     Raises
     ------
     InputError
-        Not a folder, no ``results.json``, or one that is not valid JSON or does not
-        match the shipped schema (:func:`reportgen.report.archive.validate_results`).
+        Not a folder, no ``results.json``, or one that is not valid JSON (read with
+        the limits of :func:`reportgen.jsonsafe.load_json`, never through a link), was
+        written by a newer reportgen (its ``format_version``, or the manifest's, is
+        newer than this one reads), or does not match the shipped schema
+        (:func:`reportgen.report.archive.validate_results`).
     """
-    import json
 
     folder = Path(path)
     if not folder.is_dir():
@@ -150,37 +152,36 @@ def read_report_folder(path: str | Path) -> ReportFolder:
             hint="pass the folder written by `reportgen run --out`",
         )
 
-    def _json(p: Path) -> dict[str, Any]:
+    from reportgen.jsonsafe import RESULTS_FORMAT_VERSION, check_format_version, load_json
+    from reportgen.report.archive import MANIFEST_FORMAT_VERSION, read_regular, validate_results
+
+    def _json(p: Path, supported: int) -> dict[str, Any]:
         try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
+            data = read_regular(p)  # never through a link
+        except OSError as exc:
             raise InputError(
-                f"cannot read the file ({exc})",
+                f"cannot read the file ({exc.strerror or exc}; a link is never followed)",
                 location=Location(str(p)),
                 hint="check the report folder",
             ) from None
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON ({exc.msg})",
-                location=Location(str(p), exc.lineno, exc.colno),
-                hint="the report folder is damaged; run the report again",
-            ) from None
+        doc = load_json(data, source=p, hint="the report folder is damaged; run the report again")
         if not isinstance(doc, dict):
             raise InputError(
                 "not a JSON object",
                 location=Location(str(p)),
                 hint="the report folder is damaged; run the report again",
             )
+        check_format_version(doc, supported=supported, what=p.name, source=p)
         return doc
 
-    results = _json(results_path)
-    from reportgen.report.archive import validate_results
-
+    results = _json(results_path, RESULTS_FORMAT_VERSION)
     # a hand-edited or damaged results.json ("mean": "abc", "systems": 5) stops here,
     # naming the file and its first invalid field, before any of it is used
     validate_results(results, source=results_path)
     manifest_path = folder / "manifest.json"
-    manifest = _json(manifest_path) if manifest_path.is_file() else None
+    manifest = (
+        _json(manifest_path, MANIFEST_FORMAT_VERSION) if os.path.lexists(manifest_path) else None
+    )
     html = folder / "report.html"
     pdf = folder / "report.pdf"
     return ReportFolder(
