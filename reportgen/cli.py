@@ -1210,5 +1210,23 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def main_entry() -> None:
-    """Console-script entry point: exit with :func:`main`'s status."""
-    sys.exit(main())
+    """Console-script entry point (and ``python -m reportgen``): exit with :func:`main`'s
+    status; running out of memory anywhere is status 2 with the bounds to change, not a
+    traceback (the report folder being built is removed on the way out, as for any
+    error)."""
+    try:
+        status = main()
+    except MemoryError as exc:
+        detail = " ".join(str(exc).split())
+        sys.stderr.write(
+            shown(
+                "reportgen: error: out of memory"
+                + (f" ({detail[:200]})" if detail else "")
+                + "; nothing was written"
+            )
+            + "\n  hint: lower --n-resamples or --max-input-bytes, set --max-memory to "
+            "what the machine has (e.g. --max-memory 4GiB), analyse fewer systems at a "
+            "time, or run where more memory is available\n"
+        )
+        status = EXIT_USAGE
+    sys.exit(status)

@@ -25,6 +25,7 @@ __all__ = [
     "json_safe",
     "load_json",
     "load_toml",
+    "nesting_exceeds",
 ]
 
 #: Major version of the layout of results.json (``format_version``): readers refuse a
@@ -42,7 +43,7 @@ MAX_DEPTH = 64
 MAX_JSON_BYTES = 4 * 2**30
 
 
-def _depth_exceeded(document: Any, limit: int) -> bool:
+def nesting_exceeds(document: Any, limit: int) -> bool:
     """Whether ``document`` nests more than ``limit`` levels (without recursion: the
     check itself must not overflow the stack)."""
     stack = [(document, 1)]
@@ -137,7 +138,7 @@ def load_json(
             location=Location(where),
             hint="give reportgen more memory (raise the limit, e.g. ulimit -v), or a smaller file",
         ) from None
-    if _depth_exceeded(document, max_depth):
+    if nesting_exceeds(document, max_depth):
         raise _too_deep(where, name, max_depth, hint)
     return document
 
@@ -168,7 +169,7 @@ def load_toml(
         ) from None
     except RecursionError:
         raise _too_deep(where, name, max_depth, what) from None
-    if _depth_exceeded(document, max_depth):
+    if nesting_exceeds(document, max_depth):
         raise _too_deep(where, name, max_depth, what)
     return document
 

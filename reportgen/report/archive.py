@@ -652,6 +652,30 @@ def resolve_out(
         raise InputError(
             f"unknown --if-exists {if_exists!r}", hint=f"one of {', '.join(IF_EXISTS)}"
         )
+    for part in out.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            raise InputError(
+                f"a folder name of the output path is {size} bytes long, more than file "
+                f"systems allow ({NAME_MAX})",
+                location=Location(f"{part[:60]}…"),
+                hint="choose a shorter --out",
+            )
+    try:
+        return _resolve_out(out, if_exists=if_exists, now=now)
+    except OSError as exc:
+        raise InputError(
+            f"cannot use the output folder ({exc.strerror or exc})",
+            location=Location(str(out)),
+            hint="choose another --out",
+        ) from None
+
+
+#: Longest file or folder name most file systems allow, in bytes.
+NAME_MAX = 255
+
+
+def _resolve_out(out: Path, *, if_exists: str, now: _dt.datetime | None) -> Path:
     _refuse_link(out)
     if not out.exists():
         return out

@@ -128,8 +128,55 @@ def resolve_template(template: str) -> Path:
                 location=Location(str(path)),
                 hint="give the path of an .ipynb or a bundled template name",
             )
+        _check_template(path)
         return path
     return resources.notebook_template(template)
+
+
+def _check_template(path: Path) -> None:
+    """A template of the user's must be a notebook of format 4 that nbformat reads:
+    read with the limits of :func:`reportgen.jsonsafe.load_json`.
+
+    Raises
+    ------
+    InputError
+        Not JSON (binary, or text of another kind), nested too deeply, an older
+        notebook format, or a notebook nbformat rejects.
+    """
+    import nbformat
+
+    from reportgen.jsonsafe import load_json
+
+    hint = "give a Jupyter notebook (.ipynb, nbformat 4), e.g. a copy of a bundled template"
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the notebook template ({exc.strerror or exc})",
+            location=Location(str(path)),
+            hint=hint,
+        ) from None
+    document = load_json(data, source=path, hint=hint, what="the notebook template")
+    version = document.get("nbformat") if isinstance(document, dict) else None
+    if version != 4:
+        raise InputError(
+            "the notebook template is "
+            + (f"of nbformat {version}" if isinstance(version, int) else "not a notebook")
+            + ", and reportgen runs nbformat 4 notebooks",
+            location=Location(str(path)),
+            hint="open and save it with a current Jupyter (which writes nbformat 4)"
+            if isinstance(version, int)
+            else hint,
+        )
+    try:
+        nbformat.validate(nbformat.from_dict(document))
+    except Exception as exc:  # noqa: BLE001 - nbformat's ValidationError and friends
+        detail = " ".join(str(exc).split())[:200]
+        raise InputError(
+            f"the notebook template is not a valid notebook ({detail})",
+            location=Location(str(path)),
+            hint=hint,
+        ) from None
 
 
 def _is_release_template(path: Path) -> bool:
