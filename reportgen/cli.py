@@ -1120,11 +1120,17 @@ def _main(argv: Sequence[str] | None) -> int:
             number = getattr(signal, name, None)
             if number is not None:
                 previous[number] = signal.signal(number, _on_sigterm)
+    global _TALLY
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ReportgenWarning)
             warnings.showwarning = _show_warning
-            return int(args.func(args))
+            _TALLY = _WarningTally()
+            try:
+                return int(args.func(args))
+            finally:
+                tally, _TALLY = _TALLY, None
+                tally.flush(sys.stderr)
     except _Terminated:
         sys.stderr.write("reportgen: terminated\n")
         return EXIT_TERMINATED
@@ -1147,8 +1153,52 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    # one line per warning, whatever names it holds
-    sys.stderr.write(f"reportgen: warning: {shown(message)}\n")
+    # one line per warning, whatever names it holds; during a command, one per kind
+    if _TALLY is not None:
+        _TALLY.add(str(message), category)
+    else:
+        sys.stderr.write(f"reportgen: warning: {shown(message)}\n")
+
+
+#: A quoted name or a number in a warning: what varies between warnings of one kind.
+_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|\d[\d,.]*")
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+#: Names listed for a kind of warning before "…".
+FIRST_NAMES = 3
+
+
+class _WarningTally:
+    """The warnings of one command, one line per kind when it ends: a kind is the
+    category and the message with its quoted names and numbers left out, said once
+    with how many times it came and the first few names it came with (1,000 degenerate
+    datasets give one line, not 3,789)."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[tuple[type, str], tuple[str, list[int], list[str]]] = {}
+
+    def add(self, message: str, category: type) -> None:
+        key = (category, _VARYING.sub("…", message))
+        first, count, names = self.kinds.setdefault(key, (message, [0], []))
+        count[0] += 1
+        for match in _QUOTED.finditer(message):
+            name = match[1] if match[1] is not None else match[2]
+            if name not in names and len(names) <= FIRST_NAMES:
+                names.append(name)
+
+    def flush(self, stream: Any) -> None:
+        for first, (count,), names in self.kinds.values():
+            line = f"reportgen: warning: {shown(first)}"
+            if count > 1:
+                about = ", ".join(shown(n) for n in names[:FIRST_NAMES])
+                more = " …" if len(names) > FIRST_NAMES else ""
+                line += f" [{count:,} warnings of this kind" + (
+                    f"; names: {about}{more}]" if about else "]"
+                )
+            stream.write(line + "\n")
+        self.kinds.clear()
+
+
+_TALLY: _WarningTally | None = None
 
 
 #: A run of non-space characters longer than this is cut in messages (a system name of
