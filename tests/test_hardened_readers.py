@@ -148,3 +148,35 @@ def test_running_out_of_memory_exits_2_with_the_bounds_to_change(scores, tmp_pat
     assert "reportgen: error: out of memory" in proc.stderr
     assert "--n-resamples" in proc.stderr and "--max-memory" in proc.stderr
     assert os.listdir(tmp_path) == []
+
+
+def test_documents_with_a_file_name_that_is_not_utf8_are_written_and_read_back(tmp_path):
+    # Python gives such a name as lone surrogates (PEP 383); json.loads is the reference
+    from reportgen.report.archive import canonical_json
+    from reportgen.report.output import write_json_atomic
+
+    document = {"inputs": [{"path": "scores\udcff.csv"}], "note": "é"}
+    path = write_json_atomic(tmp_path / "manifest.json", document)
+    assert json.loads(path.read_text(encoding="utf-8")) == document
+    again = json.loads(path.read_text(encoding="utf-8"))
+    assert canonical_json(again) == canonical_json(document)
+
+
+def test_a_decompression_bomb_under_an_address_space_limit_exits_2():
+    import resource
+
+    limit = 600 * 2**20
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    bomb = Path(__file__).parent / "bad_inputs" / "bomb.csv.gz"
+    proc = subprocess.run(
+        [sys.executable, "-m", "reportgen", "inspect", str(bomb), "--max-input-bytes", "100GB"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=cap,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and "reportgen: error: " in proc.stderr

@@ -74,7 +74,25 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize("script", [_FIGURE_POOL, _UNIT_POOL], ids=["charts", "units"])
+_PDF_DRAWER = """
+import time
+from reportgen.report._pdf_charts import ChartDrawer
+
+SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">' + "".join(
+    f'<text x="{k % 400}" y="{k % 300}">label {k}</text>' for k in range(300)
+) + "</svg>"
+
+if __name__ == "__main__":
+    drawer = ChartDrawer([SVG] * 20000)  # minutes of drawing
+    time.sleep(1.0)
+    print(drawer._process.pid, flush=True)
+    time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize(
+    "script", [_FIGURE_POOL, _UNIT_POOL, _PDF_DRAWER], ids=["charts", "units", "pdf-charts"]
+)
 def test_workers_end_when_their_parent_is_killed(tmp_path, script):
     path = tmp_path / "parent.py"
     path.write_text(script)
@@ -84,7 +102,7 @@ def test_workers_end_when_their_parent_is_killed(tmp_path, script):
     assert proc.stdout is not None
     line = proc.stdout.readline()
     pids = [int(p) for p in line.split()]
-    assert len(pids) >= 2 and all(_alive(p) for p in pids), line
+    assert len(pids) >= 1 and all(_alive(p) for p in pids), line
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     left = _wait_gone(pids, 10.0)

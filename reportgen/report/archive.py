@@ -271,9 +271,11 @@ def canonical_json(document: Any) -> bytes:
     >>> canonical_json({"b": [1, 2.5], "a": "é"}).decode()
     '{"a":"é","b":[1,2.5]}'
     """
+    # "surrogatepass": a file name that is not valid UTF-8 (lone surrogates) still has
+    # one digest, the same when the document is read back
     return json.dumps(
         document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    ).encode("utf-8", "surrogatepass")
 
 
 def manifest_digest(manifest: Mapping[str, Any]) -> str:
