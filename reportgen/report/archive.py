@@ -515,6 +515,9 @@ def _edited(root: Path, manifest: Mapping[str, Any]) -> list[str]:
     if isinstance(recorded, str) and manifest_digest(manifest) != recorded:
         edited.append("manifest.json")
     for name, entry in manifest["outputs"].items():
+        parts = str(name).split("/")
+        if str(name).startswith("/") or any(p in ("", ".", "..") for p in parts):
+            continue  # never read outside the folder: the walk finds no such file
         expected = entry.get("sha256") if isinstance(entry, Mapping) else None
         try:
             digest = fd_sha256(open_regular(root / str(name)))

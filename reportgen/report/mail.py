@@ -1298,6 +1298,24 @@ class _Deadline:
         self._timer.cancel()
 
 
+class _BoundedContext:
+    """An ``ssl.SSLContext`` whose sockets obey a :class:`_Deadline` from the start of
+    their handshake (the TLS socket replaces the plain one, whose descriptor it takes:
+    the deadline must watch the new one, for ``--ssl`` and after ``STARTTLS``)."""
+
+    def __init__(self, context: ssl.SSLContext, deadline: _Deadline) -> None:
+        self._context, self._deadline = context, deadline
+
+    def wrap_socket(self, sock: socket.socket, **kwargs: Any) -> ssl.SSLSocket:
+        wrapped = self._context.wrap_socket(sock, do_handshake_on_connect=False, **kwargs)
+        self._deadline.watch(wrapped)
+        wrapped.do_handshake()
+        return wrapped
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
 def _with_deadline(base: type[smtplib.SMTP], deadline: _Deadline) -> type[smtplib.SMTP]:
     """``base`` (``SMTP`` or ``SMTP_SSL``) whose socket obeys ``deadline``."""
 
@@ -1390,7 +1408,10 @@ def _send_message(
         say(f"connecting to {settings.where} ({settings.security})")
         if settings.security == "ssl":
             server: smtplib.SMTP = _with_deadline(smtplib.SMTP_SSL, deadline)(
-                settings.host, settings.port, timeout=settings.timeout, context=context
+                settings.host,
+                settings.port,
+                timeout=settings.timeout,
+                context=_BoundedContext(context, deadline),  # type: ignore[arg-type]
             )
         else:
             server = _with_deadline(smtplib.SMTP, deadline)(
@@ -1406,7 +1427,7 @@ def _send_message(
                         hint="use --ssl if it expects TLS from the start "
                         "(often port 465), or check the port",
                     )
-                server.starttls(context=context)
+                server.starttls(context=_BoundedContext(context, deadline))  # type: ignore[arg-type]
                 server.ehlo()
             if settings.user is not None:
                 if settings.security == "none":

@@ -123,3 +123,69 @@ def test_email_timeout_is_one_total_deadline_against_a_trickling_server(example_
     assert "no answer within 1.5 s" in proc.stderr and "Traceback" not in proc.stderr
     assert elapsed < 30  # interpreter start and imports, plus the 1.5 s
     thread.join(timeout=5)
+
+
+def _trickler_after_starttls(stop: threading.Event, server_ctx) -> socket.socket:
+    """A server that offers STARTTLS, completes the TLS handshake, then answers the
+    second EHLO with an endless multi-line 250 reply, a line every 0.2 s."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    def serve() -> None:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        try:
+            conn.sendall(b"220 localhost ESMTP\r\n")
+            reader = conn.makefile("rb")
+            reader.readline()  # EHLO
+            conn.sendall(b"250-localhost\r\n250 STARTTLS\r\n")
+            reader.readline()  # STARTTLS
+            conn.sendall(b"220 go ahead\r\n")
+            tls = server_ctx.wrap_socket(conn, server_side=True)
+            tls.recv(1024)  # EHLO again
+            while not stop.is_set():
+                tls.sendall(b"250-still thinking\r\n")
+                time.sleep(0.2)
+        except OSError:
+            return
+        finally:
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener
+
+
+def test_email_deadline_holds_after_starttls(example_releases, tmp_path):
+    import ssl
+
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(server_ctx)
+    cafile = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(cafile))
+    stop = threading.Event()
+    listener = _trickler_after_starttls(stop, server_ctx)
+    env = {**os.environ, "HOME": str(tmp_path)}
+    for name in ("REPORTGEN_SMTP_USER", "REPORTGEN_SMTP_PASSWORD", "NETRC"):
+        env.pop(name, None)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "reportgen", "email", str(example_releases["v9.1"])]
+            + ["--to", "ana@example.org", "--from", "bot@example.org"]
+            + ["--smtp-host", "127.0.0.1", "--smtp-port", str(listener.getsockname()[1])]
+            + ["--starttls", "--cafile", str(cafile), "--timeout", "2"]
+            + ["--no-charts", "--no-attach", "--quiet"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+    finally:
+        stop.set()
+        listener.close()
+    assert proc.returncode == 2, proc.stderr
+    assert "no answer within 2 s" in proc.stderr and "Traceback" not in proc.stderr
