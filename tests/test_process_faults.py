@@ -113,7 +113,12 @@ def test_workers_end_when_their_parent_is_killed(tmp_path, script):
             os.kill(pid, signal.SIGKILL)
 
 
-def test_interrupted_run_leaves_nothing_in_tmpdir(tmp_path):
+@pytest.mark.parametrize(
+    ("signum", "status"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 143)],
+    ids=["SIGINT", "SIGTERM", "SIGHUP"],
+)
+def test_interrupted_run_leaves_nothing_in_tmpdir(tmp_path, signum, status):
     rng = np.random.default_rng(3)
     lines = ["system,dataset,metric,item,score"]
     for name in ("a", "b", "c"):
@@ -144,13 +149,16 @@ def test_interrupted_run_leaves_nothing_in_tmpdir(tmp_path):
         env={**os.environ, "TMPDIR": str(scratch)},
     )
     assert proc.stderr is not None
-    fonts_seen = False
+    temporary_seen = False
     for line in proc.stderr:
-        fonts_seen = fonts_seen or any(p.name.startswith("reportgen-") for p in scratch.rglob("*"))
+        temporary_seen = temporary_seen or any(
+            p.name.startswith("reportgen-") for p in scratch.rglob("*")
+        )
         if "cell 6/" in line:
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signum)
             break
-    assert proc.wait(timeout=120) == 130
+    assert proc.wait(timeout=120) == status
+    assert temporary_seen  # the run had made its temporary folders before the signal
     time.sleep(1.0)
     assert sorted(p.name for p in scratch.rglob("*")) == []
     assert not (tmp_path / "r").exists()
