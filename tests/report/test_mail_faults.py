@@ -189,3 +189,18 @@ def test_email_deadline_holds_after_starttls(example_releases, tmp_path):
         listener.close()
     assert proc.returncode == 2, proc.stderr
     assert "no answer within 2 s" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_email_never_reads_a_results_json_through_a_link(folder, tmp_path, capsys):
+    from reportgen.cli import main
+
+    elsewhere = tmp_path / "other-results.json"
+    os.replace(folder / "results.json", elsewhere)
+    (folder / "results.json").symlink_to(elsewhere)
+    status = main(
+        ["email", str(folder), "--to", "a@example.org", "--from", "b@example.org"]
+        + ["--eml", str(tmp_path / "m.eml"), "--no-attach", "--no-charts"]
+    )
+    err = capsys.readouterr().err
+    assert status == 2 and "a link is never followed" in err and "Traceback" not in err
+    assert not (tmp_path / "m.eml").exists()
