@@ -1155,7 +1155,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     # one line per warning, whatever names it holds; during a command, one per kind
     if _TALLY is not None:
-        _TALLY.add(str(message), category)
+        _TALLY.add(str(message), category, f"{filename}:{lineno}")
     else:
         sys.stderr.write(f"reportgen: warning: {shown(message)}\n")
 
@@ -1163,30 +1163,50 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 #: A quoted name or a number in a warning: what varies between warnings of one kind.
 _VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|\d[\d,.]*")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_TOKEN = re.compile(r"[^\s,;:()\[\]]+")
 #: Names listed for a kind of warning before "…".
 FIRST_NAMES = 3
 
 
 class _WarningTally:
-    """The warnings of one command, one line per kind when it ends: a kind is the
-    category and the message with its quoted names and numbers left out, said once
-    with how many times it came and the first few names it came with (1,000 degenerate
-    datasets give one line, not 3,789)."""
+    """The warnings of one command, one line per kind when it ends, said once with how
+    many times it came and the first few names it came with (1,000 degenerate datasets
+    give one line, not 3,789). A kind is the category and the place in the code that
+    warned (``where``: the same check, whatever the dataset) with the first three words
+    of the message; without a place, the message with its quoted names and numbers
+    left out. The names are the quoted ones,
+    else the words a warning has that the first of its kind has not."""
 
     def __init__(self) -> None:
         self.kinds: dict[tuple[type, str], tuple[str, list[int], list[str]]] = {}
 
-    def add(self, message: str, category: type) -> None:
-        key = (category, _VARYING.sub("…", message))
+    def add(self, message: str, category: type, where: str | None = None) -> None:
+        shape = _VARYING.sub("…", message)
+        # one place in the code may word several kinds (a helper's caller): its first
+        # words, numbers and quoted names left out, tell them apart
+        key = (category, f"{where} {' '.join(_TOKEN.findall(shape)[:3])}" if where else shape)
         first, count, names = self.kinds.setdefault(key, (message, [0], []))
         count[0] += 1
-        for match in _QUOTED.finditer(message):
-            name = match[1] if match[1] is not None else match[2]
+        quoted = [m[1] if m[1] is not None else m[2] for m in _QUOTED.finditer(message)]
+        if not quoted and count[0] > 1:
+            known = set(_TOKEN.findall(first))
+            quoted = [
+                t
+                for t in _TOKEN.findall(message)
+                if t not in known and not t.replace(".", "").isdigit()
+            ]
+        for name in quoted:
             if name not in names and len(names) <= FIRST_NAMES:
                 names.append(name)
 
     def flush(self, stream: Any) -> None:
+        merged: dict[str, tuple[list[int], list[str]]] = {}
         for first, (count,), names in self.kinds.values():
+            # the same words from two places (a test and its interval): one line
+            total, known = merged.setdefault(first, ([0], []))
+            total[0] += count
+            known += [n for n in names if n not in known]
+        for first, ((count,), names) in merged.items():
             line = f"reportgen: warning: {shown(first)}"
             if count > 1:
                 about = ", ".join(shown(n) for n in names[:FIRST_NAMES])

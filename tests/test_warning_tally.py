@@ -79,3 +79,17 @@ def test_tally_shows_names_escaped():
     tally.flush(out)
     assert out.getvalue().count("\n") == 1
     assert "names: a\\nreportgen: ok, b\\u202ec]" in out.getvalue()
+
+
+def test_tally_kinds_by_place_and_first_words_with_unquoted_names():
+    tally = cli._WarningTally()
+    for name in ("alpha", "beta", "gamma", "delta", "eps"):
+        tally.add(f"systems with 1 item: no interval for {name}", DegenerateDataWarning, "u.py:9")
+    tally.add("3 pair(s) have zero variance", DegenerateDataWarning, "u.py:9")  # same place
+    out = io.StringIO()
+    tally.flush(out)
+    assert out.getvalue().splitlines() == [
+        "reportgen: warning: systems with 1 item: no interval for alpha "
+        "[5 warnings of this kind; names: beta, gamma, delta …]",
+        "reportgen: warning: 3 pair(s) have zero variance",
+    ]
