@@ -1,7 +1,5 @@
 """``python -m reportgen`` runs the command line."""
 
-import sys
+from reportgen.cli import main_entry
 
-from reportgen.cli import main
-
-sys.exit(main())
+main_entry()

@@ -17,6 +17,7 @@ from reportgen import __version__
 from reportgen import config as declared
 from reportgen.errors import ReportgenError, ReportgenWarning
 from reportgen.names import ALTERNATIVES, IF_EXISTS, INPUT_FORMATS
+from reportgen.plaintext import shown
 
 __all__ = ["main"]
 
@@ -264,7 +265,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if ordered:
         from reportgen.report.ranking_text import ordering_line
 
-        sys.stdout.write(ordering_line(ordered[0]) + "\n")
+        sys.stdout.write(shown(ordering_line(ordered[0])) + "\n")
     return EXIT_OK
 
 
@@ -306,7 +307,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if not analysis.compared:
         raise InputError(f"{a} and {b} share no dataset × metric to compare")
     for row in analysis.comparisons():
-        sys.stdout.write(claim_sentence(row, style=args.style) + "\n")
+        sys.stdout.write(shown(claim_sentence(row, style=args.style)) + "\n")
     return EXIT_OK
 
 
@@ -461,25 +462,26 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
 
     comparison = ReleaseComparison.from_dict(verdict)
     counts = comparison.counts
-    sys.stdout.write(f"decision: {plain(release_decision(comparison))}\n")
-    shown = [
+    sys.stdout.write(f"decision: {shown(plain(release_decision(comparison)))}\n")
+    tallies = [
         f"{counts[v]} {v}"
         for v in ("improved", "regressed", "non-inferior", "inconclusive")
         if counts[v] or v in ("improved", "regressed")
     ]
     sys.stdout.write(
-        f"verdict: {', '.join(shown)}, {counts['no detectable difference']} "
+        f"verdict: {', '.join(tallies)}, {counts['no detectable difference']} "
         f"with no detectable difference, {len(comparison.not_compared)} not "
         "compared\n"
     )
     for flip in comparison.flips:
         sys.stdout.write(
-            f"items: {flip.name}: lost {flip.n_lost}, gained {flip.n_gained} of {flip.n_items}\n"
+            f"items: {shown(flip.name)}: lost {flip.n_lost}, gained {flip.n_gained} "
+            f"of {flip.n_items}\n"
         )
     for entry in comparison.not_compared:
         closest = f" (closest names there: {', '.join(entry.closest)})" if entry.closest else ""
         sys.stderr.write(
-            f"reportgen: warning: not compared: {entry.name}: {entry.reason}{closest}\n"
+            f"reportgen: warning: not compared: {shown(f'{entry.name}: {entry.reason}{closest}')}\n"
         )
     for part in comparison.partial:
         sys.stderr.write(f"reportgen: warning: partial: {part.name}: {part.reason}\n")
@@ -489,7 +491,7 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
     if not failures:
         return EXIT_OK
     for line in failures:
-        sys.stderr.write(f"reportgen: gate {gate}: {line}\n")
+        sys.stderr.write(f"reportgen: gate {gate}: {shown(line)}\n")
     extra = (
         "; give the missing scores, or pass --allow-partial to judge only what was compared"
         if (comparison.not_compared or comparison.partial) and not allow_partial
@@ -508,7 +510,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     for folder in args.reports:
         result = verify_report(folder)
         for finding in result.findings:
-            sys.stdout.write(f"{folder}: {finding.line()}\n")
+            sys.stdout.write(f"{shown(folder)}: {shown(finding.line())}\n")
         if result.ok:
             sys.stdout.write(
                 f"{folder}: ok ({result.n_inputs} inputs and "
@@ -631,7 +633,7 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def _to_stderr(message: str) -> None:
-    sys.stderr.write(f"{message}\n")
+    sys.stderr.write(f"{shown(message)}\n")
 
 
 def _progress_printer(*, quiet: bool):
@@ -642,7 +644,7 @@ def _progress_printer(*, quiet: bool):
 
     def say(message: str) -> None:
         if not quiet:
-            sys.stderr.write(f"[{time.perf_counter() - start:6.1f}s] {message}\n")
+            sys.stderr.write(f"[{time.perf_counter() - start:6.1f}s] {shown(message)}\n")
             sys.stderr.flush()
 
     return say
@@ -712,7 +714,8 @@ def _add_analyze_command(commands: _Commands) -> None:
         "--if-exists",
         choices=IF_EXISTS,
         default="error",
-        help="when --out exists: error (default), replace, or write a "
+        help="when --out exists: error (default), replace (only if unchanged since "
+        "reportgen wrote it), replace-edited (even if edited), or write a "
         "new timestamped folder beside it",
     )
     _add_analysis_options(analyze)
@@ -820,7 +823,8 @@ def _add_history_command(commands: _Commands) -> None:
         "--if-exists",
         choices=IF_EXISTS,
         default="error",
-        help="when --out exists: error (default), replace, or write a "
+        help="when --out exists: error (default), replace (only if unchanged since "
+        "reportgen wrote it), replace-edited (even if edited), or write a "
         "new timestamped folder beside it",
     )
     history.add_argument(
@@ -1111,14 +1115,24 @@ def _main(argv: Sequence[str] | None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    previous = None
+    previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        # SIGTERM, and a closed terminal (SIGHUP): the same clean exit as Ctrl-C
+        for name in ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            if number is not None:
+                previous[number] = signal.signal(number, _on_sigterm)
+    global _TALLY
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ReportgenWarning)
             warnings.showwarning = _show_warning
-            return int(args.func(args))
+            _TALLY = _WarningTally()
+            try:
+                return int(args.func(args))
+            finally:
+                tally, _TALLY = _TALLY, None
+                tally.flush(sys.stderr)
     except _Terminated:
         sys.stderr.write("reportgen: terminated\n")
         return EXIT_TERMINATED
@@ -1136,17 +1150,79 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.close()
         return EXIT_OK
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    sys.stderr.write(f"reportgen: warning: {message}\n")
+    # one line per warning, whatever names it holds; during a command, one per kind
+    if _TALLY is not None:
+        _TALLY.add(str(message), category, f"{filename}:{lineno}")
+    else:
+        sys.stderr.write(f"reportgen: warning: {shown(message)}\n")
 
 
-#: Control characters a terminal would act on (ESC/OSC sequences, CR, BEL, ...); newline
-#: and tab are kept.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: A quoted name or a number in a warning: what varies between warnings of one kind.
+_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|\d[\d,.]*")
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_TOKEN = re.compile(r"[^\s,;:()\[\]]+")
+#: Names listed for a kind of warning before "…".
+FIRST_NAMES = 3
+
+
+class _WarningTally:
+    """The warnings of one command, one line per kind when it ends, said once with how
+    many times it came and the first few names it came with (1,000 degenerate datasets
+    give one line, not 3,789). A kind is the category and the place in the code that
+    warned (``where``: the same check, whatever the dataset) with the first three words
+    of the message; without a place, the message with its quoted names and numbers
+    left out. The names are the quoted ones,
+    else the words a warning has that the first of its kind has not."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[tuple[type, str], tuple[str, list[int], list[str]]] = {}
+
+    def add(self, message: str, category: type, where: str | None = None) -> None:
+        shape = _VARYING.sub("…", message)
+        # one place in the code may word several kinds (a helper's caller): its first
+        # words, numbers and quoted names left out, tell them apart
+        key = (category, f"{where} {' '.join(_TOKEN.findall(shape)[:3])}" if where else shape)
+        first, count, names = self.kinds.setdefault(key, (message, [0], []))
+        count[0] += 1
+        quoted = [m[1] if m[1] is not None else m[2] for m in _QUOTED.finditer(message)]
+        if not quoted and count[0] > 1:
+            known = set(_TOKEN.findall(first))
+            quoted = [
+                t
+                for t in _TOKEN.findall(message)
+                if t not in known and not t.replace(".", "").isdigit()
+            ]
+        for name in quoted:
+            if name not in names and len(names) <= FIRST_NAMES:
+                names.append(name)
+
+    def flush(self, stream: Any) -> None:
+        merged: dict[str, tuple[list[int], list[str]]] = {}
+        for first, (count,), names in self.kinds.values():
+            # the same words from two places (a test and its interval): one line
+            total, known = merged.setdefault(first, ([0], []))
+            total[0] += count
+            known += [n for n in names if n not in known]
+        for first, ((count,), names) in merged.items():
+            line = f"reportgen: warning: {shown(first)}"
+            if count > 1:
+                about = ", ".join(shown(n) for n in names[:FIRST_NAMES])
+                more = " …" if len(names) > FIRST_NAMES else ""
+                line += f" [{count:,} warnings of this kind" + (
+                    f"; names: {about}{more}]" if about else "]"
+                )
+            stream.write(line + "\n")
+        self.kinds.clear()
+
+
+_TALLY: _WarningTally | None = None
+
+
 #: A run of non-space characters longer than this is cut in messages (a system name of
 #: 50 MB is still named, by its start and end).
 MAX_TOKEN = 300
@@ -1155,7 +1231,9 @@ _LONG_TOKEN = re.compile(r"\S{" + str(MAX_TOKEN + 1) + ",}")
 
 def terminal_safe(text: str, *, cut: bool = True) -> str:
     """``text`` as it may reach a terminal: control characters shown as ``\\xNN`` escapes
-    (a name holding ``ESC ]`` cannot retitle the window or rewrite the screen), and, with
+    (a name holding ``ESC ]`` cannot retitle the window or rewrite the screen), the
+    bidirectional controls and Unicode line separators as ``\\uNNNN``
+    (:func:`reportgen.plaintext.shown`; newline and tab are kept), and, with
     ``cut``, every run of more than :data:`MAX_TOKEN` non-space characters cut to its
     start and end with the number of characters left out.
 
@@ -1164,7 +1242,7 @@ def terminal_safe(text: str, *, cut: bool = True) -> str:
     >>> terminal_safe("x" * 1000)[-42:]
     '…[860 characters cut]…xxxxxxxxxxxxxxxxxxxx'
     """
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    text = shown(text, keep_lines=True)
     if cut:
         text = _LONG_TOKEN.sub(
             lambda m: (
@@ -1185,7 +1263,15 @@ class _SafeStream:
         self._stream, self._cut = stream, cut
 
     def write(self, text: str) -> int:
-        return self._stream.write(terminal_safe(text, cut=self._cut))
+        safe = terminal_safe(text, cut=self._cut)
+        try:
+            return self._stream.write(safe)
+        except UnicodeEncodeError:
+            # a console that cannot show a character (LC_ALL=C, Latin-1): its escape
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            return self._stream.write(
+                safe.encode(encoding, "backslashreplace").decode(encoding, "replace")
+            )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -1196,5 +1282,23 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def main_entry() -> None:
-    """Console-script entry point: exit with :func:`main`'s status."""
-    sys.exit(main())
+    """Console-script entry point (and ``python -m reportgen``): exit with :func:`main`'s
+    status; running out of memory anywhere is status 2 with the bounds to change, not a
+    traceback (the report folder being built is removed on the way out, as for any
+    error)."""
+    try:
+        status = main()
+    except MemoryError as exc:
+        detail = " ".join(str(exc).split())
+        sys.stderr.write(
+            shown(
+                "reportgen: error: out of memory"
+                + (f" ({detail[:200]})" if detail else "")
+                + "; nothing was written"
+            )
+            + "\n  hint: lower --n-resamples or --max-input-bytes, set --max-memory to "
+            "what the machine has (e.g. --max-memory 4GiB), analyse fewer systems at a "
+            "time, or run where more memory is available\n"
+        )
+        status = EXIT_USAGE
+    sys.exit(status)

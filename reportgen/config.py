@@ -474,8 +474,9 @@ OPTIONS: tuple[Option, ...] = (
         "report",
         "choice",
         "when --out exists: error (default), replace "
-        "it (a report folder only), or timestamp: write a new folder "
-        "OUT-YYYYMMDD-HHMMSS beside it",
+        "it (a report folder only, unchanged since reportgen wrote it), replace-edited "
+        "(even if files were edited since: they are deleted), or timestamp: write a new "
+        "folder OUT-YYYYMMDD-HHMMSS beside it",
         default="error",
         choices=IF_EXISTS,
     ),

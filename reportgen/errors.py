@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reportgen.plaintext import shown
+
 __all__ = [
     "ConfigError",
     "DataWarning",
@@ -78,11 +80,13 @@ class InputError(ReportgenError, ValueError):
         super().__init__(self._render())
 
     def _render(self) -> str:
-        text = self.message
+        # the message and the location are one line each, whatever names they hold
+        # (a name with a line break or U+202E is shown escaped, never obeyed)
+        text = shown(self.message)
         if self.location is not None and str(self.location):
-            text = f"{self.location}: {text}"
+            text = f"{shown(self.location)}: {text}"
         if self.hint:
-            text = f"{text}\n  hint: {self.hint}"
+            text = f"{text}\n  hint: {shown(self.hint, keep_lines=True)}"
         return text
 
 

@@ -31,6 +31,11 @@ what makes a parallel run identical to a serial one. Local workers start with
 ``jobs`` cores and never oversubscribe the machine (Dask's nanny does the same for its
 workers).
 
+Worker processes end with the process that started them, even when it is killed with
+SIGKILL (a CI timeout, the OOM killer): each one watches its parent
+(:func:`die_with_parent`) and exits when it is gone, so no worker (and, with them gone,
+no multiprocessing resource tracker) is left running.
+
 This module imports only the standard library and :mod:`reportgen.errors` at import
 time (``dask.distributed`` and threadpoolctl are imported when used), so every layer may
 use it.
@@ -55,6 +60,7 @@ __all__ = [
     "Execution",
     "Executor",
     "blas_threads",
+    "die_with_parent",
     "map_units",
     "parse_memory_size",
     "usable_cores",
@@ -451,14 +457,45 @@ def _module_of(filename: str) -> str | None:
 
 # ------------------------------------------------------------------- local processes
 
+#: How often a worker looks whether its parent is still alive, in seconds.
+PARENT_POLL_SECONDS = 0.2
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process (exit status 70) as soon as ``parent`` is no longer its parent.
+
+    For the initializer of worker processes ("spawn"): ``parent`` is the PID of the
+    process that started them (``os.getpid()`` there). A daemon thread compares
+    ``os.getppid()`` with it every :data:`PARENT_POLL_SECONDS`; when the parent dies,
+    however (SIGKILL included), the worker is re-parented and exits at once with
+    ``os._exit``, without waiting for work it can no longer hand back. (``prctl``'s
+    ``PR_SET_PDEATHSIG`` would fire when the *thread* that started the worker ends, which
+    in a pool may be long before the parent process does.)
+    """
+    import threading
+    import time
+
+    if os.getppid() != parent:  # gone before this worker started
+        os._exit(70)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(70)
+
+    threading.Thread(target=watch, name="reportgen-parent-watch", daemon=True).start()
+
+
 _SHARED: Any = None
 
 
-def _init_worker(path: str) -> None:
-    """Load the shared argument once per worker process."""
+def _init_worker(path: str, parent: int | None = None) -> None:
+    """Load the shared argument once per worker process; end with the parent."""
     import pickle
 
     global _SHARED
+    if parent is not None:
+        die_with_parent(parent)
     with open(path, "rb") as handle:
         _SHARED = pickle.load(handle)
 
@@ -486,7 +523,10 @@ def _map_processes(
     context = multiprocessing.get_context("spawn")
     with _shared_file(shared) as path, _thread_limits(1):
         pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(path,)
+            max_workers=workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(path, os.getpid()),
         )
         try:
             futures = {

@@ -83,7 +83,7 @@ NONFINITE_POLICIES: tuple[str, ...] = get_args(NonfinitePolicy)
 Executor = Literal["local", "dask"]
 EXECUTORS: tuple[str, ...] = get_args(Executor)
 #: What ``--out`` does when the folder exists (``--if-exists``).
-IfExists = Literal["error", "replace", "timestamp"]
+IfExists = Literal["error", "replace", "replace-edited", "timestamp"]
 IF_EXISTS: tuple[str, ...] = get_args(IfExists)
 #: The release gates (``--gate``).
 Gate = Literal["regression", "non-inferiority"]

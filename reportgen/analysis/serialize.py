@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from reportgen.jsonsafe import json_safe
+from reportgen.jsonsafe import RESULTS_FORMAT_VERSION, json_safe
 
 if TYPE_CHECKING:
     from reportgen.analysis._core import Analysis
@@ -65,6 +65,7 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
         u.leaderboard.to_dict(u.dataset, u.metric) for u in units if u.leaderboard is not None
     )
     document: dict[str, Any] = {
+        "format_version": RESULTS_FORMAT_VERSION,
         "reportgen_version": __version__,
         "created": analysis.created,
         "seed": analysis.seed,

@@ -19,7 +19,6 @@ True
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +26,8 @@ from typing import Any
 
 from reportgen import resources
 from reportgen.errors import InputError, Location
+from reportgen.jsonsafe import load_json
+from reportgen.plaintext import shown
 
 __all__ = [
     "InlineRows",
@@ -61,20 +62,33 @@ def theme_names() -> list[str]:
 def _load(path: Path) -> Theme:
     spec_path = path / "theme.json"
     try:
-        raw = json.loads(spec_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+        data = spec_path.read_bytes()
+    except OSError as exc:
         raise InputError(
-            f"invalid JSON in the theme: {exc.msg}",
-            location=Location(str(spec_path), exc.lineno, exc.colno),
-            hint="fix the theme file",
+            f"cannot read the theme ({exc.strerror or exc})",
+            location=Location(str(spec_path)),
+            hint="check the theme folder",
         ) from None
+    raw = load_json(data, source=spec_path, hint="fix the theme file", what="the theme")
     if not isinstance(raw, dict) or not isinstance(raw.get("config"), dict):
         raise InputError(
             'a theme.json needs a "config" object (Vega-Lite config)',
             location=Location(str(spec_path)),
         )
     css_path = path / "report.css"
-    css = css_path.read_text(encoding="utf-8") if css_path.is_file() else ""
+    try:
+        css = css_path.read_text(encoding="utf-8") if css_path.is_file() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(
+            "cannot read the theme's report.css"
+            + (
+                f": not UTF-8 text (byte {exc.start + 1})"
+                if isinstance(exc, UnicodeDecodeError)
+                else f" ({exc.strerror or exc})"
+            ),
+            location=Location(str(css_path)),
+            hint="save it as UTF-8",
+        ) from None
     loads = css_resource_loads(css)
     if loads:
         line, column, what = loads[0]
@@ -273,7 +287,10 @@ def cut_labels(
     ``fold``) longer than ``limit``, and every title or subtitle longer than
     ``title_limit``, cut to its start and end around "…", the same way everywhere.
     Names that would cut to the same text get a short digest, so distinct systems stay
-    distinct.
+    distinct. Control and bidirectional characters in them are first written as visible
+    escapes (:func:`reportgen.plaintext.shown`): a label holding ``ESC`` or ``BEL``
+    would make vl-convert abort the whole process, and U+202E would turn the label
+    around.
 
     >>> spec = {"datasets": {"d": [{"system": "a" * 100}, {"system": "b"}]},
     ...         "title": "x" * 70, "subtitle": "y" * 130}
@@ -288,6 +305,7 @@ def cut_labels(
     taken: dict[str, str] = {}
 
     def cut(text: str, lim: int = limit) -> str:
+        text = shown(text, keep_lines=True)
         if len(text) <= lim:
             return text
         if (text, lim) not in cuts:

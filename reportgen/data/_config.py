@@ -118,6 +118,7 @@ from typing import Any, Literal, get_args
 
 from reportgen.config import Option, Section, options
 from reportgen.errors import ConfigError, Location
+from reportgen.jsonsafe import MAX_DEPTH, nesting_exceeds
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -287,6 +288,14 @@ def load_config(path: str | Path) -> TableConfig:
         ) from None
     try:
         raw = tomllib.loads(text)
+        if nesting_exceeds(raw, MAX_DEPTH):
+            raise RecursionError
+    except RecursionError:
+        raise ConfigError(
+            f"the config nests arrays or tables more than {MAX_DEPTH} levels deep",
+            location=Location(str(path)),
+            hint="see the config format in the README",
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         # tomllib ends its message with "(at line L, column C)": move that to the location
         where = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(exc))

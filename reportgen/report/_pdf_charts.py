@@ -129,7 +129,13 @@ class ChartDrawer:
         conf.write_text(_FONTS_CONF.format(folder=escape(str(fonts))), encoding="utf-8")
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "reportgen.report._pdf_charts", str(self._folder)],
+                [
+                    sys.executable,
+                    "-m",
+                    "reportgen.report._pdf_charts",
+                    str(self._folder),
+                    str(os.getpid()),
+                ],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
@@ -279,4 +285,8 @@ def overlay_charts(
 
 
 if __name__ == "__main__":  # the ChartDrawer process
+    if len(sys.argv) > 2:  # ends with the process that started it, even on SIGKILL
+        from reportgen.execution import die_with_parent
+
+        die_with_parent(int(sys.argv[2]))
     _draw(Path(sys.argv[1]))

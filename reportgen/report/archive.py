@@ -1,25 +1,35 @@
 """The report folder: its manifest, its results.json validation, and writing it safely.
 
-A report folder is built in a hidden sibling folder (``.OUT.xxxxxxxx.partial``) and
-renamed into place only when everything is written, so a failure never leaves a
-half-written archive. Replacing an existing folder is guarded three ways:
+A report folder is built in a hidden sibling folder (``.reportgen-OUT.xxxxxxxx.partial``,
+holding a marker file :data:`BUILD_MARKER` from its creation until the swap) and renamed
+into place only when everything is written, so a failure never leaves a half-written
+archive. Replacing an existing folder is guarded four ways:
 
 * **Ownership.** A folder is replaced only when its ``manifest.json`` was written by
   reportgen (it carries :data:`MANIFEST_FORMAT` and a format version) and every file in
   it is listed there; otherwise nothing is touched and the first foreign file is named.
   An empty folder may be filled. A symbolic link as the output folder is refused.
-* **One writer.** A run holds an exclusive lock on ``.OUT.lock`` beside the folder (an
+* **Unchanged.** Every listed file must still have the SHA-256 the manifest records (and
+  the manifest its own seal): a file edited since (a reviewer's note in results.json) is
+  named and the old report kept, unless the user says ``--if-exists replace-edited``.
+* **One writer.** A run holds an exclusive lock on ``.reportgen-OUT.lock`` beside the folder (an
   ``flock``, released by the kernel when the process dies, with the PID written in the
   file) from before any work until the folder is in place; a second run into the same
   folder stops at once (exit status 2).
 * **A race-safe swap.** The old folder is renamed aside, checked again (a file added
   between the first check and the rename is caught), the new folder is renamed into
-  place, and then only the files the old manifest lists are deleted; anything else is
-  kept and named. A concurrent change stops the swap with both folders intact.
+  place, and then only the files the old manifest lists, with the digest it records,
+  are deleted; anything else is kept and named. A concurrent change stops the swap with
+  both folders intact. No entry is followed if it is a symbolic link: the folder moved
+  aside must be a real folder, and it is emptied through file descriptors opened with
+  ``O_NOFOLLOW``, so a link swapped in at any moment leads nowhere.
 
-Hidden folders left by a killed run (``.OUT.xxxxxxxx.partial``, ``.OUT.xxxxxxxx.old``)
-and its lock file are cleaned up by the next run into the same parent folder once no
-live run holds their lock; an old report left aside by a run killed mid-swap is put back.
+What a killed run left behind is cleaned up by the next run into the same parent folder
+once no live run holds its lock, and only when it is reportgen's own: a build folder
+named ``.reportgen-OUT.xxxxxxxx.partial`` whose marker file names it, a report moved
+aside (``.reportgen-OUT.xxxxxxxx.old``, with reportgen's manifest: it is put back), a
+lock file ``.reportgen-OUT.lock`` holding ``reportgen PID``. Nothing else in the parent
+folder (a checkpoint's ``.weights.20250101.partial``) is ever deleted or renamed.
 """
 
 from __future__ import annotations
@@ -46,10 +56,12 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarning
+from reportgen.jsonsafe import load_json
 from reportgen.names import IF_EXISTS
 from reportgen.report.output import default_mode
 
 __all__ = [
+    "BUILD_MARKER",
     "IF_EXISTS",
     "MANIFEST_FORMAT",
     "MANIFEST_FORMAT_VERSION",
@@ -98,6 +110,51 @@ def file_sha256(path: str | Path, *, chunk: int = 1 << 20) -> str:
         for block in iter(lambda: fh.read(chunk), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+#: ``O_NOFOLLOW`` where the system has it: opening a symbolic link then fails (ELOOP).
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def open_regular(path: str | Path, *, dir_fd: int | None = None, flags: int = os.O_RDONLY) -> int:
+    """A descriptor of the regular file at ``path``, never through a symbolic link.
+
+    The last component is opened with ``O_NOFOLLOW`` and the opened file must be a
+    regular file (``fstat``), so a link, a FIFO or a device put there at any moment
+    is refused.
+
+    Raises
+    ------
+    OSError
+        ``ELOOP`` for a link, ``EINVAL`` for anything but a regular file, or the
+        error of ``open``.
+    """
+    fd = os.open(path, flags | NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=dir_fd)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def fd_sha256(fd: int, *, chunk: int = 1 << 20) -> str:
+    """The SHA-256 of what is left to read from ``fd`` (which is closed)."""
+    digest = hashlib.sha256()
+    with os.fdopen(fd, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_regular(path: str | Path, *, dir_fd: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, never through a symbolic link
+    (:func:`open_regular`)."""
+    with os.fdopen(open_regular(path, dir_fd=dir_fd), "rb") as fh:
+        return fh.read()
 
 
 def _input_files(path: Path) -> list[Path]:
@@ -214,9 +271,11 @@ def canonical_json(document: Any) -> bytes:
     >>> canonical_json({"b": [1, 2.5], "a": "é"}).decode()
     '{"a":"é","b":[1,2.5]}'
     """
+    # "surrogatepass": a file name that is not valid UTF-8 (lone surrogates) still has
+    # one digest, the same when the document is read back
     return json.dumps(
         document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    ).encode("utf-8", "surrogatepass")
 
 
 def manifest_digest(manifest: Mapping[str, Any]) -> str:
@@ -420,8 +479,8 @@ def read_manifest(folder: str | Path) -> tuple[dict[str, Any] | None, str]:
     if not stat.S_ISREG(info.st_mode):
         return None, f"its manifest.json is {entry_kind(info.st_mode)}"
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        manifest = load_json(read_regular(path), source=path)
+    except (OSError, ReportgenError, MemoryError):
         return None, "its manifest.json is not valid JSON"
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
         return None, "its manifest.json was not written by reportgen (no format marker)"
@@ -447,11 +506,35 @@ def _listed(manifest: Mapping[str, Any]) -> tuple[set[str], set[str]]:
     return files, folders
 
 
-def foreign_entry(folder: str | Path) -> ForeignEntry | None:
+def _edited(root: Path, manifest: Mapping[str, Any]) -> list[str]:
+    """The files of ``root`` whose content differs from what ``manifest`` records: the
+    listed outputs whose SHA-256 differs (read without following links), and
+    ``manifest.json`` itself when its seal no longer matches."""
+    edited = []
+    recorded = manifest.get("manifest_sha256")
+    if isinstance(recorded, str) and manifest_digest(manifest) != recorded:
+        edited.append("manifest.json")
+    for name, entry in manifest["outputs"].items():
+        parts = str(name).split("/")
+        if str(name).startswith("/") or any(p in ("", ".", "..") for p in parts):
+            continue  # never read outside the folder: the walk finds no such file
+        expected = entry.get("sha256") if isinstance(entry, Mapping) else None
+        try:
+            digest = fd_sha256(open_regular(root / str(name)))
+        except OSError:
+            continue  # missing, or not a file: the walk names it
+        if digest != expected:
+            edited.append(str(name))
+    return edited
+
+
+def foreign_entry(folder: str | Path, *, digests: bool = True) -> ForeignEntry | None:
     """The first entry of ``folder`` that reportgen did not write, or None when the
     folder may be replaced: it is empty, or its manifest carries reportgen's format
     marker and every file in it is a regular file that the manifest lists (folders only
-    as far as they hold listed files; links, FIFOs and sockets are never ours)."""
+    as far as they hold listed files; links, FIFOs and sockets are never ours) and,
+    with ``digests``, still has the SHA-256 the manifest records (a file edited since
+    is named, with the others edited)."""
     root = Path(folder)
     entries = list(walk_entries(root))
     if not entries:
@@ -477,6 +560,20 @@ def foreign_entry(folder: str | Path) -> ForeignEntry | None:
             return ForeignEntry(rel, f"{entry_kind(mode)}, which reportgen never writes")
         elif rel not in files:
             return ForeignEntry(rel, "not listed in its manifest.json")
+    if digests:
+        edited = _edited(root, manifest)
+        if edited:
+            more = (
+                f"; also edited: {', '.join(edited[1:4])}"
+                + (f" and {len(edited) - 4} more" if len(edited) > 4 else "")
+                if len(edited) > 1
+                else ""
+            )
+            return ForeignEntry(
+                edited[0],
+                "edited since reportgen wrote it (its SHA-256 differs from the one "
+                f"manifest.json records){more}",
+            )
     return None
 
 
@@ -498,12 +595,19 @@ def _foreign_error(out: Path, found: ForeignEntry, *, during: bool = False) -> I
             "the output folder holds something reportgen did not write, so it is "
             "never replaced (it may be a checkpoint)"
         )
-    return InputError(
-        f"{what}: {found}",
-        location=Location(where),
-        hint="move that away, give a new folder (e.g. --out "
-        f"{out / 'eval-report'}), or use --if-exists timestamp",
-    )
+    if found.why.startswith("edited since"):
+        what = "the old report was edited since reportgen wrote it, so it was not replaced"
+        hint = (
+            "copy what you want to keep elsewhere, then pass --if-exists replace-edited "
+            "to replace it anyway (the edited files are deleted), or use "
+            "--if-exists timestamp"
+        )
+    else:
+        hint = (
+            "move that away, give a new folder (e.g. --out "
+            f"{out / 'eval-report'}), or use --if-exists timestamp"
+        )
+    return InputError(f"{what}: {found}", location=Location(where), hint=hint)
 
 
 # ---------------------------------------------------------------------------------------
@@ -535,7 +639,8 @@ def resolve_out(
         checkpoint folder, may exist and hold anything).
     if_exists
         When ``out`` exists: ``"error"`` (refuse), ``"replace"`` (replace it, only if
-        reportgen wrote everything in it: :func:`foreign_entry`), ``"timestamp"``
+        reportgen wrote everything in it, unchanged: :func:`foreign_entry`),
+        ``"replace-edited"`` (the same, but files edited since are deleted too), ``"timestamp"``
         (write a new sibling ``<out>-YYYYMMDD-HHMMSS``, UTC, with ``-2``, ``-3``… if
         that exists too). An empty folder is filled in any case.
     now
@@ -552,6 +657,30 @@ def resolve_out(
         raise InputError(
             f"unknown --if-exists {if_exists!r}", hint=f"one of {', '.join(IF_EXISTS)}"
         )
+    for part in out.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            raise InputError(
+                f"a folder name of the output path is {size} bytes long, more than file "
+                f"systems allow ({NAME_MAX})",
+                location=Location(f"{part[:60]}…"),
+                hint="choose a shorter --out",
+            )
+    try:
+        return _resolve_out(out, if_exists=if_exists, now=now)
+    except OSError as exc:
+        raise InputError(
+            f"cannot use the output folder ({exc.strerror or exc})",
+            location=Location(str(out)),
+            hint="choose another --out",
+        ) from None
+
+
+#: Longest file or folder name most file systems allow, in bytes.
+NAME_MAX = 255
+
+
+def _resolve_out(out: Path, *, if_exists: str, now: _dt.datetime | None) -> Path:
     _refuse_link(out)
     if not out.exists():
         return out
@@ -579,7 +708,7 @@ def resolve_out(
             "replace) to replace a report, or --if-exists timestamp to "
             "write a new timestamped folder beside it",
         )
-    found = foreign_entry(out)
+    found = foreign_entry(out, digests=if_exists != "replace-edited")
     if found is not None:
         raise _foreign_error(out, found)
     return out
@@ -589,8 +718,57 @@ def resolve_out(
 # The lock of one output folder, and what killed runs left behind
 
 
+#: The start of the name of every file and folder reportgen creates beside a report.
+WORK_PREFIX = ".reportgen-"
+#: The marker file inside a build folder, written when the folder is created: the
+#: proof (with the name) that the folder is reportgen's and may be cleaned up.
+BUILD_MARKER = ".reportgen-build"
+#: Longest report folder name kept whole in the names of the working files (a name
+#: of 255 bytes plus the prefix would exceed what file systems allow).
+_NAME_BYTES = 160
+
+
+def _work_name(name: str) -> str:
+    """``name`` as it appears in the working files: shortened (its start and a digest)
+    when long."""
+    if len(name.encode()) <= _NAME_BYTES:
+        return name
+    head = name.encode()[:100].decode("utf-8", "ignore")
+    return f"{head}~{hashlib.sha256(name.encode()).hexdigest()[:16]}"
+
+
 def _lock_path(parent: Path, name: str) -> Path:
-    return parent / f".{name}.lock"
+    return parent / f"{WORK_PREFIX}{_work_name(name)}.lock"
+
+
+def _marker_text(token: str) -> bytes:
+    return f"reportgen build folder {token}\n".encode()
+
+
+def _make_build_folder(parent: Path, name: str) -> Path:
+    """A new private build folder beside the report, with its marker file."""
+    tmp = Path(
+        tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{_work_name(name)}.", suffix=".partial", dir=parent)
+    )
+    match = _LEFTOVER.match(tmp.name)
+    token = match["token"] if match else ""
+    fd = os.open(tmp / BUILD_MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
+    try:
+        os.write(fd, _marker_text(token))
+    finally:
+        os.close(fd)
+    return tmp
+
+
+def _is_build_folder(path: Path, token: str) -> bool:
+    """Whether ``path`` is a build folder reportgen made: a real folder (not a link)
+    whose marker file is a regular file naming its token."""
+    try:
+        if not stat.S_ISDIR(path.lstat().st_mode):
+            return False
+        return read_regular(path / BUILD_MARKER) == _marker_text(token)
+    except OSError:
+        return False
 
 
 class _OutputLock:
@@ -657,13 +835,18 @@ class _OutputLock:
         self.fd = None
 
 
-_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<token>[A-Za-z0-9_]{8})\.(?P<kind>partial|old)$")
+_LEFTOVER = re.compile(
+    r"^\.reportgen-(?P<name>.+)\.(?P<token>[a-z0-9_]{8})\.(?P<kind>partial|old)$"
+)
+_LOCK = re.compile(r"^\.reportgen-(?P<name>.+)\.lock$")
 
 
 def _clean_stale(parent: Path, own: str) -> None:
-    """Remove what killed runs into ``parent`` left behind: build folders and lock
-    files of runs that are gone; an old report left aside by a run killed mid-swap is
-    put back when its place is free. ``own`` is the folder whose lock we hold."""
+    """Remove what killed runs into ``parent`` left behind, and only what is provably
+    reportgen's: build folders with their marker file and lock files holding
+    ``reportgen PID`` of runs that are gone; an old report left aside by a run killed
+    mid-swap (with reportgen's manifest) is put back when its place is free. Anything
+    else, whatever its name, is left alone. ``own`` is the folder whose lock we hold."""
     try:
         names = sorted(os.listdir(parent))
     except OSError:
@@ -671,10 +854,19 @@ def _clean_stale(parent: Path, own: str) -> None:
     stale: dict[str, list[tuple[str, str]]] = {}
     for entry in names:
         match = _LEFTOVER.match(entry)
-        if match and (parent / entry).is_dir() and not (parent / entry).is_symlink():
-            stale.setdefault(match["name"], []).append((entry, match["kind"]))
-        elif entry.startswith(".") and entry.endswith(".lock") and len(entry) > 6:
-            stale.setdefault(entry[1:-5], [])
+        lock_match = _LOCK.match(entry)
+        if match:
+            path = parent / entry
+            ours = (
+                _is_build_folder(path, match["token"])
+                if match["kind"] == "partial"
+                else stat.S_ISDIR(_lstat_mode(path)) and read_manifest(path)[0] is not None
+            )
+            if ours:
+                stale.setdefault(match["name"], []).append((entry, match["kind"]))
+        elif lock_match:
+            stale.setdefault(lock_match["name"], [])
+    own = _work_name(own)
     for name, leftovers in stale.items():
         lock = None
         if name != own:
@@ -693,30 +885,77 @@ def _clean_stale(parent: Path, own: str) -> None:
                 lock.release()
 
 
+def _lstat_mode(path: Path) -> int:
+    try:
+        return path.lstat().st_mode
+    except OSError:
+        return 0
+
+
 def _clean_leftover(path: Path, place: Path, kind: str) -> None:
     if kind == "partial":
-        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(path, ignore_errors=True)  # rmtree never follows links
         return
-    if not os.path.lexists(place) and read_manifest(path)[0] is not None:
+    if (
+        _work_name(place.name) == place.name
+        and not os.path.lexists(place)
+        and read_manifest(path)[0] is not None
+    ):
         with contextlib.suppress(OSError):
             os.rename(path, place)  # the report a killed swap had moved aside
             return
     _remove_listed(path)
 
 
-def _remove_listed(folder: Path) -> Path | None:
-    """Delete the files ``folder``'s manifest lists (regular files only), then its
-    emptied subfolders and itself; return where anything else was kept, or None."""
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | NOFOLLOW
+
+
+def _remove_in(dir_fd: int, prefix: str, digests: Mapping[str, str | None]) -> None:
+    """Delete, inside the folder open as ``dir_fd``, the regular files ``digests``
+    lists whose SHA-256 is the one given (None: any), then the subfolders emptied.
+    Every entry is reached through a descriptor opened with ``O_NOFOLLOW``, so a link
+    swapped in for a subfolder or a file leads nowhere."""
+    with os.scandir(dir_fd) as entries:
+        listing = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+    for name, is_dir in listing:
+        rel = f"{prefix}{name}"
+        with contextlib.suppress(OSError):
+            if is_dir:
+                sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+                try:
+                    _remove_in(sub, f"{rel}/", digests)
+                finally:
+                    os.close(sub)
+                os.rmdir(name, dir_fd=dir_fd)  # only when emptied
+            elif rel in digests:
+                expected = digests[rel]
+                if expected is None or fd_sha256(open_regular(name, dir_fd=dir_fd)) == expected:
+                    os.unlink(name, dir_fd=dir_fd)
+
+
+def _remove_listed(folder: Path, *, discard_edits: bool = False) -> Path | None:
+    """Delete the files ``folder``'s manifest lists (regular files with the digest it
+    records; with ``discard_edits`` whatever their content), then its emptied
+    subfolders and itself; return where anything else was kept, or None."""
     manifest, _ = read_manifest(folder)
     if manifest is not None:
-        files, _ = _listed(manifest)
-        for rel, info in sorted(walk_entries(folder), key=lambda e: -e[0].count("/")):
-            path = folder / rel
-            with contextlib.suppress(OSError):
-                if stat.S_ISREG(info.st_mode) and rel in files:
-                    path.unlink()
-                elif stat.S_ISDIR(info.st_mode):
-                    path.rmdir()  # only when emptied
+        digests: dict[str, str | None] = {
+            str(name): None
+            if discard_edits or not isinstance(entry, Mapping)
+            else entry.get("sha256")
+            for name, entry in manifest["outputs"].items()
+        }
+        sealed = manifest.get("manifest_sha256")
+        if discard_edits or not isinstance(sealed, str) or manifest_digest(manifest) == sealed:
+            digests["manifest.json"] = None
+        try:
+            fd = os.open(folder, _DIR_FLAGS)
+        except OSError:
+            return folder
+        try:
+            _remove_in(fd, "", digests)
+        finally:
+            os.close(fd)
     with contextlib.suppress(OSError):
         folder.rmdir()
         return None
@@ -756,16 +995,17 @@ def _normalise_modes(folder: Path) -> None:
 
 def _aside_name(parent: Path, name: str, kind: str) -> Path:
     token = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(8))
-    return parent / f".{name}.{token}.{kind}"
+    return parent / f"{WORK_PREFIX}{_work_name(name)}.{token}.{kind}"
 
 
 def _keep_new(tmp: Path, out: Path) -> Path:
     """Move a finished report that could not be put in place beside it, visibly."""
-    keep = (
-        resolve_out(out, if_exists="timestamp")
-        if out.exists() or out.is_symlink()
-        else out.with_name(f"{out.name}-{_dt.datetime.now(_dt.timezone.utc):%Y%m%d-%H%M%S}")
-    )
+    stamp = f"{_dt.datetime.now(_dt.timezone.utc):%Y%m%d-%H%M%S}"
+    keep = out.with_name(f"{out.name}-{stamp}")
+    k = 2
+    while os.path.lexists(keep):
+        keep = out.with_name(f"{out.name}-{stamp}-{k}")
+        k += 1
     try:
         os.rename(tmp, keep)
     except OSError:
@@ -784,7 +1024,7 @@ def _concurrent(out: Path, tmp: Path, why: str) -> InputError:
     )
 
 
-def _swap(tmp: Path, out: Path, *, replace: bool) -> None:
+def _swap(tmp: Path, out: Path, *, replace: bool, discard_edits: bool = False) -> None:
     """Put the finished ``tmp`` at ``out`` without losing anything that appeared there."""
     parent = out.parent
     if out.is_symlink():
@@ -815,7 +1055,7 @@ def _swap(tmp: Path, out: Path, *, replace: bool) -> None:
         raise _concurrent(
             out, tmp, "the output folder was created by someone else while this report was made"
         )
-    found = foreign_entry(out)
+    found = foreign_entry(out, digests=False)  # the digests are compared once set aside
     if found is not None:  # changed since the check before the work
         kept = _keep_new(tmp, out)
         error = _foreign_error(out, found, during=True)
@@ -828,7 +1068,24 @@ def _swap(tmp: Path, out: Path, *, replace: bool) -> None:
         raise error
     aside = _aside_name(parent, out.name, "old")
     os.rename(out, aside)
-    found = foreign_entry(aside)  # anything added between the check and the rename?
+    if not stat.S_ISDIR(_lstat_mode(aside)):
+        # a link (or a file) was put at out between the check and the rename: give it
+        # back as it was, and never look inside it
+        restored = not os.path.lexists(out)
+        if restored:
+            os.rename(aside, out)
+        kept = _keep_new(tmp, out)
+        raise InputError(
+            "the output folder was replaced by "
+            + entry_kind(_lstat_mode(out if restored else aside))
+            + " while this report was made, so nothing was replaced or deleted"
+            + ("" if restored else f" (it is in {aside})")
+            + (f"; the new report is in {kept}" if kept != Path() else ""),
+            location=Location(str(out)),
+            hint="check what changed there, then run again",
+        )
+    # anything added or edited between the check and the rename?
+    found = foreign_entry(aside, digests=not discard_edits)
     if found is not None:
         restored = not os.path.lexists(out)
         if restored:
@@ -853,7 +1110,7 @@ def _swap(tmp: Path, out: Path, *, replace: bool) -> None:
             f"while it was being replaced (the old report is in "
             f"{aside})",
         ) from None
-    kept = _remove_listed(aside)
+    kept = _remove_listed(aside, discard_edits=discard_edits)
     if kept is not None:
         warnings.warn(
             f"files that reportgen did not write appeared in the old report "
@@ -864,12 +1121,15 @@ def _swap(tmp: Path, out: Path, *, replace: bool) -> None:
 
 
 @contextlib.contextmanager
-def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
+def report_folder(
+    out: str | Path, *, force: bool = False, discard_edits: bool = False
+) -> Iterator[Path]:
     """Build a report folder aside and move it to ``out`` when the block succeeds.
 
     Yields a temporary folder next to ``out`` to write into. On success it is put at
     ``out`` (which must not exist, be empty, or — with ``force`` — be a folder whose
-    every file reportgen wrote, see :func:`foreign_entry`); every file and folder gets
+    every file reportgen wrote, unchanged, see :func:`foreign_entry`; with
+    ``discard_edits`` too, files edited since are deleted with it); every file and folder gets
     the mode the umask gives. On any exception it is removed and ``out`` is left as it
     was. Use :func:`resolve_out` first for the ``timestamp`` policy.
 
@@ -883,7 +1143,10 @@ def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
         is kept beside it and named).
     """
     out = Path(out)
-    out = resolve_out(out, if_exists="replace" if force else "error")
+    out = resolve_out(
+        out,
+        if_exists=("replace-edited" if discard_edits else "replace") if force else "error",
+    )
     parent = Path(os.path.abspath(out)).parent
     out = parent / out.name
     created = [p for p in (parent, *parent.parents) if not os.path.lexists(p)]
@@ -900,7 +1163,7 @@ def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
             )
         try:
             _clean_stale(parent, out.name)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
+            tmp = _make_build_folder(parent, out.name)
         except BaseException:
             lock.release()
             raise
@@ -915,6 +1178,8 @@ def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
     try:
         try:
             yield tmp
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp / BUILD_MARKER)
             _normalise_modes(tmp)
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -922,7 +1187,7 @@ def report_folder(out: str | Path, *, force: bool = False) -> Iterator[Path]:
             if full is not None:
                 raise full from None
             raise
-        _swap(tmp, out, replace=force)
+        _swap(tmp, out, replace=force, discard_edits=discard_edits)
         done = True
     finally:
         lock.release()

@@ -19,6 +19,7 @@ import numpy as np
 from reportgen.analysis import Analysis, ReleaseComparison, ReleaseVerdict, UnitResult
 from reportgen.analysis.release import NotCompared
 from reportgen.analysis.results import PairwiseResult, RankingAcrossLists
+from reportgen.plaintext import shown
 from reportgen.report import format as fmt
 
 __all__ = [
@@ -45,7 +46,8 @@ MAX_NAMES = 4
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=False)
+    # a bidirectional control or line separator in a name is shown, not obeyed
+    return html.escape(shown(text, keep_lines=True), quote=False)
 
 
 def _b(name: str) -> str:

@@ -132,8 +132,10 @@ class History:
     def to_results(self) -> dict[str, Any]:
         """The ``history.json`` document."""
         from reportgen import __version__
+        from reportgen.jsonsafe import HISTORY_FORMAT_VERSION
 
         return {
+            "format_version": HISTORY_FORMAT_VERSION,
             "kind": "history",
             "reportgen_version": __version__,
             "title": self.title,
@@ -1178,7 +1180,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         f"{sum(c['significant'] for c in checked.changes)} significant"
     )
     out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
-    with report_folder(out, force=replace) as tmp:
+    with report_folder(out, force=replace, discard_edits=spec.if_exists == "replace-edited") as tmp:
         parameters = {
             "reports": [str(Path(r).resolve()) for r in spec.reports],
             "order": spec.order,

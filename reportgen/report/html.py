@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reportgen.errors import ReportgenError
+from reportgen.plaintext import shown
 from reportgen.report import format as fmt
 
 __all__ = [
@@ -71,8 +72,10 @@ def strip_tags(text: str) -> str:
 
 
 def escape(value: Any) -> str:
-    """``str(value)`` escaped for HTML text and attributes."""
-    return html.escape(str(value), quote=True)
+    """``str(value)`` escaped for HTML text and attributes; a control, bidirectional or
+    line-separator character in it (a name holding U+202E) shown as a visible escape
+    (:func:`reportgen.plaintext.shown`), so it cannot rearrange the text around it."""
+    return html.escape(shown(value, keep_lines=True), quote=True)
 
 
 def slug(*parts: str) -> str:
@@ -368,6 +371,17 @@ _FONTS_CONF = """<?xml version="1.0"?>
 """
 
 
+def _start_worker(parent: int, conf: str | None) -> None:
+    """Worker initializer: end with the parent (:func:`reportgen.execution.die_with_parent`,
+    even when it is killed with SIGKILL) and, given ``conf``, draw with the bundled font
+    only (:func:`_bundled_font_only`)."""
+    from reportgen.execution import die_with_parent
+
+    die_with_parent(parent)
+    if conf is not None:
+        _bundled_font_only(conf)
+
+
 def _bundled_font_only(conf: str) -> None:
     """Worker initializer: vl-convert's font database sees no system font, only the
     fonts it carries in memory (it reads ``FONTCONFIG_FILE`` on first use).
@@ -405,6 +419,7 @@ class FigurePool:
 
     def __init__(self, workers: int = 2, *, bundled_font: bool = False) -> None:
         import multiprocessing
+        import os
         import shutil
         import tempfile
         import weakref
@@ -417,18 +432,16 @@ class FigurePool:
         # already; a tracker the pool started is stopped with it (see close).
         self._owns_tracker = getattr(resource_tracker._resource_tracker, "_fd", 0) is None
         self._folder: str | None = None
-        initializer: Callable[..., None] | None = None
-        initargs: tuple[str, ...] = ()
+        conf: str | None = None
         if bundled_font:
             self._folder = tempfile.mkdtemp(prefix="reportgen-fonts-")
-            conf = Path(self._folder) / "fonts.conf"
-            conf.write_text(_FONTS_CONF.format(folder=xml_escape(self._folder)), "utf-8")
-            initializer, initargs = _bundled_font_only, (str(conf),)
+            conf = str(Path(self._folder) / "fonts.conf")
+            Path(conf).write_text(_FONTS_CONF.format(folder=xml_escape(self._folder)), "utf-8")
         self._executor = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=initializer,
-            initargs=initargs,
+            initializer=_start_worker,
+            initargs=(os.getpid(), conf),
         )
         self._futures: dict[int, Any] = {}
         self._done: dict[int, str] = {}

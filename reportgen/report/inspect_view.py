@@ -6,11 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from reportgen.plaintext import shown
+
 __all__ = ["format_summary"]
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "  ") -> str:
-    cells = [[str(c) for c in header]] + [[("-" if c is None else str(c)) for c in r] for r in rows]
+    cells = [[str(c) for c in header]] + [
+        [("-" if c is None else shown(c)) for c in r] for r in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = []
     for row in cells:
@@ -23,8 +27,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "
 
 
 def _names(names: Sequence[str], limit: int = 12) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
+    first = ", ".join(shown(n) for n in names[:limit])
+    return first + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
 
 
 def format_summary(summary: dict[str, Any]) -> str:

@@ -21,6 +21,8 @@ TLS, rejected credentials, refused recipients, a message too large) raise
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import html as _html
 import math
 import netrc
@@ -29,7 +31,9 @@ import re
 import smtplib
 import socket
 import ssl
+import stat
 import struct
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.headerregistry import Address
@@ -40,6 +44,7 @@ from typing import Any
 
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import UNSAFE, shown
 from reportgen.report import format as fmt
 from reportgen.report.html import compact_png
 
@@ -125,10 +130,12 @@ def read_report_folder(path: str | Path) -> ReportFolder:
     Raises
     ------
     InputError
-        Not a folder, no ``results.json``, or one that is not valid JSON or does not
-        match the shipped schema (:func:`reportgen.report.archive.validate_results`).
+        Not a folder, no ``results.json``, or one that is not valid JSON (read with
+        the limits of :func:`reportgen.jsonsafe.load_json`, never through a link), was
+        written by a newer reportgen (its ``format_version``, or the manifest's, is
+        newer than this one reads), or does not match the shipped schema
+        (:func:`reportgen.report.archive.validate_results`).
     """
-    import json
 
     folder = Path(path)
     if not folder.is_dir():
@@ -145,37 +152,36 @@ def read_report_folder(path: str | Path) -> ReportFolder:
             hint="pass the folder written by `reportgen run --out`",
         )
 
-    def _json(p: Path) -> dict[str, Any]:
+    from reportgen.jsonsafe import RESULTS_FORMAT_VERSION, check_format_version, load_json
+    from reportgen.report.archive import MANIFEST_FORMAT_VERSION, read_regular, validate_results
+
+    def _json(p: Path, supported: int) -> dict[str, Any]:
         try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
+            data = read_regular(p)  # never through a link
+        except OSError as exc:
             raise InputError(
-                f"cannot read the file ({exc})",
+                f"cannot read the file ({exc.strerror or exc}; a link is never followed)",
                 location=Location(str(p)),
                 hint="check the report folder",
             ) from None
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON ({exc.msg})",
-                location=Location(str(p), exc.lineno, exc.colno),
-                hint="the report folder is damaged; run the report again",
-            ) from None
+        doc = load_json(data, source=p, hint="the report folder is damaged; run the report again")
         if not isinstance(doc, dict):
             raise InputError(
                 "not a JSON object",
                 location=Location(str(p)),
                 hint="the report folder is damaged; run the report again",
             )
+        check_format_version(doc, supported=supported, what=p.name, source=p)
         return doc
 
-    results = _json(results_path)
-    from reportgen.report.archive import validate_results
-
+    results = _json(results_path, RESULTS_FORMAT_VERSION)
     # a hand-edited or damaged results.json ("mean": "abc", "systems": 5) stops here,
     # naming the file and its first invalid field, before any of it is used
     validate_results(results, source=results_path)
     manifest_path = folder / "manifest.json"
-    manifest = _json(manifest_path) if manifest_path.is_file() else None
+    manifest = (
+        _json(manifest_path, MANIFEST_FORMAT_VERSION) if os.path.lexists(manifest_path) else None
+    )
     html = folder / "report.html"
     pdf = folder / "report.pdf"
     return ReportFolder(
@@ -495,7 +501,7 @@ _VERDICT_CLASS = {"improved": "improved", "regressed": "regressed", "inconclusiv
 
 
 def _e(value: Any) -> str:
-    return _html.escape(str(value), quote=True)
+    return _html.escape(shown(value, keep_lines=True), quote=True)
 
 
 def _html_table(
@@ -607,8 +613,13 @@ def build_summary(
             f"the HTML summary is {size:,} bytes, over the {MAX_HTML_BYTES:,}-byte limit",
             hint="report this as a bug, with the report folder",
         )
+    # one entry of out.text is one line: a name with a line break or U+202E in it is
+    # shown escaped, so it cannot forge a line of the text part
     return Summary(
-        _subject(folder), "\n".join(out.text).rstrip() + "\n", inlined, tuple(out.images)
+        _subject(folder),
+        "\n".join(shown(line) for line in out.text).rstrip() + "\n",
+        inlined,
+        tuple(out.images),
     )
 
 
@@ -928,11 +939,16 @@ def build_message(
         )
     files: list[tuple[Path, str, str, str]] = []
     stem = "report" + (f"-{_safe_name(folder.release)}" if folder.release else "")
+    contents: dict[Path, bytes] = {}
     if attach:
-        if folder.html is not None:
-            files.append((folder.html, "text", "html", f"{stem}.html"))
-        if folder.pdf is not None:
-            files.append((folder.pdf, "application", "pdf", f"{stem}.pdf"))
+        for path, maintype, subtype in (
+            (folder.path / "report.html", "text", "html"),
+            (folder.path / "report.pdf", "application", "pdf"),
+        ):
+            data = _attachment(folder, path)
+            if data is not None:
+                contents[path] = data
+                files.append((path, maintype, subtype, f"{stem}.{subtype}"))
         if not files:
             raise MailError(
                 "the report folder has no report.html or report.pdf to attach",
@@ -940,7 +956,7 @@ def build_message(
                 hint="run `reportgen run` with --format html,pdf, or pass "
                 "--no-attach to send the summary only",
             )
-    files, left_out = _within_limit(files, max_attachment_mb, folder.path)
+    files, left_out = _within_limit(files, max_attachment_mb, folder.path, contents)
     summary = build_summary(
         folder,
         max_rows=max_rows,
@@ -950,15 +966,17 @@ def build_message(
         theme=theme,
         left_out=left_out,
     )
-    if subject is not None and re.search(r"[\r\n]", subject):
+    if subject is not None and UNSAFE.search(subject):
         raise MailError(
-            "--subject contains a line break (CR or LF), which would add mail headers",
+            "--subject contains a line break or a control character "
+            f"({shown(UNSAFE.findall(subject)[0])}), which could add mail headers or "
+            "rewrite what readers see",
             location=Location("--subject"),
-            hint="give the subject on one line",
+            hint="give the subject on one line, in printable characters",
         )
     msg = EmailMessage()
     # a title or release label stored with a line break must not open a header
-    msg["Subject"] = subject if subject else " ".join(summary.subject.split())
+    msg["Subject"] = subject if subject else shown(" ".join(summary.subject.split()))
     msg["From"] = from_addr
     msg["To"] = to_addrs
     if cc_addrs:
@@ -981,25 +999,84 @@ def build_message(
             filename=f"{image.cid.split('@')[0]}.png",
         )
     for path, maintype, subtype, name in files:
-        msg.add_attachment(path.read_bytes(), maintype=maintype, subtype=subtype, filename=name)
+        msg.add_attachment(contents[path], maintype=maintype, subtype=subtype, filename=name)
     return msg
 
 
-def _sent_bytes(path: Path) -> int:
-    """The size of a file attached in base64 (4 bytes per 3, lines of 76 + CRLF)."""
-    encoded = 4 * ((path.stat().st_size + 2) // 3)
+def _attachment(folder: ReportFolder, path: Path) -> bytes | None:
+    """The bytes of a report file to attach, read once without following links and
+    checked against the manifest; None when the folder has no such file.
+
+    Raises
+    ------
+    MailError
+        The file is a symbolic link (or not a regular file), or it differs from the
+        SHA-256 the report's manifest records, or the manifest does not list it: what
+        would be mailed is not what reportgen wrote.
+    """
+    from reportgen.report.archive import entry_kind, read_regular
+
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    hint = (
+        "run `reportgen verify` on the folder, or make the report again; "
+        "--no-attach sends the summary only"
+    )
+    if not stat.S_ISREG(mode):
+        raise MailError(
+            f"{path.name} is {entry_kind(mode)}, not the file reportgen wrote: it is "
+            "never attached",
+            location=Location(str(path)),
+            hint=hint,
+        )
+    try:
+        data = read_regular(path)
+    except OSError as exc:
+        raise MailError(
+            f"{path.name} cannot be read ({exc.strerror or exc})",
+            location=Location(str(path)),
+            hint=hint,
+        ) from None
+    if folder.manifest is not None:
+        outputs = folder.manifest.get("outputs")
+        entry = outputs.get(path.name) if isinstance(outputs, dict) else None
+        if not isinstance(entry, dict):
+            raise MailError(
+                f"{path.name} is not listed in the report's manifest.json, so it is not attached",
+                location=Location(str(path)),
+                hint=hint,
+            )
+        if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            raise MailError(
+                f"{path.name} differs from the file reportgen wrote (its SHA-256 is not "
+                "the one manifest.json records), so it is not attached",
+                location=Location(str(path)),
+                hint=hint,
+            )
+    return data
+
+
+def _sent_bytes(size: int) -> int:
+    """The size of a file of ``size`` bytes attached in base64 (4 bytes per 3, lines of
+    76 + CRLF)."""
+    encoded = 4 * ((size + 2) // 3)
     return encoded + 2 * (encoded // 76 + 1)
 
 
 def _within_limit(
-    files: list[tuple[Path, str, str, str]], limit_mb: float, folder: Path
+    files: list[tuple[Path, str, str, str]],
+    limit_mb: float,
+    folder: Path,
+    contents: Mapping[Path, bytes],
 ) -> tuple[list[tuple[Path, str, str, str]], str | None]:
     """The attachments that fit ``limit_mb``: all of them, else the PDF only, else none;
     and the sentence that says what was left out and why."""
     limit = limit_mb * 1e6
 
     def total(chosen: list[tuple[Path, str, str, str]]) -> int:
-        return sum(_sent_bytes(f[0]) for f in chosen)
+        return sum(_sent_bytes(len(contents[f[0]])) for f in chosen)
 
     if total(files) <= limit:
         return files, None
@@ -1070,7 +1147,9 @@ class SMTPSettings:
         ``"none"``, ``"starttls"`` (upgrade a plain connection) or ``"ssl"`` (TLS from
         the start, usually port 465).
     timeout
-        Seconds to wait for each network operation.
+        Seconds the whole SMTP exchange may take, from the connection to the server's
+        last reply (one total deadline: a server that answers slowly, a line a second,
+        cannot stretch it).
     cafile
         CA bundle (PEM) to verify the server's certificate with, for a private CA;
         default: the system's trust store.
@@ -1213,6 +1292,78 @@ def _netrc_credentials(
     return login, password, f"netrc {path}"
 
 
+class _Deadline:
+    """One total deadline for an SMTP exchange: when it passes, every socket of the
+    exchange is shut down, which ends any read or write in progress (smtplib's own
+    timeout applies to each read, so a server trickling a line a second would keep it
+    waiting forever)."""
+
+    def __init__(self, seconds: float) -> None:
+        import threading
+
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+    def remaining(self) -> float:
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the SMTP deadline passed")
+        return left
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                with contextlib.suppress(OSError):
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+class _BoundedContext:
+    """An ``ssl.SSLContext`` whose sockets obey a :class:`_Deadline` from the start of
+    their handshake (the TLS socket replaces the plain one, whose descriptor it takes:
+    the deadline must watch the new one, for ``--ssl`` and after ``STARTTLS``)."""
+
+    def __init__(self, context: ssl.SSLContext, deadline: _Deadline) -> None:
+        self._context, self._deadline = context, deadline
+
+    def wrap_socket(self, sock: socket.socket, **kwargs: Any) -> ssl.SSLSocket:
+        wrapped = self._context.wrap_socket(sock, do_handshake_on_connect=False, **kwargs)
+        self._deadline.watch(wrapped)
+        wrapped.do_handshake()
+        return wrapped
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
+def _with_deadline(base: type[smtplib.SMTP], deadline: _Deadline) -> type[smtplib.SMTP]:
+    """``base`` (``SMTP`` or ``SMTP_SSL``) whose socket obeys ``deadline``."""
+
+    class _Bounded(base):  # type: ignore[valid-type, misc]
+        def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+            sock = super()._get_socket(host, port, min(timeout, deadline.remaining()))
+            deadline.watch(sock)
+            return sock
+
+    return _Bounded
+
+
 def send_message(
     msg: EmailMessage,
     settings: SMTPSettings,
@@ -1222,6 +1373,8 @@ def send_message(
 ) -> list[str]:
     """Send ``msg`` to its To and Cc recipients and ``bcc``; return the recipients.
 
+    The whole exchange must end within ``settings.timeout`` seconds.
+
     Raises
     ------
     MailError
@@ -1229,6 +1382,36 @@ def send_message(
         have reached no one (or, when only some recipients were refused, the others:
         the message says which).
     """
+    deadline = _Deadline(settings.timeout)
+    try:
+        return _send_message(msg, settings, deadline, bcc=bcc, progress=progress)
+    except MailError as exc:
+        if not deadline.expired:
+            raise
+        if "may or may not" in exc.message:
+            raise MailError(
+                f"{exc.message} (the --timeout of {settings.timeout:g} s ran out)",
+                location=exc.location,
+                hint=exc.hint,
+            ) from None
+        raise MailError(
+            f"no answer within {settings.timeout:g} s (the whole exchange with the server "
+            "must end within --timeout)",
+            location=Location(settings.where),
+            hint="check the host and port, or raise --timeout",
+        ) from None
+    finally:
+        deadline.cancel()
+
+
+def _send_message(
+    msg: EmailMessage,
+    settings: SMTPSettings,
+    deadline: _Deadline,
+    *,
+    bcc: Sequence[str],
+    progress: Callable[[str], None] | None,
+) -> list[str]:
     from email.policy import SMTP
 
     say = progress or (lambda message: None)
@@ -1260,11 +1443,16 @@ def send_message(
     try:
         say(f"connecting to {settings.where} ({settings.security})")
         if settings.security == "ssl":
-            server: smtplib.SMTP = smtplib.SMTP_SSL(
-                settings.host, settings.port, timeout=settings.timeout, context=context
+            server: smtplib.SMTP = _with_deadline(smtplib.SMTP_SSL, deadline)(
+                settings.host,
+                settings.port,
+                timeout=settings.timeout,
+                context=_BoundedContext(context, deadline),  # type: ignore[arg-type]
             )
         else:
-            server = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+            server = _with_deadline(smtplib.SMTP, deadline)(
+                settings.host, settings.port, timeout=settings.timeout
+            )
         with server:
             server.ehlo()
             if settings.security == "starttls":
@@ -1275,7 +1463,7 @@ def send_message(
                         hint="use --ssl if it expects TLS from the start "
                         "(often port 465), or check the port",
                     )
-                server.starttls(context=context)
+                server.starttls(context=_BoundedContext(context, deadline))  # type: ignore[arg-type]
                 server.ehlo()
             if settings.user is not None:
                 if settings.security == "none":

@@ -137,7 +137,10 @@ def write_json_atomic(path: Path, document: Any) -> Path:
         text = readable_json(document)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        # a file name that is not valid UTF-8 reaches here as lone surrogates (Python's
+        # surrogateescape); "backslashreplace" writes each as the JSON escape \udcXX,
+        # which reads back as the same string
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)
             fh.write("\n")
         os.chmod(tmp, default_mode())

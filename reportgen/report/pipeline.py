@@ -128,8 +128,55 @@ def resolve_template(template: str) -> Path:
                 location=Location(str(path)),
                 hint="give the path of an .ipynb or a bundled template name",
             )
+        _check_template(path)
         return path
     return resources.notebook_template(template)
+
+
+def _check_template(path: Path) -> None:
+    """A template of the user's must be a notebook of format 4 that nbformat reads:
+    read with the limits of :func:`reportgen.jsonsafe.load_json`.
+
+    Raises
+    ------
+    InputError
+        Not JSON (binary, or text of another kind), nested too deeply, an older
+        notebook format, or a notebook nbformat rejects.
+    """
+    import nbformat
+
+    from reportgen.jsonsafe import load_json
+
+    hint = "give a Jupyter notebook (.ipynb, nbformat 4), e.g. a copy of a bundled template"
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the notebook template ({exc.strerror or exc})",
+            location=Location(str(path)),
+            hint=hint,
+        ) from None
+    document = load_json(data, source=path, hint=hint, what="the notebook template")
+    version = document.get("nbformat") if isinstance(document, dict) else None
+    if version != 4:
+        raise InputError(
+            "the notebook template is "
+            + (f"of nbformat {version}" if isinstance(version, int) else "not a notebook")
+            + ", and reportgen runs nbformat 4 notebooks",
+            location=Location(str(path)),
+            hint="open and save it with a current Jupyter (which writes nbformat 4)"
+            if isinstance(version, int)
+            else hint,
+        )
+    try:
+        nbformat.validate(nbformat.from_dict(document))
+    except Exception as exc:  # noqa: BLE001 - nbformat's ValidationError and friends
+        detail = " ".join(str(exc).split())[:200]
+        raise InputError(
+            f"the notebook template is not a valid notebook ({detail})",
+            location=Location(str(path)),
+            hint=hint,
+        ) from None
 
 
 def _is_release_template(path: Path) -> bool:
@@ -165,6 +212,12 @@ def _ipc_kernel_manager() -> type:
             # is not the user's business; errors of cells come back as messages
             kw.setdefault("stdout", subprocess.DEVNULL)
             kw.setdefault("stderr", subprocess.DEVNULL)
+            # the kernel's temporary files (its chart workers' font folder, ...) go in
+            # this folder, which this process removes however the kernel ends (killed
+            # at shutdown, or with this process on a signal it catches)
+            scratch = self._ipc_folder / "tmp"
+            scratch.mkdir(exist_ok=True)
+            kw["env"] = {**(kw.get("env") or os.environ), "TMPDIR": str(scratch)}
             await super()._async_launch_kernel(kernel_cmd, **kw)
 
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
@@ -352,8 +405,9 @@ def output_folder(
     whether an existing one is replaced; says so when a timestamped folder is used."""
     from reportgen.report.archive import resolve_out
 
-    replace = force or if_exists == "replace"
-    folder = resolve_out(out, if_exists="replace" if replace else if_exists)
+    replace = force or if_exists in ("replace", "replace-edited")
+    mode = if_exists if if_exists == "replace-edited" or not replace else "replace"
+    folder = resolve_out(out, if_exists=mode)
     if folder != Path(out) and progress is not None:
         progress(f"{out} exists: writing {folder} instead (--if-exists timestamp)")
     return folder, replace
@@ -447,7 +501,13 @@ def export_formats(
 
 def built_files(build: Path) -> dict[str, Path]:
     """Every file written in the build folder, by its path relative to it."""
-    return {p.relative_to(build).as_posix(): p for p in sorted(build.rglob("*")) if p.is_file()}
+    from reportgen.report.archive import BUILD_MARKER
+
+    return {
+        p.relative_to(build).as_posix(): p
+        for p in sorted(build.rglob("*"))
+        if p.is_file() and p.relative_to(build).as_posix() != BUILD_MARKER
+    }
 
 
 def write_manifest(
@@ -533,7 +593,7 @@ def _run_report(
 
     Execution.from_mapping(spec.execution)
     out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
-    with report_folder(out, force=replace) as tmp:
+    with report_folder(out, force=replace, discard_edits=spec.if_exists == "replace-edited") as tmp:
         tick = time.perf_counter()
         say(f"loading {', '.join(spec.data)}")
         table = load(
@@ -678,7 +738,7 @@ def analyze_into(
     timings: dict[str, float] = {}
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     folder, replace = output_folder(out, force=force, if_exists=if_exists, progress=progress)
-    with report_folder(folder, force=replace) as tmp:
+    with report_folder(folder, force=replace, discard_edits=if_exists == "replace-edited") as tmp:
         tick = time.perf_counter()
         table = load(list(data), options=LoadOptions(**dict(load_options or {})), config=config)
         timings["load"] = time.perf_counter() - tick

@@ -1,17 +1,32 @@
 """``reportgen verify``: re-hash what a report's ``manifest.json`` lists (the inputs it
 was made from and the files it wrote) and say what changed.
+
+Outputs are confined to the report folder: a listed output that is absolute, climbs out
+with ``..`` or passes through a symbolic link is reported (``outside``) and never read,
+and no output is hashed through a link (``O_NOFOLLOW``), so a crafted manifest cannot
+make ``verify`` test guesses about files elsewhere on the verifier's machine.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError, Location
-from reportgen.report.archive import entry_kind, file_sha256, manifest_digest, walk_entries
+from reportgen.jsonsafe import check_format_version, load_json
+from reportgen.report.archive import (
+    MANIFEST_FORMAT_VERSION,
+    entry_kind,
+    fd_sha256,
+    file_sha256,
+    manifest_digest,
+    open_regular,
+    read_regular,
+    walk_entries,
+)
 
 __all__ = ["Finding", "VerifyResult", "verify_report"]
 
@@ -19,7 +34,8 @@ __all__ = ["Finding", "VerifyResult", "verify_report"]
 @dataclass(frozen=True)
 class Finding:
     """One difference: ``kind`` is ``"input"``, ``"output"`` or ``"manifest"``,
-    ``status`` one of ``"changed"``, ``"missing"``, ``"unlisted"``, ``"unsealed"``."""
+    ``status`` one of ``"changed"``, ``"missing"``, ``"unlisted"``, ``"unsealed"``,
+    ``"outside"`` (an output path that leaves the report folder: never read)."""
 
     kind: str
     status: str
@@ -53,37 +69,71 @@ def _load_manifest(folder: Path) -> dict[str, Any]:
             location=Location(str(folder)),
             hint="give the folder `reportgen run --out` wrote",
         )
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise InputError(
             "the report folder has no manifest.json",
             location=Location(str(folder)),
             hint="only folders written by `reportgen run` can be verified",
         )
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = read_regular(path)
+    except OSError as exc:
+        what = entry_kind(path.lstat().st_mode) if os.path.lexists(path) else "unreadable"
         raise InputError(
-            f"manifest.json is not valid JSON ({exc})",
+            f"manifest.json cannot be read ({what if what != 'a file' else exc.strerror})",
             location=Location(str(path)),
-            hint="the manifest was edited or damaged: the report cannot be verified",
+            hint="a manifest must be a regular file in the report folder (never a link)",
         ) from None
+    manifest = load_json(
+        data,
+        source=path,
+        hint="the manifest was edited or damaged: the report cannot be verified",
+    )
     if (
         not isinstance(manifest, dict)
         or not isinstance(manifest.get("inputs"), list)
         or not isinstance(manifest.get("outputs"), dict)
+        or not all(isinstance(s, dict) for s in manifest["inputs"])
+        or not all(
+            isinstance(s.get("files", []), list)
+            and all(isinstance(f, dict) for f in s.get("files", []))
+            for s in manifest["inputs"]
+        )
+        or not all(isinstance(e, dict) for e in manifest["outputs"].values())
     ):
         raise InputError(
-            "manifest.json lacks its inputs or outputs",
+            "manifest.json lacks its inputs or outputs, or they are not lists and objects of files",
             location=Location(str(path)),
             hint="the manifest was edited or damaged",
         )
+    check_format_version(
+        manifest, supported=MANIFEST_FORMAT_VERSION, what="manifest.json", source=path
+    )
     return manifest
+
+
+def _inside(root: Path, name: str) -> str | None:
+    """Why the output ``name`` is not a path inside ``root``, or None when it is: it must
+    be relative, without ``..`` or empty parts, and no folder on the way a link."""
+    parts = name.split("/")
+    if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
+        return "not a plain path inside the report folder"
+    where = root
+    for part in parts[:-1]:
+        where = where / part
+        try:
+            mode = where.lstat().st_mode
+        except OSError:
+            return None  # missing: reported as such
+        if not stat.S_ISDIR(mode):
+            return f"its folder {where.relative_to(root)} is {entry_kind(mode)}"
+    return None
 
 
 def _input_path(entry: dict[str, Any], folder: Path) -> Path | None:
     for key in ("resolved", "path"):
         value = entry.get(key)
-        if value and Path(value).is_file():
+        if isinstance(value, str) and value and Path(value).is_file():
             return Path(value)
     return None
 
@@ -132,6 +182,10 @@ def verify_report(folder: str | Path) -> VerifyResult:
                 )
     listed = set(manifest["outputs"])
     for name, entry in manifest["outputs"].items():
+        outside = _inside(root, name)
+        if outside is not None:
+            findings.append(Finding("output", "outside", name, f"{outside}; not read"))
+            continue
         path = root / name
         try:
             mode = path.lstat().st_mode
@@ -142,7 +196,13 @@ def verify_report(folder: str | Path) -> VerifyResult:
             findings.append(
                 Finding("output", "changed", name, f"{entry_kind(mode)} now, not the file written")
             )
-        elif file_sha256(path) != entry.get("sha256"):
+            continue
+        try:
+            digest = fd_sha256(open_regular(path))
+        except OSError:
+            findings.append(Finding("output", "changed", name, "replaced while it was read"))
+            continue
+        if digest != entry.get("sha256"):
             findings.append(Finding("output", "changed", name, "sha256 differs"))
     findings.extend(_seal_findings(manifest))
     folders = {
@@ -185,7 +245,7 @@ def _seal_findings(manifest: dict[str, Any]) -> list[Finding]:
             )
         )
     main = manifest.get("results")
-    if isinstance(main, dict) and main.get("file") is not None:
+    if isinstance(main, dict) and isinstance(main.get("file"), str):
         entry = manifest["outputs"].get(main["file"])
         if not isinstance(entry, dict) or entry.get("sha256") != main.get("sha256"):
             findings.append(

@@ -231,8 +231,8 @@ def test_file_added_between_the_check_and_the_rename_is_caught(tmp_path, monkeyp
     real = archive.foreign_entry
     calls = []
 
-    def racing(folder):
-        found = real(folder)
+    def racing(folder, **options):
+        found = real(folder, **options)
         calls.append(Path(folder).name)
         if Path(folder) == out and len(calls) == 2:  # the check inside the swap
             (out / "late.bin").write_text("w")
@@ -256,9 +256,9 @@ def test_only_listed_files_of_the_old_report_are_deleted(tmp_path, monkeypatch):
     _write_report(out, {"results.json": "old", "tables/a.csv": "a"})
     real = archive._remove_listed
 
-    def late_writer(folder):
+    def late_writer(folder, **options):
         (folder / "tables" / "late.bin").write_text("w")
-        return real(folder)
+        return real(folder, **options)
 
     monkeypatch.setattr(archive, "_remove_listed", late_writer)
     with pytest.warns(archive.LeftoverWarning, match="were kept in"):
@@ -320,7 +320,7 @@ def test_a_live_lock_blocks_and_a_dead_one_does_not(scores, tmp_path, capsys):
     assert _analyze(scores, tmp_path / "r") == 2
     assert f"another reportgen run (pid {os.getpid()})" in capsys.readouterr().err
     lock.release()
-    (tmp_path / ".r.lock").write_text("reportgen 999999 gone\n")  # left by a dead run
+    (tmp_path / ".reportgen-r.lock").write_text("reportgen 999999 gone\n")  # a dead run's
     assert _analyze(scores, tmp_path / "r") == 0
     assert _hidden(tmp_path) == []
 
@@ -339,8 +339,8 @@ def test_leftovers_of_a_killed_run_are_removed_by_the_next_run(scores, tmp_path)
     proc.wait(timeout=60)
     time.sleep(0.5)  # let the orphaned kernel notice its parent is gone
     left = _hidden(tmp_path)
-    assert any(n.startswith(".r.") and n.endswith(".partial") for n in left), left
-    assert ".r.lock" in left
+    assert any(n.startswith(".reportgen-r.") and n.endswith(".partial") for n in left), left
+    assert ".reportgen-r.lock" in left
     assert _analyze(scores, tmp_path / "other") == 0  # another folder, same parent
     assert _hidden(tmp_path) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other"]
@@ -349,8 +349,9 @@ def test_leftovers_of_a_killed_run_are_removed_by_the_next_run(scores, tmp_path)
 def test_build_folder_of_a_live_run_is_never_removed(scores, tmp_path):
     holder = archive._OutputLock(tmp_path, "r")
     assert holder.acquire()
-    partial = tmp_path / ".r.abcd1234.partial"
+    partial = tmp_path / ".reportgen-r.abcd1234.partial"
     partial.mkdir()
+    (partial / archive.BUILD_MARKER).write_bytes(b"reportgen build folder abcd1234\n")
     (partial / "report.ipynb").write_text("{}")
     try:
         assert _analyze(scores, tmp_path / "other") == 0
@@ -362,7 +363,7 @@ def test_build_folder_of_a_live_run_is_never_removed(scores, tmp_path):
 
 
 def test_report_moved_aside_by_a_run_killed_mid_swap_is_put_back(scores, tmp_path):
-    aside = tmp_path / ".r.abcd1234.old"
+    aside = tmp_path / ".reportgen-r.abcd1234.old"
     aside.mkdir()
     _write_report(aside, {"results.json": "old"})
     assert _analyze(scores, tmp_path / "other") == 0

@@ -1,0 +1,70 @@
+"""Names shown, never obeyed: the one helper that makes text from the data (system,
+dataset and metric names, titles, file names) safe to show in a terminal, a plain-text
+e-mail, HTML and PDF.
+
+A name is data; some characters in it would act instead of showing: control characters
+(an ``ESC`` sequence retitles a terminal, a carriage return overwrites a line), line
+breaks (``\\n``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028, U+2029 forge a new
+line of output) and the bidirectional controls (U+202E turns the rest of a sentence
+around, so "A beats B" reads as something else; Unicode TR #9, and the "Trojan Source"
+attack, CVE-2021-42574). :func:`shown` writes each of them as a visible escape
+(``\\n``, ``\\x1b``, ``\\u202e``), so the reader sees that it is there and the text
+around it stays as written. Letters of right-to-left scripts are left alone.
+
+This module imports only the standard library, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["UNSAFE", "shown"]
+
+#: Characters that act rather than show: C0 and C1 controls with DEL, the Unicode line
+#: and paragraph separators, and the bidirectional marks, embeddings, overrides and
+#: isolates (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: The same without newline and tab: for whole messages whose lines are reportgen's own.
+UNSAFE_KEEP_LINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(text: Any, *, keep_lines: bool = False) -> str:
+    """``text`` as it may be shown: every character of :data:`UNSAFE` written as a
+    visible escape.
+
+    Parameters
+    ----------
+    text
+        A name, or a line of text holding names (``str()`` of anything else).
+    keep_lines
+        Keep newline and tab (for a message of several lines that reportgen wrote,
+        whose names were escaped already); other line breaks are still escaped.
+
+    Examples
+    --------
+    >>> print(shown("gpt\\u202e4 (evil)"))
+    gpt\\u202e4 (evil)
+    >>> print(shown("a\\nreportgen: ok"))
+    a\\nreportgen: ok
+    >>> shown("قاعدة-base") == "قاعدة-base"  # right-to-left letters stay
+    True
+    """
+    value = str(text)
+    pattern = UNSAFE_KEEP_LINES if keep_lines else UNSAFE
+    if pattern.search(value) is None:  # the common case, at C speed
+        return value
+    return pattern.sub(_escape, value)
