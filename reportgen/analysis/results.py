@@ -305,6 +305,13 @@ class UnitResult:
     caveats
         Settings of this unit where the calibration of a method is known to be off
         (plain sentences).
+    degenerate_reason
+        One plain sentence when some or all of this unit's comparisons are degenerate
+        or not testable (every system scores the same on every item; identical
+        systems; a difference that does not vary; too few items to reach α, with the
+        number needed; a system with too few items to be tested), else None. The
+        per-comparison sentences are ``comparisons.pair_notes`` (``note`` in
+        results.json).
     """
 
     dataset: str
@@ -331,6 +338,7 @@ class UnitResult:
     groups: tuple[GroupComparison, ...] = ()
     hyperparameters: tuple[HyperparameterComparison, ...] = ()
     caveats: tuple[str, ...] = ()
+    degenerate_reason: str | None = None
 
     @property
     def name(self) -> str:

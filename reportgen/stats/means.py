@@ -355,7 +355,9 @@ class BootstrapMeans(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """Per system: the mean, the quartiles of the bootstrap means and the interval
         (the replicates themselves are not included)."""
-        q = np.nanquantile(self.replicates, [0.0, 0.25, 0.5, 0.75, 1.0], axis=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a system without replicates: NaN
+            q = np.nanquantile(self.replicates, [0.0, 0.25, 0.5, 0.75, 1.0], axis=0)
 
         def num(x: float) -> float | None:
             return None if math.isnan(x) else float(x)
