@@ -203,7 +203,9 @@ def test_unpaired_two_constant_samples_against_enumeration():
 
 
 def test_identical_and_too_short_systems_have_notes():
-    X = np.array([[1.0, 1.0, 0.5], [0.3, 0.3, 0.1], [0.2, 0.2, 0.9], [0.7, 0.7, 0.4]] * 5)
+    rng = np.random.default_rng(8)
+    a = rng.normal(size=20)
+    X = np.column_stack([a, a, a + 0.2 + rng.normal(size=20)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
         r = compare_paired(X, systems=["a", "b", "c"])
@@ -262,3 +264,118 @@ def test_issue_sequence_likelihoods_scaled_1e_minus_170():
     X = np.column_stack([x, x + 0.3 * rng.normal(size=20) + 0.05])
     ref = stats.ttest_rel(X[:, 0], X[:, 1]).pvalue  # scipy on the unscaled data
     assert compare_paired(X * 1e-170).p_value[0] == pytest.approx(ref, rel=1e-9)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("method", ["auto", "permutation", "bootstrap"])
+def test_margin_scale_invariance_against_unscaled(scale, method):
+    # the shifted t (scipy: ttest_1samp of the differences at -margin) and the
+    # resampling margin tests, on scores and margin rescaled together
+    from reportgen.stats.margins import margin_paired, margin_unpaired
+
+    rng = np.random.default_rng(2)
+    b = rng.normal(size=30)
+    X = np.column_stack([b, b - 0.05 + 0.3 * rng.normal(size=30)])
+    ref = margin_paired(X, margin=0.2, method=method, rng=5)
+    got = margin_paired(X * scale, margin=0.2 * scale, method=method, rng=5)
+    assert got.p_lower == pytest.approx(ref.p_lower, rel=1e-9)
+    assert got.p_superiority == pytest.approx(ref.p_superiority, rel=1e-9)
+    assert got.ci_low / scale == pytest.approx(ref.ci_low, rel=1e-9)
+    assert got.ci_high / scale == pytest.approx(ref.ci_high, rel=1e-9)
+    assert got.margin == pytest.approx(0.2 * scale, rel=1e-12)
+    if method == "auto":
+        d = X[:, 1] - X[:, 0]
+        p = stats.ttest_1samp(d, -0.2, alternative="greater").pvalue
+        assert got.p_lower[0] == pytest.approx(p, rel=1e-9)
+    u_ref = margin_unpaired([X[:, 0], X[:, 1]], margin=0.2, method=method, rng=5)
+    u_got = margin_unpaired([X[:, 0] * scale, X[:, 1] * scale], margin=0.2 * scale,
+                            method=method, rng=5)  # fmt: skip
+    assert u_got.p_lower == pytest.approx(u_ref.p_lower, rel=1e-9)
+    assert u_got.ci_low / scale == pytest.approx(u_ref.ci_low, rel=1e-9)
+
+
+# ------------------------------------------------------------------ item 4
+
+
+def _loop_bootstrap_t(d: np.ndarray, rng: np.random.Generator, reps: int) -> np.ndarray:
+    """Bootstrap-t replicates by an explicit loop (Efron & Tibshirani 1993, §12.5)."""
+    n = len(d)
+    out = np.empty(reps)
+    for r in range(reps):
+        x = d[rng.integers(0, n, n)]
+        s = x.std(ddof=1)
+        out[r] = (x.mean() - d.mean()) / (s / np.sqrt(n)) if s > 0 else np.inf
+    return out
+
+
+def test_bootstrap_t_p_and_interval_against_explicit_loop():
+    # a skewed unit rejects only where both the t test (scipy ttest_rel) and the
+    # studentized bootstrap (an explicit loop) reject: p the larger, the interval the hull
+    rng = np.random.default_rng(11)
+    n = 40
+    b = rng.normal(size=n)
+    a = b + 0.35 - (rng.lognormal(size=n) - np.exp(0.5))
+    r = compare_paired(np.column_stack([a, b]), n_resamples=40_000, rng=3)
+    assert r.skewed[0] and "studentized bootstrap" in r.test
+    d = a - b
+    t_star = _loop_bootstrap_t(d, np.random.default_rng(4), 40_000)
+    t = d.mean() / (d.std(ddof=1) / np.sqrt(n))
+    boot = 2 * min(np.mean(t_star >= t), np.mean(t_star <= t))
+    scipy_t = stats.ttest_rel(a, b)
+    ref = max(boot, scipy_t.pvalue)
+    # Monte Carlo error of two independent bootstrap p-values of 40,000 resamples
+    assert r.p_value[0] == pytest.approx(ref, abs=4 * np.sqrt(ref * (1 - ref) / 40_000) + 1e-3)
+    se = d.std(ddof=1) / np.sqrt(n)
+    q = np.quantile(t_star[np.isfinite(t_star)], [0.025, 0.975])
+    ci = scipy_t.confidence_interval()
+    low, high = min(ci.low, d.mean() - se * q[1]), max(ci.high, d.mean() - se * q[0])
+    assert r.ci_low[0] == pytest.approx(low, abs=0.03 * se * abs(q[1]))
+    assert r.ci_high[0] == pytest.approx(high, abs=0.03 * se * abs(q[0]))
+    # and the bootstrap-t side by itself (the private helper) against the loop
+    from reportgen.stats.pairwise import _bootstrap_t, _options_iv
+
+    opts = _options_iv(method="auto", order="all-pairs", alternative="two-sided",
+                       correction="none", alpha=0.05, confidence=0.95, n_resamples=40_000,
+                       effect_threshold="medium", rng=3, max_memory=2**28)  # fmt: skip
+    X = np.column_stack([a, b])
+    bp, blow, bhigh = _bootstrap_t(
+        X, np.array([0]), np.array([1]), np.array([d.mean()]), np.array([d.std(ddof=1)]), opts
+    )
+    assert bp[0] == pytest.approx(boot, abs=4 * np.sqrt(boot * (1 - boot) / 40_000) + 1e-3)
+    assert blow[0] == pytest.approx(d.mean() - se * q[1], abs=0.03 * se * abs(q[1]))
+    assert bhigh[0] == pytest.approx(d.mean() - se * q[0], abs=0.03 * se * abs(q[0]))
+
+
+def test_skew_flags_threshold_against_closed_form():
+    # flagged iff |g1| (2 z^2 + 1) phi(z) / (6 sqrt(n)) > alpha / 4, z = z_{1 - alpha/2}
+    z = stats.norm.isf(0.025)
+    for n in (30, 100, 200):
+        g_star = 0.0125 * 6 * np.sqrt(n) / ((2 * z * z + 1) * stats.norm.pdf(z))
+        below = float(edgeworth_size_error(np.array(g_star * 0.99), n, 0.05))
+        above = float(edgeworth_size_error(np.array(g_star * 1.01), n, 0.05))
+        assert below < 0.0125 < above
+    assert g_star == pytest.approx(2.09, abs=0.01)  # n = 200 (the docstring's figure)
+
+
+def test_margin_skewed_candidates_use_studentized_bootstrap():
+    from reportgen.stats.margins import margin_paired
+
+    rng = np.random.default_rng(12)
+    n = 60
+    b = rng.normal(size=n)
+    skewed = b - 0.1 - (rng.lognormal(size=n) - np.exp(0.5))
+    plain = b - 0.1 + rng.normal(size=n)
+    r = margin_paired(np.column_stack([b, skewed, plain]), margin=0.5, rng=1)
+    assert r.skewed.tolist() == [True, False]
+    assert "studentized bootstrap" in r.test
+    assert r.to_records()[0]["skewed"] is True
+    # the skewed candidate's p is at least the shifted t's (scipy: ttest_1samp)
+    p_t = stats.ttest_1samp(skewed - b, -0.5, alternative="greater").pvalue
+    assert r.p_lower[0] >= p_t - 1e-12
+    # the plain candidate keeps the shifted t (scipy: ttest_1samp at -margin)
+    p = stats.ttest_1samp(plain - b, -0.5, alternative="greater").pvalue
+    assert r.p_lower[1] == pytest.approx(p, rel=1e-9)
+    # the interval agrees with the tests: its lower end is above -margin iff p_lower is
+    # at most (1 - confidence) / 2
+    lo = r.interval(0.95)[0]
+    assert (lo[0] > -0.5) == (r.p_lower[0] <= 0.025)
