@@ -268,6 +268,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     for unit in analysis.units:
         if unit.degenerate_reason is not None:
             _to_stderr(f"reportgen: note: {unit.name}: {unit.degenerate_reason}")
+        if unit.skewed_note is not None:
+            _to_stderr(f"reportgen: note: {unit.name}: {unit.skewed_note}")
     ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]
     if ordered:
         from reportgen.report.ranking_text import ordering_line

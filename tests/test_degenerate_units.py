@@ -109,3 +109,26 @@ def test_tiny_units_never_significant(tmp_path, capsys):
     assert not any(c["significant"] for c in results["comparisons"])
     assert all("at least 6 are needed" in c["note"] for c in results["comparisons"])
     assert "cannot reach alpha" in capsys.readouterr().err
+
+
+def test_skewed_unit_is_flagged_not_degenerate(tmp_path, capsys):
+    # latencies with rare huge values: the unit's comparisons carry skewed = True and
+    # the console says so; it is not a degenerate unit
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(60):
+        base = rng.normal(100, 5)
+        rows.append(("a", "d", "score", i, base))
+        rows.append(("b", "d", "score", i, base + 1 + rng.lognormal(0, 1.5)))
+    path = _write(tmp_path / "skew.csv", rows)
+    assert main(["analyze", str(path), "--out", str(tmp_path / "o"), "--seed", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "d / score: 1 of 1 comparisons have heavily skewed differences" in err
+    results = json.loads((tmp_path / "o" / "results.json").read_text())
+    (row,) = results["comparisons"]
+    assert row["skewed"] is True and "studentized bootstrap" in row["test"]
+    assert results["degenerate"] == []
+    # the p-value is at least the paired t's (scipy: ttest_rel)
+    a = np.array([r[4] for r in rows if r[0] == "a"])
+    b = np.array([r[4] for r in rows if r[0] == "b"])
+    assert row["p_value"] >= stats.ttest_rel(a, b).pvalue - 1e-12

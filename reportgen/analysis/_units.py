@@ -240,7 +240,12 @@ def degenerate_reason(
             f"every system scores {values[0]:g} on every item: no differences "
             "(p = 1 for every comparison)"
         )
-    notes = [note for note in comparisons.pair_notes if note]
+    skewed = comparisons.skewed
+    notes = [
+        note
+        for k, note in enumerate(comparisons.pair_notes)
+        if note and not (skewed is not None and skewed[k])  # skewed: see skewed_note
+    ]
     if not notes:
         return None
     distinct = list(dict.fromkeys(notes))

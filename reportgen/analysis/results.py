@@ -346,6 +346,26 @@ class UnitResult:
         return f"{self.dataset} / {self.metric}"
 
     @property
+    def skewed_note(self) -> str | None:
+        """One sentence when some comparisons have heavily skewed differences
+        (``comparisons.skewed``), else None."""
+        result = self.comparisons
+        if not isinstance(result, PairwiseResult) or result.skewed is None:
+            return None
+        k = int(np.sum(result.skewed))
+        if not k:
+            return None
+        return (
+            f"{k} of {result.n_pairs} comparisons have heavily skewed differences: "
+            "p-values and intervals near their limits are approximate"
+            + (
+                " (significant only where the studentized bootstrap agrees)"
+                if result.paired and result.method == "auto"
+                else ""
+            )
+        )
+
+    @property
     def systems(self) -> tuple[str, ...]:
         return tuple(self.intervals.systems)
 

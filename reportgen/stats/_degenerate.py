@@ -310,6 +310,7 @@ def studentized_replicates(
         var = np.maximum(m2 - m1 * m1, 0.0) * n / (n - 1)
         with np.errstate(invalid="ignore", divide="ignore"):
             t = m1 / np.sqrt(var / n)
-        out[done : done + size] = np.where(var > 0, t, np.sign(m1) * np.inf)
+        flat = np.where(m1 > 0, np.inf, np.where(m1 < 0, -np.inf, 0.0))
+        out[done : done + size] = np.where(var > 0, t, flat)
         done += size
     return out
