@@ -81,6 +81,7 @@ from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._degenerate import (
     MIN_SKEW_ITEMS,
     edgeworth_size_error,
+    min_paired_items,
     power_of_two_scale,
     sample_skewness,
     studentized_replicates,
@@ -767,6 +768,17 @@ def margin_paired(
     a_only = b_only = None
     exact, used = True, None
 
+    # fewer items than any exact test needs to reach the one-sided level: the exact
+    # sign-flip test (its p-values are never below 2^-n, its interval unbounded), so
+    # no claim rests on the t distribution of a handful of items
+    needed = min_paired_items(1 - opts.confidence, "two-sided")
+    few = mod == "continuous" and 1 <= n < needed and opts.method in ("auto", "bootstrap")
+    if few:
+        notes.append(
+            f"{n} paired item(s): fewer than the {needed} with which an exact test can "
+            f"reach the level of a {opts.confidence:.0%} interval; the exact sign-flip "
+            "test is used, so no claim is made"
+        )
     if mod == "binary" and opts.method != "bootstrap":
         a_only = (D > 0).sum(axis=0).astype(np.int64)
         b_only = (D < 0).sum(axis=0).astype(np.int64)
@@ -796,7 +808,7 @@ def margin_paired(
         if n < 1:
             nan = np.full(k, np.nan)
             stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
-    elif opts.method == "auto":
+    elif opts.method == "auto" and not few:
         if n < 2:
             _warn_degenerate(f"{n} item(s): the paired t test needs at least 2; results are NaN")
         sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
@@ -808,10 +820,25 @@ def margin_paired(
         if n >= 2 and (sd == 0).any():
             _warn_degenerate(
                 f"{int((sd == 0).sum())} candidate(s) whose differences from "
-                "the baseline have zero variance: t is ±inf (p = 0 or 1) "
+                "the baseline have zero variance: the exact sign-flip p (2^-n or 1) "
                 "unless the difference equals the null value"
             )
         stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
+        if n >= 2 and (sd == 0).any():
+            # a difference that does not vary: the exact sign-flip p of the shifted
+            # constant (2^-n in its direction, 1 against it), never 0
+            tail = 2.0**-n
+
+            def exact(v: float, greater: bool) -> np.ndarray:
+                gap = diff - v
+                hit = gap > 0 if greater else gap < 0
+                return np.where(gap == 0, 1.0, np.where(hit, tail, 1.0))
+
+            zero = sd == 0
+            p_g, p_s = np.where(zero, exact(0.0, True), p_g), np.where(zero, exact(0.0, False), p_s)
+            if delta is not None:
+                p_l = np.where(zero, exact(-delta, True), p_l)
+                p_u = np.where(zero, exact(delta, False), p_u)
         inverter = _TInverter(diff, se, df)
         test = sup_test = "paired t"
         ci_method = "paired t interval"
@@ -843,7 +870,7 @@ def margin_paired(
                 f"{int(skewed.sum())} candidate(s) with heavily skewed differences: a "
                 "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
             )
-    elif opts.method == "permutation":
+    elif opts.method == "permutation" or few:
         lower, upper, exact = _paired_flip_thresholds(D, opts)
         used = None if exact else opts.n_resamples
         inverter = _ThresholdInverter(lower, upper, exact)

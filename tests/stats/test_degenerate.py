@@ -379,3 +379,19 @@ def test_margin_skewed_candidates_use_studentized_bootstrap():
     # at most (1 - confidence) / 2
     lo = r.interval(0.95)[0]
     assert (lo[0] > -0.5) == (r.p_lower[0] <= 0.025)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_margin_too_few_items_exact_sign_flip_against_enumeration(n):
+    from reportgen.stats.margins import margin_paired
+
+    rng = np.random.default_rng(20 + n)
+    b = rng.uniform(0.2, 0.4, size=n)
+    X = np.column_stack([b, b + 0.3 + 0.01 * rng.normal(size=n)])
+    r = margin_paired(X, margin=0.05)
+    # brute force: sign flips of the differences shifted by the margin (H0: Δ <= -δ)
+    ref = _brute_sign_flip(X[:, 1] - X[:, 0] + 0.05, "greater")
+    assert r.p_lower[0] == pytest.approx(ref)
+    assert r.p_lower[0] >= 2.0**-n and r.p_lower[0] > 0.025
+    assert np.isinf(r.ci_low[0]) and np.isinf(r.ci_high[0])
+    assert "no claim is made" in r.notes[0]
