@@ -829,16 +829,19 @@ def margin_paired(
             # constant (2^-n in its direction, 1 against it), never 0
             tail = 2.0**-n
 
-            def exact(v: float, greater: bool) -> np.ndarray:
+            def flip_p(v: float, greater: bool) -> np.ndarray:
                 gap = diff - v
                 hit = gap > 0 if greater else gap < 0
                 return np.where(gap == 0, 1.0, np.where(hit, tail, 1.0))
 
             zero = sd == 0
-            p_g, p_s = np.where(zero, exact(0.0, True), p_g), np.where(zero, exact(0.0, False), p_s)
+            p_g, p_s = (
+                np.where(zero, flip_p(0.0, True), p_g),
+                np.where(zero, flip_p(0.0, False), p_s),
+            )
             if delta is not None:
-                p_l = np.where(zero, exact(-delta, True), p_l)
-                p_u = np.where(zero, exact(delta, False), p_u)
+                p_l = np.where(zero, flip_p(-delta, True), p_l)
+                p_u = np.where(zero, flip_p(delta, False), p_u)
         inverter = _TInverter(diff, se, df)
         test = sup_test = "paired t"
         ci_method = "paired t interval"
