@@ -132,3 +132,19 @@ def test_skewed_unit_is_flagged_not_degenerate(tmp_path, capsys):
     a = np.array([r[4] for r in rows if r[0] == "a"])
     b = np.array([r[4] for r in rows if r[0] == "b"])
     assert row["p_value"] >= stats.ttest_rel(a, b).pvalue - 1e-12
+
+
+def test_real_lm_eval_outputs_where_every_system_scores_alike(tmp_path, capsys):
+    # real lm-eval 0.4.5 outputs (tests/fixtures/real/SOURCES.md): with the strict-match
+    # filter both systems score 0 on every tiny_gen item; the issue's "means contain
+    # NaN" stop. Now that unit is reported and the others analysed.
+    data = Path(__file__).parent / "fixtures" / "real" / "lm_eval" / "v0.4.5"
+    out = tmp_path / "o"
+    code = main(["analyze", str(data), "--lm-eval-filter", "strict-match", "--out", str(out)])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "tiny_gen / exact_match: every system scores 0 on every item" in err
+    results = json.loads((out / "results.json").read_text())
+    gen = [c for c in results["comparisons"] if c["dataset"] == "tiny_gen"]
+    assert gen and all(c["p_value"] == 1.0 for c in gen)
+    assert {c["dataset"] for c in results["comparisons"]} == {"tiny_gen", "tiny_mc"}
