@@ -261,6 +261,16 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         f"({analysis.ledger.family.describe()}); seed {analysis.seed}\n"
         f"wrote {path}\n"
     )
+    by_name = [m for m, info in analysis.table.metrics.items() if info.direction_source == "name"]
+    if by_name:
+        from reportgen.data._table import direction_note
+
+        _to_stderr(f"reportgen: note: {direction_note(by_name)}")
+    for unit in analysis.units:
+        if unit.degenerate_reason is not None:
+            _to_stderr(f"reportgen: note: {unit.name}: {unit.degenerate_reason}")
+        if unit.skewed_note is not None:
+            _to_stderr(f"reportgen: note: {unit.name}: {unit.skewed_note}")
     ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]
     if ordered:
         from reportgen.report.ranking_text import ordering_line

@@ -505,10 +505,11 @@ def test_ordered_ranking_with_identical_systems_on_every_list(tmp_path):
                 ("y", dataset, "m", f"{dataset}{i}", base[i]),
                 ("z", dataset, "m", f"{dataset}{i}", base[i] + 0.5 + rng.normal()),
             ]
-    from reportgen.errors import DegenerateDataWarning
-
-    with pytest.warns(DegenerateDataWarning, match="zero variance"):
-        analysis = analyze(load(_write(tmp_path, rows)), AnalysisOptions(seed=1, n_resamples=199))
+    analysis = analyze(load(_write(tmp_path, rows)), AnalysisOptions(seed=1, n_resamples=199))
+    # the units say it (issue 30: a degenerate unit is a result with its reason)
+    for dataset in ("a", "b"):
+        reason = analysis.unit(dataset, "m").degenerate_reason
+        assert reason is not None and "identical scores on all 40 items" in reason
     ordered = next(r for r in analysis.to_results()["rankings"] if r["kind"] == "ordered")
     pair = next(p for p in ordered["pairs"] if {p["system_a"], p["system_b"]} == {"x", "y"})
     assert pair["effect_size"] is None and pair["p_adjusted"] == 1.0

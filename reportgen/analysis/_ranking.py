@@ -325,6 +325,7 @@ def _compare(
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneSidedWarning)  # the order comes from the data
+        warnings.simplefilter("ignore", DegenerateDataWarning)  # each unit says it
         if lst.paired:
             return compare_paired(lst.scores[:, order], systems=names, **common)
         return compare_unpaired([lst.scores[k] for k in order], systems=names, **common)
@@ -416,7 +417,7 @@ def _ordered(
             [
                 lst.scores.std(axis=0, ddof=1)
                 if lst.paired
-                else np.array([x.std(ddof=1) for x in lst.scores])
+                else np.array([x.std(ddof=1) if len(x) > 1 else 0.0 for x in lst.scores])
                 for lst in lists
             ]
         )
@@ -430,15 +431,30 @@ def _ordered(
         )
         # a system with one item has no SD; its weight n - 1 = 0 in the pooled SD
         sds = np.where(ns <= 1, 0.0, sds)
-        scores = aggregate_unpaired_means(
-            means,
-            sds,
-            ns,
-            directions=["higher"] * len(lists),
-            weights=weights,
-            systems=systems,
-            lists=[lst.name for lst in lists],
-        ).scores
+        # a list on which every system scores the same on every item (a benchmark all
+        # fail) has pooled SD 0: nothing to standardise, so it orders no system
+        flat = ~(((ns - 1) * sds**2).sum(axis=0) > 0)
+        if flat.any():
+            names = ", ".join(lists[j].name for j in np.flatnonzero(flat))
+            notes.append(
+                f"ordered ranking: {names}: every system's scores are constant "
+                "(no variation within any system), so the list cannot be standardised "
+                "and does not enter the aggregate order; its comparisons are reported "
+                "as they are"
+            )
+        keep = ~flat
+        if keep.any():
+            scores = aggregate_unpaired_means(
+                means[:, keep],
+                sds[:, keep],
+                ns[:, keep],
+                directions=["higher"] * int(keep.sum()),
+                weights=weights[keep],
+                systems=systems,
+                lists=[lst.name for lst, k in zip(lists, keep) if k],
+            ).scores
+        else:
+            scores = np.zeros(len(systems))
     order = np.argsort(-scores, kind="stable")
     ordered_names = [systems[k] for k in order]
     rng = unit_rng(seed, "*", "ordered-ranking", stream=5)
@@ -595,7 +611,9 @@ def _rank_uncertainty(
         else:
             samples = list(table.unpaired(unit.dataset, unit.metric, names).item_means())
             means = np.array([x.mean() for x in samples])
-            ses = np.array([x.std(ddof=1) / np.sqrt(len(x)) for x in samples])
+            ses = np.array(
+                [x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else np.nan for x in samples]
+            )
             covariance = None
         if not np.all(np.isfinite(ses)):
             short = [n for n, se in zip(names, ses) if not np.isfinite(se)]

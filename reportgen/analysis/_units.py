@@ -200,6 +200,8 @@ def analyze_unit(
         return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneSidedWarning)  # analyze warns once
+        # the unit's degenerate_reason says it, with the unit's name
+        warnings.simplefilter("ignore", DegenerateDataWarning)
         pairing, comparisons, excluded = _compare(table, dataset, metric, systems, options, seed)
         corpus = []
         if table.has_predictions(dataset, metric) and options.corpus_metrics:
@@ -209,6 +211,7 @@ def analyze_unit(
         modality=comparisons.modality,
         comparisons=comparisons,
         n_excluded_items=excluded,
+        degenerate_reason=degenerate_reason(table, dataset, metric, systems, comparisons),
         **base,
     )
     fields["exploration"] = _exploration(table, dataset, metric, systems, pairing, options, seed)
@@ -262,6 +265,46 @@ def analyze_unit(
     out.units.append(replace(unit, caveats=tuple(caveats)))
     out.units.extend(replace(c, caveats=tuple(list_caveats(table, c))) for c in corpus)
     return out
+
+
+def degenerate_reason(
+    table: ScoreTable,
+    dataset: str,
+    metric: str,
+    systems: list[str],
+    comparisons: PairwiseResult,
+) -> str | None:
+    """One sentence on the degenerate or untestable comparisons of a unit (None when
+    every comparison is an ordinary test): the whole unit when every system scores one
+    value on every item, else the comparisons' own notes, counted."""
+    samples = table.unpaired(dataset, metric, systems).item_means()
+    values = np.unique(np.concatenate([s[~np.isnan(s)] for s in samples]))
+    if len(values) == 1 and all(len(s) >= 2 for s in samples):
+        return (
+            f"every system scores {values[0]:g} on every item: no differences "
+            "(p = 1 for every comparison)"
+        )
+    skewed = comparisons.skewed
+    notes = [
+        note
+        for k, note in enumerate(comparisons.pair_notes)
+        if note and not (skewed is not None and skewed[k])  # skewed: see skewed_note
+    ]
+    if not notes:
+        return None
+    distinct = list(dict.fromkeys(notes))
+    total = comparisons.n_pairs
+    head = (
+        f"all {total} comparisons"
+        if len(notes) == total and total > 1
+        else "the comparison"
+        if total == 1
+        else f"{len(notes)} of {total} comparisons"
+    )
+    if len(distinct) == 1:
+        return f"{head}: {distinct[0]}"
+    shown = "; ".join(distinct[:2]) + ("; ..." if len(distinct) > 2 else "")
+    return f"{head} are degenerate or not testable ({shown})"
 
 
 def _compare(

@@ -305,6 +305,13 @@ class UnitResult:
     caveats
         Settings of this unit where the calibration of a method is known to be off
         (plain sentences).
+    degenerate_reason
+        One plain sentence when some or all of this unit's comparisons are degenerate
+        or not testable (every system scores the same on every item; identical
+        systems; a difference that does not vary; too few items to reach α, with the
+        number needed; a system with too few items to be tested), else None. The
+        per-comparison sentences are ``comparisons.pair_notes`` (``note`` in
+        results.json).
     """
 
     dataset: str
@@ -331,11 +338,32 @@ class UnitResult:
     groups: tuple[GroupComparison, ...] = ()
     hyperparameters: tuple[HyperparameterComparison, ...] = ()
     caveats: tuple[str, ...] = ()
+    degenerate_reason: str | None = None
 
     @property
     def name(self) -> str:
         """``dataset / metric``."""
         return f"{self.dataset} / {self.metric}"
+
+    @property
+    def skewed_note(self) -> str | None:
+        """One sentence when some comparisons have heavily skewed differences
+        (``comparisons.skewed``), else None."""
+        result = self.comparisons
+        if not isinstance(result, PairwiseResult) or result.skewed is None:
+            return None
+        k = int(np.sum(result.skewed))
+        if not k:
+            return None
+        return (
+            f"{k} of {result.n_pairs} comparisons have heavily skewed differences: "
+            "p-values and intervals near their limits are approximate"
+            + (
+                " (significant only where the studentized bootstrap agrees)"
+                if result.paired and result.method == "auto"
+                else ""
+            )
+        )
 
     @property
     def systems(self) -> tuple[str, ...]:

@@ -101,6 +101,11 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
             for text in u.caveats
         ],
         "notes": list(analysis.notes),
+        "degenerate": [
+            {"dataset": u.dataset, "metric": u.metric, "reason": u.degenerate_reason}
+            for u in units
+            if u.degenerate_reason is not None
+        ],
     }
     document["ledger"] = analysis.ledger.to_dict()
     if analysis.release is not None:

@@ -26,7 +26,12 @@ Modality
     overrides it (a metric declared binary with other values is an error).
 Direction and weight
     From the config, else from the source (e.g. lm-eval's ``higher_is_better``), else
-    higher is better with weight 1.
+    from the name: a metric one of whose words is lower-is-better by convention
+    (:data:`LOWER_IS_BETTER_WORDS`: loss, error, err, wer, cer, perplexity, latency,
+    time, duration, cost, mae, mse, rmse, distance, ... as whole words of the name, e.g.
+    ``latency_ms``, ``edit_distance``, ``error_rate``, ``evalLoss``) is lower-is-better,
+    with one info problem naming the metrics and the config override; else higher is
+    better. Weight 1 unless the config gives one.
 Repeated runs
     A ``run`` column (seed, sample, epoch) adds a runs axis. Within a dataset every row
     has a run or none has; a dataset without runs has a single run.
@@ -89,7 +94,8 @@ class MetricInfo:
 
     ``margin`` is the config's non-inferiority margin (``[metrics.NAME] margin``, in the
     metric's units; None when not given). ``direction_source`` is ``"config"``,
-    ``"source"`` (the input format said so) or ``"default"``; ``modality`` is the
+    ``"source"`` (the input format said so), ``"name"`` (lower-is-better by the
+    conventions of :data:`LOWER_IS_BETTER_WORDS`) or ``"default"``; ``modality`` is the
     config's if given, else ``"binary"`` when every dataset scores the metric 0/1
     (per-dataset modality: :meth:`ScoreTable.modality`).
     """
@@ -98,7 +104,7 @@ class MetricInfo:
     direction: Direction
     modality: Modality
     weight: float
-    direction_source: Literal["config", "source", "default"]
+    direction_source: Literal["config", "source", "name", "default"]
     modality_source: Literal["config", "inferred"]
     margin: float | None = None
 
@@ -1260,12 +1266,16 @@ def _metric_infos(
                 direction = "higher"
             source_dirs[name] = direction
     infos = {}
+    by_name: list[str] = []
     for metric in pd.unique(df["metric"]):
         spec = config.metrics.get(metric)
         if spec is not None and spec.direction is not None:
             direction, dsource = spec.direction, "config"
         elif metric in source_dirs:
             direction, dsource = source_dirs[metric], "source"
+        elif lower_is_better_by_name(str(metric)):
+            direction, dsource = "lower", "name"
+            by_name.append(str(metric))
         else:
             direction, dsource = "higher", "default"
         if spec is not None and spec.modality is not None:
@@ -1276,7 +1286,47 @@ def _metric_infos(
         weight = spec.weight if spec is not None and spec.weight is not None else 1.0
         margin = spec.margin if spec is not None else None
         infos[metric] = MetricInfo(metric, direction, mod, weight, dsource, msource, margin)  # type: ignore[arg-type]
+    if by_name:
+        problems.append(Problem("info", direction_note(by_name)))
     return infos
+
+
+def direction_note(metrics: Sequence[str]) -> str:
+    """The one note on metrics made lower-is-better by their names, with the override."""
+    return (
+        f"lower is better for {', '.join(metrics)}, inferred from the name (a word such "
+        "as loss, error, latency or distance); if higher is better, say so in the "
+        f'config: [metrics.{metrics[0]}] direction = "higher"'
+    )
+
+
+#: Words that make a metric lower-is-better by convention (whole words of its name).
+LOWER_IS_BETTER_WORDS = frozenset(
+    {
+        "loss", "losses", "error", "errors", "err", "wer", "cer", "ter", "perplexity",
+        "ppl", "nll", "bpb", "bpc", "latency", "time", "duration", "runtime", "cost",
+        "mae", "mse", "rmse", "mape", "smape", "distance", "ece", "brier",
+    }
+)  # fmt: skip
+
+
+def lower_is_better_by_name(name: str) -> bool:
+    """Whether a metric's name marks it lower-is-better by convention: one of its words
+    (split at non-letters, digits and camelCase boundaries, case-insensitive) is in
+    :data:`LOWER_IS_BETTER_WORDS`.
+
+    Examples
+    --------
+    >>> [lower_is_better_by_name(n) for n in ("latency_ms", "edit_distance", "evalLoss")]
+    [True, True, True]
+    >>> [lower_is_better_by_name(n) for n in ("accuracy", "f1", "terminal", "exact_match")]
+    [False, False, False, False]
+    """
+    import re
+
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
+    words = re.split(r"[^A-Za-z]+", spaced.lower())
+    return any(w in LOWER_IS_BETTER_WORDS for w in words if w)
 
 
 def _check_declared_modality(

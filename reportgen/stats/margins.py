@@ -63,7 +63,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast, get_args
 
 import numpy as np
@@ -78,6 +78,14 @@ from reportgen.stats._common import (
     unpaired_samples_iv,
 )
 from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._degenerate import (
+    MIN_SKEW_ITEMS,
+    edgeworth_size_error,
+    min_paired_items,
+    power_of_two_scale,
+    sample_skewness,
+    studentized_replicates,
+)
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bootstrap_counts,
@@ -156,6 +164,36 @@ class _TInverter(_Inverter):
             q = stats.t.isf(a, self.df)
             half = np.where(self.se == 0, 0.0, q * self.se)
         return self.estimate - half, self.estimate + half
+
+
+@dataclass(frozen=True)
+class _HullInverter(_Inverter):
+    """Where ``mask``, the hull of ``first``'s and ``second``'s limits (the inversion of
+    the test that rejects only when both reject); ``first``'s elsewhere."""
+
+    mask: np.ndarray
+    first: _Inverter
+    second: _Inverter
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        l1, h1 = self.first.limits(a)
+        l2, h2 = self.second.limits(a)
+        return (
+            np.where(self.mask, np.fmin(l1, l2), l1),
+            np.where(self.mask, np.fmax(h1, h2), h1),
+        )
+
+
+@dataclass(frozen=True)
+class _ScaledInverter(_Inverter):
+    """Limits of ``inner`` (computed on scores divided by ``unit``) in the data's units."""
+
+    inner: _Inverter
+    unit: float
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        low, high = self.inner.limits(a)
+        return np.asarray(low) * self.unit, np.asarray(high) * self.unit
 
 
 @dataclass(frozen=True)
@@ -309,6 +347,16 @@ class MarginResult(TabularMixin):
         right; None otherwise.
     exact, n_resamples, notes
         Whether the resampling p-values are exact; resamples used; remarks.
+    skewed
+        Per candidate, whether its item differences from the baseline are heavily
+        skewed (continuous data; :func:`reportgen.stats._degenerate.skew_flags`: a
+        one-sided t test at α/2 would be off by more than half its level at this n).
+        With ``method="auto"`` on paired continuous data a test of those candidates
+        rejects only where the studentized bootstrap (Hall 1992) rejects too (each p
+        the larger of the two, the interval their hull; ``test`` says so); their size
+        can stay above its level for the most skewed differences at small n (see
+        docs/validation.md), so the flag should be shown beside any decision. ``None``
+        for binary data.
     """
 
     systems: tuple[str, ...]
@@ -342,6 +390,7 @@ class MarginResult(TabularMixin):
     b_only: np.ndarray | None = None
     notes: tuple[str, ...] = ()
     _inverter: _Inverter | None = field(default=None, repr=False, compare=False)
+    skewed: np.ndarray | None = None
 
     @property
     def n_candidates(self) -> int:
@@ -415,6 +464,7 @@ class MarginResult(TabularMixin):
                     "n_resamples": self.n_resamples,
                     "a_only": None if self.a_only is None else int(self.a_only[k]),
                     "b_only": None if self.b_only is None else int(self.b_only[k]),
+                    "skewed": None if self.skewed is None else bool(self.skewed[k]),
                 }
             )
         return rows
@@ -684,6 +734,13 @@ def margin_paired(
         )
     if np.isnan(X).any():
         raise InputError("scores contain NaN", hint="drop items not scored by every system")
+    # exact division by a power of two: no SD under- or overflows at any scale
+    unit = power_of_two_scale(X) if np.isfinite(X).all() else 1.0
+    if unit != 1.0:
+        if margin is not None:
+            _margin_iv(margin, False)  # its message names the margin as given
+        X = X / unit
+        margin = None if margin is None else float(margin) / unit
     n, n_sys = X.shape
     names = system_names(systems, n_sys)
     if n_sys < 2:
@@ -711,6 +768,17 @@ def margin_paired(
     a_only = b_only = None
     exact, used = True, None
 
+    # fewer items than any exact test needs to reach the one-sided level: the exact
+    # sign-flip test (its p-values are never below 2^-n, its interval unbounded), so
+    # no claim rests on the t distribution of a handful of items
+    needed = min_paired_items(1 - opts.confidence, "two-sided")
+    few = mod == "continuous" and 1 <= n < needed and opts.method in ("auto", "bootstrap")
+    if few:
+        notes.append(
+            f"{n} paired item(s): fewer than the {needed} with which an exact test can "
+            f"reach the level of a {opts.confidence:.0%} interval; the exact sign-flip "
+            "test is used, so no claim is made"
+        )
     if mod == "binary" and opts.method != "bootstrap":
         a_only = (D > 0).sum(axis=0).astype(np.int64)
         b_only = (D < 0).sum(axis=0).astype(np.int64)
@@ -740,7 +808,7 @@ def margin_paired(
         if n < 1:
             nan = np.full(k, np.nan)
             stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
-    elif opts.method == "auto":
+    elif opts.method == "auto" and not few:
         if n < 2:
             _warn_degenerate(f"{n} item(s): the paired t test needs at least 2; results are NaN")
         sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
@@ -752,14 +820,60 @@ def margin_paired(
         if n >= 2 and (sd == 0).any():
             _warn_degenerate(
                 f"{int((sd == 0).sum())} candidate(s) whose differences from "
-                "the baseline have zero variance: t is ±inf (p = 0 or 1) "
+                "the baseline have zero variance: the exact sign-flip p (2^-n or 1) "
                 "unless the difference equals the null value"
             )
         stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
+        if n >= 2 and (sd == 0).any():
+            # a difference that does not vary: the exact sign-flip p of the shifted
+            # constant (2^-n in its direction, 1 against it), never 0
+            tail = 2.0**-n
+
+            def flip_p(v: float, greater: bool) -> np.ndarray:
+                gap = diff - v
+                hit = gap > 0 if greater else gap < 0
+                return np.where(gap == 0, 1.0, np.where(hit, tail, 1.0))
+
+            zero = sd == 0
+            p_g, p_s = (
+                np.where(zero, flip_p(0.0, True), p_g),
+                np.where(zero, flip_p(0.0, False), p_s),
+            )
+            if delta is not None:
+                p_l = np.where(zero, flip_p(-delta, True), p_l)
+                p_u = np.where(zero, flip_p(delta, False), p_u)
         inverter = _TInverter(diff, se, df)
         test = sup_test = "paired t"
         ci_method = "paired t interval"
-    elif opts.method == "permutation":
+        skewed = _skewed_differences(D, 1 - opts.confidence) & (sd > 0)
+        if skewed.any():
+            lower, upper = _studentized_thresholds(D, diff, se, opts)
+            boot = _ThresholdInverter(lower, upper, False)
+            _, b_l, _, b_u, b_g, b_s = _threshold_sides(boot, diff, delta)
+            # reject only where both the t test and the studentized bootstrap reject
+            # (each p the larger of the two, the interval their hull): under skewness
+            # the bootstrap-t corrects the t test's O(1/sqrt(n)) error; under symmetric
+            # heavy tails, whose sample skewness is large too, the t test is the
+            # conservative one
+            p_l, p_u = (
+                np.where(skewed, np.maximum(p_l, b_l), p_l),
+                np.where(skewed, np.maximum(p_u, b_u), p_u),
+            )
+            p_g, p_s = (
+                np.where(skewed, np.maximum(p_g, b_g), p_g),
+                np.where(skewed, np.maximum(p_s, b_s), p_s),
+            )
+            inverter = _HullInverter(skewed, inverter, boot)
+            exact, used = False, opts.n_resamples
+            test = sup_test = (
+                "paired t (and studentized bootstrap where the differences are skewed)"
+            )
+            ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
+            notes.append(
+                f"{int(skewed.sum())} candidate(s) with heavily skewed differences: a "
+                "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
+            )
+    elif opts.method == "permutation" or few:
         lower, upper, exact = _paired_flip_thresholds(D, opts)
         used = None if exact else opts.n_resamples
         inverter = _ThresholdInverter(lower, upper, exact)
@@ -809,7 +923,35 @@ def margin_paired(
         b_only,
         notes,
         inverter,
+        skewed=None if mod == "binary" else _skewed_differences(D, 1 - opts.confidence),
+        unit=unit,
     )
+
+
+def _skewed_differences(D: np.ndarray, alpha: float) -> np.ndarray:
+    """Per column of differences, :func:`reportgen.stats._degenerate.skew_flags`."""
+    n, k = D.shape
+    if n < MIN_SKEW_ITEMS:
+        return np.zeros(k, dtype=bool)
+    g = sample_skewness(D)
+    return np.asarray(edgeworth_size_error(g, n, alpha) > alpha / 4)
+
+
+def _studentized_thresholds(
+    D: np.ndarray, diff: np.ndarray, se: np.ndarray, opts: _Options
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Studentized (bootstrap-t) thresholds of each column of differences (Hall 1992).
+
+    Replicate r gives :math:`t^*_r = (\bar D^*_r - \bar D)/\mathrm{se}^*_r`; the test of
+    :math:`H_0: \Delta \le v` rejects when :math:`(\bar D - v)/\mathrm{se}` is at
+    least :math:`t^*_r` for few r, i.e. replicate r counts iff
+    :math:`v \ge \bar D - \mathrm{se}\,t^*_r` (and likewise for :math:`\Delta \ge v`),
+    so one sorted threshold per replicate serves every null value (a
+    :class:`_ThresholdInverter`). Its one-sided error is :math:`O(n^{-1})` against the
+    t test's :math:`O(n^{-1/2})` under skewness (Hall 1992, §3.5)."""
+    t_star = studentized_replicates(D, opts.rng, opts.n_resamples, opts.max_memory)
+    thresholds = np.sort(diff - se * t_star, axis=0)
+    return thresholds, thresholds.copy()
 
 
 def _finish(
@@ -839,8 +981,19 @@ def _finish(
     b_only: np.ndarray | None,
     notes: list[str],
     inverter: _Inverter,
+    *,
+    skewed: np.ndarray | None = None,
+    unit: float = 1.0,
 ) -> MarginResult:
     f = lambda x: np.asarray(x, dtype=np.float64)  # noqa: E731
+    if unit != 1.0:
+        # back to the data's units: everything measured on the scores' scale (the t and
+        # score statistics are unitless, the resampling statistics are shifted means)
+        mean_c, mean_b, diff = f(mean_c) * unit, f(mean_b) * unit, f(diff) * unit
+        if opts.method in ("permutation", "bootstrap"):
+            stat_l, stat_u = f(stat_l) * unit, f(stat_u) * unit
+        inverter = _ScaledInverter(inverter, unit)
+        opts = replace(opts, margin=None if opts.margin is None else opts.margin * unit)
     result = MarginResult(
         names,
         names[b_idx],
@@ -873,6 +1026,7 @@ def _finish(
         b_only,
         tuple(notes),
         inverter,
+        None if skewed is None else np.asarray(skewed, dtype=bool),
     )
     low, high = result.interval(opts.confidence)
     object.__setattr__(result, "ci_low", low)
@@ -1061,6 +1215,14 @@ def margin_unpaired(
     """
     arrays, names = unpaired_samples_iv(samples, systems)
     mod = _modality_iv(np.concatenate(arrays), modality)
+    # exact division by a power of two: no variance under- or overflows at any scale
+    pooled_values = np.concatenate(arrays)
+    unit = power_of_two_scale(pooled_values) if np.isfinite(pooled_values).all() else 1.0
+    if unit != 1.0:
+        if margin is not None:
+            _margin_iv(margin, False)
+        arrays = [x / unit for x in arrays]
+        margin = None if margin is None else float(margin) / unit
     opts = _options_iv(
         margin=_margin_iv(margin, mod == "binary"),
         direction=direction,
@@ -1194,7 +1356,21 @@ def margin_unpaired(
         None,
         notes,
         inverter,
+        skewed=None if mod == "binary" else _unpaired_skew(arrays, b_idx, cand, opts),
+        unit=unit,
     )
+
+
+def _unpaired_skew(
+    arrays: list[np.ndarray], b_idx: int, cand: np.ndarray, opts: _Options
+) -> np.ndarray:
+    """Per candidate, whether the difference of the two means is heavily skewed (the
+    unpaired flag of :mod:`reportgen.stats.pairwise`)."""
+    from reportgen.stats.pairwise import _unpaired_skew_flags
+
+    ia = np.asarray(cand)
+    ib = np.full(len(cand), b_idx)
+    return _unpaired_skew_flags(arrays, ia, ib, 1 - opts.confidence)
 
 
 def _unpaired_shuffle_thresholds(

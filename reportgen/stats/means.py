@@ -40,6 +40,7 @@ from reportgen.stats._resampling import (
     chunk_sizes,
     exact_product,
     normal_sums,
+    normal_sums_adequate,
 )
 from reportgen.stats.intervals import t_interval, wilson_interval
 
@@ -355,7 +356,9 @@ class BootstrapMeans(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """Per system: the mean, the quartiles of the bootstrap means and the interval
         (the replicates themselves are not included)."""
-        q = np.nanquantile(self.replicates, [0.0, 0.25, 0.5, 0.75, 1.0], axis=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a system without replicates: NaN
+            q = np.nanquantile(self.replicates, [0.0, 0.25, 0.5, 0.75, 1.0], axis=0)
 
         def num(x: float) -> float | None:
             return None if math.isnan(x) else float(x)
@@ -397,7 +400,10 @@ def bootstrap_means(
     items, ``"auto"`` draws the resampled means from their normal approximation
     :math:`N(\bar x, \\hat\\Sigma / n)`, as :func:`~reportgen.stats.ranking.rank_distributions`
     does (the multivariate central limit theorem for the bootstrap; cost independent of
-    the items: 100,000 items × 9,999 resamples took 3 s to resample); ``"bootstrap"``
+    the items: 100,000 items × 9,999 resamples took 3 s to resample) where
+    :func:`~reportgen.stats._resampling.normal_sums_adequate` holds (enough successes
+    and failures of 0/1 scores, light enough tails, enough items where two systems
+    differ), else resamples; ``"bootstrap"``
     always resamples items; ``"normal"`` always approximates (paired only). Systems
     with fewer than 2 items get NaN replicates.
 
@@ -417,7 +423,14 @@ def bootstrap_means(
     normal = (
         shared
         and size >= 2
-        and (resampling == "normal" or (resampling == "auto" and size >= NORMAL_RESAMPLING_ITEMS))
+        and (
+            resampling == "normal"
+            or (
+                resampling == "auto"
+                and size >= NORMAL_RESAMPLING_ITEMS
+                and normal_sums_adequate(np.column_stack(arrays), pairs=False)
+            )
+        )
     )
     generator = np.random.default_rng(rng)
     if normal:

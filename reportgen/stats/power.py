@@ -524,6 +524,12 @@ def _n_iv(n: Any, spec: PowerDesign) -> np.ndarray:
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)) or np.any(arr < 2):
         raise InputError(f"n={n!r}: the number of items must be at least 2 (and finite)")
+    if np.any(arr > _N_MAX):
+        raise InputError(
+            f"n={n!r} is more items than the power calculations handle (at most 2^40, "
+            "about 1.1e12)",
+            hint="give a number of items up to 1e12",
+        )
     if spec.method == "exact" and np.any(arr != np.round(arr)):
         raise InputError(
             f"n={n!r}: the exact McNemar power needs a whole number of items",
@@ -894,10 +900,26 @@ def _power_array(n: np.ndarray, delta: np.ndarray, spec: PowerDesign) -> np.ndar
     delta = np.asarray(delta, dtype=np.float64)
     if spec.design == "paired-binary":
         p10, p01 = _discordant(delta, spec)
-        if spec.method == "exact":
-            return _mcnemar_exact_power(n, p10, p01, spec.alpha, spec.alternative)
         psi = p10 + p01
         d = p10 - p01
+        if spec.method == "exact":
+            n, psi, p10, p01 = np.broadcast_arrays(n, psi, p10, p01)
+            exact = n * psi <= EXACT_DISCORDANT_MAX
+            out = np.empty(n.shape)
+            if exact.any():
+                out[exact] = _mcnemar_exact_power(
+                    n[exact], p10[exact], p01[exact], spec.alpha, spec.alternative
+                )
+            if (~exact).any():
+                # beyond EXACT_DISCORDANT_MAX expected discordant items the binomial of
+                # the exact test is normal to within 1e-3 (its skewness is
+                # (1 - 2p)/sqrt(d p (1 - p))): the normal approximation, in bounded time
+                # and memory
+                normal = replace(spec, method="normal")
+                out[~exact] = _power_array(
+                    n[~exact], np.asarray(delta * np.ones(n.shape))[~exact], normal
+                )
+            return out
         # Connor (1987): the numerator n10 − n01 has mean nδ, variance nψ under H0 and
         # n(ψ − δ²) under H1
         return np.where(
@@ -990,9 +1012,12 @@ def _result(
             correlation = ((p_a - p10) - p_a * p_b) / scale if scale > 0 else None
     elif spec.design == "paired-binary":
         discordance = spec.discordance
+    method = method or spec.method
+    if method == "exact" and discordance is not None and n * discordance > EXACT_DISCORDANT_MAX:
+        method = "normal"  # what _power_array computed there (EXACT_DISCORDANT_MAX)
     return PowerResult(
         spec.design,
-        method or spec.method,
+        method,
         spec.alternative,
         spec.alpha,
         float(n),
@@ -1505,6 +1530,18 @@ def mde_curve(
 
 _N_MAX = 2.0**40
 
+#: The exact McNemar power is computed while the expected number of discordant items
+#: n·ψ is at most this (its rejection bounds for every d up to it take a few MB and
+#: about a second); beyond, the normal approximation (Connor 1987), which is within
+#: about 1e-3 of it there.
+EXACT_DISCORDANT_MAX = 200_000
+
+#: :func:`required_n` searches whole n with the exact McNemar power while the normal
+#: approximation's answer is at most this many items (its search evaluates the power at
+#: every n of a window below the crossing); beyond, it answers with the normal
+#: approximation, whose result says so (``method="normal"``).
+EXACT_SOLVE_MAX = 50_000
+
 
 def _solve_n(delta: float, spec: PowerDesign, target: float) -> tuple[float, float]:
     """Smallest n >= 2 with power >= target (real n; whole for the exact test)."""
@@ -1603,7 +1640,11 @@ def required_n(
     smoothed by the random number of discordant items; the search starts at the
     normal-approximation root, bisects on whole numbers and then scans the 2% (at least
     10 items) below the crossing for the first n that reaches the target. A slightly
-    larger n can fall just below the target.
+    larger n can fall just below the target. When the normal approximation's answer
+    exceeds :data:`EXACT_SOLVE_MAX` items (50,000), that answer is returned
+    (``method="normal"``; the exact power is within about 1e-3 of it there), so every
+    design answers within seconds; the answer is NaN, with a warning, when more than
+    2^40 items would be needed.
 
     References
     ----------
@@ -1652,10 +1693,15 @@ def required_n(
             hint="'greater' needs delta > 0 and 'less' delta < 0",
         )
     _power_array(np.float64(2.0), d_arr, spec)  # feasibility of delta, with its message
+    if spec.method == "exact":
+        guess, _ = _solve_n(d, replace(spec, method="normal"), target)
+        if not math.isfinite(guess) or guess > EXACT_SOLVE_MAX:
+            spec = replace(spec, method="normal")  # bounded time: see EXACT_SOLVE_MAX
     n, reached = _solve_n(d, spec, target)
     if math.isnan(n):
         warnings.warn(
-            f"no sample size up to 2^40 reaches power {target} for delta={d!r}; n is NaN",
+            f"more than 2^40 (about 1.1e12) items are needed to reach power {target} "
+            f"for delta={d!r}; n is NaN",
             DegenerateDataWarning,
             stacklevel=2,
         )

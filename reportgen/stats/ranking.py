@@ -44,6 +44,7 @@ from reportgen.stats._resampling import (
     chunk_sizes,
     exact_product,
     normal_sums,
+    normal_sums_adequate,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -262,8 +263,11 @@ def rank_distributions(
         Paired data: ``"bootstrap"`` (resample the items), ``"normal"`` (draw the
         vector of sums from its normal approximation, see Notes), or ``"auto"``
         (default): normal from :data:`NORMAL_RESAMPLING_ITEMS` items on, where the
-        bootstrap's cost (items × resamples) is large and the approximation is exact
-        enough. Unpaired data always use the bootstrap (0/1 scores: exactly).
+        bootstrap's cost (items × resamples) is large, when the approximation holds
+        (:func:`~reportgen.stats._resampling.normal_sums_adequate`: enough successes
+        and failures, light enough tails, and every two systems differing on enough
+        items, so near-ties are resampled), else the bootstrap. Unpaired data always
+        use the bootstrap (0/1 scores: exactly).
 
     Returns
     -------
@@ -358,7 +362,11 @@ def rank_distributions(
         and X is not None
         and (
             resampling == "normal"
-            or (resampling == "auto" and X.shape[0] >= NORMAL_RESAMPLING_ITEMS)
+            or (
+                resampling == "auto"
+                and X.shape[0] >= NORMAL_RESAMPLING_ITEMS
+                and normal_sums_adequate(X)
+            )
         )
     )
     if normal:

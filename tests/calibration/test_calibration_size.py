@@ -60,6 +60,10 @@ FAST = [
     ("size/margin/paired-continuous/n=30", 3000),
     ("size/margin/unpaired-continuous/n=30", 3000),
     ("size/margin/equivalence/paired-continuous/n=30", 3000),
+    # issue 30: rare large losses, studentized bootstrap where skewed
+    ("size/margin/paired-continuous/rareloss/n=30", 2000),
+    ("size/margin/paired-continuous/rareloss/n=200", 2000),
+    ("size/paired-continuous/auto/rareloss/n=30", 2000),
 ]
 
 

@@ -22,6 +22,7 @@ MODULES = sorted(m.name for m in pkgutil.iter_modules(reportgen.stats.__path__))
 NOT_STATISTICAL = {
     "_common": {"choices_iv", "finite_or_none", "resampling_iv", "system_names"},
     "_resampling": {"chunk_sizes"},
+    "_degenerate": {"power_of_two_scale"},
 }
 
 

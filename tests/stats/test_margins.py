@@ -764,16 +764,17 @@ def test_margin_edge_cases():
         X = np.column_stack([np.r_[np.ones(50), np.zeros(50)]] * 2)
         r = margin_paired(X, margin=0.05)
         assert r.p_superiority[0] == 1.0 and 0 < r.p_lower[0] < 0.05
-    # a constant non-zero difference: t = ±inf at every null value but its own
+    # a constant non-zero difference: the exact sign-flip p of the shifted constant
+    # (issue 30: brute force over the 2^10 sign vectors of ten equal differences gives
+    # 1/2^10 one-sided), never 0
     X = np.column_stack([np.arange(10.0), np.arange(10.0) + 0.1])
     with pytest.warns(DegenerateDataWarning, match="zero variance"):
         r = margin_paired(X, margin=0.05)
-    assert (r.p_lower[0], r.p_upper[0], r.p_superiority[0]) == (0.0, 1.0, 0.0)
+    assert (r.p_lower[0], r.p_upper[0], r.p_superiority[0]) == (2.0**-10, 1.0, 2.0**-9)
     assert (r.ci_low[0], r.ci_high[0]) == pytest.approx((0.1, 0.1))
-    # one item: the t test is undefined
-    with pytest.warns(DegenerateDataWarning, match="at least 2"):
-        r = margin_paired(np.array([[1.0, 2.0]]), margin=0.1)
-    assert np.isnan(r.p_lower[0]) and np.isnan(r.ci_low[0])
+    # one item: fewer than an exact test needs; the exact sign-flip test makes no claim
+    r = margin_paired(np.array([[1.0, 2.0]]), margin=0.1)
+    assert r.p_lower[0] == 0.5 and np.isinf(r.ci_low[0]) and np.isinf(r.ci_high[0])
     # both unpaired systems all correct: z undefined at 0 (p = 1), defined at ±δ
     with pytest.warns(DegenerateDataWarning, match="all 0 or all 1"):
         r = margin_unpaired([np.ones(30), np.ones(40)], margin=0.1)

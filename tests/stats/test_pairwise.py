@@ -445,7 +445,10 @@ def test_paired_degenerate_identical_and_constant_difference():
     assert r.p_value[same] == 1.0 and np.isnan(r.statistic[same])
     assert r.effect_size[same] == 0.0
     shift = by_pair[(0, 2)]
-    assert r.p_value[shift] == 0.0 and r.statistic[shift] == -np.inf
+    # brute force: all 2^3 sign vectors of the differences (-1, -1, -1); two reach |sum| 3
+    flips = np.array(list(itertools.product([-1, 1], repeat=3)))
+    exact = np.mean(np.abs(flips @ np.full(3, -1.0)) >= 3)
+    assert r.p_value[shift] == exact == 0.25 and r.statistic[shift] == -np.inf
     assert r.ci_low[shift] == r.ci_high[shift] == -1.0
 
 
