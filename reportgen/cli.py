@@ -396,6 +396,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     progress = _progress_printer(quiet=bool(args.quiet))
     result = run_report(spec, progress=progress)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed {result.seed}\n")
+    for entry in result.degenerate:  # units that are results, not errors: said, as analyze does
+        _to_stderr(f"reportgen: note: {entry['dataset']} / {entry['metric']}: {entry['reason']}")
     if result.verdict is not None:
         return _release_gate(result.verdict, gate=gate, allow_partial=bool(given("allow_partial")))
     if gate is not None:

@@ -44,6 +44,7 @@ from typing import Any, Literal
 
 from reportgen.errors import InputError
 from reportgen.names import GATES, Gate
+from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = [
     "VERDICTS",
@@ -144,7 +145,11 @@ class ReleaseVerdict:
     lies inside (−δ, δ)). *Non-inferior* is judged unadjusted, as the intersection-union
     test "every unit is non-inferior" needs (Berger 1982): ``ni_bound``, the loss side
     of the marginal interval at 1 − α (a one-sided 1 − α/2 bound), lies above −δ (below
-    δ when lower is better), which is ``p_noninferiority <= α/2``.
+    δ when lower is better), which is ``p_noninferiority <= α/2``. ``skewed``: the
+    per-item differences are heavily skewed (continuous data; the verdict then needs the
+    studentized bootstrap to agree, :mod:`reportgen.stats.margins`); ``note``: why the
+    comparison is degenerate or not testable (identical scores, too few items), else
+    None.
     ``n_lost``/``n_gained``: paired items the candidate scored worse/better on (None
     when unpaired).
     """
@@ -184,6 +189,8 @@ class ReleaseVerdict:
     ci_adjusted_high: float | None = None
     confidence_adjusted: float | None = None
     ni_bound: float | None = None
+    skewed: bool | None = None
+    note: str | None = None
 
     @property
     def name(self) -> str:
@@ -745,6 +752,10 @@ def release_comparison(
                 correction=interval_correction,
                 verdict=_intersection_union(d.verdict[k], result, options.alpha),
                 ni_bound=_ni_bound(result, options.alpha),
+                skewed=None if result.skewed is None else bool(result.skewed[0]),
+                note=(unit.comparisons.note(0) or None)
+                if isinstance(unit.comparisons, PairwiseResult) and unit.comparisons.n_pairs == 1
+                else None,
                 margin=result.margin,
                 p_noninferiority=_num(d.p_noninferiority[k]),
                 p_noninferiority_adjusted=_num(d.p_noninferiority_adjusted[k]),

@@ -343,7 +343,18 @@ def _change(v: ReleaseVerdict, one_metric: bool) -> str:
         f"{fmt.value(v.mean_candidate, proportion=v.proportion)}"
     )
     lower = "; lower is better" if v.direction == "lower" else ""
-    return f"{_where(v, one_metric)} by {size} ({values}{lower})"
+    return f"{_where(v, one_metric)} by {size} ({values}{lower}{_flags(v)})"
+
+
+def _flags(v: ReleaseVerdict) -> str:
+    """What the reader must know about how a verdict was reached: heavily skewed
+    differences (the studentized bootstrap had to agree), a degenerate comparison."""
+    out = ""
+    if v.skewed:
+        out += "; heavily skewed differences: p and interval approximate"
+    if v.note:
+        out += f"; {_e(v.note)}"
+    return out
 
 
 def _open(v: ReleaseVerdict) -> str:
@@ -364,7 +375,7 @@ def _loss_left(v: ReleaseVerdict) -> float:
 
 def _missed(v: ReleaseVerdict, one_metric: bool) -> str:
     diff = fmt.difference(v.diff, proportion=v.proportion)
-    return f"{_where(v, one_metric)} ({diff}; {_open(v)})"
+    return f"{_where(v, one_metric)} ({diff}; {_open(v)}{_flags(v)})"
 
 
 def _margin(v: ReleaseVerdict) -> str:
@@ -377,7 +388,9 @@ def _judged(v: ReleaseVerdict, one_metric: bool) -> str:
     diff = fmt.difference(v.diff, proportion=v.proportion)
     ruled = "ruled out" if v.verdict == "non-inferior" else "not ruled out"
     equivalent = "; within ±" + _margin(v) if v.equivalent else ""
-    return f"{_where(v, one_metric)} ({diff}; a loss over {_margin(v)} {ruled}{equivalent})"
+    return (
+        f"{_where(v, one_metric)} ({diff}; a loss over {_margin(v)} {ruled}{equivalent}{_flags(v)})"
+    )
 
 
 def flips_line(comparison: ReleaseComparison) -> str | None:

@@ -113,6 +113,7 @@ class RunResult:
     verdict_counts: Mapping[str, int] | None
     timings: Mapping[str, float]
     verdict: Mapping[str, Any] | None = None  # results.json "verdict" of a release report
+    degenerate: tuple[Mapping[str, Any], ...] = ()  # results.json "degenerate" entries
 
 
 def resolve_template(template: str) -> Path:
@@ -694,6 +695,7 @@ def _run_report(
         verdict_counts=None if verdict is None else verdict.get("counts"),
         timings=timings,
         verdict=verdict,
+        degenerate=tuple(results.get("degenerate") or ()),
     )
 
 

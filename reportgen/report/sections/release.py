@@ -321,6 +321,10 @@ def verdict_sentence(v: Mapping[str, Any]) -> str:
     if v.get("margin") is not None:
         margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
         p_text += f", margin ±{margin}" + ("; equivalent" if v.get("equivalent") else "")
+    if v.get("skewed"):
+        items += "; heavily skewed differences: p and interval approximate"
+    if v.get("note"):
+        items += f"; {v['note']}"
     if v["verdict"] == "no detectable difference":
         left = fmt.leaves_open(low, high, direction=v.get("direction", "higher"), proportion=p)
         return f"{where}: no detectable difference ({values}, {diff}, {p_text}); {left}{items}."

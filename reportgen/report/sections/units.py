@@ -75,7 +75,9 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
             + "</p>"
         )
         rows = _sorted_by_quality(sl.system_records(), sl.direction)
-        body.append(_caveats(sl.caveats))
+        # degenerate or skewed comparisons are said where the comparisons are shown
+        told = [x for x in (sl.degenerate_reason, sl.skewed_note) if x]
+        body.append(_caveats([*told, *sl.caveats]))
         letters = {} if sl.ranks is None else sl.ranks.letter_of()
         ranks = _rank_ci(sl)
         for row in rows:
@@ -187,6 +189,8 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
         Col("effect", "effect size", escape, True),
         Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else ""),
     ]
+    if any(r.get("note") for r in rows):
+        cols.append(Col("note", "note", escape))
     shown = []
     for r in rows:
         ci = fmt.interval(
@@ -199,6 +203,7 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
                 "effect": f"{num_cell(r.get('effect_size'), 2)} "
                 f"{escape(r.get('effect_size_kind') or '')}".strip(),
                 "verdict": "significant" if r["significant"] else "–",
+                "note": r.get("note") or "",
             }
         )
     return table(shown, cols) + footer
