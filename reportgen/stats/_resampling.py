@@ -401,12 +401,25 @@ def normal_sums(X: np.ndarray, R: int, rng: np.random.Generator) -> np.ndarray:
     .. [2] Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
            Hall, ch. 5.
     """
-    n = X.shape[0]
-    centred = X - X.mean(axis=0)
-    cov = centred.T @ centred  # n × Σ̂ (ddof 0)
-    w, V = np.linalg.eigh(cov)
-    root = V * np.sqrt(np.clip(w, 0, None))
-    sums = X.sum(axis=0) + rng.standard_normal((R, X.shape[1])) @ root.T
-    if np.all((X == 0) | (X == 1)):
-        sums = np.clip(np.rint(sums), 0, n)
-    return sums
+    return NormalSums(X).draw(R, rng)
+
+
+class NormalSums:
+    """:func:`normal_sums` in chunks: the square root of the covariance is computed once,
+    and consecutive :meth:`draw` calls continue the generator's stream, so drawing R rows
+    in chunks gives the same rows as one call of R."""
+
+    def __init__(self, X: np.ndarray) -> None:
+        self.n = X.shape[0]
+        centred = X - X.mean(axis=0)
+        cov = centred.T @ centred  # n × Σ̂ (ddof 0)
+        w, V = np.linalg.eigh(cov)
+        self.root = V * np.sqrt(np.clip(w, 0, None))
+        self.total = X.sum(axis=0)
+        self.binary = bool(np.all((X == 0) | (X == 1)))
+
+    def draw(self, R: int, rng: np.random.Generator) -> np.ndarray:
+        sums = self.total + rng.standard_normal((R, self.root.shape[0])) @ self.root.T
+        if self.binary:
+            sums = np.clip(np.rint(sums), 0, self.n)
+        return sums

@@ -40,10 +40,10 @@ from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     NORMAL_RESAMPLING_ITEMS,
+    NormalSums,
     bootstrap_counts,
     chunk_sizes,
     exact_product,
-    normal_sums,
     normal_sums_adequate,
 )
 
@@ -352,7 +352,6 @@ def rank_distributions(
                 hint="drop items not scored by every system (paired) or missing scores (unpaired)",
             )
     mean = np.array([a.mean() for a in arrays])
-    reps = np.empty((R, B))
     if resampling not in ("auto", "bootstrap", "normal"):
         raise InputError(
             f"resampling={resampling!r} is not valid", hint="use 'auto', 'bootstrap' or 'normal'"
@@ -369,38 +368,46 @@ def rank_distributions(
             )
         )
     )
+    # the resampled statistics come in chunks of rows (resamples) within max_memory, and
+    # each chunk's ranks are counted at once: nothing of size resamples × systems is held
+    counts = np.zeros((B, B), dtype=np.int64)
+    offsets = np.arange(B, dtype=np.int64) * B
+
+    def count(reps: np.ndarray) -> None:
+        ranks = _min_ranks(reps, direction)
+        counts[:] += np.bincount((ranks - 1 + offsets).ravel(), minlength=B * B).reshape(B, B)
+
+    per_row = 48 * B  # a chunk's statistics, their ranks and the bincount's indices
     if normal:
         assert X is not None
-        reps[:] = normal_sums(X, R, generator)
+        sums = NormalSums(X)
+        for size in chunk_sizes(R, per_row + 8 * B, max_memory):
+            count(sums.draw(size, generator))
         observed = X.sum(axis=0)
     elif paired:
         assert X is not None
         n = X.shape[0]
-        done = 0
         operand = exact_product(X, n)
         # chunks of at most ~96 MiB: the bincount inside bootstrap_counts scatters into
         # the chunk's count matrix, which is faster when that matrix stays small
-        for size in chunk_sizes(R, 16 * n + 8 * B, min(max_memory, 96 * 2**20)):
-            reps[done : done + size] = operand.weighted_sums(bootstrap_counts(generator, size, n))
-            done += size
+        for size in chunk_sizes(R, 16 * n + per_row, min(max_memory, 96 * 2**20)):
+            count(operand.weighted_sums(bootstrap_counts(generator, size, n)))
         observed = X.sum(axis=0)
     else:
-        for b, x in enumerate(arrays):
-            if np.all((x == 0) | (x == 1)):
-                reps[:, b] = generator.binomial(len(x), x.mean(), size=R) / len(x)
-                continue
-            done = 0
-            for size in chunk_sizes(R, 16 * len(x), max_memory):
-                # one system: gathering the drawn items beats counts @ x
-                draws = generator.integers(0, len(x), size=(size, len(x)))
-                reps[done : done + size, b] = x[draws].mean(axis=1)
-                done += size
+        # one stream per system, so that chunking the resamples leaves each system's
+        # draws as one call would make them
+        streams = [np.random.default_rng(int(k)) for k in generator.integers(0, 2**63, B)]
+        biggest = max(len(x) for x in arrays)
+        for size in chunk_sizes(R, per_row + 16 * biggest, max_memory):
+            reps = np.empty((size, B))
+            for b, x in enumerate(arrays):
+                if np.all((x == 0) | (x == 1)):
+                    reps[:, b] = streams[b].binomial(len(x), x.mean(), size=size) / len(x)
+                else:  # one system: gathering the drawn items beats counts @ x
+                    draws = streams[b].integers(0, len(x), size=(size, len(x)))
+                    reps[:, b] = x[draws].mean(axis=1)
+            count(reps)
         observed = mean
-    counts = np.zeros((B, B), dtype=np.int64)
-    offsets = np.arange(B, dtype=np.int64) * B
-    for start in range(0, R, max(1, max_memory // (32 * B))):
-        ranks = _min_ranks(reps[start : start + max(1, max_memory // (32 * B))], direction)
-        counts += np.bincount((ranks - 1 + offsets).ravel(), minlength=B * B).reshape(B, B)
     alpha = (1 - confidence) / 2
     mean_rank = counts @ np.arange(1, B + 1) / R
     return RankDistributions(

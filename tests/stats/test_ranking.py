@@ -706,3 +706,29 @@ def test_rank_distributions_resampling_switch_and_validation():
     assert rank_distributions(big, paired=True, n_resamples=50, rng=1).resampling == "normal"
     with pytest.raises(InputError, match="resampling='exact' is not valid"):
         rank_distributions(X, paired=True, n_resamples=50, resampling="exact")
+
+
+@pytest.mark.parametrize(
+    "paired,resampling", [(True, "bootstrap"), (True, "normal"), (False, "auto")]
+)
+def test_rank_distributions_in_chunks_hold_their_memory_bound(paired, resampling):
+    # closed-form bound: resamples × systems float64 would be 8 * R * B bytes; chunked
+    # within max_memory the peak stays far below it, and the counts do not depend on
+    # the chunking (each chunk continues the generator's stream)
+    import tracemalloc
+
+    rng = np.random.default_rng(4)
+    B, n, R = 300, 40, 4000
+    X = (rng.random((n, B)) < np.linspace(0.2, 0.8, B)).astype(float)
+    samples = X if paired else [X[:, j] for j in range(B)]
+    options = dict(paired=paired, n_resamples=R, rng=9)
+    if paired:
+        options["resampling"] = resampling
+    small = rank_distributions(samples, max_memory=2**20, **options)
+    large = rank_distributions(samples, max_memory=2**30, **options)
+    np.testing.assert_array_equal(small.rank_counts, large.rank_counts)
+    tracemalloc.start()
+    rank_distributions(samples, max_memory=2**20, **options)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 8 * R * B / 2  # 9.6 MB would be the whole matrix
