@@ -680,6 +680,33 @@ def _skewed_margin_size(dist: str, n: int) -> Callable[[int, np.random.Generator
     return simulate
 
 
+def _gate_false_pass(n: int, units: int = 4) -> Callable[[int, np.random.Generator], Estimate]:
+    """The non-inferiority gate of a release (every unit improved or non-inferior) when
+    one unit is exactly at the margin (Δ = −δ) and the others far better: an
+    intersection-union test (Berger 1982) passes at most α/2 of the time."""
+    from reportgen.analysis.release import _intersection_union
+    from reportgen.stats.margins import margin_decisions
+
+    delta = MARGIN_CONTINUOUS
+
+    def simulate(reps: int, rng: np.random.Generator) -> Estimate:
+        hits = 0
+        with _Silent():
+            for _ in range(reps):
+                results = []
+                for shift in (-delta, *([4 * delta] * (units - 1))):
+                    base = rng.standard_normal(n)
+                    cand = base + shift + rng.standard_normal(n)
+                    results.append(margin_paired(np.column_stack([base, cand]), margin=delta,
+                                                 n_resamples=TEST_RESAMPLES, rng=rng))
+                d = margin_decisions(results, alpha=ALPHA, correction="holm-sidak")
+                verdicts = [_intersection_union(d.verdict[k], r, ALPHA)
+                            for k, r in enumerate(results)]
+                hits += all(v in ("improved", "non-inferior") for v in verdicts)
+        return _rate(hits, reps)
+    return simulate
+
+
 def _size_scenarios() -> list[Scenario]:
     out: list[Scenario] = []
     ns = (10, 30, 100, 1000)
@@ -797,6 +824,16 @@ def _size_scenarios() -> list[Scenario]:
                 "compare_paired(method='auto'): paired t, and studentized bootstrap where "
                 "skewed", f"A − B = {label}; n = {n}", "two-sided", 2000,
                 _skewed_paired_size(dist, n))
+    # the release's non-inferiority gate: an intersection-union test at α/2 (issue 30)
+    for n in (30, 100, 200):
+        out.append(Scenario(
+            f"size/gate/non-inferiority/paired-continuous/n={n}", "size",
+            "non-inferiority at the margin (one-sided)",
+            "the release gate --gate non-inferiority (every unit improved or "
+            "non-inferior; intersection-union test, unadjusted)",
+            f"4 units: one at candidate − baseline = −δ = −{MARGIN_CONTINUOUS} exactly, "
+            f"three at +{4 * MARGIN_CONTINUOUS:g}; n = {n} each; nominal false-pass rate α/2",
+            ALPHA / 2, "two-sided", 2000, _gate_false_pass(n)))
     for n in (30, 100):
         add(f"margin/equivalence/paired-continuous/n={n}",
             "non-inferiority at the margin (one-sided)",
