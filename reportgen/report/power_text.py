@@ -26,8 +26,14 @@ def power_sentence(result: PowerResult) -> str:
     >>> r = required_n(0.5, design="paired-continuous")
     >>> power_sentence(r).startswith("Items needed: 34")
     True
+    >>> big = required_n(0.001, design="paired-binary", discordance=0.2)
+    >>> "normal approximation" in power_sentence(big)
+    True
     """
     design = _DESIGN.get(result.design, result.design)
+    if result.design == "paired-binary" and result.method == "normal":
+        # beyond the exact computation's bound the answer is Connor's normal approximation
+        design = "paired binary scores (McNemar, normal approximation of Connor 1987)"
     side = "" if result.alternative == "two-sided" else f", {result.alternative}"
     level = f"α = {result.alpha:g}{side}"
     assumptions = []
