@@ -180,3 +180,23 @@ def test_a_decompression_bomb_under_an_address_space_limit_exits_2():
     )
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr and "reportgen: error: " in proc.stderr
+
+
+def test_deeply_nested_harness_files_are_input_errors_not_recursion(tmp_path, capsys):
+    # format detection and Inspect's zip entries meet JSON nested past Python's parser
+    # stack: a clear error naming the file (exit 2), never a RecursionError traceback
+    import zipfile
+
+    from reportgen.cli import main
+
+    deep = "[" * 100_000 + "]" * 100_000
+    plain = tmp_path / "deep.json"
+    plain.write_text('{"a": ' + deep + "}", encoding="utf-8")
+    assert main(["inspect", str(plain)]) == 2
+    assert "cannot tell the format" in capsys.readouterr().err
+    log = tmp_path / "deep.eval"
+    with zipfile.ZipFile(log, "w") as archive:
+        archive.writestr("header.json", deep)
+    assert main(["inspect", str(log), "--format", "inspect"]) == 2
+    err = capsys.readouterr().err
+    assert "RecursionError" not in err and "deep.eval" in err

@@ -192,7 +192,11 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
         if lfs is not None:
             raise lfs
     for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
-        if adapter.claims(path, head, options):
+        try:
+            claimed = adapter.claims(path, head, options)
+        except RecursionError:  # a head nested past the parser's stack is no one's format
+            claimed = False
+        if claimed:
             return adapter
     what = "folder" if head is None else "file"
     keys = _json_keys(path, head)
@@ -238,6 +242,8 @@ def _json_keys(path: Path, head: bytes | None) -> list[str] | None:
         return None
     try:
         data = json.loads(text)
+    except RecursionError:  # nested past the parser's stack: not a result file's head
+        return None
     except ValueError:
         # cut off: the keys at nesting depth 1 seen so far
         keys, depth = [], 0

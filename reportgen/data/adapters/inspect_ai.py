@@ -95,6 +95,7 @@ from reportgen.data.adapters._base import (
     excerpt,
     lfs_pointer_error,
     open_zip,
+    parse_json,
     parse_json_int,
     read_json,
     read_zip_entry,
@@ -443,6 +444,8 @@ def _entry_json(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> 
             location=Location(where, exc.lineno, exc.colno),
             hint=_CORRUPT_HINT,
         ) from None
+    except RecursionError:  # nested past the parser's stack: the reader's clear error
+        return parse_json(text, where, hint=_CORRUPT_HINT)
 
 
 def _entry_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
