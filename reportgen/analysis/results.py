@@ -137,17 +137,36 @@ class RankUncertainty:
             return {}
         return dict(zip(self.letters.systems, self.letters.letters))
 
-    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+    def to_dict(self, dataset: str, metric: str, *, probabilities: bool = True) -> dict[str, Any]:
+        """The ``rankings`` entry of kind ``ranks``; ``probabilities=False`` leaves each
+        system's ``rank_probabilities`` out (:meth:`probability_columns`)."""
+        distribution = self.distributions.to_dict()
+        if not probabilities:
+            for row in distribution["systems"]:
+                row.pop("rank_probabilities", None)
         out: dict[str, Any] = {
             "kind": "ranks",
             "dataset": dataset,
             "metric": metric,
-            "distribution": self.distributions.to_dict(),
+            "distribution": distribution,
             "simultaneous": self.intervals.to_dict(),
         }
         if self.letters is not None:
             out["letters"] = self.letters.to_dict()
         return out
+
+    def probability_columns(self) -> dict[str, np.ndarray]:
+        """Each system's ``rank_probabilities`` in long form: ``system``, ``rank``
+        (1..s) and ``probability`` (P(rank = rank)), system by system as in
+        :meth:`to_dict`."""
+        d = self.distributions
+        probs = np.asarray(d.probabilities(), dtype=np.float64)
+        s, ranks = probs.shape
+        return {
+            "system": np.repeat(np.asarray(d.systems, dtype=object), ranks),
+            "rank": np.tile(np.arange(1, ranks + 1, dtype=np.int64), s),
+            "probability": probs.ravel(),
+        }
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     """The ``results.json`` document of ``analysis``; NaN values are None.
 
     ``long_tables=False`` leaves the per-pair tables empty (``comparisons``, the ordered
-    ranking's ``pairs``, the leaderboards' ``win_rates.pairs``), for a writer that makes
-    them from the analysis' arrays (:func:`reportgen.report.tables.write_analysis`).
+    ranking's ``pairs``, the leaderboards' ``win_rates.pairs``) and the systems' rank
+    probabilities out, for a writer that makes them from the analysis' arrays
+    (:func:`reportgen.report.tables.write_analysis`).
 
     Top level: ``reportgen_version``, ``created``, ``seed``, ``config`` (the options,
     resolved), ``data`` (inputs, systems, datasets, metrics, items, pairing, exclusions,
@@ -64,7 +65,11 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     if analysis.ranking is not None:
         rankings.append(analysis.ranking.to_dict(pairs=long_tables))
     rankings.extend(check.to_dict() for check in analysis.topsis)
-    rankings.extend(u.ranks.to_dict(u.dataset, u.metric) for u in units if u.ranks is not None)
+    rankings.extend(
+        u.ranks.to_dict(u.dataset, u.metric, probabilities=long_tables)
+        for u in units
+        if u.ranks is not None
+    )
     rankings.extend(
         u.leaderboard.to_dict(u.dataset, u.metric, pairs=long_tables)
         for u in units

@@ -442,6 +442,27 @@ def write_analysis(
             wins["pairs"] = json_safe(pairs)
     if columns:
         built["win_rates"] = _arrow_columns(columns)
+
+    ranked = [u for u in analysis.units if u.ranks is not None]
+    cells = sum(len(u.ranks.distributions.systems) ** 2 for u in ranked)
+    entries = {
+        (e.get("dataset"), e.get("metric")): e
+        for e in document["rankings"]
+        if e.get("kind") == "ranks"
+    }
+    columns = []
+    for u in ranked:
+        distribution = entries[(u.dataset, u.metric)]["distribution"]
+        if cells > max_rows:
+            where = {"dataset": u.dataset, "metric": u.metric}
+            columns.append({**where, **u.ranks.probability_columns()})
+            n = len(u.ranks.distributions.systems) ** 2
+            distribution["rank_probabilities"] = _ref("rank_probabilities", n, where)
+        else:
+            full = u.ranks.to_dict(u.dataset, u.metric)["distribution"]
+            distribution["systems"] = json_safe(full["systems"])
+    if columns:
+        built["rank_probabilities"] = _arrow_columns(columns)
     return write_results(folder, document, max_rows=max_rows, built=built).document
 
 
