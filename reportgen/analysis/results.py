@@ -475,6 +475,24 @@ class UnitResult:
             )
         return rows
 
+    def item_columns(self) -> dict[str, np.ndarray]:
+        """The ``items`` rows of the unit's item analysis (``items[].items`` of
+        results.json) by column, in the same order (NaN where a record has None)."""
+        it = self.items
+        if it is None:
+            return {}
+        solver = np.asarray(it.weakest_solver, dtype=np.intp)
+        names = np.asarray([*it.systems, None], dtype=object)  # -1: no solver
+        return {
+            "item": np.asarray(it.items, dtype=object),
+            "mean_score": np.asarray(it.mean_score, dtype=np.float64),
+            "share_solving": np.asarray(it.share_solving, dtype=np.float64),
+            "n_solving": np.asarray(it.n_solving, dtype=np.int64),
+            "tau": np.asarray(it.tau, dtype=np.float64),
+            "min_quality_solving": np.asarray(it.min_quality_solving, dtype=np.float64),
+            "weakest_solver": names[np.where(solver >= 0, solver, len(it.systems))],
+        }
+
     def comparison_columns(self) -> dict[str, Any]:
         """:meth:`comparison_records` by column: the same keys, each a numpy array
         with one entry per pair (NaN where a row has None) or, for a value shared by

@@ -19,9 +19,9 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     """The ``results.json`` document of ``analysis``; NaN values are None.
 
     ``long_tables=False`` leaves the per-pair tables empty (``comparisons``, the ordered
-    ranking's ``pairs``, the leaderboards' ``win_rates.pairs``) and the systems' rank
-    probabilities out, for a writer that makes them from the analysis' arrays
-    (:func:`reportgen.report.tables.write_analysis`).
+    ranking's ``pairs``, the leaderboards' ``win_rates.pairs``, the ``items`` of each
+    item analysis) and the systems' rank probabilities out, for a writer that makes them
+    from the analysis' arrays (:func:`reportgen.report.tables.write_analysis`).
 
     Top level: ``reportgen_version``, ``created``, ``seed``, ``config`` (the options,
     resolved), ``data`` (inputs, systems, datasets, metrics, items, pairing, exclusions,
@@ -101,6 +101,8 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
         "rankings": rankings,
         "items": [
             {"dataset": u.dataset, "metric": u.metric, **u.items.to_dict()}
+            if long_tables
+            else {"dataset": u.dataset, "metric": u.metric, **u.items.to_dict(), "items": []}
             for u in units
             if u.items is not None
         ],

@@ -398,6 +398,7 @@ def write_analysis(
             len(u.leaderboard.win_rates.systems) * (len(u.leaderboard.win_rates.systems) - 1)
             for u in boards
         ),
+        "items": sum(len(u.items.items) for u in analysis.units if u.items is not None),
     }
     if all(n <= max_rows for n in sizes.values()):
         document = {**analysis.to_results(), **(extra or {})}
@@ -463,6 +464,21 @@ def write_analysis(
             distribution["systems"] = json_safe(full["systems"])
     if columns:
         built["rank_probabilities"] = _arrow_columns(columns)
+
+    entries = {(e.get("dataset"), e.get("metric")): e for e in document["items"]}
+    columns = []
+    for u in analysis.units:
+        if u.items is None:
+            continue
+        entry = entries[(u.dataset, u.metric)]
+        if sizes["items"] > max_rows:
+            where = {"dataset": u.dataset, "metric": u.metric}
+            columns.append({**where, **u.item_columns()})
+            entry["items"] = _ref("items", len(u.items.items), where)
+        else:
+            entry["items"] = json_safe(u.items.to_records())
+    if columns:
+        built["items"] = _arrow_columns(columns)
     return write_results(folder, document, max_rows=max_rows, built=built).document
 
 

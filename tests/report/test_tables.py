@@ -29,6 +29,7 @@ from reportgen.report.tables import (
     read_table,
     resolve_tables,
     split_results,
+    write_analysis,
     write_results,
 )
 
@@ -158,6 +159,23 @@ def test_every_table_round_trips_through_its_file(tmp_path):
     board = next(r for r in on_disk["rankings"] if r["kind"] == "leaderboard")
     frame = read_table(tmp_path, board["win_rates"]["pairs"])
     assert set(frame["dataset"]) == {board["dataset"]} and len(frame) == 9 * 8
+
+
+def test_columns_from_the_arrays_equal_the_dict_rows(tmp_path):
+    # write_analysis makes the long tables from the analysis' arrays (never as dicts);
+    # the oracle is Analysis.to_results(), which makes them as dict rows
+    data = _binary_csv(tmp_path / "two.csv", 9, 40, seed=9, datasets=2)
+    analysis = analyze(load([data]), AnalysisOptions(seed=5, n_resamples=499))
+    written = write_analysis(tmp_path, analysis, max_rows=0)
+    for name in ("comparisons", "ranking_pairs", "win_rates", "rank_probabilities", "items"):
+        assert (tmp_path / "tables" / f"{name}.parquet").is_file(), name
+    assert json.loads((tmp_path / "results.json").read_text()) == json.loads(json.dumps(written))
+    resolved = resolve_tables(written, tmp_path)
+    full = analysis.to_results()
+    for key in full:
+        value = resolved[key]
+        value = list(value) if isinstance(value, TableRows) else value
+        assert _same(json.loads(json.dumps(value, default=list)), full[key]), key
 
 
 def _edges(document: dict) -> list:
