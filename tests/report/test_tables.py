@@ -213,6 +213,25 @@ def test_cli_analyze_writes_the_tables_and_counts_from_the_analysis(wide, tmp_pa
     assert pq.read_metadata(out / "tables" / "comparisons.parquet").num_rows == len(expected)
 
 
+def test_report_folder_of_reportgen_run_writes_parquet_not_csv(wide, tmp_path):
+    # the notebook's last step (sections.write_outputs) on the wide analysis: the long
+    # tables in Parquet, no CSV copy of them, the small ones in CSV as before
+    from types import SimpleNamespace
+
+    from reportgen.report.sections import write_outputs
+
+    full = {**wide["analysis"].to_results(), "report": {"title": "t", "release": None}}
+    report = SimpleNamespace(close=lambda: None, output_dir=tmp_path, results=full, verdicts=None)
+    write_outputs(report)
+    tables = {p.name for p in (tmp_path / "tables").iterdir()}
+    assert {"comparisons.parquet", "ranking_pairs.parquet", "win_rates.parquet"} <= tables
+    assert "comparisons.csv" not in tables and "ranking_pairs.csv" not in tables
+    assert {"systems.csv", "rank_intervals.csv"} <= tables
+    written = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert written["report"]["title"] == "t"
+    assert _same(list(TableRows(tmp_path, written["comparisons"])), full["comparisons"])
+
+
 def test_a_missing_table_is_a_clear_error(wide, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(wide["out"], copy)
