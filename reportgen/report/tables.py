@@ -92,7 +92,8 @@ _JSON_COLUMN = {b"reportgen.encoding": b"json"}
 @dataclass(frozen=True)
 class SplitResults:
     """What :func:`split_results` gives: the results.json document to write and the
-    tables (name → rows, each row a dict) that go to ``tables/<name>.parquet``."""
+    tables (name → rows, each row a dict) that go to ``tables/<name>.parquet``. From
+    :func:`write_results`, every table written (those made from arrays with no rows)."""
 
     document: dict[str, Any]
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
