@@ -53,6 +53,7 @@ if str(HERE) not in sys.path:  # the workload modules live beside this script
 
 import workloads_arena
 import workloads_cli
+import workloads_cli_scale
 import workloads_pairwise
 import workloads_report
 import workloads_scale
@@ -72,6 +73,7 @@ WORKLOADS: dict[str, Workload] = {
         *workloads_scale.workloads(),
         *workloads_report.workloads(),
         *workloads_cli.workloads(),
+        *workloads_cli_scale.workloads(),
     )
 }
 
@@ -300,7 +302,9 @@ def _rows(results: dict[str, dict[str, Any]], baseline_mb: float) -> list[dict[s
                 "ratio": ratio,
                 "target": target.describe() if target else "none",
                 "slope": summary.get("slope"),
-                "pass": target.check(res, ratio) if target else True,
+                # a CLI workload's own bounds (peak memory, size written, ratios)
+                "pass": (target.check(res, ratio) if target else True)
+                and bool(summary.get("targets_ok", True)),
             }
         )
     return rows
@@ -452,6 +456,64 @@ def _print_reports(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 f"report.html {summary['html_bytes'] / 2**20:.1f} MB"
             )
             out[name]["run_over_analyze"] = ratio
+    return out
+
+
+#: Each CLI workload (a fresh process of the default install) and the in-process
+#: workload of the same data, printed side by side (issue 35).
+CLI_BESIDE = {
+    "cli_systems1000": ("systems1000", "analyze_s"),
+    "cli_rows2m_inspect": ("rows2m", "load_s"),
+    "cli_rows2m_analyze": ("rows2m", "load_s"),
+    "cli_report_example": ("report_example", None),
+    "cli_arena_all": ("report_arena_all", "run_s"),
+    "cli_arena12": ("report_arena12", "run_s"),
+}
+
+
+def _print_cli(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The CLI figures on the default install beside the in-process ones of this run."""
+    out: dict[str, Any] = {}
+    names = [n for n in CLI_BESIDE if _ok(results.get(n))]
+    if not names:
+        return out
+    print(
+        f"\nthrough the CLI on the default install ({workloads_cli_scale.DEFAULT_VENV}), "
+        "one fresh process, beside the in-process figure of the same data in this run"
+    )
+    print(
+        f"  {'workload':<20} {'CLI s':>7} {'CLI peak MB':>11} {'results.json':>12} "
+        f"{'written':>9}  {'in-process':<30} result"
+    )
+    for name in names:
+        s = results[name]["summary"]
+        inproc_name, key = CLI_BESIDE[name]
+        inproc = results.get(inproc_name)
+        beside = "-"
+        if _ok(inproc):
+            value = inproc["summary"].get(key) if key else inproc["median_s"]
+            beside = f"{inproc_name} {value:.2f} s, {inproc['peak_mb']:.0f} MB"
+        extra = ""
+        if "allowed_s" in s:
+            extra = (
+                f"; read_csv {s['read_csv_s']:.2f} s in its process, allowed "
+                f"{s['allowed_s']:.2f} s ({s['inspect_over_read_csv']:.1f}x)"
+            )
+        if "run_over_analyze" in s:
+            extra = (
+                f"; analyze {s['analyze_s']:.1f} s ({s['analyze_peak_mb']:.0f} MB): "
+                f"run/analyze {s['run_over_analyze']:.2f}, HTML "
+                f"{s['html_bytes'] / 2**20:.1f} MB, {s['pages']} PDF pages"
+            )
+        elif s.get("pages"):
+            extra = f"; {s['pages']} PDF pages"
+        print(
+            f"  {name:<20} {s['cli_s']:>7.2f} {s['cli_peak_mb']:>11.0f} "
+            f"{s.get('results_json_bytes', 0) / 2**20:>9.2f} MB "
+            f"{s.get('written_bytes', 0) / 2**20:>6.1f} MB  {beside:<30} "
+            f"{'ok' if s['targets_ok'] else 'MISSED'}{extra}"
+        )
+        out[name] = {k: v for k, v in s.items() if k != "files"}
     return out
 
 
@@ -750,6 +812,7 @@ def main(argv: list[str] | None = None) -> int:
     _print_table(rows, results, baseline["peak_mb"])
     scaling = _print_scaling(results)
     reports = _print_reports(results)
+    reports["cli"] = _print_cli(results)
     checks = {**_print_mmlu(results), **_print_pairwise_checks(results), **_print_arena(results)}
     elapsed = time.perf_counter() - clock
     load_end = _load_average()

@@ -3,9 +3,9 @@
 # table, one JSON file in benchmarks/results/.
 #
 # Creates .venv-bench at the repository root (once), installs the project and the
-# reference library evalci into it, with the parquet extra (pyarrow: the fast CSV reader
-# the rows2m workload measures; evalci is a benchmark-only dependency, never a
-# project one), then runs benchmarks/bench_compare.py with the given arguments:
+# reference library evalci into it (evalci is a benchmark-only dependency, never a
+# project one), and .venv-default with a plain `pip install .` (what the cli_* workloads
+# run), then runs benchmarks/bench_compare.py with the given arguments:
 #
 #   bash benchmarks/run.sh                 # everything, references and reportgen run (~20-25 min)
 #   bash benchmarks/run.sh --quick         # the fast tier only (~2 min)
@@ -23,5 +23,17 @@ if [ ! -x "$VENV/bin/python" ]; then
     # keep the environment out of git status (the venv module does this itself from 3.13)
     printf '*\n' > "$VENV/.gitignore"
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[parquet]" evalci
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e . evalci
+# The default install a user gets (issue 35): `pip install .`, no extras, not editable;
+# the cli_* workloads run its `reportgen` command. Reinstalled each run (the checkout
+# may have changed); REPORTGEN_DEFAULT_VENV chooses another folder.
+DEFAULT_VENV=${REPORTGEN_DEFAULT_VENV:-.venv-default}
+if [ ! -x "$DEFAULT_VENV/bin/python" ]; then
+    "$PYTHON" -m venv "$DEFAULT_VENV"
+    printf '*\n' > "$DEFAULT_VENV/.gitignore"
+fi
+"$DEFAULT_VENV/bin/python" -m pip install --quiet --disable-pip-version-check .
+"$DEFAULT_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --force-reinstall --no-deps .
+export REPORTGEN_DEFAULT_VENV="$DEFAULT_VENV"
 exec "$VENV/bin/python" benchmarks/bench_compare.py "$@"

@@ -100,28 +100,32 @@ def _systems1000() -> Workload:
     )
 
 
+def write_long_csv(path: Any) -> Any:
+    """The 2-million-row CSV of ``rows2m`` (seeded): 20 systems × 100,000 0/1 items."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    n = ROWS_SYSTEMS * ROWS_ITEMS
+    pd.DataFrame(
+        {
+            "system": np.repeat([f"sys{j:02d}" for j in range(ROWS_SYSTEMS)], ROWS_ITEMS),
+            "item": np.tile([f"q{i}" for i in range(ROWS_ITEMS)], ROWS_SYSTEMS),
+            "score": (rng.random(n) < 0.6).astype(int),
+            "dataset": "big",
+            "metric": "acc",
+        }
+    ).to_csv(path, index=False)
+    return path
+
+
 def _rows2m() -> Workload:
     def setup() -> Any:
         import tempfile
         from pathlib import Path
 
-        import numpy as np
-        import pandas as pd
-
         folder = Path(tempfile.mkdtemp(prefix="reportgen-bench-"))
-        rng = np.random.default_rng(2)
-        n = ROWS_SYSTEMS * ROWS_ITEMS
-        path = folder / "long.csv"
-        pd.DataFrame(
-            {
-                "system": np.repeat([f"sys{j:02d}" for j in range(ROWS_SYSTEMS)], ROWS_ITEMS),
-                "item": np.tile([f"q{i}" for i in range(ROWS_ITEMS)], ROWS_SYSTEMS),
-                "score": (rng.random(n) < 0.6).astype(int),
-                "dataset": "big",
-                "metric": "acc",
-            }
-        ).to_csv(path, index=False)
-        return {"folder": folder, "path": path}
+        return {"folder": folder, "path": write_long_csv(folder / "long.csv")}
 
     def run(state: Any) -> Any:
         import pandas as pd

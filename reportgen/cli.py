@@ -253,10 +253,12 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         progress=_to_stderr,
     )
     analysis, results, path = done.analysis, done.results, done.out / "results.json"
-    comparisons = results["comparisons"]
-    significant = sum(1 for c in comparisons if c["significant"])
+    # counted from the analysis: a large results.json keeps its comparisons in tables/
+    compared = [u.comparisons for u in analysis.compared]
+    n_pairs = sum(int(c.n_pairs) for c in compared)
+    significant = sum(int(c.significant().sum()) for c in compared)
     sys.stdout.write(
-        f"{len(comparisons)} comparisons in {len(analysis.compared)} "
+        f"{n_pairs} comparisons in {len(analysis.compared)} "
         f"dataset × metric sample lists, {significant} significant "
         f"({analysis.ledger.family.describe()}); seed {analysis.seed}\n"
         f"wrote {path}\n"
@@ -273,9 +275,12 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             _to_stderr(f"reportgen: note: {unit.name}: {unit.skewed_note}")
     ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]
     if ordered:
-        from reportgen.report.ranking_text import ordering_line
+        from reportgen.report.ranking_text import neighbour_pairs, ordering_line
 
-        sys.stdout.write(shown(ordering_line(ordered[0])) + "\n")
+        entry = ordered[0]
+        if not isinstance(entry.get("pairs"), list):  # in tables/ranking_pairs.parquet
+            entry = {**entry, "pairs": neighbour_pairs(analysis.ranking)}
+        sys.stdout.write(shown(ordering_line(entry)) + "\n")
     return EXIT_OK
 
 

@@ -533,7 +533,7 @@ OPTIONS: tuple[Option, ...] = (
         "report",
         "count",
         "longest pairwise table shown per dataset "
-        "× metric (default {default}; every pair is in tables/comparisons.csv)",
+        "× metric (default {default}; every pair is in tables/comparisons.csv or .parquet)",
         default=40,
         metavar="N",
     ),

@@ -87,13 +87,38 @@ class Leaderboard:
     win_rates: WinRates
     bradley_terry: BradleyTerry
 
-    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+    def to_dict(self, dataset: str, metric: str, *, pairs: bool = True) -> dict[str, Any]:
+        """``pairs=False``: ``win_rates.pairs`` left empty (:meth:`pair_columns`)."""
+        if pairs:
+            win_rates = self.win_rates.to_dict()
+        else:  # WinRates.to_dict without its s(s - 1) pair records
+            win_rates = {
+                "n_items": self.win_rates.n_items,
+                "ties": "excluded from win_rate",
+                "systems": self.win_rates.to_records(),
+                "pairs": [],
+            }
         return {
             "dataset": dataset,
             "metric": metric,
             "kind": "leaderboard",
-            "win_rates": self.win_rates.to_dict(),
+            "win_rates": win_rates,
             "bradley_terry": self.bradley_terry.to_dict(),
+        }
+
+    def pair_columns(self) -> dict[str, np.ndarray]:
+        """``win_rates.pairs`` of :meth:`to_dict` by column (every ordered pair a ≠ b,
+        in the same order; NaN where a record has None)."""
+        w = self.win_rates
+        s = len(w.systems)
+        a, b = np.nonzero(~np.eye(s, dtype=bool))  # row-major: a, then b
+        names = np.asarray(w.systems, dtype=object)
+        return {
+            "system_a": names[a],
+            "system_b": names[b],
+            "wins_a": np.asarray(w.wins, dtype=np.float64)[a, b],
+            "wins_b": np.asarray(w.wins, dtype=np.float64)[b, a],
+            "pair_win_rate": np.asarray(w.pair_win_rate, dtype=np.float64)[a, b],
         }
 
 
@@ -112,17 +137,36 @@ class RankUncertainty:
             return {}
         return dict(zip(self.letters.systems, self.letters.letters))
 
-    def to_dict(self, dataset: str, metric: str) -> dict[str, Any]:
+    def to_dict(self, dataset: str, metric: str, *, probabilities: bool = True) -> dict[str, Any]:
+        """The ``rankings`` entry of kind ``ranks``; ``probabilities=False`` leaves each
+        system's ``rank_probabilities`` out (:meth:`probability_columns`)."""
+        distribution = self.distributions.to_dict()
+        if not probabilities:
+            for row in distribution["systems"]:
+                row.pop("rank_probabilities", None)
         out: dict[str, Any] = {
             "kind": "ranks",
             "dataset": dataset,
             "metric": metric,
-            "distribution": self.distributions.to_dict(),
+            "distribution": distribution,
             "simultaneous": self.intervals.to_dict(),
         }
         if self.letters is not None:
             out["letters"] = self.letters.to_dict()
         return out
+
+    def probability_columns(self) -> dict[str, np.ndarray]:
+        """Each system's ``rank_probabilities`` in long form: ``system``, ``rank``
+        (1..s) and ``probability`` (P(rank = rank)), system by system as in
+        :meth:`to_dict`."""
+        d = self.distributions
+        probs = np.asarray(d.probabilities(), dtype=np.float64)
+        s, ranks = probs.shape
+        return {
+            "system": np.repeat(np.asarray(d.systems, dtype=object), ranks),
+            "rank": np.tile(np.arange(1, ranks + 1, dtype=np.int64), s),
+            "probability": probs.ravel(),
+        }
 
 
 @dataclass(frozen=True)
@@ -460,6 +504,90 @@ class UnitResult:
             )
         return rows
 
+    def item_columns(self) -> dict[str, np.ndarray]:
+        """The ``items`` rows of the unit's item analysis (``items[].items`` of
+        results.json) by column, in the same order (NaN where a record has None)."""
+        it = self.items
+        if it is None:
+            return {}
+        solver = np.asarray(it.weakest_solver, dtype=np.intp)
+        names = np.asarray([*it.systems, None], dtype=object)  # -1: no solver
+        return {
+            "item": np.asarray(it.items, dtype=object),
+            "mean_score": np.asarray(it.mean_score, dtype=np.float64),
+            "share_solving": np.asarray(it.share_solving, dtype=np.float64),
+            "n_solving": np.asarray(it.n_solving, dtype=np.int64),
+            "tau": np.asarray(it.tau, dtype=np.float64),
+            "min_quality_solving": np.asarray(it.min_quality_solving, dtype=np.float64),
+            "weakest_solver": names[np.where(solver >= 0, solver, len(it.systems))],
+        }
+
+    def comparison_columns(self) -> dict[str, Any]:
+        """:meth:`comparison_records` by column: the same keys, each a numpy array
+        with one entry per pair (NaN where a row has None) or, for a value shared by
+        every row, that value. Half a million comparisons take a fraction of a second
+        here against several seconds and 0.9 GB as dicts; the writer of
+        ``tables/comparisons.parquet`` uses it. The two agree value for value
+        (``tests/report/test_tables.py``)."""
+        result = self.comparisons
+        if not isinstance(result, PairwiseResult):  # corpus metrics: few pairs
+            rows = self.comparison_records()
+            keys = dict.fromkeys(k for r in rows for k in r)
+            return {k: np.array([r.get(k) for r in rows], dtype=object) for k in keys}
+        c = result
+        names = np.asarray(c.systems, dtype=object)
+        adj_low, adj_high = c.adjusted_interval()
+        magnitude = np.asarray(c.effect_magnitude(), dtype=object)
+        magnitude[magnitude == ""] = None
+
+        def count(values: np.ndarray | None) -> Any:
+            return None if values is None else np.asarray(values, dtype=np.int64)
+
+        runs = 1 if self.n_runs is None else self.n_runs
+        return {
+            "dataset": self.dataset,
+            "direction": self.direction,
+            "proportion": bool(self.proportion),
+            "pairing": self.pairing,
+            "modality": c.modality,
+            "system_a": names[c.index_a],
+            "system_b": names[c.index_b],
+            "test": c.test,
+            "method": c.method,
+            "paired": c.paired,
+            "alternative": _quality_alternative(c.alternative, self.direction),
+            "statistic": np.asarray(c.statistic, dtype=np.float64),
+            "p_value": np.asarray(c.p_value, dtype=np.float64),
+            "p_adjusted": np.asarray(c.p_adjusted, dtype=np.float64),
+            "correction": c.correction,
+            "alpha": c.alpha,
+            "significant": np.asarray(c.significant(), dtype=bool),
+            "effect_size": np.asarray(c.effect_size, dtype=np.float64),
+            "effect_size_kind": c.effect_size_kind,
+            "effect_magnitude": magnitude,
+            "effect_threshold": c.effect_threshold,
+            "effect_significant": np.asarray(c.effect_significant(), dtype=bool),
+            "mean_a": np.asarray(c.mean_a, dtype=np.float64),
+            "mean_b": np.asarray(c.mean_b, dtype=np.float64),
+            "diff": np.asarray(c.diff, dtype=np.float64),
+            "ci_low": np.asarray(c.ci_low, dtype=np.float64),
+            "ci_high": np.asarray(c.ci_high, dtype=np.float64),
+            "ci_adjusted_low": np.asarray(adj_low, dtype=np.float64),
+            "ci_adjusted_high": np.asarray(adj_high, dtype=np.float64),
+            "confidence_adjusted": 1.0 - np.asarray(c.decision_levels(), dtype=np.float64),
+            "ci_method": c.ci_method,
+            "confidence": c.confidence,
+            "n_a": np.asarray(c.n_a, dtype=np.int64),
+            "n_b": np.asarray(c.n_b, dtype=np.int64),
+            "exact": c.exact,
+            "n_resamples": c.n_resamples,
+            "a_only": count(c.a_only),
+            "b_only": count(c.b_only),
+            "runs": runs,
+            "metric": self.metric,
+            "derived_from": self.derived_from,
+        }
+
     def exploration_dict(self) -> dict[str, Any] | None:
         if self.exploration is None:
             return None
@@ -621,7 +749,20 @@ class RankingAcrossLists:
             return {}
         return dict(zip(self.letters.systems, self.letters.letters))
 
-    def to_dict(self) -> dict[str, Any]:
+    def pair_columns(self) -> dict[str, np.ndarray]:
+        """The ``pairs`` of :meth:`to_dict` by column (NaN where a record has None)."""
+        names = np.asarray(self.systems, dtype=object)
+        return {
+            "system_a": names[np.asarray(self.index_a, dtype=np.intp)],
+            "system_b": names[np.asarray(self.index_b, dtype=np.intp)],
+            "p_adjusted": np.asarray(self.p_adjusted, dtype=np.float64),
+            "effect_size": np.asarray(self.effect_size, dtype=np.float64),
+            "significant": np.asarray(self.significant(), dtype=bool),
+        }
+
+    def to_dict(self, *, pairs: bool = True) -> dict[str, Any]:
+        """The ``rankings`` entry of kind ``ordered``; ``pairs=False`` leaves its
+        ``pairs`` empty (:meth:`pair_columns`)."""
         sig = self.significant()
         entry: dict[str, Any] = {
             "kind": "ordered",
@@ -643,7 +784,9 @@ class RankingAcrossLists:
                     "significant": bool(sig[k]),
                 }
                 for k, (i, j) in enumerate(zip(self.index_a, self.index_b))
-            ],
+            ]
+            if pairs
+            else [],
             "graph": self.graph.to_dict(),
             "selection": self.selection.to_dict(),
         }

@@ -15,8 +15,13 @@ if TYPE_CHECKING:
 __all__ = ["to_results"]
 
 
-def to_results(analysis: Analysis) -> dict[str, Any]:
+def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any]:
     """The ``results.json`` document of ``analysis``; NaN values are None.
+
+    ``long_tables=False`` leaves the per-pair tables empty (``comparisons``, the ordered
+    ranking's ``pairs``, the leaderboards' ``win_rates.pairs``, the ``items`` of each
+    item analysis) and the systems' rank probabilities out, for a writer that makes them
+    from the analysis' arrays (:func:`reportgen.report.tables.write_analysis`).
 
     Top level: ``reportgen_version``, ``created``, ``seed``, ``config`` (the options,
     resolved), ``data`` (inputs, systems, datasets, metrics, items, pairing, exclusions,
@@ -58,11 +63,17 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
     units = analysis.units
     rankings: list[dict[str, Any]] = []
     if analysis.ranking is not None:
-        rankings.append(analysis.ranking.to_dict())
+        rankings.append(analysis.ranking.to_dict(pairs=long_tables))
     rankings.extend(check.to_dict() for check in analysis.topsis)
-    rankings.extend(u.ranks.to_dict(u.dataset, u.metric) for u in units if u.ranks is not None)
     rankings.extend(
-        u.leaderboard.to_dict(u.dataset, u.metric) for u in units if u.leaderboard is not None
+        u.ranks.to_dict(u.dataset, u.metric, probabilities=long_tables)
+        for u in units
+        if u.ranks is not None
+    )
+    rankings.extend(
+        u.leaderboard.to_dict(u.dataset, u.metric, pairs=long_tables)
+        for u in units
+        if u.leaderboard is not None
     )
     document: dict[str, Any] = {
         "format_version": RESULTS_FORMAT_VERSION,
@@ -72,7 +83,7 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
         "config": config,
         "data": data,
         "systems": [row for u in units for row in u.system_records()],
-        "comparisons": analysis.comparisons(),
+        "comparisons": analysis.comparisons() if long_tables else [],
         "noise": [
             {"dataset": u.dataset, "metric": u.metric, **u.noise.to_dict()}
             for u in units
@@ -91,6 +102,8 @@ def to_results(analysis: Analysis) -> dict[str, Any]:
         "rankings": rankings,
         "items": [
             {"dataset": u.dataset, "metric": u.metric, **u.items.to_dict()}
+            if long_tables
+            else {"dataset": u.dataset, "metric": u.metric, **u.items.to_dict(), "items": []}
             for u in units
             if u.items is not None
         ],

@@ -102,7 +102,8 @@ class ReportFolder:
     path
         The folder.
     results
-        Its ``results.json``.
+        Its ``results.json``, the tables written beside it read back in place of their
+        references (:func:`reportgen.report.tables.resolve_tables`).
     manifest
         Its ``manifest.json``, or None (e.g. a folder of ``reportgen analyze``).
     html, pdf
@@ -178,6 +179,10 @@ def read_report_folder(path: str | Path) -> ReportFolder:
     # a hand-edited or damaged results.json ("mean": "abc", "systems": 5) stops here,
     # naming the file and its first invalid field, before any of it is used
     validate_results(results, source=results_path)
+    from reportgen.report.tables import resolve_tables
+
+    # a large report keeps its long tables in tables/*.parquet: read them from there
+    results = resolve_tables(results, folder)
     manifest_path = folder / "manifest.json"
     manifest = (
         _json(manifest_path, MANIFEST_FORMAT_VERSION) if os.path.lexists(manifest_path) else None

@@ -701,8 +701,9 @@ def _run_report(
 
 @dataclass(frozen=True)
 class AnalysisFolder:
-    """What :func:`analyze_into` wrote: the folder, its results.json document and the
-    analysis behind it."""
+    """What :func:`analyze_into` wrote: the folder, its results.json document (with the
+    references of the tables written beside it: :mod:`reportgen.report.tables`) and
+    the analysis behind it."""
 
     out: Path
     results: Mapping[str, Any]
@@ -735,7 +736,7 @@ def analyze_into(
     from reportgen.analysis import analyze
     from reportgen.data import LoadOptions, load
     from reportgen.report.archive import build_manifest, report_folder
-    from reportgen.report.output import write_json_atomic
+    from reportgen.report.tables import write_analysis
 
     timings: dict[str, float] = {}
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
@@ -746,9 +747,10 @@ def analyze_into(
         timings["load"] = time.perf_counter() - tick
         tick = time.perf_counter()
         analysis = analyze(table, options, execution=execution)
-        results = analysis.to_results()
         timings["analysis"] = time.perf_counter() - tick
-        write_json_atomic(tmp / "results.json", results)
+        tick = time.perf_counter()
+        results = write_analysis(tmp, analysis)  # the long tables in tables/*.parquet
+        timings["write"] = time.perf_counter() - tick
         record = {
             "data": [str(Path(d).resolve()) for d in data],
             "config": str(Path(config).resolve()) if config else None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ordering_line"]
+__all__ = ["neighbour_pairs", "ordering_line"]
 
 
 def ordering_line(entry: dict[str, Any], *, limit: int = 12) -> str:
@@ -31,3 +31,21 @@ def ordering_line(entry: dict[str, Any], *, limit: int = 12) -> str:
     tail = f" ... ({len(names) - limit} more)" if len(names) > limit else ""
     n = len(entry["lists"])
     return f"ordered ranking over {n} list{'s' if n != 1 else ''}: {' '.join(parts)}{tail}"
+
+
+def neighbour_pairs(ranking: Any) -> list[dict[str, Any]]:
+    """The pairs of neighbours of an ordered ranking
+    (:class:`reportgen.analysis.RankingAcrossLists`) as ``pairs`` rows of results.json:
+    what :func:`ordering_line` needs when the rows are in ``tables/ranking_pairs.parquet``."""
+    import numpy as np
+
+    a, b = np.asarray(ranking.index_a), np.asarray(ranking.index_b)
+    significant = ranking.significant()
+    return [
+        {
+            "system_a": ranking.systems[int(a[k])],
+            "system_b": ranking.systems[int(b[k])],
+            "significant": bool(significant[k]),
+        }
+        for k in np.flatnonzero(np.abs(a - b) == 1)
+    ]

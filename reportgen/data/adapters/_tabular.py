@@ -264,7 +264,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise InputError(
             "reading Parquet needs pyarrow",
             location=Location(str(path)),
-            hint="pip install 'reportgen[parquet]'",
+            hint="pip install pyarrow (a dependency of reportgen: reinstall it)",
         ) from None
     import pyarrow as pa
 

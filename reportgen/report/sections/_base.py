@@ -145,7 +145,8 @@ def prepare(
         names), corrected across all its dataset × metric comparisons.
     max_table_rows
         Longest pairwise table shown per dataset × metric; longer ones show the pairs
-        of neighbours in the ranking (every pair is in ``tables/comparisons.csv``).
+        of neighbours in the ranking (every pair is in ``tables/comparisons.csv``, or
+        ``tables/comparisons.parquet`` above 10,000 pairs).
     execution
         Where the dataset × metric units run: keyword arguments of
         :class:`reportgen.execution.Execution` (``{"jobs": 4}``, ``{"executor":

@@ -21,19 +21,19 @@ def write_outputs(report: Report) -> HTMLBlock:
     :meth:`Report.close`); returns a short note for the notebook."""
     import pandas as pd
 
-    from reportgen.report.archive import validate_results
-    from reportgen.report.output import write_csv, write_json_atomic
+    from reportgen.report.output import write_csv
+    from reportgen.report.tables import write_results
 
     report.close()
     out = report.output_dir
     out.mkdir(parents=True, exist_ok=True)
-    validate_results(report.results)
-    write_json_atomic(out / "results.json", report.results)
+    # the long tables (more than TABLE_ROWS_MAX rows) go to tables/<name>.parquet
+    columnar = write_results(out, report.results).tables
     tables_dir = out / "tables"
     tables_dir.mkdir(exist_ok=True)
-    written = []
-    for name, rows in _csv_tables(report).items():
-        if rows:
+    written = [f"{name}.parquet" for name in columnar]
+    for name, rows in _csv_tables(report, skip=frozenset(columnar)).items():
+        if rows:  # a table written in Parquet is not also a CSV
             write_csv(pd.DataFrame.from_records(rows), tables_dir / f"{name}.csv")
             written.append(f"{name}.csv")
     return HTMLBlock("", text=f"wrote results.json and tables/ ({', '.join(written)})")
@@ -43,11 +43,13 @@ def _flat(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if not isinstance(v, (list, dict))} for row in rows]
 
 
-def _csv_tables(report: Report) -> dict[str, list[dict[str, Any]]]:
+def _csv_tables(
+    report: Report, skip: frozenset[str] = frozenset()
+) -> dict[str, list[dict[str, Any]]]:
     r = report.results
     tables: dict[str, list[dict[str, Any]]] = {
         "systems": _flat(r["systems"]),
-        "comparisons": _flat(r["comparisons"]),
+        "comparisons": [] if "comparisons" in skip else _flat(r["comparisons"]),
         "power": _flat(r["power"]),
         "noise": _flat(r["noise"]),
         "groups": _flat(r["groups"]),
@@ -56,7 +58,7 @@ def _csv_tables(report: Report) -> dict[str, list[dict[str, Any]]]:
     ordered = [x for x in r["rankings"] if x.get("kind") == "ordered"]
     if ordered:
         tables["ranking"] = ordered[0]["systems"]
-        tables["ranking_pairs"] = ordered[0]["pairs"]
+        tables["ranking_pairs"] = [] if "ranking_pairs" in skip else ordered[0]["pairs"]
     tables["aggregates"] = [
         {"dataset": a["dataset"], **s} for a in r["aggregates"] for s in a["systems"]
     ]
@@ -68,7 +70,7 @@ def _csv_tables(report: Report) -> dict[str, list[dict[str, Any]]]:
     ]
     tables["items"] = [
         {"dataset": x["dataset"], "metric": x["metric"], **i}
-        for x in r["items"]
+        for x in ([] if "items" in skip else r["items"])
         for i in x.get("items", [])
     ]
     if report.verdicts:

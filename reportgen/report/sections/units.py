@@ -158,10 +158,19 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         "adjusted interval beside it agrees with it: it excludes 0 exactly when the "
         "pair is significant; “p (unadj.)” is the raw p-value. The marginal "
         f"{report.confidence:.0%} intervals, which go with the raw p-values, are in "
-        "<code>tables/comparisons.csv</code>.",
+        f"<code>{_comparisons_file(report)}</code>.",
         fold=f"{len(_sample_lists(report))} dataset × metric(s): systems with "
         "intervals and rank intervals, pairwise tests, graphs",
     )
+
+
+def _comparisons_file(report: Report) -> str:
+    """Where every pair is written: ``tables/comparisons.csv``, or the Parquet file when
+    there are more than :data:`reportgen.report.tables.TABLE_ROWS_MAX` comparisons."""
+    from reportgen.report.tables import TABLE_ROWS_MAX
+
+    n = sum(int(u.comparisons.n_pairs) for u in report.analysis.compared)
+    return f"tables/comparisons.{'parquet' if n > TABLE_ROWS_MAX else 'csv'}"
 
 
 def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
@@ -174,7 +183,8 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
             f"{len(sl.comparison_records()):,} pairs: the table shows each system "
             "against "
             "the next in the ranking; every pair is in "
-            "<code>tables/comparisons.csv</code> and results.json."
+            f"<code>{_comparisons_file(report)}</code>"
+            + (" and results.json." if _comparisons_file(report).endswith(".csv") else ".")
         )
     proportion = bool(sl.proportion)
     levels = {r.get("confidence_adjusted") for r in rows} - {None}
