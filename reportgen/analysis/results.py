@@ -583,6 +583,8 @@ class UnitResult:
             "n_resamples": c.n_resamples,
             "a_only": count(c.a_only),
             "b_only": count(c.b_only),
+            "note": np.array([c.note(k) or None for k in range(c.n_pairs)], dtype=object),
+            "skewed": None if c.skewed is None else np.asarray(c.skewed, dtype=bool),
             "runs": runs,
             "metric": self.metric,
             "derived_from": self.derived_from,
