@@ -268,11 +268,10 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         from reportgen.data._table import direction_note
 
         _to_stderr(f"reportgen: note: {direction_note(by_name)}")
-    for unit in analysis.units:
-        if unit.degenerate_reason is not None:
-            _to_stderr(f"reportgen: note: {unit.name}: {unit.degenerate_reason}")
-        if unit.skewed_note is not None:
-            _to_stderr(f"reportgen: note: {unit.name}: {unit.skewed_note}")
+    _unit_notes(
+        [(u.name, u.degenerate_reason) for u in analysis.units if u.degenerate_reason]
+        + [(u.name, u.skewed_note) for u in analysis.units if u.skewed_note]
+    )
     ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]
     if ordered:
         from reportgen.report.ranking_text import neighbour_pairs, ordering_line
@@ -401,8 +400,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     progress = _progress_printer(quiet=bool(args.quiet))
     result = run_report(spec, progress=progress)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed {result.seed}\n")
-    for entry in result.degenerate:  # units that are results, not errors: said, as analyze does
-        _to_stderr(f"reportgen: note: {entry['dataset']} / {entry['metric']}: {entry['reason']}")
+    # units that are results, not errors: said as analyze says them
+    _unit_notes([(f"{e['dataset']} / {e['metric']}", str(e["reason"])) for e in result.degenerate])
     if result.verdict is not None:
         return _release_gate(result.verdict, gate=gate, allow_partial=bool(given("allow_partial")))
     if gate is not None:
@@ -647,6 +646,24 @@ def _formats(text: str) -> tuple[str, ...]:
             hint=f"a comma-separated list of: {', '.join(FORMATS)}",
         )
     return formats
+
+
+def _unit_notes(notes: Sequence[tuple[str, str]], *, shown_names: int = 3) -> None:
+    """One stderr line per distinct note on dataset × metrics (degenerate or skewed
+    comparisons), naming the unit when it is alone and counting them otherwise, as
+    warnings are tallied: 60 datasets with identical systems make one line."""
+    by_text: dict[str, list[str]] = {}
+    for name, text in notes:
+        by_text.setdefault(text, []).append(name)
+    for text, names in by_text.items():
+        if len(names) == 1:
+            _to_stderr(f"reportgen: note: {names[0]}: {text}")
+        else:
+            more = ", …" if len(names) > shown_names else ""
+            _to_stderr(
+                f"reportgen: note: {len(names)} dataset × metrics "
+                f"({', '.join(names[:shown_names])}{more}): {text}"
+            )
 
 
 def _to_stderr(message: str) -> None:

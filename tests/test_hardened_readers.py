@@ -134,14 +134,34 @@ def test_an_output_name_longer_than_file_systems_allow_exits_2(scores, tmp_path,
     assert os.listdir(tmp_path) == []
 
 
-def test_running_out_of_memory_exits_2_with_the_bounds_to_change(scores, tmp_path):
+def test_too_many_resamples_is_a_clear_error(scores, tmp_path, capsys):
+    # resampling runs in chunks within --max-memory, so 10**12 resamples would not run
+    # out of memory but run for days: refused before any work
+    from reportgen.cli import main
+
+    out = tmp_path / "r"
+    assert main(["analyze", str(scores), "--out", str(out), "--n-resamples", str(10**12)]) == 2
+    assert "is more than reportgen draws (at most 10,000,000)" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []
+
+
+def test_running_out_of_memory_exits_2_with_the_bounds_to_change(tmp_path):
+    # a memory bound set above what the process may use (1.5 GiB of address space):
+    # the permutation test's sign matrix does not fit, a MemoryError, exit 2
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1536 * 2**20, 1536 * 2**20))
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "data"
     out = tmp_path / "r"
     proc = subprocess.run(
-        [sys.executable, "-m", "reportgen", "analyze", str(scores), "--out", str(out)]
-        + ["--n-resamples", str(10**12)],
+        [sys.executable, "-m", "reportgen", "analyze", str(example), "--out", str(out)]
+        + ["--n-resamples", "9999999", "--max-memory", "1TB", "--method", "permutation"],
         capture_output=True,
         text=True,
         timeout=300,
+        preexec_fn=cap,
     )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr

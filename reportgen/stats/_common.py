@@ -47,6 +47,11 @@ def choices_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]]) -> None:
             )
 
 
+#: The most resamples any routine draws: 10 million (Monte Carlo error of a p-value
+#: near 0.05 about 0.00007); more would only run for days.
+MAX_RESAMPLES = 10_000_000
+
+
 def resampling_iv(
     *, confidence: float, n_resamples: int, max_memory: int, alpha: float | None = None
 ) -> None:
@@ -71,6 +76,13 @@ def resampling_iv(
             f"n_resamples={n_resamples!r} must be a positive integer",
             hint="9999 is a good default; at least 4000 bootstrap resamples are "
             "advised (clawRxiv 2604.01973)",
+        )
+    if n_resamples > MAX_RESAMPLES:
+        # chunked resampling never runs out of memory, so a huge count would run for days
+        raise InputError(
+            f"n_resamples={n_resamples:,} is more than reportgen draws (at most {MAX_RESAMPLES:,})",
+            hint="9999 is a good default: the Monte Carlo error of a p-value near 0.05 is "
+            "then 0.002; 100,000 makes it 0.0007",
         )
     if max_memory < 2**20:
         raise InputError(f"max_memory={max_memory!r} is below 1 MiB")
