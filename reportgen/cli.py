@@ -341,7 +341,7 @@ def _cmd_power(args: argparse.Namespace) -> int:
         method=args.method,
         alternative=args.alternative,
         alpha=args.alpha,
-        baseline=args.baseline,
+        baseline=args.accuracy_b,
         discordance=args.discordance,
         correlation=args.correlation,
         sd=args.sd,
@@ -395,18 +395,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
         max_table_rows=given("max_table_rows"),
         execution_timeout=given("timeout"),
         execution=_execution_kwargs(args),
+        gate=_gate(args, report),
+        allow_partial=bool(given("allow_partial")),
     )
-    gate = _gate(args, report)
     progress = _progress_printer(quiet=bool(args.quiet))
     result = run_report(spec, progress=progress)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed {result.seed}\n")
     # units that are results, not errors: said as analyze says them
     _unit_notes([(f"{e['dataset']} / {e['metric']}", str(e["reason"])) for e in result.degenerate])
     if result.verdict is not None:
-        return _release_gate(result.verdict, gate=gate, allow_partial=bool(given("allow_partial")))
-    if gate is not None:
+        return _release_gate(result.verdict, gate=spec.gate, allow_partial=spec.allow_partial)
+    if spec.gate is not None:
         sys.stderr.write(
-            f"reportgen: warning: --gate {gate} needs a release report "
+            f"reportgen: warning: --gate {spec.gate} needs a release report "
             "(--template release); nothing was checked\n"
         )
     return EXIT_OK
@@ -1081,7 +1082,19 @@ def _add_power_command(commands: _Commands) -> None:
         help="auto: the test reportgen runs for the design",
     )
     power.add_argument(
-        "--baseline", type=float, default=None, help="accuracy of system B (binary designs)"
+        "--accuracy-b",
+        type=float,
+        default=None,
+        dest="accuracy_b",
+        help="binary designs: accuracy of system B (the reference), in (0, 1)",
+    )
+    power.add_argument(  # the name before --accuracy-b, kept for one version
+        "--baseline",
+        type=float,
+        dest="accuracy_b",
+        action=_DeprecatedAlias,
+        new="--accuracy-b",
+        help=argparse.SUPPRESS,
     )
     power.add_argument(
         "--discordance",
@@ -1117,6 +1130,22 @@ def _add_power_command(commands: _Commands) -> None:
     )
     power.add_argument("--json", action="store_true", help="print the result as JSON")
     power.set_defaults(func=_cmd_power)
+
+
+class _DeprecatedAlias(argparse.Action):
+    """An old flag name kept for one version: it sets the new flag's value and says on
+    stderr which name to use."""
+
+    def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        sys.stderr.write(
+            f"reportgen: warning: {option_string} is deprecated here and will be removed "
+            f"in the next version; use {self.new}\n"
+        )
+        setattr(namespace, self.dest, values)
 
 
 class _Terminated(KeyboardInterrupt):

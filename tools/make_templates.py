@@ -23,6 +23,8 @@ theme: str = "default"  # chart and page theme: a bundled name (default, print) 
 output_dir: str = "report-output"  # where results.json and tables/*.csv are written
 max_table_rows: int = 40  # longest pairwise table shown per dataset x metric (all pairs go to tables/)
 execution: dict = {{}}  # where the dataset x metric units run (jobs, executor, scheduler of reportgen.execution.Execution); never changes the numbers
+analysis_file: str = ""  # the data and analysis `reportgen run` made before the notebook started ("": load and analyse here)
+analysis_sha256: str = ""  # the SHA-256 of analysis_file (a file that does not match is not read)
 '''
 
 
@@ -73,7 +75,9 @@ def evaluation() -> nbformat.NotebookNode:
         "report = rs.prepare(data, config=config or None, load_options=load_options,\n"
         "                    analysis_options=analysis_options, title=title,\n"
         "                    release=release or None, theme=theme, output_dir=output_dir,\n"
-        "                    max_table_rows=max_table_rows, execution=execution)")
+        "                    max_table_rows=max_table_rows, execution=execution,\n"
+        "                    figure_workers=\"auto\", analysis_file=analysis_file,\n"
+        "                    analysis_sha256=analysis_sha256)")
     prepare.metadata["reportgen"] = {"section": "analysis"}
     cells = [
         intro("# Evaluation report\n\nA recipe executed by `reportgen run` (papermill): each "
@@ -128,21 +132,26 @@ def release() -> nbformat.NotebookNode:
         "                    release=release or None, theme=theme, output_dir=output_dir,\n"
         "                    max_table_rows=max_table_rows, release_report=True,\n"
         "                    baseline=baseline or None, candidate=candidate or None,\n"
-        "                    execution=execution)")
+        "                    execution=execution, figure_workers=\"auto\",\n"
+        "                    analysis_file=analysis_file, analysis_sha256=analysis_sha256)")
     prepare.metadata["reportgen"] = {"section": "analysis"}
     cells = [
         intro("# Release report\n\nA candidate release against its baseline: per dataset × "
               "metric the difference with its interval and adjusted p-value, and a verdict "
               "(improved / regressed / no detectable difference, with the minimum "
-              "detectable effect). Run with `reportgen run DATA --template release "
-              "--baseline OLD --candidate NEW`; `--fail-on-regression` turns it into a CI "
-              "gate."),
+              "detectable effect; with `--margin DELTA`: improved / regressed / "
+              "non-inferior / inconclusive, with equivalence beside it), and the items the "
+              "candidate lost and gained. Run with `reportgen run DATA --template release "
+              "--baseline OLD --candidate NEW`; `--gate regression` or `--gate "
+              "non-inferiority` turns it into a CI gate."),
         parameters(params),
         prepare,
         section("Release verdict", "release_summary", "Verdict per dataset × metric"),
         section("Differences", "release_details", "Forest plot of candidate − baseline"),
         section("Per dataset × metric", "per_sample_list", "Means with intervals and "
                 "the comparison of each dataset × metric"),
+        section("Per dataset × metric", "release_flips", "Items the candidate lost and "
+                "gained, with their metadata"),
         section("Noise and power", "noise_and_power", "Minimum detectable effects and "
                 "benchmark noise"),
         section("Repeated runs", "repeated_runs", "Run-to-run variation"),

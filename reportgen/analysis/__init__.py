@@ -11,7 +11,7 @@ from reportgen.analysis._ranking import choose_rank_lists
 from reportgen.analysis._units import unit_rng
 from reportgen.analysis.ledger import Claim, Family, Ledger, MethodUsed, NoiseFigure
 from reportgen.analysis.options import AnalysisOptions, CorrectAcross, Pairing
-from reportgen.analysis.release import NotCompared, ReleaseComparison, ReleaseVerdict
+from reportgen.analysis.release import NotCompared, ReleaseComparison, ReleaseSpec, ReleaseVerdict
 from reportgen.analysis.results import UnitResult
 from reportgen.analysis.serialize import to_results
 
@@ -27,6 +27,7 @@ __all__ = [
     "NotCompared",
     "Pairing",
     "ReleaseComparison",
+    "ReleaseSpec",
     "ReleaseVerdict",
     "UnitResult",
     "analyze",

@@ -123,6 +123,52 @@ def resolve_release_systems(
 
 
 @dataclass(frozen=True)
+class ReleaseSpec:
+    """A release comparison as asked for, resolved once and passed on: the baseline and
+    the candidate (None until :meth:`resolve` names them from the data), the release
+    label, and the gate with its ``allow_partial`` switch (what the exit status checks:
+    :meth:`ReleaseComparison.gate_failures`).
+
+    The non-inferiority margins are not here: they are analysis options
+    (:attr:`reportgen.analysis.AnalysisOptions.margins`) because every margin test of
+    an analysis uses them, in a release report or not.
+    """
+
+    baseline: str | None = None
+    candidate: str | None = None
+    release: str | None = None
+    gate: Gate | None = None
+    allow_partial: bool = False
+
+    def __post_init__(self) -> None:
+        if self.gate is not None and self.gate not in GATES:
+            raise InputError(f"unknown gate {self.gate!r}", hint=f"use one of: {', '.join(GATES)}")
+
+    @property
+    def resolved(self) -> bool:
+        """Whether both systems are named."""
+        return self.baseline is not None and self.candidate is not None
+
+    def resolve(self, systems: Sequence[str]) -> ReleaseSpec:
+        """This spec with both systems named (:func:`resolve_release_systems`).
+
+        Raises
+        ------
+        InputError
+            A name that is not a system, the same system twice, or an ambiguous default.
+        """
+        baseline, candidate = resolve_release_systems(
+            systems, baseline=self.baseline, candidate=self.candidate, release=self.release
+        )
+        return ReleaseSpec(baseline, candidate, self.release, self.gate, self.allow_partial)
+
+    def title(self) -> str:
+        """The default title of its report: ``Release v2.1: B against A``."""
+        head = f"Release {self.release}" if self.release else "Release"
+        return f"{head}: {self.candidate} against {self.baseline}"
+
+
+@dataclass(frozen=True)
 class ReleaseVerdict:
     """The candidate against the baseline on one dataset × metric.
 

@@ -22,12 +22,15 @@ import tempfile
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.jsonsafe import json_safe
+
+if TYPE_CHECKING:
+    from reportgen.analysis.release import ReleaseSpec
 
 __all__ = [
     "FORMATS",
@@ -90,6 +93,8 @@ class RunSpec:
     kernel_name: str | None = None
     execution_timeout: int | None = None
     execution: Mapping[str, Any] = field(default_factory=dict)
+    gate: str | None = None  # a release report's gate (the exit status), None for none
+    allow_partial: bool = False
 
     def __post_init__(self) -> None:
         unknown = [f for f in self.formats if f not in FORMATS]
@@ -100,6 +105,21 @@ class RunSpec:
             )
         if self.max_table_rows < 1:
             raise InputError(f"max_table_rows = {self.max_table_rows} must be at least 1")
+        self.release_spec()  # a bad gate fails now
+
+    def release_spec(self) -> ReleaseSpec:
+        """The release comparison asked for (systems named or not yet):
+        ``--baseline`` (or the ``baseline`` analysis option), ``--candidate``,
+        ``--release``, the gate."""
+        from reportgen.analysis.release import ReleaseSpec
+
+        return ReleaseSpec(
+            baseline=self.baseline or self.analysis_options.get("baseline"),
+            candidate=self.candidate,
+            release=self.release,
+            gate=self.gate,  # type: ignore[arg-type]  # checked by ReleaseSpec
+            allow_partial=self.allow_partial,
+        )
 
 
 @dataclass(frozen=True)
@@ -168,6 +188,15 @@ def _check_template(path: Path) -> None:
             hint="open and save it with a current Jupyter (which writes nbformat 4)"
             if isinstance(version, int)
             else hint,
+        )
+    metadata = document.get("metadata") or {}
+    if not (metadata.get("language_info") or {}).get("name") and not (
+        metadata.get("kernelspec") or {}
+    ).get("language"):
+        raise InputError(
+            "the notebook template names no language (metadata.language_info.name)",
+            location=Location(str(path)),
+            hint="open and save it with Jupyter, which records its Python kernel",
         )
     try:
         nbformat.validate(nbformat.from_dict(document))
@@ -364,6 +393,12 @@ def execute_template(
         ) from None
     except PapermillExecutionError as exc:
         section, number = _failed_cell(output)
+        if exc.ename in _USER_ERRORS:  # a template of one's own met bad data or options
+            message, _, hint = str(exc.evalue).partition("\n  hint: ")
+            raise InputError(
+                f"{message} (section {section!r}, code cell {number} of the template)",
+                hint=hint or None,
+            ) from None
         raise NotebookExecutionError(
             f"the report notebook failed in section {section!r} (code cell {number} of "
             f"the template): "
@@ -372,6 +407,11 @@ def execute_template(
     finally:
         log.setLevel(level)
     return nbformat.read(str(output), as_version=4)
+
+
+#: Errors a notebook cell raises for bad input (the user's, exit code 2), by class name:
+#: the kernel's exception reaches this process as its name and message.
+_USER_ERRORS = frozenset({"InputError", "ConfigError"})
 
 
 def _failed_cell(path: Path) -> tuple[str, int]:
@@ -569,8 +609,10 @@ def _run_report(
     """:func:`run_report` once its kernel is starting."""
     from reportgen.analysis import AnalysisOptions
     from reportgen.charts.render import load_theme
-    from reportgen.data import LoadOptions, load
+    from reportgen.data import LoadOptions
+    from reportgen.execution import Execution
     from reportgen.report.archive import build_manifest, report_folder, validate_results
+    from reportgen.report.prepared import _tuples, hand_over, load_and_analyse
 
     say = progress or (lambda message: None)
     timings: dict[str, float] = {}
@@ -588,39 +630,42 @@ def _run_report(
                 location=Location(flag),
                 hint="give it on one line, in printable characters",
             )
-    AnalysisOptions(**options)  # bad options fail before any work
-    LoadOptions(**dict(spec.load_options))
-    from reportgen.execution import Execution
-
-    Execution.from_mapping(spec.execution)
-    out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
-    with report_folder(out, force=replace, discard_edits=spec.if_exists == "replace-edited") as tmp:
-        tick = time.perf_counter()
-        say(f"loading {', '.join(spec.data)}")
-        table = load(
-            list(spec.data), options=LoadOptions(**dict(spec.load_options)), config=spec.config
+    # resolved once, here: bad options fail before any work
+    analysis_options = AnalysisOptions(**_tuples(options))
+    load_options = LoadOptions(**dict(spec.load_options))
+    execution = Execution.from_mapping(spec.execution)
+    release = spec.release_spec() if release_report else None
+    if release is not None:
+        analysis_options = replace(
+            analysis_options,
+            baseline=None,
+            correct_across=options.get("correct_across") or "all",
         )
-        timings["load"] = time.perf_counter() - tick
-        say(
-            f"loaded {len(table.systems)} systems, {len(table.datasets)} datasets, "
-            f"{len(table.metrics)} metrics"
+    out, replace_folder = output_folder(
+        spec.out, force=spec.force, if_exists=spec.if_exists, progress=say
+    )
+    with (
+        report_folder(
+            out, force=replace_folder, discard_edits=spec.if_exists == "replace-edited"
+        ) as tmp,
+        tempfile.TemporaryDirectory(prefix="reportgen-") as private,
+    ):
+        prepared = load_and_analyse(
+            spec.data,
+            config=spec.config,
+            load_options=load_options,
+            options=analysis_options,
+            execution=execution,
+            release=release,
+            progress=say,
         )
-        from reportgen.analysis import check_options
-
-        check_options(table, AnalysisOptions(**options))  # before the notebook starts
+        table = prepared.table
+        timings.update(prepared.timings)
+        handed, digest = hand_over(prepared, Path(private))
         title = spec.title or "Evaluation report"
-        if release_report:
-            from reportgen.analysis.release import resolve_release_systems
-
-            base, cand = resolve_release_systems(
-                table.systems,
-                baseline=spec.baseline or options.get("baseline"),
-                candidate=spec.candidate,
-                release=spec.release,
-            )
-            if not spec.title:
-                head = f"Release {spec.release}" if spec.release else "Release"
-                title = f"{head}: {cand} against {base}"
+        if prepared.release is not None:
+            release = prepared.release
+            title = spec.title or release.title()
         parameters = {
             "data": [str(Path(d).resolve()) for d in spec.data],
             "config": str(Path(spec.config).resolve()) if spec.config else "",
@@ -631,12 +676,14 @@ def _run_report(
             "theme": str(theme.path),
             "output_dir": str(tmp.resolve()),
             "max_table_rows": spec.max_table_rows,
+            "analysis_file": str(handed),
+            "analysis_sha256": digest,
         }
         if spec.execution:  # a template of one's own may predate this parameter
             parameters["execution"] = json_safe(spec.execution)
-        if release_report:
-            parameters["baseline"] = spec.baseline or options.get("baseline") or ""
-            parameters["candidate"] = spec.candidate or ""
+        if release is not None:
+            parameters["baseline"] = release.baseline or ""
+            parameters["candidate"] = release.candidate or ""
         tick = time.perf_counter()
         nb = execute_into(
             template,
@@ -733,21 +780,19 @@ def analyze_into(
         Bad data or output folder; the output folder is checked before the data are
         read, and nothing is left behind on failure.
     """
-    from reportgen.analysis import analyze
-    from reportgen.data import LoadOptions, load
     from reportgen.report.archive import build_manifest, report_folder
+    from reportgen.report.prepared import load_and_analyse
     from reportgen.report.tables import write_analysis
 
     timings: dict[str, float] = {}
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     folder, replace = output_folder(out, force=force, if_exists=if_exists, progress=progress)
     with report_folder(folder, force=replace, discard_edits=if_exists == "replace-edited") as tmp:
-        tick = time.perf_counter()
-        table = load(list(data), options=LoadOptions(**dict(load_options or {})), config=config)
-        timings["load"] = time.perf_counter() - tick
-        tick = time.perf_counter()
-        analysis = analyze(table, options, execution=execution)
-        timings["analysis"] = time.perf_counter() - tick
+        prepared = load_and_analyse(
+            data, config=config, load_options=load_options, options=options, execution=execution
+        )
+        table, analysis = prepared.table, prepared.analysis
+        timings.update(prepared.timings)
         tick = time.perf_counter()
         results = write_analysis(tmp, analysis)  # the long tables in tables/*.parquet
         timings["write"] = time.perf_counter() - tick

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,6 +122,8 @@ def prepare(
     max_table_rows: int = 40,
     execution: Mapping[str, Any] | None = None,
     figure_workers: int | str = 0,
+    analysis_file: str = "",
+    analysis_sha256: str = "",
 ) -> Report:
     """Load the data, run the analysis and gather what the sections show.
 
@@ -158,58 +159,42 @@ def prepare(
         process; ``"auto"`` uses two when this process may run on two cores or more
         (the report notebooks ask for it). They start now, so they are ready when the
         analysis is. The report is the same either way.
+    analysis_file, analysis_sha256
+        The data and analysis ``reportgen run`` made before the notebook started
+        (:func:`reportgen.report.prepared.hand_over`): taken over instead of loading and
+        analysing again. Empty, missing or not matching the digest: loaded and analysed
+        here (:func:`reportgen.report.prepared.load_and_analyse`).
     """
-    from reportgen.analysis import AnalysisOptions, analyze, analyze_release
-    from reportgen.analysis.release import resolve_release_systems
+    from reportgen.analysis.release import ReleaseSpec
     from reportgen.charts.render import load_theme
-    from reportgen.data import LoadOptions, load
-    from reportgen.execution import Execution
+    from reportgen.report.prepared import load_and_analyse, take_over
 
     theme_obj = load_theme(theme)
     pool = _figure_pool(figure_workers, bundled_font=theme_uses_bundled_font(theme_obj.config))
     try:
-        caught: list[str] = []
-        with warnings.catch_warnings(record=True) as records:
-            warnings.simplefilter("always")
-            table = load(
-                list(data), options=LoadOptions(**dict(load_options or {})), config=config or None
-            )
-            options = {
-                k: tuple(v) if isinstance(v, list) else v
-                for k, v in dict(analysis_options or {}).items()
-            }
+        prepared = take_over(analysis_file, analysis_sha256) if analysis_file else None
+        if prepared is None:  # not handed over: a notebook run by hand
+            options = dict(analysis_options or {})
+            spec = None
             if release_report:
-                baseline, candidate = resolve_release_systems(
-                    table.systems,
-                    baseline=baseline or options.pop("baseline", None),
-                    candidate=candidate,
-                    release=release,
-                )
+                spec = ReleaseSpec(baseline or options.pop("baseline", None), candidate, release)
                 options.setdefault("correct_across", "all")
-                analysis = analyze_release(
-                    table,
-                    AnalysisOptions(**options),
-                    baseline=baseline,
-                    candidate=candidate,
-                    release=release,
-                    execution=Execution.from_mapping(execution),
-                )
-            else:
-                analysis = analyze(
-                    table, AnalysisOptions(**options), execution=Execution.from_mapping(execution)
-                )
-        for record in records:
-            if issubclass(
-                record.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
-            ):
-                continue
-            text = str(record.message)
-            if text not in caught:
-                caught.append(text)
+            prepared = load_and_analyse(
+                data,
+                config=config or None,
+                load_options=load_options,
+                options=options,
+                execution=execution,
+                release=spec,
+                reraise=False,
+            )
     except BaseException:  # the workers stop with the failure
         if pool is not None:
             pool.close()
         raise
+    table, analysis, caught = prepared.table, prepared.analysis, list(prepared.warnings)
+    if prepared.release is not None:
+        baseline, candidate = prepared.release.baseline, prepared.release.candidate
     results = analysis.to_results()
     verdicts = None
     if analysis.release is not None:
