@@ -1041,7 +1041,8 @@ def _add_email_command(commands: _Commands) -> None:
         type=float,
         default=30.0,
         metavar="SECONDS",
-        help="network timeout of each step (default 30)",
+        help="seconds the whole SMTP exchange may take, from connecting to the last reply "
+        "(one total deadline; default 30)",
     )
     group.add_argument("--quiet", action="store_true", help="no progress lines")
     email.set_defaults(func=_cmd_email, security="none")
