@@ -1139,16 +1139,12 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     import time
 
     from reportgen.charts.render import load_theme
-    from reportgen.report.archive import build_manifest, report_folder
     from reportgen.report.pipeline import (
         FORMATS,
-        built_files,
-        execute_into,
-        export_formats,
+        FolderRecord,
+        build_report_folder,
         output_folder,
-        read_notebook_output,
         resolve_template,
-        write_manifest,
     )
 
     say = progress or (lambda message: None)
@@ -1180,8 +1176,9 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         f"{sum(c['significant'] for c in checked.changes)} significant"
     )
     out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
-    with report_folder(out, force=replace, discard_edits=spec.if_exists == "replace-edited") as tmp:
-        parameters = {
+
+    def parameters(build: Path) -> dict[str, Any]:
+        return {
             "reports": [str(Path(r).resolve()) for r in spec.reports],
             "order": spec.order,
             "follow": list(spec.follow),
@@ -1189,56 +1186,55 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
             "recompute": spec.recompute,
             "title": spec.title,
             "theme": str(theme.path),
-            "output_dir": str(tmp.resolve()),
+            "output_dir": str(build.resolve()),
         }
-        tick = time.perf_counter()
-        nb = execute_into(
-            template,
-            tmp,
-            out,
-            parameters,
-            progress=say,
-            kernel_name=spec.kernel_name,
-            execution_timeout=spec.execution_timeout,
-        )
-        timings["notebook"] = time.perf_counter() - tick
-        results = read_notebook_output(
-            tmp, "history.json", "reportgen.report.history.write_outputs(history)"
-        )
-        labels = [r["label"] for r in results["reports"]]
-        meta = [("releases", " → ".join(labels)), ("reportgen", str(results["reportgen_version"]))]
-        pages = export_formats(
-            nb,
-            tmp,
-            formats=spec.formats,
-            title=spec.title,
-            release=None,
-            theme=theme,
-            meta=meta,
+
+    def describe(written: dict[str, Any]) -> FolderRecord:
+        labels = [r["label"] for r in written["reports"]]
+        return FolderRecord(
+            meta=[
+                ("releases", " → ".join(labels)),
+                ("reportgen", str(written["reportgen_version"])),
+            ],
             created=started,
-            timings=timings,
-            progress=say,
+            sources=[
+                {"path": str(Path(r) / "results.json"), "format": "results.json", "rows": None}
+                for r in spec.reports
+            ],
+            parameters={
+                "reports": list(spec.reports),
+                "order": spec.order,
+                "follow": list(spec.follow),
+                "references": list(spec.references),
+                "recompute": spec.recompute,
+                "title": spec.title,
+                "theme": spec.theme,
+                "formats": list(spec.formats),
+                "template": str(template),
+            },
+            seed=None,
         )
-        sources = [
-            {"path": str(Path(r) / "results.json"), "format": "results.json", "rows": None}
-            for r in spec.reports
-        ]
-        record = {
-            "reports": list(spec.reports),
-            "order": spec.order,
-            "follow": list(spec.follow),
-            "references": list(spec.references),
-            "recompute": spec.recompute,
-            "title": spec.title,
-            "theme": spec.theme,
-            "formats": list(spec.formats),
-            "template": str(template),
-        }
-        manifest = build_manifest(
-            sources, parameters=record, seed=0, started=started, outputs=built_files(tmp)
-        )
-        manifest.pop("seed", None)
-        files = write_manifest(tmp, manifest, timings, results="history.json")
+
+    built = build_report_folder(
+        out,
+        replace=replace,
+        if_exists=spec.if_exists,
+        template=template,
+        parameters=parameters,
+        document=("history.json", "reportgen.report.history.write_outputs(history)"),
+        describe=describe,
+        formats=spec.formats,
+        title=spec.title,
+        release=None,
+        theme=theme,
+        started=started,
+        timings=timings,
+        kernel_name=spec.kernel_name,
+        execution_timeout=spec.execution_timeout,
+        progress=say,
+    )
+    results, files, pages = built.document, built.files, built.pages
+    labels = [r["label"] for r in results["reports"]]
     say(f"wrote {out}")
     return HistoryResult(
         out=out,

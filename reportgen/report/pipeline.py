@@ -572,6 +572,108 @@ def write_manifest(
     return tuple(sorted([*manifest["outputs"], "manifest.json"]))
 
 
+@dataclass(frozen=True)
+class FolderRecord:
+    """What a report folder's manifest and header say, drawn from the document its
+    notebook wrote (``results.json`` or ``history.json``): the header's ``meta`` lines,
+    the time of ``created``, the manifest's input ``sources``, ``parameters`` and
+    ``seed`` (None: a report without one)."""
+
+    meta: Sequence[tuple[str, str]]
+    created: str
+    sources: Sequence[Mapping[str, Any]]
+    parameters: Mapping[str, Any]
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class BuiltFolder:
+    """What :func:`build_report_folder` wrote."""
+
+    files: tuple[str, ...]
+    document: dict[str, Any]
+    pages: int | None
+
+
+def build_report_folder(
+    out: Path,
+    *,
+    replace: bool,
+    if_exists: str,
+    template: Path,
+    parameters: Callable[[Path], Mapping[str, Any]],
+    document: tuple[str, str],
+    describe: Callable[[dict[str, Any]], FolderRecord],
+    formats: Sequence[str],
+    title: str,
+    release: str | None,
+    theme: Any,
+    started: str,
+    timings: dict[str, float],
+    kernel_name: str | None = None,
+    execution_timeout: int | None = None,
+    kernel: WarmKernel | None = None,
+    progress: Progress | None = None,
+) -> BuiltFolder:
+    """The report folder of ``reportgen run`` and ``reportgen history``: execute
+    ``template`` with ``parameters(build folder)`` in a build folder beside ``out``,
+    read the JSON ``document`` the notebook wrote (its name and the call that writes
+    it), export ``formats``, write ``manifest.json`` from ``describe(document)``, and
+    move the folder into place (:func:`reportgen.report.archive.report_folder`: an
+    existing one is replaced only when ``replace`` and only when reportgen wrote it).
+
+    Raises
+    ------
+    NotebookExecutionError
+        A cell failed; the partial notebook is kept at ``<out>.failed.ipynb``.
+    InputError
+        A template's own cell met bad input.
+    """
+    from reportgen.report.archive import build_manifest, report_folder
+
+    name, writer = document
+    with report_folder(out, force=replace, discard_edits=if_exists == "replace-edited") as tmp:
+        tick = time.perf_counter()
+        nb = execute_into(
+            template,
+            tmp,
+            out,
+            parameters(tmp),
+            progress=progress,
+            kernel_name=kernel_name,
+            execution_timeout=execution_timeout,
+            kernel=kernel,
+        )
+        if kernel is not None:
+            kernel.close()  # now, not after the export
+        timings["notebook"] = time.perf_counter() - tick
+        written = read_notebook_output(tmp, name, writer)
+        record = describe(written)
+        pages = export_formats(
+            nb,
+            tmp,
+            formats=formats,
+            title=title,
+            release=release,
+            theme=theme,
+            meta=record.meta,
+            created=record.created,
+            timings=timings,
+            progress=progress,
+        )
+        manifest = build_manifest(
+            record.sources,
+            parameters=json_safe(record.parameters),
+            seed=record.seed or 0,
+            started=started,
+            outputs=built_files(tmp),
+        )
+        if record.seed is None:
+            manifest.pop("seed", None)
+        files = write_manifest(tmp, manifest, timings, results=name)
+    return BuiltFolder(files, written, pages)
+
+
 def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     """Make a full report folder: ``report.html``, ``report.pdf``, ``report.ipynb``
     (as chosen by ``spec.formats``), ``results.json``, ``tables/*.csv``,
@@ -611,7 +713,7 @@ def _run_report(
     from reportgen.charts.render import load_theme
     from reportgen.data import LoadOptions
     from reportgen.execution import Execution
-    from reportgen.report.archive import build_manifest, report_folder, validate_results
+    from reportgen.report.archive import validate_results
     from reportgen.report.prepared import _tuples, hand_over, load_and_analyse
 
     say = progress or (lambda message: None)
@@ -644,12 +746,7 @@ def _run_report(
     out, replace_folder = output_folder(
         spec.out, force=spec.force, if_exists=spec.if_exists, progress=say
     )
-    with (
-        report_folder(
-            out, force=replace_folder, discard_edits=spec.if_exists == "replace-edited"
-        ) as tmp,
-        tempfile.TemporaryDirectory(prefix="reportgen-") as private,
-    ):
+    with tempfile.TemporaryDirectory(prefix="reportgen-") as private:
         prepared = load_and_analyse(
             spec.data,
             config=spec.config,
@@ -659,86 +756,80 @@ def _run_report(
             release=release,
             progress=say,
         )
-        table = prepared.table
         timings.update(prepared.timings)
         handed, digest = hand_over(prepared, Path(private))
         title = spec.title or "Evaluation report"
         if prepared.release is not None:
             release = prepared.release
             title = spec.title or release.title()
-        parameters = {
-            "data": [str(Path(d).resolve()) for d in spec.data],
-            "config": str(Path(spec.config).resolve()) if spec.config else "",
-            "load_options": json_safe(spec.load_options),
-            "analysis_options": json_safe(options),
-            "title": title,
-            "release": spec.release or "",
-            "theme": str(theme.path),
-            "output_dir": str(tmp.resolve()),
-            "max_table_rows": spec.max_table_rows,
-            "analysis_file": str(handed),
-            "analysis_sha256": digest,
-        }
-        if spec.execution:  # a template of one's own may predate this parameter
-            parameters["execution"] = json_safe(spec.execution)
-        if release is not None:
-            parameters["baseline"] = release.baseline or ""
-            parameters["candidate"] = release.candidate or ""
-        tick = time.perf_counter()
-        nb = execute_into(
-            template,
-            tmp,
+
+        def parameters(build: Path) -> dict[str, Any]:
+            given = {
+                "data": [str(Path(d).resolve()) for d in spec.data],
+                "config": str(Path(spec.config).resolve()) if spec.config else "",
+                "load_options": json_safe(spec.load_options),
+                "analysis_options": json_safe(options),
+                "title": title,
+                "release": spec.release or "",
+                "theme": str(theme.path),
+                "output_dir": str(build.resolve()),
+                "max_table_rows": spec.max_table_rows,
+                "analysis_file": str(handed),
+                "analysis_sha256": digest,
+            }
+            if spec.execution:  # a template of one's own may predate this parameter
+                given["execution"] = json_safe(spec.execution)
+            if release is not None:
+                given["baseline"] = release.baseline or ""
+                given["candidate"] = release.candidate or ""
+            return given
+
+        def describe(results: dict[str, Any]) -> FolderRecord:
+            validate_results(results)
+            record = {k: v for k, v in asdict(spec).items() if k not in ("data", "out")}
+            record["analysis_options"] = json_safe(options)
+            record["template"] = str(template)
+            if spec.config:  # absolute, so `reportgen history` can reload the data later
+                record["config_resolved"] = str(Path(spec.config).resolve())
+            return FolderRecord(
+                meta=[
+                    ("seed", str(results["seed"])),
+                    ("reportgen", results["reportgen_version"]),
+                    ("data", _short_list(spec.data)),
+                ],
+                created=results["created"],
+                sources=prepared.table.sources,
+                parameters=record,
+                seed=int(results["seed"]),
+            )
+
+        built = build_report_folder(
             out,
-            parameters,
-            progress=say,
-            kernel_name=spec.kernel_name,
-            execution_timeout=spec.execution_timeout,
-            kernel=kernel,
-        )
-        kernel.close()  # now, not after the export
-        timings["notebook"] = time.perf_counter() - tick
-        results = read_notebook_output(
-            tmp, "results.json", "reportgen.report.sections.write_outputs(report)"
-        )
-        validate_results(results)
-        meta = [
-            ("seed", str(results["seed"])),
-            ("reportgen", results["reportgen_version"]),
-            ("data", _short_list(spec.data)),
-        ]
-        pages = export_formats(
-            nb,
-            tmp,
+            replace=replace_folder,
+            if_exists=spec.if_exists,
+            template=template,
+            parameters=parameters,
+            document=("results.json", "reportgen.report.sections.write_outputs(report)"),
+            describe=describe,
             formats=spec.formats,
             title=title,
             release=spec.release,
             theme=theme,
-            meta=meta,
-            created=results["created"],
+            started=started,
             timings=timings,
+            kernel_name=spec.kernel_name,
+            execution_timeout=spec.execution_timeout,
+            kernel=kernel,
             progress=say,
         )
-        outputs = built_files(tmp)
-        parameters_record = {k: v for k, v in asdict(spec).items() if k not in ("data", "out")}
-        parameters_record["analysis_options"] = json_safe(options)
-        parameters_record["template"] = str(template)
-        if spec.config:  # absolute, so `reportgen history` can reload the data later
-            parameters_record["config_resolved"] = str(Path(spec.config).resolve())
-        manifest = build_manifest(
-            table.sources,
-            parameters=json_safe(parameters_record),
-            seed=int(results["seed"]),
-            started=started,
-            outputs=outputs,
-        )
-        files = write_manifest(tmp, manifest, timings)
-        verdict = results.get("verdict")
+    results = built.document
+    verdict = results.get("verdict")
     say(f"wrote {out}")
     return RunResult(
         out=out,
-        files=files,
+        files=built.files,
         seed=int(results["seed"]),
-        pages=pages,
+        pages=built.pages,
         verdict_counts=None if verdict is None else verdict.get("counts"),
         timings=timings,
         verdict=verdict,
