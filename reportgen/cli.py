@@ -284,42 +284,18 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from reportgen.analysis import analyze
-    from reportgen.errors import InputError
     from reportgen.report.claims import claim_sentence
+    from reportgen.report.prepared import compare_two
 
-    a, b = args.a, args.b
-    if not args.data:
-        if not (Path(a).exists() and Path(b).exists()):
-            raise InputError(
-                "give two result files, or two system names followed by the data",
-                hint="reportgen compare results_a.jsonl results_b.jsonl"
-                "  or  reportgen compare SYS_A SYS_B DATA...",
-            )
-        args.data = [a, b]
-        table = _load(args)
-        if len(table.systems) != 2:
-            raise InputError(
-                f"the two files hold {len(table.systems)} systems "
-                f"({', '.join(table.systems)}), not 2",
-                hint="name the two systems: reportgen compare SYS_A SYS_B DATA...",
-            )
-        a, b = table.systems
-    else:
-        table = _load(args)
-        for name in (a, b):
-            if name not in table.systems:
-                raise InputError(
-                    f"unknown system {name!r}", hint=f"systems: {', '.join(table.systems)}"
-                )
-    from dataclasses import replace
-
-    options = replace(_analysis_options(args), order="first-vs-rest", baseline=a, systems=(a, b))
-    analysis = analyze(table, options, execution=_execution(args))
-    if not analysis.compared:
-        raise InputError(f"{a} and {b} share no dataset × metric to compare")
+    analysis = compare_two(
+        args.a,
+        args.b,
+        list(args.data),
+        config=args.config,
+        load_options=_load_options(args),
+        options=_analysis_options(args),
+        execution=_execution(args),
+    )
     for row in analysis.comparisons():
         sys.stdout.write(shown(claim_sentence(row, style=args.style)) + "\n")
     return EXIT_OK

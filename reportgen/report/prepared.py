@@ -165,3 +165,65 @@ def take_over(path: str | Path, sha256: str) -> Prepared | None:
         return None
     prepared = pickle.loads(payload)  # noqa: S301 - our own file, checked by its digest
     return prepared if isinstance(prepared, Prepared) else None
+
+
+def compare_two(
+    a: str,
+    b: str,
+    data: Sequence[str] = (),
+    *,
+    config: str | None = None,
+    load_options: LoadOptions | Mapping[str, Any] | None = None,
+    options: AnalysisOptions | Mapping[str, Any] | None = None,
+    execution: Execution | Mapping[str, Any] | None = None,
+) -> Analysis:
+    """``reportgen compare``: the analysis of two systems on every dataset × metric they
+    share, ``a`` − ``b``. Either ``a`` and ``b`` are two result files holding one system
+    each (``data`` empty), or two system names of ``data``.
+
+    Raises
+    ------
+    InputError
+        Files that do not hold one system each, a name that is not a system, or two
+        systems that share no dataset × metric.
+    """
+    from dataclasses import replace
+
+    from reportgen.analysis import AnalysisOptions, analyze
+    from reportgen.data import LoadOptions, load
+    from reportgen.errors import InputError
+    from reportgen.execution import Execution
+
+    if not isinstance(load_options, LoadOptions):
+        load_options = LoadOptions(**dict(load_options or {}))
+    if not isinstance(options, AnalysisOptions):
+        options = AnalysisOptions(**_tuples(options or {}))
+    if not isinstance(execution, Execution):
+        execution = Execution.from_mapping(execution)
+    if not data:
+        if not (Path(a).exists() and Path(b).exists()):
+            raise InputError(
+                "give two result files, or two system names followed by the data",
+                hint="reportgen compare results_a.jsonl results_b.jsonl"
+                "  or  reportgen compare SYS_A SYS_B DATA...",
+            )
+        table = load([a, b], options=load_options, config=config)
+        if len(table.systems) != 2:
+            raise InputError(
+                f"the two files hold {len(table.systems)} systems "
+                f"({', '.join(table.systems)}), not 2",
+                hint="name the two systems: reportgen compare SYS_A SYS_B DATA...",
+            )
+        a, b = table.systems
+    else:
+        table = load(list(data), options=load_options, config=config)
+        for name in (a, b):
+            if name not in table.systems:
+                raise InputError(
+                    f"unknown system {name!r}", hint=f"systems: {', '.join(table.systems)}"
+                )
+    options = replace(options, order="first-vs-rest", baseline=a, systems=(a, b))
+    analysis = analyze(table, options, execution=execution)
+    if not analysis.compared:
+        raise InputError(f"{a} and {b} share no dataset × metric to compare")
+    return analysis
