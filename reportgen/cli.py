@@ -16,7 +16,7 @@ from typing import Any, TypeAlias
 from reportgen import __version__
 from reportgen import config as declared
 from reportgen.errors import ReportgenError, ReportgenWarning
-from reportgen.names import ALTERNATIVES, IF_EXISTS, INPUT_FORMATS
+from reportgen.names import INPUT_FORMATS
 from reportgen.plaintext import shown
 
 __all__ = ["main"]
@@ -64,23 +64,47 @@ def _add_declared(
         group.add_argument(flag, **kwargs)
 
 
+def _add_flags(
+    parser: argparse.ArgumentParser,
+    command: str,
+    groups: dict[str | None, Any] | None = None,
+) -> None:
+    """The flags of ``command`` declared in :data:`reportgen.config.COMMAND_FLAGS`, into
+    their argument groups (``groups`` maps a title to a group made before)."""
+    groups = {None: parser} if groups is None else {None: parser, **groups}
+    exclusive: dict[str, Any] = {}
+    types = {"int": int, "float": float, "name-list": _name_list, "formats": _formats}
+    for flag in declared.command_flags(command):
+        if flag.group not in groups:
+            groups[flag.group] = parser.add_argument_group(flag.group)
+        target = groups[flag.group]
+        if flag.exclusive is not None:
+            if flag.exclusive not in exclusive:
+                exclusive[flag.exclusive] = target.add_mutually_exclusive_group()
+            target = exclusive[flag.exclusive]
+        kwargs: dict[str, Any] = {"help": argparse.SUPPRESS if flag.hidden else flag.help}
+        for key in ("dest", "choices", "metavar", "nargs", "const"):
+            if getattr(flag, key) is not None:
+                kwargs[key] = getattr(flag, key)
+        if flag.required:
+            kwargs["required"] = True
+        if flag.kind is not None:
+            kwargs["type"] = types[flag.kind]
+        if flag.action == "deprecated-alias":
+            kwargs.update(action=_DeprecatedAlias, new=flag.replaced_by)
+        elif flag.action is not None:
+            kwargs["action"] = flag.action
+        default = flag.default
+        if flag.action == "append" and isinstance(default, tuple):
+            default = list(default)  # argparse appends to a copy of the default
+        if default is not None or flag.action == "append":
+            kwargs["default"] = default
+        target.add_argument(*flag.names, **kwargs)
+
+
 def _add_data_options(parser: argparse.ArgumentParser, *, format_flag: str = "--format") -> None:
-    parser.add_argument(
-        "data",
-        nargs="*",
-        metavar="DATA",
-        help="result files or folders (several are combined); default: "
-        "[input] data of the config file",
-    )
     group = parser.add_argument_group("reading the data")
-    group.add_argument(
-        "--config",
-        metavar="FILE",
-        default=None,
-        help="TOML config: metric and dataset properties (direction, "
-        "modality, weight, margin), systems, and the defaults of every "
-        "flag ([input], [analysis], [report]); flags given win",
-    )
+    _add_flags(parser, "data", {"reading the data": group})
     _add_declared(group, "input", flags={"format": format_flag})
 
 
@@ -692,9 +716,7 @@ def _add_inspect_command(commands: _Commands) -> None:
         "items, runs, pairing and modality found, and every problem.",
     )
     _add_data_options(inspect)
-    inspect.add_argument(
-        "--json", action="store_true", help="print the summary as JSON instead of text"
-    )
+    _add_flags(inspect, "inspect")
     inspect.set_defaults(func=_cmd_inspect)
 
 
@@ -708,27 +730,7 @@ def _add_analyze_command(commands: _Commands) -> None:
         "metric) and write OUT/results.json.",
     )
     _add_data_options(analyze)
-    analyze.add_argument(
-        "--out",
-        required=True,
-        metavar="DIR",
-        help="folder to create for results.json and manifest.json; an "
-        "existing one is replaced only with --force, and only if "
-        "reportgen wrote everything in it",
-    )
-    analyze.add_argument(
-        "--force",
-        action="store_true",
-        help="replace an existing results folder (= --if-exists replace)",
-    )
-    analyze.add_argument(
-        "--if-exists",
-        choices=IF_EXISTS,
-        default="error",
-        help="when --out exists: error (default), replace (only if unchanged since "
-        "reportgen wrote it), replace-edited (even if edited), or write a "
-        "new timestamped folder beside it",
-    )
+    _add_flags(analyze, "analyze")
     _add_analysis_options(analyze)
     analyze.set_defaults(func=_cmd_analyze)
 
@@ -743,15 +745,8 @@ def _add_compare_command(commands: _Commands) -> None:
         "each (reportgen compare a.jsonl b.jsonl) or two system names and the "
         "data (reportgen compare SYS_A SYS_B DATA...).",
     )
-    compare.add_argument("a", metavar="A", help="first system name, or first result file")
-    compare.add_argument("b", metavar="B", help="second system name, or second result file")
+    _add_flags(compare, "compare")
     _add_data_options(compare)
-    compare.add_argument(
-        "--style",
-        choices=("plain", "markdown", "latex"),
-        default="plain",
-        help="sentence format (default plain)",
-    )
     _add_analysis_options(compare)
     compare.set_defaults(func=_cmd_compare)
 
@@ -770,18 +765,7 @@ def _add_run_command(commands: _Commands) -> None:
     _add_data_options(run, format_flag="--input-format")
     group = run.add_argument_group("the report")
     _add_declared(group, "report")
-    group.add_argument(
-        "--margin",
-        action="append",
-        metavar="[METRIC=]DELTA",
-        default=None,
-        help="release template: the largest loss you accept, in the "
-        "metric's units (0.01 = one point of accuracy), for every "
-        "metric or for METRIC (repeat the flag; METRIC=DELTA wins, "
-        "and either wins over the config's [metrics.NAME] margin). "
-        "Verdicts become improved, regressed, non-inferior or "
-        "inconclusive, with equivalence (within ±DELTA) beside them",
-    )
+    _add_flags(run, "run", {"the report": group})
     _add_analysis_options(run)
     run.set_defaults(func=_cmd_run)
 
@@ -796,9 +780,7 @@ def _add_verify_command(commands: _Commands) -> None:
         "missing and what was added. Exit status 0: nothing changed; 1: "
         "something did; 2: not a report folder.",
     )
-    verify.add_argument(
-        "reports", nargs="+", metavar="REPORT_DIR", help="report folders written by reportgen run"
-    )
+    _add_flags(verify, "verify")
     verify.set_defaults(func=_cmd_verify)
 
 
@@ -817,81 +799,7 @@ def _add_history_command(commands: _Commands) -> None:
         "system of a report is its release candidate, or the system named "
         "like its release, or --system.",
     )
-    history.add_argument(
-        "reports",
-        nargs="+",
-        metavar="REPORT_DIR",
-        help="report folders written by reportgen run, two or more",
-    )
-    history.add_argument(
-        "--out",
-        metavar="DIR",
-        default="history",
-        help="trend report folder to create (default: ./history)",
-    )
-    history.add_argument("--force", action="store_true", help="replace an existing report folder")
-    history.add_argument(
-        "--if-exists",
-        choices=IF_EXISTS,
-        default="error",
-        help="when --out exists: error (default), replace (only if unchanged since "
-        "reportgen wrote it), replace-edited (even if edited), or write a "
-        "new timestamped folder beside it",
-    )
-    history.add_argument(
-        "--order",
-        choices=("auto", "release", "created", "given"),
-        default="auto",
-        help="release: natural order of the labels; created: report "
-        "dates; given: as listed; auto (default): release when "
-        "every report has a label, else created",
-    )
-    history.add_argument(
-        "--system",
-        dest="follow",
-        action="append",
-        default=[],
-        metavar="NAME|RELEASE=NAME",
-        help="the system to follow: one NAME for every report, or "
-        "RELEASE=NAME per report (repeatable)",
-    )
-    history.add_argument(
-        "--reference",
-        dest="references",
-        action="append",
-        default=[],
-        metavar="SYSTEM",
-        help="another system to draw in the trends, e.g. a fixed competitor (repeatable)",
-    )
-    history.add_argument(
-        "--recompute",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="auto: stored tests, else per-item data, else intervals; "
-        "always: per-item data first; never: no per-item data",
-    )
-    history.add_argument("--title", default="Release history", help="report title")
-    history.add_argument(
-        "--theme",
-        metavar="NAME|DIR",
-        default="default",
-        help="chart and page theme: default, print, or a theme folder",
-    )
-    history.add_argument(
-        "--format",
-        dest="formats",
-        metavar="LIST",
-        default=None,
-        help="what to write, comma-separated from html, pdf, ipynb (default: all three)",
-    )
-    history.add_argument(
-        "--timeout",
-        type=int,
-        default=None,
-        metavar="SECONDS",
-        help="stop a notebook cell that runs longer than this",
-    )
-    history.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_flags(history, "history")
     history.set_defaults(func=_cmd_history)
 
 
@@ -908,119 +816,7 @@ def _add_email_command(commands: _Commands) -> None:
         "entry in a netrc file, never from the command line, and are sent "
         "only over TLS. SMTP failures exit with status 2; nothing is retried.",
     )
-    email.add_argument(
-        "report", metavar="REPORT_DIR", help="a report folder written by reportgen run"
-    )
-    group = email.add_argument_group("the message")
-    group.add_argument(
-        "--to",
-        action="append",
-        required=True,
-        metavar="ADDR",
-        help="recipient (repeat for several); 'Name <addr>' is fine",
-    )
-    group.add_argument(
-        "--cc", action="append", default=[], metavar="ADDR", help="copy recipient (repeatable)"
-    )
-    group.add_argument(
-        "--bcc",
-        action="append",
-        default=[],
-        metavar="ADDR",
-        help="blind copy recipient (repeatable; not in the headers)",
-    )
-    group.add_argument(
-        "--from", dest="sender", required=True, metavar="ADDR", help="sender address"
-    )
-    group.add_argument("--reply-to", default=None, metavar="ADDR", help="Reply-To address")
-    group.add_argument(
-        "--subject", default=None, help="subject (default: title, release and the headline)"
-    )
-    group.add_argument(
-        "--no-attach",
-        action="store_true",
-        help="send the summary only, without report.html and report.pdf",
-    )
-    group.add_argument(
-        "--max-attachment-mb",
-        type=float,
-        default=10.0,
-        metavar="MB",
-        help="largest size of the attachments as sent (default 10): above "
-        "it only the PDF is attached, then none, and the message says "
-        "where the report folder is",
-    )
-    group.add_argument("--no-charts", action="store_true", help="no inline PNG charts")
-    group.add_argument(
-        "--max-rows",
-        type=int,
-        default=10,
-        metavar="N",
-        help="longest table in the summary (default 10)",
-    )
-    group.add_argument(
-        "--theme",
-        default="default",
-        metavar="NAME|DIR",
-        help="chart theme of the inline charts (default: default)",
-    )
-    group.add_argument(
-        "--eml",
-        default=None,
-        metavar="FILE",
-        help="write the message to FILE instead of sending it",
-    )
-    group = email.add_argument_group("the SMTP server")
-    group.add_argument(
-        "--smtp-host",
-        default=None,
-        metavar="HOST",
-        help="server (default: $REPORTGEN_SMTP_HOST, else localhost)",
-    )
-    group.add_argument(
-        "--smtp-port",
-        type=int,
-        default=None,
-        metavar="PORT",
-        help="port (default: $REPORTGEN_SMTP_PORT, else 25; 587 with --starttls; 465 with --ssl)",
-    )
-    security = group.add_mutually_exclusive_group()
-    security.add_argument(
-        "--starttls",
-        dest="security",
-        action="store_const",
-        const="starttls",
-        help="upgrade the connection with STARTTLS",
-    )
-    security.add_argument(
-        "--ssl",
-        dest="security",
-        action="store_const",
-        const="ssl",
-        help="TLS from the start (SMTPS)",
-    )
-    group.add_argument(
-        "--cafile",
-        default=None,
-        metavar="FILE",
-        help="PEM bundle of the CA to verify the server with (a private "
-        "CA); default: the system's trust store",
-    )
-    group.add_argument(
-        "--netrc",
-        default=None,
-        metavar="FILE",
-        help="netrc file with the host's login and password (default: $NETRC, else ~/.netrc)",
-    )
-    group.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="seconds the whole SMTP exchange may take, from connecting to the last reply "
-        "(one total deadline; default 30)",
-    )
-    group.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_flags(email, "email")
     email.set_defaults(func=_cmd_email, security="none")
 
 
@@ -1034,78 +830,7 @@ def _add_power_command(commands: _Commands) -> None:
         "--delta alone: the items needed. Differences are in score units "
         "(accuracy differences for binary designs, e.g. 0.03 = 3 points).",
     )
-    power.add_argument(
-        "--design",
-        required=True,
-        choices=("paired-binary", "unpaired-binary", "paired-continuous", "unpaired-continuous"),
-        help="paired-binary: exact McNemar; unpaired-binary: two "
-        "proportions; paired/unpaired-continuous: t tests",
-    )
-    power.add_argument(
-        "--n", type=float, default=None, help="items (per system for unpaired designs)"
-    )
-    power.add_argument(
-        "--delta", type=float, default=None, help="difference of means (mean_a − mean_b)"
-    )
-    power.add_argument(
-        "--power", type=float, default=0.8, dest="target_power", help="target power (default 0.8)"
-    )
-    power.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    power.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided")
-    power.add_argument(
-        "--method",
-        default="auto",
-        choices=("auto", "exact", "normal", "pooled-z", "arcsine", "t", "welch", "pooled-t"),
-        help="auto: the test reportgen runs for the design",
-    )
-    power.add_argument(
-        "--accuracy-b",
-        type=float,
-        default=None,
-        dest="accuracy_b",
-        help="binary designs: accuracy of system B (the reference), in (0, 1)",
-    )
-    power.add_argument(  # the name before --accuracy-b, kept for one version
-        "--baseline",
-        type=float,
-        dest="accuracy_b",
-        action=_DeprecatedAlias,
-        new="--accuracy-b",
-        help=argparse.SUPPRESS,
-    )
-    power.add_argument(
-        "--discordance",
-        type=float,
-        default=None,
-        help="paired-binary: share of items the two systems disagree on",
-    )
-    power.add_argument(
-        "--correlation",
-        type=float,
-        default=None,
-        help="paired-binary: correlation (phi) between the systems' "
-        "outcomes, instead of --discordance",
-    )
-    power.add_argument(
-        "--sd",
-        type=float,
-        default=None,
-        help="continuous designs: SD of the differences (paired) or of "
-        "the scores (unpaired); default 1, so --delta is Cohen's d",
-    )
-    power.add_argument(
-        "--sd-b",
-        type=float,
-        default=None,
-        help="unpaired-continuous: SD of system B's scores if different",
-    )
-    power.add_argument(
-        "--ratio",
-        type=float,
-        default=None,
-        help="unpaired designs: items of B per item of A (default 1)",
-    )
-    power.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_flags(power, "power")
     power.set_defaults(func=_cmd_power)
 
 

@@ -21,6 +21,7 @@ without importing numpy, pandas or scipy), so every layer may import it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
@@ -570,6 +571,538 @@ OPTIONS: tuple[Option, ...] = (
 _BY_KEY = MappingProxyType({(o.section, o.key): o for o in OPTIONS})
 if len(_BY_KEY) != len(OPTIONS):  # pragma: no cover - a declaration error
     raise RuntimeError("an option is declared twice")
+
+
+# --------------------------------------------------------------------- command flags
+
+
+#: How a command flag's text is read: ``int``, ``float``, ``name-list`` (comma-separated
+#: names), ``formats`` (comma-separated report formats); None: the text as given.
+FlagKind = Literal["int", "float", "name-list", "formats"]
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A command-line flag (or positional argument) of one command that has no config
+    key: what a command reads besides the :data:`OPTIONS` of the config file (``reportgen
+    email``'s addresses, ``reportgen power``'s design, the report folders of
+    ``history``...). The fields are ``argparse``'s, as data: :mod:`reportgen.cli` builds
+    every parser from :data:`OPTIONS` and :data:`COMMAND_FLAGS` and declares nothing
+    itself.
+
+    Attributes
+    ----------
+    names
+        The option strings (``("--to",)``), or the name of a positional argument.
+    help
+        The ``--help`` text.
+    group, exclusive
+        The argument group's title, and the name of a mutually exclusive group inside
+        it (``--starttls`` / ``--ssl``); None: the command's own list.
+    kind
+        How the text is read (:data:`FlagKind`).
+    action, dest, default, choices, metavar, nargs, required, const
+        As in ``argparse.ArgumentParser.add_argument``; ``action="deprecated-alias"`` is
+        an old name of ``replaced_by``, kept for one version (it warns when used), and
+        ``hidden`` leaves a flag out of ``--help``. A repeatable flag's ``default`` is a
+        tuple, given to ``argparse`` as a new list.
+    """
+
+    names: tuple[str, ...]
+    help: str
+    group: str | None = None
+    exclusive: str | None = None
+    kind: FlagKind | None = None
+    action: str | None = None
+    dest: str | None = None
+    default: Any = None
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+    nargs: str | None = None
+    required: bool = False
+    const: Any = None
+    replaced_by: str | None = None
+    hidden: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.action == "deprecated-alias") != (self.replaced_by is not None):
+            raise ValueError(f"flag {self.names}: a deprecated alias names its replacement")
+
+
+COMMAND_FLAGS: Mapping[str, tuple[Flag, ...]] = MappingProxyType(
+    {
+        "data": (
+            Flag(
+                ("data",),
+                nargs="*",
+                metavar="DATA",
+                help=(
+                    "result files or folders (several are combined); default: [input] data of "
+                    "the config file"
+                ),
+            ),
+            Flag(
+                ("--config",),
+                metavar="FILE",
+                help=(
+                    "TOML config: metric and dataset properties (direction, modality, weight, "
+                    "margin), systems, and the defaults of every flag ([input], [analysis], "
+                    "[report]); flags given win"
+                ),
+                group="reading the data",
+            ),
+        ),
+        "inspect": (
+            Flag(
+                ("--json",),
+                action="store_true",
+                help="print the summary as JSON instead of text",
+            ),
+        ),
+        "analyze": (
+            Flag(
+                ("--out",),
+                required=True,
+                metavar="DIR",
+                help=(
+                    "folder to create for results.json and manifest.json; an existing one is "
+                    "replaced only with --force, and only if reportgen wrote everything in it"
+                ),
+            ),
+            Flag(
+                ("--force",),
+                action="store_true",
+                help="replace an existing results folder (= --if-exists replace)",
+            ),
+            Flag(
+                ("--if-exists",),
+                choices=IF_EXISTS,
+                default="error",
+                help=(
+                    "when --out exists: error (default), replace (only if unchanged since "
+                    "reportgen wrote it), replace-edited (even if edited), or write a new "
+                    "timestamped folder beside it"
+                ),
+            ),
+        ),
+        "compare": (
+            Flag(
+                ("a",),
+                metavar="A",
+                help="first system name, or first result file",
+            ),
+            Flag(
+                ("b",),
+                metavar="B",
+                help="second system name, or second result file",
+            ),
+            Flag(
+                ("--style",),
+                choices=("plain", "markdown", "latex"),
+                default="plain",
+                help="sentence format (default plain)",
+            ),
+        ),
+        "run": (
+            Flag(
+                ("--margin",),
+                action="append",
+                metavar="[METRIC=]DELTA",
+                help=(
+                    "release template: the largest loss you accept, in the metric's units (0.01"
+                    " = one point of accuracy), for every metric or for METRIC (repeat the "
+                    "flag; METRIC=DELTA wins, and either wins over the config's [metrics.NAME] "
+                    "margin). Verdicts become improved, regressed, non-inferior or "
+                    "inconclusive, with equivalence (within ±DELTA) beside them"
+                ),
+                group="the report",
+            ),
+        ),
+        "verify": (
+            Flag(
+                ("reports",),
+                nargs="+",
+                metavar="REPORT_DIR",
+                help="report folders written by reportgen run",
+            ),
+        ),
+        "history": (
+            Flag(
+                ("reports",),
+                nargs="+",
+                metavar="REPORT_DIR",
+                help="report folders written by reportgen run, two or more",
+            ),
+            Flag(
+                ("--out",),
+                metavar="DIR",
+                default="history",
+                help="trend report folder to create (default: ./history)",
+            ),
+            Flag(
+                ("--force",),
+                action="store_true",
+                help="replace an existing report folder",
+            ),
+            Flag(
+                ("--if-exists",),
+                choices=IF_EXISTS,
+                default="error",
+                help=(
+                    "when --out exists: error (default), replace (only if unchanged since "
+                    "reportgen wrote it), replace-edited (even if edited), or write a new "
+                    "timestamped folder beside it"
+                ),
+            ),
+            Flag(
+                ("--order",),
+                choices=("auto", "release", "created", "given"),
+                default="auto",
+                help=(
+                    "release: natural order of the labels; created: report dates; given: as "
+                    "listed; auto (default): release when every report has a label, else "
+                    "created"
+                ),
+            ),
+            Flag(
+                ("--system",),
+                dest="follow",
+                action="append",
+                default=(),
+                metavar="NAME|RELEASE=NAME",
+                help=(
+                    "the system to follow: one NAME for every report, or RELEASE=NAME per "
+                    "report (repeatable)"
+                ),
+            ),
+            Flag(
+                ("--reference",),
+                dest="references",
+                action="append",
+                default=(),
+                metavar="SYSTEM",
+                help="another system to draw in the trends, e.g. a fixed competitor (repeatable)",
+            ),
+            Flag(
+                ("--recompute",),
+                choices=("auto", "always", "never"),
+                default="auto",
+                help=(
+                    "auto: stored tests, else per-item data, else intervals; always: per-item "
+                    "data first; never: no per-item data"
+                ),
+            ),
+            Flag(
+                ("--title",),
+                default="Release history",
+                help="report title",
+            ),
+            Flag(
+                ("--theme",),
+                metavar="NAME|DIR",
+                default="default",
+                help="chart and page theme: default, print, or a theme folder",
+            ),
+            Flag(
+                ("--format",),
+                dest="formats",
+                metavar="LIST",
+                help="what to write, comma-separated from html, pdf, ipynb (default: all three)",
+            ),
+            Flag(
+                ("--timeout",),
+                kind="int",
+                metavar="SECONDS",
+                help="stop a notebook cell that runs longer than this",
+            ),
+            Flag(
+                ("--quiet",),
+                action="store_true",
+                help="no progress lines",
+            ),
+        ),
+        "email": (
+            Flag(
+                ("report",),
+                metavar="REPORT_DIR",
+                help="a report folder written by reportgen run",
+            ),
+            Flag(
+                ("--to",),
+                action="append",
+                required=True,
+                metavar="ADDR",
+                help="recipient (repeat for several); 'Name <addr>' is fine",
+                group="the message",
+            ),
+            Flag(
+                ("--cc",),
+                action="append",
+                default=(),
+                metavar="ADDR",
+                help="copy recipient (repeatable)",
+                group="the message",
+            ),
+            Flag(
+                ("--bcc",),
+                action="append",
+                default=(),
+                metavar="ADDR",
+                help="blind copy recipient (repeatable; not in the headers)",
+                group="the message",
+            ),
+            Flag(
+                ("--from",),
+                dest="sender",
+                required=True,
+                metavar="ADDR",
+                help="sender address",
+                group="the message",
+            ),
+            Flag(
+                ("--reply-to",),
+                metavar="ADDR",
+                help="Reply-To address",
+                group="the message",
+            ),
+            Flag(
+                ("--subject",),
+                help="subject (default: title, release and the headline)",
+                group="the message",
+            ),
+            Flag(
+                ("--no-attach",),
+                action="store_true",
+                help="send the summary only, without report.html and report.pdf",
+                group="the message",
+            ),
+            Flag(
+                ("--max-attachment-mb",),
+                kind="float",
+                default=10.0,
+                metavar="MB",
+                help=(
+                    "largest size of the attachments as sent (default 10): above it only the "
+                    "PDF is attached, then none, and the message says where the report folder "
+                    "is"
+                ),
+                group="the message",
+            ),
+            Flag(
+                ("--no-charts",),
+                action="store_true",
+                help="no inline PNG charts",
+                group="the message",
+            ),
+            Flag(
+                ("--max-rows",),
+                kind="int",
+                default=10,
+                metavar="N",
+                help="longest table in the summary (default 10)",
+                group="the message",
+            ),
+            Flag(
+                ("--theme",),
+                default="default",
+                metavar="NAME|DIR",
+                help="chart theme of the inline charts (default: default)",
+                group="the message",
+            ),
+            Flag(
+                ("--eml",),
+                metavar="FILE",
+                help="write the message to FILE instead of sending it",
+                group="the message",
+            ),
+            Flag(
+                ("--smtp-host",),
+                metavar="HOST",
+                help="server (default: $REPORTGEN_SMTP_HOST, else localhost)",
+                group="the SMTP server",
+            ),
+            Flag(
+                ("--smtp-port",),
+                kind="int",
+                metavar="PORT",
+                help=(
+                    "port (default: $REPORTGEN_SMTP_PORT, else 25; 587 with --starttls; 465 "
+                    "with --ssl)"
+                ),
+                group="the SMTP server",
+            ),
+            Flag(
+                ("--starttls",),
+                dest="security",
+                action="store_const",
+                const="starttls",
+                help="upgrade the connection with STARTTLS",
+                group="the SMTP server",
+                exclusive="security",
+            ),
+            Flag(
+                ("--ssl",),
+                dest="security",
+                action="store_const",
+                const="ssl",
+                help="TLS from the start (SMTPS)",
+                group="the SMTP server",
+                exclusive="security",
+            ),
+            Flag(
+                ("--cafile",),
+                metavar="FILE",
+                help=(
+                    "PEM bundle of the CA to verify the server with (a private CA); default: "
+                    "the system's trust store"
+                ),
+                group="the SMTP server",
+            ),
+            Flag(
+                ("--netrc",),
+                metavar="FILE",
+                help=(
+                    "netrc file with the host's login and password (default: $NETRC, else ~/.netrc)"
+                ),
+                group="the SMTP server",
+            ),
+            Flag(
+                ("--timeout",),
+                kind="float",
+                default=30.0,
+                metavar="SECONDS",
+                help=(
+                    "seconds the whole SMTP exchange may take, from connecting to the last "
+                    "reply (one total deadline; default 30)"
+                ),
+                group="the SMTP server",
+            ),
+            Flag(
+                ("--quiet",),
+                action="store_true",
+                help="no progress lines",
+                group="the SMTP server",
+            ),
+        ),
+        "power": (
+            Flag(
+                ("--design",),
+                required=True,
+                choices=(
+                    "paired-binary",
+                    "unpaired-binary",
+                    "paired-continuous",
+                    "unpaired-continuous",
+                ),
+                help=(
+                    "paired-binary: exact McNemar; unpaired-binary: two proportions; "
+                    "paired/unpaired-continuous: t tests"
+                ),
+            ),
+            Flag(
+                ("--n",),
+                kind="float",
+                help="items (per system for unpaired designs)",
+            ),
+            Flag(
+                ("--delta",),
+                kind="float",
+                help="difference of means (mean_a − mean_b)",
+            ),
+            Flag(
+                ("--power",),
+                kind="float",
+                default=0.8,
+                dest="target_power",
+                help="target power (default 0.8)",
+            ),
+            Flag(
+                ("--alpha",),
+                kind="float",
+                default=0.05,
+                help="significance level",
+            ),
+            Flag(
+                ("--alternative",),
+                choices=ALTERNATIVES,
+                default="two-sided",
+                help="two-sided (default), or one-sided: greater (A above B) or less",
+            ),
+            Flag(
+                ("--method",),
+                default="auto",
+                choices=(
+                    "auto",
+                    "exact",
+                    "normal",
+                    "pooled-z",
+                    "arcsine",
+                    "t",
+                    "welch",
+                    "pooled-t",
+                ),
+                help="auto: the test reportgen runs for the design",
+            ),
+            Flag(
+                ("--accuracy-b",),
+                kind="float",
+                dest="accuracy_b",
+                help="binary designs: accuracy of system B (the reference), in (0, 1)",
+            ),
+            Flag(
+                ("--baseline",),
+                kind="float",
+                dest="accuracy_b",
+                action="deprecated-alias",
+                replaced_by="--accuracy-b",
+                help="",
+                hidden=True,
+            ),
+            Flag(
+                ("--discordance",),
+                kind="float",
+                help="paired-binary: share of items the two systems disagree on",
+            ),
+            Flag(
+                ("--correlation",),
+                kind="float",
+                help=(
+                    "paired-binary: correlation (phi) between the systems' outcomes, instead of"
+                    " --discordance"
+                ),
+            ),
+            Flag(
+                ("--sd",),
+                kind="float",
+                help=(
+                    "continuous designs: SD of the differences (paired) or of the scores "
+                    "(unpaired); default 1, so --delta is Cohen's d"
+                ),
+            ),
+            Flag(
+                ("--sd-b",),
+                kind="float",
+                help="unpaired-continuous: SD of system B's scores if different",
+            ),
+            Flag(
+                ("--ratio",),
+                kind="float",
+                help="unpaired designs: items of B per item of A (default 1)",
+            ),
+            Flag(
+                ("--json",),
+                action="store_true",
+                help="print the result as JSON",
+            ),
+        ),
+    }
+)
+
+
+def command_flags(command: str) -> tuple[Flag, ...]:
+    """The flags of ``command`` declared in :data:`COMMAND_FLAGS` (``data``: the data
+    paths and ``--config`` every data-reading command takes), in declaration order."""
+    return COMMAND_FLAGS[command]
 
 
 def options(section: Section, *, config: bool | None = None) -> tuple[Option, ...]:
