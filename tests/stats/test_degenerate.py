@@ -20,6 +20,7 @@ from reportgen.stats._degenerate import (
     power_of_two_scale,
     sample_skewness,
     sign_flip_constant_p,
+    skew_flags,
     split_constant_p,
 )
 from reportgen.stats.pairwise import compare_paired, compare_unpaired
@@ -395,3 +396,19 @@ def test_margin_too_few_items_exact_sign_flip_against_enumeration(n):
     assert r.p_lower[0] >= 2.0**-n and r.p_lower[0] > 0.025
     assert np.isinf(r.ci_low[0]) and np.isinf(r.ci_high[0])
     assert "no claim is made" in r.notes[0]
+
+
+def test_skew_flags_against_scipy_skew_per_pair_whatever_the_chunk():
+    # reference: scipy.stats.skew(X[:, a] - X[:, b], bias=True) of each pair, fed to the
+    # Edgeworth size error; the chunking of the pairs must not change any flag
+    rng = np.random.default_rng(8)
+    X = np.column_stack(
+        [rng.normal(size=400), rng.lognormal(0, 1.5, 400), rng.exponential(size=400)]
+        + [rng.normal(size=400) for _ in range(3)]
+    )
+    ia, ib = np.triu_indices(X.shape[1], 1)
+    g = stats.skew(X[:, ia] - X[:, ib], axis=0, bias=True)
+    expected = edgeworth_size_error(g, X.shape[0], 0.05) > 0.05 / 4
+    assert expected.any() and not expected.all()
+    for chunk in (None, 1, 4, 1000):
+        assert np.array_equal(skew_flags(X, ia, ib, 0.05, chunk=chunk), expected)
