@@ -1009,19 +1009,27 @@ class ItemAnalysis(TabularMixin):
 
 def _kendall_tau_b(X: np.ndarray, q: np.ndarray, max_memory: int) -> np.ndarray:
     """τ-b of every row of ``X`` (items × systems) with ``q`` (systems), over the
-    system pairs: Σ sgn(Δx) sgn(Δq) / sqrt(Σ|sgn Δx| · Σ|sgn Δq|)."""
+    system pairs: Σ sgn(Δx) sgn(Δq) / sqrt(Σ|sgn Δx| · Σ|sgn Δq|).
+
+    Items in chunks, systems as contiguous rows: one vectorised step per system against
+    the systems after it (the sums are of integers, so the order of summation does not
+    change them)."""
     n, s = X.shape
     a, b = np.triu_indices(s, 1)
-    sq = np.sign(q[a] - q[b])
-    nq = np.abs(sq).sum()
-    out = np.empty(n)
+    nq = np.abs(np.sign(q[a] - q[b])).sum()
+    num = np.zeros(n)
+    den = np.zeros(n)
     start = 0
-    for rows in chunk_sizes(n, 8 * 2 * len(a), max_memory):
-        sx = np.sign(X[start : start + rows, a] - X[start : start + rows, b])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start : start + rows] = (sx @ sq) / np.sqrt(np.abs(sx).sum(axis=1) * nq)
+    for rows in chunk_sizes(n, 8 * 3 * s, max_memory):
+        block = np.ascontiguousarray(X[start : start + rows].T)  # systems × items
+        sl = slice(start, start + rows)
+        for i in range(s - 1):
+            sx = np.sign(block[i] - block[i + 1 :])
+            num[sl] += np.sign(q[i] - q[i + 1 :]) @ sx
+            den[sl] += np.abs(sx).sum(axis=0)
         start += rows
-    return out
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num / np.sqrt(den * nq)
 
 
 def _item_names(items: Sequence[str] | None, n: int) -> tuple[str, ...]:
