@@ -1145,6 +1145,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         build_report_folder,
         output_folder,
         resolve_template,
+        shown_path,
     )
 
     say = progress or (lambda message: None)
@@ -1179,14 +1180,14 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
 
     def parameters(build: Path) -> dict[str, Any]:
         return {
-            "reports": [str(Path(r).resolve()) for r in spec.reports],
+            "reports": [str(r) for r in spec.reports],  # as given: no private path
             "order": spec.order,
             "follow": list(spec.follow),
             "references": list(spec.references),
             "recompute": spec.recompute,
             "title": spec.title,
-            "theme": str(theme.path),
-            "output_dir": str(build.resolve()),
+            "theme": spec.theme,
+            "output_dir": shown_path(build),
         }
 
     def describe(written: dict[str, Any]) -> FolderRecord:

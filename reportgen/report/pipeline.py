@@ -406,7 +406,15 @@ def execute_template(
         ) from None
     finally:
         log.setLevel(level)
-    return nbformat.read(str(output), as_version=4)
+    nb = nbformat.read(str(output), as_version=4)
+    # papermill records where it read and wrote the notebook: the template's and the
+    # build folder's absolute paths, private in a report that is shared; named instead
+    recorded = nb.metadata.get("papermill")
+    if isinstance(recorded, dict) and ("input_path" in recorded or "output_path" in recorded):
+        recorded["input_path"] = template.name
+        recorded["output_path"] = output.name
+        nbformat.write(nb, str(output))
+    return nb
 
 
 #: Errors a notebook cell raises for bad input (the user's, exit code 2), by class name:
@@ -432,6 +440,15 @@ def _failed_cell(path: Path) -> tuple[str, int]:
         ):
             return cell.metadata.get("reportgen", {}).get("section", "setup"), k
     return "unknown", 0
+
+
+def shown_path(path: Path) -> str:
+    """``path`` relative to the working directory (as a notebook parameter or in a
+    report: no private absolute path), or absolute where no relative path exists."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(Path(path).resolve())
 
 
 def _short_list(paths: Sequence[str], limit: int = 4) -> str:
@@ -765,14 +782,17 @@ def _run_report(
 
         def parameters(build: Path) -> dict[str, Any]:
             given = {
-                "data": [str(Path(d).resolve()) for d in spec.data],
-                "config": str(Path(spec.config).resolve()) if spec.config else "",
+                # as given (relative to the working directory, which the kernel
+                # shares): the notebook and the report name no private absolute path;
+                # the manifest keeps the resolved ones
+                "data": [str(d) for d in spec.data],
+                "config": str(spec.config) if spec.config else "",
                 "load_options": json_safe(spec.load_options),
                 "analysis_options": json_safe(options),
                 "title": title,
                 "release": spec.release or "",
-                "theme": str(theme.path),
-                "output_dir": str(build.resolve()),
+                "theme": spec.theme,
+                "output_dir": shown_path(build),
                 "max_table_rows": spec.max_table_rows,
                 "analysis_file": str(handed),
                 "analysis_sha256": digest,

@@ -127,3 +127,22 @@ def test_a_templates_input_error_exits_2_and_writes_nothing(
     assert not out.exists()
     assert not (tmp_path / "report.failed.ipynb").exists()
     assert json.loads(template.read_text())  # the template itself is untouched
+
+
+def test_report_and_notebook_name_no_private_absolute_path(
+    scores: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "home" / "someone" / "project"
+    work.mkdir(parents=True)
+    (work / "scores.csv").write_bytes(scores.read_bytes())
+    monkeypatch.chdir(work)
+    code = main(["run", "scores.csv", "--out", "rep", "--format", "html,ipynb", "--quiet"])
+    assert code == 0
+    private = str(work)
+    for name in ("report.html", "report.ipynb"):
+        text = (work / "rep" / name).read_text(encoding="utf-8")
+        assert private not in text, name
+        assert "scores.csv" in text
+    manifest = json.loads((work / "rep" / "manifest.json").read_text(encoding="utf-8"))
+    # provenance keeps the resolved path
+    assert manifest["inputs"][0]["resolved"] == [str(work / "scores.csv")]
