@@ -44,8 +44,8 @@ from typing import Any
 
 from reportgen.charts.render import Theme, load_theme
 from reportgen.errors import ConfigError, ReportgenError
-from reportgen.report._pdf_charts import ChartDrawer, chart_boxes, overlay_charts, take_charts
-from reportgen.report._pdf_tables import FIXED_TABLE_CSS, fix_table_widths, text_metrics
+from reportgen.report.pdf.charts import ChartDrawer, chart_boxes, overlay_charts, take_charts
+from reportgen.report.pdf.tables import FIXED_TABLE_CSS, fix_table_widths, text_metrics
 
 __all__ = ["external_references", "html_to_pdf", "notebook_to_html"]
 
@@ -885,10 +885,10 @@ def html_to_pdf(
     stylesheet keeps every figure on one page, never splits a table row, repeats the
     table header on each page, keeps headings with what follows, and shows page
     numbers in the table of contents (``target-counter``). reportgen's tables are laid
-    out with column widths measured here (:mod:`reportgen.report._pdf_tables`), and the
+    out with column widths measured here (:mod:`reportgen.report.pdf.tables`), and the
     charts in the default font are drawn by vl-convert in another process while
     WeasyPrint lays the pages out, then placed in their boxes with pikepdf
-    (:mod:`reportgen.report._pdf_charts`); should that fail, WeasyPrint draws them.
+    (:mod:`reportgen.report.pdf.charts`); should that fail, WeasyPrint draws them.
     """
     _title_iv(title)
     size = _page_size_iv(page_size)

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from reportgen import format as fmt
 from reportgen.analysis.history import (
     adjust_step,
     change_from_intervals,
@@ -42,8 +43,8 @@ from reportgen.analysis.history import (
 )
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location, ReportgenError
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen.report.folder.reader import ReportFolder, read_report_folder
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -55,7 +56,6 @@ from reportgen.report.html import (
     section,
     table,
 )
-from reportgen.report.mail import ReportFolder, read_report_folder
 
 __all__ = [
     "ORDERS",
@@ -494,7 +494,7 @@ class _DataCache:
 
     def _load(self, entry: HistoryEntry) -> Any | None:
         from reportgen.data import LoadOptions, load
-        from reportgen.report.archive import file_sha256
+        from reportgen.report.folder.archive import file_sha256
 
         manifest = entry.folder.manifest
         if not manifest or not isinstance(manifest.get("inputs"), list):
@@ -1072,7 +1072,7 @@ def write_outputs(history: History) -> HTMLBlock:
     import pandas as pd
 
     from reportgen.jsonsafe import json_safe
-    from reportgen.report.output import write_csv, write_json_atomic
+    from reportgen.report.folder.output import write_csv, write_json_atomic
 
     out = history.output_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -1139,7 +1139,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     import time
 
     from reportgen.charts.render import load_theme
-    from reportgen.report.archive import build_manifest, report_folder
+    from reportgen.report.folder.archive import build_manifest, report_folder
     from reportgen.report.pipeline import (
         FORMATS,
         built_files,

@@ -4,9 +4,9 @@ atomically.
 
 Each step is a function of its inputs (:func:`execute_template`,
 :func:`reportgen.report.export.notebook_to_html`,
-:func:`reportgen.report.export.html_to_pdf`, :func:`reportgen.report.archive.
+:func:`reportgen.report.export.html_to_pdf`, :func:`reportgen.report.folder.archive.
 build_manifest`); :func:`run_report` chains them inside
-:func:`reportgen.report.archive.report_folder`, so a failure leaves no half-written
+:func:`reportgen.report.folder.archive.report_folder`, so a failure leaves no half-written
 report and an existing report is replaced only with ``force``.
 """
 
@@ -402,9 +402,9 @@ def _short_list(paths: Sequence[str], limit: int = 4) -> str:
 def output_folder(
     out: str, *, force: bool, if_exists: str, progress: Progress | None = None
 ) -> tuple[Path, bool]:
-    """The report folder to write (:func:`reportgen.report.archive.resolve_out`) and
+    """The report folder to write (:func:`reportgen.report.folder.archive.resolve_out`) and
     whether an existing one is replaced; says so when a timestamped folder is used."""
-    from reportgen.report.archive import resolve_out
+    from reportgen.report.folder.archive import resolve_out
 
     replace = force or if_exists in ("replace", "replace-edited")
     mode = if_exists if if_exists == "replace-edited" or not replace else "replace"
@@ -502,7 +502,7 @@ def export_formats(
 
 def built_files(build: Path) -> dict[str, Path]:
     """Every file written in the build folder, by its path relative to it."""
-    from reportgen.report.archive import BUILD_MARKER
+    from reportgen.report.folder.archive import BUILD_MARKER
 
     return {
         p.relative_to(build).as_posix(): p
@@ -520,10 +520,10 @@ def write_manifest(
 ) -> tuple[str, ...]:
     """Write ``manifest.json`` (output paths relative to the report folder, the time of
     each stage, the digests of ``results`` and of the manifest itself: see
-    :func:`reportgen.report.archive.seal_manifest`) and return the names of every file
+    :func:`reportgen.report.folder.archive.seal_manifest`) and return the names of every file
     of the report."""
-    from reportgen.report.archive import seal_manifest
-    from reportgen.report.output import write_json_atomic
+    from reportgen.report.folder.archive import seal_manifest
+    from reportgen.report.folder.output import write_json_atomic
 
     for name, entry in manifest["outputs"].items():
         entry["path"] = name  # relative to the report folder, not the build folder
@@ -570,7 +570,7 @@ def _run_report(
     from reportgen.analysis import AnalysisOptions
     from reportgen.charts.render import load_theme
     from reportgen.data import LoadOptions, load
-    from reportgen.report.archive import build_manifest, report_folder, validate_results
+    from reportgen.report.folder.archive import build_manifest, report_folder, validate_results
 
     say = progress or (lambda message: None)
     timings: dict[str, float] = {}
@@ -702,7 +702,7 @@ def _run_report(
 @dataclass(frozen=True)
 class AnalysisFolder:
     """What :func:`analyze_into` wrote: the folder, its results.json document (with the
-    references of the tables written beside it: :mod:`reportgen.report.tables`) and
+    references of the tables written beside it: :mod:`reportgen.report.folder.tables`) and
     the analysis behind it."""
 
     out: Path
@@ -735,8 +735,8 @@ def analyze_into(
     """
     from reportgen.analysis import analyze
     from reportgen.data import LoadOptions, load
-    from reportgen.report.archive import build_manifest, report_folder
-    from reportgen.report.tables import write_analysis
+    from reportgen.report.folder.archive import build_manifest, report_folder
+    from reportgen.report.folder.tables import write_analysis
 
     timings: dict[str, float] = {}
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

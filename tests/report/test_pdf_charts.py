@@ -1,5 +1,5 @@
 """The PDF's charts drawn by vl-convert and placed with pikepdf
-(reportgen.report._pdf_charts), checked against the reference they replace: the same
+(reportgen.report.pdf.charts), checked against the reference they replace: the same
 page drawn by WeasyPrint itself (the pixels of the two renderings, the position of the
 chart's text), and against WeasyPrint's public anchors for where the charts go."""
 
@@ -16,15 +16,16 @@ import pytest
 from nbformat import v4
 
 from reportgen.charts.render import inline_data, to_svg
-from reportgen.report import _pdf_charts, export
-from reportgen.report._pdf_charts import (
+from reportgen.report.export import html_to_pdf, notebook_to_html
+from reportgen.report.pdf import charts as _pdf_charts
+from reportgen.report.pdf import export
+from reportgen.report.pdf.charts import (
     PLACEHOLDER,
     ChartDrawer,
     chart_boxes,
     drawable,
     take_charts,
 )
-from reportgen.report.export import html_to_pdf, notebook_to_html
 
 weasyprint = pytest.importorskip("weasyprint")
 pikepdf = pytest.importorskip("pikepdf")

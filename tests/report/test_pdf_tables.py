@@ -1,4 +1,4 @@
-"""The PDF's measured table widths (reportgen.report._pdf_tables), checked against the
+"""The PDF's measured table widths (reportgen.report.pdf.tables), checked against the
 independent reference WeasyPrint itself: its own text layout (Pango) for the widths of
 strings, and its automatic table layout (CSS 2.1 / css-tables-3, as WeasyPrint implements
 it) for the column widths of real report tables, which must come out the same, with no
@@ -12,14 +12,14 @@ import pytest
 from nbformat import v4
 
 from reportgen.report import export
-from reportgen.report._pdf_tables import (
+from reportgen.report.export import html_to_pdf, notebook_to_html
+from reportgen.report.pdf.tables import (
     FAMILY,
     FIXED_TABLE_CSS,
     TextMetrics,
     fix_table_widths,
     text_metrics,
 )
-from reportgen.report.export import html_to_pdf, notebook_to_html
 
 weasyprint = pytest.importorskip("weasyprint")
 from weasyprint.formatting_structure import boxes as wp_boxes  # noqa: E402

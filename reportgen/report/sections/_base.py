@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from reportgen import format as fmt
 from reportgen.analysis.results import PairwiseResult, UnitResult
 from reportgen.errors import ConfigError
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen.report.render.html import (
     FigurePool,
     HTMLBlock,
     escape,
@@ -154,7 +154,7 @@ def prepare(
         depend on it.
     figure_workers
         Processes that render the charts while the sections are built
-        (:class:`~reportgen.report.html.FigurePool`): 0 (default) renders them in this
+        (:class:`~reportgen.report.render.html.FigurePool`): 0 (default) renders them in this
         process; ``"auto"`` uses two when this process may run on two cores or more
         (the report notebooks ask for it). They start now, so they are ready when the
         analysis is. The report is the same either way.
@@ -332,7 +332,7 @@ BT_PRINT_SYSTEMS = 30
 
 
 def _correction_name(report: Report) -> str:
-    from reportgen.report.claims import CORRECTION_NAMES
+    from reportgen.report.render.claims import CORRECTION_NAMES
 
     name = report.analysis.options.correction
     label = CORRECTION_NAMES.get(name) or "no"

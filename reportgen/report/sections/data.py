@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.report.html import (
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -404,7 +404,7 @@ def appendix(report: Report) -> HTMLBlock | None:
 def provenance(report: Report) -> HTMLBlock | None:
     """Which test where and why, the inputs with their sha256, the config and the
     versions of the packages (appendix)."""
-    from reportgen.report.archive import build_manifest
+    from reportgen.report.folder.archive import build_manifest
 
     opts = report.analysis.options
     body = [

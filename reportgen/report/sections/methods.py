@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reportgen.report.html import (
+from reportgen.report.render.html import (
     HTMLBlock,
     escape,
     h3,

@@ -7,8 +7,8 @@ from functools import partial
 
 import numpy as np
 
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen import format as fmt
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen import format as fmt
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -46,11 +46,11 @@ MAX_FLIP_IDS = 200
 @_with_figures
 def release_summary(report: Report) -> HTMLBlock | None:
     """The release decision first: one sentence saying whether the candidate is better
-    (:func:`reportgen.report.findings.release_decision`), every dataset × metric that was
+    (:func:`reportgen.report.render.findings.release_decision`), every dataset × metric that was
     not compared (never silent), and the verdict table in the metric's units, oriented
     candidate − baseline. The table of contents follows it."""
     from reportgen.report.export import CONTENTS_MARKER
-    from reportgen.report.findings import (
+    from reportgen.report.render.findings import (
         decision_style,
         flips_line,
         not_compared_lines,
@@ -91,7 +91,7 @@ def release_summary(report: Report) -> HTMLBlock | None:
 def _verdict_table(report: Report, comparison: Any) -> str:
     """The verdicts in the metric's units with the interval each is read off, the margin
     and equivalence (with margins) and the items lost and gained (paired data)."""
-    from reportgen.report.claims import CORRECTION_NAMES
+    from reportgen.report.render.claims import CORRECTION_NAMES
 
     margins, flips = comparison.has_margin, bool(comparison.flips)
     one_metric = len({v.metric for v in comparison.verdicts}) == 1

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from reportgen import format as fmt
 from reportgen.analysis.results import PairwiseResult
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -166,8 +166,8 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
 
 def _comparisons_file(report: Report) -> str:
     """Where every pair is written: ``tables/comparisons.csv``, or the Parquet file when
-    there are more than :data:`reportgen.report.tables.TABLE_ROWS_MAX` comparisons."""
-    from reportgen.report.tables import TABLE_ROWS_MAX
+    there are more than :data:`reportgen.report.folder.tables.TABLE_ROWS_MAX` comparisons."""
+    from reportgen.report.folder.tables import TABLE_ROWS_MAX
 
     n = sum(int(u.comparisons.n_pairs) for u in report.analysis.compared)
     return f"tables/comparisons.{'parquet' if n > TABLE_ROWS_MAX else 'csv'}"

@@ -17,7 +17,7 @@ from typing import Any
 
 from reportgen.errors import InputError, Location
 from reportgen.jsonsafe import check_format_version, load_json
-from reportgen.report.archive import (
+from reportgen.report.folder.archive import (
     MANIFEST_FORMAT_VERSION,
     entry_kind,
     fd_sha256,

@@ -58,7 +58,7 @@ from typing import Any
 from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarning
 from reportgen.jsonsafe import load_json
 from reportgen.names import IF_EXISTS
-from reportgen.report.output import default_mode
+from reportgen.report.folder.output import default_mode
 
 __all__ = [
     "BUILD_MARKER",
@@ -304,7 +304,7 @@ def seal_manifest(manifest: dict[str, Any], *, results: str | None) -> dict[str,
 
 def results_schema() -> dict[str, Any]:
     """The JSON Schema of results.json, shipped in the package."""
-    path = Path(__file__).resolve().parents[1] / "schemas" / "results.schema.json"
+    path = Path(__file__).resolve().parents[2] / "schemas" / "results.schema.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
