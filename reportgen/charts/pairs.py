@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import numpy as np
 
+from reportgen import format as fmt
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 
@@ -63,17 +64,13 @@ def emmeans_p_scale(p: Any) -> Any:
     return float(x) if np.ndim(x) == 0 else x
 
 
-def _p_label(p: float) -> str:
-    return f"{p:g}" if p >= 1e-3 else f"{p:.0e}".replace("e-0", "e-")
-
-
 def _tick_axis(ticks: Sequence[float], title: str) -> alt.Axis:
     """An axis on the transformed scale whose ticks sit at the transform of ``ticks`` and
     are labelled with the p-values themselves."""
     positions = [float(emmeans_p_scale(t)) for t in ticks]
     expr = "''"
     for pos, t in zip(positions, ticks):
-        expr = f"abs(datum.value - {pos!r}) < 1e-9 ? '{_p_label(t)}' : ({expr})"
+        expr = f"abs(datum.value - {pos!r}) < 1e-9 ? '{fmt.p_tick(t)}' : ({expr})"
     return alt.Axis(values=positions, labelExpr=expr, title=title, grid=True)
 
 
@@ -186,7 +183,7 @@ def pvalue_heatmap(
             "better": better,
             "side": None if first_better is None else (_A_BETTER if first_better else _B_BETTER),
             "strength": strength,
-            "label": _p_label_cell(p) if sig else None,
+            "label": fmt.p_compact(p) if sig else None,
         }
     score: dict[tuple[str, str], float] = {}
     for (pair, _), c in cells.items():
@@ -267,12 +264,6 @@ def pvalue_heatmap(
         width=alt.Step(max(70, 7 * max(len(c) for c in column_order) + 10)),
         height=alt.Step(16),
     )
-
-
-def _p_label_cell(p: float) -> str:
-    if p < 1e-3:
-        return f"{p:.0e}".replace("e-0", "e-")
-    return f"{p:.2g}" if p < 0.01 else f"{p:.3f}"
 
 
 # ============================================================================ PWPP
