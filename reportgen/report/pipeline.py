@@ -472,7 +472,8 @@ def export_formats(
     """Export the executed notebook in ``build``: ``report.html`` (refused if it would
     reference the network or run a script) and ``report.pdf`` as ``formats`` asks, and
     drop ``report.ipynb`` unless asked; returns the PDF's page count."""
-    from reportgen.report.export import external_references, html_to_pdf, notebook_to_html
+    from reportgen.report.export import external_references, notebook_to_html
+    from reportgen.report.pdf import html_to_pdf
 
     say = progress or (lambda message: None)
     tick = time.perf_counter()

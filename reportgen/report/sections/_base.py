@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from reportgen import format as fmt
 from reportgen.analysis.results import PairwiseResult, UnitResult
@@ -23,6 +23,11 @@ from reportgen.report.render.html import (
     theme_uses_bundled_font,
     try_figure,
 )
+
+if TYPE_CHECKING:
+    from reportgen.analysis import Analysis
+    from reportgen.charts.render import Theme
+    from reportgen.data import ScoreTable
 
 #: Above this many systems the connected graph of non-significant pairs is replaced by the
 #: compact letter display (an unreadable hairball otherwise).
@@ -67,11 +72,11 @@ class Report:
     """Everything the sections show: the table, the analysis, its results document,
     the report's title and theme, and (for release reports) the verdicts."""
 
-    table: Any
-    analysis: Any
+    table: ScoreTable
+    analysis: Analysis
     results: dict[str, Any]
     title: str
-    theme: Any
+    theme: Theme
     output_dir: Path
     release: str | None = None
     baseline: str | None = None
