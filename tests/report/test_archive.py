@@ -62,7 +62,7 @@ def test_fast_results_check_agrees_with_jsonschema():
     # draft 7) is used only because every keyword of the schema means the same in both
     import jsonschema
 
-    from reportgen.report.folder.archive import (
+    from reportgen.report.folder.manifest import (
         FAST_SCHEMA_KEYWORDS,
         _fast_results_validator,
         results_schema,

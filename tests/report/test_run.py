@@ -16,7 +16,7 @@ import pytest
 
 from reportgen.cli import main
 from reportgen.report.export import external_references
-from reportgen.report.folder.archive import validate_results
+from reportgen.report.folder.manifest import validate_results
 from reportgen.report.pipeline import NotebookExecutionError, RunSpec, run_report
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ import pytest
 
 from reportgen import format as fmt
 from reportgen.report import sections as rs
-from reportgen.report.folder.archive import validate_results
+from reportgen.report.folder.manifest import validate_results
 from reportgen.report.render.html import p_cell, pct_cell, theme_uses_bundled_font
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reportgen.cli import main
-from reportgen.report.folder.archive import manifest_digest
+from reportgen.report.folder.manifest import manifest_digest
 from reportgen.report.folder.verify import verify_report
 from reportgen.report.pipeline import RunSpec, run_report
 

@@ -126,7 +126,7 @@ def _inline_attachments(source: str, attachments: Mapping[str, Any] | None) -> s
 
 
 @lru_cache(maxsize=1)
-def _markdown_renderer() -> Callable[[str], str]:
+def _markdown_renderer() -> Callable[[str], Any]:
     import mistune
 
     # escape=False: raw HTML in Markdown cells passes through, as in Jupyter.

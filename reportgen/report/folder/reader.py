@@ -75,7 +75,7 @@ def read_report_folder(path: str | Path) -> ReportFolder:
         )
 
     from reportgen.jsonsafe import RESULTS_FORMAT_VERSION, check_format_version, load_json
-    from reportgen.report.folder.archive import (
+    from reportgen.report.folder.manifest import (
         MANIFEST_FORMAT_VERSION,
         read_regular,
         validate_results,

@@ -314,7 +314,7 @@ def write_results(
     atomically (written aside, renamed into place). ``built`` holds tables already made
     (name → Arrow table) that ``document`` already refers to. Returns what was written
     (:func:`split_results`, its document with the ``tables`` section)."""
-    from reportgen.report.folder.archive import validate_results
+    from reportgen.report.folder.manifest import validate_results
     from reportgen.report.folder.output import write_json_atomic
 
     split = split_results(document, max_rows=max_rows)

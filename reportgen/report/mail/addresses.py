@@ -3,7 +3,8 @@ written in its IDNA form."""
 
 from __future__ import annotations
 
-from email.headerregistry import Address
+from email.headerregistry import Address, AddressHeader
+from typing import cast
 
 from reportgen.errors import Location
 from reportgen.report.mail._base import MailError
@@ -23,7 +24,7 @@ def parse_address(text: str, *, option: str) -> Address:
 
     value = str(text).strip()
     try:
-        header = HeaderRegistry()("To", value)
+        header = cast(AddressHeader, HeaderRegistry()("To", value))
         addresses = list(header.addresses)
     except Exception:  # noqa: BLE001 - the parser raises several kinds on bad input
         addresses = []

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from reportgen.errors import Location
 from reportgen.plaintext import UNSAFE, shown
@@ -134,7 +134,7 @@ def build_message(
     msg["X-Mailer"] = f"reportgen {folder.results.get('reportgen_version', '')}".strip()
     msg.set_content(summary.text, subtype="plain", charset="utf-8")
     msg.add_alternative(summary.html, subtype="html", charset="utf-8")
-    html_part = msg.get_payload()[1]
+    html_part = cast(EmailMessage, msg.get_payload(1))
     for image in summary.images:
         html_part.add_related(
             image.data,

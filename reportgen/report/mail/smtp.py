@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from reportgen.errors import Location
 from reportgen.report.mail._base import ENV_HOST, ENV_PASSWORD, ENV_PORT, ENV_USER, MailError
@@ -243,7 +243,10 @@ class _BoundedContext:
         return getattr(self._context, name)
 
 
-def _with_deadline(base: type[smtplib.SMTP], deadline: _Deadline) -> type[smtplib.SMTP]:
+_SMTP = TypeVar("_SMTP", bound=smtplib.SMTP)
+
+
+def _with_deadline(base: type[_SMTP], deadline: _Deadline) -> type[_SMTP]:
     """``base`` (``SMTP`` or ``SMTP_SSL``) whose socket obeys ``deadline``."""
 
     class _Bounded(base):  # type: ignore[valid-type, misc]
@@ -295,6 +298,23 @@ def send_message(
         deadline.cancel()
 
 
+@dataclass
+class _Exchange:
+    """One delivery as it goes: the envelope, the bytes, and how far it got (``phase``:
+    connect, envelope, data, done), which decides what a dropped connection means."""
+
+    sender: str
+    recipients: list[str]
+    hidden: list[str]
+    data: bytes
+    where: Location
+    phase: str = "connect"
+
+    def shown(self, addr: str) -> str:
+        """An address as messages print it; a Bcc address is never printed."""
+        return "a Bcc recipient" if addr in self.hidden else addr
+
+
 def _send_message(
     msg: EmailMessage,
     settings: SMTPSettings,
@@ -312,17 +332,39 @@ def _send_message(
         for a in (msg[key].addresses if msg[key] is not None else ())
     ]
     hidden = [parse_address(a, option="--bcc").addr_spec for a in bcc]
-    recipients += hidden
-
-    def shown(addr: str) -> str:  # a Bcc address is never printed
-        return "a Bcc recipient" if addr in hidden else addr
-
-    sender = msg["From"].addresses[0].addr_spec
-    phase = "connect"
-    data = msg.as_bytes(policy=SMTP)
-    where = Location(settings.where)
+    exchange = _Exchange(
+        sender=msg["From"].addresses[0].addr_spec,
+        recipients=recipients + hidden,
+        hidden=hidden,
+        data=msg.as_bytes(policy=SMTP),
+        where=Location(settings.where),
+    )
+    context = _tls_context(settings)
     try:
-        context = ssl.create_default_context(cafile=settings.cafile)
+        refused = _deliver(exchange, settings, deadline, context, say)
+    except MailError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure is named, the rest re-raised
+        failure = _failure(exc, exchange, settings)
+        if failure is None:
+            raise
+        raise failure from None
+    if refused:
+        shown = exchange.shown
+        detail = "; ".join(f"{shown(addr)}: {_reply_of(*reply)}" for addr, reply in refused.items())
+        delivered = [shown(r) for r in exchange.recipients if r not in refused]
+        raise MailError(
+            f"sent to {', '.join(delivered)}, but refused for {detail}",
+            location=exchange.where,
+            hint="fix those addresses and send to them alone",
+        )
+    return exchange.recipients
+
+
+def _tls_context(settings: SMTPSettings) -> ssl.SSLContext:
+    """The TLS context: the system's trust store, or ``--cafile``."""
+    try:
+        return ssl.create_default_context(cafile=settings.cafile)
     except (ssl.SSLError, OSError, ValueError) as exc:
         raise MailError(
             f"--cafile is not a readable PEM file of CA certificates "
@@ -331,197 +373,228 @@ def _send_message(
             hint="give a PEM bundle (-----BEGIN CERTIFICATE-----), e.g. the "
             "one your system trusts, or leave --cafile out",
         ) from None
-    try:
-        say(f"connecting to {settings.where} ({settings.security})")
-        if settings.security == "ssl":
-            server: smtplib.SMTP = _with_deadline(smtplib.SMTP_SSL, deadline)(
-                settings.host,
-                settings.port,
-                timeout=settings.timeout,
-                context=_BoundedContext(context, deadline),  # type: ignore[arg-type]
-            )
-        else:
-            server = _with_deadline(smtplib.SMTP, deadline)(
-                settings.host, settings.port, timeout=settings.timeout
-            )
-        with server:
-            server.ehlo()
-            if settings.security == "starttls":
-                if not server.has_extn("starttls"):
-                    raise MailError(
-                        "the server does not offer STARTTLS",
-                        location=where,
-                        hint="use --ssl if it expects TLS from the start "
-                        "(often port 465), or check the port",
-                    )
-                server.starttls(context=_BoundedContext(context, deadline))  # type: ignore[arg-type]
-                server.ehlo()
-            if settings.user is not None:
-                if settings.security == "none":
-                    raise MailError(
-                        "refusing to send the SMTP password over an unencrypted connection",
-                        location=where,
-                        hint="add --starttls or --ssl (or unset "
-                        f"{ENV_USER}/{ENV_PASSWORD} for a relay that "
-                        "needs no login)",
-                    )
-                if not server.has_extn("auth"):
-                    raise MailError(
-                        "the server does not offer AUTH, but credentials are "
-                        f"set ({settings.credentials_from})",
-                        location=where,
-                        hint="unset them for a relay that needs no login, or "
-                        "check the host and port",
-                    )
-                say(f"logging in as {settings.user}")
-                server.login(settings.user, settings.password or "")
-            limit = server.esmtp_features.get("size", "").strip()
-            if limit.isdigit() and int(limit) and len(data) > int(limit):
-                raise MailError(
-                    f"the message is {len(data):,} bytes and the server "
-                    f"accepts at most {int(limit):,}",
-                    location=where,
-                    hint="pass --no-attach to send the summary only, or make "
-                    "the report smaller (--format html)",
-                )
-            say(f"sending {len(data):,} bytes to {len(recipients)} recipient(s)")
-            # smtplib's sendmail, step by step, to know whether DATA had begun when a
-            # connection drops (then the message may have been delivered)
-            phase = "envelope"
-            options = [f"size={len(data)}"] if server.has_extn("size") else []
-            code, reply = server.mail(sender, options)
-            if code != 250:
-                raise smtplib.SMTPSenderRefused(code, reply, sender)
-            refused: dict[str, tuple[int, bytes]] = {}
-            for addr in recipients:
-                code, reply = server.rcpt(addr)
-                if code not in (250, 251):
-                    refused[addr] = (code, reply)
-            if len(refused) == len(recipients):
-                raise smtplib.SMTPRecipientsRefused(refused)
-            phase = "data"
-            code, reply = server.data(data)
-            if code != 250:
-                raise smtplib.SMTPDataError(code, reply)
-            phase = "done"
-    except MailError:
-        raise
-    except smtplib.SMTPAuthenticationError as exc:
-        raise MailError(
-            f"the server rejected the credentials ({_reply(exc)})",
-            location=where,
-            hint=f"check the credentials in {settings.credentials_from}",
-        ) from None
-    except smtplib.SMTPRecipientsRefused as exc:
-        if all(code == 530 for code, _ in exc.recipients.values()):
-            raise _auth_required(
-                exc.recipients[next(iter(exc.recipients))], settings, where
-            ) from None
-        detail = "; ".join(
-            f"{shown(addr)}: {_reply_of(*reply)}" for addr, reply in exc.recipients.items()
+
+
+def _connect(settings: SMTPSettings, deadline: _Deadline, context: ssl.SSLContext) -> smtplib.SMTP:
+    """A connection to the server (TLS from the start with ``--ssl``) under ``deadline``;
+    its TLS sockets obey it too (:class:`_BoundedContext`, a duck-typed SSLContext the
+    stubs do not admit)."""
+    if settings.security == "ssl":
+        return _with_deadline(smtplib.SMTP_SSL, deadline)(  # type: ignore[call-overload]
+            settings.host,
+            settings.port,
+            timeout=settings.timeout,
+            context=_BoundedContext(context, deadline),
         )
-        raise MailError(
-            f"every recipient was refused ({detail})",
-            location=where,
-            hint="check the addresses, or whether this server relays to them",
-        ) from None
-    except smtplib.SMTPSenderRefused as exc:
-        if exc.smtp_code == 530:
-            raise _auth_required((exc.smtp_code, exc.smtp_error), settings, where) from None
-        raise MailError(
-            f"the sender {exc.sender!r} was refused ({_reply(exc)})",
-            location=where,
-            hint="use a --from address this server accepts",
-        ) from None
-    except smtplib.SMTPDataError as exc:
-        raise MailError(
-            f"the server refused the message ({_reply(exc)})",
-            location=where,
-            hint="a size limit? try --no-attach",
-        ) from None
-    except smtplib.SMTPNotSupportedError as exc:
-        raise MailError(
-            f"the server does not support a required command ({exc})",
-            location=where,
-            hint="check --starttls/--ssl and the port",
-        ) from None
-    except smtplib.SMTPServerDisconnected as exc:
-        if phase == "data":
+    return _with_deadline(smtplib.SMTP, deadline)(
+        settings.host, settings.port, timeout=settings.timeout
+    )
+
+
+def _deliver(
+    exchange: _Exchange,
+    settings: SMTPSettings,
+    deadline: _Deadline,
+    context: ssl.SSLContext,
+    say: Callable[[str], None],
+) -> dict[str, tuple[int, bytes]]:
+    """Connect, secure, log in and send; the recipients the server refused (not all)."""
+    where, data = exchange.where, exchange.data
+    say(f"connecting to {settings.where} ({settings.security})")
+    with _connect(settings, deadline, context) as server:
+        server.ehlo()
+        if settings.security == "starttls":
+            if not server.has_extn("starttls"):
+                raise MailError(
+                    "the server does not offer STARTTLS",
+                    location=where,
+                    hint="use --ssl if it expects TLS from the start "
+                    "(often port 465), or check the port",
+                )
+            server.starttls(context=_BoundedContext(context, deadline))  # type: ignore[call-overload]
+            server.ehlo()
+        if settings.user is not None:
+            _login(server, settings, where, say)
+        limit = server.esmtp_features.get("size", "").strip()
+        if limit.isdigit() and int(limit) and len(data) > int(limit):
             raise MailError(
+                f"the message is {len(data):,} bytes and the server accepts at most {int(limit):,}",
+                location=where,
+                hint="pass --no-attach to send the summary only, or make "
+                "the report smaller (--format html)",
+            )
+        say(f"sending {len(data):,} bytes to {len(exchange.recipients)} recipient(s)")
+        # smtplib's sendmail, step by step, to know whether DATA had begun when a
+        # connection drops (then the message may have been delivered)
+        exchange.phase = "envelope"
+        options = [f"size={len(data)}"] if server.has_extn("size") else []
+        code, reply = server.mail(exchange.sender, options)
+        if code != 250:
+            raise smtplib.SMTPSenderRefused(code, reply, exchange.sender)
+        refused: dict[str, tuple[int, bytes]] = {}
+        for addr in exchange.recipients:
+            code, reply = server.rcpt(addr)
+            if code not in (250, 251):
+                refused[addr] = (code, reply)
+        if len(refused) == len(exchange.recipients):
+            raise smtplib.SMTPRecipientsRefused(refused)
+        exchange.phase = "data"
+        code, reply = server.data(data)
+        if code != 250:
+            raise smtplib.SMTPDataError(code, reply)
+        exchange.phase = "done"
+    return refused
+
+
+def _login(
+    server: smtplib.SMTP, settings: SMTPSettings, where: Location, say: Callable[[str], None]
+) -> None:
+    """AUTH with the settings' credentials, only over TLS and only where offered."""
+    if settings.security == "none":
+        raise MailError(
+            "refusing to send the SMTP password over an unencrypted connection",
+            location=where,
+            hint="add --starttls or --ssl (or unset "
+            f"{ENV_USER}/{ENV_PASSWORD} for a relay that "
+            "needs no login)",
+        )
+    if not server.has_extn("auth"):
+        raise MailError(
+            "the server does not offer AUTH, but credentials are "
+            f"set ({settings.credentials_from})",
+            location=where,
+            hint="unset them for a relay that needs no login, or check the host and port",
+        )
+    say(f"logging in as {settings.user}")
+    server.login(str(settings.user), settings.password or "")
+
+
+def _failure(exc: Exception, exchange: _Exchange, settings: SMTPSettings) -> MailError | None:
+    """What went wrong, said so that the user knows what to do; None for an exception no
+    SMTP exchange raises (then it propagates)."""
+    if isinstance(exc, smtplib.SMTPException):
+        return _smtp_failure(exc, exchange, settings)
+    return _network_failure(exc, exchange, settings)
+
+
+def _smtp_failure(
+    exc: smtplib.SMTPException, exchange: _Exchange, settings: SMTPSettings
+) -> MailError:
+    """A refusal or an error reply of the server, or a connection it dropped."""
+    if isinstance(exc, smtplib.SMTPAuthenticationError):
+        return MailError(
+            f"the server rejected the credentials ({_reply(exc)})",
+            location=exchange.where,
+            hint=f"check the credentials in {settings.credentials_from}",
+        )
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        if all(code == 530 for code, _ in exc.recipients.values()):
+            return _auth_required(
+                exc.recipients[next(iter(exc.recipients))], settings, exchange.where
+            )
+        detail = "; ".join(
+            f"{exchange.shown(addr)}: {_reply_of(*reply)}" for addr, reply in exc.recipients.items()
+        )
+        return MailError(
+            f"every recipient was refused ({detail})",
+            location=exchange.where,
+            hint="check the addresses, or whether this server relays to them",
+        )
+    if isinstance(exc, smtplib.SMTPSenderRefused):
+        if exc.smtp_code == 530:
+            return _auth_required((exc.smtp_code, exc.smtp_error), settings, exchange.where)
+        return MailError(
+            f"the sender {exc.sender!r} was refused ({_reply(exc)})",
+            location=exchange.where,
+            hint="use a --from address this server accepts",
+        )
+    if isinstance(exc, smtplib.SMTPDataError):
+        return MailError(
+            f"the server refused the message ({_reply(exc)})",
+            location=exchange.where,
+            hint="a size limit? try --no-attach",
+        )
+    if isinstance(exc, smtplib.SMTPNotSupportedError):
+        return MailError(
+            f"the server does not support a required command ({exc})",
+            location=exchange.where,
+            hint="check --starttls/--ssl and the port",
+        )
+    if isinstance(exc, smtplib.SMTPServerDisconnected):
+        if exchange.phase == "data":
+            return MailError(
                 "the connection dropped while the message was being "
                 f"transferred ({exc or 'no reason given'}): it may or may not "
                 "have been delivered",
-                location=where,
+                location=exchange.where,
                 hint="ask a recipient before sending again (a second send may deliver it twice)",
-            ) from None
+            )
         if "timed out" in str(exc):  # smtplib reports a read timeout this way
-            raise MailError(
+            return MailError(
                 f"no answer within {settings.timeout:g} s",
-                location=where,
+                location=exchange.where,
                 hint="check the host and port, or raise --timeout",
-            ) from None
-        raise MailError(
+            )
+        return MailError(
             f"the server closed the connection ({exc or 'no reason given'})",
-            location=where,
+            location=exchange.where,
             hint="check the port and --starttls/--ssl (a TLS port spoken to "
             "in plain text often just hangs up)",
-        ) from None
-    except smtplib.SMTPResponseException as exc:
-        raise MailError(
+        )
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return MailError(
             f"the server answered with an error ({_reply(exc)})",
-            location=where,
+            location=exchange.where,
             hint="see the server's reply above",
-        ) from None
-    except smtplib.SMTPException as exc:
-        raise MailError(
-            f"SMTP failed ({exc})", location=where, hint="check the server settings"
-        ) from None
-    except ssl.SSLCertVerificationError as exc:
-        raise MailError(
+        )
+    return MailError(
+        f"SMTP failed ({exc})", location=exchange.where, hint="check the server settings"
+    )
+
+
+def _network_failure(
+    exc: Exception, exchange: _Exchange, settings: SMTPSettings
+) -> MailError | None:
+    """TLS, name resolution, timeout and socket failures (subclasses of OSError, checked
+    before it); None for anything else."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return MailError(
             f"the server's TLS certificate could not be verified "
             f"({exc.verify_message or exc.reason})",
-            location=where,
+            location=exchange.where,
             hint="pass --cafile FILE with the CA that signed it (never disable verification)",
-        ) from None
-    except ssl.SSLError as exc:
-        raise MailError(
-            f"the TLS handshake failed ({exc.reason or exc})",
-            location=where,
-            hint="check --starttls/--ssl against what the port expects",
-        ) from None
-    except socket.gaierror as exc:
-        raise MailError(
-            f"unknown SMTP host {settings.host!r} ({exc.strerror})",
-            location=where,
-            hint="check --smtp-host",
-        ) from None
-    except TimeoutError:
-        raise MailError(
-            f"no answer within {settings.timeout:g} s",
-            location=where,
-            hint="check the host and port, or raise --timeout",
-        ) from None
-    except ConnectionRefusedError:
-        raise MailError(
-            "the connection was refused (nothing listens there)",
-            location=where,
-            hint="check --smtp-host and --smtp-port",
-        ) from None
-    except OSError as exc:
-        raise MailError(
-            f"cannot reach the server ({exc.strerror or exc})",
-            location=where,
-            hint="check the host, the port and the network",
-        ) from None
-    if refused:
-        detail = "; ".join(f"{shown(addr)}: {_reply_of(*reply)}" for addr, reply in refused.items())
-        delivered = [shown(r) for r in recipients if r not in refused]
-        raise MailError(
-            f"sent to {', '.join(delivered)}, but refused for {detail}",
-            location=where,
-            hint="fix those addresses and send to them alone",
         )
-    return recipients
+    if isinstance(exc, ssl.SSLError):
+        return MailError(
+            f"the TLS handshake failed ({exc.reason or exc})",
+            location=exchange.where,
+            hint="check --starttls/--ssl against what the port expects",
+        )
+    if isinstance(exc, socket.gaierror):
+        return MailError(
+            f"unknown SMTP host {settings.host!r} ({exc.strerror})",
+            location=exchange.where,
+            hint="check --smtp-host",
+        )
+    if isinstance(exc, TimeoutError):
+        return MailError(
+            f"no answer within {settings.timeout:g} s",
+            location=exchange.where,
+            hint="check the host and port, or raise --timeout",
+        )
+    if isinstance(exc, ConnectionRefusedError):
+        return MailError(
+            "the connection was refused (nothing listens there)",
+            location=exchange.where,
+            hint="check --smtp-host and --smtp-port",
+        )
+    if isinstance(exc, OSError):
+        return MailError(
+            f"cannot reach the server ({exc.strerror or exc})",
+            location=exchange.where,
+            hint="check the host, the port and the network",
+        )
+    return None
 
 
 def _auth_required(

@@ -175,8 +175,8 @@ def _leaderboard_rows(
                 row.append(letters.get(s["system"], ""))
             rows.append(row)
         header = ["rank", "system", "score"] + (["tie group"] if letters else [])
-        lists = ", ".join(str(x) for x in ordered.get("lists") or ())
-        caption = f"Overall ranking across {lists}" if lists else "Overall ranking"
+        names = ", ".join(str(x) for x in ordered.get("lists") or ())
+        caption = f"Overall ranking across {names}" if names else "Overall ranking"
         return caption, header, rows, len(ordered["systems"])
     lists = _lists(results)
     if not lists:
@@ -234,8 +234,8 @@ def _image(chart: Any, cid_domain: str, alt: str, theme: Any) -> InlineImage:
     from reportgen.charts.render import to_png
 
     data = compact_png(to_png(chart, theme, scale=_PNG_SCALE))
-    width, height = _png_size(data)
-    width, height = width / _PNG_SCALE, height / _PNG_SCALE
+    pixels_wide, pixels_high = _png_size(data)
+    width, height = pixels_wide / _PNG_SCALE, pixels_high / _PNG_SCALE
     if width > BODY_WIDTH - 40:
         height *= (BODY_WIDTH - 40) / width
         width = BODY_WIDTH - 40
@@ -263,7 +263,7 @@ def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]], l
             }
             for r in top
         ]
-        order = [d["system"] for d in data]
+        order = [str(d["system"]) for d in data]
         more = f" (top {len(top)} of {total})" if total > len(top) else ""
         y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
         base = alt.Chart(inline_data(data)).encode(y=y)

@@ -317,11 +317,13 @@ def render_figure(spec: Mapping[str, Any], caption: str | None) -> str:
 
     cap = f"<figcaption>{caption}</figcaption>" if caption else ""
     if _data_rows(spec) <= DENSE_ROWS:
-        svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+        svg = vl_convert.vegalite_to_svg(dict(spec), allowed_base_urls=[])
         svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
         if len(svg) <= DENSE_SVG_BYTES:
             return f'<figure class="rg-chart">{svg}{cap}</figure>'
-    data = compact_png(vl_convert.vegalite_to_png(spec, scale=RASTER_SCALE, allowed_base_urls=[]))
+    data = compact_png(
+        vl_convert.vegalite_to_png(dict(spec), scale=RASTER_SCALE, allowed_base_urls=[])
+    )
     # the PNG header holds its size in pixels: the figure keeps the chart's own size
     width, height = (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
     png = base64.b64encode(data).decode("ascii")

@@ -179,7 +179,7 @@ def prepare(
             table = load(
                 list(data), options=LoadOptions(**dict(load_options or {})), config=config or None
             )
-            options = {
+            options: dict[str, Any] = {
                 k: tuple(v) if isinstance(v, list) else v
                 for k, v in dict(analysis_options or {}).items()
             }
