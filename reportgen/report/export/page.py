@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
+
+import jinja2
 
 from reportgen.charts.render import Theme, load_theme
 from reportgen.errors import ConfigError
@@ -141,40 +146,28 @@ def notebook_to_html(
             hint="remove it from the theme's report.css",
         )
     body, headings = finish_body(cut_long_words("\n".join(notebook_fragments(nb))))
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta name="generator" content="reportgen">',
-        f"<title>{esc(title)}</title>",
-        f"<style>\n{_LAYOUT_CSS}\n{loaded.css}\n</style>",
-        f'<style media="{_WIDE_MEDIA}">\n{_WIDE_SCREEN_CSS}</style>',
-        "</head>",
-        "<body>",
-        _sidebar_html(headings),
-        _header_html(title, release, created, meta),
-        *_body_with_contents(body, _toc_html(headings)),
-        "</body>",
-        "</html>",
-        "",
-    ]
-    return "\n".join(part for part in parts if part)
+    before = after = None
+    if CONTENTS_MARKER in body:  # the contents go after the key findings
+        before, after = body.split(CONTENTS_MARKER, 1)
+    return _template().render(
+        title=title,
+        release=release,
+        created=created,
+        meta=list(meta),
+        layout_css=_LAYOUT_CSS,
+        theme_css=loaded.css,
+        wide_media=_WIDE_MEDIA,
+        wide_css=_WIDE_SCREEN_CSS,
+        toc=_contents(headings),
+        body=body,
+        before=before,
+        after=after,
+    )
 
 
 #: Where a section asks for the table of contents (after the key findings); without it
 #: the contents come first.
 CONTENTS_MARKER = "<!-- rg:contents -->"
-
-
-def _body_with_contents(body: str, toc: str) -> list[str]:
-    """The contents and the ``<main>`` body: the contents in place of
-    :data:`CONTENTS_MARKER` (the key findings come first), else before the body."""
-    if CONTENTS_MARKER in body:
-        before, after = body.split(CONTENTS_MARKER, 1)
-        return [f'<main class="rg-body">\n{before}\n{toc}\n{after}\n</main>']
-    return [toc, f'<main class="rg-body">\n{body}\n</main>']
 
 
 def title_iv(title: str) -> None:
@@ -185,85 +178,40 @@ def title_iv(title: str) -> None:
         )
 
 
-def _header_html(
-    title: str, release: str | None, created: str | None, meta: Sequence[tuple[str, str]]
-) -> str:
-    lines = ['<header class="rg-header">', f'<h1 class="rg-title">{esc(title)}</h1>']
-    facts = []
-    if release is not None:
-        facts.append(f'<span class="rg-release">Release {esc(release)}</span>')
-    if created is not None:
-        facts.append(f'<span class="rg-created">Created {esc(created)}</span>')
-    if facts:
-        lines.append(f'<p class="rg-subtitle">{" · ".join(facts)}</p>')
-    if meta:
-        items = "".join(
-            f"<div><dt>{esc(label)}</dt><dd>{esc(value)}</dd></div>" for label, value in meta
-        )
-        lines.append(f'<dl class="rg-meta">{items}</dl>')
-    lines.append("</header>")
-    return "\n".join(lines)
-
-
-def _sidebar_html(headings: Sequence[Heading]) -> str:
-    """The contents as a sidebar, shown beside the report on wide screens only (the CSS
-    of :data:`_LAYOUT_CSS`; the folded block in the body is hidden there)."""
-    items = _toc_items(headings)
-    if not items:
-        return ""
-    return "\n".join(
-        [
-            '<nav class="rg-sidebar" aria-label="Contents (sidebar)">',
-            '<p class="rg-toc-title">Contents</p>',
-            "<ol>",
-            *items,
-            "</ol>",
-            "</nav>",
-        ]
+@lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    """``page.html.j2``: block lines trimmed, so each line of it is a line of the page;
+    values escaped by ``|esc`` (:func:`html.escape`, as the body is: Jinja2's own escape
+    writes quotes differently)."""
+    env = jinja2.Environment(
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
     )
+    env.filters["esc"] = esc
+    source = resources.files("reportgen.report.export").joinpath("page.html.j2")
+    return env.from_string(source.read_text(encoding="utf-8"))
 
 
-def _toc_html(headings: Sequence[Heading]) -> str:
-    items = _toc_items(headings)
-    if not items:
-        return ""
-    # on screen a folded block (no script); printed, details are shown open
-    return "\n".join(
-        [
-            '<nav class="rg-toc" aria-label="Contents">',
-            "<details>",
-            '<summary class="rg-toc-title">Contents</summary>',
-            "<ol>",
-            *items,
-            "</ol>",
-            "</details>",
-            "</nav>",
-        ]
-    )
+@dataclass(frozen=True)
+class _Entry:
+    """A line of the contents: an h2 (or a leading h3) with the h3s under it."""
+
+    level: int
+    anchor: str
+    text: str
+    children: list[_Entry] = field(default_factory=list)
 
 
-def _toc_items(headings: Sequence[Heading]) -> list[str]:
-    """The ``<li>`` lines of the contents: every h2 and h3 outside a folded block."""
-    headings = [h for h in headings if not h.folded]
-    if not headings:
-        return []
-    lines: list[str] = []
-    open_sub = False
-    for position, heading in enumerate(headings):
-        link = f'<a href="#{esc(heading.anchor)}">{esc(heading.text)}</a>'
+def _contents(headings: Sequence[Heading]) -> list[_Entry]:
+    """The contents: every h2 and h3 outside a folded block, each h3 under the heading
+    before it."""
+    entries: list[_Entry] = []
+    for position, heading in enumerate(h for h in headings if not h.folded):
+        entry = _Entry(heading.level, heading.anchor, heading.text)
         if heading.level == 3 and position > 0:
-            if not open_sub:
-                lines.append("<ol>")
-                open_sub = True
-            lines.append(f'<li class="rg-toc-h3">{link}</li>')
-            continue
-        if open_sub:
-            lines.append("</ol>")
-            open_sub = False
-        if position > 0:
-            lines.append("</li>")
-        lines.append(f'<li class="rg-toc-h{heading.level}">{link}')
-    if open_sub:
-        lines.append("</ol>")
-    lines.append("</li>")
-    return lines
+            entries[-1].children.append(entry)
+        else:
+            entries.append(entry)
+    return entries
