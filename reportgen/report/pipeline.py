@@ -4,7 +4,7 @@ atomically.
 
 Each step is a function of its inputs (:func:`execute_template`,
 :func:`reportgen.report.export.notebook_to_html`,
-:func:`reportgen.report.export.html_to_pdf`, :func:`reportgen.report.folder.archive.
+:func:`reportgen.report.pdf.html_to_pdf`, :func:`reportgen.report.folder.manifest.
 build_manifest`); :func:`run_report` chains them inside
 :func:`reportgen.report.folder.archive.report_folder`, so a failure leaves no half-written
 report and an existing report is replaced only with ``force``.

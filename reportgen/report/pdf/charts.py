@@ -114,7 +114,7 @@ DRAW_TIMEOUT = 600
 class ChartDrawer:
     """A process (``python -m reportgen.report.pdf.charts FOLDER``) that draws SVG
     charts as one-page PDFs with vl-convert while the caller goes on: a plain
-    subprocess, so a script that calls :func:`~reportgen.report.export.html_to_pdf` at
+    subprocess, so a script that calls :func:`~reportgen.report.pdf.html_to_pdf` at
     its top level is never imported again (as a multiprocessing "spawn" worker would
     do). The charts and their PDFs go through a private temporary folder, removed by
     :meth:`close`."""
