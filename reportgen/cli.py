@@ -164,7 +164,7 @@ def _load(args: argparse.Namespace, *, min_systems: int = 2):
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from reportgen.report.inspect_view import format_summary
+    from reportgen.report.render.inspect_view import format_summary
 
     table = _load(args, min_systems=1)  # how one system's results were read is useful too
     summary = table.summary()
@@ -298,7 +298,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     )
     ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]
     if ordered:
-        from reportgen.report.ranking_text import neighbour_pairs, ordering_line
+        from reportgen.report.render.ranking_text import neighbour_pairs, ordering_line
 
         entry = ordered[0]
         if not isinstance(entry.get("pairs"), list):  # in tables/ranking_pairs.parquet
@@ -308,8 +308,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from reportgen.report.claims import claim_sentence
     from reportgen.report.prepared import compare_two
+    from reportgen.report.render.claims import claim_sentence
 
     analysis = compare_two(
         args.a,
@@ -327,7 +327,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def _cmd_power(args: argparse.Namespace) -> int:
     from reportgen.errors import InputError
-    from reportgen.report.power_text import power_sentence
+    from reportgen.report.render.power_text import power_sentence
     from reportgen.stats import power as pw
 
     if args.n is None and args.delta is None:
@@ -475,7 +475,7 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
     regression, ``non-inferiority`` unless every dataset × metric compared is improved or
     non-inferior; both fail when anything was not compared unless ``--allow-partial``."""
     from reportgen.analysis.release import ReleaseComparison
-    from reportgen.report.findings import plain, release_decision
+    from reportgen.report.render.findings import plain, release_decision
 
     comparison = ReleaseComparison.from_dict(verdict)
     counts = comparison.counts
@@ -521,7 +521,7 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from reportgen.report.verify import verify_report
+    from reportgen.report.folder.verify import verify_report
 
     status = EXIT_OK
     for folder in args.reports:

@@ -172,8 +172,8 @@ def test_running_out_of_memory_exits_2_with_the_bounds_to_change(tmp_path):
 
 def test_documents_with_a_file_name_that_is_not_utf8_are_written_and_read_back(tmp_path):
     # Python gives such a name as lone surrogates (PEP 383); json.loads is the reference
-    from reportgen.report.archive import canonical_json
-    from reportgen.report.output import write_json_atomic
+    from reportgen.report.folder.manifest import canonical_json
+    from reportgen.report.folder.output import write_json_atomic
 
     document = {"inputs": [{"path": "scores\udcff.csv"}], "note": "é"}
     path = write_json_atomic(tmp_path / "manifest.json", document)

@@ -53,7 +53,7 @@ def test_json_safe_against_the_plain_rules():
 
 
 def test_write_json_is_indented_when_small_and_compact_when_large(tmp_path, monkeypatch):
-    from reportgen.report import output
+    from reportgen.report.folder import output
 
     small = output.write_json_atomic(tmp_path / "small.json", {"rows": [1, 2], "n": {"a": 1}})
     assert small.read_text(encoding="utf-8") == '{\n  "rows": [1, 2],\n  "n": {"a": 1}\n}\n'
@@ -79,7 +79,7 @@ _JSON_VALUES = st.recursive(
 
 @given(_JSON_VALUES)
 def test_readable_json_against_json_dumps(value):
-    from reportgen.report.output import readable_json
+    from reportgen.report.folder.output import readable_json
 
     text = readable_json(value)
     # the reference: the standard library's encoder and decoder
@@ -87,7 +87,7 @@ def test_readable_json_against_json_dumps(value):
 
 
 def test_readable_json_refuses_nan_and_keeps_json_key_rules():
-    from reportgen.report.output import readable_json
+    from reportgen.report.folder.output import readable_json
 
     with pytest.raises(ValueError):
         readable_json({"x": [float("nan")], "y": [{"z": 1}]})

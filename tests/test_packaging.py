@@ -49,6 +49,7 @@ def test_wheel_ships_templates_themes_and_typing(wheel):
         assert f"reportgen/themes/{name}" in names
     assert "reportgen/py.typed" in names
     assert "reportgen/schemas/results.schema.json" in names
+    assert "reportgen/report/export/page.html.j2" in names  # the page of every report
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "reportgen = reportgen.cli:main_entry" in text

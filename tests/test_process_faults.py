@@ -43,7 +43,7 @@ def _wait_gone(pids: list[int], seconds: float) -> list[int]:
 _FIGURE_POOL = """
 import time
 from multiprocessing import resource_tracker
-from reportgen.report.html import FigurePool
+from reportgen.report.render.html import FigurePool
 
 if __name__ == "__main__":
     pool = FigurePool(2, bundled_font=True)
@@ -76,7 +76,7 @@ if __name__ == "__main__":
 
 _PDF_DRAWER = """
 import time
-from reportgen.report._pdf_charts import ChartDrawer
+from reportgen.report.pdf.charts import ChartDrawer
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">' + "".join(
     f'<text x="{k % 400}" y="{k % 300}">label {k}</text>' for k in range(300)

@@ -21,7 +21,7 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     ``long_tables=False`` leaves the per-pair tables empty (``comparisons``, the ordered
     ranking's ``pairs``, the leaderboards' ``win_rates.pairs``, the ``items`` of each
     item analysis) and the systems' rank probabilities out, for a writer that makes them
-    from the analysis' arrays (:func:`reportgen.report.tables.write_analysis`).
+    from the analysis' arrays (:func:`reportgen.report.folder.tables.write_analysis`).
 
     Top level: ``reportgen_version``, ``created``, ``seed``, ``config`` (the options,
     resolved), ``data`` (inputs, systems, datasets, metrics, items, pairing, exclusions,

@@ -88,7 +88,8 @@ def _labels(
     others = [r for r in nodes if not r["best"]]
     best = [r for r in nodes if r["best"]]
     layers = []
-    for rows, mark in ((others, {}), (best, {"color": BEST_COLOR, "fontWeight": "bold"})):
+    styles: list[dict[str, Any]] = [{}, {"color": BEST_COLOR, "fontWeight": "bold"}]
+    for rows, mark in zip((others, best), styles):
         if rows:
             layers.append(
                 alt.Chart(inline_data(rows))
@@ -106,6 +107,49 @@ LEADER = 0.04
 
 def _arc_height(n: int) -> int:
     return max(220, min(720, 20 * n + 40))
+
+
+def _arcs(
+    ranking: OrderedRanking, nodes: list[dict[str, Any]], height: float
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The points of each arc of :func:`connected_graph_chart` (a half sine from one
+    system's mean to the other's, bulging left the farther apart they rank) and, for a
+    directed ranking, the arrowhead near each target."""
+    index = {s: i for i, s in enumerate(ranking.systems)}
+    means = [r["mean"] for r in nodes]
+    span = (max(means) - min(means)) or 1.0
+    t = [k / (ARC_POINTS - 1) for k in range(ARC_POINTS)]
+    edges: list[dict[str, Any]] = []
+    heads: list[dict[str, Any]] = []
+    for k, (a, b, p) in enumerate(ranking.edges):
+        ya, yb = nodes[index[a]]["mean"], nodes[index[b]]["mean"]
+        # the farther apart two systems are in the ranking, the farther left their arc
+        # reaches (one unit of x is COLUMN_WIDTH pixels), so that the arcs of a
+        # cluster of close means nest instead of lying on top of each other
+        dy = abs(ya - yb) / span * height / COLUMN_WIDTH
+        bulge = min(0.95, 0.06 + 0.09 * abs(index[a] - index[b]) + 0.25 * dy)
+        common = {
+            "edge": k,
+            "source": a,
+            "target": b,
+            "p_adjusted": p,
+            "width_p": 1.0 if p is None else float(p),
+            "directed": ranking.directed,
+        }
+        for j, u in enumerate(t):
+            x = -bulge * math.sin(math.pi * u)
+            edges.append({**common, "t": j, "x": round(x, 6), "y": ya + (yb - ya) * u})
+        if ranking.directed:
+            up = (yb >= ya) != (ranking.direction == "lower")  # towards the target, drawn
+            heads.append(
+                {
+                    **common,
+                    "hx": -bulge * math.sin(math.pi * 0.85),
+                    "hy": ya + (yb - ya) * 0.85,
+                    "shape": "triangle-up" if up else "triangle-down",
+                }
+            )
+    return edges, heads
 
 
 def connected_graph_chart(
@@ -152,7 +196,7 @@ def connected_graph_chart(
     ranking = _check(ordered_ranking)
     best = ranking.systems[0]
     n = len(ranking.systems)
-    nodes = [
+    nodes: list[dict[str, Any]] = [
         {
             "system": s,
             "mean": scale * float(ranking.mean[i]),
@@ -167,39 +211,7 @@ def connected_graph_chart(
     height = _arc_height(n)
     sign = -1.0 if ranking.direction == "lower" else 1.0
     _spread_labels(nodes, "column", _gap(ranking, height), sign)
-    index = {s: i for i, s in enumerate(ranking.systems)}
-    means = [r["mean"] for r in nodes]
-    span = (max(means) - min(means)) or 1.0
-    t = [k / (ARC_POINTS - 1) for k in range(ARC_POINTS)]
-    edges, heads = [], []
-    for k, (a, b, p) in enumerate(ranking.edges):
-        ya, yb = nodes[index[a]]["mean"], nodes[index[b]]["mean"]
-        # the farther apart two systems are in the ranking, the farther left their arc
-        # reaches (one unit of x is COLUMN_WIDTH pixels), so that the arcs of a
-        # cluster of close means nest instead of lying on top of each other
-        dy = abs(ya - yb) / span * height / COLUMN_WIDTH
-        bulge = min(0.95, 0.06 + 0.09 * abs(index[a] - index[b]) + 0.25 * dy)
-        common = {
-            "edge": k,
-            "source": a,
-            "target": b,
-            "p_adjusted": p,
-            "width_p": 1.0 if p is None else float(p),
-            "directed": ranking.directed,
-        }
-        for j, u in enumerate(t):
-            x = -bulge * math.sin(math.pi * u)
-            edges.append({**common, "t": j, "x": round(x, 6), "y": ya + (yb - ya) * u})
-        if ranking.directed:
-            up = (yb >= ya) != (ranking.direction == "lower")  # towards the target, drawn
-            heads.append(
-                {
-                    **common,
-                    "hx": -bulge * math.sin(math.pi * 0.85),
-                    "hy": ya + (yb - ya) * 0.85,
-                    "shape": "triangle-up" if up else "triangle-down",
-                }
-            )
+    edges, heads = _arcs(ranking, nodes, height)
     # x: one unit is COLUMN_WIDTH pixels; the arcs take what they need on the left
     left = max((-e["x"] for e in edges), default=0.0) + 0.08
     x_scale = alt.Scale(domain=[-left, 1.0])

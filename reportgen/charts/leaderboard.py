@@ -21,12 +21,12 @@ draw the fields of the result objects.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import altair as alt
 import numpy as np
 
+from reportgen import format as fmt
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 from reportgen.stats.aggregation import FriedmanNemenyiResult
@@ -362,8 +362,7 @@ def critical_difference_chart(
             tooltip=[alt.Tooltip("system:N"), alt.Tooltip("average_rank:Q", format=".3f")],
         )
     )
-    p = float(res.p_value)
-    p_text = "p < 0.001" if p < 0.001 else f"p = {p:.2g}" if math.isfinite(p) else "p n/a"
+    p_text = fmt.p_equals(float(res.p_value))
     # the details go in a subtitle: a chart title is cut at 60 characters
     subtitle = (
         f"Friedman {p_text}; Nemenyi CD = {res.critical_difference:.3g} at "

@@ -56,22 +56,11 @@ def _pct(value: float) -> float:
 # ============================================================================ Wang et al. (2024)
 
 
-def pvalue_vs_difference_chart(
-    noise_profile: NoiseProfile,
-    *,
-    alphas: Sequence[float] = ALPHA_LINES,
-    width: int = 520,
-    height: int = 340,
-) -> alt.LayerChart:
-    """p-value against the difference of every pair (eval-arena, Wang et al. 2024).
-
-    x = ``|diff|`` in percentage points (``100 * abs_diff`` of
-    :meth:`NoiseProfile.pair_records`), y = the exact test's p-value on a log scale;
-    horizontal rules at ``alphas`` and vertical rules at ``p5_min`` and ``p5_max``
-    (when defined). Pairs with a p-value of 0 (underflow) or undefined cannot be shown
-    on a log scale and are left out; the subtitle says how many.
-    """
-    rows, dropped = [], 0
+def _pair_rows(noise_profile: NoiseProfile) -> tuple[list[dict[str, Any]], int]:
+    """The pairs of :func:`pvalue_vs_difference_chart` with a positive p and a finite
+    difference, and how many others were left out."""
+    rows: list[dict[str, Any]] = []
+    dropped = 0
     for r in noise_profile.pair_records():
         p, d = r["p_value"], r["abs_diff"]
         if not (_finite(p) and p > 0 and _finite(d)):
@@ -89,6 +78,25 @@ def pvalue_vs_difference_chart(
                 "significant": "p < 0.05" if r["significant"] else "p ≥ 0.05",
             }
         )
+    return rows, dropped
+
+
+def pvalue_vs_difference_chart(
+    noise_profile: NoiseProfile,
+    *,
+    alphas: Sequence[float] = ALPHA_LINES,
+    width: int = 520,
+    height: int = 340,
+) -> alt.LayerChart:
+    """p-value against the difference of every pair (eval-arena, Wang et al. 2024).
+
+    x = ``|diff|`` in percentage points (``100 * abs_diff`` of
+    :meth:`NoiseProfile.pair_records`), y = the exact test's p-value on a log scale;
+    horizontal rules at ``alphas`` and vertical rules at ``p5_min`` and ``p5_max``
+    (when defined). Pairs with a p-value of 0 (underflow) or undefined cannot be shown
+    on a log scale and are left out; the subtitle says how many.
+    """
+    rows, dropped = _pair_rows(noise_profile)
     points = (
         alt.Chart(inline_data(rows))
         .mark_circle(size=22, opacity=0.55)
@@ -116,7 +124,7 @@ def pvalue_vs_difference_chart(
         )
     )
     alpha_rows = [{"alpha": float(a), "label": f"α = {float(a):g}"} for a in alphas]
-    alpha_order = [r["label"] for r in alpha_rows]
+    alpha_order = [str(r["label"]) for r in alpha_rows]
     alpha_rules = (
         alt.Chart(inline_data(alpha_rows))
         .mark_rule(color="gray")
@@ -299,7 +307,8 @@ def ci_width_by_runs_chart(
             x=alt.X(
                 "runs:Q",
                 title="runs used (first k)",
-                scale=alt.Scale(domain=[min(runs), max(runs)] if runs else None),
+                # Altair's stubs leave out None, which it takes as "no domain"
+                scale=alt.Scale(domain=[min(runs), max(runs)] if runs else None),  # type: ignore[arg-type]
                 axis=alt.Axis(values=runs, format="d", tickMinStep=1),
             ),
             y=alt.Y(
@@ -335,6 +344,53 @@ def ci_width_by_runs_chart(
 # ============================================================================ power
 
 
+def _mde_curve_chart(
+    power_curve: PowerCurve, proportion: bool, target: float, width: int, height: int
+) -> alt.Chart:
+    """The minimum detectable effect against n, for a curve solved for the effect."""
+    pts = power_curve.points
+    recs = power_curve.to_records()
+    design = pts[0].design
+    tp = pts[0].target_power
+    scale = 100.0 if proportion else 1.0  # proportions: the MDE in points
+    rows = [
+        {"n": r["n"], "mde": scale * float(r["delta"]), "power": r["power"]}
+        for r in recs
+        if r["delta"] is not None and r["n"] is not None
+    ]
+    return (
+        alt.Chart(inline_data(rows))
+        .mark_line(point=True)
+        .encode(
+            # about 6 ticks: "900" and a flushed "1,000" overlapped at 11
+            x=alt.X("n:Q", title="n (items)", axis=alt.Axis(tickCount=6)),
+            y=alt.Y(
+                "mde:Q",
+                title="minimum detectable effect" + (" (pts)" if proportion else ""),
+                scale=alt.Scale(zero=True),
+            ),
+            tooltip=[
+                alt.Tooltip("n:Q", format=",.0f"),
+                alt.Tooltip("mde:Q", title="MDE", format=".4f"),
+                alt.Tooltip("power:Q", title="power reached", format=".3f"),
+            ],
+        )
+        .properties(
+            width=width,
+            height=height,
+            title=alt.TitleParams(
+                "Minimum detectable effect by n",
+                subtitle=[
+                    (
+                        f"{design}, α = {pts[0].alpha:g}, power "
+                        f"{(tp if tp is not None else target):.0%}"
+                    )
+                ],
+            ),
+        )
+    )
+
+
 def power_curve_chart(
     power_curve: PowerCurve,
     *,
@@ -356,44 +412,7 @@ def power_curve_chart(
     recs = power_curve.to_records()
     design = pts[0].design
     if all(p.solved_for == "delta" for p in pts):
-        tp = pts[0].target_power
-        scale = 100.0 if proportion else 1.0  # proportions: the MDE in points
-        rows = [
-            {"n": r["n"], "mde": scale * float(r["delta"]), "power": r["power"]}
-            for r in recs
-            if r["delta"] is not None and r["n"] is not None
-        ]
-        return (
-            alt.Chart(inline_data(rows))
-            .mark_line(point=True)
-            .encode(
-                # about 6 ticks: "900" and a flushed "1,000" overlapped at 11
-                x=alt.X("n:Q", title="n (items)", axis=alt.Axis(tickCount=6)),
-                y=alt.Y(
-                    "mde:Q",
-                    title="minimum detectable effect" + (" (pts)" if proportion else ""),
-                    scale=alt.Scale(zero=True),
-                ),
-                tooltip=[
-                    alt.Tooltip("n:Q", format=",.0f"),
-                    alt.Tooltip("mde:Q", title="MDE", format=".4f"),
-                    alt.Tooltip("power:Q", title="power reached", format=".3f"),
-                ],
-            )
-            .properties(
-                width=width,
-                height=height,
-                title=alt.TitleParams(
-                    "Minimum detectable effect by n",
-                    subtitle=[
-                        (
-                            f"{design}, α = {pts[0].alpha:g}, power "
-                            f"{(tp if tp is not None else target):.0%}"
-                        )
-                    ],
-                ),
-            )
-        )
+        return _mde_curve_chart(power_curve, proportion, target, width, height)
     rows = [
         {
             "n": r["n"],

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import altair as alt
 import numpy as np
 
+from reportgen import format as fmt
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 
@@ -63,21 +64,17 @@ def emmeans_p_scale(p: Any) -> Any:
     return float(x) if np.ndim(x) == 0 else x
 
 
-def _p_label(p: float) -> str:
-    return f"{p:g}" if p >= 1e-3 else f"{p:.0e}".replace("e-0", "e-")
-
-
 def _tick_axis(ticks: Sequence[float], title: str) -> alt.Axis:
     """An axis on the transformed scale whose ticks sit at the transform of ``ticks`` and
     are labelled with the p-values themselves."""
     positions = [float(emmeans_p_scale(t)) for t in ticks]
     expr = "''"
     for pos, t in zip(positions, ticks):
-        expr = f"abs(datum.value - {pos!r}) < 1e-9 ? '{_p_label(t)}' : ({expr})"
+        expr = f"abs(datum.value - {pos!r}) < 1e-9 ? '{fmt.p_tick(t)}' : ({expr})"
     return alt.Axis(values=positions, labelExpr=expr, title=title, grid=True)
 
 
-def _better_is_a(diff: float, direction: str) -> bool | None:
+def _better_is_a(diff: float | None, direction: str) -> bool | None:
     if diff is None or (isinstance(diff, float) and math.isnan(diff)) or diff == 0:
         return None
     return (diff > 0) == (direction != "lower")
@@ -93,6 +90,59 @@ def _rows_of(source: Any) -> list[dict[str, Any]]:
 
 
 # ============================================================================ heatmap
+
+
+def _heatmap_cells(
+    rows: Sequence[Mapping[str, Any]], columns: str, alpha: float | None
+) -> tuple[dict[tuple[tuple[str, str], str], dict[str, Any]], list[str]]:
+    """The cells of :func:`pvalue_heatmap`, keyed by (pair in its first orientation,
+    column), and the columns in order of appearance."""
+    pair_of: dict[frozenset[str], tuple[str, str]] = {}
+    cells: dict[tuple[tuple[str, str], str], dict[str, Any]] = {}
+    column_order: list[str] = []
+    for r in rows:
+        a, b = str(r["system_a"]), str(r["system_b"])
+        key = frozenset((a, b))
+        first, second = pair_of.setdefault(key, (a, b))
+        swapped = (a, b) != (first, second)
+        if columns == "both":
+            col = f"{r.get('dataset')} / {r.get('metric')}"
+        else:
+            col = str(r.get(columns))
+        if col not in column_order:
+            column_order.append(col)
+        if ((first, second), col) in cells:
+            raise InputError(
+                f"two comparisons of {first!r} and {second!r} in column {col!r}",
+                hint="filter the rows to one dataset (or metric), or use columns='both'",
+            )
+        p = r.get("p_adjusted")
+        p = float("nan") if p is None else float(p)
+        sig = bool(r.get("significant")) if alpha is None else (p <= alpha)
+        direction = r.get("direction") or "higher"
+        diff = r.get("diff")
+        a_better = _better_is_a(None if diff is None else float(diff), direction)
+        better = None if a_better is None else (a if a_better else b)
+        first_better = None if better is None else better == first
+        strength = None
+        if sig:
+            mag = -math.log10(max(p, 1e-300))
+            strength = mag if first_better in (True, None) else -mag
+        cells[((first, second), col)] = {
+            "pair": f"{first}  vs  {second}",
+            "column": col,
+            "system_a": first,
+            "system_b": second,
+            "p_adjusted": None if math.isnan(p) else p,
+            "diff": None if diff is None else (-float(diff) if swapped else float(diff)),
+            "direction": direction,
+            "significant": sig,
+            "better": better,
+            "side": None if first_better is None else (_A_BETTER if first_better else _B_BETTER),
+            "strength": strength,
+            "label": fmt.p_compact(p) if sig else None,
+        }
+    return cells, column_order
 
 
 def pvalue_heatmap(
@@ -143,51 +193,7 @@ def pvalue_heatmap(
     if alpha is not None and not 0 < alpha < 1:
         raise InputError(f"alpha={alpha!r} must be between 0 and 1")
     rows = _rows_of(comparisons_rows)
-    pair_of: dict[frozenset[str], tuple[str, str]] = {}
-    cells: dict[tuple[tuple[str, str], str], dict[str, Any]] = {}
-    column_order: list[str] = []
-    for r in rows:
-        a, b = str(r["system_a"]), str(r["system_b"])
-        key = frozenset((a, b))
-        first, second = pair_of.setdefault(key, (a, b))
-        swapped = (a, b) != (first, second)
-        if columns == "both":
-            col = f"{r.get('dataset')} / {r.get('metric')}"
-        else:
-            col = str(r.get(columns))
-        if col not in column_order:
-            column_order.append(col)
-        if ((first, second), col) in cells:
-            raise InputError(
-                f"two comparisons of {first!r} and {second!r} in column {col!r}",
-                hint="filter the rows to one dataset (or metric), or use columns='both'",
-            )
-        p = r.get("p_adjusted")
-        p = float("nan") if p is None else float(p)
-        sig = bool(r.get("significant")) if alpha is None else (p <= alpha)
-        direction = r.get("direction") or "higher"
-        diff = r.get("diff")
-        a_better = _better_is_a(None if diff is None else float(diff), direction)
-        better = None if a_better is None else (a if a_better else b)
-        first_better = None if better is None else better == first
-        strength = None
-        if sig:
-            mag = -math.log10(max(p, 1e-300))
-            strength = mag if first_better in (True, None) else -mag
-        cells[((first, second), col)] = {
-            "pair": f"{first}  vs  {second}",
-            "column": col,
-            "system_a": first,
-            "system_b": second,
-            "p_adjusted": None if math.isnan(p) else p,
-            "diff": None if diff is None else (-float(diff) if swapped else float(diff)),
-            "direction": direction,
-            "significant": sig,
-            "better": better,
-            "side": None if first_better is None else (_A_BETTER if first_better else _B_BETTER),
-            "strength": strength,
-            "label": _p_label_cell(p) if sig else None,
-        }
+    cells, column_order = _heatmap_cells(rows, columns, alpha)
     score: dict[tuple[str, str], float] = {}
     for (pair, _), c in cells.items():
         p = c["p_adjusted"]
@@ -269,13 +275,41 @@ def pvalue_heatmap(
     )
 
 
-def _p_label_cell(p: float) -> str:
-    if p < 1e-3:
-        return f"{p:.0e}".replace("e-0", "e-")
-    return f"{p:.2g}" if p < 0.01 else f"{p:.3f}"
-
-
 # ============================================================================ PWPP
+
+
+def _pwpp_rows(
+    rows: Sequence[Mapping[str, Any]], means: Mapping[str, float], alpha: float
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The segments of :func:`pwpp_chart` (one per pair with a p-value) and their two
+    ends."""
+    segments: list[dict[str, Any]] = []
+    ends: list[dict[str, Any]] = []
+    for k, r in enumerate(rows):
+        p = r.get("p_adjusted")
+        if p is None or math.isnan(float(p)):
+            continue
+        p = float(p)
+        x = float(emmeans_p_scale(p))
+        a, b = str(r["system_a"]), str(r["system_b"])
+        seg = {
+            "pair": k,
+            "system_a": a,
+            "system_b": b,
+            "p_adjusted": p,
+            "x": x,
+            "significant": p <= alpha,
+            "mean_a": means.get(a),
+            "mean_b": means.get(b),
+        }
+        segments.append(seg)
+        ends.append(
+            {"pair": k, "system": a, "x": x, "p_adjusted": p, "significant": p <= alpha, "other": b}
+        )
+        ends.append(
+            {"pair": k, "system": b, "x": x, "p_adjusted": p, "significant": p <= alpha, "other": a}
+        )
+    return segments, ends
 
 
 def pwpp_chart(
@@ -340,31 +374,7 @@ def pwpp_chart(
             systems.index(s),
         ),
     )
-    segments, ends = [], []
-    for k, r in enumerate(rows):
-        p = r.get("p_adjusted")
-        if p is None or math.isnan(float(p)):
-            continue
-        p = float(p)
-        x = float(emmeans_p_scale(p))
-        a, b = str(r["system_a"]), str(r["system_b"])
-        seg = {
-            "pair": k,
-            "system_a": a,
-            "system_b": b,
-            "p_adjusted": p,
-            "x": x,
-            "significant": p <= alpha,
-            "mean_a": means.get(a),
-            "mean_b": means.get(b),
-        }
-        segments.append(seg)
-        ends.append(
-            {"pair": k, "system": a, "x": x, "p_adjusted": p, "significant": p <= alpha, "other": b}
-        )
-        ends.append(
-            {"pair": k, "system": b, "x": x, "p_adjusted": p, "significant": p <= alpha, "other": a}
-        )
+    segments, ends = _pwpp_rows(rows, means, alpha)
     y_axis = alt.Axis(labelLimit=_LABEL_LIMIT)
     x_enc = alt.X(
         "x:Q",

@@ -212,7 +212,7 @@ def chart_spec(chart: Any, theme: str | Path | Theme | None = None) -> dict[str,
 _VIEW_LISTS = ("layer", "hconcat", "vconcat", "concat")
 
 
-class InlineRows(tuple):  # type: ignore[type-arg]
+class InlineRows(tuple):
     """The rows of a chart, as a tuple: Altair deep-copies lists and dicts (one Python
     call per value) every time a chart is layered, given properties or has its scales
     resolved, but keeps any other object by reference. Vega-Lite sees a list."""
@@ -333,7 +333,7 @@ def cut_labels(
             return [walk(x) for x in node]
         if not isinstance(node, dict):
             return node
-        out = {}
+        out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "datasets" and isinstance(value, dict):
                 out[key] = {name: records(rows) for name, rows in value.items()}

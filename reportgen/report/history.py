@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from reportgen import format as fmt
 from reportgen.analysis.history import (
     adjust_step,
     change_from_intervals,
@@ -42,8 +43,8 @@ from reportgen.analysis.history import (
 )
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location, ReportgenError
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen.report.folder.reader import ReportFolder, read_report_folder
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -55,7 +56,6 @@ from reportgen.report.html import (
     section,
     table,
 )
-from reportgen.report.mail import ReportFolder, read_report_folder
 
 __all__ = [
     "ORDERS",
@@ -343,7 +343,7 @@ def _proportion(folder: ReportFolder, dataset: str, metric: str) -> bool:
 
 
 def _system_rows(folder: ReportFolder, system: str) -> dict[tuple[str, str], dict[str, Any]]:
-    rows = {}
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
     for row in folder.results.get("systems") or ():
         if row.get("system") == system and not row.get("derived_from"):
             rows.setdefault((str(row["dataset"]), str(row["metric"])), row)
@@ -494,7 +494,7 @@ class _DataCache:
 
     def _load(self, entry: HistoryEntry) -> Any | None:
         from reportgen.data import LoadOptions, load
-        from reportgen.report.archive import file_sha256
+        from reportgen.report.folder.archive import file_sha256
 
         manifest = entry.folder.manifest
         if not manifest or not isinstance(manifest.get("inputs"), list):
@@ -868,7 +868,7 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
     ]
     domain = list(dict.fromkeys([d["verdict"] for d in data]))
     colours = {**VERDICT_COLOURS, "first release": "#4c78a8", "reference": "#bbbbbb"}
-    labels = sorted(positions, key=positions.get)
+    labels = sorted(positions, key=lambda label: positions[label])
     x = alt.X("label:N", sort=labels, title="release", axis=alt.Axis(labelAngle=0))
     base = alt.Chart(inline_data(data)).encode(x=x)
     followed = base.transform_filter(alt.datum.role == "followed")
@@ -914,8 +914,8 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
 
 
 def _conf(rows: Sequence[Mapping[str, Any]]) -> str:
-    values = {r.get("confidence") for r in rows if r.get("confidence")}
-    return f"{float(values.pop()):.0%}" if len(values) == 1 else "confidence"
+    values = {float(r["confidence"]) for r in rows if r.get("confidence")}
+    return f"{values.pop():.0%}" if len(values) == 1 else "confidence"
 
 
 def trends(history: History) -> HTMLBlock | None:
@@ -977,7 +977,7 @@ def trends(history: History) -> HTMLBlock | None:
                         "verdict",
                         "change",
                         escape,
-                        css=lambda row: _VERDICT_CSS.get(row.get("verdict"), ""),
+                        css=lambda row: _VERDICT_CSS.get(str(row.get("verdict")), ""),
                     ),
                     Col("method", "test from"),
                 ],
@@ -1072,7 +1072,7 @@ def write_outputs(history: History) -> HTMLBlock:
     import pandas as pd
 
     from reportgen.jsonsafe import json_safe
-    from reportgen.report.output import write_csv, write_json_atomic
+    from reportgen.report.folder.output import write_csv, write_json_atomic
 
     out = history.output_dir
     out.mkdir(parents=True, exist_ok=True)

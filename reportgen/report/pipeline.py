@@ -4,9 +4,9 @@ atomically.
 
 Each step is a function of its inputs (:func:`execute_template`,
 :func:`reportgen.report.export.notebook_to_html`,
-:func:`reportgen.report.export.html_to_pdf`, :func:`reportgen.report.archive.
+:func:`reportgen.report.pdf.html_to_pdf`, :func:`reportgen.report.folder.manifest.
 build_manifest`); :func:`run_report` chains them inside
-:func:`reportgen.report.archive.report_folder`, so a failure leaves no half-written
+:func:`reportgen.report.folder.archive.report_folder`, so a failure leaves no half-written
 report and an existing report is replaced only with ``force``.
 """
 
@@ -278,9 +278,11 @@ class WarmKernel:
     def __init__(self, kernel_name: str | None = None) -> None:
         from jupyter_core.utils import run_sync
 
-        manager_class = _ipc_kernel_manager() if os.name == "posix" else None
+        manager_class: Any = _ipc_kernel_manager() if os.name == "posix" else None
         if manager_class is None:
-            from jupyter_client.manager import AsyncKernelManager as manager_class
+            from jupyter_client.manager import AsyncKernelManager
+
+            manager_class = AsyncKernelManager
         self.km = manager_class(kernel_name=kernel_name) if kernel_name else manager_class()
         arguments = ["--HistoryManager.hist_file=:memory:"]  # as nbclient starts kernels
         if any("ipykernel" in part for part in self.km.kernel_spec.argv):
@@ -459,9 +461,9 @@ def _short_list(paths: Sequence[str], limit: int = 4) -> str:
 def output_folder(
     out: str, *, force: bool, if_exists: str, progress: Progress | None = None
 ) -> tuple[Path, bool]:
-    """The report folder to write (:func:`reportgen.report.archive.resolve_out`) and
+    """The report folder to write (:func:`reportgen.report.folder.archive.resolve_out`) and
     whether an existing one is replaced; says so when a timestamped folder is used."""
-    from reportgen.report.archive import resolve_out
+    from reportgen.report.folder.archive import resolve_out
 
     replace = force or if_exists in ("replace", "replace-edited")
     mode = if_exists if if_exists == "replace-edited" or not replace else "replace"
@@ -529,7 +531,8 @@ def export_formats(
     """Export the executed notebook in ``build``: ``report.html`` (refused if it would
     reference the network or run a script) and ``report.pdf`` as ``formats`` asks, and
     drop ``report.ipynb`` unless asked; returns the PDF's page count."""
-    from reportgen.report.export import external_references, html_to_pdf, notebook_to_html
+    from reportgen.report.export import external_references, notebook_to_html
+    from reportgen.report.pdf import html_to_pdf
 
     say = progress or (lambda message: None)
     tick = time.perf_counter()
@@ -559,7 +562,7 @@ def export_formats(
 
 def built_files(build: Path) -> dict[str, Path]:
     """Every file written in the build folder, by its path relative to it."""
-    from reportgen.report.archive import BUILD_MARKER
+    from reportgen.report.folder.archive import BUILD_MARKER
 
     return {
         p.relative_to(build).as_posix(): p
@@ -577,10 +580,10 @@ def write_manifest(
 ) -> tuple[str, ...]:
     """Write ``manifest.json`` (output paths relative to the report folder, the time of
     each stage, the digests of ``results`` and of the manifest itself: see
-    :func:`reportgen.report.archive.seal_manifest`) and return the names of every file
+    :func:`reportgen.report.folder.archive.seal_manifest`) and return the names of every file
     of the report."""
-    from reportgen.report.archive import seal_manifest
-    from reportgen.report.output import write_json_atomic
+    from reportgen.report.folder.archive import seal_manifest
+    from reportgen.report.folder.output import write_json_atomic
 
     for name, entry in manifest["outputs"].items():
         entry["path"] = name  # relative to the report folder, not the build folder
@@ -730,7 +733,7 @@ def _run_report(
     from reportgen.charts.render import load_theme
     from reportgen.data import LoadOptions
     from reportgen.execution import Execution
-    from reportgen.report.archive import validate_results
+    from reportgen.report.folder.archive import validate_results
     from reportgen.report.prepared import _tuples, hand_over, load_and_analyse
 
     say = progress or (lambda message: None)
@@ -741,7 +744,9 @@ def _run_report(
     if options.get("seed") is None:
         import numpy as np
 
-        options["seed"] = int(np.random.SeedSequence().entropy % (2**63))
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)  # drawn from the OS: one int
+        options["seed"] = entropy % (2**63)
     for flag, text in (("--title", spec.title), ("--release", spec.release)):
         if text is not None and any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
             raise InputError(
@@ -860,7 +865,7 @@ def _run_report(
 @dataclass(frozen=True)
 class AnalysisFolder:
     """What :func:`analyze_into` wrote: the folder, its results.json document (with the
-    references of the tables written beside it: :mod:`reportgen.report.tables`) and
+    references of the tables written beside it: :mod:`reportgen.report.folder.tables`) and
     the analysis behind it."""
 
     out: Path
@@ -891,9 +896,9 @@ def analyze_into(
         Bad data or output folder; the output folder is checked before the data are
         read, and nothing is left behind on failure.
     """
-    from reportgen.report.archive import build_manifest, report_folder
+    from reportgen.report.folder.archive import build_manifest, report_folder
+    from reportgen.report.folder.tables import write_analysis
     from reportgen.report.prepared import load_and_analyse
-    from reportgen.report.tables import write_analysis
 
     timings: dict[str, float] = {}
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

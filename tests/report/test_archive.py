@@ -11,7 +11,7 @@ import pytest
 from reportgen.analysis import AnalysisOptions, analyze
 from reportgen.data import load
 from reportgen.errors import InputError, ReportgenError
-from reportgen.report.archive import (
+from reportgen.report.folder.archive import (
     build_manifest,
     file_sha256,
     is_report_folder,
@@ -62,7 +62,7 @@ def test_fast_results_check_agrees_with_jsonschema():
     # draft 7) is used only because every keyword of the schema means the same in both
     import jsonschema
 
-    from reportgen.report.archive import (
+    from reportgen.report.folder.manifest import (
         FAST_SCHEMA_KEYWORDS,
         _fast_results_validator,
         results_schema,

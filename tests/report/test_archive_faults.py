@@ -23,10 +23,10 @@ import pytest
 
 from reportgen.cli import main
 from reportgen.errors import InputError
-from reportgen.report import archive
-from reportgen.report.archive import build_manifest, manifest_digest, report_folder
+from reportgen.report.folder import archive
+from reportgen.report.folder.archive import build_manifest, manifest_digest, report_folder
+from reportgen.report.folder.verify import verify_report
 from reportgen.report.pipeline import built_files, write_manifest
-from reportgen.report.verify import verify_report
 
 
 @pytest.fixture(scope="module")

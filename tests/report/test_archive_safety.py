@@ -23,8 +23,8 @@ import pytest
 
 from reportgen.cli import main
 from reportgen.errors import InputError
-from reportgen.report import archive
-from reportgen.report.archive import (
+from reportgen.report.folder import archive
+from reportgen.report.folder.archive import (
     MANIFEST_FORMAT,
     build_manifest,
     foreign_entry,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reportgen.report.claims import claim_sentence
-from reportgen.report.format import p_value as format_p
+from reportgen.format import p_value as format_p
+from reportgen.report.render.claims import claim_sentence
 
 BASE = {
     "system_a": "A",

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.cli import main
-from reportgen.report.output import csv_safe_text, write_csv
+from reportgen.report.folder.output import csv_safe_text, write_csv
 
 HOSTILE = ['=HYPERLINK("http://x","c")', "+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3", "\tTAB", "\rCR"]
 

@@ -31,7 +31,9 @@ from nbformat import v4
 from reportgen.charts.render import load_theme, to_svg
 from reportgen.errors import ConfigError, ReportgenError
 from reportgen.report import export
-from reportgen.report.export import external_references, html_to_pdf, notebook_to_html
+from reportgen.report.export import external_references, notebook_to_html
+from reportgen.report.pdf import document as pdf_document
+from reportgen.report.pdf import html_to_pdf
 
 TITLE = "Evaluation of release candidate 7"
 RELEASE = "v7.0.0-rc1"
@@ -264,7 +266,7 @@ def test_notebook_to_html_contents_sidebar_on_wide_screens_only():
     assert ".rg-body .rg-toc { display: none; }" in wide
     assert html.index('<nav class="rg-sidebar"') < html.index('<main class="rg-body">')
     # the PDF has neither (WeasyPrint reads media types, not widths)
-    from reportgen.report.export import _print_html
+    from reportgen.report.pdf.document import _print_html
 
     printed = _print_html(html)
     assert 'rg-sidebar"' not in printed and "min-width: 1200px" not in printed
@@ -272,7 +274,7 @@ def test_notebook_to_html_contents_sidebar_on_wide_screens_only():
 
 
 def test_print_html_drops_what_only_a_screen_shows():
-    from reportgen.report.export import _print_html
+    from reportgen.report.pdf.document import _print_html
 
     html = (
         '<body><p>keep 1</p><div class="rg-screen-only"><div><img src="x.png">'
@@ -892,7 +894,7 @@ def test_html_to_pdf_never_fetches_from_the_network(tmp_path, monkeypatch):
 def test_css_string_round_trips_through_tinycss2(text):
     tokens = [
         t
-        for t in tinycss2.parse_component_value_list(export._css_string(text))
+        for t in tinycss2.parse_component_value_list(pdf_document._css_string(text))
         if t.type != "whitespace"
     ]
     assert len(tokens) == 1 and tokens[0].type == "string"
@@ -917,7 +919,7 @@ def _css_strings(tokens) -> list[str]:
 
 def test_print_css_embeds_title_and_release_safely():
     title, release = 'Rel "9" } @page { x', "a\\b\nc;}"
-    css = export._print_css(title=title, release=release, page_size="A4")
+    css = pdf_document._print_css(title=title, release=release, page_size="A4")
     rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
     assert [r for r in rules if r.type == "error"] == []
     # exactly the rules written, in order: the strings did not open or close any

@@ -16,7 +16,7 @@ import pytest
 
 from reportgen.cli import main
 from reportgen.jsonsafe import RESULTS_FORMAT_VERSION, check_format_version
-from reportgen.report.archive import MANIFEST_FORMAT_VERSION, manifest_digest
+from reportgen.report.folder.manifest import MANIFEST_FORMAT_VERSION, manifest_digest
 from reportgen.report.mail import read_report_folder
 
 

@@ -80,7 +80,7 @@ def test_release_verdict_on_skewed_differences_says_so(tmp_path):
     # and the decision line, the verdict row and the e-mail's list say so
     from reportgen.analysis import AnalysisOptions, analyze_release
     from reportgen.data import load
-    from reportgen.report.findings import plain, release_decision
+    from reportgen.report.render.findings import plain, release_decision
     from reportgen.report.sections import verdict_sentence
 
     rng = np.random.default_rng(5)

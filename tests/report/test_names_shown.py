@@ -26,8 +26,8 @@ import pytest
 from reportgen.cli import main
 from reportgen.errors import InputError, Location, ReportgenWarning
 from reportgen.plaintext import shown
-from reportgen.report.html import escape
 from reportgen.report.mail import MailError, build_message, read_report_folder
+from reportgen.report.render.html import escape
 
 RLO = "\u202e"
 HOSTILE = (

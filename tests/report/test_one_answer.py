@@ -16,8 +16,8 @@ import re
 import pytest
 
 from reportgen.analysis.release import ReleaseComparison
-from reportgen.report.findings import plain, release_decision
 from reportgen.report.mail import build_summary, read_report_folder
+from reportgen.report.render.findings import plain, release_decision
 
 
 def _text(path) -> str:

@@ -1,5 +1,5 @@
 """The PDF's charts drawn by vl-convert and placed with pikepdf
-(reportgen.report._pdf_charts), checked against the reference they replace: the same
+(reportgen.report.pdf.charts), checked against the reference they replace: the same
 page drawn by WeasyPrint itself (the pixels of the two renderings, the position of the
 chart's text), and against WeasyPrint's public anchors for where the charts go."""
 
@@ -16,15 +16,17 @@ import pytest
 from nbformat import v4
 
 from reportgen.charts.render import inline_data, to_svg
-from reportgen.report import _pdf_charts, export
-from reportgen.report._pdf_charts import (
+from reportgen.report.export import notebook_to_html
+from reportgen.report.pdf import charts as _pdf_charts
+from reportgen.report.pdf import document as pdf_document
+from reportgen.report.pdf import html_to_pdf
+from reportgen.report.pdf.charts import (
     PLACEHOLDER,
     ChartDrawer,
     chart_boxes,
     drawable,
     take_charts,
 )
-from reportgen.report.export import html_to_pdf, notebook_to_html
 
 weasyprint = pytest.importorskip("weasyprint")
 pikepdf = pytest.importorskip("pikepdf")
@@ -136,12 +138,12 @@ def both(tmp_path_factory):
     html = _document(to_svg(_chart("Accuracy per system")), to_svg(_chart("Wide", width=1400)))
     folder = tmp_path_factory.mktemp("charts")
     reference, overlay = folder / "weasyprint.pdf", folder / "overlay.pdf"
-    available = export._pikepdf_available
-    export._pikepdf_available = lambda: False
+    available = pdf_document._pikepdf_available
+    pdf_document._pikepdf_available = lambda: False
     try:
         html_to_pdf(html, reference, title="Charts")
     finally:
-        export._pikepdf_available = available
+        pdf_document._pikepdf_available = available
     html_to_pdf(html, overlay, title="Charts")
     return reference, overlay
 
@@ -163,8 +165,8 @@ def test_overlay_matches_weasyprint_drawing(both):
 
 def test_chart_boxes_against_the_public_anchors():
     html = _document(to_svg(_chart("A")), to_svg(_chart("B", width=1400)))
-    printed, charts = take_charts(export._print_html(html))
-    document = export._render(weasyprint, printed, "t", None, "A4")
+    printed, charts = take_charts(pdf_document._print_html(html))
+    document = pdf_document._render(weasyprint, printed, "t", None, "A4")
     boxes = chart_boxes(document)
     assert sorted(boxes) == [0, 1]
     for key, (index, x, y, width, height) in boxes.items():
@@ -190,8 +192,8 @@ def _intrinsic_ratio(svg: str) -> float:
 
 def test_html_to_pdf_lays_out_once_with_the_overlay(tmp_path, monkeypatch):
     calls = []
-    render = export._render
-    monkeypatch.setattr(export, "_render", lambda *a: calls.append(1) or render(*a))
+    render = pdf_document._render
+    monkeypatch.setattr(pdf_document, "_render", lambda *a: calls.append(1) or render(*a))
     html_to_pdf(_document(to_svg(_chart("Once"))), tmp_path / "once.pdf", title="t")
     assert len(calls) == 1
 
@@ -201,8 +203,8 @@ def test_html_to_pdf_falls_back_to_weasyprint_when_drawing_fails(tmp_path, monke
         raise RuntimeError("vl-convert failed")
 
     calls = []
-    render = export._render
-    monkeypatch.setattr(export, "_render", lambda *a: calls.append(1) or render(*a))
+    render = pdf_document._render
+    monkeypatch.setattr(pdf_document, "_render", lambda *a: calls.append(1) or render(*a))
     monkeypatch.setattr(_pdf_charts.ChartDrawer, "pdfs", broken)
     html_to_pdf(_document(to_svg(_chart("Fallback title"))), tmp_path / "f.pdf", title="t")
     assert len(calls) == 2  # laid out again, with the charts as SVG images
@@ -215,8 +217,8 @@ def test_html_to_pdf_without_a_drawing_process_lets_weasyprint_draw(tmp_path, mo
         raise OSError("no python")
 
     calls = []
-    render = export._render
-    monkeypatch.setattr(export, "_render", lambda *a: calls.append(1) or render(*a))
+    render = pdf_document._render
+    monkeypatch.setattr(pdf_document, "_render", lambda *a: calls.append(1) or render(*a))
     monkeypatch.setattr(_pdf_charts.subprocess, "Popen", cannot_start)
     before = set(Path(tempfile.gettempdir()).glob("reportgen-charts-*"))
     html_to_pdf(_document(to_svg(_chart("No drawer"))), tmp_path / "n.pdf", title="t")

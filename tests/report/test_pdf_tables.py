@@ -1,4 +1,4 @@
-"""The PDF's measured table widths (reportgen.report._pdf_tables), checked against the
+"""The PDF's measured table widths (reportgen.report.pdf.tables), checked against the
 independent reference WeasyPrint itself: its own text layout (Pango) for the widths of
 strings, and its automatic table layout (CSS 2.1 / css-tables-3, as WeasyPrint implements
 it) for the column widths of real report tables, which must come out the same, with no
@@ -11,15 +11,16 @@ from pathlib import Path
 import pytest
 from nbformat import v4
 
-from reportgen.report import export
-from reportgen.report._pdf_tables import (
+from reportgen.report.export import notebook_to_html
+from reportgen.report.pdf import document as pdf_document
+from reportgen.report.pdf import html_to_pdf
+from reportgen.report.pdf.tables import (
     FAMILY,
     FIXED_TABLE_CSS,
     TextMetrics,
     fix_table_widths,
     text_metrics,
 )
-from reportgen.report.export import html_to_pdf, notebook_to_html
 
 weasyprint = pytest.importorskip("weasyprint")
 from weasyprint.formatting_structure import boxes as wp_boxes  # noqa: E402
@@ -159,7 +160,7 @@ def real_tables() -> str:
     body.append(rs.data_section(arena))
     cells = [v4.new_code_cell("x", outputs=[_html(block)]) for block in body if block]
     html = notebook_to_html(v4.new_notebook(cells=cells), title="tables")
-    return export._svgs_as_images(export._print_html(html))
+    return pdf_document._svgs_as_images(pdf_document._print_html(html))
 
 
 def _html(block) -> dict:
@@ -177,7 +178,7 @@ def _tables(document) -> list:
 
 @needs_font
 def test_fixed_widths_against_weasyprint_automatic_layout(real_tables):
-    css = export._print_css(title="t")
+    css = pdf_document._print_css(title="t")
     fixed_html = fix_table_widths(real_tables, METRICS)
     assert fixed_html.count("rg-fixed") >= 5
     # the reference: WeasyPrint's automatic layout of the same tables in the same font
@@ -198,7 +199,7 @@ def test_fixed_widths_against_weasyprint_automatic_layout(real_tables):
 
 @needs_font
 def test_fixed_widths_never_draw_text_outside_its_cell(real_tables):
-    document = _render(fix_table_widths(real_tables, METRICS), export._print_css(title="t"))
+    document = _render(fix_table_widths(real_tables, METRICS), pdf_document._print_css(title="t"))
     cells = 0
     for table in _tables(document):
         assert "rg-fixed" in table.element.get("class")
@@ -216,7 +217,7 @@ def test_fixed_widths_never_draw_text_outside_its_cell(real_tables):
 
 
 def test_html_to_pdf_without_the_font_keeps_the_automatic_layout(tmp_path, monkeypatch):
-    monkeypatch.setattr(export, "text_metrics", lambda: None)
+    monkeypatch.setattr(pdf_document, "text_metrics", lambda: None)
     table = '<table class="rg-table"><tr><th>system</th></tr><tr><td>gpt-4o</td></tr></table>'
     nb = v4.new_notebook(
         cells=[
@@ -233,5 +234,5 @@ def test_html_to_pdf_without_the_font_keeps_the_automatic_layout(tmp_path, monke
 
 
 def test_print_css_lays_measured_tables_out_in_one_pass():
-    css = export._print_css(title="t")
+    css = pdf_document._print_css(title="t")
     assert FIXED_TABLE_CSS in css and "table-layout: fixed" in FIXED_TABLE_CSS

@@ -146,7 +146,7 @@ def _opus_haiku(table_paths):
 
 
 def test_release_decision_names_regressions_in_points_against_hand_means():
-    from reportgen.report.findings import plain, release_decision, release_headline
+    from reportgen.report.render.findings import plain, release_decision, release_headline
 
     table, analysis = _opus_haiku([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
     release = analysis.release
@@ -223,7 +223,7 @@ PARTIAL = {"baseline": "code-llama-multi-13b", "candidate": "code-llama-multi-34
 
 
 def test_release_decision_is_never_silent_about_what_was_not_compared(arena):
-    from reportgen.report.findings import (
+    from reportgen.report.render.findings import (
         not_compared_lines,
         plain,
         release_decision,
@@ -361,7 +361,7 @@ def test_items_line_names_the_largest_losses_when_there_are_many_units():
     the largest share of items, and says that the verdict table has all of them."""
     import re
 
-    from reportgen.report.findings import MAX_DECISION_ITEMS, flips_line
+    from reportgen.report.render.findings import MAX_DECISION_ITEMS, flips_line
 
     root = Path(__file__).resolve().parents[2] / "examples"
     table = load([root / "data"], config=str(root / "reportgen.toml"))

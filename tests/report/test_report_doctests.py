@@ -1,6 +1,6 @@
-"""The docstring examples of every module of reportgen.report and reportgen.charts run
-and give what they show (the formatting rules, the label cuts, ...); a new module is
-found by pkgutil (subpackages too), so none is left out."""
+"""The docstring examples of reportgen.format and every module of reportgen.report and
+reportgen.charts run and give what they show (the formatting rules, the label cuts, ...);
+a new module is found by pkgutil (subpackages too), so none is left out."""
 
 from __future__ import annotations
 
@@ -14,9 +14,14 @@ import reportgen.charts
 import reportgen.report
 
 MODULES = sorted(
-    m.name
-    for package in (reportgen.report, reportgen.charts)
-    for m in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}.")
+    [
+        "reportgen.format",  # the formatting rules every layer above the analysis uses
+        *(
+            m.name
+            for package in (reportgen.report, reportgen.charts)
+            for m in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}.")
+        ),
+    ]
 )
 
 
@@ -32,6 +37,6 @@ def test_docstring_examples(name):
 def test_the_formatting_rules_have_examples():
     examples = sum(
         doctest.testmod(importlib.import_module(n), verbose=False).attempted
-        for n in ("reportgen.report.format", "reportgen.charts.render")
+        for n in ("reportgen.format", "reportgen.charts.render")
     )
     assert examples >= 10

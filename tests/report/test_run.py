@@ -15,8 +15,8 @@ import nbformat
 import pytest
 
 from reportgen.cli import main
-from reportgen.report.archive import validate_results
 from reportgen.report.export import external_references
+from reportgen.report.folder.manifest import validate_results
 from reportgen.report.pipeline import NotebookExecutionError, RunSpec, run_report
 
 ROOT = Path(__file__).resolve().parents[2]

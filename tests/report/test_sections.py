@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from reportgen.report import format as fmt
+from reportgen import format as fmt
 from reportgen.report import sections as rs
-from reportgen.report.archive import validate_results
-from reportgen.report.html import p_cell, pct_cell, theme_uses_bundled_font
+from reportgen.report.folder.manifest import validate_results
+from reportgen.report.render.html import p_cell, pct_cell, theme_uses_bundled_font
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,7 @@ def test_dense_charts_are_embedded_as_png_of_the_svg_size():
     import pandas as pd
 
     from reportgen.charts.render import to_svg
-    from reportgen.report.html import DENSE_SVG_BYTES, figure
+    from reportgen.report.render.html import DENSE_SVG_BYTES, figure
 
     rng = np.random.default_rng(1)
     dense = (
@@ -134,7 +134,7 @@ def test_dense_charts_are_embedded_as_png_of_the_svg_size():
 
 
 def test_tables_leave_rows_out_of_the_pdf_only_past_their_print_budget():
-    from reportgen.report.html import Col, print_only, table
+    from reportgen.report.render.html import Col, print_only, table
 
     rows = [{"system": f"s{k}"} for k in range(7)]
     html = table(rows, [Col("system", "system")], print_rows=5)
@@ -145,7 +145,7 @@ def test_tables_leave_rows_out_of_the_pdf_only_past_their_print_budget():
 
 
 def test_matrix_lists_every_system_in_html_and_the_first_ones_in_print():
-    from reportgen.report.findings import MatrixCell, MatrixColumn
+    from reportgen.report.render.findings import MatrixCell, MatrixColumn
     from reportgen.report.sections._base import MATRIX_PRINT_ROWS
     from reportgen.report.sections.overview import _matrix_table
 
@@ -236,7 +236,7 @@ def test_dense_layered_charts_go_straight_to_a_palette_png():
     import pandas as pd
     from PIL import Image
 
-    from reportgen.report.html import DENSE_ROWS, _data_rows, figure
+    from reportgen.report.render.html import DENSE_ROWS, _data_rows, figure
 
     rng = np.random.default_rng(2)
     points = pd.DataFrame({"x": rng.random(DENSE_ROWS + 1), "y": rng.random(DENSE_ROWS + 1)})
@@ -275,7 +275,7 @@ def test_figure_pool_renders_the_same_sections_as_this_process(
     Liberation Sans (the default theme's font: the text measures the same)."""
     import dataclasses
 
-    from reportgen.report.html import FigurePool
+    from reportgen.report.render.html import FigurePool
 
     assert theme_uses_bundled_font(small_report.theme.config)  # the default theme
     pool = FigurePool(2, bundled_font=bundled_font)
@@ -316,7 +316,7 @@ def test_bundled_font_workers_see_no_system_font_and_get_only_what_that_font_dra
     The pool's font configuration is gone after ``close``."""
     import os
 
-    from reportgen.report.html import FigurePool, bundled_font_suffices, render_figure
+    from reportgen.report.render.html import FigurePool, bundled_font_suffices, render_figure
 
     dejavu = _labelled_bars("DejaVu Sans")
     cjk = _labelled_bars("Liberation Sans, Arial", "模型 A, a fairly long label")
@@ -345,7 +345,7 @@ def test_the_bundled_font_characters_are_in_liberation_sans():
     import shutil
     import subprocess
 
-    from reportgen.report.html import BUNDLED_FONT_CHARS
+    from reportgen.report.render.html import BUNDLED_FONT_CHARS
 
     ttlib = pytest.importorskip("fontTools.ttLib")
     if shutil.which("fc-match") is None:
@@ -366,7 +366,7 @@ def test_the_bundled_font_characters_are_in_liberation_sans():
 
 def test_figure_pool_raises_a_chart_error_where_the_figure_goes():
     """A spec vl-convert refuses fails the section as it does in the calling process."""
-    from reportgen.report.html import FigurePool, render_figure
+    from reportgen.report.render.html import FigurePool, render_figure
 
     bad = {"mark": "no-such-mark", "data": {"values": [{"x": 1}]}}
     with pytest.raises(ValueError) as in_process:
@@ -382,7 +382,7 @@ def test_figure_pool_raises_a_chart_error_where_the_figure_goes():
 
 _CHILDREN_AFTER_CLOSE = """
 import psutil
-from reportgen.report.html import FigurePool
+from reportgen.report.render.html import FigurePool
 
 pool = FigurePool(2)
 token = pool.submit({"mark": "point", "data": {"values": [{"x": 1}]}}, None)
@@ -421,7 +421,7 @@ def test_write_outputs_closes_the_figure_pool(small_report, tmp_path):
     the calling process."""
     import dataclasses
 
-    from reportgen.report.html import FigurePool
+    from reportgen.report.render.html import FigurePool
 
     report = dataclasses.replace(small_report, figures=FigurePool(1), output_dir=tmp_path)
     rs.write_outputs(report)

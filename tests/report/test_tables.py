@@ -1,5 +1,5 @@
 """Outputs that scale (issue 35): a results.json of many systems keeps its long tables
-in ``tables/*.parquet`` (reportgen.report.tables). The oracle of every round trip is
+in ``tables/*.parquet`` (reportgen.report.folder.tables). The oracle of every round trip is
 the in-memory analysis (``Analysis.comparisons()``, ``Analysis.to_results()``), which
 does not go through the columnar path; the readers (history, e-mail) must answer the
 same from a referenced folder as from the single-file form of the same report."""
@@ -20,10 +20,7 @@ from reportgen.analysis import AnalysisOptions, analyze
 from reportgen.cli import main
 from reportgen.data import load
 from reportgen.errors import InputError
-from reportgen.report.history import build_history
-from reportgen.report.mail import _headline_claims, _proportion, build_summary, read_report_folder
-from reportgen.report.pipeline import analyze_into
-from reportgen.report.tables import (
+from reportgen.report.folder.tables import (
     TABLE_ROWS_MAX,
     TableRows,
     read_table,
@@ -32,6 +29,10 @@ from reportgen.report.tables import (
     write_analysis,
     write_results,
 )
+from reportgen.report.history import build_history
+from reportgen.report.mail import build_summary, read_report_folder
+from reportgen.report.mail.summary import _headline_claims, _proportion
+from reportgen.report.pipeline import analyze_into
 
 #: 20 MB: the bound of issue 35 on a 1,000-system results.json.
 MAX_RESULTS_BYTES = 20 * 2**20

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from reportgen.cli import main
-from reportgen.report.archive import manifest_digest
+from reportgen.report.folder.manifest import manifest_digest
+from reportgen.report.folder.verify import verify_report
 from reportgen.report.pipeline import RunSpec, run_report
-from reportgen.report.verify import verify_report
 
 ROOT = Path(__file__).resolve().parents[2]
 RAG = ROOT.parent / "shared" / "data" / "ibm-rag"
@@ -117,7 +117,7 @@ def test_verify_detects_results_swapped_with_its_output_entry(report, tmp_path):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     results = out / "results.json"
     results.write_text(results.read_text(encoding="utf-8").replace("1", "2", 1), encoding="utf-8")
-    from reportgen.report.archive import file_sha256
+    from reportgen.report.folder.archive import file_sha256
 
     manifest["outputs"]["results.json"]["sha256"] = file_sha256(results)
     (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")

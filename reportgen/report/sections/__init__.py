@@ -8,15 +8,15 @@ to make a report of your own. Every number comes from :func:`reportgen.analysis.
 (the ``results.json`` of the report); these modules only format it: tables, claim
 sentences and charts rendered to inline SVG with the report's theme.
 
-The HTML building blocks (sections, tables, figures) are in :mod:`reportgen.report.html`,
-numbers and p-values are formatted by :mod:`reportgen.report.format`.
+The HTML building blocks (sections, tables, figures) are in :mod:`reportgen.report.render.html`,
+numbers and p-values are formatted by :mod:`reportgen.format`.
 
 One module per family of sections: :mod:`._base` (the :class:`Report` and the helpers
 they share), :mod:`.overview`, :mod:`.ranking`, :mod:`.units`, :mod:`.detail`,
 :mod:`.methods`, :mod:`.data`, :mod:`.release` and :mod:`.outputs`.
 """
 
-from reportgen.report.html import HTMLBlock
+from reportgen.report.render.html import HTMLBlock
 from reportgen.report.sections._base import (
     Report,
     prepare,

@@ -9,12 +9,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from reportgen import format as fmt
 from reportgen.analysis.results import PairwiseResult, UnitResult
 from reportgen.errors import ConfigError
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen.report.render.html import (
     FigurePool,
     HTMLBlock,
     escape,
@@ -22,6 +22,11 @@ from reportgen.report.html import (
     theme_uses_bundled_font,
     try_figure,
 )
+
+if TYPE_CHECKING:
+    from reportgen.analysis import Analysis
+    from reportgen.charts.render import Theme
+    from reportgen.data import ScoreTable
 
 #: Above this many systems the connected graph of non-significant pairs is replaced by the
 #: compact letter display (an unreadable hairball otherwise).
@@ -66,11 +71,11 @@ class Report:
     """Everything the sections show: the table, the analysis, its results document,
     the report's title and theme, and (for release reports) the verdicts."""
 
-    table: Any
-    analysis: Any
+    table: ScoreTable
+    analysis: Analysis
     results: dict[str, Any]
     title: str
-    theme: Any
+    theme: Theme
     output_dir: Path
     release: str | None = None
     baseline: str | None = None
@@ -155,7 +160,7 @@ def prepare(
         depend on it.
     figure_workers
         Processes that render the charts while the sections are built
-        (:class:`~reportgen.report.html.FigurePool`): 0 (default) renders them in this
+        (:class:`~reportgen.report.render.html.FigurePool`): 0 (default) renders them in this
         process; ``"auto"`` uses two when this process may run on two cores or more
         (the report notebooks ask for it). They start now, so they are ready when the
         analysis is. The report is the same either way.
@@ -174,8 +179,8 @@ def prepare(
     try:
         prepared = take_over(analysis_file, analysis_sha256) if analysis_file else None
         if prepared is None:  # not handed over: a notebook run by hand
-            options = dict(analysis_options or {})
-            spec = None
+            options: dict[str, Any] = dict(analysis_options or {})
+            spec: ReleaseSpec | None = None
             if release_report:
                 spec = ReleaseSpec(baseline or options.pop("baseline", None), candidate, release)
                 options.setdefault("correct_across", "all")
@@ -317,7 +322,7 @@ BT_PRINT_SYSTEMS = 30
 
 
 def _correction_name(report: Report) -> str:
-    from reportgen.report.claims import CORRECTION_NAMES
+    from reportgen.report.render.claims import CORRECTION_NAMES
 
     name = report.analysis.options.correction
     label = CORRECTION_NAMES.get(name) or "no"

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.report.html import (
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -48,6 +48,24 @@ def data_section(report: Report) -> HTMLBlock | None:
         f"{s['n_systems']} systems, {s['n_datasets']} datasets, "
         f"{s['n_metrics']} metrics.</p>"
     ]
+    body += _inputs(s)
+    body += _datasets_and_metrics(s)
+    if s.get("descriptive"):
+        body.extend(_descriptive_block(s["descriptive"]))
+    body += _systems(report, s)
+    body += _exclusions(s)
+    body += _warnings(report, s)
+    return section(
+        "Data",
+        body,
+        sid="data",
+        fold="Inputs, systems, datasets and metrics, pairing, exclusions, warnings",
+    )
+
+
+def _inputs(s: Mapping[str, Any]) -> list[str]:
+    """The inputs read, and those skipped."""
+    body: list[str] = []
     body.append(
         table(
             s["inputs"],
@@ -72,6 +90,12 @@ def data_section(report: Report) -> HTMLBlock | None:
                 [Col("path", "input"), Col("format", "format"), Col("reason", "why skipped")],
             )
         )
+    return body
+
+
+def _datasets_and_metrics(s: Mapping[str, Any]) -> list[str]:
+    """Each dataset × metric's pairing and size, and each metric's direction and modality."""
+    body: list[str] = []
     body.append(h3("Datasets and pairing", "datasets-and-pairing"))
     rows = []
     for d in s["datasets"]:
@@ -122,12 +146,16 @@ def data_section(report: Report) -> HTMLBlock | None:
             ],
         )
     )
-    if s.get("descriptive"):
-        body.extend(_descriptive_block(s["descriptive"]))
+    return body
+
+
+def _systems(report: Report, s: Mapping[str, Any]) -> list[str]:
+    """The systems (a release report's two) with their attributes, and the item metadata."""
+    body: list[str] = []
     body.append(h3("Systems", "systems"))
     attrs = report.table.system_attributes
     sys_rows = []
-    shown = report.table.systems
+    shown: Sequence[str] = report.table.systems
     release = report.analysis.release
     if release is not None:  # the two compared systems, not everything loaded
         shown = [release.candidate, release.baseline]
@@ -173,6 +201,12 @@ def data_section(report: Report) -> HTMLBlock | None:
             else escape(s["item_metadata"])
         )
         body.append(note(f"Item metadata columns: {names}."))
+    return body
+
+
+def _exclusions(s: Mapping[str, Any]) -> list[str]:
+    """What was left out: excluded rows, and items outside the shared set."""
+    body: list[str] = []
     excluded = _excluded_rows(s)
     if s["exclusions"] or excluded:
         body.append(h3("Exclusions", "exclusions"))
@@ -208,6 +242,12 @@ def data_section(report: Report) -> HTMLBlock | None:
                     ],
                 )
             )
+    return body
+
+
+def _warnings(report: Report, s: Mapping[str, Any]) -> list[str]:
+    """The problems found in the data, the warnings of the run and the analysis' notes."""
+    body: list[str] = []
     problems = list(s["problems"])
     if problems or report.warnings or report.analysis.notes:
         body.append(h3("Warnings and notes", "warnings"))
@@ -219,12 +259,7 @@ def data_section(report: Report) -> HTMLBlock | None:
         items += [f"<li>{escape(w)}</li>" for w in report.warnings]
         items += [f"<li>{escape(n)}</li>" for n in report.analysis.notes]
         body.append('<div class="rg-warning"><ul>' + "".join(items) + "</ul></div>")
-    return section(
-        "Data",
-        body,
-        sid="data",
-        fold="Inputs, systems, datasets and metrics, pairing, exclusions, warnings",
-    )
+    return body
 
 
 #: Longest list of descriptive statistics shown row by row; beyond it, one row per
@@ -404,7 +439,7 @@ def appendix(report: Report) -> HTMLBlock | None:
 def provenance(report: Report) -> HTMLBlock | None:
     """Which test where and why, the inputs with their sha256, the config and the
     versions of the packages (appendix)."""
-    from reportgen.report.archive import build_manifest
+    from reportgen.report.folder.manifest import build_manifest
 
     opts = report.analysis.options
     body = [

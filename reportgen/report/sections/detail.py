@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen import format as fmt
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,

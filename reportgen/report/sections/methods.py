@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from reportgen.report.html import (
+from collections.abc import Sequence
+
+from reportgen.report.render.html import (
     HTMLBlock,
     escape,
     h3,
@@ -249,6 +251,13 @@ def methods(report: Report) -> HTMLBlock | None:
         "give the same numbers."
     )
     body = [f"<p>{escape(' '.join(text))}</p>"]
+    body += _glossary_and_references(cited)
+    return section("Methods", body, sid="methods")
+
+
+def _glossary_and_references(cited: Sequence[str]) -> list[str]:
+    """The glossary, and the references of ``cited`` (the works the text names)."""
+    body: list[str] = []
     body.append(h3("Glossary", "glossary"))
     body.append(
         '<dl class="rg-glossary">'
@@ -266,7 +275,7 @@ def methods(report: Report) -> HTMLBlock | None:
         )
         + "</ul>"
     )
-    return section("Methods", body, sid="methods")
+    return body
 
 
 def _correction_keys(correction: str) -> tuple[str, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reportgen.report.html import (
+from reportgen.report.render.html import (
     HTMLBlock,
 )
 from reportgen.report.sections._base import (
@@ -21,8 +21,8 @@ def write_outputs(report: Report) -> HTMLBlock:
     :meth:`Report.close`); returns a short note for the notebook."""
     import pandas as pd
 
-    from reportgen.report.output import write_csv
-    from reportgen.report.tables import write_results
+    from reportgen.report.folder.output import write_csv
+    from reportgen.report.folder.tables import write_results
 
     report.close()
     out = report.output_dir

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from reportgen.report.html import (
+from reportgen.report.render.html import (
     HTMLBlock,
     charts_row,
     escape,
@@ -32,9 +32,9 @@ from reportgen.report.sections._base import (
 def summary(report: Report) -> HTMLBlock | None:
     """Key findings, first: who leads, whether the leaders are distinguishable, the
     largest reliable gaps, the noise floor, in plain sentences and the metric's units
-    (:func:`reportgen.report.findings.key_findings`). The table of contents follows it."""
+    (:func:`reportgen.report.render.findings.key_findings`). The table of contents follows it."""
     from reportgen.report.export import CONTENTS_MARKER
-    from reportgen.report.findings import key_findings
+    from reportgen.report.render.findings import key_findings
 
     analysis = report.analysis
     table_ = report.table
@@ -76,7 +76,7 @@ def results_matrix(report: Report) -> HTMLBlock | None:
     tie-group letters, in the order of the overall ranking, the best value of each
     column in bold; and the overview chart (means with intervals, small multiples)."""
     from reportgen.charts.overview import means_overview_chart
-    from reportgen.report.findings import central_matrix, overall_order
+    from reportgen.report.render.findings import central_matrix, overall_order
 
     analysis = report.analysis
     columns, cells = central_matrix(analysis)

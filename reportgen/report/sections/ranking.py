@@ -7,8 +7,9 @@ from functools import partial
 
 import numpy as np
 
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen import format as fmt
+from reportgen.analysis.results import RankingAcrossLists
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -33,12 +34,6 @@ from reportgen.report.sections._base import (
 def across_datasets(report: Report) -> HTMLBlock | None:
     """The ordered ranking across datasets and metrics (Ackerman et al. 2025): graph, cliques,
     harmonic-mean p, sign tests and the Friedman/Nemenyi critical difference."""
-    from reportgen.charts import (
-        clique_chart,
-        connected_graph_chart,
-        critical_difference_chart,
-    )
-
     rk = report.analysis.ranking
     if rk is None or len(rk.lists) < 2:
         return None
@@ -48,6 +43,21 @@ def across_datasets(report: Report) -> HTMLBlock | None:
         f"({', '.join(escape(x) for x in rk.lists)}). Pairwise evidence: "
         f"{escape(rk.method)}.</p>"
     ]
+    neighbours = {frozenset(p) for p in zip(rk.systems[:-1], rk.systems[1:])}
+    body += _ranking_graph(report, rk)
+    body += _combined_pairs(report, rk, neighbours)
+    body += _friedman(report, rk)
+    body += _sign_tests(report, rk, neighbours)
+    return section("Across datasets", body, sid="across-datasets")
+
+
+def _ranking_graph(report: Report, rk: RankingAcrossLists) -> list[str]:
+    """The graph of indistinguishable systems and its cliques (up to
+    :data:`MAX_GRAPH_SYSTEMS` systems), else a note."""
+    from reportgen.charts import clique_chart, connected_graph_chart
+
+    n_systems = len(rk.systems)
+    body: list[str] = []
     # the lists are aggregated as standardised means (Ackerman et al. 2025, §4.3)
     axis = "standardised mean (SD units)"
     if n_systems <= MAX_GRAPH_SYSTEMS:
@@ -84,6 +94,15 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                 "significantly different)."
             )
         )
+    return body
+
+
+def _combined_pairs(
+    report: Report, rk: RankingAcrossLists, neighbours: set[frozenset[str]]
+) -> list[str]:
+    """The harmonic-mean p and combined effect size of each pair (only the neighbours
+    in the order when there are more than the table shows)."""
+    body: list[str] = []
     significant = rk.significant()
     pairs = [
         {
@@ -95,7 +114,6 @@ def across_datasets(report: Report) -> HTMLBlock | None:
         }
         for k, (i, j) in enumerate(zip(rk.index_a, rk.index_b))
     ]
-    neighbours = {frozenset(p) for p in zip(rk.systems[:-1], rk.systems[1:])}
     if len(pairs) > report.max_table_rows:
         pairs = [p for p in pairs if frozenset((p["system_a"], p["system_b"])) in neighbours]
     else:
@@ -119,6 +137,15 @@ def across_datasets(report: Report) -> HTMLBlock | None:
             ],
         )
     )
+    return body
+
+
+def _friedman(report: Report, rk: RankingAcrossLists) -> list[str]:
+    """The Friedman test and the critical-difference diagram (from MIN_FRIEDMAN_LISTS lists)."""
+    from reportgen.charts import critical_difference_chart
+
+    n_lists = len(rk.lists)
+    body: list[str] = []
     fn = rk.friedman
     if fn is not None and n_lists >= MIN_FRIEDMAN_LISTS:
         body.append(h3("Friedman test and critical difference", "critical-difference"))
@@ -147,6 +174,15 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                 f"results.json."
             )
         )
+    return body
+
+
+def _sign_tests(
+    report: Report, rk: RankingAcrossLists, neighbours: set[frozenset[str]]
+) -> list[str]:
+    """Wins across lists with their sign tests, where the sign test can reach α."""
+    n_lists = len(rk.lists)
+    body: list[str] = []
     signs = []
     if rk.sign_tests is not None and rk.sign_index is not None:
         st = rk.sign_tests
@@ -195,4 +231,4 @@ def across_datasets(report: Report) -> HTMLBlock | None:
                 "results.json."
             )
         )
-    return section("Across datasets", body, sid="across-datasets")
+    return body

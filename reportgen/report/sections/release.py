@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen import format as fmt
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -46,11 +46,11 @@ MAX_FLIP_IDS = 200
 @_with_figures
 def release_summary(report: Report) -> HTMLBlock | None:
     """The release decision first: one sentence saying whether the candidate is better
-    (:func:`reportgen.report.findings.release_decision`), every dataset × metric that was
+    (:func:`reportgen.report.render.findings.release_decision`), every dataset × metric that was
     not compared (never silent), and the verdict table in the metric's units, oriented
     candidate − baseline. The table of contents follows it."""
     from reportgen.report.export import CONTENTS_MARKER
-    from reportgen.report.findings import (
+    from reportgen.report.render.findings import (
         decision_style,
         flips_line,
         not_compared_lines,
@@ -88,10 +88,38 @@ def release_summary(report: Report) -> HTMLBlock | None:
     return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
 
 
+def _verdict_row(v: Any, one_metric: bool) -> dict[str, Any]:
+    """One verdict's cells, in the metric's units."""
+    p = v.proportion
+    return {
+        "dataset": v.dataset if one_metric else v.name,
+        "baseline": fmt.value(v.mean_baseline, proportion=p),
+        "candidate": fmt.value(v.mean_candidate, proportion=p),
+        "diff": fmt.difference(v.diff, proportion=p),
+        "ci": fmt.interval(v.ci_adjusted_low, v.ci_adjusted_high, proportion=p, signed=True),
+        "p_adjusted": v.p_adjusted,
+        "mde": "–" if v.mde is None else fmt.difference(v.mde, proportion=p).lstrip("+"),
+        "margin": "–"
+        if v.margin is None
+        else "±"
+        + fmt.difference(v.margin, proportion=p).lstrip("+")
+        + (" (equivalent)" if v.equivalent else ""),
+        "ni_bound": "–" if v.ni_bound is None else fmt.difference(v.ni_bound, proportion=p),
+        "items": "–" if v.n_lost is None else f"−{v.n_lost} / +{v.n_gained}",
+        "verdict": v.verdict
+        + (
+            " (lower is better)"
+            if v.direction == "lower" and v.verdict != "no detectable difference"
+            else ""
+        ),
+        "_css": _VERDICT_CSS[v.verdict],
+    }
+
+
 def _verdict_table(report: Report, comparison: Any) -> str:
     """The verdicts in the metric's units with the interval each is read off, the margin
     and equivalence (with margins) and the items lost and gained (paired data)."""
-    from reportgen.report.claims import CORRECTION_NAMES
+    from reportgen.report.render.claims import CORRECTION_NAMES
 
     margins, flips = comparison.has_margin, bool(comparison.flips)
     one_metric = len({v.metric for v in comparison.verdicts}) == 1
@@ -99,36 +127,7 @@ def _verdict_table(report: Report, comparison: Any) -> str:
     # joins the dataset when there are several, and the MDE goes when every verdict has
     # a margin (it explains "no detectable difference", which a margin replaces)
     show_mde = not all(v.margin is not None for v in comparison.verdicts)
-    rows = []
-    for v in comparison.verdicts:
-        p = v.proportion
-        rows.append(
-            {
-                "dataset": v.dataset if one_metric else v.name,
-                "baseline": fmt.value(v.mean_baseline, proportion=p),
-                "candidate": fmt.value(v.mean_candidate, proportion=p),
-                "diff": fmt.difference(v.diff, proportion=p),
-                "ci": fmt.interval(
-                    v.ci_adjusted_low, v.ci_adjusted_high, proportion=p, signed=True
-                ),
-                "p_adjusted": v.p_adjusted,
-                "mde": "–" if v.mde is None else fmt.difference(v.mde, proportion=p).lstrip("+"),
-                "margin": "–"
-                if v.margin is None
-                else "±"
-                + fmt.difference(v.margin, proportion=p).lstrip("+")
-                + (" (equivalent)" if v.equivalent else ""),
-                "ni_bound": "–" if v.ni_bound is None else fmt.difference(v.ni_bound, proportion=p),
-                "items": "–" if v.n_lost is None else f"−{v.n_lost} / +{v.n_gained}",
-                "verdict": v.verdict
-                + (
-                    " (lower is better)"
-                    if v.direction == "lower" and v.verdict != "no detectable difference"
-                    else ""
-                ),
-                "_css": _VERDICT_CSS[v.verdict],
-            }
-        )
+    rows = [_verdict_row(v, one_metric) for v in comparison.verdicts]
     levels = sorted(
         {v.confidence_adjusted or v.confidence for v in comparison.verdicts}, reverse=True
     )

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.analysis.results import PairwiseResult
-from reportgen.report import format as fmt
-from reportgen.report.html import (
+from reportgen import format as fmt
+from reportgen.analysis.results import PairwiseResult, UnitResult
+from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
@@ -53,94 +53,9 @@ from reportgen.report.sections._base import (
 def per_sample_list(report: Report) -> HTMLBlock | None:
     """For each dataset × metric: the systems with intervals, the pairwise table, the
     connected graph of non-significant pairs with its cliques, and the PWPP."""
-    from reportgen.charts import connected_graph_chart, pwpp_chart
-
     body: list[str] = []
     for sl in _sample_lists(report):
-        result = sl.comparisons
-        assert result is not None
-        sid = slug("list", sl.dataset, sl.metric)
-        body.append(h3(_list_title(sl), sid))
-        n_sig = int(np.sum(result.significant()))
-        test = result.test
-        body.append(
-            f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
-            f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
-            f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
-            + (
-                ""
-                if not sl.n_excluded_items
-                else f" · {sl.n_excluded_items} items excluded (not shared)"
-            )
-            + "</p>"
-        )
-        rows = _sorted_by_quality(sl.system_records(), sl.direction)
-        # degenerate or skewed comparisons are said where the comparisons are shown
-        told = [x for x in (sl.degenerate_reason, sl.skewed_note) if x]
-        body.append(_caveats([*told, *sl.caveats]))
-        letters = {} if sl.ranks is None else sl.ranks.letter_of()
-        ranks = _rank_ci(sl)
-        for row in rows:
-            row["letters"] = letters.get(row["system"], "")
-            row["rank_ci"] = ranks.get(row["system"], "")
-        proportion = bool(sl.proportion)
-        cols = [
-            Col("system", "system"),
-            Col("mean", "mean", partial(fmt.value, proportion=proportion), True),
-            Col("ci", f"{report.confidence:.0%} CI", escape, True),
-            Col("n", "n", count_cell, True),
-        ]
-        for row in rows:
-            row["ci"] = fmt.interval(row.get("ci_low"), row.get("ci_high"), proportion=proportion)
-        if ranks:
-            cols.append(Col("rank_ci", "rank [CI]", escape, True))
-        if letters:
-            cols.append(Col("letters", "tie group"))
-        body.append(table(rows, cols, print_rows=UNIT_PRINT_ROWS))
-        if len(rows) > UNIT_PRINT_ROWS:
-            body.append(
-                print_only(
-                    note(
-                        f"The PDF lists the best {UNIT_PRINT_ROWS} of the {len(rows)} systems; the "
-                        "HTML report and <code>tables/systems.csv</code> have all of them."
-                    )
-                )
-            )
-        body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
-        figures = []
-        if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
-            figures.append(
-                _try_chart(
-                    partial(
-                        connected_graph_chart,
-                        sl.graph,
-                        title=f"{sl.dataset} / {sl.metric}: pairs not significantly different",
-                        value_title=f"mean {sl.metric}" + (" (%)" if sl.proportion else ""),
-                        scale=100.0 if sl.proportion else 1.0,
-                    ),
-                    "Systems at their mean; an arc joins two systems that are not "
-                    "significantly different (the thicker, the larger its adjusted p).",
-                    report,
-                )
-            )
-        if (
-            isinstance(result, PairwiseResult)
-            and len(result.systems) >= 3
-            and len(result.systems) <= MAX_PWPP_SYSTEMS
-        ):
-            pwpp = _try_chart(
-                partial(
-                    pwpp_chart,
-                    result,
-                    direction=sl.direction,
-                    title=f"{sl.metric}: pairwise p-values",
-                ),
-                "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
-                "scale, placed between the two means (HTML report only).",
-                report,
-            )
-            figures.append(screen_only(pwpp))
-        body.append(charts_row(*figures))
+        body += _sample_list(report, sl)
     orientation = (
         "A is the candidate and B the baseline: differences are candidate − baseline"
         if report.analysis.release is not None
@@ -164,12 +79,107 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
     )
 
 
+def _sample_list(report: Report, sl: UnitResult) -> list[str]:
+    """One dataset × metric: its heading and design line, its caveats, the systems with
+    their intervals, rank intervals and tie groups, the pairs, and the graph and PWPP."""
+    from reportgen.charts import connected_graph_chart, pwpp_chart
+
+    body: list[str] = []
+    result = sl.comparisons
+    assert result is not None
+    sid = slug("list", sl.dataset, sl.metric)
+    body.append(h3(_list_title(sl), sid))
+    n_sig = int(np.sum(result.significant()))
+    test = result.test
+    body.append(
+        f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
+        f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
+        f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
+        + (
+            ""
+            if not sl.n_excluded_items
+            else f" · {sl.n_excluded_items} items excluded (not shared)"
+        )
+        + "</p>"
+    )
+    rows = _sorted_by_quality(sl.system_records(), sl.direction)
+    # degenerate or skewed comparisons are said where the comparisons are shown
+    told = [x for x in (sl.degenerate_reason, sl.skewed_note) if x]
+    body.append(_caveats([*told, *sl.caveats]))
+    letters = {} if sl.ranks is None else sl.ranks.letter_of()
+    ranks = _rank_ci(sl)
+    for row in rows:
+        row["letters"] = letters.get(row["system"], "")
+        row["rank_ci"] = ranks.get(row["system"], "")
+    proportion = bool(sl.proportion)
+    cols = [
+        Col("system", "system"),
+        Col("mean", "mean", partial(fmt.value, proportion=proportion), True),
+        Col("ci", f"{report.confidence:.0%} CI", escape, True),
+        Col("n", "n", count_cell, True),
+    ]
+    for row in rows:
+        row["ci"] = fmt.interval(row.get("ci_low"), row.get("ci_high"), proportion=proportion)
+    if ranks:
+        cols.append(Col("rank_ci", "rank [CI]", escape, True))
+    if letters:
+        cols.append(Col("letters", "tie group"))
+    body.append(table(rows, cols, print_rows=UNIT_PRINT_ROWS))
+    if len(rows) > UNIT_PRINT_ROWS:
+        body.append(
+            print_only(
+                note(
+                    f"The PDF lists the best {UNIT_PRINT_ROWS} of the {len(rows)} systems; the "
+                    "HTML report and <code>tables/systems.csv</code> have all of them."
+                )
+            )
+        )
+    body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
+    figures = []
+    if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
+        figures.append(
+            _try_chart(
+                partial(
+                    connected_graph_chart,
+                    sl.graph,
+                    title=f"{sl.dataset} / {sl.metric}: pairs not significantly different",
+                    value_title=f"mean {sl.metric}" + (" (%)" if sl.proportion else ""),
+                    scale=100.0 if sl.proportion else 1.0,
+                ),
+                "Systems at their mean; an arc joins two systems that are not "
+                "significantly different (the thicker, the larger its adjusted p).",
+                report,
+            )
+        )
+    if (
+        isinstance(result, PairwiseResult)
+        and len(result.systems) >= 3
+        and len(result.systems) <= MAX_PWPP_SYSTEMS
+    ):
+        pwpp = _try_chart(
+            partial(
+                pwpp_chart,
+                result,
+                direction=sl.direction,
+                title=f"{sl.metric}: pairwise p-values",
+            ),
+            "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
+            "scale, placed between the two means (HTML report only).",
+            report,
+        )
+        figures.append(screen_only(pwpp))
+    body.append(charts_row(*figures))
+    return body
+
+
 def _comparisons_file(report: Report) -> str:
     """Where every pair is written: ``tables/comparisons.csv``, or the Parquet file when
-    there are more than :data:`reportgen.report.tables.TABLE_ROWS_MAX` comparisons."""
-    from reportgen.report.tables import TABLE_ROWS_MAX
+    there are more than :data:`reportgen.report.folder.tables.TABLE_ROWS_MAX` comparisons."""
+    from reportgen.report.folder.tables import TABLE_ROWS_MAX
 
-    n = sum(int(u.comparisons.n_pairs) for u in report.analysis.compared)
+    n = sum(
+        int(u.comparisons.n_pairs) for u in report.analysis.compared if u.comparisons is not None
+    )
     return f"tables/comparisons.{'parquet' if n > TABLE_ROWS_MAX else 'csv'}"
 
 
@@ -255,12 +265,13 @@ def across_metrics(report: Report) -> HTMLBlock | None:
             )
         ]
         check = next((t for t in report.analysis.topsis if t.dataset == dataset), None)
-        topsis_obj = None if check is None else check.result
         if check is not None and check.agreement.tau < TOPSIS_SHOWN_BELOW:
             scores = dict(zip(agg.systems, agg.means))
             figures.append(
                 _try_chart(
-                    partial(topsis_scatter, topsis_obj, [scores[s] for s in topsis_obj.systems]),
+                    partial(
+                        topsis_scatter, check.result, [scores[s] for s in check.result.systems]
+                    ),
                     "TOPSIS closeness against the aggregate score: a cross-check of the "
                     f"aggregation (Hwang & Yoon 1981), shown because its order disagrees "
                     f"(Kendall τ = {check.agreement.tau:.2f}).",

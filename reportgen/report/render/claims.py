@@ -24,7 +24,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from reportgen.report import format as fmt
+from reportgen import format as fmt
 
 __all__ = ["CORRECTION_NAMES", "claim_sentence"]
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reportgen import format as fmt
 from reportgen.analysis import Analysis, ReleaseComparison, ReleaseVerdict, UnitResult
 from reportgen.analysis.release import NotCompared
 from reportgen.analysis.results import PairwiseResult, RankingAcrossLists
 from reportgen.plaintext import shown
-from reportgen.report import format as fmt
 
 __all__ = [
     "MatrixCell",

@@ -19,12 +19,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reportgen import format as fmt
 from reportgen.errors import ReportgenError
 from reportgen.plaintext import shown
-from reportgen.report import format as fmt
 
 __all__ = [
     "Col",
+    "MAIL_TABLE",
+    "TableLayout",
     "FigurePool",
     "HTMLBlock",
     "charts_row",
@@ -165,18 +167,48 @@ class Col:
     css: Callable[[Mapping[str, Any]], str] | None = None
 
 
+@dataclass(frozen=True)
+class TableLayout:
+    """How :func:`table` frames its rows: the report's (a ``rg-table`` in a wrapper, head
+    and body sections) or the e-mail's (:data:`MAIL_TABLE`)."""
+
+    wrapper: str = "rg-table-wrap"
+    opening: str = '<table class="rg-table">'
+    #: ``<thead>``/``<tbody>`` around the header row and the rows
+    sections: bool = True
+    #: the header cells carry their column's alignment class (mail clients read no CSS
+    #: selector such as ``th:nth-child``; the e-mail's CSS is inlined per element)
+    aligned_head: bool = False
+
+
+#: The e-mail's table: a presentation table (read as layout by screen readers in mail
+#: clients) whose every cell carries its class, for the CSS inliner.
+MAIL_TABLE = TableLayout(
+    wrapper="scroll",
+    opening='<table role="presentation" class="data" width="100%">',
+    sections=False,
+    aligned_head=True,
+)
+
+
 def table(
-    rows: Sequence[Mapping[str, Any]],
+    rows: Sequence[Mapping[Any, Any]],
     columns: Sequence[Col],
     *,
     caption: str | None = None,
     print_rows: int | None = None,
+    layout: TableLayout = TableLayout(),
 ) -> str:
     """An HTML table of ``rows`` (formatting only; values are escaped); with
     ``print_rows``, the rows after the first ``print_rows`` are left out of the PDF."""
     if not rows:
         return ""
-    head = "".join(f"<th>{escape(c.label)}</th>" for c in columns)
+    if layout.aligned_head:
+        head = "".join(
+            f'<th class="{"num" if c.numeric else ""}">{escape(c.label)}</th>' for c in columns
+        )
+    else:
+        head = "".join(f"<th>{escape(c.label)}</th>" for c in columns)
     body = []
     for position, row in enumerate(rows):
         cells = []
@@ -186,17 +218,21 @@ def table(
                 extra = c.css(row)
                 if extra:
                     classes.append(extra)
-            cls = f' class="{" ".join(classes)}"' if classes else ""
+            if layout.aligned_head:  # every cell names its class, an empty one too
+                cls = f' class="{" ".join(classes)}"'
+            else:
+                cls = f' class="{" ".join(classes)}"' if classes else ""
             cells.append(f"<td{cls}>{c.fmt(row.get(c.key))}</td>")
         hidden = print_rows is not None and position >= print_rows
         body.append(
             ('<tr class="rg-screen-only">' if hidden else "<tr>") + "".join(cells) + "</tr>"
         )
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return (
-        f'<div class="rg-table-wrap"><table class="rg-table">{cap}<thead><tr>{head}'
-        f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
+    if layout.sections:
+        inner = f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
+    else:
+        inner = f"<tr>{head}</tr>{''.join(body)}"
+    return f'<div class="{layout.wrapper}">{layout.opening}{cap}{inner}</table></div>'
 
 
 #: An SVG larger than this (thousands of marks: a scatter of every pair of 60 systems) is
@@ -281,11 +317,13 @@ def render_figure(spec: Mapping[str, Any], caption: str | None) -> str:
 
     cap = f"<figcaption>{caption}</figcaption>" if caption else ""
     if _data_rows(spec) <= DENSE_ROWS:
-        svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+        svg = vl_convert.vegalite_to_svg(dict(spec), allowed_base_urls=[])
         svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
         if len(svg) <= DENSE_SVG_BYTES:
             return f'<figure class="rg-chart">{svg}{cap}</figure>'
-    data = compact_png(vl_convert.vegalite_to_png(spec, scale=RASTER_SCALE, allowed_base_urls=[]))
+    data = compact_png(
+        vl_convert.vegalite_to_png(dict(spec), scale=RASTER_SCALE, allowed_base_urls=[])
+    )
     # the PNG header holds its size in pixels: the figure keeps the chart's own size
     width, height = (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
     png = base64.b64encode(data).decode("ascii")

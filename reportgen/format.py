@@ -1,6 +1,8 @@
 """The one home of number and p-value formatting for everything a reader sees: the report,
-the e-mail, claim sentences and the command line. Plain text (no HTML); statistics keep
-full precision elsewhere and are rounded only here.
+the charts' labels, the e-mail, claim sentences and the command line. Plain text (no
+HTML); statistics keep full precision elsewhere and are rounded only here. It imports
+nothing of reportgen, so every layer that shows numbers (charts, report, cli) uses it;
+JSON safety has its one home beside it (:mod:`reportgen.jsonsafe`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ __all__ = [
     "fixed",
     "leaves_open",
     "number",
+    "p_compact",
+    "p_equals",
+    "p_tick",
     "p_value",
     "percent",
 ]
@@ -100,6 +105,27 @@ def p_equals(p: Any, name: str = "p") -> str:
     """
     text = p_value(p)
     return f"{name} {text}" if text.startswith("<") or text == "n/a" else f"{name} = {text}"
+
+
+def p_compact(p: float) -> str:
+    """A p-value where a few characters fit (a cell of a chart): ``3e-4`` below 0.001,
+    two significant digits below 0.01, else three decimals.
+
+    >>> p_compact(0.00031), p_compact(0.0042), p_compact(0.0417)
+    ('3e-4', '0.0042', '0.042')
+    """
+    if p < 1e-3:
+        return f"{p:.0e}".replace("e-0", "e-")
+    return f"{p:.2g}" if p < 0.01 else f"{p:.3f}"
+
+
+def p_tick(p: float) -> str:
+    """A tick of a p-value axis: ``0.05``, ``1e-4``.
+
+    >>> p_tick(0.05), p_tick(1), p_tick(0.0001)
+    ('0.05', '1', '1e-4')
+    """
+    return f"{p:g}" if p >= 1e-3 else f"{p:.0e}".replace("e-0", "e-")
 
 
 def percent(value: Any) -> str:

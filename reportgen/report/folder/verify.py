@@ -17,15 +17,14 @@ from typing import Any
 
 from reportgen.errors import InputError, Location
 from reportgen.jsonsafe import check_format_version, load_json
-from reportgen.report.archive import (
+from reportgen.report.folder.archive import entry_kind, walk_entries
+from reportgen.report.folder.manifest import (
     MANIFEST_FORMAT_VERSION,
-    entry_kind,
     fd_sha256,
     file_sha256,
     manifest_digest,
     open_regular,
     read_regular,
-    walk_entries,
 )
 
 __all__ = ["Finding", "VerifyResult", "verify_report"]

@@ -33,7 +33,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reportgen.report.html import _FONTS_CONF, BUNDLED_FONT, BUNDLED_FONT_CHARS, _first_family
+from reportgen.report.render.html import (
+    _FONTS_CONF,
+    BUNDLED_FONT,
+    BUNDLED_FONT_CHARS,
+    _first_family,
+)
 
 __all__ = [
     "PLACEHOLDER",
@@ -107,9 +112,9 @@ DRAW_TIMEOUT = 600
 
 
 class ChartDrawer:
-    """A process (``python -m reportgen.report._pdf_charts FOLDER``) that draws SVG
+    """A process (``python -m reportgen.report.pdf.charts FOLDER``) that draws SVG
     charts as one-page PDFs with vl-convert while the caller goes on: a plain
-    subprocess, so a script that calls :func:`~reportgen.report.export.html_to_pdf` at
+    subprocess, so a script that calls :func:`~reportgen.report.pdf.html_to_pdf` at
     its top level is never imported again (as a multiprocessing "spawn" worker would
     do). The charts and their PDFs go through a private temporary folder, removed by
     :meth:`close`."""
@@ -132,7 +137,7 @@ class ChartDrawer:
                 [
                     sys.executable,
                     "-m",
-                    "reportgen.report._pdf_charts",
+                    "reportgen.report.pdf.charts",
                     str(self._folder),
                     str(os.getpid()),
                 ],

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
+from reportgen import format as fmt
 from reportgen.analysis.results import PowerResult
-from reportgen.report import format as fmt
 
 __all__ = ["power_sentence"]
 

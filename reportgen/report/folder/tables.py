@@ -289,7 +289,7 @@ def _describe(name: str, table: Any) -> dict[str, Any]:
 def _write_parquet(table: Any, path: Path) -> None:
     import pyarrow.parquet as pq
 
-    from reportgen.report.output import default_mode
+    from reportgen.report.folder.output import default_mode
 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
@@ -314,8 +314,8 @@ def write_results(
     atomically (written aside, renamed into place). ``built`` holds tables already made
     (name → Arrow table) that ``document`` already refers to. Returns what was written
     (:func:`split_results`, its document with the ``tables`` section)."""
-    from reportgen.report.archive import validate_results
-    from reportgen.report.output import write_json_atomic
+    from reportgen.report.folder.manifest import validate_results
+    from reportgen.report.folder.output import write_json_atomic
 
     split = split_results(document, max_rows=max_rows)
     arrow = dict(built or {})

@@ -34,6 +34,14 @@ def _names(names: Sequence[str], limit: int = 12) -> str:
 def format_summary(summary: dict[str, Any]) -> str:
     """The inspect report as text, one section per topic."""
     out: list[str] = []
+    for part in (_inputs, _datasets, _metrics, _pairing, _exclusions, _problems):
+        out += part(summary)
+    return "\n".join(out) + "\n"
+
+
+def _inputs(summary: dict[str, Any]) -> list[str]:
+    """The files read, and the systems with their attributes."""
+    out: list[str] = []
     inputs = summary["inputs"]
     out.append(f"Inputs ({len(inputs)}): {summary['n_rows']:,} scores")
     out.append(
@@ -45,6 +53,12 @@ def format_summary(summary: dict[str, Any]) -> str:
     out.append(f"\nSystems ({len(systems)}): {_names(systems)}")
     if summary["system_attributes"]:
         out.append(f"  attributes: {', '.join(summary['system_attributes'])}")
+    return out
+
+
+def _datasets(summary: dict[str, Any]) -> list[str]:
+    """Each dataset's items, runs, weight and metrics."""
+    out: list[str] = []
     datasets = summary["datasets"]
     out.append(f"\nDatasets ({len(datasets)})")
     out.append(
@@ -64,6 +78,12 @@ def format_summary(summary: dict[str, Any]) -> str:
     )
     if summary["item_metadata"]:
         out.append(f"  item metadata: {', '.join(summary['item_metadata'])}")
+    return out
+
+
+def _metrics(summary: dict[str, Any]) -> list[str]:
+    """Each metric's modality and direction, and where they came from."""
+    out: list[str] = []
     out.append(f"\nMetrics ({len(summary['metrics'])})")
     out.append(
         _table(
@@ -79,9 +99,15 @@ def format_summary(summary: dict[str, Any]) -> str:
             ],
         )
     )
+    return out
+
+
+def _pairing(summary: dict[str, Any]) -> list[str]:
+    """How each dataset × metric is paired and what is analysed."""
+    out: list[str] = []
     out.append("\nPairing (per dataset × metric)")
     rows = []
-    for d in datasets:
+    for d in summary["datasets"]:
         for m in d["metrics"]:
             p = m["pairing"]
             excluded = sum(p["excluded_per_system"].values())
@@ -114,6 +140,12 @@ def format_summary(summary: dict[str, Any]) -> str:
             rows,
         )
     )
+    return out
+
+
+def _exclusions(summary: dict[str, Any]) -> list[str]:
+    """The observations left out, by reason."""
+    out: list[str] = []
     exclusions = summary["exclusions"]
     if exclusions:
         out.append(f"\nExclusions ({sum(e['count'] for e in exclusions):,} observations)")
@@ -133,10 +165,16 @@ def format_summary(summary: dict[str, Any]) -> str:
                 ],
             )
         )
+    return out
+
+
+def _problems(summary: dict[str, Any]) -> list[str]:
+    """The problems found, by severity."""
+    out: list[str] = []
     problems = summary["problems"]
     out.append(f"\nProblems ({len(problems)})" if problems else "\nProblems: none found")
     for p in problems:
         where = f"[{p['dataset']}] " if p["dataset"] else ""
         loc = f" ({p['location']})" if p["location"] else ""
         out.append(f"  {p['severity']}: {where}{p['message']}{loc}")
-    return "\n".join(out) + "\n"
+    return out

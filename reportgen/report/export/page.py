@@ -1,0 +1,217 @@
+"""The page around the report's body: the HTML document, its header block, the table
+of contents (in the body and as a sidebar on wide screens) and the layout CSS the
+exporter's own markup needs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from reportgen.charts.render import Theme, load_theme
+from reportgen.errors import ConfigError
+from reportgen.report.export.body import Heading, cut_long_words, esc, finish_body
+from reportgen.report.export.cells import notebook_fragments
+
+__all__ = ["CONTENTS_MARKER", "notebook_to_html", "title_iv"]
+
+#: Layout rules the exporter's own markup needs, whatever the theme; the theme's
+#: ``report.css`` comes after them and may override any of them.
+_LAYOUT_CSS = """\
+*, *::before, *::after { box-sizing: border-box; }
+@media screen { .rg-table-wrap { overflow-x: auto; } }
+.rg-table-wrap { margin: 1rem 0; max-width: 100%; }
+/* a long name wraps anywhere rather than push the table off the page */
+td:first-child, td.rg-long { overflow-wrap: anywhere; }
+td.rg-long { white-space: normal !important; min-width: 12em; }
+.rg-table-wrap > table { margin: 0; }
+figure.rg-chart { margin: 1.25rem auto; max-width: 100%; text-align: center; }
+figure.rg-chart > svg, figure.rg-chart > img { display: block; margin: 0 auto;
+  max-width: 100%; height: auto; }
+figure.rg-chart > figcaption { margin-top: .4rem; }
+.rg-charts { display: flex; flex-wrap: wrap; justify-content: center;
+  align-items: flex-start; gap: .5rem 1.5rem; margin: 1rem 0; }
+.rg-charts > figure.rg-chart { margin: .5rem 0; min-width: 0; }
+.rg-toc ol { list-style: none; margin: 0; padding-left: 0; }
+.rg-toc ol ol { padding-left: 1.25rem; }
+.rg-meta { margin: .5rem 0 0; }
+.rg-meta > div { display: inline-block; margin: 0 1.5rem .15rem 0; }
+.rg-meta dt, .rg-meta dd { display: inline; margin: 0 .3rem 0 0; }
+/* vl-convert lays chart text out with Arial/Times metrics (Liberation fonts); wider
+   fallbacks such as DejaVu Sans would make labels overlap axis titles. */
+svg text[font-family="sans-serif"] { font-family: "Liberation Sans", Arimo, Arial,
+  Helvetica, "DejaVu Sans Condensed", sans-serif; }
+svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times New Roman",
+  Times, "DejaVu Serif Condensed", serif; }
+.rg-print-only { display: none; }
+@media print {
+  .rg-screen-only, tr.rg-screen-only { display: none; }
+  .rg-print-only { display: block; }
+  span.rg-print-only { display: inline; }
+  .rg-charts { display: block; text-align: center; }
+  .rg-charts > figure.rg-chart { display: inline-block; vertical-align: top;
+    margin: .5rem .6rem; }
+}
+/* the contents: a sidebar on wide screens (_WIDE_SCREEN_CSS), else a folded block */
+.rg-sidebar { display: none; }
+"""
+
+#: The contents as a sidebar beside the report on screens of 1200 px and wider, where
+#: the folded block in the body hides; in its own ``<style media=...>`` element, which
+#: the PDF export leaves out with the sidebar (WeasyPrint reads media types only).
+_WIDE_MEDIA = "screen and (min-width: 1200px)"
+_WIDE_SCREEN_CSS = """\
+.rg-sidebar { display: block; position: fixed; top: 0; left: 0; bottom: 0;
+  width: 16rem; overflow-y: auto; padding: 1.5rem 1rem 2rem 1.25rem;
+  border-right: 1px solid var(--rule-light, #dde1e6); background: var(--bg, #fff);
+  font-size: .85rem; line-height: 1.35; }
+.rg-sidebar ol { list-style: none; margin: 0; padding-left: 0; }
+.rg-sidebar ol ol { padding-left: .9rem; }
+.rg-sidebar li { margin: .2rem 0; }
+.rg-sidebar a { text-decoration: none; }
+.rg-sidebar a:hover { text-decoration: underline; }
+/* after the theme's CSS, and "html body" outweighs its "body" rule */
+html body { padding-left: 18rem; max-width: calc(1100px + 18rem); }
+.rg-body .rg-toc { display: none; }
+"""
+
+
+def notebook_to_html(
+    nb: Mapping[str, Any],
+    *,
+    title: str,
+    release: str | None = None,
+    theme: str | Path | Theme = "default",
+    meta: Sequence[tuple[str, str]] = (),
+    created: str | None = None,
+) -> str:
+    """One self-contained HTML5 document from an executed report notebook.
+
+    Parameters
+    ----------
+    nb
+        The executed notebook (an ``nbformat`` notebook node or the same structure as
+        plain dicts).
+    title
+        The report title: the ``<title>``, the ``h1`` and the PDF's running header.
+    release
+        The release label shown under the title, if any.
+    theme
+        A bundled theme name, a theme folder, or a :class:`~reportgen.charts.render.Theme`;
+        its ``report.css`` is inlined.
+    meta
+        ``(label, value)`` pairs shown as a small definition list in the header block,
+        e.g. ``[("seed", "20240611"), ("reportgen", "0.4.0")]``.
+    created
+        When the report was made, shown as is (an ISO 8601 timestamp is customary).
+
+    Returns
+    -------
+    str
+        The document: one ``<style>``, a header block, a table of contents
+        (``<nav class="rg-toc">``) linking every ``h2`` and ``h3`` of the body, then the
+        body. A heading without an ``id`` is linked through the ``id`` of the
+        ``<section>`` it opens, else gets a unique one made from its text (a later
+        heading repeating an ``id`` is renamed). Tables not already in a
+        ``<div class="rg-table-wrap">`` are wrapped in one (scrollable when too wide);
+        a table of more than 10 columns adds ``rg-wide`` to it (a landscape page in
+        the PDF). The ids inside each inline SVG are prefixed so charts never share
+        clip paths or gradients.
+
+    Raises
+    ------
+    ReportgenError
+        A cell has an ``error`` output (the notebook failed; the message names the
+        cell), or an output cannot be embedded.
+    ConfigError
+        The title is empty, or the theme's CSS would end the ``<style>`` element early.
+
+    Notes
+    -----
+    Nothing is removed from the outputs: a ``<script>`` or a network reference produced
+    by a section stays in the document, where :func:`external_references` reports it.
+    """
+    title_iv(title)
+    loaded = load_theme(theme)
+    if re.search(r"</style", loaded.css, re.IGNORECASE):
+        raise ConfigError(
+            f"the report.css of theme {loaded.name!r} contains '</style', "
+            "which would end the report's <style> element early",
+            hint="remove it from the theme's report.css",
+        )
+    body, headings = finish_body(cut_long_words("\n".join(notebook_fragments(nb))))
+    before = after = None
+    if CONTENTS_MARKER in body:  # the contents go after the key findings
+        before, after = body.split(CONTENTS_MARKER, 1)
+    return _template().render(
+        title=title,
+        release=release,
+        created=created,
+        meta=list(meta),
+        layout_css=_LAYOUT_CSS,
+        theme_css=loaded.css,
+        wide_media=_WIDE_MEDIA,
+        wide_css=_WIDE_SCREEN_CSS,
+        toc=_contents(headings),
+        body=body,
+        before=before,
+        after=after,
+    )
+
+
+#: Where a section asks for the table of contents (after the key findings); without it
+#: the contents come first.
+CONTENTS_MARKER = "<!-- rg:contents -->"
+
+
+def title_iv(title: str) -> None:
+    if not isinstance(title, str) or not title.strip():
+        raise ConfigError(
+            f"the report title must be a non-empty string, got {title!r}",
+            hint="pass a title such as 'Release 2.1 evaluation'",
+        )
+
+
+@lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    """``page.html.j2``: block lines trimmed, so each line of it is a line of the page;
+    values escaped by ``|esc`` (:func:`html.escape`, as the body is: Jinja2's own escape
+    writes quotes differently)."""
+    env = jinja2.Environment(
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["esc"] = esc
+    source = resources.files("reportgen.report.export").joinpath("page.html.j2")
+    return env.from_string(source.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """A line of the contents: an h2 (or a leading h3) with the h3s under it."""
+
+    level: int
+    anchor: str
+    text: str
+    children: list[_Entry] = field(default_factory=list)
+
+
+def _contents(headings: Sequence[Heading]) -> list[_Entry]:
+    """The contents: every h2 and h3 outside a folded block, each h3 under the heading
+    before it."""
+    entries: list[_Entry] = []
+    for position, heading in enumerate(h for h in headings if not h.folded):
+        entry = _Entry(heading.level, heading.anchor, heading.text)
+        if heading.level == 3 and position > 0:
+            entries[-1].children.append(entry)
+        else:
+            entries.append(entry)
+    return entries
