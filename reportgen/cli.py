@@ -475,6 +475,7 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
     regression, ``non-inferiority`` unless every dataset × metric compared is improved or
     non-inferior; both fail when anything was not compared unless ``--allow-partial``."""
     from reportgen.analysis.release import ReleaseComparison
+    from reportgen.plaintext import count
     from reportgen.report.render.findings import plain, release_decision
 
     comparison = ReleaseComparison.from_dict(verdict)
@@ -515,7 +516,8 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
         else ""
     )
     sys.stderr.write(
-        f"reportgen: the release does not pass --gate {gate} ({len(failures)} reason(s)){extra}\n"
+        f"reportgen: the release does not pass --gate {gate} "
+        f"({count(len(failures), 'reason')}){extra}\n"
     )
     return EXIT_REGRESSION
 
@@ -565,38 +567,15 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
 
 def _cmd_email(args: argparse.Namespace) -> int:
-    from reportgen.report.mail import (
-        build_message,
-        read_report_folder,
-        send_message,
-        smtp_settings,
-        write_eml,
-    )
+    from reportgen.plaintext import count
+    from reportgen.report.mail import send_report
 
-    if args.max_rows < 1:
-        from reportgen.errors import InputError
-
-        raise InputError(
-            f"--max-rows must be at least 1, not {args.max_rows}", hint="e.g. --max-rows 10"
-        )
-    say = _progress_printer(quiet=args.quiet)
-    settings = None
-    if args.eml is None:  # bad settings fail before the message is built
-        settings = smtp_settings(
-            host=args.smtp_host,
-            port=args.smtp_port,
-            security=args.security,
-            timeout=args.timeout,
-            cafile=args.cafile,
-            netrc_file=args.netrc,
-        )
-    folder = read_report_folder(args.report)
-    say(f"building the message from {folder.path}")
-    msg = build_message(
-        folder,
+    sent = send_report(
+        args.report,
         sender=args.sender,
         to=args.to,
         cc=args.cc,
+        bcc=args.bcc,
         subject=args.subject,
         reply_to=args.reply_to,
         attach=not args.no_attach,
@@ -604,21 +583,26 @@ def _cmd_email(args: argparse.Namespace) -> int:
         charts=not args.no_charts,
         theme=args.theme,
         max_attachment_mb=args.max_attachment_mb,
+        eml=args.eml,
+        smtp=dict(
+            host=args.smtp_host,
+            port=args.smtp_port,
+            security=args.security,
+            timeout=args.timeout,
+            cafile=args.cafile,
+            netrc_file=args.netrc,
+        ),
+        progress=_progress_printer(quiet=args.quiet),
     )
-    if args.eml is not None:
-        if args.bcc:
-            say("note: --bcc is not written into a .eml file (give it to your mailer)")
-        path = write_eml(msg, args.eml)
+    if sent.eml is not None:
         sys.stdout.write(
-            f"message written to {path} ({path.stat().st_size:,} bytes): {msg['Subject']}\n"
+            f"message written to {sent.eml} ({sent.eml_bytes:,} bytes): {sent.subject}\n"
         )
         return EXIT_OK
-    assert settings is not None
-    recipients = send_message(msg, settings, bcc=args.bcc, progress=say)
-    n_bcc = len(args.bcc)
-    visible = recipients[: len(recipients) - n_bcc]  # Bcc addresses are never printed
-    bcc = f" and {n_bcc} Bcc recipient(s)" if n_bcc else ""
-    sys.stdout.write(f"sent to {', '.join(visible)}{bcc} via {settings.where}: {msg['Subject']}\n")
+    bcc = f" and {count(sent.n_bcc, 'Bcc recipient')}" if sent.n_bcc else ""
+    sys.stdout.write(
+        f"sent to {', '.join(sent.recipients)}{bcc} via {sent.server}: {sent.subject}\n"
+    )
     return EXIT_OK
 
 

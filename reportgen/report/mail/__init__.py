@@ -21,7 +21,8 @@ TLS, rejected credentials, refused recipients, a message too large) raise
 The package's rooms: :mod:`~reportgen.report.mail.summary` (the subject, text and HTML
 of the body), :mod:`~reportgen.report.mail.message` (the message and its attachments),
 :mod:`~reportgen.report.mail.addresses` and :mod:`~reportgen.report.mail.smtp`
-(settings, deadline, delivery). The report folder is read by
+(settings, deadline, delivery), and :mod:`~reportgen.report.mail.send`, the command as one
+call (:func:`send_report`). The report folder is read by
 :mod:`reportgen.report.folder.reader`.
 """
 
@@ -37,6 +38,7 @@ from reportgen.report.mail._base import (
 )
 from reportgen.report.mail.addresses import parse_address
 from reportgen.report.mail.message import build_message, write_eml
+from reportgen.report.mail.send import Sent, send_report
 from reportgen.report.mail.smtp import SMTPSettings, send_message, smtp_settings
 from reportgen.report.mail.summary import InlineImage, Summary, build_summary
 
@@ -51,12 +53,14 @@ __all__ = [
     "MailError",
     "ReportFolder",
     "SMTPSettings",
+    "Sent",
     "Summary",
     "build_message",
     "build_summary",
     "parse_address",
     "read_report_folder",
     "send_message",
+    "send_report",
     "smtp_settings",
     "write_eml",
 ]
