@@ -67,6 +67,25 @@ def number(value: Any, digits: int = 4) -> str:
     return text.replace("-", MINUS)
 
 
+def effect(value: Any, digits: int = 2) -> str:
+    """An effect size (Cohen's d or h, a combined standardised effect) at ``digits``
+    decimals, never in e-notation: one too small to show reads "< 0.01" (or
+    "> −0.01"), never "6.9e−18" or "−0.00".
+
+    >>> effect(0.2149), effect(-1.5), effect(6.9e-18), effect(-0.004), effect(0), effect(None)
+    ('0.21', '−1.50', '< 0.01', '> −0.01', '0', '–')
+    """
+    x = _finite(value)
+    if x is None:
+        return number(value)
+    if x == 0:
+        return "0"
+    smallest = 10.0**-digits
+    if abs(x) < smallest / 2:
+        return f"< {smallest:.{digits}f}" if x > 0 else f"> {MINUS}{smallest:.{digits}f}"
+    return f"{x:.{digits}f}".replace("-", MINUS)
+
+
 def count(value: Any) -> str:
     """A count (items, rows, systems): a whole number with thousands separators.
 

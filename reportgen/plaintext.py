@@ -68,3 +68,15 @@ def shown(text: Any, *, keep_lines: bool = False) -> str:
     if pattern.search(value) is None:  # the common case, at C speed
         return value
     return pattern.sub(_escape, value)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the number that agrees with it (thousands separated): never
+    "1 metrics" or "dataset(s)".
+
+    >>> count(1, "metric"), count(2, "dataset"), count(12000, "item")
+    ('1 metric', '2 datasets', '12,000 items')
+    >>> count(0, "candidate"), count(3, "analysis", "analyses")
+    ('0 candidates', '3 analyses')
+    """
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -639,7 +639,7 @@ def build_report_folder(
     ``template`` with ``parameters(build folder)`` in a build folder beside ``out``,
     read the JSON ``document`` the notebook wrote (its name and the call that writes
     it), export ``formats``, write ``manifest.json`` from ``describe(document)``, and
-    move the folder into place (:func:`reportgen.report.archive.report_folder`: an
+    move the folder into place (:func:`reportgen.report.folder.archive.report_folder`: an
     existing one is replaced only when ``replace`` and only when reportgen wrote it).
 
     Raises
@@ -649,7 +649,7 @@ def build_report_folder(
     InputError
         A template's own cell met bad input.
     """
-    from reportgen.report.archive import build_manifest, report_folder
+    from reportgen.report.folder.archive import build_manifest, report_folder
 
     name, writer = document
     with report_folder(out, force=replace, discard_edits=if_exists == "replace-edited") as tmp:

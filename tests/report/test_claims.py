@@ -114,3 +114,31 @@ def test_claim_sentence_styles_and_units():
 )
 def test_format_p(p, text):
     assert format_p(p) == text
+
+
+def test_a_vanishing_effect_size_is_never_in_e_notation():
+    # issue 34: "6.9e−18 paired d" read as a number; a bound says what it means
+    row = {
+        "system_a": "A",
+        "system_b": "B",
+        "dataset": "d",
+        "metric": "m",
+        "difference": 0.0,
+        "ci_low": -0.01,
+        "ci_high": 0.01,
+        "p_value": 1.0,
+        "effect_size": 6.9e-18,
+        "effect_size_kind": "paired d",
+        "confidence": 0.95,
+        "significant": False,
+        "n_a": 100,
+        "n_b": 100,
+        "paired": True,
+        "test": "sign-flip",
+    }
+    from reportgen.report.render.claims import claim_sentence
+
+    text = claim_sentence(row)
+    assert "|d| < 0.01" in text and "e-" not in text and "e−" not in text
+    assert "$|d| < 0.01$" in claim_sentence(row, style="latex")
+    assert "d = 0.35" in claim_sentence({**row, "effect_size": 0.349})

@@ -211,6 +211,12 @@ def _sent_bytes(size: int) -> int:
     return encoded + 2 * (encoded // 76 + 1)
 
 
+def _folder_name(folder: Path) -> str:
+    """The report folder by its name: the message goes to people who do not share the
+    sender's file system, and its absolute path is private."""
+    return folder.resolve().name
+
+
 def _within_limit(
     files: list[tuple[Path, str, str, str]],
     limit_mb: float,
@@ -232,11 +238,11 @@ def _within_limit(
         return pdf, (
             f"The HTML report is not attached: with it the attachments would be "
             f"{size}, over the {limit_mb:g} MB limit (--max-attachment-mb); it "
-            f"is in the report folder {folder.resolve()}."
+            f"is in the report folder {_folder_name(folder)}."
         )
     return [], (
         f"The report is not attached: {size}, over the {limit_mb:g} MB limit "
-        f"(--max-attachment-mb); it is in the report folder {folder.resolve()}."
+        f"(--max-attachment-mb); it is in the report folder {_folder_name(folder)}."
     )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from reportgen import format as fmt
 from reportgen.charts.render import inline_data
-from reportgen.plaintext import shown
+from reportgen.plaintext import count, shown
 from reportgen.report.folder.reader import ReportFolder
 from reportgen.report.mail._base import BODY_WIDTH, MAX_HTML_BYTES, MailError
 from reportgen.report.render.html import MAIL_TABLE, Col, compact_png, escape, table
@@ -146,8 +146,35 @@ def _subject(folder: ReportFolder) -> str:
     n_sys, n_data = len(data.get("systems") or ()), len(data.get("datasets") or ())
     n_met = len(data.get("metrics") or ())
     ordered = _ordered(results)
-    lead = f", leader {ordered['systems'][0]['system']}" if ordered else ""
-    return f"{head}: {n_sys} systems on {n_data} dataset(s) × {n_met} metric(s){lead}"
+    lead = _leader(ordered) if ordered else ""
+    return (
+        f"{head}: {count(n_sys, 'system')} on {count(n_data, 'dataset')} × "
+        f"{count(n_met, 'metric')}{lead}"
+    )
+
+
+def _leader(ordered: Mapping[str, Any]) -> str:
+    """ ", leader A" when the first of the ordered ranking differs significantly from
+    every other system; ", first place shared by A and B" (or by n systems) when it
+    does not; nothing when the pairs are not at hand (a table of their own)."""
+    systems = [str(r["system"]) for r in ordered.get("systems") or ()]
+    pairs = ordered.get("pairs")
+    if len(systems) < 2 or not isinstance(pairs, list):
+        return ""
+    first = systems[0]
+    differs = {
+        str(p["system_b"] if p["system_a"] == first else p["system_a"]): bool(p["significant"])
+        for p in pairs
+        if first in (p.get("system_a"), p.get("system_b"))
+    }
+    if any(name not in differs for name in systems[1:]):
+        return ""
+    tied = [first] + [name for name in systems[1:] if not differs[name]]
+    if len(tied) == 1:
+        return f", leader {first}"
+    if len(tied) == 2:
+        return f", first place shared by {tied[0]} and {tied[1]}"
+    return f", first place shared by {len(tied)} systems"
 
 
 def _text_table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> list[str]:
@@ -443,10 +470,11 @@ def _meta_line(folder: ReportFolder) -> str:
     created = str(results.get("created") or "")
     data = results.get("data") or {}
     counts = (
-        f"{len(data.get('datasets') or ())} dataset(s), {len(data.get('metrics') or ())} metric(s)"
+        f"{count(len(data.get('datasets') or ()), 'dataset')}, "
+        f"{count(len(data.get('metrics') or ()), 'metric')}"
     )
     if _verdict(results) is None:  # a release compares two of the systems loaded
-        counts = f"{len(data.get('systems') or ())} systems, {counts}"
+        counts = f"{count(len(data.get('systems') or ()), 'system')}, {counts}"
     meta = [
         f"release {folder.release}" if folder.release else None,
         f"created {created}" if created else None,

@@ -119,7 +119,11 @@ def claim_sentence(row: Mapping[str, Any], *, style: Style = "plain") -> str:
     if effect is not None and math.isfinite(effect):
         symbol = _EFFECT_SYMBOL.get(str(row.get("effect_size_kind")), "effect")
         symbol = f"${symbol}$" if style == "latex" else symbol
-        parts.append(f"{symbol} = {fmt.fixed(effect, 1.0, 2, latex=latex)}")
+        shown = fmt.effect(effect)  # "< 0.01", never e-notation
+        if shown[0] in "<>":
+            parts.append(f"|{symbol}| < 0.01" if style != "latex" else f"$|{symbol[1:-1]}| < 0.01$")
+        else:
+            parts.append(f"{symbol} = {fmt.fixed(effect, 1.0, 2, latex=latex)}")
     n_a, n_b = row.get("n_a"), row.get("n_b")
     if n_a is not None:
         n_text = f"{n_a:,}" if row.get("paired") or n_a == n_b else f"{n_a:,} vs {n_b:,}"

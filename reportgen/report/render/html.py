@@ -143,6 +143,10 @@ def num_cell(value: Any, digits: int = 4) -> str:
     return escape(fmt.number(value, digits))
 
 
+def effect_cell(value: Any, digits: int = 2) -> str:
+    return escape(fmt.effect(value, digits))
+
+
 def count_cell(value: Any) -> str:
     return escape(fmt.count(value))
 

@@ -13,6 +13,7 @@ from reportgen.report.render.html import (
     Col,
     HTMLBlock,
     charts_row,
+    effect_cell,
     escape,
     h3,
     note,
@@ -132,7 +133,7 @@ def _combined_pairs(
                 Col("system_a", "A"),
                 Col("system_b", "B"),
                 Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
-                Col("effect_size", "combined effect size", lambda v: num_cell(v, 2), True),
+                Col("effect_size", "combined effect size", effect_cell, True),
                 Col("significant", "", lambda v: "significant" if v else "–"),
             ],
         )

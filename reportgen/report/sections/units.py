@@ -17,6 +17,7 @@ from reportgen.report.render.html import (
     HTMLBlock,
     charts_row,
     count_cell,
+    effect_cell,
     escape,
     h3,
     note,
@@ -220,7 +221,7 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
             {
                 **r,
                 "ci": ci,
-                "effect": f"{num_cell(r.get('effect_size'), 2)} "
+                "effect": f"{effect_cell(r.get('effect_size'))} "
                 f"{escape(r.get('effect_size_kind') or '')}".strip(),
                 "verdict": "significant" if r["significant"] else "–",
                 "note": r.get("note") or "",

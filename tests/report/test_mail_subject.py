@@ -1,0 +1,35 @@
+"""The e-mail's subject names a leader only when the first place is not shared, and its
+counts agree with their nouns (issue 34: "no leader named where the first place is
+tied", "1 metrics")."""
+
+from __future__ import annotations
+
+from reportgen.report.mail.summary import _leader
+
+
+def _ordered(names: list[str], significant: dict[tuple[str, str], bool]) -> dict:
+    return {
+        "systems": [{"system": n, "rank": k + 1} for k, n in enumerate(names)],
+        "pairs": [
+            {"system_a": a, "system_b": b, "significant": s} for (a, b), s in significant.items()
+        ],
+    }
+
+
+def test_a_leader_only_when_it_differs_from_every_other_system() -> None:
+    clear = _ordered(["a", "b", "c"], {("a", "b"): True, ("a", "c"): True, ("b", "c"): False})
+    assert _leader(clear) == ", leader a"
+    two = _ordered(["a", "b", "c"], {("a", "b"): False, ("a", "c"): True, ("b", "c"): True})
+    assert _leader(two) == ", first place shared by a and b"
+    # the runner-up is tied with the first, the third differs from the second only:
+    # the first place is still shared with the second, not with the third
+    three = _ordered(["a", "b", "c", "d"], {("a", "b"): False, ("c", "a"): False, ("a", "d"): True})
+    assert _leader(three) == ", first place shared by 3 systems"
+
+
+def test_no_leader_named_when_the_pairs_are_not_at_hand() -> None:
+    partial = _ordered(["a", "b", "c"], {("a", "b"): True})  # (a, c) unknown
+    assert _leader(partial) == ""
+    in_a_table = {"systems": [{"system": "a"}, {"system": "b"}], "pairs": {"table": "x"}}
+    assert _leader(in_a_table) == ""
+    assert _leader({"systems": [{"system": "a"}], "pairs": []}) == ""
