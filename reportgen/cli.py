@@ -145,6 +145,11 @@ def _load_options(args: argparse.Namespace) -> dict:
         value = declared.resolve(getattr(args, key, None), configured.get(key))
         if value is not None:
             given[key] = value
+    metric = given.get("metric")
+    way = re.fullmatch(r"(.+):(lower|higher)", str(metric)) if metric is not None else None
+    if way:  # --metric NAME:lower is --direction NAME=lower (the metric is not renamed)
+        given.pop("metric")
+        given["direction"] = [*given.get("direction", ()), f"{way[1]}={way[2]}"]
     if getattr(args, "max_input_bytes", None) is not None:
         from reportgen.data import parse_input_size
 

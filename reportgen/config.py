@@ -182,8 +182,19 @@ OPTIONS: tuple[Option, ...] = (
         "input",
         "text",
         "metric name for inputs without one (default: file "
-        "name for wide tables, 'score' for long ones)",
+        "name for wide tables, 'score' for long ones); NAME:lower or NAME:higher says "
+        "which way metric NAME is better instead, as --direction does",
         metavar="NAME",
+    ),
+    Option(
+        "direction",
+        "input",
+        "texts",
+        "which way a metric is better: METRIC=lower or METRIC=higher (repeat for "
+        "several); wins over the config's [metrics.NAME] direction, the input's own "
+        "and the inference from the name (loss, error, latency, ...)",
+        metavar="METRIC=lower|higher",
+        in_config=False,
     ),
     Option(
         "system",

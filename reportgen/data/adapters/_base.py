@@ -152,6 +152,10 @@ class LoadOptions:
         cancelled or empty Inspect log, a missing lm-eval samples file, ...) is skipped
         with a warning and listed in :attr:`AdapterResult.skipped`. ``True``: any such
         skip is an error.
+    direction
+        Which way metrics are better, as ``"METRIC=lower"`` or ``"METRIC=higher"``
+        texts (:attr:`directions`); they win over the config's ``[metrics.NAME]
+        direction``, the direction an input records and the inference from the name.
     max_input_bytes
         The most bytes one input file may take once read: its size, or for a compressed
         input (``.gz``, ``.zst``, the entries of an Inspect ``.eval`` archive, the pages
@@ -178,6 +182,36 @@ class LoadOptions:
     errors_as_failures: bool = _DEFAULT["errors_as_failures"]
     strict_inputs: bool = _DEFAULT["strict_inputs"]
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
+    direction: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # a notebook parameter (JSON) gives a list; one text is one override
+        given = (self.direction,) if isinstance(self.direction, str) else self.direction
+        object.__setattr__(self, "direction", tuple(str(t) for t in given or ()))
+        _ = self.directions  # a malformed override fails now
+
+    @property
+    def directions(self) -> dict[str, Literal["higher", "lower"]]:
+        """``direction`` as ``{metric: "lower" | "higher"}`` (a later override of the
+        same metric wins).
+
+        Raises
+        ------
+        InputError
+            An override that is not ``METRIC=lower`` or ``METRIC=higher``.
+        """
+        out: dict[str, Literal["higher", "lower"]] = {}
+        for text in self.direction:
+            name, sep, way = text.rpartition("=")
+            way = way.strip().lower()
+            if not sep or not name.strip() or way not in ("lower", "higher"):
+                raise InputError(
+                    f"{text!r} is not METRIC=lower or METRIC=higher",
+                    location=Location("--direction"),
+                    hint="e.g. --direction wer=lower or --direction bleu=higher",
+                )
+            out[name.strip()] = "lower" if way == "lower" else "higher"
+        return out
 
 
 @dataclass(frozen=True)
