@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The tests: install the system libraries of the PDF export when missing, create the
 # .venv-test virtual environment, install reportgen with its test extra into it, run the
-# linter and the formatter check (ruff), the type checker (mypy, on the layers pyproject.toml names) and the
-# import-layers contract (import-linter), then the
-# whole suite. Any finding fails the run. Safe to re-run. Extra arguments go to pytest.
+# linter and the formatter check (ruff, over the whole repository: code, tests, tools,
+# examples, benchmarks, the notebook templates and the README's Python blocks), the type
+# checker (mypy, on the layers pyproject.toml names) and the import-layers contract
+# (import-linter), then the suite. Any finding fails the run. Safe to re-run. Extra arguments
+# go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -13,8 +15,8 @@ if [ ! -x .venv-test/bin/python ]; then
 fi
 .venv-test/bin/python -m pip install --quiet --upgrade pip
 .venv-test/bin/python -m pip install --quiet -e ".[test]"
-.venv-test/bin/python -m ruff check reportgen tests benchmarks
-.venv-test/bin/python -m ruff format --check reportgen tests benchmarks
+.venv-test/bin/python -m ruff check .
+.venv-test/bin/python -m ruff format --check .
 .venv-test/bin/python -m mypy
 .venv-test/bin/lint-imports
 exec .venv-test/bin/python -m pytest "$@"
