@@ -79,6 +79,7 @@ def _partial_csv(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("allow", [False, True])
 def test_partial_unit_is_named_and_fails_the_gate(tmp_path, capsys, allow):
     data = _partial_csv(tmp_path)

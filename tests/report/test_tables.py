@@ -33,6 +33,9 @@ from reportgen.report.tables import (
     write_results,
 )
 
+# several layers together (data, analysis, sections): tests/conftest.py's tiers
+pytestmark = pytest.mark.integration
+
 #: 20 MB: the bound of issue 35 on a 1,000-system results.json.
 MAX_RESULTS_BYTES = 20 * 2**20
 
