@@ -5,7 +5,10 @@
 # examples, benchmarks, the notebook templates and the README's Python blocks), the type
 # checker (mypy, on the layers pyproject.toml names) and the import-layers contract
 # (import-linter), then the suite. Any finding fails the run. Safe to re-run. Extra arguments
-# go to pytest.
+# go to pytest, e.g. one tier (markers in pyproject.toml; a -m given here replaces the default
+# "not slow", so keep it): -m "unit and not slow", -m "integration and not e2e and not slow",
+# -m "e2e and not slow", or -m "not e2e and not slow" for a quick pass; -m slow for the long
+# simulations left out by default. Every run ends with its 25 slowest tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
