@@ -146,16 +146,21 @@ def _format(values: np.ndarray, decimals: int) -> np.ndarray:
     return np.char.mod(f"%.{decimals}f", np.round(values, decimals) + 0.0)
 
 
-def _codecompletion_dataset(rng: np.random.Generator, spec: _DatasetSpec,
-                            skills: np.ndarray) -> pd.DataFrame:
+def _codecompletion_dataset(
+    rng: np.random.Generator, spec: _DatasetSpec, skills: np.ndarray
+) -> pd.DataFrame:
     """Scores of every system on every item of one language dataset (paired)."""
     n_sys, n = len(skills), spec.n_items
     difficulty = rng.normal(0.0, 1.0, n)
     log_len = rng.normal(spec.log_length, 0.5, n)
     target_len = np.maximum(5.0, np.round(np.exp(log_len)))
     # Shared latent quality per (system, item): this is what correlates the metrics.
-    quality = (spec.offset + skills[:, None] - difficulty[None, :]
-               + rng.normal(0.0, SHARED_NOISE_SD, (n_sys, n)))
+    quality = (
+        spec.offset
+        + skills[:, None]
+        - difficulty[None, :]
+        + rng.normal(0.0, SHARED_NOISE_SD, (n_sys, n))
+    )
     es_noise = rng.normal(0.0, ES_NOISE_SD, (n_sys, n))
     f1_noise = rng.normal(0.0, F1_NOISE_SD, (n_sys, n))
     ed_noise = rng.normal(0.0, ED_NOISE_SD, (n_sys, n))
@@ -164,8 +169,9 @@ def _codecompletion_dataset(rng: np.random.Generator, spec: _DatasetSpec,
     # matches (100, 1.0) and total misses (0.0) occur as they do in real data.
     edit_similarity = np.clip(105.0 * _sigmoid(1.3 * (quality + es_noise) + 0.3), 0.0, 100.0)
     identifier_f1 = np.clip(1.15 * _sigmoid(1.4 * (quality + f1_noise)) - 0.08, 0.0, 1.0)
-    wrong_fraction = np.clip(1.1 * (1.0 - _sigmoid(1.3 * (quality + ed_noise) + 0.3)) - 0.05,
-                             0.0, None)
+    wrong_fraction = np.clip(
+        1.1 * (1.0 - _sigmoid(1.3 * (quality + ed_noise) + 0.3)) - 0.05, 0.0, None
+    )
     edit_distance = np.round(target_len[None, :] * wrong_fraction)
 
     items = _item_ids(spec.prefix, n)
@@ -178,17 +184,21 @@ def _codecompletion_dataset(rng: np.random.Generator, spec: _DatasetSpec,
     frames = []
     for metric, values in scores.items():
         for s, (model, prompt_format, context_size) in enumerate(SYSTEMS):
-            frames.append(pd.DataFrame({
-                "system": system_name(model, prompt_format, context_size),
-                "dataset": spec.name,
-                "metric": metric,
-                "item": items,
-                "score": values[s],
-                "difficulty": labels,
-                "model": model,
-                "prompt_format": prompt_format,
-                "context_size": context_size,
-            }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "system": system_name(model, prompt_format, context_size),
+                        "dataset": spec.name,
+                        "metric": metric,
+                        "item": items,
+                        "score": values[s],
+                        "difficulty": labels,
+                        "model": model,
+                        "prompt_format": prompt_format,
+                        "context_size": context_size,
+                    }
+                )
+            )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -197,8 +207,9 @@ def make_codecompletion(rng: np.random.Generator) -> pd.DataFrame:
     skills = np.array([true_skill(*s) for s in SYSTEMS])
     frames = [_codecompletion_dataset(rng, spec, skills) for spec in DATASETS]
     table = pd.concat(frames, ignore_index=True)
-    return table.sort_values(["dataset", "metric", "system", "item"], kind="stable",
-                             ignore_index=True)
+    return table.sort_values(
+        ["dataset", "metric", "system", "item"], kind="stable", ignore_index=True
+    )
 
 
 def make_unittests(rng: np.random.Generator) -> pd.DataFrame:
@@ -208,8 +219,12 @@ def make_unittests(rng: np.random.Generator) -> pd.DataFrame:
     difficulty = rng.normal(0.0, UNITTEST_DIFFICULTY_SD, n)
     persistent = rng.normal(0.0, UNITTEST_ITEM_NOISE_SD, (n_sys, n))
     per_run = rng.normal(0.0, UNITTEST_RUN_NOISE_SD, (n_sys, n, runs))
-    logit = (UNITTEST_SLOPE * (skills[:, None, None] - UNITTEST_CENTER)
-             - difficulty[None, :, None] + persistent[:, :, None] + per_run)
+    logit = (
+        UNITTEST_SLOPE * (skills[:, None, None] - UNITTEST_CENTER)
+        - difficulty[None, :, None]
+        + persistent[:, :, None]
+        + per_run
+    )
     passed = (rng.random((n_sys, n, runs)) < _sigmoid(logit)).astype(np.int64)
 
     items = _item_ids("ut", n)
@@ -217,15 +232,19 @@ def make_unittests(rng: np.random.Generator) -> pd.DataFrame:
     frames = []
     for s, hyper in enumerate(SYSTEMS):
         for r in range(runs):
-            frames.append(pd.DataFrame({
-                "system": system_name(*hyper),
-                "dataset": "unittests",
-                "metric": "pass",
-                "item": items,
-                "run": r,
-                "score": passed[s, :, r],
-                "difficulty": labels,
-            }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "system": system_name(*hyper),
+                        "dataset": "unittests",
+                        "metric": "pass",
+                        "item": items,
+                        "run": r,
+                        "score": passed[s, :, r],
+                        "difficulty": labels,
+                    }
+                )
+            )
     table = pd.concat(frames, ignore_index=True)
     return table.sort_values(["system", "item", "run"], kind="stable", ignore_index=True)
 
@@ -258,8 +277,12 @@ def generate(out: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point: ``python examples/generate.py [--out DIR]``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data",
-                        help="output folder (default: examples/data next to this script)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parent / "data",
+        help="output folder (default: examples/data next to this script)",
+    )
     args = parser.parse_args(argv)
     for path in generate(args.out):
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")

@@ -16,6 +16,9 @@ from reportgen.analysis import AnalysisOptions, analyze, unit_rng
 from reportgen.data import AdapterResult, MetricSpec, TableConfig, build_score_table, load
 from reportgen.errors import InputError, OneSidedWarning
 
+# several layers together (data, analysis, sections): tests/conftest.py's tiers
+pytestmark = pytest.mark.integration
+
 REQUIRED = {
     "dataset",
     "metric",

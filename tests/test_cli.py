@@ -19,6 +19,7 @@ def _inspect_json(capsys, *args):
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.integration
 def test_inspect_humaneval_json(shared_data, capsys):
     # the check: 49 systems, 164 items, binary, paired
     summary = _inspect_json(capsys, str(shared_data / "eval-arena" / "humaneval+.jsonl"))
@@ -31,6 +32,7 @@ def test_inspect_humaneval_json(shared_data, capsys):
     assert summary["problems"] == [] and summary["exclusions"] == []
 
 
+@pytest.mark.integration
 def test_inspect_ibm_rag_json(shared_data, capsys):
     summary = _inspect_json(capsys, str(shared_data / "ibm-rag"))
     (dataset,) = summary["datasets"]
@@ -42,6 +44,7 @@ def test_inspect_ibm_rag_json(shared_data, capsys):
     ]
 
 
+@pytest.mark.integration
 def test_inspect_example_text(capsys):
     assert (
         main(
@@ -80,6 +83,7 @@ def test_help_everywhere(args, capsys):
     assert "usage: reportgen" in out
 
 
+@pytest.mark.integration
 def test_module_entry_point_runs(shared_data):
     proc = subprocess.run(
         [
@@ -96,6 +100,7 @@ def test_module_entry_point_runs(shared_data):
     assert "Systems (7)" in proc.stdout
 
 
+@pytest.mark.integration
 def test_analyze_writes_results_json(tmp_path, capsys):
     out = tmp_path / "out"
     assert (
@@ -126,6 +131,7 @@ def test_analyze_unwritable_output_is_a_clear_error(tmp_path, capsys):
     assert "the output path exists and is not a folder" in capsys.readouterr().err
 
 
+@pytest.mark.integration
 def test_compare_two_systems_prints_claims(capsys):
     assert (
         main(
@@ -149,6 +155,7 @@ def test_compare_two_systems_prints_claims(capsys):
     )
 
 
+@pytest.mark.integration
 def test_compare_two_result_files(tmp_path, capsys, shared_data):
     import pandas as pd
 
@@ -219,6 +226,7 @@ def test_power_command_errors(capsys):
     assert "discordance" in capsys.readouterr().err
 
 
+@pytest.mark.integration
 def test_analyze_prints_the_ordered_ranking(tmp_path, capsys):
     assert (
         main(

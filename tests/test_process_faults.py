@@ -113,6 +113,7 @@ def test_workers_end_when_their_parent_is_killed(tmp_path, script):
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("signum", "status"),
     [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 143)],

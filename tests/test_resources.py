@@ -41,6 +41,7 @@ def test_data_overview_template_declares_parameters():
     assert "detects it" in params["data_format"]["help"]
 
 
+@pytest.mark.e2e
 def test_data_overview_template_executes(tmp_path, shared_data):
     import nbformat
     import papermill as pm

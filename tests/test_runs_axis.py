@@ -63,6 +63,7 @@ def test_constant_run_column_of_a_long_table(tmp_path: Path) -> None:
     assert results["runs"] == [] and len(_notes(results)) == 1
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("data", [EVAL_SET, HELM_SUITE], ids=["inspect-eval-set", "helm-1-trial"])
 def test_analyze_succeeds_on_one_run(data: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
@@ -74,6 +75,7 @@ def test_analyze_succeeds_on_one_run(data: Path, tmp_path: Path, capsys) -> None
     assert "at least 2 runs" not in capsys.readouterr().err
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("data", [EVAL_SET, HELM_SUITE], ids=["inspect-eval-set", "helm-1-trial"])
 def test_run_report_succeeds_on_one_run(data: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"

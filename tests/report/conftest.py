@@ -1,14 +1,20 @@
-"""Fixtures shared by the e-mail and history tests: three archived release reports of
-the bundled example, one per synthetic release, as a team would keep them next to their
-checkpoints."""
+"""Reports shared by the tests of several modules, each made once per session (a run of
+the notebook takes 5-20 s): three archived release reports of the bundled example, one per
+synthetic release, as a team would keep them next to their checkpoints; the history of
+those three; the example's evaluation report; the RAG data's report. A test that changes a
+shared report works on a copy (``shutil.copytree``)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import shutil
 from pathlib import Path
 
 import pytest
 
-from reportgen.report.pipeline import RunSpec, run_report
+from reportgen.cli import main
+from reportgen.report.pipeline import RunResult, RunSpec, run_report
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
@@ -24,9 +30,15 @@ RELEASES = (
 
 
 @pytest.fixture(scope="session")
-def example_releases(tmp_path_factory) -> dict[str, Path]:
+def example_releases(example_release_runs) -> dict[str, Path]:
     """Release reports v2.0, v9.1, v10.0 (the last with a PDF) in
     ``checkpoints/<label>/eval-report``."""
+    return {label: folder for label, (folder, _) in example_release_runs.items()}
+
+
+@pytest.fixture(scope="session")
+def example_release_runs(tmp_path_factory) -> dict[str, tuple[Path, RunResult]]:
+    """The release reports of `example_releases` with what `run_report` returned."""
     base = tmp_path_factory.mktemp("checkpoints")
     out = {}
     for k, (label, baseline, candidate) in enumerate(RELEASES):
@@ -34,7 +46,7 @@ def example_releases(tmp_path_factory) -> dict[str, Path]:
         checkpoint.mkdir()
         (checkpoint / "model.safetensors").write_bytes(b"weights")
         folder = checkpoint / "eval-report"
-        run_report(
+        result = run_report(
             RunSpec(
                 data=(str(EXAMPLE),),
                 out=str(folder),
@@ -48,5 +60,59 @@ def example_releases(tmp_path_factory) -> dict[str, Path]:
                 formats=("html", "pdf") if label == "v10.0" else ("html",),
             )
         )
-        out[label] = folder
+        out[label] = (folder, result)
     return out
+
+
+@pytest.fixture(scope="session")
+def example_history(example_releases, tmp_path_factory) -> tuple[Path, str]:
+    """`reportgen history` of the three releases given out of order (lexicographic order
+    would be v10.0 < v2.0 < v9.1): the folder and what the command printed."""
+    out = tmp_path_factory.mktemp("history") / "history"
+    reports = [str(example_releases[k]) for k in ("v10.0", "v2.0", "v9.1")]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["history", *reports, "--out", str(out), "--format", "html", "--quiet"])
+    assert code == 0
+    return out, printed.getvalue()
+
+
+@pytest.fixture(scope="session")
+def example_report(tmp_path_factory) -> tuple[Path, RunResult, list[str]]:
+    """The example's evaluation report (HTML, PDF, notebook) with the default options, as
+    a user first sees it (test_layout.py holds it to its page budget): the folder, what
+    `run_report` returned, its progress lines."""
+    out = tmp_path_factory.mktemp("run") / "report"
+    lines: list[str] = []
+    spec = RunSpec(
+        data=(str(EXAMPLE),),
+        out=str(out),
+        config=str(EXAMPLE_CONFIG),
+        analysis_options={"seed": 3, "n_resamples": 999},
+        title="Example evaluation",
+        release="v1.2",
+    )
+    result = run_report(spec, progress=lines.append)
+    return out, result, lines
+
+
+@pytest.fixture(scope="session")
+def rag_report(shared_data, tmp_path_factory) -> tuple[Path, Path, RunResult]:
+    """The report (HTML and PDF) of the three metric files of six RAG configurations on
+    140 questions, made from a copy of the data (which a test may change): the report
+    folder, the data folder, what `run_report` returned."""
+    base = tmp_path_factory.mktemp("rag")
+    data = base / "data"
+    shutil.copytree(shared_data / "ibm-rag", data)
+    for f in data.iterdir():
+        f.chmod(0o644)
+    out = base / "report"
+    result = run_report(
+        RunSpec(
+            data=(str(data),),
+            out=str(out),
+            analysis_options={"seed": 5, "n_resamples": 999},
+            title="RAG configurations",
+        )
+    )
+    return out, data, result

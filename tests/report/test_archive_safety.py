@@ -288,6 +288,7 @@ def _run_command(data: Path, out: Path, *extra: str) -> list[str]:
     ]
 
 
+@pytest.mark.e2e
 def test_concurrent_runs_to_one_out_exactly_one_succeeds(scores, tmp_path):
     out = tmp_path / "r"
     procs = [
@@ -328,6 +329,7 @@ def test_a_live_lock_blocks_and_a_dead_one_does_not(scores, tmp_path, capsys):
 # ---------------------------------------------------------------- killed runs
 
 
+@pytest.mark.e2e
 def test_leftovers_of_a_killed_run_are_removed_by_the_next_run(scores, tmp_path):
     out = tmp_path / "r"
     proc = subprocess.Popen(_run_command(scores, out), stderr=subprocess.PIPE, text=True)
@@ -384,6 +386,7 @@ def test_a_hidden_folder_of_the_same_shape_that_is_not_ours_stays(scores, tmp_pa
 # ---------------------------------------------------------------- modes, failures
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("umask", [0o022, 0o027])
 def test_every_output_follows_the_umask(scores, tmp_path, umask):
     out = tmp_path / "r"
@@ -449,6 +452,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", str(mount)], check=False)
 
 
+@pytest.mark.e2e
 def test_run_on_a_full_disk_exits_2_and_leaves_nothing(small_disk, capsys):
     # ENOSPC while the report is written: a clear error, no traceback, nothing kept
     keep = small_disk / "model.safetensors"

@@ -49,6 +49,7 @@ def _run(data, out, *extra):
     )
 
 
+@pytest.mark.e2e
 def test_run_archives_next_to_a_checkpoint_without_overwriting(checkpoint, capsys):
     ckpt, data = checkpoint
     before = {p.name: p.read_bytes() for p in ckpt.iterdir()}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from reportgen.cli import main
 from reportgen.report.folder.output import csv_safe_text, write_csv
@@ -42,6 +43,7 @@ def test_write_csv_prefixes_formula_text_and_keeps_numbers(tmp_path):
     assert csv_safe_text(np.float64(-1.5)) == -1.5 and csv_safe_text(None) is None
 
 
+@pytest.mark.e2e
 def test_report_tables_neutralise_hostile_system_names(tmp_path, capsys):
     rng = np.random.default_rng(0)
     names = HOSTILE[:3] + ["baseline"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from reportgen.cli import main
 
@@ -24,6 +25,7 @@ def _long(path: Path, frames: list[pd.DataFrame]) -> Path:
     return path
 
 
+@pytest.mark.e2e
 def test_a_unit_every_system_fails_is_reported_not_fatal(tmp_path, capsys):
     # real scores on humaneval+ for three systems, and a second dataset they all fail
     rows = [json.loads(line) for line in (ARENA / "humaneval+.jsonl").open()]

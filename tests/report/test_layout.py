@@ -81,17 +81,9 @@ def _appendix_page(pages: list[str]) -> int:
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory):
-    out = tmp_path_factory.mktemp("layout") / "report"
-    run_report(
-        RunSpec(
-            data=(str(EXAMPLE),),
-            out=str(out),
-            config=str(EXAMPLE_CONFIG),
-            analysis_options={"seed": 3, "n_resamples": 999},
-            title="Example evaluation",
-        )
-    )
+def example(example_report):
+    # the example's evaluation report of tests/report/conftest.py (shared with test_run.py)
+    out, _, _ = example_report
     return out
 
 
@@ -145,6 +137,7 @@ def test_p_values_in_running_text_read_p_less_than(example):
     assert re.search(r"Friedman χ² = [0-9.]+, p (< 0\.001|= [0-9.]+) over", text)
 
 
+@pytest.mark.e2e
 def test_eval_arena_budgets(tmp_path):
     """All five shared eval-arena benchmarks at once (170 systems): the report stays
     within its budgets and the ranking across datasets uses the largest group."""

@@ -384,7 +384,7 @@ def test_email_arrives_at_a_real_smtp_server(example_releases, smtp_server, no_c
     folder = example_releases["v10.0"]
     assert main(_email_args(folder, controller.port, "--bcc", "audit@example.org")) == 0
     out = capsys.readouterr().out
-    assert "sent to" in out and "and 1 Bcc recipient(s)" in out
+    assert "sent to" in out and "and 1 Bcc recipient via" in out
     assert "audit@" not in out  # a Bcc address is never printed
     [(mail_from, rcpt, raw)] = sink.messages
     assert mail_from == "bot@example.org"

@@ -25,6 +25,9 @@ from reportgen.report.pdf.tables import (
 weasyprint = pytest.importorskip("weasyprint")
 from weasyprint.formatting_structure import boxes as wp_boxes  # noqa: E402
 
+# several layers together (data, analysis, sections): tests/conftest.py's tiers
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 HUMANEVAL = ROOT.parent / "shared" / "data" / "eval-arena" / "humaneval+.jsonl"
 EXAMPLE = ROOT / "examples" / "data"

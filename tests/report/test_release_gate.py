@@ -4,6 +4,8 @@ and failing the gate unless --allow-partial."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from pathlib import Path
 
@@ -79,11 +81,8 @@ def _partial_csv(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("allow", [False, True])
-def test_partial_unit_is_named_and_fails_the_gate(tmp_path, capsys, allow):
-    data = _partial_csv(tmp_path)
-    out = tmp_path / "report"
-    args = [
+def _gate_args(data: Path, out: Path) -> list[str]:
+    return [
         "run",
         str(data),
         "--template",
@@ -101,7 +100,46 @@ def test_partial_unit_is_named_and_fails_the_gate(tmp_path, capsys, allow):
         "--gate",
         "regression",
         "--quiet",
-    ] + (["--allow-partial"] if allow else [])
+    ]
+
+
+@pytest.fixture(scope="module")
+def partial_report(tmp_path_factory):
+    """One real `reportgen run` of the partial data (the report is the same with or
+    without --allow-partial, which only the CLI's gate reads): the data, the report
+    folder and what `run_report` returned."""
+    from reportgen.report import pipeline
+
+    base = tmp_path_factory.mktemp("partial")
+    data, out = _partial_csv(base), base / "report"
+    made = []
+    real = pipeline.run_report
+
+    def recording(spec, *, progress=None):
+        made.append(real(spec, progress=progress))
+        return made[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline, "run_report", recording)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            status = main(_gate_args(data, out))
+    assert status == 1  # the partial unit fails the gate (without --allow-partial)
+    [result] = made
+    return data, out, result
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("allow", [False, True])
+def test_partial_unit_is_named_and_fails_the_gate(
+    partial_report, tmp_path, capsys, monkeypatch, allow
+):
+    # the CLI's gate over the report of partial_report: its library call is patched to
+    # return that run's result, so each case checks the exit status and the message
+    from reportgen.report import pipeline
+
+    data, out, made = partial_report
+    monkeypatch.setattr(pipeline, "run_report", lambda spec, *, progress=None: made)
+    args = _gate_args(data, tmp_path / "report") + (["--allow-partial"] if allow else [])
     status = main(args)
     captured = capsys.readouterr()
     assert status == (0 if allow else 1)

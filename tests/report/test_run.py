@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 import tempfile
+from collections.abc import Mapping
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -103,26 +104,7 @@ def _pdf_checks(path: Path, pages: int, title: str) -> None:
     assert "page 1 of" in text
 
 
-@pytest.fixture(scope="module")
-def example_report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("run") / "report"
-    lines: list[str] = []
-    spec = RunSpec(
-        data=(str(EXAMPLE),),
-        out=str(out),
-        config=str(EXAMPLE_CONFIG),
-        analysis_options={
-            "seed": 7,
-            "n_resamples": 999,
-            "group_by": ("difficulty",),
-            "compare_by": ("prompt_format",),
-            "condition_on": ("model",),
-        },
-        title="Example evaluation",
-        release="v1.2",
-    )
-    result = run_report(spec, progress=lines.append)
-    return out, result, lines
+# example_report: the example's evaluation report, made once (tests/report/conftest.py)
 
 
 def test_run_example_writes_every_file(example_report):
@@ -150,7 +132,8 @@ def test_run_example_html_is_self_contained_with_every_section(example_report):
     out, _, _ = example_report
     html = (out / "report.html").read_text(encoding="utf-8")
     outline = _outline(html)
-    assert outline.sections == EVALUATION_SECTIONS
+    # every section but the groups' (no --group-by: omitted; test_run_quiet_... has it)
+    assert outline.sections == [s for s in EVALUATION_SECTIONS if s != "groups-and-hyperparameters"]
     assert outline.scripts == 0
     assert external_references(html) == []
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
@@ -177,9 +160,8 @@ def test_run_example_results_and_tables(example_report):
     out, result, _ = example_report
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     validate_results(results)
-    assert results["seed"] == 7 == result.seed
+    assert results["seed"] == 3 == result.seed
     assert results["report"]["title"] == "Example evaluation"
-    assert results["groups"] and results["hyperparameters"]
     with (out / "tables" / "comparisons.csv").open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == len(results["comparisons"])
@@ -198,7 +180,7 @@ def test_run_example_manifest_hashes_match_inputs_and_outputs(example_report):
         assert rows["codecompletion.csv"] == sum(1 for _ in fh) - 1
     for name, entry in manifest["outputs"].items():
         assert entry["sha256"] == _sha256(out / name)
-    assert manifest["seed"] == 7
+    assert manifest["seed"] == 3
     assert manifest["parameters"]["analysis_options"]["n_resamples"] == 999
     assert manifest["environment"]["packages"]["papermill"]
     assert set(manifest["timings_seconds"]) >= {"load", "notebook", "html", "pdf"}
@@ -223,6 +205,7 @@ def test_run_refuses_existing_folder_before_any_work(example_report, capsys):
     assert _sha256(out / "report.html") == before
 
 
+@pytest.mark.e2e
 def test_run_failing_cell_names_section_and_keeps_debug_notebook(tmp_path):
     template = nbformat.read(str(ROOT / "notebook_templates" / "evaluation.ipynb"), as_version=4)
     broken = nbformat.v4.new_code_cell("raise ValueError('boom in a custom cell')")
@@ -259,6 +242,7 @@ def test_run_failing_cell_names_section_and_keeps_debug_notebook(tmp_path):
     )
 
 
+@pytest.mark.e2e
 def test_run_failing_cell_exit_status_from_the_cli(tmp_path, capsys):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")])
     nb.cells[0].metadata["reportgen"] = {"section": "Arithmetic"}
@@ -288,6 +272,7 @@ def test_run_failing_cell_exit_status_from_the_cli(tmp_path, capsys):
     assert "Traceback" not in err
 
 
+@pytest.mark.e2e
 def test_run_release_gate_exits_1_on_regression(tmp_path, capsys):
     out = tmp_path / "release"
     status = main(
@@ -337,19 +322,9 @@ def test_run_release_gate_exits_1_on_regression(tmp_path, capsys):
     assert external_references(html) == []
 
 
-def test_run_release_no_difference_reports_the_mde(tmp_path):
-    out = tmp_path / "release"
-    spec = RunSpec(
-        data=(str(EXAMPLE),),
-        out=str(out),
-        config=str(EXAMPLE_CONFIG),
-        analysis_options={"seed": 3, "n_resamples": 499},
-        template="release",
-        baseline="starcoder2-15b|fim|4k",
-        candidate="starcoder2-15b|fim|8k",
-        formats=("html",),
-    )
-    result = run_report(spec)
+def test_run_release_no_difference_reports_the_mde(example_release_runs):
+    # release v10.0 of tests/report/conftest.py: starcoder2-15b|fim|8k against the 4k
+    out, result = example_release_runs["v10.0"]
     # the example's documented near-tie: no detectable difference anywhere
     assert result.verdict_counts["no detectable difference"] == 13
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -366,6 +341,7 @@ def test_run_release_no_difference_reports_the_mde(tmp_path):
     assert "could have missed" not in html
 
 
+@pytest.mark.e2e
 def test_run_release_partial_coverage_is_named_everywhere(tmp_path, capsys):
     """Baseline and candidate scored on humaneval+ and mbpp+ only: the third benchmark
     is named in the decision, the not-compared box, on stderr and in results.json; the
@@ -430,7 +406,26 @@ def test_run_release_partial_coverage_is_named_everywhere(tmp_path, capsys):
     assert first.index("Release decision") < first.index("CONTENTS")
 
 
-def test_run_config_file_holds_the_flags(tmp_path):
+def test_run_config_file_holds_the_flags(tmp_path, monkeypatch):
+    # a parse test: the config's values and the flag that overrides one reach the RunSpec
+    # handed to the library, whose call is patched (what run_report makes of a RunSpec is
+    # checked end to end by the tests of example_report above)
+    from reportgen.report import pipeline
+
+    specs: list[RunSpec] = []
+
+    def library_call(spec, *, progress=None):
+        specs.append(spec)
+        return pipeline.RunResult(
+            out=Path(spec.out),
+            files=("report.html",),
+            seed=_option(spec, "seed"),
+            pages=None,
+            verdict_counts=None,
+            timings={},
+        )
+
+    monkeypatch.setattr(pipeline, "run_report", library_call)
     config = tmp_path / "run.toml"
     config.write_text(
         EXAMPLE_CONFIG.read_text(encoding="utf-8") + f'\n[input]\ndata = ["{EXAMPLE.as_posix()}"]\n'
@@ -441,26 +436,27 @@ def test_run_config_file_holds_the_flags(tmp_path):
     )
     status = main(["run", "--config", str(config), "--quiet", "--alpha", "0.05"])
     assert status == 0
-    out = tmp_path / "made-by-config"
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert results["seed"] == 11
-    assert results["config"]["n_resamples"] == 299
-    assert results["config"]["alpha"] == 0.05  # the flag wins over the config
-    assert not (out / "report.pdf").exists() and not (out / "report.ipynb").exists()
-    assert _outline((out / "report.html").read_text(encoding="utf-8")).h1 == ["From the config"]
+    [spec] = specs
+    assert [Path(d) for d in spec.data] == [EXAMPLE]
+    assert Path(spec.out) == tmp_path / "made-by-config"  # relative to the config file
+    assert _option(spec, "seed") == 11
+    assert _option(spec, "n_resamples") == 299
+    assert _option(spec, "alpha") == 0.05  # the flag wins over the config
+    assert tuple(spec.formats) == ("html",)  # no report.pdf, no report.ipynb
+    assert spec.title == "From the config"
+
+
+def _option(spec, key: str):
+    """An analysis option of a RunSpec (a mapping of keyword arguments, or typed options)."""
+    options = spec.analysis_options
+    return options[key] if isinstance(options, Mapping) else getattr(options, key)
 
 
 @pytest.mark.skipif(not (SHARED / "ibm-rag").is_dir(), reason="../shared/data missing")
-def test_run_real_rag_comparison_complete(tmp_path):
-    # three metric files of six RAG configurations on 140 questions (made elsewhere)
-    out = tmp_path / "rag"
-    spec = RunSpec(
-        data=tuple(str(p) for p in sorted((SHARED / "ibm-rag").glob("*.csv"))),
-        out=str(out),
-        analysis_options={"seed": 5, "n_resamples": 999},
-        title="RAG configurations",
-    )
-    result = run_report(spec)
+def test_run_real_rag_comparison_complete(rag_report):
+    # three metric files of six RAG configurations on 140 questions (made elsewhere); the
+    # report is shared with test_verify.py (tests/report/conftest.py)
+    out, _, result = rag_report
     html = (out / "report.html").read_text(encoding="utf-8")
     outline = _outline(html)
     for section in (
@@ -483,6 +479,7 @@ def test_run_real_rag_comparison_complete(tmp_path):
     _pdf_checks(out / "report.pdf", result.pages, "RAG configurations")
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.skipif(not (SHARED / "eval-arena").is_dir(), reason="../shared/data missing")
 def test_run_real_eval_arena_four_benchmarks(tmp_path):
@@ -527,6 +524,7 @@ def test_run_title_or_release_with_a_line_break_exits_2(tmp_path, capsys, flag):
     assert not out.exists()
 
 
+@pytest.mark.e2e
 def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd, monkeypatch):
     # capfd sees the file descriptors, so the kernel process's own output too (ipykernel
     # warned "Kernel is running over TCP without encryption" before the IPC transport)
@@ -546,6 +544,13 @@ def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd, monkeypatch):
             "--n-resamples",
             "199",
             "--quiet",
+            # item groups and hyperparameters (so the kernel's extra work is quiet too)
+            "--group-by",
+            "difficulty",
+            "--compare-by",
+            "prompt_format",
+            "--condition-on",
+            "model",
         ]
     )
     captured = capfd.readouterr()
@@ -553,8 +558,13 @@ def test_run_quiet_prints_nothing_on_stderr(tmp_path, capfd, monkeypatch):
     assert captured.err == ""
     assert captured.out.startswith("report: ")
     assert list(private.iterdir()) == []  # the socket folder is gone
+    results = json.loads((tmp_path / "r" / "results.json").read_text(encoding="utf-8"))
+    assert results["groups"] and results["hyperparameters"]  # the flags reached the analysis
+    html = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    assert _outline(html).sections == EVALUATION_SECTIONS  # every section, the groups' too
 
 
+@pytest.mark.e2e
 def test_run_timeout_names_the_section_without_a_traceback(tmp_path, capfd):
     out = tmp_path / "r"
     status = main(

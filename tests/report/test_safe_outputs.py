@@ -47,6 +47,7 @@ def _command(data: Path, out: Path) -> list[str]:
     ]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("sig", "status", "word"),
     [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
@@ -82,6 +83,7 @@ def test_unwritable_output_is_refused_before_any_work(tiny, tmp_path, capsys, wh
     assert "loading" not in err and "Traceback" not in err
 
 
+@pytest.mark.e2e
 def test_two_runs_at_once_into_different_folders(tiny, tmp_path):
     outs = [tmp_path / "a", tmp_path / "b"]
     procs = [

@@ -13,6 +13,9 @@ from reportgen.report import sections as rs
 from reportgen.report.folder.manifest import validate_results
 from reportgen.report.render.html import p_cell, pct_cell, theme_uses_bundled_font
 
+# several layers together (data, analysis, sections): tests/conftest.py's tiers
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def small_report(tmp_path_factory):

@@ -34,6 +34,9 @@ from reportgen.report.mail import build_summary, read_report_folder
 from reportgen.report.mail.summary import _headline_claims, _proportion
 from reportgen.report.pipeline import analyze_into
 
+# several layers together (data, analysis, sections): tests/conftest.py's tiers
+pytestmark = pytest.mark.integration
+
 #: 20 MB: the bound of issue 35 on a 1,000-system results.json.
 MAX_RESULTS_BYTES = 20 * 2**20
 

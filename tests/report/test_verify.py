@@ -12,28 +12,15 @@ import pytest
 from reportgen.cli import main
 from reportgen.report.folder.manifest import manifest_digest
 from reportgen.report.folder.verify import verify_report
-from reportgen.report.pipeline import RunSpec, run_report
 
 ROOT = Path(__file__).resolve().parents[2]
-RAG = ROOT.parent / "shared" / "data" / "ibm-rag"
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    base = tmp_path_factory.mktemp("verify")
-    data = base / "data"
-    shutil.copytree(RAG, data)
-    for f in data.iterdir():
-        f.chmod(0o644)
-    out = base / "report"
-    run_report(
-        RunSpec(
-            data=(str(data),),
-            out=str(out),
-            formats=("html",),
-            analysis_options={"seed": 1, "n_resamples": 199},
-        )
-    )
+def report(rag_report):
+    # the RAG report of tests/report/conftest.py, shared with test_run.py; the tests that
+    # change it work on a copy (_copy)
+    out, data, _ = rag_report
     return out, data
 
 
