@@ -171,9 +171,12 @@ def table(
     *,
     caption: str | None = None,
     print_rows: int | None = None,
+    stack: bool = False,
 ) -> str:
     """An HTML table of ``rows`` (formatting only; values are escaped); with
-    ``print_rows``, the rows after the first ``print_rows`` are left out of the PDF."""
+    ``print_rows``, the rows after the first ``print_rows`` are left out of the PDF; with
+    ``stack``, each cell carries its column's label (``data-label``) and the theme shows
+    the rows as stacked cards on a phone (class ``rg-stack``)."""
     if not rows:
         return ""
     head = "".join(f"<th>{escape(c.label)}</th>" for c in columns)
@@ -187,14 +190,16 @@ def table(
                 if extra:
                     classes.append(extra)
             cls = f' class="{" ".join(classes)}"' if classes else ""
-            cells.append(f"<td{cls}>{c.fmt(row.get(c.key))}</td>")
+            label = f' data-label="{escape(c.label)}"' if stack else ""
+            cells.append(f"<td{cls}{label}>{c.fmt(row.get(c.key))}</td>")
         hidden = print_rows is not None and position >= print_rows
         body.append(
             ('<tr class="rg-screen-only">' if hidden else "<tr>") + "".join(cells) + "</tr>"
         )
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
     return (
-        f'<div class="rg-table-wrap"><table class="rg-table">{cap}<thead><tr>{head}'
+        f'<div class="rg-table-wrap"><table class="rg-table{" rg-stack" if stack else ""}">'
+        f"{cap}<thead><tr>{head}"
         f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
 

@@ -514,16 +514,17 @@ def _html_table(
     rows: Sequence[Sequence[str]],
     numeric: Sequence[bool],
     row_class: Sequence[str] | None = None,
+    class_column: int = -1,
 ) -> str:
     head = "".join(
         f'<th class="{"num" if n else ""}">{_e(h)}</th>' for h, n in zip(header, numeric)
     )
     body = []
     for i, row in enumerate(rows):
-        last = len(row) - 1
+        marked = class_column % len(row)  # the cell the row's class colours
         cells = "".join(
             f'<td class="{"num" if n else ""}'
-            f'{" " + row_class[i] if row_class and row_class[i] and j == last else ""}">'
+            f'{" " + row_class[i] if row_class and row_class[i] and j == marked else ""}">'
             f"{_e(c)}</td>"
             for j, (c, n) in enumerate(zip(row, numeric))
         )
@@ -726,28 +727,30 @@ def _flagged_verdicts(out: _Body, rows: Sequence[Mapping[str, Any]], max_rows: i
 def _verdict_table(
     out: _Body, shown: Sequence[Mapping[str, Any]], *, n_rows: int, max_rows: int
 ) -> None:
-    """Baseline, candidate, difference, interval, adjusted p and verdict of ``shown``."""
-    header = ["dataset / metric", "baseline", "candidate", "Δ", "CI (adj.)", "p adj.", "verdict"]
+    """Verdict, difference, interval, adjusted p, baseline and candidate of ``shown``: the
+    decision beside the name, in view on a phone before any scrolling."""
+    header = ["dataset / metric", "verdict", "Δ", "CI (adj.)", "p adj.", "baseline", "candidate"]
     trows = []
     for v in map(_decided, shown):
         p = bool(v.get("proportion", False))
         trows.append(
             [
                 f"{v['dataset']} / {v['metric']}",
-                fmt.value(v.get("mean_baseline"), proportion=p),
-                fmt.value(v.get("mean_candidate"), proportion=p),
+                str(v.get("verdict")),
                 fmt.difference(v.get("diff"), proportion=p),
                 fmt.interval(v.get("ci_low"), v.get("ci_high"), proportion=p, signed=True),
                 _fmt_p(v.get("p_adjusted")),
-                str(v.get("verdict")),
+                fmt.value(v.get("mean_baseline"), proportion=p),
+                fmt.value(v.get("mean_candidate"), proportion=p),
             ]
         )
     out.html.append(
         _html_table(
             header,
             trows,
-            [False, True, True, True, True, True, False],
+            [False, False, True, True, True, True, True],
             [_VERDICT_CLASS.get(str(v.get("verdict")), "") for v in shown],
+            class_column=1,
         )
     )
     if n_rows > max_rows:
