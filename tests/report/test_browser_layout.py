@@ -302,6 +302,24 @@ def test_chart_text_stays_legible_at_phone_width(browser, reports, which):
     assert frames_fit  # a wider chart scrolls inside its figure, not the page
 
 
+def test_pair_decisions_in_view_at_phone_width(browser, reports):
+    """Each pairwise table (A, B, then whether the difference is significant) shows its
+    decision on a phone before any sideways scrolling."""
+    with _page(browser, reports["evaluation"], PHONE) as page:
+        rows = page.evaluate(
+            r"""() => [...document.querySelectorAll('.rg-table-wrap table')]
+              .filter(t => [...t.querySelectorAll('thead th')].slice(0, 2)
+                             .map(th => th.textContent).join() === 'A,B')
+              .flatMap(t => [...t.querySelectorAll('tbody tr')])
+              .filter(r => r.getClientRects().length)
+              .map(r => ({text: r.children[2].textContent,
+                          right: r.children[2].getBoundingClientRect().right}))"""
+        )
+    assert len(rows) >= 6  # the pairs of 4 systems, per dataset × metric and overall
+    assert {r["text"] for r in rows} <= {"significant", "–"}
+    assert max(r["right"] for r in rows) <= PHONE["width"]
+
+
 def test_email_verdicts_in_view_at_phone_width(browser, reports):
     with _page(browser, reports["mail"], PHONE) as page:
         seen = page.evaluate(

@@ -113,9 +113,9 @@ def across_datasets(report: Report) -> HTMLBlock | None:
             [
                 Col("system_a", "A"),
                 Col("system_b", "B"),
+                Col("significant", "", lambda v: "significant" if v else "–"),
                 Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
                 Col("effect_size", "combined effect size", lambda v: num_cell(v, 2), True),
-                Col("significant", "", lambda v: "significant" if v else "–"),
             ],
         )
     )
