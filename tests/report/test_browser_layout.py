@@ -107,6 +107,8 @@ def _page(browser: Any, path: Path, viewport: dict[str, int]) -> Iterator[Any]:
     page = browser.new_page(viewport=viewport)
     try:
         page.goto(path.as_uri())
+        # the appendix is folded: open every fold, so its tables and charts are measured
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         yield page
     finally:
         page.close()
