@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import copy
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -284,8 +285,10 @@ def cut_labels(
 ) -> dict[str, Any]:
     """``spec`` with every string in its data (``datasets``, inline ``values``) and in
     the category lists that order or filter it (``domain``, ``sort``, ``oneOf``,
-    ``fold``) longer than ``limit``, and every title or subtitle longer than
-    ``title_limit``, cut to its start and end around "…", the same way everywhere.
+    ``fold``) longer than ``limit`` cut to its start and end around "…", the same way
+    everywhere; every title, subtitle or text longer than ``title_limit`` wraps into
+    lines of at most ``title_limit`` characters (a list of lines: never cut mid-sentence;
+    only a single word longer than a line is cut).
     Names that would cut to the same text get a short digest, so distinct systems stay
     distinct. Control and bidirectional characters in them are first written as visible
     escapes (:func:`reportgen.plaintext.shown`): a label holding ``ESC`` or ``BEL``
@@ -298,6 +301,8 @@ def cut_labels(
     ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…aaaaaaaaaaaaaaaaaaa', 'b']
     >>> len(cut_labels(spec)["title"]), len(cut_labels(spec)["subtitle"])
     (70, 100)
+    >>> cut_labels({"subtitle": "point: difference; dashed: no difference"}, title_limit=24)
+    {'subtitle': ['point: difference;', 'dashed: no difference']}
     """
     import hashlib
 
@@ -317,6 +322,16 @@ def cut_labels(
                 short = text[: head - 7] + "…" + digest + "…" + text[-tail:]
             cuts[(text, lim)] = short
         return cuts[(text, lim)]
+
+    def wrap(text: str) -> list[Any]:
+        # Vega-Lite draws a list of strings as lines; it would cut none, but one long
+        # line widens the chart (and a phone shrinks it), so the lines are kept short
+        if len(text) <= title_limit:
+            return [cut(text, title_limit)]
+        words = [cut(word, title_limit) for word in text.split()]
+        return textwrap.wrap(
+            " ".join(words), title_limit, break_long_words=False, break_on_hyphens=False
+        ) or [""]
 
     def records(rows: Any) -> Any:
         if not isinstance(rows, list):
@@ -342,9 +357,12 @@ def cut_labels(
             ):  # data, and the categories that order it
                 out[key] = records(value)
             elif key in ("title", "subtitle", "text") and isinstance(value, str):
-                out[key] = cut(value, title_limit)
+                lines = wrap(value)
+                out[key] = lines[0] if len(lines) == 1 else lines
             elif key in ("title", "subtitle", "text") and isinstance(value, list):
-                out[key] = [cut(x, title_limit) if isinstance(x, str) else walk(x) for x in value]
+                out[key] = [
+                    line for x in value for line in (wrap(x) if isinstance(x, str) else [walk(x)])
+                ]
             else:
                 out[key] = walk(value)
         return out

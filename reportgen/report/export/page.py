@@ -27,8 +27,9 @@ _LAYOUT_CSS = """\
 *, *::before, *::after { box-sizing: border-box; }
 @media screen { .rg-table-wrap { overflow-x: auto; } }
 .rg-table-wrap { margin: 1rem 0; max-width: 100%; }
-/* a long name wraps anywhere rather than push the table off the page */
-td:first-child, td.rg-long { overflow-wrap: anywhere; }
+/* a long name wraps anywhere rather than push the table off the printed page; on a
+   screen the table scrolls instead and no word is broken */
+@media print { td:first-child, td.rg-long { overflow-wrap: anywhere; } }
 td.rg-long { white-space: normal !important; min-width: 12em; }
 .rg-table-wrap > table { margin: 0; }
 figure.rg-chart { margin: 1.25rem auto; max-width: 100%; text-align: center; }

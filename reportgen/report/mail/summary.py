@@ -360,11 +360,13 @@ def _html_table(
     rows: Sequence[Sequence[str]],
     numeric: Sequence[bool],
     css: Callable[[Mapping[str, Any]], str] | None = None,
+    css_column: int = -1,
 ) -> str:
     """The rows (already formatted text) in the e-mail's table layout; ``css`` gives the
-    class of a row's last cell."""
+    class of a row's cell in column ``css_column`` (the last by default)."""
+    marked = css_column % len(header)
     columns = [
-        Col(h, h, numeric=n, css=css if j == len(header) - 1 else None)
+        Col(h, h, numeric=n, css=css if j == marked else None)
         for j, (h, n) in enumerate(zip(header, numeric))
     ]
     return table([dict(zip(header, row)) for row in rows], columns, layout=MAIL_TABLE)
@@ -563,28 +565,30 @@ def _flagged_verdicts(out: _Body, rows: Sequence[Mapping[str, Any]], max_rows: i
 def _verdict_table(
     out: _Body, shown: Sequence[Mapping[str, Any]], *, n_rows: int, max_rows: int
 ) -> None:
-    """Baseline, candidate, difference, interval, adjusted p and verdict of ``shown``."""
-    header = ["dataset / metric", "baseline", "candidate", "Δ", "CI (adj.)", "p adj.", "verdict"]
+    """Verdict, difference, interval, adjusted p, baseline and candidate of ``shown``: the
+    decision beside the name, in view on a phone before any scrolling."""
+    header = ["dataset / metric", "verdict", "Δ", "CI (adj.)", "p adj.", "baseline", "candidate"]
     trows = []
     for v in map(_decided, shown):
         p = bool(v.get("proportion", False))
         trows.append(
             [
                 f"{v['dataset']} / {v['metric']}",
-                fmt.value(v.get("mean_baseline"), proportion=p),
-                fmt.value(v.get("mean_candidate"), proportion=p),
+                str(v.get("verdict")),
                 fmt.difference(v.get("diff"), proportion=p),
                 fmt.interval(v.get("ci_low"), v.get("ci_high"), proportion=p, signed=True),
                 fmt.p_value(v.get("p_adjusted")),
-                str(v.get("verdict")),
+                fmt.value(v.get("mean_baseline"), proportion=p),
+                fmt.value(v.get("mean_candidate"), proportion=p),
             ]
         )
     out.html.append(
         _html_table(
             header,
             trows,
-            [False, True, True, True, True, True, False],
+            [False, False, True, True, True, True, True],
             lambda row: _VERDICT_CLASS.get(row["verdict"], ""),
+            css_column=1,
         )
     )
     if n_rows > max_rows:

@@ -202,9 +202,12 @@ def table(
     caption: str | None = None,
     print_rows: int | None = None,
     layout: TableLayout = TableLayout(),
+    stack: bool = False,
 ) -> str:
     """An HTML table of ``rows`` (formatting only; values are escaped); with
-    ``print_rows``, the rows after the first ``print_rows`` are left out of the PDF."""
+    ``print_rows``, the rows after the first ``print_rows`` are left out of the PDF; with
+    ``stack``, each cell carries its column's label (``data-label``) and the theme shows
+    the rows as stacked cards on a phone (class ``rg-stack``)."""
     if not rows:
         return ""
     if layout.aligned_head:
@@ -226,17 +229,21 @@ def table(
                 cls = f' class="{" ".join(classes)}"'
             else:
                 cls = f' class="{" ".join(classes)}"' if classes else ""
-            cells.append(f"<td{cls}>{c.fmt(row.get(c.key))}</td>")
+            label = f' data-label="{escape(c.label)}"' if stack else ""
+            cells.append(f"<td{cls}{label}>{c.fmt(row.get(c.key))}</td>")
         hidden = print_rows is not None and position >= print_rows
         body.append(
             ('<tr class="rg-screen-only">' if hidden else "<tr>") + "".join(cells) + "</tr>"
         )
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    opening = layout.opening
+    if stack:  # the theme stacks the rows into labelled cards on a phone
+        opening = opening.replace('class="rg-table"', 'class="rg-table rg-stack"', 1)
     if layout.sections:
         inner = f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
     else:
         inner = f"<tr>{head}</tr>{''.join(body)}"
-    return f'<div class="{layout.wrapper}">{layout.opening}{cap}{inner}</table></div>'
+    return f'<div class="{layout.wrapper}">{opening}{cap}{inner}</table></div>'
 
 
 #: An SVG larger than this (thousands of marks: a scatter of every pair of 60 systems) is

@@ -132,9 +132,9 @@ def _combined_pairs(
             [
                 Col("system_a", "A"),
                 Col("system_b", "B"),
+                Col("significant", "", lambda v: "significant" if v else "–"),
                 Col("p_adjusted", "harmonic-mean p (adj.)", p_cell, True),
                 Col("effect_size", "combined effect size", effect_cell, True),
-                Col("significant", "", lambda v: "significant" if v else "–"),
             ],
         )
     )

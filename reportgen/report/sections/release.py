@@ -133,6 +133,8 @@ def _verdict_table(report: Report, comparison: Any) -> str:
     )
     cols = [
         Col("dataset", "dataset" if one_metric else "dataset / metric"),
+        # the decision beside the name: in view on a phone and before any scrolling
+        Col("verdict", "verdict", escape, css=lambda r: r["_css"]),
         Col("baseline", "baseline", escape, True),
         Col("candidate", "candidate", escape, True),
         Col("diff", "candidate − baseline", escape, True),
@@ -148,7 +150,6 @@ def _verdict_table(report: Report, comparison: Any) -> str:
         ]
     if flips:
         cols.append(Col("items", "items lost / gained", escape, True))
-    cols.append(Col("verdict", "verdict", escape, css=lambda r: r["_css"]))
     asked = report.analysis.options.correction
     used = comparison.interval_correction or asked
     name = CORRECTION_NAMES.get(used) or "no"
@@ -162,7 +163,7 @@ def _verdict_table(report: Report, comparison: Any) -> str:
     text = (
         f"Differences are candidate − baseline; proportions in percent, their "
         f"differences in percentage points (pts). Each verdict is read off the interval "
-        f"beside it: the {name} simultaneous interval of the {m} comparisons"
+        f"in its row: the {name} simultaneous interval of the {m} comparisons"
         f"{step}, at level {levels[0]:.1%} for a family level of "
         f"{1 - report.alpha:.0%}. Improved or regressed: the interval excludes 0 (the "
         f"adjusted p-value is at most α = {report.alpha:g})."
@@ -197,7 +198,7 @@ def _verdict_table(report: Report, comparison: Any) -> str:
             " Items lost / gained: items the baseline scored better / worse than the "
             "candidate (every one is in <code>tables/flips.csv</code>)."
         )
-    return table(rows, cols) + note(text)
+    return table(rows, cols, stack=True) + note(text)
 
 
 @_with_figures

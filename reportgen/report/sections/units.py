@@ -203,12 +203,13 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
     cols = [
         Col("system_a", "A"),
         Col("system_b", "B"),
+        # the decision beside the pair: in view on a phone before any scrolling
+        Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else ""),
         Col("diff", "A − B", partial(fmt.difference, proportion=proportion), True),
         Col("ci", adjusted, escape, True),
         Col("p_adjusted", "p adj.", p_cell, True),
         Col("p_value", "p (unadj.)", p_cell, True),
         Col("effect", "effect size", escape, True),
-        Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else ""),
     ]
     if any(r.get("note") for r in rows):
         cols.append(Col("note", "note", escape))
