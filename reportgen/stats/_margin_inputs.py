@@ -13,20 +13,10 @@ from typing import Any, Literal, cast, get_args
 import numpy as np
 
 from reportgen.errors import InputError
-from reportgen.stats._common import (
-    choices_iv,
-    resampling_iv,
-)
+from reportgen.stats._common import choices_iv, resampling_iv, system_index
 
 Direction = Literal["higher", "lower"]
-
-
 MarginMethod = Literal["auto", "permutation", "bootstrap"]
-
-
-Modality = Literal["binary", "continuous"]
-
-
 MarginDesign = Literal[
     "paired-binary", "unpaired-binary", "paired-continuous", "unpaired-continuous"
 ]
@@ -107,47 +97,16 @@ def _options_iv(
     )
 
 
-def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
-    binary = bool(np.all((values == 0) | (values == 1)))
-    if modality is None:
-        return "binary" if binary else "continuous"
-    choices_iv({"modality": (modality, get_args(Modality))})
-    if modality == "binary" and not binary:
-        raise InputError(
-            "modality='binary' but the scores are not all 0 or 1",
-            hint="leave modality unset to infer it, or use 'continuous'",
-        )
-    return modality  # type: ignore[return-value]
-
-
 def _roles_iv(
     names: tuple[str, ...], baseline: int | str | None, candidates: Sequence[int | str] | None
 ) -> tuple[int, np.ndarray]:
-    def index(value: int | str, what: str) -> int:
-        if isinstance(value, str):
-            if value not in names:
-                raise InputError(
-                    f"unknown {what} system {value!r}", hint=f"systems: {', '.join(names)}"
-                )
-            return names.index(value)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, np.integer))
-            or not 0 <= int(value) < len(names)
-        ):
-            raise InputError(
-                f"{what} index {value!r} is out of range for {len(names)} systems",
-                hint="give a name or a column index",
-            )
-        return int(value)
-
-    b = 0 if baseline is None else index(baseline, "baseline")
+    b = 0 if baseline is None else system_index(baseline, names, "baseline")
     if candidates is None:
         cand = [j for j in range(len(names)) if j != b]
     else:
         if isinstance(candidates, (str, int, np.integer)):
             candidates = [candidates]
-        cand = [index(c, "candidate") for c in candidates]
+        cand = [system_index(c, names, "candidate") for c in candidates]
     if not cand:
         raise InputError(
             "no candidate to compare with the baseline",

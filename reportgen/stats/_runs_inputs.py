@@ -22,9 +22,6 @@ BootstrapMethod = Literal["percentile", "bca"]
 WidthMethod = Literal["pooled", "cluster"]
 
 
-Modality = Literal["binary", "continuous"]
-
-
 Metric = Callable[[np.ndarray], np.ndarray]
 
 

@@ -71,8 +71,10 @@ from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.stats._common import (
+    Modality,
     TabularMixin,
     choices_iv,
+    modality_iv,
     system_names,
     unpaired_samples_iv,
 )
@@ -90,9 +92,7 @@ from reportgen.stats._margin_inputs import (
     Direction,
     MarginDesign,
     MarginMethod,
-    Modality,
     _margin_iv,
-    _modality_iv,
     _Options,
     _options_iv,
     _roles_iv,
@@ -476,7 +476,7 @@ def margin_paired(
     names = system_names(systems, n_sys)
     if n_sys < 2:
         raise InputError("at least 2 systems are needed for a comparison")
-    mod = _modality_iv(X, modality)
+    mod = modality_iv(X, modality)
     opts = _options_iv(
         margin=_margin_iv(margin, mod == "binary"),
         direction=direction,
@@ -801,7 +801,7 @@ def margin_unpaired(
     0.023
     """
     arrays, names = unpaired_samples_iv(samples, systems)
-    mod = _modality_iv(np.concatenate(arrays), modality)
+    mod = modality_iv(np.concatenate(arrays), modality)
     # exact division by a power of two: no variance under- or overflows at any scale
     pooled_values = np.concatenate(arrays)
     unit = power_of_two_scale(pooled_values) if np.isfinite(pooled_values).all() else 1.0

@@ -36,7 +36,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast, get_args
+from typing import Any, cast, get_args
 
 import numpy as np
 from scipy import stats
@@ -44,9 +44,12 @@ from scipy import stats
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.names import Alternative, EffectLevel, Method, Order
 from reportgen.stats._common import (
+    Modality,
     PairsMixin,
     choices_iv,
+    modality_iv,
     resampling_iv,
+    system_index,
     system_names,
     unpaired_samples_iv,
 )
@@ -97,7 +100,6 @@ __all__ = [
     "effect_magnitude",
 ]
 
-Modality = Literal["binary", "continuous"]
 
 #: Cohen's (1988) conventional thresholds for d and h.
 EFFECT_THRESHOLDS: dict[str, float] = {"small": 0.2, "medium": 0.5, "large": 0.8}
@@ -376,27 +378,8 @@ def _options_iv(
     )
 
 
-def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
-    binary = bool(np.all((values == 0) | (values == 1)))
-    if modality is None:
-        return "binary" if binary else "continuous"
-    if modality not in get_args(Modality):
-        raise InputError(f"modality={modality!r} is not valid", hint="use 'binary' or 'continuous'")
-    if modality == "binary" and not binary:
-        raise InputError("modality='binary' but the scores are not all 0 or 1")
-    return modality  # type: ignore[return-value]
-
-
 def _baseline_index(baseline: int | str | None, names: tuple[str, ...]) -> int:
-    if baseline is None:
-        return 0
-    if isinstance(baseline, str):
-        if baseline not in names:
-            raise InputError(
-                f"unknown baseline system {baseline!r}", hint=f"systems: {', '.join(names)}"
-            )
-        return names.index(baseline)
-    return int(baseline)
+    return 0 if baseline is None else system_index(baseline, names, "baseline")
 
 
 def _warn_one_sided(alternative: str) -> None:
@@ -519,7 +502,7 @@ def compare_paired(
     names = system_names(systems, n_sys)
     if n_sys < 2:
         raise InputError("at least 2 systems are needed for a comparison")
-    mod = _modality_iv(X, modality)
+    mod = modality_iv(X, modality)
     ia, ib = comparison_pairs(n_sys, opts.order, _baseline_index(baseline, names))
     _warn_one_sided(opts.alternative)
     # exact division by a power of two: no SD under- or overflows at any scale
@@ -1002,7 +985,7 @@ def compare_unpaired(
             hint="use method='auto', 'permutation' or 'bootstrap' for unpaired samples",
         )
     arrays, names = unpaired_samples_iv(samples, systems)
-    mod = _modality_iv(np.concatenate(arrays), modality)
+    mod = modality_iv(np.concatenate(arrays), modality)
     ia, ib = comparison_pairs(len(arrays), opts.order, _baseline_index(baseline, names))
     _warn_one_sided(opts.alternative)
     # exact division by a power of two: no variance under- or overflows at any scale

@@ -38,7 +38,7 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
-from reportgen.stats._common import TabularMixin, system_names
+from reportgen.stats._common import Modality, TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -50,7 +50,6 @@ from reportgen.stats._resampling import (
 from reportgen.stats._runs_inputs import (
     BootstrapMethod,
     Distribution,
-    Modality,
     WidthMethod,
     _choice_iv,
     _confidence_iv,
