@@ -668,29 +668,7 @@ def build_score_table(
     problems: list[Problem] = [p for r in results for p in r.problems]
     skipped = tuple(s for r in results for s in r.skipped)
     problems.extend(Problem("warning", f"skipped: {s.reason}", Location(s.path)) for s in skipped)
-    if not frames:
-        paths = [str(r.source) for r in results if r.source]
-        warned = [p for p in problems if p.severity == "warning"]
-        because = f"; {warned[0].message}" if warned else ""
-        raise InputError(
-            "no scores found in the input" + because,
-            location=_files_location(paths),
-            hint="check that the files hold per-item results (not only "
-            "aggregate metrics) and that the right --format is used",
-        )
-    df = (
-        pd.concat(frames, ignore_index=True, sort=False)
-        if len(frames) > 1
-        else frames[0].reset_index(drop=True)
-    )
-    if SOURCE_FILE not in df:
-        df[SOURCE_FILE] = "<input>"
-    if SOURCE_LINE not in df:
-        df[SOURCE_LINE] = -1
-    # a category: the file of each row is one of a few names (a string per row took a
-    # third of a two-million-row table); adapters that read one file give one already
-    df[SOURCE_FILE] = _file_categories(df[SOURCE_FILE])
-    df[SOURCE_LINE] = df[SOURCE_LINE].fillna(-1).astype(np.int64)
+    df = _concatenated(results, frames, problems)
 
     _check_required(df)
     for column in LABEL_COLUMNS:
@@ -708,22 +686,7 @@ def build_score_table(
     _check_duplicates(df, _duplicate_hints(results))
     _check_references(df)
 
-    systems = tuple(pd.unique(df["system"]))
-    if len(systems) < min_systems:
-        raise InputError(
-            f"only one system ({systems[0]!r}) in the input: there is nothing to compare",
-            location=_files_location(df[SOURCE_FILE]),
-            hint="give results of at least two systems (several files or a "
-            "table with several systems)",
-        )
-    # describing one system's results (``reportgen inspect``) works on one item too;
-    # comparing needs two
-    if min_systems >= 2 and df.groupby("dataset", sort=False)["item"].nunique().max() < 2:
-        raise InputError(
-            "every dataset has a single item: no statistic can be computed",
-            location=_files_location(df[SOURCE_FILE]),
-            hint="give per-item results, one row per item, not aggregates",
-        )
+    systems = _systems_to_compare(df, min_systems)
     datasets = tuple(pd.unique(df["dataset"]))
 
     groups, modality = _groups(df, systems, run_labels)
@@ -731,15 +694,7 @@ def build_score_table(
     _check_declared_modality(metrics, modality, groups, df)
     _nested_as_json(df)
     item_meta, system_attrs, row_extras = _split_extras(df, results)
-    for name, spec in config.systems.items():
-        if name not in systems:
-            continue  # reported in the findings below
-        for column, value in (("family", spec.family), ("size", spec.size)):
-            if value is not None:
-                if column not in system_attrs:
-                    system_attrs[column] = pd.Series(None, index=system_attrs.index, dtype=object)
-                system_attrs[column] = system_attrs[column].astype(object)
-                system_attrs.loc[name, column] = value
+    _declared_system_attributes(config, systems, system_attrs)
     keep_cols = (
         [c for c in ("system", "dataset", "metric", "item", "run", "score") if c in df]
         + row_extras
@@ -769,6 +724,72 @@ def build_score_table(
     )
     problems.extend(_findings(table, config))
     return dataclasses.replace(table, problems=tuple(problems))
+
+
+def _concatenated(
+    results: Sequence[AdapterResult], frames: list[pd.DataFrame], problems: list[Problem]
+) -> pd.DataFrame:
+    """The adapters' rows in one frame, with the file and line of each row."""
+    if not frames:
+        paths = [str(r.source) for r in results if r.source]
+        warned = [p for p in problems if p.severity == "warning"]
+        because = f"; {warned[0].message}" if warned else ""
+        raise InputError(
+            "no scores found in the input" + because,
+            location=_files_location(paths),
+            hint="check that the files hold per-item results (not only "
+            "aggregate metrics) and that the right --format is used",
+        )
+    df = (
+        pd.concat(frames, ignore_index=True, sort=False)
+        if len(frames) > 1
+        else frames[0].reset_index(drop=True)
+    )
+    if SOURCE_FILE not in df:
+        df[SOURCE_FILE] = "<input>"
+    if SOURCE_LINE not in df:
+        df[SOURCE_LINE] = -1
+    # a category: the file of each row is one of a few names (a string per row took a
+    # third of a two-million-row table); adapters that read one file give one already
+    df[SOURCE_FILE] = _file_categories(df[SOURCE_FILE])
+    df[SOURCE_LINE] = df[SOURCE_LINE].fillna(-1).astype(np.int64)
+    return df
+
+
+def _systems_to_compare(df: pd.DataFrame, min_systems: int) -> tuple[str, ...]:
+    """The systems, in order of appearance; too few of them, or of items, is an error."""
+    systems = tuple(pd.unique(df["system"]))
+    if len(systems) < min_systems:
+        raise InputError(
+            f"only one system ({systems[0]!r}) in the input: there is nothing to compare",
+            location=_files_location(df[SOURCE_FILE]),
+            hint="give results of at least two systems (several files or a "
+            "table with several systems)",
+        )
+    # describing one system's results (``reportgen inspect``) works on one item too;
+    # comparing needs two
+    if min_systems >= 2 and df.groupby("dataset", sort=False)["item"].nunique().max() < 2:
+        raise InputError(
+            "every dataset has a single item: no statistic can be computed",
+            location=_files_location(df[SOURCE_FILE]),
+            hint="give per-item results, one row per item, not aggregates",
+        )
+    return systems
+
+
+def _declared_system_attributes(
+    config: TableConfig, systems: tuple[str, ...], system_attrs: pd.DataFrame
+) -> None:
+    """The family and size the config declares for a system, set in ``system_attrs``."""
+    for name, spec in config.systems.items():
+        if name not in systems:
+            continue  # reported in the findings (_findings)
+        for column, value in (("family", spec.family), ("size", spec.size)):
+            if value is not None:
+                if column not in system_attrs:
+                    system_attrs[column] = pd.Series(None, index=system_attrs.index, dtype=object)
+                system_attrs[column] = system_attrs[column].astype(object)
+                system_attrs.loc[name, column] = value
 
 
 def _is_missing(value: Any) -> bool:

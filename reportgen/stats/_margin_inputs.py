@@ -1,7 +1,18 @@
 """The vocabularies of the margin tests (directions, methods, designs, verdicts) and the
 validation of their inputs.
 
-Private to :mod:`reportgen.stats.margins`, which re-exports the public names."""
+Private to :mod:`reportgen.stats.margins`, which re-exports the public names.
+
+Examples
+--------
+The baseline is the first system unless named; the candidates are the others:
+
+>>> b, cand = _roles_iv(("a", "b", "c"), "b", None)
+>>> b, cand.tolist()
+(1, [0, 2])
+>>> _margin_iv(0.01, True)
+0.01
+"""
 
 from __future__ import annotations
 

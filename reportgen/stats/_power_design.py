@@ -217,64 +217,16 @@ def _checked_design(
                 f"{name}= does not apply to design {design!r}",
                 hint=f"{design} takes: {', '.join(_NUISANCE[design])}",
             )
-    if baseline is not None:
-        baseline = _real_iv("baseline", baseline)
-        if not 0 <= baseline <= 1:
-            raise InputError(
-                f"baseline={baseline!r} must be a probability in [0, 1]",
-                hint="baseline is the accuracy of system B",
-            )
-    if discordance is not None:
-        discordance = _real_iv("discordance", discordance)
-        if not 0 <= discordance <= 1:
-            raise InputError(
-                f"discordance={discordance!r} must be a probability in [0, 1]",
-                hint="discordance is P(the systems disagree on an item) = p10 + p01",
-            )
-    if correlation is not None:
-        correlation = _real_iv("correlation", correlation)
-        if not -1 <= correlation <= 1:
-            raise InputError(f"correlation={correlation!r} must be in [-1, 1]")
-    for name in ("sd", "sd_b"):
-        value = given[name]
-        if value is not None:
-            value = _real_iv(name, value)
-            if value <= 0:
-                raise InputError(
-                    f"{name}={value!r} must be positive",
-                    hint="a zero SD makes every non-zero effect certain; power is not defined",
-                )
-            given[name] = value
-    sd, sd_b = given["sd"], given["sd_b"]
-    if ratio is not None:
-        ratio = _real_iv("ratio", ratio)
-        if ratio <= 0:
-            raise InputError(f"ratio={ratio!r} must be positive (n_b / n_a)")
-    if design == "paired-binary":
-        if (discordance is None) == (correlation is None):
-            raise InputError(
-                "paired-binary needs exactly one of discordance= or correlation=",
-                hint="discordance = P(A and B disagree on an item); "
-                "correlation = phi of A's and B's correctness (then "
-                "baseline= is needed too)",
-            )
-        if correlation is not None and baseline is None:
-            raise InputError(
-                "correlation= needs baseline= (the accuracy of system B)",
-                hint="or give discordance= instead",
-            )
-    if design == "unpaired-binary" and baseline is None:
-        raise InputError(
-            "unpaired-binary needs baseline= (the accuracy of system B)",
-            hint="e.g. the observed accuracy of the reference system",
-        )
+    values = _nuisance_iv(given)
+    _required_nuisance_iv(design, method, values)
+    baseline, discordance, correlation = (
+        values["baseline"],
+        values["discordance"],
+        values["correlation"],
+    )
+    sd, sd_b, ratio = values["sd"], values["sd_b"], values["ratio"]
     if design.endswith("continuous"):
         sd = 1.0 if sd is None else sd
-        if method == "pooled-t" and sd_b is not None and sd_b != sd:
-            raise InputError(
-                f"method='pooled-t' assumes equal SDs, got sd={sd!r} and sd_b={sd_b!r}",
-                hint="use method='welch'",
-            )
     if design.startswith("unpaired"):
         ratio = 1.0 if ratio is None else ratio
     if design == "unpaired-continuous":
@@ -291,6 +243,68 @@ def _checked_design(
         sd_b=sd_b,
         ratio=ratio,
     )
+
+
+def _nuisance_iv(given: dict[str, Any]) -> dict[str, Any]:
+    """The nuisance parameters given (None: not given), each checked for its range."""
+    values = dict(given)
+    for name in ("baseline", "discordance"):
+        if values[name] is not None:
+            values[name] = _real_iv(name, values[name])
+            if not 0 <= values[name] <= 1:
+                raise InputError(
+                    f"{name}={values[name]!r} must be a probability in [0, 1]",
+                    hint="baseline is the accuracy of system B"
+                    if name == "baseline"
+                    else "discordance is P(the systems disagree on an item) = p10 + p01",
+                )
+    if values["correlation"] is not None:
+        values["correlation"] = _real_iv("correlation", values["correlation"])
+        if not -1 <= values["correlation"] <= 1:
+            raise InputError(f"correlation={values['correlation']!r} must be in [-1, 1]")
+    for name in ("sd", "sd_b"):
+        if values[name] is not None:
+            values[name] = _real_iv(name, values[name])
+            if values[name] <= 0:
+                raise InputError(
+                    f"{name}={values[name]!r} must be positive",
+                    hint="a zero SD makes every non-zero effect certain; power is not defined",
+                )
+    if values["ratio"] is not None:
+        values["ratio"] = _real_iv("ratio", values["ratio"])
+        if values["ratio"] <= 0:
+            raise InputError(f"ratio={values['ratio']!r} must be positive (n_b / n_a)")
+    return values
+
+
+def _required_nuisance_iv(design: str, method: str, values: dict[str, Any]) -> None:
+    """The nuisance parameters each design needs, and those its method forbids."""
+    if design == "paired-binary":
+        if (values["discordance"] is None) == (values["correlation"] is None):
+            raise InputError(
+                "paired-binary needs exactly one of discordance= or correlation=",
+                hint="discordance = P(A and B disagree on an item); "
+                "correlation = phi of A's and B's correctness (then "
+                "baseline= is needed too)",
+            )
+        if values["correlation"] is not None and values["baseline"] is None:
+            raise InputError(
+                "correlation= needs baseline= (the accuracy of system B)",
+                hint="or give discordance= instead",
+            )
+    if design == "unpaired-binary" and values["baseline"] is None:
+        raise InputError(
+            "unpaired-binary needs baseline= (the accuracy of system B)",
+            hint="e.g. the observed accuracy of the reference system",
+        )
+    if design.endswith("continuous"):
+        sd = 1.0 if values["sd"] is None else values["sd"]
+        sd_b = values["sd_b"]
+        if method == "pooled-t" and sd_b is not None and sd_b != sd:
+            raise InputError(
+                f"method='pooled-t' assumes equal SDs, got sd={sd!r} and sd_b={sd_b!r}",
+                hint="use method='welch'",
+            )
 
 
 def _n_iv(n: Any, spec: PowerDesign) -> np.ndarray:

@@ -1,7 +1,15 @@
 """The result records of the power calculations (one scenario, a curve, a power from an
 observed sample) and the builder of a scenario's result.
 
-Private to :mod:`reportgen.stats.power`, which re-exports the public names."""
+Private to :mod:`reportgen.stats.power`, which re-exports the public names.
+
+Examples
+--------
+>>> from reportgen.stats.power import power_at
+>>> r = power_at(30, 0.5, design="paired-continuous")  # statsmodels TTestPower: 0.754
+>>> round(r.power, 3), r.solved_for, r.method
+(0.754, 'power', 't')
+"""
 
 from __future__ import annotations
 

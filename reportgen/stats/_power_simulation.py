@@ -155,6 +155,7 @@ def simulate_paired_binary_power(
 
     Within Monte Carlo error of the exact power at the same cells:
 
+    >>> from reportgen.stats.power import power_at
     >>> exact = power_at(300, 0.05, design="paired-binary", baseline=0.6, correlation=0.5)
     >>> exact.method, bool(abs(r.power - exact.power) < 3 * r.mc_se)
     ('exact', True)

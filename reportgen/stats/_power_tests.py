@@ -2,7 +2,18 @@
 exact McNemar test (critical values and power averaged over the discordant count), and
 the vectorised power of every design and method.
 
-Private to :mod:`reportgen.stats.power`."""
+Private to :mod:`reportgen.stats.power`.
+
+Examples
+--------
+The paired t test's power with 30 items at d = 0.5 (noncentrality 0.5·√30, 29 df), as
+statsmodels ``TTestPower().power(0.5, 30, 0.05)`` gives it (0.754):
+
+>>> round(float(_t_power(np.array(0.5 * np.sqrt(30)), np.array(29.0), 0.05, "two-sided")), 3)
+0.754
+>>> round(_z_tails(0.05, "two-sided"), 2), round(_z_tails(0.05, "greater"), 3)
+(1.96, 1.645)
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,17 @@
 """The vocabularies, input checks and small helpers (minimum ranks, quantiles of counts)
 shared by the ranking routines.
 
-Private to :mod:`reportgen.stats.ranking`, which re-exports the public names."""
+Private to :mod:`reportgen.stats.ranking`, which re-exports the public names.
+
+Examples
+--------
+Competition ranks, rank 1 the best; tied systems share the better rank:
+
+>>> _min_ranks(np.array([0.7, 0.9, 0.7]), "higher").tolist()
+[2, 1, 2]
+>>> _min_ranks(np.array([0.7, 0.9, 0.7]), "lower").tolist()
+[1, 3, 1]
+"""
 
 from __future__ import annotations
 

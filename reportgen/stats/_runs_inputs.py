@@ -1,7 +1,15 @@
 """Validation of the inputs of the repeated-runs and cluster statistics (scores, confidence,
 resampling options) and the ratio metric applied to per-item sums.
 
-Private to :mod:`reportgen.stats.runs`."""
+Private to :mod:`reportgen.stats.runs`.
+
+Examples
+--------
+The default metric is the mean: the first sum over the second (a count of 1 per score):
+
+>>> _ratio_metric(np.array([[6.0, 8.0], [1.0, 4.0]])).tolist()
+[0.75, 0.25]
+"""
 
 from __future__ import annotations
 

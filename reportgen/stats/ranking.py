@@ -590,36 +590,7 @@ def simultaneous_rank_intervals(
     B = len(m)
     if np.isnan(m).any():
         raise InputError("means contain NaN", hint="drop systems without a mean first")
-    if (ses is None) == (covariance is None):
-        raise InputError(
-            "give exactly one of ses and covariance",
-            hint="ses for independent estimates, covariance for paired ones",
-        )
-    independent = covariance is None
-    if independent:
-        s = np.asarray(ses, dtype=np.float64)
-        if s.shape != (B,):
-            raise InputError(f"ses has shape {s.shape}, expected ({B},) like means")
-        if np.isnan(s).any() or (s < 0).any() or not np.isfinite(s).all():
-            raise InputError(
-                "ses must be finite and non-negative",
-                hint="systems with fewer than 2 items have no SE; drop them",
-            )
-        C = np.diag(s**2)
-    else:
-        C = np.asarray(covariance, dtype=np.float64)
-        if C.shape != (B, B):
-            raise InputError(f"covariance has shape {C.shape}, expected ({B}, {B})")
-        if not np.isfinite(C).all() or not np.allclose(C, C.T, rtol=1e-10, atol=0):
-            raise InputError("covariance must be finite and symmetric")
-        eig = np.linalg.eigvalsh(C)
-        if eig.min() < -1e-9 * max(1.0, float(np.abs(eig).max())):
-            raise InputError(
-                "covariance is not positive semi-definite",
-                hint="use the sample covariance of the per-item scores / n",
-            )
-        C = (C + C.T) / 2
-        s = np.sqrt(np.clip(np.diag(C), 0, None))
+    C, s, independent = _covariance_iv(ses, covariance, B)
     ia, ib = np.triu_indices(B, k=1)
     sd = np.sqrt(np.clip(C[ia, ia] + C[ib, ib] - 2 * C[ia, ib], 0, None))
     positive = sd > 0
@@ -688,6 +659,44 @@ def simultaneous_rank_intervals(
         direction,
         confidence,
     )
+
+
+def _covariance_iv(
+    ses: np.ndarray | None, covariance: np.ndarray | None, B: int
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The covariance of the ``B`` means, their SEs, and whether they are independent
+    (``ses`` given), from exactly one of ``ses`` and ``covariance``."""
+    if (ses is None) == (covariance is None):
+        raise InputError(
+            "give exactly one of ses and covariance",
+            hint="ses for independent estimates, covariance for paired ones",
+        )
+    independent = covariance is None
+    if independent:
+        s = np.asarray(ses, dtype=np.float64)
+        if s.shape != (B,):
+            raise InputError(f"ses has shape {s.shape}, expected ({B},) like means")
+        if np.isnan(s).any() or (s < 0).any() or not np.isfinite(s).all():
+            raise InputError(
+                "ses must be finite and non-negative",
+                hint="systems with fewer than 2 items have no SE; drop them",
+            )
+        C = np.diag(s**2)
+    else:
+        C = np.asarray(covariance, dtype=np.float64)
+        if C.shape != (B, B):
+            raise InputError(f"covariance has shape {C.shape}, expected ({B}, {B})")
+        if not np.isfinite(C).all() or not np.allclose(C, C.T, rtol=1e-10, atol=0):
+            raise InputError("covariance must be finite and symmetric")
+        eig = np.linalg.eigvalsh(C)
+        if eig.min() < -1e-9 * max(1.0, float(np.abs(eig).max())):
+            raise InputError(
+                "covariance is not positive semi-definite",
+                hint="use the sample covariance of the per-item scores / n",
+            )
+        C = (C + C.T) / 2
+        s = np.sqrt(np.clip(np.diag(C), 0, None))
+    return C, s, independent
 
 
 #: Simulated rows processed together in :func:`_simulate_max_stat`'s loop over systems
