@@ -2,16 +2,26 @@
 null values it does not reject (t, hull, scaled, Tango, Farrington-Manning, resampling
 thresholds), and the resampled thresholds of the sign-flip, shuffle and bootstrap tests.
 
-Private to :mod:`reportgen.stats.margins`."""
+Private to :mod:`reportgen.stats.margins`.
+
+Examples
+--------
+The null-shifted bootstrap counts a replicate ``r`` for H0: Δ <= v when
+``v >= 2·diff − r``: with ``diff = 0.2`` and replicates 0.1 and 0.3 the thresholds are
+0.3 and 0.1, sorted:
+
+>>> low, high = _bootstrap_thresholds(np.array([[0.1], [0.3]]), np.array([0.2]), np.zeros(1))
+>>> np.round(low[:, 0], 12).tolist(), np.round(high[:, 0], 12).tolist()
+([0.1, 0.3], [0.1, 0.3])
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 from reportgen.stats._degenerate import (
     MIN_SKEW_ITEMS,
@@ -223,43 +233,6 @@ def _studentized_thresholds(
     t_star = studentized_replicates(D, opts.rng, opts.n_resamples, opts.max_memory)
     thresholds = np.sort(diff - se * t_star, axis=0)
     return thresholds, thresholds.copy()
-
-
-def _t_sides(
-    diff: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float | None
-) -> tuple[np.ndarray, ...]:
-    """Statistics and one-sided p-values of the t tests at −δ, +δ and 0."""
-
-    def t_at(v: float) -> np.ndarray:
-        num = diff - v
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = num / se
-        # zero SE: the shifted mean is exactly known; ±inf, or NaN when it equals v
-        return np.where(se == 0, np.where(num == 0, np.nan, np.sign(num) * np.inf), t)
-
-    def sf(t: np.ndarray) -> np.ndarray:  # P(T >= t), NaN t (no evidence) -> 1
-        return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.sf(t, df))
-
-    def cdf(t: np.ndarray) -> np.ndarray:
-        return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.cdf(t, df))
-
-    t0 = t_at(0.0)
-    nan = np.full(diff.shape, np.nan)
-    if delta is None:
-        return nan, nan, nan, nan, sf(t0), cdf(t0)
-    t_l, t_u = t_at(-delta), t_at(delta)
-    return t_l, sf(t_l), t_u, cdf(t_u), sf(t0), cdf(t0)
-
-
-def _score_sides(delta: float | None, statistic: Any) -> tuple[np.ndarray, ...]:
-    """Statistics and one-sided p-values of a score test at −δ and +δ (large Z is
-    evidence for Δ above the null value)."""
-    if delta is None:
-        z0 = np.asarray(statistic(0.0))
-        nan = np.full(z0.shape, np.nan)
-        return nan, nan, nan, nan
-    z_l, z_u = np.asarray(statistic(-delta)), np.asarray(statistic(delta))
-    return z_l, special.ndtr(-z_l), z_u, special.ndtr(z_u)
 
 
 def _threshold_sides(

@@ -67,7 +67,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.stats._common import (
@@ -104,10 +104,8 @@ from reportgen.stats._margin_inversion import (
     _paired_bootstrap_thresholds,
     _paired_flip_thresholds,
     _ScaledInverter,
-    _score_sides,
     _skewed_differences,
     _studentized_thresholds,
-    _t_sides,
     _TangoInverter,
     _threshold_sides,
     _ThresholdInverter,
@@ -120,6 +118,12 @@ from reportgen.stats._margin_power import (
     MarginPowerResult,
     noninferiority_power,
     noninferiority_required_n,
+)
+from reportgen.stats._null_tests import (
+    _hypergeometric_pvalue,
+    _score_sides,
+    _t_sides,
+    binomial_pvalue,
 )
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -338,13 +342,16 @@ def _align_at_zero(
 # ============================================================================ inputs
 
 
-def _warn_degenerate(message: str) -> None:
-    warnings.warn(message, DegenerateDataWarning, stacklevel=3)
+def _warn_degenerate(message: str, stacklevel: int = 3) -> None:
+    warnings.warn(message, DegenerateDataWarning, stacklevel=stacklevel)
 
 
 # ============================================================================ paired
 
 
+# Over 100 lines of code: one branch per method, each giving the tests at −δ, +δ and 0
+# and the interval's inverter; the long branches are helpers (_paired_t_sides,
+# reportgen.stats._null_tests, reportgen.stats._margin_inversion).
 def margin_paired(
     scores: np.ndarray,
     *,
@@ -519,8 +526,8 @@ def margin_paired(
             delta, lambda v: tango_statistic(np.asarray(v, dtype=np.float64), a_only, b_only, n_arr)
         )
         m = a_only + b_only
-        p_g = np.where(m > 0, stats.binom.sf(a_only - 1, m, 0.5), 1.0)
-        p_s = np.where(m > 0, stats.binom.cdf(a_only, m, 0.5), 1.0)
+        # at 0 the exact McNemar test, as pairwise runs it
+        p_g, p_s = binomial_pvalue(a_only, m, "greater"), binomial_pvalue(a_only, m, "less")
         inverter: _Inverter = _TangoInverter(
             a_only.astype(np.float64), b_only.astype(np.float64), n_arr.astype(np.float64)
         )
@@ -540,70 +547,9 @@ def margin_paired(
             nan = np.full(k, np.nan)
             stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
     elif opts.method == "auto" and not few:
-        if n < 2:
-            _warn_degenerate(f"{n} item(s): the paired t test needs at least 2; results are NaN")
-        sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
-        if n >= 2:
-            # rounding noise of a constant difference (x + 0.1 − x) is zero variance
-            sd = np.where(sd <= 1e-12 * np.abs(D).max(axis=0), 0.0, sd)
-        se = sd / math.sqrt(n) if n else np.full(k, np.nan)
-        df = np.full(k, n - 1, dtype=np.float64)
-        if n >= 2 and (sd == 0).any():
-            _warn_degenerate(
-                f"{int((sd == 0).sum())} candidate(s) whose differences from "
-                "the baseline have zero variance: the exact sign-flip p (2^-n or 1) "
-                "unless the difference equals the null value"
-            )
-        stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
-        if n >= 2 and (sd == 0).any():
-            # a difference that does not vary: the exact sign-flip p of the shifted
-            # constant (2^-n in its direction, 1 against it), never 0
-            tail = 2.0**-n
-
-            def flip_p(v: float, greater: bool) -> np.ndarray:
-                gap = diff - v
-                hit = gap > 0 if greater else gap < 0
-                return np.where(gap == 0, 1.0, np.where(hit, tail, 1.0))
-
-            zero = sd == 0
-            p_g, p_s = (
-                np.where(zero, flip_p(0.0, True), p_g),
-                np.where(zero, flip_p(0.0, False), p_s),
-            )
-            if delta is not None:
-                p_l = np.where(zero, flip_p(-delta, True), p_l)
-                p_u = np.where(zero, flip_p(delta, False), p_u)
-        inverter = _TInverter(diff, se, df)
-        test = sup_test = "paired t"
-        ci_method = "paired t interval"
-        skewed = _skewed_differences(D, 1 - opts.confidence) & (sd > 0)
-        if skewed.any():
-            lower, upper = _studentized_thresholds(D, diff, se, opts)
-            boot = _ThresholdInverter(lower, upper, False)
-            _, b_l, _, b_u, b_g, b_s = _threshold_sides(boot, diff, delta)
-            # reject only where both the t test and the studentized bootstrap reject
-            # (each p the larger of the two, the interval their hull): under skewness
-            # the bootstrap-t corrects the t test's O(1/sqrt(n)) error; under symmetric
-            # heavy tails, whose sample skewness is large too, the t test is the
-            # conservative one
-            p_l, p_u = (
-                np.where(skewed, np.maximum(p_l, b_l), p_l),
-                np.where(skewed, np.maximum(p_u, b_u), p_u),
-            )
-            p_g, p_s = (
-                np.where(skewed, np.maximum(p_g, b_g), p_g),
-                np.where(skewed, np.maximum(p_s, b_s), p_s),
-            )
-            inverter = _HullInverter(skewed, inverter, boot)
-            exact, used = False, opts.n_resamples
-            test = sup_test = (
-                "paired t (and studentized bootstrap where the differences are skewed)"
-            )
-            ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
-            notes.append(
-                f"{int(skewed.sum())} candidate(s) with heavily skewed differences: a "
-                "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
-            )
+        sides, inverter, test, ci_method, exact, used = _paired_t_sides(D, diff, delta, opts, notes)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = sides
+        sup_test = test
     elif opts.method == "permutation" or few:
         lower, upper, exact = _paired_flip_thresholds(D, opts)
         used = None if exact else opts.n_resamples
@@ -657,6 +603,142 @@ def margin_paired(
         skewed=None if mod == "binary" else _skewed_differences(D, 1 - opts.confidence),
         unit=unit,
     )
+
+
+def _paired_t_sides(
+    D: np.ndarray, diff: np.ndarray, delta: float | None, opts: _Options, notes: list[str]
+) -> tuple[tuple[np.ndarray, ...], _Inverter, str, str, bool, int | None]:
+    """The paired t tests at −δ, +δ and 0 of the differences ``D`` (items × candidates):
+    their statistics and one-sided p-values, the interval's inverter, the test and
+    interval names, whether exact and the resamples used. A constant difference gets its
+    exact sign-flip p; heavily skewed ones the studentized bootstrap too."""
+    n, k = D.shape
+    exact: bool = True
+    used: int | None = None
+    if n < 2:
+        _warn_degenerate(
+            f"{n} item(s): the paired t test needs at least 2; results are NaN", stacklevel=4
+        )
+    sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
+    if n >= 2:
+        # rounding noise of a constant difference (x + 0.1 − x) is zero variance
+        sd = np.where(sd <= 1e-12 * np.abs(D).max(axis=0), 0.0, sd)
+    se = sd / math.sqrt(n) if n else np.full(k, np.nan)
+    df = np.full(k, n - 1, dtype=np.float64)
+    if n >= 2 and (sd == 0).any():
+        _warn_degenerate(
+            f"{int((sd == 0).sum())} candidate(s) whose differences from "
+            "the baseline have zero variance: the exact sign-flip p (2^-n or 1) "
+            "unless the difference equals the null value",
+            stacklevel=4,
+        )
+    stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
+    if n >= 2 and (sd == 0).any():
+        # a difference that does not vary: the exact sign-flip p of the shifted
+        # constant (2^-n in its direction, 1 against it), never 0
+        tail = 2.0**-n
+
+        def flip_p(v: float, greater: bool) -> np.ndarray:
+            gap = diff - v
+            hit = gap > 0 if greater else gap < 0
+            return np.where(gap == 0, 1.0, np.where(hit, tail, 1.0))
+
+        zero = sd == 0
+        p_g, p_s = (
+            np.where(zero, flip_p(0.0, True), p_g),
+            np.where(zero, flip_p(0.0, False), p_s),
+        )
+        if delta is not None:
+            p_l = np.where(zero, flip_p(-delta, True), p_l)
+            p_u = np.where(zero, flip_p(delta, False), p_u)
+    inverter: _Inverter = _TInverter(diff, se, df)
+    test = "paired t"
+    ci_method = "paired t interval"
+    skewed = _skewed_differences(D, 1 - opts.confidence) & (sd > 0)
+    if skewed.any():
+        lower, upper = _studentized_thresholds(D, diff, se, opts)
+        boot = _ThresholdInverter(lower, upper, False)
+        _, b_l, _, b_u, b_g, b_s = _threshold_sides(boot, diff, delta)
+        # reject only where both the t test and the studentized bootstrap reject
+        # (each p the larger of the two, the interval their hull): under skewness
+        # the bootstrap-t corrects the t test's O(1/sqrt(n)) error; under symmetric
+        # heavy tails, whose sample skewness is large too, the t test is the
+        # conservative one
+        p_l, p_u = (
+            np.where(skewed, np.maximum(p_l, b_l), p_l),
+            np.where(skewed, np.maximum(p_u, b_u), p_u),
+        )
+        p_g, p_s = (
+            np.where(skewed, np.maximum(p_g, b_g), p_g),
+            np.where(skewed, np.maximum(p_s, b_s), p_s),
+        )
+        inverter = _HullInverter(skewed, inverter, boot)
+        exact, used = False, opts.n_resamples
+        test = "paired t (and studentized bootstrap where the differences are skewed)"
+        ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
+        notes.append(
+            f"{int(skewed.sum())} candidate(s) with heavily skewed differences: a "
+            "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
+        )
+    return (stat_l, p_l, stat_u, p_u, p_g, p_s), inverter, test, ci_method, exact, used
+
+
+def _unpaired_binary_sides(
+    arrays: list[np.ndarray],
+    b_idx: int,
+    cand: np.ndarray,
+    n_c: np.ndarray,
+    n_b: np.ndarray,
+    delta: float | None,
+    opts: _Options,
+    notes: list[str],
+) -> tuple[tuple[np.ndarray, ...], _Inverter, str]:
+    """The tests of 0/1 scores of independent samples: Farrington-Manning score tests at
+    −δ and +δ, and at 0 the two-proportion z test (``auto``) or the exact label shuffle;
+    their statistics and one-sided p-values, the interval's inverter and the test at 0."""
+    k = len(cand)
+    ks = np.array([s.sum() for s in arrays])
+    k_c, k_b = ks[cand], np.full(k, ks[b_idx])
+    small = (n_c < 1) | (n_b < 1)
+    if small.any():
+        _warn_degenerate("systems without items: their comparisons are NaN", stacklevel=4)
+    stat_l, p_l, stat_u, p_u = _score_sides(
+        delta,
+        lambda v: farrington_manning_statistic(np.asarray(v, dtype=np.float64), k_c, n_c, k_b, n_b),
+    )
+    if opts.method == "auto":
+        z0 = farrington_manning_statistic(np.zeros(k), k_c, n_c, k_b, n_b)
+        degenerate = np.isnan(z0) & ~small
+        if degenerate.any():
+            _warn_degenerate(
+                f"{int(degenerate.sum())} candidate(s) where both systems "
+                "score all 0 or all 1: z is undefined at 0, p = 1",
+                stacklevel=4,
+            )
+        p_g = np.where(degenerate, 1.0, special.ndtr(-z0))
+        p_s = np.where(degenerate, 1.0, special.ndtr(z0))
+        sup_test = "two-proportion z"
+    else:
+        # at 0 the exact label shuffle, as pairwise runs it
+        p_g = _hypergeometric_pvalue(k_c, n_c, k_b, n_b, "greater")
+        p_s = _hypergeometric_pvalue(k_c, n_c, k_b, n_b, "less")
+        sup_test = "label-shuffle permutation (exact, hypergeometric)"
+        notes.append(
+            "0/1 scores: the margin tests are Farrington-Manning score tests "
+            "(a shifted 0/1 score is not a 0/1 score, so the shuffle is not "
+            "exact at a non-zero null); the test at 0 is the exact shuffle"
+        )
+    nan = np.full(k, np.nan)
+    stat_l, p_l, stat_u, p_u, p_g, p_s = (
+        np.where(small, nan, x) for x in (stat_l, p_l, stat_u, p_u, p_g, p_s)
+    )
+    inverter = _FMInverter(
+        k_c.astype(np.float64),
+        n_c.astype(np.float64),
+        k_b.astype(np.float64),
+        n_b.astype(np.float64),
+    )
+    return (stat_l, p_l, stat_u, p_u, p_g, p_s), inverter, sup_test
 
 
 def _finish(
@@ -742,6 +824,9 @@ def _finish(
 # ============================================================================ unpaired
 
 
+# Over 100 lines of code: one branch per method, each giving the tests at −δ, +δ and 0
+# and the interval's inverter; the long branches are helpers (_unpaired_binary_sides,
+# reportgen.stats._null_tests, reportgen.stats._margin_inversion).
 def margin_unpaired(
     samples: Sequence[np.ndarray],
     *,
@@ -833,47 +918,10 @@ def margin_unpaired(
     exact, used = True, None
 
     if mod == "binary" and opts.method != "bootstrap":
-        ks = np.array([s.sum() for s in arrays])
-        k_c, k_b = ks[cand], np.full(k, ks[b_idx])
-        small = (n_c < 1) | (n_b < 1)
-        if small.any():
-            _warn_degenerate("systems without items: their comparisons are NaN")
-        stat_l, p_l, stat_u, p_u = _score_sides(
-            delta,
-            lambda v: farrington_manning_statistic(
-                np.asarray(v, dtype=np.float64), k_c, n_c, k_b, n_b
-            ),
+        sides, inverter, sup_test = _unpaired_binary_sides(
+            arrays, b_idx, cand, n_c, n_b, delta, opts, notes
         )
-        if opts.method == "auto":
-            z0 = farrington_manning_statistic(np.zeros(k), k_c, n_c, k_b, n_b)
-            degenerate = np.isnan(z0) & ~small
-            if degenerate.any():
-                _warn_degenerate(
-                    f"{int(degenerate.sum())} candidate(s) where both systems "
-                    "score all 0 or all 1: z is undefined at 0, p = 1"
-                )
-            p_g = np.where(degenerate, 1.0, special.ndtr(-z0))
-            p_s = np.where(degenerate, 1.0, special.ndtr(z0))
-            sup_test = "two-proportion z"
-        else:
-            dist = stats.hypergeom(n_c + n_b, k_c + k_b, n_c)
-            p_g, p_s = dist.sf(k_c - 1), dist.cdf(k_c)
-            sup_test = "label-shuffle permutation (exact, hypergeometric)"
-            notes.append(
-                "0/1 scores: the margin tests are Farrington-Manning score tests "
-                "(a shifted 0/1 score is not a 0/1 score, so the shuffle is not "
-                "exact at a non-zero null); the test at 0 is the exact shuffle"
-            )
-        nan = np.full(k, np.nan)
-        stat_l, p_l, stat_u, p_u, p_g, p_s = (
-            np.where(small, nan, x) for x in (stat_l, p_l, stat_u, p_u, p_g, p_s)
-        )
-        inverter: _Inverter = _FMInverter(
-            k_c.astype(np.float64),
-            n_c.astype(np.float64),
-            k_b.astype(np.float64),
-            n_b.astype(np.float64),
-        )
+        stat_l, p_l, stat_u, p_u, p_g, p_s = sides
         test, ci_method = "Farrington-Manning score", "Farrington-Manning score interval"
     elif opts.method == "auto":
         small = (n_c < 2) | (n_b < 2)
