@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
 import numpy as np
@@ -12,6 +13,7 @@ from reportgen.errors import InputError
 
 __all__ = [
     "Modality",
+    "ResamplingOptions",
     "PairsMixin",
     "choices_iv",
     "finite_or_none",
@@ -58,6 +60,37 @@ def choices_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]]) -> None:
             raise InputError(
                 f"{name}={value!r} is not valid", hint=f"use one of: {', '.join(map(str, valid))}"
             )
+
+
+@dataclass(frozen=True)
+class ResamplingOptions:
+    """The checked options both test modules read (:mod:`reportgen.stats.pairwise`,
+    :mod:`reportgen.stats.margins`): the method, the confidence of the intervals, and
+    the resampling budget, generator and memory bound. Each module's own options extend
+    it."""
+
+    method: str
+    confidence: float
+    n_resamples: int
+    rng: np.random.Generator
+    max_memory: int
+
+
+def resampling_fields(
+    *, confidence: float, n_resamples: int, rng: Any, max_memory: int
+) -> dict[str, Any]:
+    """The :class:`ResamplingOptions` fields but the method, from checked values
+    (:func:`resampling_iv`): numbers as float and int, ``rng`` as a Generator.
+
+    >>> sorted(resampling_fields(confidence=0.95, n_resamples=99, rng=0, max_memory=2**20))
+    ['confidence', 'max_memory', 'n_resamples', 'rng']
+    """
+    return dict(
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        rng=np.random.default_rng(rng),
+        max_memory=int(max_memory),
+    )
 
 
 def modality_iv(values: np.ndarray, modality: str | None) -> Modality:

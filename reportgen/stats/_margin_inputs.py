@@ -24,7 +24,13 @@ from typing import Any, Literal, cast, get_args
 import numpy as np
 
 from reportgen.errors import InputError
-from reportgen.stats._common import choices_iv, resampling_iv, system_index
+from reportgen.stats._common import (
+    ResamplingOptions,
+    choices_iv,
+    resampling_fields,
+    resampling_iv,
+    system_index,
+)
 
 Direction = Literal["higher", "lower"]
 MarginMethod = Literal["auto", "permutation", "bootstrap"]
@@ -44,20 +50,14 @@ MARGIN_DESIGNS: tuple[str, ...] = get_args(MarginDesign)
 
 #: Verdicts of a comparison without a margin, and with one (in precedence order).
 VERDICTS: tuple[str, ...] = ("improved", "regressed", "no detectable difference")
-
-
 VERDICTS_WITH_MARGIN: tuple[str, ...] = ("improved", "regressed", "non-inferior", "inconclusive")
 
 
 @dataclass(frozen=True)
-class _Options:
+class _Options(ResamplingOptions):
+    method: MarginMethod
     margin: float | None
     direction: Direction
-    method: MarginMethod
-    confidence: float
-    n_resamples: int
-    rng: np.random.Generator
-    max_memory: int
 
 
 def _margin_iv(margin: Any, binary: bool) -> float | None:
@@ -98,13 +98,12 @@ def _options_iv(
     choices_iv({"direction": (direction, DIRECTIONS), "method": (method, MARGIN_METHODS)})
     resampling_iv(confidence=confidence, n_resamples=n_resamples, max_memory=max_memory)
     return _Options(
+        method=cast(MarginMethod, method),
         margin=margin,
         direction=cast(Direction, direction),
-        method=cast(MarginMethod, method),
-        confidence=float(confidence),
-        n_resamples=int(n_resamples),
-        rng=np.random.default_rng(rng),
-        max_memory=int(max_memory),
+        **resampling_fields(
+            confidence=confidence, n_resamples=n_resamples, rng=rng, max_memory=max_memory
+        ),
     )
 
 

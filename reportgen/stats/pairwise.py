@@ -45,8 +45,10 @@ from reportgen.names import Alternative, EffectLevel, Method, Order
 from reportgen.stats._common import (
     Modality,
     PairsMixin,
+    ResamplingOptions,
     choices_iv,
     modality_iv,
+    resampling_fields,
     resampling_iv,
     system_index,
     system_names,
@@ -331,17 +333,12 @@ def comparison_pairs(
 
 
 @dataclass(frozen=True)
-class _Options:
-    method: str
+class _Options(ResamplingOptions):
     order: Order
     alternative: Alternative
     correction: Correction
     alpha: float
-    confidence: float
-    n_resamples: int
     effect_threshold: EffectLevel
-    rng: np.random.Generator
-    max_memory: int
 
 
 def _options_iv(
@@ -375,11 +372,10 @@ def _options_iv(
         alternative=cast(Alternative, alternative),
         correction=cast(Correction, correction),
         alpha=float(alpha),
-        confidence=float(confidence),
-        n_resamples=int(n_resamples),
         effect_threshold=cast(EffectLevel, effect_threshold),
-        rng=np.random.default_rng(rng),
-        max_memory=int(max_memory),
+        **resampling_fields(
+            confidence=confidence, n_resamples=n_resamples, rng=rng, max_memory=max_memory
+        ),
     )
 
 

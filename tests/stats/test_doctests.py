@@ -24,6 +24,7 @@ NOT_STATISTICAL = {
         "choices_iv",
         "finite_or_none",
         "modality_iv",
+        "resampling_fields",
         "resampling_iv",
         "system_index",
         "system_names",
