@@ -45,7 +45,7 @@ def binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarra
     return np.where(m > 0, stats.binom.cdf(k, m, 0.5), 1.0)
 
 
-def _t_pvalue(t: np.ndarray, df: np.ndarray, alternative: str) -> np.ndarray:
+def _t_pvalue(t: np.ndarray, df: np.ndarray | float, alternative: str) -> np.ndarray:
     if alternative == "two-sided":
         return 2 * stats.t.sf(np.abs(t), df)
     if alternative == "greater":

@@ -398,7 +398,8 @@ def _warn_one_sided(alternative: str) -> None:
 
 # Over 100 lines of code: the choice of Table 1 (modality × method) with each branch's
 # test, interval and degenerate cases side by side; its shared steps are helpers
-# (_skew_hull, _paired_pair_notes, reportgen.stats._null_tests).
+# (_paired_continuous_test, _skew_hull, _paired_pair_notes, _warn_paired_degenerate,
+# reportgen.stats._null_tests).
 def compare_paired(
     scores: np.ndarray,
     *,
@@ -527,27 +528,9 @@ def compare_paired(
     min_items = (
         2 if opts.method == "bootstrap" or (opts.method == "auto" and mod == "continuous") else 1
     )
-    if n < min_items:
-        warnings.warn(
-            f"{n} item(s): this test needs at least {min_items}; results are NaN",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-    if constant.any():
-        k = int(np.argmax(constant))
-        warnings.warn(
-            f"{int(constant.sum())} pair(s) have differences with zero variance "
-            f"(e.g. {names[ia[k]]} vs {names[ib[k]]}): identical systems give "
-            f"p = 1, a constant non-zero difference its exact sign-flip p (2/2^{n} "
-            "two-sided)",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-
-    a_only = b_only = None
+    _warn_paired_degenerate(n, min_items, constant, names, ia, ib)
     notes: list[str] = []
-    exact = True
-    used_resamples: int | None = None
+    a_only = b_only = None
     if mod == "binary":
         a_wins = X.T @ (1.0 - X)  # row system right, column system wrong
         a_only, b_only = a_wins[ia, ib], a_wins[ib, ia]
@@ -559,12 +542,7 @@ def compare_paired(
         ci_low = np.where(d_sd == 0, d_mean, ci_low)
         ci_high = np.where(d_sd == 0, d_mean, ci_high)
         ci_method = "paired t interval"
-
-    if (
-        opts.method == "auto"
-        and mod == "binary"
-        or (opts.method == "permutation" and mod == "binary")
-    ):
+    if mod == "binary" and opts.method in ("auto", "permutation"):
         assert a_only is not None and b_only is not None
         statistic = a_only.astype(np.float64)
         p = binomial_pvalue(a_only, a_only + b_only, opts.alternative)
@@ -573,28 +551,17 @@ def compare_paired(
             if opts.method == "auto"
             else "paired sign-flip permutation (exact, binomial)"
         )
-    elif opts.method == "auto":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = d_mean / (d_sd / np.sqrt(n))
-        t = np.where(constant & (d_mean == 0), np.nan, t)
-        statistic = t
-        p = _t_pvalue(t, n - 1, opts.alternative)
-        test = "paired t"
-    elif opts.method == "sign":
-        statistic = wins.astype(np.float64)
-        p = binomial_pvalue(wins, wins + losses, opts.alternative)
-        test = "sign test (exact, ties dropped)"
-        notes.append("sign test: items where both systems score the same are dropped")
-    elif opts.method == "permutation":
-        statistic = diff
-        p, exact, used_resamples = _paired_permutation(X, ia, ib, opts)
-        test = "paired sign-flip permutation " + ("(exact)" if exact else "(Monte Carlo)")
-    else:
+        exact, used_resamples = True, None
+    elif opts.method == "bootstrap":
         statistic = diff
         p, ci_low, ci_high = _paired_bootstrap(X, ia, ib, diff, opts)
         exact, used_resamples = False, opts.n_resamples
         test = "paired bootstrap (null-shifted)"
         ci_method = "paired bootstrap BCa"
+    else:
+        statistic, p, test, exact, used_resamples = _paired_continuous_test(
+            X, ia, ib, n, diff, d_mean, d_sd, wins, losses, constant, opts, notes
+        )
     needed = min_paired_items(opts.alpha, opts.alternative)
     pair_notes = [""] * len(ia)
     skewed = None if mod == "binary" else skew_flags(X, ia, ib, opts.alpha) & ~constant
@@ -653,6 +620,63 @@ def compare_paired(
         min_items=needed,
         skewed=skewed,
     )
+
+
+def _warn_paired_degenerate(
+    n: int,
+    min_items: int,
+    constant: np.ndarray,
+    names: tuple[str, ...],
+    ia: np.ndarray,
+    ib: np.ndarray,
+) -> None:
+    """Warn of too few items and of pairs whose differences do not vary."""
+    if n < min_items:
+        warnings.warn(
+            f"{n} item(s): this test needs at least {min_items}; results are NaN",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+    if constant.any():
+        k = int(np.argmax(constant))
+        warnings.warn(
+            f"{int(constant.sum())} pair(s) have differences with zero variance "
+            f"(e.g. {names[ia[k]]} vs {names[ib[k]]}): identical systems give "
+            f"p = 1, a constant non-zero difference its exact sign-flip p (2/2^{n} "
+            "two-sided)",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+
+
+def _paired_continuous_test(
+    X: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    n: int,
+    diff: np.ndarray,
+    d_mean: np.ndarray,
+    d_sd: np.ndarray,
+    wins: np.ndarray,
+    losses: np.ndarray,
+    constant: np.ndarray,
+    opts: _Options,
+    notes: list[str],
+) -> tuple[np.ndarray, np.ndarray, str, bool, int | None]:
+    """The paired t test (``auto``), the sign test or the sign-flip permutation test:
+    statistic, p, test name, whether exact and the resamples used."""
+    if opts.method == "auto":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = d_mean / (d_sd / np.sqrt(n))
+        t = np.where(constant & (d_mean == 0), np.nan, t)
+        return t, _t_pvalue(t, n - 1, opts.alternative), "paired t", True, None
+    if opts.method == "sign":
+        notes.append("sign test: items where both systems score the same are dropped")
+        p = binomial_pvalue(wins, wins + losses, opts.alternative)
+        return wins.astype(np.float64), p, "sign test (exact, ties dropped)", True, None
+    p, exact, used_resamples = _paired_permutation(X, ia, ib, opts)
+    test = "paired sign-flip permutation " + ("(exact)" if exact else "(Monte Carlo)")
+    return diff, p, test, exact, used_resamples
 
 
 def _skew_hull(
