@@ -741,6 +741,29 @@ def _unpaired_binary_sides(
     return (stat_l, p_l, stat_u, p_u, p_g, p_s), inverter, sup_test
 
 
+def _welch_se_df(
+    var_c: np.ndarray, n_c: np.ndarray, var_b: np.ndarray, n_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The SE of the difference of means and the Welch-Satterthwaite df (infinite where
+    both systems have zero variance), with the warnings of degenerate samples."""
+    small = (n_c < 2) | (n_b < 2)
+    if small.any():
+        _warn_degenerate("systems with fewer than 2 items: their comparisons are NaN", stacklevel=4)
+    se2_c, se2_b = var_c / n_c, var_b / n_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(se2_c + se2_b)
+        df = (se2_c + se2_b) ** 2 / (se2_c**2 / (n_c - 1) + se2_b**2 / (n_b - 1))
+    zero = se == 0
+    if zero.any():
+        _warn_degenerate(
+            f"{int(zero.sum())} candidate(s) where both systems have zero "
+            "variance: t is ±inf (p = 0 or 1) unless the difference "
+            "equals the null value",
+            stacklevel=4,
+        )
+    return se, np.where(zero, np.inf, df)
+
+
 def _finish(
     names: tuple[str, ...],
     b_idx: int,
@@ -824,9 +847,6 @@ def _finish(
 # ============================================================================ unpaired
 
 
-# Over 100 lines of code: one branch per method, each giving the tests at −δ, +δ and 0
-# and the interval's inverter; the long branches are helpers (_unpaired_binary_sides,
-# reportgen.stats._null_tests, reportgen.stats._margin_inversion).
 def margin_unpaired(
     samples: Sequence[np.ndarray],
     *,
@@ -924,21 +944,7 @@ def margin_unpaired(
         stat_l, p_l, stat_u, p_u, p_g, p_s = sides
         test, ci_method = "Farrington-Manning score", "Farrington-Manning score interval"
     elif opts.method == "auto":
-        small = (n_c < 2) | (n_b < 2)
-        if small.any():
-            _warn_degenerate("systems with fewer than 2 items: their comparisons are NaN")
-        se2_c, se2_b = var[cand] / n_c, np.full(k, var[b_idx]) / n_b
-        with np.errstate(invalid="ignore", divide="ignore"):
-            se = np.sqrt(se2_c + se2_b)
-            df = (se2_c + se2_b) ** 2 / (se2_c**2 / (n_c - 1) + se2_b**2 / (n_b - 1))
-        zero = se == 0
-        if zero.any():
-            _warn_degenerate(
-                f"{int(zero.sum())} candidate(s) where both systems have zero "
-                "variance: t is ±inf (p = 0 or 1) unless the difference "
-                "equals the null value"
-            )
-        df = np.where(zero, np.inf, df)
+        se, df = _welch_se_df(var[cand], n_c, np.full(k, var[b_idx]), n_b)
         stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
         inverter = _TInverter(diff, se, df)
         test = sup_test = "Welch t"

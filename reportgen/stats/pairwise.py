@@ -943,7 +943,8 @@ def _paired_bootstrap(
 
 # Over 100 lines of code: the choice of Table 1 (modality × method) with each branch's
 # test, interval and degenerate cases side by side; its shared steps are helpers
-# (_pooled_z_test, _welch_t_test, _unpaired_pair_notes, reportgen.stats._null_tests).
+# (_pooled_z_test, _welch_t_test, _exact_shuffle_where, _hull, _unpaired_pair_notes,
+# reportgen.stats._null_tests).
 def compare_unpaired(
     samples: Sequence[np.ndarray],
     *,
@@ -1080,14 +1081,8 @@ def compare_unpaired(
     floor = min_split_p(n_a, n_b, opts.alternative)
     few = (floor > opts.alpha) & ~small
     if few.any() and opts.method in ("auto", "bootstrap"):
-        p = np.array(p, dtype=np.float64)
-        ks = np.flatnonzero(few)
-        if mod == "binary":
-            p[ks] = _hypergeometric_pvalue(k_a[ks], n_a[ks], k_b[ks], n_b[ks], opts.alternative)
-        else:
-            most = int(max(math.comb(int(a) + int(b), int(a)) for a, b in zip(n_a[ks], n_b[ks])))
-            exact_opts = replace(opts, n_resamples=max(opts.n_resamples, most))
-            p[ks] = _unpaired_permutation(arrays, ia[ks], ib[ks], diff[ks], exact_opts)[0]
+        counts = (k_a, k_b) if mod == "binary" else None
+        p = _exact_shuffle_where(few, p, arrays, ia, ib, diff, n_a, n_b, counts, opts)
     p = np.where(small, np.nan, p)
     statistic = np.where(small, np.nan, statistic)
     p = np.asarray(p, dtype=np.float64)
@@ -1104,12 +1099,7 @@ def compare_unpaired(
             # bootstrap agrees; p the larger, the interval the hull
             ks = np.flatnonzero(use)
             b_p, b_low, b_high = _unpaired_bootstrap_t(arrays, ia[ks], ib[ks], diff[ks], opts)
-            p = np.array(p, dtype=np.float64)
-            ci_low = np.array(ci_low, dtype=np.float64)
-            ci_high = np.array(ci_high, dtype=np.float64)
-            p[ks] = np.maximum(p[ks], b_p)
-            ci_low[ks] = np.fmin(ci_low[ks], b_low)
-            ci_high[ks] = np.fmax(ci_high[ks], b_high)
+            p, ci_low, ci_high = _hull(ks, p, ci_low, ci_high, b_p, b_low, b_high)
             exact, used_resamples = False, opts.n_resamples
             test = "Welch t (and studentized bootstrap where the difference is skewed)"
             ci_method = "Welch t interval (hull with the studentized bootstrap's where skewed)"
@@ -1250,6 +1240,53 @@ def _unpaired_pair_notes(
                 )
             )
     return pair_notes
+
+
+def _exact_shuffle_where(
+    few: np.ndarray,
+    p: Any,
+    arrays: list[np.ndarray],
+    ia: np.ndarray,
+    ib: np.ndarray,
+    diff: np.ndarray,
+    n_a: np.ndarray,
+    n_b: np.ndarray,
+    counts: tuple[np.ndarray, np.ndarray] | None,
+    opts: _Options,
+) -> np.ndarray:
+    """``p`` with the exact label-shuffle p where the samples are too few to reach alpha
+    (``few``): hypergeometric for 0/1 scores (``counts`` of successes), else every split
+    enumerated."""
+    p = np.array(p, dtype=np.float64)
+    ks = np.flatnonzero(few)
+    if counts is not None:
+        k_a, k_b = counts
+        p[ks] = _hypergeometric_pvalue(k_a[ks], n_a[ks], k_b[ks], n_b[ks], opts.alternative)
+    else:
+        most = int(max(math.comb(int(a) + int(b), int(a)) for a, b in zip(n_a[ks], n_b[ks])))
+        exact_opts = replace(opts, n_resamples=max(opts.n_resamples, most))
+        p[ks] = _unpaired_permutation(arrays, ia[ks], ib[ks], diff[ks], exact_opts)[0]
+    return p
+
+
+def _hull(
+    ks: np.ndarray,
+    p: Any,
+    ci_low: Any,
+    ci_high: Any,
+    b_p: np.ndarray,
+    b_low: np.ndarray,
+    b_high: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """At the pairs ``ks``: the larger of two p-values and the hull of two intervals
+    (the bounds missing in one taken from the other)."""
+    p = np.array(p, dtype=np.float64)
+    ci_low = np.array(ci_low, dtype=np.float64)
+    ci_high = np.array(ci_high, dtype=np.float64)
+    p[ks] = np.maximum(p[ks], b_p)
+    ci_low[ks] = np.fmin(ci_low[ks], b_low)
+    ci_high[ks] = np.fmax(ci_high[ks], b_high)
+    return p, ci_low, ci_high
 
 
 def _unpaired_bootstrap_t(
