@@ -410,51 +410,11 @@ def _ordered(
         )
     weights = np.array([lst.weight for lst in lists], dtype=np.float64)
     means = np.column_stack([_means(lst) for lst in lists])  # systems × lists
-    if len(lists) == 1:
-        scores = means[:, 0]
-    else:
-        sds = np.column_stack(
-            [
-                lst.scores.std(axis=0, ddof=1)
-                if lst.paired
-                else np.array([x.std(ddof=1) if len(x) > 1 else 0.0 for x in lst.scores])
-                for lst in lists
-            ]
-        )
-        ns = np.column_stack(
-            [
-                np.full(len(systems), lst.scores.shape[0])
-                if lst.paired
-                else np.array([len(x) for x in lst.scores])
-                for lst in lists
-            ]
-        )
-        # a system with one item has no SD; its weight n - 1 = 0 in the pooled SD
-        sds = np.where(ns <= 1, 0.0, sds)
-        # a list on which every system scores the same on every item (a benchmark all
-        # fail) has pooled SD 0: nothing to standardise, so it orders no system
-        flat = ~(((ns - 1) * sds**2).sum(axis=0) > 0)
-        if flat.any():
-            names = ", ".join(lists[j].name for j in np.flatnonzero(flat))
-            notes.append(
-                f"ordered ranking: {names}: every system's scores are constant "
-                "(no variation within any system), so the list cannot be standardised "
-                "and does not enter the aggregate order; its comparisons are reported "
-                "as they are"
-            )
-        keep = ~flat
-        if keep.any():
-            scores = aggregate_unpaired_means(
-                means[:, keep],
-                sds[:, keep],
-                ns[:, keep],
-                directions=["higher"] * int(keep.sum()),
-                weights=weights[keep],
-                systems=systems,
-                lists=[lst.name for lst, k in zip(lists, keep) if k],
-            ).scores
-        else:
-            scores = np.zeros(len(systems))
+    scores = (
+        means[:, 0]
+        if len(lists) == 1
+        else _standardised_scores(lists, systems, means, weights, notes)
+    )
     order = np.argsort(-scores, kind="stable")
     ordered_names = [systems[k] for k in order]
     rng = unit_rng(seed, "*", "ordered-ranking", stream=5)
@@ -471,23 +431,7 @@ def _ordered(
         for lst in lists
     ]
     ia, ib = results[0].index_a, results[0].index_b
-    if len(lists) == 1:
-        p_adjusted = results[0].p_adjusted
-        effects = results[0].effect_size
-        method = f"{results[0].test}, {options.correction}"
-    else:
-        raw = np.column_stack([r.p_value for r in results])  # pairs × lists
-        hmp = harmonic_mean_pvalue(
-            raw, weights=weights / weights.sum(), L=raw.shape[0] * raw.shape[1]
-        )
-        p_adjusted = np.asarray(hmp.p_adjusted, dtype=np.float64)
-        sds = np.column_stack([_effect_sd(lst, order, ia, ib) for lst in lists])
-        # two systems with identical scores on a list: no effect size there (NaN)
-        sds = np.where(sds > 0, sds, np.nan)
-        effects = aggregate_effect_sizes(
-            np.column_stack([r.effect_size for r in results]), sds, weights=weights
-        ).effect_size
-        method = "harmonic-mean p over lists (Wilson 2019), L = pairs × lists"
+    p_adjusted, effects, method = _combined_tests(lists, results, order, weights, options)
     B = len(systems)
     untested = np.isnan(p_adjusted)
     if untested.any():
@@ -551,6 +495,90 @@ def _ordered(
         sign_index=sign_index,
         friedman=friedman,
     )
+
+
+def _standardised_scores(
+    lists: list[_List],
+    systems: list[str],
+    means: np.ndarray,
+    weights: np.ndarray,
+    notes: list[str],
+) -> np.ndarray:
+    """The systems' aggregate of their standardised means over several lists (a list
+    whose scores are constant within every system orders no system)."""
+    sds = np.column_stack(
+        [
+            lst.scores.std(axis=0, ddof=1)
+            if lst.paired
+            else np.array([x.std(ddof=1) if len(x) > 1 else 0.0 for x in lst.scores])
+            for lst in lists
+        ]
+    )
+    ns = np.column_stack(
+        [
+            np.full(len(systems), lst.scores.shape[0])
+            if lst.paired
+            else np.array([len(x) for x in lst.scores])
+            for lst in lists
+        ]
+    )
+    # a system with one item has no SD; its weight n - 1 = 0 in the pooled SD
+    sds = np.where(ns <= 1, 0.0, sds)
+    # a list on which every system scores the same on every item (a benchmark all
+    # fail) has pooled SD 0: nothing to standardise, so it orders no system
+    flat = ~(((ns - 1) * sds**2).sum(axis=0) > 0)
+    if flat.any():
+        names = ", ".join(lists[j].name for j in np.flatnonzero(flat))
+        notes.append(
+            f"ordered ranking: {names}: every system's scores are constant "
+            "(no variation within any system), so the list cannot be standardised "
+            "and does not enter the aggregate order; its comparisons are reported "
+            "as they are"
+        )
+    keep = ~flat
+    if keep.any():
+        scores = aggregate_unpaired_means(
+            means[:, keep],
+            sds[:, keep],
+            ns[:, keep],
+            directions=["higher"] * int(keep.sum()),
+            weights=weights[keep],
+            systems=systems,
+            lists=[lst.name for lst, k in zip(lists, keep) if k],
+        ).scores
+    else:
+        scores = np.zeros(len(systems))
+    return np.asarray(scores, dtype=np.float64)
+
+
+def _combined_tests(
+    lists: list[_List],
+    results: list[PairwiseResult],
+    order: np.ndarray,
+    weights: np.ndarray,
+    options: AnalysisOptions,
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """The adjusted p-values, effect sizes and method of the ordered pairs: one list's
+    own, or the harmonic-mean p and aggregate effect sizes over several lists."""
+    ia, ib = results[0].index_a, results[0].index_b
+    if len(lists) == 1:
+        p_adjusted = results[0].p_adjusted
+        effects = results[0].effect_size
+        method = f"{results[0].test}, {options.correction}"
+    else:
+        raw = np.column_stack([r.p_value for r in results])  # pairs × lists
+        hmp = harmonic_mean_pvalue(
+            raw, weights=weights / weights.sum(), L=raw.shape[0] * raw.shape[1]
+        )
+        p_adjusted = np.asarray(hmp.p_adjusted, dtype=np.float64)
+        sds = np.column_stack([_effect_sd(lst, order, ia, ib) for lst in lists])
+        # two systems with identical scores on a list: no effect size there (NaN)
+        sds = np.where(sds > 0, sds, np.nan)
+        effects = aggregate_effect_sizes(
+            np.column_stack([r.effect_size for r in results]), sds, weights=weights
+        ).effect_size
+        method = "harmonic-mean p over lists (Wilson 2019), L = pairs × lists"
+    return p_adjusted, effects, method
 
 
 def _topsis_checks(table: ScoreTable, aggregates: Sequence[MetricAggregate]) -> list[TopsisCheck]:

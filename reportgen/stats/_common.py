@@ -4,13 +4,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
 from reportgen.errors import InputError
 
-__all__ = ["PairsMixin", "choices_iv", "finite_or_none", "resampling_iv", "system_names"]
+__all__ = [
+    "Modality",
+    "ResamplingOptions",
+    "PairsMixin",
+    "choices_iv",
+    "finite_or_none",
+    "modality_iv",
+    "resampling_iv",
+    "system_index",
+    "system_names",
+]
+
+#: The kinds of scores the tests distinguish: 0/1 (exact and score tests on counts)
+#: or any real number.
+Modality = Literal["binary", "continuous"]
 
 
 def system_names(
@@ -45,6 +60,81 @@ def choices_iv(choices: dict[str, tuple[Any, tuple[Any, ...]]]) -> None:
             raise InputError(
                 f"{name}={value!r} is not valid", hint=f"use one of: {', '.join(map(str, valid))}"
             )
+
+
+@dataclass(frozen=True)
+class ResamplingOptions:
+    """The checked options both test modules read (:mod:`reportgen.stats.pairwise`,
+    :mod:`reportgen.stats.margins`): the method, the confidence of the intervals, and
+    the resampling budget, generator and memory bound. Each module's own options extend
+    it."""
+
+    method: str
+    confidence: float
+    n_resamples: int
+    rng: np.random.Generator
+    max_memory: int
+
+
+def resampling_fields(
+    *, confidence: float, n_resamples: int, rng: Any, max_memory: int
+) -> dict[str, Any]:
+    """The :class:`ResamplingOptions` fields but the method, from checked values
+    (:func:`resampling_iv`): numbers as float and int, ``rng`` as a Generator.
+
+    >>> sorted(resampling_fields(confidence=0.95, n_resamples=99, rng=0, max_memory=2**20))
+    ['confidence', 'max_memory', 'n_resamples', 'rng']
+    """
+    return dict(
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        rng=np.random.default_rng(rng),
+        max_memory=int(max_memory),
+    )
+
+
+def modality_iv(values: np.ndarray, modality: str | None) -> Modality:
+    """The modality of the scores ``values``: ``modality`` checked against them, or
+    inferred (``"binary"`` when every score is 0 or 1) when it is None.
+
+    >>> modality_iv(np.array([0.0, 1.0, 1.0]), None), modality_iv(np.array([0.5]), None)
+    ('binary', 'continuous')
+    """
+    binary = bool(np.all((values == 0) | (values == 1)))
+    if modality is None:
+        return "binary" if binary else "continuous"
+    choices_iv({"modality": (modality, get_args(Modality))})
+    if modality == "binary" and not binary:
+        raise InputError(
+            "modality='binary' but the scores are not all 0 or 1",
+            hint="leave modality unset to infer it, or use 'continuous'",
+        )
+    return cast(Modality, modality)
+
+
+def system_index(value: int | str, names: tuple[str, ...], what: str) -> int:
+    """The column of the system ``value`` (a name or an index) among ``names``;
+    ``what`` (``"baseline"``, ``"candidate"``) names its role in the error.
+
+    >>> system_index("b", ("a", "b"), "baseline"), system_index(0, ("a", "b"), "baseline")
+    (1, 0)
+    """
+    if isinstance(value, str):
+        if value not in names:
+            raise InputError(
+                f"unknown {what} system {value!r}", hint=f"systems: {', '.join(names)}"
+            )
+        return names.index(value)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or not 0 <= int(value) < len(names)
+    ):
+        raise InputError(
+            f"{what} index {value!r} is out of range for {len(names)} systems",
+            hint="give a name or a column index",
+        )
+    return int(value)
 
 
 #: The most resamples any routine draws: 10 million (Monte Carlo error of a p-value

@@ -64,42 +64,72 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast, get_args
+from typing import Any
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.stats._common import (
+    Modality,
     TabularMixin,
     choices_iv,
-    resampling_iv,
+    modality_iv,
     system_names,
     unpaired_samples_iv,
 )
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._degenerate import (
-    MIN_SKEW_ITEMS,
-    edgeworth_size_error,
     min_paired_items,
     power_of_two_scale,
-    sample_skewness,
-    studentized_replicates,
+)
+from reportgen.stats._margin_inputs import (
+    DIRECTIONS,
+    MARGIN_DESIGNS,
+    MARGIN_METHODS,
+    VERDICTS,
+    VERDICTS_WITH_MARGIN,
+    Direction,
+    MarginDesign,
+    MarginMethod,
+    _margin_iv,
+    _Options,
+    _options_iv,
+    _roles_iv,
+)
+from reportgen.stats._margin_inversion import (
+    _FMInverter,
+    _HullInverter,
+    _Inverter,
+    _paired_bootstrap_thresholds,
+    _paired_flip_thresholds,
+    _ScaledInverter,
+    _skewed_differences,
+    _studentized_thresholds,
+    _TangoInverter,
+    _threshold_sides,
+    _ThresholdInverter,
+    _TInverter,
+    _unpaired_bootstrap_thresholds,
+    _unpaired_shuffle_thresholds,
+    _unpaired_skew,
+)
+from reportgen.stats._margin_power import (
+    MarginPowerResult,
+    noninferiority_power,
+    noninferiority_required_n,
+)
+from reportgen.stats._null_tests import (
+    _hypergeometric_pvalue,
+    _score_sides,
+    _t_sides,
+    binomial_pvalue,
 )
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
-    bootstrap_counts,
-    chunk_sizes,
-    enumerate_signs,
-    enumerate_splits,
-    random_signs,
-    random_splits,
 )
 from reportgen.stats.intervals import (
-    farrington_manning_interval,
-    farrington_manning_restricted,
     farrington_manning_statistic,
-    tango_paired_interval,
     tango_statistic,
 )
 from reportgen.stats.multiplicity import CORRECTIONS, Correction
@@ -123,186 +153,6 @@ __all__ = [
     "noninferiority_required_n",
     "single_step_correction",
 ]
-
-Direction = Literal["higher", "lower"]
-MarginMethod = Literal["auto", "permutation", "bootstrap"]
-Modality = Literal["binary", "continuous"]
-MarginDesign = Literal[
-    "paired-binary", "unpaired-binary", "paired-continuous", "unpaired-continuous"
-]
-
-DIRECTIONS: tuple[str, ...] = get_args(Direction)
-MARGIN_METHODS: tuple[str, ...] = get_args(MarginMethod)
-MARGIN_DESIGNS: tuple[str, ...] = get_args(MarginDesign)
-#: Verdicts of a comparison without a margin, and with one (in precedence order).
-VERDICTS: tuple[str, ...] = ("improved", "regressed", "no detectable difference")
-VERDICTS_WITH_MARGIN: tuple[str, ...] = ("improved", "regressed", "non-inferior", "inconclusive")
-
-
-# ============================================================================ inversion
-
-
-class _Inverter:
-    """Limits of the interval that inverts a family of one-sided tests: ``limits(a)``
-    gives, per comparison, the smallest and largest null values not rejected by the
-    one-sided tests at level ``a`` (so the two-sided interval at ``1 − 2a``)."""
-
-    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class _TInverter(_Inverter):
-    """t tests of a shifted mean: ``estimate ± t_{1−a, df} · se``."""
-
-    estimate: np.ndarray
-    se: np.ndarray
-    df: np.ndarray
-
-    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
-        with np.errstate(invalid="ignore"):
-            q = stats.t.isf(a, self.df)
-            half = np.where(self.se == 0, 0.0, q * self.se)
-        return self.estimate - half, self.estimate + half
-
-
-@dataclass(frozen=True)
-class _HullInverter(_Inverter):
-    """Where ``mask``, the hull of ``first``'s and ``second``'s limits (the inversion of
-    the test that rejects only when both reject); ``first``'s elsewhere."""
-
-    mask: np.ndarray
-    first: _Inverter
-    second: _Inverter
-
-    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
-        l1, h1 = self.first.limits(a)
-        l2, h2 = self.second.limits(a)
-        return (
-            np.where(self.mask, np.fmin(l1, l2), l1),
-            np.where(self.mask, np.fmax(h1, h2), h1),
-        )
-
-
-@dataclass(frozen=True)
-class _ScaledInverter(_Inverter):
-    """Limits of ``inner`` (computed on scores divided by ``unit``) in the data's units."""
-
-    inner: _Inverter
-    unit: float
-
-    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
-        low, high = self.inner.limits(a)
-        return np.asarray(low) * self.unit, np.asarray(high) * self.unit
-
-
-@dataclass(frozen=True)
-class _TangoInverter(_Inverter):
-    a_only: np.ndarray
-    b_only: np.ndarray
-    n: np.ndarray
-
-    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
-        return tango_paired_interval(self.a_only, self.b_only, self.n, confidence=1 - 2 * a)
-
-
-@dataclass(frozen=True)
-class _FMInverter(_Inverter):
-    k_a: np.ndarray
-    n_a: np.ndarray
-    k_b: np.ndarray
-    n_b: np.ndarray
-
-    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
-        return farrington_manning_interval(
-            self.k_a, self.n_a, self.k_b, self.n_b, confidence=1 - 2 * a
-        )
-
-
-@dataclass(frozen=True)
-class _ThresholdInverter(_Inverter):
-    """Resampling tests of every null value from one set of resamples.
-
-    For each comparison (column) and resample (row), ``lower[r]`` is the smallest null
-    value v at which resample r counts as "at least as extreme" for the test of
-    H0: Δ ≤ v, and ``upper[r]`` the largest v at which it counts for H0: Δ ≥ v (both
-    sorted ascending per column). Then the counts are monotone in v:
-    ``count_greater(v) = #{lower ≤ v}`` and ``count_less(v) = #{upper ≥ v}``, and the
-    p-value is ``count / total`` (exact enumeration) or ``(count + 1) / (total + 1)``
-    (Monte Carlo).
-    """
-
-    lower: np.ndarray
-    upper: np.ndarray
-    exact: bool
-
-    @property
-    def total(self) -> int:
-        return int(self.lower.shape[0])
-
-    def _p(self, count: np.ndarray) -> np.ndarray:
-        if self.exact:
-            return count / self.total
-        return (count + 1) / (self.total + 1)
-
-    def _valid(self) -> np.ndarray:
-        """Columns with resamples (a column of NaN has no data)."""
-        return ~np.isnan(self.lower).all(axis=0)
-
-    def p_greater(self, v: np.ndarray) -> np.ndarray:
-        """p-value of H0: Δ <= v against Δ > v, per column."""
-        v = np.broadcast_to(np.asarray(v, dtype=np.float64), (self.lower.shape[1],))
-        count = np.array(
-            [
-                np.searchsorted(self.lower[:, j], v[j], side="right")
-                for j in range(self.lower.shape[1])
-            ],
-            dtype=np.float64,
-        )
-        return np.where(self._valid(), self._p(count), np.nan)
-
-    def p_less(self, v: np.ndarray) -> np.ndarray:
-        """p-value of H0: Δ >= v against Δ < v, per column."""
-        v = np.broadcast_to(np.asarray(v, dtype=np.float64), (self.upper.shape[1],))
-        count = np.array(
-            [
-                self.total - np.searchsorted(self.upper[:, j], v[j], side="left")
-                for j in range(self.upper.shape[1])
-            ],
-            dtype=np.float64,
-        )
-        return np.where(self._valid(), self._p(count), np.nan)
-
-    def _max_count(self, a: float) -> int:
-        """The largest count whose p-value is at most ``a`` (−1 if none).
-
-        ``a`` is taken with a relative tolerance of 1e-12: a level that reaches here as
-        ``(1 − confidence) / 2`` may sit one rounding below a p-value of the lattice
-        (``(1 − 0.8) / 2 = 0.09999999999999998`` against p = 100/1000).
-        """
-        total = self.total
-        a = a * (1 + 1e-12)
-        k = math.floor(a * total) if self.exact else math.floor(a * (total + 1) - 1)
-        k = min(max(k, -1), total)
-        while k >= 0 and self._p(np.array(float(k))) > a:
-            k -= 1
-        while k + 1 <= total and self._p(np.array(float(k + 1))) <= a:
-            k += 1
-        return k
-
-    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
-        k = self._max_count(a)
-        cols = self.lower.shape[1]
-        if k < 0:  # too few resamples for this level: nothing is rejected
-            return np.full(cols, -np.inf), np.full(cols, np.inf)
-        if k >= self.total:  # pragma: no cover - p = 1 is never below a < 1
-            return np.full(cols, np.inf), np.full(cols, -np.inf)
-        # H0: Δ <= v is rejected iff count_greater(v) <= k iff v < lower[k]
-        valid = self._valid()
-        return (
-            np.where(valid, self.lower[k], np.nan),
-            np.where(valid, self.upper[self.total - 1 - k], np.nan),
-        )
 
 
 # ============================================================================ result
@@ -492,128 +342,16 @@ def _align_at_zero(
 # ============================================================================ inputs
 
 
-@dataclass(frozen=True)
-class _Options:
-    margin: float | None
-    direction: Direction
-    method: MarginMethod
-    confidence: float
-    n_resamples: int
-    rng: np.random.Generator
-    max_memory: int
-
-
-def _margin_iv(margin: Any, binary: bool) -> float | None:
-    if margin is None:
-        return None
-    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating, np.integer)):
-        raise InputError(
-            f"margin={margin!r} must be a number",
-            hint="give the margin in the metric's units, e.g. 0.01 for one point of accuracy",
-        )
-    value = float(margin)
-    if not (math.isfinite(value) and value > 0):
-        raise InputError(
-            f"margin={margin!r} must be a positive finite number",
-            hint="the margin is the loss you accept, in the metric's units "
-            "(e.g. 0.01 for one point of accuracy); a superiority test "
-            "needs no margin",
-        )
-    if binary and value >= 1:
-        raise InputError(
-            f"margin={margin!r} is not below 1 for 0/1 scores",
-            hint="differences of proportions lie in (−1, 1); give the margin "
-            "as a proportion, e.g. 0.01 for one point",
-        )
-    return value
-
-
-def _options_iv(
-    *,
-    margin: float | None,
-    direction: str,
-    method: str,
-    confidence: float,
-    n_resamples: int,
-    rng: Any,
-    max_memory: int,
-) -> _Options:
-    choices_iv({"direction": (direction, DIRECTIONS), "method": (method, MARGIN_METHODS)})
-    resampling_iv(confidence=confidence, n_resamples=n_resamples, max_memory=max_memory)
-    return _Options(
-        margin=margin,
-        direction=cast(Direction, direction),
-        method=cast(MarginMethod, method),
-        confidence=float(confidence),
-        n_resamples=int(n_resamples),
-        rng=np.random.default_rng(rng),
-        max_memory=int(max_memory),
-    )
-
-
-def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
-    binary = bool(np.all((values == 0) | (values == 1)))
-    if modality is None:
-        return "binary" if binary else "continuous"
-    choices_iv({"modality": (modality, get_args(Modality))})
-    if modality == "binary" and not binary:
-        raise InputError(
-            "modality='binary' but the scores are not all 0 or 1",
-            hint="leave modality unset to infer it, or use 'continuous'",
-        )
-    return modality  # type: ignore[return-value]
-
-
-def _roles_iv(
-    names: tuple[str, ...], baseline: int | str | None, candidates: Sequence[int | str] | None
-) -> tuple[int, np.ndarray]:
-    def index(value: int | str, what: str) -> int:
-        if isinstance(value, str):
-            if value not in names:
-                raise InputError(
-                    f"unknown {what} system {value!r}", hint=f"systems: {', '.join(names)}"
-                )
-            return names.index(value)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, np.integer))
-            or not 0 <= int(value) < len(names)
-        ):
-            raise InputError(
-                f"{what} index {value!r} is out of range for {len(names)} systems",
-                hint="give a name or a column index",
-            )
-        return int(value)
-
-    b = 0 if baseline is None else index(baseline, "baseline")
-    if candidates is None:
-        cand = [j for j in range(len(names)) if j != b]
-    else:
-        if isinstance(candidates, (str, int, np.integer)):
-            candidates = [candidates]
-        cand = [index(c, "candidate") for c in candidates]
-    if not cand:
-        raise InputError(
-            "no candidate to compare with the baseline",
-            hint="give at least 2 systems, or name the candidates",
-        )
-    if b in cand:
-        raise InputError(
-            f"the baseline {names[b]!r} is also a candidate",
-            hint="compare the candidates with a different baseline",
-        )
-    if len(set(cand)) != len(cand):
-        raise InputError("a candidate is named twice")
-    return b, np.asarray(cand, dtype=np.intp)
-
-
-def _warn_degenerate(message: str) -> None:
-    warnings.warn(message, DegenerateDataWarning, stacklevel=3)
+def _warn_degenerate(message: str, stacklevel: int = 3) -> None:
+    warnings.warn(message, DegenerateDataWarning, stacklevel=stacklevel)
 
 
 # ============================================================================ paired
 
 
+# Over 100 lines of code: one branch per method, each giving the tests at −δ, +δ and 0
+# and the interval's inverter; the long branches are helpers (_paired_t_sides,
+# reportgen.stats._null_tests, reportgen.stats._margin_inversion).
 def margin_paired(
     scores: np.ndarray,
     *,
@@ -745,7 +483,7 @@ def margin_paired(
     names = system_names(systems, n_sys)
     if n_sys < 2:
         raise InputError("at least 2 systems are needed for a comparison")
-    mod = _modality_iv(X, modality)
+    mod = modality_iv(X, modality)
     opts = _options_iv(
         margin=_margin_iv(margin, mod == "binary"),
         direction=direction,
@@ -788,8 +526,8 @@ def margin_paired(
             delta, lambda v: tango_statistic(np.asarray(v, dtype=np.float64), a_only, b_only, n_arr)
         )
         m = a_only + b_only
-        p_g = np.where(m > 0, stats.binom.sf(a_only - 1, m, 0.5), 1.0)
-        p_s = np.where(m > 0, stats.binom.cdf(a_only, m, 0.5), 1.0)
+        # at 0 the exact McNemar test, as pairwise runs it
+        p_g, p_s = binomial_pvalue(a_only, m, "greater"), binomial_pvalue(a_only, m, "less")
         inverter: _Inverter = _TangoInverter(
             a_only.astype(np.float64), b_only.astype(np.float64), n_arr.astype(np.float64)
         )
@@ -809,70 +547,9 @@ def margin_paired(
             nan = np.full(k, np.nan)
             stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
     elif opts.method == "auto" and not few:
-        if n < 2:
-            _warn_degenerate(f"{n} item(s): the paired t test needs at least 2; results are NaN")
-        sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
-        if n >= 2:
-            # rounding noise of a constant difference (x + 0.1 − x) is zero variance
-            sd = np.where(sd <= 1e-12 * np.abs(D).max(axis=0), 0.0, sd)
-        se = sd / math.sqrt(n) if n else np.full(k, np.nan)
-        df = np.full(k, n - 1, dtype=np.float64)
-        if n >= 2 and (sd == 0).any():
-            _warn_degenerate(
-                f"{int((sd == 0).sum())} candidate(s) whose differences from "
-                "the baseline have zero variance: the exact sign-flip p (2^-n or 1) "
-                "unless the difference equals the null value"
-            )
-        stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
-        if n >= 2 and (sd == 0).any():
-            # a difference that does not vary: the exact sign-flip p of the shifted
-            # constant (2^-n in its direction, 1 against it), never 0
-            tail = 2.0**-n
-
-            def flip_p(v: float, greater: bool) -> np.ndarray:
-                gap = diff - v
-                hit = gap > 0 if greater else gap < 0
-                return np.where(gap == 0, 1.0, np.where(hit, tail, 1.0))
-
-            zero = sd == 0
-            p_g, p_s = (
-                np.where(zero, flip_p(0.0, True), p_g),
-                np.where(zero, flip_p(0.0, False), p_s),
-            )
-            if delta is not None:
-                p_l = np.where(zero, flip_p(-delta, True), p_l)
-                p_u = np.where(zero, flip_p(delta, False), p_u)
-        inverter = _TInverter(diff, se, df)
-        test = sup_test = "paired t"
-        ci_method = "paired t interval"
-        skewed = _skewed_differences(D, 1 - opts.confidence) & (sd > 0)
-        if skewed.any():
-            lower, upper = _studentized_thresholds(D, diff, se, opts)
-            boot = _ThresholdInverter(lower, upper, False)
-            _, b_l, _, b_u, b_g, b_s = _threshold_sides(boot, diff, delta)
-            # reject only where both the t test and the studentized bootstrap reject
-            # (each p the larger of the two, the interval their hull): under skewness
-            # the bootstrap-t corrects the t test's O(1/sqrt(n)) error; under symmetric
-            # heavy tails, whose sample skewness is large too, the t test is the
-            # conservative one
-            p_l, p_u = (
-                np.where(skewed, np.maximum(p_l, b_l), p_l),
-                np.where(skewed, np.maximum(p_u, b_u), p_u),
-            )
-            p_g, p_s = (
-                np.where(skewed, np.maximum(p_g, b_g), p_g),
-                np.where(skewed, np.maximum(p_s, b_s), p_s),
-            )
-            inverter = _HullInverter(skewed, inverter, boot)
-            exact, used = False, opts.n_resamples
-            test = sup_test = (
-                "paired t (and studentized bootstrap where the differences are skewed)"
-            )
-            ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
-            notes.append(
-                f"{int(skewed.sum())} candidate(s) with heavily skewed differences: a "
-                "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
-            )
+        sides, inverter, test, ci_method, exact, used = _paired_t_sides(D, diff, delta, opts, notes)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = sides
+        sup_test = test
     elif opts.method == "permutation" or few:
         lower, upper, exact = _paired_flip_thresholds(D, opts)
         used = None if exact else opts.n_resamples
@@ -928,30 +605,163 @@ def margin_paired(
     )
 
 
-def _skewed_differences(D: np.ndarray, alpha: float) -> np.ndarray:
-    """Per column of differences, :func:`reportgen.stats._degenerate.skew_flags`."""
+def _paired_t_sides(
+    D: np.ndarray, diff: np.ndarray, delta: float | None, opts: _Options, notes: list[str]
+) -> tuple[tuple[np.ndarray, ...], _Inverter, str, str, bool, int | None]:
+    """The paired t tests at −δ, +δ and 0 of the differences ``D`` (items × candidates):
+    their statistics and one-sided p-values, the interval's inverter, the test and
+    interval names, whether exact and the resamples used. A constant difference gets its
+    exact sign-flip p; heavily skewed ones the studentized bootstrap too."""
     n, k = D.shape
-    if n < MIN_SKEW_ITEMS:
-        return np.zeros(k, dtype=bool)
-    g = sample_skewness(D)
-    return np.asarray(edgeworth_size_error(g, n, alpha) > alpha / 4)
+    exact: bool = True
+    used: int | None = None
+    if n < 2:
+        _warn_degenerate(
+            f"{n} item(s): the paired t test needs at least 2; results are NaN", stacklevel=4
+        )
+    sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
+    if n >= 2:
+        # rounding noise of a constant difference (x + 0.1 − x) is zero variance
+        sd = np.where(sd <= 1e-12 * np.abs(D).max(axis=0), 0.0, sd)
+    se = sd / math.sqrt(n) if n else np.full(k, np.nan)
+    df = np.full(k, n - 1, dtype=np.float64)
+    if n >= 2 and (sd == 0).any():
+        _warn_degenerate(
+            f"{int((sd == 0).sum())} candidate(s) whose differences from "
+            "the baseline have zero variance: the exact sign-flip p (2^-n or 1) "
+            "unless the difference equals the null value",
+            stacklevel=4,
+        )
+    stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
+    if n >= 2 and (sd == 0).any():
+        # a difference that does not vary: the exact sign-flip p of the shifted
+        # constant (2^-n in its direction, 1 against it), never 0
+        tail = 2.0**-n
+
+        def flip_p(v: float, greater: bool) -> np.ndarray:
+            gap = diff - v
+            hit = gap > 0 if greater else gap < 0
+            return np.where(gap == 0, 1.0, np.where(hit, tail, 1.0))
+
+        zero = sd == 0
+        p_g, p_s = (
+            np.where(zero, flip_p(0.0, True), p_g),
+            np.where(zero, flip_p(0.0, False), p_s),
+        )
+        if delta is not None:
+            p_l = np.where(zero, flip_p(-delta, True), p_l)
+            p_u = np.where(zero, flip_p(delta, False), p_u)
+    inverter: _Inverter = _TInverter(diff, se, df)
+    test = "paired t"
+    ci_method = "paired t interval"
+    skewed = _skewed_differences(D, 1 - opts.confidence) & (sd > 0)
+    if skewed.any():
+        lower, upper = _studentized_thresholds(D, diff, se, opts)
+        boot = _ThresholdInverter(lower, upper, False)
+        _, b_l, _, b_u, b_g, b_s = _threshold_sides(boot, diff, delta)
+        # reject only where both the t test and the studentized bootstrap reject
+        # (each p the larger of the two, the interval their hull): under skewness
+        # the bootstrap-t corrects the t test's O(1/sqrt(n)) error; under symmetric
+        # heavy tails, whose sample skewness is large too, the t test is the
+        # conservative one
+        p_l, p_u = (
+            np.where(skewed, np.maximum(p_l, b_l), p_l),
+            np.where(skewed, np.maximum(p_u, b_u), p_u),
+        )
+        p_g, p_s = (
+            np.where(skewed, np.maximum(p_g, b_g), p_g),
+            np.where(skewed, np.maximum(p_s, b_s), p_s),
+        )
+        inverter = _HullInverter(skewed, inverter, boot)
+        exact, used = False, opts.n_resamples
+        test = "paired t (and studentized bootstrap where the differences are skewed)"
+        ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
+        notes.append(
+            f"{int(skewed.sum())} candidate(s) with heavily skewed differences: a "
+            "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
+        )
+    return (stat_l, p_l, stat_u, p_u, p_g, p_s), inverter, test, ci_method, exact, used
 
 
-def _studentized_thresholds(
-    D: np.ndarray, diff: np.ndarray, se: np.ndarray, opts: _Options
+def _unpaired_binary_sides(
+    arrays: list[np.ndarray],
+    b_idx: int,
+    cand: np.ndarray,
+    n_c: np.ndarray,
+    n_b: np.ndarray,
+    delta: float | None,
+    opts: _Options,
+    notes: list[str],
+) -> tuple[tuple[np.ndarray, ...], _Inverter, str]:
+    """The tests of 0/1 scores of independent samples: Farrington-Manning score tests at
+    −δ and +δ, and at 0 the two-proportion z test (``auto``) or the exact label shuffle;
+    their statistics and one-sided p-values, the interval's inverter and the test at 0."""
+    k = len(cand)
+    ks = np.array([s.sum() for s in arrays])
+    k_c, k_b = ks[cand], np.full(k, ks[b_idx])
+    small = (n_c < 1) | (n_b < 1)
+    if small.any():
+        _warn_degenerate("systems without items: their comparisons are NaN", stacklevel=4)
+    stat_l, p_l, stat_u, p_u = _score_sides(
+        delta,
+        lambda v: farrington_manning_statistic(np.asarray(v, dtype=np.float64), k_c, n_c, k_b, n_b),
+    )
+    if opts.method == "auto":
+        z0 = farrington_manning_statistic(np.zeros(k), k_c, n_c, k_b, n_b)
+        degenerate = np.isnan(z0) & ~small
+        if degenerate.any():
+            _warn_degenerate(
+                f"{int(degenerate.sum())} candidate(s) where both systems "
+                "score all 0 or all 1: z is undefined at 0, p = 1",
+                stacklevel=4,
+            )
+        p_g = np.where(degenerate, 1.0, special.ndtr(-z0))
+        p_s = np.where(degenerate, 1.0, special.ndtr(z0))
+        sup_test = "two-proportion z"
+    else:
+        # at 0 the exact label shuffle, as pairwise runs it
+        p_g = _hypergeometric_pvalue(k_c, n_c, k_b, n_b, "greater")
+        p_s = _hypergeometric_pvalue(k_c, n_c, k_b, n_b, "less")
+        sup_test = "label-shuffle permutation (exact, hypergeometric)"
+        notes.append(
+            "0/1 scores: the margin tests are Farrington-Manning score tests "
+            "(a shifted 0/1 score is not a 0/1 score, so the shuffle is not "
+            "exact at a non-zero null); the test at 0 is the exact shuffle"
+        )
+    nan = np.full(k, np.nan)
+    stat_l, p_l, stat_u, p_u, p_g, p_s = (
+        np.where(small, nan, x) for x in (stat_l, p_l, stat_u, p_u, p_g, p_s)
+    )
+    inverter = _FMInverter(
+        k_c.astype(np.float64),
+        n_c.astype(np.float64),
+        k_b.astype(np.float64),
+        n_b.astype(np.float64),
+    )
+    return (stat_l, p_l, stat_u, p_u, p_g, p_s), inverter, sup_test
+
+
+def _welch_se_df(
+    var_c: np.ndarray, n_c: np.ndarray, var_b: np.ndarray, n_b: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    r"""Studentized (bootstrap-t) thresholds of each column of differences (Hall 1992).
-
-    Replicate r gives :math:`t^*_r = (\bar D^*_r - \bar D)/\mathrm{se}^*_r`; the test of
-    :math:`H_0: \Delta \le v` rejects when :math:`(\bar D - v)/\mathrm{se}` is at
-    least :math:`t^*_r` for few r, i.e. replicate r counts iff
-    :math:`v \ge \bar D - \mathrm{se}\,t^*_r` (and likewise for :math:`\Delta \ge v`),
-    so one sorted threshold per replicate serves every null value (a
-    :class:`_ThresholdInverter`). Its one-sided error is :math:`O(n^{-1})` against the
-    t test's :math:`O(n^{-1/2})` under skewness (Hall 1992, §3.5)."""
-    t_star = studentized_replicates(D, opts.rng, opts.n_resamples, opts.max_memory)
-    thresholds = np.sort(diff - se * t_star, axis=0)
-    return thresholds, thresholds.copy()
+    """The SE of the difference of means and the Welch-Satterthwaite df (infinite where
+    both systems have zero variance), with the warnings of degenerate samples."""
+    small = (n_c < 2) | (n_b < 2)
+    if small.any():
+        _warn_degenerate("systems with fewer than 2 items: their comparisons are NaN", stacklevel=4)
+    se2_c, se2_b = var_c / n_c, var_b / n_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(se2_c + se2_b)
+        df = (se2_c + se2_b) ** 2 / (se2_c**2 / (n_c - 1) + se2_b**2 / (n_b - 1))
+    zero = se == 0
+    if zero.any():
+        _warn_degenerate(
+            f"{int(zero.sum())} candidate(s) where both systems have zero "
+            "variance: t is ±inf (p = 0 or 1) unless the difference "
+            "equals the null value",
+            stacklevel=4,
+        )
+    return se, np.where(zero, np.inf, df)
 
 
 def _finish(
@@ -1034,124 +844,6 @@ def _finish(
     return result
 
 
-def _t_sides(
-    diff: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float | None
-) -> tuple[np.ndarray, ...]:
-    """Statistics and one-sided p-values of the t tests at −δ, +δ and 0."""
-
-    def t_at(v: float) -> np.ndarray:
-        num = diff - v
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = num / se
-        # zero SE: the shifted mean is exactly known; ±inf, or NaN when it equals v
-        return np.where(se == 0, np.where(num == 0, np.nan, np.sign(num) * np.inf), t)
-
-    def sf(t: np.ndarray) -> np.ndarray:  # P(T >= t), NaN t (no evidence) -> 1
-        return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.sf(t, df))
-
-    def cdf(t: np.ndarray) -> np.ndarray:
-        return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.cdf(t, df))
-
-    t0 = t_at(0.0)
-    nan = np.full(diff.shape, np.nan)
-    if delta is None:
-        return nan, nan, nan, nan, sf(t0), cdf(t0)
-    t_l, t_u = t_at(-delta), t_at(delta)
-    return t_l, sf(t_l), t_u, cdf(t_u), sf(t0), cdf(t0)
-
-
-def _score_sides(delta: float | None, statistic: Any) -> tuple[np.ndarray, ...]:
-    """Statistics and one-sided p-values of a score test at −δ and +δ (large Z is
-    evidence for Δ above the null value)."""
-    if delta is None:
-        z0 = np.asarray(statistic(0.0))
-        nan = np.full(z0.shape, np.nan)
-        return nan, nan, nan, nan
-    z_l, z_u = np.asarray(statistic(-delta)), np.asarray(statistic(delta))
-    return z_l, special.ndtr(-z_l), z_u, special.ndtr(z_u)
-
-
-def _threshold_sides(
-    inv: _ThresholdInverter, diff: np.ndarray, delta: float | None
-) -> tuple[np.ndarray, ...]:
-    p_g, p_s = inv.p_greater(np.zeros(diff.shape)), inv.p_less(np.zeros(diff.shape))
-    if delta is None:
-        nan = np.full(diff.shape, np.nan)
-        return nan, nan, nan, nan, p_g, p_s
-    return (
-        diff + delta,
-        inv.p_greater(np.full(diff.shape, -delta)),
-        diff - delta,
-        inv.p_less(np.full(diff.shape, delta)),
-        p_g,
-        p_s,
-    )
-
-
-def _paired_flip_thresholds(D: np.ndarray, opts: _Options) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Sign-flip thresholds of every candidate's differences.
-
-    For sign vector s (sum :math:`B = \\sum s_i`) and null value v the flipped sum is
-    :math:`S - vB` with :math:`S = \\sum s_i D_i`, the observed one :math:`\\sum D_i - nv`;
-    it is at least as large (up to a tolerance) iff :math:`v(n - B) \\ge \\sum D - S -
-    tol`, i.e. v at or above a threshold (−∞ for the identity, B = n).
-    """
-    n, k = D.shape
-    total_d = D.sum(axis=0)
-    tol = 1e-9 * np.abs(D).sum(axis=0) + 1e-12
-    exact = 0 < n < 62 and 2**n <= opts.n_resamples
-    rows = 2**n if exact else opts.n_resamples
-    lower = np.empty((rows, k))
-    upper = np.empty((rows, k))
-    done = 0
-    for size in chunk_sizes(rows, 9 * max(n, 1) + 24 * k, opts.max_memory):
-        signs = enumerate_signs(n, done, done + size) if exact else random_signs(opts.rng, size, n)
-        S = signs @ D
-        B = signs.sum(axis=1)[:, None]
-        gap = n - B
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lower[done : done + size] = np.where(gap > 0, (total_d - S - tol) / gap, -np.inf)
-            upper[done : done + size] = np.where(gap > 0, (total_d - S + tol) / gap, np.inf)
-        done += size
-    if n == 0:
-        lower[:], upper[:] = np.nan, np.nan
-    lower.sort(axis=0)
-    upper.sort(axis=0)
-    return lower, upper, exact
-
-
-def _bootstrap_thresholds(
-    reps: np.ndarray, diff: np.ndarray, tol: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Null-shifted bootstrap: replicate r counts for H0: Δ <= v iff
-    ``rep_r − diff >= diff − v − tol`` iff ``v >= 2 diff − rep_r − tol``."""
-    base = 2 * diff - reps
-    lower = np.sort(base - tol, axis=0)
-    upper = np.sort(base + tol, axis=0)
-    return lower, upper
-
-
-def _paired_bootstrap_thresholds(
-    X: np.ndarray, b_idx: int, cand: np.ndarray, diff: np.ndarray, opts: _Options
-) -> tuple[np.ndarray, np.ndarray]:
-    n = X.shape[0]
-    cols = np.concatenate([[b_idx], cand])
-    Y = X[:, cols]
-    R = opts.n_resamples
-    reps = np.empty((R, len(cand)))
-    if n == 0:
-        reps[:] = np.nan
-        return reps, reps.copy()
-    done = 0
-    for size in chunk_sizes(R, 16 * n + 8 * len(cols), opts.max_memory):
-        means = bootstrap_counts(opts.rng, size, n) @ Y / n
-        reps[done : done + size] = means[:, 1:] - means[:, :1]
-        done += size
-    scale = np.abs(Y).mean(axis=0)
-    tol = 1e-9 * (scale[1:] + scale[0]) + 1e-15
-    return _bootstrap_thresholds(reps, diff, tol)
-
-
 # ============================================================================ unpaired
 
 
@@ -1214,7 +906,7 @@ def margin_unpaired(
     0.023
     """
     arrays, names = unpaired_samples_iv(samples, systems)
-    mod = _modality_iv(np.concatenate(arrays), modality)
+    mod = modality_iv(np.concatenate(arrays), modality)
     # exact division by a power of two: no variance under- or overflows at any scale
     pooled_values = np.concatenate(arrays)
     unit = power_of_two_scale(pooled_values) if np.isfinite(pooled_values).all() else 1.0
@@ -1246,64 +938,13 @@ def margin_unpaired(
     exact, used = True, None
 
     if mod == "binary" and opts.method != "bootstrap":
-        ks = np.array([s.sum() for s in arrays])
-        k_c, k_b = ks[cand], np.full(k, ks[b_idx])
-        small = (n_c < 1) | (n_b < 1)
-        if small.any():
-            _warn_degenerate("systems without items: their comparisons are NaN")
-        stat_l, p_l, stat_u, p_u = _score_sides(
-            delta,
-            lambda v: farrington_manning_statistic(
-                np.asarray(v, dtype=np.float64), k_c, n_c, k_b, n_b
-            ),
+        sides, inverter, sup_test = _unpaired_binary_sides(
+            arrays, b_idx, cand, n_c, n_b, delta, opts, notes
         )
-        if opts.method == "auto":
-            z0 = farrington_manning_statistic(np.zeros(k), k_c, n_c, k_b, n_b)
-            degenerate = np.isnan(z0) & ~small
-            if degenerate.any():
-                _warn_degenerate(
-                    f"{int(degenerate.sum())} candidate(s) where both systems "
-                    "score all 0 or all 1: z is undefined at 0, p = 1"
-                )
-            p_g = np.where(degenerate, 1.0, special.ndtr(-z0))
-            p_s = np.where(degenerate, 1.0, special.ndtr(z0))
-            sup_test = "two-proportion z"
-        else:
-            dist = stats.hypergeom(n_c + n_b, k_c + k_b, n_c)
-            p_g, p_s = dist.sf(k_c - 1), dist.cdf(k_c)
-            sup_test = "label-shuffle permutation (exact, hypergeometric)"
-            notes.append(
-                "0/1 scores: the margin tests are Farrington-Manning score tests "
-                "(a shifted 0/1 score is not a 0/1 score, so the shuffle is not "
-                "exact at a non-zero null); the test at 0 is the exact shuffle"
-            )
-        nan = np.full(k, np.nan)
-        stat_l, p_l, stat_u, p_u, p_g, p_s = (
-            np.where(small, nan, x) for x in (stat_l, p_l, stat_u, p_u, p_g, p_s)
-        )
-        inverter: _Inverter = _FMInverter(
-            k_c.astype(np.float64),
-            n_c.astype(np.float64),
-            k_b.astype(np.float64),
-            n_b.astype(np.float64),
-        )
+        stat_l, p_l, stat_u, p_u, p_g, p_s = sides
         test, ci_method = "Farrington-Manning score", "Farrington-Manning score interval"
     elif opts.method == "auto":
-        small = (n_c < 2) | (n_b < 2)
-        if small.any():
-            _warn_degenerate("systems with fewer than 2 items: their comparisons are NaN")
-        se2_c, se2_b = var[cand] / n_c, np.full(k, var[b_idx]) / n_b
-        with np.errstate(invalid="ignore", divide="ignore"):
-            se = np.sqrt(se2_c + se2_b)
-            df = (se2_c + se2_b) ** 2 / (se2_c**2 / (n_c - 1) + se2_b**2 / (n_b - 1))
-        zero = se == 0
-        if zero.any():
-            _warn_degenerate(
-                f"{int(zero.sum())} candidate(s) where both systems have zero "
-                "variance: t is ±inf (p = 0 or 1) unless the difference "
-                "equals the null value"
-            )
-        df = np.where(zero, np.inf, df)
+        se, df = _welch_se_df(var[cand], n_c, np.full(k, var[b_idx]), n_b)
         stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
         inverter = _TInverter(diff, se, df)
         test = sup_test = "Welch t"
@@ -1359,100 +1000,6 @@ def margin_unpaired(
         skewed=None if mod == "binary" else _unpaired_skew(arrays, b_idx, cand, opts),
         unit=unit,
     )
-
-
-def _unpaired_skew(
-    arrays: list[np.ndarray], b_idx: int, cand: np.ndarray, opts: _Options
-) -> np.ndarray:
-    """Per candidate, whether the difference of the two means is heavily skewed (the
-    unpaired flag of :mod:`reportgen.stats.pairwise`)."""
-    from reportgen.stats.pairwise import _unpaired_skew_flags
-
-    ia = np.asarray(cand)
-    ib = np.full(len(cand), b_idx)
-    return _unpaired_skew_flags(arrays, ia, ib, 1 - opts.confidence)
-
-
-def _unpaired_shuffle_thresholds(
-    arrays: list[np.ndarray], b_idx: int, cand: np.ndarray, opts: _Options
-) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Label-shuffle thresholds of every candidate against the baseline.
-
-    With the candidate's scores shifted by v pooled with the baseline's, a split that
-    keeps :math:`k_r` of the candidate's :math:`n_c` items in the candidate's group and
-    gives it the sum :math:`G_r` (unshifted) differs from the observed split by
-    :math:`c[(G_r - \\sum x_c) + v(n_c - k_r)]`, :math:`c = 1/n_c + 1/n_b`; so it is at
-    least as extreme iff v is at or above :math:`(\\sum x_c - G_r - tol/c)/(n_c - k_r)`.
-    Every split is enumerated when all candidates have the same number of splits and it
-    is at most ``n_resamples``; otherwise ``n_resamples`` random splits are drawn.
-    """
-    base = arrays[b_idx]
-    n_b = len(base)
-    counts = {math.comb(len(arrays[j]) + n_b, len(arrays[j])) for j in cand}
-    exact = (
-        len(counts) == 1
-        and next(iter(counts)) <= opts.n_resamples
-        and n_b > 0
-        and all(len(arrays[j]) > 0 for j in cand)
-    )
-    rows = next(iter(counts)) if exact else opts.n_resamples
-    lower, upper = np.full((rows, len(cand)), np.nan), np.full((rows, len(cand)), np.nan)
-    for col, j in enumerate(cand):
-        xc = arrays[j]
-        n_c = len(xc)
-        if n_c < 1 or n_b < 1:
-            continue
-        pooled = np.concatenate([xc, base])
-        is_c = np.concatenate([np.ones(n_c), np.zeros(n_b)])
-        c = 1 / n_c + 1 / n_b
-        tol = (1e-9 * np.abs(pooled).sum() / min(n_c, n_b) + 1e-12) / c
-        splits_all = enumerate_splits(n_c, n_b) if exact else None
-        done = 0
-        for size in chunk_sizes(rows, 9 * (n_c + n_b) + 32, opts.max_memory):
-            M = (
-                splits_all[done : done + size]
-                if splits_all is not None
-                else random_splits(opts.rng, size, n_c, n_b)
-            )
-            G, kept = M @ pooled, M @ is_c
-            gap = n_c - kept
-            with np.errstate(invalid="ignore", divide="ignore"):
-                lower[done : done + size, col] = np.where(
-                    gap > 0, (xc.sum() - G - tol) / gap, -np.inf
-                )
-                upper[done : done + size, col] = np.where(
-                    gap > 0, (xc.sum() - G + tol) / gap, np.inf
-                )
-            done += size
-    lower.sort(axis=0)
-    upper.sort(axis=0)
-    return lower, upper, exact
-
-
-def _unpaired_bootstrap_thresholds(
-    arrays: list[np.ndarray], b_idx: int, cand: np.ndarray, diff: np.ndarray, opts: _Options
-) -> tuple[np.ndarray, np.ndarray]:
-    R = opts.n_resamples
-    systems = np.concatenate([[b_idx], cand])
-    means = np.empty((R, len(systems)))
-    binary = all(bool(np.all((arrays[s] == 0) | (arrays[s] == 1))) for s in systems)
-    for col, s in enumerate(systems):
-        x = arrays[s]
-        if len(x) == 0:
-            means[:, col] = np.nan
-        elif binary:
-            # the mean of n draws with replacement from 0/1 data is Binomial(n, p)/n
-            means[:, col] = opts.rng.binomial(len(x), x.mean(), size=R) / len(x)
-        else:
-            done = 0
-            for size in chunk_sizes(R, 16 * len(x), opts.max_memory):
-                draws = opts.rng.integers(0, len(x), size=(size, len(x)))
-                means[done : done + size, col] = x[draws].mean(axis=1)
-                done += size
-    reps = means[:, 1:] - means[:, :1]
-    scale = np.array([np.abs(arrays[s]).mean() if len(arrays[s]) else 0.0 for s in systems])
-    tol = 1e-9 * (scale[1:] + scale[0]) + 1e-15
-    return _bootstrap_thresholds(reps, diff, tol)
 
 
 # ============================================================================ family
@@ -1749,393 +1296,3 @@ def margin_decisions(
         margin,
         direction,
     )
-
-
-# ============================================================================ power
-
-
-@dataclass(frozen=True)
-class MarginPowerResult:
-    """Power of a non-inferiority test, or the items it needs.
-
-    Attributes
-    ----------
-    design, margin, alpha
-        The design, δ and the one-sided level of the test.
-    true_diff
-        The difference assumed true (candidate − baseline, in the better direction;
-        default 0: the candidate as good as the baseline).
-    n
-        Items (per system for unpaired designs: the candidate's, the baseline has
-        ``ratio · n``).
-    power
-        Probability that the test shows non-inferiority.
-    method
-        The formula used.
-    discordance, baseline, sd, sd_b, ratio
-        The nuisance parameters used (None where they do not apply).
-    """
-
-    design: str
-    margin: float
-    alpha: float
-    true_diff: float
-    n: float
-    power: float
-    method: str
-    discordance: float | None = None
-    baseline: float | None = None
-    sd: float | None = None
-    sd_b: float | None = None
-    ratio: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        return {k: (_num(v) if isinstance(v, float) else v) for k, v in asdict(self).items()}
-
-
-@dataclass(frozen=True)
-class _PowerSpec:
-    design: str
-    margin: float
-    alpha: float
-    true_diff: float
-    discordance: float | None
-    baseline: float | None
-    sd: float | None
-    sd_b: float | None
-    ratio: float
-
-
-def _power_spec_iv(
-    design: Any,
-    margin: Any,
-    alpha: Any,
-    true_diff: Any,
-    discordance: Any,
-    baseline: Any,
-    sd: Any,
-    sd_b: Any,
-    ratio: Any,
-) -> _PowerSpec:
-    choices_iv({"design": (design, MARGIN_DESIGNS)})
-    delta = _margin_iv(margin, design.endswith("binary"))
-    assert delta is not None or margin is None
-    if delta is None:
-        raise InputError(
-            "margin must be given for the power of a non-inferiority test", hint="e.g. margin=0.01"
-        )
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 0.5):
-        raise InputError(
-            f"alpha={alpha!r} must be a one-sided level in (0, 0.5)",
-            hint="the release's one-sided level is α/2, e.g. 0.025",
-        )
-    true_diff = float(true_diff)
-    if not math.isfinite(true_diff) or true_diff <= -delta:
-        raise InputError(
-            f"true_diff={true_diff!r} must be above −margin",
-            hint="non-inferiority cannot be shown when the true loss is the margin or more",
-        )
-    allowed = {
-        "paired-binary": {"discordance"},
-        "unpaired-binary": {"baseline", "ratio"},
-        "paired-continuous": {"sd"},
-        "unpaired-continuous": {"sd", "sd_b", "ratio"},
-    }
-    given = {
-        "discordance": discordance,
-        "baseline": baseline,
-        "sd": sd,
-        "sd_b": sd_b,
-        "ratio": None if ratio == 1 else ratio,
-    }
-    for name, value in given.items():
-        if value is not None and name not in allowed[design]:
-            raise InputError(
-                f"{name} does not apply to design={design!r}",
-                hint=f"{design} takes: {', '.join(sorted(allowed[design]))}",
-            )
-    if design == "paired-binary":
-        if discordance is None or not (0 < float(discordance) <= 1):
-            raise InputError(
-                f"discordance={discordance!r} must be in (0, 1]",
-                hint="the share of items on which the two systems disagree",
-            )
-        if abs(true_diff) > float(discordance):
-            raise InputError(
-                f"true_diff={true_diff!r} is larger than the discordance {discordance!r} allows"
-            )
-    if design == "unpaired-binary":
-        if baseline is None or not (0 <= float(baseline) <= 1):
-            raise InputError(
-                f"baseline={baseline!r} must be a proportion in [0, 1]",
-                hint="the baseline's accuracy",
-            )
-        if not (0 <= float(baseline) + true_diff <= 1):
-            raise InputError("baseline + true_diff must be a proportion in [0, 1]")
-    if design.endswith("continuous"):
-        sd = 1.0 if sd is None else float(sd)
-        if not (math.isfinite(sd) and sd > 0):
-            raise InputError(f"sd={sd!r} must be positive")
-    if design == "unpaired-continuous":
-        sd_b = sd if sd_b is None else float(sd_b)
-        if not (math.isfinite(sd_b) and sd_b > 0):
-            raise InputError(f"sd_b={sd_b!r} must be positive")
-    ratio = float(ratio)
-    if not (math.isfinite(ratio) and ratio > 0):
-        raise InputError(f"ratio={ratio!r} must be positive")
-    return _PowerSpec(
-        design,
-        delta,
-        float(alpha),
-        true_diff,
-        None if discordance is None else float(discordance),
-        None if baseline is None else float(baseline),
-        sd,
-        sd_b,
-        ratio,
-    )
-
-
-def _restricted_p21(p10: float, p01: float, delta0: float) -> float:
-    """The limit of Tango's restricted MLE of the "only B right" cell under Δ = δ0
-    when the observed cells are p10 (only A right) and p01 (only B right)."""
-    A = 2.0
-    B = -p10 - p01 + (2 - p10 + p01) * delta0
-    C = -p01 * delta0 * (1 - delta0)
-    return (math.sqrt(max(B * B - 4 * A * C, 0.0)) - B) / (2 * A)
-
-
-def _power_value(n: float, spec: _PowerSpec) -> float:
-    z = float(special.ndtri(1 - spec.alpha))
-    shift = spec.true_diff + spec.margin  # distance from the null boundary
-    if spec.design == "paired-binary":
-        assert spec.discordance is not None
-        psi = spec.discordance
-        p10, p01 = (psi + spec.true_diff) / 2, (psi - spec.true_diff) / 2
-        p21 = _restricted_p21(p10, p01, -spec.margin)
-        sd0 = math.sqrt(2 * p21 - spec.margin * (1 + spec.margin))
-        sd1 = math.sqrt(psi - spec.true_diff**2)
-        return float(special.ndtr((math.sqrt(n) * shift - z * sd0) / sd1))
-    if spec.design == "unpaired-binary":
-        assert spec.baseline is not None
-        p_b = spec.baseline
-        p_a = p_b + spec.true_diff
-        n_a, n_b = n, spec.ratio * n
-        ta, tb = farrington_manning_restricted(
-            np.float64(-spec.margin),
-            np.float64(p_a),
-            np.float64(n_a),
-            np.float64(p_b),
-            np.float64(n_b),
-        )
-        sd0 = math.sqrt(float(ta * (1 - ta)) / n_a + float(tb * (1 - tb)) / n_b)
-        sd1 = math.sqrt(p_a * (1 - p_a) / n_a + p_b * (1 - p_b) / n_b)
-        if sd1 == 0:
-            return 1.0 if shift > 0 else 0.0
-        return float(special.ndtr((shift - z * sd0) / sd1))
-    if spec.design == "paired-continuous":
-        assert spec.sd is not None
-        df = n - 1
-        nc = shift * math.sqrt(n) / spec.sd
-        return float(stats.nct.sf(stats.t.isf(spec.alpha, df), df, nc))
-    assert spec.sd is not None and spec.sd_b is not None
-    n_a, n_b = n, spec.ratio * n
-    se2_a, se2_b = spec.sd**2 / n_a, spec.sd_b**2 / n_b
-    df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
-    nc = shift / math.sqrt(se2_a + se2_b)
-    return float(stats.nct.sf(stats.t.isf(spec.alpha, df), df, nc))
-
-
-_POWER_METHODS = {
-    "paired-binary": "Tango/Nam score test, normal approximation (Nam 1997)",
-    "unpaired-binary": "Farrington-Manning score test, normal approximation "
-    "(Farrington & Manning 1990)",
-    "paired-continuous": "paired t, noncentral t",
-    "unpaired-continuous": "Welch t, noncentral t with Welch-Satterthwaite df",
-}
-
-
-def _power_result(spec: _PowerSpec, n: float, power: float) -> MarginPowerResult:
-    return MarginPowerResult(
-        spec.design,
-        spec.margin,
-        spec.alpha,
-        spec.true_diff,
-        float(n),
-        float(power),
-        _POWER_METHODS[spec.design],
-        spec.discordance,
-        spec.baseline,
-        spec.sd,
-        spec.sd_b,
-        None if spec.design.startswith("paired") else spec.ratio,
-    )
-
-
-def noninferiority_power(
-    n: float,
-    margin: float,
-    *,
-    design: MarginDesign,
-    alpha: float = 0.025,
-    true_diff: float = 0.0,
-    discordance: float | None = None,
-    baseline: float | None = None,
-    sd: float | None = None,
-    sd_b: float | None = None,
-    ratio: float = 1.0,
-) -> MarginPowerResult:
-    """Power of the non-inferiority test of :func:`margin_paired` /
-    :func:`margin_unpaired` (``method="auto"``) with n items.
-
-    Parameters
-    ----------
-    n
-        Items (unpaired: the candidate's; the baseline has ``ratio · n``); at least 2.
-    margin
-        δ > 0 in the units of the scores.
-    design
-        ``paired-binary``, ``unpaired-binary``, ``paired-continuous`` or
-        ``unpaired-continuous``.
-    alpha
-        One-sided level (default 0.025 = α/2 of a two-sided 0.05, the release's level
-        for one comparison).
-    true_diff
-        The true candidate − baseline difference, oriented so that positive is better
-        (default 0).
-    discordance
-        ``paired-binary``: share of items the two systems disagree on, ψ = p₁₀ + p₀₁.
-    baseline
-        ``unpaired-binary``: the baseline's accuracy.
-    sd, sd_b
-        ``paired-continuous``: SD of the differences; ``unpaired-continuous``: SDs of
-        the candidate and the baseline (``sd_b`` defaults to ``sd``). Default 1.
-    ratio
-        Unpaired designs: baseline items per candidate item.
-
-    Returns
-    -------
-    MarginPowerResult
-
-    Notes
-    -----
-    With shift :math:`s = \\Delta_1 + \\delta` (distance of the truth from the null
-    boundary) and :math:`z = \\Phi^{-1}(1 - \\alpha)`:
-
-    * paired binary (Nam 1997, eq. 6): :math:`\\Phi((\\sqrt n\\, s - z\\sigma_0)/
-      \\sigma_1)`, :math:`\\sigma_1^2 = \\psi - \\Delta_1^2`, :math:`\\sigma_0^2 =
-      2\\tilde p_{21} - \\delta(1 + \\delta)` with Tango's restricted MLE evaluated at
-      the true cells;
-    * unpaired binary (Farrington & Manning 1990, eq. 5): the same with
-      :math:`\\sigma_0^2, \\sigma_1^2` the variances of the difference under the
-      restricted MLE and under the truth;
-    * paired t: the noncentral t with df = n − 1 and noncentrality
-      :math:`s\\sqrt n/\\sigma_D` (statsmodels ``TTestPower`` with effect size
-      :math:`s/\\sigma_D`, ``alternative="larger"``);
-    * Welch t: the noncentral t with the Welch-Satterthwaite df of the population SDs.
-
-    References
-    ----------
-    .. [1] Farrington, C. P. & Manning, G. (1990). Test statistics and sample size formulae for
-           comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
-           relative risk. Statist. Med. 9(12), 1447-1454.
-    .. [2] Nam, J. (1997). Establishing equivalence of two treatments and sample size requirements
-           in matched-pairs design. Biometrics 53(4), 1422-1430.
-    .. [3] Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
-           approach for assessing the equivalence of average bioavailability. J. Pharmacokinet.
-           Biopharm. 15(6), 657-680.
-
-    Examples
-    --------
-    >>> r = noninferiority_power(500, 0.05, design="paired-binary", discordance=0.2)
-    >>> round(r.power, 3)
-    0.694
-
-    By hand (Nam 1997): Tango's restricted MLE of the discordant cells under
-    ``diff = -0.05``, evaluated at the true cells (p10 = p01 = 0.1), found by maximising
-    the likelihood numerically.
-
-    >>> from scipy import optimize, stats
-    >>> def nll(t):
-    ...     p10, p11 = t
-    ...     p01, p00 = p10 - 0.05, 1 - 2 * p10 + 0.05 - p11
-    ...     if min(p10, p11, p01, p00) <= 0:
-    ...         return np.inf
-    ...     return -(0.4 * np.log(p11) + 0.1 * np.log(p10) + 0.1 * np.log(p01) + 0.4 * np.log(p00))
-    >>> p10, _ = optimize.minimize(nll, [0.12, 0.4], method="Nelder-Mead",
-    ...                            options={"xatol": 1e-12, "fatol": 1e-14}).x
-    >>> s0, s1 = np.sqrt(2 * p10 - 0.05 - 0.05**2), np.sqrt(0.2)
-    >>> power = stats.norm.cdf((np.sqrt(500) * 0.05 - stats.norm.ppf(0.975) * s0) / s1)
-    >>> round(float(power), 3)
-    0.694
-    """
-    spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd, sd_b, ratio)
-    n = float(n)
-    if not (math.isfinite(n) and n >= 2):
-        raise InputError(f"n={n!r} must be at least 2")
-    return _power_result(spec, n, _power_value(n, spec))
-
-
-def noninferiority_required_n(
-    margin: float,
-    *,
-    design: MarginDesign,
-    power: float = 0.8,
-    alpha: float = 0.025,
-    true_diff: float = 0.0,
-    discordance: float | None = None,
-    baseline: float | None = None,
-    sd: float | None = None,
-    sd_b: float | None = None,
-    ratio: float = 1.0,
-) -> MarginPowerResult:
-    """Items needed to show non-inferiority at ``margin`` with the given power.
-
-    Parameters are those of :func:`noninferiority_power`; ``power`` is the target
-    (default 0.8). The result's ``n`` is the smallest whole number of items reaching it
-    (per system for unpaired designs: the candidate's), and ``power`` the power there.
-
-    References
-    ----------
-    .. [1] Farrington, C. P. & Manning, G. (1990). Test statistics and sample size formulae for
-           comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
-           relative risk. Statist. Med. 9(12), 1447-1454.
-    .. [2] Nam, J. (1997). Establishing equivalence of two treatments and sample size requirements
-           in matched-pairs design. Biometrics 53(4), 1422-1430.
-    .. [3] Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
-           approach for assessing the equivalence of average bioavailability. J. Pharmacokinet.
-           Biopharm. 15(6), 657-680.
-
-    Examples
-    --------
-    >>> noninferiority_required_n(0.05, design="paired-binary", discordance=0.2).n
-    644.0
-    """
-    spec = _power_spec_iv(design, margin, alpha, true_diff, discordance, baseline, sd, sd_b, ratio)
-    if not (isinstance(power, (int, float)) and spec.alpha < power < 1):
-        raise InputError(f"power={power!r} must be between alpha and 1", hint="e.g. power=0.8")
-    target = float(power)
-
-    def gap(n: float) -> float:
-        return _power_value(n, spec) - target
-
-    lo, hi = 2.0, 4.0
-    while gap(hi) < 0:
-        lo, hi = hi, hi * 2
-        if hi > 1e12:
-            raise InputError(
-                "more than 10^12 items would be needed",
-                hint="the margin is too small for this design",
-            )
-    if gap(lo) >= 0:
-        n = lo
-    else:
-        root = optimize.brentq(gap, lo, hi, xtol=1e-6)
-        n = float(math.ceil(root - 1e-9))
-        while gap(n) < 0:
-            n += 1
-        while n > 2 and gap(n - 1) >= 0:
-            n -= 1
-    return _power_result(spec, n, _power_value(n, spec))

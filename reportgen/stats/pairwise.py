@@ -36,17 +36,21 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast, get_args
+from typing import Any, cast, get_args
 
 import numpy as np
-from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.names import Alternative, EffectLevel, Method, Order
 from reportgen.stats._common import (
+    Modality,
     PairsMixin,
+    ResamplingOptions,
     choices_iv,
+    modality_iv,
+    resampling_fields,
     resampling_iv,
+    system_index,
     system_names,
     unpaired_samples_iv,
 )
@@ -63,6 +67,12 @@ from reportgen.stats._degenerate import (
     skew_flags,
     split_constant_p,
     studentized_replicates,
+)
+from reportgen.stats._null_tests import (
+    _hypergeometric_pvalue,
+    _t_pvalue,
+    _z_pvalue,
+    binomial_pvalue,
 )
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -97,7 +107,6 @@ __all__ = [
     "effect_magnitude",
 ]
 
-Modality = Literal["binary", "continuous"]
 
 #: Cohen's (1988) conventional thresholds for d and h.
 EFFECT_THRESHOLDS: dict[str, float] = {"small": 0.2, "medium": 0.5, "large": 0.8}
@@ -324,17 +333,12 @@ def comparison_pairs(
 
 
 @dataclass(frozen=True)
-class _Options:
-    method: str
+class _Options(ResamplingOptions):
     order: Order
     alternative: Alternative
     correction: Correction
     alpha: float
-    confidence: float
-    n_resamples: int
     effect_threshold: EffectLevel
-    rng: np.random.Generator
-    max_memory: int
 
 
 def _options_iv(
@@ -368,35 +372,15 @@ def _options_iv(
         alternative=cast(Alternative, alternative),
         correction=cast(Correction, correction),
         alpha=float(alpha),
-        confidence=float(confidence),
-        n_resamples=int(n_resamples),
         effect_threshold=cast(EffectLevel, effect_threshold),
-        rng=np.random.default_rng(rng),
-        max_memory=int(max_memory),
+        **resampling_fields(
+            confidence=confidence, n_resamples=n_resamples, rng=rng, max_memory=max_memory
+        ),
     )
 
 
-def _modality_iv(values: np.ndarray, modality: str | None) -> Modality:
-    binary = bool(np.all((values == 0) | (values == 1)))
-    if modality is None:
-        return "binary" if binary else "continuous"
-    if modality not in get_args(Modality):
-        raise InputError(f"modality={modality!r} is not valid", hint="use 'binary' or 'continuous'")
-    if modality == "binary" and not binary:
-        raise InputError("modality='binary' but the scores are not all 0 or 1")
-    return modality  # type: ignore[return-value]
-
-
 def _baseline_index(baseline: int | str | None, names: tuple[str, ...]) -> int:
-    if baseline is None:
-        return 0
-    if isinstance(baseline, str):
-        if baseline not in names:
-            raise InputError(
-                f"unknown baseline system {baseline!r}", hint=f"systems: {', '.join(names)}"
-            )
-        return names.index(baseline)
-    return int(baseline)
+    return 0 if baseline is None else system_index(baseline, names, "baseline")
 
 
 def _warn_one_sided(alternative: str) -> None:
@@ -412,6 +396,10 @@ def _warn_one_sided(alternative: str) -> None:
 # ============================================================================ paired
 
 
+# Over 100 lines of code: the choice of Table 1 (modality × method) with each branch's
+# test, interval and degenerate cases side by side; its shared steps are helpers
+# (_paired_continuous_test, _skew_hull, _paired_pair_notes, _warn_paired_degenerate,
+# reportgen.stats._null_tests).
 def compare_paired(
     scores: np.ndarray,
     *,
@@ -519,7 +507,7 @@ def compare_paired(
     names = system_names(systems, n_sys)
     if n_sys < 2:
         raise InputError("at least 2 systems are needed for a comparison")
-    mod = _modality_iv(X, modality)
+    mod = modality_iv(X, modality)
     ia, ib = comparison_pairs(n_sys, opts.order, _baseline_index(baseline, names))
     _warn_one_sided(opts.alternative)
     # exact division by a power of two: no SD under- or overflows at any scale
@@ -540,27 +528,9 @@ def compare_paired(
     min_items = (
         2 if opts.method == "bootstrap" or (opts.method == "auto" and mod == "continuous") else 1
     )
-    if n < min_items:
-        warnings.warn(
-            f"{n} item(s): this test needs at least {min_items}; results are NaN",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-    if constant.any():
-        k = int(np.argmax(constant))
-        warnings.warn(
-            f"{int(constant.sum())} pair(s) have differences with zero variance "
-            f"(e.g. {names[ia[k]]} vs {names[ib[k]]}): identical systems give "
-            f"p = 1, a constant non-zero difference its exact sign-flip p (2/2^{n} "
-            "two-sided)",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-
-    a_only = b_only = None
+    _warn_paired_degenerate(n, min_items, constant, names, ia, ib)
     notes: list[str] = []
-    exact = True
-    used_resamples: int | None = None
+    a_only = b_only = None
     if mod == "binary":
         a_wins = X.T @ (1.0 - X)  # row system right, column system wrong
         a_only, b_only = a_wins[ia, ib], a_wins[ib, ia]
@@ -572,12 +542,7 @@ def compare_paired(
         ci_low = np.where(d_sd == 0, d_mean, ci_low)
         ci_high = np.where(d_sd == 0, d_mean, ci_high)
         ci_method = "paired t interval"
-
-    if (
-        opts.method == "auto"
-        and mod == "binary"
-        or (opts.method == "permutation" and mod == "binary")
-    ):
+    if mod == "binary" and opts.method in ("auto", "permutation"):
         assert a_only is not None and b_only is not None
         statistic = a_only.astype(np.float64)
         p = binomial_pvalue(a_only, a_only + b_only, opts.alternative)
@@ -586,48 +551,26 @@ def compare_paired(
             if opts.method == "auto"
             else "paired sign-flip permutation (exact, binomial)"
         )
-    elif opts.method == "auto":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = d_mean / (d_sd / np.sqrt(n))
-        t = np.where(constant & (d_mean == 0), np.nan, t)
-        statistic = t
-        p = _t_pvalue(t, n - 1, opts.alternative)
-        test = "paired t"
-    elif opts.method == "sign":
-        statistic = wins.astype(np.float64)
-        p = binomial_pvalue(wins, wins + losses, opts.alternative)
-        test = "sign test (exact, ties dropped)"
-        notes.append("sign test: items where both systems score the same are dropped")
-    elif opts.method == "permutation":
-        statistic = diff
-        p, exact, used_resamples = _paired_permutation(X, ia, ib, opts)
-        test = "paired sign-flip permutation " + ("(exact)" if exact else "(Monte Carlo)")
-    else:
+        exact, used_resamples = True, None
+    elif opts.method == "bootstrap":
         statistic = diff
         p, ci_low, ci_high = _paired_bootstrap(X, ia, ib, diff, opts)
         exact, used_resamples = False, opts.n_resamples
         test = "paired bootstrap (null-shifted)"
         ci_method = "paired bootstrap BCa"
+    else:
+        statistic, p, test, exact, used_resamples = _paired_continuous_test(
+            X, ia, ib, n, diff, d_mean, d_sd, wins, losses, constant, opts, notes
+        )
     needed = min_paired_items(opts.alpha, opts.alternative)
     pair_notes = [""] * len(ia)
     skewed = None if mod == "binary" else skew_flags(X, ia, ib, opts.alpha) & ~constant
     if skewed is not None and opts.method == "auto" and n >= needed and skewed.any():
-        # heavily skewed differences: reject only where the studentized bootstrap (whose
-        # one-sided errors are O(1/n), the t distribution's O(1/sqrt(n)) under skewness)
-        # rejects too; the interval is the hull of the two. Sample skewness is also
-        # large for symmetric heavy tails, where the t test is conservative and the
-        # bootstrap-t is not: requiring both keeps the size of each (intersection test)
-        ks = np.flatnonzero(skewed)
-        p = np.array(p, dtype=np.float64)
-        ci_low, ci_high = np.array(ci_low, dtype=np.float64), np.array(ci_high, dtype=np.float64)
-        b_p, b_low, b_high = _bootstrap_t(X, ia[ks], ib[ks], d_mean[ks], d_sd[ks], opts)
-        p[ks] = np.maximum(p[ks], b_p)
-        ci_low[ks] = np.minimum(ci_low[ks], b_low)
-        ci_high[ks] = np.maximum(ci_high[ks], b_high)
+        p, ci_low, ci_high = _skew_hull(X, ia, ib, d_mean, d_sd, skewed, p, ci_low, ci_high, opts)
         exact, used_resamples = False, opts.n_resamples
         test = "paired t (and studentized bootstrap where the differences are skewed)"
         ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
-        for j in ks.tolist():
+        for j in np.flatnonzero(skewed).tolist():
             pair_notes[j] = (
                 "heavily skewed differences: significant only if the studentized bootstrap "
                 "(Hall 1992) agrees; p is the larger of the two, the interval their hull"
@@ -638,27 +581,7 @@ def compare_paired(
         p = np.where(constant, sign_flip_constant_p(n, d_mean, opts.alternative), p)
         if n < needed and opts.method in ("auto", "bootstrap"):
             p = _small_sample_sign_flip(X, ia, ib, ~constant, p, opts)
-    for k in range(len(ia)):
-        if n < min_items:
-            pair_notes[k] = f"{n} item(s): this test needs at least {min_items}; not testable"
-        elif identical[k]:
-            pair_notes[k] = f"identical scores on all {n} items: no difference, p = 1"
-        elif constant[k] and mod == "continuous":
-            pair_notes[k] = (
-                f"the same difference on all {n} items: exact sign-flip p "
-                f"= {p[k]:.3g} ({'2' if opts.alternative == 'two-sided' else '1'}/2^{n})"
-            )
-        elif n < needed:
-            pair_notes[k] = (
-                f"{n} paired item(s) cannot reach alpha = {opts.alpha:g} with an exact "
-                f"test (smallest p {min(1.0, 2.0 ** (1 - n) if opts.alternative == 'two-sided' else 2.0**-n):.3g}); "
-                f"at least {needed} are needed"
-                + (
-                    "; p is the exact sign-flip p"
-                    if mod == "continuous" and opts.method in ("auto", "bootstrap")
-                    else ""
-                )
-            )
+    _paired_pair_notes(pair_notes, p, n, min_items, needed, identical, constant, mod, opts)
     if n < min_items:
         p = np.full(len(ia), np.nan)
         statistic = np.full(len(ia), np.nan)
@@ -697,6 +620,129 @@ def compare_paired(
         min_items=needed,
         skewed=skewed,
     )
+
+
+def _warn_paired_degenerate(
+    n: int,
+    min_items: int,
+    constant: np.ndarray,
+    names: tuple[str, ...],
+    ia: np.ndarray,
+    ib: np.ndarray,
+) -> None:
+    """Warn of too few items and of pairs whose differences do not vary."""
+    if n < min_items:
+        warnings.warn(
+            f"{n} item(s): this test needs at least {min_items}; results are NaN",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+    if constant.any():
+        k = int(np.argmax(constant))
+        warnings.warn(
+            f"{int(constant.sum())} pair(s) have differences with zero variance "
+            f"(e.g. {names[ia[k]]} vs {names[ib[k]]}): identical systems give "
+            f"p = 1, a constant non-zero difference its exact sign-flip p (2/2^{n} "
+            "two-sided)",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+
+
+def _paired_continuous_test(
+    X: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    n: int,
+    diff: np.ndarray,
+    d_mean: np.ndarray,
+    d_sd: np.ndarray,
+    wins: np.ndarray,
+    losses: np.ndarray,
+    constant: np.ndarray,
+    opts: _Options,
+    notes: list[str],
+) -> tuple[np.ndarray, np.ndarray, str, bool, int | None]:
+    """The paired t test (``auto``), the sign test or the sign-flip permutation test:
+    statistic, p, test name, whether exact and the resamples used."""
+    if opts.method == "auto":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = d_mean / (d_sd / np.sqrt(n))
+        t = np.where(constant & (d_mean == 0), np.nan, t)
+        return t, _t_pvalue(t, n - 1, opts.alternative), "paired t", True, None
+    if opts.method == "sign":
+        notes.append("sign test: items where both systems score the same are dropped")
+        p = binomial_pvalue(wins, wins + losses, opts.alternative)
+        return wins.astype(np.float64), p, "sign test (exact, ties dropped)", True, None
+    p, exact, used_resamples = _paired_permutation(X, ia, ib, opts)
+    test = "paired sign-flip permutation " + ("(exact)" if exact else "(Monte Carlo)")
+    return diff, p, test, exact, used_resamples
+
+
+def _skew_hull(
+    X: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    d_mean: np.ndarray,
+    d_sd: np.ndarray,
+    skewed: np.ndarray,
+    p: Any,
+    ci_low: Any,
+    ci_high: Any,
+    opts: _Options,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The paired t test's p-values and intervals where the differences are heavily
+    skewed: the larger p and the hull of the intervals of t and the studentized
+    bootstrap (Hall 1992).
+
+    The bootstrap-t's one-sided errors are O(1/n), the t distribution's O(1/sqrt(n))
+    under skewness; sample skewness is also large for symmetric heavy tails, where the t
+    test is conservative and the bootstrap-t is not: requiring both keeps the size of
+    each (intersection test)."""
+    ks = np.flatnonzero(skewed)
+    p = np.array(p, dtype=np.float64)
+    ci_low, ci_high = np.array(ci_low, dtype=np.float64), np.array(ci_high, dtype=np.float64)
+    b_p, b_low, b_high = _bootstrap_t(X, ia[ks], ib[ks], d_mean[ks], d_sd[ks], opts)
+    p[ks] = np.maximum(p[ks], b_p)
+    ci_low[ks] = np.minimum(ci_low[ks], b_low)
+    ci_high[ks] = np.maximum(ci_high[ks], b_high)
+    return p, ci_low, ci_high
+
+
+def _paired_pair_notes(
+    pair_notes: list[str],
+    p: np.ndarray,
+    n: int,
+    min_items: int,
+    needed: int,
+    identical: np.ndarray,
+    constant: np.ndarray,
+    mod: str,
+    opts: _Options,
+) -> None:
+    """The note of each pair the paired test could not test as usual (too few items,
+    identical or constant differences), written into ``pair_notes``."""
+    for k in range(len(pair_notes)):
+        if n < min_items:
+            pair_notes[k] = f"{n} item(s): this test needs at least {min_items}; not testable"
+        elif identical[k]:
+            pair_notes[k] = f"identical scores on all {n} items: no difference, p = 1"
+        elif constant[k] and mod == "continuous":
+            pair_notes[k] = (
+                f"the same difference on all {n} items: exact sign-flip p "
+                f"= {p[k]:.3g} ({'2' if opts.alternative == 'two-sided' else '1'}/2^{n})"
+            )
+        elif n < needed:
+            pair_notes[k] = (
+                f"{n} paired item(s) cannot reach alpha = {opts.alpha:g} with an exact "
+                f"test (smallest p {min(1.0, 2.0 ** (1 - n) if opts.alternative == 'two-sided' else 2.0**-n):.3g}); "
+                f"at least {needed} are needed"
+                + (
+                    "; p is the exact sign-flip p"
+                    if mod == "continuous" and opts.method in ("auto", "bootstrap")
+                    else ""
+                )
+            )
 
 
 def _bootstrap_t(
@@ -820,52 +866,6 @@ def _difference_moments(
     return d_mean, d_sd, wins, losses
 
 
-def binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarray:
-    """Exact binomial test of ``k`` successes in ``m`` fair trials (McNemar, sign test);
-    the power calculations of :mod:`reportgen.stats.power` use the same test.
-
-    Two-sided: ``min(1, 2 P(K <= min(k, m - k)))`` (statsmodels mcnemar exact; equal to
-    scipy ``binomtest`` for p = 1/2). ``m = 0`` gives 1.
-
-    References
-    ----------
-    .. [1] McNemar, Q. (1947). Note on the sampling error of the difference between correlated
-           proportions or percentages. Psychometrika 12(2), 153-157 (the exact form conditions on the discordant pairs).
-    .. [2] Dixon, W. J. & Mood, A. M. (1946). The statistical sign test. J. Amer. Statist. Assoc.
-           41(236), 557-566.
-
-    Examples
-    --------
-    >>> round(float(binomial_pvalue(np.array(2), np.array(10), "two-sided")), 4)
-    0.1094
-    >>> round(2 * (1 + 10 + 45) / 2**10, 4)  # 2 P[X <= 2], X ~ Bin(10, 1/2)
-    0.1094
-    """
-    k = np.asarray(k, dtype=np.float64)
-    m = np.asarray(m, dtype=np.float64)
-    if alternative == "two-sided":
-        return np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(k, m - k), m, 0.5))
-    if alternative == "greater":
-        return np.where(m > 0, stats.binom.sf(k - 1, m, 0.5), 1.0)
-    return np.where(m > 0, stats.binom.cdf(k, m, 0.5), 1.0)
-
-
-def _t_pvalue(t: np.ndarray, df: np.ndarray, alternative: str) -> np.ndarray:
-    if alternative == "two-sided":
-        return 2 * stats.t.sf(np.abs(t), df)
-    if alternative == "greater":
-        return stats.t.sf(t, df)
-    return stats.t.cdf(t, df)
-
-
-def _z_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
-    if alternative == "two-sided":
-        return 2 * stats.norm.sf(np.abs(z))
-    if alternative == "greater":
-        return stats.norm.sf(z)
-    return stats.norm.cdf(z)
-
-
 def _count_extreme(
     null: np.ndarray, observed: np.ndarray, tol: np.ndarray, alternative: str
 ) -> np.ndarray:
@@ -941,6 +941,10 @@ def _paired_bootstrap(
 # ============================================================================ unpaired
 
 
+# Over 100 lines of code: the choice of Table 1 (modality × method) with each branch's
+# test, interval and degenerate cases side by side; its shared steps are helpers
+# (_pooled_z_test, _welch_t_test, _exact_shuffle_where, _hull, _unpaired_pair_notes,
+# reportgen.stats._null_tests).
 def compare_unpaired(
     samples: Sequence[np.ndarray],
     *,
@@ -1002,7 +1006,7 @@ def compare_unpaired(
             hint="use method='auto', 'permutation' or 'bootstrap' for unpaired samples",
         )
     arrays, names = unpaired_samples_iv(samples, systems)
-    mod = _modality_iv(np.concatenate(arrays), modality)
+    mod = modality_iv(np.concatenate(arrays), modality)
     ia, ib = comparison_pairs(len(arrays), opts.order, _baseline_index(baseline, names))
     _warn_one_sided(opts.alternative)
     # exact division by a power of two: no variance under- or overflows at any scale
@@ -1052,39 +1056,11 @@ def compare_unpaired(
         effect_kind = "Cohen's d"
 
     if opts.method == "auto" and mod == "binary":
-        pooled_p = (k_a + k_b) / (n_a + n_b)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            z = diff / np.sqrt(pooled_p * (1 - pooled_p) * (1 / n_a + 1 / n_b))
-        degenerate = (pooled_p == 0) | (pooled_p == 1)
-        z = np.where(degenerate, np.nan, z)
-        p = np.where(degenerate, 1.0, _z_pvalue(z, opts.alternative))
-        if degenerate.any():
-            warnings.warn(
-                f"{int(degenerate.sum())} pair(s) where both systems score all 0 "
-                "or all 1: z is undefined, p = 1",
-                DegenerateDataWarning,
-                stacklevel=2,
-            )
-        statistic, test = z, "two-proportion z"
+        statistic, p, degenerate = _pooled_z_test(diff, k_a, n_a, k_b, n_b, opts.alternative)
+        test = "two-proportion z"
     elif opts.method == "auto":
-        se2_a, se2_b = var[ia] / n_a, var[ib] / n_b
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = diff / np.sqrt(se2_a + se2_b)
-            df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
-        zero = (se2_a + se2_b) == 0
-        if zero.any():
-            warnings.warn(
-                f"{int(zero.sum())} pair(s) where both systems have zero variance: "
-                "equal means give p = 1, different means the exact label-shuffle p",
-                DegenerateDataWarning,
-                stacklevel=2,
-            )
-        t = np.where(zero & (diff == 0), np.nan, t)
-        df = np.where(zero, np.inf, df)
-        p = np.where(zero & (diff == 0), 1.0, _t_pvalue(t, df, opts.alternative))
-        # two constant samples: the exact label-shuffle p, not 0
-        p = np.where(zero, split_constant_p(n_a, n_b, diff, opts.alternative), p)
-        statistic, test = t, "Welch t"
+        statistic, p = _welch_t_test(diff, var[ia], n_a, var[ib], n_b, opts.alternative)
+        test = "Welch t"
     elif opts.method == "permutation" and mod == "binary":
         statistic = diff
         p = _hypergeometric_pvalue(k_a, n_a, k_b, n_b, opts.alternative)
@@ -1105,41 +1081,15 @@ def compare_unpaired(
     floor = min_split_p(n_a, n_b, opts.alternative)
     few = (floor > opts.alpha) & ~small
     if few.any() and opts.method in ("auto", "bootstrap"):
-        p = np.array(p, dtype=np.float64)
-        ks = np.flatnonzero(few)
-        if mod == "binary":
-            p[ks] = _hypergeometric_pvalue(k_a[ks], n_a[ks], k_b[ks], n_b[ks], opts.alternative)
-        else:
-            most = int(max(math.comb(int(a) + int(b), int(a)) for a, b in zip(n_a[ks], n_b[ks])))
-            exact_opts = replace(opts, n_resamples=max(opts.n_resamples, most))
-            p[ks] = _unpaired_permutation(arrays, ia[ks], ib[ks], diff[ks], exact_opts)[0]
+        counts = (k_a, k_b) if mod == "binary" else None
+        p = _exact_shuffle_where(few, p, arrays, ia, ib, diff, n_a, n_b, counts, opts)
     p = np.where(small, np.nan, p)
     statistic = np.where(small, np.nan, statistic)
     p = np.asarray(p, dtype=np.float64)
     needed = min_unpaired_items(opts.alpha, opts.alternative)
-    pair_notes = [""] * len(ia)
-    for q in range(len(ia)):
-        if small[q]:
-            short = names[ia[q]] if n_a[q] < min_items else names[ib[q]]
-            pair_notes[q] = (
-                f"{short} has {min(n_a[q], n_b[q])} item(s); this test needs at least "
-                f"{min_items} per system: not testable"
-            )
-        elif mod == "continuous" and var[ia[q]] == 0 and var[ib[q]] == 0 and diff[q] == 0:
-            pair_notes[q] = "both systems score the same on every item: no difference, p = 1"
-        elif mod == "binary" and opts.method == "auto" and degenerate[q]:
-            pair_notes[q] = "both systems score all 0 or all 1: no difference, p = 1"
-        elif few[q]:
-            pair_notes[q] = (
-                f"{n_a[q]} and {n_b[q]} items cannot reach alpha = {opts.alpha:g} with an "
-                f"exact test (smallest p {floor[q]:.3g}); at least {needed} per system "
-                "are needed"
-                + (
-                    "; p is the exact label-shuffle p"
-                    if opts.method in ("auto", "bootstrap")
-                    else ""
-                )
-            )
+    pair_notes = _unpaired_pair_notes(
+        names, ia, ib, n_a, n_b, var, diff, small, few, floor, degenerate, min_items, mod, opts
+    )
     skewed = None
     if mod == "continuous":
         skewed = _unpaired_skew_flags(arrays, ia, ib, opts.alpha)
@@ -1149,12 +1099,7 @@ def compare_unpaired(
             # bootstrap agrees; p the larger, the interval the hull
             ks = np.flatnonzero(use)
             b_p, b_low, b_high = _unpaired_bootstrap_t(arrays, ia[ks], ib[ks], diff[ks], opts)
-            p = np.array(p, dtype=np.float64)
-            ci_low = np.array(ci_low, dtype=np.float64)
-            ci_high = np.array(ci_high, dtype=np.float64)
-            p[ks] = np.maximum(p[ks], b_p)
-            ci_low[ks] = np.fmin(ci_low[ks], b_low)
-            ci_high[ks] = np.fmax(ci_high[ks], b_high)
+            p, ci_low, ci_high = _hull(ks, p, ci_low, ci_high, b_p, b_low, b_high)
             exact, used_resamples = False, opts.n_resamples
             test = "Welch t (and studentized bootstrap where the difference is skewed)"
             ci_method = "Welch t interval (hull with the studentized bootstrap's where skewed)"
@@ -1195,6 +1140,153 @@ def compare_unpaired(
         min_items=needed,
         skewed=skewed,
     )
+
+
+def _pooled_z_test(
+    diff: np.ndarray,
+    k_a: np.ndarray,
+    n_a: np.ndarray,
+    k_b: np.ndarray,
+    n_b: np.ndarray,
+    alternative: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The two-proportion z test with pooled variance: z, p and the pairs where both
+    systems score all 0 or all 1 (z undefined, p = 1)."""
+    pooled_p = (k_a + k_b) / (n_a + n_b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = diff / np.sqrt(pooled_p * (1 - pooled_p) * (1 / n_a + 1 / n_b))
+    degenerate = (pooled_p == 0) | (pooled_p == 1)
+    z = np.where(degenerate, np.nan, z)
+    p = np.where(degenerate, 1.0, _z_pvalue(z, alternative))
+    if degenerate.any():
+        warnings.warn(
+            f"{int(degenerate.sum())} pair(s) where both systems score all 0 "
+            "or all 1: z is undefined, p = 1",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+    return z, p, degenerate
+
+
+def _welch_t_test(
+    diff: np.ndarray,
+    var_a: np.ndarray,
+    n_a: np.ndarray,
+    var_b: np.ndarray,
+    n_b: np.ndarray,
+    alternative: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Welch's t test: t and p; two constant samples get the exact label-shuffle p."""
+    se2_a, se2_b = var_a / n_a, var_b / n_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = diff / np.sqrt(se2_a + se2_b)
+        df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
+    zero = (se2_a + se2_b) == 0
+    if zero.any():
+        warnings.warn(
+            f"{int(zero.sum())} pair(s) where both systems have zero variance: "
+            "equal means give p = 1, different means the exact label-shuffle p",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+    t = np.where(zero & (diff == 0), np.nan, t)
+    df = np.where(zero, np.inf, df)
+    p = np.where(zero & (diff == 0), 1.0, _t_pvalue(t, df, alternative))
+    # two constant samples: the exact label-shuffle p, not 0
+    p = np.where(zero, split_constant_p(n_a, n_b, diff, alternative), p)
+    return t, p
+
+
+def _unpaired_pair_notes(
+    names: tuple[str, ...],
+    ia: np.ndarray,
+    ib: np.ndarray,
+    n_a: np.ndarray,
+    n_b: np.ndarray,
+    var: np.ndarray,
+    diff: np.ndarray,
+    small: np.ndarray,
+    few: np.ndarray,
+    floor: np.ndarray,
+    degenerate: np.ndarray,
+    min_items: int,
+    mod: str,
+    opts: _Options,
+) -> list[str]:
+    """The note of each pair the unpaired test could not test as usual (too few items,
+    constant or all-0/all-1 samples)."""
+    pair_notes = [""] * len(ia)
+    needed = min_unpaired_items(opts.alpha, opts.alternative)
+    for q in range(len(ia)):
+        if small[q]:
+            short = names[ia[q]] if n_a[q] < min_items else names[ib[q]]
+            pair_notes[q] = (
+                f"{short} has {min(n_a[q], n_b[q])} item(s); this test needs at least "
+                f"{min_items} per system: not testable"
+            )
+        elif mod == "continuous" and var[ia[q]] == 0 and var[ib[q]] == 0 and diff[q] == 0:
+            pair_notes[q] = "both systems score the same on every item: no difference, p = 1"
+        elif mod == "binary" and opts.method == "auto" and degenerate[q]:
+            pair_notes[q] = "both systems score all 0 or all 1: no difference, p = 1"
+        elif few[q]:
+            pair_notes[q] = (
+                f"{n_a[q]} and {n_b[q]} items cannot reach alpha = {opts.alpha:g} with an "
+                f"exact test (smallest p {floor[q]:.3g}); at least {needed} per system "
+                "are needed"
+                + (
+                    "; p is the exact label-shuffle p"
+                    if opts.method in ("auto", "bootstrap")
+                    else ""
+                )
+            )
+    return pair_notes
+
+
+def _exact_shuffle_where(
+    few: np.ndarray,
+    p: Any,
+    arrays: list[np.ndarray],
+    ia: np.ndarray,
+    ib: np.ndarray,
+    diff: np.ndarray,
+    n_a: np.ndarray,
+    n_b: np.ndarray,
+    counts: tuple[np.ndarray, np.ndarray] | None,
+    opts: _Options,
+) -> np.ndarray:
+    """``p`` with the exact label-shuffle p where the samples are too few to reach alpha
+    (``few``): hypergeometric for 0/1 scores (``counts`` of successes), else every split
+    enumerated."""
+    p = np.array(p, dtype=np.float64)
+    ks = np.flatnonzero(few)
+    if counts is not None:
+        k_a, k_b = counts
+        p[ks] = _hypergeometric_pvalue(k_a[ks], n_a[ks], k_b[ks], n_b[ks], opts.alternative)
+    else:
+        most = int(max(math.comb(int(a) + int(b), int(a)) for a, b in zip(n_a[ks], n_b[ks])))
+        exact_opts = replace(opts, n_resamples=max(opts.n_resamples, most))
+        p[ks] = _unpaired_permutation(arrays, ia[ks], ib[ks], diff[ks], exact_opts)[0]
+    return p
+
+
+def _hull(
+    ks: np.ndarray,
+    p: Any,
+    ci_low: Any,
+    ci_high: Any,
+    b_p: np.ndarray,
+    b_low: np.ndarray,
+    b_high: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """At the pairs ``ks``: the larger of two p-values and the hull of two intervals
+    (the bounds missing in one taken from the other)."""
+    p = np.array(p, dtype=np.float64)
+    ci_low = np.array(ci_low, dtype=np.float64)
+    ci_high = np.array(ci_high, dtype=np.float64)
+    p[ks] = np.maximum(p[ks], b_p)
+    ci_low[ks] = np.fmin(ci_low[ks], b_low)
+    ci_high[ks] = np.fmax(ci_high[ks], b_high)
+    return p, ci_low, ci_high
 
 
 def _unpaired_bootstrap_t(
@@ -1269,44 +1361,6 @@ def _unpaired_skew_flags(
     with np.errstate(invalid="ignore", divide="ignore"):
         g = (k3[ia] / n[ia] ** 2 - k3[ib] / n[ib] ** 2) / (v[ia] / n[ia] + v[ib] / n[ib]) ** 1.5
     return np.asarray(edgeworth_size_error(np.nan_to_num(g), 1, alpha) > alpha / 4)
-
-
-def _hypergeometric_pvalue(
-    k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray, n_b: np.ndarray, alternative: str
-) -> np.ndarray:
-    """Exact label-shuffle p-value of the difference of proportions.
-
-    Given the K = k_a + k_b successes among N = n_a + n_b items, the successes X landing
-    in A after shuffling labels are Hypergeometric(N, K, n_a), and the difference of
-    proportions X/n_a − (K − X)/n_b increases with X. Two-sided counts both tails of
-    ``|difference| >= observed``; ``greater`` is P(X >= k_a) (Fisher's one-sided test).
-    """
-    k_a, n_a = np.asarray(k_a, dtype=np.float64), np.asarray(n_a, dtype=np.float64)
-    K, N = k_a + np.asarray(k_b, dtype=np.float64), n_a + np.asarray(n_b, dtype=np.float64)
-    dist = stats.hypergeom(N, K, n_a)
-    upper = dist.sf(k_a - 1)  # P(X >= k_a)
-    lower = dist.cdf(k_a)  # P(X <= k_a)
-    if alternative == "greater":
-        return np.minimum(upper, 1.0)
-    if alternative == "less":
-        return np.minimum(lower, 1.0)
-    # mirror point: the X whose difference is -observed; X/n_a - (K-X)/n_b = -d
-    n_b_arr = N - n_a
-    slope = 1 / n_a + 1 / n_b_arr
-    d = k_a / n_a - (K - k_a) / n_b_arr
-    mirror = (-d + K / n_b_arr) / slope
-    eps = 1e-9
-    above = d >= 0
-    # observed in the upper tail: add P(X <= mirror); else add P(X >= mirror)
-    other_low = dist.cdf(np.floor(mirror + eps))
-    other_high = dist.sf(np.ceil(mirror - eps) - 1)
-    p = np.where(
-        above,
-        upper + np.where(mirror < k_a - eps, other_low, 0.0),
-        lower + np.where(mirror > k_a + eps, other_high, 0.0),
-    )
-    p = np.where(np.abs(mirror - k_a) <= eps, 1.0, p)  # no difference: every split counts
-    return np.minimum(p, 1.0)
 
 
 def _unpaired_permutation(

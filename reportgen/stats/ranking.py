@@ -25,9 +25,8 @@ ranks stay integers and ``P(rank = 1)`` is the probability of being best *or tie
 from __future__ import annotations
 
 import math
-import string
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -37,6 +36,32 @@ from scipy import special, stats
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._rank_agreement import (
+    RankAgreement,
+    TopsisResult,
+    rank_agreement,
+    topsis,
+)
+from reportgen.stats._rank_common import (
+    Direction,
+    RankIntervalMethod,
+    _Alternative,
+    _confidence_iv,
+    _direction_iv,
+    _min_ranks,
+    _Order,
+    _positive_int_iv,
+    _quantile_from_counts,
+)
+from reportgen.stats._rank_groups import (
+    _FALLBACK_NOTE,
+    MAX_GROUPS,
+    CompactLetterDisplay,
+    MaximalGroups,
+    _letters_from_groups,
+    compact_letter_display,
+    maximal_groups,
+)
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     NORMAL_RESAMPLING_ITEMS,
@@ -72,58 +97,6 @@ __all__ = [
     "simultaneous_rank_intervals",
     "topsis",
 ]
-
-Direction = Literal["higher", "lower"]
-RankIntervalMethod = Literal["tukey", "bonferroni", "sidak"]
-_Order = Literal["all-pairs", "first-vs-rest", "successive"]
-_Alternative = Literal["two-sided", "greater", "less"]
-
-
-# ============================================================================ helpers
-
-
-def _direction_iv(direction: str) -> Direction:
-    if direction not in get_args(Direction):
-        raise InputError(
-            f"direction={direction!r} is not valid",
-            hint="use 'higher' (higher scores are better) or 'lower'",
-        )
-    return direction  # type: ignore[return-value]
-
-
-def _confidence_iv(confidence: float) -> float:
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, (int, float, np.floating))
-        or not 0 < confidence < 1
-    ):
-        raise InputError(
-            f"confidence={confidence!r} must be between 0 and 1 (exclusive)",
-            hint="0.95 gives 95% intervals",
-        )
-    return float(confidence)
-
-
-def _positive_int_iv(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"{name}={value!r} must be a positive integer")
-    return int(value)
-
-
-def _min_ranks(values: np.ndarray, direction: Direction) -> np.ndarray:
-    """Competition ("min") ranks along the last axis, rank 1 = best."""
-    key = -values if direction == "higher" else values
-    return stats.rankdata(key, method="min", axis=-1).astype(np.int64)
-
-
-def _quantile_from_counts(counts: np.ndarray, p: float) -> np.ndarray:
-    """Smallest rank r with F(r) >= p for each row of rank counts (the inverted-CDF
-    quantile of a discrete distribution; ranks are 1-based)."""
-    cum = np.cumsum(counts, axis=1)
-    total = cum[:, -1:]
-    # integer counts: compare cum >= p * total with a guard against rounding of p * total
-    reached = cum >= p * total - 1e-9 * total
-    return np.argmax(reached, axis=1).astype(np.int64) + 1
 
 
 # ============================================================================ rank distributions
@@ -617,36 +590,7 @@ def simultaneous_rank_intervals(
     B = len(m)
     if np.isnan(m).any():
         raise InputError("means contain NaN", hint="drop systems without a mean first")
-    if (ses is None) == (covariance is None):
-        raise InputError(
-            "give exactly one of ses and covariance",
-            hint="ses for independent estimates, covariance for paired ones",
-        )
-    independent = covariance is None
-    if independent:
-        s = np.asarray(ses, dtype=np.float64)
-        if s.shape != (B,):
-            raise InputError(f"ses has shape {s.shape}, expected ({B},) like means")
-        if np.isnan(s).any() or (s < 0).any() or not np.isfinite(s).all():
-            raise InputError(
-                "ses must be finite and non-negative",
-                hint="systems with fewer than 2 items have no SE; drop them",
-            )
-        C = np.diag(s**2)
-    else:
-        C = np.asarray(covariance, dtype=np.float64)
-        if C.shape != (B, B):
-            raise InputError(f"covariance has shape {C.shape}, expected ({B}, {B})")
-        if not np.isfinite(C).all() or not np.allclose(C, C.T, rtol=1e-10, atol=0):
-            raise InputError("covariance must be finite and symmetric")
-        eig = np.linalg.eigvalsh(C)
-        if eig.min() < -1e-9 * max(1.0, float(np.abs(eig).max())):
-            raise InputError(
-                "covariance is not positive semi-definite",
-                hint="use the sample covariance of the per-item scores / n",
-            )
-        C = (C + C.T) / 2
-        s = np.sqrt(np.clip(np.diag(C), 0, None))
+    C, s, independent = _covariance_iv(ses, covariance, B)
     ia, ib = np.triu_indices(B, k=1)
     sd = np.sqrt(np.clip(C[ia, ia] + C[ib, ib] - 2 * C[ia, ib], 0, None))
     positive = sd > 0
@@ -715,6 +659,44 @@ def simultaneous_rank_intervals(
         direction,
         confidence,
     )
+
+
+def _covariance_iv(
+    ses: np.ndarray | None, covariance: np.ndarray | None, B: int
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The covariance of the ``B`` means, their SEs, and whether they are independent
+    (``ses`` given), from exactly one of ``ses`` and ``covariance``."""
+    if (ses is None) == (covariance is None):
+        raise InputError(
+            "give exactly one of ses and covariance",
+            hint="ses for independent estimates, covariance for paired ones",
+        )
+    independent = covariance is None
+    if independent:
+        s = np.asarray(ses, dtype=np.float64)
+        if s.shape != (B,):
+            raise InputError(f"ses has shape {s.shape}, expected ({B},) like means")
+        if np.isnan(s).any() or (s < 0).any() or not np.isfinite(s).all():
+            raise InputError(
+                "ses must be finite and non-negative",
+                hint="systems with fewer than 2 items have no SE; drop them",
+            )
+        C = np.diag(s**2)
+    else:
+        C = np.asarray(covariance, dtype=np.float64)
+        if C.shape != (B, B):
+            raise InputError(f"covariance has shape {C.shape}, expected ({B}, {B})")
+        if not np.isfinite(C).all() or not np.allclose(C, C.T, rtol=1e-10, atol=0):
+            raise InputError("covariance must be finite and symmetric")
+        eig = np.linalg.eigvalsh(C)
+        if eig.min() < -1e-9 * max(1.0, float(np.abs(eig).max())):
+            raise InputError(
+                "covariance is not positive semi-definite",
+                hint="use the sample covariance of the per-item scores / n",
+            )
+        C = (C + C.T) / 2
+        s = np.sqrt(np.clip(np.diag(C), 0, None))
+    return C, s, independent
 
 
 #: Simulated rows processed together in :func:`_simulate_max_stat`'s loop over systems
@@ -1137,611 +1119,3 @@ def _nonsignificant_edges(tests: _Tests, perm: np.ndarray) -> list[tuple[int, in
         edge_list.append((int(pos[s]), int(pos[t]), _num(pv)))
     edge_list.sort(key=lambda e: (e[0], e[1]))
     return edge_list
-
-
-# ============================================================================ groups
-
-#: The most maximal groups (cliques) enumerated when the graph of non-significant
-#: pairs is not an interval graph in mean order; past it, the consecutive groups are
-#: reported instead (:func:`maximal_groups`).
-MAX_GROUPS = 2000
-
-
-@dataclass(frozen=True)
-class MaximalGroups:
-    """Maximal groups of systems that are pairwise not significantly different.
-
-    Attributes
-    ----------
-    groups
-        Index tuples (ascending: best first), sorted by their members' indices.
-    method
-        ``"consecutive"``: the graph is an interval graph in mean order, its maximal
-        cliques are the maximal runs of consecutive systems, found in ``O(B^2)``;
-        ``"enumerated"``: the maximal cliques, all of them (at most ``max_groups``);
-        ``"consecutive-fallback"``: more than ``max_groups`` maximal cliques exist, the
-        maximal runs of consecutive, pairwise non-different systems are given instead.
-    complete
-        Whether two systems share a group if and only if they are not significantly
-        different (``False`` only for the fallback).
-    """
-
-    groups: tuple[tuple[int, ...], ...]
-    method: Literal["consecutive", "enumerated", "consecutive-fallback"]
-    complete: bool
-
-
-def _consecutive_runs(A: np.ndarray) -> list[tuple[int, ...]]:
-    """The maximal runs ``[i..j]`` of consecutive indices that are pairwise adjacent."""
-    B = len(A)
-    runs: list[tuple[int, ...]] = []
-    j = 0
-    previous = -1
-    for i in range(B):
-        j = max(j, i)
-        # extend while the next index is adjacent to every member of [i..j]
-        while j + 1 < B and A[i : j + 1, j + 1].all():
-            j += 1
-        if j > previous:
-            runs.append(tuple(range(i, j + 1)))
-            previous = j
-    return runs
-
-
-def maximal_groups(adjacency: np.ndarray, *, max_groups: int = MAX_GROUPS) -> MaximalGroups:
-    """Maximal cliques of the graph of non-significant pairs, without exponential work.
-
-    Parameters
-    ----------
-    adjacency
-        ``(B, B)`` symmetric boolean matrix, systems in rank order (best first):
-        ``True`` where two systems are *not* significantly different (the diagonal is
-        ignored).
-    max_groups
-        The most cliques enumerated when the fast path does not apply.
-
-    Returns
-    -------
-    MaximalGroups
-
-    Notes
-    -----
-    A graph has exponentially many maximal cliques in the worst case (Moon & Moser
-    1965), so Bron–Kerbosch enumeration (Bron & Kerbosch 1973) cannot be run blindly
-    on hundreds of systems. Non-significance between ordered means is almost always an
-    *interval* structure: if systems i < j are not different, neither are any two
-    systems ranked between them. That holds exactly when every edge ``(i, j)``,
-    ``j > i + 1``, has the edges ``(i + 1, j)`` and ``(i, j - 1)`` (by induction on
-    ``j - i``), checked in ``O(B^2)``; the maximal cliques are then exactly the maximal
-    runs of consecutive systems whose members are pairwise adjacent (a clique spans an
-    interval whose pairs are all edges), found in ``O(B^2)`` — the groups of
-    consecutive systems of the compact letter display (Piepho 2004). Otherwise the
-    cliques are enumerated (Bron–Kerbosch with Tomita's pivot, Tomita et al. 2006, on
-    integer bitsets) up to ``max_groups`` cliques and ``10 * max_groups`` steps; past
-    that bound the maximal consecutive runs are returned with ``complete=False``: systems
-    sharing a group are still not
-    different, but some non-different pairs then share no group.
-
-    References
-    ----------
-    .. [1] Bron, C. & Kerbosch, J. (1973). Finding all cliques of an undirected graph. Commun. ACM
-           16(9), 575-577.
-    .. [2] Moon, J. W. & Moser, L. (1965). On cliques in graphs. Israel J. Math. 3, 23-28.
-    .. [3] Tomita, E., Tanaka, A. & Takahashi, H. (2006). The worst-case time complexity for
-           generating all maximal cliques and computational experiments. Theor. Comput. Sci.
-           363(1), 28-42.
-    .. [4] Piepho, H.-P. (2004). An algorithm for a letter-based representation of all-pairwise
-           comparisons. J. Comput. Graph. Statist. 13(2), 456-466.
-
-    Examples
-    --------
-    >>> A = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]], dtype=bool)
-    >>> maximal_groups(A)
-    MaximalGroups(groups=((0, 1), (1, 2)), method='consecutive', complete=True)
-    """
-    A = np.asarray(adjacency, dtype=bool).copy()
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise InputError(f"adjacency must be a square matrix, got shape {A.shape}")
-    if not np.array_equal(A, A.T):
-        raise InputError("adjacency must be symmetric")
-    np.fill_diagonal(A, True)
-    E = np.triu(A, k=2)  # edges (i, j) with j > i + 1
-    i, j = np.nonzero(E)
-    if A[i + 1, j].all() and A[i, j - 1].all():
-        return MaximalGroups(tuple(_consecutive_runs(A)), "consecutive", True)
-    np.fill_diagonal(A, False)
-    found = _bron_kerbosch(A, max_groups=max_groups, max_steps=10 * max_groups)
-    if found is None:
-        np.fill_diagonal(A, True)
-        return MaximalGroups(tuple(_consecutive_runs(A)), "consecutive-fallback", False)
-    return MaximalGroups(tuple(sorted(found)), "enumerated", True)
-
-
-def _bits(mask: int) -> Iterator[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
-def _bron_kerbosch(
-    A: np.ndarray, *, max_groups: int, max_steps: int
-) -> list[tuple[int, ...]] | None:
-    """Maximal cliques by Bron–Kerbosch with Tomita's pivot, on integer bitsets, without
-    recursion; ``None`` once more than ``max_groups`` cliques or ``max_steps`` calls."""
-    B = len(A)
-    # bit k of neighbours[i] is A[i, k]
-    packed = np.packbits(A, axis=1, bitorder="little")
-    neighbours = [int.from_bytes(row.tobytes(), "little") for row in packed]
-    found: list[tuple[int, ...]] = []
-    stack: list[tuple[tuple[int, ...], int, int]] = [((), (1 << B) - 1, 0)]
-    steps = 0
-    while stack:
-        clique, P, X = stack.pop()
-        steps += 1
-        if steps > max_steps:
-            return None
-        if not P:
-            if not X:
-                found.append(tuple(sorted(clique)))
-                if len(found) > max_groups:
-                    return None
-            continue
-        pivot = max(_bits(P | X), key=lambda u: (P & neighbours[u]).bit_count())
-        for v in _bits(P & ~neighbours[pivot]):
-            stack.append(((*clique, v), P & neighbours[v], X & neighbours[v]))
-            P &= ~(1 << v)
-            X |= 1 << v
-    return found
-
-
-# ============================================================================ letters
-
-
-@dataclass(frozen=True)
-class CompactLetterDisplay(TabularMixin):
-    """Letters shared by systems that are not significantly different.
-
-    Attributes
-    ----------
-    systems
-        Names, in the order given (best first).
-    letters
-        The letters of each system joined into one string (``"ab"``), aligned with
-        ``systems``. Past 52 groups, labels are ``a1, b1, ...`` and the joined string
-        separates them with ``","``.
-    groups
-        Members of each letter, in letter order (each group best first).
-    labels
-        The letter of each group.
-    complete
-        Whether two systems share a letter if and only if they are not significantly
-        different; ``False`` when the groups are the fallback of
-        :func:`maximal_groups` (then sharing a letter still means "not different").
-    """
-
-    systems: tuple[str, ...]
-    letters: tuple[str, ...]
-    groups: tuple[tuple[str, ...], ...]
-    labels: tuple[str, ...]
-    complete: bool = True
-
-    def to_records(self) -> list[dict[str, Any]]:
-        """One dict per system: ``system`` and ``letters``."""
-        return [{"system": s, "letters": self.letters[i]} for i, s in enumerate(self.systems)]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: systems with letters, and the groups by letter."""
-        return {
-            "kind": "compact_letter_display",
-            "systems": self.to_records(),
-            "groups": {lab: list(g) for lab, g in zip(self.labels, self.groups)},
-            "complete": self.complete,
-        }
-
-
-_FALLBACK_NOTE = (
-    f"more than {MAX_GROUPS:,} maximal groups of systems that do not differ: "
-    "the groups (and letters) shown are the runs of consecutive systems in "
-    "mean order that do not differ pairwise; two systems that share no group "
-    "may still not differ (see the pairwise comparisons)"
-)
-
-
-def _letters_from_groups(names: tuple[str, ...], groups: MaximalGroups) -> CompactLetterDisplay:
-    columns = list(groups.groups)  # sorted by their members' indices
-    labels = tuple(_label(k) for k in range(len(columns)))
-    sep = "," if len(columns) > 52 else ""
-    member: list[list[int]] = [[] for _ in names]
-    for k, c in enumerate(columns):
-        for s in c:
-            member[s].append(k)
-    letters = tuple(sep.join(labels[k] for k in ks) for ks in member)
-    named = tuple(tuple(names[s] for s in c) for c in columns)
-    return CompactLetterDisplay(names, letters, named, labels, groups.complete)
-
-
-def _label(k: int) -> str:
-    letters = string.ascii_lowercase + string.ascii_uppercase
-    return letters[k] if k < 52 else f"{string.ascii_lowercase[k % 26]}{k // 26 - 1}"
-
-
-def compact_letter_display(
-    systems_in_order: Sequence[str], significant_pairs: Sequence[tuple[str, str]] | np.ndarray
-) -> CompactLetterDisplay:
-    """Compact letter display (Piepho 2004): one letter per maximal group of systems
-    that are pairwise not significantly different.
-
-    Parameters
-    ----------
-    systems_in_order
-        System names, best first (e.g. by descending mean).
-    significant_pairs
-        The significantly different pairs: ``(name, name)`` tuples, or a symmetric
-        ``(B, B)`` boolean matrix aligned with ``systems_in_order``.
-
-    Returns
-    -------
-    CompactLetterDisplay
-
-    Raises
-    ------
-    InputError
-        Unknown or duplicate names, a pair of a system with itself, a matrix of the
-        wrong shape or not symmetric.
-
-    Notes
-    -----
-    Piepho's insert-absorb algorithm (2004, §2) ends with exactly the maximal groups
-    of mutually non-significant systems (the maximal cliques of the non-significance
-    graph), so two systems share a letter if and only if they are not significantly
-    different, and every system gets at least one letter. Those groups are computed
-    here directly by :func:`maximal_groups`, in ``O(B^2)`` when they are runs of
-    consecutive systems (the usual case) and by bounded enumeration otherwise —
-    insert-absorb itself does work exponential in the number of systems in the worst
-    case. Past :data:`MAX_GROUPS` groups the letters are the consecutive runs and
-    :attr:`CompactLetterDisplay.complete` is ``False``. Letters are named in the order
-    of their best member (then the next member, ...), so the best system gets ``a``.
-
-    References
-    ----------
-    .. [1] Piepho, H.-P. (2004). An algorithm for a letter-based representation of all-pairwise
-           comparisons. J. Comput. Graph. Statist. 13(2), 456-466.
-
-    Examples
-    --------
-    >>> cld = compact_letter_display(["A", "B", "C", "D"], [("A", "C"), ("A", "D"), ("B", "D")])
-    >>> cld.letters
-    ('a', 'ab', 'bc', 'c')
-    """
-    names = tuple(str(s) for s in systems_in_order)
-    B = len(names)
-    if B == 0:
-        raise InputError("no systems to letter")
-    if len(set(names)) != B:
-        raise InputError("system names must be distinct")
-    index = {s: k for k, s in enumerate(names)}
-    pairs: list[tuple[int, int]] = []
-    if isinstance(significant_pairs, np.ndarray) and significant_pairs.ndim == 2:
-        S = significant_pairs.astype(bool)
-        if S.shape != (B, B) or not np.array_equal(S, S.T):
-            raise InputError(
-                f"the significance matrix must be symmetric ({B}, {B}), got shape {S.shape}"
-            )
-        return _letters_from_groups(names, maximal_groups(~S))
-    else:
-        for pair in significant_pairs:
-            if len(pair) != 2:
-                raise InputError(f"significant pair {pair!r} must have two systems")
-            a, b = (str(x) for x in pair)
-            for x in (a, b):
-                if x not in index:
-                    raise InputError(
-                        f"unknown system {x!r} in significant_pairs",
-                        hint=f"systems: {', '.join(names)}",
-                    )
-            if a == b:
-                raise InputError(f"pair ({a!r}, {b!r}) compares a system with itself")
-            i, j = sorted((index[a], index[b]))
-            pairs.append((i, j))
-        pairs = sorted(set(pairs))
-    adjacency = np.ones((B, B), dtype=bool)
-    if pairs:
-        ij = np.asarray(pairs, dtype=np.int64)
-        adjacency[ij[:, 0], ij[:, 1]] = adjacency[ij[:, 1], ij[:, 0]] = False
-    return _letters_from_groups(names, maximal_groups(adjacency))
-
-
-# ============================================================================ TOPSIS
-
-
-@dataclass(frozen=True)
-class TopsisResult(TabularMixin):
-    """TOPSIS closeness of each system to the ideal.
-
-    Attributes
-    ----------
-    systems, metrics
-        Row and column names.
-    score
-        Relative closeness :math:`C_i = S_i^- / (S_i^+ + S_i^-)` in [0, 1]; higher is
-        better. NaN if every system is identical on every weighted metric.
-    rank
-        Rank by score (1 = best, ties get the minimum rank).
-    distance_ideal, distance_anti_ideal
-        :math:`S_i^+` and :math:`S_i^-`.
-    ideal, anti_ideal
-        The weighted normalised ideal and anti-ideal points (one value per metric).
-    weights
-        Weights normalised to sum to 1.
-    directions
-        ``"higher"`` (benefit) or ``"lower"`` (cost) per metric.
-    """
-
-    systems: tuple[str, ...]
-    metrics: tuple[str, ...]
-    score: np.ndarray
-    rank: np.ndarray
-    distance_ideal: np.ndarray
-    distance_anti_ideal: np.ndarray
-    ideal: np.ndarray
-    anti_ideal: np.ndarray
-    weights: np.ndarray
-    directions: tuple[str, ...]
-
-    def order(self) -> tuple[str, ...]:
-        """System names by descending score (ties in input order)."""
-        return tuple(
-            self.systems[i] for i in np.argsort(-np.nan_to_num(self.score, nan=-1), kind="stable")
-        )
-
-    def to_records(self) -> list[dict[str, Any]]:
-        """One dict per system (NaN as None)."""
-        return [
-            {
-                "system": s,
-                "topsis_score": _num(self.score[i]),
-                "rank": int(self.rank[i]),
-                "distance_ideal": _num(self.distance_ideal[i]),
-                "distance_anti_ideal": _num(self.distance_anti_ideal[i]),
-            }
-            for i, s in enumerate(self.systems)
-        ]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: per-metric weights, directions, ideal points and the records."""
-        return {
-            "kind": "topsis",
-            "metrics": [
-                {
-                    "metric": k,
-                    "weight": float(self.weights[j]),
-                    "direction": self.directions[j],
-                    "ideal": _num(self.ideal[j]),
-                    "anti_ideal": _num(self.anti_ideal[j]),
-                }
-                for j, k in enumerate(self.metrics)
-            ],
-            "systems": self.to_records(),
-        }
-
-
-def topsis(
-    matrix: np.ndarray,
-    *,
-    directions: Direction | Sequence[Direction] = "higher",
-    weights: Sequence[float] | np.ndarray | None = None,
-    systems: Sequence[str] | None = None,
-    metrics: Sequence[str] | None = None,
-) -> TopsisResult:
-    """TOPSIS scores of a systems × metrics matrix of means (Ackerman et al. 2025, §7.4).
-
-    Parameters
-    ----------
-    matrix
-        ``(B, K)`` mean score of each system (row) on each metric (column).
-    directions
-        ``"higher"`` (benefit) or ``"lower"`` (cost): one for all metrics or one each.
-    weights
-        Non-negative metric weights (normalised to sum 1); default equal.
-    systems, metrics
-        Names; default ``"system 1"``, ... and ``"metric 1"``, ...
-
-    Returns
-    -------
-    TopsisResult
-
-    Raises
-    ------
-    InputError
-        A non-2-D or non-finite matrix, wrong number of directions or weights, negative
-        or all-zero weights.
-
-    Warns
-    -----
-    DegenerateDataWarning
-        A metric column of zeros (it contributes nothing), or all systems identical
-        (scores NaN).
-
-    Notes
-    -----
-    Hwang & Yoon (1981), *Multiple Attribute Decision Making*, Springer: vector
-    normalisation :math:`r_{ij} = x_{ij}/\\sqrt{\\sum_i x_{ij}^2}`, weighting
-    :math:`v_{ij} = w_j r_{ij}`, ideal :math:`A^+_j = \\max_i v_{ij}` for a benefit and
-    :math:`\\min_i v_{ij}` for a cost metric (anti-ideal :math:`A^-` the reverse),
-    Euclidean distances :math:`S_i^\\pm = \\lVert v_i - A^\\pm\\rVert` and closeness
-    :math:`C_i = S_i^-/(S_i^+ + S_i^-)`. Ackerman et al. (2025, §7.4) used pymcdm, whose
-    ``TOPSIS`` takes a normalisation function: compare with it only under vector normalisation.
-
-    References
-    ----------
-    .. [1] Hwang, C.-L. & Yoon, K. (1981). Multiple Attribute Decision Making. Springer (TOPSIS).
-    .. [2] Ackerman, S., Farchi, E., Raz, O. & Toledo, A. (2025). Statistical multi-metric
-           evaluation and ranking of LLM-based systems. arXiv:2501.18243, §7.4.
-
-    Examples
-    --------
-    >>> res = topsis(np.array([[4.0, 3.0], [3.0, 4.0]]), weights=[0.75, 0.25])
-    >>> [round(float(c), 6) for c in res.score]
-    [0.75, 0.25]
-
-    By hand: both columns have norm 5, weighted rows (0.6, 0.15) and (0.45, 0.2); the
-    ideal is (0.6, 0.2), the anti-ideal (0.45, 0.15): distances 0.05 and 0.15.
-
-    >>> round(0.15 / (0.05 + 0.15), 6)
-    0.75
-    """
-    X = np.asarray(matrix, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise InputError(f"matrix must be systems × metrics (2-D), got shape {X.shape}")
-    if not np.isfinite(X).all():
-        raise InputError(
-            "matrix contains NaN or infinite values",
-            hint="give the mean of every system on every metric",
-        )
-    B, K = X.shape
-    dirs = (directions,) * K if isinstance(directions, str) else tuple(directions)
-    if len(dirs) != K:
-        raise InputError(f"{len(dirs)} directions for {K} metrics")
-    for d in dirs:
-        _direction_iv(d)
-    w = np.ones(K) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
-    if w.shape != (K,):
-        raise InputError(f"{w.size} weights for {K} metrics")
-    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
-        raise InputError("weights must be finite, non-negative and not all zero")
-    w = w / w.sum()
-    names = system_names(systems, B)
-    metric_names = system_names(metrics, K, prefix="metric", hint="give one name per metric")
-    norm = np.sqrt((X**2).sum(axis=0))
-    if (norm == 0).any():
-        warnings.warn(
-            "metric column(s) of zeros contribute nothing to TOPSIS: "
-            + ", ".join(metric_names[j] for j in np.flatnonzero(norm == 0)),
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-    V = np.divide(X, norm, out=np.zeros_like(X), where=norm > 0) * w
-    benefit = np.array([d == "higher" for d in dirs])
-    ideal = np.where(benefit, V.max(axis=0), V.min(axis=0))
-    anti = np.where(benefit, V.min(axis=0), V.max(axis=0))
-    s_plus = np.sqrt(((V - ideal) ** 2).sum(axis=1))
-    s_minus = np.sqrt(((V - anti) ** 2).sum(axis=1))
-    total = s_plus + s_minus
-    if (total == 0).any():
-        warnings.warn(
-            "all systems are identical on the weighted metrics: TOPSIS scores are NaN",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        score = np.where(total > 0, s_minus / total, np.nan)
-    rank = _min_ranks(np.nan_to_num(score, nan=-1.0), "higher")
-    return TopsisResult(names, metric_names, score, rank, s_plus, s_minus, ideal, anti, w, dirs)
-
-
-# ============================================================================ agreement
-
-
-@dataclass(frozen=True)
-class RankAgreement(TabularMixin):
-    """Agreement of two orderings of the same systems.
-
-    Attributes
-    ----------
-    tau
-        Kendall's τ = (concordant − discordant) / (n(n − 1)/2) (no ties in an ordering,
-        so τ-a = τ-b).
-    p_value
-        Two-sided p-value of τ = 0 (scipy ``kendalltau``, exact for small n).
-    n
-        Number of systems.
-    concordant, discordant
-        Pair counts.
-    swapped
-        The discordant pairs, each as (system first in ``order_a``, system first in
-        ``order_b``).
-    """
-
-    tau: float
-    p_value: float
-    n: int
-    concordant: int
-    discordant: int
-    swapped: tuple[tuple[str, str], ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (NaN as None)."""
-        return {
-            "kind": "rank_agreement",
-            "tau": _num(self.tau),
-            "p_value": _num(self.p_value),
-            "n": self.n,
-            "concordant": self.concordant,
-            "discordant": self.discordant,
-            "swapped": [list(p) for p in self.swapped],
-        }
-
-    def to_records(self) -> list[dict[str, Any]]:
-        """One dict per swapped pair."""
-        return [{"first_in_a": a, "first_in_b": b} for a, b in self.swapped]
-
-
-def rank_agreement(order_a: Sequence[str], order_b: Sequence[str]) -> RankAgreement:
-    """Kendall's τ between two orderings of the same systems (Ackerman et al. 2025, §7.4).
-
-    Parameters
-    ----------
-    order_a, order_b
-        The same system names, each best first (e.g. ``OrderedRanking.systems`` and
-        ``TopsisResult.order()``).
-
-    Returns
-    -------
-    RankAgreement
-
-    Raises
-    ------
-    InputError
-        Orderings of different systems, repeated names, fewer than 2 systems.
-
-    Notes
-    -----
-    Kendall (1938), *Biometrika* 30: τ = (C − D) / (n(n − 1)/2) over the n(n − 1)/2 pairs,
-    C concordant (same relative order in both) and D discordant. The p-value is scipy's
-    ``kendalltau`` on the positions (exact null distribution when n is small).
-
-    References
-    ----------
-    .. [1] Kendall, M. G. (1938). A new measure of rank correlation. Biometrika 30(1-2), 81-93.
-
-    Examples
-    --------
-    >>> res = rank_agreement(["a", "b", "c", "d"], ["a", "c", "b", "d"])
-    >>> round(res.tau, 4), res.swapped
-    (0.6667, (('b', 'c'),))
-    >>> from scipy import stats
-    >>> round(float(stats.kendalltau([1, 2, 3, 4], [1, 3, 2, 4]).statistic), 4)  # (5 - 1) / 6
-    0.6667
-    """
-    a = tuple(str(s) for s in order_a)
-    b = tuple(str(s) for s in order_b)
-    if len(set(a)) != len(a) or len(set(b)) != len(b):
-        raise InputError("an ordering repeats a system")
-    if set(a) != set(b):
-        only = sorted(set(a) ^ set(b))
-        raise InputError(
-            "the orderings rank different systems", hint=f"in only one of them: {', '.join(only)}"
-        )
-    n = len(a)
-    if n < 2:
-        raise InputError(f"{n} system(s): agreement needs at least 2")
-    pos_b = {s: k for k, s in enumerate(b)}
-    pb = np.array([pos_b[s] for s in a])
-    i, j = np.triu_indices(n, k=1)  # a ranks i before j
-    disc = pb[i] > pb[j]
-    D = int(disc.sum())
-    C = len(i) - D
-    swapped = tuple((a[x], a[y]) for x, y in zip(i[disc], j[disc]))
-    p_value = float(stats.kendalltau(np.arange(n), pb).pvalue)
-    return RankAgreement((C - D) / len(i), p_value, n, C, D, swapped)

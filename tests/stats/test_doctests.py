@@ -20,7 +20,15 @@ MODULES = sorted(m.name for m in pkgutil.iter_modules(reportgen.stats.__path__))
 
 # Public helpers that implement no statistical method, so cite no paper.
 NOT_STATISTICAL = {
-    "_common": {"choices_iv", "finite_or_none", "resampling_iv", "system_names"},
+    "_common": {
+        "choices_iv",
+        "finite_or_none",
+        "modality_iv",
+        "resampling_fields",
+        "resampling_iv",
+        "system_index",
+        "system_names",
+    },
     "_resampling": {"chunk_sizes"},
     "_degenerate": {"power_of_two_scale"},
 }

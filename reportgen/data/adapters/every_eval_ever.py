@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -144,17 +144,7 @@ class EveryEvalEverAdapter(Adapter):
         return self.read_many([path], options)
 
     def read_many(self, paths: list[Path], options: LoadOptions) -> AdapterResult:
-        files: list[Path] = []
-        for path in paths:
-            found = [path] if path.is_file() else list(_find_files(path))
-            if not found:
-                raise InputError(
-                    f"no every_eval_ever file in this folder or {_MAX_DEPTH} levels below",
-                    location=Location(str(path)),
-                    hint="point at an aggregate <uuid>.json, a <uuid>_samples.jsonl, or a "
-                    "folder holding them",
-                )
-            files.extend(f for f in found if f not in files)
+        files = _files_of(paths)
         aggregates = [_read_aggregate(f) for f in files if not f.name.endswith(".jsonl")]
         samples = [f for f in files if f.name.endswith(".jsonl")]
         skipped: list[SkippedInput] = []
@@ -212,19 +202,7 @@ class EveryEvalEverAdapter(Adapter):
         exclusions += hash_exclusions
         if frame["run"].nunique() <= 1:
             frame = frame.drop(columns="run")
-        directions: dict[str, Literal["higher", "lower"]] = {}
-        for aggregate in linked.values():
-            for metric, direction in aggregate.directions.items():
-                if directions.setdefault(metric, direction) != direction:
-                    problems.append(
-                        Problem(
-                            "warning",
-                            f"metric {metric!r}: the aggregate "
-                            "files disagree on lower_is_better; using "
-                            f"{directions[metric]!r} is better",
-                            Location(str(aggregate.path)),
-                        )
-                    )
+        directions = _directions(linked.values(), problems)
         frame, dropped, more = drop_nonfinite(
             frame,
             np.isinf(frame["score"].to_numpy(dtype=np.float64)),
@@ -245,6 +223,43 @@ class EveryEvalEverAdapter(Adapter):
             skipped=skipped,
             duplicate_hint=_DUPLICATE_HINT,
         )
+
+
+def _files_of(paths: list[Path]) -> list[Path]:
+    """The every_eval_ever files given, or found in the folders given, each once."""
+    files: list[Path] = []
+    for path in paths:
+        found = [path] if path.is_file() else list(_find_files(path))
+        if not found:
+            raise InputError(
+                f"no every_eval_ever file in this folder or {_MAX_DEPTH} levels below",
+                location=Location(str(path)),
+                hint="point at an aggregate <uuid>.json, a <uuid>_samples.jsonl, or a "
+                "folder holding them",
+            )
+        files.extend(f for f in found if f not in files)
+    return files
+
+
+def _directions(
+    aggregates: Iterable[_Aggregate], problems: list[Problem]
+) -> dict[str, Literal["higher", "lower"]]:
+    """Each metric's direction (lower_is_better) from the aggregate files; a warning
+    where they disagree (the first one read is used)."""
+    directions: dict[str, Literal["higher", "lower"]] = {}
+    for aggregate in aggregates:
+        for metric, direction in aggregate.directions.items():
+            if directions.setdefault(metric, direction) != direction:
+                problems.append(
+                    Problem(
+                        "warning",
+                        f"metric {metric!r}: the aggregate "
+                        "files disagree on lower_is_better; using "
+                        f"{directions[metric]!r} is better",
+                        Location(str(aggregate.path)),
+                    )
+                )
+    return directions
 
 
 # --------------------------------------------------------------------------- finding files

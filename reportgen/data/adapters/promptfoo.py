@@ -99,16 +99,7 @@ class PromptfooAdapter(Adapter):
         described: dict[str, str] = {}
         for position, entry in enumerate(entries):
             where = Location(str(path), None, f"results.results[{position}]")
-            if not isinstance(entry, dict):
-                raise InputError(
-                    f"a result is {type(entry).__name__}, not an object", location=where, hint=_HINT
-                )
-            test = entry.get("testIdx")
-            if isinstance(test, bool) or not isinstance(test, int):
-                raise InputError(
-                    f"testIdx = {excerpt(test)} is not a test number", location=where, hint=_HINT
-                )
-            item = str(test)
+            item = _test_number(entry, where)
             system = names[_key(entry)]
             description = (entry.get("testCase") or {}).get("description")
             if isinstance(description, str):
@@ -156,27 +147,9 @@ class PromptfooAdapter(Adapter):
         if described:
             frame["description"] = frame["item"].map(described)
         frame[SOURCE_FILE] = file_column(path, len(frame))
-        exclusions = [
-            Exclusion(
-                "promptfoo test errored (failureReason 2): no result",
-                count,
-                dataset=dataset,
-                system=system,
-                source=str(path),
-            )
-            for system, count in errored.items()
-        ] + dropped
-        for system, count in errored.items():
-            problems.append(
-                Problem(
-                    "warning",
-                    f"{count} test run{'s' if count != 1 else ''} of {excerpt(system)} "
-                    "errored (the provider or an assertion raised an error): left out, "
-                    "not scored as failures (--errors-as-failures scores them 0)",
-                    location=Location(str(path)),
-                    dataset=dataset,
-                )
-            )
+        excluded, warned = _errored_runs(errored, dataset, path)
+        exclusions = excluded + dropped
+        problems.extend(warned)
         directions = {"pass": "higher", "score": "higher"}
         return AdapterResult(
             frame,
@@ -186,6 +159,48 @@ class PromptfooAdapter(Adapter):
             duplicate_hint="promptfoo lists each test once per prompt and provider; give "
             "each output file once",
         )
+
+
+def _test_number(entry: Any, where: Location) -> str:
+    """The item of a result: its test number (``testIdx``), as text."""
+    if not isinstance(entry, dict):
+        raise InputError(
+            f"a result is {type(entry).__name__}, not an object", location=where, hint=_HINT
+        )
+    test = entry.get("testIdx")
+    if isinstance(test, bool) or not isinstance(test, int):
+        raise InputError(
+            f"testIdx = {excerpt(test)} is not a test number", location=where, hint=_HINT
+        )
+    return str(test)
+
+
+def _errored_runs(
+    errored: dict[str, int], dataset: str, path: Path
+) -> tuple[list[Exclusion], list[Problem]]:
+    """The exclusion and the warning of each system's errored test runs."""
+    exclusions = [
+        Exclusion(
+            "promptfoo test errored (failureReason 2): no result",
+            count,
+            dataset=dataset,
+            system=system,
+            source=str(path),
+        )
+        for system, count in errored.items()
+    ]
+    problems = [
+        Problem(
+            "warning",
+            f"{count} test run{'s' if count != 1 else ''} of {excerpt(system)} "
+            "errored (the provider or an assertion raised an error): left out, "
+            "not scored as failures (--errors-as-failures scores them 0)",
+            location=Location(str(path)),
+            dataset=dataset,
+        )
+        for system, count in errored.items()
+    ]
+    return exclusions, problems
 
 
 def _body(data: Any, path: Path) -> dict[str, Any]:

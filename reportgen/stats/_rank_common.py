@@ -1,0 +1,78 @@
+"""The vocabularies, input checks and small helpers (minimum ranks, quantiles of counts)
+shared by the ranking routines.
+
+Private to :mod:`reportgen.stats.ranking`, which re-exports the public names.
+
+Examples
+--------
+Competition ranks, rank 1 the best; tied systems share the better rank:
+
+>>> _min_ranks(np.array([0.7, 0.9, 0.7]), "higher").tolist()
+[2, 1, 2]
+>>> _min_ranks(np.array([0.7, 0.9, 0.7]), "lower").tolist()
+[1, 3, 1]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+import numpy as np
+from scipy import stats
+
+from reportgen.errors import InputError
+
+Direction = Literal["higher", "lower"]
+
+
+RankIntervalMethod = Literal["tukey", "bonferroni", "sidak"]
+
+
+_Order = Literal["all-pairs", "first-vs-rest", "successive"]
+
+
+_Alternative = Literal["two-sided", "greater", "less"]
+
+
+def _direction_iv(direction: str) -> Direction:
+    if direction not in get_args(Direction):
+        raise InputError(
+            f"direction={direction!r} is not valid",
+            hint="use 'higher' (higher scores are better) or 'lower'",
+        )
+    return direction  # type: ignore[return-value]
+
+
+def _confidence_iv(confidence: float) -> float:
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float, np.floating))
+        or not 0 < confidence < 1
+    ):
+        raise InputError(
+            f"confidence={confidence!r} must be between 0 and 1 (exclusive)",
+            hint="0.95 gives 95% intervals",
+        )
+    return float(confidence)
+
+
+def _positive_int_iv(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name}={value!r} must be a positive integer")
+    return int(value)
+
+
+def _min_ranks(values: np.ndarray, direction: Direction) -> np.ndarray:
+    """Competition ("min") ranks along the last axis, rank 1 = best."""
+    key = -values if direction == "higher" else values
+    return stats.rankdata(key, method="min", axis=-1).astype(np.int64)
+
+
+def _quantile_from_counts(counts: np.ndarray, p: float) -> np.ndarray:
+    """Smallest rank r with F(r) >= p for each row of rank counts (the inverted-CDF
+    quantile of a discrete distribution; ranks are 1-based)."""
+    cum = np.cumsum(counts, axis=1)
+    total = cum[:, -1:]
+    # integer counts: compare cum >= p * total with a guard against rounding of p * total
+    reached = cum >= p * total - 1e-9 * total
+    return np.argmax(reached, axis=1).astype(np.int64) + 1
