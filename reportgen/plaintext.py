@@ -80,3 +80,12 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     ('0 candidates', '3 analyses')
     """
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def verb(n: int, plural: str, singular: str) -> str:
+    """The verb form that agrees with ``n`` things: ``verb(1, "have", "has")`` is "has".
+
+    >>> f"{count(1, 'system')} {verb(1, 'have', 'has')} one run"
+    '1 system has one run'
+    """
+    return singular if n == 1 else plural

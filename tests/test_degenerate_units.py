@@ -90,7 +90,7 @@ def test_identical_systems_and_one_item_system(tmp_path):
     )
     assert d1.comparisons.p_value[k] == 1.0
     d2 = analysis.unit("d2", "f1")
-    assert d2.degenerate_reason is not None and "short has 1 item(s)" in d2.degenerate_reason
+    assert d2.degenerate_reason is not None and "short has 1 item;" in d2.degenerate_reason
     assert analysis.ranking is not None
 
 

@@ -45,6 +45,7 @@ from reportgen.analysis.results import (
 )
 from reportgen.data import ScoreTable
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
+from reportgen.plaintext import count, verb
 from reportgen.stats.aggregation import (
     aggregate_effect_sizes,
     aggregate_metrics,
@@ -377,10 +378,11 @@ def rank_across(
             out.notes.append(
                 f"ranking across datasets: not every system is scored on every dataset, "
                 f"so {len(selection.systems)} systems are ranked over the "
-                f"{len(selection.datasets)} dataset(s) they share "
+                f"{count(len(selection.datasets), 'dataset')} they share "
                 f"({', '.join(selection.datasets)}); {len(selection.left_out_systems)} "
                 "system(s) and "
-                f"{len(selection.left_out_datasets)} dataset(s) are left out "
+                f"{count(len(selection.left_out_datasets), 'dataset')}"
+                f" {verb(len(selection.left_out_datasets), 'are', 'is')} left out "
                 "(--rank-lists chooses the datasets)"
             )
         out.ranking = _ordered(table, options, seed, selection, out.notes)
@@ -437,7 +439,7 @@ def _ordered(
     if untested.any():
         first = np.flatnonzero(untested)[0]
         notes.append(
-            f"ordered ranking: {int(untested.sum())} pair(s) could not be tested "
+            f"ordered ranking: {count(int(untested.sum()), 'pair')} could not be tested "
             f"(too few items, e.g. {ordered_names[ia[first]]} vs "
             f"{ordered_names[ib[first]]}); they count as not significantly "
             "different"

@@ -20,6 +20,7 @@ import numpy as np
 
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
+from reportgen.plaintext import count
 from reportgen.stats.leaderboard import ItemAnalysis
 from reportgen.stats.noise import P5_ALPHA, NoiseProfile
 from reportgen.stats.power import PowerCurve
@@ -163,7 +164,7 @@ def pvalue_vs_difference_chart(
         )
     ]
     if dropped:
-        subtitle.append(f"{dropped} pair(s) with p = 0 or undefined not shown")
+        subtitle.append(f"{count(dropped, 'pair')} with p = 0 or undefined not shown")
     return (
         alt.layer(points, alpha_rules, p5_rules, p5_text)
         .resolve_scale(strokeDash="independent")

@@ -90,6 +90,7 @@ from reportgen.data.adapters._base import (
     SkippedInput,
 )
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import count
 
 __all__ = [
     "KEY_COLUMNS",
@@ -678,7 +679,7 @@ def build_score_table(
     exclusions.extend(dropped)
     if df.empty:
         raise InputError(
-            f"every score is missing ({sum(e.count for e in dropped)} row(s))",
+            f"every score is missing ({count(sum(e.count for e in dropped), 'row')})",
             location=_files_location(e.source for e in dropped),
             hint="check the score column: an empty cell, NaN or null means not scored",
         )

@@ -24,6 +24,7 @@ from reportgen.data.adapters._base import (
     to_float,
 )
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import count
 
 REQUIRED_COLUMNS = ("system", "dataset", "metric", "item", "score")
 
@@ -145,7 +146,7 @@ def _labels(df: pd.DataFrame, column: str) -> pd.Series:
             kind = "an object" if isinstance(values.loc[first], dict) else "a list"
             raise InputError(
                 f"{column} is {kind} ({_short(values.loc[first])}), not a name "
-                f"({int(nested.sum())} such row(s))",
+                f"({count(int(nested.sum()), 'such row')})",
                 location=_where(df, first, column),
                 hint=f"{_article(column)} {column} is a text or a number",
             )
@@ -156,7 +157,7 @@ def _labels(df: pd.DataFrame, column: str) -> pd.Series:
     if blank.any():
         first = blank.idxmax()
         raise InputError(
-            f"empty {column} ({int(blank.sum())} row(s))",
+            f"empty {column} ({count(int(blank.sum()), 'row')})",
             location=_where(df, first, column),
             hint=f"every row needs {_article(column)} {column}; fill it in or drop the row",
         )
@@ -220,7 +221,7 @@ def _scores(df: pd.DataFrame) -> pd.Series:
     if inf.any():
         first = df.index[int(np.argmax(inf))]
         raise InputError(
-            f"score is infinite ({int(inf.sum())} such row(s))",
+            f"score is infinite ({count(int(inf.sum()), 'such row')})",
             location=_where(df, first, "score"),
             hint="replace infinite scores by finite values, or leave them empty to drop them",
         )
@@ -269,7 +270,7 @@ def _check_numbers(df: pd.DataFrame, raw: pd.Series, num: pd.Series, is_missing:
     if bad.any():
         first = bad.idxmax()
         raise InputError(
-            f"score {raw.loc[first]!r} is not a number ({int(bad.sum())} such row(s))",
+            f"score {raw.loc[first]!r} is not a number ({count(int(bad.sum()), 'such row')})",
             location=_where(df, first, "score"),
             hint="scores must be numbers (binary metrics as 0/1); leave a cell empty "
             "if the system was not scored on that item",
@@ -283,7 +284,7 @@ def _apply_nan_policy(df: pd.DataFrame, nan_policy: str) -> tuple[pd.DataFrame, 
     if nan_policy == "raise":
         first = missing.idxmax()
         raise InputError(
-            f"missing score ({int(missing.sum())} row(s))",
+            f"missing score ({count(int(missing.sum()), 'row')})",
             location=_where(df, first, "score"),
             hint="fill in the score, or use nan_policy='drop' "
             "(--nan-policy drop) to treat it as not scored",
@@ -364,7 +365,7 @@ def _check_duplicates(df: pd.DataFrame, hints: Mapping[str, str] | None = None) 
     label = ", ".join(f"{k}={_plain(v)!r}" for k, v in zip(key, first_key))
     where = _where(df, same.index[0])
     raise InputError(
-        f"{n_keys} score(s) given more than once; the first: ({label}) at {places}",
+        f"{count(n_keys, 'score')} given more than once; the first: ({label}) at {places}",
         location=where,
         hint=(hints or {}).get(where.file or "", _DUPLICATE_HINT),
     )
@@ -414,7 +415,7 @@ def _check_references(df: pd.DataFrame) -> None:
     if missing.any():
         first = missing.idxmax()
         raise InputError(
-            f"missing reference ({int(missing.sum())} row(s))",
+            f"missing reference ({count(int(missing.sum()), 'row')})",
             location=_where(df, first, "reference"),
             hint="every prediction needs the item's reference label",
         )
@@ -583,8 +584,9 @@ def direction_note(metrics: Sequence[str]) -> str:
     """The one note on metrics made lower-is-better by their names, with the override."""
     return (
         f"lower is better for {', '.join(metrics)}, inferred from the name (a word such "
-        "as loss, error, latency or distance); if higher is better, say so in the "
-        f'config: [metrics.{metrics[0]}] direction = "higher"'
+        "as loss, error, latency or distance); if higher is better, say so: "
+        f'--direction {metrics[0]}=higher, or [metrics.{metrics[0]}] direction = "higher" '
+        "in the config"
     )
 
 

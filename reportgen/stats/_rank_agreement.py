@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.plaintext import count
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._rank_common import (
@@ -300,7 +301,7 @@ def rank_agreement(order_a: Sequence[str], order_b: Sequence[str]) -> RankAgreem
         )
     n = len(a)
     if n < 2:
-        raise InputError(f"{n} system(s): agreement needs at least 2")
+        raise InputError(f"{count(n, 'system')}: agreement needs at least 2")
     pos_b = {s: k for k, s in enumerate(b)}
     pb = np.array([pos_b[s] for s in a])
     i, j = np.triu_indices(n, k=1)  # a ranks i before j

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.plaintext import count
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
@@ -225,7 +226,7 @@ def _warn_nan_replicates(reps: np.ndarray) -> None:
     if bad.any():
         warnings.warn(
             f"the metric is undefined (NaN) on some resamples of "
-            f"{int(bad.sum())} system(s): those resamples are left out of the "
+            f"{count(int(bad.sum()), 'system')}: those resamples are left out of the "
             "interval",
             DegenerateDataWarning,
             stacklevel=3,

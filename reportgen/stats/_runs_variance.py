@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.plaintext import count, verb
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._runs_inputs import (
@@ -160,7 +161,8 @@ def _finish(
     small = parts.n < 2
     if small.any():
         warnings.warn(
-            f"{int(small.sum())} system(s) have fewer than 2 items: their "
+            f"{count(int(small.sum()), 'system')}"
+            f" {verb(int(small.sum()), 'have', 'has')} fewer than 2 items: their "
             "variance components are NaN",
             DegenerateDataWarning,
             stacklevel=3,
@@ -168,7 +170,8 @@ def _finish(
     one_run = np.isnan(parts.var_prediction) & ~small
     if one_run.any():
         warnings.warn(
-            f"{int(one_run.sum())} system(s) have a single run per item: "
+            f"{count(int(one_run.sum()), 'system')}"
+            f" {verb(int(one_run.sum()), 'have', 'has')} a single run per item: "
             "data and prediction noise cannot be separated (NaN); se_total is "
             "still the standard error of the mean",
             DegenerateDataWarning,

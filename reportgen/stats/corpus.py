@@ -45,6 +45,7 @@ import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.names import CORPUS_METRICS as _CORPUS_METRIC_NAMES
+from reportgen.plaintext import count
 from reportgen.stats._common import (
     PairsMixin,
     TabularMixin,
@@ -429,7 +430,7 @@ def _divide(num: np.ndarray, den: np.ndarray, what: str, empty: float) -> np.nda
         sink["what"].add(what)
     else:
         warnings.warn(
-            f"{what} is 0/0 in {int(zero.sum())} of {zero.size} value(s); set "
+            f"{what} is 0/0 in {int(zero.sum())} of {count(zero.size, 'value')}; set "
             f"to {empty} (scikit-learn's zero_division default for precision, "
             "recall and F1)",
             DegenerateDataWarning,
@@ -1099,7 +1100,7 @@ def _warn_point_distribution(reps: np.ndarray, names: Sequence[str], what: str) 
         listed = ", ".join(names[k] for k in np.flatnonzero(point)[:5])
         warnings.warn(
             f"every bootstrap resample gives the same value of {what} for "
-            f"{int(point.sum())} column(s) ({listed}): the interval has zero "
+            f"{count(int(point.sum()), 'column')} ({listed}): the interval has zero "
             "width",
             DegenerateDataWarning,
             stacklevel=3,

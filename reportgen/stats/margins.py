@@ -70,6 +70,7 @@ import numpy as np
 from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.plaintext import count
 from reportgen.stats._common import (
     Modality,
     TabularMixin,
@@ -513,7 +514,7 @@ def margin_paired(
     few = mod == "continuous" and 1 <= n < needed and opts.method in ("auto", "bootstrap")
     if few:
         notes.append(
-            f"{n} paired item(s): fewer than the {needed} with which an exact test can "
+            f"{count(n, 'paired item')}: fewer than the {needed} with which an exact test can "
             f"reach the level of a {opts.confidence:.0%} interval; the exact sign-flip "
             "test is used, so no claim is made"
         )
@@ -521,7 +522,7 @@ def margin_paired(
         a_only = (D > 0).sum(axis=0).astype(np.int64)
         b_only = (D < 0).sum(axis=0).astype(np.int64)
         if n < 1:
-            _warn_degenerate(f"{n} item(s): the tests need at least 1; results are NaN")
+            _warn_degenerate(f"{count(n, 'item')}: the tests need at least 1; results are NaN")
         stat_l, p_l, stat_u, p_u = _score_sides(
             delta, lambda v: tango_statistic(np.asarray(v, dtype=np.float64), a_only, b_only, n_arr)
         )
@@ -563,7 +564,7 @@ def margin_paired(
             _warn_degenerate("0 items: results are NaN")
     else:
         if n < 2:
-            _warn_degenerate(f"{n} item(s): the bootstrap needs at least 2; results are NaN")
+            _warn_degenerate(f"{count(n, 'item')}: the bootstrap needs at least 2; results are NaN")
         lower, upper = _paired_bootstrap_thresholds(X, b_idx, cand, diff, opts)
         exact, used = False, opts.n_resamples
         inverter = _ThresholdInverter(lower, upper, False)
@@ -617,7 +618,7 @@ def _paired_t_sides(
     used: int | None = None
     if n < 2:
         _warn_degenerate(
-            f"{n} item(s): the paired t test needs at least 2; results are NaN", stacklevel=4
+            f"{count(n, 'item')}: the paired t test needs at least 2; results are NaN", stacklevel=4
         )
     sd = D.std(axis=0, ddof=1) if n >= 2 else np.full(k, np.nan)
     if n >= 2:
@@ -627,7 +628,7 @@ def _paired_t_sides(
     df = np.full(k, n - 1, dtype=np.float64)
     if n >= 2 and (sd == 0).any():
         _warn_degenerate(
-            f"{int((sd == 0).sum())} candidate(s) whose differences from "
+            f"{count(int((sd == 0).sum()), 'candidate')} whose differences from "
             "the baseline have zero variance: the exact sign-flip p (2^-n or 1) "
             "unless the difference equals the null value",
             stacklevel=4,
@@ -677,7 +678,7 @@ def _paired_t_sides(
         test = "paired t (and studentized bootstrap where the differences are skewed)"
         ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
         notes.append(
-            f"{int(skewed.sum())} candidate(s) with heavily skewed differences: a "
+            f"{count(int(skewed.sum()), 'candidate')} with heavily skewed differences: a "
             "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
         )
     return (stat_l, p_l, stat_u, p_u, p_g, p_s), inverter, test, ci_method, exact, used
@@ -711,7 +712,7 @@ def _unpaired_binary_sides(
         degenerate = np.isnan(z0) & ~small
         if degenerate.any():
             _warn_degenerate(
-                f"{int(degenerate.sum())} candidate(s) where both systems "
+                f"{count(int(degenerate.sum()), 'candidate')} where both systems "
                 "score all 0 or all 1: z is undefined at 0, p = 1",
                 stacklevel=4,
             )
@@ -756,7 +757,7 @@ def _welch_se_df(
     zero = se == 0
     if zero.any():
         _warn_degenerate(
-            f"{int(zero.sum())} candidate(s) where both systems have zero "
+            f"{count(int(zero.sum()), 'candidate')} where both systems have zero "
             "variance: t is ±inf (p = 0 or 1) unless the difference "
             "equals the null value",
             stacklevel=4,

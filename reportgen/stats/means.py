@@ -31,6 +31,7 @@ from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.names import CIMethod
+from reportgen.plaintext import count
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -238,7 +239,7 @@ def mean_intervals(
     min_n = 1 if method in ("wilson", "clopper-pearson") else 2
     if (n < min_n).any():
         warnings.warn(
-            f"systems with fewer than {min_n} item(s) get a NaN interval: "
+            f"systems with fewer than {count(min_n, 'item')} get a NaN interval: "
             f"{', '.join(names[i] for i in np.flatnonzero(n < min_n))}",
             DegenerateDataWarning,
             stacklevel=2,

@@ -34,6 +34,7 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DataWarning, DegenerateDataWarning, InputError
+from reportgen.plaintext import count, verb
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY, chunk_sizes
@@ -780,7 +781,8 @@ def _prediction_noise(data: _Data, stacklevel: int) -> PredictionNoise:
     single = np.isnan(pred)
     if single.any():
         warnings.warn(
-            f"{int(single.sum())} system(s) have items scored from a single "
+            f"{count(int(single.sum()), 'system')}"
+            f" {verb(int(single.sum()), 'have', 'has')} items scored from a single "
             "sample: their prediction noise is not estimable (NaN) "
             f"({', '.join(np.asarray(data.names)[single])})",
             DegenerateDataWarning,
@@ -922,7 +924,7 @@ def _signal_to_noise(
     zero = se_diff == 0
     if zero.any():
         warnings.warn(
-            f"{int(zero.sum())} same-family pair(s) with zero standard error: "
+            f"{count(int(zero.sum()), 'same-family pair')} with zero standard error: "
             "their ratio is ±inf (NaN if the accuracies are equal)",
             DegenerateDataWarning,
             stacklevel=stacklevel,

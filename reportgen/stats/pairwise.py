@@ -42,6 +42,7 @@ import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.names import Alternative, EffectLevel, Method, Order
+from reportgen.plaintext import count, verb
 from reportgen.stats._common import (
     Modality,
     PairsMixin,
@@ -633,14 +634,14 @@ def _warn_paired_degenerate(
     """Warn of too few items and of pairs whose differences do not vary."""
     if n < min_items:
         warnings.warn(
-            f"{n} item(s): this test needs at least {min_items}; results are NaN",
+            f"{count(n, 'item')}: this test needs at least {min_items}; results are NaN",
             DegenerateDataWarning,
             stacklevel=3,
         )
     if constant.any():
         k = int(np.argmax(constant))
         warnings.warn(
-            f"{int(constant.sum())} pair(s) have differences with zero variance "
+            f"{count(int(constant.sum()), 'pair')} {verb(int(constant.sum()), 'have', 'has')} differences with zero variance "
             f"(e.g. {names[ia[k]]} vs {names[ib[k]]}): identical systems give "
             f"p = 1, a constant non-zero difference its exact sign-flip p (2/2^{n} "
             "two-sided)",
@@ -724,7 +725,9 @@ def _paired_pair_notes(
     identical or constant differences), written into ``pair_notes``."""
     for k in range(len(pair_notes)):
         if n < min_items:
-            pair_notes[k] = f"{n} item(s): this test needs at least {min_items}; not testable"
+            pair_notes[k] = (
+                f"{count(n, 'item')}: this test needs at least {min_items}; not testable"
+            )
         elif identical[k]:
             pair_notes[k] = f"identical scores on all {n} items: no difference, p = 1"
         elif constant[k] and mod == "continuous":
@@ -734,7 +737,7 @@ def _paired_pair_notes(
             )
         elif n < needed:
             pair_notes[k] = (
-                f"{n} paired item(s) cannot reach alpha = {opts.alpha:g} with an exact "
+                f"{count(n, 'paired item')} cannot reach alpha = {opts.alpha:g} with an exact "
                 f"test (smallest p {min(1.0, 2.0 ** (1 - n) if opts.alternative == 'two-sided' else 2.0**-n):.3g}); "
                 f"at least {needed} are needed"
                 + (
@@ -1026,7 +1029,7 @@ def compare_unpaired(
     )
     if (n < min_items).any():
         warnings.warn(
-            f"systems with fewer than {min_items} item(s): their comparisons are "
+            f"systems with fewer than {count(min_items, 'item')}: their comparisons are "
             f"NaN ({', '.join(names[i] for i in np.flatnonzero(n < min_items))})",
             DegenerateDataWarning,
             stacklevel=2,
@@ -1160,7 +1163,7 @@ def _pooled_z_test(
     p = np.where(degenerate, 1.0, _z_pvalue(z, alternative))
     if degenerate.any():
         warnings.warn(
-            f"{int(degenerate.sum())} pair(s) where both systems score all 0 "
+            f"{count(int(degenerate.sum()), 'pair')} where both systems score all 0 "
             "or all 1: z is undefined, p = 1",
             DegenerateDataWarning,
             stacklevel=3,
@@ -1184,7 +1187,7 @@ def _welch_t_test(
     zero = (se2_a + se2_b) == 0
     if zero.any():
         warnings.warn(
-            f"{int(zero.sum())} pair(s) where both systems have zero variance: "
+            f"{count(int(zero.sum()), 'pair')} where both systems have zero variance: "
             "equal means give p = 1, different means the exact label-shuffle p",
             DegenerateDataWarning,
             stacklevel=3,
@@ -1221,7 +1224,7 @@ def _unpaired_pair_notes(
         if small[q]:
             short = names[ia[q]] if n_a[q] < min_items else names[ib[q]]
             pair_notes[q] = (
-                f"{short} has {min(n_a[q], n_b[q])} item(s); this test needs at least "
+                f"{short} has {count(min(n_a[q], n_b[q]), 'item')}; this test needs at least "
                 f"{min_items} per system: not testable"
             )
         elif mod == "continuous" and var[ia[q]] == 0 and var[ib[q]] == 0 and diff[q] == 0:

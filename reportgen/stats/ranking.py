@@ -314,7 +314,7 @@ def rank_distributions(
         X = None
     B = len(arrays)
     if B < 2:
-        raise InputError(f"{B} system(s): ranking needs at least 2")
+        raise InputError(f"{B} system{'' if B == 1 else 's'}: ranking needs at least 2")
     names = system_names(systems, B)
     for name, a in zip(names, arrays):
         if len(a) == 0:

@@ -38,6 +38,7 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.plaintext import count, verb
 from reportgen.stats._common import Modality, TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
@@ -307,7 +308,8 @@ def clustered_mean_interval(
         q = q_naive = float(special.ndtri(0.5 + conf / 2))
     if (G < 2).any():
         warnings.warn(
-            f"{int((G < 2).sum())} system(s) have fewer than 2 clusters: the "
+            f"{count(int((G < 2).sum()), 'system')}"
+            f" {verb(int((G < 2).sum()), 'have', 'has')} fewer than 2 clusters: the "
             "cluster-robust standard error is NaN",
             DegenerateDataWarning,
             stacklevel=2,
@@ -517,7 +519,8 @@ def cluster_bootstrap_interval(
     small = n_items < 2
     if small.any():
         warnings.warn(
-            f"{int(small.sum())} system(s) have fewer than 2 items with scores: "
+            f"{count(int(small.sum()), 'system')}"
+            f" {verb(int(small.sum()), 'have', 'has')} fewer than 2 items with scores: "
             "their interval is NaN",
             DegenerateDataWarning,
             stacklevel=2,
@@ -567,7 +570,8 @@ def _warn_constant(X: np.ndarray, skip: np.ndarray) -> None:
     constant = (span == 0) & ~skip
     if constant.any():
         warnings.warn(
-            f"{int(constant.sum())} system(s) score the same value everywhere: "
+            f"{count(int(constant.sum()), 'system')}"
+            f" {verb(int(constant.sum()), 'score', 'scores')} the same value everywhere: "
             "the interval is that single point",
             DegenerateDataWarning,
             stacklevel=3,
@@ -736,14 +740,16 @@ def runs_differ_test(
             p[j] = stats.chi2.sf(statistic[j], n_runs - 1)
     if (n_used < 2).any():
         warnings.warn(
-            f"{int((n_used < 2).sum())} system(s) have fewer than 2 items with "
+            f"{count(int((n_used < 2).sum()), 'system')}"
+            f" {verb(int((n_used < 2).sum()), 'have', 'has')} fewer than 2 items with "
             "every run observed: NaN",
             DegenerateDataWarning,
             stacklevel=2,
         )
     if no_variation:
         warnings.warn(
-            f"{len(no_variation)} system(s) score every item the same in all runs: "
+            f"{count(len(no_variation), 'system')}"
+            f" {verb(len(no_variation), 'score', 'scores')} every item the same in all runs: "
             "the statistic is undefined, p = 1",
             DegenerateDataWarning,
             stacklevel=2,

@@ -216,7 +216,7 @@ def test_identical_and_too_short_systems_have_notes():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
         u = compare_unpaired([np.array([0.4]), np.array([0.1, 0.2, 0.3])], systems=["a", "b"])
-    assert np.isnan(u.p_value[0]) and "a has 1 item(s)" in u.pair_notes[0]
+    assert np.isnan(u.p_value[0]) and "a has 1 item;" in u.pair_notes[0]
 
 
 # ------------------------------------------------------------------ item 3

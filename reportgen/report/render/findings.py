@@ -20,7 +20,7 @@ from reportgen import format as fmt
 from reportgen.analysis import Analysis, ReleaseComparison, ReleaseVerdict, UnitResult
 from reportgen.analysis.release import NotCompared
 from reportgen.analysis.results import PairwiseResult, RankingAcrossLists
-from reportgen.plaintext import shown
+from reportgen.plaintext import count, shown, verb
 
 __all__ = [
     "MatrixCell",
@@ -159,7 +159,8 @@ def key_findings(analysis: Analysis) -> list[str]:
         lines.append(
             f"The ranking across datasets uses {len(sel.systems)} systems scored on all of "
             f"{_list(sel.datasets)}; "
-            f"{len(sel.left_out_systems)} other system(s) appear in the tables only"
+            f"{count(len(sel.left_out_systems), 'other system')} "
+            f"{verb(len(sel.left_out_systems), 'appear', 'appears')} in the tables only"
             + (
                 f"; {_list([d for d, _ in sel.left_out_datasets])} "
                 f"{'is' if len(sel.left_out_datasets) == 1 else 'are'} left out of it"

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from reportgen.plaintext import count
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -44,7 +45,7 @@ def data_section(report: Report) -> HTMLBlock | None:
     """Systems, datasets, metrics, pairing, exclusions and warnings."""
     s = report.table.summary()
     body = [
-        f"<p>{s['n_rows']:,} scores from {len(s['inputs'])} input(s): "
+        f"<p>{count(s['n_rows'], 'score')} from {count(len(s['inputs']), 'input')}: "
         f"{s['n_systems']} systems, {s['n_datasets']} datasets, "
         f"{s['n_metrics']} metrics.</p>"
     ]

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from reportgen.plaintext import count
 from reportgen.report.render.html import (
     HTMLBlock,
     charts_row,
@@ -49,8 +50,10 @@ def summary(report: Report) -> HTMLBlock | None:
     n_units = len(analysis.compared)
     body.append(
         note(
-            f"{len(table_.systems)} systems, {len(table_.datasets)} dataset(s), "
-            f"{len(table_.metrics)} metric(s) ({n_units} dataset × metric compared); "
+            f"{count(len(table_.systems), 'system')}, "
+            f"{count(len(table_.datasets), 'dataset')}, "
+            f"{count(len(table_.metrics), 'metric')} "
+            f"({count(n_units, 'dataset × metric')} compared); "
             f"{report.confidence:.0%} intervals; a difference is significant when its "
             f"p-value adjusted with the {escape(_correction_name(report))} is at most "
             f"α = {report.alpha:g}. Proportions are shown in percent and their differences "
@@ -59,7 +62,7 @@ def summary(report: Report) -> HTMLBlock | None:
     )
     if report.warnings:
         body.append(
-            f'<div class="rg-warning">{len(report.warnings)} warning(s) while '
+            f'<div class="rg-warning">{count(len(report.warnings), "warning")} while '
             'reading and analysing the data: see <a href="#data">Data</a>.</div>'
         )
     block = section("Key findings", body, sid="summary")
@@ -113,7 +116,7 @@ def results_matrix(report: Report) -> HTMLBlock | None:
         )
     if ranking is not None:
         what.append(
-            f"Rows follow the ranking across {len(ranking.lists)} dataset(s) "
+            f"Rows follow the ranking across {count(len(ranking.lists), 'dataset')} "
             "(#, with its own tie groups after the name)"
             + (
                 "; systems outside it follow by their mean position."

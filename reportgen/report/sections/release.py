@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from reportgen import format as fmt
+from reportgen.plaintext import count
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -280,8 +281,8 @@ def release_flips(report: Report) -> HTMLBlock | None:
         "Items lost and gained",
         body,
         sid="release-flips",
-        fold=f"{n} changed items in {len(comparison.flips)} dataset × "
-        f"metric(s), with their metadata",
+        fold=f"{count(n, 'changed item')} in "
+        f"{count(len(comparison.flips), 'dataset × metric')}, with their metadata",
     )
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from reportgen import format as fmt
 from reportgen.analysis.results import PairwiseResult, UnitResult
+from reportgen.plaintext import count
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -75,7 +76,7 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         "pair is significant; “p (unadj.)” is the raw p-value. The marginal "
         f"{report.confidence:.0%} intervals, which go with the raw p-values, are in "
         f"<code>{_comparisons_file(report)}</code>.",
-        fold=f"{len(_sample_lists(report))} dataset × metric(s): systems with "
+        fold=f"{count(len(_sample_lists(report)), 'dataset × metric')}: systems with "
         "intervals and rank intervals, pairwise tests, graphs",
     )
 
