@@ -5,7 +5,7 @@ For every (dataset, metric) it compares the systems pairwise
 corrects the p-values for multiplicity within each dataset × metric (default) or across
 the whole analysis; then it ranks the systems across datasets. The result is an
 :class:`Analysis`: a tree of frozen typed results (:mod:`reportgen.analysis.results`);
-:meth:`Analysis.to_results` gives the ``results.json`` contract of DESIGN.md.
+:meth:`Analysis.to_results` gives the ``results.json`` contract of docs/results.md.
 
 Conventions
 -----------
@@ -133,7 +133,7 @@ class Analysis:
         return [row for u in self.units for row in u.comparison_records()]
 
     def to_results(self) -> dict[str, Any]:
-        """The ``results.json`` document (DESIGN.md); NaN values are None."""
+        """The ``results.json`` document (docs/results.md); NaN values are None."""
         from reportgen.analysis.serialize import to_results
 
         return to_results(self)

@@ -1,5 +1,5 @@
 """The one serialiser of an :class:`~reportgen.analysis.Analysis`: :func:`to_results`
-gives the ``results.json`` document (the machine contract of DESIGN.md, validated
+gives the ``results.json`` document (the machine contract of docs/results.md, validated
 against ``reportgen/schemas/results.schema.json``)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The canonical score table: validated once, then viewed as the statistics need it.
 
-One row per observed score (DESIGN.md, "The data contract"). :func:`build_score_table`
+One row per observed score (docs/design.md, "The data contract"). :func:`build_score_table`
 checks what adapters read and raises :class:`~reportgen.errors.InputError` with the file
 and line of the first offending row; :class:`ScoreTable` then answers the questions the
 statistics ask: which systems, datasets, metrics and items there are, whether systems are

@@ -1,6 +1,6 @@
 """Pure statistical computation: numpy arrays in, frozen result objects out.
 
-No I/O, no pandas parsing, no Altair or papermill here (DESIGN.md, "Layers").
+No I/O, no pandas parsing, no Altair or papermill here (docs/design.md, "Layers").
 
 - :mod:`~reportgen.stats.pairwise`: pairwise comparisons of systems (Table 1 of Ackerman
   et al. (2025), permutation, bootstrap and sign tests), vectorised over all pairs.

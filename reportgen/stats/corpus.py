@@ -3,7 +3,7 @@
 A corpus metric such as macro F1 is not a mean of per-item scores: it is a function of
 *sums* over items. Each item therefore carries its sufficient statistics — for a
 classifier, one ``(tp, fp, fn)`` triple per class — and the metric is a function of
-their sums (DESIGN.md, "The data contract"; a plain mean is the special case
+their sums (docs/design.md, "The data contract"; a plain mean is the special case
 ``(score, 1)``, the ``"mean"`` metric here). Resampling items then only changes the sums:
 a ``(resamples × items)`` matrix of bootstrap counts, of swap indicators or of signs
 times the ``(items × systems·statistics)`` matrix gives the resampled sums of every

@@ -1,4 +1,4 @@
-"""The report layer renders typed results and computes nothing (DESIGN.md, "Layers"):
+"""The report layer renders typed results and computes nothing (docs/design.md, "Layers"):
 what it imports from the statistics is result types only, never a routine, and nothing of
 scipy or statsmodels."""
 
