@@ -1,4 +1,4 @@
-"""Conventions of the statistics layer that no linter checks (docs/design.md, "Code conventions")."""
+"""Conventions of the statistics layer no linter checks (docs/design.md, "Code conventions")."""
 
 from __future__ import annotations
 
