@@ -900,6 +900,8 @@ def _status_text(row: Row, notes: dict[str, int]) -> str:
     return "inside"
 
 
+# Over 100 lines of code: the validation page's sections (size, coverage, calibration
+# gates, explanations) written in the order they appear in docs/validation.md.
 def render_markdown(report: Report) -> str:
     """``docs/validation.md`` from a report."""
     rows = report.rows

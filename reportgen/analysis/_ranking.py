@@ -390,6 +390,8 @@ def rank_across(
     return out
 
 
+# Over 100 lines of code: the ordered ranking across lists (standardised means, their
+# pooled SDs, the pair tests and the graph) built from one set of per-list arrays.
 def _ordered(
     table: ScoreTable,
     options: AnalysisOptions,

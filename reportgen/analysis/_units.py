@@ -156,6 +156,8 @@ def test_options(
     )
 
 
+# Over 100 lines of code: the sequence of one unit's analysis (degenerate checks,
+# intervals, pairwise tests, ranks, power, runs, items), each step one call.
 def analyze_unit(
     table: ScoreTable,
     dataset: str,

@@ -659,6 +659,9 @@ def margin_of(
     return None if config_margin is None else float(config_margin)
 
 
+# Over 100 lines of code: the release's decision in one place (per unit: verdict,
+# margin, intersection-union gate, partial coverage, flips; then the not-compared
+# units), so the ledger's one answer per question can be audited top to bottom.
 def release_comparison(
     units: Sequence[Any],
     coverage: Sequence[tuple[str, str, Sequence[str]]],

@@ -26,6 +26,7 @@ A change is *flagged* when its adjusted p-value is at most α (the later report'
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -1121,6 +1122,55 @@ class HistoryResult:
     timings: dict[str, float]
 
 
+def _history_parameters(spec: HistorySpec, build: Path) -> dict[str, Any]:
+    """The history notebook's parameters (paths as given: no private absolute path)."""
+    from reportgen.report.pipeline import shown_path
+
+    return {
+        "reports": [str(r) for r in spec.reports],
+        "order": spec.order,
+        "follow": list(spec.follow),
+        "references": list(spec.references),
+        "recompute": spec.recompute,
+        "title": spec.title,
+        "theme": spec.theme,
+        "output_dir": shown_path(build),
+    }
+
+
+def _history_record(
+    spec: HistorySpec, template: Path, started: str, written: dict[str, Any]
+) -> Any:
+    """The manifest's record of a history report: the reports' results.json files are
+    its inputs."""
+    from reportgen.report.pipeline import FolderRecord
+
+    labels = [r["label"] for r in written["reports"]]
+    return FolderRecord(
+        meta=[
+            ("releases", " → ".join(labels)),
+            ("reportgen", str(written["reportgen_version"])),
+        ],
+        created=started,
+        sources=[
+            {"path": str(Path(r) / "results.json"), "format": "results.json", "rows": None}
+            for r in spec.reports
+        ],
+        parameters={
+            "reports": list(spec.reports),
+            "order": spec.order,
+            "follow": list(spec.follow),
+            "references": list(spec.references),
+            "recompute": spec.recompute,
+            "title": spec.title,
+            "theme": spec.theme,
+            "formats": list(spec.formats),
+            "template": str(template),
+        },
+        seed=None,
+    )
+
+
 def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     """Make the trend report folder: ``report.html``, ``report.pdf``, ``report.ipynb``
     (as ``spec.formats`` chooses), ``history.json``, ``tables/trend.csv``,
@@ -1141,11 +1191,9 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     from reportgen.charts.render import load_theme
     from reportgen.report.pipeline import (
         FORMATS,
-        FolderRecord,
         build_report_folder,
         output_folder,
         resolve_template,
-        shown_path,
     )
 
     say = progress or (lambda message: None)
@@ -1178,52 +1226,14 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     )
     out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
 
-    def parameters(build: Path) -> dict[str, Any]:
-        return {
-            "reports": [str(r) for r in spec.reports],  # as given: no private path
-            "order": spec.order,
-            "follow": list(spec.follow),
-            "references": list(spec.references),
-            "recompute": spec.recompute,
-            "title": spec.title,
-            "theme": spec.theme,
-            "output_dir": shown_path(build),
-        }
-
-    def describe(written: dict[str, Any]) -> FolderRecord:
-        labels = [r["label"] for r in written["reports"]]
-        return FolderRecord(
-            meta=[
-                ("releases", " → ".join(labels)),
-                ("reportgen", str(written["reportgen_version"])),
-            ],
-            created=started,
-            sources=[
-                {"path": str(Path(r) / "results.json"), "format": "results.json", "rows": None}
-                for r in spec.reports
-            ],
-            parameters={
-                "reports": list(spec.reports),
-                "order": spec.order,
-                "follow": list(spec.follow),
-                "references": list(spec.references),
-                "recompute": spec.recompute,
-                "title": spec.title,
-                "theme": spec.theme,
-                "formats": list(spec.formats),
-                "template": str(template),
-            },
-            seed=None,
-        )
-
     built = build_report_folder(
         out,
         replace=replace,
         if_exists=spec.if_exists,
         template=template,
-        parameters=parameters,
+        parameters=functools.partial(_history_parameters, spec),
         document=("history.json", "reportgen.report.history.write_outputs(history)"),
-        describe=describe,
+        describe=functools.partial(_history_record, spec, template, started),
         formats=spec.formats,
         title=spec.title,
         release=None,

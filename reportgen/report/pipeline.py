@@ -13,6 +13,7 @@ report and an existing report is replaced only with ``force``.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import logging
 import os
@@ -725,28 +726,34 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
         kernel.close()
 
 
-def _run_report(
-    spec: RunSpec, template: Path, kernel: WarmKernel, started: str, progress: Progress | None
-) -> RunResult:
-    """:func:`run_report` once its kernel is starting."""
+@dataclass(frozen=True)
+class _Resolved:
+    """A run's options, resolved once into typed values before any work: the analysis
+    options as given with the seed drawn (``given``, for the notebook and the manifest),
+    and the typed :class:`~reportgen.analysis.AnalysisOptions`, ``LoadOptions``,
+    ``Execution`` and, for a release report, the :class:`ReleaseSpec`."""
+
+    given: dict[str, Any]
+    analysis: Any
+    load: Any
+    execution: Any
+    release: ReleaseSpec | None
+
+
+def _resolve(spec: RunSpec, *, release_report: bool) -> _Resolved:
+    """:class:`_Resolved` of ``spec``; bad options fail here, before any work."""
     from reportgen.analysis import AnalysisOptions
-    from reportgen.charts.render import load_theme
     from reportgen.data import LoadOptions
     from reportgen.execution import Execution
-    from reportgen.report.folder.archive import validate_results
-    from reportgen.report.prepared import _tuples, hand_over, load_and_analyse
+    from reportgen.report.prepared import _tuples
 
-    say = progress or (lambda message: None)
-    timings: dict[str, float] = {}
-    release_report = _is_release_template(template)
-    theme = load_theme(spec.theme)
-    options = dict(spec.analysis_options)
-    if options.get("seed") is None:
+    given = dict(spec.analysis_options)
+    if given.get("seed") is None:
         import numpy as np
 
         entropy = np.random.SeedSequence().entropy
         assert isinstance(entropy, int)  # drawn from the OS: one int
-        options["seed"] = entropy % (2**63)
+        given["seed"] = entropy % (2**63)
     for flag, text in (("--title", spec.title), ("--release", spec.release)):
         if text is not None and any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
             raise InputError(
@@ -754,17 +761,93 @@ def _run_report(
                 location=Location(flag),
                 hint="give it on one line, in printable characters",
             )
-    # resolved once, here: bad options fail before any work
-    analysis_options = AnalysisOptions(**_tuples(options))
-    load_options = LoadOptions(**dict(spec.load_options))
-    execution = Execution.from_mapping(spec.execution)
+    analysis = AnalysisOptions(**_tuples(given))
     release = spec.release_spec() if release_report else None
-    if release is not None:
-        analysis_options = replace(
-            analysis_options,
-            baseline=None,
-            correct_across=options.get("correct_across") or "all",
+    if release is not None:  # one family of the release's comparisons by default
+        analysis = replace(
+            analysis, baseline=None, correct_across=given.get("correct_across") or "all"
         )
+    return _Resolved(
+        given=given,
+        analysis=analysis,
+        load=LoadOptions(**dict(spec.load_options)),
+        execution=Execution.from_mapping(spec.execution),
+        release=release,
+    )
+
+
+def _notebook_parameters(
+    spec: RunSpec,
+    given: Mapping[str, Any],
+    title: str,
+    release: ReleaseSpec | None,
+    handed: tuple[Path, str],
+    build: Path,
+) -> dict[str, Any]:
+    """The report notebook's parameters. Paths as given (relative to the working
+    directory, which the kernel shares): the notebook and the report name no private
+    absolute path; the manifest keeps the resolved ones."""
+    parameters = {
+        "data": [str(d) for d in spec.data],
+        "config": str(spec.config) if spec.config else "",
+        "load_options": json_safe(spec.load_options),
+        "analysis_options": json_safe(given),
+        "title": title,
+        "release": spec.release or "",
+        "theme": spec.theme,
+        "output_dir": shown_path(build),
+        "max_table_rows": spec.max_table_rows,
+        "analysis_file": str(handed[0]),
+        "analysis_sha256": handed[1],
+    }
+    if spec.execution:  # a template of one's own may predate this parameter
+        parameters["execution"] = json_safe(spec.execution)
+    if release is not None:
+        parameters["baseline"] = release.baseline or ""
+        parameters["candidate"] = release.candidate or ""
+    return parameters
+
+
+def _run_record(
+    spec: RunSpec,
+    given: Mapping[str, Any],
+    template: Path,
+    sources: Sequence[Mapping[str, Any]],
+    results: dict[str, Any],
+) -> FolderRecord:
+    """The manifest's record of a run, from the results.json its notebook wrote."""
+    from reportgen.report.folder.archive import validate_results
+
+    validate_results(results)
+    record = {k: v for k, v in asdict(spec).items() if k not in ("data", "out")}
+    record["analysis_options"] = json_safe(given)
+    record["template"] = str(template)
+    if spec.config:  # absolute, so `reportgen history` can reload the data later
+        record["config_resolved"] = str(Path(spec.config).resolve())
+    return FolderRecord(
+        meta=[
+            ("seed", str(results["seed"])),
+            ("reportgen", results["reportgen_version"]),
+            ("data", _short_list(spec.data)),
+        ],
+        created=results["created"],
+        sources=sources,
+        parameters=record,
+        seed=int(results["seed"]),
+    )
+
+
+def _run_report(
+    spec: RunSpec, template: Path, kernel: WarmKernel, started: str, progress: Progress | None
+) -> RunResult:
+    """:func:`run_report` once its kernel is starting."""
+    from reportgen.charts.render import load_theme
+    from reportgen.report.prepared import hand_over, load_and_analyse
+
+    say = progress or (lambda message: None)
+    timings: dict[str, float] = {}
+    theme = load_theme(spec.theme)
+    resolved = _resolve(spec, release_report=_is_release_template(template))
     out, replace_folder = output_folder(
         spec.out, force=spec.force, if_exists=spec.if_exists, progress=say
     )
@@ -772,70 +855,28 @@ def _run_report(
         prepared = load_and_analyse(
             spec.data,
             config=spec.config,
-            load_options=load_options,
-            options=analysis_options,
-            execution=execution,
-            release=release,
+            load_options=resolved.load,
+            options=resolved.analysis,
+            execution=resolved.execution,
+            release=resolved.release,
             progress=say,
         )
         timings.update(prepared.timings)
-        handed, digest = hand_over(prepared, Path(private))
-        title = spec.title or "Evaluation report"
-        if prepared.release is not None:
-            release = prepared.release
-            title = spec.title or release.title()
-
-        def parameters(build: Path) -> dict[str, Any]:
-            given = {
-                # as given (relative to the working directory, which the kernel
-                # shares): the notebook and the report name no private absolute path;
-                # the manifest keeps the resolved ones
-                "data": [str(d) for d in spec.data],
-                "config": str(spec.config) if spec.config else "",
-                "load_options": json_safe(spec.load_options),
-                "analysis_options": json_safe(options),
-                "title": title,
-                "release": spec.release or "",
-                "theme": spec.theme,
-                "output_dir": shown_path(build),
-                "max_table_rows": spec.max_table_rows,
-                "analysis_file": str(handed),
-                "analysis_sha256": digest,
-            }
-            if spec.execution:  # a template of one's own may predate this parameter
-                given["execution"] = json_safe(spec.execution)
-            if release is not None:
-                given["baseline"] = release.baseline or ""
-                given["candidate"] = release.candidate or ""
-            return given
-
-        def describe(results: dict[str, Any]) -> FolderRecord:
-            validate_results(results)
-            record = {k: v for k, v in asdict(spec).items() if k not in ("data", "out")}
-            record["analysis_options"] = json_safe(options)
-            record["template"] = str(template)
-            if spec.config:  # absolute, so `reportgen history` can reload the data later
-                record["config_resolved"] = str(Path(spec.config).resolve())
-            return FolderRecord(
-                meta=[
-                    ("seed", str(results["seed"])),
-                    ("reportgen", results["reportgen_version"]),
-                    ("data", _short_list(spec.data)),
-                ],
-                created=results["created"],
-                sources=prepared.table.sources,
-                parameters=record,
-                seed=int(results["seed"]),
-            )
-
+        handed = hand_over(prepared, Path(private))
+        release = prepared.release
+        title = spec.title or (release.title() if release is not None else "Evaluation report")
         built = build_report_folder(
             out,
             replace=replace_folder,
             if_exists=spec.if_exists,
             template=template,
-            parameters=parameters,
+            parameters=functools.partial(
+                _notebook_parameters, spec, resolved.given, title, release, handed
+            ),
             document=("results.json", "reportgen.report.sections.write_outputs(report)"),
-            describe=describe,
+            describe=functools.partial(
+                _run_record, spec, resolved.given, template, prepared.table.sources
+            ),
             formats=spec.formats,
             title=title,
             release=spec.release,

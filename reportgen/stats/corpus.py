@@ -1222,6 +1222,8 @@ class CorpusComparisonResult(PairsMixin):
         return rows
 
 
+# Over 100 lines of code: the approximate-randomization test and the paired bootstrap
+# of one corpus metric, with the chunk sizes their temporaries need side by side.
 def corpus_compare_paired(
     stats: Any,
     metric: CorpusMetric | str,

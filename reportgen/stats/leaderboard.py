@@ -669,6 +669,9 @@ def _bt_iv(
     return names.index(anchor)
 
 
+# Over 100 lines of code: one fit of the Bradley-Terry model (validation, the MM
+# iterations, the Elo scale, the bootstrap of its intervals) read in the order of the
+# paper's algorithm; each step is one vectorised expression.
 def bradley_terry(
     scores: Any,
     *,

@@ -848,6 +848,9 @@ def _finish(
 # ============================================================================ unpaired
 
 
+# Over 100 lines of code: the choice of method (score, Welch t, bootstrap) for
+# independent samples with each branch's degenerate cases beside it, as in
+# margin_paired; shared steps are helpers.
 def margin_unpaired(
     samples: Sequence[np.ndarray],
     *,

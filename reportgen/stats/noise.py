@@ -948,6 +948,9 @@ def _signal_to_noise(
 # ============================================================================ profile
 
 
+# Over 100 lines of code: eval-arena's profile of all pairs (sign tests, pairwise SDs,
+# the p-value curve) computed from one set of pair arrays; splitting it would pass
+# those arrays through several signatures.
 def noise_profile(
     scores: Any,
     *,

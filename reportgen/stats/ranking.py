@@ -197,6 +197,9 @@ class RankDistributions(TabularMixin):
         }
 
 
+# Over 100 lines of code: the three modalities' resampling (paired rows, unpaired
+# per-system draws, runs) beside the chunked rank counting they share, so the memory
+# bound can be read in one place.
 def rank_distributions(
     samples: np.ndarray | Sequence[np.ndarray],
     *,
