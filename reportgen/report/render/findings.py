@@ -21,6 +21,7 @@ from reportgen.analysis import Analysis, ReleaseComparison, ReleaseVerdict, Unit
 from reportgen.analysis.release import NotCompared
 from reportgen.analysis.results import PairwiseResult, RankingAcrossLists
 from reportgen.plaintext import count, shown, verb
+from reportgen.report.render.ties import tie_labels
 
 __all__ = [
     "MatrixCell",
@@ -176,12 +177,12 @@ def key_findings(analysis: Analysis) -> list[str]:
 
 def _overall_line(ranking: RankingAcrossLists) -> str:
     leader, runner = ranking.systems[0], ranking.systems[1]
-    letters = ranking.letter_of()
+    letters = tie_labels(ranking.letters)
     scope = f"over {len(ranking.lists)} datasets"
     tied = []
-    if letters:
-        mine = set(letters.get(leader, ""))
-        tied = [s for s in ranking.systems[1:] if mine & set(letters.get(s, ""))]
+    if ranking.letters is not None:  # those sharing a tie group with the leader
+        mine = [set(g) for g in ranking.letters.groups if leader in g]
+        tied = [s for s in ranking.systems[1:] if any(s in g for g in mine)]
     else:
         for k, (i, j) in enumerate(zip(ranking.index_a, ranking.index_b)):
             if {i, j} == {0, 1} and not ranking.significant()[k]:
@@ -677,7 +678,7 @@ def central_matrix(
     cells: dict[str, dict[int, MatrixCell]] = {}
     for j, unit in enumerate(_headline_units(analysis)):
         columns.append(MatrixColumn(unit.dataset, unit.metric, unit.proportion, unit.direction))
-        letters = unit.ranks.letter_of() if unit.ranks is not None else {}
+        letters = tie_labels(unit.ranks.letters) if unit.ranks is not None else {}
         means = unit.means
         order = unit.order()
         best = unit.systems[order[0]] if order and np.isfinite(means[order[0]]) else None

@@ -17,6 +17,7 @@ from reportgen.report.render.html import (
     print_only,
     section,
 )
+from reportgen.report.render.ties import tie_labels
 from reportgen.report.sections._base import (
     MATRIX_COLUMNS,
     MATRIX_PRINT_ROWS,
@@ -88,7 +89,10 @@ def results_matrix(report: Report) -> HTMLBlock | None:
     order = [s for s in overall_order(analysis) if s in cells]
     ranking = analysis.ranking
     ranked = {} if ranking is None else {s: k + 1 for k, s in enumerate(ranking.systems)}
-    overall_letters = {} if ranking is None else ranking.letter_of()
+    # one lettering per list: over one list the cells' tie groups are the ranking's
+    overall_letters = (
+        {} if ranking is None or len(ranking.lists) < 2 else tie_labels(ranking.letters)
+    )
     body = [
         _matrix_table(part, cells, order, ranked, overall_letters)
         for part in _column_chunks(columns)
@@ -110,14 +114,14 @@ def results_matrix(report: Report) -> HTMLBlock | None:
     ]
     if any(cells[n][j].letters for n in order for j in cells[n]):
         what.append(
-            "Superscript letters: tie groups of that dataset × metric: systems "
-            "sharing a letter are not significantly different (compact letter "
-            "display)."
+            "Superscripts: tie groups of that dataset × metric (letters; numbers "
+            "when there are more than 8 groups): systems sharing one are not "
+            "significantly different (compact letter display)."
         )
     if ranking is not None:
         what.append(
             f"Rows follow the ranking across {count(len(ranking.lists), 'dataset')} "
-            "(#, with its own tie groups after the name)"
+            + ("(#, with its own tie groups after the name)" if overall_letters else "(#)")
             + (
                 "; systems outside it follow by their mean position."
                 if len(ranked) < len(order)

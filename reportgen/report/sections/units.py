@@ -30,6 +30,7 @@ from reportgen.report.render.html import (
     slug,
     table,
 )
+from reportgen.report.render.ties import tie_heading, tie_labels
 from reportgen.report.sections._base import (
     MAX_GRAPH_SYSTEMS,
     MAX_PWPP_SYSTEMS,
@@ -108,7 +109,8 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
     # degenerate or skewed comparisons are said where the comparisons are shown
     told = [x for x in (sl.degenerate_reason, sl.skewed_note) if x]
     body.append(_caveats([*told, *sl.caveats]))
-    letters = {} if sl.ranks is None else sl.ranks.letter_of()
+    cld = None if sl.ranks is None else sl.ranks.letters
+    letters = tie_labels(cld)
     ranks = _rank_ci(sl)
     for row in rows:
         row["letters"] = letters.get(row["system"], "")
@@ -125,7 +127,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
     if ranks:
         cols.append(Col("rank_ci", "rank [CI]", escape, True))
     if letters:
-        cols.append(Col("letters", "tie group"))
+        cols.append(Col("letters", tie_heading(cld)))
     body.append(table(rows, cols, print_rows=UNIT_PRINT_ROWS))
     if len(rows) > UNIT_PRINT_ROWS:
         body.append(
