@@ -193,6 +193,7 @@ OPTIONS: tuple[Option, ...] = (
         "which way a metric is better: METRIC=lower or METRIC=higher (repeat for "
         "several); wins over the config's [metrics.NAME] direction, the input's own "
         "and the inference from the name (loss, error, latency, ...)",
+        default=(),
         metavar="METRIC=lower|higher",
         in_config=False,
     ),

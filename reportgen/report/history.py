@@ -1189,6 +1189,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     import time
 
     from reportgen.charts.render import load_theme
+    from reportgen.report.folder.archive import report_folder
     from reportgen.report.pipeline import (
         FORMATS,
         build_report_folder,
@@ -1226,24 +1227,26 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     )
     out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
 
-    built = build_report_folder(
-        out,
-        replace=replace,
-        if_exists=spec.if_exists,
-        template=template,
-        parameters=functools.partial(_history_parameters, spec),
-        document=("history.json", "reportgen.report.history.write_outputs(history)"),
-        describe=functools.partial(_history_record, spec, template, started),
-        formats=spec.formats,
-        title=spec.title,
-        release=None,
-        theme=theme,
-        started=started,
-        timings=timings,
-        kernel_name=spec.kernel_name,
-        execution_timeout=spec.execution_timeout,
-        progress=say,
-    )
+    with report_folder(
+        out, force=replace, discard_edits=spec.if_exists == "replace-edited"
+    ) as build:
+        built = build_report_folder(
+            build,
+            out,
+            template=template,
+            parameters=functools.partial(_history_parameters, spec),
+            document=("history.json", "reportgen.report.history.write_outputs(history)"),
+            describe=functools.partial(_history_record, spec, template, started),
+            formats=spec.formats,
+            title=spec.title,
+            release=None,
+            theme=theme,
+            started=started,
+            timings=timings,
+            kernel_name=spec.kernel_name,
+            execution_timeout=spec.execution_timeout,
+            progress=say,
+        )
     results, files, pages = built.document, built.files, built.pages
     labels = [r["label"] for r in results["reports"]]
     say(f"wrote {out}")

@@ -224,6 +224,26 @@ def _template_kind(path: Path) -> str:
     return "history" if meta.get("history") else "release" if meta.get("release") else "evaluation"
 
 
+#: The longest socket path used: a Unix socket's path holds 107 bytes on Linux and 103
+#: on macOS, and the kernel adds "-NN" to the path given.
+_MAX_SOCKET_PATH = 100
+
+
+def _socket_folder() -> Path | None:
+    """A new private folder (mode 0700) for the kernel's sockets, in the temporary folder
+    or, when that path is too long for a socket (a deep ``TMPDIR``), in ``/tmp``; None
+    when neither is short enough or writable."""
+    for base in (None, "/tmp"):
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="reportgen-kernel-", dir=base))
+        except OSError:
+            continue
+        if len(os.fsencode(folder / "kernel-99")) <= _MAX_SOCKET_PATH:
+            return folder
+        folder.rmdir()
+    return None
+
+
 def _ipc_kernel_manager() -> type:
     """A kernel manager whose kernel talks over Unix sockets in a private folder instead
     of TCP ports on localhost: no other local user can reach the kernel, and ipykernel
@@ -232,10 +252,13 @@ def _ipc_kernel_manager() -> type:
 
     class _IpcKernelManager(AsyncKernelManager):
         def __init__(self, **kwargs: Any) -> None:
-            kwargs.setdefault("transport", "ipc")
+            sockets = _socket_folder()
+            # no folder short enough for a socket path: TCP on localhost, as Jupyter does
+            kwargs.setdefault("transport", "ipc" if sockets is not None else "tcp")
             super().__init__(**kwargs)
-            self._ipc_folder = Path(tempfile.mkdtemp(prefix="reportgen-kernel-"))
-            self.ip = str(self._ipc_folder / "kernel")  # sockets kernel-1, kernel-2, ...
+            self._ipc_folder = sockets or Path(tempfile.mkdtemp(prefix="reportgen-kernel-"))
+            if sockets is not None:
+                self.ip = str(sockets / "kernel")  # sockets kernel-1, kernel-2, ...
             weakref.finalize(self, shutil.rmtree, self._ipc_folder, True)
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
@@ -617,10 +640,9 @@ class BuiltFolder:
 
 
 def build_report_folder(
+    build: Path,
     out: Path,
     *,
-    replace: bool,
-    if_exists: str,
     template: Path,
     parameters: Callable[[Path], Mapping[str, Any]],
     document: tuple[str, str],
@@ -636,12 +658,12 @@ def build_report_folder(
     kernel: WarmKernel | None = None,
     progress: Progress | None = None,
 ) -> BuiltFolder:
-    """The report folder of ``reportgen run`` and ``reportgen history``: execute
-    ``template`` with ``parameters(build folder)`` in a build folder beside ``out``,
-    read the JSON ``document`` the notebook wrote (its name and the call that writes
-    it), export ``formats``, write ``manifest.json`` from ``describe(document)``, and
-    move the folder into place (:func:`reportgen.report.folder.archive.report_folder`: an
-    existing one is replaced only when ``replace`` and only when reportgen wrote it).
+    """The report folder of ``reportgen run`` and ``reportgen history``, written into
+    ``build`` (the folder :func:`reportgen.report.folder.archive.report_folder` made
+    beside ``out`` and moves into place): execute ``template`` with
+    ``parameters(build)``, read the JSON ``document`` the notebook wrote (its name and
+    the call that writes it), export ``formats``, and write ``manifest.json`` from
+    ``describe(document)``.
 
     Raises
     ------
@@ -650,48 +672,47 @@ def build_report_folder(
     InputError
         A template's own cell met bad input.
     """
-    from reportgen.report.folder.archive import build_manifest, report_folder
+    from reportgen.report.folder.archive import build_manifest
 
     name, writer = document
-    with report_folder(out, force=replace, discard_edits=if_exists == "replace-edited") as tmp:
-        tick = time.perf_counter()
-        nb = execute_into(
-            template,
-            tmp,
-            out,
-            parameters(tmp),
-            progress=progress,
-            kernel_name=kernel_name,
-            execution_timeout=execution_timeout,
-            kernel=kernel,
-        )
-        if kernel is not None:
-            kernel.close()  # now, not after the export
-        timings["notebook"] = time.perf_counter() - tick
-        written = read_notebook_output(tmp, name, writer)
-        record = describe(written)
-        pages = export_formats(
-            nb,
-            tmp,
-            formats=formats,
-            title=title,
-            release=release,
-            theme=theme,
-            meta=record.meta,
-            created=record.created,
-            timings=timings,
-            progress=progress,
-        )
-        manifest = build_manifest(
-            record.sources,
-            parameters=json_safe(record.parameters),
-            seed=record.seed or 0,
-            started=started,
-            outputs=built_files(tmp),
-        )
-        if record.seed is None:
-            manifest.pop("seed", None)
-        files = write_manifest(tmp, manifest, timings, results=name)
+    tick = time.perf_counter()
+    nb = execute_into(
+        template,
+        build,
+        out,
+        parameters(build),
+        progress=progress,
+        kernel_name=kernel_name,
+        execution_timeout=execution_timeout,
+        kernel=kernel,
+    )
+    if kernel is not None:
+        kernel.close()  # now, not after the export
+    timings["notebook"] = time.perf_counter() - tick
+    written = read_notebook_output(build, name, writer)
+    record = describe(written)
+    pages = export_formats(
+        nb,
+        build,
+        formats=formats,
+        title=title,
+        release=release,
+        theme=theme,
+        meta=record.meta,
+        created=record.created,
+        timings=timings,
+        progress=progress,
+    )
+    manifest = build_manifest(
+        record.sources,
+        parameters=json_safe(record.parameters),
+        seed=record.seed or 0,
+        started=started,
+        outputs=built_files(build),
+    )
+    if record.seed is None:
+        manifest.pop("seed", None)
+    files = write_manifest(build, manifest, timings, results=name)
     return BuiltFolder(files, written, pages)
 
 
@@ -842,6 +863,7 @@ def _run_report(
 ) -> RunResult:
     """:func:`run_report` once its kernel is starting."""
     from reportgen.charts.render import load_theme
+    from reportgen.report.folder.archive import report_folder
     from reportgen.report.prepared import hand_over, load_and_analyse
 
     say = progress or (lambda message: None)
@@ -851,7 +873,12 @@ def _run_report(
     out, replace_folder = output_folder(
         spec.out, force=spec.force, if_exists=spec.if_exists, progress=say
     )
-    with tempfile.TemporaryDirectory(prefix="reportgen-") as private:
+    with (
+        report_folder(
+            out, force=replace_folder, discard_edits=spec.if_exists == "replace-edited"
+        ) as build,  # before the data are read: an unwritable --out fails first
+        tempfile.TemporaryDirectory(prefix="reportgen-") as private,
+    ):
         prepared = load_and_analyse(
             spec.data,
             config=spec.config,
@@ -866,9 +893,8 @@ def _run_report(
         release = prepared.release
         title = spec.title or (release.title() if release is not None else "Evaluation report")
         built = build_report_folder(
+            build,
             out,
-            replace=replace_folder,
-            if_exists=spec.if_exists,
             template=template,
             parameters=functools.partial(
                 _notebook_parameters, spec, resolved.given, title, release, handed

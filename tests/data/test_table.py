@@ -345,7 +345,7 @@ def test_duplicates_show_every_location():
     )
     with pytest.raises(
         InputError,
-        match=r"1 score\(s\) given more than once; the first: "
+        match=r"1 score given more than once; the first: "
         r"\(system='A', dataset='d', metric='m', item='1'\) "
         r"at mem\.csv, line 2; mem\.csv, line 5",
     ):

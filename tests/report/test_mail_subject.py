@@ -30,6 +30,6 @@ def test_a_leader_only_when_it_differs_from_every_other_system() -> None:
 def test_no_leader_named_when_the_pairs_are_not_at_hand() -> None:
     partial = _ordered(["a", "b", "c"], {("a", "b"): True})  # (a, c) unknown
     assert _leader(partial) == ""
-    in_a_table = {"systems": [{"system": "a"}, {"system": "b"}], "pairs": {"table": "x"}}
-    assert _leader(in_a_table) == ""
+    unresolved = {"systems": [{"system": "a"}, {"system": "b"}], "pairs": {"table": "x"}}
+    assert _leader(unresolved) == ""
     assert _leader({"systems": [{"system": "a"}], "pairs": []}) == ""

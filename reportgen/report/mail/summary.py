@@ -158,8 +158,8 @@ def _leader(ordered: Mapping[str, Any]) -> str:
     every other system; ", first place shared by A and B" (or by n systems) when it
     does not; nothing when the pairs are not at hand (a table of their own)."""
     systems = [str(r["system"]) for r in ordered.get("systems") or ()]
-    pairs = ordered.get("pairs")
-    if len(systems) < 2 or not isinstance(pairs, list):
+    pairs = ordered.get("pairs")  # a list, or the rows of a table beside results.json
+    if len(systems) < 2 or not isinstance(pairs, Sequence) or isinstance(pairs, str):
         return ""
     first = systems[0]
     differs = {
@@ -436,7 +436,7 @@ def build_summary(
     else:
         _evaluation_part(out, results, max_rows=max_rows, charts=charts)
     footer = _footer(results, attachments, left_out)
-    out.text += [footer, f"Report folder: {folder.path.resolve()}"]
+    out.text += [footer, f"Report folder: {folder.path.resolve().name}"]  # by name: no private path
     inlined = css_inline.inline(
         _html_document(folder.title, heading, meta_line, "".join(out.html), footer)
     )
