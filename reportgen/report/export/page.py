@@ -52,6 +52,10 @@ svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times N
   Times, "DejaVu Serif Condensed", serif; }
 .rg-print-only { display: none; }
 @media print {
+  /* a heading keeps its first line of text and what follows it (the table after a
+     one-line note, past an empty row of screen-only charts) on its page */
+  :is(h2, h3, h4) + :is(p, .rg-note),
+  :is(h2, h3, h4) + :is(p, .rg-note) + .rg-charts { break-after: avoid; }
   .rg-screen-only, tr.rg-screen-only { display: none; }
   .rg-print-only { display: block; }
   span.rg-print-only { display: inline; }
