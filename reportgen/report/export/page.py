@@ -88,6 +88,9 @@ svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times N
 a.rg-tab { display: inline-block; max-width: 100%; padding: .1rem .6rem;
   border: 1px solid var(--rule, #c8ccd1); border-radius: 1rem; font-size: .88rem;
   line-height: 1.4; text-decoration: none; overflow-wrap: anywhere; }
+/* a phone: the dataset on a line of its own above its metrics (nested: WeasyPrint reads
+   media types only and warns about a width) */
+@media screen { @media (max-width: 40rem) { .rg-tab-group { flex-basis: 100%; } } }
 a.rg-tab:hover { border-color: var(--accent, #333); text-decoration: none; }
 /* the contents: a sidebar on wide screens (_WIDE_SCREEN_CSS), else a folded block */
 .rg-sidebar { display: none; }
