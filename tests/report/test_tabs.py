@@ -206,3 +206,38 @@ def test_the_pdf_has_every_dataset_metric_heading(report):
         assert title in lines, title  # its own heading line, in full
     # the tab bar is the screen's alone: its links never reach the PDF
     assert "Dataset × metric shown" not in text
+
+
+def test_forty_tabs_fit_a_phone_and_the_last_one_opens(browser, tmp_path):
+    # 10 datasets × 4 metrics with long names: the bar wraps in a box of its own height
+    # (rg-tab-bar-many) that scrolls; the page never scrolls sideways
+    from reportgen.report.export.page import notebook_to_html
+
+    panels = [
+        Tab(
+            f"list-d{d}-m{m}",
+            f"benchmark-number-{d}-with-a-long-name",
+            f"metric_{m}_with_a_long_name",
+            f'<h3 id="list-d{d}-m{m}">d{d} / m{m}</h3><p>{"text " * 80}</p>',
+        )
+        for d in range(10)
+        for m in range(4)
+    ]
+    body = (
+        '<section id="per-dataset-metric"><h2>Per dataset × metric</h2>'
+        f"{tabs(panels, label='shown')}</section>"
+    )
+    nb = {"cells": [{"cell_type": "raw", "metadata": {"format": "text/html"}, "source": body}]}
+    path = tmp_path / "tabs.html"
+    path.write_text(notebook_to_html(nb, title="Forty tabs"), encoding="utf-8")
+    with _page(browser, path, PHONE) as page:
+        sizes = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+            " document.querySelector('.rg-tab-bar').getBoundingClientRect().height]"
+        )
+        assert sizes[0] <= sizes[1], sizes
+        assert sizes[2] <= 0.5 * PHONE["height"], sizes  # the panel stays near its tab
+        last = page.locator('a.rg-tab[data-tab="list-d9-m3"]')
+        last.scroll_into_view_if_needed()
+        last.click()
+        assert _shown(page) == ["list-d9-m3"]
