@@ -109,6 +109,11 @@ def _page(browser: Any, path: Path, viewport: dict[str, int]) -> Iterator[Any]:
         page.goto(path.as_uri())
         # the appendix is folded: open every fold, so its tables and charts are measured
         page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        # and every tab panel (one shows at a time, test_tabs.py), so all are measured
+        page.evaluate(
+            "document.querySelectorAll('.rg-tab-panel')"
+            ".forEach(p => { p.style.display = 'block'; })"
+        )
         yield page
     finally:
         page.close()

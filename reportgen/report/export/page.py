@@ -52,6 +52,10 @@ svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times N
   Times, "DejaVu Serif Condensed", serif; }
 .rg-print-only { display: none; }
 @media print {
+  /* a heading keeps its first line of text and what follows it (the table after a
+     one-line note, past an empty row of screen-only charts) on its page */
+  :is(h2, h3, h4) + :is(p, .rg-note),
+  :is(h2, h3, h4) + :is(p, .rg-note) + .rg-charts { break-after: avoid; }
   .rg-screen-only, tr.rg-screen-only { display: none; }
   .rg-print-only { display: block; }
   span.rg-print-only { display: inline; }
@@ -59,6 +63,35 @@ svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times N
   .rg-charts > figure.rg-chart { display: inline-block; vertical-align: top;
     margin: .5rem .6rem; }
 }
+/* tabs (render.html.tabs): on a screen, the panel holding the :target shows, else the
+   first; a browser without :has() ignores these rules and shows every panel. Printed,
+   every panel shows and the bar (rg-screen-only) hides. */
+@media screen {
+  .rg-tabs { position: relative; }
+  .rg-tab-anchor { position: absolute; top: 0; left: 0; }
+  .rg-tabs:not(:has(> .rg-tab-panel :target)) > .rg-tab-panel ~ .rg-tab-panel,
+  .rg-tabs:has(> .rg-tab-panel :target) > .rg-tab-panel:not(:has(:target)) {
+    display: none; }
+  .rg-tabs:not(:has(> .rg-tab-panel :target)) a.rg-tab-first {
+    background: var(--accent, #333); border-color: var(--accent, #333);
+    color: var(--bg, #fff); }
+}
+.rg-tab-bar { flex-direction: column; gap: .35rem; margin: .8rem 0 1rem;
+  padding: .5rem .6rem; border: 1px solid var(--rule-light, #dde1e6); border-radius: 6px; }
+@media screen { .rg-tab-bar { display: flex; } }
+@media print { .rg-tab-bar, .rg-tab-anchor { display: none; } }
+/* many tabs: a box of its own height that scrolls, so the panel stays near */
+.rg-tab-bar-many { max-height: 15rem; overflow-y: auto; }
+.rg-tab-row { display: flex; flex-wrap: wrap; align-items: baseline; gap: .3rem .35rem; }
+.rg-tab-group { font-weight: 600; margin-right: .4rem; min-width: 6rem;
+  overflow-wrap: anywhere; }
+a.rg-tab { display: inline-block; max-width: 100%; padding: .1rem .6rem;
+  border: 1px solid var(--rule, #c8ccd1); border-radius: 1rem; font-size: .88rem;
+  line-height: 1.4; text-decoration: none; overflow-wrap: anywhere; }
+/* a phone: the dataset on a line of its own above its metrics (nested: WeasyPrint reads
+   media types only and warns about a width) */
+@media screen { @media (max-width: 40rem) { .rg-tab-group { flex-basis: 100%; } } }
+a.rg-tab:hover { border-color: var(--accent, #333); text-decoration: none; }
 /* the contents: a sidebar on wide screens (_WIDE_SCREEN_CSS), else a folded block */
 .rg-sidebar { display: none; }
 """

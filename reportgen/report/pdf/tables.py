@@ -48,8 +48,8 @@ FAMILY = "Liberation Sans"
 #: rather than drawn over the next cell.
 FIXED_TABLE_CSS = f"""\
 table.rg-fixed {{ table-layout: fixed; font-family: "{FAMILY}", Arimo, Arial, sans-serif; }}
-table.rg-fixed th, table.rg-fixed td {{ padding-left: .5em; padding-right: .5em;
-  overflow-wrap: anywhere; }}
+table.rg-fixed th, table.rg-fixed td {{ padding-left: .5em !important;
+  padding-right: .5em !important; overflow-wrap: anywhere; }}
 """
 #: Both paddings of a cell (``FIXED_TABLE_CSS``; the themes draw no vertical rules)
 #: and a twentieth of an em to spare, in em.

@@ -36,6 +36,8 @@ __all__ = [
     "figure",
     "render_figure",
     "h3",
+    "Tab",
+    "tabs",
     "note",
     "num_cell",
     "p_cell",
@@ -128,6 +130,86 @@ def details(summary: str, body: str) -> str:
         f'<details class="rg-fold"><summary>{summary}</summary>'
         f'<div class="rg-fold-body">{body}</div></details>'
     )
+
+
+@dataclass(frozen=True)
+class Tab:
+    """One panel of :func:`tabs`: the ``id`` of its heading (a slug), its group (e.g. the
+    dataset) and name (e.g. the metric) for the tab bar, and its HTML (starting with the
+    heading)."""
+
+    sid: str
+    group: str
+    name: str
+    body: str
+
+
+def tabs(panels: Sequence[Tab], *, label: str) -> str:
+    """Panels of which a screen shows one at a time, chosen in a bar of links; without
+    a script, so the report stays self-contained (its check refuses any script).
+
+    Each tab links to an anchor at the top of the group, inside its panel: the panel
+    holding the document's ``:target`` is shown and the others hide (``:has``, in the
+    exporter's layout CSS); with no target inside, the first panel shows. So a link to a
+    panel's heading from anywhere (the contents, a bookmark, an e-mail) selects that
+    panel too, the Back button goes back to the panel before, and a browser without
+    ``:has`` shows every panel. Printed (and in the PDF, which leaves the bar out as
+    ``rg-screen-only``) every panel shows in full. The tab bar groups the tabs by
+    ``group`` when several panels share one (a row per dataset), else shows
+    "group / name"; the shown tab is marked by a ``<style media="screen">`` of one rule
+    per panel (the PDF leaves it out too). One panel or none: the panels as they are.
+    """
+    if len(panels) < 2:
+        return "\n".join(p.body for p in panels)
+    groups: dict[str, list[Tab]] = {}
+    for panel in panels:
+        groups.setdefault(panel.group, []).append(panel)
+    grouped = 1 < len(groups) < len(panels)
+
+    def link(panel: Tab, text: str, first: bool) -> str:
+        css = "rg-tab rg-tab-first" if first else "rg-tab"
+        return (
+            f'<a class="{css}" href="#tab-{escape(panel.sid)}" data-tab="{escape(panel.sid)}"'
+            f' title="{escape(panel.group)} / {escape(panel.name)}">{escape(text)}</a>'
+        )
+
+    if grouped:
+        rows = [
+            '<div class="rg-tab-row"><span class="rg-tab-group">'
+            f"{escape(group)}</span>"
+            + "".join(link(p, p.name, p is panels[0]) for p in members)
+            + "</div>"
+            for group, members in groups.items()
+        ]
+    else:
+        rows = [
+            '<div class="rg-tab-row">'
+            + "".join(link(p, f"{p.group} / {p.name}", p is panels[0]) for p in panels)
+            + "</div>"
+        ]
+    many = " rg-tab-bar-many" if len(panels) > 12 else ""
+    bar = (
+        f'<nav class="rg-tab-bar rg-screen-only{many}" aria-label="{escape(label)}">'
+        + "".join(rows)
+        + "</nav>"
+    )
+    shown = ",\n".join(
+        f'.rg-tabs:has(> [data-panel="{escape(p.sid)}"] :target) a[data-tab="{escape(p.sid)}"]'
+        for p in panels
+    )
+    style = f'<style media="screen">\n{shown} {{ {TAB_SHOWN_CSS} }}\n</style>'
+    body = "\n".join(
+        f'<div class="rg-tab-panel" data-panel="{escape(p.sid)}">'
+        f'<span class="rg-tab-anchor" id="tab-{escape(p.sid)}"></span>{p.body}</div>'
+        for p in panels
+    )
+    return f'<div class="rg-tabs">{style}{bar}\n{body}</div>'
+
+
+#: How the shown tab looks (the bar's other tabs are styled by the theme's CSS).
+TAB_SHOWN_CSS = (
+    "background: var(--accent, #333); border-color: var(--accent, #333); color: var(--bg, #fff);"
+)
 
 
 def h3(title: str, sid: str | None = None) -> str:

@@ -16,6 +16,7 @@ from reportgen.plaintext import count
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
+    Tab,
     charts_row,
     count_cell,
     effect_cell,
@@ -29,6 +30,7 @@ from reportgen.report.render.html import (
     section,
     slug,
     table,
+    tabs,
 )
 from reportgen.report.render.ties import tie_heading, tie_labels
 from reportgen.report.sections._base import (
@@ -56,9 +58,17 @@ from reportgen.report.sections._base import (
 def per_sample_list(report: Report) -> HTMLBlock | None:
     """For each dataset × metric: the systems with intervals, the pairwise table, the
     connected graph of non-significant pairs with its cliques, and the PWPP."""
-    body: list[str] = []
-    for sl in _sample_lists(report):
-        body += _sample_list(report, sl)
+    # one unit at a time on screen (a tab per dataset × metric), every one in print
+    panels = [
+        Tab(
+            slug("list", sl.dataset, sl.metric),
+            sl.dataset,
+            sl.metric,
+            "\n".join(part for part in _sample_list(report, sl) if part),
+        )
+        for sl in _sample_lists(report)
+    ]
+    body = [tabs(panels, label="Dataset × metric shown")]
     orientation = (
         "A is the candidate and B the baseline: differences are candidate − baseline"
         if report.analysis.release is not None
