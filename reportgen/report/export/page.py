@@ -81,7 +81,7 @@ svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times N
 @media screen { .rg-tab-bar { display: flex; } }
 @media print { .rg-tab-bar, .rg-tab-anchor { display: none; } }
 /* many tabs: a box of its own height that scrolls, so the panel stays near */
-.rg-tab-bar-many { max-height: 15rem; overflow-y: auto; }
+@media screen { .rg-tab-bar-many { max-height: 15rem; overflow-y: auto; } }
 .rg-tab-row { display: flex; flex-wrap: wrap; align-items: baseline; gap: .3rem .35rem; }
 .rg-tab-group { font-weight: 600; margin-right: .4rem; min-width: 6rem;
   overflow-wrap: anywhere; }
