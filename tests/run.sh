@@ -22,4 +22,5 @@ fi
 .venv-test/bin/python -m ruff format --check .
 .venv-test/bin/python -m mypy
 .venv-test/bin/lint-imports
-exec .venv-test/bin/python -m pytest "$@"
+# on every core, one test file per worker at a time (module fixtures stay shared)
+exec .venv-test/bin/python -m pytest -n auto --dist loadfile "$@"
