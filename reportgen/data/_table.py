@@ -868,7 +868,7 @@ def _findings(table: ScoreTable, config: TableConfig) -> list[Problem]:
                 Problem(
                     "warning",
                     f"the config describes metric {name!r}, which "
-                    f"is not in the data (metrics: {', '.join(present_metrics)})",
+                    f"is not in the data (metrics: {', '.join(table.metrics)})",
                     location=Location(config.source),
                 )
             )

@@ -27,6 +27,9 @@ _LAYOUT_CSS = """\
 *, *::before, *::after { box-sizing: border-box; }
 @media screen { .rg-table-wrap { overflow-x: auto; } }
 .rg-table-wrap { margin: 1rem 0; max-width: 100%; }
+/* prose: a token longer than the line (a path, a long name) wraps rather than widen the
+   page on a phone; tables keep their own rules */
+.rg-body p, .rg-body li { overflow-wrap: break-word; }
 /* a long name wraps anywhere rather than push the table off the printed page; on a
    screen the table scrolls instead and no word is broken */
 @media print { td:first-child, td.rg-long { overflow-wrap: anywhere; } }
