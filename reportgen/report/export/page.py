@@ -21,6 +21,88 @@ from reportgen.report.export.cells import notebook_fragments
 
 __all__ = ["CONTENTS_MARKER", "notebook_to_html", "title_iv"]
 
+#: The screen rules every theme gets, placed after its ``report.css`` (they win over its
+#: rules of the same weight, as when each bundled theme carried them at its end).
+_SCREEN_CSS = """\
+/* --- on screen, at every width (issue 34): words whole, the first column pinned, the
+   decision in view, charts at their own size. Screen only: the PDF lays its tables out
+   with measured widths and its charts to the page. --- */
+@media screen {
+  /* a name is never broken inside: it widens its column and the table scrolls in its
+     frame (the exporter's "overflow-wrap: anywhere" is for the printed page) */
+  .rg-table-wrap td, .rg-table-wrap th { overflow-wrap: normal; word-break: normal; }
+  /* headings wrap between words, so a table of short values fits beside the contents */
+  .rg-table-wrap thead th { white-space: normal; min-width: 4.5em; }
+  /* the first column (the system, the dataset / metric) stays in view while the rest
+     scrolls; opaque, with the row's own background */
+  .rg-table-wrap { position: relative; }
+  .rg-table-wrap > table > thead > tr > :first-child,
+  .rg-table-wrap > table > tbody > tr > :first-child {
+    position: sticky; left: 0; z-index: 1; background: var(--bg);
+    box-shadow: inset -1px 0 0 var(--rule-light); }
+  .rg-table-wrap > table > thead > tr > :first-child { z-index: 2; background: var(--head); }
+  .rg-table-wrap > table > tbody > tr:nth-child(even) > :first-child { background: var(--zebra); }
+  .rg-table-wrap > table > thead > tr + tr > :first-child { position: static; }
+  /* the central matrix pins the system, not its rank (which scrolls away under it) */
+  .rg-table-wrap > table.rg-matrix > thead > tr:first-child > :first-child,
+  .rg-table-wrap > table.rg-matrix > tbody > tr > :first-child {
+    position: static; box-shadow: none; }
+  .rg-table-wrap > table.rg-matrix > thead > tr:first-child > :nth-child(2),
+  .rg-table-wrap > table.rg-matrix > tbody > tr > td.rg-name {
+    position: sticky; left: 0; z-index: 1; background: var(--bg);
+    box-shadow: inset -1px 0 0 var(--rule-light); }
+  .rg-table-wrap > table.rg-matrix > thead > tr:first-child > :nth-child(2) {
+    z-index: 2; background: var(--head); }
+  .rg-table-wrap > table.rg-matrix > tbody > tr:nth-child(even) > td.rg-name {
+    background: var(--zebra); }
+  /* the matrix fits a desktop screen beside the contents: narrower gutters, and a
+     name may wrap where it has a break (after "-", "|" or a space), never in a word */
+  .rg-table-wrap > table.rg-matrix th, .rg-table-wrap > table.rg-matrix td {
+    padding-left: .4rem; padding-right: .4rem; }
+  .rg-table-wrap > table.rg-matrix td.rg-name { white-space: normal; min-width: 7em; }
+  /* the release verdicts (with margins up to 11 columns) fit a desktop screen too: the
+     verdict keeps its word whole, a margin's "(equivalent)" may go under it */
+  .rg-table-wrap > table.rg-stack th, .rg-table-wrap > table.rg-stack td {
+    padding-left: .45rem; padding-right: .45rem; }
+  .rg-table-wrap > table.rg-stack td[data-label="verdict"] { min-width: 7.5em; }
+  .rg-table-wrap > table.rg-stack td[data-label="margin"] { white-space: normal; }
+  /* a phone: a smaller title, so the decision shows on the first screen */
+  @media (max-width: 40rem) {
+    .rg-title { font-size: 1.45rem; }
+    .rg-decision { font-size: 1rem; padding: .5rem .8rem; }
+  }
+  /* a chart keeps its own size (its text stays at 10 px or more) and scrolls
+     sideways in its frame when the screen is narrower */
+  figure.rg-chart { overflow-x: auto; }
+  figure.rg-chart > svg, figure.rg-chart > img { max-width: none; }
+  .rg-charts > * { min-width: 0; max-width: 100%; }
+}
+
+/* a table of decisions (the release verdicts) as one card per row on a phone: the name,
+   then each value under its column's label (data-label); nothing to scroll. Nested, as
+   WeasyPrint reads media types only and warns about a width. */
+@media screen { @media (max-width: 40rem) {
+  .rg-table-wrap > table.rg-stack, table.rg-stack > tbody, table.rg-stack > tbody > tr,
+  table.rg-stack > tbody > tr > td { display: block; width: auto; }
+  .rg-table-wrap > table.rg-stack { border: 0; }
+  table.rg-stack > thead { position: absolute; width: 1px; height: 1px; overflow: hidden;
+    clip-path: inset(50%); white-space: nowrap; }
+  table.rg-stack > tbody > tr { border: 1px solid var(--rule); border-radius: 4px;
+    margin: 0 0 .6rem; padding: .35rem .7rem; }
+  .rg-table-wrap > table.rg-stack > tbody > tr > td { display: flex; gap: 1rem;
+    justify-content: space-between; align-items: baseline; position: static;
+    box-shadow: none; background: none; border: 0; padding: .12rem 0; text-align: right;
+    white-space: normal; }
+  table.rg-stack > tbody > tr > td::before { content: attr(data-label); flex: none;
+    max-width: 50%; text-align: left; color: var(--muted); font-weight: normal;
+    font-style: normal; }
+  .rg-table-wrap > table.rg-stack > tbody > tr > td:first-child { display: block;
+    text-align: left; font-weight: 600; padding-bottom: .2rem; }
+  table.rg-stack > tbody > tr > td:first-child::before { content: none; }
+} }
+"""
+
+
 #: Layout rules the exporter's own markup needs, whatever the theme; the theme's
 #: ``report.css`` comes after them and may override any of them.
 _LAYOUT_CSS = """\
@@ -193,6 +275,7 @@ def notebook_to_html(
         meta=list(meta),
         layout_css=_LAYOUT_CSS,
         theme_css=loaded.css,
+        screen_css=_SCREEN_CSS,
         wide_media=_WIDE_MEDIA,
         wide_css=_WIDE_SCREEN_CSS,
         toc=_contents(headings),
