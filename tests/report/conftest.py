@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import io
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,3 +118,19 @@ def rag_report(shared_data, tmp_path_factory) -> tuple[Path, Path, RunResult]:
         )
     )
     return out, data, result
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium driven by Playwright (no browser download); the
+    browser tests skip without either."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.skip("no chromium executable on PATH (apt-get install chromium)")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable)
+        try:
+            yield chromium
+        finally:
+            chromium.close()

@@ -19,7 +19,6 @@ chromium``).
 from __future__ import annotations
 
 import csv
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email import policy
@@ -51,20 +50,6 @@ MIN_CHART_TEXT_PX = 10.0
 
 
 # ------------------------------------------------------------------ fixtures
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.skip("no chromium executable on PATH (apt-get install chromium)")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -56,20 +56,6 @@ def report(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.skip("no chromium executable on PATH (apt-get install chromium)")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
 @contextmanager
 def _page(browser: Any, path: Path, viewport: dict[str, int], fragment: str = "") -> Iterator[Any]:
     page = browser.new_page(viewport=viewport)
