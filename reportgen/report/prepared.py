@@ -79,17 +79,11 @@ def load_and_analyse(
     InputError
         Bad data, options or release systems.
     """
-    from reportgen.analysis import AnalysisOptions, analyze, analyze_release
-    from reportgen.data import LoadOptions, load
-    from reportgen.execution import Execution
+    from reportgen.analysis import analyze, analyze_release
+    from reportgen.data import load
 
     say = progress or (lambda message: None)
-    if not isinstance(load_options, LoadOptions):
-        load_options = LoadOptions(**dict(load_options or {}))
-    if not isinstance(options, AnalysisOptions):
-        options = AnalysisOptions(**_tuples(options or {}))
-    if not isinstance(execution, Execution):
-        execution = Execution.from_mapping(execution)
+    load_options, options, execution = _typed(load_options, options, execution)
     caught: list[warnings.WarningMessage] = []
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
@@ -136,6 +130,25 @@ def load_and_analyse(
         release=release,
         timings=timings,
     )
+
+
+def _typed(
+    load_options: LoadOptions | Mapping[str, Any] | None,
+    options: AnalysisOptions | Mapping[str, Any] | None,
+    execution: Execution | Mapping[str, Any] | None,
+) -> tuple[LoadOptions, AnalysisOptions, Execution]:
+    """The options as typed values (keyword mappings or None accepted)."""
+    from reportgen.analysis import AnalysisOptions
+    from reportgen.data import LoadOptions
+    from reportgen.execution import Execution
+
+    if not isinstance(load_options, LoadOptions):
+        load_options = LoadOptions(**dict(load_options or {}))
+    if not isinstance(options, AnalysisOptions):
+        options = AnalysisOptions(**_tuples(options or {}))
+    if not isinstance(execution, Execution):
+        execution = Execution.from_mapping(execution)
+    return load_options, options, execution
 
 
 def _tuples(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -189,17 +202,11 @@ def compare_two(
     """
     from dataclasses import replace
 
-    from reportgen.analysis import AnalysisOptions, analyze
-    from reportgen.data import LoadOptions, load
+    from reportgen.analysis import analyze
+    from reportgen.data import load
     from reportgen.errors import InputError
-    from reportgen.execution import Execution
 
-    if not isinstance(load_options, LoadOptions):
-        load_options = LoadOptions(**dict(load_options or {}))
-    if not isinstance(options, AnalysisOptions):
-        options = AnalysisOptions(**_tuples(options or {}))
-    if not isinstance(execution, Execution):
-        execution = Execution.from_mapping(execution)
+    load_options, options, execution = _typed(load_options, options, execution)
     if not data:
         if not (Path(a).exists() and Path(b).exists()):
             raise InputError(
