@@ -54,6 +54,7 @@ from typing import Any, TypeVar
 
 from reportgen.errors import ConfigError, Location, ReportgenError
 from reportgen.names import EXECUTORS, Executor
+from reportgen.records import fields_record
 
 __all__ = [
     "EXECUTORS",
@@ -168,7 +169,7 @@ class Execution:
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as given (for a manifest or the methods section)."""
-        return {"executor": self.executor, "jobs": self.jobs, "scheduler": self.scheduler}
+        return fields_record(self)
 
 
 def usable_cores() -> int:

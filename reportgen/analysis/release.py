@@ -39,11 +39,12 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from reportgen.errors import InputError
 from reportgen.names import GATES, Gate
+from reportgen.records import columns_to_records, fields_record, from_record
 from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = [
@@ -243,7 +244,7 @@ class ReleaseVerdict:
         return f"{self.dataset} / {self.metric}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return fields_record(self, convert=False)
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> ReleaseVerdict:
@@ -251,14 +252,17 @@ class ReleaseVerdict:
         older reportgen lacks take their defaults. A row written before the adjusted
         interval had its own fields held it in ``ci_low``/``ci_high``: it is read as
         the adjusted interval, and the marginal one is unknown (None)."""
-        names = {f.name for f in fields(cls)}
-        values = {k: v for k, v in row.items() if k in names}
-        if "ci_adjusted_low" not in row:
-            values["ci_adjusted_low"] = values.pop("ci_low", None)
-            values["ci_adjusted_high"] = values.pop("ci_high", None)
-            values["confidence_adjusted"] = values.get("confidence")
-            values["ci_low"] = values["ci_high"] = None
-        return cls(**values)
+        if "ci_adjusted_low" in row:
+            return from_record(cls, row)
+        return from_record(
+            cls,
+            row,
+            ci_adjusted_low=row.get("ci_low"),
+            ci_adjusted_high=row.get("ci_high"),
+            confidence_adjusted=row.get("confidence"),
+            ci_low=None,
+            ci_high=None,
+        )
 
 
 @dataclass(frozen=True)
@@ -280,23 +284,11 @@ class NotCompared:
         return f"{self.dataset} / {self.metric}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "metric": self.metric,
-            "missing": list(self.missing),
-            "reason": self.reason,
-            "closest": list(self.closest),
-        }
+        return fields_record(self)
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> NotCompared:
-        return cls(
-            str(row["dataset"]),
-            str(row["metric"]),
-            tuple(row.get("missing", ())),
-            str(row.get("reason", "")),
-            tuple(row.get("closest", ())),
-        )
+        return from_record(cls, {"missing": (), "reason": "", **row})
 
 
 @dataclass(frozen=True)
@@ -399,17 +391,16 @@ class ReleaseFlips:
     def to_records(self) -> list[dict[str, Any]]:
         """The rows of ``tables/flips.csv``: ``dataset, metric, item, baseline_score,
         candidate_score, change``."""
-        return [
+        return columns_to_records(
             {
                 "dataset": self.dataset,
                 "metric": self.metric,
-                "item": item,
-                "baseline_score": b,
-                "candidate_score": c,
-                "change": c - b,
+                "item": self.items,
+                "baseline_score": self.baseline_score,
+                "candidate_score": self.candidate_score,
+                "change": [c - b for b, c in zip(self.baseline_score, self.candidate_score)],
             }
-            for item, b, c in zip(self.items, self.baseline_score, self.candidate_score)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,17 +1,27 @@
-"""The tests at a null value of the difference, shared by the two test modules:
-:mod:`reportgen.stats.pairwise` tests at δ = 0, :mod:`reportgen.stats.margins` at the
-margin (δ = ±margin) and at 0.
+"""The one engine of the tests at a null value δ of the difference, shared by the two
+test modules: :mod:`reportgen.stats.pairwise` tests at δ = 0, :mod:`reportgen.stats.margins`
+at the margin (δ = ±margin) and at 0, through the same functions.
 
-At δ = 0 the exact tests of 0/1 scores (McNemar's binomial test of the discordant
-pairs, the hypergeometric label shuffle) and the t and z tail probabilities; at any δ the
-t tests and the score tests (Tango, Farrington-Manning) shifted to the null value."""
+- :func:`t_statistic` studentizes a difference against any null value δ (the paired t
+  and Welch t tests of both modules), :func:`t_pvalue` and :func:`z_pvalue` give the
+  p-value of each alternative from a t or z statistic (the score tests of Tango and
+  Farrington-Manning at ±δ, the pooled z test at 0).
+- :func:`t_sides` and :func:`score_sides`: the one-sided tests at −δ and +δ a margin
+  decision needs, built on the three above.
+- At δ = 0 only, the exact tests of 0/1 scores: McNemar's binomial test of the
+  discordant pairs (:func:`binomial_pvalue`) and the hypergeometric label shuffle
+  (:func:`hypergeometric_pvalue`).
+
+The resampling tests stay with their modules: the sign-flip and label-shuffle p-values
+at 0 (:mod:`reportgen.stats.pairwise`) and the thresholds inverted at ±δ
+(:mod:`reportgen.stats._margin_inversion`) draw different resamples by design."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 
 def binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarray:
@@ -45,7 +55,35 @@ def binomial_pvalue(k: np.ndarray, m: np.ndarray, alternative: str) -> np.ndarra
     return np.where(m > 0, stats.binom.cdf(k, m, 0.5), 1.0)
 
 
-def _t_pvalue(t: np.ndarray, df: np.ndarray | float, alternative: str) -> np.ndarray:
+def t_statistic(diff: np.ndarray, se: np.ndarray, null: float = 0.0) -> np.ndarray:
+    """``(diff − null) / se``: the t statistic of H0: Δ = ``null``. A zero SE means the
+    difference is exactly known: ±inf on the side of the null value it lies, NaN when
+    it equals the null value (no evidence either way).
+
+    Examples
+    --------
+    >>> t_statistic(np.array([0.5, 0.2, 0.2]), np.array([0.25, 0.0, 0.0]), 0.2).tolist()
+    [1.2, nan, nan]
+    >>> t_statistic(np.array([0.3]), np.array([0.0]), 0.2).tolist()
+    [inf]
+    """
+    num = diff - null
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = num / se
+    return np.where(se == 0, np.where(num == 0, np.nan, np.sign(num) * np.inf), t)
+
+
+def t_pvalue(t: np.ndarray, df: np.ndarray | float, alternative: str) -> np.ndarray:
+    """p-value of a t statistic with ``df`` degrees of freedom: two-sided
+    ``2 P(T >= |t|)``, ``greater`` ``P(T >= t)``, ``less`` ``P(T <= t)`` (NaN stays NaN).
+
+    Examples
+    --------
+    >>> round(float(t_pvalue(np.array(2.0), 10, "two-sided")), 6)
+    0.073388
+    >>> round(float(2 * stats.t.sf(2.0, 10)), 6)
+    0.073388
+    """
     if alternative == "two-sided":
         return 2 * stats.t.sf(np.abs(t), df)
     if alternative == "greater":
@@ -53,7 +91,15 @@ def _t_pvalue(t: np.ndarray, df: np.ndarray | float, alternative: str) -> np.nda
     return stats.t.cdf(t, df)
 
 
-def _z_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
+def z_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
+    """p-value of a standard normal statistic: two-sided ``2 P(Z >= |z|)``, ``greater``
+    ``P(Z >= z)``, ``less`` ``P(Z <= z)``.
+
+    Examples
+    --------
+    >>> round(float(z_pvalue(np.array(1.959964), "two-sided")), 4)
+    0.05
+    """
     if alternative == "two-sided":
         return 2 * stats.norm.sf(np.abs(z))
     if alternative == "greater":
@@ -61,7 +107,7 @@ def _z_pvalue(z: np.ndarray, alternative: str) -> np.ndarray:
     return stats.norm.cdf(z)
 
 
-def _hypergeometric_pvalue(
+def hypergeometric_pvalue(
     k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray, n_b: np.ndarray, alternative: str
 ) -> np.ndarray:
     """Exact label-shuffle p-value of the difference of proportions.
@@ -99,38 +145,31 @@ def _hypergeometric_pvalue(
     return np.minimum(p, 1.0)
 
 
-def _t_sides(
+def t_sides(
     diff: np.ndarray, se: np.ndarray, df: np.ndarray, delta: float | None
 ) -> tuple[np.ndarray, ...]:
-    """Statistics and one-sided p-values of the t tests at −δ, +δ and 0."""
+    """Statistics and one-sided p-values of the t tests at −δ (``greater``), +δ
+    (``less``) and 0 (both); a NaN statistic with a finite SE (the difference equals
+    the null value exactly) is no evidence: p = 1."""
 
-    def t_at(v: float) -> np.ndarray:
-        num = diff - v
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = num / se
-        # zero SE: the shifted mean is exactly known; ±inf, or NaN when it equals v
-        return np.where(se == 0, np.where(num == 0, np.nan, np.sign(num) * np.inf), t)
+    def side(t: np.ndarray, alternative: str) -> np.ndarray:
+        return np.where(np.isnan(t) & np.isfinite(se), 1.0, t_pvalue(t, df, alternative))
 
-    def sf(t: np.ndarray) -> np.ndarray:  # P(T >= t), NaN t (no evidence) -> 1
-        return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.sf(t, df))
-
-    def cdf(t: np.ndarray) -> np.ndarray:
-        return np.where(np.isnan(t) & np.isfinite(se), 1.0, stats.t.cdf(t, df))
-
-    t0 = t_at(0.0)
+    t0 = t_statistic(diff, se, 0.0)
     nan = np.full(diff.shape, np.nan)
     if delta is None:
-        return nan, nan, nan, nan, sf(t0), cdf(t0)
-    t_l, t_u = t_at(-delta), t_at(delta)
-    return t_l, sf(t_l), t_u, cdf(t_u), sf(t0), cdf(t0)
+        return nan, nan, nan, nan, side(t0, "greater"), side(t0, "less")
+    t_l, t_u = t_statistic(diff, se, -delta), t_statistic(diff, se, delta)
+    return t_l, side(t_l, "greater"), t_u, side(t_u, "less"), side(t0, "greater"), side(t0, "less")
 
 
-def _score_sides(delta: float | None, statistic: Any) -> tuple[np.ndarray, ...]:
-    """Statistics and one-sided p-values of a score test at −δ and +δ (large Z is
-    evidence for Δ above the null value)."""
+def score_sides(delta: float | None, statistic: Any) -> tuple[np.ndarray, ...]:
+    """Statistics and one-sided p-values of a score test at −δ (``greater``) and +δ
+    (``less``); ``statistic(v)`` is the score statistic at the null value v (large Z is
+    evidence for Δ above it)."""
     if delta is None:
         z0 = np.asarray(statistic(0.0))
         nan = np.full(z0.shape, np.nan)
         return nan, nan, nan, nan
     z_l, z_u = np.asarray(statistic(-delta)), np.asarray(statistic(delta))
-    return z_l, special.ndtr(-z_l), z_u, special.ndtr(z_u)
+    return z_l, z_pvalue(z_l, "greater"), z_u, z_pvalue(z_u, "less")

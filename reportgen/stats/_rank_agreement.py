@@ -15,6 +15,7 @@ from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.plaintext import count
+from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._rank_common import (
@@ -66,16 +67,15 @@ class TopsisResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "topsis_score": _num(self.score[i]),
-                "rank": int(self.rank[i]),
-                "distance_ideal": _num(self.distance_ideal[i]),
-                "distance_anti_ideal": _num(self.distance_anti_ideal[i]),
+                "system": self.systems,
+                "topsis_score": floats(self.score),
+                "rank": ints(self.rank),
+                "distance_ideal": floats(self.distance_ideal),
+                "distance_anti_ideal": floats(self.distance_anti_ideal),
             }
-            for i, s in enumerate(self.systems)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: per-metric weights, directions, ideal points and the records."""
@@ -250,7 +250,12 @@ class RankAgreement(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per swapped pair."""
-        return [{"first_in_a": a, "first_in_b": b} for a, b in self.swapped]
+        return columns_to_records(
+            {
+                "first_in_a": tuple(a for a, _ in self.swapped),
+                "first_in_b": tuple(b for _, b in self.swapped),
+            }
+        )
 
 
 def rank_agreement(order_a: Sequence[str], order_b: Sequence[str]) -> RankAgreement:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from reportgen.errors import InputError
+from reportgen.records import columns_to_records
 from reportgen.stats._common import TabularMixin
 
 #: The most maximal groups (cliques) enumerated when the graph of non-significant
@@ -199,7 +200,7 @@ class CompactLetterDisplay(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system: ``system`` and ``letters``."""
-        return [{"system": s, "letters": self.letters[i]} for i, s in enumerate(self.systems)]
+        return columns_to_records({"system": self.systems, "letters": self.letters})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: systems with letters, and the groups by letter."""

@@ -14,8 +14,8 @@ import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.plaintext import count
+from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats._common import TabularMixin, system_names
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     chunk_sizes,
@@ -70,40 +70,37 @@ class PooledRunsResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system for the pooled runs (NaN as None)."""
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "estimate": _num(self.estimate[j]),
-                "bootstrap_mean": _num(self.bootstrap_mean[j]),
-                "ci_low": _num(self.ci_low[j]),
-                "ci_high": _num(self.ci_high[j]),
-                "se": _num(self.se[j]),
-                "n_items": int(self.n_items[j]),
+                "system": self.systems,
+                "estimate": floats(self.estimate),
+                "bootstrap_mean": floats(self.bootstrap_mean),
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
+                "se": floats(self.se),
+                "n_items": ints(self.n_items),
                 "n_runs": self.n_runs,
-                "n_pooled": int(self.n_pooled[j]),
+                "n_pooled": ints(self.n_pooled),
                 "ci_method": "pooled-runs bootstrap percentile",
                 "confidence": self.confidence,
                 "n_resamples": self.n_resamples,
             }
-            for j, s in enumerate(self.systems)
-        ]
+        )
 
     def run_records(self) -> list[dict[str, Any]]:
         """One dict per system and run (run is the 0-based index along the runs axis)."""
-        return [
-            {
-                "system": s,
-                "run": r,
-                "estimate": _num(self.run_estimate[j, r]),
-                "bootstrap_mean": _num(self.run_bootstrap_mean[j, r]),
-                "ci_low": _num(self.run_ci_low[j, r]),
-                "ci_high": _num(self.run_ci_high[j, r]),
+        return columns_to_records(
+            {  # system-major: every run of the first system, then the next
+                "system": [s for s in self.systems for _ in range(self.n_runs)],
+                "run": list(range(self.n_runs)) * len(self.systems),
+                "estimate": floats(self.run_estimate),
+                "bootstrap_mean": floats(self.run_bootstrap_mean),
+                "ci_low": floats(self.run_ci_low),
+                "ci_high": floats(self.run_ci_high),
                 "confidence": self.confidence,
                 "n_resamples": self.n_resamples,
             }
-            for j, s in enumerate(self.systems)
-            for r in range(self.n_runs)
-        ]
+        )
 
 
 def _multinomial_counts(

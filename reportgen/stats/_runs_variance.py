@@ -14,8 +14,8 @@ import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.plaintext import count, verb
+from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats._common import TabularMixin, system_names
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._runs_inputs import (
     _float_array,
     _scores_iv,
@@ -87,24 +87,22 @@ class VarianceComponentsResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (pair), NaN as None."""
-        share = self.prediction_share()
-        return [
+        return columns_to_records(
             {
-                "system": s,
+                "system": self.systems,
                 "paired": self.paired,
-                "mean": _num(self.mean[j]),
-                "n": int(self.n[j]),
-                "k": _num(self.k[j]),
-                "var_data": _num(self.var_data[j]),
-                "var_prediction": _num(self.var_prediction[j]),
-                "se_total": _num(self.se_total[j]),
-                "se_data": _num(self.se_data[j]),
-                "se_prediction": _num(self.se_prediction[j]),
-                "prediction_share": _num(share[j]),
+                "mean": floats(self.mean),
+                "n": ints(self.n),
+                "k": floats(self.k),
+                "var_data": floats(self.var_data),
+                "var_prediction": floats(self.var_prediction),
+                "se_total": floats(self.se_total),
+                "se_data": floats(self.se_data),
+                "se_prediction": floats(self.se_prediction),
+                "prediction_share": floats(self.prediction_share()),
                 "source": self.source,
             }
-            for j, s in enumerate(self.systems)
-        ]
+        )
 
 
 def _within(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

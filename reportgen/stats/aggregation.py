@@ -30,6 +30,7 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 
@@ -141,19 +142,16 @@ class MetricAggregate(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per metric: name, direction, weight, pooled mean and SD."""
-        return [
+        return columns_to_records(
             {
-                "metric": m,
-                "direction": d,
-                "weight": float(w),
-                "mean": _num(mu),
-                "sd": _num(s),
-                "constant": m in self.constant,
+                "metric": self.metrics,
+                "direction": self.directions,
+                "weight": floats(self.weights, nan_as_none=False),
+                "mean": floats(self.means),
+                "sd": floats(self.sds),
+                "constant": [m in self.constant for m in self.metrics],
             }
-            for m, d, w, mu, s in zip(
-                self.metrics, self.directions, self.weights, self.means, self.sds
-            )
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (the per-metric records; the matrix is not included)."""
@@ -346,17 +344,15 @@ class HarmonicMeanPResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per group (leading axes flattened in C order)."""
-        h, p, a = (np.ravel(x) for x in (self.hmp, self.p_value, self.p_adjusted))
-        return [
+        return columns_to_records(
             {
-                "hmp": _num(h[i]),
-                "p_value": _num(p[i]),
-                "p_adjusted": _num(a[i]),
+                "hmp": floats(self.hmp),
+                "p_value": floats(self.p_value),
+                "p_adjusted": floats(self.p_adjusted),
                 "L": self.L,
                 "group_weight": self.group_weight,
             }
-            for i in range(h.size)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the method, its parameters and the per-group records."""
@@ -534,11 +530,9 @@ class EffectSizeAggregate(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per group (leading axes flattened in C order)."""
-        e = np.ravel(self.effect_size)
-        w = self.weights.reshape(e.size, -1)
-        return [
-            {"effect_size": _num(e[i]), "weights": [_num(v) for v in w[i]]} for i in range(e.size)
-        ]
+        e = floats(self.effect_size)
+        w = self.weights.reshape(len(e), -1)
+        return columns_to_records({"effect_size": e, "weights": [floats(row) for row in w]})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the method and the per-group records."""
@@ -656,16 +650,15 @@ class UnpairedMeansAggregate(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system: name, aggregate score and per-list standardized means."""
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "score": _num(self.scores[b]),
-                "standardized": {
-                    lst: _num(self.standardized[b, j]) for j, lst in enumerate(self.lists)
-                },
+                "system": self.systems,
+                "score": floats(self.scores),
+                "standardized": [
+                    dict(zip(self.lists, floats(row))) for row in np.asarray(self.standardized)
+                ],
             }
-            for b, s in enumerate(self.systems)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: per-list parameters and per-system records."""
@@ -849,18 +842,16 @@ class SignTestResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per comparison (flattened in C order)."""
-        cols = [np.ravel(x) for x in (self.wins_a, self.wins_b, self.ties, self.n, self.p_value)]
-        return [
+        return columns_to_records(
             {
-                "wins_a": int(a),
-                "wins_b": int(b),
-                "ties": int(t),
-                "n": int(n),
-                "p_value": _num(p),
+                "wins_a": ints(self.wins_a),
+                "wins_b": ints(self.wins_b),
+                "ties": ints(self.ties),
+                "n": ints(self.n),
+                "p_value": floats(self.p_value),
                 "ties_handling": self.ties_handling,
             }
-            for a, b, t, n, p in zip(*cols)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the test name and the records."""
@@ -1017,9 +1008,12 @@ class FriedmanNemenyiResult(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system, best first: name and average rank."""
         idx = np.argsort(self.average_ranks, kind="stable")
-        return [
-            {"system": self.systems[i], "average_rank": float(self.average_ranks[i])} for i in idx
-        ]
+        return columns_to_records(
+            {
+                "system": tuple(self.systems[i] for i in idx),
+                "average_rank": floats(np.asarray(self.average_ranks)[idx], nan_as_none=False),
+            }
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the tests, CD and the data of a critical-difference diagram."""

@@ -46,6 +46,7 @@ import numpy as np
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.names import CORPUS_METRICS as _CORPUS_METRIC_NAMES
 from reportgen.plaintext import count
+from reportgen.records import bools, columns_to_records, floats, ints
 from reportgen.stats._common import (
     PairsMixin,
     TabularMixin,
@@ -53,7 +54,6 @@ from reportgen.stats._common import (
     resampling_iv,
     system_names,
 )
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -917,22 +917,21 @@ class CorpusIntervalResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [
+        return columns_to_records(
             {
-                "system": s,
+                "system": self.systems,
                 "metric": self.metric,
-                "value": _num(self.value[k]),
-                "ci_low": _num(self.ci_low[k]),
-                "ci_high": _num(self.ci_high[k]),
+                "value": floats(self.value),
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
                 "ci_method": self.ci_method,
                 "confidence": self.confidence,
-                "standard_error": _num(self.standard_error[k]),
+                "standard_error": floats(self.standard_error),
                 "n": self.n,
                 "runs": self.n_runs,
                 "n_resamples": self.n_resamples,
             }
-            for k, s in enumerate(self.systems)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The records under ``"systems"`` with the shared fields at the top."""
@@ -1179,47 +1178,47 @@ class CorpusComparisonResult(PairsMixin):
         ``mean_a``/``mean_b`` hold the corpus metric values (also under
         ``metric_a``/``metric_b``); there is no standardised effect size
         (``effect_size`` None)."""
-        sig = self.significant()
         adj_low, adj_high = self.adjusted_interval()
-        level = self.decision_levels()
-        rows = []
-        for k in range(self.n_pairs):
-            a, b = _num(self.metric_a[k]), _num(self.metric_b[k])
-            rows.append(
-                {
-                    "metric": self.metric,
-                    "system_a": self.systems[self.index_a[k]],
-                    "system_b": self.systems[self.index_b[k]],
-                    "test": self.test,
-                    "alternative": self.alternative,
-                    "statistic": _num(self.diff[k]),
-                    "p_value": _num(self.p_value[k]),
-                    "p_adjusted": _num(self.p_adjusted[k]),
-                    "correction": self.correction,
-                    "alpha": self.alpha,
-                    "significant": bool(sig[k]),
-                    "effect_size": None,
-                    "effect_size_kind": None,
-                    "metric_a": a,
-                    "metric_b": b,
-                    "mean_a": a,
-                    "mean_b": b,
-                    "diff": _num(self.diff[k]),
-                    "ci_low": _num(self.ci_low[k]),
-                    "ci_high": _num(self.ci_high[k]),
-                    "ci_adjusted_low": _num(adj_low[k]),
-                    "ci_adjusted_high": _num(adj_high[k]),
-                    "confidence_adjusted": _num(1.0 - level[k]),
-                    "ci_method": self.ci_method,
-                    "confidence": self.confidence,
-                    "n_a": int(self.n[k]),
-                    "n_b": int(self.n[k]),
-                    "runs": self.n_runs,
-                    "exact": self.exact,
-                    "n_resamples": self.n_resamples,
-                }
-            )
-        return rows
+        a, b, diff, n = (
+            floats(self.metric_a),
+            floats(self.metric_b),
+            floats(self.diff),
+            ints(self.n),
+        )
+        return columns_to_records(
+            {
+                "metric": self.metric,
+                "system_a": self.system_a,
+                "system_b": self.system_b,
+                "test": self.test,
+                "alternative": self.alternative,
+                "statistic": diff,
+                "p_value": floats(self.p_value),
+                "p_adjusted": floats(self.p_adjusted),
+                "correction": self.correction,
+                "alpha": self.alpha,
+                "significant": bools(self.significant()),
+                "effect_size": None,
+                "effect_size_kind": None,
+                "metric_a": a,
+                "metric_b": b,
+                "mean_a": a,
+                "mean_b": b,
+                "diff": diff,
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
+                "ci_adjusted_low": floats(adj_low),
+                "ci_adjusted_high": floats(adj_high),
+                "confidence_adjusted": floats(1.0 - self.decision_levels()),
+                "ci_method": self.ci_method,
+                "confidence": self.confidence,
+                "n_a": n,
+                "n_b": n,
+                "runs": self.n_runs,
+                "exact": self.exact,
+                "n_resamples": self.n_resamples,
+            }
+        )
 
 
 # Over 100 lines of code: the approximate-randomization test and the paired bootstrap

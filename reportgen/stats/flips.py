@@ -16,8 +16,8 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.errors import InputError
+from reportgen.records import bools, columns_to_records, floats
 from reportgen.stats._common import TabularMixin, choices_iv
-from reportgen.stats._common import finite_or_none as _num
 
 __all__ = ["FlipResult", "flipped_items"]
 
@@ -70,16 +70,15 @@ class FlipResult(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per changed item: ``item, baseline_score, candidate_score, change,
         lost`` (the columns of ``tables/flips.csv`` besides dataset and metric)."""
-        return [
+        return columns_to_records(
             {
-                "item": item,
-                "baseline_score": _num(self.baseline_score[k]),
-                "candidate_score": _num(self.candidate_score[k]),
-                "change": _num(self.change[k]),
-                "lost": bool(self.lost[k]),
+                "item": tuple(self.items),
+                "baseline_score": floats(self.baseline_score),
+                "candidate_score": floats(self.candidate_score),
+                "change": floats(self.change),
+                "lost": bools(self.lost),
             }
-            for k, item in enumerate(self.items)
-        ]
+        )
 
 
 def flipped_items(

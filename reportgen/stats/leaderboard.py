@@ -33,6 +33,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
@@ -180,31 +181,27 @@ class WinRates(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN → None)."""
-        return [
+        return columns_to_records(
             {
-                "system": name,
-                "win_rate": _num(self.win_rate[k]),
-                "win_rate_all": _num(self.win_rate_all[k]),
-                "n_opponents": int(self.n_opponents[k]),
+                "system": self.systems,
+                "win_rate": floats(self.win_rate),
+                "win_rate_all": floats(self.win_rate_all),
+                "n_opponents": ints(self.n_opponents),
             }
-            for k, name in enumerate(self.systems)
-        ]
+        )
 
     def pair_records(self) -> list[dict[str, Any]]:
         """One dict per ordered pair ``a ≠ b`` (NaN → None)."""
-        s = len(self.systems)
-        return [
+        a, b = np.nonzero(~np.eye(len(self.systems), dtype=bool))  # row-major: a, then b
+        return columns_to_records(
             {
-                "system_a": self.systems[a],
-                "system_b": self.systems[b],
-                "wins_a": float(self.wins[a, b]),
-                "wins_b": float(self.wins[b, a]),
-                "pair_win_rate": _num(self.pair_win_rate[a, b]),
+                "system_a": tuple(self.systems[k] for k in a),
+                "system_b": tuple(self.systems[k] for k in b),
+                "wins_a": floats(self.wins[a, b], nan_as_none=False),
+                "wins_b": floats(self.wins[b, a], nan_as_none=False),
+                "pair_win_rate": floats(self.pair_win_rate[a, b]),
             }
-            for a in range(s)
-            for b in range(s)
-            if a != b
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``n_items``, per-system ``systems`` and per-pair ``pairs``."""
@@ -554,17 +551,16 @@ class BradleyTerry(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system, best first (NaN → None)."""
         order = np.argsort(-self.rating, kind="stable")
-        return [
+        return columns_to_records(
             {
-                "system": self.systems[k],
-                "rank": r + 1,
-                "rating": _num(self.rating[k]),
-                "ci_low": _num(self.ci_low[k]),
-                "ci_high": _num(self.ci_high[k]),
-                "se": _num(self.se[k]),
+                "system": tuple(self.systems[k] for k in order),
+                "rank": list(range(1, len(order) + 1)),
+                "rating": floats(self.rating[order]),
+                "ci_low": floats(self.ci_low[order]),
+                "ci_high": floats(self.ci_high[order]),
+                "se": floats(self.se[order]),
             }
-            for r, k in enumerate(order)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary and per-system records (NaN → None)."""
@@ -977,20 +973,19 @@ class ItemAnalysis(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per item (NaN → None)."""
-        return [
+        return columns_to_records(
             {
-                "item": self.items[i],
-                "mean_score": _num(self.mean_score[i]),
-                "share_solving": _num(self.share_solving[i]),
-                "n_solving": int(self.n_solving[i]),
-                "tau": _num(self.tau[i]),
-                "min_quality_solving": _num(self.min_quality_solving[i]),
-                "weakest_solver": (
-                    self.systems[self.weakest_solver[i]] if self.weakest_solver[i] >= 0 else None
-                ),
+                "item": tuple(self.items),
+                "mean_score": floats(self.mean_score),
+                "share_solving": floats(self.share_solving),
+                "n_solving": ints(self.n_solving),
+                "tau": floats(self.tau),
+                "min_quality_solving": floats(self.min_quality_solving),
+                "weakest_solver": [
+                    self.systems[k] if k >= 0 else None for k in self.weakest_solver
+                ],
             }
-            for i in range(len(self.items))
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary, lists and per-item records (NaN → None)."""

@@ -71,6 +71,7 @@ from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.plaintext import count
+from reportgen.records import bools, columns_to_records, floats, ints, optional
 from reportgen.stats._common import (
     Modality,
     TabularMixin,
@@ -79,7 +80,6 @@ from reportgen.stats._common import (
     system_names,
     unpaired_samples_iv,
 )
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._degenerate import (
     min_paired_items,
     power_of_two_scale,
@@ -121,10 +121,10 @@ from reportgen.stats._margin_power import (
     noninferiority_required_n,
 )
 from reportgen.stats._null_tests import (
-    _hypergeometric_pvalue,
-    _score_sides,
-    _t_sides,
     binomial_pvalue,
+    hypergeometric_pvalue,
+    score_sides,
+    t_sides,
 )
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -281,44 +281,41 @@ class MarginResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per candidate with snake_case names (NaN as None)."""
-        rows = []
-        p_sup, p_ni, p_eq = self.p_superiority, self.p_noninferiority, self.p_equivalence
-        for k, name in enumerate(self.candidates):
-            rows.append(
-                {
-                    "baseline": self.baseline,
-                    "candidate": name,
-                    "test": self.test,
-                    "superiority_test": self.superiority_test,
-                    "method": self.method,
-                    "paired": self.paired,
-                    "modality": self.modality,
-                    "direction": self.direction,
-                    "margin": self.margin,
-                    "mean_baseline": _num(self.mean_baseline[k]),
-                    "mean_candidate": _num(self.mean_candidate[k]),
-                    "diff": _num(self.diff[k]),
-                    "n_baseline": int(self.n_baseline[k]),
-                    "n_candidate": int(self.n_candidate[k]),
-                    "statistic_lower": _num(self.statistic_lower[k]),
-                    "p_lower": _num(self.p_lower[k]),
-                    "statistic_upper": _num(self.statistic_upper[k]),
-                    "p_upper": _num(self.p_upper[k]),
-                    "p_superiority": _num(p_sup[k]),
-                    "p_noninferiority": _num(p_ni[k]),
-                    "p_equivalence": _num(p_eq[k]),
-                    "ci_low": _num(self.ci_low[k]),
-                    "ci_high": _num(self.ci_high[k]),
-                    "ci_method": self.ci_method,
-                    "confidence": self.confidence,
-                    "exact": self.exact,
-                    "n_resamples": self.n_resamples,
-                    "a_only": None if self.a_only is None else int(self.a_only[k]),
-                    "b_only": None if self.b_only is None else int(self.b_only[k]),
-                    "skewed": None if self.skewed is None else bool(self.skewed[k]),
-                }
-            )
-        return rows
+        n = len(self.candidates)
+        return columns_to_records(
+            {
+                "baseline": self.baseline,
+                "candidate": self.candidates,
+                "test": self.test,
+                "superiority_test": self.superiority_test,
+                "method": self.method,
+                "paired": self.paired,
+                "modality": self.modality,
+                "direction": self.direction,
+                "margin": self.margin,
+                "mean_baseline": floats(self.mean_baseline),
+                "mean_candidate": floats(self.mean_candidate),
+                "diff": floats(self.diff),
+                "n_baseline": ints(self.n_baseline),
+                "n_candidate": ints(self.n_candidate),
+                "statistic_lower": floats(self.statistic_lower),
+                "p_lower": floats(self.p_lower),
+                "statistic_upper": floats(self.statistic_upper),
+                "p_upper": floats(self.p_upper),
+                "p_superiority": floats(self.p_superiority),
+                "p_noninferiority": floats(self.p_noninferiority),
+                "p_equivalence": floats(self.p_equivalence),
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
+                "ci_method": self.ci_method,
+                "confidence": self.confidence,
+                "exact": self.exact,
+                "n_resamples": self.n_resamples,
+                "a_only": optional(ints, self.a_only, n),
+                "b_only": optional(ints, self.b_only, n),
+                "skewed": optional(bools, self.skewed, n),
+            }
+        )
 
 
 def _align_at_zero(
@@ -523,7 +520,7 @@ def margin_paired(
         b_only = (D < 0).sum(axis=0).astype(np.int64)
         if n < 1:
             _warn_degenerate(f"{count(n, 'item')}: the tests need at least 1; results are NaN")
-        stat_l, p_l, stat_u, p_u = _score_sides(
+        stat_l, p_l, stat_u, p_u = score_sides(
             delta, lambda v: tango_statistic(np.asarray(v, dtype=np.float64), a_only, b_only, n_arr)
         )
         m = a_only + b_only
@@ -633,7 +630,7 @@ def _paired_t_sides(
             "unless the difference equals the null value",
             stacklevel=4,
         )
-    stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
+    stat_l, p_l, stat_u, p_u, p_g, p_s = t_sides(diff, se, df, delta)
     if n >= 2 and (sd == 0).any():
         # a difference that does not vary: the exact sign-flip p of the shifted
         # constant (2^-n in its direction, 1 against it), never 0
@@ -703,7 +700,7 @@ def _unpaired_binary_sides(
     small = (n_c < 1) | (n_b < 1)
     if small.any():
         _warn_degenerate("systems without items: their comparisons are NaN", stacklevel=4)
-    stat_l, p_l, stat_u, p_u = _score_sides(
+    stat_l, p_l, stat_u, p_u = score_sides(
         delta,
         lambda v: farrington_manning_statistic(np.asarray(v, dtype=np.float64), k_c, n_c, k_b, n_b),
     )
@@ -721,8 +718,8 @@ def _unpaired_binary_sides(
         sup_test = "two-proportion z"
     else:
         # at 0 the exact label shuffle, as pairwise runs it
-        p_g = _hypergeometric_pvalue(k_c, n_c, k_b, n_b, "greater")
-        p_s = _hypergeometric_pvalue(k_c, n_c, k_b, n_b, "less")
+        p_g = hypergeometric_pvalue(k_c, n_c, k_b, n_b, "greater")
+        p_s = hypergeometric_pvalue(k_c, n_c, k_b, n_b, "less")
         sup_test = "label-shuffle permutation (exact, hypergeometric)"
         notes.append(
             "0/1 scores: the margin tests are Farrington-Manning score tests "
@@ -949,7 +946,7 @@ def margin_unpaired(
         test, ci_method = "Farrington-Manning score", "Farrington-Manning score interval"
     elif opts.method == "auto":
         se, df = _welch_se_df(var[cand], n_c, np.full(k, var[b_idx]), n_b)
-        stat_l, p_l, stat_u, p_u, p_g, p_s = _t_sides(diff, se, df, delta)
+        stat_l, p_l, stat_u, p_u, p_g, p_s = t_sides(diff, se, df, delta)
         inverter = _TInverter(diff, se, df)
         test = sup_test = "Welch t"
         ci_method = "Welch t interval"

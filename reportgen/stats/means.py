@@ -20,7 +20,6 @@ grouped by size and resampled the same way.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from scipy import stats
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.names import CIMethod
 from reportgen.plaintext import count
+from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -92,23 +92,18 @@ class MeanIntervals(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-
-        def num(x: float) -> float | None:
-            return None if math.isnan(x) else float(x)
-
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "mean": num(self.mean[k]),
-                "ci_low": num(self.ci_low[k]),
-                "ci_high": num(self.ci_high[k]),
+                "system": self.systems,
+                "mean": floats(self.mean),
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
                 "ci_method": self.method,
                 "confidence": self.confidence,
-                "n": int(self.n[k]),
+                "n": ints(self.n),
                 "n_resamples": self.n_resamples,
             }
-            for k, s in enumerate(self.systems)
-        ]
+        )
 
 
 def clopper_pearson_interval(
@@ -360,27 +355,22 @@ class BootstrapMeans(TabularMixin):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a system without replicates: NaN
             q = np.nanquantile(self.replicates, [0.0, 0.25, 0.5, 0.75, 1.0], axis=0)
-
-        def num(x: float) -> float | None:
-            return None if math.isnan(x) else float(x)
-
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "mean": num(self.mean[j]),
-                "min": num(q[0, j]),
-                "q1": num(q[1, j]),
-                "median": num(q[2, j]),
-                "q3": num(q[3, j]),
-                "max": num(q[4, j]),
-                "ci_low": num(self.ci_low[j]),
-                "ci_high": num(self.ci_high[j]),
+                "system": self.systems,
+                "mean": floats(self.mean),
+                "min": floats(q[0]),
+                "q1": floats(q[1]),
+                "median": floats(q[2]),
+                "q3": floats(q[3]),
+                "max": floats(q[4]),
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
                 "confidence": self.confidence,
                 "n_resamples": self.n_resamples,
                 "resampling": self.resampling,
             }
-            for j, s in enumerate(self.systems)
-        ]
+        )
 
 
 def bootstrap_means(

@@ -35,6 +35,7 @@ from scipy import special, stats
 
 from reportgen.errors import DataWarning, DegenerateDataWarning, InputError
 from reportgen.plaintext import count, verb
+from reportgen.records import bools, columns_to_records, floats, ints
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY, chunk_sizes
@@ -155,27 +156,20 @@ class PredictionNoise(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN → None)."""
-        se_t, se_d, se_p, share = (
-            self.se_total,
-            self.se_data,
-            self.se_prediction,
-            self.prediction_share,
-        )
-        return [
+        return columns_to_records(
             {
-                "system": s,
+                "system": self.systems,
                 "n_items": self.n_items,
-                "samples": int(self.samples[k]),
-                "total_var": _num(self.total_var[k]),
-                "data_var": _num(self.data_var[k]),
-                "prediction_var": _num(self.prediction_var[k]),
-                "se_total": _num(se_t[k]),
-                "se_data": _num(se_d[k]),
-                "se_prediction": _num(se_p[k]),
-                "prediction_share": _num(share[k]),
+                "samples": ints(self.samples),
+                "total_var": floats(self.total_var),
+                "data_var": floats(self.data_var),
+                "prediction_var": floats(self.prediction_var),
+                "se_total": floats(self.se_total),
+                "se_data": floats(self.se_data),
+                "se_prediction": floats(self.se_prediction),
+                "prediction_share": floats(self.prediction_share),
             }
-            for k, s in enumerate(self.systems)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The summary plus the per-system records under ``"systems"``."""
@@ -233,21 +227,20 @@ class SignalToNoise(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair (NaN → None)."""
         root = math.sqrt(self.n_items) if self.n_items else math.nan
-        return [
+        return columns_to_records(
             {
-                "family": self.family[k],
-                "system_a": self.systems[self.index_a[k]],
-                "system_b": self.systems[self.index_b[k]],
-                "size_a": float(self.size_a[k]),
-                "size_b": float(self.size_b[k]),
-                "doublings": float(self.doublings[k]),
-                "diff": _num(self.diff[k]),
-                "se_diff": _num(self.se_diff[k]),
-                "snr": _num(self.snr[k]),
-                "snr_per_sqrt_n": _num(self.snr[k] / root),
+                "family": self.family,
+                "system_a": tuple(self.systems[k] for k in self.index_a),
+                "system_b": tuple(self.systems[k] for k in self.index_b),
+                "size_a": floats(self.size_a, nan_as_none=False),
+                "size_b": floats(self.size_b, nan_as_none=False),
+                "doublings": floats(self.doublings, nan_as_none=False),
+                "diff": floats(self.diff),
+                "se_diff": floats(self.se_diff),
+                "snr": floats(self.snr),
+                "snr_per_sqrt_n": floats(np.asarray(self.snr) / root),
             }
-            for k in range(self.n_pairs)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         root = math.sqrt(self.n_items) if self.n_items else math.nan
@@ -385,35 +378,38 @@ class NoiseProfile:
     def pair_records(self) -> list[dict[str, Any]]:
         """One dict per pair: the data of the p-value vs difference and the |A − B| vs
         A + B figures (NaN → None)."""
-        n = self.n_items
-        return [
+        a, b = np.asarray(self.index_a, dtype=np.intp), np.asarray(self.index_b, dtype=np.intp)
+        means, a_wins, b_wins = np.asarray(self.means), self.a_wins, self.b_wins
+        return columns_to_records(
             {
-                "system_a": self.systems[self.index_a[k]],
-                "system_b": self.systems[self.index_b[k]],
-                "mean_a": _num(self.means[self.index_a[k]]),
-                "mean_b": _num(self.means[self.index_b[k]]),
-                "diff": _num(self.diff[k]),
-                "abs_diff": _num(self.abs_diff_items[k] / n),
-                "abs_diff_items": _num(self.abs_diff_items[k]),
-                "a_wins": int(self.a_wins[k]),
-                "b_wins": int(self.b_wins[k]),
-                "sum_wins": int(self.a_wins[k] + self.b_wins[k]),
-                "abs_diff_wins": int(abs(self.a_wins[k] - self.b_wins[k])),
-                "p_value": _num(self.p_value[k]),
-                "significant": bool(self.p_value[k] < P5_ALPHA),
-                "se_diff": _num(self.se_diff[k]),
-                "close": bool(self.close[k]),
+                "system_a": tuple(self.systems[k] for k in a),
+                "system_b": tuple(self.systems[k] for k in b),
+                "mean_a": floats(means[a]),
+                "mean_b": floats(means[b]),
+                "diff": floats(self.diff),
+                "abs_diff": floats(np.asarray(self.abs_diff_items) / self.n_items),
+                "abs_diff_items": floats(self.abs_diff_items),
+                "a_wins": ints(a_wins),
+                "b_wins": ints(b_wins),
+                "sum_wins": ints(np.add(a_wins, b_wins)),
+                "abs_diff_wins": ints(np.abs(np.subtract(a_wins, b_wins))),
+                "p_value": floats(self.p_value),
+                "significant": bools(np.asarray(self.p_value) < P5_ALPHA),
+                "se_diff": floats(self.se_diff),
+                "close": bools(self.close),
             }
-            for k in range(self.n_pairs)
-        ]
+        )
 
     def boundary_records(self) -> list[dict[str, Any]]:
         """One dict per (α, A + B) with the smallest significant |A − B| (or None)."""
-        return [
-            {"alpha": a, "sum_wins": int(m), "min_abs_diff_wins": _num(d)}
-            for i, a in enumerate(self.boundary_alphas)
-            for m, d in zip(self.boundary_totals, self.boundary_abs_diff[i])
-        ]
+        alphas, totals = self.boundary_alphas, self.boundary_totals
+        return columns_to_records(
+            {
+                "alpha": [a for a in alphas for _ in totals],
+                "sum_wins": ints(np.tile(np.asarray(totals), len(alphas))),
+                "min_abs_diff_wins": floats(self.boundary_abs_diff),
+            }
+        )
 
     def to_dict(self, *, include_figure_data: bool = False) -> dict[str, Any]:
         """The ``noise`` section of results.json for this dataset × metric (NaN → None).

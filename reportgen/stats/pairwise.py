@@ -43,6 +43,7 @@ import numpy as np
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.names import Alternative, EffectLevel, Method, Order
 from reportgen.plaintext import count, verb
+from reportgen.records import bools, columns_to_records, floats, ints, nonempty, optional
 from reportgen.stats._common import (
     Modality,
     PairsMixin,
@@ -55,7 +56,6 @@ from reportgen.stats._common import (
     system_names,
     unpaired_samples_iv,
 )
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._degenerate import (
     MIN_SKEW_ITEMS,
     constant_differences,
@@ -70,10 +70,11 @@ from reportgen.stats._degenerate import (
     studentized_replicates,
 )
 from reportgen.stats._null_tests import (
-    _hypergeometric_pvalue,
-    _t_pvalue,
-    _z_pvalue,
     binomial_pvalue,
+    hypergeometric_pvalue,
+    t_pvalue,
+    t_statistic,
+    z_pvalue,
 )
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
@@ -246,51 +247,48 @@ class PairwiseResult(PairsMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the field names of results.json (NaN as None)."""
-        sig, mag, eff_sig = self.significant(), self.effect_magnitude(), self.effect_significant()
+        n = self.n_pairs
         adj_low, adj_high = self.adjusted_interval()
-        level = self.decision_levels()
-        rows = []
-        for k in range(self.n_pairs):
-            row: dict[str, Any] = {
-                "system_a": self.systems[self.index_a[k]],
-                "system_b": self.systems[self.index_b[k]],
+        return columns_to_records(
+            {
+                "system_a": self.system_a,
+                "system_b": self.system_b,
                 "test": self.test,
                 "method": self.method,
                 "paired": self.paired,
                 "modality": self.modality,
                 "alternative": self.alternative,
-                "statistic": _num(self.statistic[k]),
-                "p_value": _num(self.p_value[k]),
-                "p_adjusted": _num(self.p_adjusted[k]),
+                "statistic": floats(self.statistic),
+                "p_value": floats(self.p_value),
+                "p_adjusted": floats(self.p_adjusted),
                 "correction": self.correction,
                 "alpha": self.alpha,
-                "significant": bool(sig[k]),
-                "effect_size": _num(self.effect_size[k]),
+                "significant": bools(self.significant()),
+                "effect_size": floats(self.effect_size),
                 "effect_size_kind": self.effect_size_kind,
-                "effect_magnitude": mag[k] or None,
+                "effect_magnitude": nonempty(self.effect_magnitude()),
                 "effect_threshold": self.effect_threshold,
-                "effect_significant": bool(eff_sig[k]),
-                "mean_a": _num(self.mean_a[k]),
-                "mean_b": _num(self.mean_b[k]),
-                "diff": _num(self.diff[k]),
-                "ci_low": _num(self.ci_low[k]),
-                "ci_high": _num(self.ci_high[k]),
-                "ci_adjusted_low": _num(adj_low[k]),
-                "ci_adjusted_high": _num(adj_high[k]),
-                "confidence_adjusted": _num(1.0 - level[k]),
+                "effect_significant": bools(self.effect_significant()),
+                "mean_a": floats(self.mean_a),
+                "mean_b": floats(self.mean_b),
+                "diff": floats(self.diff),
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
+                "ci_adjusted_low": floats(adj_low),
+                "ci_adjusted_high": floats(adj_high),
+                "confidence_adjusted": floats(1.0 - self.decision_levels()),
                 "ci_method": self.ci_method,
                 "confidence": self.confidence,
-                "n_a": int(self.n_a[k]),
-                "n_b": int(self.n_b[k]),
+                "n_a": ints(self.n_a),
+                "n_b": ints(self.n_b),
                 "exact": self.exact,
                 "n_resamples": self.n_resamples,
-                "a_only": None if self.a_only is None else int(self.a_only[k]),
-                "b_only": None if self.b_only is None else int(self.b_only[k]),
-                "note": self.note(k) or None,
-                "skewed": None if self.skewed is None else bool(self.skewed[k]),
+                "a_only": optional(ints, self.a_only, n),
+                "b_only": optional(ints, self.b_only, n),
+                "note": nonempty(self.pair_notes or [""] * n),
+                "skewed": optional(bools, self.skewed, n),
             }
-            rows.append(row)
-        return rows
+        )
 
 
 # ============================================================================ inputs
@@ -668,9 +666,9 @@ def _paired_continuous_test(
     statistic, p, test name, whether exact and the resamples used."""
     if opts.method == "auto":
         with np.errstate(invalid="ignore", divide="ignore"):
-            t = d_mean / (d_sd / np.sqrt(n))
+            t = t_statistic(d_mean, d_sd / np.sqrt(n), 0.0)
         t = np.where(constant & (d_mean == 0), np.nan, t)
-        return t, _t_pvalue(t, n - 1, opts.alternative), "paired t", True, None
+        return t, t_pvalue(t, n - 1, opts.alternative), "paired t", True, None
     if opts.method == "sign":
         notes.append("sign test: items where both systems score the same are dropped")
         p = binomial_pvalue(wins, wins + losses, opts.alternative)
@@ -1066,7 +1064,7 @@ def compare_unpaired(
         test = "Welch t"
     elif opts.method == "permutation" and mod == "binary":
         statistic = diff
-        p = _hypergeometric_pvalue(k_a, n_a, k_b, n_b, opts.alternative)
+        p = hypergeometric_pvalue(k_a, n_a, k_b, n_b, opts.alternative)
         test = "label-shuffle permutation (exact, hypergeometric)"
     elif opts.method == "permutation":
         statistic = diff
@@ -1157,10 +1155,10 @@ def _pooled_z_test(
     systems score all 0 or all 1 (z undefined, p = 1)."""
     pooled_p = (k_a + k_b) / (n_a + n_b)
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = diff / np.sqrt(pooled_p * (1 - pooled_p) * (1 / n_a + 1 / n_b))
+        z = t_statistic(diff, np.sqrt(pooled_p * (1 - pooled_p) * (1 / n_a + 1 / n_b)), 0.0)
     degenerate = (pooled_p == 0) | (pooled_p == 1)
     z = np.where(degenerate, np.nan, z)
-    p = np.where(degenerate, 1.0, _z_pvalue(z, alternative))
+    p = np.where(degenerate, 1.0, z_pvalue(z, alternative))
     if degenerate.any():
         warnings.warn(
             f"{count(int(degenerate.sum()), 'pair')} where both systems score all 0 "
@@ -1182,7 +1180,7 @@ def _welch_t_test(
     """Welch's t test: t and p; two constant samples get the exact label-shuffle p."""
     se2_a, se2_b = var_a / n_a, var_b / n_b
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = diff / np.sqrt(se2_a + se2_b)
+        t = t_statistic(diff, np.sqrt(se2_a + se2_b), 0.0)
         df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
     zero = (se2_a + se2_b) == 0
     if zero.any():
@@ -1194,7 +1192,7 @@ def _welch_t_test(
         )
     t = np.where(zero & (diff == 0), np.nan, t)
     df = np.where(zero, np.inf, df)
-    p = np.where(zero & (diff == 0), 1.0, _t_pvalue(t, df, alternative))
+    p = np.where(zero & (diff == 0), 1.0, t_pvalue(t, df, alternative))
     # two constant samples: the exact label-shuffle p, not 0
     p = np.where(zero, split_constant_p(n_a, n_b, diff, alternative), p)
     return t, p
@@ -1264,7 +1262,7 @@ def _exact_shuffle_where(
     ks = np.flatnonzero(few)
     if counts is not None:
         k_a, k_b = counts
-        p[ks] = _hypergeometric_pvalue(k_a[ks], n_a[ks], k_b[ks], n_b[ks], opts.alternative)
+        p[ks] = hypergeometric_pvalue(k_a[ks], n_a[ks], k_b[ks], n_b[ks], opts.alternative)
     else:
         most = int(max(math.comb(int(a) + int(b), int(a)) for a, b in zip(n_a[ks], n_b[ks])))
         exact_opts = replace(opts, n_resamples=max(opts.n_resamples, most))

@@ -34,6 +34,7 @@ import numpy as np
 from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.records import columns_to_records, floats, ints, optional
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._rank_agreement import (
@@ -160,28 +161,26 @@ class RankDistributions(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None); ``rank_probabilities[r - 1]`` is P(rank = r)."""
-        probs = self.probabilities()
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "mean": _num(self.mean[i]),
-                "rank": int(self.rank[i]),
-                "median_rank": int(self.median_rank[i]),
-                "mean_rank": float(self.mean_rank[i]),
-                "p_best": float(self.p_best[i]),
-                "rank_ci_low": int(self.ci_low[i]),
-                "rank_ci_high": int(self.ci_high[i]),
+                "system": self.systems,
+                "mean": floats(self.mean),
+                "rank": ints(self.rank),
+                "median_rank": ints(self.median_rank),
+                "mean_rank": floats(self.mean_rank, nan_as_none=False),
+                "p_best": floats(self.p_best, nan_as_none=False),
+                "rank_ci_low": ints(self.ci_low),
+                "rank_ci_high": ints(self.ci_high),
                 "confidence": self.confidence,
                 "ci_method": "bootstrap percentile",
                 "resampling": self.resampling,
-                "rank_probabilities": [float(v) for v in probs[i]],
+                "rank_probabilities": np.asarray(self.probabilities(), dtype=np.float64).tolist(),
                 "paired": self.paired,
                 "direction": self.direction,
                 "n_resamples": self.n_resamples,
                 "ties": self.ties,
             }
-            for i, s in enumerate(self.systems)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the options and ``systems`` as :meth:`to_records`."""
@@ -458,23 +457,22 @@ class RankIntervals(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "mean": _num(self.mean[i]),
-                "se": _num(self.se[i]),
-                "rank": int(self.rank[i]),
-                "rank_ci_low": int(self.ci_low[i]),
-                "rank_ci_high": int(self.ci_high[i]),
-                "n_better": int(self.n_better[i]),
-                "n_worse": int(self.n_worse[i]),
+                "system": self.systems,
+                "mean": floats(self.mean),
+                "se": floats(self.se),
+                "rank": ints(self.rank),
+                "rank_ci_low": ints(self.ci_low),
+                "rank_ci_high": ints(self.ci_high),
+                "n_better": ints(self.n_better),
+                "n_worse": ints(self.n_worse),
                 "confidence": self.confidence,
                 "ci_method": f"simultaneous ({self.method})",
                 "critical_value": self.critical_value,
                 "direction": self.direction,
             }
-            for i, s in enumerate(self.systems)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the options and ``systems`` as :meth:`to_records`."""
@@ -814,17 +812,18 @@ class OrderedRanking(TabularMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system, best first: mean, rank, letters, the cliques it is in
         (indices into ``cliques``) and whether it is isolated."""
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "mean": _num(self.mean[i]),
-                "rank": int(self.rank[i]),
-                "letters": None if self.letters is None else self.letters[i],
-                "cliques": [k for k, c in enumerate(self.cliques) if s in c],
-                "isolated": s in self.isolated,
+                "system": self.systems,
+                "mean": floats(self.mean),
+                "rank": ints(self.rank),
+                "letters": optional(list, self.letters, len(self.systems)),
+                "cliques": [
+                    [k for k, c in enumerate(self.cliques) if s in c] for s in self.systems
+                ],
+                "isolated": [s in self.isolated for s in self.systems],
             }
-            for i, s in enumerate(self.systems)
-        ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: nodes (system, mean, rank), edges (source, target, p_adjusted),
@@ -837,10 +836,9 @@ class OrderedRanking(TabularMixin):
             "alternative": self.alternative,
             "directed": self.directed,
             "min_clique_size": self.min_clique_size,
-            "nodes": [
-                {"system": s, "mean": _num(self.mean[i]), "rank": int(self.rank[i])}
-                for i, s in enumerate(self.systems)
-            ],
+            "nodes": columns_to_records(
+                {"system": self.systems, "mean": floats(self.mean), "rank": ints(self.rank)}
+            ),
             "edges": [{"source": a, "target": b, "p_adjusted": p} for a, b, p in self.edges],
             "cliques": [list(c) for c in self.cliques],
             "isolated": list(self.isolated),

@@ -39,8 +39,8 @@ from scipy import special, stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.plaintext import count, verb
+from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats._common import Modality, TabularMixin, system_names
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -140,27 +140,25 @@ class ClusteredMeanResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        deff = self.design_effect()
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "mean": _num(self.mean[j]),
-                "se": _num(self.se[j]),
-                "ci_low": _num(self.ci_low[j]),
-                "ci_high": _num(self.ci_high[j]),
-                "df": _num(self.df[j]),
-                "se_naive": _num(self.se_naive[j]),
-                "naive_low": _num(self.naive_low[j]),
-                "naive_high": _num(self.naive_high[j]),
-                "design_effect": _num(deff[j]),
-                "n_observations": int(self.n_observations[j]),
-                "n_clusters": int(self.n_clusters[j]),
+                "system": self.systems,
+                "mean": floats(self.mean),
+                "se": floats(self.se),
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
+                "df": floats(self.df),
+                "se_naive": floats(self.se_naive),
+                "naive_low": floats(self.naive_low),
+                "naive_high": floats(self.naive_high),
+                "design_effect": floats(self.design_effect()),
+                "n_observations": ints(self.n_observations),
+                "n_clusters": ints(self.n_clusters),
                 "confidence": self.confidence,
                 "distribution": self.distribution,
                 "ci_method": "cluster-robust (CR1) " + self.distribution,
             }
-            for j, s in enumerate(self.systems)
-        ]
+        )
 
 
 def _cluster_codes(clusters: Any, n_obs: int) -> np.ndarray:
@@ -375,21 +373,20 @@ class ClusterBootstrapResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [
+        return columns_to_records(
             {
-                "system": s,
-                "mean": _num(self.mean[j]),
-                "ci_low": _num(self.ci_low[j]),
-                "ci_high": _num(self.ci_high[j]),
-                "se": _num(self.se[j]),
-                "n_items": int(self.n_items[j]),
-                "n_observations": int(self.n_observations[j]),
+                "system": self.systems,
+                "mean": floats(self.mean),
+                "ci_low": floats(self.ci_low),
+                "ci_high": floats(self.ci_high),
+                "se": floats(self.se),
+                "n_items": ints(self.n_items),
+                "n_observations": ints(self.n_observations),
                 "ci_method": self.ci_method,
                 "confidence": self.confidence,
                 "n_resamples": self.n_resamples,
             }
-            for j, s in enumerate(self.systems)
-        ]
+        )
 
 
 def _item_sums(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -611,20 +608,19 @@ class RunsDifferResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (NaN as None)."""
-        return [
+        return columns_to_records(
             {
-                "system": s,
+                "system": self.systems,
                 "test": self.test,
                 "modality": self.modality,
-                "statistic": _num(self.statistic[j]),
+                "statistic": floats(self.statistic),
                 "df": self.df,
-                "p_value": _num(self.p_value[j]),
-                "n_items": int(self.n_items[j]),
-                "n_dropped": int(self.n_dropped[j]),
+                "p_value": floats(self.p_value),
+                "n_items": ints(self.n_items),
+                "n_dropped": ints(self.n_dropped),
                 "n_runs": self.n_runs,
             }
-            for j, s in enumerate(self.systems)
-        ]
+        )
 
 
 def _cochran_q(x: np.ndarray) -> float:
@@ -801,21 +797,20 @@ class RunsWidthResult(TabularMixin):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system and number of runs (NaN as None)."""
-        return [
-            {
-                "system": s,
-                "runs": int(k),
-                "estimate": _num(self.estimate[i, j]),
-                "ci_low": _num(self.ci_low[i, j]),
-                "ci_high": _num(self.ci_high[i, j]),
-                "width": _num(self.width[i, j]),
+        runs = len(self.runs)
+        return columns_to_records(
+            {  # system-major: every number of runs of the first system, then the next
+                "system": [s for s in self.systems for _ in range(runs)],
+                "runs": ints(np.tile(np.asarray(self.runs), len(self.systems))),
+                "estimate": floats(np.asarray(self.estimate).T),
+                "ci_low": floats(np.asarray(self.ci_low).T),
+                "ci_high": floats(np.asarray(self.ci_high).T),
+                "width": floats(np.asarray(self.width).T),
                 "method": self.method,
                 "confidence": self.confidence,
                 "n_resamples": self.n_resamples,
             }
-            for j, s in enumerate(self.systems)
-            for i, k in enumerate(self.runs)
-        ]
+        )
 
 
 def ci_width_by_runs(

@@ -34,6 +34,7 @@ import pandas as pd
 from reportgen.config import defaults
 from reportgen.errors import InputError, Location
 from reportgen.names import NanPolicy, NonfinitePolicy
+from reportgen.records import fields_record
 
 __all__ = [
     "COMPRESSED_SUFFIXES",
@@ -229,12 +230,7 @@ class FileDigest:
     bytes: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "resolved": self.resolved,
-            "sha256": self.sha256,
-            "bytes": self.bytes,
-        }
+        return fields_record(self)
 
 
 @dataclass(frozen=True)
@@ -246,7 +242,7 @@ class SkippedInput:
     format: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "reason": self.reason, "format": self.format}
+        return fields_record(self)
 
 
 @dataclass(frozen=True)
@@ -261,14 +257,7 @@ class Exclusion:
     source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "reason": self.reason,
-            "count": self.count,
-            "dataset": self.dataset,
-            "metric": self.metric,
-            "system": self.system,
-            "source": self.source,
-        }
+        return fields_record(self)
 
 
 @dataclass(frozen=True)
