@@ -301,3 +301,31 @@ def test_a_landscape_table_that_fits_a_portrait_page_goes_back_to_one():
     # does not: it stays on its landscape page, whole
     kept = fix_table_widths(html, metrics, [100.0], {0: widest - 0.1})
     assert kept.startswith('<div class="rg-table-wrap rg-wide">') and kept.count("<table") == 1
+
+
+def test_table_rooms_against_the_page_geometry():
+    # reference: the closed form (page width - left and right margins - the wrapper's
+    # indentation) / the table's font size, for a portrait A4 line, an indented one, and
+    # the landscape page of an rg-wide wrapper with its portrait twin
+    weasyprint = pytest.importorskip("weasyprint")
+    from reportgen.report.pdf import document
+
+    html = (
+        "<html><head><style>table { font-size: 10pt; } .in { margin-left: 36pt; }"
+        "@media print { .rg-wide table { font-size: 8pt; } }</style></head><body>"
+        "<p>text</p><div class='rg-table-wrap'><table class='rg-table'><tr><td>a</td></tr>"
+        "</table></div><div class='in'><table class='rg-table'><tr><td>b</td></tr></table>"
+        "</div><div class='rg-table-wrap rg-wide'><table class='rg-table'><tr><td>c</td>"
+        "</tr></table></div></body></html>"
+    )
+    css = weasyprint.CSS(string=_print_css(title="t"))
+    fetcher = weasyprint.URLFetcher(allowed_protocols=("data",))
+    rooms, narrow = document._table_rooms(weasyprint, html, css, fetcher)
+    top, right, bottom, left = _page_margins_pt()
+    a4 = (210 * _MM_PT, 297 * _MM_PT)
+    portrait, landscape = a4[0] - left - right, a4[1] - left - right
+    spare = document._ROOM_SPARE_EM
+    assert rooms[0] == pytest.approx(portrait / 10 - spare, abs=1e-3)
+    assert rooms[1] == pytest.approx((portrait - 36) / 10 - spare, abs=1e-3)
+    assert rooms[2] == pytest.approx(landscape / 8 - spare, abs=1e-3)
+    assert narrow == {2: pytest.approx(portrait / 10 - spare, abs=1e-3)}
