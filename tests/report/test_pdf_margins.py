@@ -303,6 +303,7 @@ def test_a_landscape_table_that_fits_a_portrait_page_goes_back_to_one():
     assert kept.startswith('<div class="rg-table-wrap rg-wide">') and kept.count("<table") == 1
 
 
+@pytest.mark.integration  # WeasyPrint lays the probe out
 def test_table_rooms_against_the_page_geometry():
     # reference: the closed form (page width - left and right margins - the wrapper's
     # indentation) / the table's font size, for a portrait A4 line, an indented one, and
