@@ -1,7 +1,8 @@
 """Reports shared by the tests of several modules, each made once per session (a run of
 the notebook takes 5-20 s): three archived release reports of the bundled example, one per
 synthetic release, as a team would keep them next to their checkpoints; the history of
-those three; the example's evaluation report; the RAG data's report. A test that changes a
+those three (and with its PDF); the example's evaluation report; the RAG data's report;
+the report of all the shared eval-arena benchmarks. A test that changes a
 shared report works on a copy (``shutil.copytree``)."""
 
 from __future__ import annotations
@@ -77,6 +78,35 @@ def example_history(example_releases, tmp_path_factory) -> tuple[Path, str]:
         code = main(["history", *reports, "--out", str(out), "--format", "html", "--quiet"])
     assert code == 0
     return out, printed.getvalue()
+
+
+@pytest.fixture(scope="session")
+def history_pdf(example_releases, tmp_path_factory) -> Path:
+    """`reportgen history` of the three releases with its PDF (the landscape page of
+    changes): the folder."""
+    out = tmp_path_factory.mktemp("history-pdf") / "history"
+    reports = [str(example_releases[k]) for k in ("v2.0", "v9.1", "v10.0")]
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(["history", *reports, "--out", str(out), "--format", "html,pdf", "--quiet"])
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def arena_report(shared_data, tmp_path_factory) -> Path:
+    """The report (HTML and PDF) of all five shared eval-arena benchmarks at once (170
+    systems, long benchmark names): the many-benchmark report. Tests using it are
+    marked e2e themselves."""
+    out = tmp_path_factory.mktemp("arena") / "arena"
+    run_report(
+        RunSpec(
+            data=(str(shared_data / "eval-arena"),),
+            out=str(out),
+            analysis_options={"seed": 1, "n_resamples": 999},
+            title="eval-arena",
+        )
+    )
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -12,12 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.report.pipeline import RunSpec, run_report
-
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
 EXAMPLE_CONFIG = ROOT / "examples" / "reportgen.toml"
-SHARED = ROOT.parent / "shared" / "data"
 
 
 def _pages(path: Path) -> list[str]:
@@ -157,18 +154,11 @@ def test_p_values_in_running_text_read_p_less_than(example):
 
 
 @pytest.mark.e2e
-def test_eval_arena_budgets(tmp_path):
-    """All five shared eval-arena benchmarks at once (170 systems): the report stays
-    within its budgets and the ranking across datasets uses the largest group."""
-    out = tmp_path / "arena"
-    run_report(
-        RunSpec(
-            data=(str(SHARED / "eval-arena"),),
-            out=str(out),
-            analysis_options={"seed": 1, "n_resamples": 999},
-            title="eval-arena",
-        )
-    )
+def test_eval_arena_budgets(arena_report):
+    """All five shared eval-arena benchmarks at once (170 systems, tests/report/conftest.py):
+    the report stays within its budgets and the ranking across datasets uses the largest
+    group."""
+    out = arena_report
     assert (out / "report.html").stat().st_size <= 8 * 2**20
     pages = _pages(out / "report.pdf")
     assert len(pages) <= 60

@@ -3,22 +3,18 @@ landscape page of changes broke "improved" and "stored" ("store/d") and the metr
 because the measured column widths (``pdf/tables.py``) assume a cell padding of .5em
 which the theme's own ``td`` padding (.45rem, wider at 7.5 pt) overrode: WeasyPrint takes
 the print stylesheet as a user stylesheet, below the document's. Checked on the history
-of the three example releases of tests/report/conftest.py, made here with its PDF, and on
+of the three example releases with its PDF (tests/report/conftest.py), and on
 the release report v10.0: every word of every table body cell is a whole word of the
 PDF's text."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
-from reportgen.cli import main
 
 
 class _CellWords(HTMLParser):
@@ -58,16 +54,6 @@ def _pdf_words(path: Path) -> Counter[str]:
     for k in range(len(pdf)):
         words.update(re.split(r"[\s/|()\[\],;:]+", pdf[k].get_textpage().get_text_range()))
     return words
-
-
-@pytest.fixture(scope="module")
-def history_pdf(example_releases, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("history-pdf") / "history"
-    reports = [str(example_releases[k]) for k in ("v2.0", "v9.1", "v10.0")]
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = main(["history", *reports, "--out", str(out), "--format", "html,pdf", "--quiet"])
-    assert code == 0
-    return out
 
 
 @pytest.mark.parametrize("which", ["history", "release"])

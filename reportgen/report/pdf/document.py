@@ -18,7 +18,14 @@ from typing import Any
 from reportgen.errors import ConfigError, ReportgenError
 from reportgen.report.export.page import title_iv
 from reportgen.report.pdf.charts import ChartDrawer, chart_boxes, overlay_charts, take_charts
-from reportgen.report.pdf.tables import FIXED_TABLE_CSS, fix_table_widths, text_metrics
+from reportgen.report.pdf.tables import (
+    FIXED_TABLE_CSS,
+    NARROW,
+    PROBE_ATTRIBUTE,
+    fix_table_widths,
+    probe_html,
+    text_metrics,
+)
 
 __all__ = ["html_to_pdf"]
 
@@ -209,16 +216,63 @@ def _render(weasyprint: Any, printed: str, title: str, release: str | None, size
     as images, reportgen's tables with measured widths, the print stylesheet."""
     fetcher = weasyprint.URLFetcher(allowed_protocols=("data",))
     printed = _svgs_as_images(printed)
+    css = weasyprint.CSS(
+        string=_print_css(title=title, release=release, page_size=size), url_fetcher=fetcher
+    )
     metrics = text_metrics()
     if metrics is not None:  # else WeasyPrint measures the tables itself (slower)
-        printed = fix_table_widths(printed, metrics)
+        rooms, narrow = _table_rooms(weasyprint, printed, css, fetcher)
+        printed = fix_table_widths(printed, metrics, rooms, narrow)
     return weasyprint.HTML(string=printed, url_fetcher=fetcher, media_type="print").render(
-        stylesheets=[
-            weasyprint.CSS(
-                string=_print_css(title=title, release=release, page_size=size), url_fetcher=fetcher
-            )
-        ]
+        stylesheets=[css]
     )
+
+
+#: Em kept free of a table's room: the measured widths' rounding, a border's half.
+_ROOM_SPARE_EM = 0.05
+
+
+def _table_rooms(
+    weasyprint: Any, printed: str, css: Any, fetcher: Any
+) -> tuple[list[float | None], dict[int, float]]:
+    """Per table of ``printed`` (as :func:`~reportgen.report.pdf.tables.probe_html`
+    numbers them), the width it may take in em of its own font: its containing block
+    (a portrait or a landscape page's line, less what holds it) over its font size, as
+    WeasyPrint lays out the probe, which has the report's structure and stylesheets
+    without the tables' rows and the other elements. None for a table the probe did not
+    lay out (a table inside a table). And for each table on a landscape page, the room
+    it would have on a portrait page."""
+    probe, count = probe_html(printed)
+    rooms: list[float | None] = [None] * count
+    narrow: dict[int, float] = {}
+    if not count:
+        return rooms, narrow
+    document = weasyprint.HTML(string=probe, url_fetcher=fetcher, media_type="print").render(
+        stylesheets=[css]
+    )
+
+    def walk(box: Any, holder: Any) -> None:
+        element = getattr(box, "element", None)
+        if getattr(box, "element_tag", None) == "table" and element is not None:
+            number = element.get(PROBE_ATTRIBUTE) or ""
+            twin = number.endswith(NARROW)
+            number = number.removesuffix(NARROW)
+            font = float(box.style["font_size"])
+            if number.isdigit() and int(number) < count and holder is not None and font > 0:
+                k, room = int(number), float(holder.width) / font - _ROOM_SPARE_EM
+                if twin:
+                    narrow.setdefault(k, room)
+                elif rooms[k] is None:
+                    rooms[k] = room
+        children = getattr(box, "children", None) or ()
+        # a table's wrapper box has the table's width: the room is its holder's
+        keep = holder if type(box).__name__ == "TableWrapperBox" else box
+        for child in children:
+            walk(child, keep)
+
+    for page in document.pages:
+        walk(page._page_box, None)
+    return rooms, narrow
 
 
 def _pikepdf_available() -> bool:

@@ -25,6 +25,15 @@ narrowest runs. Text is measured with a safety margin, so a cell's text never ru
 the next cell (the tests check every cell of the example's PDF against WeasyPrint's own
 layout); what cannot be measured (no Liberation Sans on the machine) keeps WeasyPrint's
 automatic layout.
+
+A table is laid out to the page it is printed on. The PDF export first lays out a probe
+(:func:`probe_html`: the tables emptied, only their ancestors kept), which gives each
+table its font size and the width of its line (a portrait or a landscape page); a table
+whose narrowest layout (Σmin) is wider than that is printed as column groups
+(:func:`column_groups`), tables of the same rows one after the other, each repeating
+the columns that name the row (the matrix's rank and system) and holding as many other
+columns as fit. A table the exporter put on a landscape page (more than 10 columns)
+goes back to a portrait page when its widest layout (Σmax) fits one.
 """
 
 from __future__ import annotations
@@ -33,13 +42,22 @@ import re
 import shutil
 import subprocess
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html.parser import HTMLParser
 from pathlib import Path
 
-__all__ = ["FIXED_TABLE_CSS", "TextMetrics", "fix_table_widths", "text_metrics"]
+__all__ = [
+    "FIXED_TABLE_CSS",
+    "TextMetrics",
+    "column_groups",
+    "fix_table_widths",
+    "NARROW",
+    "PROBE_ATTRIBUTE",
+    "probe_html",
+    "text_metrics",
+]
 
 #: The family the measured tables are printed in (and measured with).
 FAMILY = "Liberation Sans"
@@ -50,6 +68,7 @@ FIXED_TABLE_CSS = f"""\
 table.rg-fixed {{ table-layout: fixed; font-family: "{FAMILY}", Arimo, Arial, sans-serif; }}
 table.rg-fixed th, table.rg-fixed td {{ padding-left: .5em !important;
   padding-right: .5em !important; overflow-wrap: anywhere; }}
+table.rg-fixed.rg-continued {{ margin-top: .9em !important; }}
 """
 #: Both paddings of a cell (``FIXED_TABLE_CSS``; the themes draw no vertical rules)
 #: and a twentieth of an em to spare, in em.
@@ -187,6 +206,13 @@ class _Cell:
     min_em: float | None
     #: per line, its runs of text: (text, size factor, bold, monospaced)
     lines: list[list[tuple[str, float, bool, bool]]] = field(default_factory=lambda: [[]])
+    #: where the cell is in the table's text: its start tag, and the end of its end tag
+    #: (or where the next cell or row starts, when the end tag is left out)
+    start: int = 0
+    start_tag_end: int = 0
+    end: int = 0
+    header: bool = False
+    classes: frozenset[str] = frozenset()
 
     def widths(self, metrics: TextMetrics) -> tuple[float, float]:
         """(narrowest, widest) width of the cell's text, in em of the table's font."""
@@ -221,11 +247,15 @@ class _Cell:
 class _TableCells(HTMLParser):
     """The cells of one table: their grid position, span, wrapping and styled text."""
 
-    def __init__(self, *, matrix: bool) -> None:
+    def __init__(self, *, matrix: bool, text: str = "") -> None:
         super().__init__(convert_charrefs=True)
         self.matrix = matrix
         self.cells: list[_Cell] = []
         self.nested = False
+        #: the table has ``<col>`` or ``<colgroup>`` of its own (never split)
+        self.has_cols = False
+        self._text = text
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self._row = -1
         self._taken: dict[tuple[int, int], bool] = {}
         self._col = 0
@@ -241,11 +271,15 @@ class _TableCells(HTMLParser):
             if self._depth > 1:
                 self.nested = True
             return
+        if tag in ("col", "colgroup"):
+            self.has_cols = True
         if tag == "tr":
+            self._close_cell()
             self._row += 1
             self._col = 0
             return
         if tag in ("td", "th"):
+            self._close_cell()
             while self._taken.get((self._row, self._col)):
                 self._col += 1
             span = _int(values.get("colspan"))
@@ -262,6 +296,11 @@ class _TableCells(HTMLParser):
                 if "rg-long" in classes
                 else (_ANYWHERE_MIN_EM if tag == "td" and self._col == 0 else None),
             )
+            start = self._offset()
+            self._cell.start = start
+            self._cell.start_tag_end = start + len(self.get_starttag_text() or "")
+            self._cell.header = tag == "th"
+            self._cell.classes = frozenset(classes)
             self.cells.append(self._cell)
             self._col += span
             self._stack = [(tag, 1.0, tag == "th" or bool(classes & _BOLD_CLASSES), False)]
@@ -285,12 +324,27 @@ class _TableCells(HTMLParser):
             self._cell.lines.append([])
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in ("tr", "thead", "tbody", "tfoot", "table"):
+            self._close_cell()
         if tag == "table":
             self._depth -= 1
         elif tag in ("td", "th"):
+            if self._cell is not None:
+                close = self._text.find(">", self._offset())
+                self._cell.end = close + 1 if close >= 0 else len(self._text)
             self._cell = None
         elif self._cell is not None and len(self._stack) > 1 and self._stack[-1][0] == tag:
             self._stack.pop()
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self._line_starts[line - 1] + column
+
+    def _close_cell(self) -> None:
+        """End the open cell where the next tag starts (its end tag was left out)."""
+        if self._cell is not None and not self._cell.end:
+            self._cell.end = self._offset()
+        self._cell = None
 
     def handle_data(self, data: str) -> None:
         if self._cell is None or not data:
@@ -340,19 +394,165 @@ _CAPTION = re.compile(r"<caption\b.*?</caption\s*>", re.DOTALL | re.IGNORECASE)
 _CLASS = re.compile(r"""\bclass\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 
-def fix_table_widths(html: str, metrics: TextMetrics) -> str:
+def fix_table_widths(
+    html: str,
+    metrics: TextMetrics,
+    rooms: Sequence[float | None] | None = None,
+    narrow_rooms: Mapping[int, float] | None = None,
+) -> str:
     """``html`` with every ``rg-table`` given measured column widths (module docstring);
     other tables, and tables holding a table, are left to WeasyPrint's automatic layout.
+
+    ``rooms`` holds, per table of ``html`` (as :func:`probe_html` numbers them), the
+    width it may take in em of its own font (the PDF export measures it on the probe;
+    None: unknown). A
+    table whose narrowest layout is wider than its room is split into column groups
+    that each fit (:func:`column_groups`), with its label columns (the system) repeated
+    in each. ``narrow_rooms`` holds, for a table on a landscape page (an ``rg-wide``
+    wrapper), the room it would have on a portrait page: a table whose widest layout
+    fits it goes back to a portrait page (the landscape page is for a table that needs
+    it, never for a count of columns).
 
     >>> m = TextMetrics(regular={c: 0.5 for c in "abc "}, bold={c: 0.6 for c in "abc "})
     >>> out = fix_table_widths('<table class="rg-table"><tr><td>abc</td></tr></table>', m)
     >>> 'class="rg-table rg-fixed"' in out and "<colgroup>" in out
     True
     """
-    return _TABLE.sub(lambda match: _fixed(match.group(0), metrics), html)
+    parts, last = [], 0
+    for k, match in enumerate(_TABLE.finditer(html)):
+        before = html[last : match.start()]
+        room = rooms[k] if rooms is not None and k < len(rooms) else None
+        narrow = (narrow_rooms or {}).get(k)
+        if narrow is not None:
+            wrapper = _last_wide_wrapper(before)
+            if wrapper is not None and _widest(match.group(0), metrics) <= narrow:
+                start, end = wrapper.span(2)
+                before = before[:start] + _drop_wide(wrapper.group(2)) + before[end:]
+                room = narrow
+        parts += [before, _fixed(match.group(0), metrics, room)]
+        last = match.end()
+    parts.append(html[last:])
+    return "".join(parts)
 
 
-def _fixed(table: str, metrics: TextMetrics) -> str:
+def _last_wide_wrapper(before: str) -> re.Match[str] | None:
+    """The ``rg-wide`` wrapper's start tag that ends ``before`` (right before a table)."""
+    start = before.rfind("<div", max(0, len(before) - 2000))
+    return None if start < 0 else _WIDE_WRAPPER.fullmatch(before, start)
+
+
+def _widest(table: str, metrics: TextMetrics) -> float:
+    """The width of ``table`` with every column at its widest line, in em (infinite for a
+    table that is not measured)."""
+    start = _TABLE_START.match(table)
+    found = _CLASS.search(start.group(1)) if start is not None else None
+    classes = (found.group(1) or found.group(2) or "").split() if found else []
+    if "rg-table" not in classes:
+        return float("inf")
+    parser = _TableCells(matrix="rg-matrix" in classes, text=table)
+    parser.feed(table)
+    parser.close()
+    if parser.nested or not parser.cells:
+        return float("inf")
+    return sum(_column_widths(parser.cells, metrics)[1])
+
+
+#: The attribute that numbers the tables of :func:`probe_html`.
+PROBE_ATTRIBUTE = "data-rg-probe"
+#: The suffix of the number of a table's twin on a portrait page (:func:`probe_html`).
+NARROW = "n"
+#: The start tag of a wrapper that puts a table on a landscape page (class ``rg-wide``,
+#: reportgen.report.export.body): its class in group 2.
+_WIDE_WRAPPER = re.compile(
+    r"""<div\b[^>]*?\bclass\s*=\s*(["'])((?:(?!\1).)*\brg-wide\b(?:(?!\1).)*)\1[^>]*>\s*""",
+    re.IGNORECASE | re.DOTALL,
+)
+_PROBE_NUMBER = re.compile(rf'({PROBE_ATTRIBUTE}="\d+)"')
+
+
+def _drop_wide(classes: str) -> str:
+    return " ".join(c for c in classes.split() if c != "rg-wide")
+
+
+def probe_html(html: str) -> tuple[str, int]:
+    """The probe of ``html``: each table :func:`fix_table_widths` looks at emptied to one
+    empty cell and numbered (:data:`PROBE_ATTRIBUTE`, in the order ``rooms`` takes), and
+    of the body only the elements that hold such a table (a table's width depends on
+    its ancestors, never on its siblings: the report floats nothing). Laid out with the
+    same stylesheets, each table has the font and the containing width it has in the
+    report, at a small part of the cost. A table on a landscape page (in an ``rg-wide``
+    wrapper) has a twin on a portrait page, numbered ``K`` + :data:`NARROW`. Returns
+    the probe and the number of tables.
+
+    >>> probe, n = probe_html(
+    ...     '<html><head><style>p{}</style></head><body><p>text</p>'
+    ...     '<div class="w"><table class="t"><tr><td>1</td></tr></table></div>'
+    ...     '</body></html>'
+    ... )
+    >>> n, probe.split("<body>")[1].removesuffix("</body></html>")
+    (1, '<div class="w"><table class="t" data-rg-probe="0"><tr><td></td></tr></table></div>')
+    """
+    counter = iter(range(len(html) + 1))
+
+    def empty(match: re.Match[str]) -> str:
+        start = _TABLE_START.match(match.group(0))
+        attributes = start.group(1) if start is not None else ""
+        return f'<table{attributes} {PROBE_ATTRIBUTE}="{next(counter)}"></table>'
+
+    probe = _TABLE.sub(empty, html)
+    count = next(counter)
+    body = re.search(r"<body\b[^>]*>", probe, re.IGNORECASE)
+    if body is None:
+        return probe, count
+    skeleton = _Skeleton()
+    skeleton.feed(probe[body.end() :])
+    skeleton.close()
+    return probe[: body.end()] + skeleton.text() + "</body></html>", count
+
+
+class _Skeleton(HTMLParser):
+    """The elements of a body that hold a probe table (:func:`probe_html`), with their
+    start tags as written; a probe table gets its one empty cell back."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self._stack: list[tuple[str, str, list[str], bool]] = [("", "", [], False)]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        raw = self.get_starttag_text() or f"<{tag}>"
+        if tag in _VOID:
+            return
+        probe = tag == "table" and any(k == PROBE_ATTRIBUTE for k, _ in attrs)
+        self._stack.append((tag, raw, ["<tr><td></td></tr>"] if probe else [], probe))
+
+    def handle_endtag(self, tag: str) -> None:
+        if not any(open_tag == tag for open_tag, *_ in self._stack[1:]):
+            return  # an end tag without its start: ignored, as browsers do
+        while len(self._stack) > 1:
+            name, raw, inner, keep = self._stack.pop()
+            if keep:
+                parent = self._stack[-1]
+                held = "".join(inner)
+                parent[2].append(f"{raw}{held}</{name}>")
+                wide = _WIDE_WRAPPER.fullmatch(raw)
+                if wide is not None:  # its twin on a portrait page
+                    narrow = raw[: wide.start(2)] + _drop_wide(wide.group(2)) + raw[wide.end(2) :]
+                    # a page of its own name (the default page's size): a page of no
+                    # name would go on with the landscape page before it
+                    narrow = narrow.replace("<div", '<div style="page: rg-narrow"', 1)
+                    held = _PROBE_NUMBER.sub(lambda m: f'{m.group(1)}{NARROW}"', held)
+                    parent[2].append(f"{narrow}{held}</{name}>")
+                self._stack[-1] = (parent[0], parent[1], parent[2], True)
+            if name == tag:
+                break
+
+    def text(self) -> str:
+        while len(self._stack) > 1:
+            self.handle_endtag(self._stack[-1][0])
+        return "".join(self._stack[0][2])
+
+
+def _fixed(table: str, metrics: TextMetrics, room: float | None = None) -> str:
     start = _TABLE_START.match(table)
     if start is None:
         return table
@@ -361,12 +561,20 @@ def _fixed(table: str, metrics: TextMetrics) -> str:
     classes = (found.group(1) or found.group(2) or "").split() if found else []
     if "rg-table" not in classes or "rg-fixed" in classes or "style=" in attributes.lower():
         return table
-    parser = _TableCells(matrix="rg-matrix" in classes)
+    parser = _TableCells(matrix="rg-matrix" in classes, text=table)
     parser.feed(table)
     parser.close()
     if parser.nested or not parser.cells:
         return table
     low, high = _column_widths(parser.cells, metrics)
+    if room is not None and sum(low) > room and not parser.has_cols and len(low) > 1:
+        keys = _label_columns(parser.cells, low, room)
+        groups = column_groups(low, high, room, keys=keys, atoms=_atoms(parser.cells, keys))
+        if len(groups) > 1:
+            return "\n".join(
+                _fixed(_part(table, parser.cells, set(group), first=k == 0), metrics)
+                for k, group in enumerate(groups)
+            )
     sum_low, sum_high = sum(low), sum(high)
     flex = sum_high - sum_low
     cols = "".join(
@@ -389,3 +597,197 @@ def _fixed(table: str, metrics: TextMetrics) -> str:
         cut = lead + caption.end()
         return f"<table{head}>{rest[:cut]}<colgroup>{cols}</colgroup>{rest[cut:]}"
     return f"<table{head}><colgroup>{cols}</colgroup>{rest}"
+
+
+# ------------------------------------------------------------------ column groups
+
+#: The label columns repeated in every column group take at most this share of the room
+#: (else only the first column is repeated).
+_LABEL_SHARE = 0.6
+
+
+def column_groups(
+    low: Sequence[float],
+    high: Sequence[float],
+    room: float,
+    *,
+    keys: Sequence[int] = (0,),
+    atoms: Sequence[Sequence[int]] | None = None,
+) -> list[list[int]]:
+    """The columns of a table too wide for its ``room`` split into as few groups as fit,
+    each group the label columns ``keys`` followed by consecutive other columns.
+
+    Parameters
+    ----------
+    low, high
+        Per column, its narrowest and widest width (the units of ``room``).
+    room
+        The width a table may take.
+    keys
+        The label columns, repeated in every group (the system's name).
+    atoms
+        Runs of consecutive other columns kept in one group when they fit (the metrics
+        of one dataset under a spanning header); default: every column alone.
+
+    Returns
+    -------
+    list of list of int
+        The columns of each group, in order. Groups fit by their narrowest widths
+        whenever a single column does; among the fewest groups, the ones whose widest
+        group (by widest widths) is the narrowest, so groups come out alike and text
+        wraps as little as possible. A column wider than the room alone gets a group of
+        its own.
+
+    >>> column_groups([2, 3, 3, 3, 3], [2, 4, 4, 4, 4], 10, keys=[0])
+    [[0, 1, 2], [0, 3, 4]]
+    >>> column_groups([2, 3, 3, 3, 3], [2, 4, 4, 4, 4], 9, keys=[0], atoms=[[1, 2, 3], [4]])
+    [[0, 1, 2], [0, 3, 4]]
+    """
+    keyset = set(keys)
+    rest = [c for c in range(len(low)) if c not in keyset]
+    if not rest:
+        return [list(range(len(low)))]
+    capacity = room - sum(low[c] for c in keys)
+    units = _units(rest, atoms, low, capacity)
+
+    def unit_low(unit: Sequence[int]) -> float:
+        return sum(low[c] for c in unit)
+
+    def unit_high(unit: Sequence[int]) -> float:
+        return sum(high[c] for c in unit)
+
+    def pack(limit: float) -> list[list[Sequence[int]]]:
+        """Greedy consecutive packing: every group within ``capacity`` by its narrowest
+        widths and within ``limit`` by its widest (a unit that fits neither alone gets
+        a group of its own); the fewest groups for these prefix-closed constraints."""
+        groups: list[list[Sequence[int]]] = []
+        lo = hi = 0.0
+        for unit in units:
+            ul, uh = unit_low(unit), unit_high(unit)
+            if groups and lo + ul <= capacity and hi + uh <= limit:
+                groups[-1].append(unit)
+                lo, hi = lo + ul, hi + uh
+            else:
+                groups.append([unit])
+                lo, hi = ul, uh
+        return groups
+
+    fewest = len(pack(float("inf")))
+    top = sum(unit_high(u) for u in units)
+    bottom = max(unit_high(u) for u in units)
+    for _ in range(40):  # the smallest widest group that still needs only `fewest`
+        middle = (bottom + top) / 2
+        if len(pack(middle)) <= fewest:
+            top = middle
+        else:
+            bottom = middle
+    return [
+        sorted([*keys, *(c for unit in group for c in unit)]) for group in pack(top * (1 + 1e-9))
+    ]
+
+
+def _units(
+    rest: Sequence[int],
+    atoms: Sequence[Sequence[int]] | None,
+    low: Sequence[float],
+    capacity: float,
+) -> list[list[int]]:
+    """The other columns as units to pack: each atom that fits the room whole, else its
+    columns one by one; columns in no atom alone."""
+    units: list[list[int]] = []
+    placed: set[int] = set()
+    by_start = {min(a): sorted(a) for a in (atoms or ()) if a}
+    for c in rest:
+        if c in placed:
+            continue
+        atom = [x for x in by_start.get(c, [c]) if x in rest and x not in placed]
+        if len(atom) > 1 and sum(low[x] for x in atom) <= capacity:
+            units.append(atom)
+            placed.update(atom)
+        else:
+            units.append([c])
+            placed.add(c)
+    return units
+
+
+def _label_columns(cells: Sequence[_Cell], low: Sequence[float], room: float) -> list[int]:
+    """The leading columns that name a row, to repeat in every group: the first column,
+    and the next ones up to the first whose body cells are text (the matrix's rank and
+    system), when that is at most three columns and leaves room for the rest."""
+    body = [c for c in cells if not c.header and c.span == 1]
+    keys = [0]
+    for col in range(3):
+        column = [c for c in body if c.col == col]
+        if not column:
+            break
+        if any("num" not in c.classes for c in column):
+            keys = list(range(col + 1))
+            break
+    if sum(low[c] for c in keys) > _LABEL_SHARE * room:
+        keys = [0]
+    return keys
+
+
+def _atoms(cells: Sequence[_Cell], keys: Sequence[int]) -> list[list[int]]:
+    """Columns under one spanning header cell (a dataset's metrics), outside ``keys``."""
+    keyset = set(keys)
+    atoms = []
+    for cell in cells:
+        if cell.header and cell.span > 1:
+            cols = [c for c in range(cell.col, cell.col + cell.span) if c not in keyset]
+            if len(cols) > 1:
+                atoms.append(cols)
+    return atoms
+
+
+_COLSPAN = re.compile(r"""\bcolspan\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
+_ID = re.compile(r"""\sid\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
+
+
+def _part(table: str, cells: Sequence[_Cell], keep: set[int], *, first: bool) -> str:
+    """``table`` with only the columns ``keep``: other cells left out, a cell spanning
+    kept and other columns spanning the kept ones only. Every part after the first
+    leaves out the caption and the ids (of the table and its repeated cells), which
+    the first part holds."""
+    edits: list[tuple[int, int, str]] = []
+    for cell in cells:
+        kept = sum(1 for c in range(cell.col, cell.col + cell.span) if c in keep)
+        if not kept:
+            edits.append((cell.start, cell.end, ""))
+            continue
+        tag = table[cell.start : cell.start_tag_end]
+        new = tag
+        if kept < cell.span:
+            found = _COLSPAN.search(new)
+            if found is not None:
+                new = new[: found.start()] + f'colspan="{kept}"' + new[found.end() :]
+        if not first:
+            new = _ID.sub("", new)
+        if new != tag:
+            edits.append((cell.start, cell.start_tag_end, new))
+        if not first:
+            inner = table[cell.start_tag_end : cell.end]
+            stripped = _ID.sub("", inner)
+            if stripped != inner:
+                edits.append((cell.start_tag_end, cell.end, stripped))
+    out = table
+    for begin, end, text in sorted(edits, reverse=True):
+        out = out[:begin] + text + out[end:]
+    if not first:
+        start = _TABLE_START.match(out)
+        if start is not None:
+            head = _ID.sub("", start.group(1))
+            found = _CLASS.search(head)
+            if found is not None:
+                classes = (found.group(1) or found.group(2) or "").split()
+                head = (
+                    head[: found.start()]
+                    + f'class="{" ".join([*classes, "rg-continued"])}"'
+                    + head[found.end() :]
+                )
+            rest = out[start.end() :]
+            caption = _CAPTION.match(rest.lstrip())
+            if caption is not None:
+                rest = rest.lstrip()[caption.end() :]
+            out = f"<table{head}>{rest}"
+    return out

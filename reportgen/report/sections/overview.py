@@ -132,8 +132,8 @@ def results_matrix(report: Report) -> HTMLBlock | None:
         what.append("Rows follow each system's mean position over the dataset × metrics.")
     if len(body) > 1:
         what.append(
-            f"The {len(columns)} dataset × metrics are split over {len(body)} "
-            "tables of the same rows."
+            # no count: the PDF splits a table too wide for its page further
+            f"The {len(columns)} dataset × metrics are split into tables of the same rows."
         )
     body.append(note(" ".join(what)))
     shown = order[:OVERVIEW_SYSTEMS]
