@@ -139,10 +139,15 @@ class RunResult:
 
 def resolve_template(template: str) -> Path:
     """A bundled template name (``evaluation``, ``release``, ...) or a path to an
-    ``.ipynb``."""
+    ``.ipynb``. A bare name of a bundled template is that template even when a file or
+    folder of that name lies in the working directory (``--template release`` beside a
+    ``release/`` folder of results); ``./release.ipynb`` names one's own."""
     from reportgen import resources
 
     path = Path(template)
+    bundled = resources.notebook_templates_dir() / f"{template}.ipynb"
+    if path.suffix != ".ipynb" and template == path.name and bundled.is_file():
+        return resources.notebook_template(template)
     if path.suffix == ".ipynb" or path.exists():
         if not path.is_file():
             raise InputError(

@@ -146,3 +146,26 @@ def test_report_and_notebook_name_no_private_absolute_path(
     manifest = json.loads((work / "rep" / "manifest.json").read_text(encoding="utf-8"))
     # provenance keeps the resolved path
     assert manifest["inputs"][0]["resolved"] == [str(work / "scores.csv")]
+
+
+def test_a_bundled_template_name_wins_over_a_folder_of_that_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `reportgen run release/ --template release`: the results folder named like the
+    # template must not shadow the bundled template
+    from reportgen import resources
+    from reportgen.report.pipeline import resolve_template
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "release").mkdir()
+    (tmp_path / "evaluation").write_text("not a notebook")
+    assert resolve_template("release") == resources.notebook_template("release")
+    assert resolve_template("evaluation") == resources.notebook_template("evaluation")
+    # a path names one's own template: ./release is a folder, so it is refused
+    with pytest.raises(InputError, match="notebook template not found"):
+        resolve_template("./release")
+    own = tmp_path / "release.ipynb"  # one's own copy, named by its file
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["language_info"] = {"name": "python"}
+    nbformat.write(nb, own)
+    assert resolve_template("./release.ipynb") == Path("release.ipynb")
