@@ -23,7 +23,7 @@ from typing import Any
 
 import altair as alt
 
-from reportgen.charts.render import inline_data
+from reportgen.charts.render import inline_data, label_chars, middle_cut
 from reportgen.errors import InputError
 from reportgen.plaintext import count
 from reportgen.stats.ranking import OrderedRanking
@@ -152,8 +152,12 @@ def _labels(
     limit: int = COLUMN_WIDTH - 20,
 ) -> list[alt.Chart]:
     """Text layers at ``label_y``: the other systems in the default style, the best in
-    red bold."""
+    red bold; a name longer than ``limit`` pixels is cut in the middle (``label``), the
+    tooltip has it whole."""
     tooltip = [alt.Tooltip("system:N"), alt.Tooltip("mean:Q", format=".4g"), alt.Tooltip("rank:Q")]
+    chars = label_chars(limit, LABEL_FONT_SIZE)
+    for r in nodes:
+        r["label"] = middle_cut(r["system"], chars)
     others = [r for r in nodes if not r["best"]]
     best = [r for r in nodes if r["best"]]
     layers = []
@@ -170,7 +174,7 @@ def _labels(
                     fontSize=LABEL_FONT_SIZE,
                     **mark,
                 )
-                .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip)
+                .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("label:N"), tooltip=tooltip)
             )
     return layers
 
@@ -429,7 +433,8 @@ def clique_chart(
     alt.FacetChart
         Panels wrapped :data:`PANELS_PER_ROW` to a row (the paper's one row of columns
         is far wider than a page once there are more than four groups), each with the
-        layers: the clique's line (``line``), its vertices (``point``), the names of the
+        layers: the clique's line (``line``), its vertices (``point``), leaders from a
+        vertex to its name where the name was moved (``rule``), the names of the
         other systems (``text``) and the best system's name (``text``, red bold). The
         data rows (top-level ``data``) carry ``group`` (``"clique 1"``, ... or
         ``"isolated"``), ``column`` (the panel, best group first), ``system``, ``mean``,
@@ -474,6 +479,9 @@ def clique_chart(
     height = max(160, ROW_HEIGHT * min(len(ranking.systems), 2 * n_rows) + 20, MIN_GAP * n_rows)
     domain = _domain([r["mean"] for r in rows])
     _place_labels(rows, "column", domain, height, ranking.direction == "lower")
+    chars = label_chars(PANEL_WIDTH - 22, LABEL_FONT_SIZE)
+    for r in rows:
+        r["label"] = middle_cut(r["system"], chars)  # the tooltip has it whole
     x = alt.X("x:Q", axis=None, scale=alt.Scale(domain=[0, 1]))
     y = _y(ranking, value_title, domain)
     tooltip = [
@@ -493,12 +501,17 @@ def clique_chart(
     layer = alt.layer(
         base.mark_line(opacity=0.5, strokeWidth=2).encode(x=x, y=y, order=alt.Order("mean:Q")),
         base.mark_point(filled=True, size=50, opacity=1).encode(x=x, y=y, tooltip=tooltip),
+        # a name moved away from its point (close means) gets a thin leader to it, ending
+        # where the name starts (x 0.04 plus the text's 7 px, less a pixel)
+        base.transform_filter("datum.label_y != datum.mean")
+        .mark_rule(color="#999999", strokeWidth=0.8)
+        .encode(x=x, y=y, x2=alt.datum(0.04 + 6 / PANEL_WIDTH), y2=alt.Y2("label_y:Q")),
         base.transform_filter("!datum.best")
         .mark_text(**text)
-        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip),
+        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("label:N"), tooltip=tooltip),
         base.transform_filter("datum.best")
         .mark_text(color=BEST_COLOR, fontWeight="bold", **text)
-        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip),
+        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("label:N"), tooltip=tooltip),
     ).properties(width=PANEL_WIDTH, height=height)
     names = json.dumps([g[0] for g in groups])
     subtitle = (

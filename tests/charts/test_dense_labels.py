@@ -131,6 +131,13 @@ def test_clique_names_a_line_apart_in_each_panel(shared_data, benchmark):
         heights.sort()
         assert len(heights) < 2 or min(np.diff(heights)) >= MIN_GAP - 1e-6
         assert min(heights) >= -1e-6 and max(heights) <= height + 1e-6
+    # a moved name has a leader from its point, ending before the name starts
+    assert any(r["label_y"] != r["mean"] for r in rows)
+    rule = next(x for x in inner["layer"] if x["mark"]["type"] == "rule")
+    assert {"filter": "datum.label_y != datum.mean"} in rule["transform"]
+    text = next(x for x in inner["layer"] if x["mark"]["type"] == "text")
+    start = 0.04 * inner["width"] + text["mark"]["dx"]
+    assert 0.04 * inner["width"] < rule["encoding"]["x2"]["datum"] * inner["width"] < start
 
 
 def _qp(targets, gap, height):
@@ -214,3 +221,33 @@ def test_graph_titles_describe_and_count_the_arcs(shared_data):
     assert "not significantly different at α = 0.05" in spec["title"]["subtitle"]
     clique = clique_chart(ranking).to_dict()
     assert clique["title"]["text"] == "Groups of systems"
+
+
+def test_overview_rows_a_label_apart_with_thirty_real_systems(shared_data):
+    """The mean-with-interval overview puts each system on a row of its own (nominal
+    axis): with eval-arena's first 30 lcb_codegen systems, as the report draws them, the
+    drawn names are at least one font size apart."""
+    import json
+
+    from reportgen.charts.overview import means_overview_chart
+
+    names = list(
+        dict.fromkeys(
+            json.loads(line)["model"]
+            for line in (shared_data / "eval-arena" / "lcb_codegen.jsonl").read_text().splitlines()
+        )
+    )[:30]
+    rows = [
+        {"panel": "lcb_codegen / pass1 (%)", "system": n, "mean": 30.0 + 0.01 * i}
+        | {"ci_low": 25.0, "ci_high": 35.0, "best": i == 0}
+        for i, n in enumerate(names)
+    ]
+    svg = vlc.vegalite_to_svg(chart_spec(means_overview_chart(rows, names)))
+    labels = re.findall(
+        r'<text text-anchor="end" transform="translate\(([-0-9.e]+),([-0-9.e]+)\)"'
+        r'[^>]*font-size="([0-9.]+)px"[^>]*>([^<]+)</text>',
+        svg,
+    )
+    ys = sorted(float(y) for _, y, _, text in labels if not re.fullmatch(r"[0-9.]+", text))
+    assert len(ys) == 30
+    assert min(np.diff(ys)) >= max(float(s) for _, _, s, _ in labels)
