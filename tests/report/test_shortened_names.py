@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import subprocess
+import xml.dom.minidom
 
 import pytest
 import vl_convert as vlc
@@ -108,6 +109,7 @@ def test_chart_tooltips_show_names_cut_in_the_chart_in_full(shared_data):
     }
     assert {CHART_LONG, TABLE_LONG} <= fulls
     svg = hover_titles(vlc.vegalite_to_svg(spec))
+    xml.dom.minidom.parseString(svg)  # still well-formed: every group closed
     titles = [_html.unescape(t) for t in re.findall(r"<title>([^<]*)</title>", svg)]
     for name in (CHART_LONG, TABLE_LONG):
         assert any(f"system (in full): {name}" in t for t in titles), name

@@ -159,7 +159,11 @@ def _friedman(report: Report, rk: RankingAcrossLists) -> list[str]:
         body.append(
             charts_row(
                 _try_chart(
-                    partial(critical_difference_chart, fn),
+                    partial(
+                        critical_difference_chart,
+                        fn,
+                        title=f"Across {n_lists} lists: critical difference diagram",
+                    ),
                     "Mean rank over lists; systems joined by a bar are "
                     "within the critical difference.",
                     report,
