@@ -19,7 +19,26 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["UNSAFE", "shown"]
+__all__ = ["MAX_FULL", "UNSAFE", "full_text", "shown"]
+
+#: Longest full name kept where a shortened one is spelled out (a tooltip, a hover
+#: title, the printed list of shortened names); a longer one ends in "… (N characters)"
+#: (tables/*.csv and results.json have it whole).
+MAX_FULL = 2000
+
+
+def full_text(text: str) -> str:
+    """``text`` :func:`shown` (line breaks kept), for a tooltip or a footnote: whole up to
+    :data:`MAX_FULL` characters, else its start and its length.
+
+    >>> full_text("a" * 5), full_text("b" * 2500)[-25:]
+    ('aaaaa', 'bbbbb… (2,500 characters)')
+    """
+    text = shown(text, keep_lines=True)
+    if len(text) <= MAX_FULL:
+        return text
+    return f"{text[: MAX_FULL - 1]}… ({len(text):,} characters)"
+
 
 #: Characters that act rather than show: C0 and C1 controls with DEL, the Unicode line
 #: and paragraph separators, and the bidirectional marks, embeddings, overrides and

@@ -23,8 +23,9 @@ from typing import Any
 
 import altair as alt
 
-from reportgen.charts.render import inline_data
+from reportgen.charts.render import inline_data, label_chars, middle_cut
 from reportgen.errors import InputError
+from reportgen.plaintext import count
 from reportgen.stats.ranking import OrderedRanking
 
 __all__ = ["clique_chart", "connected_graph_chart"]
@@ -33,11 +34,21 @@ __all__ = ["clique_chart", "connected_graph_chart"]
 COLUMN_WIDTH = 250
 #: Vertical room per member of a clique (pixels).
 ROW_HEIGHT = 18
-#: Smallest vertical gap (pixels) between two names.
+#: Size of the systems' names (pixels), whatever the theme's text size: the names are
+#: spread for it.
+LABEL_FONT_SIZE = 11
+#: Smallest vertical gap (pixels) between two names: a line of :data:`LABEL_FONT_SIZE`.
 MIN_GAP = 14
 BEST_COLOR = "red"
 EDGE_COLOR = "#555555"
 _STROKE_RANGE = (0.6, 6.0)
+
+
+def _stroke_range(n_edges: int) -> tuple[float, float]:
+    """The arcs' widths: :data:`_STROKE_RANGE` up to a dozen arcs, the widest thinner
+    beyond (down to 2 px), so that many arcs stay apart instead of filling the area."""
+    low, high = _STROKE_RANGE
+    return low, round(max(2.0, min(high, high * math.sqrt(12 / max(1, n_edges)))), 3)
 
 
 def _check(ranking: Any) -> OrderedRanking:
@@ -49,30 +60,88 @@ def _check(ranking: Any) -> OrderedRanking:
     return ranking
 
 
-def _y(ranking: OrderedRanking, title: str = "mean score") -> alt.Y:
-    # the best system on top: reverse the scale when lower scores are better
+def _y(ranking: OrderedRanking, title: str, domain: tuple[float, float]) -> alt.Y:
+    # the best system on top: reverse the scale when lower scores are better; the domain
+    # is set (not "niced") so that a label's pixel height is known when it is placed
     return alt.Y(
-        "mean:Q", title=title, scale=alt.Scale(zero=False, reverse=ranking.direction == "lower")
+        "mean:Q",
+        title=title,
+        scale=alt.Scale(
+            domain=list(domain), nice=False, zero=False, reverse=ranking.direction == "lower"
+        ),
     )
 
 
-def _spread_labels(rows: list[dict[str, Any]], key: str, gap: float, sign: float) -> None:
-    """Set ``label_y``: the mean, pushed away (downwards for ``sign`` 1) from the label
-    above it in the same ``key`` group when closer than ``gap`` (rows best first)."""
-    last: dict[Any, float] = {}
+def _domain(means: list[float]) -> tuple[float, float]:
+    """The vertical scale's domain: the means with 5 % of their range (at least 1 % of
+    their size, or 1) above and below."""
+    lo, hi = min(means), max(means)
+    pad = 0.05 * (hi - lo) or 0.01 * abs(hi) or 1.0
+    return lo - pad, hi + pad
+
+
+def _isotonic(values: list[float]) -> list[float]:
+    """The non-decreasing sequence closest to ``values`` in squared distance (pool
+    adjacent violators; Barlow et al. 1972, ch. 1)."""
+    blocks: list[list[float]] = []  # [mean, count]
+    for v in values:
+        blocks.append([v, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            (m2, n2), (m1, n1) = blocks.pop(), blocks.pop()
+            blocks.append([(m1 * n1 + m2 * n2) / (n1 + n2), n1 + n2])
+    return [m for m, n in blocks for _ in range(int(n))]
+
+
+def spread_labels(targets: list[float], gap: float, height: float) -> list[float]:
+    """Pixel heights (0 at the top) for labels wanted at ``targets``: in the same order,
+    at least ``gap`` apart, within ``[0, height]`` when they fit there, and as close to
+    their targets as that allows (least squares).
+
+    With ``y`` the targets sorted top to bottom, the heights are ``z_i + i·gap`` where
+    ``z`` is the isotonic (non-decreasing) least-squares fit to ``y_i − i·gap``, clipped
+    to ``[0, height − (n − 1)·gap]`` (clipping an isotonic fit gives the bounded one).
+
+    >>> spread_labels([10.0, 11.0, 12.0, 100.0], 14.0, 200.0)
+    [0.0, 14.0, 28.0, 100.0]
+    >>> spread_labels([0.0, 0.0], 14.0, 200.0)
+    [0.0, 14.0]
+    """
+    n = len(targets)
+    order = sorted(range(n), key=lambda i: (targets[i], i))
+    shifted = _isotonic([targets[i] - k * gap for k, i in enumerate(order)])
+    upper = max(0.0, height - (n - 1) * gap)
+    out = [0.0] * n
+    for k, i in enumerate(order):
+        out[i] = min(max(shifted[k], 0.0), upper) + k * gap
+    return out
+
+
+def _place_labels(
+    rows: list[dict[str, Any]],
+    key: str,
+    domain: tuple[float, float],
+    height: float,
+    lower: bool,
+) -> None:
+    """Set ``label_y`` (in the units of ``mean``) of every row: the labels of each ``key``
+    group spread :data:`MIN_GAP` pixels apart at ``height`` pixels (:func:`spread_labels`)."""
+    lo, hi = domain
+    span = (hi - lo) or 1.0
+
+    def to_px(v: float) -> float:
+        return (v - lo) / span * height if lower else (hi - v) / span * height
+
+    def from_px(px: float) -> float:
+        return lo + px / height * span if lower else hi - px / height * span
+
+    groups: dict[Any, list[dict[str, Any]]] = {}
     for r in rows:
-        y = r["mean"]
-        prev = last.get(r[key])
-        if prev is not None and sign * (prev - y) < gap:
-            y = prev - sign * gap
-        r["label_y"] = y
-        last[r[key]] = y
-
-
-def _gap(ranking: OrderedRanking, height: int) -> float:
-    means = [float(v) for v in ranking.mean]
-    # the scale domain is "niced" a little beyond the data: 1.2 covers that
-    return 1.2 * MIN_GAP * ((max(means) - min(means)) or 1.0) / height
+        groups.setdefault(r[key], []).append(r)
+    for members in groups.values():
+        placed = spread_labels([to_px(r["mean"]) for r in members], MIN_GAP, height)
+        for r, px in zip(members, placed):
+            # a label left at its vertex keeps the mean exactly (no leader is drawn)
+            r["label_y"] = r["mean"] if abs(px - to_px(r["mean"])) < 1e-6 else from_px(px)
 
 
 def _labels(
@@ -83,8 +152,12 @@ def _labels(
     limit: int = COLUMN_WIDTH - 20,
 ) -> list[alt.Chart]:
     """Text layers at ``label_y``: the other systems in the default style, the best in
-    red bold."""
+    red bold; a name longer than ``limit`` pixels is cut in the middle (``label``), the
+    tooltip has it whole."""
     tooltip = [alt.Tooltip("system:N"), alt.Tooltip("mean:Q", format=".4g"), alt.Tooltip("rank:Q")]
+    chars = label_chars(limit, LABEL_FONT_SIZE)
+    for r in nodes:
+        r["label"] = middle_cut(r["system"], chars)
     others = [r for r in nodes if not r["best"]]
     best = [r for r in nodes if r["best"]]
     layers = []
@@ -93,8 +166,15 @@ def _labels(
         if rows:
             layers.append(
                 alt.Chart(inline_data(rows))
-                .mark_text(align="left", baseline="middle", dx=dx, limit=limit, **mark)
-                .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip)
+                .mark_text(
+                    align="left",
+                    baseline="middle",
+                    dx=dx,
+                    limit=limit,
+                    fontSize=LABEL_FONT_SIZE,
+                    **mark,
+                )
+                .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("label:N"), tooltip=tooltip)
             )
     return layers
 
@@ -125,9 +205,12 @@ def _arcs(
         ya, yb = nodes[index[a]]["mean"], nodes[index[b]]["mean"]
         # the farther apart two systems are in the ranking, the farther left their arc
         # reaches (one unit of x is COLUMN_WIDTH pixels), so that the arcs of a
-        # cluster of close means nest instead of lying on top of each other
+        # cluster of close means nest instead of lying on top of each other; the
+        # reach grows with the rank distance over the whole width (a fixed step per
+        # rank sent every arc beyond ten ranks to one edge, a grey band of 80 arcs)
         dy = abs(ya - yb) / span * height / COLUMN_WIDTH
-        bulge = min(0.95, 0.06 + 0.09 * abs(index[a] - index[b]) + 0.25 * dy)
+        far = (abs(index[a] - index[b]) - 1) / max(1, len(ranking.systems) - 2)
+        bulge = min(0.95, 0.06 + 0.7 * far + 0.15 * dy)
         common = {
             "edge": k,
             "source": a,
@@ -167,7 +250,9 @@ def connected_graph_chart(
     ordered_ranking
         :func:`~reportgen.stats.ranking.ordered_ranking` result.
     title
-        Chart title; default names the significance level.
+        Chart title (default "Systems by mean"; the report's names the dataset and
+        metric). The subtitle says what an arc is and how many of the compared pairs
+        have one.
     value_title, scale
         The vertical axis' title and the factor the means are drawn at (100 draws
         proportions in percent, as the report's tables show them).
@@ -208,15 +293,15 @@ def connected_graph_chart(
         }
         for i, s in enumerate(ranking.systems)
     ]
-    height = _arc_height(n)
-    sign = -1.0 if ranking.direction == "lower" else 1.0
-    _spread_labels(nodes, "column", _gap(ranking, height), sign)
+    height = max(_arc_height(n), MIN_GAP * n)
+    domain = _domain([r["mean"] for r in nodes])
+    _place_labels(nodes, "column", domain, height, ranking.direction == "lower")
     edges, heads = _arcs(ranking, nodes, height)
     # x: one unit is COLUMN_WIDTH pixels; the arcs take what they need on the left
     left = max((-e["x"] for e in edges), default=0.0) + 0.08
     x_scale = alt.Scale(domain=[-left, 1.0])
     x = alt.X("x:Q", axis=None, scale=x_scale)
-    y = _y(ranking, value_title)
+    y = _y(ranking, value_title, domain)
     layers: list[alt.Chart] = []
     edge_tooltip = [
         alt.Tooltip("source:N"),
@@ -237,7 +322,9 @@ def connected_graph_chart(
                 strokeWidth=alt.StrokeWidth(
                     "width_p:Q",
                     title="adjusted p",
-                    scale=alt.Scale(domain=[ranking.alpha, 1.0], range=list(_STROKE_RANGE)),
+                    scale=alt.Scale(
+                        domain=[ranking.alpha, 1.0], range=list(_stroke_range(len(ranking.edges)))
+                    ),
                 ),
                 tooltip=edge_tooltip,
             )
@@ -278,12 +365,40 @@ def connected_graph_chart(
     for row in nodes:
         row["label_x"] = LEADER
     layers.extend(_labels(nodes, alt.X("label_x:Q", axis=None, scale=x_scale), dx=4))
-    # the legend says what the width is; the caption of the report what an arc is
-    default = f"Systems not significantly different at α = {ranking.alpha:g}" + (
-        " (one-sided: arrows)" if ranking.directed else ""
-    )
+    # the title says what is drawn, the subtitle what an arc is and how many there are
+    # (a title "not significantly different" read as the verdict while most pairs differed)
     return alt.layer(*layers).properties(
-        title=title or default, width=round((left + 1.0) * COLUMN_WIDTH), height=height
+        title=alt.TitleParams(title or "Systems by mean", subtitle=_arc_subtitle(ranking)),
+        width=round((left + 1.0) * COLUMN_WIDTH),
+        height=height,
+    )
+
+
+def _compared_pairs(ranking: OrderedRanking) -> int | None:
+    n = len(ranking.systems)
+    if ranking.order == "all-pairs":
+        return n * (n - 1) // 2
+    if ranking.order in ("first-vs-rest", "successive"):
+        return n - 1
+    return None
+
+
+def _arc_subtitle(ranking: OrderedRanking) -> str:
+    """What an arc of :func:`connected_graph_chart` means, with the count of arcs.
+
+    >>> from reportgen.stats.ranking import ordered_ranking
+    >>> import numpy as np
+    >>> P = np.array([[np.nan, 0.3, 0.01], [0.3, np.nan, 0.01], [0.01, 0.01, np.nan]])
+    >>> _arc_subtitle(ordered_ranking(np.array([0.9, 0.8, 0.2]), P, systems=["a", "b", "c"]))
+    'an arc joins two systems not significantly different at α = 0.05: 1 of 3 pairs'
+    """
+    pairs = _compared_pairs(ranking)
+    arcs = len(ranking.edges)
+    counted = f"{arcs} of {count(pairs, 'pair')}" if pairs else count(arcs, "pair")
+    return (
+        f"an arc joins two systems not significantly different at α = {ranking.alpha:g}"
+        + (" (one-sided; the arrow points to the worse)" if ranking.directed else "")
+        + f": {counted}"
     )
 
 
@@ -318,7 +433,8 @@ def clique_chart(
     alt.FacetChart
         Panels wrapped :data:`PANELS_PER_ROW` to a row (the paper's one row of columns
         is far wider than a page once there are more than four groups), each with the
-        layers: the clique's line (``line``), its vertices (``point``), the names of the
+        layers: the clique's line (``line``), its vertices (``point``), leaders from a
+        vertex to its name where the name was moved (``rule``), the names of the
         other systems (``text``) and the best system's name (``text``, red bold). The
         data rows (top-level ``data``) carry ``group`` (``"clique 1"``, ... or
         ``"isolated"``), ``column`` (the panel, best group first), ``system``, ``mean``,
@@ -345,7 +461,7 @@ def clique_chart(
     # descending mean = best member first in the ranking order; ties by size (larger first)
     groups.sort(key=lambda g: (min(index[s] for s in g[1]), -len(g[1])))
     best = ranking.systems[0]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for col, (name, members) in enumerate(groups):
         for s in members:
             i = index[s]
@@ -360,11 +476,14 @@ def clique_chart(
                 }
             )
     n_rows = max((len(g[1]) for g in groups), default=1)
-    height = max(160, ROW_HEIGHT * min(len(ranking.systems), 2 * n_rows) + 20)
-    sign = -1.0 if ranking.direction == "lower" else 1.0
-    _spread_labels(rows, "column", _gap(ranking, height), sign)
+    height = max(160, ROW_HEIGHT * min(len(ranking.systems), 2 * n_rows) + 20, MIN_GAP * n_rows)
+    domain = _domain([r["mean"] for r in rows])
+    _place_labels(rows, "column", domain, height, ranking.direction == "lower")
+    chars = label_chars(PANEL_WIDTH - 22, LABEL_FONT_SIZE)
+    for r in rows:
+        r["label"] = middle_cut(r["system"], chars)  # the tooltip has it whole
     x = alt.X("x:Q", axis=None, scale=alt.Scale(domain=[0, 1]))
-    y = _y(ranking, value_title)
+    y = _y(ranking, value_title, domain)
     tooltip = [
         alt.Tooltip("group:N"),
         alt.Tooltip("system:N"),
@@ -372,21 +491,32 @@ def clique_chart(
         alt.Tooltip("rank:Q"),
     ]
     base = alt.Chart(inline_data(rows)).transform_calculate(x="0.04")
-    text = {"align": "left", "baseline": "middle", "dx": 7, "limit": PANEL_WIDTH - 22}
+    text = {
+        "align": "left",
+        "baseline": "middle",
+        "dx": 7,
+        "limit": PANEL_WIDTH - 22,
+        "fontSize": LABEL_FONT_SIZE,
+    }
     layer = alt.layer(
         base.mark_line(opacity=0.5, strokeWidth=2).encode(x=x, y=y, order=alt.Order("mean:Q")),
         base.mark_point(filled=True, size=50, opacity=1).encode(x=x, y=y, tooltip=tooltip),
+        # a name moved away from its point (close means) gets a thin leader to it, ending
+        # where the name starts (x 0.04 plus the text's 7 px, less a pixel)
+        base.transform_filter("datum.label_y != datum.mean")
+        .mark_rule(color="#999999", strokeWidth=0.8)
+        .encode(x=x, y=y, x2=alt.datum(0.04 + 6 / PANEL_WIDTH), y2=alt.Y2("label_y:Q")),
         base.transform_filter("!datum.best")
         .mark_text(**text)
-        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip),
+        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("label:N"), tooltip=tooltip),
         base.transform_filter("datum.best")
         .mark_text(color=BEST_COLOR, fontWeight="bold", **text)
-        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("system:N"), tooltip=tooltip),
+        .encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("label:N"), tooltip=tooltip),
     ).properties(width=PANEL_WIDTH, height=height)
     names = json.dumps([g[0] for g in groups])
-    default = (
-        f"Groups of systems not significantly different at α = {ranking.alpha:g} "
-        "(cliques) and isolated systems"
+    subtitle = (
+        f"a panel per group of systems pairwise not significantly different at "
+        f"α = {ranking.alpha:g} (a clique), and per system different from all others"
     )
     return layer.facet(
         facet=alt.Facet(
@@ -396,4 +526,4 @@ def clique_chart(
         ),
         columns=min(PANELS_PER_ROW, len(groups)),
         spacing=8,
-    ).properties(title=title or default)
+    ).properties(title=alt.TitleParams(title or "Groups of systems", subtitle=subtitle))

@@ -161,7 +161,7 @@ def bradley_terry_chart(bt: BradleyTerry, *, title: str | None = None) -> alt.La
     bt
         :func:`~reportgen.stats.leaderboard.bradley_terry` result.
     title
-        Chart title.
+        Chart title; the default (the scale, items and resamples) becomes its subtitle.
 
     Returns
     -------
@@ -220,8 +220,11 @@ def bradley_terry_chart(bt: BradleyTerry, *, title: str | None = None) -> alt.La
     default = (
         f"Bradley-Terry {name}s ({bt.n_items} items, {bt.n_resamples} bootstrap resamples{anchor})"
     )
+    # a title of the caller's (the dataset and metric) keeps the default as its subtitle
     return alt.layer(*layers).properties(
-        title=title or default, width=WIDTH, height=_height(len(records))
+        title=alt.TitleParams(title, subtitle=default) if title else default,
+        width=WIDTH,
+        height=_height(len(records)),
     )
 
 

@@ -88,6 +88,7 @@ def pvalue_vs_difference_chart(
     alphas: Sequence[float] = ALPHA_LINES,
     width: int = 520,
     height: int = 340,
+    title: str | None = None,
 ) -> alt.LayerChart:
     """p-value against the difference of every pair (eval-arena, Wang et al. 2024).
 
@@ -95,7 +96,8 @@ def pvalue_vs_difference_chart(
     :meth:`NoiseProfile.pair_records`), y = the exact test's p-value on a log scale;
     horizontal rules at ``alphas`` and vertical rules at ``p5_min`` and ``p5_max``
     (when defined). Pairs with a p-value of 0 (underflow) or undefined cannot be shown
-    on a log scale and are left out; the subtitle says how many.
+    on a log scale and are left out; the subtitle says how many. ``title`` replaces the
+    default title (the report's names the dataset and metric).
     """
     rows, dropped = _pair_rows(noise_profile)
     points = (
@@ -171,7 +173,7 @@ def pvalue_vs_difference_chart(
         .properties(
             width=width,
             height=height,
-            title=alt.TitleParams("p-value vs difference of each pair", subtitle=subtitle),
+            title=alt.TitleParams(title or "p-value vs difference of each pair", subtitle=subtitle),
         )
     )
 
@@ -182,6 +184,7 @@ def difference_vs_sum_chart(
     max_total: int | None = None,
     width: int = 520,
     height: int = 340,
+    title: str | None = None,
 ) -> alt.LayerChart:
     """``|A − B|`` against ``A + B`` (the discordant counts, or wins and losses) of every
     pair, with the exact sign test's boundary for each α of ``boundary_records()``
@@ -189,6 +192,7 @@ def difference_vs_sum_chart(
 
     The boundary is drawn for totals ``0..max_total`` (default: the largest ``A + B``
     of a pair plus 10 %, at most n), so the curves span the points, not all n items.
+    ``title`` replaces the default title (the report's names the dataset and metric).
     """
     pairs = noise_profile.pair_records()
     rows = [
@@ -250,7 +254,7 @@ def difference_vs_sum_chart(
         width=width,
         height=height,
         title=alt.TitleParams(
-            "|A − B| vs A + B of each pair",
+            title or "|A − B| vs A + B of each pair",
             subtitle=[
                 (f"{noise_profile.n_pairs} pairs; above a curve: p < α (two-sided exact sign test)")
             ],

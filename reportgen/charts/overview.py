@@ -18,7 +18,7 @@ from typing import Any
 
 import altair as alt
 
-from reportgen.charts.render import inline_data
+from reportgen.charts.render import inline_data, label_chars, middle_cut_expr
 from reportgen.errors import InputError
 
 __all__ = ["means_overview_chart"]
@@ -83,7 +83,14 @@ def means_overview_chart(
         "system:N",
         sort=list(order),
         title=None,
-        axis=alt.Axis(labelLimit=LABEL_LIMIT, grid=True, labelFontSize=10),
+        # a long name is cut in the middle (Vega's labelLimit cuts its end: '-v0.1' and
+        # '-v0.2' looked alike); the tooltip has it whole
+        axis=alt.Axis(
+            labelLimit=LABEL_LIMIT,
+            labelExpr=middle_cut_expr("datum.label", label_chars(LABEL_LIMIT, 10)),
+            grid=True,
+            labelFontSize=10,
+        ),
     )
     tooltip = [
         alt.Tooltip("panel:N", title="dataset × metric"),

@@ -28,14 +28,18 @@ from typing import Any
 from reportgen import resources
 from reportgen.errors import InputError, Location
 from reportgen.jsonsafe import load_json
-from reportgen.plaintext import shown
+from reportgen.plaintext import full_text, shown
 
 __all__ = [
+    "FULL_SUFFIX",
     "InlineRows",
     "Theme",
     "chart_spec",
     "inline_data",
+    "label_chars",
     "load_theme",
+    "middle_cut",
+    "middle_cut_expr",
     "theme_names",
     "to_png",
     "to_svg",
@@ -275,6 +279,57 @@ def _detached_to_dict(chart: Any) -> dict[str, Any]:
 #: middle (the tables keep them whole). Rendering time then does not grow with the
 #: length of a name (a 10,000-character system name made a report take 10 minutes).
 MAX_LABEL = 60
+#: A field of the data that :func:`cut_labels` cut gets a copy with this suffix holding
+#: the full text (:func:`reportgen.plaintext.full_text`), and the tooltips show that copy:
+#: the name drawn is shortened, the one in the tooltip (and the SVG's ``aria-label``
+#: and hover title) is whole.
+FULL_SUFFIX = "__full"
+#: Width of an average character of a name, in ems, in the bundled Liberation Sans
+#: (lower case about 0.5, digits 0.556, capitals 0.67): :func:`label_chars`.
+_CHAR_EM = 0.6
+
+
+def label_chars(pixels: float, font_size: float) -> int:
+    """How many characters of a name fit in ``pixels`` at ``font_size`` (at least 12).
+
+    >>> label_chars(180, 10), label_chars(400, 11)
+    (30, 60)
+    """
+    return max(12, int(pixels / (_CHAR_EM * font_size)))
+
+
+def middle_cut_expr(value: str, chars: int) -> str:
+    """A Vega expression: the string ``value`` (an expression, e.g. ``"datum.label"``)
+    cut in the middle to ``chars`` characters around "…" when longer, keeping the
+    start and the end, where names differ (``-v0.1`` and ``-v0.2``) — Vega's own
+    ``labelLimit`` cuts the end off. Axes use it as ``labelExpr``, text marks as a
+    calculated field; the tooltip keeps the whole name.
+
+    >>> middle_cut_expr("d", 12)
+    "length(d) > 12 ? substring(d, 0, 8) + '…' + substring(d, length(d) - 3) : d"
+    """
+    head = (2 * chars) // 3
+    tail = chars - head - 1
+    return (
+        f"length({value}) > {chars} ? substring({value}, 0, {head}) + '…' + "
+        f"substring({value}, length({value}) - {tail}) : {value}"
+    )
+
+
+def middle_cut(text: str, chars: int) -> str:
+    """``text`` cut as :func:`middle_cut_expr` cuts it (for tests and Python-side labels).
+
+    >>> middle_cut("organisation--model-7b-instruct-v0.2", 20)
+    'organisation-…t-v0.2'
+    >>> middle_cut("short", 20)
+    'short'
+    """
+    if len(text) <= chars:
+        return text
+    head = (2 * chars) // 3
+    return text[:head] + "…" + text[len(text) - (chars - head - 1) :]
+
+
 #: Longest chart title or subtitle line: they are written by the report (a name inside
 #: one is cut to :data:`MAX_LABEL` first), so they get more room than a name.
 MAX_TITLE = 100
@@ -290,7 +345,10 @@ def cut_labels(
     lines of at most ``title_limit`` characters (a list of lines: never cut mid-sentence;
     only a single word longer than a line is cut).
     Names that would cut to the same text get a short digest, so distinct systems stay
-    distinct. Control and bidirectional characters in them are first written as visible
+    distinct. A field cut in some row gets a copy holding the full text in every row
+    (``<field>__full``, :data:`FULL_SUFFIX`) and every tooltip of that field shows the
+    copy: the tooltip, and the SVG's ``aria-label`` drawn from it, name the system in
+    full. Control and bidirectional characters in them are first written as visible
     escapes (:func:`reportgen.plaintext.shown`): a label holding ``ESC`` or ``BEL``
     would make vl-convert abort the whole process, and U+202E would turn the label
     around.
@@ -333,15 +391,36 @@ def cut_labels(
             " ".join(words), title_limit, break_long_words=False, break_on_hyphens=False
         ) or [""]
 
+    long_keys = _long_fields(spec, limit)
+
+    def record(row: dict[str, Any]) -> dict[str, Any]:
+        out = {k: cut(v) if isinstance(v, str) else v for k, v in row.items()}
+        for k in long_keys.intersection(row):
+            if isinstance(row[k], str):
+                out[k + FULL_SUFFIX] = full_text(row[k])
+        return out
+
     def records(rows: Any) -> Any:
         if not isinstance(rows, list):
             return rows
         return [
-            {k: cut(v) if isinstance(v, str) else v for k, v in row.items()}
-            if isinstance(row, dict)
-            else (cut(row) if isinstance(row, str) else row)
+            record(row) if isinstance(row, dict) else (cut(row) if isinstance(row, str) else row)
             for row in rows
         ]
+
+    def tooltip(node: Any) -> Any:
+        # a tooltip of a field that was cut shows its full copy; its own title, as the
+        # SVG's aria-label holds one value per title and an axis of the field has it too
+        if isinstance(node, list):
+            return [tooltip(x) for x in node]
+        if isinstance(node, dict) and node.get("field") in long_keys:
+            name = node.get("title", node["field"])
+            return {
+                **node,
+                "field": node["field"] + FULL_SUFFIX,
+                "title": f"{name} (in full)" if isinstance(name, str) else name,
+            }
+        return walk(node)
 
     def walk(node: Any) -> Any:
         if isinstance(node, list):
@@ -356,6 +435,8 @@ def cut_labels(
                 value, list
             ):  # data, and the categories that order it
                 out[key] = records(value)
+            elif key == "tooltip":
+                out[key] = tooltip(value)
             elif key in ("title", "subtitle", "text") and isinstance(value, str):
                 lines = wrap(value)
                 out[key] = lines[0] if len(lines) == 1 else lines
@@ -368,6 +449,34 @@ def cut_labels(
         return out
 
     return walk(spec)
+
+
+def _long_fields(spec: Any, limit: int) -> frozenset[str]:
+    """The fields of the rows of ``spec`` (``datasets`` and inline ``values``) holding a
+    string longer than ``limit`` characters somewhere."""
+    found: set[str] = set()
+
+    def rows(values: Any) -> None:
+        for row in values if isinstance(values, list) else ():
+            if isinstance(row, dict):
+                found.update(k for k, v in row.items() if isinstance(v, str) and len(v) > limit)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for x in node:
+                walk(x)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key == "datasets" and isinstance(value, dict):
+                    for v in value.values():
+                        rows(v)
+                elif key == "values":
+                    rows(value)
+                else:
+                    walk(value)
+
+    walk(spec)
+    return frozenset(found)
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -4,15 +4,26 @@ prefixed so charts never share clip paths or gradients."""
 
 from __future__ import annotations
 
+import hashlib
 import html as _html
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-__all__ = ["MAX_WORD", "Heading", "cut_long_words", "esc", "finish_body"]
+from reportgen.plaintext import full_text
+
+__all__ = [
+    "MAX_WORD",
+    "Heading",
+    "cut_long_words",
+    "esc",
+    "finish_body",
+    "full_names_note",
+    "shorten_long_words",
+]
 
 #: Tables with more columns than this get a landscape page of their own in the PDF.
 _WIDE_TABLE_COLUMNS = 10
@@ -26,28 +37,116 @@ _TEXT_NODE = re.compile(r">([^<]+)<")
 _LONG_WORD = re.compile(r"[^\s<>]{" + str(MAX_WORD + 1) + ",}")
 
 
+def _cut_word(word: str) -> str:
+    start, end = word[:60], word[-30:]
+    amp = start.rfind("&")  # never leave half an entity at either end
+    if amp != -1 and ";" not in start[amp:]:
+        start = start[:amp]
+    semi = end.find(";")
+    if semi != -1 and "&" not in end[:semi]:
+        end = end[semi + 1 :]
+    return f"{start}…{end}"
+
+
+#: Elements whose text is not the page's prose: an SVG (a chart's hover titles hold the
+#: full names and stay whole; its drawn text is cut already), styles and scripts.
+_NOT_PROSE = re.compile(
+    r"(<svg\b.*?</svg>|<style\b.*?</style>|<script\b.*?</script>|<textarea\b.*?</textarea>)",
+    re.IGNORECASE | re.DOTALL,
+)
+#: A word and the brackets and punctuation around it (not ";": it may end an entity).
+_WRAPPED = re.compile(r"([(\[\"'“‘«]*)(.*?)([)\]\"'”’».,:!?]*)", re.DOTALL)
+_SVG_TITLE = re.compile(r"(<title\b[^>]*>.*?</title>)", re.IGNORECASE | re.DOTALL)
+
+
 def cut_long_words(html: str) -> str:
     """``html`` with every run of more than :data:`MAX_WORD` non-space characters in a
     text node (not in tags or attributes) cut to its first 60 and last 30 characters
-    around "…"; entities are never split.
+    around "…"; entities are never split (:func:`shorten_long_words`, which also says
+    what it cut).
 
     >>> cut = cut_long_words("<td>" + "x" * 500 + "</td>")
-    >>> cut == "<td>" + "x" * 60 + "…" + "x" * 30 + "</td>"
+    >>> cut.startswith('<td><span class="rg-cut" title="' + "x" * 500 + '">')
+    True
+    >>> cut.endswith(">" + "x" * 60 + "…" + "x" * 30 + "</span></td>")
     True
     """
+    return shorten_long_words(html)[0]
 
-    def cut_word(match: re.Match[str]) -> str:
-        word = match.group()
-        start, end = word[:60], word[-30:]
-        amp = start.rfind("&")  # never leave half an entity at either end
-        if amp != -1 and ";" not in start[amp:]:
-            start = start[:amp]
-        semi = end.find(";")
-        if semi != -1 and "&" not in end[:semi]:
-            end = end[semi + 1 :]
-        return f"{start}…{end}"
 
-    return _TEXT_NODE.sub(lambda m: ">" + _LONG_WORD.sub(cut_word, m.group(1)) + "<", html)
+def shorten_long_words(html: str) -> tuple[str, dict[str, str]]:
+    """``html`` with its long words cut as :func:`cut_long_words` says, and the words
+    cut: ``{shortened: full}`` (text, not HTML; in the order met).
+
+    In the report's prose and tables the shortened word is a
+    ``<span class="rg-cut" title="full word">`` (:func:`reportgen.plaintext.full_text`), so
+    a browser shows the full name when it is pointed at; the printed report lists the
+    full names at its end (:func:`full_names_note`). In an SVG (whose hover titles
+    carry full names on purpose), a style or a script the word is only cut.
+
+    >>> html, cut = shorten_long_words("<p>" + "a" * 120 + " and b</p>")
+    >>> cut == {"a" * 60 + "…" + "a" * 30: "a" * 120}
+    True
+    """
+    cuts: dict[str, str] = {}
+
+    taken: dict[str, str] = {}  # shortened HTML -> the full word it stands for
+
+    def shorten(match: re.Match[str]) -> str:
+        # brackets and punctuation around a name in a sentence stay outside it
+        lead, word, trail = _WRAPPED.fullmatch(match.group()).groups()  # type: ignore[union-attr]
+        short = _cut_word(word)
+        if taken.setdefault(short, word) != word:  # two words, one cut: tell them apart
+            digest = hashlib.sha1(word.encode("utf-8")).hexdigest()[:6]
+            short = _cut_word(word[:53] + "…" + digest + "…" + word[-30:])
+            taken.setdefault(short, word)
+        full = _html.unescape(word)
+        cuts.setdefault(_html.unescape(short), full)
+        return f'{lead}<span class="rg-cut" title="{esc(full_text(full))}">{short}</span>{trail}'
+
+    def plain(match: re.Match[str]) -> str:
+        return _cut_word(match.group())
+
+    def text_nodes(part: str, cut: Callable[[re.Match[str]], str]) -> str:
+        return _TEXT_NODE.sub(lambda m: ">" + _LONG_WORD.sub(cut, m.group(1)) + "<", part)
+
+    out = []
+    for k, part in enumerate(_NOT_PROSE.split(html)):
+        if k % 2 == 0:
+            out.append(text_nodes(part, shorten))
+        elif part[:4].lower() == "<svg":
+            out.append(
+                "".join(
+                    t if j % 2 else text_nodes(t, plain)
+                    for j, t in enumerate(_SVG_TITLE.split(part))
+                )
+            )
+        else:
+            out.append(text_nodes(part, plain))
+    return "".join(out), cuts
+
+
+def full_names_note(cuts: dict[str, str]) -> str:
+    """The printed report's list of the words :func:`shorten_long_words` cut, each with
+    its full text (long ones end with their length): HTML, shown in print only (a
+    screen shows the full name on hover); empty when nothing was cut.
+
+    >>> full_names_note({}) == ""
+    True
+    >>> "<li><code>ab…yz</code> in full: " in full_names_note({"ab…yz": "abcyz"})
+    True
+    """
+    if not cuts:
+        return ""
+    items = []
+    for short, full in cuts.items():
+        items.append(f"<li><code>{esc(short)}</code> in full: {esc(full_text(full))}</li>")
+    return (
+        '<div class="rg-print-only rg-full-names"><p><strong>Shortened names in full.</strong> '
+        f"Words of more than {MAX_WORD} characters are shortened in the middle in this "
+        "report (on screen they show in full when pointed at); tables/*.csv and "
+        "results.json have them whole.</p><ol>" + "".join(items) + "</ol></div>"
+    )
 
 
 def esc(text: object) -> str:

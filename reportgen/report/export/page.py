@@ -16,7 +16,13 @@ import jinja2
 
 from reportgen.charts.render import Theme, load_theme
 from reportgen.errors import ConfigError
-from reportgen.report.export.body import Heading, cut_long_words, esc, finish_body
+from reportgen.report.export.body import (
+    Heading,
+    esc,
+    finish_body,
+    full_names_note,
+    shorten_long_words,
+)
 from reportgen.report.export.cells import notebook_fragments
 
 __all__ = ["CONTENTS_MARKER", "notebook_to_html", "title_iv"]
@@ -31,6 +37,8 @@ _SCREEN_CSS = """\
   /* a name is never broken inside: it widens its column and the table scrolls in its
      frame (the exporter's "overflow-wrap: anywhere" is for the printed page) */
   .rg-table-wrap td, .rg-table-wrap th { overflow-wrap: normal; word-break: normal; }
+  /* a name shortened in the middle: its full text shows when pointed at (title) */
+  .rg-cut { text-decoration: underline dotted; cursor: help; }
   /* headings wrap between words, so a table of short values fits beside the contents */
   .rg-table-wrap thead th { white-space: normal; min-width: 4.5em; }
   /* the first column (the system, the dataset / metric) stays in view while the rest
@@ -264,7 +272,9 @@ def notebook_to_html(
             "which would end the report's <style> element early",
             hint="remove it from the theme's report.css",
         )
-    body, headings = finish_body(cut_long_words("\n".join(notebook_fragments(nb))))
+    # long words shortened, with their full text on hover and, in print, listed at the end
+    shortened, cuts = shorten_long_words("\n".join(notebook_fragments(nb)))
+    body, headings = finish_body(shortened + full_names_note(cuts))
     before = after = None
     if CONTENTS_MARKER in body:  # the contents go after the key findings
         before, after = body.split(CONTENTS_MARKER, 1)

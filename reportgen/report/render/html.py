@@ -408,12 +408,15 @@ def render_figure(spec: Mapping[str, Any], caption: str | None) -> str:
     second; nothing is fetched (``allowed_base_urls=[]``)."""
     import vl_convert
 
+    from reportgen.report.render.svg import hover_titles
+
     cap = f"<figcaption>{caption}</figcaption>" if caption else ""
     if _data_rows(spec) <= DENSE_ROWS:
         svg = vl_convert.vegalite_to_svg(dict(spec), allowed_base_urls=[])
         svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
         if len(svg) <= DENSE_SVG_BYTES:
-            return f'<figure class="rg-chart">{svg}{cap}</figure>'
+            # each mark's tooltip (full names included) shown on hover: no script needed
+            return f'<figure class="rg-chart">{hover_titles(svg)}{cap}</figure>'
     data = compact_png(
         vl_convert.vegalite_to_png(dict(spec), scale=RASTER_SCALE, allowed_base_urls=[])
     )

@@ -374,7 +374,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                         boot,
                         metric=sl.metric,
                         direction=sl.direction,
-                        title=f"{sl.metric}: bootstrap means",
+                        title=f"{sl.dataset} / {sl.metric}: bootstrap means",
                     ),
                     "Bootstrap distribution of each system's mean (items resampled), with "
                     f"its {report.confidence:.0%} percentile interval.",
@@ -390,7 +390,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                         values,
                         metric=sl.metric,
                         direction=sl.direction,
-                        title=f"{sl.metric}: item scores",
+                        title=f"{sl.dataset} / {sl.metric}: item scores",
                     ),
                     "Item scores of each system (boxplot).",
                     report,
@@ -401,7 +401,9 @@ def exploration(report: Report) -> HTMLBlock | None:
             figures.append(
                 _try_chart(
                     partial(
-                        rank_distribution_chart, dist, title=f"{sl.metric}: rank distributions"
+                        rank_distribution_chart,
+                        dist,
+                        title=f"{sl.dataset} / {sl.metric}: rank distributions",
                     ),
                     "Rank of each system over bootstrap resamples of the items. Each "
                     "system's spread is a per-system interval: together they say less than "

@@ -151,7 +151,11 @@ def noise_detail(report: Report) -> HTMLBlock | None:
             continue  # one pair: the numbers say it all
         figures = [
             _try_chart(
-                partial(pvalue_vs_difference_chart, profile),
+                partial(
+                    pvalue_vs_difference_chart,
+                    profile,
+                    title=f"{unit.dataset} / {unit.metric}: p-value vs difference of each pair",
+                ),
                 "p-value of each pair against its difference.",
                 report,
             )
@@ -159,7 +163,11 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         if profile.modality == "binary":
             figures.append(
                 _try_chart(
-                    partial(difference_vs_sum_chart, profile),
+                    partial(
+                        difference_vs_sum_chart,
+                        profile,
+                        title=f"{unit.dataset} / {unit.metric}: |A − B| vs A + B of each pair",
+                    ),
                     "|A − B| against A + B (discordant items) with the "
                     "exact significance boundaries.",
                     report,
@@ -169,7 +177,11 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         bt_chart = ""
         if bt is not None and len(unit.systems) <= MAX_BT_SYSTEMS:
             bt_chart = _try_chart(
-                partial(bradley_terry_chart, bt),
+                partial(
+                    bradley_terry_chart,
+                    bt,
+                    title=f"{unit.dataset} / {unit.metric}: Bradley-Terry ratings",
+                ),
                 "Bradley-Terry ratings (Elo scale) with bootstrap intervals.",
                 report,
             )

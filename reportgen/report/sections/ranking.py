@@ -57,7 +57,7 @@ def _ranking_graph(report: Report, rk: RankingAcrossLists) -> list[str]:
     :data:`MAX_GRAPH_SYSTEMS` systems), else a note."""
     from reportgen.charts import clique_chart, connected_graph_chart
 
-    n_systems = len(rk.systems)
+    n_systems, n_lists = len(rk.systems), len(rk.lists)
     body: list[str] = []
     # the lists are aggregated as standardised means (Ackerman et al. 2025, §4.3)
     axis = "standardised mean (SD units)"
@@ -68,7 +68,7 @@ def _ranking_graph(report: Report, rk: RankingAcrossLists) -> list[str]:
                     partial(
                         connected_graph_chart,
                         rk.graph,
-                        title="Ordered ranking across datasets",
+                        title=f"Across {n_lists} lists: systems by standardised mean",
                         value_title=axis,
                     ),
                     "An arc joins two systems whose combined evidence is not significant.",
@@ -78,7 +78,7 @@ def _ranking_graph(report: Report, rk: RankingAcrossLists) -> list[str]:
                     partial(
                         clique_chart,
                         rk.graph,
-                        title="Groups of indistinguishable systems",
+                        title=f"Across {n_lists} lists: groups of systems",
                         value_title=axis,
                     ),
                     "Maximal cliques of the graph.",
@@ -159,7 +159,11 @@ def _friedman(report: Report, rk: RankingAcrossLists) -> list[str]:
         body.append(
             charts_row(
                 _try_chart(
-                    partial(critical_difference_chart, fn),
+                    partial(
+                        critical_difference_chart,
+                        fn,
+                        title=f"Across {n_lists} lists: critical difference diagram",
+                    ),
                     "Mean rank over lists; systems joined by a bar are "
                     "within the critical difference.",
                     report,

@@ -156,7 +156,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
                 partial(
                     connected_graph_chart,
                     sl.graph,
-                    title=f"{sl.dataset} / {sl.metric}: pairs not significantly different",
+                    title=f"{sl.dataset} / {sl.metric}: systems by mean",
                     value_title=f"mean {sl.metric}" + (" (%)" if sl.proportion else ""),
                     scale=100.0 if sl.proportion else 1.0,
                 ),
@@ -175,7 +175,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
                 pwpp_chart,
                 result,
                 direction=sl.direction,
-                title=f"{sl.metric}: pairwise p-values",
+                title=f"{sl.dataset} / {sl.metric}: pairwise p-values",
             ),
             "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
             "scale, placed between the two means (HTML report only).",
