@@ -108,3 +108,30 @@ def verb(n: int, plural: str, singular: str) -> str:
     '1 system has one run'
     """
     return singular if n == 1 else plural
+
+
+def shown_path(path: Any) -> str:
+    """A path as a report or an e-mail shows it, never a private absolute one: relative
+    to the working directory when it lies inside it, else its file or folder name alone
+    (full paths stay in ``manifest.json`` for provenance).
+
+    Examples
+    --------
+    >>> import os
+    >>> shown_path(os.path.join(os.getcwd(), "results", "scores.csv")) == os.path.join(
+    ...     "results", "scores.csv")
+    True
+    >>> shown_path("/home/someone/private/scores.csv")
+    'scores.csv'
+    """
+    import os
+    from pathlib import Path
+
+    p = Path(str(path))
+    try:
+        rel = Path(os.path.relpath(os.path.abspath(p)))
+    except ValueError:  # another drive (Windows)
+        return p.name or str(p)
+    if rel.parts and rel.parts[0] == os.pardir:
+        return p.name or str(p)
+    return str(rel)

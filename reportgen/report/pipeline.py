@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reportgen import plaintext
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.jsonsafe import json_safe
 
@@ -854,7 +855,7 @@ def _run_record(
         meta=[
             ("seed", str(results["seed"])),
             ("reportgen", results["reportgen_version"]),
-            ("data", _short_list(spec.data)),
+            ("data", _short_list([plaintext.shown_path(d) for d in spec.data])),
         ],
         created=results["created"],
         sources=sources,

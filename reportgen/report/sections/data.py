@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.plaintext import count
+from reportgen.plaintext import count, shown_path
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -64,6 +64,11 @@ def data_section(report: Report) -> HTMLBlock | None:
     )
 
 
+def _shown_path(path: Any) -> str:
+    """An input's path in the report: relative, or its name (never private)."""
+    return escape(shown_path(path))
+
+
 def _inputs(s: Mapping[str, Any]) -> list[str]:
     """The inputs read, and those skipped."""
     body: list[str] = []
@@ -71,7 +76,7 @@ def _inputs(s: Mapping[str, Any]) -> list[str]:
         table(
             s["inputs"],
             [
-                Col("path", "input"),
+                Col("path", "input", _shown_path),
                 Col("format", "format"),
                 Col("rows", "rows", lambda v: f"{v:,}", True),
             ],
@@ -88,7 +93,11 @@ def _inputs(s: Mapping[str, Any]) -> list[str]:
         body.append(
             table(
                 s["skipped_inputs"],
-                [Col("path", "input"), Col("format", "format"), Col("reason", "why skipped")],
+                [
+                    Col("path", "input", _shown_path),
+                    Col("format", "format"),
+                    Col("reason", "why skipped"),
+                ],
             )
         )
     return body
@@ -493,7 +502,7 @@ def provenance(report: Report) -> HTMLBlock | None:
         table(
             files,
             [
-                Col("path", "file"),
+                Col("path", "file", _shown_path),
                 Col("rows", "rows", lambda v: "" if v is None else f"{v:,}", True),
                 Col("bytes", "bytes", lambda v: f"{v:,}", True),
                 Col("sha256", "sha256", lambda v: f"<code>{escape(v)}</code>"),
@@ -501,7 +510,7 @@ def provenance(report: Report) -> HTMLBlock | None:
         )
     )
     if report.config_path:
-        body.append(note(f"Config: <code>{escape(report.config_path)}</code>."))
+        body.append(note(f"Config: <code>{_shown_path(report.config_path)}</code>."))
     packages = manifest["environment"]["packages"]
     body.append(
         note(
