@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["UNSAFE", "shown"]
+__all__ = ["UNSAFE", "count", "listed", "n_of", "shown", "verb"]
 
 #: Characters that act rather than show: C0 and C1 controls with DEL, the Unicode line
 #: and paragraph separators, and the bidirectional marks, embeddings, overrides and
@@ -89,3 +89,30 @@ def verb(n: int, plural: str, singular: str) -> str:
     '1 system has one run'
     """
     return singular if n == 1 else plural
+
+
+def n_of(k: int, total: int, noun: str, plural: str | None = None) -> str:
+    """``k`` of ``total`` things, the noun agreeing with ``total``: the head of a merged
+    sentence ("no significant difference in 6 of 7 datasets: ...").
+
+    >>> n_of(6, 7, "dataset"), n_of(1, 1, "dataset × metric")
+    ('6 of 7 datasets', '1 of 1 dataset × metric')
+    """
+    return f"{k:,} of {count(total, noun, plural)}"
+
+
+def listed(names: list[str] | tuple[str, ...], limit: int = 6) -> str:
+    """Names joined as a sentence lists them, the first ``limit`` only and then how many
+    more: one sentence for many units instead of one sentence each.
+
+    >>> listed(["a"]), listed(["a", "b"]), listed(["a", "b", "c"])
+    ('a', 'a and b', 'a, b and c')
+    >>> listed([str(k) for k in range(9)], limit=3)
+    '0, 1, 2 and 6 more'
+    """
+    shown_names = list(names[:limit])
+    if len(names) > limit:
+        shown_names.append(f"{len(names) - limit:,} more")
+    if len(shown_names) <= 1:
+        return "".join(shown_names)
+    return ", ".join(shown_names[:-1]) + " and " + shown_names[-1]

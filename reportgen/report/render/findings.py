@@ -20,7 +20,7 @@ from reportgen import format as fmt
 from reportgen.analysis import Analysis, ReleaseComparison, ReleaseVerdict, UnitResult
 from reportgen.analysis.release import NotCompared
 from reportgen.analysis.results import PairwiseResult, RankingAcrossLists
-from reportgen.plaintext import count, shown, verb
+from reportgen.plaintext import count, listed, n_of, shown, verb
 from reportgen.report.render.ties import tie_labels
 
 __all__ = [
@@ -146,7 +146,7 @@ def key_findings(analysis: Analysis) -> list[str]:
         lines.append(_overall_line(ranking))
     units = [u for u in analysis.compared if u.modality != "corpus"]
     if len(units) <= MAX_UNIT_LINES:
-        lines.extend(line for u in units if (line := _unit_line(u)) is not None)
+        lines.extend(_unit_lines(units))
     else:
         lines.append(_leaders_summary(units))
     gaps = _gaps_line(units)
@@ -238,6 +238,60 @@ def _unit_line(unit: UnitResult) -> str | None:
     return (
         f"{head}; {_b(runner)} ({runner_value}) is not significantly different "
         f"(Δ {delta}, {_p(pair.p_adjusted)})."
+    )
+
+
+def _unit_lines(units: Sequence[UnitResult]) -> list[str]:
+    """One sentence per leader, runner-up and outcome: the dataset × metrics where the
+    same system leads the same runner-up with the same outcome are merged into one
+    sentence that lists them with their numbers ("**A** is significantly ahead of the
+    runner-up **B** on 6 of 6 dataset × metrics: ..."), instead of one near-identical
+    sentence each; a dataset × metric alone in its group keeps its own sentence
+    (:func:`_unit_line`)."""
+    groups: dict[tuple[str, str, bool] | int, list[tuple[UnitResult, PairView | None]]] = {}
+    for k, unit in enumerate(units):
+        order = _ranked(unit)
+        if len(order) < 2:
+            continue
+        pair = pair_view(unit, order[0], order[1])
+        key: tuple[str, str, bool] | int = (
+            k if pair is None else (order[0], order[1], pair.significant)
+        )
+        groups.setdefault(key, []).append((unit, pair))
+    lines: list[str] = []
+    for group in groups.values():
+        if len(group) == 1 or group[0][1] is None:
+            lines.extend(line for u, _ in group if (line := _unit_line(u)) is not None)
+            continue
+        pair = group[0][1]
+        details = [f"{_e(unit_name(u))} ({_pair_numbers(u, p)})" for u, p in group if p]
+        where = (
+            f"{n_of(len(group), len(units), 'dataset × metric')}: {listed(details, len(details))}"
+        )
+        if pair.significant:
+            lines.append(
+                f"{_b(pair.a)} leads and is significantly ahead of the runner-up "
+                f"{_b(pair.b)} on {where}."
+            )
+        else:
+            lines.append(
+                f"{_b(pair.a)} leads, but the runner-up {_b(pair.b)} is not "
+                f"significantly different, on {where}."
+            )
+    return lines
+
+
+def _pair_numbers(unit: UnitResult, pair: PairView) -> str:
+    """``82.3 vs 75.4, +6.88 [+4.84, +8.92], p adj. < 0.001``: the two means, the
+    difference with its adjusted interval and the adjusted p-value."""
+    p = unit.proportion
+    means = (
+        f"{fmt.value(unit.means[unit.systems.index(pair.a)], proportion=p)} vs "
+        f"{fmt.value(unit.means[unit.systems.index(pair.b)], proportion=p)}"
+    )
+    return (
+        f"{means}, {fmt.difference(pair.diff, proportion=p)} "
+        f"{_signed_interval(pair, p)}, {_p(pair.p_adjusted)}"
     )
 
 
