@@ -229,8 +229,8 @@ MAX_LISTED = 6
 _PHONE_CHART_WIDTH = 290
 #: Width of a character of an axis label, a generous estimate (11 px sans-serif).
 _LABEL_PX_PER_CHAR = 6.5
-#: Merged sentences of the headline comparisons shown (one per outcome and pair).
-MAX_SENTENCES = 6
+#: Pairs named in a merged sentence before "N more dataset × metrics".
+MAX_PAIRS = 4
 
 
 @dataclass(frozen=True)
@@ -313,34 +313,50 @@ def _headlines(results: Mapping[str, Any]) -> list[_Headline]:
 
 
 def _merged(headlines: Sequence[_Headline], limit: int = MAX_LISTED) -> list[str]:
-    """One sentence per outcome and pair, naming its dataset × metrics: "No significant
-    difference between the first two, A and B, on 13 of 13 dataset × metrics: ..."
-    instead of one near-identical sentence each. The leader separated from its
-    runner-up comes first."""
+    """One sentence per outcome (the leader significantly ahead of its runner-up, or
+    not), naming its dataset × metrics, instead of one near-identical sentence each:
+    "No significant difference between the first two, A and B, on 13 of 13 dataset ×
+    metrics: ..."; where the first two differ between dataset × metrics, each pair is
+    named before its own ("... on 3 of 3 dataset × metrics: A and B on x; C and D on
+    y and z"). The leader separated from its runner-up comes first; up to
+    :data:`MAX_PAIRS` pairs and ``limit`` names per pair are listed, the rest counted."""
     total = len(headlines)
-    groups: dict[tuple[Any, ...], list[_Headline]] = {}
-    for h in headlines:
-        key = (
-            ("ahead", h.leader, h.runner)
-            if h.significant
-            else ("tied", frozenset((h.leader, h.runner)))
-        )
-        groups.setdefault(key, []).append(h)
-    ordered = sorted(groups.values(), key=lambda g: (not g[0].significant, -len(g)))
     lines = []
-    for group in ordered:
-        h = group[0]
-        names = listed([g.name for g in group], limit)
-        where = f"{n_of(len(group), total, 'dataset × metric')}: {names}"
-        if h.significant:
+    for significant in (True, False):
+        group = [h for h in headlines if h.significant == significant]
+        if not group:
+            continue
+        pairs: dict[tuple[str, ...], list[_Headline]] = {}
+        for h in group:
+            key = (h.leader, h.runner) if significant else tuple(sorted((h.leader, h.runner)))
+            pairs.setdefault(key, []).append(h)
+        where = n_of(len(group), total, "dataset × metric")
+        if len(pairs) == 1:
+            h = group[0]
+            names = listed([g.name for g in group], limit)
             lines.append(
-                f"{h.leader} is significantly ahead of the runner-up {h.runner} on {where}."
+                f"{h.leader} is significantly ahead of the runner-up {h.runner} on {where}: "
+                f"{names}."
+                if significant
+                else f"No significant difference between the first two, {h.leader} and "
+                f"{h.runner}, on {where}: {names}."
             )
-        else:
-            lines.append(
-                f"No significant difference between the first two, {h.leader} and "
-                f"{h.runner}, on {where}."
-            )
+            continue
+        joined = " over " if significant else " and "
+        parts = [
+            f"{joined.join((units[0].leader, units[0].runner))} on "
+            f"{listed([u.name for u in units], limit)}"
+            for units in sorted(pairs.values(), key=len, reverse=True)[:MAX_PAIRS]
+        ]
+        left = sum(len(u) for u in sorted(pairs.values(), key=len, reverse=True)[MAX_PAIRS:])
+        if left:
+            parts.append(f"{count(left, 'more dataset × metric')} in the report")
+        head = (
+            "The leader is significantly ahead of the runner-up"
+            if significant
+            else "No significant difference between the first two"
+        )
+        lines.append(f"{head} on {where}: {'; '.join(parts)}.")
     return lines
 
 
@@ -595,7 +611,6 @@ li { margin-bottom: 4px; }
 .badge { display: inline-block; white-space: nowrap; font-weight: bold; }
 """
 
-_VERDICT_CLASS = {"improved": "improved", "regressed": "regressed", "inconclusive": "regressed"}
 #: The colour of a verdict's card (as the report's decision box: a release that is
 #: non-inferior passes, an inconclusive one is incomplete).
 _CARD_CLASS = {
@@ -604,6 +619,9 @@ _CARD_CLASS = {
     "regressed": "regressed",
     "inconclusive": "incomplete",
 }
+#: The colour of a block's badge by the block's style (an inconclusive verdict in red,
+#: as the report's verdict table colours it).
+_BADGE_CLASS = {"improved": "improved", "regressed": "regressed", "incomplete": "regressed"}
 #: The order of the verdicts in the e-mail: what blocks a release first.
 _VERDICT_ORDER = (
     "regressed",
@@ -861,7 +879,7 @@ def _card(
     cells = [f'<span class="name">{escape(x)}</span>' for x in systems]
     cells += [f'<span class="cell">{escape(x)}</span>' for x in numbers]
     extra = f'<p class="card-line">{escape(flags)}</p>' if flags else ""
-    colour = "neutral" if style == "plain" else _VERDICT_CLASS.get(badge, "neutral")
+    colour = _BADGE_CLASS.get(style, "neutral")
     return (
         f'<div class="card card-{style}"><p class="card-head"><strong>{escape(name)}</strong> '
         f'<span class="badge {colour}">{escape(badge)}</span></p>'
@@ -894,7 +912,7 @@ def _verdict_cards(
     more = len(ordered) - max_rows
     note = (
         "Δ is candidate − baseline with the interval its verdict is read off; p adj. is "
-        f"adjusted ({family})."
+        f"the p-value adjusted for multiple comparisons ({family})."
     )
     if more > 0:
         note = f"{count(more, 'more dataset × metric')} in the attached report. {note}"
@@ -930,10 +948,6 @@ def _evaluation_part(
     if not headlines:
         return
     sentences = _merged(headlines)
-    left = len(sentences) - MAX_SENTENCES
-    sentences = sentences[:MAX_SENTENCES] + (
-        [f"{count(left, 'more outcome')} in the attached report."] if left > 0 else []
-    )
     out.text.append(f"LEADER AGAINST RUNNER-UP ({count(len(headlines), 'dataset × metric')})")
     out.text += [f"  - {c}" for c in sentences]
     out.html.append("<h2>Leader against runner-up</h2>")
@@ -957,7 +971,8 @@ def _evaluation_part(
     family = ((results.get("ledger") or {}).get("family") or {}).get("description")
     note = (
         "Δ is leader − runner-up with its adjusted interval (it excludes 0 exactly when "
-        "the difference is significant)" + (f"; p adj.: {family}" if family else "") + "."
+        "the difference is significant); p adj. is the p-value adjusted for multiple "
+        "comparisons" + (f" ({family})" if family else "") + "."
     )
     if len(deciding) > max_rows:
         more = count(len(deciding) - max_rows, "more dataset × metric")
