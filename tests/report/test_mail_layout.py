@@ -365,3 +365,54 @@ def test_release_chart_shows_every_verdict(example_releases):
         (v["dataset"], v["verdict"], round(v["diff"] * (100 if v["proportion"] else 1), 9))
         for v in verdict["rows"]
     )
+
+
+def test_rag_outcome_with_different_pairs_is_one_sentence_in_email_and_report(
+    shared_data, tmp_path
+):
+    """The six RAG configurations on 3 metrics: a different first two on each metric.
+    The e-mail (read from results.json) and the report's key findings (from the typed
+    analysis) each say one sentence per outcome, naming each pair before its dataset ×
+    metric, with the same outcome for every dataset × metric."""
+    from reportgen.cli import main
+    from reportgen.report import sections as rs
+    from reportgen.report.render.findings import key_findings, plain
+
+    out = tmp_path / "rag"
+    assert main(["analyze", str(shared_data / "ibm-rag"), "--out", str(out), "--seed", "5"]) == 0
+    results = _results(out)
+    pairs = _leader_pairs(results)
+    assert len(pairs) == 3 and len({frozenset((a, b)) for a, b, _ in pairs.values()}) == 3
+    summary = build_summary(read_report_folder(out), charts=False)
+    [part] = re.findall(r"Leader against runner-up</h2>(.*?)</ul>", summary.html)
+    sentences = [html.unescape(x) for x in re.findall(r"<li[^>]*>(.*?)</li>", part)]
+    outcomes = {sig for _, _, sig in pairs.values()}
+    assert len(sentences) == len(outcomes)
+    report = rs.prepare(
+        [str(shared_data / "ibm-rag")],
+        analysis_options={"seed": 5, "n_resamples": 999},
+        output_dir=str(tmp_path / "report"),
+        title="RAG",
+    )
+    findings = [plain(line) for line in key_findings(report.analysis)]
+    for (dataset, metric), (a, b, sig) in pairs.items():
+        name = f"{dataset} / {metric}"
+        [sentence] = [s for s in sentences if f" {name}" in s]
+        group = [p for p in pairs.values() if p[2] == sig]
+        if len({frozenset(p[:2]) for p in group}) == 1:  # one pair: named once, first
+            assert (
+                f"{a} is significantly ahead of the runner-up {b} on" in sentence
+                if sig
+                else any(f"the first two, {x} and {y}, on" in sentence for x, y in ((a, b), (b, a)))
+            )
+            continue
+        joined = " over " if sig else " and "
+        assert f"{a}{joined}{b} on {name}" in sentence
+        assert sentence.startswith("The leader" if sig else "No significant difference")
+        # the report's opening: the same outcome, the same pair, in one sentence
+        [merged] = [f for f in findings if f"{name} ({a}{joined}{b}: " in f]
+        assert merged.startswith(
+            "The leader is significantly ahead"
+            if sig
+            else "The leader is not significantly different from the runner-up"
+        )
