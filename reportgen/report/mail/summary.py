@@ -560,7 +560,7 @@ def _wrapped(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken at spaces."""
     import textwrap
 
-    return textwrap.wrap(text, width) or [""]
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
 
 
 _CSS = """
@@ -583,6 +583,7 @@ p { margin: 0 0 10px 0; }
 .num { text-align: right; white-space: nowrap; }
 .improved { color: #1b7837; font-weight: bold; }
 .regressed { color: #b2182b; font-weight: bold; }
+.inconclusive { color: #a35200; font-weight: bold; }
 .neutral { color: #52606d; }
 .note { color: #52606d; font-size: 12px; }
 .footer { color: #52606d; font-size: 12px; border-top: 1px solid #e4e7eb; }
@@ -619,9 +620,9 @@ _CARD_CLASS = {
     "regressed": "regressed",
     "inconclusive": "incomplete",
 }
-#: The colour of a block's badge by the block's style (an inconclusive verdict in red,
-#: as the report's verdict table colours it).
-_BADGE_CLASS = {"improved": "improved", "regressed": "regressed", "incomplete": "regressed"}
+#: The colour of a block's badge by the block's style (an inconclusive verdict in the
+#: dark orange of its chart colour, dark enough to read on white).
+_BADGE_CLASS = {"improved": "improved", "regressed": "regressed", "incomplete": "inconclusive"}
 #: The order of the verdicts in the e-mail: what blocks a release first.
 _VERDICT_ORDER = (
     "regressed",
@@ -833,10 +834,11 @@ def _tally(verdict: Mapping[str, Any], n_rows: int) -> str:
     return f"{count(n_rows, 'dataset × metric')}: {', '.join(parts)}{tail}"
 
 
-def _card_parts(v: Mapping[str, Any]) -> tuple[list[str], str]:
+def _card_parts(v: Mapping[str, Any], alpha: float) -> tuple[list[str], str]:
     """The numbers of one verdict, each a short piece kept whole on a line (difference
     with the interval its verdict is read off, adjusted p, baseline → candidate, items,
-    margin), and what the reader must know about how it was reached."""
+    margin and the one-sided bound a verdict at a margin is read off, at level
+    1 − ``alpha``/2), and what the reader must know about how it was reached."""
     p = bool(v.get("proportion", False))
     values = (
         f"{fmt.value(v.get('mean_baseline'), proportion=p)} → "
@@ -855,6 +857,10 @@ def _card_parts(v: Mapping[str, Any]) -> tuple[list[str], str]:
     if v.get("margin") is not None:
         margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
         parts.append(f"margin ±{margin}" + (", equivalent" if v.get("equivalent") else ""))
+    if v.get("ni_bound") is not None:
+        # what a verdict at a margin is read off, as the report's verdict table shows it
+        level = 1 - float(alpha) / 2
+        parts.append(f"one-sided {level:.1%} bound {fmt.difference(v['ni_bound'], proportion=p)}")
     flags = []
     if v.get("skewed"):
         flags.append("heavily skewed differences: p and interval approximate")
@@ -903,7 +909,7 @@ def _verdict_cards(
     out.text += ["", f"VERDICTS ({tally})"]
     for v in map(_decided, ordered[:max_rows]):
         name, badge = f"{v['dataset']} / {v['metric']}", str(v.get("verdict"))
-        parts, flags = _card_parts(v)
+        parts, flags = _card_parts(v, float(verdict.get("alpha") or 0.05))
         style = _CARD_CLASS.get(badge, "nodiff")
         out.html.append(_card(name, badge, style, parts, flags=flags))
         out.text += [f"  {name}: {badge}", "    " + ", ".join(parts)]
