@@ -416,3 +416,19 @@ def test_rag_outcome_with_different_pairs_is_one_sentence_in_email_and_report(
             if sig
             else "The leader is not significantly different from the runner-up"
         )
+
+
+def test_notes_said_of_several_dataset_x_metrics_are_one_note(example_report):
+    """The example's heavy-tailed dataset × metrics (t intervals instead of BCa) are one
+    note naming each with its kurtosis, not one near-identical note each; results.json,
+    the report's warnings and the console read the same list."""
+    results = _results(example_report[0])
+    lists = {f"{r['dataset']} / {r['metric']}" for r in results["systems"]}
+    [note] = [n for n in results["notes"] if "not BCa" in n]
+    k = int(re.match(r"On (\d+) of 13 dataset × metrics, the systems' means have t", note)[1])
+    named = re.findall(r"(\S+ / \S+) \(heavy-tailed scores, kurtosis up to \d+", note)
+    assert len(named) == k >= 2 and set(named) <= lists
+    # no other note starts with one of the dataset × metrics merged into it
+    assert not any(n.startswith(tuple(f"{u}: " for u in named)) for n in results["notes"])
+    report = (example_report[0] / "report.html").read_text(encoding="utf-8")
+    assert note in html.unescape(re.sub(r"<[^>]+>", "", report))
