@@ -19,7 +19,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["MAX_FULL", "UNSAFE", "full_text", "shown"]
+__all__ = [
+    "MAX_FULL",
+    "UNSAFE",
+    "count",
+    "full_text",
+    "listed",
+    "n_of",
+    "shown",
+    "shown_path",
+    "verb",
+]
 
 #: Longest full name kept where a shortened one is spelled out (a tooltip, a hover
 #: title, the printed list of shortened names); a longer one ends in "… (N characters)"
@@ -135,3 +145,30 @@ def shown_path(path: Any) -> str:
     if rel.parts and rel.parts[0] == os.pardir:
         return p.name or str(p)
     return str(rel)
+
+
+def n_of(k: int, total: int, noun: str, plural: str | None = None) -> str:
+    """``k`` of ``total`` things, the noun agreeing with ``total``: the head of a merged
+    sentence ("no significant difference in 6 of 7 datasets: ...").
+
+    >>> n_of(6, 7, "dataset"), n_of(1, 1, "dataset × metric")
+    ('6 of 7 datasets', '1 of 1 dataset × metric')
+    """
+    return f"{k:,} of {count(total, noun, plural)}"
+
+
+def listed(names: list[str] | tuple[str, ...], limit: int = 6) -> str:
+    """Names joined as a sentence lists them, the first ``limit`` only and then how many
+    more: one sentence for many units instead of one sentence each.
+
+    >>> listed(["a"]), listed(["a", "b"]), listed(["a", "b", "c"])
+    ('a', 'a and b', 'a, b and c')
+    >>> listed([str(k) for k in range(9)], limit=3)
+    '0, 1, 2 and 6 more'
+    """
+    shown_names = list(names[:limit])
+    if len(names) > limit:
+        shown_names.append(f"{len(names) - limit:,} more")
+    if len(shown_names) <= 1:
+        return "".join(shown_names)
+    return ", ".join(shown_names[:-1]) + " and " + shown_names[-1]

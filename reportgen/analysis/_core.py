@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -53,6 +54,7 @@ from reportgen.analysis.results import (
 from reportgen.data import ScoreTable
 from reportgen.errors import InputError, OneSidedWarning
 from reportgen.execution import Execution, blas_threads, map_units
+from reportgen.plaintext import listed, n_of
 from reportgen.stats.multiplicity import adjust_pvalues, decision_levels
 
 __all__ = ["Analysis", "analyze", "analyze_release", "check_options"]
@@ -285,6 +287,7 @@ def _analyze(
         for note in out.notes:  # a note given by several units is kept once
             if note not in notes:
                 notes.append(note)
+    notes = merge_unit_notes(notes, [f"{d} / {m}" for d, m in table.pairs()])
     compared = [k for k, u in enumerate(units) if u.comparisons is not None]
     if options.correct_across == "all" and compared:
         raw = np.concatenate([units[k].comparisons.p_value for k in compared])  # type: ignore[union-attr]
@@ -332,6 +335,48 @@ def _analyze(
         release,
         tuple(notes),
     )
+
+
+_UNIT_NOTE = re.compile(r"(?P<head>[^(]*?)(?: \((?P<detail>.*)\))?")
+
+
+def merge_unit_notes(notes: Sequence[str], units: Sequence[str]) -> list[str]:
+    """The notes of the dataset × metrics (``"<dataset> / <metric>: <what> (<why>)"``)
+    that say the same thing merged into one note: "On 6 of 13 dataset × metrics, <what>:
+    a (<why>), b (<why>) ..." instead of six near-identical ones; a note said of one
+    dataset × metric only, and any other note, stays as it is, in its place.
+
+    >>> merge_unit_notes(["x / m: t intervals (kurtosis 9)", "y / m: t intervals "
+    ...                   "(kurtosis 5)", "seed 3"], ["x / m", "y / m", "z / m"])
+    ['On 2 of 3 dataset × metrics, t intervals: x / m (kurtosis 9) and y / m (kurtosis 5)', \
+'seed 3']
+    """
+    known = set(units)
+    parsed: list[tuple[str, str, str] | None] = []
+    for note in notes:
+        unit, sep, body = note.partition(": ")
+        match = _UNIT_NOTE.fullmatch(body) if sep and unit in known else None
+        parsed.append(None if match is None else (unit, match["head"], match["detail"] or ""))
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for entry in parsed:
+        if entry is not None:
+            groups.setdefault(entry[1], []).append((entry[0], entry[2]))
+    out: list[str] = []
+    done: set[str] = set()
+    for note, entry in zip(notes, parsed):
+        if entry is None or len(groups[entry[1]]) == 1:
+            out.append(note)
+            continue
+        if entry[1] in done:
+            continue
+        done.add(entry[1])
+        group = groups[entry[1]]
+        names = [f"{u} ({why})" if why else u for u, why in group]
+        out.append(
+            f"On {n_of(len(group), len(known), 'dataset × metric')}, {entry[1]}: "
+            f"{listed(names, len(names))}"
+        )
+    return out
 
 
 def _family_size(table: ScoreTable, options: AnalysisOptions) -> int:

@@ -365,7 +365,7 @@ def _intervals(
             # under-covers here: the default uses the interval that covers, and says so
             notes.append(
                 f"{dataset} / {metric}: the systems' means have t intervals, not BCa "
-                f"({why}: BCa intervals cover less than their level there)"
+                f"intervals, which cover less than their level there ({why})"
             )
             method = "t"
     result = mean_intervals(

@@ -313,17 +313,15 @@ def test_pair_decisions_in_view_at_phone_width(browser, reports):
 
 
 def test_email_verdicts_in_view_at_phone_width(browser, reports):
+    """Each verdict is a stacked block (name and verdict first, then its numbers), in
+    view at 375 px (tests/report/test_mail_layout.py measures every piece of it)."""
     with _page(browser, reports["mail"], PHONE) as page:
         seen = page.evaluate(
-            r"""() => {
-              const table = document.querySelector('table.data');
-              const head = [...table.querySelector('tr').children].map(c => c.textContent);
-              const col = head.indexOf('verdict');
-              const cells = [...table.querySelectorAll('tr')].slice(1).map(r => r.children[col]);
-              return {head, rights: cells.map(c => c.getBoundingClientRect().right),
-                      texts: cells.map(c => c.textContent)};
-            }"""
+            r"""() => [...document.querySelectorAll('div.card')].map(card => ({
+                  text: card.querySelector('.badge').textContent,
+                  right: Math.max(...[...card.querySelectorAll('span')]
+                                   .map(s => s.getBoundingClientRect().right)),
+                }))"""
         )
-    assert seen["head"][:2] == ["dataset / metric", "verdict"]
-    assert seen["texts"] and all(t in VERDICTS for t in seen["texts"])
-    assert max(seen["rights"]) <= PHONE["width"]
+    assert len(seen) == 6 and all(c["text"] in VERDICTS for c in seen)
+    assert max(c["right"] for c in seen) <= PHONE["width"]

@@ -1,15 +1,22 @@
 """The body of the message: the subject, a plain-text summary and an HTML summary (CSS
-inlined, a 640 px table layout, charts as PNG images referenced by Content-ID).
+inlined, a fluid layout of at most 640 px, charts as PNG images referenced by
+Content-ID).
 
-A release report's summary is the release decision and its verdicts; any other
-report's, the leaderboard, the headline comparisons and a chart of the means. Every
-sentence comes from the ledger's wording (:mod:`reportgen.report.render.findings`,
-:mod:`reportgen.report.render.claims`), every number from :mod:`reportgen.format`.
+A release report's summary is the release decision, its verdicts counted and one
+stacked block per dataset × metric; any other report's, the leaderboard and the leader
+against the runner-up on every dataset × metric, one sentence per outcome. Each has one
+chart over every dataset × metric it speaks of, drawn narrow enough for a phone. Every
+sentence comes from the ledger's wording (:mod:`reportgen.report.render.findings`),
+every number from results.json through :mod:`reportgen.format`.
+
+Mail clients drop ``<style>``: every rule is inlined per element, and nothing depends on
+a media query. A comparison is a block whose pieces (name, verdict, difference with its
+interval, p, the two means) are boxes that wrap as units, so a 375 px phone shows the
+same pieces as a desktop, on more lines, none hidden or cut.
 """
 
 from __future__ import annotations
 
-import html as _html
 import math
 import struct
 from collections.abc import Callable, Mapping, Sequence
@@ -19,7 +26,7 @@ from typing import Any
 
 from reportgen import format as fmt
 from reportgen.charts.render import inline_data
-from reportgen.plaintext import count, shown
+from reportgen.plaintext import count, listed, n_of, shown
 from reportgen.report.folder.reader import ReportFolder
 from reportgen.report.mail._base import BODY_WIDTH, MAX_HTML_BYTES, MailError
 from reportgen.report.render.html import MAIL_TABLE, Col, compact_png, escape, table
@@ -126,12 +133,6 @@ def _top_systems(
     return rows[:limit], len(rows)
 
 
-def _verdict_line(v: Mapping[str, Any]) -> str:
-    from reportgen.report.sections import verdict_sentence
-
-    return _html.unescape(verdict_sentence(v))
-
-
 def _subject(folder: ReportFolder) -> str:
     from reportgen.report.render.findings import release_headline
 
@@ -218,38 +219,151 @@ def _leaderboard_rows(
     return (f"Leaderboard: {dataset} / {metric}", ["#", "system", "mean", "CI"], rows, total)
 
 
-def _chart_lists(results: Mapping[str, Any], n: int) -> list[tuple[str, str]]:
-    """Up to ``n`` lists to chart: the first metric of each dataset first, then the
-    others."""
-    lists = _lists(results)
-    firsts: dict[str, tuple[str, str]] = {}
-    for dataset, metric in lists:
-        firsts.setdefault(dataset, (dataset, metric))
-    chosen = list(firsts.values())[:n]
-    chosen += [x for x in lists if x not in chosen][: n - len(chosen)]
-    return chosen
+#: Lists of the evaluation e-mail's chart of the headline comparisons (one row each).
+MAX_CHART_ROWS = 40
+#: Names listed in a merged sentence before "and N more".
+MAX_LISTED = 6
+#: Width of the e-mail's own chart, its dataset labels and panels together: the PNG
+#: stays under the 327 px a 375 px phone leaves inside the body's padding, so it is
+#: shown at its size (its text legible) rather than shrunk.
+_PHONE_CHART_WIDTH = 290
+#: Width of a character of an axis label, a generous estimate (11 px sans-serif).
+_LABEL_PX_PER_CHAR = 6.5
+#: Pairs named in a merged sentence before "N more dataset × metrics".
+MAX_PAIRS = 4
 
 
-def _headline_claims(results: Mapping[str, Any], limit: int) -> list[str]:
-    """Leader against runner-up of each (dataset, metric), in words."""
-    from reportgen.report.render.claims import claim_sentence
+@dataclass(frozen=True)
+class _Headline:
+    """The leader against the runner-up on one dataset × metric, oriented leader −
+    runner-up, with the adjusted interval (it excludes 0 exactly when ``significant``):
+    the ledger's comparison row of the pair, turned round when the leader is its B."""
 
-    lines = []
-    comparisons = [c for c in results.get("comparisons") or () if not c.get("derived_from")]
-    for dataset, metric in _chart_lists(results, limit):
+    dataset: str
+    metric: str
+    leader: str
+    runner: str
+    mean_leader: float | None
+    mean_runner: float | None
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_adjusted: float | None
+    significant: bool
+    proportion: bool
+    direction: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.dataset} / {self.metric}"
+
+
+def _headlines(results: Mapping[str, Any]) -> list[_Headline]:
+    """The leader against the runner-up on every (dataset, metric) list, in the order of
+    the lists: one pass over the comparisons (a report of 1,000 systems has 499,500)."""
+    wanted: dict[tuple[str, str, frozenset[str]], tuple[Mapping[str, Any], Mapping[str, Any]]] = {}
+    for dataset, metric in _lists(results):
         top, _ = _top_systems(results, dataset, metric, 2)
-        if len(top) < 2:
+        if len(top) == 2:
+            wanted[(dataset, metric, frozenset(str(r["system"]) for r in top))] = (top[0], top[1])
+    found: dict[tuple[str, str, frozenset[str]], Mapping[str, Any]] = {}
+    for c in results.get("comparisons") or ():
+        if c.get("derived_from"):
             continue
-        a, b = top[0]["system"], top[1]["system"]
-        for c in comparisons:
-            if (
-                c.get("dataset") == dataset
-                and c.get("metric") == metric
-                and {c.get("system_a"), c.get("system_b")} == {a, b}
-            ):
-                lines.append(claim_sentence(c, style="plain"))
-                break
+        key = (
+            str(c.get("dataset")),
+            str(c.get("metric")),
+            frozenset((str(c.get("system_a")), str(c.get("system_b")))),
+        )
+        if key in wanted and key not in found:
+            found[key] = c
+    out = []
+    for key, (first, second) in wanted.items():
+        c = found.get(key)
+        if c is None:
+            continue
+        leader, runner = str(first["system"]), str(second["system"])
+        flip = str(c.get("system_a")) != leader
+        low, high = _decided(c).get("ci_low"), _decided(c).get("ci_high")
+        diff = c.get("diff")
+        if flip:
+            diff = None if diff is None else -float(diff)
+            low, high = (
+                (None if high is None else -float(high)),
+                (None if low is None else -float(low)),
+            )
+        out.append(
+            _Headline(
+                key[0],
+                key[1],
+                leader,
+                runner,
+                first.get("mean"),
+                second.get("mean"),
+                diff,
+                low,
+                high,
+                c.get("p_adjusted"),
+                bool(c.get("significant")),
+                bool(c.get("proportion", _proportion(results, key[0], key[1]))),
+                str(c.get("direction") or _direction(results, key[1])),
+            )
+        )
+    return out
+
+
+def _merged(headlines: Sequence[_Headline], limit: int = MAX_LISTED) -> list[str]:
+    """One sentence per outcome (the leader significantly ahead of its runner-up, or
+    not), naming its dataset × metrics, instead of one near-identical sentence each:
+    "No significant difference between the first two, A and B, on 13 of 13 dataset ×
+    metrics: ..."; where the first two differ between dataset × metrics, each pair is
+    named before its own ("... on 3 of 3 dataset × metrics: A and B on x; C and D on
+    y and z"). The leader separated from its runner-up comes first; up to
+    :data:`MAX_PAIRS` pairs and ``limit`` names per pair are listed, the rest counted."""
+    total = len(headlines)
+    lines = []
+    for significant in (True, False):
+        group = [h for h in headlines if h.significant == significant]
+        if not group:
+            continue
+        pairs: dict[tuple[str, ...], list[_Headline]] = {}
+        for h in group:
+            key = (h.leader, h.runner) if significant else tuple(sorted((h.leader, h.runner)))
+            pairs.setdefault(key, []).append(h)
+        where = n_of(len(group), total, "dataset × metric")
+        if len(pairs) == 1:
+            h = group[0]
+            names = listed([g.name for g in group], limit)
+            lines.append(
+                f"{h.leader} is significantly ahead of the runner-up {h.runner} on {where}: "
+                f"{names}."
+                if significant
+                else f"No significant difference between the first two, {h.leader} and "
+                f"{h.runner}, on {where}: {names}."
+            )
+            continue
+        joined = " over " if significant else " and "
+        parts = [
+            f"{joined.join((units[0].leader, units[0].runner))} on "
+            f"{listed([u.name for u in units], limit)}"
+            for units in sorted(pairs.values(), key=len, reverse=True)[:MAX_PAIRS]
+        ]
+        left = sum(len(u) for u in sorted(pairs.values(), key=len, reverse=True)[MAX_PAIRS:])
+        if left:
+            parts.append(f"{count(left, 'more dataset × metric')} in the report")
+        head = (
+            "The leader is significantly ahead of the runner-up"
+            if significant
+            else "No significant difference between the first two"
+        )
+        lines.append(f"{head} on {where}: {'; '.join(parts)}.")
     return lines
+
+
+def _headline_claims(results: Mapping[str, Any], limit: int = MAX_LISTED) -> list[str]:
+    """The leader against the runner-up on every list, in merged sentences (names
+    listed up to ``limit`` per sentence)."""
+    return _merged(_headlines(results), limit)
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
@@ -270,49 +384,183 @@ def _image(chart: Any, cid_domain: str, alt: str, theme: Any) -> InlineImage:
     return InlineImage(cid, data, alt, int(round(width)), int(round(height)))
 
 
-def _means_chart(results: Mapping[str, Any], lists: Sequence[tuple[str, str]], limit: int) -> Any:
-    """Means with their intervals, top ``limit`` systems of each list (one panel each)."""
+@dataclass(frozen=True)
+class _Difference:
+    """One row of the e-mail's difference chart: a dataset × metric's difference with
+    the interval its decision is read off, the outcome that colours it, and the loss a
+    margin accepts (signed, or None)."""
+
+    dataset: str
+    metric: str
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    outcome: str
+    proportion: bool
+    direction: str
+    margin: float | None = None
+
+
+def _difference_chart(
+    rows: Sequence[_Difference],
+    colours: Mapping[str, str],
+    *,
+    axis: str,
+    title: Sequence[str],
+    subtitle: Sequence[str],
+) -> Any:
+    """Differences with their intervals, one panel per metric (its own units; datasets
+    on the y axis), coloured by outcome, a dashed rule at 0 and a tick at the loss a
+    margin accepts.
+
+    Sized for a phone: the PNG is under 327 px wide (what a 375 px screen leaves inside
+    the body's padding), so it is shown at its size, its text legible, instead of being
+    shrunk; the colours are named in the subtitle rather than in a legend beside it."""
     import altair as alt
 
+    by_metric: dict[str, list[_Difference]] = {}
+    for row in rows:
+        by_metric.setdefault(row.metric, []).append(row)
+    domain = [k for k in colours if any(r.outcome == k for r in rows)]
+    # the dataset names take what they need (up to ~30 characters), the panels the rest
+    longest = max((len(r.dataset) for r in rows), default=0)
+    label_px = int(min(longest, 30) * _LABEL_PX_PER_CHAR) + 8
+    width = max(_PHONE_CHART_WIDTH - label_px, 120)
     panels = []
-    for dataset, metric in lists:
-        top, total = _top_systems(results, dataset, metric, limit)
-        if not top:
-            continue
-        scale = 100.0 if _proportion(results, dataset, metric) else 1.0
+    for metric, group in by_metric.items():
+        scale = 100.0 if group[0].proportion else 1.0
         data = [
             {
-                "system": str(r["system"]),
+                "label": r.dataset,
+                "outcome": r.outcome,
                 **{
-                    k: None if r.get(k) is None else scale * float(r[k])
-                    for k in ("mean", "ci_low", "ci_high")
+                    k: None if getattr(r, k) is None else scale * float(getattr(r, k))
+                    for k in ("diff", "ci_low", "ci_high", "margin")
                 },
             }
-            for r in top
+            for r in group
         ]
-        order = [str(d["system"]) for d in data]
-        more = f" (top {len(top)} of {total})" if total > len(top) else ""
-        y = alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
+        order = [str(d["label"]) for d in data]
+        name = f"{metric}{' (pts)' if scale == 100.0 else ''}" + (
+            ", lower is better" if group[0].direction == "lower" else ""
+        )
+        colour = alt.Color(
+            "outcome:N",
+            scale=alt.Scale(domain=domain, range=[colours[k] for k in domain]),
+            legend=None,
+        )
+        y = alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=label_px))
         base = alt.Chart(inline_data(data)).encode(y=y)
-        rule = base.mark_rule(strokeWidth=2).encode(
-            x=alt.X(
-                "ci_low:Q",
-                title=f"{metric} (%)" if scale == 100.0 else metric,
-                scale=alt.Scale(zero=False),
-            ),
-            x2=alt.X2("ci_high:Q"),
-        )
-        point = base.mark_point(filled=True, size=50).encode(x=alt.X("mean:Q"))
-        panels.append(
-            alt.layer(rule, point).properties(
-                width=300, height=alt.Step(16), title=f"{dataset} / {metric}{more}"
+        x = alt.X("ci_low:Q", title=axis, scale=alt.Scale(zero=True))
+        layers = [
+            base.mark_rule(strokeWidth=2).encode(x=x, x2=alt.X2("ci_high:Q"), color=colour),
+            base.mark_point(filled=True, size=50).encode(x=alt.X("diff:Q"), color=colour),
+            alt.Chart(inline_data([{"zero": 0.0}]))
+            .mark_rule(strokeDash=[4, 3], color="#52606d")
+            .encode(x="zero:Q"),
+        ]
+        if any(d["margin"] is not None for d in data):
+            layers.append(
+                base.mark_tick(color="#333333", thickness=2, size=14)
+                .encode(x=alt.X("margin:Q"))
+                .transform_filter("isValid(datum.margin)")
             )
-        )
+        panels.append(alt.layer(*layers).properties(width=width, height=alt.Step(18), title=name))
     if not panels:
         return None
-    return alt.vconcat(*panels, spacing=18).properties(
-        title=alt.Title("Means with confidence intervals", subtitle="point: mean; bar: interval")
+    return alt.vconcat(*panels, spacing=16).properties(
+        title=alt.Title(list(title), subtitle=list(subtitle))
     )
+
+
+def _headline_chart(headlines: Sequence[_Headline]) -> Any:
+    """The leader − runner-up of each list with its adjusted interval, coloured by
+    whether it is significant: every dataset the summary speaks of, in one chart."""
+    return _difference_chart(
+        [
+            _Difference(
+                h.dataset,
+                h.metric,
+                h.diff,
+                h.ci_low,
+                h.ci_high,
+                "significant" if h.significant else "not significant",
+                h.proportion,
+                h.direction,
+            )
+            for h in headlines
+        ],
+        {"significant": "#1b7837", "not significant": "#8a8a8a"},
+        axis="leader − runner-up",
+        title=["Leader − runner-up on each", "dataset × metric"],
+        subtitle=[
+            "point: difference; bar: adjusted interval",
+            "(it excludes 0 exactly when significant);",
+            "green: significant, grey: not; dashed: 0",
+        ],
+    )
+
+
+#: The verdict colours (:data:`reportgen.charts.release.VERDICT_COLOURS`) in words, for
+#: the subtitle that stands in for a legend.
+_COLOUR_NAMES = {
+    "#1b7837": "green",
+    "#b2182b": "red",
+    "#7f7f7f": "grey",
+    "#e08214": "orange",
+    "#5aae61": "light green",
+    "#bbbbbb": "grey",
+}
+
+
+def _verdict_chart(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """Candidate − baseline of each verdict with the interval it is read off, coloured
+    by verdict (the report's forest plot, drawn for a phone)."""
+    from reportgen.charts.release import VERDICT_COLOURS
+
+    verdicts = [str(v.get("verdict")) for v in rows]
+    margins = any(v.get("margin") is not None for v in rows)
+    named = "; ".join(
+        f"{_COLOUR_NAMES.get(VERDICT_COLOURS.get(k, '#bbbbbb'), 'grey')}: {k}"
+        for k in dict.fromkeys(verdicts)
+    )
+    subtitle = [
+        "point: difference; bar: the interval its",
+        "verdict is read off; dashed: 0",
+        *_wrapped(named, 44),
+    ]
+    if margins:
+        subtitle.append("tick: the largest loss the margin accepts")
+    return _difference_chart(
+        [
+            _Difference(
+                str(v["dataset"]),
+                str(v["metric"]),
+                v.get("diff"),
+                _decided(v).get("ci_low"),
+                _decided(v).get("ci_high"),
+                str(v.get("verdict")),
+                bool(v.get("proportion", False)),
+                str(v.get("direction") or "higher"),
+                None
+                if v.get("margin") is None
+                else float(v["margin"])
+                * (-1.0 if v.get("direction", "higher") == "higher" else 1.0),
+            )
+            for v in rows
+        ],
+        {**VERDICT_COLOURS, **{k: "#bbbbbb" for k in verdicts if k not in VERDICT_COLOURS}},
+        axis="candidate − baseline",
+        title=["Candidate − baseline"],
+        subtitle=subtitle,
+    )
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces."""
+    import textwrap
+
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
 
 
 _CSS = """
@@ -335,6 +583,7 @@ p { margin: 0 0 10px 0; }
 .num { text-align: right; white-space: nowrap; }
 .improved { color: #1b7837; font-weight: bold; }
 .regressed { color: #b2182b; font-weight: bold; }
+.inconclusive { color: #a35200; font-weight: bold; }
 .neutral { color: #52606d; }
 .note { color: #52606d; font-size: 12px; }
 .footer { color: #52606d; font-size: 12px; border-top: 1px solid #e4e7eb; }
@@ -350,9 +599,38 @@ ul { margin: 0 0 10px 0; padding-left: 20px; }
 td { white-space: normal; }
 .scroll { overflow-x: auto; }
 li { margin-bottom: 4px; }
+.card { border-left: 4px solid #9aa5b1; padding: 6px 10px; margin: 0 0 8px 0;
+  background: #f8f9fa; }
+.card-improved { border-left-color: #1b7837; }
+.card-regressed { border-left-color: #b2182b; }
+.card-incomplete { border-left-color: #d4a106; }
+.card-head { margin: 0 0 2px 0; }
+.card-line { margin: 0; font-size: 13px; color: #323f4b; }
+.cell { display: inline-block; white-space: nowrap; margin-right: 14px; }
+.name { display: inline-block; margin-right: 14px; overflow-wrap: break-word;
+  max-width: 100%; }
+.badge { display: inline-block; white-space: nowrap; font-weight: bold; }
 """
 
-_VERDICT_CLASS = {"improved": "improved", "regressed": "regressed", "inconclusive": "regressed"}
+#: The colour of a verdict's card (as the report's decision box: a release that is
+#: non-inferior passes, an inconclusive one is incomplete).
+_CARD_CLASS = {
+    "improved": "improved",
+    "non-inferior": "improved",
+    "regressed": "regressed",
+    "inconclusive": "incomplete",
+}
+#: The colour of a block's badge by the block's style (an inconclusive verdict in the
+#: dark orange of its chart colour, dark enough to read on white).
+_BADGE_CLASS = {"improved": "improved", "regressed": "regressed", "incomplete": "inconclusive"}
+#: The order of the verdicts in the e-mail: what blocks a release first.
+_VERDICT_ORDER = (
+    "regressed",
+    "inconclusive",
+    "improved",
+    "non-inferior",
+    "no detectable difference",
+)
 
 
 def _html_table(
@@ -432,7 +710,7 @@ def build_summary(
     out = _Body(cid_domain, theme, text=[heading, meta_line, ""])
     verdict = _verdict(results)
     if verdict is not None:
-        _release_part(out, verdict, max_rows=max_rows, charts=charts)
+        _release_part(out, results, verdict, max_rows=max_rows, charts=charts)
     else:
         _evaluation_part(out, results, max_rows=max_rows, charts=charts)
     footer = _footer(results, attachments, left_out)
@@ -486,9 +764,17 @@ def _meta_line(folder: ReportFolder) -> str:
     return " · ".join(m for m in meta if m)
 
 
-def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int, charts: bool) -> None:
+def _release_part(
+    out: _Body,
+    results: Mapping[str, Any],
+    verdict: Mapping[str, Any],
+    *,
+    max_rows: int,
+    charts: bool,
+) -> None:
     """The release decision, the items gained and lost, what was not compared, the
-    flagged verdicts, the verdict table and the forest plot."""
+    verdicts counted and one stacked block per dataset × metric, and the forest plot of
+    every verdict."""
     from reportgen.report.render.findings import (
         decision_style,
         flips_line,
@@ -499,6 +785,10 @@ def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int, char
 
     comparison = _comparison(verdict)
     decision = release_decision(comparison)
+    family = str(
+        ((results.get("ledger") or {}).get("family") or {}).get("description")
+        or "the release's correction"
+    )
     out.text += ["RELEASE DECISION", "  " + plain(decision)]
     out.html.append("<h2>Release decision</h2>")
     out.html.append(f'<p class="decision decision-{decision_style(comparison)}">{decision}</p>')
@@ -519,91 +809,129 @@ def _release_part(out: _Body, verdict: Mapping[str, Any], *, max_rows: int, char
             + "</ul></div>"
         )
     rows = list(verdict["rows"])
-    _flagged_verdicts(out, rows, max_rows)
-    shown = sorted(
+    rank = {v: k for k, v in enumerate(_VERDICT_ORDER)}
+    ordered = sorted(
         rows,
-        key=lambda v: (
-            v.get("verdict") == "no detectable difference",
-            float(v.get("p_adjusted") or 1),
-        ),
-    )[:max_rows]
-    _verdict_table(out, shown, n_rows=len(rows), max_rows=max_rows)
+        key=lambda v: (rank.get(str(v.get("verdict")), len(rank)), float(v.get("p_adjusted") or 1)),
+    )
+    _verdict_cards(out, verdict, ordered, max_rows=max_rows, family=family)
     if charts:
-        from reportgen.charts import forest_plot
-
+        # every verdict decides a release: all of them, what blocks it first
         out.image(
-            forest_plot([_decided(v) for v in shown]),
+            _verdict_chart(ordered[:MAX_CHART_ROWS]),
             "Candidate − baseline with the interval each verdict is read off, coloured by verdict",
         )
     out.text.append("")
 
 
-def _flagged_verdicts(out: _Body, rows: Sequence[Mapping[str, Any]], max_rows: int) -> None:
-    """One line per regressed, inconclusive or improved dataset × metric, in that order."""
-    order = {"regressed": 0, "inconclusive": 1, "improved": 2}
-    flagged = sorted(
-        (v for v in rows if v.get("verdict") in order),
-        key=lambda v: (order[str(v.get("verdict"))], float(v.get("p_adjusted") or 1)),
+def _tally(verdict: Mapping[str, Any], n_rows: int) -> str:
+    """``13 dataset × metrics: 2 regressed, 11 no detectable difference; 1 not
+    compared``: the verdicts counted, as the ledger decided them."""
+    counts = verdict.get("counts") or {}
+    parts = [f"{counts[k]:,} {k}" for k in _VERDICT_ORDER if counts.get(k)]
+    missing = len(verdict.get("not_compared") or ())
+    tail = f"; {missing:,} not compared" if missing else ""
+    return f"{count(n_rows, 'dataset × metric')}: {', '.join(parts)}{tail}"
+
+
+def _card_parts(v: Mapping[str, Any], alpha: float) -> tuple[list[str], str]:
+    """The numbers of one verdict, each a short piece kept whole on a line (difference
+    with the interval its verdict is read off, adjusted p, baseline → candidate, items,
+    margin and the one-sided bound a verdict at a margin is read off, at level
+    1 − ``alpha``/2), and what the reader must know about how it was reached."""
+    p = bool(v.get("proportion", False))
+    values = (
+        f"{fmt.value(v.get('mean_baseline'), proportion=p)} → "
+        f"{fmt.value(v.get('mean_candidate'), proportion=p)}"
     )
-    if not flagged:
-        return
-    out.text.append("")
-    out.text += ["  - " + _verdict_line(v) for v in flagged[:max_rows]]
-    if len(flagged) > max_rows:
-        out.text.append(f"  ... and {len(flagged) - max_rows} more (see the report)")
-    out.html.append(
-        '<ul class="flagged">'
-        + "".join(
-            f'<li><span class="{_VERDICT_CLASS.get(str(v["verdict"]), "")}">●</span> '
-            f"{escape(_verdict_line(v))}</li>"
-            for v in flagged[:max_rows]
-        )
-        + "</ul>"
+    if v.get("direction") == "lower":
+        values += " (lower is better)"
+    parts = [
+        f"Δ {fmt.difference(v.get('diff'), proportion=p)} "
+        f"{fmt.interval(v.get('ci_low'), v.get('ci_high'), proportion=p, signed=True)}",
+        fmt.p_equals(v.get("p_adjusted"), "p adj."),
+        values,
+    ]
+    if v.get("n_lost") is not None:
+        parts.append(f"lost {v['n_lost']:,}, gained {v.get('n_gained', 0):,} items")
+    if v.get("margin") is not None:
+        margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
+        parts.append(f"margin ±{margin}" + (", equivalent" if v.get("equivalent") else ""))
+    if v.get("ni_bound") is not None:
+        # what a verdict at a margin is read off, as the report's verdict table shows it
+        level = 1 - float(alpha) / 2
+        parts.append(f"one-sided {level:.1%} bound {fmt.difference(v['ni_bound'], proportion=p)}")
+    flags = []
+    if v.get("skewed"):
+        flags.append("heavily skewed differences: p and interval approximate")
+    if v.get("note"):
+        flags.append(str(v["note"]))
+    return parts, "; ".join(flags)
+
+
+def _card(
+    name: str,
+    badge: str,
+    style: str,
+    numbers: Sequence[str],
+    *,
+    systems: Sequence[str] = (),
+    flags: str = "",
+) -> str:
+    """One comparison as a stacked block: the name and its verdict on the first line,
+    then the systems and the numbers, each piece a box that wraps as a unit (a number is
+    never split; a system's name may wrap at a space, "-" or "/"), so nothing is hidden
+    or cut at any width, without a style sheet (mail clients drop it) or a media query."""
+    cells = [f'<span class="name">{escape(x)}</span>' for x in systems]
+    cells += [f'<span class="cell">{escape(x)}</span>' for x in numbers]
+    extra = f'<p class="card-line">{escape(flags)}</p>' if flags else ""
+    colour = _BADGE_CLASS.get(style, "neutral")
+    return (
+        f'<div class="card card-{style}"><p class="card-head"><strong>{escape(name)}</strong> '
+        f'<span class="badge {colour}">{escape(badge)}</span></p>'
+        f'<p class="card-line">{" ".join(cells)}</p>{extra}</div>'
     )
 
 
-def _verdict_table(
-    out: _Body, shown: Sequence[Mapping[str, Any]], *, n_rows: int, max_rows: int
+def _verdict_cards(
+    out: _Body,
+    verdict: Mapping[str, Any],
+    ordered: Sequence[Mapping[str, Any]],
+    *,
+    max_rows: int,
+    family: str,
 ) -> None:
-    """Verdict, difference, interval, adjusted p, baseline and candidate of ``shown``: the
-    decision beside the name, in view on a phone before any scrolling."""
-    header = ["dataset / metric", "verdict", "Δ", "CI (adj.)", "p adj.", "baseline", "candidate"]
-    trows = []
-    for v in map(_decided, shown):
-        p = bool(v.get("proportion", False))
-        trows.append(
-            [
-                f"{v['dataset']} / {v['metric']}",
-                str(v.get("verdict")),
-                fmt.difference(v.get("diff"), proportion=p),
-                fmt.interval(v.get("ci_low"), v.get("ci_high"), proportion=p, signed=True),
-                fmt.p_value(v.get("p_adjusted")),
-                fmt.value(v.get("mean_baseline"), proportion=p),
-                fmt.value(v.get("mean_candidate"), proportion=p),
-            ]
-        )
-    out.html.append(
-        _html_table(
-            header,
-            trows,
-            [False, False, True, True, True, True, True],
-            lambda row: _VERDICT_CLASS.get(row["verdict"], ""),
-            css_column=1,
-        )
+    """The verdicts counted, then one stacked block per dataset × metric (what blocks
+    the release first), ``max_rows`` of them: the verdict beside the name, in view at
+    any width."""
+    tally = _tally(verdict, len(ordered))
+    out.html.append(f"<h2>Verdicts</h2><p>{escape(tally)}.</p>")
+    out.text += ["", f"VERDICTS ({tally})"]
+    for v in map(_decided, ordered[:max_rows]):
+        name, badge = f"{v['dataset']} / {v['metric']}", str(v.get("verdict"))
+        parts, flags = _card_parts(v, float(verdict.get("alpha") or 0.05))
+        style = _CARD_CLASS.get(badge, "nodiff")
+        out.html.append(_card(name, badge, style, parts, flags=flags))
+        out.text += [f"  {name}: {badge}", "    " + ", ".join(parts)]
+        if flags:
+            out.text.append("    " + flags)
+    more = len(ordered) - max_rows
+    note = (
+        "Δ is candidate − baseline with the interval its verdict is read off; p adj. is "
+        f"the p-value adjusted for multiple comparisons ({family})."
     )
-    if n_rows > max_rows:
-        out.html.append(
-            f'<p class="note">{n_rows - max_rows} more dataset × metric '
-            "rows in the attached report.</p>"
-        )
-    out.text += [""] + _text_table(trows, header)
+    if more > 0:
+        note = f"{count(more, 'more dataset × metric')} in the attached report. {note}"
+    out.html.append(f'<p class="note">{escape(note)}</p>')
+    out.text.append("  " + note)
 
 
 def _evaluation_part(
     out: _Body, results: Mapping[str, Any], *, max_rows: int, charts: bool
 ) -> None:
-    """The leaderboard with its tie-group note, the headline comparisons and a chart of
-    the leading systems' means."""
+    """The leaderboard with its tie-group note, the leader against the runner-up on
+    every list (merged sentences, then the lists where the leader is separated first)
+    and one chart of those comparisons over every list."""
     board = _leaderboard_rows(results, max_rows)
     if board is not None:
         caption, header, rows, total = board
@@ -613,10 +941,7 @@ def _evaluation_part(
             _html_table(header, rows, [h in ("rank", "#", "score", "mean", "CI") for h in header])
         )
         if total > len(rows):
-            more = (
-                f"{total - len(rows)} more system{'s' if total - len(rows) > 1 else ''} "
-                "in the attached report."
-            )
+            more = f"{count(total - len(rows), 'more system')} in the attached report."
             out.text.append(f"  ... {more}")
             out.html.append(f'<p class="note">{escape(more)}</p>')
         ordered = _ordered(results)
@@ -625,17 +950,49 @@ def _evaluation_part(
             out.text.append("  " + note)
             out.html.append(f'<p class="note">{escape(note)}</p>')
         out.text.append("")
-    claims = _headline_claims(results, 6)
-    if claims:
-        out.text.append("HEADLINE COMPARISONS (leader against runner-up)")
-        out.text += [f"  - {c}" for c in claims]
-        out.text.append("")
-        out.html.append("<h2>Headline comparisons</h2>")
-        out.html.append("<ul>" + "".join(f"<li>{escape(c)}</li>" for c in claims) + "</ul>")
+    headlines = _headlines(results)
+    if not headlines:
+        return
+    sentences = _merged(headlines)
+    out.text.append(f"LEADER AGAINST RUNNER-UP ({count(len(headlines), 'dataset × metric')})")
+    out.text += [f"  - {c}" for c in sentences]
+    out.html.append("<h2>Leader against runner-up</h2>")
+    out.html.append("<ul>" + "".join(f"<li>{escape(c)}</li>" for c in sentences) + "</ul>")
+    deciding = sorted(headlines, key=lambda h: (not h.significant, float(h.p_adjusted or 1)))
+    out.text.append("")
+    for h in deciding[:max_rows]:
+        badge = "significant" if h.significant else "not significant"
+        systems = [f"leader {h.leader}", f"runner-up {h.runner}"]
+        parts = [
+            f"Δ {fmt.difference(h.diff, proportion=h.proportion)} "
+            f"{fmt.interval(h.ci_low, h.ci_high, proportion=h.proportion, signed=True)}",
+            fmt.p_equals(h.p_adjusted, "p adj."),
+            f"{fmt.value(h.mean_leader, proportion=h.proportion)} vs "
+            f"{fmt.value(h.mean_runner, proportion=h.proportion)}"
+            + (" (lower is better)" if h.direction == "lower" else ""),
+        ]
+        style = "improved" if h.significant else "plain"
+        out.html.append(_card(h.name, badge, style, parts, systems=systems))
+        out.text += [f"  {h.name}: {badge}", "    " + ", ".join([*systems, *parts])]
+    family = ((results.get("ledger") or {}).get("family") or {}).get("description")
+    note = (
+        "Δ is leader − runner-up with its adjusted interval (it excludes 0 exactly when "
+        "the difference is significant); p adj. is the p-value adjusted for multiple "
+        "comparisons" + (f" ({family})" if family else "") + "."
+    )
+    if len(deciding) > max_rows:
+        more = count(len(deciding) - max_rows, "more dataset × metric")
+        note = f"{more} in the attached report. {note}"
+    out.html.append(f'<p class="note">{escape(note)}</p>')
+    out.text += ["  " + note, ""]
     if charts:
-        chart = _means_chart(results, _chart_lists(results, 3), max_rows)
+        chart = _headline_chart(deciding[:MAX_CHART_ROWS])
         if chart is not None:
-            out.image(chart, "Means with confidence intervals of the leading systems")
+            out.image(
+                chart,
+                "Leader − runner-up with its adjusted interval on each dataset × metric, "
+                "green where significant",
+            )
 
 
 def _footer(results: Mapping[str, Any], attachments: Sequence[str], left_out: str | None) -> str:

@@ -20,7 +20,7 @@ from reportgen import format as fmt
 from reportgen.analysis import Analysis, ReleaseComparison, ReleaseVerdict, UnitResult
 from reportgen.analysis.release import NotCompared
 from reportgen.analysis.results import PairwiseResult, RankingAcrossLists
-from reportgen.plaintext import count, shown, verb
+from reportgen.plaintext import count, listed, n_of, shown, verb
 from reportgen.report.render.ties import tie_labels
 
 __all__ = [
@@ -146,7 +146,7 @@ def key_findings(analysis: Analysis) -> list[str]:
         lines.append(_overall_line(ranking))
     units = [u for u in analysis.compared if u.modality != "corpus"]
     if len(units) <= MAX_UNIT_LINES:
-        lines.extend(line for u in units if (line := _unit_line(u)) is not None)
+        lines.extend(_unit_lines(units))
     else:
         lines.append(_leaders_summary(units))
     gaps = _gaps_line(units)
@@ -238,6 +238,72 @@ def _unit_line(unit: UnitResult) -> str | None:
     return (
         f"{head}; {_b(runner)} ({runner_value}) is not significantly different "
         f"(Δ {delta}, {_p(pair.p_adjusted)})."
+    )
+
+
+def _unit_lines(units: Sequence[UnitResult]) -> list[str]:
+    """One sentence per outcome (the leader significantly ahead of its runner-up, or
+    not) instead of one near-identical sentence per dataset × metric. The sentence lists
+    the dataset × metrics with their numbers: "**A** leads and is significantly ahead of
+    the runner-up **B** on 6 of 6 dataset × metrics: x (82.3 vs 75.4, +6.88 [...], p
+    adj. < 0.001), ..." when the same two systems lead everywhere, each one's pair in its
+    parentheses otherwise. A dataset × metric alone with its outcome, or whose first two
+    were not compared, keeps its own sentence (:func:`_unit_line`)."""
+    groups: dict[bool, list[tuple[UnitResult, PairView]]] = {}
+    alone: list[UnitResult] = []
+    for unit in units:
+        order = _ranked(unit)
+        if len(order) < 2:
+            continue
+        pair = pair_view(unit, order[0], order[1])
+        if pair is None:
+            alone.append(unit)
+        else:
+            groups.setdefault(pair.significant, []).append((unit, pair))
+    lines: list[str] = []
+    for significant in (True, False):
+        group = groups.get(significant, [])
+        if len(group) == 1:
+            alone.insert(0, group[0][0])
+        if len(group) < 2:
+            continue
+        one_pair = len({(p.a, p.b) for _, p in group}) == 1
+        if one_pair:
+            details = [f"{_e(unit_name(u))} ({_pair_numbers(u, p)})" for u, p in group]
+        else:
+            joined = " over " if significant else " and "
+            details = [
+                f"{_e(unit_name(u))} ({_b(p.a)}{joined}{_b(p.b)}: {_pair_numbers(u, p)})"
+                for u, p in group
+            ]
+        where = (
+            f"{n_of(len(group), len(units), 'dataset × metric')}: {listed(details, len(details))}"
+        )
+        a, b = group[0][1].a, group[0][1].b
+        if significant and one_pair:
+            head = f"{_b(a)} leads and is significantly ahead of the runner-up {_b(b)} on"
+        elif significant:
+            head = "The leader is significantly ahead of the runner-up on"
+        elif one_pair:
+            head = f"{_b(a)} leads, but the runner-up {_b(b)} is not significantly different, on"
+        else:
+            head = "The leader is not significantly different from the runner-up on"
+        lines.append(f"{head} {where}.")
+    lines.extend(line for u in alone if (line := _unit_line(u)) is not None)
+    return lines
+
+
+def _pair_numbers(unit: UnitResult, pair: PairView) -> str:
+    """``82.3 vs 75.4, +6.88 [+4.84, +8.92], p adj. < 0.001``: the two means, the
+    difference with its adjusted interval and the adjusted p-value."""
+    p = unit.proportion
+    means = (
+        f"{fmt.value(unit.means[unit.systems.index(pair.a)], proportion=p)} vs "
+        f"{fmt.value(unit.means[unit.systems.index(pair.b)], proportion=p)}"
+    )
+    return (
+        f"{means}, {fmt.difference(pair.diff, proportion=p)} "
+        f"{_signed_interval(pair, p)}, {_p(pair.p_adjusted)}"
     )
 
 
@@ -424,10 +490,12 @@ def flips_line(comparison: ReleaseComparison) -> str | None:
     return "Items: " + "; ".join(parts) + "."
 
 
-def _some(items: Sequence[str], what: str) -> str:
+def _some(items: Sequence[str], noun: str) -> str:
+    """The first :data:`MAX_DECISION_ITEMS` items, then how many more ``noun`` (a
+    singular noun: the plural agrees with the count)."""
     shown = list(items[:MAX_DECISION_ITEMS])
     if len(items) > MAX_DECISION_ITEMS:
-        shown.append(f"{len(items) - MAX_DECISION_ITEMS} more {what}")
+        shown.append(count(len(items) - MAX_DECISION_ITEMS, f"more {noun}"))
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
@@ -452,6 +520,7 @@ def release_decision(comparison: ReleaseComparison) -> str:
             f"dataset × metric ({len(c.not_compared)} not compared, listed below)."
         )
     one_metric = len({v.metric for v in c.verdicts}) == 1
+    noun = "dataset" if one_metric else "dataset × metric"
     regressed = [_change(v, one_metric) for v in c.regressions]
     improved = [_change(v, one_metric) for v in c.improvements]
     inconclusive = [_judged(v, one_metric) for v in c.inconclusive]
@@ -459,17 +528,16 @@ def release_decision(comparison: ReleaseComparison) -> str:
     flat = [v for v in c.verdicts if v.verdict == "no detectable difference"]
     parts = []
     if regressed:
-        parts.append("regressed on " + _some(regressed, "datasets"))
+        parts.append("regressed on " + _some(regressed, noun))
     if improved:
-        parts.append("improved on " + _some(improved, "datasets"))
+        parts.append("improved on " + _some(improved, noun))
     if inconclusive:
-        parts.append("inconclusive on " + _some(inconclusive, "datasets"))
+        parts.append("inconclusive on " + _some(inconclusive, noun))
     if noninferior:
-        parts.append("non-inferior on " + _some(noninferior, "datasets"))
+        parts.append("non-inferior on " + _some(noninferior, noun))
     if flat and len(flat) <= MAX_DECISION_ITEMS:
         parts.append(
-            "no detectable difference on "
-            + _some([_missed(v, one_metric) for v in flat], "datasets")
+            "no detectable difference on " + _some([_missed(v, one_metric) for v in flat], noun)
         )
     elif flat:
         worst = max(flat, key=_loss_left)
@@ -519,10 +587,10 @@ def release_decision(comparison: ReleaseComparison) -> str:
     tail = ""
     if c.not_compared:
         names = [_e(n.dataset if one_metric else n.name) for n in c.not_compared]
-        tail = f"; not compared on {_some(names, 'datasets')}"
+        tail = f"; not compared on {_some(names, noun)}"
     if c.partial:
         names = [_e(p.dataset if one_metric else p.name) for p in c.partial]
-        tail += f"; on part of the items only on {_some(names, 'datasets')}"
+        tail += f"; on part of the items only on {_some(names, noun)}"
     return f"{head}: " + "; ".join(parts) + tail + "."
 
 
