@@ -123,7 +123,7 @@ def test_skewed_unit_is_flagged_not_degenerate(tmp_path, capsys):
     path = _write(tmp_path / "skew.csv", rows)
     assert main(["analyze", str(path), "--out", str(tmp_path / "o"), "--seed", "1"]) == 0
     err = capsys.readouterr().err
-    assert "d / score: 1 of 1 comparisons have heavily skewed differences" in err
+    assert "d / score: 1 of 1 comparison has heavily skewed differences" in err
     results = json.loads((tmp_path / "o" / "results.json").read_text())
     (row,) = results["comparisons"]
     assert row["skewed"] is True and "studentized bootstrap" in row["test"]

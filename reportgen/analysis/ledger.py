@@ -34,6 +34,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from reportgen.analysis.release import ReleaseComparison
+from reportgen.plaintext import count
 
 if TYPE_CHECKING:
     from reportgen.analysis._core import Analysis
@@ -105,13 +106,14 @@ class Family:
         name = CORRECTION_NAMES.get(self.correction, self.correction)
         if self.scope == "release":
             n = self.size
-            where = f"over the release's {n} dataset × metric comparison{'s' * (n != 1)}"
+            where = f"over the release's {count(n, 'dataset × metric comparison')}"
         elif self.scope == "analysis":
             n = self.size
-            where = f"across all {n} comparison{'s' * (n != 1)} of the analysis"
+            where = f"across all {count(n, 'comparison')} of the analysis"
         else:
             n = self.size
-            where = "within each dataset × metric" + (f" (up to {n} comparisons)" if n > 1 else "")
+            upto = f" (up to {n:,} comparisons)" if n > 1 else ""
+            where = "within each dataset × metric" + upto
         return f"{name} {where} (α = {self.alpha:g})"
 
     def to_dict(self) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from reportgen.plaintext import n_of, verb
 from reportgen.stats.aggregation import FriedmanNemenyiResult, SignTestResult
 from reportgen.stats.corpus import CorpusComparisonResult, CorpusIntervalResult
 from reportgen.stats.leaderboard import BradleyTerry, ItemAnalysis, WinRates
@@ -400,7 +401,8 @@ class UnitResult:
         if not k:
             return None
         return (
-            f"{k} of {result.n_pairs} comparisons have heavily skewed differences: "
+            f"{n_of(k, result.n_pairs, 'comparison')} {verb(k, 'have', 'has')} heavily skewed "
+            "differences: "
             "p-values and intervals near their limits are approximate"
             + (
                 " (significant only where the studentized bootstrap agrees)"
