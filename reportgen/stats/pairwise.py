@@ -779,8 +779,23 @@ def _bootstrap_t(
         p = np.minimum(1.0, 2 * np.minimum(upper, lower))
     a = 1 - opts.confidence
     finite = np.where(np.isfinite(t_star), t_star, np.nan)
-    q_low, q_high = np.nanquantile(finite, [a / 2, 1 - a / 2], axis=0)
+    q_low, q_high = _column_nanquantiles(finite, [a / 2, 1 - a / 2])
     return p, d_mean - se * q_high, d_mean - se * q_low
+
+
+def _column_nanquantiles(M: np.ndarray, q: list[float]) -> np.ndarray:
+    """``np.nanquantile(M, q, axis=0)``, the same bits: the columns without NaN (as a
+    rule every one) by ``np.quantile`` along the axis at once, the others by
+    ``np.nanquantile``, which takes each column apart in Python (9,600 columns of the
+    pairs of 1,000 systems: seconds)."""
+    clean = ~np.isnan(M).any(axis=0)
+    if clean.all():
+        return np.quantile(M, q, axis=0)
+    out = np.empty((len(q), M.shape[1]))
+    if clean.any():
+        out[:, clean] = np.quantile(M[:, clean], q, axis=0)
+    out[:, ~clean] = np.nanquantile(M[:, ~clean], q, axis=0)
+    return out
 
 
 def _small_sample_sign_flip(
