@@ -564,7 +564,7 @@ def test_column_nanquantiles_against_numpy_nanquantile():
 
     rng = np.random.default_rng(8)
     for nan_share in (0.0, 0.0002, 0.01):
-        M = rng.standard_t(3, size=(499, 300))
+        M = rng.standard_t(3, size=(499, 700))
         M[rng.random(M.shape) < nan_share] = np.nan
         M[:, 7] = 1.0
         if nan_share:
