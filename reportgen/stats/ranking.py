@@ -783,6 +783,7 @@ def _max_pair_terms(Z: np.ndarray, pair_sd: np.ndarray) -> np.ndarray:
     after_max = np.maximum.accumulate(T[::-1], axis=0)[::-1]
     after_min = np.minimum.accumulate(T[::-1], axis=0)[::-1]
     buffer = np.empty((B - 1, r))
+    flat = buffer.reshape(-1)
     for a in range(B - 1):
         sd_a = pair_sd[a, a + 1 :]
         smallest = sd_a.min()
@@ -802,9 +803,10 @@ def _max_pair_terms(Z: np.ndarray, pair_sd: np.ndarray) -> np.ndarray:
             np.abs(out, out=out)
             np.divide(out, sd_a[:, None], out=out)
             np.maximum(best, out.max(axis=0), out=best)
-        else:
+        else:  # the rows that need it, gathered into the same buffer (no allocation)
             rows = np.flatnonzero(need)
-            sub = T[a + 1 :, rows]
+            sub = flat[: (B - a - 1) * k].reshape(B - a - 1, k)
+            np.take(T[a + 1 :], rows, axis=1, out=sub, mode="clip")
             np.subtract(T[a, rows], sub, out=sub)
             np.abs(sub, out=sub)
             np.divide(sub, sd_a[:, None], out=sub)
