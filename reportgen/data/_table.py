@@ -58,6 +58,7 @@ from reportgen.data._table_build import (
     LABEL_COLUMNS,
     LOWER_IS_BETTER_WORDS,  # noqa: F401 (re-exported)
     REQUIRED_COLUMNS,
+    Codes,
     MetricInfo,
     _apply_nan_policy,
     _check_declared_modality,
@@ -68,12 +69,15 @@ from reportgen.data._table_build import (
     _duplicate_hints,
     _file_categories,
     _files_location,
+    _first_rows,
     _Group,
     _groups,
     _has_duplicate_keys,  # noqa: F401 (re-exported)
+    _kept_codes,
     _labels,
     _metric_infos,
     _nested_as_json,
+    _pair_codes,
     _row_groups,  # noqa: F401 (re-exported)
     _runs,
     _scores,
@@ -320,7 +324,7 @@ class ScoreTable:
     def systems_of(self, dataset: str, metric: str) -> tuple[str, ...]:
         """Systems scored on (dataset, metric), in the table's system order."""
         group = self._group(dataset, metric)
-        present = np.unique(group.system_codes)
+        present = self._present_codes(group)
         return tuple(self.systems[c] for c in present)
 
     def runs_of(self, dataset: str) -> tuple[Any, ...] | None:
@@ -346,11 +350,16 @@ class ScoreTable:
         group = self._group(dataset, metric)
         codes = self._system_codes(dataset, metric, systems)
         n_items = len(group.items)
-        keep = np.isin(group.system_codes, codes)
         # items x systems presence; several runs of one item count once
         present = np.zeros((n_items, len(codes)), dtype=bool)
-        column = np.searchsorted(codes, group.system_codes[keep])
-        present[group.item_codes[keep], column] = True
+        col_of = np.full(len(self.systems), -1, dtype=np.intp)
+        col_of[codes] = np.arange(len(codes))
+        column = col_of[group.system_codes]
+        keep = column >= 0
+        if keep.all():  # every system: no copy of the rows
+            present[group.item_codes, column] = True
+        else:
+            present[group.item_codes[keep], column[keep]] = True
         per_item = present.sum(axis=1)
         n_union = int(np.count_nonzero(per_item))
         common = per_item == len(codes)
@@ -402,9 +411,13 @@ class ScoreTable:
         order = [self.systems.index(s) for s in systems] if systems is not None else list(codes)
         col_of = np.full(len(self.systems), -1, dtype=np.intp)
         col_of[order] = np.arange(len(order))
-        keep = np.isin(group.system_codes, codes)
+        cols = col_of[group.system_codes]
+        selected = cols >= 0
+        # every system: the rows themselves, no copies
+        keep: slice | np.ndarray = slice(None) if selected.all() else selected
+        del selected
         item_codes = group.item_codes[keep]
-        cols = col_of[group.system_codes[keep]]
+        cols = cols[keep]
         n_items = len(group.items)
         present = np.zeros((n_items, len(order)), dtype=bool)
         present[item_codes, cols] = True
@@ -418,7 +431,7 @@ class ScoreTable:
                 hint="compare these systems unpaired, or select systems scored on the same items",
             )
         new_index = np.cumsum(common) - 1
-        rows = common[item_codes]
+        rows: slice | np.ndarray = slice(None) if common.all() else common[item_codes]
         r_items = new_index[item_codes[rows]]
         r_cols = cols[rows]
         values = group.scores[keep][rows]
@@ -593,7 +606,7 @@ class ScoreTable:
             ) from None
 
     def _system_codes(self, dataset: str, metric: str, systems: Sequence[str] | None) -> np.ndarray:
-        present = np.unique(self._groups[(dataset, metric)].system_codes)
+        present = self._present_codes(self._groups[(dataset, metric)])
         if systems is None:
             return present
         codes = []
@@ -611,6 +624,12 @@ class ScoreTable:
         if len(set(codes)) != len(codes):
             raise InputError(f"systems listed twice in {list(systems)!r}")
         return np.array(sorted(codes))
+
+    def _present_codes(self, group: _Group) -> np.ndarray:
+        """The system codes of ``group``, ascending (``np.unique(group.system_codes)``
+        by one counting pass instead of a sort or hash of every row)."""
+        counts = np.bincount(group.system_codes, minlength=len(self.systems))
+        return np.flatnonzero(counts)
 
     @cached_property
     def _system_index(self) -> dict[str, int]:
@@ -672,10 +691,15 @@ def build_score_table(
     df = _concatenated(results, frames, problems)
 
     _check_required(df)
+    codes: Codes = {}
     for column in LABEL_COLUMNS:
-        df[column] = _labels(df, column)
+        df[column], codes[column] = _labels(df, column)
     df["score"] = _scores(df)
+    kept = df["score"].notna().to_numpy()
     df, dropped = _apply_nan_policy(df, nan_policy)
+    if dropped:
+        codes = _kept_codes(codes, kept)
+    del kept
     exclusions.extend(dropped)
     if df.empty:
         raise InputError(
@@ -684,17 +708,17 @@ def build_score_table(
             hint="check the score column: an empty cell, NaN or null means not scored",
         )
     run_labels = _runs(df)
-    _check_duplicates(df, _duplicate_hints(results))
+    _check_duplicates(df, _duplicate_hints(results), codes)
     _check_references(df)
 
-    systems = _systems_to_compare(df, min_systems)
-    datasets = tuple(pd.unique(df["dataset"]))
+    systems = _systems_to_compare(df, min_systems, codes)
+    datasets = tuple(codes["dataset"][1])
 
-    groups, modality = _groups(df, systems, run_labels)
+    groups, modality = _groups(df, systems, run_labels, codes)
     metrics = _metric_infos(df, config, modality, results, problems)
     _check_declared_modality(metrics, modality, groups, df)
     _nested_as_json(df)
-    item_meta, system_attrs, row_extras = _split_extras(df, results)
+    item_meta, system_attrs, row_extras = _split_extras(df, results, codes)
     _declared_system_attributes(config, systems, system_attrs)
     keep_cols = (
         [c for c in ("system", "dataset", "metric", "item", "run", "score") if c in df]
@@ -757,9 +781,9 @@ def _concatenated(
     return df
 
 
-def _systems_to_compare(df: pd.DataFrame, min_systems: int) -> tuple[str, ...]:
+def _systems_to_compare(df: pd.DataFrame, min_systems: int, codes: Codes) -> tuple[str, ...]:
     """The systems, in order of appearance; too few of them, or of items, is an error."""
-    systems = tuple(pd.unique(df["system"]))
+    systems = tuple(codes["system"][1])
     if len(systems) < min_systems:
         raise InputError(
             f"only one system ({systems[0]!r}) in the input: there is nothing to compare",
@@ -769,13 +793,21 @@ def _systems_to_compare(df: pd.DataFrame, min_systems: int) -> tuple[str, ...]:
         )
     # describing one system's results (``reportgen inspect``) works on one item too;
     # comparing needs two
-    if min_systems >= 2 and df.groupby("dataset", sort=False)["item"].nunique().max() < 2:
+    if min_systems >= 2 and _most_items(df, codes) < 2:
         raise InputError(
             "every dataset has a single item: no statistic can be computed",
             location=_files_location(df[SOURCE_FILE]),
             hint="give per-item results, one row per item, not aggregates",
         )
     return systems
+
+
+def _most_items(df: pd.DataFrame, codes: Codes) -> int:
+    """The largest number of distinct items of a dataset (as
+    ``df.groupby("dataset")["item"].nunique().max()``)."""
+    pairs = _pair_codes(df, "dataset", "item", codes)
+    first = _first_rows(pairs)
+    return int(np.bincount(codes["dataset"][0][first]).max(initial=0))
 
 
 def _declared_system_attributes(

@@ -133,7 +133,15 @@ def _check_required(df: pd.DataFrame) -> None:
         )
 
 
-def _labels(df: pd.DataFrame, column: str) -> pd.Series:
+#: Each label column's ``pd.factorize`` (codes, first-appearance uniques), computed once
+#: when the column is checked (:func:`_labels`) and shared by the later steps: on two
+#: million rows of pyarrow text one factorization of the items takes about 0.15 s, and
+#: the duplicate check, the pairing groups and the item list each made their own.
+Codes = dict[str, tuple[np.ndarray, Any]]
+
+
+def _labels(df: pd.DataFrame, column: str) -> tuple[pd.Series, tuple[np.ndarray, Any]]:
+    """The checked label column ``column`` and its factorization (:data:`Codes`)."""
     values = df[column]
     if pd.api.types.is_float_dtype(values.dtype):
         finite = values.dropna()
@@ -150,25 +158,41 @@ def _labels(df: pd.DataFrame, column: str) -> pd.Series:
                 location=_where(df, first, column),
                 hint=f"{_article(column)} {column} is a text or a number",
             )
-    missing = values.isna()
-    # names already clean are kept as read: no copy of a column of two million names
-    text = values if _clean_text(values) else values.astype(str).str.strip()
-    blank = missing | (text == "")
-    if blank.any():
+    # names already clean are kept as read: no copy of a column of two million names;
+    # whether they are is seen on the distinct names, not on every row
+    codes, uniques = pd.factorize(values) if _arrow_text(values) else (None, None)
+    if codes is not None and _clean_text(uniques):
+        text = values
+    else:
+        text = values.astype(str).str.strip()
+        codes, uniques = pd.factorize(text)
+    if bool((codes < 0).any()) or bool(values.isna().any()) or bool(np.any(uniques == "")):
+        blank = values.isna() | (text == "")
         first = blank.idxmax()
         raise InputError(
             f"empty {column} ({count(int(blank.sum()), 'row')})",
             location=_where(df, first, column),
             hint=f"every row needs {_article(column)} {column}; fill it in or drop the row",
         )
-    return text
+    return text, (_narrow(codes), uniques)
 
 
-def _clean_text(values: pd.Series) -> bool:
+def _narrow(codes: np.ndarray) -> np.ndarray:
+    """Codes as int32 (half the memory of the int64 ones pandas gives; every table in
+    memory has fewer than 2**31 distinct names)."""
+    return codes.astype(np.int32) if len(codes) < 2**31 else codes
+
+
+def _arrow_text(values: pd.Series | pd.Index) -> bool:
+    """Whether ``values`` is text stored as a pyarrow array."""
+    return isinstance(values.dtype, pd.StringDtype) and hasattr(values.array, "__arrow_array__")
+
+
+def _clean_text(values: pd.Series | pd.Index) -> bool:
     """Whether ``values`` is a pyarrow-backed text column whose every present name
     starts and ends with a non-space character: stripping it would change nothing (one
     regular-expression pass in pyarrow; False when that cannot be checked so)."""
-    if not (isinstance(values.dtype, pd.StringDtype) and hasattr(values.array, "__arrow_array__")):
+    if not _arrow_text(values):
         return False
     try:
         import pyarrow.compute as pc
@@ -198,10 +222,17 @@ def _scores(df: pd.DataFrame) -> pd.Series:
         isinstance(raw.dtype, pd.StringDtype)
         or pd.api.types.infer_dtype(raw, skipna=True) == "string"
     ):
-        # text cells (CSV, TSV): vectorised, no Python call per row
-        text = raw if _clean_text(raw) else raw.str.strip()
-        is_missing = raw.isna() | text.isin(_MISSING_STRINGS)
-        fast = _decimal_floats(text, is_missing)
+        # text cells (CSV, TSV): vectorised, no Python call per row. Cells that are all
+        # plain numbers (or missing) as read have no space to strip: converted at once
+        fast = None
+        if _arrow_text(raw):
+            is_missing = raw.isna() | raw.isin(_MISSING_STRINGS)
+            fast = _decimal_floats(raw, is_missing)
+            text = raw
+        if fast is None:
+            text = raw if _clean_text(raw) else raw.str.strip()
+            is_missing = raw.isna() | text.isin(_MISSING_STRINGS)
+            fast = _decimal_floats(text, is_missing)
         if fast is not None:
             num = fast
         else:
@@ -298,6 +329,23 @@ def _apply_nan_policy(df: pd.DataFrame, nan_policy: str) -> tuple[pd.DataFrame, 
     return df[~missing].reset_index(drop=True), dropped
 
 
+def _kept_codes(codes: Codes, keep: np.ndarray) -> Codes:
+    """The factorizations of :data:`Codes` for the rows where ``keep`` is true, as
+    factorizing those rows would give them (first-appearance order, no unused names)."""
+    out: Codes = {}
+    for column, (all_codes, uniques) in codes.items():
+        kept, first = pd.factorize(all_codes[keep])
+        out[column] = (_narrow(kept), uniques.take(first))
+    return out
+
+
+def _factorized(df: pd.DataFrame, column: str, codes: Codes | None) -> tuple[np.ndarray, Any]:
+    """``pd.factorize(df[column])``, from ``codes`` when it holds it."""
+    if codes is not None and column in codes:
+        return codes[column]
+    return pd.factorize(df[column], use_na_sentinel=False)
+
+
 def _runs(df: pd.DataFrame) -> dict[str, tuple[Any, ...] | None]:
     """Normalise the run column in place; return each dataset's sorted run labels, or
     None for a dataset without runs (its rows get run 0)."""
@@ -351,9 +399,11 @@ _DUPLICATE_HINT = (
 )
 
 
-def _check_duplicates(df: pd.DataFrame, hints: Mapping[str, str] | None = None) -> None:
+def _check_duplicates(
+    df: pd.DataFrame, hints: Mapping[str, str] | None = None, codes: Codes | None = None
+) -> None:
     key = [c for c in KEY_COLUMNS if c in df]
-    if not _has_duplicate_keys(df, key):
+    if not _has_duplicate_keys(df, key, codes):
         return
     dup = df.duplicated(key, keep=False)
     rows = df[dup]
@@ -371,7 +421,7 @@ def _check_duplicates(df: pd.DataFrame, hints: Mapping[str, str] | None = None) 
     )
 
 
-def _has_duplicate_keys(df: pd.DataFrame, key: Sequence[str]) -> bool:
+def _has_duplicate_keys(df: pd.DataFrame, key: Sequence[str], codes: Codes | None = None) -> bool:
     """Whether two rows of ``df`` share their values in every ``key`` column (missing
     values equal to each other), as ``df.duplicated(key).any()`` says.
 
@@ -384,15 +434,15 @@ def _has_duplicate_keys(df: pd.DataFrame, key: Sequence[str]) -> bool:
     combined: np.ndarray | None = None
     size = 1
     for column in key:
-        codes, uniques = pd.factorize(df[column], use_na_sentinel=False)
+        column_codes, uniques = _factorized(df, column, codes)
         n = max(len(uniques), 1)
         if combined is None:
-            combined, size = codes.astype(np.int64, copy=False), n
+            combined, size = column_codes.astype(np.int64, copy=False), n
             continue
         if size * n >= 2**62:
             combined, firsts = pd.factorize(combined)
             size = len(firsts)
-        combined = combined * n + codes
+        combined = combined * n + column_codes
         size *= n
     if combined is None:
         return False
@@ -435,14 +485,29 @@ def _check_references(df: pd.DataFrame) -> None:
         )
 
 
-def _pair_codes(a: pd.Series, b: pd.Series) -> np.ndarray:
-    """One int64 code per row for the pair of values of ``a`` and ``b``."""
-    codes_a, _ = pd.factorize(a, use_na_sentinel=False)
-    codes_b, uniques_b = pd.factorize(b, use_na_sentinel=False)
-    return codes_a * max(len(uniques_b), 1) + codes_b
+def _pair_codes(df: pd.DataFrame, a: str, b: str, codes: Codes | None = None) -> np.ndarray:
+    """One code per row for the pair of values of the columns ``a`` and ``b``, numbered
+    in order of first appearance (0, 1, ... as ``pd.factorize`` numbers them)."""
+    codes_a, uniques_a = _factorized(df, a, codes)
+    codes_b, uniques_b = _factorized(df, b, codes)
+    if len(uniques_a) == 1:  # one value of ``a``: the pairs are ``b``'s values
+        return codes_b
+    return pd.factorize(codes_a.astype(np.int64) * max(len(uniques_b), 1) + codes_b)[0]
 
 
-def _row_groups(df: pd.DataFrame, columns: Sequence[str]) -> dict[tuple[Any, ...], Any]:
+def _first_rows(codes: np.ndarray) -> np.ndarray:
+    """The row where each code first appears, ascending, for codes numbered in order of
+    first appearance (as ``np.sort(np.unique(codes, return_index=True)[1])`` gives them,
+    without sorting): a new code is one above the largest seen before it."""
+    if not len(codes):
+        return np.empty(0, dtype=np.intp)
+    seen = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.concatenate(([True], seen[1:] > seen[:-1])))
+
+
+def _row_groups(
+    df: pd.DataFrame, columns: Sequence[str], codes: Codes | None = None
+) -> dict[tuple[Any, ...], Any]:
     """The rows of each combination of ``columns``' values, as
     ``df.groupby(columns, sort=False).indices`` gives them (combinations in the order
     they first appear, rows ascending), from one factorization per column; a single
@@ -453,9 +518,13 @@ def _row_groups(df: pd.DataFrame, columns: Sequence[str]) -> dict[tuple[Any, ...
     uniques = []
     size = 1
     for column in columns:
-        codes, names = pd.factorize(df[column], use_na_sentinel=False)
+        column_codes, names = _factorized(df, column, codes)
         uniques.append(names)
-        key = codes if key is None else key * len(names) + codes
+        key = (
+            column_codes.astype(np.int64, copy=False)
+            if key is None
+            else key * len(names) + column_codes
+        )
         size *= len(names)
         if size >= 2**62:  # beyond int64 codes (no table in memory gets here)
             return dict(df.groupby(list(columns), sort=False).indices)
@@ -481,25 +550,28 @@ def _row_groups(df: pd.DataFrame, columns: Sequence[str]) -> dict[tuple[Any, ...
 
 
 def _groups(
-    df: pd.DataFrame, systems: tuple[str, ...], run_labels: Mapping[str, tuple[Any, ...] | None]
+    df: pd.DataFrame,
+    systems: tuple[str, ...],
+    run_labels: Mapping[str, tuple[Any, ...] | None],
+    codes: Codes | None = None,
 ) -> tuple[dict[tuple[str, str], _Group], dict[tuple[str, str], Modality]]:
     # codes in the order of ``systems`` through one factorization (a Categorical of
     # pyarrow strings made a Python string per row first: 150 MB for two million rows)
-    codes, uniques = pd.factorize(df["system"])
-    system_codes = pd.Index(list(systems)).get_indexer(uniques).astype(np.intp)[codes]
-    del codes
+    codes_of_system, uniques = _factorized(df, "system", codes)
+    system_codes = pd.Index(list(systems)).get_indexer(uniques).astype(np.intp)[codes_of_system]
+    del codes_of_system
     groups: dict[tuple[str, str], _Group] = {}
     modality: dict[tuple[str, str], Modality] = {}
     scores_all = df["score"].to_numpy(np.float64)
     # item ids as codes into their distinct values: no Python string per row (two
     # million rows of pyarrow strings would become two million str objects)
-    item_codes_all, item_names = pd.factorize(df["item"])
+    item_codes_all, item_names = _factorized(df, "item", codes)
     item_names = np.asarray(item_names, dtype=object)
     runs_all = df["run"].to_numpy(object) if "run" in df else None
     with_predictions = "prediction" in df and "reference" in df
     predictions_all = df["prediction"].to_numpy(object) if with_predictions else None
     references_all = df["reference"].to_numpy(object) if with_predictions else None
-    for (dataset, metric), rows in _row_groups(df, ("dataset", "metric")).items():
+    for (dataset, metric), rows in _row_groups(df, ("dataset", "metric"), codes).items():
         if isinstance(rows, slice):  # every row: the codes are already in order of appearance
             item_codes, items = item_codes_all, item_names
         else:
@@ -661,7 +733,7 @@ def _nested_as_json(df: pd.DataFrame) -> None:
 
 
 def _split_extras(
-    df: pd.DataFrame, results: Sequence[AdapterResult]
+    df: pd.DataFrame, results: Sequence[AdapterResult], codes: Codes | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Classify extra columns as item metadata, system attributes or row-level."""
     extras = [
@@ -689,7 +761,7 @@ def _split_extras(
     if item_cols:
         item_meta = df.groupby(["dataset", "item"], sort=False)[item_cols].first()
     else:  # the (dataset, item) pairs in order of appearance, from factorized codes
-        first = np.sort(np.unique(_pair_codes(df["dataset"], df["item"]), return_index=True)[1])
+        first = _first_rows(_pair_codes(df, "dataset", "item", codes))
         item_meta = pd.DataFrame(
             index=pd.MultiIndex.from_arrays(
                 [df["dataset"].iloc[first].array, df["item"].iloc[first].array],

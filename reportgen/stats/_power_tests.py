@@ -153,15 +153,9 @@ def _mcnemar_exact_power(
     for nn, s, a, l, h in zip(n[live], psi[live], p10[live], lo, hi):
         d = np.arange(l, h + 1, dtype=np.int64)
         c = c_all[l : h + 1].astype(np.int64)
-        # Bin(d; n, ψ) from log-gamma, and the binomial cdf / survival function of K | d
-        # (scipy.special's bdtr / bdtrc, the ufuncs behind stats.binom.cdf / .sf)
-        weight = np.exp(
-            special.gammaln(nn + 1)
-            - special.gammaln(d + 1)
-            - special.gammaln(nn - d + 1)
-            + special.xlogy(d, s)
-            + special.xlog1py(nn - d, -s)
-        )
+        # Bin(d; n, ψ), and the binomial cdf / survival function of K | d (scipy.special's
+        # bdtr / bdtrc, the ufuncs behind stats.binom.cdf / .sf)
+        weight = _discordant_weights(float(nn), float(s), int(l), int(h))
         pi = min(1.0, a / s)
         with np.errstate(invalid="ignore"):  # c < 0 (nothing rejects) is masked below
             if alternative == "two-sided":
@@ -174,6 +168,31 @@ def _mcnemar_exact_power(
         values.append(min(1.0, float(weight @ given_d)))
     out[live] = values
     return out
+
+
+#: :func:`_discordant_weights` computed so far (a root search asks again for the same n
+#: and discordance at every effect it tries), the oldest dropped first.
+_WEIGHTS: dict[tuple[float, float, int, int], np.ndarray] = {}
+
+
+def _discordant_weights(n: float, psi: float, lo: int, hi: int) -> np.ndarray:
+    """Bin(d; n, ψ) for d = lo..hi, from log-gamma (read-only; kept between calls)."""
+    key = (n, psi, lo, hi)
+    weight = _WEIGHTS.get(key)
+    if weight is None:
+        d = np.arange(lo, hi + 1, dtype=np.int64)
+        weight = np.exp(
+            special.gammaln(n + 1)
+            - special.gammaln(d + 1)
+            - special.gammaln(n - d + 1)
+            + special.xlogy(d, psi)
+            + special.xlog1py(n - d, -psi)
+        )
+        weight.setflags(write=False)
+        if len(_WEIGHTS) >= 64:
+            _WEIGHTS.pop(next(iter(_WEIGHTS)))
+        _WEIGHTS[key] = weight
+    return weight
 
 
 #: The longest table of :func:`_mcnemar_critical` made so far per (alpha, alternative):

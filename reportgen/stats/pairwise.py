@@ -776,9 +776,37 @@ def _bootstrap_t(
     else:
         p = np.minimum(1.0, 2 * np.minimum(upper, lower))
     a = 1 - opts.confidence
-    finite = np.where(np.isfinite(t_star), t_star, np.nan)
-    q_low, q_high = np.nanquantile(finite, [a / 2, 1 - a / 2], axis=0)
+    # ±inf (a resample of one repeated value) as NaN, in place: no second R × pairs
+    # matrix (770 MB for the 9,600 pairs tested so at 1,000 systems)
+    finite = t_star
+    finite[~np.isfinite(finite)] = np.nan
+    q_low, q_high = _column_nanquantiles(finite, [a / 2, 1 - a / 2])
     return p, d_mean - se * q_high, d_mean - se * q_low
+
+
+def _column_nanquantiles(M: np.ndarray, q: list[float]) -> np.ndarray:
+    """``np.nanquantile(M, q, axis=0)``, the same bits: the columns without NaN (as a
+    rule every one) by ``np.quantile`` along the axis at once, the others by
+    ``np.nanquantile``, which takes each column apart in Python (9,600 columns of the
+    pairs of 1,000 systems: seconds)."""
+    out = np.empty((len(q), M.shape[1]))
+    clean = ~np.isnan(M).any(axis=0)
+    # a few columns at a time: np.quantile partitions a copy of what it is given
+    for start in range(0, M.shape[1], _QUANTILE_COLUMNS):
+        cols = slice(start, start + _QUANTILE_COLUMNS)
+        ok = clean[cols]
+        block = out[:, cols]
+        if ok.all():
+            block[...] = np.quantile(M[:, cols], q, axis=0)
+            continue
+        if ok.any():
+            block[:, ok] = np.quantile(M[:, cols][:, ok], q, axis=0)
+        block[:, ~ok] = np.nanquantile(M[:, cols][:, ~ok], q, axis=0)
+    return out
+
+
+#: Columns :func:`_column_nanquantiles` takes at once.
+_QUANTILE_COLUMNS = 256
 
 
 def _small_sample_sign_flip(

@@ -389,9 +389,17 @@ def _solve_delta(n: float, spec: PowerDesign, target: float) -> tuple[float, flo
     """Smallest ``|delta|`` (signed by the alternative) with power >= target at n."""
     sign = _direction(spec.alternative)
     n_arr = np.float64(n)
+    known: dict[float, np.ndarray] = {}
 
     def gap(m: np.ndarray | float) -> np.ndarray:
-        return _power_array(n_arr, sign * np.asarray(m, dtype=np.float64), spec) - target
+        # the exact power of one effect is the same alone as within a vector (one
+        # element at a time), so an effect already evaluated is not evaluated again
+        if np.ndim(m) == 0 and float(m) in known:
+            return known[float(m)]
+        value = _power_array(n_arr, sign * np.asarray(m, dtype=np.float64), spec) - target
+        if np.ndim(m) == 0:
+            known[float(m)] = value
+        return value
 
     top = _max_effect(spec, sign)
     if math.isinf(top):
@@ -410,11 +418,20 @@ def _solve_delta(n: float, spec: PowerDesign, target: float) -> tuple[float, flo
         # a grid from 0 to the largest feasible effect finds the first crossing even if
         # the power is not monotone in delta (correlation parametrisation)
         grid = top * np.arange(1, 65) / 64
-        g = gap(grid)
-        above = np.flatnonzero(g >= 0)
-        if not len(above):
-            return math.nan, float(g[-1] + target)
-        k = int(above[0])
+        if _monotone_exact(n_arr, sign * grid, spec):
+            # where the normal approximation crosses: a guess, a few items off at most
+            normal = _power_array(n_arr, sign * grid, replace(spec, method="normal")) >= target
+            guess = int(np.argmax(normal)) if normal.any() else len(grid) - 1
+            found = _first_crossing(lambda i: float(gap(grid[i])), len(grid), guess)
+            k = len(grid) if found is None else found
+            g = {i: float(gap(grid[i])) for i in (k, len(grid) - 1) if i < len(grid)}
+        else:
+            g_all = gap(grid)
+            above = np.flatnonzero(g_all >= 0)
+            k = int(above[0]) if len(above) else len(grid)
+            g = {i: float(g_all[i]) for i in (k, len(grid) - 1) if i < len(grid)}
+        if k == len(grid):
+            return math.nan, float(g[len(grid) - 1] + target)
         lo, hi = (0.0 if k == 0 else float(grid[k - 1])), float(grid[k])
         if g[k] == 0:
             return sign * hi, target
@@ -435,6 +452,54 @@ def _solve_delta(n: float, spec: PowerDesign, target: float) -> tuple[float, flo
         step *= 2
         reached = float(gap(m))
     return sign * m, reached + target
+
+
+def _monotone_exact(n: np.float64, delta: np.ndarray, spec: PowerDesign) -> bool:
+    """Whether the power at ``n`` is the exact McNemar power at every effect of
+    ``delta`` with the discordance fixed, so that it does not decrease as ``|delta|``
+    grows: given d discordant items, A wins K ~ Bin(d, p10/ψ), and the chance that K
+    falls in a tail of the rejection region grows with p10/ψ (in the direction of the
+    alternative), for two-sided tests too, whose regions are symmetric; the mixture
+    over d has weights free of ``delta``. (The correlation parametrisation changes ψ
+    with ``delta``; the normal approximation need not be monotone.)"""
+    if spec.design != "paired-binary" or spec.method != "exact" or spec.correlation is not None:
+        return False
+    p10, p01 = _discordant(delta, spec)
+    return bool(np.all(n * np.minimum(p10 + p01, 1.0) <= EXACT_DISCORDANT_MAX))
+
+
+def _first_crossing(value: Any, size: int, guess: int) -> int | None:
+    """The first ``i`` in ``range(size)`` with ``value(i) >= 0`` (None if there is
+    none), for ``value`` non-decreasing in ``i``: from ``guess`` by steps that double
+    until the crossing is bracketed, then by bisection. Where ``value(i) >= 0`` holds,
+    this is the first such index a scan of every ``i`` finds, with a few evaluations
+    near a good guess instead of ``size``."""
+    lo, hi = -1, size  # value(lo) < 0 and value(hi) >= 0 (the ends: by convention)
+    i = min(max(guess, 0), size - 1)
+    step = 1
+    if value(i) >= 0:
+        hi = i
+        while hi - step > lo:
+            j = hi - step
+            if value(j) < 0:
+                lo = j
+                break
+            hi, step = j, 2 * step
+    else:
+        lo = i
+        while lo + step < hi:
+            j = lo + step
+            if value(j) >= 0:
+                hi = j
+                break
+            lo, step = j, 2 * step
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if value(mid) >= 0:
+            hi = mid
+        else:
+            lo = mid
+    return None if hi == size else hi
 
 
 def minimum_detectable_effect(

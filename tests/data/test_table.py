@@ -521,3 +521,74 @@ def test_clean_names_are_kept_and_padded_names_stripped(tmp_path):
         table = load([path])
         assert table.systems == ("a", "b")
         assert set(table.frame["item"]) == {"q1", "q2"}
+
+
+def test_first_rows_against_numpy_unique():
+    """``_first_rows`` of first-appearance codes is where each code first appears,
+    ascending; reference: ``np.sort(np.unique(codes, return_index=True)[1])``."""
+    from reportgen.data._table import _first_rows
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(0, 60))
+        codes, _ = pd.factorize(rng.integers(0, int(rng.integers(1, 12)), n))
+        reference = np.sort(np.unique(codes, return_index=True)[1])
+        np.testing.assert_array_equal(_first_rows(codes), reference)
+
+
+def test_kept_and_pair_codes_against_pandas_factorize():
+    """The label codes of the rows kept (``_kept_codes``) and the codes of (dataset,
+    item) pairs (``_pair_codes``) are ``pd.factorize`` of those rows and of the pairs
+    (pandas, the reference)."""
+    from reportgen.data._table import _kept_codes, _pair_codes
+
+    rng = np.random.default_rng(12)
+    for _ in range(100):
+        n = int(rng.integers(1, 50))
+        frame = pd.DataFrame(
+            {
+                "dataset": rng.choice(["x", "y"][: int(rng.integers(1, 3))], n),
+                "item": [f"q{v}" for v in rng.integers(0, 9, n)],
+            }
+        ).astype("str")
+        codes = {c: pd.factorize(frame[c]) for c in frame}
+        keep = rng.random(n) < 0.7
+        kept = _kept_codes(codes, keep)
+        for column in frame:
+            ref_codes, ref_uniques = pd.factorize(frame[column][keep])
+            np.testing.assert_array_equal(kept[column][0], ref_codes)
+            assert list(kept[column][1]) == list(ref_uniques)
+        pairs = pd.factorize(pd.Series(list(zip(frame["dataset"], frame["item"]))))[0]
+        np.testing.assert_array_equal(_pair_codes(frame, "dataset", "item", codes), pairs)
+        np.testing.assert_array_equal(_pair_codes(frame, "dataset", "item"), pairs)
+
+
+def test_table_with_missing_scores_against_table_without_those_rows():
+    """Rows dropped for a missing score leave the table the rows without them would
+    make (reference: the table built from those rows alone): systems, items, pairing,
+    matrices and the item list."""
+    rng = np.random.default_rng(13)
+    frame = _random_long(rng, systems=5, items=12, drop=0.02)
+    frame["score"] = frame["score"].astype(object)
+    missing = rng.random(len(frame)) < 0.04
+    # every row of system S0 and of item d1-0 missing: names that disappear
+    missing |= (frame["system"] == "S0").to_numpy() | (frame["item"] == "d1-0").to_numpy()
+    with_missing = frame.copy()
+    with_missing.loc[missing, "score"] = None
+    ours = build_score_table(_result(with_missing))
+    reference = build_score_table(_result(frame[~missing].reset_index(drop=True)))
+    assert ours.systems == reference.systems and ours.datasets == reference.datasets
+    assert list(ours.item_metadata.index) == list(reference.item_metadata.index)
+    assert ours.items_of("d1") == reference.items_of("d1")
+    for dataset, metric in reference.pairs():
+        assert ours.pairing(dataset, metric) == reference.pairing(dataset, metric)
+        assert ours.systems_of(dataset, metric) == reference.systems_of(dataset, metric)
+        some = list(reference.systems_of(dataset, metric))[::2]
+        for systems in (None, some):
+            a = ours.paired(dataset, metric, systems=systems)
+            b = reference.paired(dataset, metric, systems=systems)
+            assert a.items == b.items and a.systems == b.systems
+            np.testing.assert_array_equal(a.scores, b.scores)
+            assert ours.pairing(dataset, metric, systems) == reference.pairing(
+                dataset, metric, systems
+            )

@@ -555,3 +555,23 @@ def test_same_seed_same_numbers(continuous):
     b = compare_paired(continuous, method="bootstrap", n_resamples=2000, rng=21)
     np.testing.assert_array_equal(a.p_value, b.p_value)
     np.testing.assert_array_equal(a.ci_low, b.ci_low)
+
+
+def test_column_nanquantiles_against_numpy_nanquantile():
+    # reference: np.nanquantile(M, q, axis=0), bit for bit, with columns free of NaN,
+    # with some NaN, all NaN, and constant
+    from reportgen.stats.pairwise import _column_nanquantiles
+
+    rng = np.random.default_rng(8)
+    for nan_share in (0.0, 0.0002, 0.01):
+        M = rng.standard_t(3, size=(499, 700))
+        M[rng.random(M.shape) < nan_share] = np.nan
+        M[:, 7] = 1.0
+        if nan_share:
+            M[:, 5] = np.nan
+        q = [0.025, 0.975]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN column
+            expected = np.nanquantile(M, q, axis=0)
+            got = _column_nanquantiles(M, q)
+        np.testing.assert_array_equal(got, expected)

@@ -919,3 +919,54 @@ def test_mcnemar_critical_bounds_against_scipy_binomtest_enumeration(alternative
             and (alternative != "two-sided" or 2 * k < m)
         ]
         assert c == (max(rejecting) if rejecting else -1), (m, c, rejecting)
+
+
+def test_first_crossing_against_linear_scan():
+    """``_first_crossing`` finds the first index of a non-decreasing sequence at or
+    above 0 from any guess; reference: a scan of every index
+    (``np.flatnonzero(values >= 0)[0]``)."""
+    from reportgen.stats.power import _first_crossing
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        size = int(rng.integers(1, 70))
+        values = np.sort(rng.normal(size=size)) + rng.normal()
+        above = np.flatnonzero(values >= 0)
+        expected = int(above[0]) if len(above) else None
+        for guess in (0, size - 1, int(rng.integers(0, size)), -5, size + 5):
+            seen: list[int] = []
+
+            def value(i: int, seen: list[int] = seen, values: np.ndarray = values) -> float:
+                assert 0 <= i < len(values)
+                seen.append(i)
+                return float(values[i])
+
+            assert _first_crossing(value, size, guess) == expected
+            assert len(seen) <= 2 * int(np.log2(size) + 2) + 1
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_mde_exact_search_against_full_grid(monkeypatch, alternative):
+    """The exact McNemar MDE found from the normal approximation's guess is bit for bit
+    the one the scan of the whole 64-point grid gives (reference: the same solver with
+    the search turned off)."""
+    import reportgen.stats.power as power_module
+
+    cases = [(n, psi) for n in (20, 60, 400, 5000) for psi in (0.05, 0.3, 0.9)]
+
+    def solve() -> list:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateDataWarning)  # NaN where none reaches
+            return [
+                minimum_detectable_effect(
+                    n, design="paired-binary", discordance=psi, alternative=alternative
+                )
+                for n, psi in cases
+            ]
+
+    fast = solve()
+    monkeypatch.setattr(power_module, "_monotone_exact", lambda *args: False)
+    scan = solve()
+    assert any(math.isnan(r.delta) for r in scan) and not all(math.isnan(r.delta) for r in scan)
+    for a, b in zip(fast, scan, strict=True):
+        assert repr((a.delta, a.power)) == repr((b.delta, b.power))

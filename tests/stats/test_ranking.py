@@ -732,3 +732,54 @@ def test_rank_distributions_in_chunks_hold_their_memory_bound(paired, resampling
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < 8 * R * B / 2  # 9.6 MB would be the whole matrix
+
+
+@pytest.mark.parametrize("systems", [12, 70])
+@pytest.mark.parametrize("every_pair", [True, False])
+def test_max_pair_terms_against_every_pair(systems, every_pair):
+    # reference: the plain form, max(0, max_k |Z_ia − Z_ib| / sd_k) over a gathered copy
+    # of every pair; the same bits (the bound only skips terms that cannot be larger)
+    from reportgen.stats import ranking as ranking_module
+
+    rng = np.random.default_rng(systems)
+    X = rng.normal(size=(60, systems)) + rng.normal(size=(60, 1))
+    X[:, 3] = X[:, 2] + 0.01 * rng.normal(size=60)  # a pair with a small sd
+    C = np.cov(X, rowvar=False) / 60
+    ia, ib = np.triu_indices(systems, 1)
+    sd = np.sqrt(C[ia, ia] + C[ib, ib] - 2 * C[ia, ib])
+    keep = np.ones(len(ia), bool) if every_pair else rng.random(len(ia)) < 0.3
+    ia, ib, sd = ia[keep], ib[keep], sd[keep]
+    pair_sd = np.full((systems, systems), np.inf)
+    pair_sd[ia, ib] = sd
+    w, V = np.linalg.eigh(C)
+    Z = rng.standard_normal((700, systems)) @ (V * np.sqrt(np.clip(w, 0, None))).T
+    expected = np.maximum(0.0, (np.abs(Z[:, ia] - Z[:, ib]) / sd).max(axis=1))
+    np.testing.assert_array_equal(ranking_module._max_pair_terms(Z, pair_sd), expected)
+    # a NaN spreads to its rows, as in the plain form
+    Z[5, 4] = np.nan
+    expected = np.maximum(0.0, (np.abs(Z[:, ia] - Z[:, ib]) / sd).max(axis=1))
+    np.testing.assert_array_equal(ranking_module._max_pair_terms(Z, pair_sd), expected)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_nonsignificant_edges_against_a_loop(alternative):
+    # reference: one pair at a time in Python, the undirected edge from the better-ranked
+    # system, NaN as None, sorted by (source, target)
+    from reportgen.stats.ranking import _nonsignificant_edges, _Tests
+
+    rng = np.random.default_rng(4)
+    B = 30
+    src, dst = np.triu_indices(B, 1)
+    p = rng.random(len(src)) * 0.2
+    p[rng.random(len(p)) < 0.1] = np.nan
+    tests = _Tests(tuple(f"s{i}" for i in range(B)), "all-pairs", alternative, 0.05, src, dst, p)
+    perm = rng.permutation(B)
+    pos = np.argsort(perm)
+    expected = []
+    for s, t, pv in zip(src, dst, p, strict=True):
+        if not pv <= 0.05:
+            if alternative == "two-sided" and pos[t] < pos[s]:
+                s, t = t, s
+            expected.append((int(pos[s]), int(pos[t]), None if np.isnan(pv) else float(pv)))
+    expected.sort(key=lambda e: (e[0], e[1]))
+    assert _nonsignificant_edges(tests, perm) == expected

@@ -214,7 +214,8 @@ def _row_lines(text: str, delimiter: str, n_rows: int) -> np.ndarray:
     """The line each data row starts on: blank lines (which the parser skips) and line
     breaks inside quoted fields move the rows below them down."""
     contiguous = np.arange(2, n_rows + 2, dtype=np.int64)
-    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    returns = text.count("\r")  # none in most files: no third pass for "\r\n"
+    breaks = text.count("\n") + (returns - text.count("\r\n") if returns else 0)
     if breaks + (not text.endswith(("\n", "\r"))) == n_rows + 1:
         return contiguous  # one line per row: the common case, no second parse
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)

@@ -213,3 +213,27 @@ def test_fast_csv_reader_reads_as_the_c_parser(text):
     fast.columns = [c.strip() for c in fast.columns]
     ref.columns = [c.strip() for c in ref.columns]
     pd.testing.assert_frame_equal(fast.astype(object), ref.astype(object))
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_row_lines_against_the_csv_module(ending):
+    """The line each row starts on, with every line ending, a blank line and a line
+    break inside a quoted field; reference: the csv module's ``line_num`` of each record."""
+    import csv
+    import io
+
+    from reportgen.data.adapters._tabular import _row_lines
+
+    for rows in (
+        ["system,item,score", "a,q1,1", "a,q2,0", "b,q1,1"],
+        ["system,item,score", "a,q1,1", "", "a,q2,0", 'b,"q\n1",1'],
+    ):
+        text = ending.join(rows) + ending
+        starts, start = [], 1
+        reader = csv.reader(io.StringIO(text, newline=""))
+        for record in reader:
+            if any(cell.strip() for cell in record):
+                starts.append(start)
+            start = reader.line_num + 1
+        n_rows = len(starts) - 1
+        assert _row_lines(text, ",", n_rows).tolist() == starts[1:]
