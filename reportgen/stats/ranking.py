@@ -36,7 +36,6 @@ from scipy import special, stats
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.records import columns_to_records, floats, ints, optional
 from reportgen.stats._common import TabularMixin, system_names
-from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._rank_agreement import (
     RankAgreement,
     TopsisResult,
