@@ -496,10 +496,18 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
         f"with no detectable difference, {len(comparison.not_compared)} not "
         "compared\n"
     )
-    for flip in comparison.flips:
+    flips = comparison.flips
+    if len(flips) <= 3:
+        for flip in flips:
+            sys.stdout.write(
+                f"items: {shown(flip.name)}: lost {flip.n_lost}, gained {flip.n_gained} "
+                f"of {flip.n_items}\n"
+            )
+    else:  # one line, not one per dataset × metric; each is in tables/flips.csv
+        lost, gained = sum(f.n_lost for f in flips), sum(f.n_gained for f in flips)
         sys.stdout.write(
-            f"items: {shown(flip.name)}: lost {flip.n_lost}, gained {flip.n_gained} "
-            f"of {flip.n_items}\n"
+            f"items: lost {lost:,}, gained {gained:,} over "
+            f"{count(len(flips), 'dataset × metric')} (each in tables/flips.csv)\n"
         )
     for entry in comparison.not_compared:
         closest = f" (closest names there: {', '.join(entry.closest)})" if entry.closest else ""

@@ -380,3 +380,28 @@ def test_items_line_names_the_largest_losses_when_there_are_many_units():
     shares = sorted((f.n_lost / f.n_items for f in release.flips), reverse=True)
     got = sorted((int(lost) / int(n) for lost, _, n in named), reverse=True)
     assert got == pytest.approx(shares[:MAX_DECISION_ITEMS])
+
+
+def test_release_console_names_few_flipped_units_and_sums_many(capsys):
+    # the console says the items lost and gained: one line per dataset × metric for up
+    # to three, else one line of sums (every item is in tables/flips.csv)
+    from reportgen.cli import _release_gate
+
+    _, analysis = _opus_haiku([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
+    verdict = analysis.to_results()["verdict"]
+    flips = verdict["flips"]
+    assert len(flips) == 2
+    _release_gate(verdict, gate=None, allow_partial=False)
+    out = capsys.readouterr().out
+    for f in flips:
+        line = f"items: {f['dataset']} / {f['metric']}: lost {f['n_lost']}, gained {f['n_gained']}"
+        assert line in out
+    many = dict(
+        verdict, flips=[dict(f, dataset=f"{f['dataset']}-{k}") for k in range(3) for f in flips]
+    )
+    _release_gate(many, gate=None, allow_partial=False)
+    out = capsys.readouterr().out
+    lost = 3 * sum(f["n_lost"] for f in flips)
+    gained = 3 * sum(f["n_gained"] for f in flips)
+    assert f"items: lost {lost:,}, gained {gained:,} over 6 dataset × metrics" in out
+    assert out.count("items:") == 1
