@@ -5,6 +5,8 @@ report once per test run, whatever the number of pytest-xdist workers."""
 from __future__ import annotations
 
 import fcntl
+import functools
+import gc
 import os
 import pickle
 import shutil
@@ -42,6 +44,31 @@ class _HeavyFilesFirst:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_HeavyFilesFirst(), "reportgen-heavy-files-first")
+    _reference_multipletests_without_gc_collect()
+
+
+def _reference_multipletests_without_gc_collect() -> None:
+    """statsmodels' ``multipletests``, the reference of the multiplicity tests, calls
+    ``gc.collect()`` on every Holm call (statsmodels/stats/multitest.py): about 1 s in a
+    test worker that has made reports (a full collection walks every live object), 0.4 ms
+    without. The collection frees memory and changes no result, so the reference skips
+    it during its calls. Done before the test modules are collected, so their ``from
+    statsmodels.stats.multitest import multipletests`` gets it; reportgen itself never
+    calls ``multipletests``."""
+    from statsmodels.stats import multitest
+
+    real = multitest.multipletests
+
+    @functools.wraps(real)
+    def multipletests(*args: Any, **kwargs: Any) -> Any:
+        collect = gc.collect
+        gc.collect = lambda generation=2: 0
+        try:
+            return real(*args, **kwargs)
+        finally:
+            gc.collect = collect
+
+    multitest.multipletests = multipletests
 
 
 def _heavy_files_first(items: list[pytest.Item]) -> None:
