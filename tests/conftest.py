@@ -23,7 +23,16 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 #: Fixtures that make a report end to end (tests/report/conftest.py and the report tests'
 #: module fixtures): a test using one of them, directly or through another fixture, is e2e.
-E2E_FIXTURES = frozenset({"example_release_runs", "example_report", "rag_report", "hostile_report"})
+E2E_FIXTURES = frozenset(
+    {
+        "example_release_runs",
+        "example_report",
+        "rag_report",
+        "hostile_report",  # test_names_shown.py
+        "reports",  # test_browser_layout.py
+        "tabs_report",  # test_tabs.py
+    }
+)
 TIERS = ("e2e", "integration", "unit")
 
 
