@@ -23,4 +23,4 @@ fi
 .venv-test/bin/python -m mypy
 .venv-test/bin/lint-imports
 # on every core, one test file per worker at a time (module fixtures stay shared)
-exec .venv-test/bin/python -m pytest -n auto --dist loadfile "$@"
+exec .venv-test/bin/python -m pytest -n auto --dist loadfile --no-loadscope-reorder "$@"

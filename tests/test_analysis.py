@@ -52,6 +52,12 @@ def example():
     return load(root / "data", config=root / "reportgen.toml")
 
 
+@pytest.fixture(scope="module")
+def example_seed_1(example):
+    """The example analysed with the default options and seed 1, read by three tests."""
+    return analyze(example, AnalysisOptions(seed=1))
+
+
 def test_results_json_contract(example):
     analysis = analyze(example, AnalysisOptions(seed=3))
     results = analysis.to_results()
@@ -76,8 +82,8 @@ def test_results_json_contract(example):
     assert results["data"]["items"]["python"] == 520
 
 
-def test_paired_t_per_sample_list_against_scipy(example):
-    analysis = analyze(example, AnalysisOptions(seed=1))
+def test_paired_t_per_sample_list_against_scipy(example, example_seed_1):
+    analysis = example_seed_1
     sl = analysis.unit("java", "edit_similarity")
     view = example.paired("java", "edit_similarity")
     raw = []
@@ -94,8 +100,8 @@ def test_paired_t_per_sample_list_against_scipy(example):
     )
 
 
-def test_correct_across_all_uses_one_family(example):
-    local = analyze(example, AnalysisOptions(seed=1))
+def test_correct_across_all_uses_one_family(example, example_seed_1):
+    local = example_seed_1
     every = analyze(example, AnalysisOptions(seed=1, correct_across="all"))
     raw = [r["p_value"] for r in local.comparisons()]
     # statsmodels: one Holm-Šidák family over all comparisons
@@ -109,8 +115,8 @@ def test_correct_across_all_uses_one_family(example):
     )
 
 
-def test_runs_are_averaged_per_item(example):
-    analysis = analyze(example, AnalysisOptions(seed=1))
+def test_runs_are_averaged_per_item(example, example_seed_1):
+    analysis = example_seed_1
     sl = analysis.unit("unittests", "pass")
     assert sl.n_runs == 5 and sl.test == "paired t"
     view = example.paired("unittests", "pass")

@@ -2,8 +2,9 @@
 the notebook takes 5-20 s): three archived release reports of the bundled example, one per
 synthetic release, as a team would keep them next to their checkpoints; the history of
 those three (and with its PDF); the example's evaluation report; the RAG data's report;
-the report of all the shared eval-arena benchmarks. A test that changes a
-shared report works on a copy (``shutil.copytree``)."""
+the report of all the shared eval-arena benchmarks. Each is made once per test run,
+however many pytest-xdist workers use it (``built_once`` of tests/conftest.py). A test
+that changes a shared report works on a copy (``shutil.copytree``)."""
 
 from __future__ import annotations
 
@@ -40,114 +41,135 @@ def example_releases(example_release_runs) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def example_release_runs(tmp_path_factory) -> dict[str, tuple[Path, RunResult]]:
+def example_release_runs(built_once) -> dict[str, tuple[Path, RunResult]]:
     """The release reports of `example_releases` with what `run_report` returned."""
-    base = tmp_path_factory.mktemp("checkpoints")
-    out = {}
-    for k, (label, baseline, candidate) in enumerate(RELEASES):
-        checkpoint = base / label
-        checkpoint.mkdir()
-        (checkpoint / "model.safetensors").write_bytes(b"weights")
-        folder = checkpoint / "eval-report"
-        result = run_report(
-            RunSpec(
-                data=(str(EXAMPLE),),
-                out=str(folder),
-                config=str(EXAMPLE_CONFIG),
-                analysis_options={"seed": 11 + k, "n_resamples": 999, "baseline": baseline},
-                title="Example release",
-                release=label,
-                template="release",
-                baseline=baseline,
-                candidate=candidate,
-                formats=("html", "pdf") if label == "v10.0" else ("html",),
+
+    def make(base: Path) -> dict[str, tuple[Path, RunResult]]:
+        out = {}
+        for k, (label, baseline, candidate) in enumerate(RELEASES):
+            checkpoint = base / label
+            checkpoint.mkdir()
+            (checkpoint / "model.safetensors").write_bytes(b"weights")
+            folder = checkpoint / "eval-report"
+            result = run_report(
+                RunSpec(
+                    data=(str(EXAMPLE),),
+                    out=str(folder),
+                    config=str(EXAMPLE_CONFIG),
+                    analysis_options={"seed": 11 + k, "n_resamples": 999, "baseline": baseline},
+                    title="Example release",
+                    release=label,
+                    template="release",
+                    baseline=baseline,
+                    candidate=candidate,
+                    formats=("html", "pdf") if label == "v10.0" else ("html",),
+                )
             )
-        )
-        out[label] = (folder, result)
-    return out
+            out[label] = (folder, result)
+        return out
+
+    return built_once("checkpoints", make)
 
 
 @pytest.fixture(scope="session")
-def example_history(example_releases, tmp_path_factory) -> tuple[Path, str]:
+def example_history(example_releases, built_once) -> tuple[Path, str]:
     """`reportgen history` of the three releases given out of order (lexicographic order
     would be v10.0 < v2.0 < v9.1): the folder and what the command printed."""
-    out = tmp_path_factory.mktemp("history") / "history"
-    reports = [str(example_releases[k]) for k in ("v10.0", "v2.0", "v9.1")]
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        code = main(["history", *reports, "--out", str(out), "--format", "html", "--quiet"])
-    assert code == 0
-    return out, printed.getvalue()
+
+    def make(base: Path) -> tuple[Path, str]:
+        out = base / "history"
+        reports = [str(example_releases[k]) for k in ("v10.0", "v2.0", "v9.1")]
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code = main(["history", *reports, "--out", str(out), "--format", "html", "--quiet"])
+        assert code == 0
+        return out, printed.getvalue()
+
+    return built_once("history", make)
 
 
 @pytest.fixture(scope="session")
-def history_pdf(example_releases, tmp_path_factory) -> Path:
+def history_pdf(example_releases, built_once) -> Path:
     """`reportgen history` of the three releases with its PDF (the landscape page of
     changes): the folder."""
-    out = tmp_path_factory.mktemp("history-pdf") / "history"
-    reports = [str(example_releases[k]) for k in ("v2.0", "v9.1", "v10.0")]
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = main(["history", *reports, "--out", str(out), "--format", "html,pdf", "--quiet"])
-    assert code == 0
-    return out
+
+    def make(base: Path) -> Path:
+        out = base / "history"
+        reports = [str(example_releases[k]) for k in ("v2.0", "v9.1", "v10.0")]
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = main(["history", *reports, "--out", str(out), "--format", "html,pdf", "--quiet"])
+        assert code == 0
+        return out
+
+    return built_once("history-pdf", make)
 
 
 @pytest.fixture(scope="session")
-def arena_report(shared_data, tmp_path_factory) -> Path:
+def arena_report(shared_data, built_once) -> Path:
     """The report (HTML and PDF) of all five shared eval-arena benchmarks at once (170
-    systems, long benchmark names): the many-benchmark report. Tests using it are
-    marked e2e themselves."""
-    out = tmp_path_factory.mktemp("arena") / "arena"
-    run_report(
-        RunSpec(
-            data=(str(shared_data / "eval-arena"),),
-            out=str(out),
-            analysis_options={"seed": 1, "n_resamples": 999},
-            title="eval-arena",
+    systems, long benchmark names): the many-benchmark report."""
+
+    def make(base: Path) -> Path:
+        out = base / "arena"
+        run_report(
+            RunSpec(
+                data=(str(shared_data / "eval-arena"),),
+                out=str(out),
+                analysis_options={"seed": 1, "n_resamples": 999},
+                title="eval-arena",
+            )
         )
-    )
-    return out
+        return out
+
+    return built_once("arena", make)
 
 
 @pytest.fixture(scope="session")
-def example_report(tmp_path_factory) -> tuple[Path, RunResult, list[str]]:
+def example_report(built_once) -> tuple[Path, RunResult, list[str]]:
     """The example's evaluation report (HTML, PDF, notebook) with the default options, as
     a user first sees it (test_layout.py holds it to its page budget): the folder, what
     `run_report` returned, its progress lines."""
-    out = tmp_path_factory.mktemp("run") / "report"
-    lines: list[str] = []
-    spec = RunSpec(
-        data=(str(EXAMPLE),),
-        out=str(out),
-        config=str(EXAMPLE_CONFIG),
-        analysis_options={"seed": 3, "n_resamples": 999},
-        title="Example evaluation",
-        release="v1.2",
-    )
-    result = run_report(spec, progress=lines.append)
-    return out, result, lines
+
+    def make(base: Path) -> tuple[Path, RunResult, list[str]]:
+        out = base / "report"
+        lines: list[str] = []
+        spec = RunSpec(
+            data=(str(EXAMPLE),),
+            out=str(out),
+            config=str(EXAMPLE_CONFIG),
+            analysis_options={"seed": 3, "n_resamples": 999},
+            title="Example evaluation",
+            release="v1.2",
+        )
+        result = run_report(spec, progress=lines.append)
+        return out, result, lines
+
+    return built_once("run", make)
 
 
 @pytest.fixture(scope="session")
-def rag_report(shared_data, tmp_path_factory) -> tuple[Path, Path, RunResult]:
+def rag_report(shared_data, built_once) -> tuple[Path, Path, RunResult]:
     """The report (HTML and PDF) of the three metric files of six RAG configurations on
-    140 questions, made from a copy of the data (which a test may change): the report
-    folder, the data folder, what `run_report` returned."""
-    base = tmp_path_factory.mktemp("rag")
-    data = base / "data"
-    shutil.copytree(shared_data / "ibm-rag", data)
-    for f in data.iterdir():
-        f.chmod(0o644)
-    out = base / "report"
-    result = run_report(
-        RunSpec(
-            data=(str(data),),
-            out=str(out),
-            analysis_options={"seed": 5, "n_resamples": 999},
-            title="RAG configurations",
+    140 questions, made from a copy of the data (which a test may change, on a copy of its
+    own): the report folder, the data folder, what `run_report` returned."""
+
+    def make(base: Path) -> tuple[Path, Path, RunResult]:
+        data = base / "data"
+        shutil.copytree(shared_data / "ibm-rag", data)
+        for f in data.iterdir():
+            f.chmod(0o644)
+        out = base / "report"
+        result = run_report(
+            RunSpec(
+                data=(str(data),),
+                out=str(out),
+                analysis_options={"seed": 5, "n_resamples": 999},
+                title="RAG configurations",
+            )
         )
-    )
-    return out, data, result
+        return out, data, result
+
+    return built_once("rag", make)
 
 
 @pytest.fixture(scope="module")

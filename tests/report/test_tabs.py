@@ -40,7 +40,7 @@ PHONE = {"width": 375, "height": 800}
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
+def tabs_report(tmp_path_factory) -> Path:
     """The folder of the small report (report.html and report.pdf)."""
     base = tmp_path_factory.mktemp("tabs")
     data = base / "results.csv"
@@ -89,8 +89,8 @@ def _headings(html: str) -> list[str]:
 # ------------------------------------------------------------------ markup
 
 
-def test_every_dataset_metric_has_a_panel_and_a_tab(report):
-    html = (report / "report.html").read_text(encoding="utf-8")
+def test_every_dataset_metric_has_a_panel_and_a_tab(tabs_report):
+    html = (tabs_report / "report.html").read_text(encoding="utf-8")
     ids = _headings(html)
     assert len(ids) == len(DATASETS) * 3  # three metrics in the example's config
     for sid in ids:
@@ -113,8 +113,8 @@ def test_tabs_group_by_dataset_or_name_both_parts():
 # ------------------------------------------------------------------ in the browser
 
 
-def test_one_panel_at_a_time_and_a_tab_shows_its_panel(browser, report):
-    with _page(browser, report / "report.html", DESKTOP) as page:
+def test_one_panel_at_a_time_and_a_tab_shows_its_panel(browser, tabs_report):
+    with _page(browser, tabs_report / "report.html", DESKTOP) as page:
         _open_fold(page)
         panels = page.evaluate(_PANELS_JS)
         assert [p["shown"] for p in panels] == [True] + [False] * (len(panels) - 1)
@@ -136,17 +136,17 @@ def test_one_panel_at_a_time_and_a_tab_shows_its_panel(browser, report):
         assert _shown(page) == [panels[2]["id"]]
 
 
-def test_a_link_to_a_panels_heading_shows_that_panel(browser, report):
-    html = (report / "report.html").read_text(encoding="utf-8")
+def test_a_link_to_a_panels_heading_shows_that_panel(browser, tabs_report):
+    html = (tabs_report / "report.html").read_text(encoding="utf-8")
     target = _headings(html)[-1]
     # as a contents entry, a bookmark or an e-mail links it: the heading's own id
-    with _page(browser, report / "report.html", DESKTOP, f"#{target}") as page:
+    with _page(browser, tabs_report / "report.html", DESKTOP, f"#{target}") as page:
         assert _shown(page) == [target]
         assert page.locator(f"#{target}").is_visible()
         top = page.locator(f"#{target}").bounding_box()
         # scrolled to the heading: its top at the window's (a sub-pixel above it is the same)
         assert top is not None and -1 <= top["y"] < DESKTOP["height"]
-    with _page(browser, report / "report.html", DESKTOP) as page:  # a contents link
+    with _page(browser, tabs_report / "report.html", DESKTOP) as page:  # a contents link
         _open_fold(page)
         page.evaluate(
             "t => { const a = document.createElement('a'); a.href = '#' + t; a.id = 'go';"
@@ -157,8 +157,8 @@ def test_a_link_to_a_panels_heading_shows_that_panel(browser, report):
         assert _shown(page) == [target]
 
 
-def test_the_page_does_not_scroll_sideways_at_phone_width(browser, report):
-    with _page(browser, report / "report.html", PHONE) as page:
+def test_the_page_does_not_scroll_sideways_at_phone_width(browser, tabs_report):
+    with _page(browser, tabs_report / "report.html", PHONE) as page:
         _open_fold(page)
         widths = page.evaluate(
             "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
@@ -168,8 +168,8 @@ def test_the_page_does_not_scroll_sideways_at_phone_width(browser, report):
         assert widths[2] <= PHONE["width"], widths
 
 
-def test_printed_every_panel_shows_and_the_tab_bar_hides(browser, report):
-    with _page(browser, report / "report.html", DESKTOP) as page:
+def test_printed_every_panel_shows_and_the_tab_bar_hides(browser, tabs_report):
+    with _page(browser, tabs_report / "report.html", DESKTOP) as page:
         _open_fold(page)
         page.emulate_media(media="print")
         panels = page.evaluate(_PANELS_JS)
@@ -178,14 +178,17 @@ def test_printed_every_panel_shows_and_the_tab_bar_hides(browser, report):
         assert not page.locator("#per-dataset-metric .rg-tab-bar").is_visible()
 
 
-def test_the_pdf_has_every_dataset_metric_heading(report):
+def test_the_pdf_has_every_dataset_metric_heading(tabs_report):
     pdftotext = shutil.which("pdftotext")
     if pdftotext is None:
         pytest.skip("no pdftotext (apt-get install poppler-utils)")
     text = subprocess.run(
-        [pdftotext, str(report / "report.pdf"), "-"], capture_output=True, text=True, check=True
+        [pdftotext, str(tabs_report / "report.pdf"), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
-    html = (report / "report.html").read_text(encoding="utf-8")
+    html = (tabs_report / "report.html").read_text(encoding="utf-8")
     titles = re.findall(r'<h3 id="list-[^"]+">([^<]+)</h3>', html)
     assert len(titles) == len(DATASETS) * 3
     lines = {" ".join(line.split()) for line in text.splitlines()}
