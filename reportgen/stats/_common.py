@@ -289,3 +289,21 @@ class PairsMixin(TabularMixin):
             ci_high=this.ci_high,
             confidence=this.confidence,
         )
+
+    def interval_columns(self) -> dict[str, Any]:
+        """The interval columns of every pair's record (for
+        :func:`reportgen.records.columns_to_records`): the marginal interval, the adjusted
+        one with its level, the method and the confidence, in the order of results.json."""
+        from reportgen.records import floats
+
+        this: Any = self
+        low, high = self.adjusted_interval()
+        return {
+            "ci_low": floats(this.ci_low),
+            "ci_high": floats(this.ci_high),
+            "ci_adjusted_low": floats(low),
+            "ci_adjusted_high": floats(high),
+            "confidence_adjusted": floats(1.0 - self.decision_levels()),
+            "ci_method": this.ci_method,
+            "confidence": this.confidence,
+        }

@@ -1178,7 +1178,6 @@ class CorpusComparisonResult(PairsMixin):
         ``mean_a``/``mean_b`` hold the corpus metric values (also under
         ``metric_a``/``metric_b``); there is no standardised effect size
         (``effect_size`` None)."""
-        adj_low, adj_high = self.adjusted_interval()
         a, b, diff, n = (
             floats(self.metric_a),
             floats(self.metric_b),
@@ -1205,13 +1204,7 @@ class CorpusComparisonResult(PairsMixin):
                 "mean_a": a,
                 "mean_b": b,
                 "diff": diff,
-                "ci_low": floats(self.ci_low),
-                "ci_high": floats(self.ci_high),
-                "ci_adjusted_low": floats(adj_low),
-                "ci_adjusted_high": floats(adj_high),
-                "confidence_adjusted": floats(1.0 - self.decision_levels()),
-                "ci_method": self.ci_method,
-                "confidence": self.confidence,
+                **self.interval_columns(),
                 "n_a": n,
                 "n_b": n,
                 "runs": self.n_runs,

@@ -248,7 +248,6 @@ class PairwiseResult(PairsMixin):
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the field names of results.json (NaN as None)."""
         n = self.n_pairs
-        adj_low, adj_high = self.adjusted_interval()
         return columns_to_records(
             {
                 "system_a": self.system_a,
@@ -272,13 +271,7 @@ class PairwiseResult(PairsMixin):
                 "mean_a": floats(self.mean_a),
                 "mean_b": floats(self.mean_b),
                 "diff": floats(self.diff),
-                "ci_low": floats(self.ci_low),
-                "ci_high": floats(self.ci_high),
-                "ci_adjusted_low": floats(adj_low),
-                "ci_adjusted_high": floats(adj_high),
-                "confidence_adjusted": floats(1.0 - self.decision_levels()),
-                "ci_method": self.ci_method,
-                "confidence": self.confidence,
+                **self.interval_columns(),
                 "n_a": ints(self.n_a),
                 "n_b": ints(self.n_b),
                 "exact": self.exact,
