@@ -826,7 +826,8 @@ def test_html_to_pdf_input_validation(tmp_path):
     ],
 )
 def test_html_to_pdf_page_sizes(tmp_path, page_size, portrait, landscape):
-    wide = _table([f"c{i}" for i in range(12)], [[1] * 12])
+    # wide enough at its widest that no portrait page holds it: it keeps its landscape page
+    wide = _table([f"column {i}" for i in range(12)], [[123456.789] * 12])
     nb = v4.new_notebook(
         cells=[v4.new_markdown_cell("text"), v4.new_code_cell("x", outputs=[_html_output(wide)])]
     )

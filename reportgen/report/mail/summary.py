@@ -457,7 +457,7 @@ def _difference_chart(
             base.mark_point(filled=True, size=50).encode(x=alt.X("diff:Q"), color=colour),
             alt.Chart(inline_data([{"zero": 0.0}]))
             .mark_rule(strokeDash=[4, 3], color="#52606d")
-            .encode(x="zero:Q"),
+            .encode(x=alt.X("zero:Q")),
         ]
         if any(d["margin"] is not None for d in data):
             layers.append(

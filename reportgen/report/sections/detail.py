@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from reportgen import format as fmt
+from reportgen.analysis.results import UnitResult
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -99,12 +100,7 @@ def noise_and_power(report: Report) -> HTMLBlock | None:
 def noise_detail(report: Report) -> HTMLBlock | None:
     """Benchmark noise per dataset × metric (Wang et al. 2024): p-value against
     difference, |A − B| against A + B, Bradley-Terry ratings, the MDE curve."""
-    from reportgen.charts import (
-        bradley_terry_chart,
-        difference_vs_sum_chart,
-        power_curve_chart,
-        pvalue_vs_difference_chart,
-    )
+    from reportgen.charts import power_curve_chart
 
     body: list[str] = []
     curve_unit = next((u for u in _sample_lists(report) if u.mde_curve is not None), None)
@@ -149,42 +145,7 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         )
         if len(unit.systems) < 3:
             continue  # one pair: the numbers say it all
-        figures = [
-            _try_chart(
-                partial(
-                    pvalue_vs_difference_chart,
-                    profile,
-                    title=f"{unit.dataset} / {unit.metric}: p-value vs difference of each pair",
-                ),
-                "p-value of each pair against its difference.",
-                report,
-            )
-        ]
-        if profile.modality == "binary":
-            figures.append(
-                _try_chart(
-                    partial(
-                        difference_vs_sum_chart,
-                        profile,
-                        title=f"{unit.dataset} / {unit.metric}: |A − B| vs A + B of each pair",
-                    ),
-                    "|A − B| against A + B (discordant items) with the "
-                    "exact significance boundaries.",
-                    report,
-                )
-            )
-        bt = None if unit.leaderboard is None else unit.leaderboard.bradley_terry
-        bt_chart = ""
-        if bt is not None and len(unit.systems) <= MAX_BT_SYSTEMS:
-            bt_chart = _try_chart(
-                partial(
-                    bradley_terry_chart,
-                    bt,
-                    title=f"{unit.dataset} / {unit.metric}: Bradley-Terry ratings",
-                ),
-                "Bradley-Terry ratings (Elo scale) with bootstrap intervals.",
-                report,
-            )
+        figures, bt_chart = _noise_charts(unit, report)
         n = len(unit.systems)
         if n > NOISE_PRINT_SYSTEMS:
             body.append(screen_only(charts_row(*figures, bt_chart)))
@@ -206,6 +167,51 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         fold="p-values against differences, discordant items and "
         "Bradley-Terry ratings per dataset × metric",
     )
+
+
+def _noise_charts(unit: UnitResult, report: Report) -> tuple[list[str], str]:
+    """The noise charts of one dataset × metric: p-value against difference, |A − B|
+    against A + B (0/1 scores), and the Bradley-Terry chart ("" when not drawn)."""
+    from reportgen.charts import (
+        bradley_terry_chart,
+        difference_vs_sum_chart,
+        pvalue_vs_difference_chart,
+    )
+
+    profile, where = unit.noise, f"{unit.dataset} / {unit.metric}"
+    assert profile is not None  # noise_detail draws only units with a noise profile
+    figures = [
+        _try_chart(
+            partial(
+                pvalue_vs_difference_chart,
+                profile,
+                title=f"{where}: p-value vs difference of each pair",
+            ),
+            "p-value of each pair against its difference.",
+            report,
+        )
+    ]
+    if profile.modality == "binary":
+        figures.append(
+            _try_chart(
+                partial(
+                    difference_vs_sum_chart,
+                    profile,
+                    title=f"{where}: |A − B| vs A + B of each pair",
+                ),
+                "|A − B| against A + B (discordant items) with the exact significance boundaries.",
+                report,
+            )
+        )
+    bt = None if unit.leaderboard is None else unit.leaderboard.bradley_terry
+    bt_chart = ""
+    if bt is not None and len(unit.systems) <= MAX_BT_SYSTEMS:
+        bt_chart = _try_chart(
+            partial(bradley_terry_chart, bt, title=f"{where}: Bradley-Terry ratings"),
+            "Bradley-Terry ratings (Elo scale) with bootstrap intervals.",
+            report,
+        )
+    return figures, bt_chart
 
 
 # --------------------------------------------------------------------------- items
