@@ -412,3 +412,34 @@ def test_skew_flags_against_scipy_skew_per_pair_whatever_the_chunk():
     assert expected.any() and not expected.all()
     for chunk in (None, 1, 4, 1000):
         assert np.array_equal(skew_flags(X, ia, ib, 0.05, chunk=chunk), expected)
+
+
+def test_studentized_replicates_against_the_plain_expression():
+    # reference: the bootstrap-t replicate written as one numpy expression (Efron &
+    # Tibshirani 1993, §12.5) on the same resamples; the in-place version must give the
+    # same bits, ±inf for a resample of one repeated value and 0 when it equals the mean
+    from reportgen.stats._degenerate import studentized_replicates
+    from reportgen.stats._resampling import bootstrap_counts, exact_product
+
+    rng = np.random.default_rng(11)
+    n = 9
+    D = np.column_stack(
+        [
+            rng.lognormal(size=n),  # skewed
+            rng.normal(size=n),
+            np.full(n, 0.25),  # constant: every resample repeats one value
+            np.r_[np.zeros(n - 1), 3.0],  # mostly one value: some resamples constant
+        ]
+    )
+    got = studentized_replicates(D, np.random.default_rng(5), 500, 2**26)  # one chunk
+    counts = bootstrap_counts(np.random.default_rng(5), 500, n)
+    C = D - D.mean(axis=0)  # the same exact sums (a constant resample has variance 0)
+    sums = exact_product(np.hstack([C, C * C]), n).weighted_sums(counts)
+    m1, m2 = sums[:, :4] / n, sums[:, 4:] / n
+    var = np.maximum(m2 - m1 * m1, 0.0) * n / (n - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = m1 / np.sqrt(var / n)
+    expected = np.where(var > 0, t, np.where(m1 > 0, np.inf, np.where(m1 < 0, -np.inf, 0.0)))
+    np.testing.assert_array_equal(got, expected)  # bit for bit, infinities included
+    assert np.isinf(got[:, 3]).any()
+    assert np.isinf(got[:, 2]).sum() == 0 and np.all(got[:, 2] == 0)  # at the mean: 0
