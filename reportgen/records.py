@@ -38,7 +38,6 @@ __all__ = [
     "nonempty",
     "optional",
     "plain",
-    "strings",
 ]
 
 T = TypeVar("T")
@@ -61,11 +60,6 @@ def bools(values: Any) -> list[bool]:
     return np.asarray(values, dtype=bool).ravel().tolist()
 
 
-def strings(values: Iterable[Any]) -> list[str]:
-    """Per-row strings of ``values``."""
-    return [str(v) for v in values]
-
-
 def nonempty(values: Iterable[Any]) -> list[Any]:
     """Per-row values of ``values`` with the empty ones (``""``, None) as None."""
     return [v or None for v in values]
@@ -81,7 +75,7 @@ def columns_to_records(columns: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One dict per row, keys in the order of ``columns``.
 
     A column is a list, tuple or numpy array (one value per row: the converted columns
-    of :func:`floats`, :func:`ints`, :func:`bools`, :func:`strings`, :func:`optional`, a
+    of :func:`floats`, :func:`ints`, :func:`bools`, :func:`nonempty`, :func:`optional`, a
     tuple of names, or an array of Python-ready values such as strings); any other
     value (a string, number, bool or None) is repeated in every row. Every column has
     the same length.

@@ -1124,7 +1124,7 @@ class HistoryResult:
 
 def _history_parameters(spec: HistorySpec, build: Path) -> dict[str, Any]:
     """The history notebook's parameters (paths as given: no private absolute path)."""
-    from reportgen.report.pipeline import shown_path
+    from reportgen.report.pipeline import parameter_path
 
     return {
         "reports": [str(r) for r in spec.reports],
@@ -1134,7 +1134,7 @@ def _history_parameters(spec: HistorySpec, build: Path) -> dict[str, Any]:
         "recompute": spec.recompute,
         "title": spec.title,
         "theme": spec.theme,
-        "output_dir": shown_path(build),
+        "output_dir": parameter_path(build),
     }
 
 

@@ -148,7 +148,7 @@ def resolve_template(template: str) -> Path:
     path = Path(template)
     bundled = resources.notebook_templates_dir() / f"{template}.ipynb"
     if path.suffix != ".ipynb" and template == path.name and bundled.is_file():
-        return resources.notebook_template(template)
+        return bundled
     if path.suffix == ".ipynb" or path.exists():
         if not path.is_file():
             raise InputError(
@@ -474,9 +474,10 @@ def _failed_cell(path: Path) -> tuple[str, int]:
     return "unknown", 0
 
 
-def shown_path(path: Path) -> str:
-    """``path`` relative to the working directory (as a notebook parameter or in a
-    report: no private absolute path), or absolute where no relative path exists."""
+def parameter_path(path: Path) -> str:
+    """``path`` relative to the working directory, as a notebook parameter that the
+    kernel (started in the same directory) can open; absolute where no relative path
+    exists. What a reader sees is :func:`reportgen.plaintext.shown_path`."""
     try:
         return os.path.relpath(path)
     except ValueError:  # another drive (Windows)
@@ -822,7 +823,7 @@ def _notebook_parameters(
         "title": title,
         "release": spec.release or "",
         "theme": spec.theme,
-        "output_dir": shown_path(build),
+        "output_dir": parameter_path(build),
         "max_table_rows": spec.max_table_rows,
         "analysis_file": str(handed[0]),
         "analysis_sha256": handed[1],
