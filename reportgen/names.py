@@ -35,8 +35,12 @@ __all__ = [
     "CorrectAcross",
     "EffectLevel",
     "Executor",
+    "ESTIMANDS",
+    "Estimand",
+    "INTERVAL_KINDS",
     "Gate",
     "IfExists",
+    "IntervalKind",
     "Method",
     "NanPolicy",
     "NonfinitePolicy",
@@ -88,6 +92,19 @@ IF_EXISTS: tuple[str, ...] = get_args(IfExists)
 #: The release gates (``--gate``).
 Gate = Literal["regression", "non-inferiority"]
 GATES: tuple[str, ...] = get_args(Gate)
+
+#: What an adjusted interval promises (docs/statistics.md): ``simultaneous`` (Bonferroni,
+#: Šidák: all intervals of the family cover together with probability ≥ 1 − α),
+#: ``step-down compatible`` (Holm, Holm-Šidák: Strassburger & Bretz 2008, a rejected
+#: comparison gets only its sign unless all are rejected), ``FCR`` (BH, BY: Benjamini &
+#: Yekutieli 2005, the expected share of non-covering intervals among those shown is ≤ α)
+#: or ``unadjusted`` (no correction, or a family of one).
+IntervalKind = Literal["simultaneous", "step-down compatible", "FCR", "unadjusted"]
+INTERVAL_KINDS: tuple[str, ...] = get_args(IntervalKind)
+#: What a metric's comparisons estimate (``[metrics.NAME] estimand``): the difference of
+#: means, of 20% trimmed means (Yuen's paired test) or the Hodges-Lehmann shift (Wilcoxon).
+Estimand = Literal["mean", "trimmed", "hodges-lehmann"]
+ESTIMANDS: tuple[str, ...] = get_args(Estimand)
 
 #: The built-in input formats (``--format``), in about the order detection tries them.
 INPUT_FORMATS: tuple[str, ...] = (
