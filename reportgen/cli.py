@@ -11,13 +11,16 @@ import re
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from reportgen import __version__
 from reportgen import config as declared
 from reportgen.errors import ReportgenError, ReportgenWarning
 from reportgen.names import INPUT_FORMATS
-from reportgen.plaintext import shown
+from reportgen.plaintext import count, shown
+
+if TYPE_CHECKING:
+    from reportgen.analysis.release import ReleaseComparison
 
 __all__ = ["main"]
 
@@ -281,15 +284,13 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         if_exists=args.if_exists,
         progress=_to_stderr,
     )
-    analysis, results, path = done.analysis, done.results, done.out / "results.json"
-    # counted from the analysis: a large results.json keeps its comparisons in tables/
-    compared = [u.comparisons for u in analysis.compared]
-    n_pairs = sum(int(c.n_pairs) for c in compared)
-    significant = sum(int(c.significant().sum()) for c in compared)
+    analysis, path = done.analysis, done.out / "results.json"
+    ledger = analysis.ledger
     sys.stdout.write(
-        f"{n_pairs} comparisons in {len(analysis.compared)} "
-        f"dataset × metric sample lists, {significant} significant "
-        f"({analysis.ledger.family.describe()}); seed {analysis.seed}\n"
+        f"{count(ledger.n_comparisons, 'comparison')} in "
+        f"{count(len(ledger.compared), 'dataset × metric sample list')}, "
+        f"{ledger.n_significant:,} significant ({ledger.family.describe()}); "
+        f"seed {analysis.seed}\n"
         f"wrote {path}\n"
     )
     by_name = [m for m, info in analysis.table.metrics.items() if info.direction_source == "name"]
@@ -298,23 +299,20 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
         _to_stderr(f"reportgen: note: {direction_note(by_name)}")
     _unit_notes(
-        [(u.name, u.degenerate_reason) for u in analysis.units if u.degenerate_reason]
-        + [(u.name, u.skewed_note) for u in analysis.units if u.skewed_note]
+        [(u.name, u.degenerate_reason) for u in ledger.units if u.degenerate_reason]
+        + [(u.name, u.skewed_note) for u in ledger.units if u.skewed_note]
     )
-    ordered = [r for r in results.get("rankings", []) if r.get("kind") == "ordered"]
-    if ordered:
-        from reportgen.report.render.ranking_text import neighbour_pairs, ordering_line
+    if ledger.ranking is not None:
+        from reportgen.analysis.ledger.words import ordering_line
 
-        entry = ordered[0]
-        if not isinstance(entry.get("pairs"), list):  # in tables/ranking_pairs.parquet
-            entry = {**entry, "pairs": neighbour_pairs(analysis.ranking)}
-        sys.stdout.write(shown(ordering_line(entry)) + "\n")
+        sys.stdout.write(ordering_line(ledger.ranking).plain() + "\n")
     return EXIT_OK
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    """Two systems on every dataset × metric they share: one claim each, the better
+    system first when significant, with the family its p-values were adjusted in."""
     from reportgen.report.prepared import compare_two
-    from reportgen.report.render.claims import claim_sentence
 
     analysis = compare_two(
         args.a,
@@ -325,15 +323,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         options=_analysis_options(args),
         execution=_execution(args),
     )
-    for row in analysis.comparisons():
-        sys.stdout.write(shown(claim_sentence(row, style=args.style)) + "\n")
+    ledger = analysis.ledger
+    sys.stdout.write(f"family: {ledger.family.describe()}\n")
+    for unit in ledger.compared:
+        claims = unit.claims
+        assert claims is not None
+        for claim in claims:
+            sys.stdout.write(claim.sentence().styled(args.style) + "\n")
     return EXIT_OK
 
 
 def _cmd_power(args: argparse.Namespace) -> int:
+    from reportgen.analysis import planning as pw
     from reportgen.errors import InputError
     from reportgen.report.render.power_text import power_sentence
-    from reportgen.stats import power as pw
 
     if args.n is None and args.delta is None:
         raise InputError(
@@ -407,9 +410,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = run_report(spec, progress=progress)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed {result.seed}\n")
     # units that are results, not errors: said as analyze says them
-    _unit_notes([(f"{e['dataset']} / {e['metric']}", str(e["reason"])) for e in result.degenerate])
-    if result.verdict is not None:
-        return _release_gate(result.verdict, gate=spec.gate, allow_partial=spec.allow_partial)
+    ledger = result.ledger
+    if ledger is not None:
+        _unit_notes([(u.name, u.degenerate_reason) for u in ledger.units if u.degenerate_reason])
+    if ledger is not None and ledger.release is not None:
+        return _release_gate(ledger.release, gate=spec.gate, allow_partial=spec.allow_partial)
     if spec.gate is not None:
         sys.stderr.write(
             f"reportgen: warning: --gate {spec.gate} needs a release report "
@@ -474,18 +479,16 @@ def _margins(args: argparse.Namespace) -> dict[str, float] | None:
     return out
 
 
-def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial: bool) -> int:
-    """Say the release decision (stdout) and every dataset × metric not compared
-    (stderr), and the exit status of the gate: ``regression`` fails (1) on a significant
-    regression, ``non-inferiority`` unless every dataset × metric compared is improved or
-    non-inferior; both fail when anything was not compared unless ``--allow-partial``."""
-    from reportgen.analysis.release import ReleaseComparison
-    from reportgen.plaintext import count
-    from reportgen.report.render.findings import plain, release_decision
+def _release_gate(comparison: ReleaseComparison, *, gate: str | None, allow_partial: bool) -> int:
+    """Say the release decision and each verdict with the numbers it is read off
+    (stdout), every dataset × metric not compared (stderr), and the exit status of the
+    gate: ``regression`` fails (1) on a significant regression, ``non-inferiority``
+    unless every dataset × metric compared is improved or non-inferior; both fail when
+    anything was not compared unless ``--allow-partial``."""
+    from reportgen.analysis.ledger.words import release_decision, verdict_pieces
 
-    comparison = ReleaseComparison.from_dict(verdict)
     counts = comparison.counts
-    sys.stdout.write(f"decision: {shown(plain(release_decision(comparison)))}\n")
+    sys.stdout.write(f"decision: {release_decision(comparison).plain()}\n")
     tallies = [
         f"{counts[v]} {v}"
         for v in ("improved", "regressed", "non-inferior", "inconclusive")
@@ -496,6 +499,10 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
         f"with no detectable difference, {len(comparison.not_compared)} not "
         "compared\n"
     )
+    for v in comparison.verdicts:
+        parts, flags = verdict_pieces(v)
+        tail = f" ({flags})" if flags else ""
+        sys.stdout.write(shown(f"  {v.name}: {v.verdict}: {'; '.join(parts)}{tail}") + "\n")
     flips = comparison.flips
     if len(flips) <= 3:
         for flip in flips:
@@ -518,8 +525,10 @@ def _release_gate(verdict: Mapping[str, Any], *, gate: str | None, allow_partial
         sys.stderr.write(f"reportgen: warning: partial: {part.name}: {part.reason}\n")
     if gate is None:
         return EXIT_OK
+    sys.stdout.write(f"gate {gate}: {comparison.gate_guarantee(gate)}\n")  # type: ignore[arg-type]
     failures = comparison.gate_failures(gate, allow_partial=allow_partial)  # type: ignore[arg-type]
     if not failures:
+        sys.stdout.write(f"gate {gate}: passed\n")
         return EXIT_OK
     for line in failures:
         sys.stderr.write(f"reportgen: gate {gate}: {shown(line)}\n")
@@ -580,7 +589,6 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
 
 def _cmd_email(args: argparse.Namespace) -> int:
-    from reportgen.plaintext import count
     from reportgen.report.mail import send_report
 
     sent = send_report(
@@ -965,17 +973,17 @@ class _WarningTally:
 
     def flush(self, stream: Any) -> None:
         merged: dict[str, tuple[list[int], list[str]]] = {}
-        for first, (count,), names in self.kinds.values():
+        for first, (times,), names in self.kinds.values():
             # the same words from two places (a test and its interval): one line
             total, known = merged.setdefault(first, ([0], []))
-            total[0] += count
+            total[0] += times
             known += [n for n in names if n not in known]
-        for first, ((count,), names) in merged.items():
+        for first, ((times,), names) in merged.items():
             line = f"reportgen: warning: {shown(first)}"
-            if count > 1:
+            if times > 1:
                 about = ", ".join(shown(n) for n in names[:FIRST_NAMES])
                 more = " …" if len(names) > FIRST_NAMES else ""
-                line += f" [{count:,} warnings of this kind" + (
+                line += f" [{times:,} warnings of this kind" + (
                     f"; names: {about}{more}]" if about else "]"
                 )
             stream.write(line + "\n")

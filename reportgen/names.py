@@ -35,8 +35,13 @@ __all__ = [
     "CorrectAcross",
     "EffectLevel",
     "Executor",
+    "CORRECTION_INTERVAL_KINDS",
+    "CORRECTION_NAMES",
     "ESTIMANDS",
+    "ESTIMAND_NAMES",
     "Estimand",
+    "FamilyScope",
+    "INTERVAL_KIND_NAMES",
     "INTERVAL_KINDS",
     "Gate",
     "IfExists",
@@ -105,6 +110,43 @@ INTERVAL_KINDS: tuple[str, ...] = get_args(IntervalKind)
 #: means, of 20% trimmed means (Yuen's paired test) or the Hodges-Lehmann shift (Wilcoxon).
 Estimand = Literal["mean", "trimmed", "hodges-lehmann"]
 ESTIMANDS: tuple[str, ...] = get_args(Estimand)
+#: The comparisons corrected together: a release's units, the whole analysis, or each
+#: dataset × metric alone.
+FamilyScope = Literal["release", "analysis", "dataset × metric"]
+
+#: Each correction as prose names it (the report, the e-mail, the console, the history).
+CORRECTION_NAMES: dict[str, str] = {
+    "holm-sidak": "Holm-Šidák",
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "sidak": "Šidák",
+    "fdr_bh": "Benjamini-Hochberg",
+    "fdr_by": "Benjamini-Yekutieli",
+    "none": "no correction",
+}
+#: The kind of the intervals that agree with each correction's decisions.
+CORRECTION_INTERVAL_KINDS: dict[str, IntervalKind] = {
+    "holm-sidak": "step-down compatible",
+    "holm": "step-down compatible",
+    "bonferroni": "simultaneous",
+    "sidak": "simultaneous",
+    "fdr_bh": "FCR",
+    "fdr_by": "FCR",
+    "none": "unadjusted",
+}
+#: Each interval kind as a label names it ("95% simultaneous CI", "FCR-adjusted CI").
+INTERVAL_KIND_NAMES: dict[str, str] = {
+    "simultaneous": "simultaneous",
+    "step-down compatible": "step-down compatible",
+    "FCR": "FCR-adjusted",
+    "unadjusted": "unadjusted",
+}
+#: Each estimand as a label names it.
+ESTIMAND_NAMES: dict[str, str] = {
+    "mean": "difference of means",
+    "trimmed": "difference of 20% trimmed means",
+    "hodges-lehmann": "Hodges-Lehmann shift",
+}
 
 #: The built-in input formats (``--format``), in about the order detection tries them.
 INPUT_FORMATS: tuple[str, ...] = (

@@ -149,10 +149,23 @@ def test_compare_two_systems_prints_claims(capsys):
         == 0
     )
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 13
-    assert lines[0].startswith(
-        "starcoder2-15b|fim|8k beats granite-3b|fim|4k on csharp / edit_distance: Δ = −"
+    # the family first (each dataset × metric alone: one comparison, no adjustment),
+    # then one claim per dataset × metric
+    assert (
+        lines[0] == "family: within each dataset × metric, 1 comparison: no adjustment (α = 0.05)"
     )
+    assert len(lines) == 14
+    # edit_distance is lower-is-better: the better system first, and its negative Δ
+    # said to be so (never "better" beside a negative number without it)
+    assert lines[1].startswith(
+        "starcoder2-15b|fim|8k is better than granite-3b|fim|4k on csharp / edit_distance "
+        "(lower is better): Δ = −"
+    )
+    for line in lines[1:]:
+        if " is better than " in line:
+            negative = line.split("Δ = ")[1].startswith("−")
+            assert negative == ("(lower is better)" in line), line
+        assert "(a family of one: no adjustment)" in line
 
 
 @pytest.mark.integration

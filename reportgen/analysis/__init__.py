@@ -9,7 +9,7 @@ serialises an analysis to the ``results.json`` contract.
 from reportgen.analysis._core import Analysis, analyze, analyze_release, check_options
 from reportgen.analysis._ranking import choose_rank_lists
 from reportgen.analysis._units import unit_rng
-from reportgen.analysis.ledger import Claim, Family, Ledger, MethodUsed, NoiseFigure
+from reportgen.analysis.ledger import Claim, Family, Interval, Ledger, MethodUsed, NoiseFigure
 from reportgen.analysis.options import AnalysisOptions, CorrectAcross, Pairing
 from reportgen.analysis.release import NotCompared, ReleaseComparison, ReleaseSpec, ReleaseVerdict
 from reportgen.analysis.results import UnitResult
@@ -21,6 +21,7 @@ __all__ = [
     "Claim",
     "CorrectAcross",
     "Family",
+    "Interval",
     "Ledger",
     "MethodUsed",
     "NoiseFigure",

@@ -238,6 +238,9 @@ class ReleaseVerdict:
     ni_bound: float | None = None
     skewed: bool | None = None
     note: str | None = None
+    ci_adjusted_kind: str | None = None
+    ni_level: float | None = None
+    alpha: float | None = None
 
     @property
     def name(self) -> str:
@@ -245,6 +248,66 @@ class ReleaseVerdict:
 
     def to_dict(self) -> dict[str, Any]:
         return fields_record(self, convert=False)
+
+    def decided_interval(self) -> Any:
+        """The interval the verdict is read off
+        (:class:`reportgen.analysis.ledger.Interval`): the release family's
+        simultaneous interval (unadjusted in a family of one)."""
+        from reportgen.analysis.ledger.claims import Interval
+
+        kind = self.ci_adjusted_kind or "simultaneous"
+        family = None if self.alpha is None else 1.0 - self.alpha
+        return Interval(
+            self.ci_adjusted_low,
+            self.ci_adjusted_high,
+            self.confidence_adjusted,
+            kind,  # type: ignore[arg-type]
+            self.confidence_adjusted if kind == "unadjusted" else family,
+            self.correction,
+        )
+
+    def marginal_interval(self) -> Any:
+        """The marginal (unadjusted) interval, which goes with ``p_value``."""
+        from reportgen.analysis.ledger.claims import Interval
+
+        return Interval(self.ci_low, self.ci_high, self.confidence, "unadjusted")
+
+    def ni_interval(self) -> Any:
+        """The one-sided unadjusted bound a verdict at a margin is read off (the loss
+        side of the marginal interval at 1 − α, a one-sided 1 − α/2 bound), or None
+        without a margin."""
+        from reportgen.analysis.ledger.claims import Interval
+
+        if self.margin is None or self.ni_bound is None:
+            return None
+        level = self.ni_level
+        if level is None and self.alpha is not None:
+            level = 1.0 - self.alpha / 2
+        if self.direction == "higher":
+            return Interval(self.ni_bound, None, level, "unadjusted")
+        return Interval(None, self.ni_bound, level, "unadjusted")
+
+    def p_text(self) -> str:
+        """``p adj. = 0.25``: the p-value the verdict is read off (``p = ...`` when
+        nothing was adjusted)."""
+        from reportgen import format as fmt
+
+        if self.ci_adjusted_kind == "unadjusted" or self.correction == "none":
+            return fmt.p_equals(self.p_value)
+        return fmt.p_equals(self.p_adjusted, "p adj.")
+
+    def margin_text(self, *, signed: bool = False) -> str:
+        """The margin in the metric's units: ``2.0 pts``; ``signed``: the loss it
+        accepts, one-sided (``−2.0 pts`` when higher is better, ``+2.0`` when lower
+        is)."""
+        from reportgen import format as fmt
+
+        if self.margin is None:
+            return ""
+        if not signed:
+            return fmt.difference(self.margin, proportion=self.proportion).lstrip("+")
+        loss = -self.margin if self.direction == "higher" else self.margin
+        return fmt.difference(loss, proportion=self.proportion)
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> ReleaseVerdict:
@@ -522,6 +585,25 @@ class ReleaseComparison:
             out.extend(f"{p.name} is partial ({p.reason})" for p in self.partial)
         return out
 
+    def gate_guarantee(self, gate: Gate) -> str:
+        """What the gate's pass or failure guarantees, in words: the non-inferiority
+        gate passes a unit only when its one-sided 1 − α/2 bound rules out a loss over
+        the margin, so a unit whose true loss is at the margin passes with probability
+        at most α/2 (the intersection-union test, Berger 1982); the regression gate
+        fails on a regression declared with the release's family-wise error rate."""
+        half = self.alpha / 2
+        if gate == "non-inferiority":
+            return (
+                f"false-pass rate ≤ {_percent(half)} per unit (one-sided "
+                f"{_percent(1 - half)} bounds)"
+            )
+        return (
+            f"a regression is declared with a family-wise error rate ≤ "
+            f"{_percent(self.alpha)} over the release's "
+            f"{len(self.verdicts)} dataset × metric comparison"
+            + ("s" if len(self.verdicts) != 1 else "")
+        )
+
     @property
     def regressions(self) -> tuple[ReleaseVerdict, ...]:
         return tuple(v for v in self.verdicts if v.verdict == "regressed")
@@ -589,11 +671,24 @@ class ReleaseComparison:
     def from_dict(cls, verdict: Mapping[str, Any]) -> ReleaseComparison:
         """The comparison of a ``results.json`` ``verdict`` (:meth:`to_dict`), e.g. of an
         archived report read by ``reportgen email``."""
+        from dataclasses import replace
+
+        alpha = float(verdict.get("alpha", 0.05))
+        rows = [ReleaseVerdict.from_dict(r) for r in verdict.get("rows", ())]
+        kind = "simultaneous" if len(rows) > 1 else "unadjusted"
+        rows = [
+            replace(
+                v,
+                alpha=v.alpha if v.alpha is not None else alpha,
+                ci_adjusted_kind=v.ci_adjusted_kind or kind,
+            )
+            for v in rows
+        ]
         return cls(
             str(verdict["baseline"]),
             str(verdict["candidate"]),
             verdict.get("release"),
-            tuple(ReleaseVerdict.from_dict(r) for r in verdict.get("rows", ())),
+            tuple(rows),
             tuple(NotCompared.from_dict(n) for n in verdict.get("not_compared", ())),
             float(verdict.get("alpha", 0.05)),
             float(verdict.get("power", 0.8)),
@@ -602,6 +697,11 @@ class ReleaseComparison:
             tuple(ReleaseFlips.from_dict(f) for f in verdict.get("flips", ())),
             tuple(PartialCoverage.from_dict(p) for p in verdict.get("partial", ())),
         )
+
+
+def _percent(x: float) -> str:
+    """``0.025`` as ``2.5%``, ``0.05`` as ``5%``."""
+    return f"{100 * x:.3g}%"
 
 
 def verdict_of(*, diff: float | None, significant: bool, direction: str) -> Verdict:
@@ -677,6 +777,7 @@ def release_comparison(
     analysis' superiority verdict.
     """
     from reportgen.analysis._units import unit_rng
+    from reportgen.analysis.ledger.claims import interval_kind
     from reportgen.stats.flips import flipped_items
     from reportgen.stats.margins import (
         margin_decisions,
@@ -792,6 +893,9 @@ def release_comparison(
                 correction=interval_correction,
                 verdict=_intersection_union(d.verdict[k], result, options.alpha),
                 ni_bound=_ni_bound(result, options.alpha),
+                ni_level=None if result.margin is None else 1.0 - float(options.alpha) / 2,
+                alpha=float(options.alpha),
+                ci_adjusted_kind=interval_kind(interval_correction, len(tested)),
                 skewed=None if result.skewed is None else bool(result.skewed[0]),
                 note=(unit.comparisons.note(0) or None)
                 if isinstance(unit.comparisons, PairwiseResult) and unit.comparisons.n_pairs == 1
@@ -832,6 +936,9 @@ def release_comparison(
                 p_value=row.get("p_value"),
                 p_adjusted=row.get("p_adjusted"),
                 correction=str(row["correction"]),
+                alpha=float(options.alpha),
+                ci_adjusted_kind=row.get("ci_adjusted_kind")
+                or interval_kind(str(row["correction"]), len(tested) + len(corpus)),
                 verdict=verdict_of(
                     diff=diff, significant=bool(row["significant"]), direction=unit.direction
                 ),

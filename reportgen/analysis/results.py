@@ -748,6 +748,12 @@ class RankingAcrossLists:
     def significant(self) -> np.ndarray:
         return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
 
+    @property
+    def sign_tests_decidable(self) -> bool:
+        """Whether a sign test of wins across the lists can reach α at all: its
+        smallest two-sided p, when one system wins every list, is 2^(1 − n lists)."""
+        return self.sign_tests is not None and 2.0 ** (1 - len(self.lists)) <= self.alpha
+
     def letter_of(self) -> dict[str, str]:
         if self.letters is None:
             return {}

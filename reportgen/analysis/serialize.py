@@ -12,7 +12,22 @@ from reportgen.jsonsafe import RESULTS_FORMAT_VERSION, json_safe
 if TYPE_CHECKING:
     from reportgen.analysis._core import Analysis
 
-__all__ = ["to_results"]
+__all__ = ["config_section", "to_results"]
+
+
+def config_section(analysis: Analysis, summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``config`` section of results.json: the options as resolved, the seed used,
+    and each metric's direction, modality and weight and each dataset's weight (JSON-safe,
+    the form the manifest records too). ``summary`` is the table's summary when at hand."""
+    summary = analysis.table.summary() if summary is None else summary
+    config = asdict(analysis.options)
+    config["seed"] = analysis.seed
+    config["metrics"] = {
+        m["name"]: {"direction": m["direction"], "modality": m["modality"], "weight": m["weight"]}
+        for m in summary["metrics"]
+    }
+    config["datasets"] = {d["name"]: {"weight": d["weight"]} for d in summary["datasets"]}
+    return json_safe(config)
 
 
 def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any]:
@@ -40,13 +55,7 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
 
     table = analysis.table
     summary = table.summary()
-    config = asdict(analysis.options)
-    config["seed"] = analysis.seed
-    config["metrics"] = {
-        m["name"]: {"direction": m["direction"], "modality": m["modality"], "weight": m["weight"]}
-        for m in summary["metrics"]
-    }
-    config["datasets"] = {d["name"]: {"weight": d["weight"]} for d in summary["datasets"]}
+    config = config_section(analysis, summary)
     data = {
         "inputs": summary["inputs"],
         "systems": list(table.systems),

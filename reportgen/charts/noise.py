@@ -24,7 +24,7 @@ from reportgen.plaintext import count
 from reportgen.stats.leaderboard import ItemAnalysis
 from reportgen.stats.noise import P5_ALPHA, NoiseProfile
 from reportgen.stats.power import PowerCurve
-from reportgen.stats.ranking import TopsisResult, rank_agreement
+from reportgen.stats.ranking import TopsisResult
 from reportgen.stats.runs import RunsWidthResult
 
 __all__ = [
@@ -557,6 +557,7 @@ def topsis_scatter(
     topsis_result: TopsisResult,
     aggregate_scores: Mapping[str, float] | Sequence[float] | np.ndarray,
     *,
+    tau: float,
     aggregate_title: str = "aggregate score",
     width: int = 420,
     height: int = 360,
@@ -565,14 +566,12 @@ def topsis_scatter(
     between the two orderings in the title.
 
     ``aggregate_scores`` is a mapping system → score, or one score per system in the
-    order of ``topsis_result.systems``; higher is better. τ is
-    :func:`~reportgen.stats.ranking.rank_agreement` of the systems ordered by the
-    aggregate score (descending, ties in input order) and ``topsis_result.order()``.
+    order of ``topsis_result.systems``; higher is better. ``tau`` is the analysis'
+    agreement of the two orders (:attr:`reportgen.analysis.results.TopsisCheck.agreement`),
+    shown as it is.
     """
     systems = topsis_result.systems
     agg = _aggregate_iv(aggregate_scores, systems)
-    order_agg = [systems[i] for i in np.argsort(-np.nan_to_num(agg, nan=-np.inf), kind="stable")]
-    tau = rank_agreement(order_agg, topsis_result.order()).tau if len(systems) >= 2 else math.nan
     rows = [
         {
             "system": s,

@@ -12,8 +12,8 @@ builder                           what it shows
                                   scale (:func:`emmeans_p_scale`)
 ================================  =======================================================
 
-Builders take comparison rows (``comparisons`` of results.json, or
-``PairwiseResult.to_records()``) or a :class:`~reportgen.stats.pairwise.PairwiseResult`;
+Builders take the ledger's decided claims (:class:`reportgen.analysis.Claim`): a cell
+or a segment is significant when its claim is, never by comparing a p-value with α here;
 they never recompute a test. No theme is applied here.
 """
 
@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import altair as alt
 import numpy as np
 
 from reportgen import format as fmt
+from reportgen.analysis.ledger import Claim
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = ["PWPP_TICKS", "emmeans_p_scale", "pvalue_heatmap", "pwpp_chart"]
 
@@ -80,12 +78,25 @@ def _better_is_a(diff: float | None, direction: str) -> bool | None:
     return (diff > 0) == (direction != "lower")
 
 
-def _rows_of(source: Any) -> list[dict[str, Any]]:
-    if hasattr(source, "to_records") and hasattr(source, "index_a"):
-        return list(source.to_records())
-    rows = [dict(r) for r in source]
+def _rows_of(claims: Iterable[Claim]) -> list[dict[str, Any]]:
+    """The fields the charts draw, one dict per claim."""
+    rows = [
+        {
+            "dataset": c.dataset,
+            "metric": c.metric,
+            "system_a": c.system_a,
+            "system_b": c.system_b,
+            "diff": c.diff,
+            "direction": c.direction,
+            "mean_a": c.mean_a,
+            "mean_b": c.mean_b,
+            "p_adjusted": c.p_adjusted,
+            "significant": c.significant,
+        }
+        for c in claims
+    ]
     if not rows:
-        raise InputError("no comparison rows to plot")
+        raise InputError("no comparisons to plot")
     return rows
 
 
@@ -93,7 +104,7 @@ def _rows_of(source: Any) -> list[dict[str, Any]]:
 
 
 def _heatmap_cells(
-    rows: Sequence[Mapping[str, Any]], columns: str, alpha: float | None
+    rows: Sequence[Mapping[str, Any]], columns: str
 ) -> tuple[dict[tuple[tuple[str, str], str], dict[str, Any]], list[str]]:
     """The cells of :func:`pvalue_heatmap`, keyed by (pair in its first orientation,
     column), and the columns in order of appearance."""
@@ -118,7 +129,7 @@ def _heatmap_cells(
             )
         p = r.get("p_adjusted")
         p = float("nan") if p is None else float(p)
-        sig = bool(r.get("significant")) if alpha is None else (p <= alpha)
+        sig = bool(r["significant"])  # as the ledger decided it
         direction = r.get("direction") or "higher"
         diff = r.get("diff")
         a_better = _better_is_a(None if diff is None else float(diff), direction)
@@ -146,10 +157,9 @@ def _heatmap_cells(
 
 
 def pvalue_heatmap(
-    comparisons_rows: Iterable[Mapping[str, Any]],
+    claims: Iterable[Claim],
     *,
     columns: str = "metric",
-    alpha: float | None = 0.05,
     max_pairs: int | None = None,
     title: str | None = None,
 ) -> alt.LayerChart:
@@ -157,16 +167,13 @@ def pvalue_heatmap(
 
     Parameters
     ----------
-    comparisons_rows
-        Dicts with ``system_a``, ``system_b``, ``metric``, ``dataset``, ``diff``,
-        ``direction`` (default ``"higher"``), ``p_adjusted`` and ``significant`` (the
-        ``comparisons`` rows of results.json). A pair may appear as (a, b) or (b, a).
+    claims
+        The ledger's claims (:class:`reportgen.analysis.Claim`), of one dataset and
+        several metrics, or the like. A pair may appear as (a, b) or (b, a). A cell is
+        coloured when its claim is significant.
     columns
         ``"metric"``, ``"dataset"`` or ``"both"`` (``"dataset / metric"``): what each
-        column is. Two rows for the same pair and column raise.
-    alpha
-        Significance level. A cell is significant when ``p_adjusted <= alpha``; with
-        ``alpha=None`` the rows' own ``significant`` flags are used.
+        column is. Two claims for the same pair and column raise.
     max_pairs
         Keep only the first ``max_pairs`` rows (the most significant pairs); the subtitle
         says how many were left out. Default: all.
@@ -190,10 +197,8 @@ def pvalue_heatmap(
         raise InputError(
             f"columns={columns!r} is not valid", hint="use 'metric', 'dataset' or 'both'"
         )
-    if alpha is not None and not 0 < alpha < 1:
-        raise InputError(f"alpha={alpha!r} must be between 0 and 1")
-    rows = _rows_of(comparisons_rows)
-    cells, column_order = _heatmap_cells(rows, columns, alpha)
+    rows = _rows_of(claims)
+    cells, column_order = _heatmap_cells(rows, columns)
     score: dict[tuple[str, str], float] = {}
     for (pair, _), c in cells.items():
         p = c["p_adjusted"]
@@ -254,10 +259,9 @@ def pvalue_heatmap(
             f"abs(datum.strength) > {top * 0.6!r}", alt.value("white"), alt.value("black")
         ),
     )
-    rule = f"p ≤ {alpha:g}" if alpha is not None else "significant"
     subtitle = [
         (
-            f"{rule}: red = first system better, blue = second better "
+            "significant: red = first system better, blue = second better "
             "(direction-aware); blank = not significant; adjusted p printed"
         ),
         (
@@ -279,7 +283,7 @@ def pvalue_heatmap(
 
 
 def _pwpp_rows(
-    rows: Sequence[Mapping[str, Any]], means: Mapping[str, float], alpha: float
+    rows: Sequence[Mapping[str, Any]], means: Mapping[str, float]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The segments of :func:`pwpp_chart` (one per pair with a p-value) and their two
     ends."""
@@ -298,24 +302,38 @@ def _pwpp_rows(
             "system_b": b,
             "p_adjusted": p,
             "x": x,
-            "significant": p <= alpha,
+            "significant": bool(r["significant"]),  # as the ledger decided it
             "mean_a": means.get(a),
             "mean_b": means.get(b),
         }
         segments.append(seg)
         ends.append(
-            {"pair": k, "system": a, "x": x, "p_adjusted": p, "significant": p <= alpha, "other": b}
+            {
+                "pair": k,
+                "system": a,
+                "x": x,
+                "p_adjusted": p,
+                "significant": seg["significant"],
+                "other": b,
+            }
         )
         ends.append(
-            {"pair": k, "system": b, "x": x, "p_adjusted": p, "significant": p <= alpha, "other": a}
+            {
+                "pair": k,
+                "system": b,
+                "x": x,
+                "p_adjusted": p,
+                "significant": seg["significant"],
+                "other": a,
+            }
         )
     return segments, ends
 
 
 def pwpp_chart(
-    pairwise_result_or_rows: PairwiseResult | Iterable[Mapping[str, Any]],
+    claims: Sequence[Claim],
     *,
-    alpha: float | None = None,
+    level: float = 0.05,
     direction: str | None = None,
     ticks: Sequence[float] = PWPP_TICKS,
     title: str | None = None,
@@ -324,16 +342,15 @@ def pwpp_chart(
 
     Parameters
     ----------
-    pairwise_result_or_rows
-        A :class:`~reportgen.stats.pairwise.PairwiseResult`, or comparison rows of one
-        (dataset, metric) with ``system_a``, ``system_b``, ``mean_a``, ``mean_b``,
-        ``p_adjusted`` (and ``direction``).
-    alpha
-        Level marked by a vertical rule; default the result's (rows') ``alpha``, else
-        0.05.
+    claims
+        The ledger's claims of one dataset × metric (:class:`reportgen.analysis.Claim`);
+        a segment is red when its claim is significant.
+    level
+        Where the dashed reference rule is drawn (the family's α; a guide for the eye:
+        the colours are the claims' decisions).
     direction
         ``"higher"`` or ``"lower"`` is better, for ordering systems (best at the top);
-        default the rows' ``direction``, else ``"higher"``.
+        default the claims' direction.
     ticks
         p-values labelled on the x axis (at their transformed positions).
     title
@@ -344,22 +361,20 @@ def pwpp_chart(
     alt.LayerChart
         Layers: one vertical ``rule`` per pair from ``system_a`` to ``system_b`` at
         ``x`` = :func:`emmeans_p_scale` of ``p_adjusted``; a ``point`` at each end; the
-        α ``rule``. Systems on the y axis ordered by mean. Pairs with no p-value are
-        dropped.
+        reference ``rule``. Systems on the y axis ordered by mean. Pairs with no p-value
+        are dropped.
     """
-    rows = _rows_of(pairwise_result_or_rows)
+    rows = _rows_of(claims)
     keys = {(r.get("dataset"), r.get("metric")) for r in rows}
     if len(keys) > 1:
         raise InputError(
-            f"rows of {len(keys)} (dataset, metric) sample lists",
-            hint="a PWPP shows one sample list: filter the rows first",
+            f"claims of {len(keys)} (dataset, metric) sample lists",
+            hint="a PWPP shows one sample list: give the claims of one",
         )
     if direction is None:
         direction = rows[0].get("direction") or "higher"
     if direction not in ("higher", "lower"):
         raise InputError(f"direction={direction!r} is not valid")
-    if alpha is None:
-        alpha = float(rows[0].get("alpha") or 0.05)
     means: dict[str, float] = {}
     for r in rows:
         for s, m in ((r["system_a"], r.get("mean_a")), (r["system_b"], r.get("mean_b"))):
@@ -374,7 +389,7 @@ def pwpp_chart(
             systems.index(s),
         ),
     )
-    segments, ends = _pwpp_rows(rows, means, alpha)
+    segments, ends = _pwpp_rows(rows, means)
     y_axis = alt.Axis(labelLimit=_LABEL_LIMIT)
     x_enc = alt.X(
         "x:Q",
@@ -383,7 +398,7 @@ def pwpp_chart(
     )
     sig_colour = alt.Color(
         "significant:N",
-        title=f"p ≤ {alpha:g}",
+        title="significant",
         scale=alt.Scale(domain=[True, False], range=["#d62728", "#9e9e9e"]),
     )
     seg_tooltip = [
@@ -417,7 +432,7 @@ def pwpp_chart(
         )
     )
     alpha_rule = (
-        alt.Chart(inline_data([{"alpha": alpha, "x": float(emmeans_p_scale(alpha))}]))
+        alt.Chart(inline_data([{"alpha": level, "x": float(emmeans_p_scale(level))}]))
         .mark_rule(strokeDash=[4, 3], color="black")
         .encode(x=alt.X("x:Q"), tooltip=[alt.Tooltip("alpha:Q")])
     )
@@ -427,7 +442,7 @@ def pwpp_chart(
             title or "Pairwise p-values plot",
             subtitle=f"each segment joins the two systems of a pair at its "
             f"adjusted p; systems by mean ({better} is better, best "
-            f"at the top); dashed rule α = {alpha:g}",
+            f"at the top); red: significant; dashed rule at α = {level:g}",
         ),
         width=500,
         height=alt.Step(16),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import altair as alt
 
+from reportgen.analysis.release import ReleaseVerdict
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError
 
@@ -22,64 +22,64 @@ VERDICT_COLOURS: dict[str, str] = {
 }
 
 
-def forest_plot(
-    rows: Sequence[Mapping[str, Any]], *, verdict_key: str = "verdict", title: str | None = None
-) -> alt.FacetChart:
-    """Forest plot of candidate − baseline per dataset × metric, coloured by verdict.
+def forest_plot(verdicts: Sequence[ReleaseVerdict], *, title: str | None = None) -> alt.FacetChart:
+    """Forest plot of candidate − baseline per dataset × metric, coloured by verdict:
+    each verdict drawn with what it is read off.
 
     Parameters
     ----------
-    rows
-        One mapping per dataset × metric with ``dataset``, ``metric``, ``diff``,
-        ``ci_low``, ``ci_high`` and the verdict under ``verdict_key`` (e.g. the
-        comparison rows of results.json for the baseline against the candidate, with a
-        verdict added); optional ``direction`` and ``mde`` are shown in the tooltip,
-        and an optional ``margin`` δ is drawn as a tick at the largest loss it accepts
-        (−δ when higher is better, +δ when lower is better). A
-        row with a true ``proportion`` is drawn in percentage points (× 100), as the
-        report's tables show it.
+    verdicts
+        The release's verdicts (:class:`reportgen.analysis.ReleaseVerdict`). Each is
+        drawn as its difference (a point) and the interval improved, regressed and no
+        detectable difference are read off (a bar: the release's simultaneous interval,
+        :meth:`~reportgen.analysis.ReleaseVerdict.decided_interval`); a verdict at a
+        margin also shows the unadjusted one-sided bound non-inferiority is read off
+        (an open diamond, :meth:`~reportgen.analysis.ReleaseVerdict.ni_interval`) and
+        the largest loss the margin accepts (a tick: −δ when higher is better, +δ when
+        lower is). Proportions are drawn in percentage points (× 100), as the report's
+        tables show them.
+    title
+        The chart's title.
 
     Returns
     -------
     alt.FacetChart
         One panel per metric (metrics have their own units, so each panel has its own x
-        scale), datasets on the y axis, the difference as a point, its interval as a
-        rule, and a dashed rule at 0.
+        scale), datasets on the y axis, and a dashed rule at 0.
     """
-    if not rows:
+    if not verdicts:
         raise InputError("no comparisons to plot")
     data = []
-    for row in rows:
-        missing = [k for k in ("dataset", "metric", "diff", "ci_low", "ci_high") if k not in row]
-        if missing:
-            raise InputError(
-                f"a forest-plot row lacks {', '.join(missing)}",
-                hint="rows need dataset, metric, diff, ci_low and ci_high",
-            )
-        scale = 100.0 if row.get("proportion") else 1.0
+    for v in verdicts:
+        scale = 100.0 if v.proportion else 1.0
+        decided = v.decided_interval()
+        bound = v.ni_interval()
+        ni = None if bound is None else (bound.low if bound.low is not None else bound.high)
+
+        def scaled(x: float | None, scale: float = scale) -> float | None:
+            return None if x is None else scale * float(x)
+
         data.append(
             {
-                "dataset": str(row["dataset"]),
-                "metric": str(row["metric"]),
-                **{
-                    k: None if row.get(k) is None else scale * float(row[k])
-                    for k in ("diff", "ci_low", "ci_high", "mde")
-                },
-                "verdict": str(row.get(verdict_key) or "no verdict"),
-                "direction": row.get("direction", "higher"),
+                "dataset": str(v.dataset),
+                "metric": str(v.metric),
+                "diff": scaled(v.diff),
+                "ci_low": scaled(decided.low),
+                "ci_high": scaled(decided.high),
+                "mde": scaled(v.mde),
+                "ni_bound": scaled(ni),
+                "verdict": str(v.verdict),
+                "direction": v.direction,
+                # the loss the margin allows: −δ when higher is better, +δ when lower is
+                "margin": None
+                if v.margin is None
+                else scale * float(v.margin) * (-1.0 if v.direction == "higher" else 1.0),
             }
         )
-        margin = row.get("margin")
-        # the loss the margin allows: −δ when higher is better, +δ when lower is
-        data[-1]["margin"] = (
-            None
-            if margin is None
-            else scale * float(margin) * (-1.0 if data[-1]["direction"] == "higher" else 1.0)
-        )
-    proportions = [bool(row.get("proportion")) for row in rows]
+    proportions = [bool(v.proportion) for v in verdicts]
     unit = " (pts)" if all(proportions) else (" (pts for proportions)" if any(proportions) else "")
-    verdicts = sorted(
-        {d["verdict"] for d in data},
+    names = sorted(
+        {str(d["verdict"]) for d in data},
         key=lambda v: (
             list(VERDICT_COLOURS).index(v) if v in VERDICT_COLOURS else len(VERDICT_COLOURS)
         ),
@@ -87,9 +87,7 @@ def forest_plot(
     colour = alt.Color(
         "verdict:N",
         title="verdict",
-        scale=alt.Scale(
-            domain=verdicts, range=[VERDICT_COLOURS.get(v, "#bbbbbb") for v in verdicts]
-        ),
+        scale=alt.Scale(domain=names, range=[VERDICT_COLOURS.get(v, "#bbbbbb") for v in names]),
     )
     base = alt.Chart().encode(
         y=alt.Y("dataset:N", title=None, axis=alt.Axis(labelLimit=300)),
@@ -102,6 +100,7 @@ def forest_plot(
             alt.Tooltip("verdict:N"),
             alt.Tooltip("direction:N", title="better"),
             alt.Tooltip("mde:Q", format=".4g", title="MDE"),
+            alt.Tooltip("ni_bound:Q", format="+.4g", title="one-sided bound"),
         ],
     )
     zero = alt.Chart().mark_rule(strokeDash=[4, 3], color="#555555").encode(x=alt.datum(0))
@@ -119,6 +118,22 @@ def forest_plot(
             .encode(x=alt.X("margin:Q"))
             .transform_filter("isValid(datum.margin)")
         )
+        layers.append(
+            base.mark_point(shape="diamond", filled=False, size=70, strokeWidth=1.5)
+            .encode(x=alt.X("ni_bound:Q"), color=colour)
+            .transform_filter("isValid(datum.ni_bound)")
+        )
+    level = next((b.level for v in verdicts if (b := v.ni_interval()) is not None), None)
+    subtitle = (
+        "point: difference; bar: the release's simultaneous interval (improved, regressed "
+        "and no detectable difference are read off it); dashed: no difference; colour: verdict"
+    )
+    if margins:
+        shown = "" if level is None else f" {100 * level:.3g}%"
+        subtitle += (
+            f"; diamond: the unadjusted one-sided{shown} bound non-inferiority is read off; "
+            "tick: the largest loss the margin accepts"
+        )
     return (
         alt.layer(*layers, data=inline_data(data))
         .properties(width=360, height=alt.Step(22))
@@ -126,12 +141,5 @@ def forest_plot(
             row=alt.Row("metric:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left"))
         )
         .resolve_scale(x="independent", y="independent")
-        .properties(
-            title=alt.Title(
-                title or "Candidate − baseline",
-                subtitle="point: difference; bar: confidence interval; dashed: no "
-                "difference; colour: verdict"
-                + ("; tick: the largest loss the margin accepts" if margins else ""),
-            )
-        )
+        .properties(title=alt.Title(title or "Candidate − baseline", subtitle=subtitle))
     )

@@ -32,6 +32,7 @@ from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.jsonsafe import json_safe
 
 if TYPE_CHECKING:
+    from reportgen.analysis.ledger import Ledger
     from reportgen.analysis.release import ReleaseSpec
 
 __all__ = [
@@ -132,10 +133,9 @@ class RunResult:
     files: tuple[str, ...]
     seed: int
     pages: int | None
-    verdict_counts: Mapping[str, int] | None
     timings: Mapping[str, float]
-    verdict: Mapping[str, Any] | None = None  # results.json "verdict" of a release report
-    degenerate: tuple[Mapping[str, Any], ...] = ()  # results.json "degenerate" entries
+    #: the claims of the report's results.json, as the report states them
+    ledger: Ledger | None = None
 
 
 def resolve_template(template: str) -> Path:
@@ -184,8 +184,8 @@ def _check_template(path: Path) -> None:
             location=Location(str(path)),
             hint=hint,
         ) from None
-    document = load_json(data, source=path, hint=hint, what="the notebook template")
-    version = document.get("nbformat") if isinstance(document, dict) else None
+    notebook = load_json(data, source=path, hint=hint, what="the notebook template")
+    version = notebook.get("nbformat") if isinstance(notebook, dict) else None
     if version != 4:
         raise InputError(
             "the notebook template is "
@@ -196,7 +196,7 @@ def _check_template(path: Path) -> None:
             if isinstance(version, int)
             else hint,
         )
-    metadata = document.get("metadata") or {}
+    metadata = notebook.get("metadata") or {}
     if not (metadata.get("language_info") or {}).get("name") and not (
         metadata.get("kernelspec") or {}
     ).get("language"):
@@ -206,7 +206,7 @@ def _check_template(path: Path) -> None:
             hint="open and save it with Jupyter, which records its Python kernel",
         )
     try:
-        nbformat.validate(nbformat.from_dict(document))
+        nbformat.validate(nbformat.from_dict(notebook))
     except Exception as exc:  # noqa: BLE001 - nbformat's ValidationError and friends
         detail = " ".join(str(exc).split())[:200]
         raise InputError(
@@ -843,10 +843,14 @@ def _run_record(
     sources: Sequence[Mapping[str, Any]],
     results: dict[str, Any],
 ) -> FolderRecord:
-    """The manifest's record of a run, from the results.json its notebook wrote."""
+    """The manifest's record of a run, from the results.json its notebook wrote (read
+    back through the ledger's typed reader)."""
+    from reportgen.analysis.ledger import Ledger
     from reportgen.report.folder.archive import validate_results
 
     validate_results(results)
+    meta = Ledger.from_results(results).meta
+    seed = int(meta.seed or 0)
     record = {k: v for k, v in asdict(spec).items() if k not in ("data", "out")}
     record["analysis_options"] = json_safe(given)
     record["template"] = str(template)
@@ -854,14 +858,14 @@ def _run_record(
         record["config_resolved"] = str(Path(spec.config).resolve())
     return FolderRecord(
         meta=[
-            ("seed", str(results["seed"])),
-            ("reportgen", results["reportgen_version"]),
+            ("seed", str(seed)),
+            ("reportgen", meta.reportgen_version),
             ("data", _short_list([plaintext.shown_path(d) for d in spec.data])),
         ],
-        created=results["created"],
+        created=meta.created,
         sources=sources,
         parameters=record,
-        seed=int(results["seed"]),
+        seed=seed,
     )
 
 
@@ -921,18 +925,17 @@ def _run_report(
             kernel=kernel,
             progress=say,
         )
-    results = built.document
-    verdict = results.get("verdict")
+    from reportgen.analysis.ledger import Ledger
+
+    ledger = Ledger.from_results(built.document, source=str(out / "results.json"))
     say(f"wrote {out}")
     return RunResult(
         out=out,
         files=built.files,
-        seed=int(results["seed"]),
+        seed=int(ledger.meta.seed if ledger.meta.seed is not None else prepared.analysis.seed),
         pages=built.pages,
-        verdict_counts=None if verdict is None else verdict.get("counts"),
         timings=timings,
-        verdict=verdict,
-        degenerate=tuple(results.get("degenerate") or ()),
+        ledger=ledger,
     )
 
 
@@ -970,6 +973,7 @@ def analyze_into(
         Bad data or output folder; the output folder is checked before the data are
         read, and nothing is left behind on failure.
     """
+    from reportgen.analysis.serialize import config_section
     from reportgen.report.folder.archive import build_manifest, report_folder
     from reportgen.report.folder.tables import write_analysis
     from reportgen.report.prepared import load_and_analyse
@@ -990,7 +994,7 @@ def analyze_into(
             "data": [str(Path(d).resolve()) for d in data],
             "config": str(Path(config).resolve()) if config else None,
             "load_options": json_safe(dict(load_options or {})),
-            "analysis_options": results.get("config"),
+            "analysis_options": config_section(analysis),
         }
         manifest = build_manifest(
             table.sources,

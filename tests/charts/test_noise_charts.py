@@ -243,30 +243,32 @@ def test_difficulty_histogram_chart(mbpp):
 
 def test_topsis_scatter(topsis_case):
     res, agg = topsis_case
-    spec = topsis_scatter(res, agg).to_dict()
+    # the chart shows the analysis' τ; here the oracle's, by rank_agreement
+    order = [res.systems[i] for i in np.argsort(-agg, kind="stable")]
+    tau = rank_agreement(order, res.order()).tau
+    spec = topsis_scatter(res, agg, tau=tau).to_dict()
     rows = values(spec, spec)
     assert [r["system"] for r in rows] == list(res.systems)
     assert [r["topsis_score"] for r in rows] == pytest.approx(res.score.tolist())
     assert [r["aggregate"] for r in rows] == pytest.approx(agg.tolist())
-    order = [res.systems[i] for i in np.argsort(-agg, kind="stable")]
-    tau = rank_agreement(order, res.order()).tau
     assert f"Kendall τ = {tau:.3f}" in spec["title"]["text"]
     assert spec["encoding"]["x"]["field"] == "aggregate"
     assert spec["encoding"]["y"]["field"] == "topsis_score"
     # a mapping gives the same chart
-    mapped = topsis_scatter(res, dict(zip(res.systems, agg))).to_dict()
+    mapped = topsis_scatter(res, dict(zip(res.systems, agg)), tau=tau).to_dict()
     assert values(mapped, mapped) == rows
 
 
 def test_topsis_scatter_identical_orders_tau_one():
     m = np.array([[0.9, 0.8], [0.5, 0.4], [0.1, 0.2]])
     res = topsis(m, systems=["x", "y", "z"])
-    spec = topsis_scatter(res, [3.0, 2.0, 1.0]).to_dict()
+    tau = rank_agreement(["x", "y", "z"], res.order()).tau
+    spec = topsis_scatter(res, [3.0, 2.0, 1.0], tau=tau).to_dict()
     assert "Kendall τ = 1.000" in spec["title"]["text"]
     with pytest.raises(InputError):
-        topsis_scatter(res, [1.0, 2.0])
+        topsis_scatter(res, [1.0, 2.0], tau=tau)
     with pytest.raises(InputError):
-        topsis_scatter(res, {"x": 1.0})
+        topsis_scatter(res, {"x": 1.0}, tau=tau)
 
 
 # ============================================================================ rendering
@@ -283,7 +285,7 @@ def test_all_charts_render(profile, mbpp, runs_result, topsis_case, tmp_path):
         ),
         "mde": power_curve_chart(mde_curve([100, 400], design="unpaired-binary", baseline=0.7)),
         "hist": difficulty_histogram_chart(item_analysis(mbpp.scores, systems=mbpp.systems)),
-        "topsis": topsis_scatter(res, agg),
+        "topsis": topsis_scatter(res, agg, tau=0.5),
     }
     for name, chart in charts.items():
         render(chart, tmp_path, name)

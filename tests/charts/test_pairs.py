@@ -9,9 +9,25 @@ import pytest
 import vl_convert as vlc
 from scipy.stats import norm
 
+from reportgen.analysis.ledger import UnitClaims
 from reportgen.charts.pairs import emmeans_p_scale, pvalue_heatmap, pwpp_chart
 from reportgen.errors import InputError
 from reportgen.stats.pairwise import compare_paired
+
+
+def claims(rows):
+    """The ledger's claims of comparison rows (the charts draw decided claims)."""
+    return list(UnitClaims.from_rows([dict(r) for r in rows], family_size=len(rows)))
+
+
+def result_claims(res, **unit):
+    """The claims of a PairwiseResult, as the ledger builds them."""
+    return claims(
+        [
+            {**r, "dataset": "d", "metric": "m", "direction": "higher", **unit}
+            for r in res.to_records()
+        ]
+    )
 
 
 def _values(spec, layer):
@@ -69,7 +85,7 @@ def test_emmeans_p_scale_closed_form():
 
 
 def test_heatmap_blanks_colours_and_order():
-    chart = pvalue_heatmap(ROWS)
+    chart = pvalue_heatmap(claims(ROWS))
     spec = chart.to_dict()
     rect, text = spec["layer"]
     assert rect["mark"]["type"] == "rect" and text["mark"]["type"] == "text"
@@ -108,24 +124,24 @@ def test_heatmap_blanks_colours_and_order():
     _render(chart)
 
 
-def test_heatmap_columns_alpha_and_max_pairs():
+def test_heatmap_columns_decisions_and_max_pairs():
     by_dataset = [dict(r, dataset=r["metric"], metric="m") for r in ROWS]
-    spec = pvalue_heatmap(by_dataset, columns="dataset").to_dict()
+    spec = pvalue_heatmap(claims(by_dataset), columns="dataset").to_dict()
     assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"] == ["acc", "loss"]
-    strict = pvalue_heatmap(ROWS, alpha=0.005).to_dict()
-    sig = {
-        (c["pair"], c["column"]) for c in _values(strict, strict["layer"][0]) if c["significant"]
-    }
+    # the cells follow the claims' decisions, whatever their p (never p against α here)
+    strict = [dict(r, significant=r["p_adjusted"] <= 0.005) for r in ROWS]
+    drawn = pvalue_heatmap(claims(strict)).to_dict()
+    sig = {(c["pair"], c["column"]) for c in _values(drawn, drawn["layer"][0]) if c["significant"]}
     assert sig == {("A  vs  B", "acc"), ("B  vs  C", "acc")}
-    top = pvalue_heatmap(ROWS, max_pairs=1).to_dict()
+    top = pvalue_heatmap(claims(ROWS), max_pairs=1).to_dict()
     assert top["layer"][0]["encoding"]["y"]["scale"]["domain"] == ["B  vs  C"]
     assert "1 most significant of 3" in top["title"]["subtitle"][-1]
     with pytest.raises(InputError):
-        pvalue_heatmap([dict(r, metric="same") for r in ROWS])  # two cells per pair
-    both = pvalue_heatmap(by_dataset, columns="both").to_dict()
+        pvalue_heatmap(claims([dict(r, metric="same") for r in ROWS]))  # two cells per pair
+    both = pvalue_heatmap(claims(by_dataset), columns="both").to_dict()
     assert both["layer"][0]["encoding"]["x"]["scale"]["domain"] == ["acc / m", "loss / m"]
     with pytest.raises(InputError):
-        pvalue_heatmap(ROWS, columns="system")
+        pvalue_heatmap(claims(ROWS), columns="system")
     with pytest.raises(InputError):
         pvalue_heatmap([])
 
@@ -142,7 +158,7 @@ def test_pwpp_spec_from_rows():
     means = {"A": 0.5, "B": 0.3, "C": 0.6}
     for r in rows:
         r["mean_a"], r["mean_b"] = means[r["system_a"]], means[r["system_b"]]
-    chart = pwpp_chart(rows)
+    chart = pwpp_chart(claims(rows))
     spec = chart.to_dict()
     lines, dots, alpha_rule = spec["layer"]
     assert [lay["mark"]["type"] for lay in spec["layer"]] == ["rule", "point", "rule"]
@@ -163,7 +179,7 @@ def test_pwpp_spec_from_rows():
     (a,) = _values(spec, alpha_rule)
     assert a["x"] == pytest.approx(emmeans_p_scale(0.05))
     assert [s["significant"] for s in segs] == [True, False, True]
-    lower = pwpp_chart([dict(r, direction="lower") for r in rows]).to_dict()
+    lower = pwpp_chart(claims([dict(r, direction="lower") for r in rows])).to_dict()
     assert lower["layer"][0]["encoding"]["y"]["scale"]["domain"] == ["B", "A", "C"]
     _render(chart)
 
@@ -172,12 +188,13 @@ def test_pwpp_from_result_and_bad_rows():
     rng = np.random.default_rng(0)
     X = (rng.random((200, 4)) < [0.3, 0.5, 0.6, 0.8]).astype(float)
     res = compare_paired(X, systems=["w", "x", "y", "z"])
-    spec = pwpp_chart(res).to_dict()
+    spec = pwpp_chart(result_claims(res)).to_dict()
     segs = _values(spec, spec["layer"][0])
     np.testing.assert_allclose([s["x"] for s in segs], emmeans_p_scale(res.p_adjusted))
+    assert [s["significant"] for s in segs] == list(res.significant())
     assert spec["layer"][0]["encoding"]["y"]["scale"]["domain"] == ["z", "y", "x", "w"]
     with pytest.raises(InputError):
-        pwpp_chart(ROWS)  # rows of two sample lists would mix metrics
+        pwpp_chart(claims(ROWS))  # claims of two sample lists would mix metrics
     with pytest.raises(InputError):
         pwpp_chart([])
 
@@ -196,7 +213,7 @@ def mbpp_pairs(shared_data):
 
 def test_mbpp_pwpp_renders(mbpp_pairs, tmp_path):
     view, res = mbpp_pairs
-    chart = pwpp_chart(res)
+    chart = pwpp_chart(result_claims(res))
     spec = chart.to_dict()
     order = spec["layer"][0]["encoding"]["y"]["scale"]["domain"]
     means = view.scores.mean(axis=0)
@@ -208,7 +225,7 @@ def test_mbpp_pwpp_renders(mbpp_pairs, tmp_path):
 
 def test_mbpp_heatmap_renders(mbpp_pairs, tmp_path):
     _, res = mbpp_pairs
-    rows = [dict(r, dataset="mbpp+", metric="pass1", direction="higher") for r in res.to_records()]
+    rows = result_claims(res, dataset="mbpp+", metric="pass1")
     full = pvalue_heatmap(rows).to_dict()
     cells = _values(full, full["layer"][0])
     assert len(cells) == 1711

@@ -8,30 +8,69 @@ from __future__ import annotations
 import html
 import re
 
+from reportgen.analysis import ReleaseVerdict
 from reportgen.charts.release import forest_plot
 from reportgen.charts.render import MAX_LABEL, MAX_TITLE, chart_spec, cut_labels, to_svg
 
+
+def _verdict(dataset, metric, diff, low, high, name, **extra):
+    fields = dict(
+        dataset=dataset,
+        metric=metric,
+        direction="higher",
+        modality="continuous",
+        baseline="base",
+        candidate="cand",
+        mean_baseline=0.5,
+        mean_candidate=0.5 + diff,
+        diff=diff,
+        ci_low=low,
+        ci_high=high,
+        confidence=0.95,
+        test="paired t",
+        p_value=0.01,
+        p_adjusted=0.02,
+        correction="sidak",
+        effect_size=None,
+        effect_size_kind=None,
+        n_baseline=100,
+        n_candidate=100,
+        mde=None,
+        verdict=name,
+        ci_adjusted_low=low,
+        ci_adjusted_high=high,
+        confidence_adjusted=0.9875,
+        ci_adjusted_kind="simultaneous",
+        alpha=0.05,
+        ni_level=0.975,
+    )
+    fields.update(extra)
+    return ReleaseVerdict(**fields)
+
+
 ROWS = [
-    {
-        "dataset": "gsm8k",
-        "metric": "acc",
-        "diff": 0.031,
-        "ci_low": 0.012,
-        "ci_high": 0.05,
-        "verdict": "non-inferior",
-        "proportion": True,
-        "margin": 0.02,
-    },
-    {
-        "dataset": "python",
-        "metric": "edit_distance",
-        "diff": 2.5,
-        "ci_low": 1.1,
-        "ci_high": 3.9,
-        "verdict": "regressed",
-        "direction": "lower",
-        "margin": 0.5,
-    },
+    _verdict(
+        "gsm8k",
+        "acc",
+        0.031,
+        0.012,
+        0.05,
+        "non-inferior",
+        proportion=True,
+        margin=0.02,
+        ni_bound=0.015,
+    ),
+    _verdict(
+        "python",
+        "edit_distance",
+        2.5,
+        1.1,
+        3.9,
+        "regressed",
+        direction="lower",
+        margin=0.5,
+        ni_bound=3.5,
+    ),
 ]
 
 

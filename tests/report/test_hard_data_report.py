@@ -81,8 +81,8 @@ def test_release_verdict_on_skewed_differences_says_so(tmp_path):
     # rare large losses: the differences' skewness makes the t test's size unreliable,
     # and the decision line, the verdict row and the e-mail's list say so
     from reportgen.analysis import AnalysisOptions, analyze_release
+    from reportgen.analysis.ledger.words import release_decision
     from reportgen.data import load
-    from reportgen.report.render.findings import plain, release_decision
     from reportgen.report.sections import verdict_sentence
 
     rng = np.random.default_rng(5)
@@ -112,5 +112,5 @@ def test_release_verdict_on_skewed_differences_says_so(tmp_path):
 
     assert stats.skew(cand - base) < -2
     assert v.skewed is True
-    assert "heavily skewed differences" in plain(release_decision(release))
-    assert "heavily skewed differences" in verdict_sentence(v.to_dict())
+    assert "heavily skewed differences" in release_decision(release).plain()
+    assert "heavily skewed differences" in verdict_sentence(v)

@@ -24,7 +24,7 @@ import pytest
 
 from reportgen import format as fmt
 from reportgen.report.mail import build_summary, read_report_folder
-from reportgen.report.mail.summary import _headline_chart, _headlines, _verdict_chart
+from reportgen.report.mail.summary import _headline_chart, _leads, _verdict_chart
 
 PHONE = {"width": 375, "height": 800}
 DESKTOP = {"width": 1300, "height": 900}
@@ -244,7 +244,10 @@ def test_evaluation_email_merges_one_outcome_into_one_sentence(example_report):
     assert len(pairs) == 13
     summary = build_summary(read_report_folder(folder), charts=False)
     [part] = re.findall(r"Leader against runner-up</h2>(.*?)</ul>", summary.html)
-    sentences = [html.unescape(x) for x in re.findall(r"<li[^>]*>(.*?)</li>", part)]
+    # names are set in bold, as in the report: the words are the text between the tags
+    sentences = [
+        html.unescape(re.sub(r"<[^>]+>", "", x)) for x in re.findall(r"<li[^>]*>(.*?)</li>", part)
+    ]
     # one sentence per outcome; their counts add up to every dataset × metric
     assert len(sentences) == len({sig for _, _, sig in pairs.values()})
     counted = [int(k) for s in sentences for k in re.findall(r"on (\d+) of 13 dataset", s)]
@@ -276,8 +279,8 @@ def test_report_key_findings_merge_the_same_outcome(tmp_path):
     sentence listing the six with their numbers (the ledger's pair views), not six."""
     import csv
 
+    from reportgen.analysis.ledger.words import key_findings
     from reportgen.report import sections as rs
-    from reportgen.report.render.findings import key_findings, pair_view, plain
 
     root = Path(__file__).resolve().parents[2]
     systems = {"starcoder2-15b|fim|8k", "codellama-13b|fim|4k", "granite-3b|fim|4k"}
@@ -297,20 +300,23 @@ def test_report_key_findings_merge_the_same_outcome(tmp_path):
     )
     units = [u for u in report.analysis.compared if u.modality != "corpus"]
     assert len(units) == 6
-    lines = [plain(line) for line in key_findings(report.analysis)]
+    ledger = report.analysis.ledger
+    lines = [line.plain() for line in key_findings(ledger)]
     merged = [line for line in lines if "on 6 of 6 dataset × metrics" in line]
     assert len(merged) == 1, lines
     assert not any(" leads with " in line for line in lines)  # no per-unit sentence left
     [line] = merged
     for unit in units:
         order = [unit.systems[k] for k in unit.order()]
-        pair = pair_view(unit, order[0], order[1])
-        assert pair is not None and pair.significant
+        claim = ledger.claim(unit.dataset, unit.metric, order[0], order[1])
+        assert claim is not None and claim.significant
         assert line.startswith(f"{order[0]} leads and is significantly ahead of the runner-up")
-        interval = fmt.interval(pair.ci_low, pair.ci_high, proportion=unit.proportion, signed=True)
+        interval = fmt.interval(
+            claim.adjusted.low, claim.adjusted.high, proportion=unit.proportion, signed=True
+        )
         assert (
             f"{unit.dataset} / {unit.metric} (" in line
-            and f"{fmt.difference(pair.diff, proportion=unit.proportion)} {interval}" in line
+            and f"{fmt.difference(claim.diff, proportion=unit.proportion)} {interval}" in line
         )
 
 
@@ -346,7 +352,7 @@ def test_evaluation_chart_shows_every_dataset_it_speaks_of(example_report):
     panel one metric, each row one dataset), coloured by the ledger's significance."""
     results = _results(example_report[0])
     pairs = _leader_pairs(results)
-    rows = _chart_rows(_headline_chart(_headlines(results)))
+    rows = _chart_rows(_headline_chart(_leads(read_report_folder(example_report[0]).ledger)))
     # the same row is in the rule and the point layers
     assert sorted((r["label"], r["outcome"]) for r in rows) == sorted(
         (dataset, "significant" if sig else "not significant")
@@ -358,7 +364,9 @@ def test_evaluation_chart_shows_every_dataset_it_speaks_of(example_report):
 def test_release_chart_shows_every_verdict(example_releases):
     """All 13 verdicts are charted (the blocks show 10), coloured by verdict."""
     verdict = _results(example_releases["v2.0"])["verdict"]
-    rows = _chart_rows(_verdict_chart(verdict["rows"]))
+    release = read_report_folder(example_releases["v2.0"]).ledger.release
+    assert release is not None
+    rows = _chart_rows(_verdict_chart(release.verdicts))
     # each verdict once: its dataset, its verdict and its difference (points for
     # proportions, as the report's forest plot draws it)
     assert sorted((r["label"], r["outcome"], round(r["diff"], 9)) for r in rows) == sorted(
@@ -374,9 +382,9 @@ def test_rag_outcome_with_different_pairs_is_one_sentence_in_email_and_report(
     The e-mail (read from results.json) and the report's key findings (from the typed
     analysis) each say one sentence per outcome, naming each pair before its dataset ×
     metric, with the same outcome for every dataset × metric."""
+    from reportgen.analysis.ledger.words import key_findings
     from reportgen.cli import main
     from reportgen.report import sections as rs
-    from reportgen.report.render.findings import key_findings, plain
 
     out = tmp_path / "rag"
     assert main(["analyze", str(shared_data / "ibm-rag"), "--out", str(out), "--seed", "5"]) == 0
@@ -385,7 +393,10 @@ def test_rag_outcome_with_different_pairs_is_one_sentence_in_email_and_report(
     assert len(pairs) == 3 and len({frozenset((a, b)) for a, b, _ in pairs.values()}) == 3
     summary = build_summary(read_report_folder(out), charts=False)
     [part] = re.findall(r"Leader against runner-up</h2>(.*?)</ul>", summary.html)
-    sentences = [html.unescape(x) for x in re.findall(r"<li[^>]*>(.*?)</li>", part)]
+    # names are set in bold, as in the report: the words are the text between the tags
+    sentences = [
+        html.unescape(re.sub(r"<[^>]+>", "", x)) for x in re.findall(r"<li[^>]*>(.*?)</li>", part)
+    ]
     outcomes = {sig for _, _, sig in pairs.values()}
     assert len(sentences) == len(outcomes)
     report = rs.prepare(
@@ -394,7 +405,7 @@ def test_rag_outcome_with_different_pairs_is_one_sentence_in_email_and_report(
         output_dir=str(tmp_path / "report"),
         title="RAG",
     )
-    findings = [plain(line) for line in key_findings(report.analysis)]
+    findings = [line.plain() for line in key_findings(report.analysis.ledger)]
     for (dataset, metric), (a, b, sig) in pairs.items():
         name = f"{dataset} / {metric}"
         [sentence] = [s for s in sentences if f" {name}" in s]
@@ -409,12 +420,10 @@ def test_rag_outcome_with_different_pairs_is_one_sentence_in_email_and_report(
         joined = " over " if sig else " and "
         assert f"{a}{joined}{b} on {name}" in sentence
         assert sentence.startswith("The leader" if sig else "No significant difference")
-        # the report's opening: the same outcome, the same pair, in one sentence
-        [merged] = [f for f in findings if f"{name} ({a}{joined}{b}: " in f]
+        # the report's opening: the same sentence (the ledger's), with the numbers
+        [merged] = [f for f in findings if f"{a}{joined}{b} on {name} (" in f]
         assert merged.startswith(
-            "The leader is significantly ahead"
-            if sig
-            else "The leader is not significantly different from the runner-up"
+            "The leader is significantly ahead" if sig else "No significant difference"
         )
 
 

@@ -4,16 +4,24 @@ tied", "1 metrics")."""
 
 from __future__ import annotations
 
+from reportgen.analysis import Ledger
 from reportgen.report.mail.summary import _leader
 
 
-def _ordered(names: list[str], significant: dict[tuple[str, str], bool]) -> dict:
-    return {
-        "systems": [{"system": n, "rank": k + 1} for k, n in enumerate(names)],
-        "pairs": [
-            {"system_a": a, "system_b": b, "significant": s} for (a, b), s in significant.items()
-        ],
+def _ordered(names: list[str], significant: dict[tuple[str, str], bool] | dict) -> Ledger:
+    """The ledger of a results.json whose ranking across datasets has these pairs."""
+    pairs = (
+        [{"system_a": a, "system_b": b, "significant": s} for (a, b), s in significant.items()]
+        if "table" not in significant
+        else []
+    )
+    entry = {
+        "kind": "ordered",
+        "lists": ["d1", "d2"],
+        "systems": [{"system": n, "rank": k + 1, "score": 0.0} for k, n in enumerate(names)],
+        "pairs": pairs,
     }
+    return Ledger.from_results({"format_version": 1, "rankings": [entry]})
 
 
 def test_a_leader_only_when_it_differs_from_every_other_system() -> None:
@@ -30,6 +38,6 @@ def test_a_leader_only_when_it_differs_from_every_other_system() -> None:
 def test_no_leader_named_when_the_pairs_are_not_at_hand() -> None:
     partial = _ordered(["a", "b", "c"], {("a", "b"): True})  # (a, c) unknown
     assert _leader(partial) == ""
-    unresolved = {"systems": [{"system": "a"}, {"system": "b"}], "pairs": {"table": "x"}}
+    unresolved = _ordered(["a", "b"], {"table": "x"})  # pairs in a table not read back
     assert _leader(unresolved) == ""
-    assert _leader({"systems": [{"system": "a"}], "pairs": []}) == ""
+    assert _leader(_ordered(["a"], {})) == ""

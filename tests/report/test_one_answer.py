@@ -15,9 +15,9 @@ import re
 
 import pytest
 
+from reportgen.analysis.ledger.words import release_decision
 from reportgen.analysis.release import ReleaseComparison
 from reportgen.report.mail import build_summary, read_report_folder
-from reportgen.report.render.findings import plain, release_decision
 
 
 def _text(path) -> str:
@@ -30,7 +30,7 @@ def test_the_decision_reads_the_same_everywhere(example_releases, label):
     folder = example_releases[label]
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     verdict = results["verdict"]
-    decision = plain(release_decision(ReleaseComparison.from_dict(verdict)))
+    decision = release_decision(ReleaseComparison.from_dict(verdict)).plain()
     # the report's first section and the e-mail's text part say it word for word
     assert decision in _text(folder / "report.html")
     summary = build_summary(read_report_folder(folder), charts=False)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from reportgen.analysis import AnalysisOptions, analyze_release
+from reportgen.analysis import AnalysisOptions, Ledger, analyze_release
 from reportgen.analysis.release import (
     NotCompared,
     not_compared,
@@ -146,12 +146,12 @@ def _opus_haiku(table_paths):
 
 
 def test_release_decision_names_regressions_in_points_against_hand_means():
-    from reportgen.report.render.findings import plain, release_decision, release_headline
+    from reportgen.analysis.ledger.words import release_decision, release_headline
 
     table, analysis = _opus_haiku([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
     release = analysis.release
     assert release is not None and release.decision == "regressed"
-    text = plain(release_decision(release))
+    text = release_decision(release).plain()
     assert text.startswith(
         "claude-3-haiku-20240307 is not better than claude-3-opus-20240229: regressed on "
     )
@@ -223,16 +223,15 @@ PARTIAL = {"baseline": "code-llama-multi-13b", "candidate": "code-llama-multi-34
 
 
 def test_release_decision_is_never_silent_about_what_was_not_compared(arena):
-    from reportgen.report.render.findings import (
+    from reportgen.analysis.ledger.words import (
         not_compared_lines,
-        plain,
         release_decision,
         release_headline,
     )
 
     release = analyze_release(arena, AnalysisOptions(seed=1), **PARTIAL).release
     assert release is not None and release.not_compared and not release.regressions
-    text = plain(release_decision(release))
+    text = release_decision(release).plain()
     assert "not compared on lcb_codegen" in text
     assert text.startswith(
         "code-llama-multi-34b was compared with code-llama-multi-13b "
@@ -240,7 +239,7 @@ def test_release_decision_is_never_silent_about_what_was_not_compared(arena):
     )
     assert "1 of 3 not compared" in release_headline(release)
     (line,) = not_compared_lines(release)
-    assert plain(line).startswith("lcb_codegen / pass1: the baseline")
+    assert line.plain().startswith("lcb_codegen / pass1: the baseline")
 
 
 def test_release_comparison_round_trips_through_results_json(arena):
@@ -290,7 +289,9 @@ def test_release_gate_exit_status(arena, capsys, case, gate, allow, status, said
             AnalysisOptions(seed=1, margins=margins),
             **PARTIAL,
         )
-    verdict = analysis.to_results()["verdict"]
+    # the gate reads the release back from results.json, as `reportgen run` does
+    verdict = Ledger.from_results(analysis.to_results()).release
+    assert verdict is not None
     assert _release_gate(verdict, gate=gate, allow_partial=allow) == status
     out, err = capsys.readouterr()
     assert out.startswith("decision: ")
@@ -361,7 +362,7 @@ def test_items_line_names_the_largest_losses_when_there_are_many_units():
     the largest share of items, and says that the verdict table has all of them."""
     import re
 
-    from reportgen.report.render.findings import MAX_DECISION_ITEMS, flips_line
+    from reportgen.analysis.ledger.words import MAX_DECISION_ITEMS, flips_line
 
     root = Path(__file__).resolve().parents[2] / "examples"
     table = load([root / "data"], config=str(root / "reportgen.toml"))
@@ -372,8 +373,9 @@ def test_items_line_names_the_largest_losses_when_there_are_many_units():
         candidate="starcoder2-15b|fim|8k",
     ).release
     assert release is not None and len(release.flips) > MAX_DECISION_ITEMS
-    line = flips_line(release)
-    assert line is not None
+    sentence = flips_line(release)
+    assert sentence is not None
+    line = sentence.plain()
     assert f"has all {len(release.flips)} dataset × metrics" in line
     named = re.findall(r"lost (\d+), gained (\d+) of (\d+)", line)
     assert len(named) == MAX_DECISION_ITEMS
@@ -385,23 +387,27 @@ def test_items_line_names_the_largest_losses_when_there_are_many_units():
 def test_release_console_names_few_flipped_units_and_sums_many(capsys):
     # the console says the items lost and gained: one line per dataset × metric for up
     # to three, else one line of sums (every item is in tables/flips.csv)
+    from dataclasses import replace
+
     from reportgen.cli import _release_gate
 
     _, analysis = _opus_haiku([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
-    verdict = analysis.to_results()["verdict"]
-    flips = verdict["flips"]
+    release = Ledger.from_results(analysis.to_results()).release
+    assert release is not None
+    flips = release.flips
     assert len(flips) == 2
-    _release_gate(verdict, gate=None, allow_partial=False)
+    _release_gate(release, gate=None, allow_partial=False)
     out = capsys.readouterr().out
     for f in flips:
-        line = f"items: {f['dataset']} / {f['metric']}: lost {f['n_lost']}, gained {f['n_gained']}"
+        line = f"items: {f.dataset} / {f.metric}: lost {f.n_lost}, gained {f.n_gained}"
         assert line in out
-    many = dict(
-        verdict, flips=[dict(f, dataset=f"{f['dataset']}-{k}") for k in range(3) for f in flips]
+    many = replace(
+        release,
+        flips=tuple(replace(f, dataset=f"{f.dataset}-{k}") for k in range(3) for f in flips),
     )
     _release_gate(many, gate=None, allow_partial=False)
     out = capsys.readouterr().out
-    lost = 3 * sum(f["n_lost"] for f in flips)
-    gained = 3 * sum(f["n_gained"] for f in flips)
+    lost = 3 * sum(f.n_lost for f in flips)
+    gained = 3 * sum(f.n_gained for f in flips)
     assert f"items: lost {lost:,}, gained {gained:,} over 6 dataset × metrics" in out
     assert out.count("items:") == 1

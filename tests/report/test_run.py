@@ -326,7 +326,7 @@ def test_run_release_no_difference_reports_the_mde(example_release_runs):
     # release v10.0 of tests/report/conftest.py: starcoder2-15b|fim|8k against the 4k
     out, result = example_release_runs["v10.0"]
     # the example's documented near-tie: no detectable difference anywhere
-    assert result.verdict_counts["no detectable difference"] == 13
+    assert result.ledger.release.counts["no detectable difference"] == 13
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     for row in results["verdict"]["rows"]:
         assert row["mde"] is not None and row["mde"] > 0
@@ -421,7 +421,6 @@ def test_run_config_file_holds_the_flags(tmp_path, monkeypatch):
             files=("report.html",),
             seed=_option(spec, "seed"),
             pages=None,
-            verdict_counts=None,
             timings={},
         )
 

@@ -31,7 +31,6 @@ from reportgen.report.folder.tables import (
 )
 from reportgen.report.history import build_history
 from reportgen.report.mail import build_summary, read_report_folder
-from reportgen.report.mail.summary import _headline_claims, _proportion
 from reportgen.report.pipeline import analyze_into
 
 # several layers together (data, analysis, sections): tests/conftest.py's tiers
@@ -211,7 +210,7 @@ def test_cli_analyze_writes_the_tables_and_counts_from_the_analysis(wide, tmp_pa
     assert main(["analyze", str(wide["data"]), "--out", str(out), "--seed", "3"]) == 0
     text = capsys.readouterr().out
     expected = wide["analysis"].comparisons()
-    assert f"{len(expected)} comparisons" in text
+    assert f"{len(expected):,} comparisons" in text
     assert f"{sum(r['significant'] for r in expected)} significant" in text
     assert "ordered ranking over 1 list: " in text
     assert pq.read_metadata(out / "tables" / "comparisons.parquet").num_rows == len(expected)
@@ -287,11 +286,13 @@ def test_mail_reads_a_referenced_folder_as_the_single_file(example_releases, tmp
         for r in (False, True)
     )
     assert isinstance(ref.results["comparisons"], TableRows)
-    assert _headline_claims(ref.results, 5) == _headline_claims(inline.results, 5)
-    assert _headline_claims(ref.results, 5)  # the leader against the runner-up, in words
-    for row in inline.results["systems"]:
-        key = (row["dataset"], row["metric"])
-        assert _proportion(ref.results, *key) == _proportion(inline.results, *key)
+    # the ledger read back from the Parquet tables holds the same claims
+    leads = [(u.name, u.lead()) for u in ref.ledger.compared]
+    assert leads == [(u.name, u.lead()) for u in inline.ledger.compared]
+    assert any(c is not None for _, c in leads)  # the leader against the runner-up
+    for u in inline.ledger.units:
+        other = ref.ledger.unit(u.dataset, u.metric)
+        assert other is not None and other.proportion == u.proportion
     a = build_summary(ref, charts=False)
     b = build_summary(inline, charts=False)
     # the same words; only the folder named in the text differs

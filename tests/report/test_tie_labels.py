@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from reportgen.report.render.ties import MAX_LETTERED_GROUPS, tie_heading, tie_labels
+from reportgen.analysis.ledger.ties import MAX_LETTERED_GROUPS, tie_heading, tie_labels
 from reportgen.stats import compact_letter_display
 
 

@@ -4,12 +4,16 @@ manifest and which of report.html and report.pdf it holds. The e-mail and
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reportgen.errors import InputError, Location
+
+if TYPE_CHECKING:
+    from reportgen.analysis.ledger import Ledger
 
 __all__ = ["ReportFolder", "read_report_folder"]
 
@@ -37,13 +41,22 @@ class ReportFolder:
     html: Path | None
     pdf: Path | None
 
+    @functools.cached_property
+    def ledger(self) -> Ledger:
+        """The claims of its results.json, read back into the ledger's typed objects
+        (:meth:`reportgen.analysis.ledger.Ledger.from_results`): what the e-mail, the
+        history and the gate show."""
+        from reportgen.analysis.ledger import Ledger
+
+        return Ledger.from_results(self.results, source=str(self.path / "results.json"))
+
     @property
     def title(self) -> str:
-        return str((self.results.get("report") or {}).get("title") or "Evaluation report")
+        return self.ledger.meta.title or "Evaluation report"
 
     @property
     def release(self) -> str | None:
-        return (self.results.get("report") or {}).get("release") or None
+        return self.ledger.meta.release_label
 
 
 def read_report_folder(path: str | Path) -> ReportFolder:

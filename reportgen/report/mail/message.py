@@ -131,7 +131,7 @@ def build_message(
         msg["Reply-To"] = parse_address(reply_to, option="--reply-to")
     msg["Date"] = formatdate(localtime=True)
     msg["Message-ID"] = make_msgid(idstring="reportgen", domain=from_addr.domain)
-    msg["X-Mailer"] = f"reportgen {folder.results.get('reportgen_version', '')}".strip()
+    msg["X-Mailer"] = f"reportgen {folder.ledger.meta.reportgen_version}".strip()
     msg.set_content(summary.text, subtype="plain", charset="utf-8")
     msg.add_alternative(summary.html, subtype="html", charset="utf-8")
     html_part = cast(EmailMessage, msg.get_payload(1))

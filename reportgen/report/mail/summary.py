@@ -17,7 +17,6 @@ same pieces as a desktop, on more lines, none hidden or cut.
 
 from __future__ import annotations
 
-import math
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,8 +24,19 @@ from email.utils import make_msgid
 from typing import Any
 
 from reportgen import format as fmt
+from reportgen.analysis import Claim, Ledger, ReleaseComparison, ReleaseVerdict
+from reportgen.analysis.ledger import UnitLedger, tie_heading, tie_labels
+from reportgen.analysis.ledger.words import (
+    decision_style,
+    flips_line,
+    lead_sentences,
+    not_compared_lines,
+    release_decision,
+    release_headline,
+    verdict_pieces,
+)
 from reportgen.charts.render import inline_data
-from reportgen.plaintext import count, listed, n_of, shown
+from reportgen.plaintext import count, shown
 from reportgen.report.folder.reader import ReportFolder
 from reportgen.report.mail._base import BODY_WIDTH, MAX_HTML_BYTES, MailError
 from reportgen.report.render.html import MAIL_TABLE, Col, compact_png, escape, table
@@ -58,119 +68,35 @@ class Summary:
     images: tuple[InlineImage, ...] = field(default_factory=tuple)
 
 
-def _proportion(results: Mapping[str, Any], dataset: str, metric: str) -> bool:
-    """Whether (dataset, metric) holds proportions (shown in percent, differences in
-    points, as in the report): the flag of its comparisons or verdicts, else a binary
-    metric."""
-    rows = [
-        *(results.get("systems") or ()),
-        *(results.get("comparisons") or ()),
-        *((_verdict(results) or {}).get("rows") or ()),
-    ]
-    for row in rows:
-        if row.get("dataset") == dataset and row.get("metric") == metric and "proportion" in row:
-            return bool(row["proportion"])
-    metrics = (results.get("config") or {}).get("metrics") or {}
-    return (metrics.get(metric) or {}).get("modality") == "binary"
-
-
-def _ci(row: Mapping[str, Any], proportion: bool) -> str:
-    return fmt.interval(row.get("ci_low"), row.get("ci_high"), proportion=proportion)
-
-
-def _decided(v: Mapping[str, Any]) -> dict[str, Any]:
-    """A verdict row with ``ci_low``/``ci_high`` set to the interval its verdict is read
-    off (``ci_adjusted_*``; an older file kept it in ``ci_low``/``ci_high``)."""
-    if "ci_adjusted_low" not in v:
-        return dict(v)
-    return {**v, "ci_low": v.get("ci_adjusted_low"), "ci_high": v.get("ci_adjusted_high")}
-
-
-def _verdict(results: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    verdict = results.get("verdict")
-    return verdict if isinstance(verdict, Mapping) and "candidate" in verdict else None
-
-
-def _comparison(verdict: Mapping[str, Any]) -> Any:
-    from reportgen.analysis.release import ReleaseComparison
-
-    return ReleaseComparison.from_dict(verdict)
-
-
-def _ordered(results: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for entry in results.get("rankings") or ():
-        if isinstance(entry, Mapping) and entry.get("kind") == "ordered" and entry.get("systems"):
-            return entry
-    return None
-
-
-def _lists(results: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The (dataset, metric) lists of the per-system rows, in their order."""
-    seen: dict[tuple[str, str], None] = {}
-    for row in results.get("systems") or ():
-        seen.setdefault((str(row.get("dataset")), str(row.get("metric"))), None)
-    return list(seen)
-
-
-def _direction(results: Mapping[str, Any], metric: str) -> str:
-    metrics = (results.get("config") or {}).get("metrics") or {}
-    return str((metrics.get(metric) or {}).get("direction") or "higher")
-
-
-def _top_systems(
-    results: Mapping[str, Any], dataset: str, metric: str, limit: int
-) -> tuple[list[Mapping[str, Any]], int]:
-    rows = [
-        r
-        for r in results.get("systems") or ()
-        if r.get("dataset") == dataset
-        and r.get("metric") == metric
-        and r.get("mean") is not None
-        and math.isfinite(float(r["mean"]))
-    ]
-    lower = _direction(results, metric) == "lower"
-    rows.sort(key=lambda r: float(r["mean"]), reverse=not lower)
-    return rows[:limit], len(rows)
-
-
 def _subject(folder: ReportFolder) -> str:
-    from reportgen.report.render.findings import release_headline
-
-    results = folder.results
+    """``Title v2: not better: regressed on MBPP by 9.0 pts`` (a release), or ``Title: 12
+    systems on 5 datasets × 4 metrics, leader A`` (an evaluation)."""
+    ledger = folder.ledger
     head = folder.title
     if folder.release and folder.release not in head:
         head += f" {folder.release}"
-    verdict = _verdict(results)
-    if verdict is not None:
-        return f"{head}: {release_headline(_comparison(verdict))}"
-    data = results.get("data") or {}
-    n_sys, n_data = len(data.get("systems") or ()), len(data.get("datasets") or ())
-    n_met = len(data.get("metrics") or ())
-    ordered = _ordered(results)
-    lead = _leader(ordered) if ordered else ""
+    if ledger.release is not None:
+        return f"{head}: {release_headline(ledger.release)}"
+    meta = ledger.meta
     return (
-        f"{head}: {count(n_sys, 'system')} on {count(n_data, 'dataset')} × "
-        f"{count(n_met, 'metric')}{lead}"
+        f"{head}: {count(len(meta.systems), 'system')} on {count(len(meta.datasets), 'dataset')}"
+        f" × {count(len(meta.metrics), 'metric')}{_leader(ledger)}"
     )
 
 
-def _leader(ordered: Mapping[str, Any]) -> str:
-    """ ", leader A" when the first of the ordered ranking differs significantly from
-    every other system; ", first place shared by A and B" (or by n systems) when it
-    does not; nothing when the pairs are not at hand (a table of their own)."""
-    systems = [str(r["system"]) for r in ordered.get("systems") or ()]
-    pairs = ordered.get("pairs")  # a list, or the rows of a table beside results.json
-    if len(systems) < 2 or not isinstance(pairs, Sequence) or isinstance(pairs, str):
+def _leader(ledger: Ledger) -> str:
+    """ ", leader A" when the first of the ranking across datasets differs
+    significantly from every other system; ", first place shared by A and B" (or by n
+    systems) when it does not; nothing when there is no such ranking or its pairs are
+    not all at hand."""
+    ranking = ledger.ranking
+    if ranking is None or len(ranking.systems) < 2:
         return ""
-    first = systems[0]
-    differs = {
-        str(p["system_b"] if p["system_a"] == first else p["system_a"]): bool(p["significant"])
-        for p in pairs
-        if first in (p.get("system_a"), p.get("system_b"))
-    }
-    if any(name not in differs for name in systems[1:]):
+    first = ranking.systems[0]
+    decided = {frozenset((a, b)): s for a, b, _, s, _ in ranking.pairs()}
+    if any(frozenset((first, other)) not in decided for other in ranking.systems[1:]):
         return ""
-    tied = [first] + [name for name in systems[1:] if not differs[name]]
+    tied = [first] + [s for s in ranking.systems[1:] if not decided[frozenset((first, s))]]
     if len(tied) == 1:
         return f", leader {first}"
     if len(tied) == 2:
@@ -188,182 +114,62 @@ def _text_table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> list[st
 
 
 def _leaderboard_rows(
-    results: Mapping[str, Any], limit: int
-) -> tuple[str, list[str], list[list[str]], int] | None:
-    """(caption, header, rows, total) of the headline leaderboard."""
-    ordered = _ordered(results)
-    if ordered is not None:
-        letters = {
-            s["system"]: s["letters"] for s in ((ordered.get("letters") or {}).get("systems") or ())
-        }
+    ledger: Ledger, limit: int
+) -> tuple[str, list[str], list[list[str]], int, bool] | None:
+    """(caption, header, rows, total, tie groups shown) of the headline leaderboard: the
+    ranking across datasets, else the first dataset × metric's systems best first."""
+    ranking = ledger.ranking
+    if ranking is not None:
+        letters = tie_labels(ranking.letters)
         rows = []
-        for s in ordered["systems"][:limit]:
-            row = [str(s.get("rank", "")), str(s["system"]), fmt.number(s.get("score"), 3)]
+        for k, (name, score) in enumerate(zip(ranking.systems[:limit], ranking.scores)):
+            row = [str(k + 1), name, fmt.number(score, 3)]
             if letters:
-                row.append(letters.get(s["system"], ""))
+                row.append(letters.get(name, ""))
             rows.append(row)
-        header = ["rank", "system", "score"] + (["tie group"] if letters else [])
-        names = ", ".join(str(x) for x in ordered.get("lists") or ())
+        header = ["rank", "system", "score"] + ([tie_heading(ranking.letters)] if letters else [])
+        names = ", ".join(ranking.lists)
         caption = f"Overall ranking across {names}" if names else "Overall ranking"
-        return caption, header, rows, len(ordered["systems"])
-    lists = _lists(results)
-    if not lists:
+        return caption, header, rows, len(ranking.systems), bool(letters)
+    units = [u for u in ledger.units if u.derived_from is None and u.standing]
+    if not units:
         return None
-    dataset, metric = lists[0]
-    top, total = _top_systems(results, dataset, metric, limit)
-    p = _proportion(results, dataset, metric)
+    unit = units[0]
+    p = unit.proportion
+    ranked = [s for s in unit.standing if s.mean is not None]
     rows = [
-        [str(i + 1), str(r["system"]), fmt.value(r["mean"], proportion=p), _ci(r, p)]
-        for i, r in enumerate(top)
+        [
+            str(i + 1),
+            s.system,
+            fmt.value(s.mean, proportion=p),
+            fmt.interval(s.ci_low, s.ci_high, proportion=p),
+        ]
+        for i, s in enumerate(ranked[:limit])
     ]
-    return (f"Leaderboard: {dataset} / {metric}", ["#", "system", "mean", "CI"], rows, total)
+    return (f"Leaderboard: {unit.name}", ["#", "system", "mean", "CI"], rows, len(ranked), False)
 
 
 #: Lists of the evaluation e-mail's chart of the headline comparisons (one row each).
 MAX_CHART_ROWS = 40
-#: Names listed in a merged sentence before "and N more".
-MAX_LISTED = 6
 #: Width of the e-mail's own chart, its dataset labels and panels together: the PNG
 #: stays under the 327 px a 375 px phone leaves inside the body's padding, so it is
 #: shown at its size (its text legible) rather than shrunk.
 _PHONE_CHART_WIDTH = 290
 #: Width of a character of an axis label, a generous estimate (11 px sans-serif).
 _LABEL_PX_PER_CHAR = 6.5
-#: Pairs named in a merged sentence before "N more dataset × metrics".
-MAX_PAIRS = 4
 
 
-@dataclass(frozen=True)
-class _Headline:
-    """The leader against the runner-up on one dataset × metric, oriented leader −
-    runner-up, with the adjusted interval (it excludes 0 exactly when ``significant``):
-    the ledger's comparison row of the pair, turned round when the leader is its B."""
-
-    dataset: str
-    metric: str
-    leader: str
-    runner: str
-    mean_leader: float | None
-    mean_runner: float | None
-    diff: float | None
-    ci_low: float | None
-    ci_high: float | None
-    p_adjusted: float | None
-    significant: bool
-    proportion: bool
-    direction: str
-
-    @property
-    def name(self) -> str:
-        return f"{self.dataset} / {self.metric}"
-
-
-def _headlines(results: Mapping[str, Any]) -> list[_Headline]:
-    """The leader against the runner-up on every (dataset, metric) list, in the order of
-    the lists: one pass over the comparisons (a report of 1,000 systems has 499,500)."""
-    wanted: dict[tuple[str, str, frozenset[str]], tuple[Mapping[str, Any], Mapping[str, Any]]] = {}
-    for dataset, metric in _lists(results):
-        top, _ = _top_systems(results, dataset, metric, 2)
-        if len(top) == 2:
-            wanted[(dataset, metric, frozenset(str(r["system"]) for r in top))] = (top[0], top[1])
-    found: dict[tuple[str, str, frozenset[str]], Mapping[str, Any]] = {}
-    for c in results.get("comparisons") or ():
-        if c.get("derived_from"):
-            continue
-        key = (
-            str(c.get("dataset")),
-            str(c.get("metric")),
-            frozenset((str(c.get("system_a")), str(c.get("system_b")))),
-        )
-        if key in wanted and key not in found:
-            found[key] = c
+def _leads(ledger: Ledger) -> list[tuple[UnitLedger, Claim]]:
+    """The leader against the runner-up of every dataset × metric measured per item,
+    as the ledger holds the pair (oriented leader − runner-up)."""
     out = []
-    for key, (first, second) in wanted.items():
-        c = found.get(key)
-        if c is None:
+    for unit in ledger.compared:
+        if unit.derived_from is not None:
             continue
-        leader, runner = str(first["system"]), str(second["system"])
-        flip = str(c.get("system_a")) != leader
-        low, high = _decided(c).get("ci_low"), _decided(c).get("ci_high")
-        diff = c.get("diff")
-        if flip:
-            diff = None if diff is None else -float(diff)
-            low, high = (
-                (None if high is None else -float(high)),
-                (None if low is None else -float(low)),
-            )
-        out.append(
-            _Headline(
-                key[0],
-                key[1],
-                leader,
-                runner,
-                first.get("mean"),
-                second.get("mean"),
-                diff,
-                low,
-                high,
-                c.get("p_adjusted"),
-                bool(c.get("significant")),
-                bool(c.get("proportion", _proportion(results, key[0], key[1]))),
-                str(c.get("direction") or _direction(results, key[1])),
-            )
-        )
+        claim = unit.lead()
+        if claim is not None:
+            out.append((unit, claim))
     return out
-
-
-def _merged(headlines: Sequence[_Headline], limit: int = MAX_LISTED) -> list[str]:
-    """One sentence per outcome (the leader significantly ahead of its runner-up, or
-    not), naming its dataset × metrics, instead of one near-identical sentence each:
-    "No significant difference between the first two, A and B, on 13 of 13 dataset ×
-    metrics: ..."; where the first two differ between dataset × metrics, each pair is
-    named before its own ("... on 3 of 3 dataset × metrics: A and B on x; C and D on
-    y and z"). The leader separated from its runner-up comes first; up to
-    :data:`MAX_PAIRS` pairs and ``limit`` names per pair are listed, the rest counted."""
-    total = len(headlines)
-    lines = []
-    for significant in (True, False):
-        group = [h for h in headlines if h.significant == significant]
-        if not group:
-            continue
-        pairs: dict[tuple[str, ...], list[_Headline]] = {}
-        for h in group:
-            key = (h.leader, h.runner) if significant else tuple(sorted((h.leader, h.runner)))
-            pairs.setdefault(key, []).append(h)
-        where = n_of(len(group), total, "dataset × metric")
-        if len(pairs) == 1:
-            h = group[0]
-            names = listed([g.name for g in group], limit)
-            lines.append(
-                f"{h.leader} is significantly ahead of the runner-up {h.runner} on {where}: "
-                f"{names}."
-                if significant
-                else f"No significant difference between the first two, {h.leader} and "
-                f"{h.runner}, on {where}: {names}."
-            )
-            continue
-        joined = " over " if significant else " and "
-        parts = [
-            f"{joined.join((units[0].leader, units[0].runner))} on "
-            f"{listed([u.name for u in units], limit)}"
-            for units in sorted(pairs.values(), key=len, reverse=True)[:MAX_PAIRS]
-        ]
-        left = sum(len(u) for u in sorted(pairs.values(), key=len, reverse=True)[MAX_PAIRS:])
-        if left:
-            parts.append(f"{count(left, 'more dataset × metric')} in the report")
-        head = (
-            "The leader is significantly ahead of the runner-up"
-            if significant
-            else "No significant difference between the first two"
-        )
-        lines.append(f"{head} on {where}: {'; '.join(parts)}.")
-    return lines
-
-
-def _headline_claims(results: Mapping[str, Any], limit: int = MAX_LISTED) -> list[str]:
-    """The leader against the runner-up on every list, in merged sentences (names
-    listed up to ``limit`` per sentence)."""
-    return _merged(_headlines(results), limit)
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
@@ -473,31 +279,39 @@ def _difference_chart(
     )
 
 
-def _headline_chart(headlines: Sequence[_Headline]) -> Any:
-    """The leader − runner-up of each list with its adjusted interval, coloured by
-    whether it is significant: every dataset the summary speaks of, in one chart."""
+def _headline_chart(leads: Sequence[tuple[UnitLedger, Claim]]) -> Any:
+    """The leader − runner-up of each list with the interval its decision is read off,
+    coloured by whether it is significant: every dataset the summary speaks of, in one
+    chart."""
+    labels = list(dict.fromkeys(c.interval_label() for _, c in leads))
     return _difference_chart(
         [
             _Difference(
-                h.dataset,
-                h.metric,
-                h.diff,
-                h.ci_low,
-                h.ci_high,
-                "significant" if h.significant else "not significant",
-                h.proportion,
-                h.direction,
+                u.dataset,
+                u.metric,
+                c.diff,
+                c.adjusted.low,
+                c.adjusted.high,
+                c.outcome(),
+                c.proportion,
+                c.direction,
             )
-            for h in headlines
+            for u, c in leads
         ],
-        {"significant": "#1b7837", "not significant": "#8a8a8a"},
+        {
+            "significant": "#1b7837",
+            "not significant": "#8a8a8a",
+            "approximate (skewed)": "#e08214",
+        },
         axis="leader − runner-up",
         title=["Leader − runner-up on each", "dataset × metric"],
-        subtitle=[
-            "point: difference; bar: adjusted interval",
-            "(it excludes 0 exactly when significant);",
-            "green: significant, grey: not; dashed: 0",
-        ],
+        subtitle=_wrapped(
+            "point: difference; bar: "
+            + (labels[0] if len(labels) == 1 else "the interval its decision is read off")
+            + " (it excludes 0 exactly when significant); green: significant, grey: not; "
+            "dashed: 0",
+            44,
+        ),
     )
 
 
@@ -513,20 +327,25 @@ _COLOUR_NAMES = {
 }
 
 
-def _verdict_chart(rows: Sequence[Mapping[str, Any]]) -> Any:
+def _verdict_chart(verdicts: Sequence[ReleaseVerdict]) -> Any:
     """Candidate − baseline of each verdict with the interval it is read off, coloured
     by verdict (the report's forest plot, drawn for a phone)."""
     from reportgen.charts.release import VERDICT_COLOURS
 
-    verdicts = [str(v.get("verdict")) for v in rows]
-    margins = any(v.get("margin") is not None for v in rows)
+    names = [v.verdict for v in verdicts]
+    margins = any(v.margin is not None for v in verdicts)
     named = "; ".join(
         f"{_COLOUR_NAMES.get(VERDICT_COLOURS.get(k, '#bbbbbb'), 'grey')}: {k}"
-        for k in dict.fromkeys(verdicts)
+        for k in dict.fromkeys(names)
     )
+    labels = list(dict.fromkeys(v.decided_interval().label() for v in verdicts))
     subtitle = [
-        "point: difference; bar: the interval its",
-        "verdict is read off; dashed: 0",
+        *_wrapped(
+            "point: difference; bar: "
+            + (labels[0] if len(labels) == 1 else "the interval its verdict is read off")
+            + "; dashed: 0",
+            44,
+        ),
         *_wrapped(named, 44),
     ]
     if margins:
@@ -534,22 +353,21 @@ def _verdict_chart(rows: Sequence[Mapping[str, Any]]) -> Any:
     return _difference_chart(
         [
             _Difference(
-                str(v["dataset"]),
-                str(v["metric"]),
-                v.get("diff"),
-                _decided(v).get("ci_low"),
-                _decided(v).get("ci_high"),
-                str(v.get("verdict")),
-                bool(v.get("proportion", False)),
-                str(v.get("direction") or "higher"),
+                v.dataset,
+                v.metric,
+                v.diff,
+                v.decided_interval().low,
+                v.decided_interval().high,
+                v.verdict,
+                v.proportion,
+                v.direction,
                 None
-                if v.get("margin") is None
-                else float(v["margin"])
-                * (-1.0 if v.get("direction", "higher") == "higher" else 1.0),
+                if v.margin is None
+                else float(v.margin) * (-1.0 if v.direction == "higher" else 1.0),
             )
-            for v in rows
+            for v in verdicts
         ],
-        {**VERDICT_COLOURS, **{k: "#bbbbbb" for k in verdicts if k not in VERDICT_COLOURS}},
+        {**VERDICT_COLOURS, **{k: "#bbbbbb" for k in names if k not in VERDICT_COLOURS}},
         axis="candidate − baseline",
         title=["Candidate − baseline"],
         subtitle=subtitle,
@@ -702,19 +520,23 @@ def build_summary(
     """
     import css_inline
 
-    results = folder.results
+    ledger = folder.ledger
     heading = folder.title + (
         f" — {folder.release}" if folder.release and folder.release not in folder.title else ""
     )
     meta_line = _meta_line(folder)
     out = _Body(cid_domain, theme, text=[heading, meta_line, ""])
-    verdict = _verdict(results)
-    if verdict is not None:
-        _release_part(out, results, verdict, max_rows=max_rows, charts=charts)
+    if ledger.release is not None:
+        _release_part(out, ledger, ledger.release, max_rows=max_rows, charts=charts)
     else:
-        _evaluation_part(out, results, max_rows=max_rows, charts=charts)
-    footer = _footer(results, attachments, left_out)
-    out.text += [footer, f"Report folder: {folder.path.resolve().name}"]  # by name: no private path
+        _evaluation_part(out, ledger, max_rows=max_rows, charts=charts)
+    footer = _footer(ledger, attachments, left_out)
+    # by name (no private path), with the release it holds: two releases' folders are
+    # often both called eval-report
+    where = f"Report folder: {folder.path.resolve().name}"
+    if folder.release:
+        where += f" (release {folder.release})"
+    out.text += [footer, where]
     inlined = css_inline.inline(
         _html_document(folder.title, heading, meta_line, "".join(out.html), footer)
     )
@@ -746,28 +568,24 @@ def build_summary(
 
 def _meta_line(folder: ReportFolder) -> str:
     """Release, date, what was compared and the seed, joined by dots."""
-    results = folder.results
-    created = str(results.get("created") or "")
-    data = results.get("data") or {}
-    counts = (
-        f"{count(len(data.get('datasets') or ()), 'dataset')}, "
-        f"{count(len(data.get('metrics') or ()), 'metric')}"
-    )
-    if _verdict(results) is None:  # a release compares two of the systems loaded
-        counts = f"{count(len(data.get('systems') or ()), 'system')}, {counts}"
-    meta = [
+    ledger = folder.ledger
+    meta = ledger.meta
+    counts = f"{count(len(meta.datasets), 'dataset')}, {count(len(meta.metrics), 'metric')}"
+    if ledger.release is None:  # a release compares two of the systems loaded
+        counts = f"{count(len(meta.systems), 'system')}, {counts}"
+    parts = [
         f"release {folder.release}" if folder.release else None,
-        f"created {created}" if created else None,
+        f"created {meta.created}" if meta.created else None,
         counts,
-        f"seed {results.get('seed')}",
+        f"seed {meta.seed}",
     ]
-    return " · ".join(m for m in meta if m)
+    return " · ".join(m for m in parts if m)
 
 
 def _release_part(
     out: _Body,
-    results: Mapping[str, Any],
-    verdict: Mapping[str, Any],
+    ledger: Ledger,
+    comparison: ReleaseComparison,
     *,
     max_rows: int,
     charts: bool,
@@ -775,46 +593,34 @@ def _release_part(
     """The release decision, the items gained and lost, what was not compared, the
     verdicts counted and one stacked block per dataset × metric, and the forest plot of
     every verdict."""
-    from reportgen.report.render.findings import (
-        decision_style,
-        flips_line,
-        not_compared_lines,
-        plain,
-        release_decision,
-    )
-
-    comparison = _comparison(verdict)
     decision = release_decision(comparison)
-    family = str(
-        ((results.get("ledger") or {}).get("family") or {}).get("description")
-        or "the release's correction"
-    )
-    out.text += ["RELEASE DECISION", "  " + plain(decision)]
+    out.text += ["RELEASE DECISION", "  " + decision.plain()]
     out.html.append("<h2>Release decision</h2>")
-    out.html.append(f'<p class="decision decision-{decision_style(comparison)}">{decision}</p>')
+    out.html.append(
+        f'<p class="decision decision-{decision_style(comparison)}">{decision.html()}</p>'
+    )
     items = flips_line(comparison)
     if items:
-        out.text += ["  " + plain(items)]
-        out.html.append(f"<p>{items}</p>")
+        out.text += ["  " + items.plain()]
+        out.html.append(f"<p>{items.html()}</p>")
     missing = not_compared_lines(comparison)
     if missing:
         n_missing = len(comparison.not_compared) + len(comparison.partial)
         out.text += ["", f"NOT COMPARED OR PARTIAL ({n_missing})"]
-        out.text += ["  - " + plain(line) for line in missing]
+        out.text += ["  - " + line.plain() for line in missing]
         out.html.append(
             f'<div class="warning"><p><strong>Not compared or partial '
             f"({n_missing})</strong>: the verdict covers "
             "only what both systems were scored on.</p><ul>"
-            + "".join(f"<li>{line}</li>" for line in missing)
+            + "".join(f"<li>{line.html()}</li>" for line in missing)
             + "</ul></div>"
         )
-    rows = list(verdict["rows"])
     rank = {v: k for k, v in enumerate(_VERDICT_ORDER)}
     ordered = sorted(
-        rows,
-        key=lambda v: (rank.get(str(v.get("verdict")), len(rank)), float(v.get("p_adjusted") or 1)),
+        comparison.verdicts,
+        key=lambda v: (rank.get(v.verdict, len(rank)), float(v.p_adjusted or 1)),
     )
-    _verdict_cards(out, verdict, ordered, max_rows=max_rows, family=family)
+    _verdict_cards(out, comparison, ordered, max_rows=max_rows, family=ledger.family.describe())
     if charts:
         # every verdict decides a release: all of them, what blocks it first
         out.image(
@@ -824,49 +630,14 @@ def _release_part(
     out.text.append("")
 
 
-def _tally(verdict: Mapping[str, Any], n_rows: int) -> str:
+def _tally(comparison: ReleaseComparison) -> str:
     """``13 dataset × metrics: 2 regressed, 11 no detectable difference; 1 not
     compared``: the verdicts counted, as the ledger decided them."""
-    counts = verdict.get("counts") or {}
+    counts = comparison.counts
     parts = [f"{counts[k]:,} {k}" for k in _VERDICT_ORDER if counts.get(k)]
-    missing = len(verdict.get("not_compared") or ())
+    missing = len(comparison.not_compared)
     tail = f"; {missing:,} not compared" if missing else ""
-    return f"{count(n_rows, 'dataset × metric')}: {', '.join(parts)}{tail}"
-
-
-def _card_parts(v: Mapping[str, Any], alpha: float) -> tuple[list[str], str]:
-    """The numbers of one verdict, each a short piece kept whole on a line (difference
-    with the interval its verdict is read off, adjusted p, baseline → candidate, items,
-    margin and the one-sided bound a verdict at a margin is read off, at level
-    1 − ``alpha``/2), and what the reader must know about how it was reached."""
-    p = bool(v.get("proportion", False))
-    values = (
-        f"{fmt.value(v.get('mean_baseline'), proportion=p)} → "
-        f"{fmt.value(v.get('mean_candidate'), proportion=p)}"
-    )
-    if v.get("direction") == "lower":
-        values += " (lower is better)"
-    parts = [
-        f"Δ {fmt.difference(v.get('diff'), proportion=p)} "
-        f"{fmt.interval(v.get('ci_low'), v.get('ci_high'), proportion=p, signed=True)}",
-        fmt.p_equals(v.get("p_adjusted"), "p adj."),
-        values,
-    ]
-    if v.get("n_lost") is not None:
-        parts.append(f"lost {v['n_lost']:,}, gained {v.get('n_gained', 0):,} items")
-    if v.get("margin") is not None:
-        margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
-        parts.append(f"margin ±{margin}" + (", equivalent" if v.get("equivalent") else ""))
-    if v.get("ni_bound") is not None:
-        # what a verdict at a margin is read off, as the report's verdict table shows it
-        level = 1 - float(alpha) / 2
-        parts.append(f"one-sided {level:.1%} bound {fmt.difference(v['ni_bound'], proportion=p)}")
-    flags = []
-    if v.get("skewed"):
-        flags.append("heavily skewed differences: p and interval approximate")
-    if v.get("note"):
-        flags.append(str(v["note"]))
-    return parts, "; ".join(flags)
+    return f"{count(len(comparison.verdicts), 'dataset × metric')}: {', '.join(parts)}{tail}"
 
 
 def _card(
@@ -895,8 +666,8 @@ def _card(
 
 def _verdict_cards(
     out: _Body,
-    verdict: Mapping[str, Any],
-    ordered: Sequence[Mapping[str, Any]],
+    comparison: ReleaseComparison,
+    ordered: Sequence[ReleaseVerdict],
     *,
     max_rows: int,
     family: str,
@@ -904,15 +675,14 @@ def _verdict_cards(
     """The verdicts counted, then one stacked block per dataset × metric (what blocks
     the release first), ``max_rows`` of them: the verdict beside the name, in view at
     any width."""
-    tally = _tally(verdict, len(ordered))
+    tally = _tally(comparison)
     out.html.append(f"<h2>Verdicts</h2><p>{escape(tally)}.</p>")
     out.text += ["", f"VERDICTS ({tally})"]
-    for v in map(_decided, ordered[:max_rows]):
-        name, badge = f"{v['dataset']} / {v['metric']}", str(v.get("verdict"))
-        parts, flags = _card_parts(v, float(verdict.get("alpha") or 0.05))
-        style = _CARD_CLASS.get(badge, "nodiff")
-        out.html.append(_card(name, badge, style, parts, flags=flags))
-        out.text += [f"  {name}: {badge}", "    " + ", ".join(parts)]
+    for v in ordered[:max_rows]:
+        parts, flags = verdict_pieces(v)
+        style = _CARD_CLASS.get(v.verdict, "nodiff")
+        out.html.append(_card(v.name, v.verdict, style, parts, flags=flags))
+        out.text += [f"  {v.name}: {v.verdict}", "    " + ", ".join(parts)]
         if flags:
             out.text.append("    " + flags)
     more = len(ordered) - max_rows
@@ -926,15 +696,13 @@ def _verdict_cards(
     out.text.append("  " + note)
 
 
-def _evaluation_part(
-    out: _Body, results: Mapping[str, Any], *, max_rows: int, charts: bool
-) -> None:
+def _evaluation_part(out: _Body, ledger: Ledger, *, max_rows: int, charts: bool) -> None:
     """The leaderboard with its tie-group note, the leader against the runner-up on
-    every list (merged sentences, then the lists where the leader is separated first)
-    and one chart of those comparisons over every list."""
-    board = _leaderboard_rows(results, max_rows)
+    every list (the ledger's merged sentences, then one block per list where the leader
+    is separated first) and one chart of those comparisons over every list."""
+    board = _leaderboard_rows(ledger, max_rows)
     if board is not None:
-        caption, header, rows, total = board
+        caption, header, rows, total, ties = board
         out.text += [caption.upper()] + _text_table(rows, header)
         out.html.append(f"<h2>{escape(caption)}</h2>")
         out.html.append(
@@ -944,41 +712,35 @@ def _evaluation_part(
             more = f"{count(total - len(rows), 'more system')} in the attached report."
             out.text.append(f"  ... {more}")
             out.html.append(f'<p class="note">{escape(more)}</p>')
-        ordered = _ordered(results)
-        if ordered is not None and ordered.get("letters"):
-            note = "Systems sharing a letter in “tie group” are not significantly different."
+        if ties:
+            note = (
+                f"Systems sharing a {'group' if 'numbered' in header[-1] else 'letter'} in "
+                f"“{header[-1]}” are not significantly different."
+            )
             out.text.append("  " + note)
             out.html.append(f'<p class="note">{escape(note)}</p>')
         out.text.append("")
-    headlines = _headlines(results)
-    if not headlines:
+    leads = _leads(ledger)
+    if not leads:
         return
-    sentences = _merged(headlines)
-    out.text.append(f"LEADER AGAINST RUNNER-UP ({count(len(headlines), 'dataset × metric')})")
-    out.text += [f"  - {c}" for c in sentences]
+    sentences = lead_sentences([u for u, _ in leads], numbers=False)
+    out.text.append(f"LEADER AGAINST RUNNER-UP ({count(len(leads), 'dataset × metric')})")
+    out.text += [f"  - {c.plain()}" for c in sentences]
     out.html.append("<h2>Leader against runner-up</h2>")
-    out.html.append("<ul>" + "".join(f"<li>{escape(c)}</li>" for c in sentences) + "</ul>")
-    deciding = sorted(headlines, key=lambda h: (not h.significant, float(h.p_adjusted or 1)))
+    out.html.append("<ul>" + "".join(f"<li>{c.html()}</li>" for c in sentences) + "</ul>")
+    deciding = sorted(leads, key=lambda uc: (not uc[1].significant, float(uc[1].p_adjusted or 1)))
     out.text.append("")
-    for h in deciding[:max_rows]:
-        badge = "significant" if h.significant else "not significant"
-        systems = [f"leader {h.leader}", f"runner-up {h.runner}"]
-        parts = [
-            f"Δ {fmt.difference(h.diff, proportion=h.proportion)} "
-            f"{fmt.interval(h.ci_low, h.ci_high, proportion=h.proportion, signed=True)}",
-            fmt.p_equals(h.p_adjusted, "p adj."),
-            f"{fmt.value(h.mean_leader, proportion=h.proportion)} vs "
-            f"{fmt.value(h.mean_runner, proportion=h.proportion)}"
-            + (" (lower is better)" if h.direction == "lower" else ""),
-        ]
-        style = "improved" if h.significant else "plain"
-        out.html.append(_card(h.name, badge, style, parts, systems=systems))
-        out.text += [f"  {h.name}: {badge}", "    " + ", ".join([*systems, *parts])]
-    family = ((results.get("ledger") or {}).get("family") or {}).get("description")
+    for unit, c in deciding[:max_rows]:
+        badge = c.outcome()
+        systems = [f"leader {c.system_a}", f"runner-up {c.system_b}"]
+        parts = c.pieces()
+        style = "improved" if c.significant else ("incomplete" if c.approximate else "plain")
+        out.html.append(_card(unit.name, badge, style, parts, systems=systems))
+        out.text += [f"  {unit.name}: {badge}", "    " + ", ".join([*systems, *parts])]
     note = (
-        "Δ is leader − runner-up with its adjusted interval (it excludes 0 exactly when "
-        "the difference is significant); p adj. is the p-value adjusted for multiple "
-        "comparisons" + (f" ({family})" if family else "") + "."
+        "Δ is leader − runner-up with the interval its decision is read off (it excludes 0 "
+        "exactly when the difference is significant); p adj. is the p-value adjusted for "
+        f"multiple comparisons ({ledger.family.describe()})."
     )
     if len(deciding) > max_rows:
         more = count(len(deciding) - max_rows, "more dataset × metric")
@@ -990,12 +752,12 @@ def _evaluation_part(
         if chart is not None:
             out.image(
                 chart,
-                "Leader − runner-up with its adjusted interval on each dataset × metric, "
-                "green where significant",
+                "Leader − runner-up with the interval its decision is read off on each "
+                "dataset × metric, green where significant",
             )
 
 
-def _footer(results: Mapping[str, Any], attachments: Sequence[str], left_out: str | None) -> str:
+def _footer(ledger: Ledger, attachments: Sequence[str], left_out: str | None) -> str:
     """Where the full report is, and what made it."""
     footer = (
         f"The full report is attached ({', '.join(attachments)}): the HTML opens in "
@@ -1005,9 +767,7 @@ def _footer(results: Mapping[str, Any], attachments: Sequence[str], left_out: st
     )
     if left_out:
         footer = f"{left_out} {footer}"
-    return footer + (
-        f" Made by reportgen {results.get('reportgen_version', '')} (seed {results.get('seed')})."
-    )
+    return footer + f" Made by reportgen {ledger.meta.reportgen_version} (seed {ledger.meta.seed})."
 
 
 def _html_document(title: str, heading: str, meta_line: str, body: str, footer: str) -> str:

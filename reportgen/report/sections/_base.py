@@ -321,16 +321,6 @@ UNIT_PRINT_ROWS = 30
 BT_PRINT_SYSTEMS = 30
 
 
-def _correction_name(report: Report) -> str:
-    from reportgen.report.render.claims import CORRECTION_NAMES
-
-    name = report.analysis.options.correction
-    label = CORRECTION_NAMES.get(name) or "no"
-    across = report.analysis.options.correct_across
-    scope = "within each dataset × metric" if across == "sample-list" else "across all comparisons"
-    return f"{label} correction {scope}"
-
-
 def _caveats(sentences: Sequence[str]) -> str:
     """Calibration caveats (reportgen.report.caveats) as a warning box."""
     if not sentences:

@@ -29,7 +29,6 @@ from reportgen.report.render.html import (
 from reportgen.report.sections._base import (
     DATA_PRINT_SYSTEMS,
     Report,
-    _correction_name,
     _list_title,
     _sample_lists,
     _try_chart,
@@ -457,7 +456,8 @@ def provenance(report: Report) -> HTMLBlock | None:
     body = [
         f"<p>α = {opts.alpha:g}; {opts.confidence:.0%} intervals; "
         f"{opts.n_resamples:,} resamples where resampling is used; "
-        f"{escape(_correction_name(report))}; comparison order {escape(opts.order)}; "
+        f"family: {escape(report.analysis.ledger.family.describe())}; comparison order "
+        f"{escape(opts.order)}; "
         f"alternative {escape(opts.alternative)}; effects count as relevant from a "
         f"{escape(opts.effect_threshold)} Cohen level; seed "
         f"{report.analysis.seed}.</p>"

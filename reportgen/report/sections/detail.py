@@ -6,10 +6,9 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-import numpy as np
-
 from reportgen import format as fmt
 from reportgen.analysis.results import UnitResult
+from reportgen.plaintext import n_of, verb
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -126,13 +125,14 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         body.append(
             h3(f"Noise: {unit.dataset} / {unit.metric}", slug("noise", unit.dataset, unit.metric))
         )
-        result = unit.comparisons
+        found = report.analysis.ledger.unit(unit.dataset, unit.metric)
+        claims = None if found is None else found.claims
         decided = (
             ""
-            if result is None
-            else f"{int(np.sum(result.significant()))} of {result.n_pairs} pairs are "
-            "significantly different after the family's correction (the pairwise "
-            "table). "
+            if claims is None
+            else f"{n_of(claims.n_significant, len(claims), 'pair')} "
+            f"{verb(claims.n_significant, 'are', 'is')} significantly different after the "
+            "family's correction (the pairwise table). "
         )
         body.append(
             f"<p>{decided}Benchmark noise (Wang et al. 2024, unadjusted sign tests at "
@@ -357,20 +357,19 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
 def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
     """Comparisons within item groups and by hyperparameter (Ackerman et al. 2025)."""
     units = report.analysis.units
+    ledger = report.analysis.ledger
     body: list[str] = []
-    groups = [(u, g) for u in units for g in u.groups]
+    groups = [(u, g) for u in ledger.units for g in u.subsets if g.kind == "group"]
     if groups:
         body.append(h3("Within item groups", "item-groups"))
         rows = [
             {
                 "dataset": u.dataset,
                 "metric": u.metric,
-                "group": _levels(g.group),
+                "group": g.label,
                 "n": g.n_items,
-                "significant": 0
-                if g.comparisons is None
-                else int(np.count_nonzero(g.comparisons.significant())),
-                "pairs": 0 if g.comparisons is None else g.comparisons.n_pairs,
+                "significant": 0 if g.claims is None else g.claims.n_significant,
+                "pairs": 0 if g.claims is None else len(g.claims),
                 "note": g.note or "",
             }
             for u, g in groups
@@ -417,25 +416,44 @@ def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
                     ],
                 )
             )
-        if h.comparisons is not None and h.comparisons.n_pairs:
-            c = h.comparisons
+        unit = ledger.unit(u.dataset, u.metric)
+        subset = None
+        if unit is not None:
+            subset = next(
+                (
+                    x
+                    for x in unit.subsets
+                    if x.kind == "hyperparameter"
+                    and dict(x.levels) == {str(k): str(v) for k, v in h.condition.items()}
+                    and x.compare == tuple(h.compare)
+                ),
+                None,
+            )
+        if subset is not None and subset.claims is not None and len(subset.claims):
+            claims = list(subset.claims)
+            labels = list(dict.fromkeys(c.interval_label() for c in claims))
             body.append(
                 table(
                     [
                         {
-                            "best": c.systems[c.index_a[k]],
-                            "other": c.systems[c.index_b[k]],
-                            "diff": c.diff[k],
-                            "ci": f"[{num_cell(c.ci_low[k])}, {num_cell(c.ci_high[k])}]",
-                            "p": c.p_adjusted[k],
+                            "best": c.system_a,
+                            "other": c.system_b,
+                            "diff": c.diff,
+                            "ci": c.adjusted.text(proportion=False),
+                            "p": c.p_adjusted,
                         }
-                        for k in range(c.n_pairs)
+                        for c in claims
                     ],
                     [
                         Col("best", "best level"),
                         Col("other", "other level"),
                         Col("diff", "difference", num_cell, True),
-                        Col("ci", "CI", escape, True),
+                        Col(
+                            "ci",
+                            labels[0] if len(labels) == 1 else "adjusted interval",
+                            escape,
+                            True,
+                        ),
                         Col("p", "p adj.", p_cell, True),
                     ],
                 )

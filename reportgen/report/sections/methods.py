@@ -204,10 +204,11 @@ def methods(report: Report) -> HTMLBlock | None:
             f"({cite('Šidák (1967)')}; single-step because a step-down correction has no "
             f"intervals that agree with its decisions, {cite('Strassburger & Bretz (2008)')})."
         )
-        if release.has_margin:
+        bound = next((b for v in release.verdicts if (b := v.ni_interval()) is not None), None)
+        if release.has_margin and bound is not None:
             text.append(
-                f"Margins ({listed('margin')}): non-inferior when the one-sided "
-                f"{1 - report.alpha / 2:.1%} bound lies above −δ, unadjusted, since "
+                f"Margins ({listed('margin')}): non-inferior when the {bound.label()} "
+                "lies above −δ (below δ when lower is better), unadjusted, since "
                 "“every dataset × metric is non-inferior” is an intersection-union test "
                 f"of size α/2 ({cite('Berger (1982)')}); equivalent when the interval "
                 f"lies within ±δ, two one-sided tests ({cite('Schuirmann (1987)')})."
@@ -223,7 +224,7 @@ def methods(report: Report) -> HTMLBlock | None:
         cite("Miettinen (1976)")
         text.append(
             f"Multiplicity: {family.describe()}; the interval beside each decision is "
-            f"{family.intervals}."
+            f"{family.intervals_text()}."
         )
     text.append(
         f"Intervals: {opts.confidence:.0%} for each system's mean; {listed('interval')} for "

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from reportgen.analysis.ledger.ties import tie_labels
 from reportgen.plaintext import count
 from reportgen.report.render.html import (
     HTMLBlock,
@@ -17,12 +18,10 @@ from reportgen.report.render.html import (
     print_only,
     section,
 )
-from reportgen.report.render.ties import tie_labels
 from reportgen.report.sections._base import (
     MATRIX_COLUMNS,
     MATRIX_PRINT_ROWS,
     Report,
-    _correction_name,
     _try_chart,
     _with_figures,
 )
@@ -34,18 +33,19 @@ from reportgen.report.sections._base import (
 def summary(report: Report) -> HTMLBlock | None:
     """Key findings, first: who leads, whether the leaders are distinguishable, the
     largest reliable gaps, the noise floor, in plain sentences and the metric's units
-    (:func:`reportgen.report.render.findings.key_findings`). The table of contents follows it."""
+    (:func:`reportgen.analysis.ledger.words.key_findings`). The table of contents follows it."""
+    from reportgen.analysis.ledger.words import key_findings
     from reportgen.report.export import CONTENTS_MARKER
-    from reportgen.report.render.findings import key_findings
 
     analysis = report.analysis
     table_ = report.table
-    lines = key_findings(analysis)
+    ledger = analysis.ledger
+    lines = key_findings(ledger)
     body: list[str] = []
     if lines:
         body.append(
             '<div class="rg-findings"><ul>'
-            + "".join(f"<li>{line}</li>" for line in lines)
+            + "".join(f"<li>{line.html()}</li>" for line in lines)
             + "</ul></div>"
         )
     n_units = len(analysis.compared)
@@ -56,9 +56,9 @@ def summary(report: Report) -> HTMLBlock | None:
             f"{count(len(table_.metrics), 'metric')} "
             f"({count(n_units, 'dataset × metric')} compared); "
             f"{report.confidence:.0%} intervals; a difference is significant when its "
-            f"p-value adjusted with the {escape(_correction_name(report))} is at most "
-            f"α = {report.alpha:g}. Proportions are shown in percent and their differences "
-            "in percentage points (pts)."
+            f"adjusted p-value is at most α = {ledger.family.alpha:g} (family: "
+            f"{escape(ledger.family.describe())}). Proportions are shown in percent and "
+            "their differences in percentage points (pts)."
         )
     )
     if report.warnings:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-
-import numpy as np
+from typing import Any
 
 from reportgen import format as fmt
 from reportgen.analysis.results import RankingAcrossLists
@@ -104,21 +103,22 @@ def _combined_pairs(
     """The harmonic-mean p and combined effect size of each pair (only the neighbours
     in the order when there are more than the table shows)."""
     body: list[str] = []
-    significant = rk.significant()
-    pairs = [
+    ranking = report.analysis.ledger.ranking
+    assert ranking is not None
+    pairs: list[dict[str, Any]] = [
         {
-            "system_a": rk.systems[i],
-            "system_b": rk.systems[j],
-            "p_adjusted": rk.p_adjusted[k],
-            "effect_size": rk.effect_size[k],
-            "significant": bool(significant[k]),
+            "system_a": a,
+            "system_b": b,
+            "p_adjusted": math.nan if p is None else p,
+            "effect_size": e,
+            "significant": sig,
         }
-        for k, (i, j) in enumerate(zip(rk.index_a, rk.index_b))
+        for a, b, p, sig, e in ranking.pairs()
     ]
     if len(pairs) > report.max_table_rows:
         pairs = [p for p in pairs if frozenset((p["system_a"], p["system_b"])) in neighbours]
     else:
-        pairs.sort(key=lambda p: (math.isnan(p["p_adjusted"]), np.nan_to_num(p["p_adjusted"])))
+        pairs.sort(key=lambda p: (math.isnan(float(p["p_adjusted"])), float(p["p_adjusted"])))
     body.append(
         note(
             "The harmonic-mean p combines the lists' p-values assuming they "
@@ -201,8 +201,7 @@ def _sign_tests(
             }
             for i, j, wa, wb, p in zip(*rk.sign_index, st.wins_a, st.wins_b, st.p_value)
         ]
-    smallest = 2.0 ** (1 - n_lists)  # two-sided sign test: all n lists won by one side
-    if signs and smallest <= report.alpha:
+    if signs and rk.sign_tests_decidable:
         body.append(h3("Wins across lists (sign test)", "sign-tests"))
         shown = (
             [s for s in signs if frozenset((s["system_a"], s["system_b"])) in neighbours]
@@ -231,8 +230,8 @@ def _sign_tests(
         body.append(
             note(
                 f"Wins across lists: with {n_lists} lists the sign test cannot "
-                f"reach α = {report.alpha:g} (its smallest p-value is "
-                f"{smallest:.3g}), so its table is left out; the counts are in "
+                f"reach α = {rk.alpha:g} (its smallest p-value is "
+                f"{2.0 ** (1 - n_lists):.3g}), so its table is left out; the counts are in "
                 "results.json."
             )
         )

@@ -4,11 +4,12 @@ items lost and gained.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
 from reportgen import format as fmt
+from reportgen.analysis import ReleaseVerdict
+from reportgen.names import CORRECTION_NAMES
 from reportgen.plaintext import count
 from reportgen.report.render.html import (
     Col,
@@ -47,16 +48,16 @@ MAX_FLIP_IDS = 200
 @_with_figures
 def release_summary(report: Report) -> HTMLBlock | None:
     """The release decision first: one sentence saying whether the candidate is better
-    (:func:`reportgen.report.render.findings.release_decision`), every dataset × metric that was
+    (:func:`reportgen.analysis.ledger.words.release_decision`), every dataset × metric that was
     not compared (never silent), and the verdict table in the metric's units, oriented
     candidate − baseline. The table of contents follows it."""
-    from reportgen.report.export import CONTENTS_MARKER
-    from reportgen.report.render.findings import (
+    from reportgen.analysis.ledger.words import (
         decision_style,
         flips_line,
         not_compared_lines,
         release_decision,
     )
+    from reportgen.report.export import CONTENTS_MARKER
 
     comparison = report.analysis.release
     if comparison is None:
@@ -64,8 +65,8 @@ def release_summary(report: Report) -> HTMLBlock | None:
     items = flips_line(comparison)
     body = [
         f'<div class="rg-decision rg-decision-{decision_style(comparison)}"><p>'
-        f"{release_decision(comparison)}</p>"
-        + (f'<p class="rg-flips">{items}</p>' if items else "")
+        f"{release_decision(comparison).html()}</p>"
+        + (f'<p class="rg-flips">{items.html()}</p>' if items else "")
         + "</div>"
     ]
     missing = not_compared_lines(comparison)
@@ -78,9 +79,9 @@ def release_summary(report: Report) -> HTMLBlock | None:
         )
         body.append(
             f'<div class="rg-warning rg-not-compared"><p><strong>{what} '
-            f"({n} dataset × metric{'s' if n != 1 else ''})</strong>: the verdict "
+            f"({count(n, 'dataset × metric')})</strong>: the verdict "
             "covers only what both systems were scored on.</p><ul>"
-            + "".join(f"<li>{line}</li>" for line in missing)
+            + "".join(f"<li>{line.html()}</li>" for line in missing)
             + "</ul></div>"
         )
     if comparison.verdicts:
@@ -90,23 +91,23 @@ def release_summary(report: Report) -> HTMLBlock | None:
 
 
 def _verdict_row(v: Any, one_metric: bool) -> dict[str, Any]:
-    """One verdict's cells, in the metric's units."""
+    """One verdict's cells, in the metric's units, each number the verdict's own."""
     p = v.proportion
+    decided = v.decided_interval()
+    bound = v.ni_interval()
     return {
         "dataset": v.dataset if one_metric else v.name,
         "baseline": fmt.value(v.mean_baseline, proportion=p),
         "candidate": fmt.value(v.mean_candidate, proportion=p),
         "diff": fmt.difference(v.diff, proportion=p),
-        "ci": fmt.interval(v.ci_adjusted_low, v.ci_adjusted_high, proportion=p, signed=True),
+        "ci": decided.text(proportion=p),
         "p_adjusted": v.p_adjusted,
         "mde": "–" if v.mde is None else fmt.difference(v.mde, proportion=p).lstrip("+"),
         "margin": "–"
         if v.margin is None
-        else "±"
-        + fmt.difference(v.margin, proportion=p).lstrip("+")
-        + (" (equivalent)" if v.equivalent else ""),
-        "ni_bound": "–" if v.ni_bound is None else fmt.difference(v.ni_bound, proportion=p),
-        "items": "–" if v.n_lost is None else f"−{v.n_lost} / +{v.n_gained}",
+        else v.margin_text(signed=True) + (" (equivalent)" if v.equivalent else ""),
+        "ni_bound": "–" if bound is None else bound.text(proportion=p),
+        "items": "–" if v.n_lost is None else f"−{v.n_lost:,} / +{v.n_gained:,}",
         "verdict": v.verdict
         + (
             " (lower is better)"
@@ -119,9 +120,9 @@ def _verdict_row(v: Any, one_metric: bool) -> dict[str, Any]:
 
 def _verdict_table(report: Report, comparison: Any) -> str:
     """The verdicts in the metric's units with the interval each is read off, the margin
-    and equivalence (with margins) and the items lost and gained (paired data)."""
-    from reportgen.report.render.claims import CORRECTION_NAMES
-
+    and equivalence (with margins) and the items lost and gained (paired data). Every
+    label and level is the ledger's (the verdicts' intervals and the family)."""
+    family = report.analysis.ledger.family
     margins, flips = comparison.has_margin, bool(comparison.flips)
     one_metric = len({v.metric for v in comparison.verdicts}) == 1
     # at most 10 columns, so the table stays on a portrait page of the PDF: the metric
@@ -129,8 +130,10 @@ def _verdict_table(report: Report, comparison: Any) -> str:
     # a margin (it explains "no detectable difference", which a margin replaces)
     show_mde = not all(v.margin is not None for v in comparison.verdicts)
     rows = [_verdict_row(v, one_metric) for v in comparison.verdicts]
-    levels = sorted(
-        {v.confidence_adjusted or v.confidence for v in comparison.verdicts}, reverse=True
+    labels = list(dict.fromkeys(v.decided_interval().label() for v in comparison.verdicts))
+    short = list(dict.fromkeys(v.decided_interval().short_label() for v in comparison.verdicts))
+    bounds = list(
+        dict.fromkeys(b.label() for v in comparison.verdicts if (b := v.ni_interval()) is not None)
     )
     cols = [
         Col("dataset", "dataset" if one_metric else "dataset / metric"),
@@ -139,56 +142,66 @@ def _verdict_table(report: Report, comparison: Any) -> str:
         Col("baseline", "baseline", escape, True),
         Col("candidate", "candidate", escape, True),
         Col("diff", "candidate − baseline", escape, True),
-        Col("ci", f"{levels[0]:.1%} CI" if len(levels) == 1 else "CI", escape, True),
-        Col("p_adjusted", "p adj.", p_cell, True),
+        Col("ci", short[0] if len(short) == 1 else "interval", escape, True),
+        Col("p_adjusted", "p adj." if family.adjusts else "p", p_cell, True),
     ]
     if show_mde:
         cols.append(Col("mde", "MDE (design)", escape, True))
     if margins:
         cols += [
-            Col("margin", "margin", escape, True),
-            Col("ni_bound", f"one-sided {1 - report.alpha / 2:.1%} bound", escape, True),
+            Col("margin", "margin (loss accepted)", escape, True),
+            Col("ni_bound", bounds[0] if len(bounds) == 1 else "one-sided bound", escape, True),
         ]
     if flips:
         cols.append(Col("items", "items lost / gained", escape, True))
-    asked = report.analysis.options.correction
-    used = comparison.interval_correction or asked
-    name = CORRECTION_NAMES.get(used) or "no"
-    step = (
-        f" (the single-step form of the {CORRECTION_NAMES.get(asked)} correction asked "
-        f"for: a step-down correction has no intervals that agree with its decisions)"
-        if used != asked
-        else ""
-    )
     m = len(comparison.verdicts)
+    level = next(
+        (v.confidence_adjusted for v in comparison.verdicts if v.confidence_adjusted), None
+    )
+    per = "" if level is None else f", each at {level:.1%}"
+    if family.adjusts:
+        step = (
+            f" (the single-step form of the {CORRECTION_NAMES.get(family.requested)} "
+            "correction asked for: a step-down correction's intervals give a rejected "
+            "comparison only its sign)"
+            if family.single_step
+            else ""
+        )
+        read = (
+            f"the {family.name} simultaneous interval of the {m} comparisons{step}{per}, "
+            f"covering all {m} together with probability {1 - family.alpha:.0%}"
+        )
+    else:
+        read = f"its unadjusted interval{per} (a family of one comparison: no adjustment)"
+    shown = labels[0] if len(labels) == 1 else ", ".join(labels)
     text = (
-        f"Differences are candidate − baseline; proportions in percent, their "
-        f"differences in percentage points (pts). Each verdict is read off the interval "
-        f"in its row: the {name} simultaneous interval of the {m} comparisons"
-        f"{step}, at level {levels[0]:.1%} for a family level of "
-        f"{1 - report.alpha:.0%}. Improved or regressed: the interval excludes 0 (the "
-        f"adjusted p-value is at most α = {report.alpha:g})."
+        "Differences are candidate − baseline; proportions in percent, their "
+        "differences in percentage points (pts). Improved, regressed and no detectable "
+        f"difference are read off the interval in the row, the {escape(shown)}: "
+        f"{read}. Improved or regressed: the interval excludes 0 (the p-value in the row "
+        f"is at most α = {family.alpha:g})."
     )
     if margins:
         text += (
-            f" Non-inferior: the one-sided {1 - report.alpha / 2:.1%} bound (unadjusted) "
-            "lies on the right side of −margin (a loss larger than the margin is ruled "
-            "out); inconclusive: it does not. The non-inferiority gate passes when every "
-            "dataset × metric is improved or non-inferior: an intersection-union test of "
-            f"size α/2 = {report.alpha / 2:g}, which needs no adjustment (Berger 1982). "
-            "Equivalent (beside the margin): the interval lies within ±margin (two "
-            "one-sided tests)."
+            f" Non-inferior: the {escape(bounds[0] if bounds else 'one-sided bound')} "
+            "(unadjusted) lies on the right side of the margin's loss (a loss larger than "
+            "the margin is ruled out); inconclusive: it does not. The non-inferiority gate "
+            "passes when every dataset × metric is improved or non-inferior: an "
+            f"intersection-union test of size α/2 = {family.alpha / 2:g}, which needs no "
+            "adjustment (Berger 1982). Equivalent (beside the margin): the interval lies "
+            "within ±margin (two one-sided tests)."
         )
     text += (
         " No detectable difference: the interval contains 0; what it leaves open (a "
         "loss or a gain up to its ends) is not ruled out."
     )
     if show_mde:
-        level = next((n.level for n in report.analysis.ledger.noise), report.alpha)
+        noise = next(iter(report.analysis.ledger.noise), None)
+        alpha_prime = family.alpha if noise is None else noise.level
         text += (
             f" MDE (design): the smallest true difference one comparison of this design "
-            f"detects with {report.analysis.options.power:.0%} power at the family's "
-            f"per-comparison level α′ = {level:.3g}; a property of the evaluation, "
+            f"detects with {report.analysis.ledger.meta.power:.0%} power at the family's "
+            f"per-comparison level α′ = {alpha_prime:.3g}; a property of the evaluation, "
             "not of the result: it says nothing about how large an undetected "
             "difference is (the interval does)."
         )
@@ -304,40 +317,15 @@ def _item_meta(meta: Any, dataset: str, item: str) -> dict[str, Any]:
     return {str(k): v for k, v in row.items() if v is not None and v == v}
 
 
-def verdict_sentence(v: Mapping[str, Any]) -> str:
-    """One verdict of results.json in words and the metric's units (the e-mail's list)."""
-    p = bool(v.get("proportion", False))
-    where = f"{v['dataset']} / {v['metric']}"
-    low, high = _decision_interval(v)
-    diff = (
-        f"{fmt.difference(v['diff'], proportion=p)} "
-        f"{fmt.interval(low, high, proportion=p, signed=True)}"
-    )
-    values = (
-        f"{fmt.value(v['mean_baseline'], proportion=p)} → "
-        f"{fmt.value(v['mean_candidate'], proportion=p)}"
-    )
-    p_text = fmt.p_equals(v["p_adjusted"], "p adj.")
-    items = "" if v.get("n_lost") is None else f"; lost {v['n_lost']} items, gained {v['n_gained']}"
-    if v.get("margin") is not None:
-        margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
-        p_text += f", margin ±{margin}" + ("; equivalent" if v.get("equivalent") else "")
-    if v.get("skewed"):
-        items += "; heavily skewed differences: p and interval approximate"
-    if v.get("note"):
-        items += f"; {v['note']}"
-    if v["verdict"] == "no detectable difference":
-        left = fmt.leaves_open(low, high, direction=v.get("direction", "higher"), proportion=p)
-        return f"{where}: no detectable difference ({values}, {diff}, {p_text}); {left}{items}."
-    return f"{where}: {v['verdict']} ({values}, {diff}, {p_text}){items}."
+def verdict_sentence(v: ReleaseVerdict) -> str:
+    """One verdict in words and the metric's units: its name, verdict and numbers
+    (:func:`reportgen.analysis.ledger.words.verdict_pieces`), as the e-mail and the
+    console show them."""
+    from reportgen.analysis.ledger.words import verdict_pieces
 
-
-def _decision_interval(v: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The interval a verdict row of results.json was read off: ``ci_adjusted_*``, or
-    ``ci_low``/``ci_high`` in a file written before they had fields of their own."""
-    if "ci_adjusted_low" in v:
-        return v.get("ci_adjusted_low"), v.get("ci_adjusted_high")
-    return v.get("ci_low"), v.get("ci_high")
+    parts, flags = verdict_pieces(v)
+    tail = f"; {flags}" if flags else ""
+    return f"{v.name}: {v.verdict} ({', '.join(parts)}){tail}."
 
 
 @_with_figures
@@ -348,20 +336,27 @@ def release_details(report: Report) -> HTMLBlock | None:
     comparison = report.analysis.release
     if comparison is None or not comparison.verdicts:
         return None
+    margins = comparison.has_margin
+    caption = (
+        "Difference candidate − baseline per dataset × metric, coloured by verdict; the "
+        "bar is the release's simultaneous interval, which improved, regressed and no "
+        "detectable difference are read off"
+        + (
+            "; the diamond is the unadjusted one-sided bound non-inferior and "
+            "inconclusive are read off, against the margin's tick."
+            if margins
+            else "."
+        )
+    )
     body = [
         charts_row(
             _try_chart(
                 partial(
                     forest_plot,
-                    [
-                        {**v.to_dict(), "ci_low": v.ci_adjusted_low, "ci_high": v.ci_adjusted_high}
-                        for v in comparison.verdicts
-                    ],
+                    list(comparison.verdicts),
                     title=f"{report.candidate} − {report.baseline}",
                 ),
-                "Difference candidate − baseline per dataset × metric with the interval "
-                "its verdict is read off (the release's simultaneous interval), coloured "
-                "by verdict.",
+                caption,
                 report,
             )
         )

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
-
-import numpy as np
 
 from reportgen import format as fmt
+from reportgen.analysis.ledger import UnitLedger, tie_heading, tie_labels
 from reportgen.analysis.results import PairwiseResult, UnitResult
-from reportgen.plaintext import count
+from reportgen.plaintext import count, n_of
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -32,7 +30,6 @@ from reportgen.report.render.html import (
     table,
     tabs,
 )
-from reportgen.report.render.ties import tie_heading, tie_labels
 from reportgen.report.sections._base import (
     MAX_GRAPH_SYSTEMS,
     MAX_PWPP_SYSTEMS,
@@ -83,8 +80,9 @@ def per_sample_list(report: Report) -> HTMLBlock | None:
         intro=f"{orientation}; proportions are in percent and their "
         "differences in percentage points (pts). “p adj.” is the p-value after the "
         f"multiple-comparison correction ({escape(family.describe())}) and the "
-        "adjusted interval beside it agrees with it: it excludes 0 exactly when the "
-        "pair is significant; “p (unadj.)” is the raw p-value. The marginal "
+        f"adjusted interval beside it ({escape(family.intervals_text())}) agrees with "
+        "it: it excludes 0 exactly when the pair is significant; “p (unadj.)” is the "
+        "raw p-value. The marginal "
         f"{report.confidence:.0%} intervals, which go with the raw p-values, are in "
         f"<code>{_comparisons_file(report)}</code>.",
         fold=f"{count(len(_sample_lists(report)), 'dataset × metric')}: systems with "
@@ -102,12 +100,15 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
     assert result is not None
     sid = slug("list", sl.dataset, sl.metric)
     body.append(h3(_list_title(sl), sid))
-    n_sig = int(np.sum(result.significant()))
+    unit = report.analysis.ledger.unit(sl.dataset, sl.metric)
+    assert unit is not None and unit.claims is not None
+    claims = unit.claims
     test = result.test
     body.append(
         f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
         f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
-        f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
+        f"({escape(_why(sl))}) · "
+        f"{n_of(claims.n_significant, len(claims), 'pair')} significant"
         + (
             ""
             if not sl.n_excluded_items
@@ -148,7 +149,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
                 )
             )
         )
-    body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
+    body.append(_pairwise_table(report, unit, [r["system"] for r in rows]))
     figures = []
     if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
         figures.append(
@@ -173,7 +174,8 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
         pwpp = _try_chart(
             partial(
                 pwpp_chart,
-                result,
+                list(claims),
+                level=report.analysis.ledger.family.alpha,
                 direction=sl.direction,
                 title=f"{sl.dataset} / {sl.metric}: pairwise p-values",
             ),
@@ -197,50 +199,52 @@ def _comparisons_file(report: Report) -> str:
     return f"tables/comparisons.{'parquet' if n > TABLE_ROWS_MAX else 'csv'}"
 
 
-def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
-    rows = sl.comparison_records()
+def _pairwise_table(report: Report, unit: UnitLedger, order: Sequence[str]) -> str:
+    """The unit's claims as a table: the decision beside each pair, the difference with
+    the interval the decision is read off (its label in the heading), the adjusted and
+    the raw p; the pairs of neighbours in the ranking when there are many."""
+    assert unit.claims is not None
+    claims = list(unit.claims)
     footer = ""
-    if len(rows) > report.max_table_rows:
+    if len(claims) > report.max_table_rows:
         neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
-        rows = [r for r in rows if frozenset((r["system_a"], r["system_b"])) in neighbours]
+        total = len(claims)
+        claims = [c for c in claims if frozenset(c.systems) in neighbours]
         footer = note(
-            f"{len(sl.comparison_records()):,} pairs: the table shows each system "
-            "against "
-            "the next in the ranking; every pair is in "
-            f"<code>{_comparisons_file(report)}</code>"
+            f"{total:,} pairs: the table shows each system against the next in the "
+            f"ranking; every pair is in <code>{_comparisons_file(report)}</code>"
             + (" and results.json." if _comparisons_file(report).endswith(".csv") else ".")
         )
-    proportion = bool(sl.proportion)
-    levels = {r.get("confidence_adjusted") for r in rows} - {None}
-    adjusted = f"{levels.pop():.1%} CI (adj.)" if len(levels) == 1 else "CI (adj.)"
+    proportion = bool(unit.proportion)
+    labels = list(dict.fromkeys(c.adjusted.short_label() for c in claims))
     cols = [
         Col("system_a", "A"),
         Col("system_b", "B"),
         # the decision beside the pair: in view on a phone before any scrolling
         Col("verdict", "", escape, css=lambda r: "sig" if r["significant"] else ""),
         Col("diff", "A − B", partial(fmt.difference, proportion=proportion), True),
-        Col("ci", adjusted, escape, True),
+        Col("ci", labels[0] if len(labels) == 1 else "adjusted interval", escape, True),
         Col("p_adjusted", "p adj.", p_cell, True),
         Col("p_value", "p (unadj.)", p_cell, True),
         Col("effect", "effect size", escape, True),
     ]
-    if any(r.get("note") for r in rows):
+    if any(c.note for c in claims):
         cols.append(Col("note", "note", escape))
-    shown = []
-    for r in rows:
-        ci = fmt.interval(
-            r.get("ci_adjusted_low"), r.get("ci_adjusted_high"), proportion=proportion, signed=True
-        )
-        shown.append(
-            {
-                **r,
-                "ci": ci,
-                "effect": f"{effect_cell(r.get('effect_size'))} "
-                f"{escape(r.get('effect_size_kind') or '')}".strip(),
-                "verdict": "significant" if r["significant"] else "–",
-                "note": r.get("note") or "",
-            }
-        )
+    shown = [
+        {
+            "system_a": c.system_a,
+            "system_b": c.system_b,
+            "significant": c.significant,
+            "diff": c.diff,
+            "ci": c.adjusted.text(proportion=proportion),
+            "p_adjusted": c.p_adjusted,
+            "p_value": c.p_value,
+            "effect": f"{effect_cell(c.effect_size)} {escape(c.effect_size_kind or '')}".strip(),
+            "verdict": c.outcome() if c.significant or c.approximate else "–",
+            "note": c.note or "",
+        }
+        for c in claims
+    ]
     return table(shown, cols) + footer
 
 
@@ -256,20 +260,19 @@ def across_metrics(report: Report) -> HTMLBlock | None:
     aggregates = [a for a in report.analysis.aggregates if len(a.metrics) >= 2]
     if not aggregates:
         return None
-    comparisons = report.analysis.comparisons()
+    ledger = report.analysis.ledger
     body = []
     for agg in aggregates:
         dataset = agg.dataset
         body.append(h3(f"{dataset}: {len(agg.metrics)} metrics", slug("metrics", dataset)))
-        rows = [r for r in comparisons if r["dataset"] == dataset and r["metric"] in agg.metrics]
+        claims = [c for m in agg.metrics for c in ledger.claims(dataset, m)]
         figures = [
             screen_only(
                 _try_chart(
                     partial(
                         pvalue_heatmap,
-                        rows,
+                        claims,
                         columns="metric",
-                        alpha=report.alpha,
                         max_pairs=60,
                         title=f"{dataset}: adjusted p-values by metric",
                     ),
@@ -285,7 +288,10 @@ def across_metrics(report: Report) -> HTMLBlock | None:
             figures.append(
                 _try_chart(
                     partial(
-                        topsis_scatter, check.result, [scores[s] for s in check.result.systems]
+                        topsis_scatter,
+                        check.result,
+                        [scores[s] for s in check.result.systems],
+                        tau=check.agreement.tau,
                     ),
                     "TOPSIS closeness against the aggregate score: a cross-check of the "
                     f"aggregation (Hwang & Yoon 1981), shown because its order disagrees "
