@@ -65,7 +65,8 @@ def as_text(value: Any) -> str | None:
     A string is kept as it is; a number or boolean is written as Python writes it; a
     list of chat messages (objects with ``role`` and ``content``, the content a string
     or a list of parts with ``text``) becomes one ``role: content`` paragraph per
-    message; any other list or object is written as compact JSON.
+    message; a list of strings (several acceptable answers) one line each; any other
+    list or object is written as compact JSON.
 
     >>> as_text([{"role": "user", "content": "2 + 3?"}, {"role": "assistant",
     ...          "content": [{"type": "text", "text": "5"}]}])
@@ -83,6 +84,8 @@ def as_text(value: Any) -> str | None:
         return str(int(value))  # a table's column of whole numbers read as floats
     if isinstance(value, (bool, int, float, np.number)):
         return str(value)
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return "\n".join(value)  # several acceptable answers, one a line
     if isinstance(value, list) and value and all(_is_message(m) for m in value):
         return "\n\n".join(f"{m['role']}: {_content(m.get('content'))}" for m in value)
     try:
