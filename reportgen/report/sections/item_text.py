@@ -82,15 +82,29 @@ def _lists_html(report: Report, lists: Sequence[Any], prefix: str) -> list[str]:
     for (dataset, metric), parts in units.items():
         body.append(h3(f"{dataset} / {metric}", slug(prefix, dataset, metric)))
         in_unit = 0
+        left_out = []
         for listed in parts:
-            body.append(list_heading(listed))
-            body.append(screen_only("".join(item_block(i, limit=limit) for i in listed.items)))
+            heading = list_heading(listed)
+            body.append(
+                screen_only(heading + "".join(item_block(i, limit=limit) for i in listed.items))
+            )
             room = min(PRINT_PER_UNIT - in_unit, PRINT_TOTAL - printed)
             chosen = [i for i in listed.items if i.has_text][: max(room, 0)]
             in_unit += len(chosen)
             printed += len(chosen)
             if chosen:
-                body.append(print_only("".join(print_item_block(i, limit=limit) for i in chosen)))
+                printed_items = "".join(print_item_block(i, limit=limit) for i in chosen)
+                body.append(print_only(heading + printed_items))
+            if len(chosen) < listed.n_total:
+                left_out.append(f"{listed.outcome} {listed.n_total - len(chosen):,}")
+        if left_out:
+            body.append(
+                print_only(
+                    f"<p>Not printed here: {', '.join(left_out)} (in report.html and "
+                    f"<code>{'tables/flips.csv' if prefix == 'flips' else 'tables/items.csv'}"
+                    "</code>).</p>"
+                )
+            )
     return body
 
 
