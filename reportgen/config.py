@@ -917,6 +917,16 @@ COMMAND_FLAGS: Mapping[str, tuple[Flag, ...]] = MappingProxyType(
                 group="the message",
             ),
             Flag(
+                ("--email-items",),
+                action="store_true",
+                help=(
+                    "a release: show the first lost items with their input and both outputs "
+                    "in the message (by default it carries no item text, only where the "
+                    "items are)"
+                ),
+                group="the message",
+            ),
+            Flag(
                 ("--max-attachment-mb",),
                 kind="float",
                 default=10.0,

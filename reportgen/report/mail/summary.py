@@ -675,6 +675,7 @@ def build_summary(
     cid_domain: str = "reportgen.local",
     theme: Any = "default",
     left_out: str | None = None,
+    email_items: bool = False,
 ) -> Summary:
     """The subject, plain text and HTML of the message body, and its PNG charts.
 
@@ -699,6 +700,9 @@ def build_summary(
         Chart theme (a bundled name or a folder).
     left_out
         Why report files were not attached (over the size limit), said in the text.
+    email_items
+        Show the first lost items of a release with their text (``--email-items``;
+        :mod:`reportgen.report.mail.items`); without it the e-mail carries no item text.
     """
     import css_inline
 
@@ -710,7 +714,14 @@ def build_summary(
     out = _Body(cid_domain, theme, text=[heading, meta_line, ""])
     verdict = _verdict(results)
     if verdict is not None:
-        _release_part(out, results, verdict, max_rows=max_rows, charts=charts)
+        _release_part(
+            out,
+            results,
+            verdict,
+            max_rows=max_rows,
+            charts=charts,
+            items_folder=folder.path if email_items else None,
+        )
     else:
         _evaluation_part(out, results, max_rows=max_rows, charts=charts)
     footer = _footer(results, attachments, left_out)
@@ -729,6 +740,7 @@ def build_summary(
                 cid_domain=cid_domain,
                 theme=theme,
                 left_out=left_out,
+                email_items=email_items,
             )
         raise MailError(
             f"the HTML summary is {size:,} bytes, over the {MAX_HTML_BYTES:,}-byte limit",
@@ -771,6 +783,7 @@ def _release_part(
     *,
     max_rows: int,
     charts: bool,
+    items_folder: Any = None,
 ) -> None:
     """The release decision, the items gained and lost, what was not compared, the
     verdicts counted and one stacked block per dataset × metric, and the forest plot of
@@ -796,6 +809,11 @@ def _release_part(
     if items:
         out.text += ["  " + plain(items)]
         out.html.append(f"<p>{items}</p>")
+    from reportgen.report.mail.items import items_part  # where the items are; their text
+
+    more, more_html = items_part(comparison, items_folder)
+    out.text += more
+    out.html.append(more_html)
     missing = not_compared_lines(comparison)
     if missing:
         n_missing = len(comparison.not_compared) + len(comparison.partial)
