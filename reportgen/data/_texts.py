@@ -45,6 +45,7 @@ __all__ = [
     "ItemTexts",
     "TextRole",
     "as_text",
+    "content_text",
     "parse_text_columns",
     "split_texts",
 ]
@@ -87,7 +88,7 @@ def as_text(value: Any) -> str | None:
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return "\n".join(value)  # several acceptable answers, one a line
     if isinstance(value, list) and value and all(_is_message(m) for m in value):
-        return "\n\n".join(f"{m['role']}: {_content(m.get('content'))}" for m in value)
+        return "\n\n".join(f"{m['role']}: {content_text(m.get('content'))}" for m in value)
     try:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):  # pragma: no cover - default=str writes anything
@@ -98,7 +99,7 @@ def _is_message(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("role"), str) and "content" in value
 
 
-def _content(content: Any) -> str:
+def content_text(content: Any) -> str:
     """A chat message's content: a string, or the text of its parts (an image part is
     named, never embedded)."""
     if isinstance(content, str):
@@ -266,7 +267,7 @@ def parse_text_columns(specs: Sequence[str], *, where: str = "--text-col") -> di
                 location=Location(where),
                 hint="give each role (input, output, target, explanation) one column",
             )
-        out[name] = role  # type: ignore[assignment]
+        out[name] = role  # type: ignore[assignment,unused-ignore]
     return out
 
 

@@ -554,12 +554,13 @@ def _scenario_texts(run: _Run) -> dict[tuple[str, int], tuple[Any, ...]]:
             text = as_text((reference.get("output") or {}).get("text"))
             if text is not None:
                 correct.append(f"{letters[text]}. {text}" if text in letters else text)
-        chosen = mapping.get(answer.strip()) if isinstance(answer, str) else None
+        answer = answer if isinstance(answer, str) else None
+        chosen = None if answer is None else mapping.get(answer.strip())
         out[(key[0], key[1])] = (
             as_text(asked.get("text")) if isinstance(asked, dict) else None,
-            answer if isinstance(answer, str) else None,
+            answer,
             "\n".join(correct) or None,
-            None if chosen is None else f"{answer.strip()} = {as_text(chosen)}",
+            None if chosen is None or answer is None else f"{answer.strip()} = {as_text(chosen)}",
         )
     return out
 

@@ -86,7 +86,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reportgen.data._texts import TEXT_ROLES, as_text
+from reportgen.data._texts import TEXT_ROLES, as_text, content_text
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
@@ -406,7 +406,8 @@ _OUTPUT_TEXT = "_reportgen_output"
 def _output_text(sample: dict[str, Any]) -> str | None:
     """What the model answered: ``output.completion``, else the last assistant message."""
     if _OUTPUT_TEXT in sample:
-        return sample[_OUTPUT_TEXT]  # type: ignore[no-any-return]
+        kept = sample[_OUTPUT_TEXT]
+        return kept if isinstance(kept, str) else None
     output = sample.get("output")
     completion = output.get("completion") if isinstance(output, dict) else None
     if isinstance(completion, str) and completion:
@@ -415,7 +416,7 @@ def _output_text(sample: dict[str, Any]) -> str | None:
     if isinstance(messages, list):
         for message in reversed(messages):
             if isinstance(message, dict) and message.get("role") == "assistant":
-                return as_text([message]).partition(": ")[2] if message.get("content") else None
+                return content_text(message.get("content")) or None
     return completion if isinstance(completion, str) else None
 
 

@@ -656,10 +656,11 @@ def _sample_texts(record: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
     elif len(pairs) > 1 and isinstance(filtered, list) and len(filtered) == len(pairs):
         scores = [_loglikelihood(v) for v in filtered]
         choices = [c if isinstance(c, str) else as_text(c) or "" for _, c in pairs]
-        if all(v is not None for v in scores):
-            best = max(range(len(scores)), key=lambda k: scores[k])  # type: ignore[arg-type]
+        known = [v for v in scores if v is not None]
+        if len(known) == len(scores):
+            best = known.index(max(known))
             output = choices[best]
-            explanation = "\n".join(f"{c!r}: {v:.4g}" for c, v in zip(choices, scores))
+            explanation = "\n".join(f"{c!r}: {v:.4g}" for c, v in zip(choices, known))
         index = _index(target)
         if index is not None and 0 <= index < len(choices):
             target = choices[index]
