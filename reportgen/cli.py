@@ -601,6 +601,7 @@ def _cmd_email(args: argparse.Namespace) -> int:
         reply_to=args.reply_to,
         attach=not args.no_attach,
         max_rows=args.max_rows,
+        email_items=args.email_items,
         charts=not args.no_charts,
         theme=args.theme,
         max_attachment_mb=args.max_attachment_mb,

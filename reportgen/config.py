@@ -259,6 +259,34 @@ OPTIONS: tuple[Option, ...] = (
         default="8GiB",
         metavar="SIZE",
     ),
+    Option(
+        "no_text",
+        "input",
+        "flag",
+        "leave the items' text out (the input, the outputs, the target and the scorer's "
+        "explanation that harness logs carry): no item text in the report or "
+        "tables/flips.csv, and less memory",
+        default=False,
+    ),
+    Option(
+        "text_col",
+        "input",
+        "texts",
+        "a long table's column of item text: NAME=ROLE with ROLE input, output, target "
+        "or explanation (repeat for several); columns named input, output, target and "
+        "explanation are item text without it",
+        default=(),
+        metavar="NAME=ROLE",
+    ),
+    Option(
+        "text_limit",
+        "input",
+        "count",
+        "the most characters kept of one item text; a longer one is cut there and the "
+        "report says so (default {default})",
+        default=4000,
+        metavar="CHARS",
+    ),
     # ---------------------------------------------------------------- [analysis]
     Option(
         "pairing",
@@ -886,6 +914,16 @@ COMMAND_FLAGS: Mapping[str, tuple[Flag, ...]] = MappingProxyType(
                 ("--no-attach",),
                 action="store_true",
                 help="send the summary only, without report.html and report.pdf",
+                group="the message",
+            ),
+            Flag(
+                ("--email-items",),
+                action="store_true",
+                help=(
+                    "a release: show the first lost items with their input and both outputs "
+                    "in the message (by default it carries no item text, only where the "
+                    "items are)"
+                ),
                 group="the message",
             ),
             Flag(

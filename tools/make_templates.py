@@ -171,6 +171,11 @@ def evaluation() -> nbformat.NotebookNode:
         ),
         section("Items", "items_section", "Items solved by none or one, suspect items, difficulty"),
         section(
+            "Items with their text",
+            "notable_items",
+            "Items solved by one system only and suspect items, with their inputs and outputs",
+        ),
+        section(
             "Repeated runs", "repeated_runs", "Run-to-run variation (datasets with repeated runs)"
         ),
         section(
@@ -235,8 +240,8 @@ def release() -> nbformat.NotebookNode:
         ),
         section(
             "Per dataset × metric",
-            "release_flips",
-            "Items the candidate lost and gained, with their metadata",
+            "release_items",
+            "Items the candidate lost and gained: their inputs and both outputs (or metadata)",
             cid="release-flips",
         ),
         section(

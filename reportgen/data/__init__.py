@@ -34,6 +34,7 @@ from reportgen.data._table import (
     UnpairedSamples,
     build_score_table,
 )
+from reportgen.data._texts import TEXT_ROLES, ItemText, ItemTexts
 from reportgen.data.adapters import (
     Adapter,
     AdapterResult,
@@ -57,6 +58,8 @@ __all__ = [
     "DatasetSpec",
     "Exclusion",
     "FileDigest",
+    "ItemText",
+    "ItemTexts",
     "LoadOptions",
     "MetricInfo",
     "MetricSpec",
@@ -67,6 +70,7 @@ __all__ = [
     "ScoreTable",
     "SkippedInput",
     "SystemSpec",
+    "TEXT_ROLES",
     "TableConfig",
     "UnpairedSamples",
     "adapter_names",
@@ -120,6 +124,8 @@ def load(
             config,
             nan_policy=options.nan_policy,
             min_systems=min_systems,
+            text_limit=options.text_limit,
+            keep_text=not options.no_text,
         )
 
 

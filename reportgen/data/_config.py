@@ -23,6 +23,9 @@ The file format (``--config FILE``); every section and key is optional::
     strict_inputs = false          # true: an unusable input (empty log, ...) is an error
     max_input_bytes = "8GiB"       # the most one input file may take once read and
                                    # decompressed: bytes, or "512MB", "16GiB" (>= 1 MiB)
+    no_text = false                # true: keep no item text (input, output, target, ...)
+    text_col = ["prompt=input"]    # a long table's item-text columns: NAME=ROLE
+    text_limit = 4000              # the most characters kept of one item text
 
     [analysis]                     # the statistics (the fields of AnalysisOptions)
     pairing = "auto"               # "auto" (detected), "paired" or "unpaired"

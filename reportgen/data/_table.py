@@ -85,6 +85,7 @@ from reportgen.data._table_build import (
     direction_note,  # noqa: F401 (re-exported)
     lower_is_better_by_name,  # noqa: F401 (re-exported)
 )
+from reportgen.data._texts import DEFAULT_TEXT_LIMIT, ItemTexts, split_texts
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
     SOURCE_LINE,
@@ -283,6 +284,9 @@ class ScoreTable:
     descriptive
         Statistics the inputs record but that are not compared (HELM's token counts and
         run times, ...): ``{"system", "dataset", "statistic", "mean", "n"}`` rows.
+    texts
+        The items' text (input, output, target, explanation) where the inputs carry it
+        (:class:`~reportgen.data._texts.ItemTexts`); never a score.
     """
 
     frame: pd.DataFrame
@@ -300,6 +304,7 @@ class ScoreTable:
     _run_labels: Mapping[str, tuple[Any, ...] | None] = field(repr=False)
     skipped_inputs: tuple[SkippedInput, ...] = ()
     descriptive: tuple[Mapping[str, Any], ...] = ()
+    texts: ItemTexts = field(default_factory=ItemTexts.none)
 
     # ------------------------------------------------------------------ structure
 
@@ -645,6 +650,8 @@ def build_score_table(
     *,
     nan_policy: Literal["drop", "raise"] = "drop",
     min_systems: int = 2,
+    text_limit: int = DEFAULT_TEXT_LIMIT,
+    keep_text: bool = True,
 ) -> ScoreTable:
     """Validate what adapters read and build the :class:`ScoreTable`.
 
@@ -659,6 +666,11 @@ def build_score_table(
     min_systems
         Fewer systems than this is an error: 2 to compare, 1 to look at one system's
         data (``reportgen inspect``).
+    text_limit, keep_text
+        The most characters kept of one item text, and whether to keep any
+        (``--text-limit``, ``--no-text``): the text columns ``input``, ``output``,
+        ``target`` and ``explanation`` are taken out of the rows either way
+        (:func:`~reportgen.data._texts.split_texts`).
 
     Raises
     ------
@@ -694,6 +706,7 @@ def build_score_table(
     codes: Codes = {}
     for column in LABEL_COLUMNS:
         df[column], codes[column] = _labels(df, column)
+    df, texts = split_texts(df, limit=text_limit, keep=keep_text)
     df["score"] = _scores(df)
     kept = df["score"].notna().to_numpy()
     df, dropped = _apply_nan_policy(df, nan_policy)
@@ -746,6 +759,7 @@ def build_score_table(
         run_labels,
         skipped,
         tuple(d for r in results for d in r.descriptive),
+        texts,
     )
     problems.extend(_findings(table, config))
     return dataclasses.replace(table, problems=tuple(problems))

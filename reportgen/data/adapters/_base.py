@@ -163,6 +163,16 @@ class LoadOptions:
         of a Parquet file) what it expands to. Above it the read stops with an error
         before the memory is used (a decompression bomb, a file that is not what it
         seems). Default :data:`DEFAULT_MAX_INPUT_BYTES` (8 GiB).
+    no_text
+        ``True``: read no item text (``--no-text``); adapters skip the text fields of
+        their logs and a long table's text columns are dropped.
+    text_col
+        A long table's text columns, as ``"NAME=ROLE"`` texts (:attr:`text_columns`);
+        the columns named ``input``, ``output``, ``target`` and ``explanation`` are
+        item text without it.
+    text_limit
+        The most characters kept of one item text (``--text-limit``); a longer text is
+        cut there and marked as cut.
     """
 
     format: str | None = None
@@ -184,12 +194,39 @@ class LoadOptions:
     strict_inputs: bool = _DEFAULT["strict_inputs"]
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
     direction: tuple[str, ...] = ()
+    no_text: bool = _DEFAULT["no_text"]
+    text_col: tuple[str, ...] = ()
+    text_limit: int = _DEFAULT["text_limit"]
 
     def __post_init__(self) -> None:
         # a notebook parameter (JSON) gives a list; one text is one override
-        given = (self.direction,) if isinstance(self.direction, str) else self.direction
-        object.__setattr__(self, "direction", tuple(str(t) for t in given or ()))
+        for name in ("direction", "text_col"):
+            given = getattr(self, name)
+            given = (given,) if isinstance(given, str) else given
+            object.__setattr__(self, name, tuple(str(t) for t in given or ()))
         _ = self.directions  # a malformed override fails now
+        _ = self.text_columns
+        if isinstance(self.text_limit, bool) or not (
+            isinstance(self.text_limit, int) and self.text_limit >= 1
+        ):
+            raise InputError(
+                f"text_limit = {self.text_limit!r} is not a whole number of characters >= 1",
+                location=Location("--text-limit"),
+                hint="e.g. --text-limit 4000, or --no-text to keep no item text",
+            )
+
+    @property
+    def text_columns(self) -> dict[str, str]:
+        """``text_col`` as ``{column: role}`` (:func:`reportgen.data._texts.parse_text_columns`).
+
+        Raises
+        ------
+        InputError
+            A text that is not ``NAME=ROLE`` with a known role, or a role given twice.
+        """
+        from reportgen.data._texts import parse_text_columns
+
+        return dict(parse_text_columns(self.text_col))
 
     @property
     def directions(self) -> dict[str, Literal["higher", "lower"]]:

@@ -29,6 +29,9 @@ score     ``metricsData[].score``; a metric entry with an ``error`` has no score
           is left out and counted (DeepEval counts it under ``errors``)
 ========= ===========================================================================
 
+Item text (unless ``--no-text``): the test case's ``input``, ``actualOutput`` (output)
+and ``expectedOutput`` (target), and each metric's ``reason`` as its explanation.
+
 Directions: a metric's direction is read from its results when they settle it (DeepEval
 passes a higher-is-better metric when ``score >= threshold``, a lower-is-better one, such
 as Bias, Toxicity or Hallucination, when ``score <= threshold``); otherwise the name
@@ -48,6 +51,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from reportgen.data._texts import TEXT_ROLES, as_text
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
@@ -130,8 +134,10 @@ class DeepEvalAdapter(Adapter):
             )
         system, note = _system(file, run, options)
         dataset = options.dataset or _dataset(run)
-        rows, exclusions = _rows(run, file, system, dataset)
+        rows, exclusions = _rows(run, file, system, dataset, text=not options.no_text)
         frame = pd.DataFrame(rows, columns=list(_COLUMNS))
+        empty = [r for r in TEXT_ROLES if frame[r].isna().all()]
+        frame = frame.drop(columns=empty)
         nonfinite = np.asarray(
             [isinstance(v, float) and not math.isfinite(v) for v in frame["score"]], dtype=bool
         )
@@ -171,7 +177,7 @@ class DeepEvalAdapter(Adapter):
         )
 
 
-_COLUMNS = ("system", "dataset", "metric", "item", "score", SOURCE_LINE)
+_COLUMNS = ("system", "dataset", "metric", "item", "score", SOURCE_LINE, *TEXT_ROLES)
 
 
 def _empty_frame() -> pd.DataFrame:
@@ -203,7 +209,7 @@ def _dataset(run: dict[str, Any]) -> str:
 
 
 def _rows(
-    run: dict[str, Any], file: Path, system: str, dataset: str
+    run: dict[str, Any], file: Path, system: str, dataset: str, *, text: bool = True
 ) -> tuple[list[tuple[Any, ...]], list[Exclusion]]:
     rows: list[tuple[Any, ...]] = []
     errors: dict[str, int] = {}
@@ -226,6 +232,7 @@ def _rows(
                 "edited or merged",
             )
         seen.add(name)
+        texts = _case_texts(case) if text else (None, None, None)
         metrics = _metric_entries(case)
         for entry in metrics:
             metric = _metric_name(entry)
@@ -239,10 +246,13 @@ def _rows(
             if entry.get("error") is not None and score is None:
                 errors[metric] = errors.get(metric, 0) + 1
                 continue
-            rows.append((system, dataset, metric, name, _score(score, metric, where), -1))
+            reason = entry.get("reason") if text else None
+            rows.append(
+                (system, dataset, metric, name, _score(score, metric, where), -1, *texts, reason)
+            )
         success = case.get("success")
         if isinstance(success, bool) and metrics:
-            rows.append((system, dataset, _PASSED, name, float(success), -1))
+            rows.append((system, dataset, _PASSED, name, float(success), -1, *texts, None))
     exclusions = [
         Exclusion(
             f"DeepEval metric {metric!r} raised an error (metricsData[].error)",
@@ -255,6 +265,13 @@ def _rows(
         for metric, count in errors.items()
     ]
     return rows, exclusions
+
+
+def _case_texts(case: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """A test case's ``input``, ``actualOutput`` and ``expectedOutput`` (a
+    conversational case's ``turns`` as its input)."""
+    asked = case.get("input", case.get("turns"))
+    return as_text(asked), as_text(case.get("actualOutput")), as_text(case.get("expectedOutput"))
 
 
 def _metric_entries(case: dict[str, Any]) -> list[Any]:

@@ -5,7 +5,7 @@
 ``per_instance_stats.json`` (or ``run_spec.json``) inside one, or any folder holding run
 folders up to three levels down (a suite folder, ``runs/``, ``benchmark_output/``).
 
-Of a run folder only two files are read:
+Of a run folder two files are read (and ``scenario_state.json`` for the item text):
 
 ``run_spec.json``
     An object with ``name`` (e.g. ``"mmlu:subject=anatomy,method=multiple_choice_joint,
@@ -46,6 +46,13 @@ score
     The stat's ``mean`` (else ``sum / count``).
 sub_split
     An item-metadata column, present when some stat has a ``sub_split``.
+
+item text
+    Read from the run's ``scenario_state.json`` when it is there (unless ``--no-text``):
+    ``input`` is the instance's input text, ``output`` the first completion, ``target``
+    the references tagged ``correct`` (as ``"A. text"`` when the run maps letters to
+    choices, ``output_mapping``), ``explanation`` the choice the completion's letter
+    names. Perturbed copies of an instance keep no text of their own.
 
 Stats with ``count`` 0 (HELM writes e.g. ``training_co2_cost`` with no value) are left
 out and counted in the exclusions. Aggregate files (``stats.json``) and the other files
@@ -89,6 +96,7 @@ from typing import Any, Literal, NoReturn
 import numpy as np
 import pandas as pd
 
+from reportgen.data._texts import TEXT_ROLES, as_text
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
@@ -111,6 +119,8 @@ __all__ = ["HelmAdapter"]
 
 RUN_SPEC = "run_spec.json"
 PER_INSTANCE_STATS = "per_instance_stats.json"
+#: The requests and completions of a run, read for the item text.
+SCENARIO_STATE = "scenario_state.json"
 #: How deep below the given folder run folders are looked for (run folder = 0,
 #: suite = 1, ``runs/`` = 2, ``benchmark_output/`` = 3).
 MAX_DEPTH = 3
@@ -202,13 +212,18 @@ class HelmAdapter(Adapter):
                 "sub_split",
                 SOURCE_FILE,
                 SOURCE_LINE,
+                *TEXT_ROLES,
             )
         }
         zero_counts: Counter[tuple[str, str, str, str]] = Counter()
         for run in runs:
-            _read_per_instance_stats(run, systems[run.folder], columns, zero_counts, problems)
-        if not any(v is not None for v in columns["sub_split"]):
-            del columns["sub_split"]
+            texts = {} if options.no_text else _scenario_texts(run)
+            _read_per_instance_stats(
+                run, systems[run.folder], columns, zero_counts, problems, texts
+            )
+        for column in ("sub_split", *TEXT_ROLES):
+            if not any(v is not None for v in columns[column]):
+                del columns[column]
         frame = pd.DataFrame(columns)
         frame, descriptive = _split_descriptive(frame, schema, options.metric, problems)
         frame = _main_metric_first(frame, runs, schema, problems)
@@ -447,6 +462,7 @@ def _read_per_instance_stats(
     columns: dict[str, list[Any]],
     zero_counts: Counter[tuple[str, str, str, str]],
     problems: list[Problem],
+    texts: dict[tuple[str, int], tuple[Any, ...]],
 ) -> None:
     path = run.folder / PER_INSTANCE_STATS
     file = str(path)
@@ -463,6 +479,9 @@ def _read_per_instance_stats(
         item = _instance_id(record, index, where)
         trial = _train_trial(record, index, where)
         item = _item_key(item, record.get("perturbation"), index, where)
+        text = (
+            texts.get((item, trial), _NO_TEXT) if record.get("perturbation") is None else _NO_TEXT
+        )
         stats = record.get("stats")
         if not isinstance(stats, list):
             raise InputError(
@@ -484,6 +503,8 @@ def _read_per_instance_stats(
             columns["sub_split"].append(sub_split)
             columns[SOURCE_FILE].append(file)
             columns[SOURCE_LINE].append(line)
+            for role, value in zip(TEXT_ROLES, text, strict=True):
+                columns[role].append(value)
     if n_records == 0:
         problems.append(
             Problem(
@@ -493,6 +514,55 @@ def _read_per_instance_stats(
                 run.dataset,
             )
         )
+
+
+_NO_TEXT: tuple[Any, ...] = (None, None, None, None)
+
+
+def _scenario_texts(run: _Run) -> dict[tuple[str, int], tuple[Any, ...]]:
+    """The item text of a run from its ``scenario_state.json`` (when the run folder has
+    one): per (instance id, train trial) of the unperturbed instances, the instance's
+    input, the first completion, the correct references and, for a multiple-choice
+    run, the choice the completion names (``output_mapping``)."""
+    path = run.folder / SCENARIO_STATE
+    if not path.is_file():
+        return {}
+    data = read_json(path)
+    states = data.get("request_states") if isinstance(data, dict) else None
+    out: dict[tuple[str, int], tuple[Any, ...]] = {}
+    for state in states if isinstance(states, list) else ():
+        if not isinstance(state, dict):
+            continue
+        instance = state.get("instance")
+        if not isinstance(instance, dict) or instance.get("perturbation") is not None:
+            continue
+        key = (str(instance.get("id", "")).strip(), state.get("train_trial_index"))
+        if not key[0] or not isinstance(key[1], int) or key in out:
+            continue
+        asked = instance.get("input")
+        result = state.get("result")
+        completions = result.get("completions") if isinstance(result, dict) else None
+        first = completions[0] if isinstance(completions, list) and completions else None
+        answer = first.get("text") if isinstance(first, dict) else None
+        mapping = state.get("output_mapping")
+        mapping = mapping if isinstance(mapping, dict) else {}
+        letters = {str(v): str(k) for k, v in mapping.items()}
+        correct = []
+        for reference in instance.get("references") or ():
+            if not isinstance(reference, dict) or "correct" not in (reference.get("tags") or ()):
+                continue
+            text = as_text((reference.get("output") or {}).get("text"))
+            if text is not None:
+                correct.append(f"{letters[text]}. {text}" if text in letters else text)
+        answer = answer if isinstance(answer, str) else None
+        chosen = None if answer is None else mapping.get(answer.strip())
+        out[(key[0], key[1])] = (
+            as_text(asked.get("text")) if isinstance(asked, dict) else None,
+            answer,
+            "\n".join(correct) or None,
+            None if chosen is None or answer is None else f"{answer.strip()} = {as_text(chosen)}",
+        )
+    return out
 
 
 def _instance_id(record: dict[str, Any], index: int, where: Location) -> str:

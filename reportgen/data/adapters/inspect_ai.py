@@ -57,6 +57,13 @@ those entries with the zstandard package. A ``.json`` log holds the same header 
 parses both with the standard library (and zstandard); it never imports
 ``inspect_ai``.
 
+Item text (unless ``--no-text``): ``input`` is the sample's input (chat messages as
+``role: content`` paragraphs; a multiple-choice sample's ``choices`` follow it as
+``A) ...`` lines), ``target`` its target, ``output`` the model's
+``output.completion`` (else its last assistant message; an ``.eval`` archive's summaries
+lack it, so it is read from the sample's own entry), and ``explanation`` each scorer's
+``explanation`` for its metric.
+
 Provenance: ``_file`` is the log file, ``_line`` the sample's 1-based record number in
 the log (its position in ``summaries.json`` or ``samples``).
 """
@@ -79,6 +86,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.data._texts import TEXT_ROLES, as_text, content_text
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
@@ -191,7 +199,7 @@ class InspectAdapter(Adapter):
         logs: list[_Log] = []
         skipped: list[SkippedInput] = []
         for file in files:
-            log = _parse_log(_load_log(file))
+            log = _parse_log(_load_log(file, text=not options.no_text), text=not options.no_text)
             if log.unusable is None:
                 logs.append(log)
             else:
@@ -281,7 +289,7 @@ class _RawLog:
     records: list[_Record]
 
 
-def _load_log(path: Path) -> _RawLog:
+def _load_log(path: Path, *, text: bool = False) -> _RawLog:
     with path.open("rb") as fh:
         head = fh.read(64)
     lfs = lfs_pointer_error(path, head)
@@ -289,7 +297,7 @@ def _load_log(path: Path) -> _RawLog:
         raise lfs
     magic = head[: len(_ZIP_MAGIC)]
     if magic == _ZIP_MAGIC:
-        return _load_eval(path)
+        return _load_eval(path, text=text)
     if path.suffix.lower() == ".eval":
         raise InputError(
             "not an Inspect log: the .eval file is not a zip archive",
@@ -329,7 +337,7 @@ def _load_json(path: Path) -> _RawLog:
     return _RawLog(path, data, where, _status(data, where), records)
 
 
-def _load_eval(path: Path) -> _RawLog:
+def _load_eval(path: Path, *, text: bool = False) -> _RawLog:
     try:
         archive = open_zip(path)  # read once, hashed, capped
     except InputError:
@@ -364,7 +372,52 @@ def _load_eval(path: Path) -> _RawLog:
         # a log still being written has only the start entry, and no status yet
         status = _status(header, header_where) if name == _HEADER else "started"
         records = _eval_records(archive, entries, path)
+        if text:
+            _add_outputs(archive, entries, path, records)
     return _RawLog(path, header, header_where, status, records)
+
+
+def _add_outputs(
+    archive: zipfile.ZipFile,
+    entries: dict[str, zipfile.ZipInfo],
+    path: Path,
+    records: list[_Record],
+) -> None:
+    """The model's output of each sample record read from a summary, which holds the
+    input, the target and the scores but not the output: taken from the sample's own
+    entry (``samples/<id>_epoch_<n>.json``), read one at a time and kept as its text
+    only."""
+    for record in records:
+        sample = record.sample
+        if not isinstance(sample, dict) or "output" in sample or "messages" in sample:
+            continue
+        name = f"samples/{sample.get('id')}_epoch_{sample.get('epoch')}.json"
+        if name not in entries:
+            continue
+        entry = _entry_json(archive, entries[name], path)
+        if isinstance(entry, dict):
+            sample[_OUTPUT_TEXT] = _output_text(entry)
+
+
+#: The key under which a summary record carries the output text read from its entry.
+_OUTPUT_TEXT = "_reportgen_output"
+
+
+def _output_text(sample: dict[str, Any]) -> str | None:
+    """What the model answered: ``output.completion``, else the last assistant message."""
+    if _OUTPUT_TEXT in sample:
+        kept = sample[_OUTPUT_TEXT]
+        return kept if isinstance(kept, str) else None
+    output = sample.get("output")
+    completion = output.get("completion") if isinstance(output, dict) else None
+    if isinstance(completion, str) and completion:
+        return completion
+    messages = sample.get("messages")
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                return content_text(message.get("content")) or None
+    return completion if isinstance(completion, str) else None
 
 
 def _eval_records(
@@ -527,9 +580,12 @@ class _Log:
     reducer: str | None = None
     #: Why the log holds no usable score, and what to do (it is skipped), else None.
     unusable: tuple[str, str] | None = None
+    #: Whether item text is read; then ``texts`` has one entry per row.
+    with_text: bool = False
+    texts: list[tuple[Any, Any, Any, Any]] = field(default_factory=list)
 
 
-def _parse_log(raw: _RawLog) -> _Log:
+def _parse_log(raw: _RawLog, *, text: bool = False) -> _Log:
     spec = raw.header.get("eval")
     where = Location(raw.header_where)
     if not isinstance(spec, dict):
@@ -540,6 +596,7 @@ def _parse_log(raw: _RawLog) -> _Log:
         )
     task, model = (_spec_text(spec, key, where) for key in ("task", "model"))
     log = _Log(raw.path, task, model, _configuration(spec, _object(raw.header, "plan")))
+    log.with_text = text
     created = spec.get("created")
     log.created = created if isinstance(created, str) else ""
     config = _object(spec, "config")
@@ -690,6 +747,7 @@ def _parse_record(record: _Record, log: _Log, score_on_error: bool, legacy_name:
             location=Location(record.where),
             hint="regenerate the log with Inspect",
         )
+    item_text = _item_text(sample) if log.with_text else None
     for scorer, score in scores.items():
         if not isinstance(score, dict) or "value" not in score:
             raise InputError(
@@ -699,6 +757,19 @@ def _parse_record(record: _Record, log: _Log, score_on_error: bool, legacy_name:
             )
         for metric, value in _metric_values(str(scorer), score["value"], label, record.where):
             log.rows.append((metric, item, run, value, record.number))
+            if item_text is not None:
+                log.texts.append((*item_text, score.get("explanation")))
+
+
+def _item_text(sample: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """A sample's input, output and target (``input`` may be a list of chat messages,
+    ``target`` a list of acceptable answers)."""
+    asked = as_text(sample.get("input"))
+    choices = sample.get("choices")
+    if asked is not None and isinstance(choices, list) and choices and len(choices) <= 26:
+        # a multiple-choice sample: the choices are part of what was asked
+        asked += "\n\n" + "\n".join(f"{chr(65 + k)}) {as_text(c)}" for k, c in enumerate(choices))
+    return asked, _output_text(sample), as_text(sample.get("target"))
 
 
 def _sample_key(sample: dict[str, Any], label: str, where: str) -> tuple[str, int]:
@@ -983,7 +1054,7 @@ def _log_frame(log: _Log | None, system: str, offset: int) -> pd.DataFrame:
         [list(column) for column in zip(*rows, strict=True)] if n else [[]] * 5
     )
     runs = [run + offset for run in runs]
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "system": pd.Series([system] * n, dtype="str"),
             "dataset": pd.Series([log.task if log else ""] * n, dtype="str"),
@@ -995,6 +1066,10 @@ def _log_frame(log: _Log | None, system: str, offset: int) -> pd.DataFrame:
             SOURCE_LINE: np.asarray(numbers, dtype=np.int64),
         }
     )
+    if log is not None and log.texts:
+        for role, column in zip(TEXT_ROLES, zip(*log.texts, strict=True), strict=True):
+            frame[role] = pd.Series(column, dtype=object)
+    return frame
 
 
 def _exclusions(log: _Log, system: str) -> Iterable[Exclusion]:

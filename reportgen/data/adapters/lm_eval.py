@@ -35,6 +35,12 @@ Notes
   samples list. A task whose only filter is another one uses that; naming a filter that a
   task with several filters lacks, or that no task has, is an error listing the filters.
 * **Directions** come from the results file's ``higher_is_better``.
+* **Item text** (unless ``--no-text``): ``input`` is the prompt (the context of the
+  sample's first request in ``arguments``), ``target`` the sample's ``target``; a
+  generation's ``output`` is ``resps[0][0]``, with the filtered answer as the
+  ``explanation`` when the filter changed it; a multiple-choice sample's ``output`` is
+  the continuation with the highest log-likelihood, its explanation every continuation
+  with its log-likelihood, and an index ``target`` the continuation it points at.
 * **Documents must match.** Each sample carries ``doc_hash``, a hash of the document. When
   the hashes of one (task, doc_id) differ between systems (or runs), they were not scored on
   the same document: the item is excluded for every system, with a warning.
@@ -62,6 +68,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from reportgen.data._texts import TEXT_ROLES, as_text
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
@@ -116,6 +123,8 @@ class _Sample:
     doc_id: str
     doc_hash: str | None
     values: dict[str, Any]
+    #: input, output, target, explanation (:func:`_sample_texts`), or None (--no-text)
+    texts: tuple[Any, Any, Any, Any] | None = None
 
 
 @dataclass
@@ -583,11 +592,89 @@ def _read_samples(
                 str(doc_id),
                 doc_hash if isinstance(doc_hash, str) else None,
                 {str(m): record[m] for m in metrics},
+                None if options.no_text else _sample_texts(record),
             )
         )
     if unfiltered:
         _check_filter_blocks(out, filters, occurrences, run)
     return out
+
+
+def _pairs(arguments: Any) -> list[tuple[Any, Any]]:
+    """The (context, continuation or generation arguments) of a sample's requests:
+    ``{"gen_args_0": {"arg_0": ..., "arg_1": ...}}`` (0.4.3 on) or ``[[ctx, cont], ...]``
+    (0.4.0-0.4.2)."""
+    if isinstance(arguments, dict):
+        return [(a.get("arg_0"), a.get("arg_1")) for a in arguments.values() if isinstance(a, dict)]
+    if isinstance(arguments, list):
+        return [
+            (a[0], a[1] if len(a) > 1 else None) if isinstance(a, list) and a else (a, None)
+            for a in arguments
+        ]
+    return []
+
+
+def _loglikelihood(value: Any) -> float | None:
+    """A response's log-likelihood: ``[ll, is_greedy]`` (a number, or its text in 0.4.3
+    to 0.4.5), else None."""
+    first = value[0] if isinstance(value, list) and value else value
+    if isinstance(first, bool):
+        return None
+    if isinstance(first, (int, float)):
+        return float(first)
+    if isinstance(first, str):
+        try:
+            return float(first)
+        except ValueError:
+            return None
+    return None
+
+
+def _sample_texts(record: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """A sample's item text: the prompt (``arguments``), what the model answered, the
+    ``target``, and the explanation.
+
+    A generation (``generate_until``) answered ``resps[0][0]``; when the task's filter
+    extracted something else from it (``filtered_resps``), that is the explanation. A
+    multiple-choice sample (log-likelihoods of several continuations of one context)
+    answered the continuation with the highest log-likelihood, the explanation lists
+    every continuation with its log-likelihood, and an index ``target`` is shown as
+    the continuation it points at.
+    """
+    pairs = _pairs(record.get("arguments"))
+    context = pairs[0][0] if pairs and isinstance(pairs[0][0], str) else None
+    target = record.get("target")
+    resps, filtered = record.get("resps"), record.get("filtered_resps")
+    output = explanation = None
+    if pairs and not isinstance(pairs[0][1], str):  # a generation: arg_1 holds its kwargs
+        raw = resps[0] if isinstance(resps, list) and resps else None
+        raw = raw[0] if isinstance(raw, list) and raw else raw
+        output = raw if isinstance(raw, str) else None
+        kept = filtered[0] if isinstance(filtered, list) and filtered else filtered
+        if isinstance(kept, str) and kept != output:
+            explanation = f"filtered: {kept}"
+    elif len(pairs) > 1 and isinstance(filtered, list) and len(filtered) == len(pairs):
+        scores = [_loglikelihood(v) for v in filtered]
+        choices = [c if isinstance(c, str) else as_text(c) or "" for _, c in pairs]
+        known = [v for v in scores if v is not None]
+        if len(known) == len(scores):
+            best = known.index(max(known))
+            output = choices[best]
+            explanation = "\n".join(f"{c!r}: {v:.4g}" for c, v in zip(choices, known))
+        index = _index(target)
+        if index is not None and 0 <= index < len(choices):
+            target = choices[index]
+    return context, output, target, explanation
+
+
+def _index(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
 
 
 def _check_filter_blocks(
@@ -826,6 +913,7 @@ def _collect_rows(
             "prediction",
             "reference",
             "_nonfinite",
+            *TEXT_ROLES,
         )
     }
     skipped: dict[tuple[str, str], tuple[Any, Location]] = {}
@@ -863,6 +951,9 @@ def _collect_rows(
                     columns[SOURCE_LINE].append(sample.line)
                     # Infinity or NaN written by lm-eval (null is a missing value)
                     columns["_nonfinite"].append(value is not None and not math.isfinite(score))
+                    texts = sample.texts or _NO_TEXTS
+                    for role, text in zip(TEXT_ROLES, texts, strict=True):
+                        columns[role].append(text)
     if skipped:
         keep = [
             i
@@ -871,6 +962,9 @@ def _collect_rows(
         ]
         columns = {k: [v[i] for i in keep] for k, v in columns.items()}
     return columns, skipped
+
+
+_NO_TEXTS = (None, None, None, None)
 
 
 def _number(value: Any) -> float | None:
@@ -928,6 +1022,9 @@ def _frame(columns: dict[str, list[Any]], *, with_run: bool) -> pd.DataFrame:
     if any(p is not None for p in columns["prediction"]):
         frame["prediction"] = pd.Series(columns["prediction"], dtype=object)
         frame["reference"] = pd.Series(columns["reference"], dtype=object)
+    for role in TEXT_ROLES:
+        if any(t is not None for t in columns[role]):
+            frame[role] = pd.Series(columns[role], dtype=object)
     return frame if with_run else frame.drop(columns="run")
 
 

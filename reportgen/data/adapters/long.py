@@ -5,6 +5,11 @@ or mapped with ``--system-col`` etc. A file without a dataset column gets ``--da
 (default: the file name without suffix); without a metric column, ``--metric`` (default
 ``score``). Every other column is kept (item metadata, system attributes).
 
+Item text: the columns ``input``, ``output``, ``target`` and ``explanation``, and any column
+``--text-col NAME=ROLE`` names, are the items' text (what was asked, what the system
+answered, the reference, the scorer's explanation): shown beside the items a release
+lost and gained, never read as a score or as item metadata (:mod:`reportgen.data._texts`).
+
 Predictions: a table with ``prediction`` and ``reference`` columns (``--prediction-col``,
 ``--reference-col``) instead of a score gets the metric ``accuracy`` (or ``--metric``):
 1 when the prediction equals the reference, 0 otherwise (a missing prediction is wrong).
@@ -19,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reportgen.data._texts import TEXT_ROLES
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
     COMPRESSED_SUFFIXES,
@@ -154,6 +160,7 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions) -> pd.Data
                 hint="pass the right column name to --run-col",
             )
     frame = frame.rename(columns=renames)
+    frame = _text_columns(frame, path, options)
     if (
         "score" not in frame.columns
         and options.prediction_col in frame.columns
@@ -213,10 +220,39 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions) -> pd.Data
             "prediction",
             "reference",
             SOURCE_LINE,
+            *TEXT_ROLES,
         ):
             frame[column] = _maybe_numeric(frame[column])
     frame[SOURCE_FILE] = file_column(path, len(frame))
     return frame
+
+
+def _text_columns(frame: pd.DataFrame, path: Path, options: LoadOptions) -> pd.DataFrame:
+    """The columns ``--text-col NAME=ROLE`` names, under their role's name (item text,
+    never a score: :mod:`reportgen.data._texts`)."""
+    renames = {}
+    for column, role in options.text_columns.items():
+        if column not in frame.columns:
+            raise InputError(
+                f"column {column!r} (--text-col {column}={role}) not found; columns are: "
+                f"{', '.join(str(c) for c in frame.columns if c != SOURCE_LINE)}",
+                location=Location(str(path), 1),
+                hint="pass the right column name to --text-col NAME=ROLE",
+            )
+        if column != role and role in frame.columns:
+            raise InputError(
+                f"--text-col {column}={role} would replace the existing column {role!r}",
+                location=Location(str(path), 1),
+                hint=f"rename one of the two columns, or drop --text-col {column}={role}",
+            )
+        if column in ("system", "dataset", "metric", "item", "score", "run"):
+            raise InputError(
+                f"--text-col {column}={role} names the table's {column} column",
+                location=Location(str(path), 1),
+                hint="item text is a column of its own, never a key or the score",
+            )
+        renames[column] = role
+    return frame.rename(columns=renames) if renames else frame
 
 
 def _accuracy_from_predictions(frame: pd.DataFrame, options: LoadOptions) -> pd.DataFrame:

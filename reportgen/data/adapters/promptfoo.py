@@ -21,6 +21,11 @@ item      the test: ``testIdx`` (with its ``description`` as item metadata)
 score     as above
 ========= ===========================================================================
 
+Item text (unless ``--no-text``): ``input`` is the prompt as sent (``prompt.raw``),
+``output`` the provider's ``response.output``, ``target`` the test's variable
+``expected``, ``answer`` or ``reference`` when it has one, ``explanation`` the grading
+``reason`` (for ``pass`` and ``score``) or the reasons of a named metric's assertions.
+
 A test run that errored (``failureReason`` 2; in files without it, an ``error`` and no
 ``gradingResult``) has no result: it is left out and counted per system, with a warning
 (an error is not a failed test). With :attr:`LoadOptions.errors_as_failures`
@@ -37,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.data._texts import TEXT_ROLES, as_text
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
@@ -89,11 +95,15 @@ class PromptfooAdapter(Adapter):
         names = _system_names(entries, prompts)
         rows: list[tuple[Any, ...]] = []
         flags: list[bool] = []  # a value written as NaN or infinite (not null)
+        texts: list[tuple[Any, ...]] = []  # per row: input, output, target, explanation
+        entry_text: tuple[Any, ...] = _NO_TEXT
+        reasons: dict[str, str] = {}
 
         def add(system: str, metric: str, item: str, value: Any, where: Location) -> None:
             score = _number(value, metric, where)
             rows.append((system, dataset, metric, item, score))
             flags.append(value is not None and not math.isfinite(score))
+            texts.append((*entry_text, reasons.get(metric)))
 
         errored: dict[str, int] = {}
         described: dict[str, str] = {}
@@ -104,6 +114,8 @@ class PromptfooAdapter(Adapter):
             description = (entry.get("testCase") or {}).get("description")
             if isinstance(description, str):
                 described.setdefault(item, description)
+            if not options.no_text:
+                entry_text, reasons = _texts(entry)
             if _errored(entry):
                 if not options.errors_as_failures:
                     errored[system] = errored.get(system, 0) + 1
@@ -134,6 +146,9 @@ class PromptfooAdapter(Adapter):
                 hint="every test errored; check the providers' errors in promptfoo's view",
             )
         frame["score"] = frame["score"].astype(np.float64)
+        for role, column in zip(TEXT_ROLES, zip(*texts, strict=True), strict=True):
+            if any(v is not None for v in column):
+                frame[role] = pd.Series(column, dtype=object)
         frame[SOURCE_LINE] = -1
         frame[SOURCE_FILE] = str(path)
         frame, dropped, problems = drop_nonfinite(
@@ -159,6 +174,46 @@ class PromptfooAdapter(Adapter):
             duplicate_hint="promptfoo lists each test once per prompt and provider; give "
             "each output file once",
         )
+
+
+_NO_TEXT: tuple[Any, ...] = (None, None, None)
+
+
+def _texts(entry: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, str]]:
+    """A result's input (the prompt as sent, ``prompt.raw``), output
+    (``response.output``; the error of an errored run) and target (the test's
+    ``vars`` ``expected``, ``answer`` or ``reference``, when it has one), and the
+    explanation of each metric: ``gradingResult.reason`` for ``pass`` and ``score``,
+    each named metric's assertions' ``reason``."""
+    prompt = entry.get("prompt")
+    response = entry.get("response")
+    output = response.get("output") if isinstance(response, dict) else None
+    if output is None and isinstance(entry.get("error"), str) and _errored(entry):
+        output = entry["error"]
+    variables = entry.get("vars")
+    variables = variables if isinstance(variables, dict) else {}
+    target = next(
+        (variables[k] for k in ("expected", "answer", "reference") if k in variables), None
+    )
+    reasons: dict[str, str] = {}
+    grading = entry.get("gradingResult")
+    if isinstance(grading, dict):
+        if isinstance(grading.get("reason"), str):
+            reasons["pass"] = reasons["score"] = grading["reason"]
+        named: dict[str, list[str]] = {}
+        for part in grading.get("componentResults") or ():
+            assertion = part.get("assertion") if isinstance(part, dict) else None
+            metric = assertion.get("metric") if isinstance(assertion, dict) else None
+            if isinstance(metric, str) and isinstance(part.get("reason"), str):
+                named.setdefault(metric, []).append(part["reason"])
+        for metric, texts in named.items():
+            name = f"{metric} (named)" if metric in ("pass", "score") else metric
+            reasons[name] = "\n".join(texts)
+    return (
+        as_text(prompt.get("raw")) if isinstance(prompt, dict) else as_text(prompt),
+        as_text(output),
+        as_text(target),
+    ), reasons
 
 
 def _test_number(entry: Any, where: Location) -> str:

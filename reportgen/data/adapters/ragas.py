@@ -27,6 +27,10 @@ score     the metric's value; an empty cell (Ragas's NaN for a metric that faile
           e.g. an unparsable judge answer) is missing
 ========= ===========================================================================
 
+Item text (unless ``--no-text``): the question (``user_input``, ``question``) is the
+``input``, the pipeline's ``response`` (``answer``) the ``output``, the ``reference``
+(``ground_truth``) the ``target``.
+
 Text is never read as a score: every column whose values are mostly not numbers (the
 question, the answer, the contexts, a rubric) is the item's content, not a metric.
 """
@@ -76,6 +80,13 @@ _TEXT = (
     "ground_truth",
     "ground_truths",
 )
+#: The item text of a sample: the question, the pipeline's response, the reference
+#: (Ragas 0.2+ names first, then 0.1 names).
+_ROLES = {
+    "input": ("user_input", "question"),
+    "output": ("response", "answer"),
+    "target": ("reference", "ground_truth", "ground_truths"),
+}
 #: Ragas metrics where lower is better.
 _LOWER = ("noise_sensitivity",)
 
@@ -178,6 +189,11 @@ class RagasAdapter(Adapter):
                 SOURCE_LINE: np.tile(np.asarray(lines), len(metrics)),
             }
         )
+        if not options.no_text:
+            for role, names in _ROLES.items():
+                column = next((c for c in names if c in columns), None)
+                if column is not None:
+                    long[role] = np.tile(frame[column].to_numpy(dtype=object), len(metrics))
         long[SOURCE_FILE] = file_column(path, len(long))
         directions: dict[str, Literal["higher", "lower"]] = {
             m: "lower" if m.startswith(_LOWER) else "higher" for m in metrics

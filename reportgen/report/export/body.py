@@ -51,9 +51,13 @@ def _cut_word(word: str) -> str:
 #: Elements whose text is not the page's prose: an SVG (a chart's hover titles hold the
 #: full names and stay whole; its drawn text is cut already), styles and scripts.
 _NOT_PROSE = re.compile(
-    r"(<svg\b.*?</svg>|<style\b.*?</style>|<script\b.*?</script>|<textarea\b.*?</textarea>)",
+    r"(<svg\b.*?</svg>|<style\b.*?</style>|<script\b.*?</script>|<textarea\b.*?</textarea>"
+    r'|<pre class="rg-item-text">.*?</pre>)',
     re.IGNORECASE | re.DOTALL,
 )
+#: An item's text as the log holds it (reportgen.report.render.item_text): left whole,
+#: its long lines wrap instead.
+_ITEM_TEXT = '<pre class="rg-item-text">'
 #: A word and the brackets and punctuation around it (not ";": it may end an entity).
 _WRAPPED = re.compile(r"([(\[\"'“‘«]*)(.*?)([)\]\"'”’».,:!?]*)", re.DOTALL)
 _SVG_TITLE = re.compile(r"(<title\b[^>]*>.*?</title>)", re.IGNORECASE | re.DOTALL)
@@ -114,6 +118,8 @@ def shorten_long_words(html: str) -> tuple[str, dict[str, str]]:
     for k, part in enumerate(_NOT_PROSE.split(html)):
         if k % 2 == 0:
             out.append(text_nodes(part, shorten))
+        elif part.startswith(_ITEM_TEXT):
+            out.append(part)
         elif part[:4].lower() == "<svg":
             out.append(
                 "".join(

@@ -37,6 +37,7 @@ def build_message(
     reply_to: str | None = None,
     attach: bool = True,
     max_rows: int = 10,
+    email_items: bool = False,
     charts: bool = True,
     theme: Any = "default",
     max_attachment_mb: float = DEFAULT_MAX_ATTACHMENT_MB,
@@ -54,7 +55,7 @@ def build_message(
         Default: the title, the release and the headline (verdict counts or the leader).
     attach
         Attach ``report.html`` and ``report.pdf`` (those the folder has).
-    max_rows, charts, theme
+    max_rows, charts, theme, email_items
         See :func:`build_summary`.
     max_attachment_mb
         Largest total size of the attachments as sent (base64 adds a third), in MB
@@ -106,6 +107,7 @@ def build_message(
     summary = build_summary(
         folder,
         max_rows=max_rows,
+        email_items=email_items,
         charts=charts,
         attachments=[f[3] for f in files],
         cid_domain=from_addr.domain,

@@ -493,6 +493,7 @@ def build_summary(
     cid_domain: str = "reportgen.local",
     theme: Any = "default",
     left_out: str | None = None,
+    email_items: bool = False,
 ) -> Summary:
     """The subject, plain text and HTML of the message body, and its PNG charts.
 
@@ -517,6 +518,9 @@ def build_summary(
         Chart theme (a bundled name or a folder).
     left_out
         Why report files were not attached (over the size limit), said in the text.
+    email_items
+        Show the first lost items of a release with their text (``--email-items``;
+        :mod:`reportgen.report.mail.items`); without it the e-mail carries no item text.
     """
     import css_inline
 
@@ -527,7 +531,14 @@ def build_summary(
     meta_line = _meta_line(folder)
     out = _Body(cid_domain, theme, text=[heading, meta_line, ""])
     if ledger.release is not None:
-        _release_part(out, ledger, ledger.release, max_rows=max_rows, charts=charts)
+        _release_part(
+            out,
+            ledger,
+            ledger.release,
+            max_rows=max_rows,
+            charts=charts,
+            items_folder=folder.path if email_items else None,
+        )
     else:
         _evaluation_part(out, ledger, max_rows=max_rows, charts=charts)
     footer = _footer(ledger, attachments, left_out)
@@ -551,6 +562,7 @@ def build_summary(
                 cid_domain=cid_domain,
                 theme=theme,
                 left_out=left_out,
+                email_items=email_items,
             )
         raise MailError(
             f"the HTML summary is {size:,} bytes, over the {MAX_HTML_BYTES:,}-byte limit",
@@ -589,6 +601,7 @@ def _release_part(
     *,
     max_rows: int,
     charts: bool,
+    items_folder: Any = None,
 ) -> None:
     """The release decision, the items gained and lost, what was not compared, the
     verdicts counted and one stacked block per dataset × metric, and the forest plot of
@@ -603,6 +616,11 @@ def _release_part(
     if items:
         out.text += ["  " + items.plain()]
         out.html.append(f"<p>{items.html()}</p>")
+    from reportgen.report.mail.items import items_part  # where the items are; their text
+
+    more, more_html = items_part(comparison, items_folder)
+    out.text += more
+    out.html.append(more_html)
     missing = not_compared_lines(comparison)
     if missing:
         n_missing = len(comparison.not_compared) + len(comparison.partial)

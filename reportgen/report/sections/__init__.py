@@ -13,7 +13,8 @@ numbers and p-values are formatted by :mod:`reportgen.format`.
 
 One module per family of sections: :mod:`._base` (the :class:`Report` and the helpers
 they share), :mod:`.overview`, :mod:`.ranking`, :mod:`.units`, :mod:`.detail`,
-:mod:`.methods`, :mod:`.data`, :mod:`.release` and :mod:`.outputs`.
+:mod:`.methods`, :mod:`.data`, :mod:`.release`, :mod:`.item_text` (items with their
+text) and :mod:`.outputs`.
 """
 
 from reportgen.report.render.html import HTMLBlock
@@ -33,6 +34,10 @@ from reportgen.report.sections.detail import (
     noise_and_power,
     noise_detail,
     repeated_runs,
+)
+from reportgen.report.sections.item_text import (
+    notable_items,
+    release_items,
 )
 from reportgen.report.sections.methods import (
     methods,
@@ -70,12 +75,14 @@ __all__ = [
     "items_section",
     "methods",
     "noise_and_power",
+    "notable_items",
     "noise_detail",
     "per_sample_list",
     "prepare",
     "provenance",
     "release_details",
     "release_flips",
+    "release_items",
     "release_summary",
     "repeated_runs",
     "results_matrix",

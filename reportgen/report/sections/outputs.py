@@ -89,5 +89,7 @@ def _csv_tables(
         for i in f["items"]
     ]
     if flips:
-        tables["flips"] = flips
+        from reportgen.report.sections.item_text import flips_text_columns
+
+        tables["flips"] = flips_text_columns(report, flips)  # with the items' text
     return tables

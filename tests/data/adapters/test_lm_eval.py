@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 import reportgen.data.adapters.lm_eval  # noqa: F401  (registers the adapter)
+from reportgen.data import TEXT_ROLES
 from reportgen.data.adapters import AdapterResult, LoadOptions, detect_format, get_adapter
 from reportgen.errors import InputError
 
@@ -107,7 +108,17 @@ def test_lm_eval_frame_against_plain_json_reading() -> None:
     result = _read(OUTPUT)
     frame = result.frame
     expected = _plain_expected([OUTPUT / "sys-a", OUTPUT / "sys-b"])
-    assert list(frame.columns) == ["system", "dataset", "metric", "item", "score", "_file", "_line"]
+    # the contract's columns, then the item text (optional columns of the contract)
+    assert list(frame.columns) == [
+        "system",
+        "dataset",
+        "metric",
+        "item",
+        "score",
+        "_file",
+        "_line",
+        *TEXT_ROLES,
+    ]
     assert frame["score"].dtype == np.float64
     assert frame["_line"].dtype == np.int64
     for column in ("system", "dataset", "metric", "item", "_file"):
