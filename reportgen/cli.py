@@ -557,9 +557,19 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                 f"{folder}: ok ({result.n_inputs} inputs and "
                 f"{result.n_outputs} report files unchanged)\n"
             )
+            # what the unchanged results.json holds, read back through the ledger
+            sys.stdout.write(f"{shown(folder)}: {_folder_summary(folder)}\n")
         else:
             status = EXIT_CHANGED
     return status
+
+
+def _folder_summary(folder: str) -> str:
+    """A report folder's claims in one line (the ledger's :func:`summary_line`)."""
+    from reportgen.analysis.ledger.words import summary_line
+    from reportgen.report.folder.reader import read_report_folder
+
+    return summary_line(read_report_folder(folder).ledger).plain()
 
 
 def _cmd_history(args: argparse.Namespace) -> int:

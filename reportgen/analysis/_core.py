@@ -54,6 +54,7 @@ from reportgen.analysis.results import (
 from reportgen.data import ScoreTable
 from reportgen.errors import InputError, OneSidedWarning
 from reportgen.execution import Execution, blas_threads, map_units
+from reportgen.names import CORRECTION_NAMES
 from reportgen.plaintext import listed, n_of
 from reportgen.stats.multiplicity import adjust_pvalues, decision_levels
 
@@ -306,10 +307,11 @@ def _analyze(
                 ),
             )
             start += n
-        notes.append(
-            f"p-values adjusted with {options.correction} across all "
-            f"{len(raw)} comparisons of the analysis"
-        )
+        if decide is None:  # a release states its own family (the ledger's), not this one
+            notes.append(
+                f"p-values adjusted with {CORRECTION_NAMES.get(options.correction)} across "
+                f"all {len(raw):,} comparisons of the analysis"
+            )
     release = None
     if decide is not None:
         units, release = decide(units, seed)

@@ -43,7 +43,17 @@ def test_verify_unchanged_report_is_ok(report, capsys):
     result = verify_report(out)
     assert result.ok and result.n_inputs == 3 and result.n_outputs >= 5
     assert main(["verify", str(out)]) == 0
-    assert "ok (3 inputs" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "ok (3 inputs" in text
+    # and what the unchanged results.json holds, counted by hand from the file
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    rows = doc["comparisons"]
+    units = {(r["dataset"], r["metric"]) for r in rows}
+    significant = sum(bool(r["significant"]) for r in rows)
+    assert (
+        f"{len(rows):,} comparisons in {len(units)} dataset × metrics, {significant:,} "
+        f"significant ({doc['ledger']['family']['description']})"
+    ) in text
 
 
 def test_verify_detects_changed_input(report, tmp_path, capsys):

@@ -328,13 +328,16 @@ class Claim:
         else:
             head = Sentence.of("No significant difference between ", a, " and ", b, f" on {where}")
         parts = []
+        adjusts = c.family_size > 1 and c.correction != "none"
         if c.diff is not None:
             what = (
                 "" if c.estimand == "mean" else f" ({ESTIMAND_NAMES.get(c.estimand, c.estimand)})"
             )
-            marginal = c.marginal.text(proportion=c.proportion)
-            parts.append(f"Δ{what} = {c.delta_text()}, {c.marginal.label()} {marginal}")
-        if c.family_size > 1 and c.correction != "none":
+            # in a family of one, the interval beside Δ is the one that agrees with the test
+            shown = c.marginal if adjusts else c.adjusted
+            interval = shown.text(proportion=c.proportion)
+            parts.append(f"Δ{what} = {c.delta_text()}, {shown.label()} {interval}")
+        if adjusts:
             parts.append(f"{c.interval_label()} {c.adjusted.text(proportion=c.proportion)}")
             name = CORRECTION_NAMES.get(c.correction, c.correction)
             parts.append(

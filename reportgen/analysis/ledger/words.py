@@ -33,6 +33,7 @@ __all__ = [
     "ordering_line",
     "release_decision",
     "release_headline",
+    "summary_line",
     "verdict_pieces",
 ]
 
@@ -358,6 +359,19 @@ def noise_line(units: Sequence[UnitLedger], power: float) -> Sentence | None:
         f"Noise floor (a property of the design): a true difference of {'; '.join(parts)} "
         f"is detected with {power:.0%} power at the family's per-comparison level; "
         "smaller ones are likely to go undetected (minimum detectable effect)."
+    )
+
+
+def summary_line(ledger: Ledger) -> Sentence:
+    """What an analysis decided, in one line: a release's decision, else its comparisons
+    counted with their family ("1,711 comparisons in 1 dataset × metric, 986
+    significant (Holm-Šidák within each dataset × metric ...)")."""
+    if ledger.release is not None:
+        return release_decision(ledger.release)
+    return Sentence.of(
+        f"{count(ledger.n_comparisons, 'comparison')} in "
+        f"{count(len(ledger.compared), 'dataset × metric')}, {ledger.n_significant:,} "
+        f"significant ({ledger.family.describe()})"
     )
 
 
