@@ -349,10 +349,10 @@ class Claim:
         effect = c.effect_size
         if effect is not None and math.isfinite(effect):
             symbol = _EFFECT_SYMBOL.get(str(c.effect_size_kind), "effect")
-            shown = fmt.effect(effect)
+            effect_text = fmt.effect(effect)
             parts.append(
                 f"|{symbol}| < 0.01"
-                if shown[0] in "<>"
+                if effect_text[0] in "<>"
                 else f"{symbol} = {fmt.fixed(effect, 1.0, 2)}"
             )
         if c.n_a is not None:
