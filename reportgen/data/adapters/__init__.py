@@ -199,6 +199,10 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
         if claimed:
             return adapter
     what = "folder" if head is None else "file"
+    for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
+        refusal = adapter.refuse(path, head) if head is not None else None
+        if refusal is not None:
+            raise refusal
     keys = _json_keys(path, head)
     if keys is not None:
         shown = ", ".join(repr(k[:40]) for k in keys[:6]) + (", ..." if len(keys) > 6 else "")

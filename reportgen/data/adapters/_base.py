@@ -355,6 +355,13 @@ class Adapter(abc.ABC):
         :meth:`sniff`."""
         return self.sniff(path, head)
 
+    def refuse(self, path: Path, head: bytes) -> InputError | None:
+        """For a file this format's harness wrote that is not read on its own (an
+        lm-eval samples file without its results file), the error that says what it is
+        and what to give instead; else None. Detection raises it when no format claims
+        the file."""
+        return None
+
     @abc.abstractmethod
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         """Read ``path``; raise :class:`~reportgen.errors.InputError` with a location

@@ -64,10 +64,12 @@ class EvalPlusAdapter(Adapter):
     priority = 16
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
-        if head is None or not path.name.endswith(_SUFFIX):
+        if head is None:
             return False
-        text = head_text(head)
-        return '"eval"' in text and '"base_status"' in text
+        text = head_text(head)  # any name: users rename what EvalPlus wrote
+        return text.lstrip("\ufeff \t\r\n").startswith("{") and (
+            '"eval"' in text and '"base_status"' in text
+        )
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         data = read_json(path)

@@ -65,7 +65,13 @@ there: a metric it lists with ``lower_is_better`` true or false gets that direct
 (bookkeeping statistics stay descriptive whatever it says); one it lists with
 ``lower_is_better`` null (no direction, e.g. ``num_trials``) is descriptive too; the
 ``main_name`` of a run's group (``run_groups[].environment``) is its main metric,
-put first and named in an ``info`` problem.
+put first and named in an ``info`` problem. When the schema has metric groups
+(``metric_groups``, listed per run group in ``run_groups[].metric_groups``), only the
+metrics of the groups the runs' groups report are compared (``${main_name}`` resolved;
+the efficiency and general-information groups excepted): those are HELM's own
+leaderboard columns, and every other per-instance statistic (``logprob``,
+``exact_match@5``, ...) is descriptive. Without a schema, ``logprob`` and ``max_prob``
+(the inputs of HELM's perplexity and calibration metrics) are descriptive too.
 
 Two suites with the same runs
 -----------------------------
@@ -144,6 +150,10 @@ _BOOKKEEPING = frozenset(
         "inference_idealized_runtime",
         "num_completions",
         "num_tokens",
+        # the log probability of the output and the calibration inputs: per-instance
+        # quantities HELM aggregates into other metrics (perplexity, ECE)
+        "logprob",
+        "max_prob",
     }
 )
 _BOOKKEEPING_PREFIXES = ("finish_reason_", "training_", "num_", "inference_", "estimated_")
@@ -660,12 +670,17 @@ class _Schema:
     directions: dict[str, Literal["higher", "lower"]]
     undirected: frozenset[str]
     main_metric: dict[str, str]
+    #: The metrics the schema's metric groups report for the runs' groups (HELM's
+    #: leaderboard columns; empty when the schema lists no metric groups).
+    reported: frozenset[str] = frozenset()
 
     @classmethod
     def read(cls, runs: list[_Run], problems: list[Problem]) -> _Schema:
         directions: dict[str, Literal["higher", "lower"]] = {}
         undirected: set[str] = set()
         main: dict[str, str] = {}
+        reported: set[str] = set()
+        run_groups = {g for run in runs for g in run.groups}
         for folder in sorted({run.folder.parent for run in runs}):
             path = folder / SCHEMA
             if not path.is_file():
@@ -694,15 +709,51 @@ class _Schema:
                     and isinstance(environment.get("main_name"), str)
                 ):
                     main.setdefault(group["name"], environment["main_name"])
-        return cls(directions, frozenset(undirected - set(directions)), main)
+            reported |= _reported_metrics(data, run_groups)
+        return cls(directions, frozenset(undirected - set(directions)), main, frozenset(reported))
+
+
+#: HELM's metric groups that describe a run rather than score the model.
+_BOOKKEEPING_GROUPS = ("efficiency", "general_information")
+
+
+def _reported_metrics(schema: dict[str, Any], run_groups: set[str]) -> set[str]:
+    """The metric names of the metric groups that ``schema``'s run groups in
+    ``run_groups`` list (``${main_name}`` replaced by the group's main metric), except the
+    bookkeeping groups (efficiency, general information)."""
+    groups = {
+        g["name"]: g.get("metrics") or []
+        for g in schema.get("metric_groups") or ()
+        if isinstance(g, dict) and isinstance(g.get("name"), str)
+    }
+    out: set[str] = set()
+    for run_group in schema.get("run_groups") or ():
+        if not isinstance(run_group, dict) or run_group.get("name") not in run_groups:
+            continue
+        environment = run_group.get("environment")
+        main = environment.get("main_name") if isinstance(environment, dict) else None
+        for group in run_group.get("metric_groups") or ():
+            if not isinstance(group, str) or group.startswith(_BOOKKEEPING_GROUPS):
+                continue
+            for metric in groups.get(group, ()):
+                name = metric.get("name") if isinstance(metric, dict) else None
+                if name == "${main_name}":
+                    name = main
+                if isinstance(name, str) and "${" not in name:
+                    out.add(name)
+    return out
 
 
 def _is_descriptive(metric: str, schema: _Schema) -> bool:
     """Bookkeeping (even where schema.json gives it a direction, as it does for
-    ``inference_runtime``), or listed in schema.json without a direction."""
+    ``inference_runtime``), listed in schema.json without a direction, or, when the
+    schema has metric groups, in none of the groups its runs report."""
     base = metric.split("|", 1)[0]
     return (
-        base in _BOOKKEEPING or base.startswith(_BOOKKEEPING_PREFIXES) or base in schema.undirected
+        base in _BOOKKEEPING
+        or base.startswith(_BOOKKEEPING_PREFIXES)
+        or base in schema.undirected
+        or bool(schema.reported and base not in schema.reported)
     )
 
 
