@@ -80,7 +80,8 @@ class EvalPlusAdapter(Adapter):
                 location=Location(str(path)),
                 hint=_HINT,
             )
-        system = given_system(options, path) or _system(path)
+        given = given_system(options, path)
+        system = given or _system(path)
         dataset = options.dataset or _dataset(tasks)
         rows: list[tuple[Any, ...]] = []
         sizes: set[int] = set()
@@ -140,6 +141,7 @@ class EvalPlusAdapter(Adapter):
             problems=problems,
             duplicate_hint="EvalPlus lists each task once per results file; give each "
             "file once and name the systems apart (their file names or --system)",
+            named_by_path={} if given else {system: str(path)},
         )
 
 

@@ -220,7 +220,8 @@ class HelmAdapter(Adapter):
         if not any(v is not None for v in columns["sub_split"]):
             del columns["sub_split"]
         frame = pd.DataFrame(columns)
-        frame, descriptive = _split_descriptive(frame, schema, options.metric, problems)
+        reported = _reported_by_dataset(runs, schema)
+        frame, descriptive = _split_descriptive(frame, schema, options.metric, problems, reported)
         frame = _main_metric_first(frame, runs, schema, problems)
         frame["score"] = frame["score"].astype(np.float64)
         frame["run"] = frame["run"].astype(np.int64)
@@ -229,7 +230,8 @@ class HelmAdapter(Adapter):
         exclusions = [
             Exclusion(_COUNT0_REASON, n, dataset=d, metric=m, system=s, source=f)
             for (d, m, s, f), n in zero_counts.items()
-            if m.split("|", 1)[0] == options.metric or not _is_descriptive(m, schema)
+            if m.split("|", 1)[0] == options.metric
+            or not _is_descriptive(m, schema, reported.get(d.split("|split=", 1)[0], frozenset()))
         ]
         frame, dropped, more = drop_nonfinite(
             frame,
@@ -670,16 +672,20 @@ class _Schema:
     directions: dict[str, Literal["higher", "lower"]]
     undirected: frozenset[str]
     main_metric: dict[str, str]
-    #: The metrics the schema's metric groups report for the runs' groups (HELM's
-    #: leaderboard columns; empty when the schema lists no metric groups).
-    reported: frozenset[str] = frozenset()
+    #: Run group -> the metrics its metric groups report (HELM's leaderboard columns;
+    #: empty when the schema lists no metric groups).
+    reported: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+
+    def reported_for(self, groups: tuple[str, ...]) -> frozenset[str]:
+        """The metrics reported for a run of ``groups`` (empty: no metric groups)."""
+        return frozenset().union(*(self.reported.get(g, frozenset()) for g in groups))
 
     @classmethod
     def read(cls, runs: list[_Run], problems: list[Problem]) -> _Schema:
         directions: dict[str, Literal["higher", "lower"]] = {}
         undirected: set[str] = set()
         main: dict[str, str] = {}
-        reported: set[str] = set()
+        reported: dict[str, set[str]] = {}
         run_groups = {g for run in runs for g in run.groups}
         for folder in sorted({run.folder.parent for run in runs}):
             path = folder / SCHEMA
@@ -709,27 +715,34 @@ class _Schema:
                     and isinstance(environment.get("main_name"), str)
                 ):
                     main.setdefault(group["name"], environment["main_name"])
-            reported |= _reported_metrics(data, run_groups)
-        return cls(directions, frozenset(undirected - set(directions)), main, frozenset(reported))
+            for group, names in _reported_metrics(data, run_groups).items():
+                reported.setdefault(group, set()).update(names)
+        return cls(
+            directions,
+            frozenset(undirected - set(directions)),
+            main,
+            {g: frozenset(n) for g, n in reported.items()},
+        )
 
 
 #: HELM's metric groups that describe a run rather than score the model.
 _BOOKKEEPING_GROUPS = ("efficiency", "general_information")
 
 
-def _reported_metrics(schema: dict[str, Any], run_groups: set[str]) -> set[str]:
-    """The metric names of the metric groups that ``schema``'s run groups in
-    ``run_groups`` list (``${main_name}`` replaced by the group's main metric), except the
-    bookkeeping groups (efficiency, general information)."""
+def _reported_metrics(schema: dict[str, Any], run_groups: set[str]) -> dict[str, set[str]]:
+    """Run group -> the metric names of the metric groups it lists (``${main_name}``
+    replaced by the group's main metric), except the bookkeeping groups (efficiency,
+    general information), for the run groups in ``run_groups``."""
     groups = {
         g["name"]: g.get("metrics") or []
         for g in schema.get("metric_groups") or ()
         if isinstance(g, dict) and isinstance(g.get("name"), str)
     }
-    out: set[str] = set()
+    out: dict[str, set[str]] = {}
     for run_group in schema.get("run_groups") or ():
         if not isinstance(run_group, dict) or run_group.get("name") not in run_groups:
             continue
+        names = out.setdefault(str(run_group["name"]), set())
         environment = run_group.get("environment")
         main = environment.get("main_name") if isinstance(environment, dict) else None
         for group in run_group.get("metric_groups") or ():
@@ -740,35 +753,55 @@ def _reported_metrics(schema: dict[str, Any], run_groups: set[str]) -> set[str]:
                 if name == "${main_name}":
                     name = main
                 if isinstance(name, str) and "${" not in name:
-                    out.add(name)
+                    names.add(name)
     return out
 
 
-def _is_descriptive(metric: str, schema: _Schema) -> bool:
+def _is_descriptive(metric: str, schema: _Schema, reported: frozenset[str] = frozenset()) -> bool:
     """Bookkeeping (even where schema.json gives it a direction, as it does for
     ``inference_runtime``), listed in schema.json without a direction, or, when the
-    schema has metric groups, in none of the groups its runs report."""
+    schema has metric groups for the run, not in ``reported`` (the metrics they
+    report)."""
     base = metric.split("|", 1)[0]
     return (
         base in _BOOKKEEPING
         or base.startswith(_BOOKKEEPING_PREFIXES)
         or base in schema.undirected
-        or bool(schema.reported and base not in schema.reported)
+        or bool(reported and base not in reported)
     )
 
 
+def _reported_by_dataset(runs: list[_Run], schema: _Schema) -> dict[str, frozenset[str]]:
+    """Dataset (without a ``|split=`` qualifier) -> the metrics its runs' groups report."""
+    out: dict[str, frozenset[str]] = {}
+    for run in runs:
+        out[run.dataset] = out.get(run.dataset, frozenset()) | schema.reported_for(run.groups)
+    return out
+
+
 def _split_descriptive(
-    frame: pd.DataFrame, schema: _Schema, named: str | None, problems: list[Problem]
+    frame: pd.DataFrame,
+    schema: _Schema,
+    named: str | None,
+    problems: list[Problem],
+    reported: dict[str, frozenset[str]],
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """Move bookkeeping statistics out of the scores (module notes); ``named`` (the
-    user's ``--metric``) stays a metric."""
-    metrics = pd.unique(frame["metric"]) if len(frame) else []
-    descriptive = [
-        m for m in metrics if str(m).split("|", 1)[0] != named and _is_descriptive(str(m), schema)
+    user's ``--metric``) stays a metric. ``reported``: dataset -> the metrics its metric
+    groups report."""
+    pairs = frame[["dataset", "metric"]].drop_duplicates() if len(frame) else frame
+    described = [
+        (d, m)
+        for d, m in zip(pairs["dataset"], pairs["metric"], strict=True)
+        if str(m).split("|", 1)[0] != named
+        and _is_descriptive(
+            str(m), schema, reported.get(str(d).split("|split=", 1)[0], frozenset())
+        )
     ]
-    if not descriptive:
+    if not described:
         return frame, []
-    mask = frame["metric"].isin(descriptive)
+    descriptive = list(dict.fromkeys(m for _, m in described))
+    mask = pd.MultiIndex.from_frame(frame[["dataset", "metric"]]).isin(described)
     means = (
         frame[mask]
         .groupby(["system", "dataset", "metric"], sort=False)["score"]

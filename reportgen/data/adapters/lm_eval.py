@@ -72,6 +72,7 @@ from reportgen.data.adapters._base import (
     AdapterResult,
     Exclusion,
     LoadOptions,
+    NotReadAlone,
     Problem,
     SkippedInput,
     drop_nonfinite,
@@ -161,7 +162,7 @@ class LmEvalAdapter(Adapter):
             return _looks_like_results(head, path.name)
         return next(_find_results(path), None) is not None
 
-    def refuse(self, path: Path, head: bytes) -> InputError | None:
+    def refuse(self, path: Path, head: bytes) -> NotReadAlone | None:
         if not _looks_like_samples(head):
             return None
         return _samples_alone_error(path)
@@ -326,7 +327,7 @@ def _head(path: Path, size: int = SNIFF_BYTES) -> bytes:
         return b""
 
 
-def _samples_alone_error(path: Path) -> InputError:
+def _samples_alone_error(path: Path) -> NotReadAlone:
     """The error for a samples file given without the results file of its run."""
     beside = [f for f in _find_results(path.parent, _MAX_DEPTH) if f.parent == path.parent]
     task = _samples_task(path)
@@ -339,7 +340,7 @@ def _samples_alone_error(path: Path) -> InputError:
         "the folder holding both); without it the model, the metrics' directions and "
         "the filters are unknown"
     )
-    return InputError(
+    return NotReadAlone(
         f"this is an lm-evaluation-harness samples file (the per-document records{what} "
         "that --log_samples writes), not a results file",
         location=Location(str(path)),
