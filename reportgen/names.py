@@ -109,6 +109,9 @@ ESTIMANDS: tuple[str, ...] = get_args(Estimand)
 #: The built-in input formats (``--format``), in about the order detection tries them.
 INPUT_FORMATS: tuple[str, ...] = (
     "eval-arena",
+    "mt-bench",
+    "arena-battles",
+    "alpaca-eval",
     "deepeval",
     "promptfoo",
     "evalplus",

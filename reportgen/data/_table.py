@@ -52,6 +52,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from reportgen.data._battles import BattleTable, build_battle_table
 from reportgen.data._config import Direction, Modality, TableConfig
 from reportgen.data._table_build import (
     KEY_COLUMNS,
@@ -283,6 +284,10 @@ class ScoreTable:
     descriptive
         Statistics the inputs record but that are not compared (HELM's token counts and
         run times, ...): ``{"system", "dataset", "statistic", "mean", "n"}`` rows.
+    battles
+        The pairwise outcomes the inputs hold (:class:`reportgen.data.BattleTable`), or
+        None. A table of battles only has no scores: its ``systems`` are the systems
+        that battled and it has no dataset × metric.
     """
 
     frame: pd.DataFrame
@@ -300,6 +305,7 @@ class ScoreTable:
     _run_labels: Mapping[str, tuple[Any, ...] | None] = field(repr=False)
     skipped_inputs: tuple[SkippedInput, ...] = ()
     descriptive: tuple[Mapping[str, Any], ...] = ()
+    battles: BattleTable | None = None
 
     # ------------------------------------------------------------------ structure
 
@@ -585,6 +591,7 @@ class ScoreTable:
             "problems": [p.to_dict() for p in self.problems],
             "skipped_inputs": [s.to_dict() for s in self.skipped_inputs],
             "descriptive": [dict(d) for d in self.descriptive],
+            "battles": [] if self.battles is None else self.battles.summary(),
         }
 
     # ------------------------------------------------------------------ internals
@@ -688,6 +695,11 @@ def build_score_table(
     problems: list[Problem] = [p for r in results for p in r.problems]
     skipped = tuple(s for r in results for s in r.skipped)
     problems.extend(Problem("warning", f"skipped: {s.reason}", Location(s.path)) for s in skipped)
+    battles = build_battle_table([r.battles for r in results if r.battles is not None], problems)
+    if battles is not None:
+        exclusions.extend(battles.exclusions)
+        if not frames:  # battles only: a table without scores
+            return battles_only_table(results, battles, exclusions, problems, skipped, sources)
     df = _concatenated(results, frames, problems)
 
     _check_required(df)
@@ -748,7 +760,62 @@ def build_score_table(
         tuple(d for r in results for d in r.descriptive),
     )
     problems.extend(_findings(table, config))
-    return dataclasses.replace(table, problems=tuple(problems))
+    return dataclasses.replace(table, problems=tuple(problems), battles=battles)
+
+
+def battles_only_table(
+    results: Sequence[AdapterResult],
+    battles: BattleTable,
+    exclusions: list[Exclusion],
+    problems: list[Problem],
+    skipped: tuple[SkippedInput, ...],
+    sources: tuple[Mapping[str, Any], ...],
+) -> ScoreTable:
+    """The table of inputs that hold battles and no scores: no dataset × metric, the
+    systems that battled, and the battles."""
+    if len(battles.systems) < 2:
+        raise InputError(
+            f"only one system ({battles.systems[0]!r}) in the battles: there is nothing to compare",
+            location=_files_location(battles.frame[SOURCE_FILE]),
+            hint="give battles between at least two systems",
+        )
+    attributes: dict[str, dict[str, Any]] = {}
+    for result in results:
+        for name, values in result.system_attributes.items():
+            attributes.setdefault(name, {}).update(values)
+    system_attrs = pd.DataFrame.from_dict(attributes, orient="index").reindex(
+        pd.Index(battles.systems, name="system")
+    )
+    empty = pd.DataFrame(
+        {
+            "system": pd.Series(dtype=str),
+            "dataset": pd.Series(dtype=str),
+            "metric": pd.Series(dtype=str),
+            "item": pd.Series(dtype=str),
+            "score": pd.Series(dtype=np.float64),
+            SOURCE_FILE: pd.Series(dtype=str),
+            SOURCE_LINE: pd.Series(dtype=np.int64),
+        }
+    )
+    items = pd.DataFrame(index=pd.MultiIndex.from_arrays([[], []], names=["dataset", "item"]))
+    return ScoreTable(
+        empty,
+        battles.systems,
+        (),
+        {},
+        tuple(exclusions),
+        tuple(problems),
+        items,
+        system_attrs,
+        {},
+        sources,
+        {},
+        {},
+        {},
+        skipped,
+        tuple(d for r in results for d in r.descriptive),
+        battles,
+    )
 
 
 def _concatenated(

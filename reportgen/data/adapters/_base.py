@@ -307,6 +307,9 @@ class AdapterResult:
         Statistics the source records that are not compared (token counts, run times,
         ...): one row per ``system, dataset, statistic`` with its ``mean`` over ``n``
         items. Shown as data, never tested or ranked.
+    battles
+        Pairwise outcomes the input holds (arena votes, pairwise judges), one row per
+        battle (:mod:`reportgen.data._battles`), or None.
     named_by_path
         Systems the adapter named after a file or folder because the format records
         none: system -> that path. When two inputs get the same name so, each is named
@@ -327,6 +330,7 @@ class AdapterResult:
     duplicate_hint: str | None = None
     descriptive: list[dict[str, Any]] = field(default_factory=list)
     named_by_path: dict[str, str] = field(default_factory=dict)
+    battles: pd.DataFrame | None = None
     format: str | None = None
     source: str | None = None
     files: list[FileDigest] = field(default_factory=list)

@@ -809,9 +809,7 @@ def _aggregated(header: dict[str, Any]) -> dict[str, set[str]]:
     return out
 
 
-def _leave_out_unaggregated(
-    log: _Log, aggregated: dict[str, set[str]], named: str | None
-) -> None:
+def _leave_out_unaggregated(log: _Log, aggregated: dict[str, set[str]], named: str | None) -> None:
     """Move the rows of dict keys the log's results do not aggregate to
     :attr:`_Log.left_out`: a key ``k`` of scorer ``s`` stays a metric (``s/k``) when
     ``results.scores`` has an entry named ``k`` for ``s``, or aggregates ``s`` as a whole
