@@ -36,11 +36,12 @@ def summary(report: Report) -> HTMLBlock | None:
     largest reliable gaps, the noise floor, in plain sentences and the metric's units
     (:func:`reportgen.report.render.findings.key_findings`). The table of contents follows it."""
     from reportgen.report.export import CONTENTS_MARKER
+    from reportgen.report.render.battle_text import battle_findings, battles_note
     from reportgen.report.render.findings import key_findings
 
     analysis = report.analysis
     table_ = report.table
-    lines = key_findings(analysis)
+    lines = key_findings(analysis) + battle_findings(analysis.battles)
     body: list[str] = []
     if lines:
         body.append(
@@ -49,18 +50,21 @@ def summary(report: Report) -> HTMLBlock | None:
             + "</ul></div>"
         )
     n_units = len(analysis.compared)
-    body.append(
-        note(
-            f"{count(len(table_.systems), 'system')}, "
-            f"{count(len(table_.datasets), 'dataset')}, "
-            f"{count(len(table_.metrics), 'metric')} "
-            f"({count(n_units, 'dataset × metric')} compared); "
-            f"{report.confidence:.0%} intervals; a difference is significant when its "
-            f"p-value adjusted with the {escape(_correction_name(report))} is at most "
-            f"α = {report.alpha:g}. Proportions are shown in percent and their differences "
-            "in percentage points (pts)."
+    if analysis.battles:
+        body.append(note(battles_note(analysis.battles)))
+    if table_.datasets or not analysis.battles:
+        body.append(
+            note(
+                f"{count(len(table_.systems), 'system')}, "
+                f"{count(len(table_.datasets), 'dataset')}, "
+                f"{count(len(table_.metrics), 'metric')} "
+                f"({count(n_units, 'dataset × metric')} compared); "
+                f"{report.confidence:.0%} intervals; a difference is significant when its "
+                f"p-value adjusted with the {escape(_correction_name(report))} is at most "
+                f"α = {report.alpha:g}. Proportions are shown in percent and their differences "
+                "in percentage points (pts)."
+            )
         )
-    )
     if report.warnings:
         body.append(
             f'<div class="rg-warning">{count(len(report.warnings), "warning")} while '
