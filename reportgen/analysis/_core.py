@@ -323,7 +323,13 @@ def _analyze(
             )
             start += n
         if battles.claims:  # the battles' pairs come last in the family
-            battles = with_family(battles, adjusted[start:], levels[start:], options.correction)
+            battles = with_family(
+                battles,
+                adjusted[start:],
+                levels[start:],
+                options.correction,
+                int(np.count_nonzero(~np.isnan(raw))),
+            )
         notes.append(
             f"p-values adjusted with {options.correction} across all "
             f"{len(raw)} comparisons of the analysis"

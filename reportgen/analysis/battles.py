@@ -347,12 +347,15 @@ def _reordered(bt: BradleyTerry, order: np.ndarray) -> BradleyTerry:
     )
 
 
-def _claims(result: BattleResult) -> tuple[BattleClaim, ...]:
+def _claims(result: BattleResult, family: int | None = None) -> tuple[BattleClaim, ...]:
+    """The claims of ``result``'s tests; ``family``: the size of the family they were
+    decided in (default: the dataset's testable pairs)."""
     tests = result.tests
     low, high = tests.adjusted_interval()
     levels = tests.decision_levels()
     significant = tests.significant()
-    family = int(np.count_nonzero(~np.isnan(tests.p_value)))
+    if family is None:
+        family = int(np.count_nonzero(~np.isnan(tests.p_value)))
     kind = interval_kind(tests.correction, family)
 
     def num(values: np.ndarray, k: int) -> float | None:
@@ -394,12 +397,15 @@ def with_family(
     adjusted: Any,
     levels: Any,
     correction: str,
+    size: int | None = None,
 ) -> BattleAnalysis:
     """The battles re-decided in a larger family (``correct_across="all"``): ``adjusted``
-    and ``levels`` hold one value per pair, in the order of :attr:`BattleAnalysis.claims`."""
+    and ``levels`` hold one value per pair, in the order of :attr:`BattleAnalysis.claims`;
+    ``size`` is the number of tests in the whole family."""
     adjusted = np.asarray(adjusted, dtype=np.float64)
     levels = np.asarray(levels, dtype=np.float64)
     start = 0
+    family = int(np.count_nonzero(~np.isnan(levels))) if size is None else size
     results = []
     for result in analysis.results:
         n = result.tests.n_pairs
@@ -408,7 +414,7 @@ def with_family(
         )
         start += n
         updated = replace(result, tests=tests)
-        results.append(replace(updated, claims=_claims(updated)))
+        results.append(replace(updated, claims=_claims(updated, family)))
     return replace(analysis, results=tuple(results), family="analysis", correction=correction)
 
 
