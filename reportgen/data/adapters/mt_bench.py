@@ -42,7 +42,7 @@ Pairwise grading becomes battles (:mod:`reportgen.data._battles`): ``model_1`` i
 otherwise (a ``tie`` in the first order, or two verdicts that disagree), as
 ``show_result --mode pairwise-all`` counts it; a judgment with an ``error`` in either
 order is excluded and counted, as ``show_result`` drops it. The judge is the judge
-model with its prompt (``gpt-4/pair-v2``).
+model (``gpt-4``; its prompt depends on the question's category).
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def _read_pairs(
                 )
         model_1 = _text(record, "model_1", where)
         model_2 = _text(record, "model_2", where)
-        judge, prompt = _judge(record["judge"], where)
+        judge, _prompt = _judge(record["judge"], where)
         verdicts = []
         for key in ("g1_winner", "g2_winner"):
             value = record[key]
@@ -312,7 +312,7 @@ def _read_pairs(
                 model_1,
                 model_2,
                 winner,
-                f"{judge}/{prompt}" if prompt else judge,
+                judge,
                 _text(record, "question_id", where),
                 turn if isinstance(turn, int) and not isinstance(turn, bool) else None,
                 str(path),
