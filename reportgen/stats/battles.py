@@ -185,6 +185,11 @@ def battle_counts(
         Arrays of different lengths, an index out of range, a battle of a system with
         itself, or an outcome other than 0, 0.5 and 1.
 
+    References
+    ----------
+    .. [1] Chiang, W.-L. et al. (2024). Chatbot Arena: an open platform for evaluating LLMs by
+           human preference. Proc. ICML (battles, their outcomes and ties).
+
     Examples
     --------
     >>> c = battle_counts([0, 0, 1], [1, 1, 0], [1, 0.5, 1], systems=["x", "y"])

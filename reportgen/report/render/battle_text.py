@@ -4,7 +4,7 @@ many pairs differ. Formatting only: every number, test and decision comes from t
 analysis.
 
 >>> from reportgen.report.render.battle_text import share_with_interval
->>> share_with_interval(0.6547, 0.5139, 0.7785)
+>>> share_with_interval(0.6547, 0.5139, 0.7786)
 '65.5% [51.4, 77.9]'
 """
 
