@@ -136,3 +136,15 @@ def test_key_findings_and_battles_section_read_the_claims(battle_report) -> None
     decided = sum(c.significant for c in generation.claims)
     assert section.count(">significant<") >= decided
     assert rs.results_matrix(battle_report) is None  # no scores
+
+
+def test_analyze_and_inspect_print_the_battles(tmp_path: Path, capsys) -> None:
+    from reportgen.cli import main
+
+    assert main(["analyze", str(PAIR), "--out", str(tmp_path / "out"), "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "battles: mt_bench: 73 battles, phi-3-dpo leads" in out
+    assert "0 of 1 pair differs significantly" in out
+    assert main(["inspect", str(PAIR)]) == 0
+    shown = capsys.readouterr().out
+    assert "Battles (1 dataset)" in shown and "Datasets (0)" not in shown

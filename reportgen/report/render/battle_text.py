@@ -15,11 +15,12 @@ from typing import Any
 from reportgen import format as fmt
 from reportgen.analysis.battles import BattleAnalysis, BattleClaim, BattleResult
 from reportgen.analysis.ledger import CORRECTION_NAMES
-from reportgen.plaintext import count
+from reportgen.plaintext import count, verb
 from reportgen.report.render.html import escape
 
 __all__ = [
     "battle_findings",
+    "battles_console",
     "battles_note",
     "claim_row",
     "elo",
@@ -90,10 +91,27 @@ def battle_findings(analysis: BattleAnalysis) -> list[str]:
             differ = sum(c.significant for c in tested)
             lines.append(
                 f"{escape(result.dataset)}: {differ} of {count(len(tested), 'pair')} that met "
-                f"differ significantly ({escape(correction)}, α = {analysis.alpha:g}, exact "
+                f"{verb(len(tested), 'differ', 'differs')} significantly ({escape(correction)}, "
+                f"α = {analysis.alpha:g}, exact "
                 "sign test of the decisive battles)."
             )
     return lines
+
+
+def battles_console(analysis: BattleAnalysis) -> str:
+    """The console's lines of the battles (``reportgen analyze``): per dataset the
+    leader and how many pairs differ, as the claims decided."""
+    lines = []
+    for result in analysis.results:
+        tested = [c for c in result.claims if c.reason is None]
+        differ = sum(c.significant for c in tested)
+        lines.append(
+            f"battles: {result.dataset}: {count(result.n_battles, 'battle')}, "
+            f"{result.leader} leads ({elo(result.rating_of(result.leader))} Elo); "
+            f"{differ} of {count(len(tested), 'pair')} "
+            f"{verb(len(tested), 'differ', 'differs')} significantly\n"
+        )
+    return "".join(lines)
 
 
 def battles_note(analysis: BattleAnalysis) -> str:
