@@ -151,3 +151,68 @@ def test_ragas_tables_of_one_name_in_two_folders(tmp_path: Path) -> None:
         shutil.copy(REAL / "ragas" / "0.2.15" / source, tmp_path / name / f"result{suffix}")
     table = load([tmp_path / "bm25" / "result.csv", tmp_path / "dense" / "result.jsonl"])
     assert set(table.systems) == {"bm25", "dense"}
+
+
+#: A real file of each harness, the format detection must find once it is renamed.
+RENAMED = [
+    (REAL / "promptfoo" / "tds-project-1" / "promptfoo_results.json", "promptfoo"),
+    (REAL / "deepeval" / "4.3.1" / "good" / ".deepeval" / ".latest_test_run.json", "deepeval"),
+    (
+        next((REAL / "every_eval_ever" / "v0.3.0-inspect").rglob("*_samples.jsonl")),
+        "every-eval-ever",
+    ),
+    (
+        REAL / "inspect" / "arc_easy-0.3.138" / "data_arc_qwen.json",
+        "inspect",
+    ),
+    (REAL / "mt_bench" / "phi-3-dpo" / "model_judgment" / "gpt-4_pair.jsonl.gz", "mt-bench"),
+    (REAL / "arena" / "genai-arena-20240220" / "clean_battle_20240220.json.gz", "arena-battles"),
+]
+
+
+@pytest.mark.parametrize("source, expected", RENAMED, ids=[f for _, f in RENAMED])
+def test_renamed_harness_files_are_detected_from_content(
+    tmp_path: Path, source: Path, expected: str
+) -> None:
+    suffix = ".jsonl.gz" if source.name.endswith(".jsonl.gz") else "".join(source.suffixes[-2:])
+    suffix = suffix if suffix.startswith(".json") else source.suffix
+    renamed = tmp_path / f"my-run-2026{suffix}"
+    shutil.copy(source, renamed)
+    assert detect_format(renamed).name == expected
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (
+            REAL
+            / "helm"
+            / "eee"
+            / "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"
+            / "per_instance_stats.json",
+            "this looks like a HELM per_instance_stats.json under another name",
+        ),
+        (
+            REAL
+            / "helm"
+            / "eee"
+            / "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"
+            / "run_spec.json",
+            "this looks like a HELM run_spec.json under another name",
+        ),
+        (
+            next((REAL / "opencompass" / "0.5.4" / "out").glob("*/results/toy-good/toy_add.json")),
+            "this looks like an OpenCompass results file",
+        ),
+    ],
+    ids=["helm-stats", "helm-run-spec", "opencompass-results"],
+)
+def test_harness_files_out_of_their_folders_are_refused_with_what_to_do(
+    tmp_path: Path, source: Path, message: str
+) -> None:
+    # a file whose run folder names its model cannot be read alone: said so, and how
+    moved = tmp_path / "gpt2_mmlu.json"
+    shutil.copy(source, moved)
+    with pytest.raises(InputError, match=message) as exc:
+        load(moved)
+    assert "pass" in str(exc.value.hint)

@@ -103,6 +103,7 @@ from reportgen.data.adapters._base import (
     AdapterResult,
     Exclusion,
     LoadOptions,
+    NotReadAlone,
     Problem,
     drop_nonfinite,
     excerpt,
@@ -192,6 +193,25 @@ class HelmAdapter(Adapter):
             if visited >= _SNIFF_MAX_DIRS:
                 return False
         return False
+
+    def refuse(self, path: Path, head: bytes) -> NotReadAlone | None:
+        # a run's per_instance_stats.json (or run_spec.json) under another name: its model
+        # and scenario are in the run folder's run_spec.json
+        text = head.removeprefix(b"\xef\xbb\xbf").lstrip()[:4096]
+        stats = text.startswith(b"[") and all(
+            k in text for k in (b'"instance_id"', b'"stats"', b'"train_trial_index"')
+        )
+        spec = text.startswith(b"{") and b'"adapter_spec"' in text and b'"scenario_spec"' in text
+        if not (stats or spec):
+            return None
+        what = PER_INSTANCE_STATS if stats else RUN_SPEC
+        return NotReadAlone(
+            f"this looks like a HELM {what} under another name: HELM's statistics are read "
+            f"from a run folder, whose {RUN_SPEC} names the model and the scenario",
+            location=Location(str(path)),
+            hint=f"pass the run folder (benchmark_output/runs/<suite>/<run>) with its "
+            f"{RUN_SPEC} and {PER_INSTANCE_STATS} under their own names",
+        )
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         problems: list[Problem] = []
