@@ -31,6 +31,10 @@ preference lies in [1, 2], ``0`` counted as ``1.5``. A record without a preferen
 annotator failed: ``null``) or with another value is left out and counted, as
 alpaca_eval leaves it out.
 
+alpaca_eval's ``leaderboard.csv`` beside the annotations (win rates per model) holds no
+per-instruction preference: it is skipped with the reason, so that a folder of both
+reads the annotations.
+
 The length-controlled win rate (Dubois et al. 2024) fits a regression of the
 preference on the length difference of the outputs together with the instructions'
 difficulties and alpaca_eval's annotations of its own "gamed" baselines, which it
@@ -64,6 +68,7 @@ from reportgen.data.adapters._base import (
     file_column,
     head_text,
     read_json,
+    skip_input,
 )
 from reportgen.errors import InputError, Location
 
@@ -98,7 +103,7 @@ class AlpacaEvalAdapter(Adapter):
     priority = 13
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
-        return head is not None and _is_annotations(head)
+        return head is not None and (_is_annotations(head) or _is_leaderboard(head))
 
     def refuse(self, path: Path, head: bytes) -> NotReadAlone | None:
         first = _first_object(head)
@@ -113,12 +118,42 @@ class AlpacaEvalAdapter(Adapter):
         )
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+        if _is_leaderboard(head):
+            # alpaca_eval writes leaderboard.csv beside annotations.json: its aggregates
+            # hold no per-instruction preference
+            skipped = skip_input(
+                options,
+                path,
+                "alpaca_eval's leaderboard (win rates per model), which holds no "
+                "per-instruction preferences",
+                hint="pass the annotations.json that alpaca_eval wrote beside it",
+                format=self.name,
+            )
+            return AdapterResult(_empty(), skipped=[skipped])
         data = read_json(path)
         if not isinstance(data, list) or not data:
             raise InputError(
                 "expected a JSON array of annotations", location=Location(str(path)), hint=_HINT
             )
         return _annotations(data, path, options)
+
+
+#: The columns of alpaca_eval's leaderboard.csv (its first column, the model, is unnamed).
+_LEADERBOARD_COLUMNS = ("win_rate", "n_wins", "n_wins_base", "n_total")
+
+
+def _is_leaderboard(head: bytes) -> bool:
+    header = head_text(head).lstrip("\ufeff").split("\n", 1)[0].strip().split(",")
+    return header[0] == "" and all(c in header for c in _LEADERBOARD_COLUMNS)
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame(
+        {c: pd.Series(dtype=object) for c in ("system", "dataset", "metric", "item")}
+        | {"score": pd.Series(dtype=np.float64)}
+    )
 
 
 def _item_id(instruction: str) -> str:

@@ -297,3 +297,15 @@ def test_arena_battles_as_csv_and_json_lines(tmp_path: Path) -> None:
         assert table.battles.datasets == ("genai",)
         assert len(table.battles.frame) == len(frame) - 1
     shutil.rmtree(tmp_path)
+
+
+def test_alpaca_eval_folder_with_its_leaderboard_reads_the_annotations() -> None:
+    # alpaca_eval writes leaderboard.csv beside annotations.json: aggregates, skipped
+    folder = AE / "alpaca_eval_gpt4"
+    table = load(folder)
+    assert set(table.systems) == {"text_davinci_001", "phi-2"}
+    (skipped,) = table.skipped_inputs
+    assert skipped.path.endswith("alpaca_eval_gpt4_leaderboard.csv")
+    assert "alpaca_eval's leaderboard" in skipped.reason
+    with pytest.raises(InputError, match="strict-inputs|leaderboard"):
+        load(folder, options=LoadOptions(strict_inputs=True))
