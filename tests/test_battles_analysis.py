@@ -148,3 +148,14 @@ def test_analyze_and_inspect_print_the_battles(tmp_path: Path, capsys) -> None:
     assert main(["inspect", str(PAIR)]) == 0
     shown = capsys.readouterr().out
     assert "Battles (1 dataset)" in shown and "Datasets (0)" not in shown
+
+
+def test_systems_option_keeps_the_battles_among_them() -> None:
+    table = load(ARENA)
+    chosen = ("imagenhub_SDXL_generation", "imagenhub_LCM_generation", "imagenhub_PNP_edition")
+    analysis = analyze(table, AnalysisOptions(seed=1, n_resamples=99, systems=chosen))
+    (result,) = analysis.battles.results  # the editing model met neither of the others
+    assert set(result.systems) == set(chosen[:2])
+    frame = table.battles.frame
+    between = frame[frame["model_a"].isin(chosen[:2]) & frame["model_b"].isin(chosen[:2])]
+    assert result.n_battles == len(between)

@@ -270,6 +270,7 @@ def analyze_battles(
     battles: BattleTable | None, options: AnalysisOptions, seed: int
 ) -> BattleAnalysis:
     """Analyse every dataset of battles (module notes); the family is each dataset.
+    With ``options.systems`` only the battles among those systems count.
 
     Returns an empty :class:`BattleAnalysis` when there are no battles.
     """
@@ -285,6 +286,11 @@ def analyze_battles(
             systems=data.systems,
             both_bad=data.both_bad,
         )
+        if options.systems is not None:  # --systems: the battles among those only
+            keep = [k for k, s in enumerate(counts.systems) if s in options.systems]
+            if len(keep) < 2:
+                continue
+            counts = counts.subset(keep)
         for name, part, notes in _groups(dataset, counts):
             results.append(_analyze_group(name, part, data.judges, notes, options, seed))
     return BattleAnalysis(tuple(results), "each dataset", options.correction, options.alpha)
