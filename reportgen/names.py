@@ -151,6 +151,9 @@ ESTIMAND_NAMES: dict[str, str] = {
 #: The built-in input formats (``--format``), in about the order detection tries them.
 INPUT_FORMATS: tuple[str, ...] = (
     "eval-arena",
+    "mt-bench",
+    "arena-battles",
+    "alpaca-eval",
     "deepeval",
     "promptfoo",
     "evalplus",

@@ -219,8 +219,10 @@ def test_constant_metric_analyze_writes_results(name, tmp_path, capsys):
 
 def test_constant_metric_compare_prints_claims(capsys):
     assert main(["compare", "A", "B", str(BAD / "constant_metric.csv")]) == 0
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1 and "A" in out and "B" in out
+    family, claim = capsys.readouterr().out.splitlines()  # the family, then one claim
+    assert family.startswith("family: ")
+    assert claim.startswith("No significant difference between A and B")
+    assert "identical scores on all 6 items" in claim
 
 
 # ------------------------------------------------------------------------ the CLI itself

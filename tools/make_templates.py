@@ -143,6 +143,12 @@ def evaluation() -> nbformat.NotebookNode:
             "and the overview chart",
         ),
         section(
+            "Battles",
+            "battles",
+            "Battles (arena votes, pairwise judges): ratings, each pair decided from its "
+            "battles, win rates",
+        ),
+        section(
             "Across datasets",
             "across_datasets",
             "Ordered ranking over datasets: harmonic-mean p, graph or letters, sign tests, "

@@ -42,6 +42,12 @@ from reportgen.analysis._units import (
     ordered_systems,
     with_graph,
 )
+from reportgen.analysis.battles import (
+    BattleAnalysis,
+    analyze_battles,
+    battle_pvalues,
+    with_family,
+)
 from reportgen.analysis.ledger import Ledger
 from reportgen.analysis.options import AnalysisOptions
 from reportgen.analysis.release import ReleaseComparison
@@ -87,6 +93,9 @@ class Analysis:
         The release comparison of :func:`reportgen.analysis.analyze_release`, else None.
     notes
         What the reader should know about choices the analysis made.
+    battles
+        The analysis of the battles the inputs hold (ratings, win rates and a claim per
+        pair, :mod:`reportgen.analysis.battles`); empty without battles.
     """
 
     table: ScoreTable
@@ -99,6 +108,7 @@ class Analysis:
     topsis: tuple[TopsisCheck, ...] = ()
     release: ReleaseComparison | None = None
     notes: tuple[str, ...] = field(default=())
+    battles: BattleAnalysis = field(default_factory=BattleAnalysis)
 
     @property
     def compared(self) -> tuple[UnitResult, ...]:
@@ -290,8 +300,14 @@ def _analyze(
                 notes.append(note)
     notes = merge_unit_notes(notes, [f"{d} / {m}" for d, m in table.pairs()])
     compared = [k for k, u in enumerate(units) if u.comparisons is not None]
-    if options.correct_across == "all" and compared:
-        raw = np.concatenate([units[k].comparisons.p_value for k in compared])  # type: ignore[union-attr]
+    battles = analyze_battles(table.battles, options, seed)
+    for group in battles.results:
+        notes.extend(n for n in group.notes if n not in notes)
+    if options.correct_across == "all" and (compared or battles.claims):
+        raw = np.concatenate(
+            [units[k].comparisons.p_value for k in compared]  # type: ignore[union-attr]
+            + [battle_pvalues(battles)]
+        )
         adjusted = adjust_pvalues(raw, method=options.correction)
         levels = decision_levels(raw, alpha=options.alpha, method=options.correction)
         start = 0
@@ -307,6 +323,14 @@ def _analyze(
                 ),
             )
             start += n
+        if battles.claims:  # the battles' pairs come last in the family
+            battles = with_family(
+                battles,
+                adjusted[start:],
+                levels[start:],
+                options.correction,
+                int(np.count_nonzero(~np.isnan(raw))),
+            )
         if decide is None:  # a release states its own family (the ledger's), not this one
             notes.append(
                 f"p-values adjusted with {CORRECTION_NAMES.get(options.correction)} across "
@@ -336,6 +360,7 @@ def _analyze(
         tuple(across.topsis),
         release,
         tuple(notes),
+        battles,
     )
 
 

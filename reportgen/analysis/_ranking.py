@@ -351,6 +351,8 @@ def rank_across(
 ) -> RankingOutput:
     """The steps of an analysis across its units."""
     out = RankingOutput()
+    if not table.datasets:  # battles only: they rank themselves (analysis.battles)
+        return out
     systems = (
         list(table.systems)
         if options.systems is None

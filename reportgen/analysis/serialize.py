@@ -45,7 +45,9 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     curve), ``runs``, ``clusters``, ``groups``, ``hyperparameters``, ``aggregates``,
     ``rankings`` (the ordered ranking across datasets with its ``selection``, TOPSIS
     checks, rank uncertainty per dataset × metric, leaderboards), ``items``,
-    ``exploration`` (bootstrap means), ``caveats``, ``notes``, ``ledger`` (the family,
+    ``exploration`` (bootstrap means), ``caveats``, ``notes``, ``battles`` (inputs with
+    pairwise outcomes: ratings, win rates and a decided claim per pair,
+    :meth:`reportgen.analysis.battles.BattleAnalysis.to_dict`), ``ledger`` (the family,
     one noise figure per dataset × metric and the methods used:
     :meth:`reportgen.analysis.ledger.Ledger.to_dict`) and ``verdict`` for a release
     comparison. ``comparisons``, ``verdict`` and ``ledger`` together serialise the
@@ -129,6 +131,8 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
             if u.degenerate_reason is not None
         ],
     }
+    if analysis.battles:
+        document["battles"] = analysis.battles.to_dict()
     document["ledger"] = analysis.ledger.to_dict()
     if analysis.release is not None:
         document["verdict"] = analysis.release.to_dict()

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from reportgen.data._battles import BATTLE_COLUMNS, OUTCOMES, Battles, BattleTable
 from reportgen.data._config import (
     DatasetSpec,
     MetricSpec,
@@ -51,10 +52,14 @@ from reportgen.data.adapters import (
 )
 
 __all__ = [
+    "BATTLE_COLUMNS",
     "KEY_COLUMNS",
+    "OUTCOMES",
     "REQUIRED_COLUMNS",
     "Adapter",
     "AdapterResult",
+    "BattleTable",
+    "Battles",
     "DatasetSpec",
     "Exclusion",
     "FileDigest",

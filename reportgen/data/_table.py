@@ -52,6 +52,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from reportgen.data._battles import BattleTable, build_battle_table
 from reportgen.data._config import Direction, Modality, TableConfig
 from reportgen.data._table_build import (
     KEY_COLUMNS,
@@ -287,6 +288,10 @@ class ScoreTable:
     texts
         The items' text (input, output, target, explanation) where the inputs carry it
         (:class:`~reportgen.data._texts.ItemTexts`); never a score.
+    battles
+        The pairwise outcomes the inputs hold (:class:`reportgen.data.BattleTable`), or
+        None. A table of battles only has no scores: its ``systems`` are the systems
+        that battled and it has no dataset × metric.
     """
 
     frame: pd.DataFrame
@@ -305,6 +310,7 @@ class ScoreTable:
     skipped_inputs: tuple[SkippedInput, ...] = ()
     descriptive: tuple[Mapping[str, Any], ...] = ()
     texts: ItemTexts = field(default_factory=ItemTexts.none)
+    battles: BattleTable | None = None
 
     # ------------------------------------------------------------------ structure
 
@@ -590,6 +596,7 @@ class ScoreTable:
             "problems": [p.to_dict() for p in self.problems],
             "skipped_inputs": [s.to_dict() for s in self.skipped_inputs],
             "descriptive": [dict(d) for d in self.descriptive],
+            "battles": [] if self.battles is None else self.battles.summary(),
         }
 
     # ------------------------------------------------------------------ internals
@@ -700,6 +707,11 @@ def build_score_table(
     problems: list[Problem] = [p for r in results for p in r.problems]
     skipped = tuple(s for r in results for s in r.skipped)
     problems.extend(Problem("warning", f"skipped: {s.reason}", Location(s.path)) for s in skipped)
+    battles = build_battle_table([r.battles for r in results if r.battles is not None], problems)
+    if battles is not None:
+        exclusions.extend(battles.exclusions)
+        if not frames:  # battles only: a table without scores
+            return battles_only_table(results, battles, exclusions, problems, skipped, sources)
     df = _concatenated(results, frames, problems)
 
     _check_required(df)
@@ -762,7 +774,62 @@ def build_score_table(
         texts,
     )
     problems.extend(_findings(table, config))
-    return dataclasses.replace(table, problems=tuple(problems))
+    return dataclasses.replace(table, problems=tuple(problems), battles=battles)
+
+
+def battles_only_table(
+    results: Sequence[AdapterResult],
+    battles: BattleTable,
+    exclusions: list[Exclusion],
+    problems: list[Problem],
+    skipped: tuple[SkippedInput, ...],
+    sources: tuple[Mapping[str, Any], ...],
+) -> ScoreTable:
+    """The table of inputs that hold battles and no scores: no dataset × metric, the
+    systems that battled, and the battles."""
+    if len(battles.systems) < 2:
+        raise InputError(
+            f"only one system ({battles.systems[0]!r}) in the battles: there is nothing to compare",
+            location=_files_location(battles.frame[SOURCE_FILE]),
+            hint="give battles between at least two systems",
+        )
+    attributes: dict[str, dict[str, Any]] = {}
+    for result in results:
+        for name, values in result.system_attributes.items():
+            attributes.setdefault(name, {}).update(values)
+    system_attrs = pd.DataFrame.from_dict(attributes, orient="index").reindex(
+        pd.Index(battles.systems, name="system")
+    )
+    empty = pd.DataFrame(
+        {
+            "system": pd.Series(dtype=str),
+            "dataset": pd.Series(dtype=str),
+            "metric": pd.Series(dtype=str),
+            "item": pd.Series(dtype=str),
+            "score": pd.Series(dtype=np.float64),
+            SOURCE_FILE: pd.Series(dtype=str),
+            SOURCE_LINE: pd.Series(dtype=np.int64),
+        }
+    )
+    items = pd.DataFrame(index=pd.MultiIndex.from_arrays([[], []], names=["dataset", "item"]))
+    return ScoreTable(
+        empty,
+        battles.systems,
+        (),
+        {},
+        tuple(exclusions),
+        tuple(problems),
+        items,
+        system_attrs,
+        {},
+        sources,
+        {},
+        {},
+        {},
+        skipped,
+        tuple(d for r in results for d in r.descriptive),
+        battles=battles,
+    )
 
 
 def _concatenated(

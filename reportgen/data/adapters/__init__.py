@@ -40,6 +40,7 @@ from reportgen.data.adapters._base import (
     Exclusion,
     FileDigest,
     LoadOptions,
+    NotReadAlone,
     Problem,
     SkippedInput,
     check_regular_file,
@@ -47,6 +48,7 @@ from reportgen.data.adapters._base import (
     read_log,
     skip_input,
 )
+from reportgen.data.adapters._naming import name_clashing_systems
 from reportgen.errors import InputError, Location
 
 __all__ = [
@@ -70,6 +72,9 @@ _BUILTIN_MODULES = (
     "long",
     "wide",
     "eval_arena",
+    "mt_bench",
+    "arena_battles",
+    "alpaca_eval",
     "deepeval",
     "promptfoo",
     "evalplus",
@@ -199,6 +204,10 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
         if claimed:
             return adapter
     what = "folder" if head is None else "file"
+    for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
+        refusal = adapter.refuse(path, head) if head is not None else None
+        if refusal is not None:
+            raise refusal
     keys = _json_keys(path, head)
     if keys is not None:
         shown = ", ".join(repr(k[:40]) for k in keys[:6]) + (", ..." if len(keys) > 6 else "")
@@ -490,8 +499,13 @@ def read_inputs(
         raise InputError("no input given", hint="pass one or more files or folders")
     pending: list[tuple[Path, Adapter]] = []
     not_read: list[SkippedInput] = []
+    refused: list[NotReadAlone] = []
     for raw in items:
-        found, skipped = _expand(Path(raw), options)
+        try:
+            found, skipped = _expand(Path(raw), options)
+        except NotReadAlone as exc:  # read with its run if that is given too
+            refused.append(exc)
+            continue
         pending.extend(found)
         not_read.extend(skipped)
     results = []
@@ -515,6 +529,12 @@ def read_inputs(
         result.format, result.source = name, ", ".join(str(p) for p in group)
         result.files = log.files
         results.append(result)
+    read_files = {f.resolved for r in results for f in r.files}
+    for refusal in refused:
+        where = refusal.location.file if refusal.location else None
+        if not where or os.path.realpath(where) not in read_files:
+            raise refusal
+    name_clashing_systems(results)  # sys-a/x.json and sys-b/x.json: named by folder
     # a file the walk could not place may still have been read by an adapter that
     # claimed its folder (an lm-eval samples file, a lighteval details parquet)
     read = {f.resolved for r in results for f in r.files}

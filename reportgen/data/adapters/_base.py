@@ -47,6 +47,7 @@ __all__ = [
     "Exclusion",
     "FileDigest",
     "LoadOptions",
+    "NotReadAlone",
     "Problem",
     "ReadLog",
     "file_column",
@@ -343,6 +344,13 @@ class AdapterResult:
         Statistics the source records that are not compared (token counts, run times,
         ...): one row per ``system, dataset, statistic`` with its ``mean`` over ``n``
         items. Shown as data, never tested or ranked.
+    battles
+        Pairwise outcomes the input holds (arena votes, pairwise judges), one row per
+        battle (:mod:`reportgen.data._battles`), or None.
+    named_by_path
+        Systems the adapter named after a file or folder because the format records
+        none: system -> that path. When two inputs get the same name so, each is named
+        after its folders instead (:mod:`reportgen.data.adapters._naming`).
     format, source
         The adapter name and the path read; set by :func:`read_inputs`.
     files
@@ -358,9 +366,17 @@ class AdapterResult:
     skipped: list[SkippedInput] = field(default_factory=list)
     duplicate_hint: str | None = None
     descriptive: list[dict[str, Any]] = field(default_factory=list)
+    named_by_path: dict[str, str] = field(default_factory=dict)
+    battles: pd.DataFrame | None = None
     format: str | None = None
     source: str | None = None
     files: list[FileDigest] = field(default_factory=list)
+
+
+class NotReadAlone(InputError):
+    """A file a harness wrote that is read only with others of its run (an lm-eval
+    samples file with its results file): given alone, the error says what it is and
+    what to give instead; given with them, it is read as part of their run."""
 
 
 class Adapter(abc.ABC):
@@ -391,6 +407,13 @@ class Adapter(abc.ABC):
         """Detection with the user's options at hand (e.g. column mappings); by default
         :meth:`sniff`."""
         return self.sniff(path, head)
+
+    def refuse(self, path: Path, head: bytes) -> NotReadAlone | None:
+        """For a file this format's harness wrote that is not read on its own (an
+        lm-eval samples file without its results file), the error that says what it is
+        and what to give instead; else None. Detection raises it when no format claims
+        the file."""
+        return None
 
     @abc.abstractmethod
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:

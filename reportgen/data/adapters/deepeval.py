@@ -174,6 +174,7 @@ class DeepEvalAdapter(Adapter):
             duplicate_hint="DeepEval names each test case once per run; give each run's "
             "file once, and name runs of different systems apart (their folders or "
             "--system)",
+            named_by_path={system: str(file)} if note else {},
         )
 
 

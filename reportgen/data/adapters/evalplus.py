@@ -64,10 +64,12 @@ class EvalPlusAdapter(Adapter):
     priority = 16
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
-        if head is None or not path.name.endswith(_SUFFIX):
+        if head is None:
             return False
-        text = head_text(head)
-        return '"eval"' in text and '"base_status"' in text
+        text = head_text(head)  # any name: users rename what EvalPlus wrote
+        return text.lstrip("\ufeff \t\r\n").startswith("{") and (
+            '"eval"' in text and '"base_status"' in text
+        )
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         data = read_json(path)
@@ -78,7 +80,8 @@ class EvalPlusAdapter(Adapter):
                 location=Location(str(path)),
                 hint=_HINT,
             )
-        system = given_system(options, path) or _system(path)
+        given = given_system(options, path)
+        system = given or _system(path)
         dataset = options.dataset or _dataset(tasks)
         rows: list[tuple[Any, ...]] = []
         sizes: set[int] = set()
@@ -138,6 +141,7 @@ class EvalPlusAdapter(Adapter):
             problems=problems,
             duplicate_hint="EvalPlus lists each task once per results file; give each "
             "file once and name the systems apart (their file names or --system)",
+            named_by_path={} if given else {system: str(path)},
         )
 
 

@@ -72,7 +72,13 @@ there: a metric it lists with ``lower_is_better`` true or false gets that direct
 (bookkeeping statistics stay descriptive whatever it says); one it lists with
 ``lower_is_better`` null (no direction, e.g. ``num_trials``) is descriptive too; the
 ``main_name`` of a run's group (``run_groups[].environment``) is its main metric,
-put first and named in an ``info`` problem.
+put first and named in an ``info`` problem. When the schema has metric groups
+(``metric_groups``, listed per run group in ``run_groups[].metric_groups``), only the
+metrics of the groups the runs' groups report are compared (``${main_name}`` resolved;
+the efficiency and general-information groups excepted): those are HELM's own
+leaderboard columns, and every other per-instance statistic (``logprob``,
+``exact_match@5``, ...) is descriptive. Without a schema, ``logprob`` and ``max_prob``
+(the inputs of HELM's perplexity and calibration metrics) are descriptive too.
 
 Two suites with the same runs
 -----------------------------
@@ -105,6 +111,7 @@ from reportgen.data.adapters._base import (
     AdapterResult,
     Exclusion,
     LoadOptions,
+    NotReadAlone,
     Problem,
     drop_nonfinite,
     excerpt,
@@ -154,6 +161,10 @@ _BOOKKEEPING = frozenset(
         "inference_idealized_runtime",
         "num_completions",
         "num_tokens",
+        # the log probability of the output and the calibration inputs: per-instance
+        # quantities HELM aggregates into other metrics (perplexity, ECE)
+        "logprob",
+        "max_prob",
     }
 )
 _BOOKKEEPING_PREFIXES = ("finish_reason_", "training_", "num_", "inference_", "estimated_")
@@ -193,6 +204,25 @@ class HelmAdapter(Adapter):
                 return False
         return False
 
+    def refuse(self, path: Path, head: bytes) -> NotReadAlone | None:
+        # a run's per_instance_stats.json (or run_spec.json) under another name: its model
+        # and scenario are in the run folder's run_spec.json
+        text = head.removeprefix(b"\xef\xbb\xbf").lstrip()[:4096]
+        stats = text.startswith(b"[") and all(
+            k in text for k in (b'"instance_id"', b'"stats"', b'"train_trial_index"')
+        )
+        spec = text.startswith(b"{") and b'"adapter_spec"' in text and b'"scenario_spec"' in text
+        if not (stats or spec):
+            return None
+        what = PER_INSTANCE_STATS if stats else RUN_SPEC
+        return NotReadAlone(
+            f"this looks like a HELM {what} under another name: HELM's statistics are read "
+            f"from a run folder, whose {RUN_SPEC} names the model and the scenario",
+            location=Location(str(path)),
+            hint=f"pass the run folder (benchmark_output/runs/<suite>/<run>) with its "
+            f"{RUN_SPEC} and {PER_INSTANCE_STATS} under their own names",
+        )
+
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         problems: list[Problem] = []
         runs = [_read_run_spec(folder) for folder in _run_folders(path, problems)]
@@ -225,7 +255,8 @@ class HelmAdapter(Adapter):
             if not any(v is not None for v in columns[column]):
                 del columns[column]
         frame = pd.DataFrame(columns)
-        frame, descriptive = _split_descriptive(frame, schema, options.metric, problems)
+        reported = _reported_by_dataset(runs, schema)
+        frame, descriptive = _split_descriptive(frame, schema, options.metric, problems, reported)
         frame = _main_metric_first(frame, runs, schema, problems)
         frame["score"] = frame["score"].astype(np.float64)
         frame["run"] = frame["run"].astype(np.int64)
@@ -234,7 +265,8 @@ class HelmAdapter(Adapter):
         exclusions = [
             Exclusion(_COUNT0_REASON, n, dataset=d, metric=m, system=s, source=f)
             for (d, m, s, f), n in zero_counts.items()
-            if m.split("|", 1)[0] == options.metric or not _is_descriptive(m, schema)
+            if m.split("|", 1)[0] == options.metric
+            or not _is_descriptive(m, schema, reported.get(d.split("|split=", 1)[0], frozenset()))
         ]
         frame, dropped, more = drop_nonfinite(
             frame,
@@ -730,12 +762,21 @@ class _Schema:
     directions: dict[str, Literal["higher", "lower"]]
     undirected: frozenset[str]
     main_metric: dict[str, str]
+    #: Run group -> the metrics its metric groups report (HELM's leaderboard columns;
+    #: empty when the schema lists no metric groups).
+    reported: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+
+    def reported_for(self, groups: tuple[str, ...]) -> frozenset[str]:
+        """The metrics reported for a run of ``groups`` (empty: no metric groups)."""
+        return frozenset().union(*(self.reported.get(g, frozenset()) for g in groups))
 
     @classmethod
     def read(cls, runs: list[_Run], problems: list[Problem]) -> _Schema:
         directions: dict[str, Literal["higher", "lower"]] = {}
         undirected: set[str] = set()
         main: dict[str, str] = {}
+        reported: dict[str, set[str]] = {}
+        run_groups = {g for run in runs for g in run.groups}
         for folder in sorted({run.folder.parent for run in runs}):
             path = folder / SCHEMA
             if not path.is_file():
@@ -764,30 +805,93 @@ class _Schema:
                     and isinstance(environment.get("main_name"), str)
                 ):
                     main.setdefault(group["name"], environment["main_name"])
-        return cls(directions, frozenset(undirected - set(directions)), main)
+            for group, names in _reported_metrics(data, run_groups).items():
+                reported.setdefault(group, set()).update(names)
+        return cls(
+            directions,
+            frozenset(undirected - set(directions)),
+            main,
+            {g: frozenset(n) for g, n in reported.items()},
+        )
 
 
-def _is_descriptive(metric: str, schema: _Schema) -> bool:
+#: HELM's metric groups that describe a run rather than score the model.
+_BOOKKEEPING_GROUPS = ("efficiency", "general_information")
+
+
+def _reported_metrics(schema: dict[str, Any], run_groups: set[str]) -> dict[str, set[str]]:
+    """Run group -> the metric names of the metric groups it lists (``${main_name}``
+    replaced by the group's main metric), except the bookkeeping groups (efficiency,
+    general information), for the run groups in ``run_groups``."""
+    groups = {
+        g["name"]: g.get("metrics") or []
+        for g in schema.get("metric_groups") or ()
+        if isinstance(g, dict) and isinstance(g.get("name"), str)
+    }
+    out: dict[str, set[str]] = {}
+    for run_group in schema.get("run_groups") or ():
+        if not isinstance(run_group, dict) or run_group.get("name") not in run_groups:
+            continue
+        names = out.setdefault(str(run_group["name"]), set())
+        environment = run_group.get("environment")
+        main = environment.get("main_name") if isinstance(environment, dict) else None
+        for group in run_group.get("metric_groups") or ():
+            if not isinstance(group, str) or group.startswith(_BOOKKEEPING_GROUPS):
+                continue
+            for metric in groups.get(group, ()):
+                name = metric.get("name") if isinstance(metric, dict) else None
+                if name == "${main_name}":
+                    name = main
+                if isinstance(name, str) and "${" not in name:
+                    names.add(name)
+    return out
+
+
+def _is_descriptive(metric: str, schema: _Schema, reported: frozenset[str] = frozenset()) -> bool:
     """Bookkeeping (even where schema.json gives it a direction, as it does for
-    ``inference_runtime``), or listed in schema.json without a direction."""
+    ``inference_runtime``), listed in schema.json without a direction, or, when the
+    schema has metric groups for the run, not in ``reported`` (the metrics they
+    report)."""
     base = metric.split("|", 1)[0]
     return (
-        base in _BOOKKEEPING or base.startswith(_BOOKKEEPING_PREFIXES) or base in schema.undirected
+        base in _BOOKKEEPING
+        or base.startswith(_BOOKKEEPING_PREFIXES)
+        or base in schema.undirected
+        or bool(reported and base not in reported)
     )
 
 
+def _reported_by_dataset(runs: list[_Run], schema: _Schema) -> dict[str, frozenset[str]]:
+    """Dataset (without a ``|split=`` qualifier) -> the metrics its runs' groups report."""
+    out: dict[str, frozenset[str]] = {}
+    for run in runs:
+        out[run.dataset] = out.get(run.dataset, frozenset()) | schema.reported_for(run.groups)
+    return out
+
+
 def _split_descriptive(
-    frame: pd.DataFrame, schema: _Schema, named: str | None, problems: list[Problem]
+    frame: pd.DataFrame,
+    schema: _Schema,
+    named: str | None,
+    problems: list[Problem],
+    reported: dict[str, frozenset[str]],
 ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """Move bookkeeping statistics out of the scores (module notes); ``named`` (the
-    user's ``--metric``) stays a metric."""
-    metrics = pd.unique(frame["metric"]) if len(frame) else []
-    descriptive = [
-        m for m in metrics if str(m).split("|", 1)[0] != named and _is_descriptive(str(m), schema)
+    user's ``--metric``) stays a metric. ``reported``: dataset -> the metrics its metric
+    groups report."""
+    pairs = frame[["dataset", "metric"]].drop_duplicates() if len(frame) else frame
+    described = [
+        (d, m)
+        for d, m in zip(pairs["dataset"], pairs["metric"], strict=True)
+        if str(m).split("|", 1)[0] != named
+        and _is_descriptive(
+            str(m), schema, reported.get(str(d).split("|split=", 1)[0], frozenset())
+        )
     ]
-    if not descriptive:
+    if not described:
         return frame, []
-    mask = frame["metric"].isin(descriptive)
+    descriptive = list(dict.fromkeys(m for _, m in described))
+    mask = pd.MultiIndex.from_frame(frame[["dataset", "metric"]]).isin(described)
     means = (
         frame[mask]
         .groupby(["system", "dataset", "metric"], sort=False)["score"]

@@ -199,7 +199,11 @@ class InspectAdapter(Adapter):
         logs: list[_Log] = []
         skipped: list[SkippedInput] = []
         for file in files:
-            log = _parse_log(_load_log(file, text=not options.no_text), text=not options.no_text)
+            log = _parse_log(
+                _load_log(file, text=not options.no_text),
+                options.metric,
+                text=not options.no_text,
+            )
             if log.unusable is None:
                 logs.append(log)
             else:
@@ -583,9 +587,14 @@ class _Log:
     #: Whether item text is read; then ``texts`` has one entry per row.
     with_text: bool = False
     texts: list[tuple[Any, Any, Any, Any]] = field(default_factory=list)
+    #: Rows of dict keys the log's results do not aggregate (module notes): shown as
+    #: descriptive statistics, not compared.
+    left_out: list[_Row] = field(default_factory=list)
 
 
-def _parse_log(raw: _RawLog, *, text: bool = False) -> _Log:
+def _parse_log(raw: _RawLog, named: str | None = None, *, text: bool = False) -> _Log:
+    """One log's rows; ``named`` (``--metric``) keeps a dict key the log does not
+    aggregate as a metric; ``text`` reads each sample's text too."""
     spec = raw.header.get("eval")
     where = Location(raw.header_where)
     if not isinstance(spec, dict):
@@ -608,6 +617,7 @@ def _parse_log(raw: _RawLog, *, text: bool = False) -> _Log:
     legacy_name = _legacy_scorer_name(raw.header)
     for record in raw.records:
         _parse_record(record, log, score_on_error, legacy_name)
+    _leave_out_unaggregated(log, _aggregated(raw.header), named)
     _count_missing(log)
     if not log.rows:
         log.unusable = (
@@ -858,6 +868,51 @@ def score_value_to_float(value: Any) -> float:
     raise ValueError(f"not a score value: {excerpt(value)}")
 
 
+def _aggregated(header: dict[str, Any]) -> dict[str, set[str]]:
+    """Scorer -> the names ``results.scores[]`` aggregates for it: the keys of a
+    dict-valued scorer that Inspect computes metrics of (an entry per key, ``name`` the
+    key and ``scorer`` the scorer), or the scorer's own name."""
+    results = header.get("results")
+    scores = results.get("scores") if isinstance(results, dict) else None
+    out: dict[str, set[str]] = {}
+    for entry in scores if isinstance(scores, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        name, scorer = entry.get("name"), entry.get("scorer") or entry.get("name")
+        if isinstance(name, str) and isinstance(scorer, str):
+            out.setdefault(scorer, set()).add(name)
+    return out
+
+
+def _leave_out_unaggregated(log: _Log, aggregated: dict[str, set[str]], named: str | None) -> None:
+    """Move the rows of dict keys the log's results do not aggregate to
+    :attr:`_Log.left_out`: a key ``k`` of scorer ``s`` stays a metric (``s/k``) when
+    ``results.scores`` has an entry named ``k`` for ``s``, or aggregates ``s`` as a whole
+    (``name`` ``s``), or records nothing for ``s`` (a log without results: every key
+    stays); ``named`` (``--metric``) keeps that one metric whatever the log says."""
+    kept: list[_Row] = []
+    texts: list[tuple[Any, Any, Any, Any]] = []
+    for k, row in enumerate(log.rows):
+        scorer, slash, key = row[0].partition("/")
+        names = aggregated.get(scorer)
+        if (
+            not slash
+            or row[0] == named
+            or not names
+            or key in names
+            or scorer in names
+            or row[0] in names
+        ):
+            kept.append(row)
+            if log.with_text:  # one text per row: the texts stay aligned with the rows
+                texts.append(log.texts[k])
+        else:
+            log.left_out.append(row)
+    log.rows = kept
+    if log.with_text:
+        log.texts = texts
+
+
 def _count_missing(log: _Log) -> None:
     """Count, per metric, the scored samples that lack a metric other samples have."""
     metrics = list(dict.fromkeys(row[0] for row in log.rows))
@@ -1003,6 +1058,7 @@ def _result(logs: list[_Log]) -> AdapterResult:
         exclusions.extend(_exclusions(log, system))
         parts.append(_log_frame(log, system, offset))
     problems.extend(_reducer_problems(reducers))
+    descriptive = _left_out_statistics(logs, names, problems)
     frame = pd.concat(parts, ignore_index=True) if parts else _log_frame(None, "", 0)
     if frame.empty and logs:
         problems.append(
@@ -1018,7 +1074,49 @@ def _result(logs: list[_Log]) -> AdapterResult:
         problems=problems,
         system_attributes=attributes,
         duplicate_hint=_DUPLICATE_HINT,
+        descriptive=descriptive,
     )
+
+
+def _left_out_statistics(
+    logs: list[_Log], names: list[str], problems: list[Problem]
+) -> list[dict[str, Any]]:
+    """The dict keys no log aggregates, as descriptive statistics (their mean per system
+    and task over the samples and epochs), with one ``info`` problem per task naming
+    them and how to compare one."""
+    sums: dict[tuple[str, str, str], list[float]] = {}
+    for log, system in zip(logs, names, strict=True):
+        for metric, _, _, score, _ in log.left_out:
+            sums.setdefault((system, log.task, metric), []).append(score)
+    by_task: dict[str, list[str]] = {}
+    rows = []
+    for (system, task, metric), values in sums.items():
+        finite = [v for v in values if math.isfinite(v)]
+        rows.append(
+            {
+                "system": system,
+                "dataset": task,
+                "statistic": metric,
+                "mean": float(np.mean(finite)) if finite else math.nan,
+                "n": len(finite),
+            }
+        )
+        if metric not in by_task.setdefault(task, []):
+            by_task[task].append(metric)
+    for task, metrics in by_task.items():
+        problems.append(
+            Problem(
+                "info",
+                f"{len(metrics)} key(s) of dict-valued scores that the log's results do "
+                "not aggregate (results.scores lists no metric of them) are shown as "
+                f"descriptive data, not compared: {', '.join(metrics[:8])}"
+                + (", ..." if len(metrics) > 8 else "")
+                + f"; compare one with --metric {metrics[0]}",
+                None,
+                task,
+            )
+        )
+    return rows
 
 
 def _reducer_problems(reducers: dict[tuple[str, str], tuple[str, int]]) -> list[Problem]:

@@ -47,7 +47,6 @@ import pandas as pd
 
 from reportgen.data.adapters import register_adapter
 from reportgen.data.adapters._base import (
-    SNIFF_BYTES,
     SOURCE_FILE,
     SOURCE_LINE,
     Adapter,
@@ -75,9 +74,13 @@ _HINT = (
 
 
 def is_lighteval_results(head: bytes) -> bool:
-    """Whether the start of a ``results_*.json`` is lighteval's (it has
-    ``config_general``; lm-evaluation-harness's has none)."""
-    return b'"config_general"' in head and b'"results"' in head
+    """Whether the start of a JSON file is a lighteval results file, whatever its name:
+    it opens with ``config_general`` (lighteval writes it first; no other harness
+    writes the key)."""
+    return bool(_FIRST_KEY.match(head.removeprefix(b"\xef\xbb\xbf")))
+
+
+_FIRST_KEY = re.compile(rb'\A\s*\{\s*"config_general"\s*:')
 
 
 @dataclass
@@ -100,7 +103,7 @@ class LightevalAdapter(Adapter):
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         if head is not None:
-            return bool(_RESULTS_NAME.match(path.name)) and is_lighteval_results(head)
+            return is_lighteval_results(head)
         return next(_find_results(path), None) is not None
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
@@ -189,10 +192,10 @@ def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        if entry.is_file() and _RESULTS_NAME.match(entry.name):
+        if entry.is_file() and entry.name.lower().endswith(".json"):
             try:
                 with open(entry.path, "rb") as fh:
-                    head = fh.read(SNIFF_BYTES)
+                    head = fh.read(512)
             except OSError:
                 continue
             if is_lighteval_results(head):
@@ -219,7 +222,8 @@ def _parse(path: Path) -> _Run:
             hint=_HINT,
         )
     match = _RESULTS_NAME.match(path.name)
-    time = match["time"] if match else ""
+    # a renamed file keeps lighteval's <time> after its last underscore, if at all
+    time = match["time"] if match else path.stem.rpartition("_")[2] if "_" in path.stem else ""
     tasks = [t for t in data["results"] if t != _ALL]
     run = _Run(path, time, model, tasks, data["results"])
     for task, config in (data.get("config_tasks") or {}).items():

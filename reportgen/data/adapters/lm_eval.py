@@ -57,6 +57,7 @@ Notes
 
 from __future__ import annotations
 
+import glob
 import math
 import os
 import re
@@ -78,6 +79,7 @@ from reportgen.data.adapters._base import (
     AdapterResult,
     Exclusion,
     LoadOptions,
+    NotReadAlone,
     Problem,
     SkippedInput,
     drop_nonfinite,
@@ -166,23 +168,25 @@ class LmEvalAdapter(Adapter):
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         if head is not None:
-            return _is_results_name(path.name) and _looks_like_results(head, path.name)
-        for candidate in _find_results(path):
-            try:
-                with candidate.open("rb") as fh:
-                    if _looks_like_results(fh.read(SNIFF_BYTES), candidate.name):
-                        return True
-            except OSError:
-                continue
-        return False
+            return _looks_like_results(head, path.name)
+        return next(_find_results(path), None) is not None
+
+    def refuse(self, path: Path, head: bytes) -> NotReadAlone | None:
+        if not _looks_like_samples(head):
+            return None
+        return _samples_alone_error(path)
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         return self.read_many([path], options)
 
     def read_many(self, paths: list[Path], options: LoadOptions) -> AdapterResult:
         files: list[Path] = []
+        samples_given: list[Path] = []
         for path in paths:
-            found = [path] if path.is_file() else list(_find_results(path))
+            if path.is_file() and _looks_like_samples(_head(path)):
+                samples_given.append(path)  # read with its results file, or refused below
+                continue
+            found = [path] if path.is_file() else list(_find_results(path, by_name=True))
             if not found:
                 raise InputError(
                     f"no lm-eval results_*.json file in this folder or {_MAX_DEPTH} levels below",
@@ -191,6 +195,8 @@ class LmEvalAdapter(Adapter):
                     "inside it, or one results_*.json file",
                 )
             files.extend(f for f in found if f not in files)
+        if not files:
+            raise _samples_alone_error(samples_given[0])
         runs = sorted((_parse_results(f) for f in files), key=lambda r: (r.date, str(r.path)))
         _name_systems(runs)
         problems: list[Problem] = []
@@ -222,6 +228,10 @@ class LmEvalAdapter(Adapter):
                     run.samples[task] = samples
                     if samples_file is not None:
                         read_by[key] = run.path
+        read = {os.path.realpath(s.path) for run in runs for s in run.samples.values()}
+        for given in samples_given:
+            if os.path.realpath(given) not in read:
+                raise _samples_alone_error(given)
         runs = [run for run in runs if run.tasks]
         if not runs:
             raise InputError(
@@ -276,18 +286,88 @@ def _is_results_name(name: str) -> bool:
     return name.endswith(".json") and (name.startswith("results_") or name == "results.json")
 
 
+#: A results file under any other name opens with its ``"results"`` object, whose first
+#: entry holds ``"<metric>,<filter>"`` keys (0.4) or an ``"alias"``; this many bytes
+#: of it are looked at (cheap enough for every JSON file of a folder).
+_RENAMED_HEAD = 4096
+_FIRST_KEY_RESULTS = re.compile(rb'\A\s*\{\s*"results"\s*:\s*\{')
+_METRIC_FILTER_KEY = re.compile(rb'"[^"\\,]+,[^"\\,]+"\s*:|"alias"\s*:')
+
+
 def _looks_like_results(head: bytes, name: str) -> bool:
-    """A ``results_<date>.json`` with a ``"results"`` key; a plain ``results.json`` (also
-    the name of reportgen's own output) must also hold a key only lm-eval writes."""
+    """Whether a file is an lm-eval results file, from its content: a ``.json`` whose
+    first key is a ``"results"`` object of ``"<metric>,<filter>"`` entries (however the
+    file is named), or under lm-eval's own names a ``"results"`` key (a plain
+    ``results.json``, also the name of reportgen's own output, must also hold a key only
+    lm-eval writes)."""
     if b'"results"' not in head or b'"reportgen_version"' in head:
         return False
     if b'"config_general"' in head:  # lighteval's results_<time>.json
         return False
+    text = head.removeprefix(b"\xef\xbb\xbf")
+    if _FIRST_KEY_RESULTS.match(text):
+        start = text[:_RENAMED_HEAD]
+        if _METRIC_FILTER_KEY.search(start) or any(key in head for key in _RESULTS_KEYS):
+            return True
+    if not _is_results_name(name):
+        return False
     return name != "results.json" or any(key in head for key in _RESULTS_KEYS)
 
 
-def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
-    """Results files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted."""
+#: Keys of every line of a samples file (a JSON array of such records in 0.4.0-0.4.2).
+_SAMPLE_KEYS = (b'"doc_id"', b'"arguments"', b'"resps"')
+
+
+def _looks_like_samples(head: bytes) -> bool:
+    """An lm-eval samples file (``samples_<task>_<date>.jsonl``, or the JSON array of
+    0.4.0-0.4.2), from its first record."""
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not text.startswith((b"{", b"[")):
+        return False
+    first = text[:SNIFF_BYTES].split(b"\n", 1)[0] if text.startswith(b"{") else text
+    return all(key in first for key in _SAMPLE_KEYS)
+
+
+def _head(path: Path, size: int = SNIFF_BYTES) -> bytes:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(size)
+    except OSError:
+        return b""
+
+
+def _samples_alone_error(path: Path) -> NotReadAlone:
+    """The error for a samples file given without the results file of its run."""
+    beside = [f for f in _find_results(path.parent, _MAX_DEPTH) if f.parent == path.parent]
+    task = _samples_task(path)
+    what = f" of task {task!r}" if task else ""
+    instead = (
+        f"pass the results file beside it ({', '.join(f.name for f in beside[:3])}) or "
+        "the folder holding both"
+        if beside
+        else "pass the results_<date>.json that the same lm_eval run wrote beside it (or "
+        "the folder holding both); without it the model, the metrics' directions and "
+        "the filters are unknown"
+    )
+    return NotReadAlone(
+        f"this is an lm-evaluation-harness samples file (the per-document records{what} "
+        "that --log_samples writes), not a results file",
+        location=Location(str(path)),
+        hint=instead,
+    )
+
+
+def _samples_task(path: Path) -> str | None:
+    """The task of ``samples_<task>_<date>.jsonl``, when the file keeps that name."""
+    match = re.fullmatch(r"samples_(.+)_[^_]+\.jsonl?", path.name)
+    return match[1] if match else None
+
+
+def _find_results(folder: Path, depth: int = 0, *, by_name: bool = False) -> Iterator[Path]:
+    """Results files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted:
+    ``.json`` files whose content is an lm-eval results file, whatever their name
+    (``by_name``: also every file named as lm-eval names them, which reading then
+    checks)."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
@@ -296,12 +376,21 @@ def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        if entry.is_file() and _is_results_name(entry.name):
-            yield Path(entry.path)
-        elif entry.is_dir() and depth < _MAX_DEPTH:
+        try:
+            is_file = entry.is_file()
+        except OSError:
+            continue
+        if is_file and entry.name.lower().endswith(".json"):
+            path = Path(entry.path)
+            size = SNIFF_BYTES if _is_results_name(entry.name) else _RENAMED_HEAD
+            if (by_name and _is_results_name(entry.name)) or _looks_like_results(
+                _head(path, size), entry.name
+            ):
+                yield path
+        elif not is_file and entry.is_dir() and depth < _MAX_DEPTH:
             subfolders.append(Path(entry.path))
     for sub in subfolders:
-        yield from _find_results(sub, depth + 1)
+        yield from _find_results(sub, depth + 1, by_name=by_name)
 
 
 def _date_id(path: Path) -> str | None:
@@ -497,7 +586,17 @@ def _samples_path(run: _ResultsFile, task: str) -> Path | None:
         ]
     if run.model_args:
         candidates.append(folder / f"{_ARGS_SEPARATORS.sub('__', run.model_args)}_{task}.jsonl")
-    return next((c for c in candidates if c.is_file()), None)
+    found = next((c for c in candidates if c.is_file()), None)
+    if found is None and not _is_results_name(run.path.name):
+        # a renamed results file whose name kept no date: the task's only samples file
+        prefix = f"samples_{task}_"
+        beside = [
+            b
+            for b in sorted(folder.glob(f"{glob.escape(prefix)}*.json*"))
+            if b.name.endswith((".json", ".jsonl")) and "_" not in b.name[len(prefix) :]
+        ]
+        found = beside[0] if len(beside) == 1 else None
+    return found
 
 
 def _sample_records(path: Path) -> Iterator[tuple[int, Any]]:

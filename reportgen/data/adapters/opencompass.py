@@ -46,6 +46,7 @@ from reportgen.data.adapters._base import (
     Adapter,
     AdapterResult,
     LoadOptions,
+    NotReadAlone,
     SkippedInput,
     excerpt,
     head_text,
@@ -76,6 +77,23 @@ class OpenCompassAdapter(Adapter):
         if head is None:
             return next(_find_results(path), None) is not None
         return _is_results(path, head) or _is_predictions(path, head)
+
+    def refuse(self, path: Path, head: bytes) -> NotReadAlone | None:
+        # OpenCompass's results file moved out of its results/<model>/ folder, which
+        # names the model: what it is and what to pass instead
+        text = head_text(head).lstrip()
+        start = text[:4096]
+        if not (
+            text.startswith("{") and '"details"' in start and '"example_abbr"' in text[:SNIFF_BYTES]
+        ):
+            return None
+        return NotReadAlone(
+            "this looks like an OpenCompass results file (a score and per-item details), "
+            "but not inside its work folder's results/<model>/, whose folder names the model",
+            location=Location(str(path)),
+            hint="pass OpenCompass's work folder (or keep the file as "
+            "results/<model>/<dataset>.json); " + _HINT,
+        )
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
         return self.read_many([path], options)

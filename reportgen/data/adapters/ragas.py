@@ -147,7 +147,8 @@ class RagasAdapter(Adapter):
                 location=Location(str(path), 1),
                 hint="evaluate with at least one metric and save result.to_pandas()",
             )
-        system = given_system(options, path) or file_stem(path)
+        given = given_system(options, path)
+        system = given or file_stem(path)
         dataset = options.dataset or path.resolve().parent.name
         problems = []
         questions = frame[question].astype(str)
@@ -204,6 +205,7 @@ class RagasAdapter(Adapter):
             problems=problems,
             duplicate_hint="a Ragas table has one row per sample; give each pipeline's "
             "file once, named apart (file names or --system)",
+            named_by_path={} if given else {system: str(path)},
         )
 
 

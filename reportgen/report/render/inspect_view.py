@@ -34,9 +34,37 @@ def _names(names: Sequence[str], limit: int = 12) -> str:
 def format_summary(summary: dict[str, Any]) -> str:
     """The inspect report as text, one section per topic."""
     out: list[str] = []
-    for part in (_inputs, _datasets, _metrics, _pairing, _exclusions, _problems):
+    scored = bool(summary["datasets"]) or not summary.get("battles")
+    parts = (_datasets, _metrics, _pairing) if scored else ()
+    for part in (_inputs, *parts, _battles, _exclusions, _problems):
         out += part(summary)
     return "\n".join(out) + "\n"
+
+
+def _battles(summary: dict[str, Any]) -> list[str]:
+    """Each dataset of battles: battles, systems, outcomes, judges."""
+    battles = summary.get("battles") or []
+    if not battles:
+        return []
+    out = [f"\nBattles ({len(battles)} dataset{'s' if len(battles) != 1 else ''})"]
+    rows = []
+    for b in battles:
+        o = b["outcomes"]
+        rows.append(
+            [
+                b["dataset"],
+                f"{b['n_battles']:,}",
+                f"{b['n_systems']:,}",
+                f"{o['model_a']:,}",
+                f"{o['model_b']:,}",
+                f"{o['tie']:,}",
+                f"{o['tie (bothbad)']:,}",
+                f"{b['judges']:,}",
+            ]
+        )
+    header = ["dataset", "battles", "systems", "A won", "B won", "tie", "both bad", "judges"]
+    out.append(_table(header, rows))
+    return out
 
 
 def _inputs(summary: dict[str, Any]) -> list[str]:

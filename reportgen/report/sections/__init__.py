@@ -14,13 +14,16 @@ numbers and p-values are formatted by :mod:`reportgen.format`.
 One module per family of sections: :mod:`._base` (the :class:`Report` and the helpers
 they share), :mod:`.overview`, :mod:`.ranking`, :mod:`.units`, :mod:`.detail`,
 :mod:`.methods`, :mod:`.data`, :mod:`.release`, :mod:`.item_text` (items with their
-text) and :mod:`.outputs`.
+text), :mod:`.battles` and :mod:`.outputs`.
 """
 
 from reportgen.report.render.html import HTMLBlock
 from reportgen.report.sections._base import (
     Report,
     prepare,
+)
+from reportgen.report.sections.battles import (
+    battles,
 )
 from reportgen.report.sections.data import (
     appendix,
@@ -69,6 +72,7 @@ __all__ = [
     "across_datasets",
     "across_metrics",
     "appendix",
+    "battles",
     "data_section",
     "exploration",
     "groups_and_hyperparameters",

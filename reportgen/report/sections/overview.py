@@ -36,31 +36,35 @@ def summary(report: Report) -> HTMLBlock | None:
     (:func:`reportgen.analysis.ledger.words.key_findings`). The table of contents follows it."""
     from reportgen.analysis.ledger.words import key_findings
     from reportgen.report.export import CONTENTS_MARKER
+    from reportgen.report.render.battle_text import battle_findings, battles_note
 
     analysis = report.analysis
     table_ = report.table
     ledger = analysis.ledger
-    lines = key_findings(ledger)
+    lines = [line.html() for line in key_findings(ledger)] + battle_findings(analysis.battles)
     body: list[str] = []
     if lines:
         body.append(
             '<div class="rg-findings"><ul>'
-            + "".join(f"<li>{line.html()}</li>" for line in lines)
+            + "".join(f"<li>{line}</li>" for line in lines)
             + "</ul></div>"
         )
     n_units = len(analysis.compared)
-    body.append(
-        note(
-            f"{count(len(table_.systems), 'system')}, "
-            f"{count(len(table_.datasets), 'dataset')}, "
-            f"{count(len(table_.metrics), 'metric')} "
-            f"({count(n_units, 'dataset × metric')} compared); "
-            f"{report.confidence:.0%} intervals; a difference is significant when its "
-            f"adjusted p-value is at most α = {ledger.family.alpha:g} (family: "
-            f"{escape(ledger.family.describe())}). Proportions are shown in percent and "
-            "their differences in percentage points (pts)."
+    if analysis.battles:
+        body.append(note(battles_note(analysis.battles)))
+    if table_.datasets or not analysis.battles:
+        body.append(
+            note(
+                f"{count(len(table_.systems), 'system')}, "
+                f"{count(len(table_.datasets), 'dataset')}, "
+                f"{count(len(table_.metrics), 'metric')} "
+                f"({count(n_units, 'dataset × metric')} compared); "
+                f"{report.confidence:.0%} intervals; a difference is significant when its "
+                f"adjusted p-value is at most α = {ledger.family.alpha:g} (family: "
+                f"{escape(ledger.family.describe())}). Proportions are shown in percent and "
+                "their differences in percentage points (pts)."
+            )
         )
-    )
     if report.warnings:
         body.append(
             f'<div class="rg-warning">{count(len(report.warnings), "warning")} while '
