@@ -293,10 +293,10 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         f"seed {analysis.seed}\n"
         f"wrote {path}\n"
     )
-    if analysis.battles:
-        from reportgen.report.render.battle_text import battles_console
+    if ledger.battles:
+        from reportgen.analysis.ledger.words import battles_lines
 
-        sys.stdout.write(battles_console(analysis.battles))
+        sys.stdout.write("".join(f"{line.plain()}\n" for line in battles_lines(ledger.battles)))
     by_name = [m for m, info in analysis.table.metrics.items() if info.direction_source == "name"]
     if by_name:
         from reportgen.data._table import direction_note

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from reportgen.analysis.ledger.claims import interval_kind
+from reportgen.analysis.ledger.claims import Interval, interval_kind
 from reportgen.analysis.options import AnalysisOptions
 from reportgen.data import BattleTable
 from reportgen.names import IntervalKind
@@ -108,6 +108,20 @@ class BattleClaim:
     @property
     def battles(self) -> int:
         return self.wins_a + self.wins_b + self.ties
+
+    def decided_interval(self, alpha: float) -> Interval:
+        """The interval of the share A won that the decision is read off, with its kind
+        (:class:`reportgen.analysis.ledger.Interval`; ``alpha`` is the family's)."""
+        kind = self.interval_kind
+        level = self.confidence_adjusted
+        return Interval(
+            self.ci_adjusted_low,
+            self.ci_adjusted_high,
+            level,
+            kind,
+            level if kind == "unadjusted" else 1.0 - alpha,
+            self.correction,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return fields_record(self)

@@ -34,6 +34,7 @@ from reportgen.errors import InputError, Location
 
 if TYPE_CHECKING:
     from reportgen.analysis._core import Analysis
+    from reportgen.analysis.battles import BattleAnalysis
     from reportgen.analysis.results import ListSelection, UnitResult
     from reportgen.stats.ranking import CompactLetterDisplay
 
@@ -313,6 +314,8 @@ class Ledger:
     meta: LedgerMeta
     release: ReleaseComparison | None = None
     ranking: OverallRanking | None = None
+    #: the pairwise battles' decided claims (:mod:`reportgen.analysis.battles`), if any
+    battles: BattleAnalysis | None = None
 
     @property
     def noise(self) -> tuple[NoiseFigure, ...]:
@@ -439,7 +442,15 @@ def build_ledger(analysis: Analysis) -> Ledger:
         float(options.confidence),
         float(options.power),
     )
-    return Ledger(family, units, _methods(analysis, family), meta, release, _ranking(analysis))
+    return Ledger(
+        family,
+        units,
+        _methods(analysis, family),
+        meta,
+        release,
+        _ranking(analysis),
+        analysis.battles or None,
+    )
 
 
 def _family_size(family: Family, n_pairs: int) -> int:

@@ -12,14 +12,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reportgen import format as fmt
+from reportgen.analysis.battles import BattleAnalysis, BattleClaim, BattleResult
 from reportgen.analysis.ledger.claims import Claim
 from reportgen.analysis.ledger.core import Ledger, OverallRanking, UnitLedger
 from reportgen.analysis.ledger.ties import tie_labels
 from reportgen.analysis.release import ReleaseComparison, ReleaseVerdict
+from reportgen.names import CORRECTION_NAMES
 from reportgen.plaintext import count, n_of, verb
 from reportgen.sentences import Name, Part, Sentence, joined
 
 __all__ = [
+    "battle_findings",
+    "battles_lines",
+    "battles_note",
+    "elo",
+    "share_with_interval",
     "MAX_DECISION_ITEMS",
     "MAX_NAMES",
     "MAX_UNIT_LINES",
@@ -706,3 +713,124 @@ def verdict_pieces(v: ReleaseVerdict) -> tuple[list[str], str]:
     if v.note:
         flags.append(str(v.note))
     return parts, "; ".join(flags)
+
+
+# --------------------------------------------------------------------------- battles
+
+
+def share_with_interval(share: object, low: object, high: object) -> str:
+    """A share of battles in percent with its interval in brackets.
+
+    >>> share_with_interval(0.6547, 0.5139, 0.7786)
+    '65.5% [51.4, 77.9]'
+    """
+    return f"{fmt.percent(share)} {fmt.interval(low, high, proportion=True)}"
+
+
+def elo(value: object) -> str:
+    """A rating on the Elo scale, in whole points (``1151``, ``−12``); ``–`` for NaN.
+
+    >>> elo(1151.4), elo(float("nan"))
+    ('1151', '–')
+    """
+    x = float(value)  # type: ignore[arg-type]
+    return "–" if x != x else fmt.fixed(x, 1.0, 0)
+
+
+def _rating(result: BattleResult, system: str) -> str:
+    bt = result.ratings
+    k = bt.systems.index(system)
+    interval = f" [{elo(bt.ci_low[k])}, {elo(bt.ci_high[k])}]" if bt.n_resamples else ""
+    return f"{elo(bt.rating[k])}{interval}"
+
+
+def _pair_sentence(claim: BattleClaim, alpha: float) -> Sentence:
+    """How the leader fares against the runner-up, from their claim."""
+    a, b = Name(claim.system_a), Name(claim.system_b)
+    decisive = claim.wins_a + claim.wins_b
+    if claim.reason is not None:
+        return Sentence.of(a, " and ", b, f" cannot be told apart: {claim.reason}")
+    decided = claim.decided_interval(alpha)
+    won = (
+        f"won {claim.wins_a} of their {count(decisive, 'decisive battle')} "
+        f"({fmt.percent(claim.estimate)}, {decided.label()} "
+        f"{fmt.interval(decided.low, decided.high, proportion=True)}; "
+        f"{fmt.p_equals(claim.p_adjusted, 'p adj.')})"
+    )
+    if claim.significant:
+        return Sentence.of(a, " is better than ", b, f": it {won}")
+    return Sentence.of(a, " is not distinguishable from ", b, f": it {won}")
+
+
+def battle_findings(analysis: BattleAnalysis | None) -> list[Sentence]:
+    """The key findings of the battles, one or two per dataset: the leader with its
+    rating, the leader against the runner-up, and how many pairs differ."""
+    if not analysis:
+        return []
+    lines = []
+    correction = CORRECTION_NAMES.get(analysis.correction, analysis.correction)
+    for result in analysis.results:
+        judges = f" by {count(len(result.judges), 'judge')}" if result.judges else ""
+        head = Sentence.of(
+            f"{result.dataset} ({count(result.n_battles, 'battle')}{judges}): ",
+            Name(result.leader),
+            f" leads the Bradley-Terry ratings ({_rating(result, result.leader)} Elo)",
+        )
+        runner = result.systems[1] if len(result.systems) > 1 else None
+        claim = None if runner is None else result.claim(result.leader, runner)
+        if claim is not None:
+            head = Sentence.of(head, "; ", _pair_sentence(claim, analysis.alpha))
+        elif runner is not None:
+            head = Sentence.of(
+                head,
+                "; it never met ",
+                Name(runner),
+                ", the runner-up, in a battle: their order rests on the battles with others",
+            )
+        lines.append(Sentence.of(head, "."))
+        tested = [c for c in result.claims if c.reason is None]
+        if len(tested) > 1:
+            differ = sum(c.significant for c in tested)
+            lines.append(
+                Sentence.of(
+                    f"{result.dataset}: {n_of(differ, len(tested), 'pair')} that met "
+                    f"{verb(differ, 'differ', 'differs')} significantly ({correction}, "
+                    f"α = {analysis.alpha:g}, exact sign test of the decisive battles)."
+                )
+            )
+    return lines
+
+
+def battles_lines(analysis: BattleAnalysis | None) -> list[Sentence]:
+    """The console's lines of the battles (``reportgen analyze``): per dataset the
+    leader and how many pairs differ, as the claims decided."""
+    if not analysis:
+        return []
+    lines = []
+    for result in analysis.results:
+        tested = [c for c in result.claims if c.reason is None]
+        differ = sum(c.significant for c in tested)
+        lines.append(
+            Sentence.of(
+                f"battles: {result.dataset}: {count(result.n_battles, 'battle')}, ",
+                Name(result.leader),
+                f" leads ({elo(result.rating_of(result.leader))} Elo); "
+                f"{n_of(differ, len(tested), 'pair')} {verb(differ, 'differ', 'differs')} "
+                "significantly",
+            )
+        )
+    return lines
+
+
+def battles_note(analysis: BattleAnalysis) -> Sentence:
+    """What the battles are, for the key findings' note."""
+    battles = sum(r.n_battles for r in analysis.results)
+    systems = {s for r in analysis.results for s in r.systems}
+    correction = CORRECTION_NAMES.get(analysis.correction, analysis.correction)
+    return Sentence.of(
+        f"{count(battles, 'battle')} between {count(len(systems), 'system')} in "
+        f"{count(len(analysis.results), 'dataset')} of battles; ratings are Bradley-Terry "
+        "(Elo scale, ties as half wins) and a pair differs significantly when the sign test "
+        f"of its decisive battles, adjusted with the {correction} correction, is at most "
+        f"α = {analysis.alpha:g}."
+    )

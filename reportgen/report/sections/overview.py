@@ -34,14 +34,13 @@ def summary(report: Report) -> HTMLBlock | None:
     """Key findings, first: who leads, whether the leaders are distinguishable, the
     largest reliable gaps, the noise floor, in plain sentences and the metric's units
     (:func:`reportgen.analysis.ledger.words.key_findings`). The table of contents follows it."""
-    from reportgen.analysis.ledger.words import key_findings
+    from reportgen.analysis.ledger.words import battle_findings, battles_note, key_findings
     from reportgen.report.export import CONTENTS_MARKER
-    from reportgen.report.render.battle_text import battle_findings, battles_note
 
     analysis = report.analysis
     table_ = report.table
     ledger = analysis.ledger
-    lines = [line.html() for line in key_findings(ledger)] + battle_findings(analysis.battles)
+    lines = [line.html() for line in [*key_findings(ledger), *battle_findings(analysis.battles)]]
     body: list[str] = []
     if lines:
         body.append(
@@ -51,7 +50,7 @@ def summary(report: Report) -> HTMLBlock | None:
         )
     n_units = len(analysis.compared)
     if analysis.battles:
-        body.append(note(battles_note(analysis.battles)))
+        body.append(note(battles_note(analysis.battles).html()))
     if table_.datasets or not analysis.battles:
         body.append(
             note(
