@@ -282,7 +282,7 @@ class ReleaseVerdict:
             return None
         level = self.ni_level
         if level is None and self.alpha is not None:
-            level = 1.0 - self.alpha / 2
+            level = one_sided_level(self.alpha)
         if self.direction == "higher":
             return Interval(self.ni_bound, None, level, "unadjusted")
         return Interval(None, self.ni_bound, level, "unadjusted")
@@ -591,11 +591,11 @@ class ReleaseComparison:
         the margin, so a unit whose true loss is at the margin passes with probability
         at most α/2 (the intersection-union test, Berger 1982); the regression gate
         fails on a regression declared with the release's family-wise error rate."""
-        half = self.alpha / 2
+        level = one_sided_level(self.alpha)
         if gate == "non-inferiority":
             return (
-                f"false-pass rate ≤ {_percent(half)} per unit (one-sided "
-                f"{_percent(1 - half)} bounds)"
+                f"false-pass rate ≤ {_percent(1 - level)} per unit (one-sided "
+                f"{_percent(level)} bounds)"
             )
         return (
             f"a regression is declared with a family-wise error rate ≤ "
@@ -697,6 +697,13 @@ class ReleaseComparison:
             tuple(ReleaseFlips.from_dict(f) for f in verdict.get("flips", ())),
             tuple(PartialCoverage.from_dict(p) for p in verdict.get("partial", ())),
         )
+
+
+def one_sided_level(alpha: float) -> float:
+    """The level of the one-sided bound a verdict at a margin is read off: the loss side
+    of the marginal interval at 1 − α, a one-sided 1 − α/2 bound (the one home of this
+    level: the verdicts, the gate's guarantee and every label read it)."""
+    return 1.0 - alpha / 2
 
 
 def _percent(x: float) -> str:
@@ -893,7 +900,7 @@ def release_comparison(
                 correction=interval_correction,
                 verdict=_intersection_union(d.verdict[k], result, options.alpha),
                 ni_bound=_ni_bound(result, options.alpha),
-                ni_level=None if result.margin is None else 1.0 - float(options.alpha) / 2,
+                ni_level=None if result.margin is None else one_sided_level(options.alpha),
                 alpha=float(options.alpha),
                 ci_adjusted_kind=interval_kind(interval_correction, len(tested)),
                 skewed=None if result.skewed is None else bool(result.skewed[0]),
