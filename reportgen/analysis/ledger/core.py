@@ -30,6 +30,7 @@ from reportgen.analysis.ledger.family import (
     reference_of_test,
 )
 from reportgen.analysis.release import ReleaseComparison
+from reportgen.config import default
 from reportgen.errors import InputError, Location
 
 if TYPE_CHECKING:
@@ -51,7 +52,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Standing:
     """One system on one dataset × metric: its mean with the interval of the mean, the
-    items behind it and its tie-group letters."""
+    items behind it and its tie-group letters; the interval's level and method and the
+    runs per item (None when a results.json does not say)."""
 
     system: str
     mean: float | None
@@ -59,6 +61,9 @@ class Standing:
     ci_high: float | None
     n: int | None
     letters: str = ""
+    confidence: float | None = None
+    ci_method: str | None = None
+    runs: int | None = None
 
 
 def _num(value: Any) -> float | None:
@@ -184,6 +189,7 @@ class UnitLedger:
             means = u.means
             iv = u.intervals
             n = np.atleast_1d(np.asarray(iv.n))
+            runs = 1 if u.n_runs is None else int(u.n_runs)
             return tuple(
                 Standing(
                     u.systems[k],
@@ -192,6 +198,9 @@ class UnitLedger:
                     _num(iv.ci_high[k]),
                     int(n[k]) if n.size == len(u.systems) else None,
                     letters.get(u.systems[k], ""),
+                    float(iv.confidence),
+                    u.ci_method,
+                    runs,
                 )
                 for k in u.order()
             )
@@ -211,6 +220,9 @@ class UnitLedger:
                 _num(r.get("ci_high")),
                 None if r.get("n") is None else int(r["n"]),
                 letters.get(str(r.get("system")), ""),
+                _num(r.get("confidence")),
+                None if r.get("ci_method") is None else str(r["ci_method"]),
+                None if r.get("runs") is None else int(r["runs"]),
             )
             for r in rows
         )
@@ -287,8 +299,9 @@ class OverallRanking:
 @dataclass(frozen=True)
 class LedgerMeta:
     """What the claims were made from: when, with which seed and reportgen, over which
-    systems, datasets and metrics, at which α, confidence and target power; and, for a
-    report folder, its title and release label."""
+    systems, datasets and metrics, at which α, confidence and target power; for a
+    report folder, its title and release label; and the resamples of its resampling
+    tests (None when a results.json does not say)."""
 
     created: str
     seed: int | None
@@ -301,6 +314,7 @@ class LedgerMeta:
     power: float
     title: str | None = None
     release_label: str | None = None
+    n_resamples: int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -438,6 +452,7 @@ def build_ledger(analysis: Analysis) -> Ledger:
         float(options.alpha),
         float(options.confidence),
         float(options.power),
+        n_resamples=int(options.n_resamples),
     )
     return Ledger(family, units, _methods(analysis, family), meta, release, _ranking(analysis))
 
@@ -645,7 +660,7 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
     stored = _mapping(doc.get("ledger"))
     verdict = _mapping(doc.get("verdict"))
     release = ReleaseComparison.from_dict(verdict) if verdict.get("candidate") else None
-    alpha = number_or(config.get("alpha"), 0.05)
+    alpha = number_or(config.get("alpha"), default("alpha"))
     # the comparison rows, grouped by dataset × metric in their order
     by_unit: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for row in _rows(doc.get("comparisons")):
@@ -656,7 +671,7 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
     if stored.get("family"):
         family = Family.from_dict(_mapping(stored.get("family")))
     else:  # a results.json of before the ledger: its options say the family
-        correction = str(config.get("correction") or "holm-sidak")
+        correction = str(config.get("correction") or default("correction"))
         if release is not None:
             family = Family(
                 "release",
@@ -760,10 +775,11 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
         tuple(str(s) for s in data.get("datasets") or ()),
         tuple(str(s) for s in data.get("metrics") or ()),
         alpha,
-        number_or(config.get("confidence"), 0.95),
-        number_or(config.get("power"), 0.8),
+        number_or(config.get("confidence"), default("confidence")),
+        number_or(config.get("power"), default("power")),
         None if report.get("title") is None else str(report["title"]),
         None if not report.get("release") else str(report["release"]),
+        None if config.get("n_resamples") is None else int(config["n_resamples"]),
     )
     methods = tuple(MethodUsed.from_dict(r) for r in _rows(stored.get("methods")))
     return Ledger(family, tuple(units), methods, meta, release, ranking)
