@@ -585,6 +585,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
         f"releases: {' → '.join(result.order)}; {result.n_changes} changes "
         f"tested, {result.n_flagged} significant\n"
     )
+    for line in result.warnings:  # a release whose results.json was edited
+        sys.stdout.write(f"{shown(line)}\n")
     return EXIT_OK
 
 

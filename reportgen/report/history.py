@@ -414,11 +414,10 @@ def overview(history: History) -> HTMLBlock | None:
     ]
     step_rows = [
         {
-            "step": s.step,
+            "step": s.step + (" (edited)" if s.edited else ""),
             "tested": s.tested,
             **{v: s.count(v) for v in shown},
             "how": ", ".join(s.methods),
-            "edited": s.edited or "",
         }
         for s in steps
     ]
@@ -428,8 +427,6 @@ def overview(history: History) -> HTMLBlock | None:
         *(Col(v, v, count_cell, True) for v in shown),
         Col("how", "tests from"),
     ]
-    if any(s.edited for s in steps):
-        columns.append(Col("edited", "warning: edited results.json"))
     body.append(table(step_rows, columns))
     if flagged:
         items = [
@@ -598,28 +595,28 @@ def trends(history: History) -> HTMLBlock | None:
 
 
 def changes(history: History) -> HTMLBlock | None:
-    """Every tested change between consecutive releases, with the interval each is
-    decided on (its kind said in the note below the table)."""
+    """Every tested change between consecutive releases, with the interval its
+    verdict is read off (the one-sided bound of a verdict at a margin, with the
+    margin; what each is, in the note below the table)."""
     if not history.changes:
         return None
     rows = [
         {
-            "step": c.step,
+            "step": c.step + (" (edited)" if c.edited else ""),
             "dataset": c.dataset,
             "metric": c.metric,
             "before": fmt.value(c.mean_before, proportion=c.proportion),
             "after": fmt.value(c.mean_after, proportion=c.proportion),
             "delta": fmt.difference(c.diff, proportion=c.proportion),
-            "ci": c.decided.text(proportion=c.proportion),
+            "ci": c.read_off.text(proportion=c.proportion),
             "p_adjusted": c.p_adjusted,
             "verdict": c.verdict,
             "test": c.test,
             "method": c.method,
-            "edited": "edited" if c.edited else "",
         }
         for c in history.changes
     ]
-    labels = {c.decided.short_label() for c in history.changes}
+    labels = {c.read_off.short_label() for c in history.changes}
     columns = [
         Col("step", "releases"),
         Col("dataset", "dataset"),
@@ -633,13 +630,11 @@ def changes(history: History) -> HTMLBlock | None:
         Col("test", "test"),
         Col("method", "from"),
     ]
-    if any(c.edited for c in history.changes):
-        columns.append(Col("edited", "warning"))
     body = [
         *_warnings(history),
         table(rows, columns),
         note(
-            "Each change's interval is the one its decision is read off: "
+            "What each change's verdict is read off: "
             + escape("; ".join(interval_lines(history.analysis)))
             + "."
         ),

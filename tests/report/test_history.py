@@ -293,3 +293,65 @@ def test_history_says_what_each_release_said(example_releases):
         # and the interval agrees with the decision
         excludes = change.decided.low > 0 or change.decided.high < 0
         assert excludes == change.significant
+
+
+def test_an_edited_release_is_flagged_on_its_steps(example_releases, monkeypatch):
+    """A release whose results.json is not what reportgen wrote (the digest check of
+    issue 44 answers through ``_edited``): the releases table's steps, the changes, the
+    warning block and history.json say so."""
+    from reportgen.report import history as hs
+
+    why = "results.json differs from the SHA-256 in its manifest (allowed by the user)"
+    edited = str(example_releases["v9.1"])
+    monkeypatch.setattr(hs, "_edited", lambda folder: why if str(folder.path) == edited else None)
+    history = build_history(_scrambled(example_releases))
+    overview, changes = hs.overview(history).html, hs.changes(history).html
+    warning = f"Warning: the results.json of v9.1 is not what reportgen wrote ({why})"
+    for html in (overview, changes):
+        assert '<div class="rg-warning">' in html and warning in html
+        assert "v2.0 → v9.1 (edited)" in html and "v9.1 → v10.0 (edited)" in html
+    doc = history.to_results()
+    assert [r["edited"] for r in doc["reports"]] == [None, why, None]
+    assert {c["edited"] for c in doc["changes"]} == {f"v9.1: {why}"}
+
+
+def test_history_console_prints_the_warning_of_an_edited_release(monkeypatch, tmp_path, capsys):
+    from reportgen.report import history as hs
+
+    line = "Warning: the results.json of v9.1 is not what reportgen wrote (edited)"
+    result = hs.HistoryResult(
+        tmp_path, ("report.html",), ("v2.0", "v9.1"), 13, 13, None, {}, (line,)
+    )
+    monkeypatch.setattr(hs, "run_history", lambda spec, progress=None: result)
+    assert main(["history", "a", "b", "--out", str(tmp_path / "h"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "releases: v2.0 → v9.1; 13 changes tested, 13 significant\n" + line + "\n" in out
+
+
+def test_history_json_keeps_format_1_and_adds_the_interval_kind(example_history):
+    # the fields of history.json format 1, in their order (what reportgen 0.1 wrote),
+    # come first; the interval's kind and label, the marginal interval, the margin's
+    # bound, the warning and the sentence are added after them
+    out, _ = example_history
+    doc = json.loads((out / "history.json").read_text())
+    format_1 = [
+        "from", "to", "system_before", "system_after", "dataset", "metric", "direction",
+        "proportion", "method", "test", "source", "mean_before", "mean_after", "diff",
+        "ci_low", "ci_high", "confidence", "p_value", "p_adjusted", "correction", "alpha",
+        "paired", "margin", "verdict", "significant",
+    ]  # fmt: skip
+    trend_1 = [
+        "release", "position", "role", "system", "dataset", "metric", "direction", "mean",
+        "ci_low", "ci_high", "confidence", "ci_method", "n", "runs",
+    ]  # fmt: skip
+    assert doc["format_version"] == 1 and doc["kind"] == "history"
+    for change in doc["changes"]:
+        assert list(change)[: len(format_1)] == format_1
+        # a stored release verdict keeps the verdict's simultaneous interval
+        assert change["ci_kind"] == "simultaneous"
+        assert change["ci_label"] == "95% simultaneous CI (Šidák)"
+        assert change["sentence"].startswith(f"{change['from']} → {change['to']}, ")
+        assert change["ci_label"] in change["sentence"]
+    for point in doc["trend"]:
+        assert list(point)[: len(trend_1)] == trend_1
+    assert all("edited" in r for r in doc["reports"])

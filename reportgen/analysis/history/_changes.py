@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from reportgen import format as fmt
 from reportgen.analysis.history._releases import Release
 from reportgen.analysis.history._steps import (
     ChangeMethod,
@@ -212,6 +213,29 @@ class Change:
     def name(self) -> str:
         """``dataset / metric``."""
         return f"{self.dataset} / {self.metric}"
+
+    @property
+    def at_margin(self) -> bool:
+        """Whether the verdict was read off the one-sided bound against a margin (a
+        release's ``non-inferior`` or ``inconclusive`` at a margin) rather than off
+        :attr:`decided`."""
+        return self.bound is not None and self.verdict in ("non-inferior", "inconclusive")
+
+    @property
+    def read_off(self) -> Interval:
+        """The interval the verdict is read off: the one-sided bound of a verdict at a
+        margin, else :attr:`decided`."""
+        if self.at_margin and self.bound is not None:
+            return self.bound
+        return self.decided
+
+    def margin_text(self) -> str:
+        """The loss the margin accepts, signed (``−2.0 pts`` when higher is better),
+        or ``""`` without a margin."""
+        if self.margin is None:
+            return ""
+        loss = -self.margin if self.direction == "higher" else self.margin
+        return fmt.difference(loss, proportion=self.proportion)
 
     def sentence(self) -> Sentence:
         """The change in one sentence (:func:`reportgen.analysis.history.change_sentence`)."""

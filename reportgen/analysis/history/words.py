@@ -70,19 +70,15 @@ def _p_text(c: Change) -> str:
 def change_sentence(c: Change) -> Sentence:
     """The change in one sentence: "v1 → v2, mbpp / pass1: regressed (Δ = −9.0 pts,
     95% simultaneous CI (Šidák) [−15.1, −2.9], p adj. = 0.002; stored in v2 (release
-    verdict))", with the margin and the one-sided bound of a verdict at a margin and
-    the warning of an edited results.json."""
+    verdict))", with the margin and the one-sided bound a verdict at a margin is read
+    off, and the warning of an edited results.json."""
     p = c.proportion
     parts = [
         f"Δ = {fmt.difference(c.diff, proportion=p)}, {c.decided.label()} "
         f"{c.decided.text(proportion=p)}, {_p_text(c)}"
     ]
-    if c.margin is not None and c.bound is not None:
-        loss = -c.margin if c.direction == "higher" else c.margin
-        parts.append(
-            f"margin {fmt.difference(loss, proportion=p)}, {c.bound.label()} "
-            f"{c.bound.text(proportion=p)}"
-        )
+    if c.at_margin and c.bound is not None:  # the bound the verdict is read off
+        parts.append(f"margin {c.margin_text()}, {c.bound.label()} {c.bound.text(proportion=p)}")
     parts.append(f"stored in {c.source}" if c.method == "stored" else _WHERE[c.method])
     if c.edited:
         parts.append(f"warning: edited results.json ({c.edited})")
@@ -98,13 +94,23 @@ def edited_line(release: Release) -> Sentence:
 
 
 def interval_lines(history: ReleaseHistory) -> list[str]:
-    """The kinds of interval the changes are decided on, with how many of each:
-    "95% simultaneous CI (Šidák): 13 changes (stored)"."""
+    """What the verdicts are read off, with how many of each: "95% simultaneous CI
+    (Šidák): 13 changes (stored)", "one-sided 97.5% bound against the margin: 7
+    changes (stored)", and the margins of the verdicts at a margin."""
     seen: dict[tuple[str, str], int] = {}
+    margins: dict[str, str] = {}
     for c in history.changes:
-        key = (c.decided.label(), c.method)
-        seen[key] = seen.get(key, 0) + 1
-    return [
+        label = c.read_off.label() + (" against the margin" if c.at_margin else "")
+        seen[(label, c.method)] = seen.get((label, c.method), 0) + 1
+        if c.at_margin:
+            margins.setdefault(c.metric, c.margin_text())
+    lines = [
         f"{label}: {n:,} change{'s' if n != 1 else ''} ({method})"
         for (label, method), n in seen.items()
     ]
+    if margins:
+        lines.append(
+            "the margins (the loss a release accepts): "
+            + ", ".join(f"{metric} {loss}" for metric, loss in margins.items())
+        )
+    return lines
