@@ -415,7 +415,8 @@ def test_an_edited_release_warns_on_its_steps(rag):
     doc = history.to_dict(title="t")
     assert [r["edited"] for r in doc["reports"]] == [None, why, None]
     assert all(c["edited"] == f"v2: {why}" for c in doc["changes"])
-    assert "warning: edited results.json" in history.changes[0].sentence().plain()
+    assert all(c.edited_in == ("v2",) for c in history.changes)
+    assert "; warning: the results.json of v2 was edited)" in history.changes[0].sentence().plain()
     assert f"v2: {why}" in history.notes
 
 
@@ -428,3 +429,13 @@ def test_analyse_history_input_validation(rag):
     history = analyse_history(releases, order="given", recompute="always", tables=lambda r: "gone")
     assert {c.method for c in history.changes} == {"intervals"}
     assert "v1: not recomputed from per-item data (gone)" in history.notes
+
+
+@pytest.mark.parametrize("name", ["_steps", "_releases", "_changes", "words"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"reportgen.analysis.history.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.failed == 0 and result.attempted > 0, name

@@ -128,7 +128,11 @@ class History:
 
 
 def _natural_key(text: str) -> tuple[Any, ...]:
-    """``v2`` < ``v9.1`` < ``v10``: digits compare as numbers."""
+    """``v2`` < ``v9.1`` < ``v10``: digits compare as numbers.
+
+    >>> sorted(["v10", "v2", "v9.1"], key=_natural_key)
+    ['v2', 'v9.1', 'v10']
+    """
     parts = re.split(r"(\d+)", text.lower())
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p != "")
 

@@ -173,8 +173,9 @@ class Change:
         read off (else None).
     paired
         Whether the two releases were compared on the same items (None: not said).
-    edited
-        Why a results.json of the step is not what reportgen wrote, or None.
+    edited, edited_in
+        Why a results.json of the step is not what reportgen wrote (``label:
+        reason``), or None; the labels of those releases.
     """
 
     from_release: str
@@ -203,6 +204,7 @@ class Change:
     bound: Interval | None = None
     paired: bool | None = None
     edited: str | None = None
+    edited_in: tuple[str, ...] = ()
 
     @property
     def step(self) -> str:
@@ -449,6 +451,7 @@ class _Unit:
             direction=self.unit.direction,
             proportion=self.unit.proportion,
             edited=_edited(self.prev, self.cur),
+            edited_in=tuple(r.label for r in (self.prev, self.cur) if r.edited),
             **fields,
         )
 

@@ -80,8 +80,8 @@ def change_sentence(c: Change) -> Sentence:
     if c.at_margin and c.bound is not None:  # the bound the verdict is read off
         parts.append(f"margin {c.margin_text()}, {c.bound.label()} {c.bound.text(proportion=p)}")
     parts.append(f"stored in {c.source}" if c.method == "stored" else _WHERE[c.method])
-    if c.edited:
-        parts.append(f"warning: edited results.json ({c.edited})")
+    if c.edited_in:
+        parts.append(f"warning: the results.json of {' and '.join(c.edited_in)} was edited")
     return Sentence.of(f"{c.step}, {c.name}: {c.verdict} (", "; ".join(parts), ")")
 
 
