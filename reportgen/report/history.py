@@ -600,8 +600,8 @@ def trends(history: History) -> HTMLBlock | None:
 
 def changes(history: History) -> HTMLBlock | None:
     """Every tested change between consecutive releases, with the interval its
-    verdict is read off (the one-sided bound of a verdict at a margin, with the
-    margin; what each is, in the note below the table)."""
+    decision is read off, a verdict at a margin with its one-sided bound (what each
+    is, and the margins, in the note below the table)."""
     if not history.changes:
         return None
     rows = [
@@ -612,15 +612,18 @@ def changes(history: History) -> HTMLBlock | None:
             "before": fmt.value(c.mean_before, proportion=c.proportion),
             "after": fmt.value(c.mean_after, proportion=c.proportion),
             "delta": fmt.difference(c.diff, proportion=c.proportion),
-            "ci": c.read_off.text(proportion=c.proportion),
+            "ci": c.decided.text(proportion=c.proportion),
             "p_adjusted": c.p_adjusted,
             "verdict": c.verdict,
+            # a verdict at a margin with the one-sided bound it is read off
+            "change": c.verdict
+            + (f" ({c.read_off.text(proportion=c.proportion)})" if c.at_margin else ""),
             "test": c.test,
             "method": c.method,
         }
         for c in history.changes
     ]
-    labels = {c.read_off.short_label() for c in history.changes}
+    labels = {c.decided.short_label() for c in history.changes}
     columns = [
         Col("step", "releases"),
         Col("dataset", "dataset"),
@@ -630,15 +633,22 @@ def changes(history: History) -> HTMLBlock | None:
         Col("delta", "Δ", escape, True),
         Col("ci", labels.pop() if len(labels) == 1 else "interval", escape, True),
         Col("p_adjusted", "p adj.", p_cell, True),
-        Col("verdict", "change", escape, css=lambda row: _VERDICT_CSS.get(row["verdict"], "")),
-        Col("test", "test"),
-        Col("method", "from"),
+        Col("change", "change", escape, css=lambda row: _VERDICT_CSS.get(row["verdict"], "")),
     ]
+    # a test or a source shared by every change is said once, in the note
+    tests = sorted({c.test for c in history.changes})
+    methods = sorted({c.method for c in history.changes})
+    if len(tests) > 1:
+        columns.append(Col("test", "test"))
+    if len(methods) > 1:
+        columns.append(Col("method", "from"))
+    shared = [*tests[: len(tests) == 1], *methods[: len(methods) == 1]]
     body = [
         *_warnings(history),
         table(rows, columns),
         note(
-            "What each change's verdict is read off: "
+            ("" if not shared else f"Every change: {escape(', '.join(shared))}. ")
+            + "What each change's verdict is read off: "
             + escape("; ".join(interval_lines(history.analysis)))
             + "."
         ),

@@ -95,12 +95,14 @@ def edited_line(release: Release) -> Sentence:
 
 def interval_lines(history: ReleaseHistory) -> list[str]:
     """What the verdicts are read off, with how many of each: "95% simultaneous CI
-    (Šidák): 13 changes (stored)", "one-sided 97.5% bound against the margin: 7
-    changes (stored)", and the margins of the verdicts at a margin."""
+    (Šidák): 13 changes (stored)", "one-sided 97.5% bound against the margin, beside
+    the verdict: 7 changes (stored)", and the margins of the verdicts at a margin."""
     seen: dict[tuple[str, str], int] = {}
     margins: dict[str, str] = {}
     for c in history.changes:
-        label = c.read_off.label() + (" against the margin" if c.at_margin else "")
+        label = c.read_off.label() + (
+            " against the margin, beside the verdict" if c.at_margin else ""
+        )
         seen[(label, c.method)] = seen.get((label, c.method), 0) + 1
         if c.at_margin:
             margins.setdefault(c.metric, c.margin_text())
