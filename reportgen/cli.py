@@ -561,18 +561,24 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                 f"{folder}: ok ({result.n_inputs} inputs and "
                 f"{result.n_outputs} report files unchanged)\n"
             )
-            # what the unchanged results.json holds, read back through the ledger
-            sys.stdout.write(f"{shown(folder)}: {_folder_summary(folder)}\n")
+            summary = _folder_summary(folder)
+            if summary is not None:  # what the unchanged results.json holds
+                sys.stdout.write(f"{shown(folder)}: {summary}\n")
         else:
             status = EXIT_CHANGED
     return status
 
 
-def _folder_summary(folder: str) -> str:
-    """A report folder's claims in one line (the ledger's :func:`summary_line`)."""
+def _folder_summary(folder: str) -> str | None:
+    """A report folder's claims in one line (the ledger's :func:`summary_line`), read
+    back through the typed reader; None for a folder without results.json (a history)."""
+    from pathlib import Path
+
     from reportgen.analysis.ledger.words import summary_line
     from reportgen.report.folder.reader import read_report_folder
 
+    if not (Path(folder) / "results.json").is_file():
+        return None
     return summary_line(read_report_folder(folder).ledger).plain()
 
 
@@ -599,6 +605,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
         f"releases: {' → '.join(result.order)}; {result.n_changes} changes "
         f"tested, {result.n_flagged} significant\n"
     )
+    for line in result.warnings:  # a release whose results.json was edited
+        sys.stdout.write(f"{shown(line)}\n")
     return EXIT_OK
 
 

@@ -1,27 +1,13 @@
 """Follow a model across releases: the trend report of ``reportgen history``.
 
 The input is a set of archived report folders (one per release, as ``reportgen run``
-writes them). Each gives, per dataset × metric, the mean of the system it is about (the
-*followed* system: the candidate of a release report, or the system named like the
-release, or one named with ``--system``) with its confidence interval. The history puts
-them in release order and tests the change between consecutive releases, taking the
-first of these that applies to each dataset × metric:
-
-1. **stored**: a report of either release already compared the two systems: a release
-   report's verdict (of v2 against v1) is used as it is, with its family, margin,
-   adjusted p-value and the interval it was read off, so the history says what the
-   release said; else a stored comparison row, with its adjusted p-value and interval;
-2. **recomputed**: the per-item data the two reports were made from are still where their
-   manifests say, unchanged (same SHA-256): the two systems' item scores are compared
-   again (paired on the items when both were scored on the same items, else unpaired),
-   with the automatic test choice of the analysis; the p-values of one step are adjusted
-   together (the later report's correction), with intervals that agree with those
-   adjusted decisions;
-3. **intervals**: otherwise, an approximate z test from the two stored intervals
-   (standard errors from the half-widths; it ignores pairing, so it is conservative when
-   the items are shared), adjusted the same way.
-
-A change is *flagged* when its adjusted p-value is at most α (the later report's α).
+writes them). This module does the report folders' I/O and renders: it reads each
+folder (its results.json through :attr:`ReportFolder.ledger`, the typed reader), puts
+the releases in order, finds the per-item data each manifest names and checks its
+SHA-256 before loading it, and renders the history the analysis made of them
+(:func:`reportgen.analysis.history.analyse_history`: the followed system's means, the
+change between consecutive releases with its test, adjusted p-value, the interval it is
+read off, its verdict and its sentence, decided there once).
 """
 
 from __future__ import annotations
@@ -30,17 +16,26 @@ import functools
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from reportgen import format as fmt
 from reportgen.analysis.history import (
-    adjust_step,
-    change_from_intervals,
-    change_from_items,
+    RECOMPUTE,
+    Change,
+    Release,
+    ReleaseHistory,
+    TrendPoint,
+    analyse_history,
+    follow_map,
+    followed_system,
+)
+from reportgen.analysis.history.words import (
+    DECISION_RULE,
+    METHOD_TEXT,
+    edited_line,
+    interval_lines,
 )
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location, ReportgenError
@@ -58,11 +53,14 @@ from reportgen.report.render.html import (
     table,
 )
 
+if TYPE_CHECKING:
+    from reportgen.data import ScoreTable
+
 __all__ = [
     "ORDERS",
     "RECOMPUTE",
     "History",
-    "HistoryEntry",
+    "build_entries",
     "build_history",
     "changes",
     "methods",
@@ -73,7 +71,6 @@ __all__ = [
 ]
 
 ORDERS = ("auto", "release", "created", "given")
-RECOMPUTE = ("auto", "always", "never")
 _VERDICT_CSS = {
     "improved": "improved",
     "regressed": "regressed",
@@ -84,185 +81,70 @@ _VERDICT_CSS = {
 }
 
 
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One archived report in the history.
-
-    Attributes
-    ----------
-    folder
-        The report folder.
-    label
-        Its release label (or the folder name when it has none).
-    created
-        When the report was made (ISO timestamp).
-    system
-        The system followed in this report.
-    followed_because
-        Why this system (``candidate``, ``release label``, ``--system``).
-    """
-
-    folder: ReportFolder
-    label: str
-    created: str
-    system: str
-    followed_because: str
-
-
-@dataclass
+@dataclass(frozen=True, eq=False)
 class History:
-    """The entries in release order, the trend rows, the tested changes and notes."""
+    """The history the analysis made (:class:`ReleaseHistory`) with what the trend
+    report needs to show it: its title, theme and where its files go."""
 
-    entries: tuple[HistoryEntry, ...]
-    order: str
-    trend: list[dict[str, Any]]
-    changes: list[dict[str, Any]]
-    references: tuple[str, ...] = ()
-    notes: list[str] = field(default_factory=list)
+    analysis: ReleaseHistory
     title: str = "Release history"
     theme: Any = "default"
     output_dir: Path = Path(".")
 
     @property
+    def entries(self) -> tuple[Release, ...]:
+        return self.analysis.releases
+
+    @property
+    def order(self) -> str:
+        return self.analysis.order
+
+    @property
+    def trend(self) -> tuple[TrendPoint, ...]:
+        return self.analysis.trend
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        return self.analysis.changes
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        return self.analysis.references
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.analysis.notes
+
+    @property
     def lists(self) -> list[tuple[str, str]]:
-        seen: dict[tuple[str, str], None] = {}
-        for row in self.trend:
-            seen.setdefault((row["dataset"], row["metric"]), None)
-        return list(seen)
+        return self.analysis.lists
 
     def to_results(self) -> dict[str, Any]:
-        """The ``history.json`` document."""
-        from reportgen import __version__
-        from reportgen.jsonsafe import HISTORY_FORMAT_VERSION
-
-        return {
-            "format_version": HISTORY_FORMAT_VERSION,
-            "kind": "history",
-            "reportgen_version": __version__,
-            "title": self.title,
-            "order": self.order,
-            "reports": [
-                {
-                    "label": e.label,
-                    "created": e.created,
-                    "system": e.system,
-                    "followed_because": e.followed_because,
-                    "path": str(e.folder.path.resolve()),
-                    "reportgen_version": e.folder.results.get("reportgen_version"),
-                }
-                for e in self.entries
-            ],
-            "references": list(self.references),
-            "trend": self.trend,
-            "changes": self.changes,
-            "notes": self.notes,
-        }
+        """The ``history.json`` document (:meth:`ReleaseHistory.to_dict`)."""
+        return self.analysis.to_dict(title=self.title)
 
 
-# ---------------------------------------------------------------------- the entries
+# ---------------------------------------------------------------------- the folders
 
 
 def _natural_key(text: str) -> tuple[Any, ...]:
-    """``v2`` < ``v9.1`` < ``v10``: digits compare as numbers."""
+    """``v2`` < ``v9.1`` < ``v10``: digits compare as numbers.
+
+    >>> sorted(["v10", "v2", "v9.1"], key=_natural_key)
+    ['v2', 'v9.1', 'v10']
+    """
     parts = re.split(r"(\d+)", text.lower())
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p != "")
 
 
-def _follow_map(follow: Sequence[str]) -> tuple[str | None, dict[str, str]]:
-    default, per_label = None, {}
-    for item in follow:
-        label, sep, name = str(item).partition("=")
-        if sep and label and name:
-            per_label[label] = name
-        elif sep:
-            raise InputError(
-                f"--system {item!r}: expected NAME or RELEASE=NAME",
-                location=Location("--system"),
-                hint="e.g. --system ours or --system v2=model-v2",
-            )
-        else:
-            if default is not None:
-                raise InputError(
-                    "--system NAME is given twice",
-                    location=Location("--system"),
-                    hint="give one NAME for all reports, or RELEASE=NAME per release",
-                )
-            default = label
-    return default, per_label
+def _edited(folder: ReportFolder) -> str | None:
+    """Why the folder's results.json is not what reportgen wrote, or None: the answer
+    of the digest check of issue 44 (item 5), which refuses such a folder unless the
+    user allows it. Until that check lands every folder is taken as written."""
+    return None
 
 
-def _systems_of(folder: ReportFolder) -> list[str]:
-    return [str(s) for s in ((folder.results.get("data") or {}).get("systems") or ())]
-
-
-def _followed(
-    folder: ReportFolder, label: str, default: str | None, per_label: Mapping[str, str]
-) -> tuple[str, str]:
-    systems = _systems_of(folder)
-    where = Location(str(folder.path))
-    name, why = None, ""
-    if label in per_label:
-        name, why = per_label[label], f"--system {label}={per_label[label]}"
-    elif default is not None:
-        name, why = default, "--system"
-    else:
-        verdict = folder.results.get("verdict")
-        if isinstance(verdict, Mapping) and verdict.get("candidate"):
-            name, why = str(verdict["candidate"]), "candidate of the release report"
-        elif label in systems:
-            name, why = label, "named like the release"
-        elif len(systems) == 1:
-            name, why = systems[0], "the only system"
-    if name is None:
-        raise InputError(
-            f"cannot tell which system release {label!r} is about "
-            f"({len(systems)} systems, no candidate, none named "
-            f"{label!r})",
-            location=where,
-            hint=f"name it: --system NAME (same in every report) or --system {label}=NAME",
-        )
-    if name not in systems:
-        raise InputError(
-            f"system {name!r} is not in this report",
-            location=where,
-            hint=f"its systems: {', '.join(systems[:12])}" + (" …" if len(systems) > 12 else ""),
-        )
-    return name, why
-
-
-def build_entries(
-    paths: Sequence[str | Path], *, order: str = "auto", follow: Sequence[str] = ()
-) -> tuple[list[HistoryEntry], str]:
-    """Read the report folders, choose the followed system of each and order them.
-
-    Parameters
-    ----------
-    paths
-        Report folders (each with its ``results.json``).
-    order
-        ``"release"``: natural order of the release labels (``v2`` < ``v10``);
-        ``"created"``: when the reports were made; ``"given"``: as listed;
-        ``"auto"``: by release label when every report has one, else by date.
-    follow
-        ``NAME`` (the same system in every report) and/or ``RELEASE=NAME`` items.
-
-    Returns
-    -------
-    entries, order
-        The entries in order and the order actually used.
-
-    Raises
-    ------
-    InputError
-        Fewer than two reports, one given twice, two with the same release label, an
-        unknown order, or a followed system that cannot be told.
-    """
-    if order not in ORDERS:
-        raise InputError(
-            f"unknown order {order!r}",
-            location=Location("--order"),
-            hint=f"one of {', '.join(ORDERS)}",
-        )
+def _read_folders(paths: Sequence[str | Path]) -> list[ReportFolder]:
     if len(paths) < 2:
         raise InputError(
             "a history needs at least two report folders",
@@ -280,24 +162,38 @@ def build_entries(
             )
         seen[resolved] = str(path)
         folders.append(read_report_folder(path))
-    default, per_label = _follow_map(follow)
-    labelled = [f.release is not None for f in folders]
-    entries = []
-    for folder in folders:
-        label = folder.release or folder.path.resolve().name
-        system, why = _followed(folder, label, default, per_label)
-        entries.append(
-            HistoryEntry(folder, label, str(folder.results.get("created") or ""), system, why)
+    return folders
+
+
+def _releases(
+    paths: Sequence[str | Path], *, order: str, follow: Sequence[str]
+) -> tuple[list[tuple[Release, ReportFolder]], str]:
+    if order not in ORDERS:
+        raise InputError(
+            f"unknown order {order!r}",
+            location=Location("--order"),
+            hint=f"one of {', '.join(ORDERS)}",
         )
-    labels: dict[str, HistoryEntry] = {}
-    for entry in entries:
-        if entry.label in labels:
+    folders = _read_folders(paths)
+    default, per_label = follow_map(follow)
+    read: list[tuple[Release, ReportFolder]] = []
+    for folder in folders:
+        ledger = folder.ledger
+        label = folder.release or folder.path.resolve().name
+        system, why = followed_system(ledger, label, default, per_label, where=str(folder.path))
+        release = Release(
+            label, ledger.meta.created, system, why, ledger, folder.path, _edited(folder)
+        )
+        read.append((release, folder))
+    labels: dict[str, Release] = {}
+    for release, _ in read:
+        if release.label in labels:
             raise InputError(
-                f"two reports have the release label {entry.label!r}",
-                location=Location(str(entry.folder.path)),
-                hint=f"the other is {labels[entry.label].folder.path}; pass one report per release",
+                f"two reports have the release label {release.label!r}",
+                location=Location(str(release.path)),
+                hint=f"the other is {labels[release.label].path}; pass one report per release",
             )
-        labels[entry.label] = entry
+        labels[release.label] = release
     unknown = sorted(set(per_label) - set(labels))
     if unknown:
         raise InputError(
@@ -307,200 +203,60 @@ def build_entries(
         )
     used = order
     if order == "auto":
-        used = "release" if all(labelled) else "created"
+        used = "release" if all(f.release is not None for f in folders) else "created"
     if used == "release":
-        entries.sort(key=lambda e: (_natural_key(e.label), e.created))
+        read.sort(key=lambda r: (_natural_key(r[0].label), r[0].created))
     elif used == "created":
-        entries.sort(key=lambda e: (e.created, _natural_key(e.label)))
-    return entries, used
+        read.sort(key=lambda r: (r[0].created, _natural_key(r[0].label)))
+    return read, used
 
 
-# ---------------------------------------------------------------------- the trend
+def build_entries(
+    paths: Sequence[str | Path], *, order: str = "auto", follow: Sequence[str] = ()
+) -> tuple[list[Release], str]:
+    """Read the report folders, choose the followed system of each and order them.
+
+    Parameters
+    ----------
+    paths
+        Report folders (each with its ``results.json``).
+    order
+        ``"release"``: natural order of the release labels (``v2`` < ``v10``);
+        ``"created"``: when the reports were made; ``"given"``: as listed;
+        ``"auto"``: by release label when every report has one, else by date.
+    follow
+        ``NAME`` (the same system in every report) and/or ``RELEASE=NAME`` items.
+
+    Returns
+    -------
+    releases, order
+        The releases in order (:class:`reportgen.analysis.history.Release`) and the
+        order actually used.
+
+    Raises
+    ------
+    InputError
+        Fewer than two reports, one given twice, two with the same release label, an
+        unknown order, or a followed system that cannot be told.
+    """
+    read, used = _releases(paths, order=order, follow=follow)
+    return [release for release, _ in read], used
 
 
-def _direction(folder: ReportFolder, metric: str) -> str:
-    metrics = (folder.results.get("config") or {}).get("metrics") or {}
-    return str((metrics.get(metric) or {}).get("direction") or "higher")
+class _ItemData:
+    """The per-item data of each release, found where its manifest says, checked
+    against the manifest's SHA-256 and loaded once; else why not."""
 
+    def __init__(self, folders: Mapping[str, ReportFolder]) -> None:
+        self._folders = folders
 
-def _modality(folder: ReportFolder, metric: str) -> str | None:
-    metrics = (folder.results.get("config") or {}).get("metrics") or {}
-    value = (metrics.get(metric) or {}).get("modality")
-    return str(value) if value in ("binary", "continuous") else None
-
-
-def _proportion(folder: ReportFolder, dataset: str, metric: str) -> bool:
-    """Whether the scores of (dataset, metric) are proportions (shown in percent, their
-    differences in points): the report's own flag, else a binary metric."""
-    results = folder.results
-    for row in [
-        *(results.get("systems") or ()),
-        *(results.get("comparisons") or ()),
-        *((results.get("verdict") or {}).get("rows") or ()),
-    ]:
-        if row.get("dataset") == dataset and row.get("metric") == metric and "proportion" in row:
-            return bool(row["proportion"])
-    return _modality(folder, metric) == "binary"
-
-
-def _system_rows(folder: ReportFolder, system: str) -> dict[tuple[str, str], dict[str, Any]]:
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for row in folder.results.get("systems") or ():
-        if row.get("system") == system and not row.get("derived_from"):
-            rows.setdefault((str(row["dataset"]), str(row["metric"])), row)
-    return rows
-
-
-def _trend_rows(entries: Sequence[HistoryEntry], references: Sequence[str]) -> list[dict[str, Any]]:
-    out = []
-    for k, entry in enumerate(entries):
-        for role, name in [("followed", entry.system)] + [("reference", r) for r in references]:
-            for (dataset, metric), row in _system_rows(entry.folder, name).items():
-                out.append(
-                    {
-                        "release": entry.label,
-                        "position": k + 1,
-                        "role": role,
-                        "system": name,
-                        "dataset": dataset,
-                        "metric": metric,
-                        "direction": _direction(entry.folder, metric),
-                        "mean": row.get("mean"),
-                        "ci_low": row.get("ci_low"),
-                        "ci_high": row.get("ci_high"),
-                        "confidence": row.get("confidence"),
-                        "ci_method": row.get("ci_method"),
-                        "n": row.get("n"),
-                        "runs": row.get("runs"),
-                    }
-                )
-    return out
-
-
-# ---------------------------------------------------------------------- the changes
-
-
-def _stored(
-    prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str
-) -> dict[str, Any] | None:
-    """A comparison of the two systems on (dataset, metric) stored in either report: a
-    release report's verdict first (its own family, margin and interval), else a
-    stored comparison row."""
-    pair = {prev.system, cur.system}
-    if len(pair) < 2:
-        return None
-    for entry in (cur, prev):
-        verdict = _release_verdict(entry, prev, cur, dataset, metric)
-        if verdict is not None:
-            return verdict
-    for entry in (cur, prev):
-        for row in entry.folder.results.get("comparisons") or ():
-            if (
-                row.get("dataset") == dataset
-                and row.get("metric") == metric
-                and {row.get("system_a"), row.get("system_b")} == pair
-                and not row.get("derived_from")
-                and row.get("p_adjusted") is not None
-            ):
-                flip = row.get("system_a") == prev.system  # diff = mean_a − mean_b
-                sign = -1.0 if flip else 1.0
-                # the interval that goes with the decision (older files: the marginal)
-                lo = row.get("ci_adjusted_low", row.get("ci_low"))
-                hi = row.get("ci_adjusted_high", row.get("ci_high"))
-                if flip:
-                    lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
-                mean_a, mean_b = row.get("mean_a"), row.get("mean_b")
-                return {
-                    "method": "stored",
-                    "test": row.get("test"),
-                    "source": entry.label,
-                    "mean_before": mean_b if not flip else mean_a,
-                    "mean_after": mean_a if not flip else mean_b,
-                    "diff": None if row.get("diff") is None else sign * row["diff"],
-                    "ci_low": lo,
-                    "ci_high": hi,
-                    "confidence": row.get("confidence_adjusted", row.get("confidence")),
-                    "p_value": row.get("p_value"),
-                    "p_adjusted": row.get("p_adjusted"),
-                    "correction": row.get("correction"),
-                    "alpha": row.get("alpha"),
-                    "paired": row.get("paired"),
-                }
-    return None
-
-
-_FLIPPED_VERDICT = {"improved": "regressed", "regressed": "improved"}
-
-
-def _release_verdict(
-    entry: HistoryEntry, prev: HistoryEntry, cur: HistoryEntry, dataset: str, metric: str
-) -> dict[str, Any] | None:
-    """The verdict of a release report of ``entry`` on (dataset, metric) when it
-    compared the two followed systems, oriented ``cur − prev``: the release's own
-    verdict, p-values, margin and the interval it was read off."""
-    verdict = entry.folder.results.get("verdict") or {}
-    if {verdict.get("baseline"), verdict.get("candidate")} != {prev.system, cur.system}:
-        return None
-    for row in verdict.get("rows") or ():
-        if row.get("dataset") != dataset or row.get("metric") != metric:
-            continue
-        flip = verdict.get("candidate") == prev.system  # rows are candidate − baseline
-        sign = -1.0 if flip else 1.0
-        if "ci_adjusted_low" in row:
-            lo, hi, level = (
-                row.get("ci_adjusted_low"),
-                row.get("ci_adjusted_high"),
-                row.get("confidence_adjusted"),
-            )
-        else:  # a report of before the adjusted fields held the verdict's interval here
-            lo, hi, level = row.get("ci_low"), row.get("ci_high"), row.get("confidence")
-        if flip:
-            lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
-        before, after = row.get("mean_baseline"), row.get("mean_candidate")
-        name = str(row.get("verdict") or "")
-        return {
-            "method": "stored",
-            "test": row.get("test"),
-            "source": f"{entry.label} (release verdict)",
-            "mean_before": after if flip else before,
-            "mean_after": before if flip else after,
-            "diff": None if row.get("diff") is None else sign * row["diff"],
-            "ci_low": lo,
-            "ci_high": hi,
-            "confidence": level,
-            "p_value": row.get("p_value"),
-            "p_adjusted": row.get("p_adjusted"),
-            "correction": row.get("correction"),
-            "alpha": verdict.get("alpha"),
-            "paired": None,
-            "margin": row.get("margin"),
-            "release_verdict": _FLIPPED_VERDICT.get(name, name) if flip else name,
-        }
-    return None
-
-
-class _DataCache:
-    """Per-item data of each report, reloaded once when it is still where its manifest
-    says and unchanged."""
-
-    def __init__(self) -> None:
-        self._tables: dict[str, Any] = {}
-        self.notes: dict[str, str] = {}
-
-    def table(self, entry: HistoryEntry) -> Any | None:
-        key = str(entry.folder.path.resolve())
-        if key not in self._tables:
-            self._tables[key] = self._load(entry)
-        return self._tables[key]
-
-    def _load(self, entry: HistoryEntry) -> Any | None:
+    def __call__(self, release: Release) -> ScoreTable | str:
         from reportgen.data import LoadOptions, load
         from reportgen.report.folder.archive import file_sha256
 
-        manifest = entry.folder.manifest
+        manifest = self._folders[release.label].manifest
         if not manifest or not isinstance(manifest.get("inputs"), list):
-            self.notes[entry.label] = "no manifest.json, so no per-item data"
-            return None
+            return "no manifest.json, so no per-item data"
         paths: list[str] = []
         for source in manifest["inputs"]:
             resolved = source.get("resolved") or [
@@ -511,14 +267,11 @@ class _DataCache:
                 candidates = [f.get("resolved"), f.get("path")]
                 found = next((Path(c) for c in candidates if c and Path(c).is_file()), None)
                 if found is None:
-                    self.notes[entry.label] = f"input {f.get('path')} is gone"
-                    return None
+                    return f"input {f.get('path')} is gone"
                 if file_sha256(found) != f.get("sha256"):
-                    self.notes[entry.label] = f"input {f.get('path')} has changed since"
-                    return None
+                    return f"input {f.get('path')} has changed since"
         if not paths or not all(Path(p).exists() for p in paths):
-            self.notes[entry.label] = "its inputs are not where the manifest says"
-            return None
+            return "its inputs are not where the manifest says"
         parameters = manifest.get("parameters") or {}
         config = parameters.get("config_resolved") or parameters.get("config")
         if config and not Path(config).is_file():
@@ -532,137 +285,7 @@ class _DataCache:
                     config=config,
                 )
         except (ReportgenError, TypeError) as exc:
-            self.notes[entry.label] = f"its inputs no longer load ({exc})"
-            return None
-
-
-def _item_scores(
-    table: Any, system: str, dataset: str, metric: str
-) -> tuple[tuple[str, ...], np.ndarray] | None:
-    if (
-        table is None
-        or (dataset, metric) not in set(table.pairs())
-        or system not in table.systems_of(dataset, metric)
-    ):
-        return None
-    samples = table.unpaired(dataset, metric, [system])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an item with no run: NaN
-        scores = samples.item_means()[0]  # repeated runs: the item mean
-    return samples.items[0], np.asarray(scores, dtype=float)
-
-
-def _recompute(
-    prev: HistoryEntry,
-    cur: HistoryEntry,
-    dataset: str,
-    metric: str,
-    cache: _DataCache,
-    settings: Mapping[str, Any],
-) -> dict[str, Any] | None:
-    before = _item_scores(cache.table(prev), prev.system, dataset, metric)
-    after = _item_scores(cache.table(cur), cur.system, dataset, metric)
-    if before is None or after is None:
-        return None
-    return change_from_items(
-        before,
-        after,
-        modality=_modality(cur.folder, metric),
-        alpha=settings["alpha"],
-        confidence=settings["confidence"],
-        n_resamples=settings["n_resamples"],
-        seed=int(settings["seed"]),
-        key=(f"{prev.label}\0{cur.label}", dataset, metric),
-    )
-
-
-def _settings(entry: HistoryEntry) -> dict[str, Any]:
-    config = entry.folder.results.get("config") or {}
-    return {
-        "alpha": float(config.get("alpha") or 0.05),
-        "confidence": float(config.get("confidence") or 0.95),
-        "correction": str(config.get("correction") or "holm-sidak"),
-        "n_resamples": int(config.get("n_resamples") or 9999),
-        "seed": int(entry.folder.results.get("seed") or 0),
-    }
-
-
-def _change_rows(
-    entries: Sequence[HistoryEntry], recompute: str
-) -> tuple[list[dict[str, Any]], list[str]]:
-    if recompute not in RECOMPUTE:
-        raise InputError(
-            f"unknown recompute mode {recompute!r}",
-            location=Location("--recompute"),
-            hint=f"one of {', '.join(RECOMPUTE)}",
-        )
-    cache = _DataCache()
-    rows: list[dict[str, Any]] = []
-    notes: list[str] = []
-    for prev, cur in zip(entries, entries[1:]):
-        settings = _settings(cur)
-        prev_rows, cur_rows = (
-            _system_rows(prev.folder, prev.system),
-            _system_rows(cur.folder, cur.system),
-        )
-        step: list[dict[str, Any]] = []
-        for key in [k for k in cur_rows if k in prev_rows]:
-            dataset, metric = key
-            found = None if recompute == "always" else _stored(prev, cur, dataset, metric)
-            if found is None and recompute != "never":
-                found = _recompute(prev, cur, dataset, metric, cache, settings)
-            if found is None:
-                found = change_from_intervals(prev_rows[key], cur_rows[key])
-            if found is None:
-                notes.append(
-                    f"{prev.label} → {cur.label}, {dataset} / {metric}: no test "
-                    "(no stored comparison, no per-item data, no intervals)"
-                )
-                continue
-            step.append(
-                {
-                    "from": prev.label,
-                    "to": cur.label,
-                    "system_before": prev.system,
-                    "system_after": cur.system,
-                    "dataset": dataset,
-                    "metric": metric,
-                    "direction": _direction(cur.folder, metric),
-                    "proportion": _proportion(cur.folder, dataset, metric),
-                    **found,
-                }
-            )
-        fresh = [r for r in step if r["method"] != "stored"]
-        if fresh:
-            adjusted = adjust_step(fresh, settings["correction"], alpha=settings["alpha"])
-            for r, (p, lo, hi, level) in zip(fresh, adjusted):
-                r.update(
-                    p_adjusted=p,
-                    correction=settings["correction"],
-                    alpha=settings["alpha"],
-                    ci_low=lo,
-                    ci_high=hi,
-                    confidence=level,
-                )
-        for r in step:
-            alpha = float(r.get("alpha") or settings["alpha"])
-            r["alpha"] = alpha
-            if r.get("release_verdict"):  # the release decided it: never re-decided here
-                r["verdict"] = r.pop("release_verdict")
-                r["significant"] = r["verdict"] in ("improved", "regressed")
-                continue
-            significant = r["p_adjusted"] is not None and float(r["p_adjusted"]) <= alpha
-            better = (r["diff"] or 0) > 0 if r["direction"] == "higher" else (r["diff"] or 0) < 0
-            r["significant"] = bool(significant)
-            r["verdict"] = (
-                ("improved" if better else "regressed")
-                if significant
-                else "no detectable difference"
-            )
-        rows.extend(step)
-    for label, why in cache.notes.items():
-        notes.append(f"{label}: not recomputed from per-item data ({why})")
-    return rows, notes
+            return f"its inputs no longer load ({exc})"
 
 
 def build_history(
@@ -676,7 +299,8 @@ def build_history(
     theme: Any = "default",
     output_dir: str | Path = ".",
 ) -> History:
-    """Read archived reports and test the changes between consecutive releases.
+    """Read archived reports and have the analysis test the changes between
+    consecutive releases (:func:`reportgen.analysis.history.analyse_history`).
 
     Parameters
     ----------
@@ -697,29 +321,18 @@ def build_history(
     Raises
     ------
     InputError
-        See :func:`build_entries`; also no dataset × metric of the followed systems
-        common to two releases.
+        See :func:`build_entries`; also an unknown ``recompute``, or no dataset × metric
+        of the followed systems common to two releases.
     """
-    entries, used = build_entries(paths, order=order, follow=follow)
-    trend = _trend_rows(entries, references)
-    changes, notes = _change_rows(entries, recompute)
-    if not changes and not any(_system_rows(e.folder, e.system) for e in entries[1:]):
-        raise InputError(
-            "the followed systems share no dataset × metric",
-            hint="check that the reports evaluate the same benchmarks",
-        )
-    notes = [f"{e.label}: follows {e.system} ({e.followed_because})" for e in entries] + notes
-    return History(
-        tuple(entries),
-        used,
-        trend,
-        changes,
-        tuple(references),
-        notes,
-        title,
-        theme,
-        Path(output_dir),
+    read, used = _releases(paths, order=order, follow=follow)
+    analysed = analyse_history(
+        [release for release, _ in read],
+        order=used,
+        references=references,
+        recompute=recompute,  # type: ignore[arg-type]  # checked there
+        tables=_ItemData({release.label: folder for release, folder in read}),
     )
+    return History(analysed, title, theme, Path(output_dir))
 
 
 # ---------------------------------------------------------------------- the sections
@@ -752,9 +365,17 @@ def prepare(
     )
 
 
+def _warnings(history: History) -> list[str]:
+    """The warning block of the releases whose results.json was edited, or nothing."""
+    lines = [edited_line(r) for r in history.analysis.edited]
+    if not lines:
+        return []
+    return ['<div class="rg-warning">' + "".join(f"<p>{s.html()}</p>" for s in lines) + "</div>"]
+
+
 def overview(history: History) -> HTMLBlock | None:
     """The releases in order with the followed system, and the flagged changes."""
-    flagged = [c for c in history.changes if c["significant"]]
+    flagged = history.analysis.flagged
     order_text = {"release": "by release label", "created": "by report date", "given": "as given"}[
         history.order
     ]
@@ -762,7 +383,8 @@ def overview(history: History) -> HTMLBlock | None:
         f"<p>{len(history.entries)} releases, ordered {order_text}: "
         f"{escape(' → '.join(e.label for e in history.entries))}. "
         f"{len(history.changes)} dataset × metric changes between consecutive "
-        f"releases tested; <strong>{len(flagged)} significant</strong>.</p>"
+        f"releases tested; <strong>{len(flagged)} significant</strong>.</p>",
+        *_warnings(history),
     ]
     rows = [
         {
@@ -770,7 +392,7 @@ def overview(history: History) -> HTMLBlock | None:
             "created": e.created[:19].replace("T", " "),
             "system": e.system,
             "why": e.followed_because,
-            "path": str(e.folder.path),
+            "path": str(e.path),
         }
         for e in history.entries
     ]
@@ -786,38 +408,35 @@ def overview(history: History) -> HTMLBlock | None:
             ],
         )
     )
-    steps = []
-    for prev, cur in zip(history.entries, history.entries[1:]):
-        step = [c for c in history.changes if c["from"] == prev.label and c["to"] == cur.label]
-        steps.append(
-            {
-                "step": f"{prev.label} → {cur.label}",
-                "tested": len(step),
-                **{
-                    v: sum(c["verdict"] == v for c in step)
-                    for v in ("improved", "regressed", "no detectable difference")
-                },
-                "how": ", ".join(sorted({c["method"] for c in step})),
-            }
-        )
-    body.append(
-        table(
-            steps,
-            [
-                Col("step", "releases"),
-                Col("tested", "tested", count_cell, True),
-                Col("improved", "improved", count_cell, True),
-                Col("regressed", "regressed", count_cell, True),
-                Col("no detectable difference", "no detectable difference", count_cell, True),
-                Col("how", "tests from"),
-            ],
-        )
-    )
+    steps = history.analysis.steps()
+    shown = ["improved", "regressed", "non-inferior", "inconclusive", "no detectable difference"]
+    # the verdicts of a margin appear only when a release decided some
+    shown = [
+        v
+        for v in shown
+        if v not in ("non-inferior", "inconclusive") or any(s.count(v) for s in steps)
+    ]
+    step_rows = [
+        {
+            "step": s.step + (" (edited)" if s.edited else ""),
+            "tested": s.tested,
+            **{v: s.count(v) for v in shown},
+            "how": ", ".join(s.methods),
+        }
+        for s in steps
+    ]
+    columns = [
+        Col("step", "releases"),
+        Col("tested", "tested", count_cell, True),
+        *(Col(v, v, count_cell, True) for v in shown),
+        Col("how", "tests from"),
+    ]
+    body.append(table(step_rows, columns))
     if flagged:
-        items = []
-        for c in flagged:
-            css = _VERDICT_CSS[c["verdict"]]
-            items.append(f'<li class="{css}-item">{escape(_change_sentence(c))}</li>')
+        items = [
+            f'<li class="{_VERDICT_CSS[c.verdict]}-item">{c.sentence().html()}</li>'
+            for c in flagged
+        ]
         body.append(
             '<h3 id="flagged-changes">Significant changes</h3>'
             '<ul class="rg-claims">' + "".join(items) + "</ul>"
@@ -825,16 +444,6 @@ def overview(history: History) -> HTMLBlock | None:
     else:
         body.append(note("No change between consecutive releases is significant."))
     return section("Releases", body, sid="releases")
-
-
-def _change_sentence(c: Mapping[str, Any]) -> str:
-    p = bool(c.get("proportion"))
-    return (
-        f"{c['from']} → {c['to']}, {c['dataset']} / {c['metric']}: {c['verdict']} "
-        f"(Δ = {fmt.difference(c['diff'], proportion=p)} "
-        f"{fmt.interval(c['ci_low'], c['ci_high'], proportion=p, signed=True)}, "
-        f"{fmt.p_equals(c['p_adjusted'], 'p adj.')}, {c['method']})"
-    )
 
 
 def trend_chart(history: History, dataset: str, metric: str) -> Any:
@@ -845,27 +454,27 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
     from reportgen.charts.release import VERDICT_COLOURS
 
     positions = {e.label: k for k, e in enumerate(history.entries)}
-    rows = [r for r in history.trend if r["dataset"] == dataset and r["metric"] == metric]
+    points = [p for p in history.trend if (p.dataset, p.metric) == (dataset, metric)]
     verdict_of = {
-        c["to"]: c["verdict"]
+        c.to_release: c.verdict
         for c in history.changes
-        if c["dataset"] == dataset and c["metric"] == metric
+        if (c.dataset, c.metric) == (dataset, metric)
     }
-    proportion = _proportion(history.entries[-1].folder, dataset, metric)
+    proportion = bool(points and points[-1].proportion)
     scale = 100.0 if proportion else 1.0  # proportions in percent, as in the tables
     data = [
         {
-            **r,
+            **p.to_dict(),
             **{
-                k: None if r.get(k) is None else scale * float(r[k])
+                k: None if getattr(p, k) is None else scale * float(getattr(p, k))
                 for k in ("mean", "ci_low", "ci_high")
             },
-            "verdict": verdict_of.get(r["release"], "first release")
-            if r["role"] == "followed"
+            "verdict": verdict_of.get(p.release, "first release")
+            if p.role == "followed"
             else "reference",
-            "label": r["release"],
+            "label": p.release,
         }
-        for r in rows
+        for p in points
     ]
     domain = list(dict.fromkeys([d["verdict"] for d in data]))
     colours = {**VERDICT_COLOURS, "first release": "#4c78a8", "reference": "#bbbbbb"}
@@ -902,20 +511,20 @@ def trend_chart(history: History, dataset: str, metric: str) -> Any:
             alt.Tooltip("verdict:N"),
         ],
     )
-    better = "higher is better" if rows and rows[0]["direction"] == "higher" else "lower is better"
+    better = "higher is better" if points and points[0].direction == "higher" else "lower is better"
     return alt.layer(line, rule, point).properties(
         width=max(260, 70 * len(labels)),
         height=200,
         title=alt.Title(
-            f"Mean and {_conf(rows)} interval per release ({better})",
+            f"Mean and {_conf(points)} interval per release ({better})",
             subtitle="colour: the change from the release before",
             fontSize=12,
         ),
     )
 
 
-def _conf(rows: Sequence[Mapping[str, Any]]) -> str:
-    values = {float(r["confidence"]) for r in rows if r.get("confidence")}
+def _conf(points: Sequence[TrendPoint]) -> str:
+    values = {float(p.confidence) for p in points if p.confidence}
     return f"{values.pop():.0%}" if len(values) == 1 else "confidence"
 
 
@@ -924,12 +533,12 @@ def trends(history: History) -> HTMLBlock | None:
     release, and each change with its test."""
     body = []
     for dataset, metric in history.lists:
-        rows = [
-            r
-            for r in history.trend
-            if r["dataset"] == dataset and r["metric"] == metric and r["role"] == "followed"
+        points = [
+            p
+            for p in history.trend
+            if (p.dataset, p.metric) == (dataset, metric) and p.role == "followed"
         ]
-        if not rows:
+        if not points:
             continue
         sid = re.sub(r"[^a-z0-9]+", "-", f"trend-{dataset}-{metric}".lower()).strip("-")
         body.append(f'<h3 id="{escape(sid)}">{escape(dataset)} / {escape(metric)}</h3>')
@@ -946,21 +555,23 @@ def trends(history: History) -> HTMLBlock | None:
         except ReportgenError as exc:
             body.append(note(f"Chart not drawn: {escape(exc)}"))
         change_of = {
-            c["to"]: c for c in history.changes if c["dataset"] == dataset and c["metric"] == metric
+            c.to_release: c for c in history.changes if (c.dataset, c.metric) == (dataset, metric)
         }
         table_rows = []
-        for r in rows:
-            c = change_of.get(r["release"], {})
-            p = bool(c.get("proportion", _proportion(history.entries[0].folder, dataset, metric)))
+        for p in points:
+            c = change_of.get(p.release)
+            prop = p.proportion if c is None else c.proportion
             table_rows.append(
                 {
-                    **r,
-                    "mean": fmt.value(r.get("mean"), proportion=p),
-                    "ci": fmt.interval(r.get("ci_low"), r.get("ci_high"), proportion=p),
-                    "diff": "" if not c else fmt.difference(c.get("diff"), proportion=p),
-                    "p_adjusted": c.get("p_adjusted"),
-                    "verdict": c.get("verdict", ""),
-                    "method": c.get("method", ""),
+                    "release": p.release,
+                    "system": p.system,
+                    "n": p.n,
+                    "mean": fmt.value(p.mean, proportion=prop),
+                    "ci": fmt.interval(p.ci_low, p.ci_high, proportion=prop),
+                    "diff": "" if c is None else fmt.difference(c.diff, proportion=prop),
+                    "p_adjusted": None if c is None else c.p_adjusted,
+                    "verdict": "" if c is None else c.verdict,
+                    "method": "" if c is None else c.method,
                 }
             )
         body.append(
@@ -988,44 +599,59 @@ def trends(history: History) -> HTMLBlock | None:
 
 
 def changes(history: History) -> HTMLBlock | None:
-    """Every tested change between consecutive releases."""
+    """Every tested change between consecutive releases, with the interval its
+    decision is read off, a verdict at a margin with its one-sided bound (what each
+    is, and the margins, in the note below the table)."""
     if not history.changes:
         return None
     rows = [
         {
-            **c,
-            "step": f"{c['from']} → {c['to']}",
-            "before": fmt.value(c.get("mean_before"), proportion=bool(c.get("proportion"))),
-            "after": fmt.value(c.get("mean_after"), proportion=bool(c.get("proportion"))),
-            "delta": fmt.difference(c.get("diff"), proportion=bool(c.get("proportion"))),
-            "ci": fmt.interval(
-                c.get("ci_low"), c.get("ci_high"), proportion=bool(c.get("proportion")), signed=True
-            ),
+            "step": c.step + (" (edited)" if c.edited else ""),
+            "dataset": c.dataset,
+            "metric": c.metric,
+            "before": fmt.value(c.mean_before, proportion=c.proportion),
+            "after": fmt.value(c.mean_after, proportion=c.proportion),
+            "delta": fmt.difference(c.diff, proportion=c.proportion),
+            "ci": c.decided.text(proportion=c.proportion),
+            "p_adjusted": c.p_adjusted,
+            "verdict": c.verdict,
+            # a verdict at a margin with the one-sided bound it is read off
+            "change": c.verdict
+            + (f" ({c.read_off.text(proportion=c.proportion)})" if c.at_margin else ""),
+            "test": c.test,
+            "method": c.method,
         }
         for c in history.changes
     ]
+    labels = {c.decided.short_label() for c in history.changes}
+    columns = [
+        Col("step", "releases"),
+        Col("dataset", "dataset"),
+        Col("metric", "metric"),
+        Col("before", "before", escape, True),
+        Col("after", "after", escape, True),
+        Col("delta", "Δ", escape, True),
+        Col("ci", labels.pop() if len(labels) == 1 else "interval", escape, True),
+        Col("p_adjusted", "p adj.", p_cell, True),
+        Col("change", "change", escape, css=lambda row: _VERDICT_CSS.get(row["verdict"], "")),
+    ]
+    # a test or a source shared by every change is said once, in the note
+    tests = sorted({c.test for c in history.changes})
+    methods = sorted({c.method for c in history.changes})
+    if len(tests) > 1:
+        columns.append(Col("test", "test"))
+    if len(methods) > 1:
+        columns.append(Col("method", "from"))
+    shared = [*tests[: len(tests) == 1], *methods[: len(methods) == 1]]
     body = [
-        table(
-            rows,
-            [
-                Col("step", "releases"),
-                Col("dataset", "dataset"),
-                Col("metric", "metric"),
-                Col("before", "before", escape, True),
-                Col("after", "after", escape, True),
-                Col("delta", "Δ", escape, True),
-                Col("ci", "CI (adj.)", escape, True),
-                Col("p_adjusted", "p adj.", p_cell, True),
-                Col(
-                    "verdict",
-                    "change",
-                    escape,
-                    css=lambda row: _VERDICT_CSS.get(row["verdict"], ""),
-                ),
-                Col("test", "test"),
-                Col("method", "from"),
-            ],
-        )
+        *_warnings(history),
+        table(rows, columns),
+        note(
+            ("" if not shared else f"Every change: {escape(', '.join(shared))}. ")
+            + "What each change's verdict is read off: "
+            + escape("; ".join(interval_lines(history.analysis)))
+            + "."
+        ),
     ]
     return section("Changes between consecutive releases", body, sid="changes")
 
@@ -1034,31 +660,12 @@ def methods(history: History) -> HTMLBlock | None:
     """How each change was tested, and the notes."""
     counts: dict[str, int] = {}
     for c in history.changes:
-        counts[c["method"]] = counts.get(c["method"], 0) + 1
-    text = {
-        "stored": "the comparison stored in one of the two reports (its test and its "
-        "adjusted p-value, corrected within that report)",
-        "recomputed": "recomputed from the per-item data the reports were made from "
-        "(found unchanged where their manifests say): paired on the items "
-        "when both releases were scored on the same items, else unpaired; "
-        "the automatic test choice; p-values adjusted across the step's "
-        "recomputed and interval-based tests with the later report's "
-        "correction",
-        "intervals": "an approximate z test from the two stored intervals (standard "
-        "errors from their half-widths); it ignores pairing, so it is "
-        "conservative when the items are shared, and it is only as good as "
-        "a normal approximation of the intervals; adjusted as above",
-    }
+        counts[c.method] = counts.get(c.method, 0) + 1
     items = [
-        f"<li><strong>{escape(m)}</strong> ({n}): {escape(text[m])}.</li>"
+        f"<li><strong>{escape(m)}</strong> ({n}): {escape(METHOD_TEXT[m])}.</li>"  # type: ignore[index]
         for m, n in counts.items()
     ]
-    body = [
-        "<p>A change is significant when its adjusted p-value is at most the later "
-        "report's α. Each step between two releases is its own family of tests "
-        "(one per dataset × metric).</p>",
-        "<ul>" + "".join(items) + "</ul>",
-    ]
+    body = [f"<p>{escape(DECISION_RULE)}</p>", "<ul>" + "".join(items) + "</ul>"]
     if history.notes:
         body.append(
             '<h3 id="history-notes">Notes</h3><ul>'
@@ -1080,8 +687,10 @@ def write_outputs(history: History) -> HTMLBlock:
     write_json_atomic(out / "history.json", json_safe(history.to_results()))
     tables = out / "tables"
     tables.mkdir(exist_ok=True)
-    write_csv(pd.DataFrame.from_records(history.trend), tables / "trend.csv")
-    write_csv(pd.DataFrame.from_records(history.changes), tables / "changes.csv")
+    write_csv(pd.DataFrame.from_records([p.to_dict() for p in history.trend]), tables / "trend.csv")
+    write_csv(
+        pd.DataFrame.from_records([c.to_dict() for c in history.changes]), tables / "changes.csv"
+    )
     return HTMLBlock("", text="wrote history.json and tables/ (trend.csv, changes.csv)")
 
 
@@ -1111,7 +720,9 @@ class HistorySpec:
 @dataclass(frozen=True)
 class HistoryResult:
     """What :func:`run_history` wrote: the folder, its files, the order used, the
-    number of changes tested and flagged, and the PDF's page count."""
+    number of changes tested and flagged, the PDF's page count and the warnings of
+    releases whose results.json was edited
+    (:func:`reportgen.analysis.history.words.edited_line`)."""
 
     out: Path
     files: tuple[str, ...]
@@ -1120,6 +731,7 @@ class HistoryResult:
     n_flagged: int
     pages: int | None
     timings: dict[str, float]
+    warnings: tuple[str, ...] = ()
 
 
 def _history_parameters(spec: HistorySpec, build: Path) -> dict[str, Any]:
@@ -1139,17 +751,17 @@ def _history_parameters(spec: HistorySpec, build: Path) -> dict[str, Any]:
 
 
 def _history_record(
-    spec: HistorySpec, template: Path, started: str, written: dict[str, Any]
+    spec: HistorySpec, template: Path, started: str, history: History, written: Any
 ) -> Any:
     """The manifest's record of a history report: the reports' results.json files are
     its inputs."""
+    from reportgen import __version__
     from reportgen.report.pipeline import FolderRecord
 
-    labels = [r["label"] for r in written["reports"]]
     return FolderRecord(
         meta=[
-            ("releases", " → ".join(labels)),
-            ("reportgen", str(written["reportgen_version"])),
+            ("releases", " → ".join(e.label for e in history.entries)),
+            ("reportgen", __version__),
         ],
         created=started,
         sources=[
@@ -1223,7 +835,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     say(
         f"order ({checked.order}): {' → '.join(e.label for e in checked.entries)}; "
         f"{len(checked.changes)} changes, "
-        f"{sum(c['significant'] for c in checked.changes)} significant"
+        f"{len(checked.analysis.flagged)} significant"
     )
     out, replace = output_folder(spec.out, force=spec.force, if_exists=spec.if_exists, progress=say)
 
@@ -1236,7 +848,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
             template=template,
             parameters=functools.partial(_history_parameters, spec),
             document=("history.json", "reportgen.report.history.write_outputs(history)"),
-            describe=functools.partial(_history_record, spec, template, started),
+            describe=functools.partial(_history_record, spec, template, started, checked),
             formats=spec.formats,
             title=spec.title,
             release=None,
@@ -1247,15 +859,15 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
             execution_timeout=spec.execution_timeout,
             progress=say,
         )
-    results, files, pages = built.document, built.files, built.pages
-    labels = [r["label"] for r in results["reports"]]
     say(f"wrote {out}")
+    # the notebook made the same history from the same files: its numbers are these
     return HistoryResult(
         out=out,
-        files=files,
-        order=tuple(labels),
-        n_changes=len(results["changes"]),
-        n_flagged=sum(bool(c["significant"]) for c in results["changes"]),
-        pages=pages,
+        files=built.files,
+        order=tuple(e.label for e in checked.entries),
+        n_changes=len(checked.changes),
+        n_flagged=len(checked.analysis.flagged),
+        pages=built.pages,
         timings=timings,
+        warnings=tuple(edited_line(r).plain() for r in checked.analysis.edited),
     )

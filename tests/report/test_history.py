@@ -90,7 +90,7 @@ def test_history_flags_match_scipy_and_statsmodels(example_releases, recompute):
     history = build_history(_scrambled(example_releases), recompute=recompute)
     assert len(history.changes) == 26
     expected_method = "stored" if recompute == "auto" else "recomputed"
-    assert {c["method"] for c in history.changes} == {expected_method}
+    assert {c.method for c in history.changes} == {expected_method}
     # stored: each step is the release report's own verdict, decided in the release's
     # family (Šidák, the single-step form of Holm-Šidák); recomputed: Holm-Šidák over
     # the step, the later report's correction
@@ -101,19 +101,19 @@ def test_history_flags_match_scipy_and_statsmodels(example_releases, recompute):
     ):
         reference = _reference_flags(before, after, family)
         step = {
-            (c["dataset"], c["metric"]): c
+            (c.dataset, c.metric): c
             for c in history.changes
-            if c["system_before"] == before and c["system_after"] == after
+            if c.system_before == before and c.system_after == after
         }
         assert set(step) == set(reference)
         for key, (p_adj, verdict) in reference.items():
-            assert step[key]["verdict"] == verdict, key
-            assert step[key]["p_adjusted"] == pytest.approx(p_adj, rel=1e-6, abs=1e-300)
-            assert step[key]["test"] == "paired t"
-    flagged = {(c["from"], c["to"]) for c in history.changes if c["significant"]}
+            assert step[key].verdict == verdict, key
+            assert step[key].p_adjusted == pytest.approx(p_adj, rel=1e-6, abs=1e-300)
+            assert step[key].test == "paired t"
+    flagged = {(c.from_release, c.to_release) for c in history.changes if c.significant}
     # the 3b -> 15b step improves everywhere; 15b fim 4k -> 8k is the example's near-tie
     assert flagged == {("v2.0", "v9.1")}
-    assert sum(c["verdict"] == "improved" for c in history.changes) == 13
+    assert sum(c.verdict == "improved" for c in history.changes) == 13
 
 
 def test_history_trend_has_each_release_mean_with_its_interval(example_releases):
@@ -121,11 +121,9 @@ def test_history_trend_has_each_release_mean_with_its_interval(example_releases)
     assert len(history.trend) == 3 * 13
     raw = pd.read_csv(EXAMPLE / "codecompletion.csv")
     sel = raw[(raw.dataset == "python") & (raw.metric == "edit_similarity")]
-    for row in (
-        r for r in history.trend if (r["dataset"], r["metric"]) == ("python", "edit_similarity")
-    ):
-        assert row["mean"] == pytest.approx(sel[sel.system == row["system"]].score.mean())
-        assert row["ci_low"] < row["mean"] < row["ci_high"]
+    for row in (r for r in history.trend if (r.dataset, r.metric) == ("python", "edit_similarity")):
+        assert row.mean == pytest.approx(sel[sel.system == row.system].score.mean())
+        assert row.ci_low < row.mean < row.ci_high
 
 
 def test_history_falls_back_to_intervals_when_the_data_changed(example_releases, tmp_path):
@@ -143,22 +141,20 @@ def test_history_falls_back_to_intervals_when_the_data_changed(example_releases,
         (copy / "manifest.json").write_text(json.dumps(manifest))
         copies.append(str(copy))
     history = build_history(copies, recompute="always")
-    assert {c["method"] for c in history.changes} == {"intervals"}
+    assert {c.method for c in history.changes} == {"intervals"}
     assert any("has changed since" in n for n in history.notes)
     z975 = stats.norm.ppf(0.975)
-    step = [c for c in history.changes if c["from"] == "v2.0"]
-    by_key = {(r["release"], r["dataset"], r["metric"]): r for r in history.trend}
+    step = [c for c in history.changes if c.from_release == "v2.0"]
+    by_key = {(r.release, r.dataset, r.metric): r for r in history.trend}
     raw = []
     for c in step:
-        a = by_key[("v2.0", c["dataset"], c["metric"])]
-        b = by_key[("v9.1", c["dataset"], c["metric"])]
-        se = math.hypot(
-            (a["ci_high"] - a["ci_low"]) / (2 * z975), (b["ci_high"] - b["ci_low"]) / (2 * z975)
-        )
-        raw.append(2 * stats.norm.sf(abs(b["mean"] - a["mean"]) / se))
-        assert c["p_value"] == pytest.approx(raw[-1], rel=1e-9, abs=1e-300)
+        a = by_key[("v2.0", c.dataset, c.metric)]
+        b = by_key[("v9.1", c.dataset, c.metric)]
+        se = math.hypot((a.ci_high - a.ci_low) / (2 * z975), (b.ci_high - b.ci_low) / (2 * z975))
+        raw.append(2 * stats.norm.sf(abs(b.mean - a.mean) / se))
+        assert c.p_value == pytest.approx(raw[-1], rel=1e-9, abs=1e-300)
     adjusted = multipletests(raw, method="holm-sidak")[1]
-    assert [c["p_adjusted"] for c in step] == pytest.approx(list(adjusted), rel=1e-9, abs=1e-300)
+    assert [c.p_adjusted for c in step] == pytest.approx(list(adjusted), rel=1e-9, abs=1e-300)
 
 
 def test_history_command_writes_the_trend_report(example_history):
@@ -270,7 +266,7 @@ def test_history_of_evaluation_reports_needs_the_system_named(example_releases, 
     history = build_history(copies, follow=["v2.0=granite-3b|fim|4k", "v9.1=starcoder2-3b|fim|4k"])
     assert [e.system for e in history.entries] == ["granite-3b|fim|4k", "starcoder2-3b|fim|4k"]
     # the v2.0 report compared exactly these two: its stored tests are used
-    assert {c["method"] for c in history.changes} == {"stored"}
+    assert {c.method for c in history.changes} == {"stored"}
 
 
 def test_history_says_what_each_release_said(example_releases):
@@ -279,21 +275,83 @@ def test_history_says_what_each_release_said(example_releases):
     # oracle is the release's results.json, written by `reportgen run`)
     history = build_history(_scrambled(example_releases))
     for change in history.changes:
-        folder = example_releases[change["to"]]
+        folder = example_releases[change.to_release]
         verdict = json.loads((folder / "results.json").read_text(encoding="utf-8"))["verdict"]
-        assert verdict["candidate"] == change["system_after"]
+        assert verdict["candidate"] == change.system_after
         row = next(
             r
             for r in verdict["rows"]
-            if (r["dataset"], r["metric"]) == (change["dataset"], change["metric"])
+            if (r["dataset"], r["metric"]) == (change.dataset, change.metric)
         )
-        assert change["verdict"] == row["verdict"]
-        assert change["p_adjusted"] == row["p_adjusted"]
-        assert (change["ci_low"], change["ci_high"]) == (
+        assert change.verdict == row["verdict"]
+        assert change.p_adjusted == row["p_adjusted"]
+        assert (change.decided.low, change.decided.high) == (
             row["ci_adjusted_low"],
             row["ci_adjusted_high"],
         )
-        assert change["source"] == f"{change['to']} (release verdict)"
+        assert change.source == f"{change.to_release} (release verdict)"
         # and the interval agrees with the decision
-        excludes = change["ci_low"] > 0 or change["ci_high"] < 0
-        assert excludes == change["significant"]
+        excludes = change.decided.low > 0 or change.decided.high < 0
+        assert excludes == change.significant
+
+
+def test_an_edited_release_is_flagged_on_its_steps(example_releases, monkeypatch):
+    """A release whose results.json is not what reportgen wrote (the digest check of
+    issue 44 answers through ``_edited``): the releases table's steps, the changes, the
+    warning block and history.json say so."""
+    from reportgen.report import history as hs
+
+    why = "results.json differs from the SHA-256 in its manifest (allowed by the user)"
+    edited = str(example_releases["v9.1"])
+    monkeypatch.setattr(hs, "_edited", lambda folder: why if str(folder.path) == edited else None)
+    history = build_history(_scrambled(example_releases))
+    overview, changes = hs.overview(history).html, hs.changes(history).html
+    warning = f"Warning: the results.json of v9.1 is not what reportgen wrote ({why})"
+    for html in (overview, changes):
+        assert '<div class="rg-warning">' in html and warning in html
+        assert "v2.0 → v9.1 (edited)" in html and "v9.1 → v10.0 (edited)" in html
+    doc = history.to_results()
+    assert [r["edited"] for r in doc["reports"]] == [None, why, None]
+    assert {c["edited"] for c in doc["changes"]} == {f"v9.1: {why}"}
+
+
+def test_history_console_prints_the_warning_of_an_edited_release(monkeypatch, tmp_path, capsys):
+    from reportgen.report import history as hs
+
+    line = "Warning: the results.json of v9.1 is not what reportgen wrote (edited)"
+    result = hs.HistoryResult(
+        tmp_path, ("report.html",), ("v2.0", "v9.1"), 13, 13, None, {}, (line,)
+    )
+    monkeypatch.setattr(hs, "run_history", lambda spec, progress=None: result)
+    assert main(["history", "a", "b", "--out", str(tmp_path / "h"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "releases: v2.0 → v9.1; 13 changes tested, 13 significant\n" + line + "\n" in out
+
+
+def test_history_json_keeps_format_1_and_adds_the_interval_kind(example_history):
+    # the fields of history.json format 1, in their order (what reportgen 0.1 wrote),
+    # come first; the interval's kind and label, the marginal interval, the margin's
+    # bound, the warning and the sentence are added after them
+    out, _ = example_history
+    doc = json.loads((out / "history.json").read_text())
+    format_1 = [
+        "from", "to", "system_before", "system_after", "dataset", "metric", "direction",
+        "proportion", "method", "test", "source", "mean_before", "mean_after", "diff",
+        "ci_low", "ci_high", "confidence", "p_value", "p_adjusted", "correction", "alpha",
+        "paired", "margin", "verdict", "significant",
+    ]  # fmt: skip
+    trend_1 = [
+        "release", "position", "role", "system", "dataset", "metric", "direction", "mean",
+        "ci_low", "ci_high", "confidence", "ci_method", "n", "runs",
+    ]  # fmt: skip
+    assert doc["format_version"] == 1 and doc["kind"] == "history"
+    for change in doc["changes"]:
+        assert list(change)[: len(format_1)] == format_1
+        # a stored release verdict keeps the verdict's simultaneous interval
+        assert change["ci_kind"] == "simultaneous"
+        assert change["ci_label"] == "95% simultaneous CI (Šidák)"
+        assert change["sentence"].startswith(f"{change['from']} → {change['to']}, ")
+        assert change["ci_label"] in change["sentence"]
+    for point in doc["trend"]:
+        assert list(point)[: len(trend_1)] == trend_1
+    assert all("edited" in r for r in doc["reports"])

@@ -274,10 +274,10 @@ def test_history_reads_stored_comparisons_from_a_referenced_folder(example_relea
     ref = build_history(
         _evaluation_copies(example_releases, tmp_path, referenced=True), follow=follow
     )
-    assert {c["method"] for c in ref.changes} == {"stored"}  # read from the Parquet rows
+    assert {c.method for c in ref.changes} == {"stored"}  # read from the Parquet rows
     assert len(ref.changes) == len(inline.changes) == 13
     for a, b in zip(ref.changes, inline.changes, strict=True):
-        assert _same(a, b)
+        assert _same(a.to_dict(), b.to_dict())
 
 
 def test_mail_reads_a_referenced_folder_as_the_single_file(example_releases, tmp_path):

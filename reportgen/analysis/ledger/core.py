@@ -30,6 +30,7 @@ from reportgen.analysis.ledger.family import (
     reference_of_test,
 )
 from reportgen.analysis.release import ReleaseComparison
+from reportgen.config import default
 from reportgen.errors import InputError, Location
 
 if TYPE_CHECKING:
@@ -52,7 +53,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Standing:
     """One system on one dataset × metric: its mean with the interval of the mean, the
-    items behind it and its tie-group letters."""
+    items behind it and its tie-group letters; the interval's level and method and the
+    runs per item (None when a results.json does not say)."""
 
     system: str
     mean: float | None
@@ -60,6 +62,9 @@ class Standing:
     ci_high: float | None
     n: int | None
     letters: str = ""
+    confidence: float | None = None
+    ci_method: str | None = None
+    runs: int | None = None
 
 
 def _num(value: Any) -> float | None:
@@ -185,6 +190,7 @@ class UnitLedger:
             means = u.means
             iv = u.intervals
             n = np.atleast_1d(np.asarray(iv.n))
+            runs = 1 if u.n_runs is None else int(u.n_runs)
             return tuple(
                 Standing(
                     u.systems[k],
@@ -193,6 +199,9 @@ class UnitLedger:
                     _num(iv.ci_high[k]),
                     int(n[k]) if n.size == len(u.systems) else None,
                     letters.get(u.systems[k], ""),
+                    float(iv.confidence),
+                    u.ci_method,
+                    runs,
                 )
                 for k in u.order()
             )
@@ -212,6 +221,9 @@ class UnitLedger:
                 _num(r.get("ci_high")),
                 None if r.get("n") is None else int(r["n"]),
                 letters.get(str(r.get("system")), ""),
+                _num(r.get("confidence")),
+                None if r.get("ci_method") is None else str(r["ci_method"]),
+                None if r.get("runs") is None else int(r["runs"]),
             )
             for r in rows
         )
@@ -288,8 +300,9 @@ class OverallRanking:
 @dataclass(frozen=True)
 class LedgerMeta:
     """What the claims were made from: when, with which seed and reportgen, over which
-    systems, datasets and metrics, at which α, confidence and target power; and, for a
-    report folder, its title and release label."""
+    systems, datasets and metrics, at which α, confidence and target power; for a
+    report folder, its title and release label; and the resamples of its resampling
+    tests (None when a results.json does not say)."""
 
     created: str
     seed: int | None
@@ -302,6 +315,7 @@ class LedgerMeta:
     power: float
     title: str | None = None
     release_label: str | None = None
+    n_resamples: int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -441,6 +455,7 @@ def build_ledger(analysis: Analysis) -> Ledger:
         float(options.alpha),
         float(options.confidence),
         float(options.power),
+        n_resamples=int(options.n_resamples),
     )
     return Ledger(
         family,
@@ -649,50 +664,49 @@ def _selection_from_dict(entry: Mapping[str, Any]) -> ListSelection | None:
     )
 
 
-def _from_results(doc: Mapping[str, Any]) -> Ledger:
+Key = tuple[str, str]
+
+
+def _by_unit(rows: Iterable[Mapping[str, Any]]) -> dict[Key, list[Mapping[str, Any]]]:
+    """Rows grouped by (dataset, metric), in their order."""
+    out: dict[Key, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        out.setdefault((str(row.get("dataset")), str(row.get("metric"))), []).append(row)
+    return out
+
+
+def _family_from_results(
+    doc: Mapping[str, Any],
+    release: ReleaseComparison | None,
+    by_unit: Mapping[Key, list[Mapping[str, Any]]],
+    alpha: float,
+) -> Family:
+    """The family the ledger section states, or, in a results.json of before the
+    ledger, the one its options say."""
+    stored = _mapping(_mapping(doc.get("ledger")).get("family"))
+    if stored:
+        return Family.from_dict(stored)
     config = _mapping(doc.get("config"))
-    data = _mapping(doc.get("data"))
-    metrics_config = _mapping(config.get("metrics"))
-    stored = _mapping(doc.get("ledger"))
-    verdict = _mapping(doc.get("verdict"))
-    release = ReleaseComparison.from_dict(verdict) if verdict.get("candidate") else None
-    alpha = number_or(config.get("alpha"), 0.05)
-    # the comparison rows, grouped by dataset × metric in their order
-    by_unit: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for row in _rows(doc.get("comparisons")):
-        by_unit.setdefault((str(row.get("dataset")), str(row.get("metric"))), []).append(row)
-    systems_of: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for row in _rows(doc.get("systems")):
-        systems_of.setdefault((str(row.get("dataset")), str(row.get("metric"))), []).append(row)
-    if stored.get("family"):
-        family = Family.from_dict(_mapping(stored.get("family")))
-    else:  # a results.json of before the ledger: its options say the family
-        correction = str(config.get("correction") or "holm-sidak")
-        if release is not None:
-            family = Family(
-                "release",
-                release.interval_correction or correction,
-                correction,
-                alpha,
-                (len(release.verdicts),),
-            )
-        elif config.get("correct_across") == "all":
-            family = Family(
-                "analysis", correction, correction, alpha, (sum(map(len, by_unit.values())),)
-            )
-        else:
-            family = Family(
-                "dataset × metric",
-                correction,
-                correction,
-                alpha,
-                tuple(len(v) for v in by_unit.values()),
-            )
-    noise = {
-        (n.dataset, n.metric): n
-        for n in (NoiseFigure.from_dict(r) for r in _rows(stored.get("noise")))
-    }
-    letters: dict[tuple[str, str], CompactLetterDisplay | None] = {}
+    correction = str(config.get("correction") or default("correction"))
+    if release is not None:
+        return Family(
+            "release",
+            release.interval_correction or correction,
+            correction,
+            alpha,
+            (len(release.verdicts),),
+        )
+    if config.get("correct_across") == "all":
+        return Family("analysis", correction, correction, alpha, (sum(map(len, by_unit.values())),))
+    sizes = tuple(len(v) for v in by_unit.values())
+    return Family("dataset × metric", correction, correction, alpha, sizes)
+
+
+def _rankings_from_results(
+    doc: Mapping[str, Any], alpha: float
+) -> tuple[dict[Key, CompactLetterDisplay | None], OverallRanking | None]:
+    """The tie groups of each dataset × metric and the ranking across datasets."""
+    letters: dict[Key, CompactLetterDisplay | None] = {}
     ranking = None
     for entry in _rows(doc.get("rankings")):
         kind = entry.get("kind")
@@ -702,11 +716,13 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
             )
         elif kind == "ordered" and ranking is None:
             ranking = _ranking_from_dict(entry, alpha)
-    degenerate = {
-        (str(r.get("dataset")), str(r.get("metric"))): r.get("reason")
-        for r in _rows(doc.get("degenerate"))
-    }
-    subsets: dict[tuple[str, str], list[SubsetClaims]] = {}
+    return letters, ranking
+
+
+def _subsets_from_results(doc: Mapping[str, Any]) -> dict[Key, list[SubsetClaims]]:
+    """The claims of item groups and hyperparameter levels, by dataset × metric."""
+    metrics_config = _mapping(_mapping(doc.get("config")).get("metrics"))
+    subsets: dict[Key, list[SubsetClaims]] = {}
     for kind, section in (("group", "groups"), ("hyperparameter", "hyperparameters")):
         for entry in _rows(doc.get(section)):
             key = (str(entry.get("dataset")), str(entry.get("metric")))
@@ -730,9 +746,51 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
                     entry.get("compare") or (),
                 )
             )
-    keys = list(dict.fromkeys([*systems_of, *by_unit]))
+    return subsets
+
+
+def _meta_from_results(doc: Mapping[str, Any], alpha: float) -> LedgerMeta:
+    config = _mapping(doc.get("config"))
+    data = _mapping(doc.get("data"))
+    report = _mapping(doc.get("report"))
+    return LedgerMeta(
+        str(doc.get("created") or ""),
+        None if doc.get("seed") is None else int(doc["seed"]),
+        str(doc.get("reportgen_version") or ""),
+        tuple(str(s) for s in data.get("systems") or ()),
+        tuple(str(s) for s in data.get("datasets") or ()),
+        tuple(str(s) for s in data.get("metrics") or ()),
+        alpha,
+        number_or(config.get("confidence"), default("confidence")),
+        number_or(config.get("power"), default("power")),
+        None if report.get("title") is None else str(report["title"]),
+        None if not report.get("release") else str(report["release"]),
+        None if config.get("n_resamples") is None else int(config["n_resamples"]),
+    )
+
+
+def _from_results(doc: Mapping[str, Any]) -> Ledger:
+    config = _mapping(doc.get("config"))
+    metrics_config = _mapping(config.get("metrics"))
+    stored = _mapping(doc.get("ledger"))
+    verdict = _mapping(doc.get("verdict"))
+    release = ReleaseComparison.from_dict(verdict) if verdict.get("candidate") else None
+    alpha = number_or(config.get("alpha"), default("alpha"))
+    by_unit = _by_unit(_rows(doc.get("comparisons")))
+    systems_of = _by_unit(_rows(doc.get("systems")))
+    family = _family_from_results(doc, release, by_unit, alpha)
+    noise = {
+        (n.dataset, n.metric): n
+        for n in (NoiseFigure.from_dict(r) for r in _rows(stored.get("noise")))
+    }
+    letters, ranking = _rankings_from_results(doc, alpha)
+    degenerate = {
+        (str(r.get("dataset")), str(r.get("metric"))): r.get("reason")
+        for r in _rows(doc.get("degenerate"))
+    }
+    subsets = _subsets_from_results(doc)
     units = []
-    for key in keys:
+    for key in dict.fromkeys([*systems_of, *by_unit]):
         rows = by_unit.get(key, [])
         sys_rows = systems_of.get(key, [])
         first = rows[0] if rows else (sys_rows[0] if sys_rows else {})
@@ -741,7 +799,6 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
         proportion = first.get("proportion")
         if proportion is None:
             proportion = info.get("modality") == "binary"
-        n_items = max((int(r.get("n") or 0) for r in sys_rows), default=0)
         units.append(
             UnitLedger(
                 dataset,
@@ -750,7 +807,7 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
                 bool(proportion),
                 str(info.get("modality") or first.get("modality") or ""),
                 first.get("pairing"),
-                n_items,
+                max((int(r.get("n") or 0) for r in sys_rows), default=0),
                 _family_size(family, len(rows)),
                 noise.get(key),
                 degenerate.get(key),
@@ -762,22 +819,8 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
                 _systems=tuple(sys_rows),
             )
         )
-    report = _mapping(doc.get("report"))
-    meta = LedgerMeta(
-        str(doc.get("created") or ""),
-        None if doc.get("seed") is None else int(doc["seed"]),
-        str(doc.get("reportgen_version") or ""),
-        tuple(str(s) for s in data.get("systems") or ()),
-        tuple(str(s) for s in data.get("datasets") or ()),
-        tuple(str(s) for s in data.get("metrics") or ()),
-        alpha,
-        number_or(config.get("confidence"), 0.95),
-        number_or(config.get("power"), 0.8),
-        None if report.get("title") is None else str(report["title"]),
-        None if not report.get("release") else str(report["release"]),
-    )
     methods = tuple(MethodUsed.from_dict(r) for r in _rows(stored.get("methods")))
-    return Ledger(family, tuple(units), methods, meta, release, ranking)
+    return Ledger(family, tuple(units), methods, _meta_from_results(doc, alpha), release, ranking)
 
 
 def _ranking_from_dict(entry: Mapping[str, Any], alpha: float) -> OverallRanking:

@@ -356,116 +356,106 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
 @_with_figures
 def groups_and_hyperparameters(report: Report) -> HTMLBlock | None:
     """Comparisons within item groups and by hyperparameter (Ackerman et al. 2025)."""
-    units = report.analysis.units
     ledger = report.analysis.ledger
-    body: list[str] = []
-    groups = [(u, g) for u in ledger.units for g in u.subsets if g.kind == "group"]
-    if groups:
-        body.append(h3("Within item groups", "item-groups"))
-        rows = [
-            {
-                "dataset": u.dataset,
-                "metric": u.metric,
-                "group": g.label,
-                "n": g.n_items,
-                "significant": 0 if g.claims is None else g.claims.n_significant,
-                "pairs": 0 if g.claims is None else len(g.claims),
-                "note": g.note or "",
-            }
-            for u, g in groups
-        ]
-        body.append(
-            table(
-                rows,
-                [
-                    Col("dataset", "dataset"),
-                    Col("metric", "metric"),
-                    Col("group", "group"),
-                    Col("n", "items", str, True),
-                    Col("significant", "significant pairs", str, True),
-                    Col("pairs", "pairs", str, True),
-                ]
-                + ([Col("note", "note")] if any(r["note"] for r in rows) else []),
-            )
-        )
-    hyper = [(u, h) for u in units for h in u.hyperparameters]
+    body = _item_groups(ledger)
+    hyper = [(u, h) for u in report.analysis.units for h in u.hyperparameters]
     if hyper:
         body.append(h3("Hyperparameters", "hyperparameters"))
     for u, h in hyper:
-        title = f"{u.dataset} / {u.metric}: {', '.join(h.compare)}"
-        if h.condition:
-            title += " given " + _levels(h.condition)
-        body.append(f"<h4>{escape(title)}</h4>")
-        if h.levels:
-            body.append(
-                table(
-                    [
-                        {
-                            "level": lv.name,
-                            "mean": lv.mean,
-                            "n": lv.n,
-                            "systems": ", ".join(lv.systems),
-                        }
-                        for lv in h.levels
-                    ],
-                    [
-                        Col("level", "level"),
-                        Col("mean", "pooled mean", num_cell, True),
-                        Col("n", "n", str, True),
-                        Col("systems", "systems"),
-                    ],
-                )
-            )
-        unit = ledger.unit(u.dataset, u.metric)
-        subset = None
-        if unit is not None:
-            subset = next(
-                (
-                    x
-                    for x in unit.subsets
-                    if x.kind == "hyperparameter"
-                    and dict(x.levels) == {str(k): str(v) for k, v in h.condition.items()}
-                    and x.compare == tuple(h.compare)
-                ),
-                None,
-            )
-        if subset is not None and subset.claims is not None and len(subset.claims):
-            claims = list(subset.claims)
-            labels = list(dict.fromkeys(c.interval_label() for c in claims))
-            body.append(
-                table(
-                    [
-                        {
-                            "best": c.system_a,
-                            "other": c.system_b,
-                            "diff": c.diff,
-                            "ci": c.adjusted.text(proportion=False),
-                            "p": c.p_adjusted,
-                        }
-                        for c in claims
-                    ],
-                    [
-                        Col("best", "best level"),
-                        Col("other", "other level"),
-                        Col("diff", "difference", num_cell, True),
-                        Col(
-                            "ci",
-                            labels[0] if len(labels) == 1 else "adjusted interval",
-                            escape,
-                            True,
-                        ),
-                        Col("p", "p adj.", p_cell, True),
-                    ],
-                )
-            )
-        if h.note:
-            body.append(note(h.note))
+        body += _hyperparameter(ledger, u, h)
     return section(
         "Groups and hyperparameters",
         body,
         sid="groups-and-hyperparameters",
         fold="Comparisons within item groups and by hyperparameter",
     )
+
+
+def _item_groups(ledger: Any) -> list[str]:
+    """The comparisons within each item group, counted as the ledger decided them."""
+    groups = [(u, g) for u in ledger.units for g in u.subsets if g.kind == "group"]
+    if not groups:
+        return []
+    rows = [
+        {
+            "dataset": u.dataset,
+            "metric": u.metric,
+            "group": g.label,
+            "n": g.n_items,
+            "significant": 0 if g.claims is None else g.claims.n_significant,
+            "pairs": 0 if g.claims is None else len(g.claims),
+            "note": g.note or "",
+        }
+        for u, g in groups
+    ]
+    cols = [
+        Col("dataset", "dataset"),
+        Col("metric", "metric"),
+        Col("group", "group"),
+        Col("n", "items", str, True),
+        Col("significant", "significant pairs", str, True),
+        Col("pairs", "pairs", str, True),
+    ]
+    if any(r["note"] for r in rows):
+        cols.append(Col("note", "note"))
+    return [h3("Within item groups", "item-groups"), table(rows, cols)]
+
+
+def _hyperparameter(ledger: Any, u: UnitResult, h: Any) -> list[str]:
+    """One condition's pooled levels and the best level against each other, with the
+    interval each decision is read off (the ledger's claims of the condition)."""
+    title = f"{u.dataset} / {u.metric}: {', '.join(h.compare)}"
+    if h.condition:
+        title += " given " + _levels(h.condition)
+    body = [f"<h4>{escape(title)}</h4>"]
+    if h.levels:
+        levels = [
+            {"level": lv.name, "mean": lv.mean, "n": lv.n, "systems": ", ".join(lv.systems)}
+            for lv in h.levels
+        ]
+        cols = [
+            Col("level", "level"),
+            Col("mean", "pooled mean", num_cell, True),
+            Col("n", "n", str, True),
+            Col("systems", "systems"),
+        ]
+        body.append(table(levels, cols))
+    unit = ledger.unit(u.dataset, u.metric)
+    condition = {str(k): str(v) for k, v in h.condition.items()}
+    subset = next(
+        (
+            x
+            for x in (() if unit is None else unit.subsets)
+            if x.kind == "hyperparameter"
+            and dict(x.levels) == condition
+            and x.compare == tuple(h.compare)
+        ),
+        None,
+    )
+    if subset is not None and subset.claims is not None and len(subset.claims):
+        claims = list(subset.claims)
+        labels = list(dict.fromkeys(c.interval_label() for c in claims))
+        rows = [
+            {
+                "best": c.system_a,
+                "other": c.system_b,
+                "diff": c.diff,
+                "ci": c.adjusted.text(proportion=False),
+                "p": c.p_adjusted,
+            }
+            for c in claims
+        ]
+        cols = [
+            Col("best", "best level"),
+            Col("other", "other level"),
+            Col("diff", "difference", num_cell, True),
+            Col("ci", labels[0] if len(labels) == 1 else "adjusted interval", escape, True),
+            Col("p", "p adj.", p_cell, True),
+        ]
+        body.append(table(rows, cols))
+    if h.note:
+        body.append(note(h.note))
+    return body
 
 
 def _levels(values: Mapping[str, Any]) -> str:
