@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.plaintext import count
@@ -314,5 +313,7 @@ def rank_agreement(order_a: Sequence[str], order_b: Sequence[str]) -> RankAgreem
     D = int(disc.sum())
     C = len(i) - D
     swapped = tuple((a[x], a[y]) for x, y in zip(i[disc], j[disc]))
+    from scipy import stats  # Kendall's exact null distribution is not in scipy.special
+
     p_value = float(stats.kendalltau(np.arange(n), pb).pvalue)
     return RankAgreement((C - D) / len(i), p_value, n, C, D, swapped)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.records import columns_to_records, floats, ints, optional
@@ -612,6 +612,8 @@ def simultaneous_rank_intervals(
     elif K == 1:
         q = float(special.ndtri(1 - alpha / 2))
     elif independent and np.all(s == s[0]) and s[0] > 0:
+        from scipy import stats  # the studentized range is not in scipy.special
+
         q = float(stats.studentized_range.ppf(confidence, B, np.inf) / math.sqrt(2))
     else:
         q = _simulate_max_stat(
