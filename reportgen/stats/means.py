@@ -37,7 +37,7 @@ from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     NORMAL_RESAMPLING_ITEMS,
     bca_interval,
-    bootstrap_counts,
+    bootstrap_weighted_sums,
     chunk_sizes,
     exact_product,
     normal_sums,
@@ -288,9 +288,7 @@ def _replicates(
         X = exact_product(np.column_stack([arrays[j] for j in members]), size)
         done = 0
         for rows in chunk_sizes(R, 16 * size + 8 * len(members), max_memory):
-            reps[done : done + rows, members] = (
-                X.weighted_sums(bootstrap_counts(rng, rows, size)) / size
-            )
+            reps[done : done + rows, members] = bootstrap_weighted_sums(rng, rows, X) / size
             done += rows
     return reps
 

@@ -66,7 +66,7 @@ from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     NORMAL_RESAMPLING_ITEMS,
     NormalSums,
-    bootstrap_counts,
+    bootstrap_weighted_sums,
     chunk_sizes,
     exact_product,
     normal_sums_adequate,
@@ -365,7 +365,7 @@ def rank_distributions(
         # chunks of at most ~96 MiB: the bincount inside bootstrap_counts scatters into
         # the chunk's count matrix, which is faster when that matrix stays small
         for size in chunk_sizes(R, 16 * n + per_row, min(max_memory, 96 * 2**20)):
-            count(operand.weighted_sums(bootstrap_counts(generator, size, n)))
+            count(bootstrap_weighted_sums(generator, size, operand))
         observed = X.sum(axis=0)
     else:
         # one stream per system, so that chunking the resamples leaves each system's
