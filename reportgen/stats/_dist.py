@@ -6,7 +6,10 @@ of a mid-sized benchmark computes. The tests on the common path need only a few
 distribution functions, each an ufunc of :mod:`scipy.special`, so they call these thin
 wrappers and ``scipy.stats`` is imported, inside the function that needs it, only by the
 rarer methods that use one of its objects (the hypergeometric label shuffle, the
-noncentral t, the studentized range, Kendall's tau).
+noncentral t, the studentized range, Kendall's tau). The Landau distribution of the
+harmonic mean p-value is the one function here that :mod:`scipy.special` does not name
+publicly: :func:`landau_sf` calls the ufunc ``scipy.stats.landau`` itself calls, and
+``scipy.stats`` where a scipy release lacks it.
 
 Each function computes what the ``scipy.stats`` method of the same name computes, with
 the same edge values (``tests/stats/test_dist.py`` checks them against
@@ -33,6 +36,7 @@ __all__ = [
     "binom_sf",
     "chi2_sf",
     "f_sf",
+    "landau_sf",
     "norm_cdf",
     "norm_isf",
     "norm_pdf",
@@ -311,3 +315,35 @@ def beta_ppf(q: Any, a: Any, b: Any) -> Any:
     0.5
     """
     return special.betaincinv(a, b, q)
+
+
+def landau_sf(x: Any, loc: float, scale: float) -> Any:
+    """:math:`P(X > x)` for the Landau distribution ``scipy.stats.landau(loc, scale)``
+    (the stable law with α = 1, β = 1 in Nolan's S0 parametrisation).
+
+    Notes
+    -----
+    ``scipy.stats.landau.sf`` evaluates ``scipy.special._ufuncs._landau_sf`` (Boost's
+    Landau distribution) at :math:`(x - \\mu)/\\sigma`; this calls the same ufunc, and
+    ``scipy.stats`` only on a scipy release without it.
+
+    References
+    ----------
+    .. [1] Landau, L. (1944). On the energy loss of fast particles by ionization. J. Phys.
+           USSR 8, 201-205.
+    .. [2] Nolan, J. P. (2020). Univariate Stable Distributions. Springer, §1.3 (the S0
+           parametrisation).
+
+    Examples
+    --------
+    >>> round(float(landau_sf(10.0, 0.0, 1.0)), 6)
+    0.070897
+    """
+    z = (np.asarray(x, dtype=np.float64) - loc) / scale
+    try:
+        from scipy.special._ufuncs import _landau_sf
+    except ImportError:  # pragma: no cover - a scipy release without it
+        from scipy import stats
+
+        return stats.landau.sf(z)
+    return _landau_sf(z, 0.0, 1.0)

@@ -492,9 +492,7 @@ def harmonic_mean_pvalue(
     with np.errstate(divide="ignore"):
         hmp = 1.0 / s
     loc = hmp_landau_location(L)
-    from scipy import stats  # the Landau distribution is not in scipy.special
-
-    tail = stats.landau.sf(x, loc=loc, scale=LANDAU_SCALE)
+    tail = _dist.landau_sf(x, loc, LANDAU_SCALE)
     tail = np.where(np.isinf(x), 0.0, tail)
     p_value = np.maximum(hmp, w_r * tail)
     p_adjusted = np.minimum(1.0, p_value / w_r)

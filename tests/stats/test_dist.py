@@ -127,3 +127,14 @@ def test_beta_ppf_against_scipy_stats_beta():
     _close(_dist.beta_ppf(q, a, b), stats.beta.ppf(q, a, b))
     ends = np.array([0.0, 1.0, np.nan])
     _close(_dist.beta_ppf(ends, 3, 4), stats.beta.ppf(ends, 3, 4))
+
+
+def test_landau_sf_against_scipy_stats_landau():
+    # scipy.stats.landau.sf(x, loc, scale) at the harmonic mean p-value's locations
+    # (log L + 1 + psi(1) - log(2/pi) for L up to 10^7) and scale pi/2, x over the range
+    # of w_R / HMP; the same bits
+    rng = np.random.default_rng(8)
+    x = np.concatenate([10.0 ** rng.uniform(-3, 7, 20_000), rng.normal(0, 5, 2_000), [np.nan]])
+    for L in (2, 36, 14_365, 10**7):
+        loc = np.log(L) + 1 - np.euler_gamma - np.log(2 / np.pi)
+        _close(_dist.landau_sf(x, loc, np.pi / 2), stats.landau.sf(x, loc=loc, scale=np.pi / 2))
