@@ -88,11 +88,14 @@ def install(commit: str, python: str) -> Path:
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
         subprocess.run([python, "-m", "venv", str(venv)], check=True)
-        subprocess.run(
+        done = subprocess.run(
             [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
              "--disable-pip-version-check", str(src)],
-            check=True,
+            capture_output=True, text=True,
         )  # fmt: skip
+        if done.returncode != 0:
+            shutil.rmtree(venv, ignore_errors=True)
+            raise RuntimeError(f"pip install of {commit[:12]} failed:\n{done.stderr[-2000:]}")
     return venv
 
 

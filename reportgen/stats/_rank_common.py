@@ -77,6 +77,28 @@ def _min_ranks(values: np.ndarray, direction: Direction) -> np.ndarray:
     return ranks
 
 
+def average_ranks(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Ranks along ``axis``, 1 for the smallest, tied values sharing the mean of their
+    positions (``scipy.stats.rankdata(values, axis=axis)``, method "average": the same
+    values, halves exact in float64), from one stable sort."""
+    moved = np.moveaxis(np.asarray(values), axis, -1)
+    order = np.argsort(moved, axis=-1, kind="stable")
+    ordered = np.take_along_axis(moved, order, axis=-1)
+    size = moved.shape[-1]
+    position = np.broadcast_to(np.arange(size, dtype=np.int64), moved.shape)
+    starts = np.ones(moved.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    ends = np.ones(moved.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    last = np.flip(
+        np.minimum.accumulate(np.flip(np.where(ends, position, size), axis=-1), axis=-1), axis=-1
+    )
+    ranks = np.empty(moved.shape, dtype=np.float64)
+    np.put_along_axis(ranks, order, (first + last) / 2.0 + 1.0, axis=-1)
+    return np.moveaxis(ranks, -1, axis)
+
+
 def _quantile_from_counts(counts: np.ndarray, p: float) -> np.ndarray:
     """Smallest rank r with F(r) >= p for each row of rank counts (the inverted-CDF
     quantile of a discrete distribution; ranks are 1-based)."""

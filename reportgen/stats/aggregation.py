@@ -34,6 +34,7 @@ from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._rank_common import average_ranks
 
 __all__ = [
     "LANDAU_SCALE",
@@ -1049,9 +1050,7 @@ def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     .. [2] Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. J.
            Mach. Learn. Res. 7, 1-30 (§3.2.2).
     """
-    from scipy import stats  # the studentized range is not in scipy.special
-
-    return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0))
+    return _dist.studentized_range_ppf(1.0 - alpha, k) / math.sqrt(2.0)
 
 
 def friedman_nemenyi(
@@ -1146,9 +1145,7 @@ def friedman_nemenyi(
     k, n = X.shape
     names = system_names(systems, k)
     signed = -X if direction == "higher" else X
-    from scipy import stats  # rankdata, and the studentized range below
-
-    ranks = stats.rankdata(signed, axis=0)  # rank within each block (column)
+    ranks = average_ranks(signed, axis=0)  # rank within each block (column)
     avg = ranks.mean(axis=1)
     # tie correction: Σ (t³ − t) over tie groups of every block
     ties = 0.0
@@ -1176,7 +1173,7 @@ def friedman_nemenyi(
     diff = np.abs(avg[:, None] - avg[None, :])
     iu = np.triu_indices(k, 1)
     pm = np.ones((k, k))
-    pv = stats.studentized_range.sf(math.sqrt(2.0) * diff[iu] / se, k, np.inf)
+    pv = _dist.studentized_range_sf(math.sqrt(2.0) * diff[iu] / se, k)
     pm[iu] = np.clip(pv, 0.0, 1.0)
     pm[(iu[1], iu[0])] = pm[iu]
     order = np.argsort(avg, kind="stable")

@@ -35,6 +35,7 @@ from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.records import columns_to_records, floats, ints, optional
+from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._rank_agreement import (
     RankAgreement,
@@ -612,9 +613,7 @@ def simultaneous_rank_intervals(
     elif K == 1:
         q = float(special.ndtri(1 - alpha / 2))
     elif independent and np.all(s == s[0]) and s[0] > 0:
-        from scipy import stats  # the studentized range is not in scipy.special
-
-        q = float(stats.studentized_range.ppf(confidence, B, np.inf) / math.sqrt(2))
+        q = _dist.studentized_range_ppf(confidence, B) / math.sqrt(2)
     else:
         q = _simulate_max_stat(
             C,

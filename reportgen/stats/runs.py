@@ -42,6 +42,7 @@ from reportgen.plaintext import count, verb
 from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats import _dist
 from reportgen.stats._common import Modality, TabularMixin, system_names
+from reportgen.stats._rank_common import average_ranks
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -637,9 +638,7 @@ def _cochran_q(x: np.ndarray) -> float:
 
 def _friedman(x: np.ndarray) -> float:
     n, k = x.shape
-    from scipy import stats  # average ranks
-
-    ranks = stats.rankdata(x, axis=1)
+    ranks = average_ranks(x, axis=1)
     rank_sums = ranks.sum(axis=0)
     chisq = 12.0 / (n * k * (k + 1)) * (rank_sums**2).sum() - 3.0 * n * (k + 1)
     # tie correction: a group of t tied values adds t^3 - t = sum over its members of t^2 - 1

@@ -138,3 +138,34 @@ def test_landau_sf_against_scipy_stats_landau():
     for L in (2, 36, 14_365, 10**7):
         loc = np.log(L) + 1 - np.euler_gamma - np.log(2 / np.pi)
         _close(_dist.landau_sf(x, loc, np.pi / 2), stats.landau.sf(x, loc=loc, scale=np.pi / 2))
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 13, 37, 170, 1000])
+def test_studentized_range_against_scipy_stats_studentized_range(k):
+    # scipy: stats.studentized_range.cdf / sf / ppf(..., k, numpy.inf) (adaptive
+    # quadrature): 1e-12 absolute for the CDF and SF (scipy's SF is 1 - CDF too),
+    # 1e-12 relative for the quantiles Nemenyi's test and the rank intervals use
+    q = np.concatenate([np.linspace(0.01, 9, 60), [0.0, -1.0, np.inf, np.nan]])
+    np.testing.assert_allclose(
+        _dist.studentized_range_cdf(q, k), stats.studentized_range.cdf(q, k, np.inf), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        _dist.studentized_range_sf(q, k), stats.studentized_range.sf(q, k, np.inf), atol=1e-12
+    )
+    for p in (0.5, 0.9, 0.95, 0.99):
+        assert _dist.studentized_range_ppf(p, k) == pytest.approx(
+            float(stats.studentized_range.ppf(p, k, np.inf)), rel=1e-12
+        )
+
+
+def test_studentized_range_of_two_against_closed_form():
+    # closed form: the range of two standard normals is sqrt(2) |N(0, 1)|, so
+    # P(R <= q) = 2 Phi(q / sqrt(2)) - 1 and the p quantile is sqrt(2) Phi^-1((1 + p)/2)
+    q = np.linspace(0.001, 10, 200)
+    np.testing.assert_allclose(
+        _dist.studentized_range_cdf(q, 2), 2 * stats.norm.cdf(q / np.sqrt(2)) - 1, atol=1e-15
+    )
+    for p in (0.5, 0.95, 0.99):
+        assert _dist.studentized_range_ppf(p, 2) == pytest.approx(
+            np.sqrt(2) * stats.norm.ppf((1 + p) / 2), rel=1e-14
+        )

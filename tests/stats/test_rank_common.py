@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from reportgen.stats._rank_common import _min_ranks
+from reportgen.stats._rank_common import _min_ranks, average_ranks
 
 
 @pytest.mark.parametrize("direction", ["higher", "lower"])
@@ -34,3 +34,17 @@ def test_min_ranks_edge_cases():
     assert _min_ranks(np.full(4, 0.5), "lower").tolist() == [1, 1, 1, 1]
     rows = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]])
     assert _min_ranks(rows, "higher").tolist() == [[2, 1], [1, 2], [1, 1]]
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_average_ranks_against_scipy_rankdata(axis):
+    # scipy: rankdata(values, axis=axis) (method "average"): the same values, ties
+    # sharing the mean of their positions (Friedman's test, Cochran's Q by runs)
+    rng = np.random.default_rng(8)
+    values = rng.integers(0, 4, size=(300, 9)).astype(float)
+    values[::5] = rng.normal(size=(60, 9))
+    values[::17, 2] = np.inf
+    np.testing.assert_array_equal(
+        average_ranks(values, axis=axis), stats.rankdata(values, axis=axis)
+    )
+    np.testing.assert_array_equal(average_ranks(values[3]), stats.rankdata(values[3]))
