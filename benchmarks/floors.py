@@ -157,8 +157,10 @@ def run_child(argv: Sequence[str], *, capture: bool = False) -> dict[str, Any]:
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
+        # from a neutral folder: ``python -c`` and ``-m`` put the working directory first
+        # on sys.path, which in a checkout would import its reportgen, not the install's
         child = subprocess.Popen(list(argv), stdout=out if capture else subprocess.DEVNULL,
-                                 stderr=err)  # fmt: skip
+                                 stderr=err, cwd=tempfile.gettempdir())  # fmt: skip
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         child.returncode = code = os.waitstatus_to_exitcode(status)
