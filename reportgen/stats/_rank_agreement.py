@@ -10,7 +10,6 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -333,6 +332,8 @@ def _kendall_pvalue(n: int, discordant: int) -> float:
     total = n * (n - 1) // 2
     tail = min(discordant, total - discordant)
     if n <= 33 or tail <= 1:
+        from fractions import Fraction  # here: 7 ms of every analyze's start otherwise
+
         counts = [1] + [0] * tail  # permutations of 1 element by inversions, up to the tail
         for m in range(2, n + 1):
             prefix = list(itertools.accumulate(counts))
