@@ -257,65 +257,27 @@ def _reportgen(venv: Path) -> str:
     return str(venv / "bin" / "reportgen")
 
 
-def workloads(venv: Path, data: Path, work: Path, evalci: str | None) -> list[Workload]:
-    """The workloads of issue 45 for the default install at ``venv`` (data in
-    ``data``, outputs under ``work``)."""
-    py, rg = _python(venv), _reportgen(venv)
-    mmlu, long, s1000 = data / "mmlu.csv", data / "long.csv", data / "s1000.csv"
+def _analyze(venv: Path, out: Path, *args: str) -> Callable[[dict[str, Any]], list[str]]:
+    """``reportgen analyze ARGS --out OUT`` of the install at ``venv``."""
+    rg = _reportgen(venv)
+    return lambda state: [
+        rg, "analyze", *args, "--out", str(out), "--if-exists", "replace", "--seed", SEED,
+    ]  # fmt: skip
+
+
+def _paired(name: str, description: str, cli: Step, floor: list[str], **targets: Any) -> Workload:
+    """A workload of one command and one floor process."""
+    return Workload(
+        name, description, [cli, Step("floor", "floor", lambda state: floor)], **targets
+    )
+
+
+def _example_run(venv: Path, work: Path) -> Workload:
+    """``reportgen run`` of the bundled example against ``analyze`` of it plus
+    WeasyPrint's layout of the HTML that run wrote (the layout runs last in a repeat)."""
     example = REPO / "examples"
-    arena = sorted(str(p) for p in (SHARED_DATA / "eval-arena").glob("*.jsonl"))
-    rag = sorted(str(p) for p in (SHARED_DATA / "ibm-rag").glob("*.csv"))
-
-    def analyze(out: Path, *args: str) -> Callable[[dict[str, Any]], list[str]]:
-        return lambda state: [
-            rg, "analyze", *args, "--out", str(out), "--if-exists", "replace", "--seed", SEED,
-        ]  # fmt: skip
-
-    out: list[Workload] = []
-    mmlu_steps = [
-        Step(
-            "reportgen analyze",
-            "cli",
-            analyze(work / "mmlu", str(mmlu), "--pairing", "unpaired", "--correction", "holm"),
-            work / "mmlu",
-        ),  # fmt: skip
-        Step("floor", "floor", lambda state: [py, "-c", FLOOR_MMLU, str(mmlu)]),
-    ]
-    if evalci:
-        mmlu_steps.append(
-            Step("evalci R=999", "reference", lambda state: [evalci, "-c", EVALCI, str(mmlu)])
-        )
-    out.append(
-        Workload(
-            "mmlu9",
-            "MMLU-9 (synthetic, seed 3): 9 systems x 14,042 0/1 items, unpaired, Holm; floor: "
-            "import numpy, pandas, scipy.special + read_csv",
-            mmlu_steps,
-            target_ratio=2.0,
-            target_reference=20.0,
-        )
-    )
-    out.append(
-        Workload(
-            "rows2m",
-            "2,000,000 rows (20 systems x 100,000 0/1 items); floor: read_csv + groupby-mean",
-            [
-                Step("reportgen analyze", "cli", analyze(work / "rows", str(long)), work / "rows"),
-                Step("floor", "floor", lambda state: [py, "-c", FLOOR_GROUPBY, str(long)]),
-            ],
-            target_ratio=4.0,
-        )
-    )
-    out.append(
-        Workload(
-            "rows2m_inspect",
-            "reportgen inspect of the 2,000,000 rows; floor: read_csv",
-            [
-                Step("reportgen inspect", "cli", lambda state: [rg, "inspect", str(long)]),
-                Step("floor", "floor", lambda state: [py, "-c", FLOOR_READ, str(long)]),
-            ],
-        )
-    )
+    args = (str(example / "data"), "--config", str(example / "reportgen.toml"))
+    rg, py = _reportgen(venv), _python(venv)
 
     def keep_html(state: dict[str, Any], result: dict[str, Any]) -> None:
         html = work / "example_run" / "report.html"
@@ -323,14 +285,13 @@ def workloads(venv: Path, data: Path, work: Path, evalci: str | None) -> list[Wo
             shutil.copyfile(html, work / "example_report.html")
         state["pages"] = _pages(venv, work / "example_run" / "report.pdf")
 
-    example_args = (str(example / "data"), "--config", str(example / "reportgen.toml"))
-    run_example = Step(
+    run = Step(
         "reportgen run",
         "cli",
         lambda state: [
             rg,
             "run",
-            *example_args,
+            *args,
             "--out",
             str(work / "example_run"),
             "--if-exists",
@@ -341,77 +302,95 @@ def workloads(venv: Path, data: Path, work: Path, evalci: str | None) -> list[Wo
         work / "example_run",
         after=keep_html,
     )
-    out.append(
-        Workload(
-            "example_run",
-            "reportgen run of the bundled example (HTML + PDF); floor: reportgen analyze of "
-            "it + WeasyPrint's layout of the run's report.html",
-            [
-                run_example,
-                Step(
-                    "floor: analyze",
-                    "floor",
-                    analyze(work / "example_an", *example_args),
-                    work / "example_an",
-                ),  # fmt: skip
-                Step(
-                    "floor: layout",
-                    "floor",
-                    lambda state: [py, "-c", FLOOR_LAYOUT, str(work / "example_report.html")],
-                    last=True,
-                ),
-            ],  # fmt: skip
-            target_ratio=3.0,
-            slow=True,
-        )
+    layout = [py, "-c", FLOOR_LAYOUT, str(work / "example_report.html")]
+    return Workload(
+        "example_run",
+        "reportgen run of the bundled example (HTML + PDF); floor: reportgen analyze of "
+        "it + WeasyPrint's layout of the run's report.html",
+        [
+            run,
+            Step(
+                "floor: analyze",
+                "floor",
+                _analyze(venv, work / "example_an", *args),
+                work / "example_an",
+            ),  # fmt: skip
+            Step("floor: layout", "floor", lambda state: layout, last=True),
+        ],
+        target_ratio=3.0,
+        slow=True,
     )
-    out.append(
-        Workload(
+
+
+def workloads(venv: Path, data: Path, work: Path, evalci: str | None) -> list[Workload]:
+    """The workloads of issue 45 for the default install at ``venv`` (data in
+    ``data``, outputs under ``work``)."""
+    py, rg = _python(venv), _reportgen(venv)
+    mmlu, long, s1000 = data / "mmlu.csv", data / "long.csv", data / "s1000.csv"
+    arena = sorted(str(p) for p in (SHARED_DATA / "eval-arena").glob("*.jsonl"))
+    rag = sorted(str(p) for p in (SHARED_DATA / "ibm-rag").glob("*.csv"))
+
+    def cli(name: Path, *args: str) -> Step:
+        return Step("reportgen analyze", "cli", _analyze(venv, work / name, *args), work / name)
+
+    mmlu9 = _paired(
+        "mmlu9",
+        "MMLU-9 (synthetic, seed 3): 9 systems x 14,042 0/1 items, unpaired, Holm; floor: "
+        "import numpy, pandas, scipy.special + read_csv",
+        cli(Path("mmlu"), str(mmlu), "--pairing", "unpaired", "--correction", "holm"),
+        [py, "-c", FLOOR_MMLU, str(mmlu)],
+        target_ratio=2.0,
+        target_reference=20.0,
+    )
+    if evalci:
+        mmlu9.steps.append(
+            Step("evalci R=999", "reference", lambda state: [evalci, "-c", EVALCI, str(mmlu)])
+        )
+    out = [
+        mmlu9,
+        _paired(
+            "rows2m",
+            "2,000,000 rows (20 systems x 100,000 0/1 items); floor: read_csv + groupby-mean",
+            cli(Path("rows"), str(long)),
+            [py, "-c", FLOOR_GROUPBY, str(long)],
+            target_ratio=4.0,
+        ),
+        _paired(
+            "rows2m_inspect",
+            "reportgen inspect of the 2,000,000 rows; floor: read_csv",
+            Step("reportgen inspect", "cli", lambda state: [rg, "inspect", str(long)]),
+            [py, "-c", FLOOR_READ, str(long)],
+        ),
+        _example_run(venv, work),
+        _paired(
             "systems1000",
             "1,000 systems x 50 0/1 items (499,500 pairs); floor: read_csv + groupby-mean",
-            [
-                Step(
-                    "reportgen analyze", "cli", analyze(work / "s1000", str(s1000)), work / "s1000"
-                ),  # fmt: skip
-                Step("floor", "floor", lambda state: [py, "-c", FLOOR_GROUPBY, str(s1000)]),
-            ],
+            cli(Path("s1000"), str(s1000)),
+            [py, "-c", FLOOR_GROUPBY, str(s1000)],
             target_seconds=60.0,
             target_peak_mb=2048.0,
             slow=True,
-        )
-    )
+        ),
+    ]
     if arena:
         out.append(
-            Workload(
+            _paired(
                 "arena5",
                 "held out: the five shared eval-arena benchmarks (170 systems); floor: "
                 "read_json(lines=True) + groupby-mean",
-                [
-                    Step(
-                        "reportgen analyze",
-                        "cli",
-                        analyze(work / "arena", str(SHARED_DATA / "eval-arena")),
-                        work / "arena",
-                    ),  # fmt: skip
-                    Step("floor", "floor", lambda state: [py, "-c", FLOOR_GROUPBY, *arena]),
-                ],
+                cli(Path("arena"), str(SHARED_DATA / "eval-arena")),
+                [py, "-c", FLOOR_GROUPBY, *arena],
                 held_out=True,
             )
         )
     if rag:
         out.append(
-            Workload(
+            _paired(
                 "rag",
-                "held out: the IBM RAG precision and recall files; floor: read_csv + groupby-mean",
-                [
-                    Step(
-                        "reportgen analyze",
-                        "cli",
-                        analyze(work / "rag", str(SHARED_DATA / "ibm-rag")),
-                        work / "rag",
-                    ),  # fmt: skip
-                    Step("floor", "floor", lambda state: [py, "-c", FLOOR_GROUPBY, *rag]),
-                ],
+                "held out: the IBM RAG precision and recall files; floor: read_csv + mean "
+                "per column",
+                cli(Path("rag"), str(SHARED_DATA / "ibm-rag")),
+                [py, "-c", FLOOR_GROUPBY, *rag],
                 held_out=True,
             )
         )
