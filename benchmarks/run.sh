@@ -11,6 +11,8 @@
 #   bash benchmarks/run.sh --quick         # the fast tier only (~2 min)
 #   bash benchmarks/run.sh --only arena5_stats,arena5_scipy
 #   bash benchmarks/run.sh --compare benchmarks/results/latest.json
+#   bash benchmarks/run.sh floors [--only mmlu9,rows2m] [--repeats N]   # issue 45: the CLI vs its floors
+#   bash benchmarks/run.sh regress [--against REV]                      # issue 45: vs an earlier commit
 #
 # The exit status is 1 if a target is missed, 2 for a bad argument.
 set -euo pipefail
@@ -36,4 +38,8 @@ fi
 "$DEFAULT_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     --force-reinstall --no-deps .
 export REPORTGEN_DEFAULT_VENV="$DEFAULT_VENV"
+case "${1:-}" in
+    floors) shift; exec "$VENV/bin/python" benchmarks/floors.py --venv "$DEFAULT_VENV" "$@" ;;
+    regress) shift; exec "$VENV/bin/python" benchmarks/regress.py "$@" ;;
+esac
 exec "$VENV/bin/python" benchmarks/bench_compare.py "$@"

@@ -10,7 +10,6 @@ put outside the Monte Carlo bounds, not every departure from normality.
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,14 +35,39 @@ BEHRENS_RATIO = 1.5
 
 
 def moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sample skewness and Pearson kurtosis of each column (NaN where undefined)."""
-    from scipy import stats
+    """Sample skewness and Pearson kurtosis of each column, NaN omitted (NaN where
+    undefined): ``scipy.stats.skew(x, axis=0, nan_policy="omit")`` and
+    ``scipy.stats.kurtosis(x, axis=0, fisher=False, nan_policy="omit")``, computed as
+    scipy computes them (the same bits) without importing scipy.stats."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        if not np.isnan(x).any():
+            skew, kurt = _biased_moments(np.moveaxis(x, 0, -1))
+        else:
+            columns = x.reshape(len(x), -1).T
+            pairs = [_biased_moments(c[~np.isnan(c)]) for c in columns]
+            skew = np.array([p[0] for p in pairs]).reshape(x.shape[1:])
+            kurt = np.array([p[1] for p in pairs]).reshape(x.shape[1:])
+    return np.atleast_1d(np.asarray(skew, dtype=float)), np.atleast_1d(
+        np.asarray(kurt, dtype=float)
+    )
 
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        skew = np.atleast_1d(stats.skew(x, axis=0, nan_policy="omit"))
-        kurt = np.atleast_1d(stats.kurtosis(x, axis=0, fisher=False, nan_policy="omit"))
-    return np.asarray(skew, dtype=float), np.asarray(kurt, dtype=float)
+
+def _biased_moments(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:math:`m_3 / m_2^{3/2}` and :math:`m_4 / m_2^2` along the last axis, NaN where
+    :math:`m_2` is zero to rounding (scipy's ``skew``/``kurtosis`` with ``bias=True``,
+    in their order of operations); NaN for an empty slice."""
+    if a.shape[-1] == 0:
+        nan = np.full(a.shape[:-1], np.nan)
+        return nan, nan
+    mean = np.mean(a, axis=-1, keepdims=True)
+    d = a - mean
+    square = d**2
+    m2 = np.mean(square, axis=-1)
+    m3 = np.mean(square * d, axis=-1)
+    m4 = np.mean(square**2, axis=-1)
+    zero = m2 <= (np.finfo(np.float64).eps * np.squeeze(mean, axis=-1)) ** 2
+    return np.where(zero, np.nan, m3 / m2**1.5), np.where(zero, np.nan, m4 / m2**2.0)
 
 
 def _worst(values: np.ndarray) -> float:

@@ -21,8 +21,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
+from reportgen.stats import _dist
 from reportgen.stats._degenerate import (
     MIN_SKEW_ITEMS,
     edgeworth_size_error,
@@ -65,7 +65,7 @@ class _TInverter(_Inverter):
 
     def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
         with np.errstate(invalid="ignore"):
-            q = stats.t.isf(a, self.df)
+            q = _dist.t_isf(a, self.df)
             half = np.where(self.se == 0, 0.0, q * self.se)
         return self.estimate - half, self.estimate + half
 

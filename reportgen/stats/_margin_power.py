@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 from reportgen.errors import InputError
 from reportgen.stats._common import (
@@ -22,6 +22,7 @@ from reportgen.stats._margin_inputs import (
     MarginDesign,
     _margin_iv,
 )
+from reportgen.stats._roots import brent_root
 from reportgen.stats.intervals import (
     farrington_manning_restricted,
 )
@@ -208,6 +209,8 @@ def _power_value(n: float, spec: _PowerSpec) -> float:
         if sd1 == 0:
             return 1.0 if shift > 0 else 0.0
         return float(special.ndtr((shift - z * sd0) / sd1))
+    from scipy import stats  # the noncentral t's survival function is not in scipy.special
+
     if spec.design == "paired-continuous":
         assert spec.sd is not None
         df = n - 1
@@ -405,7 +408,7 @@ def noninferiority_required_n(
     if gap(lo) >= 0:
         n = lo
     else:
-        root = optimize.brentq(gap, lo, hi, xtol=1e-6)
+        root = brent_root(gap, lo, hi, xtol=1e-6)
         n = float(math.ceil(root - 1e-9))
         while gap(n) < 0:
             n += 1

@@ -21,8 +21,9 @@ import math
 from dataclasses import replace
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
+from reportgen.stats import _dist
 from reportgen.stats._power_design import (
     DESIGNS as DESIGNS,
 )
@@ -67,7 +68,7 @@ def _normal_power(
 def _t_power(nc: np.ndarray, df: np.ndarray, alpha: float, alternative: str) -> np.ndarray:
     """Power of a t test with noncentrality ``nc`` (statsmodels ``ttest_power``)."""
     a = alpha / 2 if alternative == "two-sided" else alpha
-    crit = stats.t.isf(a, df)
+    crit = _dist.t_isf(a, df)
     out = np.zeros(np.broadcast(nc, df).shape)
     # nctdtr returns NaN deep in a tail for very small df (e.g. df = 1, nc = 40); the
     # tail probability there is below 1e-16

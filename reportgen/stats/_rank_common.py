@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 import numpy as np
-from scipy import stats
 
 from reportgen.errors import InputError
 
@@ -63,9 +62,41 @@ def _positive_int_iv(name: str, value: Any) -> int:
 
 
 def _min_ranks(values: np.ndarray, direction: Direction) -> np.ndarray:
-    """Competition ("min") ranks along the last axis, rank 1 = best."""
-    key = -values if direction == "higher" else values
-    return stats.rankdata(key, method="min", axis=-1).astype(np.int64)
+    """Competition ("min") ranks along the last axis, rank 1 = best: one plus the number
+    of values strictly better (``scipy.stats.rankdata(key, method="min", axis=-1)``,
+    computed from one stable sort)."""
+    key = np.asarray(-values if direction == "higher" else values)
+    order = np.argsort(key, axis=-1, kind="stable")
+    ordered = np.take_along_axis(key, order, axis=-1)
+    position = np.broadcast_to(np.arange(key.shape[-1], dtype=np.int64), key.shape)
+    starts = np.ones(key.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    ranks = np.empty(key.shape, dtype=np.int64)
+    np.put_along_axis(ranks, order, first + 1, axis=-1)
+    return ranks
+
+
+def average_ranks(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Ranks along ``axis``, 1 for the smallest, tied values sharing the mean of their
+    positions (``scipy.stats.rankdata(values, axis=axis)``, method "average": the same
+    values, halves exact in float64), from one stable sort."""
+    moved = np.moveaxis(np.asarray(values), axis, -1)
+    order = np.argsort(moved, axis=-1, kind="stable")
+    ordered = np.take_along_axis(moved, order, axis=-1)
+    size = moved.shape[-1]
+    position = np.broadcast_to(np.arange(size, dtype=np.int64), moved.shape)
+    starts = np.ones(moved.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    ends = np.ones(moved.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    last = np.flip(
+        np.minimum.accumulate(np.flip(np.where(ends, position, size), axis=-1), axis=-1), axis=-1
+    )
+    ranks = np.empty(moved.shape, dtype=np.float64)
+    np.put_along_axis(ranks, order, (first + last) / 2.0 + 1.0, axis=-1)
+    return np.moveaxis(ranks, -1, axis)
 
 
 def _quantile_from_counts(counts: np.ndarray, p: float) -> np.ndarray:

@@ -27,12 +27,14 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.records import columns_to_records, floats, ints
+from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._rank_common import average_ranks
 
 __all__ = [
     "LANDAU_SCALE",
@@ -491,7 +493,7 @@ def harmonic_mean_pvalue(
     with np.errstate(divide="ignore"):
         hmp = 1.0 / s
     loc = hmp_landau_location(L)
-    tail = stats.landau.sf(x, loc=loc, scale=LANDAU_SCALE)
+    tail = _dist.landau_sf(x, loc, LANDAU_SCALE)
     tail = np.where(np.isinf(x), 0.0, tail)
     p_value = np.maximum(hmp, w_r * tail)
     p_adjusted = np.minimum(1.0, p_value / w_r)
@@ -938,7 +940,7 @@ def sign_test_wins(
     tie = k - a - b
     n = a + b if ties == "drop" else k
     top = np.maximum(a, b)
-    p = np.minimum(1.0, 2.0 * stats.binom.sf(top - 1, n, 0.5))
+    p = np.minimum(1.0, 2.0 * _dist.binom_sf(top - 1, n, 0.5))
     p = np.where(n == 0, 1.0, p)
 
     def as_int(x: np.ndarray) -> np.ndarray:
@@ -1048,7 +1050,7 @@ def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     .. [2] Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. J.
            Mach. Learn. Res. 7, 1-30 (§3.2.2).
     """
-    return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / math.sqrt(2.0))
+    return _dist.studentized_range_ppf(1.0 - alpha, k) / math.sqrt(2.0)
 
 
 def friedman_nemenyi(
@@ -1143,7 +1145,7 @@ def friedman_nemenyi(
     k, n = X.shape
     names = system_names(systems, k)
     signed = -X if direction == "higher" else X
-    ranks = stats.rankdata(signed, axis=0)  # rank within each block (column)
+    ranks = average_ranks(signed, axis=0)  # rank within each block (column)
     avg = ranks.mean(axis=1)
     # tie correction: Σ (t³ − t) over tie groups of every block
     ties = 0.0
@@ -1161,17 +1163,17 @@ def friedman_nemenyi(
         chi2 = p_chi2 = ff = p_ff = math.nan
     else:
         chi2 = float(raw / correction)
-        p_chi2 = float(stats.chi2.sf(chi2, k - 1))
+        p_chi2 = float(_dist.chi2_sf(chi2, k - 1))
         den = n * (k - 1) - chi2
         ff = (n - 1) * chi2 / den if den > 0 else math.inf
-        p_ff = float(stats.f.sf(ff, k - 1, (k - 1) * (n - 1))) if den > 0 else 0.0
+        p_ff = float(_dist.f_sf(ff, k - 1, (k - 1) * (n - 1))) if den > 0 else 0.0
     q = nemenyi_q(k, float(alpha))
     se = math.sqrt(k * (k + 1) / (6.0 * n))
     cd = q * se
     diff = np.abs(avg[:, None] - avg[None, :])
     iu = np.triu_indices(k, 1)
     pm = np.ones((k, k))
-    pv = stats.studentized_range.sf(math.sqrt(2.0) * diff[iu] / se, k, np.inf)
+    pv = _dist.studentized_range_sf(math.sqrt(2.0) * diff[iu] / se, k)
     pm[iu] = np.clip(pv, 0.0, 1.0)
     pm[(iu[1], iu[0])] = pm[iu]
     order = np.argsort(avg, kind="stable")

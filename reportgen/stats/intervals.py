@@ -7,7 +7,9 @@ at level ``confidence``.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
+
+from reportgen.stats import _dist
 
 __all__ = [
     "farrington_manning_interval",
@@ -74,7 +76,7 @@ def t_interval(
     .. [2] Welch, B. L. (1947). The generalization of 'Student's' problem when several different
            population variances are involved. Biometrika 34(1-2), 28-35.
     """
-    q = stats.t.ppf(0.5 + confidence / 2, df)
+    q = _dist.t_ppf(0.5 + confidence / 2, df)
     return mean - q * se, mean + q * se
 
 

@@ -26,18 +26,18 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 import numpy as np
-from scipy import stats
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.names import CIMethod
 from reportgen.plaintext import count
 from reportgen.records import columns_to_records, floats, ints
+from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     NORMAL_RESAMPLING_ITEMS,
     bca_interval,
-    bootstrap_counts,
+    bootstrap_weighted_sums,
     chunk_sizes,
     exact_product,
     normal_sums,
@@ -136,8 +136,8 @@ def clopper_pearson_interval(
     n = np.asarray(n, dtype=np.float64)
     alpha = 1 - confidence
     with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
-        high = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
+        low = np.where(k > 0, _dist.beta_ppf(alpha / 2, k, n - k + 1), 0.0)
+        high = np.where(k < n, _dist.beta_ppf(1 - alpha / 2, k + 1, n - k), 1.0)
     bad = n <= 0
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
@@ -288,9 +288,7 @@ def _replicates(
         X = exact_product(np.column_stack([arrays[j] for j in members]), size)
         done = 0
         for rows in chunk_sizes(R, 16 * size + 8 * len(members), max_memory):
-            reps[done : done + rows, members] = (
-                X.weighted_sums(bootstrap_counts(rng, rows, size)) / size
-            )
+            reps[done : done + rows, members] = bootstrap_weighted_sums(rng, rows, X) / size
             done += rows
     return reps
 

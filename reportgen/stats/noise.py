@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from reportgen.errors import DataWarning, DegenerateDataWarning, InputError
 from reportgen.plaintext import count, verb
 from reportgen.records import bools, columns_to_records, floats, ints
+from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
 from reportgen.stats._resampling import DEFAULT_MAX_MEMORY, chunk_sizes
@@ -635,7 +636,7 @@ def _sign_pvalue(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     equal to scipy ``binomtest(a, a + b, 0.5)`` (symmetric null); 1 without any win."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    return np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(a, b), a + b, 0.5))
+    return np.minimum(1.0, 2 * _dist.binom_cdf(np.minimum(a, b), a + b, 0.5))
 
 
 def _win_matrix(X: np.ndarray, binary: bool, max_memory: int) -> np.ndarray:

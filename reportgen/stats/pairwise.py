@@ -80,6 +80,7 @@ from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
     bootstrap_counts,
+    bootstrap_weighted_sums,
     chunk_sizes,
     enumerate_signs,
     enumerate_splits,
@@ -938,7 +939,7 @@ def _paired_bootstrap(
     done = 0
     operand = exact_product(X, n)
     for size in chunk_sizes(R, 16 * n + 8 * n_sys, opts.max_memory):
-        means[done : done + size] = operand.weighted_sums(bootstrap_counts(opts.rng, size, n)) / n
+        means[done : done + size] = bootstrap_weighted_sums(opts.rng, size, operand) / n
         done += size
     tol = 1e-9 * (np.abs(X).mean(axis=0)[ia] + np.abs(X).mean(axis=0)[ib]) + 1e-15
     p = np.empty(len(ia))

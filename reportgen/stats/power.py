@@ -62,7 +62,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.stats._power_design import (
@@ -95,6 +94,7 @@ from reportgen.stats._power_tests import (
     _mcnemar_exact_power,  # noqa: F401 (re-exported)
     _power_array,
 )
+from reportgen.stats._roots import brent_root
 
 __all__ = [
     "DESIGNS",
@@ -435,7 +435,7 @@ def _solve_delta(n: float, spec: PowerDesign, target: float) -> tuple[float, flo
         lo, hi = (0.0 if k == 0 else float(grid[k - 1])), float(grid[k])
         if g[k] == 0:
             return sign * hi, target
-    m = optimize.brentq(
+    m = brent_root(
         lambda x: float(gap(x)),
         lo,
         hi,
@@ -694,7 +694,7 @@ def _solve_n(delta: float, spec: PowerDesign, target: float) -> tuple[float, flo
             lo, hi = hi, 2 * hi
             if hi > _N_MAX:
                 return math.nan, float(pw(lo))
-        root = optimize.brentq(
+        root = brent_root(
             lambda x: float(pw(x)) - target,
             lo,
             hi,

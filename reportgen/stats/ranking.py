@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.records import columns_to_records, floats, ints, optional
+from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._rank_agreement import (
     RankAgreement,
@@ -66,7 +67,7 @@ from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     NORMAL_RESAMPLING_ITEMS,
     NormalSums,
-    bootstrap_counts,
+    bootstrap_weighted_sums,
     chunk_sizes,
     exact_product,
     normal_sums_adequate,
@@ -365,7 +366,7 @@ def rank_distributions(
         # chunks of at most ~96 MiB: the bincount inside bootstrap_counts scatters into
         # the chunk's count matrix, which is faster when that matrix stays small
         for size in chunk_sizes(R, 16 * n + per_row, min(max_memory, 96 * 2**20)):
-            count(operand.weighted_sums(bootstrap_counts(generator, size, n)))
+            count(bootstrap_weighted_sums(generator, size, operand))
         observed = X.sum(axis=0)
     else:
         # one stream per system, so that chunking the resamples leaves each system's
@@ -612,7 +613,7 @@ def simultaneous_rank_intervals(
     elif K == 1:
         q = float(special.ndtri(1 - alpha / 2))
     elif independent and np.all(s == s[0]) and s[0] > 0:
-        q = float(stats.studentized_range.ppf(confidence, B, np.inf) / math.sqrt(2))
+        q = _dist.studentized_range_ppf(confidence, B) / math.sqrt(2)
     else:
         q = _simulate_max_stat(
             C,

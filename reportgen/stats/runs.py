@@ -35,12 +35,14 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
 from reportgen.plaintext import count, verb
 from reportgen.records import columns_to_records, floats, ints
+from reportgen.stats import _dist
 from reportgen.stats._common import Modality, TabularMixin, system_names
+from reportgen.stats._rank_common import average_ranks
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
@@ -299,8 +301,8 @@ def clustered_mean_interval(
     if dist == "t":
         df = np.where(G >= 2, G - 1, np.nan).astype(np.float64)
         df_naive = np.where(N >= 2, N - 1, np.nan).astype(np.float64)
-        q = stats.t.ppf(0.5 + conf / 2, df)
-        q_naive = stats.t.ppf(0.5 + conf / 2, df_naive)
+        q = _dist.t_ppf(0.5 + conf / 2, df)
+        q_naive = _dist.t_ppf(0.5 + conf / 2, df_naive)
     else:
         df = np.full(len(names), np.inf)
         q = q_naive = float(special.ndtri(0.5 + conf / 2))
@@ -636,7 +638,7 @@ def _cochran_q(x: np.ndarray) -> float:
 
 def _friedman(x: np.ndarray) -> float:
     n, k = x.shape
-    ranks = stats.rankdata(x, axis=1)
+    ranks = average_ranks(x, axis=1)
     rank_sums = ranks.sum(axis=0)
     chisq = 12.0 / (n * k * (k + 1)) * (rank_sums**2).sum() - 3.0 * n * (k + 1)
     # tie correction: a group of t tied values adds t^3 - t = sum over its members of t^2 - 1
@@ -733,7 +735,7 @@ def runs_differ_test(
             no_variation.append(j)
             p[j] = 1.0
         else:
-            p[j] = stats.chi2.sf(statistic[j], n_runs - 1)
+            p[j] = _dist.chi2_sf(statistic[j], n_runs - 1)
     if (n_used < 2).any():
         warnings.warn(
             f"{count(int((n_used < 2).sum()), 'system')}"

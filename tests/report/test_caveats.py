@@ -4,13 +4,15 @@ method off its nominal level, and not on well-behaved data."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
 from reportgen.analysis import AnalysisOptions, analyze
-from reportgen.analysis._caveats import BOOTSTRAP_ITEMS, SKEW_LIMIT, runs_caveats
+from reportgen.analysis._caveats import BOOTSTRAP_ITEMS, SKEW_LIMIT, moments, runs_caveats
 from reportgen.data import load
 from reportgen.report import sections as rs
 
@@ -123,3 +125,27 @@ def test_bootstrap_caveat_applies_to_bca_intervals_asked_for(tmp_path, n):
     assert unit.ci_method.startswith("t")
     assert not any("bootstrap intervals" in c for c in unit.caveats)
     assert any(f"only {n} items" in note and "t intervals" in note for note in analysis.notes)
+
+
+@pytest.mark.parametrize("shape", [(40,), (500, 6), (7, 3), (1,), (2, 2)])
+@pytest.mark.parametrize("holes", [False, True])
+def test_moments_against_scipy_skew_and_kurtosis(shape, holes):
+    # scipy: stats.skew(x, axis=0, nan_policy="omit") and stats.kurtosis(x, axis=0,
+    # fisher=False, nan_policy="omit"): the same bits (the caveats and the choice of t
+    # intervals over BCa compare them with thresholds), heavy tails, constant columns,
+    # NaN holes and a column that is all NaN
+    rng = np.random.default_rng(sum(shape) + holes)
+    x = rng.lognormal(0, 1.5, size=shape)
+    if x.ndim == 2:
+        x[:, 1] = 0.25  # constant: m2 is zero, both NaN
+    if holes:
+        x.ravel()[rng.random(x.size) < 0.2] = np.nan
+        if x.ndim == 2:
+            x[:, -1] = np.nan
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref_skew = np.atleast_1d(stats.skew(x, axis=0, nan_policy="omit"))
+        ref_kurt = np.atleast_1d(stats.kurtosis(x, axis=0, fisher=False, nan_policy="omit"))
+    skew, kurt = moments(x)
+    np.testing.assert_array_equal(skew, ref_skew)
+    np.testing.assert_array_equal(kurt, ref_kurt)

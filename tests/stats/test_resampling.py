@@ -7,7 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from reportgen.stats._resampling import bootstrap_counts, exact_product, random_signs
+from reportgen.stats._resampling import (
+    bootstrap_counts,
+    bootstrap_weighted_sums,
+    exact_product,
+    random_signs,
+)
 
 
 def _fsum_product(W: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -68,3 +73,45 @@ def test_exact_product_edge_cases():
     operand = exact_product(Z, 2)
     assert not operand.exact and operand.n_slices == 1
     assert np.isnan(operand.weighted_sums(np.ones((1, 2)))[0, 1])
+
+
+def _binary_scores(rng, n, k):
+    return (rng.random((n, k)) < np.linspace(0.3, 0.9, k)).astype(float)
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        lambda rng: _binary_scores(rng, 14_042, 9),  # MMLU-9's shape: 512 rows at most
+        lambda rng: _binary_scores(rng, 400, 3),
+        lambda rng: rng.integers(0, 5, size=(3000, 4)).astype(float),  # Likert-like counts
+        lambda rng: np.column_stack([_binary_scores(rng, 200, 2), np.full(200, 7.0)]),
+        lambda rng: rng.normal(size=(500, 3)),  # no distinct rows: the plain product
+        lambda rng: _binary_scores(rng, 60, 12),  # more rows than a quarter of the items
+    ],
+)
+@pytest.mark.parametrize("rows", [1, 37, 1000])
+def test_bootstrap_weighted_sums_against_the_product_of_bootstrap_counts(scores, rows):
+    # reference: product.weighted_sums(bootstrap_counts(rng, rows, n)), the counts of
+    # every item made in one call from the same seed: equal bits
+    X = scores(np.random.default_rng(11))
+    product = exact_product(X, len(X))
+    ours = bootstrap_weighted_sums(np.random.default_rng(5), rows, product)
+    ref = product.weighted_sums(bootstrap_counts(np.random.default_rng(5), rows, len(X)))
+    np.testing.assert_array_equal(ours, ref)
+    # and the generator is left where bootstrap_counts leaves it
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    bootstrap_weighted_sums(a, rows, product)
+    bootstrap_counts(b, rows, len(X))
+    assert a.integers(0, 2**62) == b.integers(0, 2**62)
+
+
+def test_bootstrap_weighted_sums_uses_distinct_rows_only_where_they_are_few():
+    rng = np.random.default_rng(12)
+    binary = exact_product(_binary_scores(rng, 1000, 5), 1000)
+    assert binary.distinct_rows is not None
+    patterns, row_of_item = binary.distinct_rows
+    assert patterns.shape[0] <= 32
+    np.testing.assert_array_equal(patterns.parts[row_of_item], binary.parts)
+    assert exact_product(rng.normal(size=(1000, 2)), 1000).distinct_rows is None
+    assert exact_product(_binary_scores(rng, 40, 12), 40).distinct_rows is None

@@ -324,8 +324,6 @@ def validate_results(document: Mapping[str, Any], *, source: str | Path | None =
     ReportgenError
         With the JSON path of the first violation, in document order.
     """
-    import jsonschema
-
     fast = _fast_results_validator()
     if fast is not None:
         try:
@@ -333,6 +331,8 @@ def validate_results(document: Mapping[str, Any], *, source: str | Path | None =
             return
         except Exception:  # noqa: BLE001 - jsonschema below finds and words the error
             pass
+    import jsonschema  # only for an invalid document: 70 ms to import here
+
     validator = jsonschema.Draft202012Validator(results_schema())
     errors = list(validator.iter_errors(document))
     if not errors:
