@@ -42,6 +42,7 @@ from reportgen.analysis._units import (
     ordered_systems,
     with_graph,
 )
+from reportgen.analysis.leaders import Leaders
 from reportgen.analysis.ledger import Ledger
 from reportgen.analysis.options import AnalysisOptions
 from reportgen.analysis.release import ReleaseComparison
@@ -129,6 +130,15 @@ class Analysis:
         from reportgen.analysis.ledger import build_ledger
 
         return build_ledger(self)
+
+    @functools.cached_property
+    def leaders(self) -> Leaders:
+        """Who leads each dataset × metric and who is tied with the leader, the blocks
+        of datasets that share their systems, and whether the ranking across datasets
+        covers less than everything (:class:`reportgen.analysis.leaders.Leaders`)."""
+        from reportgen.analysis.leaders import benchmark_leaders
+
+        return benchmark_leaders(self)
 
     def comparisons(self) -> list[dict[str, Any]]:
         """Every comparison row (the ``comparisons`` section of results.json)."""
