@@ -136,26 +136,34 @@ def _p(p: float) -> str:
 # --------------------------------------------------------------------------- evaluation
 
 
-def key_findings(analysis: Analysis) -> list[str]:
+def key_findings(analysis: Analysis, *, per_benchmark: bool = False) -> list[str]:
     """The key findings of an evaluation: who leads, whether the leaders are
     distinguishable, the largest reliable gaps, the noise floor and what was left out.
-    HTML sentences, most important first."""
+    HTML sentences, most important first.
+
+    ``per_benchmark``: who leads is answered per benchmark elsewhere (the table and
+    the ranking's scope of :mod:`reportgen.report.render.leaders`, when
+    ``analysis.leaders.partial``): the lines on the leaders and on the ranking's
+    selection are left out."""
     lines: list[str] = []
     ranking = analysis.ranking
-    if ranking is not None and len(ranking.systems) >= 2 and len(ranking.lists) > 1:
-        lines.append(_overall_line(ranking))
     units = [u for u in analysis.compared if u.modality != "corpus"]
-    if len(units) <= MAX_UNIT_LINES:
-        lines.extend(_unit_lines(units))
-    else:
-        lines.append(_leaders_summary(units))
+    if not per_benchmark:
+        if ranking is not None and len(ranking.systems) >= 2 and len(ranking.lists) > 1:
+            lines.append(_overall_line(ranking))
+        if len(units) <= MAX_UNIT_LINES:
+            lines.extend(_unit_lines(units))
+        else:
+            lines.append(_leaders_summary(units))
     gaps = _gaps_line(units)
     if gaps:
         lines.append(gaps)
     floor = _noise_line(units, analysis.options.power)
     if floor:
         lines.append(floor)
-    if ranking is not None and ranking.selection.how in ("largest", "given"):
+    if per_benchmark:
+        pass
+    elif ranking is not None and ranking.selection.how in ("largest", "given"):
         sel = ranking.selection
         lines.append(
             f"The ranking across datasets uses {len(sel.systems)} systems scored on all of "
