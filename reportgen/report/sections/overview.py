@@ -4,14 +4,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from functools import partial
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 from reportgen.plaintext import count
 from reportgen.report.render.html import (
     HTMLBlock,
-    charts_row,
     escape,
     note,
     print_only,
@@ -23,7 +21,6 @@ from reportgen.report.sections._base import (
     MATRIX_PRINT_ROWS,
     Report,
     _correction_name,
-    _try_chart,
     _with_figures,
 )
 
@@ -40,8 +37,16 @@ def summary(report: Report) -> HTMLBlock | None:
 
     analysis = report.analysis
     table_ = report.table
-    lines = key_findings(analysis)
     body: list[str] = []
+    per_benchmark = analysis.leaders.partial
+    if per_benchmark:  # the benchmarks do not share their systems: answered one by one
+        from reportgen.report.render.leaders import leaders_table, ranking_scope_line
+
+        body.append(leaders_table(analysis.leaders, confidence=report.confidence))
+        scope = ranking_scope_line(analysis.leaders)
+        lines = ([scope] if scope else []) + key_findings(analysis, per_benchmark=True)
+    else:
+        lines = key_findings(analysis)
     if lines:
         body.append(
             '<div class="rg-findings"><ul>'
@@ -70,19 +75,19 @@ def summary(report: Report) -> HTMLBlock | None:
     return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
 
 
-#: Systems drawn in the overview chart (all of them are in the matrix).
-OVERVIEW_SYSTEMS = 30
-
-
 @_with_figures
 def results_matrix(report: Report) -> HTMLBlock | None:
     """The central table: systems × dataset × metric of real values with intervals and
     tie-group letters, in the order of the overall ranking, the best value of each
     column in bold; and the overview chart (means with intervals, small multiples)."""
-    from reportgen.charts.overview import means_overview_chart
     from reportgen.report.render.findings import central_matrix, overall_order
+    from reportgen.report.sections.blocks import overview_figure
 
     analysis = report.analysis
+    if len(analysis.leaders.blocks) > 1:  # datasets that do not share their systems
+        from reportgen.report.sections.blocks import block_results
+
+        return block_results(report)
     columns, cells = central_matrix(analysis)
     if not columns:
         return None
@@ -136,46 +141,7 @@ def results_matrix(report: Report) -> HTMLBlock | None:
             f"The {len(columns)} dataset × metrics are split into tables of the same rows."
         )
     body.append(note(" ".join(what)))
-    shown = order[:OVERVIEW_SYSTEMS]
-    chart_rows = []
-    for j, c in enumerate(columns):
-        scale = 100.0 if c.proportion else 1.0
-        panel = c.label + (" (%)" if c.proportion else "")
-        for name in shown:
-            cell = cells[name].get(j)
-            if cell is None:
-                continue
-            chart_rows.append(
-                {
-                    "panel": panel,
-                    "system": name,
-                    "mean": cell.mean * scale,
-                    "ci_low": cell.ci_low * scale,
-                    "ci_high": cell.ci_high * scale,
-                    "best": cell.best,
-                }
-            )
-    if chart_rows:
-        more = (
-            f" The first {len(shown)} of {len(order)} systems are drawn; all are in the table."
-            if len(shown) < len(order)
-            else ""
-        )
-        body.append(
-            charts_row(
-                _try_chart(
-                    partial(
-                        means_overview_chart,
-                        chart_rows,
-                        shown,
-                        columns=4 if len(columns) > 3 else len(columns),
-                    ),
-                    f"Each system's mean with its {report.confidence:.0%} interval per dataset × "
-                    "metric, in the order of the table; the best of each panel in red." + more,
-                    report,
-                )
-            )
-        )
+    body.append(overview_figure(report, columns, cells, order))
     return section("Results", body, sid="results")
 
 
@@ -201,8 +167,11 @@ def _matrix_table(
     order: Sequence[str],
     ranked: Mapping[str, int],
     overall_letters: Mapping[str, str],
+    *,
+    printed: Container[str] | None = None,
 ) -> str:
-    """One table of the central matrix: the columns ``part`` for every system."""
+    """One table of the central matrix: the columns ``part`` for every system; the PDF
+    lists the first :data:`MATRIX_PRINT_ROWS` rows, or those of ``printed``."""
     columns = [c for _, c in part]
     datasets = list(dict.fromkeys(c.dataset for c in columns))
     grouped = any(sum(c.dataset == d for c in columns) > 1 for d in datasets)
@@ -251,7 +220,8 @@ def _matrix_table(
                 f'<td class="num{" rg-best" if cell.best else ""}">{shown}{sup}'
                 f'<br><span class="rg-ci">{escape(ci)}</span></td>'
             )
-        hidden = ' class="rg-screen-only"' if position >= MATRIX_PRINT_ROWS else ""
+        shown_in_print = position < MATRIX_PRINT_ROWS if printed is None else name in printed
+        hidden = "" if shown_in_print else ' class="rg-screen-only"'
         rows_html.append(f"<tr{hidden}>" + "".join(row) + "</tr>")
     return (
         f'<div class="rg-table-wrap"><table class="rg-table rg-matrix"><thead>{thead}'
