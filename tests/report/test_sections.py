@@ -54,7 +54,9 @@ def test_sections_escape_names_and_show_claims(small_report):
     assert " pts " in block.html and "p adj." in block.html
     per_list = rs.per_sample_list(small_report)
     assert per_list.html.count("<h3") == 1
-    assert per_list.html.count('class="rg-chart"') == 2  # connected graph and PWPP
+    # connected graph and PWPP (each with its table for a phone, render/phone.py)
+    assert per_list.html.count('class="rg-chart rg-wide-only"') == 2
+    assert per_list.html.count("rg-narrow-only rg-chart-table") == 2
     assert "<details" in per_list.html  # appendix detail is folded in HTML
     bundle = per_list._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"}
@@ -71,7 +73,7 @@ def test_results_matrix_orders_by_quality_and_marks_the_best(small_report):
     k = unit.systems.index("alpha")
     # the mean of alpha in percent with one decimal, from the typed result
     assert f"{100 * unit.means[k]:.1f}" in rows[0]
-    assert 'class="rg-chart"' in block.html  # the overview chart
+    assert 'class="rg-chart' in block.html  # the overview chart
 
 
 def test_write_outputs_results_valid_and_tables(small_report):

@@ -17,6 +17,7 @@ from reportgen.errors import ConfigError
 from reportgen.report.render.html import (
     FigurePool,
     HTMLBlock,
+    Phone,
     escape,
     num_cell,
     theme_uses_bundled_font,
@@ -42,8 +43,12 @@ MAX_BT_SYSTEMS = 60
 TOPSIS_SHOWN_BELOW = 0.9
 
 
-def _try_chart(build: Callable[[], Any], caption: str | None, report: Report) -> str:
-    return try_figure(build, caption, theme=report.theme, pool=report.figures)
+def _try_chart(
+    build: Callable[[], Any], caption: str | None, report: Report, *, phone: Phone = "chart"
+) -> str:
+    """:func:`~reportgen.report.render.html.try_figure` in the report's theme and pool;
+    ``phone="table"`` for the appendix's charts (a phone shows their numbers)."""
+    return try_figure(build, caption, theme=report.theme, pool=report.figures, phone=phone)
 
 
 _Section = TypeVar("_Section", bound=Callable[..., Any])

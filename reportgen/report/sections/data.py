@@ -388,6 +388,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                     "Bootstrap distribution of each system's mean (items resampled), with "
                     f"its {report.confidence:.0%} percentile interval.",
                     report,
+                    phone="table",
                 )
             )
         else:
@@ -403,6 +404,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                     ),
                     "Item scores of each system (boxplot).",
                     report,
+                    phone="table",
                 )
             )
         dist = None if sl.ranks is None else sl.ranks.distributions
@@ -419,6 +421,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                     "95% about the whole ranking; the simultaneous rank intervals (rank [CI] "
                     "in the tables below) are the joint statement.",
                     report,
+                    phone="table",
                 )
             )
         body.append(h3(_list_title(sl), slug("explore", sl.dataset, sl.metric)))

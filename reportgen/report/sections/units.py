@@ -163,6 +163,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
                 "Systems at their mean; an arc joins two systems that are not "
                 "significantly different (the thicker, the larger its adjusted p).",
                 report,
+                phone="table",
             )
         )
     if (
@@ -180,6 +181,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
             "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
             "scale, placed between the two means (HTML report only).",
             report,
+            phone="table",
         )
         figures.append(screen_only(pwpp))
     body.append(charts_row(*figures))
@@ -276,6 +278,7 @@ def across_metrics(report: Report) -> HTMLBlock | None:
                     "Adjusted p-value of each pair on each metric; the colour marks which "
                     "system is better where the difference is significant (HTML report only).",
                     report,
+                    phone="table",
                 )
             )
         ]
@@ -291,6 +294,7 @@ def across_metrics(report: Report) -> HTMLBlock | None:
                     f"aggregation (Hwang & Yoon 1981), shown because its order disagrees "
                     f"(Kendall τ = {check.agreement.tau:.2f}).",
                     report,
+                    phone="table",
                 )
             )
         elif check is not None:
