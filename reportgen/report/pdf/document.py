@@ -351,7 +351,6 @@ def _print_css(*, title: str, release: str | None = None, page_size: str = "A4")
 }}
 @page rg-wide {{ size: {_landscape(page_size)}; }}
 .rg-wide {{ page: rg-wide; }}
-.rg-wide th {{ hyphens: auto; }}
 body {{ max-width: none; margin: 0; padding: 0; }}
 h1, h2, h3, h4, h5, h6, figcaption, .rg-toc-title {{ break-after: avoid; }}
 h1, h2, h3, h4, h5, h6 {{ break-inside: avoid; }}
@@ -360,6 +359,14 @@ thead {{ display: table-header-group; }}
 tfoot {{ display: table-footer-group; }}
 p, li {{ orphans: 2; widows: 2; }}
 .rg-table-wrap {{ overflow: visible; }}
+/* a row of charts moves whole to the next page with the heading and the paragraph
+   before it (break-after: avoid; the paragraph under a heading kept whole), rather than
+   leave them alone at the bottom of a page (benchmark noise: a page with 3 lines) */
+.rg-charts {{ break-inside: avoid; }}
+h3 + p {{ break-inside: avoid; }}
+/* page 1 filled by the per-benchmark answer: the contents it pushes to page 2 are
+   followed by the results there, not by a page of their own */
+#summary.rg-flow ~ #results {{ break-before: auto !important; }}
 figure svg, figure img {{ max-width: 100%; max-height: 78vh; height: auto; }}
 .rg-toc a::after {{ content: leader(".") target-counter(attr(href), page); }}
 .rg-toc details > ol {{ columns: 2; column-gap: 8mm; font-size: 8.5pt; }}

@@ -72,7 +72,12 @@ def summary(report: Report) -> HTMLBlock | None:
             'reading and analysing the data: see <a href="#data">Data</a>.</div>'
         )
     block = section("Key findings", body, sid="summary")
-    return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
+    if block is None:
+        return None
+    html = block.html
+    if per_benchmark:  # the PDF's results follow the contents, on page 2 (print CSS)
+        html = html.replace('class="rg-section"', 'class="rg-section rg-flow"', 1)
+    return HTMLBlock(html + CONTENTS_MARKER)
 
 
 @_with_figures

@@ -12,7 +12,7 @@ import numpy as np
 
 from reportgen import format as fmt
 from reportgen.analysis.results import PairwiseResult, UnitResult
-from reportgen.plaintext import count
+from reportgen.plaintext import count, n_of
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -37,7 +37,6 @@ from reportgen.report.sections._base import (
     MAX_GRAPH_SYSTEMS,
     MAX_PWPP_SYSTEMS,
     TOPSIS_SHOWN_BELOW,
-    UNIT_PRINT_ROWS,
     Report,
     _caveats,
     _direction_word,
@@ -47,6 +46,7 @@ from reportgen.report.sections._base import (
     _sorted_by_quality,
     _standardised_cell,
     _try_chart,
+    _unit_print_rows,
     _why,
     _with_figures,
 )
@@ -107,11 +107,11 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
     body.append(
         f"<p>{escape(sl.pairing)} · {escape(sl.modality)} · "
         f"{escape(_direction_word(sl.direction))} · test: {escape(test)} "
-        f"({escape(_why(sl))}) · {n_sig} of {result.n_pairs} pairs significant"
+        f"({escape(_why(sl))}) · {n_of(n_sig, result.n_pairs, 'pair')} significant"
         + (
             ""
             if not sl.n_excluded_items
-            else f" · {sl.n_excluded_items} items excluded (not shared)"
+            else f" · {count(sl.n_excluded_items, 'item')} excluded (not shared)"
         )
         + "</p>"
     )
@@ -138,17 +138,19 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
         cols.append(Col("rank_ci", "rank [CI]", escape, True))
     if letters:
         cols.append(Col("letters", tie_heading(cld)))
-    body.append(table(rows, cols, print_rows=UNIT_PRINT_ROWS))
-    if len(rows) > UNIT_PRINT_ROWS:
+    printed = _unit_print_rows(report)
+    body.append(table(rows, cols, print_rows=printed))
+    if len(rows) > printed:
         body.append(
             print_only(
                 note(
-                    f"The PDF lists the best {UNIT_PRINT_ROWS} of the {len(rows)} systems; the "
-                    "HTML report and <code>tables/systems.csv</code> have all of them."
+                    f"The PDF lists the best {printed} of the {len(rows)} systems (and the "
+                    "pairs among them below); the HTML report and "
+                    "<code>tables/systems.csv</code> have all of them."
                 )
             )
         )
-    body.append(_pairwise_table(report, sl, [r["system"] for r in rows]))
+    body.append(_pairwise_table(report, sl, [r["system"] for r in rows], printed))
     figures = []
     if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
         figures.append(
@@ -199,10 +201,15 @@ def _comparisons_file(report: Report) -> str:
     return f"tables/comparisons.{'parquet' if n > TABLE_ROWS_MAX else 'csv'}"
 
 
-def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
+def _pairwise_table(report: Report, sl: Any, order: Sequence[str], printed: int) -> str:
+    """The pairs of a dataset × metric (each system against the next in the ranking
+    when there are more than ``max_table_rows``); the PDF lists those among the first
+    ``printed`` systems."""
     rows = sl.comparison_records()
     footer = ""
+    print_rows = None
     if len(rows) > report.max_table_rows:
+        print_rows = max(printed - 1, 1)
         neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
         rows = [r for r in rows if frozenset((r["system_a"], r["system_b"])) in neighbours]
         footer = note(
@@ -243,7 +250,7 @@ def _pairwise_table(report: Report, sl: Any, order: Sequence[str]) -> str:
                 "note": r.get("note") or "",
             }
         )
-    return table(shown, cols) + footer
+    return table(shown, cols, print_rows=print_rows) + footer
 
 
 # --------------------------------------------------------------------------- across metrics
