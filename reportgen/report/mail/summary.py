@@ -30,6 +30,7 @@ from reportgen.plaintext import count, listed, n_of, shown
 from reportgen.report.folder.reader import ReportFolder
 from reportgen.report.mail._base import BODY_WIDTH, MAX_HTML_BYTES, MailError
 from reportgen.report.render.html import MAIL_TABLE, Col, compact_png, escape, table
+from reportgen.report.render.ties import tie_labels_of_record, tie_word
 
 __all__ = ["InlineImage", "Summary", "build_summary"]
 
@@ -193,9 +194,7 @@ def _leaderboard_rows(
     """(caption, header, rows, total) of the headline leaderboard."""
     ordered = _ordered(results)
     if ordered is not None:
-        letters = {
-            s["system"]: s["letters"] for s in ((ordered.get("letters") or {}).get("systems") or ())
-        }
+        letters = tie_labels_of_record(ordered.get("letters"))  # as the report shows them
         rows = []
         for s in ordered["systems"][:limit]:
             row = [str(s.get("rank", "")), str(s["system"]), fmt.number(s.get("score"), 3)]
@@ -855,8 +854,8 @@ def _card_parts(v: Mapping[str, Any], alpha: float) -> tuple[list[str], str]:
     if v.get("n_lost") is not None:
         parts.append(f"lost {v['n_lost']:,}, gained {v.get('n_gained', 0):,} items")
     if v.get("margin") is not None:
-        margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
-        parts.append(f"margin ±{margin}" + (", equivalent" if v.get("equivalent") else ""))
+        margin = fmt.margin(v["margin"], direction=v.get("direction", "higher"), proportion=p)
+        parts.append(f"margin {margin}" + (", equivalent" if v.get("equivalent") else ""))
     if v.get("ni_bound") is not None:
         # what a verdict at a margin is read off, as the report's verdict table shows it
         level = 1 - float(alpha) / 2
@@ -946,7 +945,8 @@ def _evaluation_part(
             out.html.append(f'<p class="note">{escape(more)}</p>')
         ordered = _ordered(results)
         if ordered is not None and ordered.get("letters"):
-            note = "Systems sharing a letter in “tie group” are not significantly different."
+            word = tie_word(tie_labels_of_record(ordered.get("letters")))
+            note = f"Systems sharing {word} in “tie group” are not significantly different."
             out.text.append("  " + note)
             out.html.append(f'<p class="note">{escape(note)}</p>')
         out.text.append("")

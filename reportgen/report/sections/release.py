@@ -102,8 +102,7 @@ def _verdict_row(v: Any, one_metric: bool) -> dict[str, Any]:
         "mde": "–" if v.mde is None else fmt.difference(v.mde, proportion=p).lstrip("+"),
         "margin": "–"
         if v.margin is None
-        else "±"
-        + fmt.difference(v.margin, proportion=p).lstrip("+")
+        else fmt.margin(v.margin, direction=v.direction, proportion=p)
         + (" (equivalent)" if v.equivalent else ""),
         "ni_bound": "–" if v.ni_bound is None else fmt.difference(v.ni_bound, proportion=p),
         "items": "–" if v.n_lost is None else f"−{v.n_lost} / +{v.n_gained}",
@@ -318,10 +317,14 @@ def verdict_sentence(v: Mapping[str, Any]) -> str:
         f"{fmt.value(v['mean_candidate'], proportion=p)}"
     )
     p_text = fmt.p_equals(v["p_adjusted"], "p adj.")
-    items = "" if v.get("n_lost") is None else f"; lost {v['n_lost']} items, gained {v['n_gained']}"
+    items = (
+        ""
+        if v.get("n_lost") is None
+        else f"; lost {count(int(v['n_lost']), 'item')}, gained {v['n_gained']}"
+    )
     if v.get("margin") is not None:
-        margin = fmt.difference(v["margin"], proportion=p).lstrip("+")
-        p_text += f", margin ±{margin}" + ("; equivalent" if v.get("equivalent") else "")
+        margin = fmt.margin(v["margin"], direction=v.get("direction", "higher"), proportion=p)
+        p_text += f", margin {margin}" + ("; equivalent" if v.get("equivalent") else "")
     if v.get("skewed"):
         items += "; heavily skewed differences: p and interval approximate"
     if v.get("note"):
