@@ -55,7 +55,7 @@ from reportgen.analysis.results import (
 from reportgen.data import ScoreTable
 from reportgen.errors import InputError, OneSidedWarning
 from reportgen.execution import Execution, blas_threads, map_units
-from reportgen.plaintext import listed, n_of
+from reportgen.plaintext import count, did_you_mean, listed, n_of
 from reportgen.stats.multiplicity import adjust_pvalues, decision_levels
 
 __all__ = ["Analysis", "analyze", "analyze_release", "check_options"]
@@ -162,20 +162,10 @@ def check_options(table: ScoreTable, options: AnalysisOptions) -> None:
         name that is not a dataset, or ``pairing="paired"`` on a dataset × metric whose
         systems share no item.
     """
-    import difflib
 
     for name in (options.baseline, *(options.systems or ())):
         if name is not None and name not in table.systems:
-            close = difflib.get_close_matches(name, list(table.systems), n=3, cutoff=0.5)
-            raise InputError(
-                f"unknown system {name!r}",
-                hint=(
-                    f"did you mean {', '.join(close)}?"
-                    if close
-                    else f"systems: {', '.join(table.systems[:20])}"
-                    + (" …" if len(table.systems) > 20 else "")
-                ),
-            )
+            raise InputError(f"unknown system {name!r}", hint=did_you_mean(name, table.systems))
     for name in options.rank_lists or ():
         if name not in table.datasets:
             raise InputError(
@@ -318,7 +308,7 @@ def _analyze(
             start += n
         notes.append(
             f"p-values adjusted with {options.correction} across all "
-            f"{len(raw)} comparisons of the analysis"
+            f"{count(len(raw), 'comparison')} of the analysis"
         )
     release = None
     if decide is not None:
