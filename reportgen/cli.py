@@ -17,7 +17,7 @@ from reportgen import __version__
 from reportgen import config as declared
 from reportgen.errors import ReportgenError, ReportgenWarning
 from reportgen.names import INPUT_FORMATS
-from reportgen.plaintext import shown
+from reportgen.plaintext import count, shown
 
 __all__ = ["main"]
 
@@ -287,8 +287,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     n_pairs = sum(int(c.n_pairs) for c in compared)
     significant = sum(int(c.significant().sum()) for c in compared)
     sys.stdout.write(
-        f"{n_pairs} comparisons in {len(analysis.compared)} "
-        f"dataset × metric sample lists, {significant} significant "
+        f"{count(n_pairs, 'comparison')} in "
+        f"{count(len(analysis.compared), 'dataset × metric sample list')}, {significant} "
+        "significant "
         f"({analysis.ledger.family.describe()}); seed {analysis.seed}\n"
         f"wrote {path}\n"
     )
@@ -545,8 +546,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             sys.stdout.write(f"{shown(folder)}: {shown(finding.line())}\n")
         if result.ok:
             sys.stdout.write(
-                f"{folder}: ok ({result.n_inputs} inputs and "
-                f"{result.n_outputs} report files unchanged)\n"
+                f"{folder}: ok ({count(result.n_inputs, 'input')} and "
+                f"{count(result.n_outputs, 'report file')} unchanged)\n"
             )
         else:
             status = EXIT_CHANGED
@@ -640,7 +641,8 @@ def _formats(text: str) -> tuple[str, ...]:
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise InputError(
-            f"--format {text!r}: unknown report format(s) {', '.join(unknown) or '(none)'}",
+            f"--format {text!r}: unknown report "
+            f"{'format' if len(unknown) == 1 else 'formats'} {', '.join(unknown) or '(none)'}",
             hint=f"a comma-separated list of: {', '.join(FORMATS)}",
         )
     return formats
@@ -965,17 +967,17 @@ class _WarningTally:
 
     def flush(self, stream: Any) -> None:
         merged: dict[str, tuple[list[int], list[str]]] = {}
-        for first, (count,), names in self.kinds.values():
+        for first, (seen,), names in self.kinds.values():
             # the same words from two places (a test and its interval): one line
             total, known = merged.setdefault(first, ([0], []))
-            total[0] += count
+            total[0] += seen
             known += [n for n in names if n not in known]
-        for first, ((count,), names) in merged.items():
+        for first, ((seen,), names) in merged.items():
             line = f"reportgen: warning: {shown(first)}"
-            if count > 1:
+            if seen > 1:
                 about = ", ".join(shown(n) for n in names[:FIRST_NAMES])
                 more = " …" if len(names) > FIRST_NAMES else ""
-                line += f" [{count:,} warnings of this kind" + (
+                line += f" [{seen:,} warnings of this kind" + (
                     f"; names: {about}{more}]" if about else "]"
                 )
             stream.write(line + "\n")

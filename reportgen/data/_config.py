@@ -378,7 +378,8 @@ def _parse(raw: Mapping[str, Any], loc: Location, *, base: Path | None) -> Table
     unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
         raise ConfigError(
-            f"unknown config section(s): {', '.join(unknown)}",
+            f"unknown config {'section' if len(unknown) == 1 else 'sections'}: "
+            f"{', '.join(unknown)}",
             location=loc,
             hint="allowed sections: [input], [analysis], [report], "
             "[metrics.NAME], [datasets.NAME], [systems.NAME]",
@@ -531,7 +532,10 @@ def _check_keys(
     if close:
         hint = f"did you mean {close[0]!r}? {hint}"
     raise ConfigError(
-        f"unknown key(s) in [{'.'.join(prefix)}]: {', '.join(unknown)}", location=loc, hint=hint
+        f"unknown {'key' if len(unknown) == 1 else 'keys'} in [{'.'.join(prefix)}]: "
+        f"{', '.join(unknown)}",
+        location=loc,
+        hint=hint,
     )
 
 

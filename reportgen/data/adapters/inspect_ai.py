@@ -103,6 +103,7 @@ from reportgen.data.adapters._base import (
     to_float,
 )
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import count
 
 __all__ = ["InspectAdapter", "score_value_to_float"]
 
@@ -311,8 +312,8 @@ def _load_json(path: Path) -> _RawLog:
     missing = [key for key in ("status", "eval") if key not in data]
     if missing:
         raise InputError(
-            "not an Inspect log: the JSON object lacks the key(s) "
-            + ", ".join(repr(k) for k in missing),
+            "not an Inspect log: the JSON object lacks the "
+            f"{'key' if len(missing) == 1 else 'keys'} " + ", ".join(repr(k) for k in missing),
             location=Location(where),
             hint=_NOT_A_LOG_HINT,
         )
@@ -565,7 +566,7 @@ def _parse_log(raw: _RawLog) -> _Log:
         log.problems.append(
             Problem(
                 "info",
-                f"{log.errored_scored} errored sample(s) kept with their scores: the "
+                f"{count(log.errored_scored, 'errored sample')} kept with their scores: the "
                 "eval ran with score_on_error",
                 Location(str(raw.path)),
                 task,
@@ -615,7 +616,7 @@ def _check_status(raw: _RawLog, log: _Log) -> tuple[str, str] | None:
             Problem(
                 "warning",
                 f"the eval {_status_phrase(raw.status)}{because}; "
-                f"{len(raw.records)} sample record(s) read",
+                f"{count(len(raw.records), 'sample record')} read",
                 where,
                 log.task,
             )
@@ -1007,10 +1008,10 @@ def _exclusions(log: _Log, system: str) -> Iterable[Exclusion]:
         yield Exclusion(
             "sample has no score", log.unscored, dataset=log.task, system=system, source=source
         )
-    for metric, count in log.missing.items():
+    for metric, missing in log.missing.items():
         yield Exclusion(
             "sample has no score",
-            count,
+            missing,
             dataset=log.task,
             metric=metric,
             system=system,

@@ -46,8 +46,8 @@ def data_section(report: Report) -> HTMLBlock | None:
     s = report.table.summary()
     body = [
         f"<p>{count(s['n_rows'], 'score')} from {count(len(s['inputs']), 'input')}: "
-        f"{s['n_systems']} systems, {s['n_datasets']} datasets, "
-        f"{s['n_metrics']} metrics.</p>"
+        f"{count(s['n_systems'], 'system')}, {count(s['n_datasets'], 'dataset')}, "
+        f"{count(s['n_metrics'], 'metric')}.</p>"
     ]
     body += _inputs(s)
     body += _datasets_and_metrics(s)
@@ -196,7 +196,7 @@ def _systems(report: Report, s: Mapping[str, Any]) -> list[str]:
         body.append(screen_only(systems_table))
         body.append(
             print_only(
-                f'<p class="rg-names">{len(sys_rows)} systems: '
+                f'<p class="rg-names">{count(len(sys_rows), "system")}: '
                 + " · ".join(escape(r["system"]) for r in sys_rows)
                 + (". Their attributes are in the HTML report." if extra else ".")
                 + "</p>"

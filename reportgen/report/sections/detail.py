@@ -10,6 +10,7 @@ import numpy as np
 
 from reportgen import format as fmt
 from reportgen.analysis.results import UnitResult
+from reportgen.plaintext import count, n_of, verb
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -134,9 +135,9 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         decided = (
             ""
             if result is None
-            else f"{int(np.sum(result.significant()))} of {result.n_pairs} pairs are "
-            "significantly different after the family's correction (the pairwise "
-            "table). "
+            else f"{n_of(int(np.sum(result.significant())), result.n_pairs, 'pair')} "
+            f"{verb(int(np.sum(result.significant())), 'are', 'is')} significantly "
+            "different after the family's correction (the pairwise table). "
         )
         body.append(
             f"<p>{decided}Benchmark noise (Wang et al. 2024, unadjusted sign tests at "
@@ -247,7 +248,7 @@ def items_section(report: Report) -> HTMLBlock | None:
         body.append(h3(f"{unit.dataset} / {unit.metric}", sid))
         unsolved, by_one, suspect = obj.unsolved, obj.solved_by_one, obj.suspect()
         facts = [
-            f"{len(obj.items)} items",
+            count(len(obj.items), "item"),
             f"{len(unsolved)} solved by no system",
             f"{len(by_one)} by exactly one",
             f"{len(suspect)} suspect (negative Kendall τ with system quality)",
