@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from reportgen.records import fields_record
+from reportgen.records import fields_record, from_record
 
 if TYPE_CHECKING:
     from reportgen.analysis._core import Analysis
@@ -224,10 +224,40 @@ class Leaders:
         """The ``leaders`` section of results.json."""
         return {
             "partial": self.partial,
+            "n_systems": self.n_systems,
+            "n_datasets": self.n_datasets,
             "benchmarks": [b.to_dict() for b in self.benchmarks],
             "blocks": [b.to_dict() for b in self.blocks],
             "ranking": None if self.ranking is None else self.ranking.to_dict(),
         }
+
+    @classmethod
+    def from_dict(cls, section: Mapping[str, Any]) -> Leaders:
+        """The leaders of a results.json ``leaders`` section (:meth:`to_dict`), for the
+        readers of a stored report (the e-mail, the history).
+
+        >>> same = Leaders.from_dict(Leaders((), (), None, True, 3, 2).to_dict())
+        >>> same.partial, same.n_systems, same.benchmarks
+        (True, 3, ())
+        """
+        ranking = section.get("ranking")
+        return cls(
+            benchmarks=tuple(from_record(BenchmarkLeader, b) for b in section["benchmarks"]),
+            blocks=tuple(
+                OverlapBlock(
+                    datasets=tuple(b["datasets"]),
+                    units=tuple((u["dataset"], u["metric"]) for u in b["units"]),
+                    systems=tuple(b["systems"]),
+                    complete=int(b["complete"]),
+                    ordered_by=b["ordered_by"],
+                )
+                for b in section["blocks"]
+            ),
+            ranking=None if ranking is None else from_record(RankingLeader, ranking),
+            partial=bool(section["partial"]),
+            n_systems=int(section.get("n_systems", 0)),
+            n_datasets=int(section.get("n_datasets", 0)),
+        )
 
 
 # --------------------------------------------------------------------------- building

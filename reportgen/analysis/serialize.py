@@ -30,7 +30,10 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     curve), ``runs``, ``clusters``, ``groups``, ``hyperparameters``, ``aggregates``,
     ``rankings`` (the ordered ranking across datasets with its ``selection``, TOPSIS
     checks, rank uncertainty per dataset × metric, leaderboards), ``items``,
-    ``exploration`` (bootstrap means), ``caveats``, ``notes``, ``ledger`` (the family,
+    ``exploration`` (bootstrap means), ``caveats``, ``notes``, ``leaders`` (who leads
+    each dataset × metric and who is tied with the leader, the blocks of datasets
+    sharing their systems: :meth:`reportgen.analysis.leaders.Leaders.to_dict`),
+    ``ledger`` (the family,
     one noise figure per dataset × metric and the methods used:
     :meth:`reportgen.analysis.ledger.Ledger.to_dict`) and ``verdict`` for a release
     comparison. ``comparisons``, ``verdict`` and ``ledger`` together serialise the
@@ -121,6 +124,7 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
         ],
     }
     document["ledger"] = analysis.ledger.to_dict()
+    document["leaders"] = analysis.leaders.to_dict()
     if analysis.release is not None:
         document["verdict"] = analysis.release.to_dict()
     return json_safe(document)
