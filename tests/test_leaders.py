@@ -78,7 +78,7 @@ def test_ranking_leader_against_its_own_pairs(arena):
 
 def test_blocks_and_partial_on_partly_overlapping_benchmarks(arena):
     found = arena.leaders
-    assert found.partial  # the ranking covers 37 of 115 systems
+    assert found.partial  # the ranking covers 37 of 78 systems
     assert [b.datasets for b in found.blocks] == [("humaneval+", "mbpp+"), ("terminal-bench-2.0",)]
     pair, alone = found.blocks
     # the block's rows: the 37 systems scored on both in the ranking's order, then the
