@@ -359,10 +359,11 @@ thead {{ display: table-header-group; }}
 tfoot {{ display: table-footer-group; }}
 p, li {{ orphans: 2; widows: 2; }}
 .rg-table-wrap {{ overflow: visible; }}
-/* a row of charts moves whole to the next page with the heading and the paragraph
-   before it (break-after: avoid; the paragraph under a heading kept whole), rather than
-   leave them alone at the bottom of a page (benchmark noise: a page with 3 lines) */
-.rg-charts {{ break-inside: avoid; }}
+/* a heading, the paragraph under it (kept whole) and the first chart of a row stay on
+   one page: the charts of a row are lines of it that may go to the next page one by
+   one (the default orphans and widows of 2 made a row of two charts unbreakable, and
+   left the heading alone at the bottom of a page: benchmark noise, a page of 3 lines) */
+.rg-charts {{ orphans: 1; widows: 1; }}
 h3 + p {{ break-inside: avoid; }}
 /* page 1 filled by the per-benchmark answer: the contents it pushes to page 2 are
    followed by the results there, not by a page of their own */
