@@ -108,9 +108,9 @@ class _PrintedTokens(HTMLParser):
 def broken_across_lines(folder: Path) -> list[tuple[int, str, str]]:
     """Words the PDF breaks inside: two words of ``pdftotext -bbox`` on consecutive
     lines whose ends join into (a part of) a word of the printed HTML while one of the
-    two ends is no word of it (``humanev`` / ``al``, ``edit_distanc`` / ``e``). A break at a separator
-    (``edit_`` / ``distance``, ``claude-3-`` / ``opus``) leaves two words: not broken.
-    Returns (page, end of the first line, start of the next)."""
+    two ends is no word of it (``humanev`` / ``al``, ``edit_distanc`` / ``e``). A break
+    at a separator (``edit_`` / ``distance``, ``claude-3-`` / ``opus``) leaves two
+    words: not broken. Returns (page, end of the first line, start of the next)."""
     import html
     import subprocess
 

@@ -103,10 +103,11 @@ _SCREEN_CSS = """\
     clip-path: inset(50%); white-space: nowrap; }
   table.rg-stack > tbody > tr { border: 1px solid var(--rule); border-radius: 4px;
     margin: 0 0 .6rem; padding: .35rem .7rem; }
-  .rg-table-wrap > table.rg-stack > tbody > tr > td { display: flex; gap: 1rem;
-    justify-content: space-between; align-items: baseline; position: static;
+  .rg-table-wrap > table.rg-stack > tbody > tr > td { display: flex; gap: 0 1rem;
+    flex-wrap: wrap; justify-content: space-between; align-items: baseline; position: static;
     box-shadow: none; background: none; border: 0; padding: .12rem 0; text-align: right;
     white-space: normal; }
+  /* a value too long for the room beside its label goes on the line under it */
   table.rg-stack > tbody > tr > td::before { content: attr(data-label); flex: none;
     max-width: 50%; text-align: left; color: var(--muted); font-weight: normal;
     font-style: normal; }
