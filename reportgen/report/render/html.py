@@ -486,7 +486,9 @@ def _narrow_figure(spec: Mapping[str, Any], caption: str | None, width: float) -
 
     plot = _plot_width(spec)
     overhead = width - plot if plot is not None and 0 < width - plot < PHONE_FIT else 80.0
-    guess = int(PHONE_FIT - overhead)
+    # the narrow layout takes less room beside the plot (legends below, row names above,
+    # shorter labels): the first guess starts no lower than the smallest plot
+    guess = max(int(PHONE_FIT - overhead), PHONE_MIN_PLOT + 40)
     for _ in range(2):
         if guess < PHONE_MIN_PLOT:
             break

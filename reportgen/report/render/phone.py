@@ -64,6 +64,8 @@ def narrow_spec(spec: dict[str, Any], width: int) -> dict[str, Any]:
     """
     out = copy.deepcopy(spec)
     chars = max(20, int(width / (_CHAR_EM * 11)))
+    # an axis's labels take at most this much beside a plot of the width asked for
+    label_limit = max(80, int(0.6 * width))
 
     def title(node: Any) -> Any:
         text = node.get("text") if isinstance(node, dict) else node
@@ -98,6 +100,20 @@ def narrow_spec(spec: dict[str, Any], width: int) -> dict[str, Any]:
         w = node.get("width")
         if isinstance(w, (int, float)) and w > width:
             node["width"] = width
+        facet = node.get("facet")
+        if isinstance(facet, dict) and isinstance(facet.get("row"), dict):
+            # a row's name above its panel, not beside it (no width taken)
+            header = facet["row"].get("header") or {}
+            facet["row"]["header"] = {
+                **header,
+                "labelOrient": "top",
+                "labelAngle": 0,
+                "labelAlign": "left",
+                "labelAnchor": "start",
+            }
+        axis = node.get("axis")
+        if isinstance(axis, dict) and axis.get("labelLimit", 0) > label_limit:
+            node["axis"] = {**axis, "labelLimit": label_limit}
         legend = node.get("legend")
         if isinstance(legend, dict) and legend.get("orient", "right") in ("right", "left"):
             node["legend"] = {**legend, "orient": "bottom", "direction": "vertical"}
@@ -114,6 +130,7 @@ def narrow_spec(spec: dict[str, Any], width: int) -> dict[str, Any]:
 
     out = walk(out)
     config = out.setdefault("config", {})
+    config["axis"] = {**config.get("axis", {}), "labelLimit": label_limit}
     config["legend"] = {
         **config.get("legend", {}),
         "orient": "bottom",
