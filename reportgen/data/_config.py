@@ -319,8 +319,8 @@ def load_config(path: str | Path) -> TableConfig:
 # How a validation message names the key it is about (see the checks below).
 _KEY_IN_MESSAGE = (
     re.compile(r"^(?P<key>[^\s=']+) = "),  # analysis.alpha = 2
-    re.compile(r"^unknown key\(s\) in \[(?P<table>[^\]]+)\]: (?P<name>[^,]+)"),
-    re.compile(r"^unknown config section\(s\): (?P<key>[^,]+)"),
+    re.compile(r"^unknown keys? in \[(?P<table>[^\]]+)\]: (?P<name>[^,]+)"),
+    re.compile(r"^unknown config sections?: (?P<key>[^,]+)"),
     re.compile(r"^'(?P<key>[^']+)' must be"),  # 'metrics.m' must be
 )
 

@@ -211,7 +211,7 @@ def test_cli_analyze_writes_the_tables_and_counts_from_the_analysis(wide, tmp_pa
     assert main(["analyze", str(wide["data"]), "--out", str(out), "--seed", "3"]) == 0
     text = capsys.readouterr().out
     expected = wide["analysis"].comparisons()
-    assert f"{len(expected)} comparisons" in text
+    assert f"{len(expected):,} comparisons" in text
     assert f"{sum(r['significant'] for r in expected)} significant" in text
     assert "ordered ranking over 1 list: " in text
     assert pq.read_metadata(out / "tables" / "comparisons.parquet").num_rows == len(expected)
