@@ -32,8 +32,9 @@ def _pages(path: Path) -> list[str]:
 
 
 def _squeezed(text: str) -> str:
-    """Text without white space: a name wrapped at its hyphens is whole again."""
-    return re.sub(r"\s+", "", text)
+    """Text without white space: a name wrapped at its hyphens is whole again (pdfium
+    writes a hyphen that ends a line as U+FFFE)."""
+    return re.sub(r"\s+", "", text).replace("\ufffe", "-")
 
 
 def _leaders(folder: Path) -> dict[str, Any]:

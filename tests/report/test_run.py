@@ -64,8 +64,8 @@ class _Outline(HTMLParser):
             self.sections.append(attrs.get("id", ""))
         if attrs.get("id"):
             self.ids.append(attrs["id"])
-        if tag == "figure":
-            self.figures += 1
+        if tag == "figure" and "rg-narrow-only" not in (attrs.get("class") or ""):
+            self.figures += 1  # a chart, not its phone figure
         if tag == "svg":
             self.svgs += 1
         if tag == "script":
