@@ -558,8 +558,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             sys.stdout.write(f"{shown(folder)}: {shown(finding.line())}\n")
         if result.ok:
             sys.stdout.write(
-                f"{folder}: ok ({result.n_inputs} inputs and "
-                f"{result.n_outputs} report files unchanged)\n"
+                f"{folder}: ok ({count(result.n_inputs, 'input')} and "
+                f"{count(result.n_outputs, 'report file')} unchanged)\n"
             )
             summary = _folder_summary(folder)
             if summary is not None:  # what the unchanged results.json holds
@@ -671,7 +671,8 @@ def _formats(text: str) -> tuple[str, ...]:
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or not formats:
         raise InputError(
-            f"--format {text!r}: unknown report format(s) {', '.join(unknown) or '(none)'}",
+            f"--format {text!r}: unknown report "
+            f"{'format' if len(unknown) == 1 else 'formats'} {', '.join(unknown) or '(none)'}",
             hint=f"a comma-separated list of: {', '.join(FORMATS)}",
         )
     return formats
@@ -996,17 +997,17 @@ class _WarningTally:
 
     def flush(self, stream: Any) -> None:
         merged: dict[str, tuple[list[int], list[str]]] = {}
-        for first, (times,), names in self.kinds.values():
+        for first, (seen,), names in self.kinds.values():
             # the same words from two places (a test and its interval): one line
             total, known = merged.setdefault(first, ([0], []))
-            total[0] += times
+            total[0] += seen
             known += [n for n in names if n not in known]
-        for first, ((times,), names) in merged.items():
+        for first, ((seen,), names) in merged.items():
             line = f"reportgen: warning: {shown(first)}"
-            if times > 1:
+            if seen > 1:
                 about = ", ".join(shown(n) for n in names[:FIRST_NAMES])
                 more = " …" if len(names) > FIRST_NAMES else ""
-                line += f" [{times:,} warnings of this kind" + (
+                line += f" [{seen:,} warnings of this kind" + (
                     f"; names: {about}{more}]" if about else "]"
                 )
             stream.write(line + "\n")

@@ -150,7 +150,8 @@ class Execution:
         unknown = sorted(set(values) - {"executor", "jobs", "scheduler"})
         if unknown:
             raise ConfigError(
-                f"unknown execution setting(s): {', '.join(unknown)}",
+                f"unknown execution {'setting' if len(unknown) == 1 else 'settings'}: "
+                f"{', '.join(unknown)}",
                 hint="known: executor, jobs, scheduler",
             )
         return cls(**values)

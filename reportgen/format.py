@@ -232,6 +232,22 @@ def interval(low: Any, high: Any, *, proportion: bool, signed: bool = False) -> 
     return f"[{ends[0]}, {ends[1]}]"
 
 
+def margin(delta: Any, *, direction: str, proportion: bool) -> str:
+    """A non-inferiority margin δ as the one-sided bound it is: the largest loss it
+    accepts, signed on the side of a loss (``−2.0 pts`` where higher is better,
+    ``+2.0 pts`` where lower is better), never ``±``.
+
+    >>> margin(0.02, direction="higher", proportion=True)
+    '−2.0 pts'
+    >>> margin(0.5, direction="lower", proportion=False)
+    '+0.500'
+    """
+    v = _finite(delta)
+    if v is None:
+        return "–"
+    return difference(-abs(v) if direction == "higher" else abs(v), proportion=proportion)
+
+
 def amount(x: Any, *, proportion: bool) -> str:
     """An unsigned size of a difference in its metric's units, with enough digits to
     be non-zero when it is: ``8.7 pts``, ``0.04 pts``, ``< 0.01 pts``; other metrics

@@ -17,12 +17,15 @@ This module imports only the standard library, so every layer may use it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
     "MAX_FULL",
     "UNSAFE",
+    "closest",
     "count",
+    "did_you_mean",
     "full_text",
     "listed",
     "n_of",
@@ -172,3 +175,49 @@ def listed(names: list[str] | tuple[str, ...], limit: int = 6) -> str:
     if len(shown_names) <= 1:
         return "".join(shown_names)
     return ", ".join(shown_names[:-1]) + " and " + shown_names[-1]
+
+
+def _key(name: str) -> str:
+    """A name as :func:`closest` compares it: lower case, letters and digits only."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def closest(name: str, candidates: Sequence[str], n: int = 3) -> list[str]:
+    """The ``n`` names of ``candidates`` closest to ``name`` (a misspelt system, dataset
+    or metric), closest first: by the similarity of their letters and digits (case,
+    hyphens and underscores ignored), a candidate that contains ``name`` or is
+    contained in it first. Never the whole list.
+
+    >>> names = ["claude-3-opus-20240229", "claude-3-sonnet-20240229", "gpt-4-1106-preview",
+    ...          "gpt-4o", "deepseek-coder-33b"]
+    >>> closest("claude-3-opus", names, 2)
+    ['claude-3-opus-20240229', 'claude-3-sonnet-20240229']
+    >>> closest("gpt4", names, 2)
+    ['gpt-4o', 'gpt-4-1106-preview']
+    """
+    import difflib
+
+    wanted = _key(name)
+
+    def score(candidate: str) -> tuple[bool, float]:
+        key = _key(candidate)
+        inside = bool(wanted) and bool(key) and (wanted in key or key in wanted)
+        return inside, difflib.SequenceMatcher(None, wanted, key).ratio()
+
+    ranked = sorted(dict.fromkeys(candidates), key=score, reverse=True)
+    return ranked[:n]
+
+
+def did_you_mean(name: str, candidates: Sequence[str], n: int = 3) -> str:
+    """A hint naming the ``n`` candidates closest to ``name`` (:func:`closest`), and how
+    many there are in all.
+
+    >>> did_you_mean("gpt4", ["gpt-4o", "claude-3-opus", "gpt-4-turbo", "llama-3"])
+    'did you mean gpt-4o, gpt-4-turbo or claude-3-opus? (4 in all)'
+    """
+    near = closest(name, candidates, n)
+    if not near:
+        return "there is none to choose from"
+    listed_ = near[0] if len(near) == 1 else ", ".join(near[:-1]) + " or " + near[-1]
+    total = len(dict.fromkeys(candidates))
+    return f"did you mean {listed_}?" + (f" ({total:,} in all)" if total > len(near) else "")

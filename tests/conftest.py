@@ -33,6 +33,7 @@ E2E_FIXTURES = frozenset(
         "hostile_report",  # test_names_shown.py
         "reports",  # test_browser_layout.py
         "tabs_report",  # test_tabs.py
+        "many_report",  # test_many_benchmarks.py, test_pdf_words.py
     }
 )
 TIERS = ("e2e", "integration", "unit")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,44 @@ def test_inspect_example_text(capsys):
     assert "unittests     200     5" in out
     assert "attributes: model, prompt_format, context_size" in out
     assert "Problems: none found" in out
+
+
+def test_inspect_notes_two_inputs_merged_into_one_dataset(shared_data, tmp_path, capsys):
+    """Issue 42: humaneval.jsonl and humaneval_hf.jsonl of one benchmark id were merged
+    into one dataset while inspect said "Problems: none found"."""
+    lines = (shared_data / "eval-arena" / "humaneval+.jsonl").read_text().splitlines()
+    systems = sorted({json.loads(line)["model"] for line in lines})
+    first = set(systems[:20])
+    (tmp_path / "humaneval.jsonl").write_text(
+        "\n".join(x for x in lines if json.loads(x)["model"] in first) + "\n"
+    )
+    (tmp_path / "humaneval_hf.jsonl").write_text(
+        "\n".join(x for x in lines if json.loads(x)["model"] not in first) + "\n"
+    )
+    assert main(["inspect", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Problems (1)" in out
+    assert (
+        "info: [humaneval+] metric 'pass1': the rows of 2 inputs are merged into this one "
+        "dataset: humaneval.jsonl (20 systems), humaneval_hf.jsonl (29 systems); to keep "
+        "them apart, give each its own dataset name in its file"
+    ) in " ".join(out.split())
+    # three metric files of one dataset (a RAG evaluation), or one file per system, are
+    # how a dataset arrives: no note
+    assert main(["inspect", str(shared_data / "ibm-rag")]) == 0
+    assert "merged" not in capsys.readouterr().out
+
+
+def test_unknown_system_names_the_closest_few(shared_data, tmp_path, capsys):
+    """Issue 42: a misspelt system name listed all 49 names instead of the closest."""
+    data = str(shared_data / "eval-arena" / "humaneval+.jsonl")
+    command = ["run", data, "--template", "release", "--out", str(tmp_path / "r")]
+    command += ["--baseline", "claude-3-opus-20240229", "--candidate", "claude-3-sonet"]
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    hint = err.split("hint: ", 1)[1]
+    assert hint.startswith("did you mean claude-3-sonnet-20240229, ")
+    assert hint.count(",") == 1 and "(49 in all)" in hint  # three names, and the count
 
 
 def test_inspect_reports_problems(tmp_path, capsys):
@@ -229,7 +268,14 @@ def test_power_command_against_statsmodels(capsys):
     # statsmodels: NormalIndPower().power(h, nobs1=500, alpha=0.05, ratio=1)
     assert out["power"] == pytest.approx(NormalIndPower().power(h, 500, 0.05), rel=1e-8)
     assert main(["power", "--design", "paired-binary", "--n", "164", "--discordance", "0.2"]) == 0
-    assert capsys.readouterr().out.startswith("Minimum detectable effect: Δ = ")
+    # a binary design's difference in points, as the reports write it (issue 42)
+    said = capsys.readouterr().out
+    assert re.match(r"Minimum detectable effect: Δ = \d+\.\d pts with 80% power", said)
+    command = ["power", "--design", "paired-binary", "--delta", "0.05", "--discordance", "0.2"]
+    assert main(command) == 0
+    assert "to detect Δ = +5.0 pts" in capsys.readouterr().out
+    assert main(["power", "--design", "paired-continuous", "--n", "100"]) == 0
+    assert " pts" not in capsys.readouterr().out  # continuous scores keep their units
 
 
 def test_power_command_errors(capsys):

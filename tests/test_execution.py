@@ -294,7 +294,7 @@ def test_execution_input_validation():
     assert exc.value.hint == "use one of: local, dask"
     with pytest.raises(ConfigError, match=r"scheduler='tcp://h:1' needs executor='dask'"):
         Execution(scheduler="tcp://h:1")
-    with pytest.raises(ConfigError, match=r"unknown execution setting\(s\): workers"):
+    with pytest.raises(ConfigError, match=r"unknown execution setting: workers"):
         Execution.from_mapping({"workers": 2})
     assert Execution.from_mapping({}) == Execution()
     assert Execution().serial and not Execution(jobs=2).serial

@@ -111,7 +111,7 @@ def test_groups_input_validation(example):
 def test_analysis_config_section():
     config = parse_config({"analysis": {"group_by": "difficulty", "compare_by": ["prompt_format"]}})
     assert config.analysis == {"group_by": ("difficulty",), "compare_by": ("prompt_format",)}
-    with pytest.raises(ConfigError, match=r"unknown key\(s\) in \[analysis\]: colour_by"):
+    with pytest.raises(ConfigError, match=r"unknown key in \[analysis\]: colour_by"):
         parse_config({"analysis": {"colour_by": ["x"]}})
     with pytest.raises(ConfigError, match=r"analysis\.group_by = \[1\] is not valid"):
         parse_config({"analysis": {"group_by": [1]}})

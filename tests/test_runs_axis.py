@@ -43,7 +43,7 @@ def test_run_analyses_cover_only_systems_with_two_runs(tmp_path: Path) -> None:
     assert sorted(r["system"] for r in entry["runs_differ"]) == repeated
     assert entry["n_runs"] == 4  # the eval-set log's epoch, then the 3 epochs
     [note] = _notes(results)
-    assert "cover the 2 system(s) with at least 2 runs; not toy/bad (one run per item)" in note
+    assert "cover the 2 systems with at least 2 runs; not toy/bad (one run per item)" in note
 
 
 def test_one_run_everywhere_gives_a_note_not_an_error() -> None:

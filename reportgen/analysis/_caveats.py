@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from reportgen.plaintext import count
+
 if TYPE_CHECKING:
     from reportgen.analysis.results import UnitResult
 
@@ -94,7 +96,7 @@ def list_caveats(table: Any, unit: UnitResult) -> list[str]:
         n = unit.n_items
         if 0 < n < CORPUS_ITEMS:
             return [
-                f"Only {n} items: the intervals of corpus metrics such as F1 are "
+                f"Only {count(n, 'item')}: the intervals of corpus metrics such as F1 are "
                 f"approximate below about {CORPUS_ITEMS} items."
             ]
         return []
@@ -122,7 +124,7 @@ def list_caveats(table: Any, unit: UnitResult) -> list[str]:
     if n < SKEW_ITEMS and np.isfinite(skew) and skew > SKEW_LIMIT:
         out.append(
             f"The scores or their differences are strongly skewed (|skewness| up to "
-            f"{skew:.1f}) and there are only {n} items: p-values near α are "
+            f"{skew:.1f}) and there are only {count(n, 'item')}: p-values near α are "
             "unreliable (too small) and intervals too narrow below about "
             f"{SKEW_ITEMS} items."
         )
@@ -140,7 +142,7 @@ def list_caveats(table: Any, unit: UnitResult) -> list[str]:
             else "bootstrap intervals are too narrow"
         )
         out.append(
-            f"Only {n} items: {what} below about {BOOTSTRAP_ITEMS} items (about "
+            f"Only {count(n, 'item')}: {what} below about {BOOTSTRAP_ITEMS} items (about "
             f"90% coverage at n = 10); the t interval (--ci-method t) and the t test "
             "are calibrated there."
         )
@@ -174,7 +176,7 @@ def runs_caveats(n_items: int) -> list[str]:
     """Caveats of a repeated-runs entry with ``n_items`` items."""
     if n_items < BOOTSTRAP_ITEMS:
         return [
-            f"Only {n_items} items: the bootstrap intervals over items are somewhat too "
+            f"Only {count(n_items, 'item')}: the bootstrap intervals over items are somewhat too "
             f"narrow below about {BOOTSTRAP_ITEMS} items; the cluster-robust standard "
             "error is the safer guide."
         ]

@@ -48,6 +48,7 @@ from reportgen.analysis.battles import (
     battle_pvalues,
     with_family,
 )
+from reportgen.analysis.leaders import Leaders
 from reportgen.analysis.ledger import Ledger
 from reportgen.analysis.options import AnalysisOptions
 from reportgen.analysis.release import ReleaseComparison
@@ -61,7 +62,7 @@ from reportgen.data import ScoreTable
 from reportgen.errors import InputError, OneSidedWarning
 from reportgen.execution import Execution, blas_threads, map_units
 from reportgen.names import CORRECTION_NAMES
-from reportgen.plaintext import listed, n_of
+from reportgen.plaintext import count, did_you_mean, listed, n_of
 from reportgen.stats.multiplicity import adjust_pvalues, decision_levels
 
 __all__ = ["Analysis", "analyze", "analyze_release", "check_options"]
@@ -141,6 +142,15 @@ class Analysis:
 
         return build_ledger(self)
 
+    @functools.cached_property
+    def leaders(self) -> Leaders:
+        """Who leads each dataset × metric and who is tied with the leader, the blocks
+        of datasets that share their systems, and whether the ranking across datasets
+        covers less than everything (:class:`reportgen.analysis.leaders.Leaders`)."""
+        from reportgen.analysis.leaders import benchmark_leaders
+
+        return benchmark_leaders(self)
+
     def comparisons(self) -> list[dict[str, Any]]:
         """Every comparison row (the ``comparisons`` section of results.json)."""
         return [row for u in self.units for row in u.comparison_records()]
@@ -163,20 +173,10 @@ def check_options(table: ScoreTable, options: AnalysisOptions) -> None:
         name that is not a dataset, or ``pairing="paired"`` on a dataset × metric whose
         systems share no item.
     """
-    import difflib
 
     for name in (options.baseline, *(options.systems or ())):
         if name is not None and name not in table.systems:
-            close = difflib.get_close_matches(name, list(table.systems), n=3, cutoff=0.5)
-            raise InputError(
-                f"unknown system {name!r}",
-                hint=(
-                    f"did you mean {', '.join(close)}?"
-                    if close
-                    else f"systems: {', '.join(table.systems[:20])}"
-                    + (" …" if len(table.systems) > 20 else "")
-                ),
-            )
+            raise InputError(f"unknown system {name!r}", hint=did_you_mean(name, table.systems))
     for name in options.rank_lists or ():
         if name not in table.datasets:
             raise InputError(
@@ -334,7 +334,7 @@ def _analyze(
         if decide is None:  # a release states its own family (the ledger's), not this one
             notes.append(
                 f"p-values adjusted with {CORRECTION_NAMES.get(options.correction)} across "
-                f"all {len(raw):,} comparisons of the analysis"
+                f"all {count(len(raw), 'comparison')} of the analysis"
             )
     release = None
     if decide is not None:

@@ -379,10 +379,11 @@ def rank_across(
         if selection.how == "largest":
             out.notes.append(
                 f"ranking across datasets: not every system is scored on every dataset, "
-                f"so {len(selection.systems)} systems are ranked over the "
+                f"so {count(len(selection.systems), 'system')} "
+                f"{verb(len(selection.systems), 'are', 'is')} ranked over the "
                 f"{count(len(selection.datasets), 'dataset')} they share "
-                f"({', '.join(selection.datasets)}); {len(selection.left_out_systems)} "
-                "system(s) and "
+                f"({', '.join(selection.datasets)}); "
+                f"{count(len(selection.left_out_systems), 'system')} and "
                 f"{count(len(selection.left_out_datasets), 'dataset')}"
                 f" {verb(len(selection.left_out_datasets), 'are', 'is')} left out "
                 "(--rank-lists chooses the datasets)"

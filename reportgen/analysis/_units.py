@@ -29,6 +29,7 @@ from reportgen.errors import (
     OneSidedWarning,
     ReportgenError,
 )
+from reportgen.plaintext import count
 from reportgen.stats.corpus import (
     classification_statistics,
     corpus_bootstrap_interval,
@@ -629,8 +630,9 @@ def _systems_with_runs(
     elif single:
         shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5 else "")
         notes.append(
-            f"{dataset} / {metric}: {_RUN_ANALYSES} cover the {len(repeated)} "
-            f"system(s) with at least 2 runs; not {shown} (one run per item)"
+            f"{dataset} / {metric}: {_RUN_ANALYSES} cover the "
+            f"{count(len(repeated), 'system')} with at least 2 runs; not {shown} (one run "
+            "per item)"
         )
     return repeated
 

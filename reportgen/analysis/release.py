@@ -44,6 +44,7 @@ from typing import Any, Literal
 
 from reportgen.errors import InputError
 from reportgen.names import GATES, Gate
+from reportgen.plaintext import did_you_mean
 from reportgen.records import columns_to_records, fields_record, from_record
 from reportgen.stats.pairwise import PairwiseResult
 
@@ -96,13 +97,9 @@ def resolve_release_systems(
     names = list(systems)
     for label, name in (("--baseline", baseline), ("--candidate", candidate)):
         if name is not None and name not in names:
-            close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-            hint = (
-                f"did you mean {', '.join(close)}?"
-                if close
-                else f"systems: {', '.join(names[:20])}" + (" …" if len(names) > 20 else "")
+            raise InputError(
+                f"{label} {name!r} is not a system of the data", hint=did_you_mean(name, names)
             )
-            raise InputError(f"{label} {name!r} is not a system of the data", hint=hint)
     if candidate is None and release is not None and release in names and release != baseline:
         candidate = release
     if candidate is None and baseline is not None and len(names) == 2:
@@ -306,8 +303,7 @@ class ReleaseVerdict:
             return ""
         if not signed:
             return fmt.difference(self.margin, proportion=self.proportion).lstrip("+")
-        loss = -self.margin if self.direction == "higher" else self.margin
-        return fmt.difference(loss, proportion=self.proportion)
+        return fmt.margin(self.margin, direction=self.direction, proportion=self.proportion)
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> ReleaseVerdict:

@@ -47,7 +47,10 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     checks, rank uncertainty per dataset × metric, leaderboards), ``items``,
     ``exploration`` (bootstrap means), ``caveats``, ``notes``, ``battles`` (inputs with
     pairwise outcomes: ratings, win rates and a decided claim per pair,
-    :meth:`reportgen.analysis.battles.BattleAnalysis.to_dict`), ``ledger`` (the family,
+    :meth:`reportgen.analysis.battles.BattleAnalysis.to_dict`), ``leaders`` (who leads
+    each dataset × metric and who is tied with the leader, the blocks of datasets
+    sharing their systems: :meth:`reportgen.analysis.leaders.Leaders.to_dict`),
+    ``ledger`` (the family,
     one noise figure per dataset × metric and the methods used:
     :meth:`reportgen.analysis.ledger.Ledger.to_dict`) and ``verdict`` for a release
     comparison. ``comparisons``, ``verdict`` and ``ledger`` together serialise the
@@ -134,6 +137,7 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     if analysis.battles:
         document["battles"] = analysis.battles.to_dict()
     document["ledger"] = analysis.ledger.to_dict()
+    document["leaders"] = analysis.leaders.to_dict()
     if analysis.release is not None:
         document["verdict"] = analysis.release.to_dict()
     return json_safe(document)

@@ -308,7 +308,7 @@ def rank_distribution_chart(
         tooltip=[
             alt.Tooltip("system:N"),
             alt.Tooltip("rank:Q", title="observed rank"),
-            alt.Tooltip("median_rank:Q"),
+            alt.Tooltip("median_rank:Q", format=".3~g"),
             alt.Tooltip("mean_rank:Q", format=".2f"),
             alt.Tooltip("ci_low:Q"),
             alt.Tooltip("ci_high:Q"),

@@ -82,6 +82,30 @@ def _pair_rows(noise_profile: NoiseProfile) -> tuple[list[dict[str, Any]], int]:
     return rows, dropped
 
 
+#: The most ticks of a log p-value axis; more powers of ten are labelled every k-th.
+MAX_LOG_TICKS = 8
+
+
+def log_p_axis(values: Sequence[float], *, title: str | None = None) -> alt.Axis:
+    """An axis of p-values on a log scale with one kind of label: a tick at every
+    k-th power of ten from 1 down to the smallest value (at most
+    :data:`MAX_LOG_TICKS`), each written ``1e−k`` (Vega's default wrote "0.00001" and
+    "1e-45" on one axis).
+
+    >>> log_p_axis([0.5, 3e-12]).to_dict()["values"]
+    [1.0, 0.01, 0.0001, 1e-06, 1e-08, 1e-10, 1e-12]
+    """
+    small = min((v for v in values if math.isfinite(v) and v > 0), default=0.01)
+    deepest = max(1, math.ceil(-math.log10(small)))
+    step = max(1, math.ceil(deepest / (MAX_LOG_TICKS - 1)))
+    ticks = [10.0**-k for k in range(0, deepest + 1, step)]
+    label = "datum.value >= 1 ? '1' : replace(format(datum.value, '.0e'), '-', '\u2212')"
+    axis = alt.Axis(values=ticks, labelExpr=label)
+    if title is not None:
+        axis.title = title
+    return axis
+
+
 def pvalue_vs_difference_chart(
     noise_profile: NoiseProfile,
     *,
@@ -110,7 +134,10 @@ def pvalue_vs_difference_chart(
                 scale=alt.Scale(zero=True),
             ),
             y=alt.Y(
-                "p_value:Q", title="p-value (exact test, log scale)", scale=alt.Scale(type="log")
+                "p_value:Q",
+                title="p-value (exact test, log scale)",
+                scale=alt.Scale(type="log"),
+                axis=log_p_axis([r["p_value"] for r in rows] + list(alphas)),
             ),
             color=alt.Color(
                 "significant:N", title=f"at α = {P5_ALPHA:g}", sort=["p < 0.05", "p ≥ 0.05"]
@@ -119,9 +146,9 @@ def pvalue_vs_difference_chart(
                 alt.Tooltip("system_a:N", title="system A"),
                 alt.Tooltip("system_b:N", title="system B"),
                 alt.Tooltip("abs_diff_pct:Q", title="|A − B| (pts)", format=".2f"),
-                alt.Tooltip("abs_diff_items:Q", title="|diff| (items)"),
-                alt.Tooltip("a_wins:Q", title="A wins"),
-                alt.Tooltip("b_wins:Q", title="B wins"),
+                alt.Tooltip("abs_diff_items:Q", title="|diff| (items)", format=".4~g"),
+                alt.Tooltip("a_wins:Q", title="A wins", format=".4~g"),
+                alt.Tooltip("b_wins:Q", title="B wins", format=".4~g"),
                 alt.Tooltip("p_value:Q", title="p-value", format=".3g"),
             ],
         )
@@ -153,22 +180,19 @@ def pvalue_vs_difference_chart(
     p5_rules = p5_base.mark_rule(color="black").encode(
         x=alt.X("value_pct:Q"), tooltip=[alt.Tooltip("label:N", title="")]
     )
-    p5_text = p5_base.mark_text(align="left", baseline="top", dx=3, angle=0, color="black").encode(
-        x=alt.X("value_pct:Q"),
-        y=alt.YValue(height // 2),
-        yOffset=alt.YOffset("name:N", sort=["p5_min", "p5_max"], scale=alt.Scale(range=[0, 20])),
-        text=alt.Text("label:N"),
-    )
     subtitle = [
         (
-            f"{noise_profile.n_pairs} pairs of {noise_profile.n_systems} systems, "
-            f"n = {noise_profile.n_items} items; {noise_profile.test}"
+            f"{count(noise_profile.n_pairs, 'pair')} of "
+            f"{count(noise_profile.n_systems, 'system')}, "
+            f"n = {count(noise_profile.n_items, 'item')}; {noise_profile.test}"
         )
     ]
+    if p5_rows:  # named here, not written over the points
+        subtitle.append("black lines: " + ", ".join(str(r["label"]) for r in p5_rows))
     if dropped:
         subtitle.append(f"{count(dropped, 'pair')} with p = 0 or undefined not shown")
     return (
-        alt.layer(points, alpha_rules, p5_rules, p5_text)
+        alt.layer(points, alpha_rules, p5_rules)
         .resolve_scale(strokeDash="independent")
         .properties(
             width=width,
@@ -230,8 +254,8 @@ def difference_vs_sum_chart(
             tooltip=[
                 alt.Tooltip("system_a:N", title="system A"),
                 alt.Tooltip("system_b:N", title="system B"),
-                alt.Tooltip("a_wins:Q", title="A"),
-                alt.Tooltip("b_wins:Q", title="B"),
+                alt.Tooltip("a_wins:Q", title="A", format=".4~g"),
+                alt.Tooltip("b_wins:Q", title="B", format=".4~g"),
                 alt.Tooltip("p_value:Q", title="p-value", format=".3g"),
             ],
         )
@@ -245,8 +269,10 @@ def difference_vs_sum_chart(
             color=alt.Color("level:N", sort=levels, title="exact test boundary"),
             tooltip=[
                 alt.Tooltip("level:N", title="level"),
-                alt.Tooltip("sum_wins:Q", title="A + B"),
-                alt.Tooltip("min_abs_diff_wins:Q", title="smallest significant |A − B|"),
+                alt.Tooltip("sum_wins:Q", title="A + B", format=".4~g"),
+                alt.Tooltip(
+                    "min_abs_diff_wins:Q", title="smallest significant |A − B|", format=".4~g"
+                ),
             ],
         )
     )
@@ -453,7 +479,7 @@ def power_curve_chart(
             detail=detail,
             tooltip=[
                 alt.Tooltip("n:Q", format=",.0f"),
-                alt.Tooltip("delta:Q", title="Δ"),
+                alt.Tooltip("delta:Q", title="Δ", format=".3~g"),
                 alt.Tooltip("power:Q", format=".3f"),
             ],
         )

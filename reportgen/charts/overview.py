@@ -37,6 +37,9 @@ def means_overview_chart(
     *,
     columns: int = 4,
     title: str | None = None,
+    shared: bool = True,
+    panel_width: int = PANEL_WIDTH,
+    label_limit: int = LABEL_LIMIT,
 ) -> alt.FacetChart:
     """Means with intervals of every system on every dataset × metric.
 
@@ -45,7 +48,9 @@ def means_overview_chart(
     rows
         One mapping per system and panel with ``panel`` (e.g. ``"mbpp+ / pass1 (%)"``),
         ``system``, ``mean``, ``ci_low``, ``ci_high`` (already in the unit shown, e.g.
-        percent) and ``best`` (True for the best system of the panel).
+        percent) and ``best`` (True for the best system of the panel); with
+        ``shared=False`` also ``position`` (the row of the system in its panel, 0 on
+        top).
     order
         The systems, top to bottom (the overall ranking). Systems of ``rows`` not in it
         are not drawn.
@@ -53,20 +58,29 @@ def means_overview_chart(
         Panels per row.
     title
         Chart title.
+    shared
+        One system axis for every panel (each draws the same systems, in ``order``);
+        False: each panel its own systems in its own order (``position``), for panels
+        that draw different systems (each benchmark its leader and those tied with it).
+    panel_width, label_limit
+        Width of a panel and the longest system label, in pixels (a phone's layout
+        passes narrower ones).
 
     Returns
     -------
     alt.FacetChart
         Panels with independent x scales (each metric keeps its own units) and a shared
-        system axis; layers: interval (``rule``) and mean (``point``, filled for the
-        best system).
+        system axis (or one per panel); layers: interval (``rule``) and mean (``point``,
+        filled for the best system).
 
     Raises
     ------
     InputError
         No row, or a row without the required fields.
     """
-    needed = ("panel", "system", "mean", "ci_low", "ci_high", "best")
+    needed: tuple[str, ...] = ("panel", "system", "mean", "ci_low", "ci_high", "best")
+    if not shared:
+        needed += ("position",)
     if not rows:
         raise InputError("the overview chart needs at least one row")
     missing = [k for k in needed if k not in rows[0]]
@@ -75,19 +89,19 @@ def means_overview_chart(
             f"overview rows lack {', '.join(missing)}", hint=f"each row needs {', '.join(needed)}"
         )
     keep = set(order)
-    values = [{k: row[k] for k in needed} for row in rows if row["system"] in keep]
+    values = [{k: row[k] for k in needed} for row in rows if not shared or row["system"] in keep]
     for v in values:
         v["marker"] = "best of the panel" if v["best"] else "other systems"
     panels = list(dict.fromkeys(v["panel"] for v in values))
     y = alt.Y(
         "system:N",
-        sort=list(order),
+        sort=list(order) if shared else alt.EncodingSortField("position", order="ascending"),
         title=None,
         # a long name is cut in the middle (Vega's labelLimit cuts its end: '-v0.1' and
         # '-v0.2' looked alike); the tooltip has it whole
         axis=alt.Axis(
-            labelLimit=LABEL_LIMIT,
-            labelExpr=middle_cut_expr("datum.label", label_chars(LABEL_LIMIT, 10)),
+            labelLimit=label_limit,
+            labelExpr=middle_cut_expr("datum.label", label_chars(label_limit, 10)),
             grid=True,
             labelFontSize=10,
         ),
@@ -125,7 +139,14 @@ def means_overview_chart(
                 legend=alt.Legend(orient="top"),
             ),
         ),
-    ).properties(width=PANEL_WIDTH, height=max(60, ROW_HEIGHT * len(order)))
+    ).properties(
+        width=panel_width,
+        height=(
+            max(60, ROW_HEIGHT * len(order))
+            if shared
+            else alt.Step(ROW_HEIGHT)  # each panel as tall as its own systems
+        ),
+    )
     chart = layer.facet(
         facet=alt.Facet(
             "panel:N",
@@ -134,13 +155,13 @@ def means_overview_chart(
             # "dataset / metric" on two lines: one line was cut at the panel's width
             header=alt.Header(
                 labelFontWeight="bold",
-                labelLimit=PANEL_WIDTH,
+                labelLimit=panel_width + (0 if shared else label_limit),
                 labelExpr="split(datum.value, ' / ')",
             ),
         ),
         columns=max(1, min(columns, len(panels))),
         data=inline_data(values),
-    ).resolve_scale(x="independent")
+    ).resolve_scale(x="independent", y="shared" if shared else "independent")
     if title:
         chart = chart.properties(title=title)
     return chart

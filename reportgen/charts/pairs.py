@@ -434,7 +434,7 @@ def pwpp_chart(
     alpha_rule = (
         alt.Chart(inline_data([{"alpha": level, "x": float(emmeans_p_scale(level))}]))
         .mark_rule(strokeDash=[4, 3], color="black")
-        .encode(x=alt.X("x:Q"), tooltip=[alt.Tooltip("alpha:Q")])
+        .encode(x=alt.X("x:Q"), tooltip=[alt.Tooltip("alpha:Q", format=".3~g")])
     )
     better = "higher" if direction == "higher" else "lower"
     return alt.layer(lines, dots, alpha_rule).properties(

@@ -40,6 +40,7 @@ __all__ = [
     "load_theme",
     "middle_cut",
     "middle_cut_expr",
+    "quiet_marks",
     "theme_names",
     "to_png",
     "to_svg",
@@ -211,7 +212,44 @@ def chart_spec(chart: Any, theme: str | Path | Theme | None = None) -> dict[str,
     chosen = load_theme("default" if theme is None else theme)
     config = copy.deepcopy(chosen.config)
     spec["config"] = _merge(config, spec.get("config", {}))
-    return cut_labels(spec)
+    return quiet_marks(cut_labels(spec))
+
+
+def quiet_marks(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with ``aria: false`` on every mark that has no tooltip (its own or one
+    its layer passes down): Vega describes such a mark by its raw encoded values
+    ("x: 0.00852074754134"), which the report shows on hover
+    (:func:`reportgen.report.render.svg.hover_titles`); a mark with a tooltip keeps its
+    description, the tooltip's rounded fields. Changed in place and returned.
+
+    >>> rule, point = quiet_marks({"layer": [{"mark": "rule", "encoding": {}},
+    ...     {"mark": "point", "encoding": {"tooltip": [{"field": "p"}]}}]})["layer"]
+    >>> rule["mark"], point["mark"]
+    ({'type': 'rule', 'aria': False}, 'point')
+    """
+
+    def walk(node: Any, tipped: bool) -> None:
+        if isinstance(node, list):
+            for x in node:
+                walk(x, tipped)
+            return
+        if not isinstance(node, dict):
+            return
+        encoding = node.get("encoding")
+        if isinstance(encoding, dict) and "tooltip" in encoding:
+            tipped = encoding["tooltip"] is not None
+        mark = node.get("mark")
+        if mark is not None and not tipped:
+            if isinstance(mark, str):
+                node["mark"] = {"type": mark, "aria": False}
+            elif isinstance(mark, dict) and "tooltip" not in mark:
+                mark.setdefault("aria", False)
+        for key in ("layer", "hconcat", "vconcat", "concat", "spec"):
+            if key in node:
+                walk(node[key], tipped)
+
+    walk(spec, False)
+    return spec
 
 
 _VIEW_LISTS = ("layer", "hconcat", "vconcat", "concat")

@@ -322,8 +322,8 @@ def load_config(path: str | Path) -> TableConfig:
 # How a validation message names the key it is about (see the checks below).
 _KEY_IN_MESSAGE = (
     re.compile(r"^(?P<key>[^\s=']+) = "),  # analysis.alpha = 2
-    re.compile(r"^unknown key\(s\) in \[(?P<table>[^\]]+)\]: (?P<name>[^,]+)"),
-    re.compile(r"^unknown config section\(s\): (?P<key>[^,]+)"),
+    re.compile(r"^unknown keys? in \[(?P<table>[^\]]+)\]: (?P<name>[^,]+)"),
+    re.compile(r"^unknown config sections?: (?P<key>[^,]+)"),
     re.compile(r"^'(?P<key>[^']+)' must be"),  # 'metrics.m' must be
 )
 
@@ -381,7 +381,8 @@ def _parse(raw: Mapping[str, Any], loc: Location, *, base: Path | None) -> Table
     unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
         raise ConfigError(
-            f"unknown config section(s): {', '.join(unknown)}",
+            f"unknown config {'section' if len(unknown) == 1 else 'sections'}: "
+            f"{', '.join(unknown)}",
             location=loc,
             hint="allowed sections: [input], [analysis], [report], "
             "[metrics.NAME], [datasets.NAME], [systems.NAME]",
@@ -534,7 +535,10 @@ def _check_keys(
     if close:
         hint = f"did you mean {close[0]!r}? {hint}"
     raise ConfigError(
-        f"unknown key(s) in [{'.'.join(prefix)}]: {', '.join(unknown)}", location=loc, hint=hint
+        f"unknown {'key' if len(unknown) == 1 else 'keys'} in [{'.'.join(prefix)}]: "
+        f"{', '.join(unknown)}",
+        location=loc,
+        hint=hint,
     )
 
 

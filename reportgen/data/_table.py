@@ -96,7 +96,7 @@ from reportgen.data.adapters._base import (
     SkippedInput,
 )
 from reportgen.errors import InputError, Location
-from reportgen.plaintext import count
+from reportgen.plaintext import count, did_you_mean, shown_path
 
 __all__ = [
     "KEY_COLUMNS",
@@ -624,9 +624,7 @@ class ScoreTable:
         codes = []
         for name in systems:
             if name not in self._system_index:
-                raise InputError(
-                    f"unknown system {name!r}", hint=f"known systems: {', '.join(self.systems)}"
-                )
+                raise InputError(f"unknown system {name!r}", hint=did_you_mean(name, self.systems))
             code = self._system_index[name]
             if code not in present:
                 raise InputError(
@@ -910,9 +908,58 @@ def _is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and np.isnan(value))
 
 
+def _merged_inputs(table: ScoreTable) -> list[Problem]:
+    """A note per dataset × metric whose rows come from two or more input files that
+    each hold several systems (two eval-arena files with the same benchmark id): their
+    rows are merged into one dataset, which may be meant (one file per batch of models)
+    or not (two variants of a benchmark). Files of one system each (a harness's output
+    per model) and files of different metrics of the same items are how a dataset
+    usually arrives, and are not named."""
+    frame = table.frame
+    files = frame[SOURCE_FILE]
+    if not isinstance(files.dtype, pd.CategoricalDtype) or len(files.cat.categories) < 2:
+        return []
+    datasets, metrics = pd.Categorical(frame["dataset"]), pd.Categorical(frame["metric"])
+    n_metrics = len(metrics.categories)
+    unit = datasets.codes.astype(np.int64) * n_metrics + metrics.codes
+    system = pd.Categorical(frame["system"]).codes.astype(np.int64)
+    file = files.cat.codes.to_numpy().astype(np.int64)
+    n_files, n_systems = len(files.cat.categories), int(system.max()) + 1
+    # (unit, file, system) once each, then the systems of each (unit, file)
+    keys = np.unique((unit * n_files + file) * n_systems + system)
+    pairs, sizes = np.unique(keys // n_systems, return_counts=True)
+    found = []
+    for u in np.unique(pairs // n_files):
+        mine = pairs // n_files == u
+        several = [
+            (str(files.cat.categories[k % n_files]), int(n))
+            for k, n in zip(pairs[mine], sizes[mine])
+            if n >= 2
+        ]
+        if len(several) < 2:
+            continue
+        dataset, metric = (
+            str(datasets.categories[u // n_metrics]),
+            metrics.categories[u % n_metrics],
+        )
+        parts = ", ".join(f"{shown_path(f)} ({count(n, 'system')})" for f, n in several)
+        found.append(
+            Problem(
+                "info",
+                f"metric {metric!r}: the rows of {count(len(several), 'input')} are merged "
+                f"into this one dataset: {parts}; to keep them apart, give each its own "
+                "dataset name in its file (eval-arena: the benchmark_id) or read them in "
+                "separate runs",
+                dataset=dataset,
+            )
+        )
+    return found
+
+
 def _findings(table: ScoreTable, config: TableConfig) -> list[Problem]:
-    """Non-fatal problems worth showing: overlap, degenerate metrics, config typos."""
-    found: list[Problem] = []
+    """Non-fatal problems worth showing: overlap, degenerate metrics, config typos, inputs
+    merged into one dataset."""
+    found: list[Problem] = _merged_inputs(table)
     for dataset, metric in table.pairs():
         info = table.pairing(dataset, metric)
         if info.n_systems < 2:

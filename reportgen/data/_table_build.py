@@ -125,7 +125,8 @@ def _check_required(df: pd.DataFrame) -> None:
         files = ", ".join(map(str, pd.unique(df[SOURCE_FILE])[:3]))
         present = [c for c in df.columns if not c.startswith("_")]
         raise InputError(
-            f"missing required column(s) {', '.join(missing)}; found: {', '.join(present)}",
+            f"missing required {'column' if len(missing) == 1 else 'columns'} "
+            f"{', '.join(missing)}; found: {', '.join(present)}",
             location=Location(files),
             hint="rename the columns or map them with --system-col, --dataset-col, "
             "--metric-col, --item-col, --score-col (or --dataset NAME / --metric NAME "

@@ -197,7 +197,8 @@ def _releases(
     unknown = sorted(set(per_label) - set(labels))
     if unknown:
         raise InputError(
-            f"--system names release(s) not among the reports: {', '.join(unknown)}",
+            f"--system names {'a release' if len(unknown) == 1 else 'releases'} not among "
+            f"the reports: {', '.join(unknown)}",
             location=Location("--system"),
             hint=f"the releases: {', '.join(labels)}",
         )
@@ -813,7 +814,8 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
     unknown = [f for f in spec.formats if f not in FORMATS]
     if unknown or not spec.formats:
         raise InputError(
-            f"unknown report format(s): {', '.join(unknown) or '(none)'}",
+            f"unknown report {'format' if len(unknown) == 1 else 'formats'}: "
+            f"{', '.join(unknown) or '(none)'}",
             hint=f"use a comma-separated list of: {', '.join(FORMATS)}",
         )
     timings: dict[str, float] = {}

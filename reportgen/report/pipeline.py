@@ -103,7 +103,8 @@ class RunSpec:
         unknown = [f for f in self.formats if f not in FORMATS]
         if unknown or not self.formats:
             raise InputError(
-                f"unknown report format(s): {', '.join(unknown) or '(none)'}",
+                f"unknown report {'format' if len(unknown) == 1 else 'formats'}: "
+                f"{', '.join(unknown) or '(none)'}",
                 hint=f"use a comma-separated list of: {', '.join(FORMATS)}",
             )
         if self.max_table_rows < 1:
@@ -336,6 +337,22 @@ class WarmKernel:
             run_sync(self.km.cleanup_resources)()
 
 
+def _cell_label(metadata: Mapping[str, Any]) -> str:
+    """A code cell as the progress lines name it: its report section, the template's
+    default parameters, or the parameters papermill injected for this run (two cells
+    both "parameters" read as one cell run twice).
+
+    >>> _cell_label({"tags": ["parameters"], "reportgen": {"section": "parameters"}})
+    'default parameters'
+    >>> _cell_label({"tags": ["injected-parameters"]}), _cell_label({})
+    ('parameters of this run', 'setup')
+    """
+    if "injected-parameters" in (metadata.get("tags") or []):
+        return "parameters of this run"
+    section = str((metadata.get("reportgen") or {}).get("section") or "setup")
+    return "default parameters" if section == "parameters" else section
+
+
 def _engine(progress: Progress | None, current: dict[str, Any] | None = None):
     """A papermill engine that reports each cell (and its report section) to
     ``progress``."""
@@ -351,11 +368,7 @@ def _engine(progress: Progress | None, current: dict[str, Any] | None = None):
             def cell_start(cell, cell_index=None, **kw):
                 if cell.cell_type == "code":
                     k = cells.index(cell) + 1 if cell in cells else 0
-                    section = cell.metadata.get("reportgen", {}).get("section") or (
-                        "parameters"
-                        if "injected-parameters" in cell.metadata.get("tags", [])
-                        else "setup"
-                    )
+                    section = _cell_label(cell.metadata)
                     if current is not None:
                         current.update(section=section, cell=k, total=total)
                     if progress is not None:

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reportgen.plaintext import count, did_you_mean
+
 if TYPE_CHECKING:
     from reportgen.analysis import Analysis, AnalysisOptions
     from reportgen.analysis.release import ReleaseSpec
@@ -93,8 +95,8 @@ def load_and_analyse(
         timings = {"load": time.perf_counter() - tick}
         tick = time.perf_counter()
         say(
-            f"loaded {len(table.systems)} systems, {len(table.datasets)} datasets, "
-            f"{len(table.metrics)} metrics"
+            f"loaded {count(len(table.systems), 'system')}, "
+            f"{count(len(table.datasets), 'dataset')}, {count(len(table.metrics), 'metric')}"
         )
         if check is not None:
             check(table)
@@ -226,9 +228,7 @@ def compare_two(
         table = load(list(data), options=load_options, config=config)
         for name in (a, b):
             if name not in table.systems:
-                raise InputError(
-                    f"unknown system {name!r}", hint=f"systems: {', '.join(table.systems)}"
-                )
+                raise InputError(f"unknown system {name!r}", hint=did_you_mean(name, table.systems))
     options = replace(options, order="first-vs-rest", baseline=a, systems=(a, b))
     analysis = analyze(table, options, execution=execution)
     if not analysis.compared:

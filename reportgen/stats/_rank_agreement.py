@@ -187,7 +187,11 @@ def topsis(
     norm = np.sqrt((X**2).sum(axis=0))
     if (norm == 0).any():
         warnings.warn(
-            "metric column(s) of zeros contribute nothing to TOPSIS: "
+            (
+                "a metric column of zeros contributes nothing to TOPSIS: "
+                if (norm == 0).sum() == 1
+                else "metric columns of zeros contribute nothing to TOPSIS: "
+            )
             + ", ".join(metric_names[j] for j in np.flatnonzero(norm == 0)),
             DegenerateDataWarning,
             stacklevel=2,

@@ -273,8 +273,9 @@ def aggregate_metrics(
     if constant.any():
         bad = [names[j] for j in np.flatnonzero(constant)]
         warnings.warn(
-            f"metric(s) {', '.join(bad)} are constant (pooled SD 0); they "
-            "contribute 0 to the aggregate",
+            f"{'metric' if len(bad) == 1 else 'metrics'} {', '.join(bad)} "
+            f"{'is' if len(bad) == 1 else 'are'} constant (pooled SD 0); "
+            f"{'it contributes' if len(bad) == 1 else 'they contribute'} 0 to the aggregate",
             DegenerateDataWarning,
             stacklevel=2,
         )
@@ -786,7 +787,8 @@ def aggregate_unpaired_means(
     if np.any(dof <= 0):
         bad = [list_names[j] for j in np.flatnonzero(dof <= 0)]
         raise InputError(
-            f"list(s) {', '.join(bad)} have no degrees of freedom for a "
+            f"{'list' if len(bad) == 1 else 'lists'} {', '.join(bad)} "
+            f"{'has' if len(bad) == 1 else 'have'} no degrees of freedom for a "
             "pooled SD (sum of n <= number of systems)",
             hint="each list needs more observations than systems",
         )
@@ -795,8 +797,10 @@ def aggregate_unpaired_means(
     zero = denom <= 0
     if zero.any():
         warnings.warn(
-            f"list(s) {', '.join(list_names[j] for j in np.flatnonzero(zero))} "
-            "have pooled SD 0; their standardized means are NaN",
+            f"{'list' if zero.sum() == 1 else 'lists'} "
+            f"{', '.join(list_names[j] for j in np.flatnonzero(zero))} "
+            f"{'has' if zero.sum() == 1 else 'have'} pooled SD 0; "
+            f"{'its' if zero.sum() == 1 else 'their'} standardized means are NaN",
             DegenerateDataWarning,
             stacklevel=2,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import altair as alt
 import numpy as np
@@ -103,6 +104,31 @@ def test_pvalue_chart_reference_lines(profile):
     assert p5["p5_min"] == pytest.approx(100 * profile.p5_min) == pytest.approx(4.23, abs=5e-3)
     assert p5["p5_max"] == pytest.approx(100 * profile.p5_max) == pytest.approx(5.56, abs=5e-3)
     assert p5_layer["encoding"]["x"]["field"] == "value_pct"
+
+
+def test_pvalue_chart_log_axis_of_powers_of_ten_against_enumeration(profile):
+    """Issue 42: the axis mixed "0.00001" and "1e-45", and "p5_min = 6.20%" was written
+    over the points. Reference: the powers of ten from 1 down to the smallest p of the
+    pairs and the α lines, enumerated, at most 8 of them; the labels all one kind."""
+    import math
+
+    spec = pvalue_vs_difference_chart(profile).to_dict()
+    axis = layers(spec)[0]["encoding"]["y"]["axis"]
+    smallest = min([r["p_value"] for r in values(layers(spec)[0], spec)] + [0.05])
+    deepest = math.ceil(-math.log10(smallest))
+    powers = [10.0**-k for k in range(deepest + 1)]
+    assert set(axis["values"]) <= set(powers) and axis["values"][0] == 1.0
+    assert len(axis["values"]) <= 8 and min(axis["values"]) >= 10.0**-deepest
+    steps = {round(math.log10(a / b)) for a, b in zip(axis["values"], axis["values"][1:])}
+    assert len(steps) == 1  # evenly spaced
+    assert "format(datum.value, '.0e')" in axis["labelExpr"]
+    # nothing written over the points: the p5 lines are named in the subtitle
+    assert all(layer["mark"]["type"] != "text" for layer in layers(spec))
+    assert any(line.startswith("black lines: p5_min = ") for line in spec["title"]["subtitle"])
+    svg = vlc.vegalite_to_svg(spec)
+    labels = re.findall(r"role-axis-label[^>]*>(.*?)</g>", svg, flags=re.S)
+    ticks = re.findall(r">([^<]+)</text>", labels[1] if len(labels) > 1 else "")
+    assert ticks and all(t == "1" or re.fullmatch(r"1e−\d+", t) for t in ticks), ticks
 
 
 def test_pvalue_chart_drops_zero_pvalues():

@@ -2,7 +2,8 @@
 the notebook takes 5-20 s): three archived release reports of the bundled example, one per
 synthetic release, as a team would keep them next to their checkpoints; the history of
 those three (and with its PDF); the example's evaluation report; the RAG data's report;
-the report of all the shared eval-arena benchmarks. Each is made once per test run,
+the report of all the shared eval-arena benchmarks; the report of 11 simulated
+benchmarks of partly overlapping systems. Each is made once per test run,
 however many pytest-xdist workers use it (``built_once`` of tests/conftest.py). A test
 that changes a shared report works on a copy (``shutil.copytree``)."""
 
@@ -122,6 +123,33 @@ def arena_report(shared_data, built_once) -> Path:
         return out
 
     return built_once("arena", make)
+
+
+@pytest.fixture(scope="session")
+def many_report(built_once) -> Path:
+    """The report (HTML and PDF) of 11 benchmarks whose system sets only partly overlap
+    (262 systems, one benchmark of 203), simulated from the shared eval-arena files by
+    ``tools/many_benchmarks.py`` (preset arena11) into the run's temporary folder: the
+    many-benchmark report of issue 42."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import many_benchmarks
+
+    def make(base: Path) -> Path:
+        many_benchmarks.write_collection(base / "data", "arena11")
+        out = base / "report"
+        run_report(
+            RunSpec(
+                data=(str(base / "data"),),
+                out=str(out),
+                analysis_options={"seed": 1, "n_resamples": 999},
+                title="Eleven benchmarks",
+            )
+        )
+        return out
+
+    return built_once("many-benchmarks", make)
 
 
 @pytest.fixture(scope="session")

@@ -325,3 +325,32 @@ def test_email_verdicts_in_view_at_phone_width(browser, reports):
         )
     assert len(seen) == 6 and all(c["text"] in VERDICTS for c in seen)
     assert max(c["right"] for c in seen) <= PHONE["width"]
+
+
+#: Each chart drawn on the page: its own width, and whether it is the table that
+#: stands in for a chart on a phone (render/phone.py).
+_CHART_WIDTHS_JS = r"""
+() => [...document.querySelectorAll('figure.rg-chart')]
+  .filter(f => f.getClientRects().length)
+  .map(f => ({table: f.classList.contains('rg-chart-table'),
+              width: (f.querySelector('svg, img') || f).getBoundingClientRect().width,
+              room: f.parentElement.getBoundingClientRect().width}))
+"""
+
+
+@pytest.mark.parametrize("which", ["evaluation", "release"])
+def test_every_chart_fits_a_phone_or_its_table_stands_in(browser, reports, which):
+    """Issue 42, item 6: the release's "Differences" chart was 563 px wide in a 327 px
+    box. At 375 px every chart shown is laid out to fit the room it has, or its table
+    stands in; at 1300 px the wide charts show and no phone figure."""
+    with _page(browser, reports[which], PHONE) as page:
+        charts = page.evaluate(_CHART_WIDTHS_JS)
+    assert charts and any(not c["table"] for c in charts)
+    wide = [c for c in charts if not c["table"] and c["width"] > c["room"] + 1]
+    assert wide == [], f"charts wider than their room at 375 px: {wide[:5]}"
+    with _page(browser, reports[which], DESKTOP) as page:
+        shown = page.evaluate(
+            "[...document.querySelectorAll('figure.rg-narrow-only')]"
+            ".filter(f => f.getClientRects().length).length"
+        )
+    assert shown == 0

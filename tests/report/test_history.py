@@ -197,7 +197,7 @@ def test_history_command_writes_the_trend_report(example_history):
     [
         (
             ["--system", "v99=some-model"],
-            r"--system names release\(s\) not among the reports: "
+            r"--system names a release not among the reports: "
             r"v99",
         ),
         (["--system", "no-such-system"], r"system 'no-such-system' is not in this report"),

@@ -411,3 +411,18 @@ def test_release_console_names_few_flipped_units_and_sums_many(capsys):
     gained = 3 * sum(f.n_gained for f in flips)
     assert f"items: lost {lost:,}, gained {gained:,} over 6 dataset × metrics" in out
     assert out.count("items:") == 1
+
+
+def test_margin_is_shown_as_the_one_sided_bound_it_is():
+    """Issue 42: a one-sided non-inferiority margin was shown as "±2.0 pts". It is the
+    largest loss accepted: −2.0 pts where higher is better (+δ where lower is), in the
+    verdict table and the verdict sentence."""
+    from reportgen.report.sections.release import _verdict_row, verdict_sentence
+
+    table = load([ARENA / "humaneval+.jsonl", ARENA / "mbpp+.jsonl"])
+    release = analyze_release(table, AnalysisOptions(seed=1, margins={"pass1": 0.02}), **PARTIAL)
+    assert release.release is not None
+    for v in release.release.verdicts:
+        row = _verdict_row(v, one_metric=True)
+        assert row["margin"].startswith("−2.0 pts") and "±" not in row["margin"]
+        assert "margin −2.0 pts" in verdict_sentence(v)

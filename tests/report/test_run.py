@@ -64,8 +64,8 @@ class _Outline(HTMLParser):
             self.sections.append(attrs.get("id", ""))
         if attrs.get("id"):
             self.ids.append(attrs["id"])
-        if tag == "figure":
-            self.figures += 1
+        if tag == "figure" and "rg-narrow-only" not in (attrs.get("class") or ""):
+            self.figures += 1  # a chart, not its phone figure
         if tag == "svg":
             self.svgs += 1
         if tag == "script":
@@ -125,6 +125,10 @@ def test_run_example_writes_every_file(example_report):
     # progress: loading, each code cell with its section, export
     assert any(line.startswith("loading") for line in lines)
     assert any(re.search(r"cell 4/\d+: Key findings", line) for line in lines)
+    # each cell its own label: the template's parameters, then those of this run
+    cells = [line.split(": ", 1)[1] for line in lines if re.match(r"cell \d+/\d+: ", line)]
+    assert cells[:2] == ["default parameters", "parameters of this run"]
+    assert len(cells) == len(set(cells))
     assert any(line == "rendering the PDF" for line in lines)
 
 

@@ -54,7 +54,9 @@ def test_sections_escape_names_and_show_claims(small_report):
     assert " pts " in block.html and "p adj." in block.html
     per_list = rs.per_sample_list(small_report)
     assert per_list.html.count("<h3") == 1
-    assert per_list.html.count('class="rg-chart"') == 2  # connected graph and PWPP
+    # connected graph and PWPP (each with its table for a phone, render/phone.py)
+    assert per_list.html.count('class="rg-chart rg-wide-only"') == 2
+    assert per_list.html.count("rg-narrow-only rg-chart-table") == 2
     assert "<details" in per_list.html  # appendix detail is folded in HTML
     bundle = per_list._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"}
@@ -71,7 +73,7 @@ def test_results_matrix_orders_by_quality_and_marks_the_best(small_report):
     k = unit.systems.index("alpha")
     # the mean of alpha in percent with one decimal, from the typed result
     assert f"{100 * unit.means[k]:.1f}" in rows[0]
-    assert 'class="rg-chart"' in block.html  # the overview chart
+    assert 'class="rg-chart' in block.html  # the overview chart
 
 
 def test_write_outputs_results_valid_and_tables(small_report):
@@ -440,3 +442,54 @@ def test_figure_workers_option_is_checked(tmp_path):
 
     with pytest.raises(ConfigError, match="figure_workers"):
         rs.prepare([], figure_workers=-1, output_dir=str(tmp_path))
+
+
+def _views(node, tips=False):
+    """Each view of a Vega-Lite spec with a mark, and whether a tooltip reaches it."""
+    if isinstance(node, list):
+        for x in node:
+            yield from _views(x, tips)
+        return
+    if not isinstance(node, dict):
+        return
+    encoding = node.get("encoding") or {}
+    if "tooltip" in encoding:
+        tips = encoding["tooltip"] is not None
+    if "mark" in node:
+        yield node, tips
+    for key in ("layer", "hconcat", "vconcat", "concat", "spec"):
+        if key in node:
+            yield from _views(node[key], tips)
+
+
+def test_chart_marks_describe_only_rounded_tooltips(small_report, monkeypatch):
+    """Issue 42: hovering showed raw floats ("x: 0.00852074754134"): the description
+    Vega gives a mark without a tooltip is its raw encoded values. Every chart of the
+    report's sections: a mark without a tooltip carries no ARIA description, and every
+    number of a tooltip has a format unless it is a whole number in the chart's data."""
+    from reportgen.report.render import html as render_html
+
+    specs = []
+    real = render_html.render_figure
+
+    def grab(spec, caption, **kw):
+        specs.append(spec)
+        return real(spec, caption, **kw)
+
+    monkeypatch.setattr(render_html, "render_figure", grab)
+    for section in (rs.results_matrix, rs.per_sample_list, rs.noise_detail, rs.items_section):
+        section(small_report)
+    assert len(specs) >= 4
+    for spec in specs:
+        rows = [r for v in (spec.get("datasets") or {}).values() for r in v]
+        for view, tipped in _views(spec):
+            mark = view["mark"]
+            if not tipped:
+                assert isinstance(mark, dict) and mark.get("aria") is False, mark
+                continue
+            tips = (view.get("encoding") or {}).get("tooltip") or []
+            for tip in tips if isinstance(tips, list) else [tips]:
+                if tip.get("type") != "quantitative" or "format" in tip:
+                    continue
+                numbers = [r[tip["field"]] for r in rows if tip["field"] in r]
+                assert all(float(x).is_integer() for x in numbers if x is not None), tip

@@ -55,3 +55,17 @@ def test_many_groups_are_numbered_and_mean_the_same_ties() -> None:
 
 def test_no_display_no_labels() -> None:
     assert tie_labels(None) == {} and tie_heading(None) == "tie group"
+
+
+def test_tie_labels_of_record_against_the_display_itself() -> None:
+    """The e-mail reads the display from results.json: it shows the labels the report
+    shows (numbers beyond 8 groups), and says which kind a reader shares (issue 42: "sharing
+    a letter" where the groups were numbered). Reference: tie_labels of the display."""
+    from reportgen.analysis.ledger.ties import tie_labels_of_record, tie_word
+
+    for cld in (_display(6, 2), _display(40, 3)):
+        labels = tie_labels_of_record(cld.to_dict())
+        assert labels == tie_labels(cld)
+        numbered = len(cld.labels) > MAX_LETTERED_GROUPS
+        assert tie_word(labels) == ("a number" if numbered else "a letter")
+    assert tie_labels_of_record(None) == {} and tie_labels_of_record({"systems": []}) == {}

@@ -236,8 +236,7 @@ class Change:
         or ``""`` without a margin."""
         if self.margin is None:
             return ""
-        loss = -self.margin if self.direction == "higher" else self.margin
-        return fmt.difference(loss, proportion=self.proportion)
+        return fmt.margin(self.margin, direction=self.direction, proportion=self.proportion)
 
     def sentence(self) -> Sentence:
         """The change in one sentence (:func:`reportgen.analysis.history.change_sentence`)."""

@@ -131,19 +131,17 @@ class Interval:
         return fmt.interval(self.low, self.high, proportion=proportion, signed=True)
 
     def short_label(self) -> str:
-        """The label in a few characters, for a table's column heading (the table's note
-        gives :meth:`label`): ``95% simult. CI``, ``95% step-down CI``, ``FCR CI``,
-        ``95% CI``."""
-        if self.kind == "FCR":
-            return "FCR CI"
+        """The kind in a few characters, for a table's column heading (the table's note
+        gives :meth:`label`, with the level): ``simult. CI``, ``step-down CI``, ``FCR
+        CI``; an unadjusted interval keeps its level, ``95% CI``."""
         if self.kind == "unadjusted":
             level = self.level if self.level is not None else self.family_level
             return ("" if level is None else level_text(level) + " ") + (
                 "bound" if self.one_sided else "CI"
             )
-        word = "simult." if self.kind == "simultaneous" else "step-down"
-        shown = "" if self.family_level is None else level_text(self.family_level) + " "
-        return f"{shown}{word} CI"
+        return {"simultaneous": "simult. CI", "step-down compatible": "step-down CI"}.get(
+            self.kind, "FCR CI"
+        )
 
     def label(self) -> str:
         """What the interval is, for the reader: ``95% CI`` (unadjusted, at its own

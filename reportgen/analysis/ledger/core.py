@@ -36,6 +36,7 @@ from reportgen.errors import InputError, Location
 if TYPE_CHECKING:
     from reportgen.analysis._core import Analysis
     from reportgen.analysis.battles import BattleAnalysis
+    from reportgen.analysis.leaders import Leaders
     from reportgen.analysis.results import ListSelection, UnitResult
     from reportgen.stats.ranking import CompactLetterDisplay
 
@@ -330,6 +331,9 @@ class Ledger:
     ranking: OverallRanking | None = None
     #: the pairwise battles' decided claims (:mod:`reportgen.analysis.battles`), if any
     battles: BattleAnalysis | None = None
+    #: who leads each dataset × metric and who is tied with the leader
+    #: (:mod:`reportgen.analysis.leaders`), read off the claims
+    leaders: Leaders | None = None
 
     @property
     def noise(self) -> tuple[NoiseFigure, ...]:
@@ -465,6 +469,7 @@ def build_ledger(analysis: Analysis) -> Ledger:
         release,
         _ranking(analysis),
         analysis.battles or None,
+        analysis.leaders,
     )
 
 
@@ -770,6 +775,8 @@ def _meta_from_results(doc: Mapping[str, Any], alpha: float) -> LedgerMeta:
 
 
 def _from_results(doc: Mapping[str, Any]) -> Ledger:
+    from reportgen.analysis.leaders import Leaders
+
     config = _mapping(doc.get("config"))
     metrics_config = _mapping(config.get("metrics"))
     stored = _mapping(doc.get("ledger"))
@@ -820,7 +827,17 @@ def _from_results(doc: Mapping[str, Any]) -> Ledger:
             )
         )
     methods = tuple(MethodUsed.from_dict(r) for r in _rows(stored.get("methods")))
-    return Ledger(family, tuple(units), methods, _meta_from_results(doc, alpha), release, ranking)
+    leaders = _mapping(doc.get("leaders"))
+    return Ledger(
+        family,
+        tuple(units),
+        methods,
+        _meta_from_results(doc, alpha),
+        release,
+        ranking,
+        None,
+        Leaders.from_dict(leaders) if leaders else None,
+    )
 
 
 def _ranking_from_dict(entry: Mapping[str, Any], alpha: float) -> OverallRanking:

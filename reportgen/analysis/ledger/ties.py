@@ -43,6 +43,43 @@ def tie_labels(letters: Any) -> dict[str, str]:
     return {name: _ranges(numbers) for name, numbers in member.items()}
 
 
+def tie_labels_of_record(record: Any) -> dict[str, str]:
+    """:func:`tie_labels` of a compact letter display as results.json holds it
+    (``{"systems": [{"system", "letters"}], "groups": {label: [systems]}}``): the same
+    labels the report shows, letters up to :data:`MAX_LETTERED_GROUPS` groups, numbers
+    beyond; ``{}`` without one.
+
+    >>> rec = {"systems": [{"system": "a", "letters": "a"}, {"system": "b", "letters": "ab"}],
+    ...        "groups": {"a": ["a", "b"], "b": ["b"]}}
+    >>> tie_labels_of_record(rec)
+    {'a': 'a', 'b': 'ab'}
+    """
+    from types import SimpleNamespace
+
+    if not isinstance(record, dict) or not record.get("systems"):
+        return {}
+    groups = record.get("groups") or {}
+    return tie_labels(
+        SimpleNamespace(
+            systems=tuple(str(r["system"]) for r in record["systems"]),
+            letters=tuple(str(r.get("letters") or "") for r in record["systems"]),
+            labels=tuple(groups),
+            groups=tuple(tuple(g) for g in groups.values()),
+        )
+    )
+
+
+def tie_word(labels: dict[str, str]) -> str:
+    """What a reader shares with a system in its tie group: "a number" when the groups
+    are numbered (:func:`tie_labels`), else "a letter".
+
+    >>> tie_word({"a": "1–2"}), tie_word({"a": "ab"})
+    ('a number', 'a letter')
+    """
+    numbered = any(ch.isdigit() for label in labels.values() for ch in label)
+    return "a number" if numbered else "a letter"
+
+
 def tie_heading(letters: Any) -> str:
     """The column heading of :func:`tie_labels`."""
     numbered = letters is not None and len(letters.labels) > MAX_LETTERED_GROUPS

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from reportgen import format as fmt
 from reportgen.analysis.battles import BattleAnalysis, BattleClaim, BattleResult
+from reportgen.analysis.leaders import BenchmarkLeader, Leaders, RankingLeader
 from reportgen.analysis.ledger.claims import Claim
 from reportgen.analysis.ledger.core import Ledger, OverallRanking, UnitLedger
 from reportgen.analysis.ledger.ties import tie_labels
@@ -22,7 +23,10 @@ from reportgen.plaintext import count, n_of, verb
 from reportgen.sentences import Name, Part, Sentence, joined
 
 __all__ = [
+    "TIED_NAMES",
     "battle_findings",
+    "ranking_scope_line",
+    "tied_with_leader",
     "battles_lines",
     "battles_note",
     "elo",
@@ -71,25 +75,33 @@ def _listed(items: Sequence[str], limit: int) -> str:
 # --------------------------------------------------------------------------- evaluation
 
 
-def key_findings(ledger: Ledger) -> list[Sentence]:
+def key_findings(ledger: Ledger, *, per_benchmark: bool = False) -> list[Sentence]:
     """The key findings of an evaluation: who leads, whether the leaders are
     distinguishable, the largest reliable gaps, the noise floor and what was left out.
-    Most important first."""
+    Most important first.
+
+    ``per_benchmark``: who leads is answered per benchmark elsewhere (page 1's table of
+    :mod:`reportgen.analysis.leaders`, when the ranking across datasets covers only some
+    datasets or systems): the lines on the leaders and on the ranking's selection are
+    left out."""
     lines: list[Sentence] = []
     ranking = ledger.ranking
-    if ranking is not None and len(ranking.systems) >= 2 and len(ranking.lists) > 1:
-        lines.append(_overall_line(ranking))
     units = [u for u in ledger.compared if u.modality != "corpus"]
-    if len(units) <= MAX_UNIT_LINES:
-        lines.extend(lead_sentences(units, numbers=True))
-    else:
-        lines.append(_leaders_summary(units))
+    if not per_benchmark:
+        if ranking is not None and len(ranking.systems) >= 2 and len(ranking.lists) > 1:
+            lines.append(_overall_line(ranking))
+        if len(units) <= MAX_UNIT_LINES:
+            lines.extend(lead_sentences(units, numbers=True))
+        else:
+            lines.append(_leaders_summary(units))
     gaps = gaps_line(units)
     if gaps:
         lines.append(gaps)
     floor = noise_line(units, ledger.meta.power)
     if floor:
         lines.append(floor)
+    if per_benchmark:
+        return lines
     if ranking is not None and ranking.selection is not None:
         sel = ranking.selection
         if sel.how in ("largest", "given"):
@@ -834,3 +846,68 @@ def battles_note(analysis: BattleAnalysis) -> Sentence:
         f"of its decisive battles, adjusted with the {correction} correction, is at most "
         f"α = {analysis.alpha:g}."
     )
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+#: Names of the systems tied with a leader written out before "and N more".
+TIED_NAMES = 2
+
+
+def tied_with_leader(b: BenchmarkLeader) -> str:
+    """``21 of 48: a, b and 19 more``, or what the leader is ahead of: the systems not
+    significantly different from a benchmark's leader, as its own comparisons decided."""
+    others = b.n_systems - 1
+    if others == 0:
+        return "– (one system)"
+    if not b.tied:
+        if b.not_compared:
+            return f"none of the {count(others - len(b.not_compared), 'other')} compared"
+        return f"none: ahead of {'the other' if others == 1 else f'all {others:,} others'}"
+    names = list(b.tied[:TIED_NAMES])
+    if len(b.tied) > TIED_NAMES:
+        names.append(f"{len(b.tied) - TIED_NAMES:,} more")
+    return f"{len(b.tied):,} of {others:,}: {_listed(names, len(names))}"
+
+
+def ranking_scope_line(leaders: Leaders) -> Sentence | None:
+    """The ranking across datasets with its scope in the same sentence: "Across
+    humaneval+ and mbpp+ (the 37 systems scored on both), **A** ranks first; 12 of the
+    other 36 are not significantly different from it."; then, when the runner-up is not
+    one of them, that the leader is significantly better than it. A ranking over one
+    dataset is that dataset's own order: its scope is said without a ranking. None
+    without a ranking."""
+    r: RankingLeader | None = leaders.ranking
+    if r is None:
+        if leaders.n_datasets > 1:
+            return Sentence.of("No ranking across datasets: fewer than 2 systems share a dataset.")
+        return None
+    if len(r.datasets) < 2:
+        return Sentence.of(
+            "No ranking across benchmarks: the largest set of systems scored on the same "
+            f"benchmarks is the {r.n_ranked:,} of {r.datasets[0]} alone, so each benchmark "
+            "is answered on its own (the table above)."
+        )
+    scope = "both" if len(r.datasets) == 2 else f"all {len(r.datasets)}"
+    where = _listed(list(r.datasets), len(r.datasets))
+    others = r.n_ranked - 1
+    systems = (
+        f"the {count(r.n_ranked, 'system')}"
+        if r.n_ranked == leaders.n_systems
+        else f"the {r.n_ranked:,} of {count(leaders.n_systems, 'system')}"
+    )
+    head = Sentence.of(
+        f"Across {where} ({systems} scored on {scope}), ", Name(r.leader), " ranks first"
+    )
+    if not r.tied:
+        return Sentence.of(head, " and is significantly better than every other one.")
+    line = Sentence.of(
+        head,
+        f"; {len(r.tied):,} of the other {others:,} {verb(len(r.tied), 'are', 'is')} not "
+        "significantly different from it.",
+    )
+    if r.ahead_of_runner_up and r.runner_up is not None:
+        line = Sentence.of(
+            line, " It is significantly better than the runner-up ", Name(r.runner_up), "."
+        )
+    return line

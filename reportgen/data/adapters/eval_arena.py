@@ -54,7 +54,7 @@ class EvalArenaAdapter(Adapter):
                 missing = [k for k in _REQUIRED if k not in record]
                 if missing:
                     raise InputError(
-                        f"missing key(s) {', '.join(missing)}",
+                        f"missing {'key' if len(missing) == 1 else 'keys'} {', '.join(missing)}",
                         location=Location(str(path), lineno),
                         hint="eval-arena lines need benchmark_id, model, example_id and pass1",
                     )

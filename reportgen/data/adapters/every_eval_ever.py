@@ -86,6 +86,7 @@ from reportgen.data.adapters._base import (
     to_float,
 )
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import count, verb
 
 __all__ = ["EveryEvalEverAdapter"]
 
@@ -517,7 +518,8 @@ def _exclude_placeholders(
         problems.append(
             Problem(
                 "warning",
-                f"{len(rows)} record(s) hold no metric value ({how}): the converter "
+                f"{count(len(rows), 'record')} {verb(len(rows), 'hold', 'holds')} no metric "
+                f"value ({how}): the converter "
                 "found no metric in those lm-eval samples and wrote score 0; they are "
                 "excluded. Read the lm-eval output itself (--format lm-eval) for its "
                 "per-sample metrics",
@@ -554,8 +556,9 @@ def _assign_runs(frame: pd.DataFrame, problems: list[Problem]) -> pd.DataFrame:
         problems.append(
             Problem(
                 "warning",
-                f"{len(collapsed)} evaluation(s) (e.g. {example['_evaluation']!r}) "
-                "carry one score on every epoch's record of each sample: Inspect's "
+                f"{count(len(collapsed), 'evaluation')} (e.g. {example['_evaluation']!r}) "
+                f"{verb(len(collapsed), 'carry', 'carries')} one score on every epoch's "
+                "record of each sample: Inspect's "
                 "converter writes the epoch-reduced score there, so the epochs are "
                 "not separate runs; one score per sample is kept. Read the Inspect "
                 "logs themselves (--format inspect) for per-epoch scores",
@@ -614,7 +617,8 @@ def _exclude_hash_mismatches(
         problems.append(
             Problem(
                 "warning",
-                f"{len(ids)} sample(s) have a different sample_hash between systems "
+                f"{count(len(ids), 'sample')} {verb(len(ids), 'have', 'has')} a different "
+                "sample_hash between systems "
                 f"(e.g. sample_id {ids[0]!r}), so the systems were not scored on the "
                 "same input; these items are excluded for every system",
                 Location(str(example[SOURCE_FILE]), int(example[SOURCE_LINE])),

@@ -121,6 +121,7 @@ from reportgen.data.adapters._base import (
     to_float,
 )
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import count, verb
 
 __all__ = ["HelmAdapter"]
 
@@ -911,7 +912,8 @@ def _split_descriptive(
     problems.append(
         Problem(
             "info",
-            f"{len(names)} HELM bookkeeping statistic(s) are shown "
+            f"{count(len(names), 'HELM bookkeeping statistic')} "
+            f"{verb(len(names), 'are', 'is')} shown "
             "as descriptive data, not compared: "
             + ", ".join(names[:12])
             + (", ..." if len(names) > 12 else "")

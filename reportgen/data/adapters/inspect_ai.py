@@ -111,6 +111,7 @@ from reportgen.data.adapters._base import (
     to_float,
 )
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import count, verb
 
 __all__ = ["InspectAdapter", "score_value_to_float"]
 
@@ -323,8 +324,8 @@ def _load_json(path: Path) -> _RawLog:
     missing = [key for key in ("status", "eval") if key not in data]
     if missing:
         raise InputError(
-            "not an Inspect log: the JSON object lacks the key(s) "
-            + ", ".join(repr(k) for k in missing),
+            "not an Inspect log: the JSON object lacks the "
+            f"{'key' if len(missing) == 1 else 'keys'} " + ", ".join(repr(k) for k in missing),
             location=Location(where),
             hint=_NOT_A_LOG_HINT,
         )
@@ -632,7 +633,7 @@ def _parse_log(raw: _RawLog, named: str | None = None, *, text: bool = False) ->
         log.problems.append(
             Problem(
                 "info",
-                f"{log.errored_scored} errored sample(s) kept with their scores: the "
+                f"{count(log.errored_scored, 'errored sample')} kept with their scores: the "
                 "eval ran with score_on_error",
                 Location(str(raw.path)),
                 task,
@@ -682,7 +683,7 @@ def _check_status(raw: _RawLog, log: _Log) -> tuple[str, str] | None:
             Problem(
                 "warning",
                 f"the eval {_status_phrase(raw.status)}{because}; "
-                f"{len(raw.records)} sample record(s) read",
+                f"{count(len(raw.records), 'sample record')} read",
                 where,
                 log.task,
             )
@@ -1107,9 +1108,11 @@ def _left_out_statistics(
         problems.append(
             Problem(
                 "info",
-                f"{len(metrics)} key(s) of dict-valued scores that the log's results do "
-                "not aggregate (results.scores lists no metric of them) are shown as "
-                f"descriptive data, not compared: {', '.join(metrics[:8])}"
+                f"{count(len(metrics), 'key')} of dict-valued scores that the log's results "
+                f"{verb(len(metrics), 'do', 'does')} not aggregate (results.scores lists no "
+                "metric of them) "
+                f"{verb(len(metrics), 'are', 'is')} shown as descriptive data, not compared: "
+                f"{', '.join(metrics[:8])}"
                 + (", ..." if len(metrics) > 8 else "")
                 + f"; compare one with --metric {metrics[0]}",
                 None,
@@ -1180,10 +1183,10 @@ def _exclusions(log: _Log, system: str) -> Iterable[Exclusion]:
         yield Exclusion(
             "sample has no score", log.unscored, dataset=log.task, system=system, source=source
         )
-    for metric, count in log.missing.items():
+    for metric, missing in log.missing.items():
         yield Exclusion(
             "sample has no score",
-            count,
+            missing,
             dataset=log.task,
             metric=metric,
             system=system,

@@ -92,6 +92,7 @@ from reportgen.data.adapters._base import (
     to_float,
 )
 from reportgen.errors import InputError, Location
+from reportgen.plaintext import count, verb
 
 __all__ = ["LmEvalAdapter"]
 
@@ -671,7 +672,8 @@ def _read_samples(
         missing = [m for m in metrics if m not in record]
         if missing:
             raise InputError(
-                f"sample lacks the value of metric(s) {', '.join(missing)}",
+                f"sample lacks the value of {'metric' if len(missing) == 1 else 'metrics'} "
+                f"{', '.join(missing)}",
                 location=where,
                 hint="the file may be truncated or hand-edited; regenerate it",
             )
@@ -787,8 +789,10 @@ def _check_filter_blocks(
         return
     raise InputError(
         f"task {samples.task!r}: the samples have no filter key and repeat documents "
-        f"{'/'.join(str(c) for c in sorted(counts))} time(s), but the results file lists "
-        f"{len(filters)} filter(s) ({', '.join(filters) or 'none'}), so the scores cannot be "
+        f"{'/'.join(str(c) for c in sorted(counts))} "
+        f"{'time' if sorted(counts) == [1] else 'times'}, but the results file lists "
+        f"{count(len(filters), 'filter')} ({', '.join(filters) or 'none'}), so the scores "
+        "cannot be "
         "assigned to filters",
         location=Location(str(samples.path)),
         hint=f"keep the samples file that was written with {run.path.name}; both come from "
@@ -1142,7 +1146,8 @@ def _exclude_hash_mismatches(
         problems.append(
             Problem(
                 "warning",
-                f"task {task!r}: {len(ids)} document(s) have a different doc_hash "
+                f"task {task!r}: {count(len(ids), 'document')} "
+                f"{verb(len(ids), 'have', 'has')} a different doc_hash "
                 f"between systems (e.g. doc_id {ids[0]}), so the systems were not "
                 "scored on the same documents; these items are excluded for every "
                 "system",

@@ -170,7 +170,8 @@ def _canonical(frame: pd.DataFrame, path: Path, options: LoadOptions) -> pd.Data
     missing = [c for c in ("system", "item", "score") if c not in frame.columns]
     if missing:
         raise InputError(
-            f"missing required column(s) {', '.join(missing)}; found: {', '.join(columns)}",
+            f"missing required {'column' if len(missing) == 1 else 'columns'} "
+            f"{', '.join(missing)}; found: {', '.join(columns)}",
             location=Location(str(path), 1),
             hint="name them system, item, score (and dataset, metric) or map "
             "them with --system-col, --item-col, --score-col",

@@ -79,6 +79,12 @@ _SCREEN_CSS = """\
     .rg-title { font-size: 1.45rem; }
     .rg-decision { font-size: 1rem; padding: .5rem .8rem; }
   }
+  /* a chart wider than a phone has a second figure laid out for it, or its table
+     (render/phone.py): the screen's width chooses which one shows */
+  @media (max-width: 40rem) {
+    figure.rg-chart.rg-wide-only { display: none; }
+    figure.rg-chart.rg-narrow-only { display: block; }
+  }
   /* a chart keeps its own size (its text stays at 10 px or more) and scrolls
      sideways in its frame when the screen is narrower */
   figure.rg-chart { overflow-x: auto; }
@@ -97,10 +103,11 @@ _SCREEN_CSS = """\
     clip-path: inset(50%); white-space: nowrap; }
   table.rg-stack > tbody > tr { border: 1px solid var(--rule); border-radius: 4px;
     margin: 0 0 .6rem; padding: .35rem .7rem; }
-  .rg-table-wrap > table.rg-stack > tbody > tr > td { display: flex; gap: 1rem;
-    justify-content: space-between; align-items: baseline; position: static;
+  .rg-table-wrap > table.rg-stack > tbody > tr > td { display: flex; gap: 0 1rem;
+    flex-wrap: wrap; justify-content: space-between; align-items: baseline; position: static;
     box-shadow: none; background: none; border: 0; padding: .12rem 0; text-align: right;
     white-space: normal; }
+  /* a value too long for the room beside its label goes on the line under it */
   table.rg-stack > tbody > tr > td::before { content: attr(data-label); flex: none;
     max-width: 50%; text-align: left; color: var(--muted); font-weight: normal;
     font-style: normal; }
@@ -144,6 +151,7 @@ svg text[font-family="sans-serif"] { font-family: "Liberation Sans", Arimo, Aria
 svg text[font-family="serif"] { font-family: "Liberation Serif", Tinos, "Times New Roman",
   Times, "DejaVu Serif Condensed", serif; }
 .rg-print-only { display: none; }
+figure.rg-chart.rg-narrow-only { display: none; }
 @media print {
   /* a heading keeps its first line of text and what follows it (the table after a
      one-line note, past an empty row of screen-only charts) on its page */

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from reportgen.errors import Location
+from reportgen.plaintext import count
 from reportgen.report.mail._base import ENV_HOST, ENV_PASSWORD, ENV_PORT, ENV_USER, MailError
 from reportgen.report.mail.addresses import parse_address
 
@@ -423,7 +424,7 @@ def _deliver(
                 hint="pass --no-attach to send the summary only, or make "
                 "the report smaller (--format html)",
             )
-        say(f"sending {len(data):,} bytes to {len(exchange.recipients)} recipient(s)")
+        say(f"sending {len(data):,} bytes to {count(len(exchange.recipients), 'recipient')}")
         # smtplib's sendmail, step by step, to know whether DATA had begun when a
         # connection drops (then the message may have been delivered)
         exchange.phase = "envelope"

@@ -25,14 +25,18 @@ from typing import Any
 
 from reportgen import format as fmt
 from reportgen.analysis import Claim, Ledger, ReleaseComparison, ReleaseVerdict
+from reportgen.analysis.leaders import Leaders
 from reportgen.analysis.ledger import UnitLedger, tie_heading, tie_labels
+from reportgen.analysis.ledger.ties import tie_word
 from reportgen.analysis.ledger.words import (
     decision_style,
     flips_line,
     lead_sentences,
     not_compared_lines,
+    ranking_scope_line,
     release_decision,
     release_headline,
+    tied_with_leader,
     verdict_pieces,
 )
 from reportgen.charts.render import inline_data
@@ -89,6 +93,13 @@ def _leader(ledger: Ledger) -> str:
     significantly from every other system; ", first place shared by A and B" (or by n
     systems) when it does not; nothing when there is no such ranking or its pairs are
     not all at hand."""
+    leaders = ledger.leaders
+    if leaders is not None and leaders.partial and leaders.benchmarks:
+        # the ranking covers part of the data: who leads, benchmark by benchmark
+        names = list(dict.fromkeys(b.leader for b in leaders.benchmarks))
+        if len(names) == 1:
+            return f", {names[0]} leads every benchmark"
+        return f", {len(names)} different leaders on {count(len(leaders.benchmarks), 'benchmark')}"
     ranking = ledger.ranking
     if ranking is None or len(ranking.systems) < 2:
         return ""
@@ -115,8 +126,8 @@ def _text_table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> list[st
 
 def _leaderboard_rows(
     ledger: Ledger, limit: int
-) -> tuple[str, list[str], list[list[str]], int, bool] | None:
-    """(caption, header, rows, total, tie groups shown) of the headline leaderboard: the
+) -> tuple[str, list[str], list[list[str]], int, dict[str, str]] | None:
+    """(caption, header, rows, total, tie labels shown) of the headline leaderboard: the
     ranking across datasets, else the first dataset × metric's systems best first."""
     ranking = ledger.ranking
     if ranking is not None:
@@ -130,7 +141,7 @@ def _leaderboard_rows(
         header = ["rank", "system", "score"] + ([tie_heading(ranking.letters)] if letters else [])
         names = ", ".join(ranking.lists)
         caption = f"Overall ranking across {names}" if names else "Overall ranking"
-        return caption, header, rows, len(ranking.systems), bool(letters)
+        return caption, header, rows, len(ranking.systems), letters
     units = [u for u in ledger.units if u.derived_from is None and u.standing]
     if not units:
         return None
@@ -146,7 +157,27 @@ def _leaderboard_rows(
         ]
         for i, s in enumerate(ranked[:limit])
     ]
-    return (f"Leaderboard: {unit.name}", ["#", "system", "mean", "CI"], rows, len(ranked), False)
+    return (f"Leaderboard: {unit.name}", ["#", "system", "mean", "CI"], rows, len(ranked), {})
+
+
+def _leaders_rows(
+    leaders: Leaders, limit: int
+) -> tuple[str, list[str], list[list[str]], int, dict[str, str]]:
+    """(caption, header, rows, total, no tie labels) of who leads each benchmark, when
+    the benchmarks do not share their systems (the report's page 1 table)."""
+    one_metric = len({b.metric for b in leaders.benchmarks}) == 1
+    rows = [
+        [
+            b.dataset if one_metric else b.name,
+            b.leader,
+            f"{fmt.value(b.mean, proportion=b.proportion)} "
+            f"{fmt.interval(b.ci_low, b.ci_high, proportion=b.proportion)}",
+            tied_with_leader(b),
+        ]
+        for b in leaders.benchmarks[:limit]
+    ]
+    header = ["benchmark", "leader", "score", "tied with the leader"]
+    return "Who leads each benchmark", header, rows, len(leaders.benchmarks), {}
 
 
 #: Lists of the evaluation e-mail's chart of the headline comparisons (one row each).
@@ -718,7 +749,17 @@ def _evaluation_part(out: _Body, ledger: Ledger, *, max_rows: int, charts: bool)
     """The leaderboard with its tie-group note, the leader against the runner-up on
     every list (the ledger's merged sentences, then one block per list where the leader
     is separated first) and one chart of those comparisons over every list."""
-    board = _leaderboard_rows(ledger, max_rows)
+    leaders = ledger.leaders
+    board = (
+        _leaders_rows(leaders, max_rows)
+        if leaders is not None and leaders.partial
+        else _leaderboard_rows(ledger, max_rows)
+    )
+    if leaders is not None and leaders.partial:  # the benchmarks do not share their systems
+        scope = ranking_scope_line(leaders)
+        if scope is not None:
+            out.text += [scope.plain(), ""]
+            out.html.append(f"<p>{scope.html()}</p>")
     if board is not None:
         caption, header, rows, total, ties = board
         out.text += [caption.upper()] + _text_table(rows, header)
@@ -727,13 +768,14 @@ def _evaluation_part(out: _Body, ledger: Ledger, *, max_rows: int, charts: bool)
             _html_table(header, rows, [h in ("rank", "#", "score", "mean", "CI") for h in header])
         )
         if total > len(rows):
-            more = f"{count(total - len(rows), 'more system')} in the attached report."
+            noun = "more benchmark" if header[0] == "benchmark" else "more system"
+            more = f"{count(total - len(rows), noun)} in the attached report."
             out.text.append(f"  ... {more}")
             out.html.append(f'<p class="note">{escape(more)}</p>')
         if ties:
             note = (
-                f"Systems sharing a {'group' if 'numbered' in header[-1] else 'letter'} in "
-                f"“{header[-1]}” are not significantly different."
+                f"Systems sharing {tie_word(ties)} in “{header[-1]}” are not "
+                "significantly different."
             )
             out.text.append("  " + note)
             out.html.append(f'<p class="note">{escape(note)}</p>')

@@ -351,7 +351,6 @@ def _print_css(*, title: str, release: str | None = None, page_size: str = "A4")
 }}
 @page rg-wide {{ size: {_landscape(page_size)}; }}
 .rg-wide {{ page: rg-wide; }}
-.rg-wide th {{ hyphens: auto; }}
 body {{ max-width: none; margin: 0; padding: 0; }}
 h1, h2, h3, h4, h5, h6, figcaption, .rg-toc-title {{ break-after: avoid; }}
 h1, h2, h3, h4, h5, h6 {{ break-inside: avoid; }}
@@ -360,6 +359,15 @@ thead {{ display: table-header-group; }}
 tfoot {{ display: table-footer-group; }}
 p, li {{ orphans: 2; widows: 2; }}
 .rg-table-wrap {{ overflow: visible; }}
+/* a heading, the paragraph under it (kept whole) and the first chart of a row stay on
+   one page: the charts of a row are lines of it that may go to the next page one by
+   one (the default orphans and widows of 2 made a row of two charts unbreakable, and
+   left the heading alone at the bottom of a page: benchmark noise, a page of 3 lines) */
+.rg-charts {{ orphans: 1; widows: 1; }}
+h3 + p {{ break-inside: avoid; }}
+/* page 1 filled by the per-benchmark answer: the contents it pushes to page 2 are
+   followed by the results there, not by a page of their own */
+#summary.rg-flow ~ #results {{ break-before: auto !important; }}
 figure svg, figure img {{ max-width: 100%; max-height: 78vh; height: auto; }}
 .rg-toc a::after {{ content: leader(".") target-counter(attr(href), page); }}
 .rg-toc details > ol {{ columns: 2; column-gap: 8mm; font-size: 8.5pt; }}

@@ -82,15 +82,21 @@ _MARGIN = 1.005
 _SIZES = {"rg-letters": 0.72, "rg-ci": 0.82}
 _SMALLER = 0.83
 _MONO_ADVANCE = 0.6 * 0.88
-#: The narrowest widths the layout CSS allows: a first-column cell breaks anywhere (one
-#: glyph), a ``td.rg-long`` cell is at least 12em wide.
-_ANYWHERE_MIN_EM = 1.0
+#: The narrowest a ``td.rg-long`` cell may be (the layout CSS), in em; any cell is at
+#: least as wide as its longest unbroken run: no word is broken inside (issue 42).
 _RG_LONG_MIN_EM = 12.0
+#: The widest a cell's longest unbroken run may be, as a share of its table's room;
+#: a longer one (a name without a place to wrap) is set smaller, down to
+#: :data:`_MIN_SCALE` of the table's font.
+_RUN_SHARE = 0.45
+_MIN_SCALE = 0.7
 #: Classes whose cells the themes set in bold (weight 600 or more).
 _BOLD_CLASSES = frozenset({"sig", "improved", "regressed", "rg-best"})
 #: Where a line may break inside a word besides spaces (UAX #14: after hyphens,
-#: solidus and vertical bar), so a system name "claude-3-opus" wraps at its hyphens.
-_BREAK_AFTER = frozenset("-/|\u2010\u2013")
+#: solidus and vertical bar; after an underscore, where :func:`_fixed` puts a
+#: ``<wbr>``), so a system name "claude-3-opus" wraps at its hyphens and a metric
+#: "edit_distance" after its underscore.
+_BREAK_AFTER = frozenset("-/|_\u2010\u2013")
 #: Font files to try when ``fc-match`` is not there (Debian, Fedora, Arch, macOS).
 _FONT_DIRS = (
     "/usr/share/fonts/truetype/liberation",
@@ -213,9 +219,15 @@ class _Cell:
     end: int = 0
     header: bool = False
     classes: frozenset[str] = frozenset()
+    #: the cell's font size against the table's (a long run set smaller)
+    scale: float = 1.0
 
     def widths(self, metrics: TextMetrics) -> tuple[float, float]:
         """(narrowest, widest) width of the cell's text, in em of the table's font."""
+        narrowest, widest = self._widths(metrics)
+        return narrowest * self.scale, widest * self.scale
+
+    def _widths(self, metrics: TextMetrics) -> tuple[float, float]:
         widest = narrowest = 0.0
         for line in self.lines:
             chars = [
@@ -237,10 +249,8 @@ class _Cell:
             widest = max(widest, total)
             if self.nowrap:
                 narrowest = max(narrowest, total)
-            elif self.min_em is not None:
-                narrowest = max(narrowest, self.min_em)
             else:
-                narrowest = max(narrowest, longest)
+                narrowest = max(narrowest, longest, self.min_em or 0.0)
         return narrowest, widest
 
 
@@ -292,15 +302,16 @@ class _TableCells(HTMLParser):
                 self._col,
                 span,
                 nowrap=nowrap and "rg-long" not in classes,
-                min_em=_RG_LONG_MIN_EM
-                if "rg-long" in classes
-                else (_ANYWHERE_MIN_EM if tag == "td" and self._col == 0 else None),
+                min_em=_RG_LONG_MIN_EM if "rg-long" in classes else None,
             )
             start = self._offset()
             self._cell.start = start
             self._cell.start_tag_end = start + len(self.get_starttag_text() or "")
             self._cell.header = tag == "th"
             self._cell.classes = frozenset(classes)
+            size = _FONT_SIZE.search(values.get("style") or "")
+            if size is not None:  # set smaller by _shrunk
+                self._cell.scale = float(size.group(1)) / 100
             self.cells.append(self._cell)
             self._col += span
             self._stack = [(tag, 1.0, tag == "th" or bool(classes & _BOLD_CLASSES), False)]
@@ -561,11 +572,19 @@ def _fixed(table: str, metrics: TextMetrics, room: float | None = None) -> str:
     classes = (found.group(1) or found.group(2) or "").split() if found else []
     if "rg-table" not in classes or "rg-fixed" in classes or "style=" in attributes.lower():
         return table
+    table = _underscore_breaks(table)
     parser = _TableCells(matrix="rg-matrix" in classes, text=table)
     parser.feed(table)
     parser.close()
     if parser.nested or not parser.cells:
         return table
+    if room is not None:
+        smaller = _shrunk(table, parser.cells, metrics, _RUN_SHARE * room)
+        if smaller != table:
+            table = smaller
+            parser = _TableCells(matrix="rg-matrix" in classes, text=table)
+            parser.feed(table)
+            parser.close()
     low, high = _column_widths(parser.cells, metrics)
     if room is not None and sum(low) > room and not parser.has_cols and len(low) > 1:
         keys = _label_columns(parser.cells, low, room)
@@ -597,6 +616,44 @@ def _fixed(table: str, metrics: TextMetrics, room: float | None = None) -> str:
         cut = lead + caption.end()
         return f"<table{head}>{rest[:cut]}<colgroup>{cols}</colgroup>{rest[cut:]}"
     return f"<table{head}><colgroup>{cols}</colgroup>{rest}"
+
+
+_TEXT_NODE = re.compile(r">([^<]*_[^<]*)<")
+_FONT_SIZE = re.compile(r"font-size:\s*([0-9.]+)%")
+
+
+def _underscore_breaks(table: str) -> str:
+    """``table`` with a ``<wbr>`` after each underscore of its text (not its tags): a
+    name such as "edit_distance" may wrap there, never inside a word.
+
+    >>> _underscore_breaks('<td class="a_b">edit_distance</td>')
+    '<td class="a_b">edit_<wbr>distance</td>'
+    """
+    return _TEXT_NODE.sub(lambda m: ">" + m.group(1).replace("_", "_<wbr>") + "<", table)
+
+
+def _shrunk(table: str, cells: Sequence[_Cell], metrics: TextMetrics, cap: float) -> str:
+    """``table`` with each body cell whose longest unbroken run is wider than ``cap``
+    (em of the table's font) set smaller, to fit ``cap`` (at most down to
+    :data:`_MIN_SCALE`): a long name keeps its words whole and leaves room for the
+    other columns."""
+    edits = []
+    for cell in cells:
+        if cell.header or cell.nowrap:
+            continue
+        narrowest = cell.widths(metrics)[0] * _MARGIN + _CELL_EXTRA
+        if narrowest <= cap:
+            continue
+        scale = max(_MIN_SCALE, (cap - _CELL_EXTRA) / max(narrowest - _CELL_EXTRA, 1e-9))
+        tag = table[cell.start : cell.start_tag_end]
+        if "style=" in tag.lower():
+            continue
+        new = tag[:-1].rstrip("/ ") + f' style="font-size: {100 * scale:.0f}%">'
+        edits.append((cell.start, cell.start_tag_end, new))
+    out = table
+    for begin, end, text in sorted(edits, reverse=True):
+        out = out[:begin] + text + out[end:]
+    return out
 
 
 # ------------------------------------------------------------------ column groups

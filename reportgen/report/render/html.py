@@ -17,7 +17,8 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, Literal
 
 from reportgen import format as fmt
 from reportgen.errors import ReportgenError
@@ -29,6 +30,7 @@ __all__ = [
     "TableLayout",
     "FigurePool",
     "HTMLBlock",
+    "Phone",
     "charts_row",
     "count_cell",
     "details",
@@ -135,8 +137,8 @@ def details(summary: str, body: str) -> str:
 @dataclass(frozen=True)
 class Tab:
     """One panel of :func:`tabs`: the ``id`` of its heading (a slug), its group (e.g. the
-    dataset) and name (e.g. the metric) for the tab bar, and its HTML (starting with the
-    heading)."""
+    dataset) and name (e.g. the metric; empty: the group alone names the tab) for the tab
+    bar, and its HTML (starting with the heading)."""
 
     sid: str
     group: str
@@ -166,11 +168,14 @@ def tabs(panels: Sequence[Tab], *, label: str) -> str:
         groups.setdefault(panel.group, []).append(panel)
     grouped = 1 < len(groups) < len(panels)
 
+    def full(panel: Tab) -> str:
+        return f"{panel.group} / {panel.name}" if panel.name else panel.group
+
     def link(panel: Tab, text: str, first: bool) -> str:
         css = "rg-tab rg-tab-first" if first else "rg-tab"
         return (
             f'<a class="{css}" href="#tab-{escape(panel.sid)}" data-tab="{escape(panel.sid)}"'
-            f' title="{escape(panel.group)} / {escape(panel.name)}">{escape(text)}</a>'
+            f' title="{escape(full(panel))}">{escape(text)}</a>'
         )
 
     if grouped:
@@ -184,7 +189,7 @@ def tabs(panels: Sequence[Tab], *, label: str) -> str:
     else:
         rows = [
             '<div class="rg-tab-row">'
-            + "".join(link(p, f"{p.group} / {p.name}", p is panels[0]) for p in panels)
+            + "".join(link(p, full(p), p is panels[0]) for p in panels)
             + "</div>"
         ]
     many = " rg-tab-bar-many" if len(panels) > 12 else ""
@@ -387,25 +392,58 @@ def figure(
     *,
     theme: Any = None,
     pool: FigurePool | None = None,
+    phone: Phone = "chart",
 ) -> str:
     """A chart rendered to inline SVG in a ``<figure>`` (``caption`` is HTML); a dense
     chart (more than :data:`DENSE_ROWS` data rows, or an SVG over
     :data:`DENSE_SVG_BYTES`) as an embedded PNG of the same size. With a ``pool`` the
     chart is rendered in one of its worker processes and a placeholder is returned,
-    which :meth:`FigurePool.resolve` replaces by the same figure."""
+    which :meth:`FigurePool.resolve` replaces by the same figure. ``phone``: what a
+    phone shows of a chart wider than its screen (:func:`render_figure`)."""
     from reportgen.charts.render import chart_spec
 
     spec = chart_spec(chart, theme)
     if pool is not None:
-        return pool.submit(spec, caption)
-    return render_figure(spec, caption)
+        return pool.submit(spec, caption, phone)
+    return render_figure(spec, caption, phone=phone)
 
 
-def render_figure(spec: Mapping[str, Any], caption: str | None) -> str:
+#: What a phone shows of a chart wider than its screen: the chart laid out to fit it
+#: (else its table), its table, or the wide chart (scrolling in its frame).
+Phone = Literal["chart", "table", "none"]
+
+
+def render_figure(spec: Mapping[str, Any], caption: str | None, *, phone: Phone = "chart") -> str:
     """The ``<figure>`` of a Vega-Lite spec that already carries its theme
     (:func:`reportgen.charts.render.chart_spec`; see :func:`figure`). Only vl-convert
     is needed here (not Altair), so a :class:`FigurePool` worker starts in a tenth of a
-    second; nothing is fetched (``allowed_base_urls=[]``)."""
+    second; nothing is fetched (``allowed_base_urls=[]``).
+
+    A chart wider than a phone's screen
+    (:data:`~reportgen.report.render.phone.PHONE_WIDTH`) comes with a second figure for
+    narrow screens: with ``phone="chart"`` the chart laid out again to fit
+    (:func:`reportgen.report.render.phone.narrow_spec`) or, when it cannot fit, the
+    table of its numbers (:func:`reportgen.report.render.phone.chart_table`); with
+    ``phone="table"`` (the appendix's detail: no second drawing, a few kilobytes) the
+    table. The page's CSS shows one of the two by the screen's width; the PDF leaves
+    the narrow one out (``rg-screen-only``)."""
+    from reportgen.report.render.phone import PHONE_WIDTH, chart_table
+
+    wide, width = _render_one(spec, caption, "rg-chart")
+    if phone == "none" or width <= PHONE_WIDTH:
+        return wide
+    narrow = _narrow_figure(spec, caption, width) if phone == "chart" else ""
+    if not narrow:
+        narrow = chart_table(spec, caption)
+    return wide.replace('class="rg-chart"', 'class="rg-chart rg-wide-only"', 1) + narrow
+
+
+def _render_one(
+    spec: Mapping[str, Any], caption: str | None, css: str, *, hover: bool = True
+) -> tuple[str, float]:
+    """The ``<figure class=css>`` of a themed spec (inline SVG, or a PNG when dense) and
+    its width in CSS pixels; ``hover``: each mark's tooltip as its SVG title (a phone
+    has no pointer to hover with)."""
     import vl_convert
 
     from reportgen.report.render.svg import hover_titles
@@ -415,8 +453,11 @@ def render_figure(spec: Mapping[str, Any], caption: str | None) -> str:
         svg = vl_convert.vegalite_to_svg(dict(spec), allowed_base_urls=[])
         svg = re.sub(r"^<\?xml[^>]*>\s*", "", svg)
         if len(svg) <= DENSE_SVG_BYTES:
+            found = re.search(r'<svg\b[^>]*?\swidth="([0-9.]+)', svg[:2000])
+            width = float(found.group(1)) if found else 0.0
             # each mark's tooltip (full names included) shown on hover: no script needed
-            return f'<figure class="rg-chart">{hover_titles(svg)}{cap}</figure>'
+            svg = hover_titles(svg) if hover else svg
+            return f'<figure class="{css}">{svg}{cap}</figure>', width
     data = compact_png(
         vl_convert.vegalite_to_png(dict(spec), scale=RASTER_SCALE, allowed_base_urls=[])
     )
@@ -424,10 +465,51 @@ def render_figure(spec: Mapping[str, Any], caption: str | None) -> str:
     width, height = (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"))
     png = base64.b64encode(data).decode("ascii")
     return (
-        f'<figure class="rg-chart"><img src="data:image/png;base64,{png}" '
+        f'<figure class="{css}"><img src="data:image/png;base64,{png}" '
         f'width="{width / RASTER_SCALE:.0f}" height="{height / RASTER_SCALE:.0f}" '
-        f'alt="{escape(strip_tags(caption or "chart"))}">{cap}</figure>'
+        f'alt="{escape(strip_tags(caption or "chart"))}">{cap}</figure>',
+        width / RASTER_SCALE,
     )
+
+
+def _narrow_figure(spec: Mapping[str, Any], caption: str | None, width: float) -> str:
+    """The phone's figure of a chart ``width`` pixels wide, laid out narrower (at most
+    two tries: the first guesses the room of the axes and legends from the wide chart,
+    the second takes off what the first was too wide); "" when it does not fit."""
+    from reportgen.report.render.phone import (
+        NARROW_CSS,
+        PHONE_FIT,
+        PHONE_MIN_PLOT,
+        PHONE_WIDTH,
+        narrow_spec,
+    )
+
+    plot = _plot_width(spec)
+    overhead = width - plot if plot is not None and 0 < width - plot < PHONE_FIT else 80.0
+    # the narrow layout takes less room beside the plot (legends below, row names above,
+    # shorter labels): the first guess starts no lower than the smallest plot
+    guess = max(int(PHONE_FIT - overhead), PHONE_MIN_PLOT + 40)
+    for _ in range(2):
+        if guess < PHONE_MIN_PLOT:
+            break
+        html, drawn = _render_one(narrow_spec(dict(spec), guess), caption, NARROW_CSS, hover=False)
+        if drawn <= PHONE_WIDTH:
+            return html
+        guess = int(guess - (drawn - PHONE_FIT) - 2)
+    return ""
+
+
+def _plot_width(spec: Mapping[str, Any]) -> float | None:
+    """The width of a chart's plot as the spec sets it (one view or a layer; a wrapped
+    facet: its columns times its panels' width), or None."""
+    width = spec.get("width")
+    if isinstance(width, (int, float)):
+        return float(width)
+    inner = spec.get("spec")
+    if "facet" in spec and isinstance(inner, Mapping) and isinstance(inner.get("width"), int):
+        columns = spec.get("columns")
+        return float(inner["width"]) * (columns if isinstance(columns, int) else 1)
+    return None
 
 
 def _warm_up() -> None:
@@ -591,13 +673,15 @@ class FigurePool:
         """Whether the workers draw with vl-convert's own font only."""
         return self._folder is not None
 
-    def submit(self, spec: Mapping[str, Any], caption: str | None) -> str:
+    def submit(self, spec: Mapping[str, Any], caption: str | None, phone: Phone = "chart") -> str:
         """Start rendering a themed spec (:func:`render_figure`); its placeholder."""
         key = next(self._keys)
         if self.bundled_font and not bundled_font_suffices(spec):
-            self._done[key] = render_figure(spec, caption)
+            self._done[key] = render_figure(spec, caption, phone=phone)
         else:
-            self._futures[key] = self._executor.submit(render_figure, dict(spec), caption)
+            self._futures[key] = self._executor.submit(
+                partial(render_figure, phone=phone), dict(spec), caption
+            )
         return f"<!--rg-figure-{key}-->"
 
     def resolve(self, text: str) -> str:
@@ -673,10 +757,11 @@ def try_figure(
     *,
     theme: Any,
     pool: FigurePool | None = None,
+    phone: Phone = "chart",
 ) -> str:
     """Build and render a chart; a chart that cannot be drawn for these data (e.g. one
     system) becomes a note instead of failing the report. ``pool``: see
-    :class:`FigurePool`.
+    :class:`FigurePool`; ``phone``: see :func:`render_figure`.
 
     Altair's debug mode (a JSON-schema check of every object as it is built, including
     each row of inline data) is off while the report builds its charts: it took 0.17 s
@@ -689,6 +774,6 @@ def try_figure(
         with warnings.catch_warnings(), debug_mode(False):
             warnings.simplefilter("ignore")
             chart = build()
-            return figure(chart, caption, theme=theme, pool=pool)
+            return figure(chart, caption, theme=theme, pool=pool, phone=phone)
     except ReportgenError as exc:
         return note(f"Chart not drawn: {escape(exc)}")

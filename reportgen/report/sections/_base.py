@@ -17,6 +17,7 @@ from reportgen.errors import ConfigError
 from reportgen.report.render.html import (
     FigurePool,
     HTMLBlock,
+    Phone,
     escape,
     num_cell,
     theme_uses_bundled_font,
@@ -42,8 +43,12 @@ MAX_BT_SYSTEMS = 60
 TOPSIS_SHOWN_BELOW = 0.9
 
 
-def _try_chart(build: Callable[[], Any], caption: str | None, report: Report) -> str:
-    return try_figure(build, caption, theme=report.theme, pool=report.figures)
+def _try_chart(
+    build: Callable[[], Any], caption: str | None, report: Report, *, phone: Phone = "chart"
+) -> str:
+    """:func:`~reportgen.report.render.html.try_figure` in the report's theme and pool;
+    ``phone="table"`` for the appendix's charts (a phone shows their numbers)."""
+    return try_figure(build, caption, theme=report.theme, pool=report.figures, phone=phone)
 
 
 _Section = TypeVar("_Section", bound=Callable[..., Any])
@@ -314,8 +319,21 @@ NOISE_PRINT_SYSTEMS = 60
 #: Items named per list (solved by none, by one, suspect) in the HTML, and in the PDF.
 ITEMS_LISTED, ITEMS_PRINTED = 30, 10
 #: Systems the PDF lists in a dataset × metric's table of the appendix (the best first;
-#: the HTML lists all; the Results matrix has every system's value).
+#: the HTML lists all; the Results matrix has every system's value), and its pairwise
+#: table the pairs among them; with more than :data:`UNIT_PRINT_FEW` dataset × metrics,
+#: :data:`UNIT_PRINT_ROWS_MANY` (11 benchmarks of 200 systems: 28 pages of appendix
+#: at 30).
 UNIT_PRINT_ROWS = 30
+UNIT_PRINT_FEW = 6
+UNIT_PRINT_ROWS_MANY = 20
+
+
+def _unit_print_rows(report: Report) -> int:
+    """Systems the PDF lists per dataset × metric of the appendix."""
+    many = len(report.analysis.compared) > UNIT_PRINT_FEW
+    return UNIT_PRINT_ROWS_MANY if many else UNIT_PRINT_ROWS
+
+
 #: Systems above which the Bradley-Terry chart (a row per system, a page of its own
 #: beyond about 30) is HTML-only.
 BT_PRINT_SYSTEMS = 30

@@ -45,8 +45,8 @@ def data_section(report: Report) -> HTMLBlock | None:
     s = report.table.summary()
     body = [
         f"<p>{count(s['n_rows'], 'score')} from {count(len(s['inputs']), 'input')}: "
-        f"{s['n_systems']} systems, {s['n_datasets']} datasets, "
-        f"{s['n_metrics']} metrics.</p>"
+        f"{count(s['n_systems'], 'system')}, {count(s['n_datasets'], 'dataset')}, "
+        f"{count(s['n_metrics'], 'metric')}.</p>"
     ]
     body += _inputs(s)
     body += _datasets_and_metrics(s)
@@ -195,7 +195,7 @@ def _systems(report: Report, s: Mapping[str, Any]) -> list[str]:
         body.append(screen_only(systems_table))
         body.append(
             print_only(
-                f'<p class="rg-names">{len(sys_rows)} systems: '
+                f'<p class="rg-names">{count(len(sys_rows), "system")}: '
                 + " · ".join(escape(r["system"]) for r in sys_rows)
                 + (". Their attributes are in the HTML report." if extra else ".")
                 + "</p>"
@@ -387,6 +387,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                     "Bootstrap distribution of each system's mean (items resampled), with "
                     f"its {report.confidence:.0%} percentile interval.",
                     report,
+                    phone="table",
                 )
             )
         else:
@@ -402,6 +403,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                     ),
                     "Item scores of each system (boxplot).",
                     report,
+                    phone="table",
                 )
             )
         dist = None if sl.ranks is None else sl.ranks.distributions
@@ -418,6 +420,7 @@ def exploration(report: Report) -> HTMLBlock | None:
                     "95% about the whole ranking; the simultaneous rank intervals (rank [CI] "
                     "in the tables below) are the joint statement.",
                     report,
+                    phone="table",
                 )
             )
         body.append(h3(_list_title(sl), slug("explore", sl.dataset, sl.metric)))

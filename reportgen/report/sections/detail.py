@@ -8,10 +8,11 @@ from typing import Any
 
 from reportgen import format as fmt
 from reportgen.analysis.results import UnitResult
-from reportgen.plaintext import n_of, verb
+from reportgen.plaintext import count, n_of, verb
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
+    Tab,
     charts_row,
     count_cell,
     escape,
@@ -25,6 +26,7 @@ from reportgen.report.render.html import (
     section,
     slug,
     table,
+    tabs,
 )
 from reportgen.report.sections._base import (
     BT_PRINT_SYSTEMS,
@@ -115,16 +117,18 @@ def noise_detail(report: Report) -> HTMLBlock | None:
                     ),
                     f"MDE by number of items for {escape(curve_unit.name)}.",
                     report,
+                    phone="table",
                 )
             )
         )
+    panels: list[Tab] = []  # one dataset × metric at a time on a screen
     for unit in report.analysis.units:
         profile = unit.noise
         if profile is None:
             continue
-        body.append(
-            h3(f"Noise: {unit.dataset} / {unit.metric}", slug("noise", unit.dataset, unit.metric))
-        )
+        sid = slug("noise", unit.dataset, unit.metric)
+        mark = len(body)
+        body.append(h3(f"Noise: {unit.dataset} / {unit.metric}", sid))
         found = report.analysis.ledger.unit(unit.dataset, unit.metric)
         claims = None if found is None else found.claims
         decided = (
@@ -143,23 +147,11 @@ def noise_detail(report: Report) -> HTMLBlock | None:
             f"{profile.n_close_pairs} close pairs. The noise figure of this dataset × "
             "metric is its MDE (Noise and power).</p>"
         )
-        if len(unit.systems) < 3:
-            continue  # one pair: the numbers say it all
-        figures, bt_chart = _noise_charts(unit, report)
-        n = len(unit.systems)
-        if n > NOISE_PRINT_SYSTEMS:
-            body.append(screen_only(charts_row(*figures, bt_chart)))
-            body.append(print_only(note(f"The charts of its {n} systems are in the HTML report.")))
-        elif bt_chart and n > BT_PRINT_SYSTEMS:
-            body.append(charts_row(*figures))
-            body.append(screen_only(charts_row(bt_chart)))
-            body.append(
-                print_only(
-                    note(f"The Bradley-Terry chart of its {n} systems is in the HTML report.")
-                )
-            )
-        else:
-            body.append(charts_row(*figures, bt_chart))
+        if len(unit.systems) >= 3:  # one pair: the numbers say it all
+            body += _noise_figures(unit, report)
+        panels.append(Tab(sid, unit.dataset, unit.metric, "\n".join(body[mark:])))
+        del body[mark:]
+    body.append(tabs(panels, label="Dataset × metric shown"))
     return section(
         "Benchmark noise",
         body,
@@ -167,6 +159,25 @@ def noise_detail(report: Report) -> HTMLBlock | None:
         fold="p-values against differences, discordant items and "
         "Bradley-Terry ratings per dataset × metric",
     )
+
+
+def _noise_figures(unit: UnitResult, report: Report) -> list[str]:
+    """The charts of one dataset × metric's noise, those of many systems on screen only
+    (:data:`NOISE_PRINT_SYSTEMS`, :data:`BT_PRINT_SYSTEMS`) with a note in print."""
+    figures, bt_chart = _noise_charts(unit, report)
+    n = len(unit.systems)
+    if n > NOISE_PRINT_SYSTEMS:
+        return [
+            screen_only(charts_row(*figures, bt_chart)),
+            print_only(note(f"The charts of its {n} systems are in the HTML report.")),
+        ]
+    if bt_chart and n > BT_PRINT_SYSTEMS:
+        return [
+            charts_row(*figures),
+            screen_only(charts_row(bt_chart)),
+            print_only(note(f"The Bradley-Terry chart of its {n} systems is in the HTML report.")),
+        ]
+    return [charts_row(*figures, bt_chart)]
 
 
 def _noise_charts(unit: UnitResult, report: Report) -> tuple[list[str], str]:
@@ -189,6 +200,7 @@ def _noise_charts(unit: UnitResult, report: Report) -> tuple[list[str], str]:
             ),
             "p-value of each pair against its difference.",
             report,
+            phone="table",
         )
     ]
     if profile.modality == "binary":
@@ -201,6 +213,7 @@ def _noise_charts(unit: UnitResult, report: Report) -> tuple[list[str], str]:
                 ),
                 "|A − B| against A + B (discordant items) with the exact significance boundaries.",
                 report,
+                phone="table",
             )
         )
     bt = None if unit.leaderboard is None else unit.leaderboard.bradley_terry
@@ -210,6 +223,7 @@ def _noise_charts(unit: UnitResult, report: Report) -> tuple[list[str], str]:
             partial(bradley_terry_chart, bt, title=f"{where}: Bradley-Terry ratings"),
             "Bradley-Terry ratings (Elo scale) with bootstrap intervals.",
             report,
+            phone="table",
         )
     return figures, bt_chart
 
@@ -223,14 +237,17 @@ def items_section(report: Report) -> HTMLBlock | None:
     from reportgen.charts import difficulty_histogram_chart
 
     body: list[str] = []
+    panels: list[Tab] = []  # one dataset × metric at a time on a screen
     for unit in report.analysis.units:
         obj = unit.items
         if obj is None:
             continue
-        body.append(h3(f"{unit.dataset} / {unit.metric}", slug("items", unit.dataset, unit.metric)))
+        sid = slug("items", unit.dataset, unit.metric)
+        mark = len(body)
+        body.append(h3(f"{unit.dataset} / {unit.metric}", sid))
         unsolved, by_one, suspect = obj.unsolved, obj.solved_by_one, obj.suspect()
         facts = [
-            f"{len(obj.items)} items",
+            count(len(obj.items), "item"),
             f"{len(unsolved)} solved by no system",
             f"{len(by_one)} by exactly one",
             f"{len(suspect)} suspect (negative Kendall τ with system quality)",
@@ -267,9 +284,13 @@ def items_section(report: Report) -> HTMLBlock | None:
                     partial(difficulty_histogram_chart, obj),
                     "Share of systems solving each item.",
                     report,
+                    phone="table",
                 )
             )
         )
+        panels.append(Tab(sid, unit.dataset, unit.metric, "\n".join(body[mark:])))
+        del body[mark:]
+    body.append(tabs(panels, label="Dataset × metric shown"))
     return section(
         "Items",
         body,
@@ -342,6 +363,7 @@ def repeated_runs(report: Report) -> HTMLBlock | None:
                         partial(ci_width_by_runs_chart, widths, proportion=bool(unit.proportion)),
                         "CI width against the number of runs used.",
                         report,
+                        phone="table",
                     )
                 )
             )

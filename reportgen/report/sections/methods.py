@@ -138,8 +138,9 @@ GLOSSARY = (
     ),
     (
         "tie group",
-        "systems sharing a letter are not significantly different from each "
-        "other (compact letter display).",
+        "systems sharing a tie group (a letter, or a number where a list has more "
+        "than 8 groups) are not significantly different from each other (compact "
+        "letter display).",
     ),
     (
         "MDE",

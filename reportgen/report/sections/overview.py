@@ -4,15 +4,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from functools import partial
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 from reportgen.analysis.ledger.ties import tie_labels
 from reportgen.plaintext import count
 from reportgen.report.render.html import (
     HTMLBlock,
-    charts_row,
     escape,
     note,
     print_only,
@@ -22,7 +20,6 @@ from reportgen.report.sections._base import (
     MATRIX_COLUMNS,
     MATRIX_PRINT_ROWS,
     Report,
-    _try_chart,
     _with_figures,
 )
 
@@ -40,8 +37,19 @@ def summary(report: Report) -> HTMLBlock | None:
     analysis = report.analysis
     table_ = report.table
     ledger = analysis.ledger
-    lines = [line.html() for line in [*key_findings(ledger), *battle_findings(analysis.battles)]]
     body: list[str] = []
+    per_benchmark = analysis.leaders.partial
+    if per_benchmark:  # the benchmarks do not share their systems: answered one by one
+        from reportgen.analysis.ledger.words import ranking_scope_line
+        from reportgen.report.render.leaders import leaders_table
+
+        body.append(leaders_table(analysis.leaders, confidence=report.confidence))
+        scope = ranking_scope_line(analysis.leaders)
+        sentences = ([scope] if scope else []) + key_findings(ledger, per_benchmark=True)
+    else:
+        sentences = key_findings(ledger)
+    sentences += battle_findings(analysis.battles)
+    lines = [line.html() for line in sentences]
     if lines:
         body.append(
             '<div class="rg-findings"><ul>'
@@ -70,11 +78,12 @@ def summary(report: Report) -> HTMLBlock | None:
             'reading and analysing the data: see <a href="#data">Data</a>.</div>'
         )
     block = section("Key findings", body, sid="summary")
-    return None if block is None else HTMLBlock(block.html + CONTENTS_MARKER)
-
-
-#: Systems drawn in the overview chart (all of them are in the matrix).
-OVERVIEW_SYSTEMS = 30
+    if block is None:
+        return None
+    html = block.html
+    if per_benchmark:  # the PDF's results follow the contents, on page 2 (print CSS)
+        html = html.replace('class="rg-section"', 'class="rg-section rg-flow"', 1)
+    return HTMLBlock(html + CONTENTS_MARKER)
 
 
 @_with_figures
@@ -82,10 +91,14 @@ def results_matrix(report: Report) -> HTMLBlock | None:
     """The central table: systems × dataset × metric of real values with intervals and
     tie-group letters, in the order of the overall ranking, the best value of each
     column in bold; and the overview chart (means with intervals, small multiples)."""
-    from reportgen.charts.overview import means_overview_chart
     from reportgen.report.render.findings import central_matrix, overall_order
+    from reportgen.report.sections.blocks import overview_figure
 
     analysis = report.analysis
+    if len(analysis.leaders.blocks) > 1:  # datasets that do not share their systems
+        from reportgen.report.sections.blocks import block_results
+
+        return block_results(report)
     columns, cells = central_matrix(analysis)
     if not columns:
         return None
@@ -139,46 +152,7 @@ def results_matrix(report: Report) -> HTMLBlock | None:
             f"The {len(columns)} dataset × metrics are split into tables of the same rows."
         )
     body.append(note(" ".join(what)))
-    shown = order[:OVERVIEW_SYSTEMS]
-    chart_rows = []
-    for j, c in enumerate(columns):
-        scale = 100.0 if c.proportion else 1.0
-        panel = c.label + (" (%)" if c.proportion else "")
-        for name in shown:
-            cell = cells[name].get(j)
-            if cell is None:
-                continue
-            chart_rows.append(
-                {
-                    "panel": panel,
-                    "system": name,
-                    "mean": cell.mean * scale,
-                    "ci_low": cell.ci_low * scale,
-                    "ci_high": cell.ci_high * scale,
-                    "best": cell.best,
-                }
-            )
-    if chart_rows:
-        more = (
-            f" The first {len(shown)} of {len(order)} systems are drawn; all are in the table."
-            if len(shown) < len(order)
-            else ""
-        )
-        body.append(
-            charts_row(
-                _try_chart(
-                    partial(
-                        means_overview_chart,
-                        chart_rows,
-                        shown,
-                        columns=4 if len(columns) > 3 else len(columns),
-                    ),
-                    f"Each system's mean with its {report.confidence:.0%} interval per dataset × "
-                    "metric, in the order of the table; the best of each panel in red." + more,
-                    report,
-                )
-            )
-        )
+    body.append(overview_figure(report, columns, cells, order))
     return section("Results", body, sid="results")
 
 
@@ -204,8 +178,11 @@ def _matrix_table(
     order: Sequence[str],
     ranked: Mapping[str, int],
     overall_letters: Mapping[str, str],
+    *,
+    printed: Container[str] | None = None,
 ) -> str:
-    """One table of the central matrix: the columns ``part`` for every system."""
+    """One table of the central matrix: the columns ``part`` for every system; the PDF
+    lists the first :data:`MATRIX_PRINT_ROWS` rows, or those of ``printed``."""
     columns = [c for _, c in part]
     datasets = list(dict.fromkeys(c.dataset for c in columns))
     grouped = any(sum(c.dataset == d for c in columns) > 1 for d in datasets)
@@ -254,7 +231,8 @@ def _matrix_table(
                 f'<td class="num{" rg-best" if cell.best else ""}">{shown}{sup}'
                 f'<br><span class="rg-ci">{escape(ci)}</span></td>'
             )
-        hidden = ' class="rg-screen-only"' if position >= MATRIX_PRINT_ROWS else ""
+        shown_in_print = position < MATRIX_PRINT_ROWS if printed is None else name in printed
+        hidden = "" if shown_in_print else ' class="rg-screen-only"'
         rows_html.append(f"<tr{hidden}>" + "".join(row) + "</tr>")
     return (
         f'<div class="rg-table-wrap"><table class="rg-table rg-matrix"><thead>{thead}'

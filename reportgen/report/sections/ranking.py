@@ -8,6 +8,7 @@ from typing import Any
 
 from reportgen import format as fmt
 from reportgen.analysis.results import RankingAcrossLists
+from reportgen.plaintext import count
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -88,10 +89,9 @@ def _ranking_graph(report: Report, rk: RankingAcrossLists) -> list[str]:
     else:
         body.append(
             note(
-                f"{n_systems} systems: the graph of "
-                "indistinguishable systems is replaced by the tie-group letters "
-                "of the Results table (systems sharing a letter are not "
-                "significantly different)."
+                f"{count(n_systems, 'system')}: the graph of indistinguishable systems "
+                "is replaced by the tie groups of the Results table (systems sharing "
+                "a tie group are not significantly different)."
             )
         )
     return body

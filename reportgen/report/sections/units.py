@@ -34,7 +34,6 @@ from reportgen.report.sections._base import (
     MAX_GRAPH_SYSTEMS,
     MAX_PWPP_SYSTEMS,
     TOPSIS_SHOWN_BELOW,
-    UNIT_PRINT_ROWS,
     Report,
     _caveats,
     _direction_word,
@@ -44,6 +43,7 @@ from reportgen.report.sections._base import (
     _sorted_by_quality,
     _standardised_cell,
     _try_chart,
+    _unit_print_rows,
     _why,
     _with_figures,
 )
@@ -112,7 +112,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
         + (
             ""
             if not sl.n_excluded_items
-            else f" · {sl.n_excluded_items} items excluded (not shared)"
+            else f" · {count(sl.n_excluded_items, 'item')} excluded (not shared)"
         )
         + "</p>"
     )
@@ -139,17 +139,19 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
         cols.append(Col("rank_ci", "rank [CI]", escape, True))
     if letters:
         cols.append(Col("letters", tie_heading(cld)))
-    body.append(table(rows, cols, print_rows=UNIT_PRINT_ROWS))
-    if len(rows) > UNIT_PRINT_ROWS:
+    printed = _unit_print_rows(report)
+    body.append(table(rows, cols, print_rows=printed))
+    if len(rows) > printed:
         body.append(
             print_only(
                 note(
-                    f"The PDF lists the best {UNIT_PRINT_ROWS} of the {len(rows)} systems; the "
-                    "HTML report and <code>tables/systems.csv</code> have all of them."
+                    f"The PDF lists the best {printed} of the {len(rows)} systems (and the "
+                    "pairs among them below); the HTML report and "
+                    "<code>tables/systems.csv</code> have all of them."
                 )
             )
         )
-    body.append(_pairwise_table(report, unit, [r["system"] for r in rows]))
+    body.append(_pairwise_table(report, unit, [r["system"] for r in rows], printed))
     figures = []
     if sl.graph is not None and 3 <= len(sl.graph.systems) <= MAX_GRAPH_SYSTEMS:
         figures.append(
@@ -164,6 +166,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
                 "Systems at their mean; an arc joins two systems that are not "
                 "significantly different (the thicker, the larger its adjusted p).",
                 report,
+                phone="table",
             )
         )
     if (
@@ -182,6 +185,7 @@ def _sample_list(report: Report, sl: UnitResult) -> list[str]:
             "Pairwise p-value plot: adjusted p-values of every pair on the emmeans "
             "scale, placed between the two means (HTML report only).",
             report,
+            phone="table",
         )
         figures.append(screen_only(pwpp))
     body.append(charts_row(*figures))
@@ -199,17 +203,23 @@ def _comparisons_file(report: Report) -> str:
     return f"tables/comparisons.{'parquet' if n > TABLE_ROWS_MAX else 'csv'}"
 
 
-def _pairwise_table(report: Report, unit: UnitLedger, order: Sequence[str]) -> str:
+def _pairwise_table(report: Report, unit: UnitLedger, order: Sequence[str], printed: int) -> str:
     """The unit's claims as a table: the decision beside each pair, the difference with
     the interval the decision is read off (its label in the heading), the adjusted and
-    the raw p; the pairs of neighbours in the ranking when there are many."""
+    the raw p; each system against the next in the ranking when there are more than
+    ``max_table_rows`` pairs, and then the PDF lists those among the first ``printed``
+    systems."""
     assert unit.claims is not None
-    claims = list(unit.claims)
+    total = len(unit.claims)
     footer = ""
-    if len(claims) > report.max_table_rows:
+    print_rows = None
+    if total <= report.max_table_rows:
+        claims = list(unit.claims)
+    else:  # the neighbours' claims only, picked by column (500,000 pairs at 1,000 systems)
+        print_rows = max(printed - 1, 1)
         neighbours = {frozenset(p) for p in zip(order[:-1], order[1:])}
-        total = len(claims)
-        claims = [c for c in claims if frozenset(c.systems) in neighbours]
+        pairs = zip(unit.claims.system_a(), unit.claims.system_b())
+        claims = [unit.claims[k] for k, p in enumerate(pairs) if frozenset(p) in neighbours]
         footer = note(
             f"{total:,} pairs: the table shows each system against the next in the "
             f"ranking; every pair is in <code>{_comparisons_file(report)}</code>"
@@ -245,7 +255,7 @@ def _pairwise_table(report: Report, unit: UnitLedger, order: Sequence[str]) -> s
         }
         for c in claims
     ]
-    return table(shown, cols) + footer
+    return table(shown, cols, print_rows=print_rows) + footer
 
 
 # --------------------------------------------------------------------------- across metrics
@@ -279,6 +289,7 @@ def across_metrics(report: Report) -> HTMLBlock | None:
                     "Adjusted p-value of each pair on each metric; the colour marks which "
                     "system is better where the difference is significant (HTML report only).",
                     report,
+                    phone="table",
                 )
             )
         ]
@@ -297,6 +308,7 @@ def across_metrics(report: Report) -> HTMLBlock | None:
                     f"aggregation (Hwang & Yoon 1981), shown because its order disagrees "
                     f"(Kendall τ = {check.agreement.tau:.2f}).",
                     report,
+                    phone="table",
                 )
             )
         elif check is not None:

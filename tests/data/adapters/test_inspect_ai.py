@@ -516,7 +516,7 @@ def test_inspect_json_with_missing_keys(tmp_path: Path) -> None:
     with pytest.raises(
         InputError,
         match=r"log\.json: not an Inspect log: the JSON object "
-        r"lacks the key\(s\) 'status', 'eval'",
+        r"lacks the keys 'status', 'eval'",
     ):
         _read(path)
 

@@ -291,7 +291,7 @@ def test_lm_eval_doc_hash_mismatch_excluded(tmp_path: Path) -> None:
     assert (frame["dataset"] == "tiny_mc").sum() == 3 * 2 * 10
     (warning,) = [p for p in result.problems if "doc_hash" in p.message]
     assert warning.severity == "warning" and warning.dataset == "tiny_gen"
-    assert "task 'tiny_gen': 3 document(s)" in warning.message
+    assert "task 'tiny_gen': 3 documents have" in warning.message
     assert "doc_id 2" in warning.message
     assert {(e.system, e.dataset, e.metric, e.count, e.reason) for e in result.exclusions} == {
         (s, "tiny_gen", "exact_match", 3, "doc_hash differs between systems")
@@ -431,7 +431,7 @@ def test_lm_eval_samples_line_without_listed_metric(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(
         InputError,
-        match=r"line 1: sample lacks the value of metric\(s\) "
+        match=r"line 1: sample lacks the value of metric "
         r"acc_norm",
     ):
         _read(out)
