@@ -63,6 +63,7 @@ def common_parameters(name: str) -> str:
         rows=literal(default("max_table_rows")),
     )
 
+
 # The arguments of `rs.prepare` shared by the evaluation and the release template, one a line
 PREPARE_ARGUMENTS = """\
     data,

@@ -32,7 +32,13 @@ from reportgen.config import REPORT_FORMATS, TITLES
 from reportgen.config import default as declared_default
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.jsonsafe import json_safe
-from reportgen.report.runspec import ReportOptions, RunSpec, resolve_run
+from reportgen.report.runspec import (
+    ReportOptions,
+    RunSpec,
+    resolve_run,
+    resolve_template,
+    template_kind,
+)
 
 if TYPE_CHECKING:
     from reportgen.analysis.ledger import Ledger
@@ -84,91 +90,6 @@ class RunResult:
     timings: Mapping[str, float]
     #: the claims of the report's results.json, as the report states them
     ledger: Ledger | None = None
-
-
-def resolve_template(template: str) -> Path:
-    """A bundled template name (``evaluation``, ``release``, ...) or a path to an
-    ``.ipynb``. A bare name of a bundled template is that template even when a file or
-    folder of that name lies in the working directory (``--template release`` beside a
-    ``release/`` folder of results); ``./release.ipynb`` names one's own."""
-    from reportgen import resources
-
-    path = Path(template)
-    bundled = resources.notebook_templates_dir() / f"{template}.ipynb"
-    if path.suffix != ".ipynb" and template == path.name and bundled.is_file():
-        return bundled
-    if path.suffix == ".ipynb" or path.exists():
-        if not path.is_file():
-            raise InputError(
-                "notebook template not found",
-                location=Location(str(path)),
-                hint="give the path of an .ipynb or a bundled template name",
-            )
-        _check_template(path)
-        return path
-    return resources.notebook_template(template)
-
-
-def _check_template(path: Path) -> None:
-    """A template of the user's must be a notebook of format 4 that nbformat reads:
-    read with the limits of :func:`reportgen.jsonsafe.load_json`.
-
-    Raises
-    ------
-    InputError
-        Not JSON (binary, or text of another kind), nested too deeply, an older
-        notebook format, or a notebook nbformat rejects.
-    """
-    import nbformat
-
-    from reportgen.jsonsafe import load_json
-
-    hint = "give a Jupyter notebook (.ipynb, nbformat 4), e.g. a copy of a bundled template"
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the notebook template ({exc.strerror or exc})",
-            location=Location(str(path)),
-            hint=hint,
-        ) from None
-    notebook = load_json(data, source=path, hint=hint, what="the notebook template")
-    version = notebook.get("nbformat") if isinstance(notebook, dict) else None
-    if version != 4:
-        raise InputError(
-            "the notebook template is "
-            + (f"of nbformat {version}" if isinstance(version, int) else "not a notebook")
-            + ", and reportgen runs nbformat 4 notebooks",
-            location=Location(str(path)),
-            hint="open and save it with a current Jupyter (which writes nbformat 4)"
-            if isinstance(version, int)
-            else hint,
-        )
-    metadata = notebook.get("metadata") or {}
-    if not (metadata.get("language_info") or {}).get("name") and not (
-        metadata.get("kernelspec") or {}
-    ).get("language"):
-        raise InputError(
-            "the notebook template names no language (metadata.language_info.name)",
-            location=Location(str(path)),
-            hint="open and save it with Jupyter, which records its Python kernel",
-        )
-    try:
-        nbformat.validate(nbformat.from_dict(notebook))
-    except Exception as exc:  # noqa: BLE001 - nbformat's ValidationError and friends
-        detail = " ".join(str(exc).split())[:200]
-        raise InputError(
-            f"the notebook template is not a valid notebook ({detail})",
-            location=Location(str(path)),
-            hint=hint,
-        ) from None
-
-
-def _template_kind(path: Path) -> str:
-    import nbformat
-
-    meta = nbformat.read(str(path), as_version=4).metadata.get("reportgen", {})
-    return "history" if meta.get("history") else "release" if meta.get("release") else "evaluation"
 
 
 #: The longest socket path used: a Unix socket's path holds 107 bytes on Linux and 103
@@ -687,7 +608,7 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     """
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     template = spec.template or resolve_template(spec.report.template)
-    if _template_kind(template) == "history":
+    if template_kind(template) == "history":
         raise InputError(
             "the history template makes a trend report from archived reports",
             location=Location(str(template)),
