@@ -271,12 +271,21 @@ def _cmd_power(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from reportgen.report.pipeline import run_report
+    from reportgen.report.pipeline import WarmKernel, run_report
 
-    # as the template says: a release template compares a release
-    spec = _spec(args, release_report=None, report=True, margins=_margins(args))
-    progress = _progress_printer(quiet=bool(args.quiet))
-    result = run_report(spec, progress=progress)
+    # the notebook's kernel starts first: its start overlaps the imports and the data
+    kernel = WarmKernel()
+    try:
+        # as the template says: a release template compares a release
+        spec = _spec(args, release_report=None, report=True, margins=_margins(args))
+    except BaseException:
+        kernel.close(now=True)  # bad options: it ran nothing
+        raise
+    try:
+        progress = _progress_printer(quiet=bool(args.quiet))
+        result = run_report(spec, progress=progress, kernel=kernel)
+    finally:
+        kernel.close()  # run_report closed it already (closing twice is safe)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed {result.seed}\n")
     # units that are results, not errors: said as analyze says them
     ledger = result.ledger

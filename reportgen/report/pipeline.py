@@ -182,8 +182,9 @@ class WarmKernel:
         run_sync(self.km.start_kernel)(extra_arguments=arguments)
         self._closed = False
 
-    def close(self) -> None:
-        """Shut the kernel down (gracefully; killed if it does not stop) and clean up."""
+    def close(self, *, now: bool = False) -> None:
+        """Shut the kernel down (gracefully, killed if it does not stop; ``now``: killed
+        at once, for a kernel that ran nothing) and clean up."""
         if self._closed:
             return
         self._closed = True
@@ -191,7 +192,7 @@ class WarmKernel:
 
         try:
             if run_sync(self.km.is_alive)():
-                run_sync(self.km.shutdown_kernel)(now=False)
+                run_sync(self.km.shutdown_kernel)(now=now)
         except RuntimeError:  # already gone
             pass
         finally:
@@ -585,13 +586,18 @@ def build_report_folder(
     return BuiltFolder(files, written, pages)
 
 
-def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
+def run_report(
+    spec: RunSpec, *, progress: Progress | None = None, kernel: WarmKernel | None = None
+) -> RunResult:
     """Make a full report folder: ``report.html``, ``report.pdf``, ``report.ipynb``
     (as chosen by ``spec.report.formats``), ``results.json``, ``tables/*.csv``,
     ``manifest.json``.
 
     ``spec`` is the run resolved once (:func:`~reportgen.report.runspec.resolve_run`,
-    which finds the template and says whether it compares a release):
+    which finds the template and says whether it compares a release); ``kernel``, a
+    :class:`WarmKernel` started before the options were resolved (``reportgen run``
+    starts it first, so that its start overlaps the imports), is used and closed here;
+    without one, a kernel is started now.
 
     >>> spec = resolve_run(["results/"], analysis={"seed": 1})  # doctest: +SKIP
     >>> run_report(spec).out                                     # doctest: +SKIP
@@ -606,21 +612,22 @@ def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
     ReportgenError
         The export failed (e.g. the HTML would reference the network).
     """
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    template = spec.template or resolve_template(spec.report.template)
-    if template_kind(template) == "history":
-        raise InputError(
-            "the history template makes a trend report from archived reports",
-            location=Location(str(template)),
-            hint="use `reportgen history REPORT_DIR... --out DIR`",
-        )
-    # the kernel starts (and imports what the first cell needs) while this process
-    # imports and reads the data
-    kernel = WarmKernel(spec.kernel_name)
     try:
+        started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        template = spec.template or resolve_template(spec.report.template)
+        if template_kind(template) == "history":
+            raise InputError(
+                "the history template makes a trend report from archived reports",
+                location=Location(str(template)),
+                hint="use `reportgen history REPORT_DIR... --out DIR`",
+            )
+        # the kernel starts (and imports what the first cell needs) while this process
+        # imports and reads the data
+        kernel = kernel or WarmKernel(spec.kernel_name)
         return _run_report(spec, template, kernel, started, progress)
     finally:
-        kernel.close()
+        if kernel is not None:
+            kernel.close()
 
 
 def _notebook_parameters(

@@ -284,9 +284,6 @@ def resolve_run(
     >>> spec.analysis.seed, spec.analysis.correction, spec.report.theme
     (1, 'holm-sidak', 'default')
     """
-    from reportgen.analysis import AnalysisOptions
-    from reportgen.analysis.release import ReleaseSpec
-
     paths, table_config, load_options = resolve_inputs(
         data, config=config, load=load, require_data=require_data
     )
@@ -296,6 +293,16 @@ def resolve_run(
     if isinstance(execution, Mapping) or execution is None:
         execution = {**moved, **dict(execution or {})}
     execution_options = _execution(execution, table_config)
+    report_options = _report(report, table_config)
+    template = None
+    if release_report is None:
+        template = resolve_template(report_options.template)
+        release_report = template_kind(template) == "release"
+    # the statistics' options last: checking them imports numpy and scipy, which a
+    # mistyped flag above need not wait for
+    from reportgen.analysis import AnalysisOptions
+    from reportgen.analysis.release import ReleaseSpec
+
     if isinstance(analysis, AnalysisOptions):
         analysis_options = analysis
         family_given = True
@@ -311,11 +318,6 @@ def resolve_run(
         analysis_options = AnalysisOptions(**values)
     if analysis_options.seed is None:
         analysis_options = replace(analysis_options, seed=_drawn_seed())
-    report_options = _report(report, table_config)
-    template = None
-    if release_report is None:
-        template = resolve_template(report_options.template)
-        release_report = template_kind(template) == "release"
     release = None
     if release_report:
         release = ReleaseSpec(

@@ -411,7 +411,7 @@ def test_run_config_file_holds_the_flags(tmp_path, monkeypatch):
 
     specs: list[RunSpec] = []
 
-    def library_call(spec, *, progress=None):
+    def library_call(spec, *, progress=None, kernel=None):
         specs.append(spec)
         return pipeline.RunResult(
             out=Path(spec.report.out),

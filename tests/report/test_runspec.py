@@ -227,7 +227,7 @@ def test_the_config_file_is_parsed_once_per_run(
         def __init__(self, kernel_name: str | None = None) -> None:
             pass
 
-        def close(self) -> None:
+        def close(self, *, now: bool = False) -> None:
             pass
 
     def build_report_folder(build: Path, out: Path, **kwargs: Any) -> Any:
@@ -248,6 +248,28 @@ def test_the_config_file_is_parsed_once_per_run(
     assert parameters["analysis_options"]["n_resamples"] == 99  # the flag wins
     assert parameters["max_table_rows"] == 12 and parameters["title"] == "From the config"
     assert parameters["execution"] == {"executor": "local", "jobs": 2, "scheduler": None}
+
+
+def test_bad_options_of_run_stop_its_early_kernel_at_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `reportgen run` starts the notebook's kernel before resolving its options (the
+    # start overlaps the imports); options that fail kill it at once, and exit 2
+    from reportgen.report import pipeline
+
+    closed: list[bool] = []
+
+    class Kernel:
+        def __init__(self, kernel_name: str | None = None) -> None:
+            pass
+
+        def close(self, *, now: bool = False) -> None:
+            closed.append(now)
+
+    monkeypatch.setattr(pipeline, "WarmKernel", Kernel)
+    assert main(["run", str(EXAMPLE), "--jobs", "x", "--quiet"]) == 2
+    assert "--jobs 'x' is not valid" in capsys.readouterr().err
+    assert closed == [True]
 
 
 @pytest.mark.integration
