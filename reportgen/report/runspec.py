@@ -218,7 +218,7 @@ def resolve_inputs(
     if isinstance(load, LoadOptions):
         return paths, table_config, load
     configured = {k: v for k, v in table_config.input.items() if k != "data"}
-    values = _merged(load, configured, _field_names(LoadOptions), "data")
+    values = _merged(load, configured, _field_names(LoadOptions), "input")
     metric = values.get("metric")
     way = _METRIC_WAY.fullmatch(str(metric)) if metric is not None else None
     if way:  # --metric NAME:lower is --direction NAME=lower (the metric is not renamed)

@@ -132,6 +132,7 @@ def test_resolve_run_makes_the_release_spec_and_family() -> None:
     ("kwargs", "error", "message"),
     [
         ({"analysis": {"alpah": 0.1}}, InputError, r"unknown analysis option\(s\): alpah"),
+        ({"load": {"score_column": "s"}}, InputError, r"unknown input option\(s\): score_column"),
         ({"report": {"formats": "html,doc"}}, InputError, r"--format 'html,doc': unknown"),
         ({"report": {"formats": ()}}, InputError, r"unknown report format\(s\): \(none\)"),
         (
