@@ -141,17 +141,15 @@ def _report(name: str) -> Workload:
             analyze(load(list(spec["data"])), AnalysisOptions(seed=REPORT_SEED))
             state["analyze_s"] = time.perf_counter() - start
         start = time.perf_counter()
-        from reportgen.report.pipeline import RunSpec, run_report
+        from reportgen.report.pipeline import resolve_run, run_report
 
         state["imports_s"] = time.perf_counter() - start
         result = run_report(
-            RunSpec(
-                data=spec["data"],
-                out=str(state["out"]),
+            resolve_run(
+                spec["data"],
                 config=spec["config"],
-                analysis_options={"seed": REPORT_SEED},
-                force=True,
-                **({"formats": spec["formats"]} if "formats" in spec else {}),
+                analysis={"seed": REPORT_SEED},
+                report={"out": str(state["out"]), "force": True, "formats": spec.get("formats")},
             )
         )
         state["total_s"] = time.perf_counter() - start
@@ -229,17 +227,16 @@ def _long_name() -> Workload:
         return {"folder": folder, "data": data}
 
     def run(state: Any) -> Any:
-        from reportgen.report.pipeline import RunSpec, run_report
+        from reportgen.report.pipeline import resolve_run, run_report
 
         times = {}
         for label, data in (("normal", REPO / "examples" / "data"), ("long", state["data"])):
             start = time.perf_counter()
             run_report(
-                RunSpec(
-                    data=(str(data),),
-                    out=str(state["folder"] / label),
-                    analysis_options={"seed": REPORT_SEED},
-                    force=True,
+                resolve_run(
+                    [str(data)],
+                    analysis={"seed": REPORT_SEED},
+                    report={"out": str(state["folder"] / label), "force": True},
                 )
             )
             times[label] = time.perf_counter() - start

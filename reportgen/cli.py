@@ -111,70 +111,53 @@ def _add_data_options(parser: argparse.ArgumentParser, *, format_flag: str = "--
     _add_declared(group, "input", flags={"format": format_flag})
 
 
-#: The data options (:class:`reportgen.data.LoadOptions` fields) but the paths.
-_LOAD_KEYS = tuple(o.key for o in declared.options("input") if o.key != "data")
+def _given(args: argparse.Namespace, section: declared.Section) -> dict[str, Any]:
+    """The values the command line gave for the options of ``section`` declared in
+    :mod:`reportgen.config` (None: not given), by key: what
+    :func:`reportgen.report.runspec.resolve_run` resolves, once, with the config file
+    and the declared defaults."""
+    return {
+        o.key: getattr(args, o.key)
+        for o in declared.options(section)
+        if o.flag is not None and o.key != "quiet" and hasattr(args, o.key)
+    }
 
 
-def _config(args: argparse.Namespace):
-    """The config file's settings (loaded once per command), or an empty config."""
-    from reportgen.data import TableConfig, load_config
+def _spec(
+    args: argparse.Namespace,
+    *,
+    release_report: bool | None = False,
+    report: bool = False,
+    margins: Mapping[str, float] | None = None,
+    require_data: bool = True,
+):
+    """The run specification of a command (:func:`reportgen.report.runspec.resolve_run`):
+    its data, the config file read once, and every option resolved into typed values
+    before any work. ``require_data=False`` (``compare``): the data are the ones given,
+    never the config's ``[input] data``."""
+    from reportgen.report.runspec import resolve_run
 
-    cached = getattr(args, "_config_cache", None)
-    if cached is None:
-        cached = load_config(args.config) if args.config else TableConfig()
-        args._config_cache = cached
-    return cached
-
-
-def _data_paths(args: argparse.Namespace) -> list[str]:
-    from reportgen.errors import InputError
-
-    paths = list(args.data) or list(_config(args).input.get("data", ()))
-    if not paths:
-        raise InputError(
-            "no data given",
-            hint="name result files or folders on the command "
-            "line, or list them as [input] data = [...] in "
-            "the --config file",
-        )
-    return paths
-
-
-def _load_options(args: argparse.Namespace) -> dict:
-    """Data options: the command line, else the config's [input], else the defaults."""
-    configured = _config(args).input
-    given = {}
-    for key in _LOAD_KEYS:
-        value = declared.resolve(getattr(args, key, None), configured.get(key))
-        if value is not None:
-            given[key] = value
-    metric = given.get("metric")
-    way = re.fullmatch(r"(.+):(lower|higher)", str(metric)) if metric is not None else None
-    if way:  # --metric NAME:lower is --direction NAME=lower (the metric is not renamed)
-        given.pop("metric")
-        given["direction"] = [*given.get("direction", ()), f"{way[1]}={way[2]}"]
-    if getattr(args, "max_input_bytes", None) is not None:
-        from reportgen.data import parse_input_size
-
-        given["max_input_bytes"] = parse_input_size(args.max_input_bytes)
-    return given
-
-
-def _load(args: argparse.Namespace, *, min_systems: int = 2):
-    from reportgen.data import LoadOptions, load
-
-    return load(
-        _data_paths(args),
-        options=LoadOptions(**_load_options(args)),
+    return resolve_run(
+        (args.data or None) if require_data else tuple(args.data),
         config=args.config,
-        min_systems=min_systems,
+        load=_given(args, "input"),
+        analysis={**_given(args, "analysis"), "margins": margins},
+        report=_given(args, "report") if report else None,
+        release_report=release_report,
+        require_data=require_data,
     )
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
+    from reportgen.data import load
     from reportgen.report.render.inspect_view import format_summary
+    from reportgen.report.runspec import resolve_inputs
 
-    table = _load(args, min_systems=1)  # how one system's results were read is useful too
+    data, config, options = resolve_inputs(
+        args.data or None, config=args.config, load=_given(args, "input")
+    )
+    # how one system's results were read is useful too
+    table = load(data, options=options, config=config, min_systems=1)
     summary = table.summary()
     if args.json:
         json.dump(summary, sys.stdout, indent=2, allow_nan=False)
@@ -198,88 +181,12 @@ _EXECUTION_KEYS = tuple(o.key for o in declared.options("analysis") if o.executi
 _STATISTICS_KEYS = tuple(o.key for o in declared.options("analysis") if not o.execution)
 
 
-def _analysis_kwargs(args: argparse.Namespace) -> dict:
-    """Analysis options: the command line, else the config's [analysis], else the
-    library's defaults."""
-    from reportgen.execution import parse_memory_size
-
-    configured = _config(args).analysis
-    given = {}
-    for key in _STATISTICS_KEYS:
-        value = getattr(args, key, None)
-        if isinstance(value, list):
-            value = tuple(value)
-        value = declared.resolve(value, configured.get(key))
-        if value is not None:
-            given[key] = value
-    if getattr(args, "max_memory", None) is not None:
-        given["max_memory"] = parse_memory_size(args.max_memory, name="--max-memory")
-    return given
-
-
-def _execution_kwargs(args: argparse.Namespace) -> dict:
-    """Execution settings (:class:`reportgen.execution.Execution`): the command line,
-    else the config's [analysis] jobs/executor/scheduler, else serial; checked here so
-    a bad value fails before any work."""
-    from reportgen.errors import ConfigError
-    from reportgen.execution import Execution
-
-    settings = dict(_config(args).execution)
-    jobs = getattr(args, "jobs", None)
-    if jobs is not None:
-        text = str(jobs).strip().lower()
-        if text == "auto":
-            settings["jobs"] = 0
-        elif text.isascii() and text.isdigit():
-            settings["jobs"] = int(text)
-        else:
-            raise ConfigError(
-                f"--jobs {jobs!r} is not valid",
-                hint="a whole number of worker processes >= 1, or 0 or auto for one per core",
-            )
-    executor = getattr(args, "executor", None)
-    if executor is not None:
-        settings["executor"] = executor
-    scheduler = getattr(args, "scheduler", None)
-    if scheduler is not None:
-        settings["scheduler"] = scheduler
-    if settings.get("scheduler") is not None and settings.get("executor") != "dask":
-        raise ConfigError(
-            f"--scheduler {settings['scheduler']!r} needs --executor dask",
-            hint='add --executor dask (or executor = "dask" in the '
-            "config's [analysis]), or drop the scheduler",
-        )
-    Execution(**settings)  # any other bad value fails now, before the data are read
-    return settings
-
-
-def _execution(args: argparse.Namespace):
-    from reportgen.execution import Execution
-
-    return Execution(**_execution_kwargs(args))
-
-
-def _analysis_options(args: argparse.Namespace):
-    from reportgen.analysis import AnalysisOptions
-
-    return AnalysisOptions(**_analysis_kwargs(args))
-
-
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from reportgen.data import LoadOptions
     from reportgen.report.pipeline import analyze_into
 
-    load_options = _load_options(args)
-    LoadOptions(**load_options)  # bad options fail before any work
-    options = _analysis_options(args)  # bad options fail before the data are read
-    execution = _execution(args)
     done = analyze_into(
-        _data_paths(args),
+        _spec(args),  # bad options fail here, before any work
         args.out,
-        options=options,
-        execution=execution,
-        load_options=load_options,
-        config=args.config,
         force=args.force,
         if_exists=args.if_exists,
         progress=_to_stderr,
@@ -318,15 +225,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     system first when significant, with the family its p-values were adjusted in."""
     from reportgen.report.prepared import compare_two
 
-    analysis = compare_two(
-        args.a,
-        args.b,
-        list(args.data),
-        config=args.config,
-        load_options=_load_options(args),
-        options=_analysis_options(args),
-        execution=_execution(args),
-    )
+    # the data given, or none (two result files): never the config's [input] data
+    analysis = compare_two(args.a, args.b, _spec(args, require_data=False))
     ledger = analysis.ledger
     sys.stdout.write(f"family: {ledger.family.describe()}\n")
     for unit in ledger.compared:
@@ -375,75 +275,35 @@ def _cmd_power(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from reportgen.report.pipeline import RunSpec, run_report
+    from reportgen.report.pipeline import WarmKernel, run_report
 
-    report = _config(args).report
-    options = _analysis_kwargs(args)
-    margins = _margins(args)
-    if margins is not None:
-        options["margins"] = margins
-
-    def given(key: str) -> Any:
-        """The flag, else the config's ``[report]`` value, else the declared default."""
-        return declared.resolve(
-            getattr(args, key), report.get(key), default=declared.default(key, "report")
-        )
-
-    spec = RunSpec(
-        data=tuple(_data_paths(args)),
-        out=given("out"),
-        config=args.config,
-        load_options=_load_options(args),
-        analysis_options=options,
-        title=given("title"),
-        release=given("release"),
-        template=given("template"),
-        theme=given("theme"),
-        formats=_formats(args.formats) if args.formats is not None else tuple(given("formats")),
-        force=bool(given("force")),
-        if_exists=given("if_exists"),
-        baseline=options.get("baseline"),
-        candidate=given("candidate"),
-        max_table_rows=given("max_table_rows"),
-        execution_timeout=given("timeout"),
-        execution=_execution_kwargs(args),
-        gate=_gate(args, report),
-        allow_partial=bool(given("allow_partial")),
-    )
-    progress = _progress_printer(quiet=bool(args.quiet))
-    result = run_report(spec, progress=progress)
+    # the notebook's kernel starts first: its start overlaps the imports and the data
+    kernel = WarmKernel()
+    try:
+        # as the template says: a release template compares a release
+        spec = _spec(args, release_report=None, report=True, margins=_margins(args))
+    except BaseException:
+        kernel.close(now=True)  # bad options: it ran nothing
+        raise
+    try:
+        progress = _progress_printer(quiet=bool(args.quiet))
+        result = run_report(spec, progress=progress, kernel=kernel)
+    finally:
+        kernel.close()  # run_report closed it already (closing twice is safe)
     sys.stdout.write(f"report: {result.out}/ ({', '.join(result.files)}); seed {result.seed}\n")
     # units that are results, not errors: said as analyze says them
     ledger = result.ledger
     if ledger is not None:
         _unit_notes([(u.name, u.degenerate_reason) for u in ledger.units if u.degenerate_reason])
+    gate = spec.report.gate
     if ledger is not None and ledger.release is not None:
-        return _release_gate(ledger.release, gate=spec.gate, allow_partial=spec.allow_partial)
-    if spec.gate is not None:
+        return _release_gate(ledger.release, gate=gate, allow_partial=spec.report.allow_partial)
+    if gate is not None:
         sys.stderr.write(
-            f"reportgen: warning: --gate {spec.gate} needs a release report "
+            f"reportgen: warning: --gate {gate} needs a release report "
             "(--template release); nothing was checked\n"
         )
     return EXIT_OK
-
-
-def _gate(args: argparse.Namespace, report: Mapping[str, Any]) -> str | None:
-    """The release gate: ``--gate``, else ``--fail-on-regression`` (= ``regression``),
-    else the config's ``[report] gate`` / ``fail_on_regression``, else None."""
-    from reportgen.errors import InputError
-
-    if args.gate is not None:
-        if args.fail_on_regression and args.gate != "regression":
-            raise InputError(
-                f"--fail-on-regression and --gate {args.gate} disagree",
-                hint="give one of them (--fail-on-regression is --gate regression)",
-            )
-        return str(args.gate)
-    if args.fail_on_regression:
-        return "regression"
-    if report.get("gate"):
-        return str(report["gate"])
-    return "regression" if report.get("fail_on_regression", False) else None
 
 
 def _margins(args: argparse.Namespace) -> dict[str, float] | None:
@@ -594,7 +454,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
         recompute=args.recompute,
         title=args.title,
         theme=args.theme,
-        formats=_formats(args.formats) if args.formats else ("html", "pdf", "ipynb"),
+        formats=_formats(args.formats) if args.formats else declared.REPORT_FORMATS,
         force=args.force,
         if_exists=args.if_exists,
         execution_timeout=args.timeout,
@@ -664,18 +524,10 @@ def _name_list(text: str) -> tuple[str, ...]:
 
 
 def _formats(text: str) -> tuple[str, ...]:
-    from reportgen.errors import InputError
-    from reportgen.report.pipeline import FORMATS
+    """A comma-separated list of report formats (``--format html,pdf``)."""
+    from reportgen.report.runspec import parse_formats
 
-    formats = tuple(f.strip().lower() for f in text.split(",") if f.strip())
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown or not formats:
-        raise InputError(
-            f"--format {text!r}: unknown report "
-            f"{'format' if len(unknown) == 1 else 'formats'} {', '.join(unknown) or '(none)'}",
-            hint=f"a comma-separated list of: {', '.join(FORMATS)}",
-        )
-    return formats
+    return parse_formats(text)
 
 
 def _unit_notes(notes: Sequence[tuple[str, str]], *, shown_names: int = 3) -> None:

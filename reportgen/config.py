@@ -46,9 +46,12 @@ from reportgen.names import (
 __all__ = [
     "KINDS",
     "OPTIONS",
+    "REPORT_FORMATS",
+    "TITLES",
     "Kind",
     "Option",
     "Section",
+    "command_default",
     "default",
     "defaults",
     "option",
@@ -151,6 +154,17 @@ class Option:
 
 
 _COLUMNS = ("system", "dataset", "metric", "item", "score", "run", "prediction", "reference")
+
+#: What ``reportgen run`` can write (``--format``, ``[report] formats``).
+REPORT_FORMATS: tuple[str, ...] = ("html", "pdf", "ipynb")
+
+#: The title of a report given none, by template. ``reportgen run`` names an evaluation
+#: report so and a release report after its release
+#: (:meth:`reportgen.analysis.release.ReleaseSpec.title`); the templates' parameter cells
+#: hold these (a notebook run by hand).
+TITLES: Mapping[str, str] = MappingProxyType(
+    {"evaluation": "Evaluation report", "release": "Release report"}
+)
 
 #: Every option, in the order of ``--help``.
 OPTIONS: tuple[Option, ...] = (
@@ -542,7 +556,7 @@ OPTIONS: tuple[Option, ...] = (
         "title",
         "report",
         "text",
-        "report title (default: named after the release, or 'Evaluation report')",
+        f"report title (default: named after the release, or {TITLES['evaluation']!r})",
     ),
     Option(
         "release",
@@ -564,8 +578,8 @@ OPTIONS: tuple[Option, ...] = (
         "formats",
         "report",
         "formats",
-        "what to write, comma-separated from html, pdf, ipynb (default: all three)",
-        default=("html", "pdf", "ipynb"),
+        f"what to write, comma-separated from {', '.join(REPORT_FORMATS)} (default: all three)",
+        default=REPORT_FORMATS,
         flag="--format",
         metavar="LIST",
     ),
@@ -1169,6 +1183,19 @@ def option(key: str, section: Section | None = None) -> Option:
     if len(found) != 1:
         raise KeyError(f"{key!r} is {'not declared' if not found else 'ambiguous'}")
     return found[0]
+
+
+def command_default(command: str, dest: str) -> Any:
+    """The default of the flag of ``command`` (:data:`COMMAND_FLAGS`) whose destination
+    is ``dest`` (``command_default("history", "title")``)."""
+    found = [
+        f
+        for f in COMMAND_FLAGS[command]
+        if (f.dest or f.names[0].lstrip("-").replace("-", "_")) == dest
+    ]
+    if len(found) != 1:
+        raise KeyError(f"{command}: {dest!r} is {'not declared' if not found else 'ambiguous'}")
+    return found[0].default
 
 
 def default(key: str, section: Section | None = None) -> Any:

@@ -52,6 +52,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from reportgen.config import defaults
 from reportgen.errors import ConfigError, Location, ReportgenError
 from reportgen.names import EXECUTORS, Executor
 from reportgen.records import fields_record
@@ -85,6 +86,10 @@ Progress = Callable[[int, int], None]
 T = TypeVar("T")
 
 
+#: The declared defaults (:mod:`reportgen.config`) of :class:`Execution`'s fields.
+_DEFAULT = defaults("analysis")
+
+
 @dataclass(frozen=True)
 class Execution:
     """Where the units of an analysis run (module docstring). Execution settings change
@@ -112,9 +117,9 @@ class Execution:
         without ``executor="dask"``.
     """
 
-    executor: Executor = "local"
-    jobs: int = 1
-    scheduler: str | None = None
+    executor: Executor = _DEFAULT["executor"]
+    jobs: int = _DEFAULT["jobs"]
+    scheduler: str | None = _DEFAULT["scheduler"]
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:

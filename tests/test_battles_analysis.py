@@ -134,7 +134,7 @@ def test_key_findings_and_battles_section_read_the_claims(battle_report) -> None
     assert "0 datasets" not in summary  # battles only: the note counts battles
     section = rs.battles(battle_report).html
     assert section.count("<h3") == len(analysis.results)
-    assert 'class="rg-chart"' in section
+    assert 'class="rg-chart' in section  # with a phone's variant beside it
     decided = sum(c.significant for c in generation.claims)
     assert section.count(">significant<") >= decided
     assert rs.results_matrix(battle_report) is None  # no scores

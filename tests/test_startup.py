@@ -83,10 +83,12 @@ def test_release_gate_analysis_imports_no_heavy_module():
     # what `reportgen run --template release --gate regression` computes in its own
     # process before the notebook: the release's verdicts, which decide the exit status
     body = (
-        "from reportgen.analysis.release import ReleaseSpec\n"
         "from reportgen.report.prepared import load_and_analyse\n"
-        f"load_and_analyse([{str(SHARED / 'eval-arena')!r}], release=ReleaseSpec(\n"
-        "    baseline='claude-3-haiku-20240307', candidate='claude-3-opus-20240229',\n"
-        "    gate='regression'))\n"
+        "from reportgen.report.runspec import resolve_run\n"
+        f"spec = resolve_run([{str(SHARED / 'eval-arena')!r}],\n"
+        "    analysis={'baseline': 'claude-3-haiku-20240307'},\n"
+        "    report={'template': 'release', 'candidate': 'claude-3-opus-20240229',\n"
+        "            'gate': 'regression'})\n"
+        "load_and_analyse(spec)\n"
     )
     assert _heavy_modules(body) == []

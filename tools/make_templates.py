@@ -6,16 +6,24 @@ committed files are what it writes. The code cells are written as `ruff format` 
 the repository's line length, so `ruff check .` and `ruff format --check .` pass on the
 templates. A parameter's help (`papermill --help-notebook`) is the comment at the end of its
 line, so each parameter line with its help fits in 100 characters.
+
+Papermill needs literal defaults in a parameters cell; those of options (the theme, the
+longest table, the title, ...) are written here from their one declaration in
+`reportgen.config`, and `tests/test_declared_defaults.py` checks that they agree.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from reportgen.config import TITLES, command_default, default
 
 HERE = Path(__file__).resolve().parents[1] / "notebook_templates"
 LINE_LENGTH = 100  # [tool.ruff] line-length in pyproject.toml
@@ -23,20 +31,38 @@ LINE_LENGTH = 100  # [tool.ruff] line-length in pyproject.toml
 # cells after them do not change
 GIVEN_IDS = {"release-flips"}
 
+
+def literal(value: Any) -> str:
+    """`value` as a Python literal the way `ruff format` writes it (double quotes)."""
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
 COMMON_PARAMETERS = """\
 # Parameters: `reportgen run` sets them; see `papermill --help-notebook {name}.ipynb`
 data: list = ["examples/data"]  # result files or folders, combined into one table
 config: str = ""  # TOML config: metric directions/weights, dataset weights, systems ("" for none)
 load_options: dict = {{}}  # how to read the inputs: reportgen.data.LoadOptions (format, ...)
 analysis_options: dict = {{}}  # the statistics: reportgen.analysis.AnalysisOptions (seed, ...)
-title: str = "{title}"  # the report's title
+title: str = {title}  # the report's title
 release: str = ""  # release label shown in the header and the page footer ("" for none)
-theme: str = "default"  # chart and page theme: a bundled name (default, print) or a folder
+theme: str = {theme}  # chart and page theme: a bundled name (default, print) or a folder
 output_dir: str = "report-output"  # where results.json and tables/*.csv are written
-max_table_rows: int = 40  # longest pairwise table shown per dataset x metric (all in tables/)
+max_table_rows: int = {rows}  # longest pairwise table shown per dataset x metric (all in tables/)
 execution: dict = {{}}  # where the units run: reportgen.execution.Execution; same numbers
 analysis_file: str = ""  # the analysis `reportgen run` made first ("": load and analyse here)
 analysis_sha256: str = ""  # SHA-256 of analysis_file (a file that does not match is not read)"""
+
+
+def common_parameters(name: str) -> str:
+    """The parameters cell shared by the evaluation and the release template (`name`),
+    its defaults from `reportgen.config`."""
+    return COMMON_PARAMETERS.format(
+        name=name,
+        title=literal(TITLES[name]),
+        theme=literal(default("theme")),
+        rows=literal(default("max_table_rows")),
+    )
+
 
 # The arguments of `rs.prepare` shared by the evaluation and the release template, one a line
 PREPARE_ARGUMENTS = """\
@@ -128,7 +154,7 @@ def evaluation() -> nbformat.NotebookNode:
             "`reportgen run DATA --template my.ipynb`. The markdown cells tagged "
             "`remove` (like this one) do not appear in the report."
         ),
-        parameters(COMMON_PARAMETERS.format(name="evaluation", title="Evaluation report")),
+        parameters(common_parameters("evaluation")),
         prepare,
         section(
             "Key findings",
@@ -206,7 +232,7 @@ def evaluation() -> nbformat.NotebookNode:
 
 
 def release() -> nbformat.NotebookNode:
-    params = COMMON_PARAMETERS.format(name="release", title="Release report") + (
+    params = common_parameters("release") + (
         '\nbaseline: str = ""  # the system the release is compared with\n'
         'candidate: str = ""  # the candidate; "": the release label if it names a system, else '
         "the other"
@@ -271,13 +297,15 @@ def history() -> nbformat.NotebookNode:
         "# Parameters: `reportgen history` sets them; see `papermill --help-notebook "
         "history.ipynb`\n"
         "reports: list = []  # archived report folders, one per release\n"
-        'order: str = "auto"  # auto, release (natural order of labels), created, given\n'
+        f"order: str = {literal(command_default('history', 'order'))}  # auto, release "
+        "(natural order of labels), created, given\n"
         "follow: list = []  # the --system items: one name for every report, or per release\n"
         "references: list = []  # other systems drawn in the trend charts\n"
-        'recompute: str = "auto"  # auto (stored tests, else per-item data, else intervals), '
-        "always, never\n"
-        'title: str = "Release history"  # the report\'s title\n'
-        'theme: str = "default"  # chart and page theme: a bundled name or a theme folder\n'
+        f"recompute: str = {literal(command_default('history', 'recompute'))}  # auto (stored "
+        "tests, else per-item data, else intervals), always, never\n"
+        f"title: str = {literal(command_default('history', 'title'))}  # the report's title\n"
+        f"theme: str = {literal(command_default('history', 'theme'))}  # chart and page theme: "
+        "a bundled name or a theme folder\n"
         'output_dir: str = "history-output"  # where history.json and tables/*.csv are written'
     )
     prepare = new_code_cell(
@@ -328,7 +356,8 @@ def data_overview() -> nbformat.NotebookNode:
         'data: list = ["examples/data"]  # result files or folders, combined into one table\n'
         'data_format: str = ""  # input format name; "" detects it from each file\n'
         'config: str = ""  # TOML file of metric/dataset properties; "" infers them\n'
-        'nan_policy: str = "drop"  # a missing score: "drop" (count it) or "raise"'
+        f"nan_policy: str = {literal(default('nan_policy'))}  # a missing score: "
+        '"drop" (count it) or "raise"'
     )
     params.metadata["tags"] = ["parameters"]
     cells = [

@@ -482,7 +482,9 @@ def benchmark_leaders(analysis: Analysis) -> Leaders:
         for block in overlap_blocks(coverage)
     )
     ranking = analysis.ranking
-    n_systems, n_datasets = len(analysis.table.systems), len(coverage)
+    # the systems analysed (a release compares two of those loaded)
+    analysed = {s for systems in coverage.values() for s in systems}
+    n_systems, n_datasets = len(analysed) or len(analysis.table.systems), len(coverage)
     if ranking is None:
         partial = n_datasets > 1
     else:

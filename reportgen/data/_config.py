@@ -119,7 +119,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from reportgen.config import Option, Section, options
+from reportgen.config import REPORT_FORMATS, Option, Section, options
 from reportgen.errors import ConfigError, Location
 from reportgen.jsonsafe import MAX_DEPTH, nesting_exceeds
 
@@ -238,7 +238,7 @@ class TableConfig:
         )
 
 
-FORMATS = ("html", "pdf", "ipynb")
+FORMATS = REPORT_FORMATS
 
 _SECTIONS = ("input", "analysis", "report", "metrics", "datasets", "systems")
 _METRIC_KEYS = {"direction", "modality", "weight", "margin"}

@@ -23,13 +23,22 @@ import tempfile
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reportgen import plaintext
+from reportgen.config import REPORT_FORMATS, TITLES
+from reportgen.config import default as declared_default
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.jsonsafe import json_safe
+from reportgen.report.runspec import (
+    ReportOptions,
+    RunSpec,
+    resolve_run,
+    resolve_template,
+    template_kind,
+)
 
 if TYPE_CHECKING:
     from reportgen.analysis.ledger import Ledger
@@ -39,6 +48,7 @@ __all__ = [
     "FORMATS",
     "AnalysisFolder",
     "NotebookExecutionError",
+    "ReportOptions",
     "RunResult",
     "RunSpec",
     "analyze_into",
@@ -49,11 +59,13 @@ __all__ = [
     "output_folder",
     "read_notebook_output",
     "write_manifest",
+    "resolve_run",
     "resolve_template",
     "run_report",
 ]
 
-FORMATS = ("html", "pdf", "ipynb")
+#: What ``reportgen run`` can write (declared in :mod:`reportgen.config`).
+FORMATS = REPORT_FORMATS
 
 Progress = Callable[[str], None]
 
@@ -68,65 +80,6 @@ class NotebookExecutionError(ReportgenError):
 
 
 @dataclass(frozen=True)
-class RunSpec:
-    """Everything one ``reportgen run`` needs (the resolved flags and config).
-
-    ``load_options`` and ``analysis_options`` are keyword arguments of
-    :class:`reportgen.data.LoadOptions` and :class:`reportgen.analysis.AnalysisOptions`;
-    ``execution`` those of :class:`reportgen.execution.Execution` (``jobs``,
-    ``executor``, ``scheduler``), passed to the notebook as its ``execution``
-    parameter and recorded in the manifest, never in results.json.
-    """
-
-    data: tuple[str, ...]
-    out: str
-    config: str | None = None
-    load_options: Mapping[str, Any] = field(default_factory=dict)
-    analysis_options: Mapping[str, Any] = field(default_factory=dict)
-    title: str | None = None  # None: "Evaluation report", or "Release v2.1: B against A"
-    release: str | None = None
-    template: str = "evaluation"
-    theme: str = "default"
-    formats: tuple[str, ...] = FORMATS
-    force: bool = False
-    if_exists: str = "error"
-    baseline: str | None = None
-    candidate: str | None = None
-    max_table_rows: int = 40
-    kernel_name: str | None = None
-    execution_timeout: int | None = None
-    execution: Mapping[str, Any] = field(default_factory=dict)
-    gate: str | None = None  # a release report's gate (the exit status), None for none
-    allow_partial: bool = False
-
-    def __post_init__(self) -> None:
-        unknown = [f for f in self.formats if f not in FORMATS]
-        if unknown or not self.formats:
-            raise InputError(
-                f"unknown report {'format' if len(unknown) == 1 else 'formats'}: "
-                f"{', '.join(unknown) or '(none)'}",
-                hint=f"use a comma-separated list of: {', '.join(FORMATS)}",
-            )
-        if self.max_table_rows < 1:
-            raise InputError(f"max_table_rows = {self.max_table_rows} must be at least 1")
-        self.release_spec()  # a bad gate fails now
-
-    def release_spec(self) -> ReleaseSpec:
-        """The release comparison asked for (systems named or not yet):
-        ``--baseline`` (or the ``baseline`` analysis option), ``--candidate``,
-        ``--release``, the gate."""
-        from reportgen.analysis.release import ReleaseSpec
-
-        return ReleaseSpec(
-            baseline=self.baseline or self.analysis_options.get("baseline"),
-            candidate=self.candidate,
-            release=self.release,
-            gate=self.gate,  # type: ignore[arg-type]  # checked by ReleaseSpec
-            allow_partial=self.allow_partial,
-        )
-
-
-@dataclass(frozen=True)
 class RunResult:
     """What :func:`run_report` produced."""
 
@@ -137,98 +90,6 @@ class RunResult:
     timings: Mapping[str, float]
     #: the claims of the report's results.json, as the report states them
     ledger: Ledger | None = None
-
-
-def resolve_template(template: str) -> Path:
-    """A bundled template name (``evaluation``, ``release``, ...) or a path to an
-    ``.ipynb``. A bare name of a bundled template is that template even when a file or
-    folder of that name lies in the working directory (``--template release`` beside a
-    ``release/`` folder of results); ``./release.ipynb`` names one's own."""
-    from reportgen import resources
-
-    path = Path(template)
-    bundled = resources.notebook_templates_dir() / f"{template}.ipynb"
-    if path.suffix != ".ipynb" and template == path.name and bundled.is_file():
-        return bundled
-    if path.suffix == ".ipynb" or path.exists():
-        if not path.is_file():
-            raise InputError(
-                "notebook template not found",
-                location=Location(str(path)),
-                hint="give the path of an .ipynb or a bundled template name",
-            )
-        _check_template(path)
-        return path
-    return resources.notebook_template(template)
-
-
-def _check_template(path: Path) -> None:
-    """A template of the user's must be a notebook of format 4 that nbformat reads:
-    read with the limits of :func:`reportgen.jsonsafe.load_json`.
-
-    Raises
-    ------
-    InputError
-        Not JSON (binary, or text of another kind), nested too deeply, an older
-        notebook format, or a notebook nbformat rejects.
-    """
-    import nbformat
-
-    from reportgen.jsonsafe import load_json
-
-    hint = "give a Jupyter notebook (.ipynb, nbformat 4), e.g. a copy of a bundled template"
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the notebook template ({exc.strerror or exc})",
-            location=Location(str(path)),
-            hint=hint,
-        ) from None
-    notebook = load_json(data, source=path, hint=hint, what="the notebook template")
-    version = notebook.get("nbformat") if isinstance(notebook, dict) else None
-    if version != 4:
-        raise InputError(
-            "the notebook template is "
-            + (f"of nbformat {version}" if isinstance(version, int) else "not a notebook")
-            + ", and reportgen runs nbformat 4 notebooks",
-            location=Location(str(path)),
-            hint="open and save it with a current Jupyter (which writes nbformat 4)"
-            if isinstance(version, int)
-            else hint,
-        )
-    metadata = notebook.get("metadata") or {}
-    if not (metadata.get("language_info") or {}).get("name") and not (
-        metadata.get("kernelspec") or {}
-    ).get("language"):
-        raise InputError(
-            "the notebook template names no language (metadata.language_info.name)",
-            location=Location(str(path)),
-            hint="open and save it with Jupyter, which records its Python kernel",
-        )
-    try:
-        nbformat.validate(nbformat.from_dict(notebook))
-    except Exception as exc:  # noqa: BLE001 - nbformat's ValidationError and friends
-        detail = " ".join(str(exc).split())[:200]
-        raise InputError(
-            f"the notebook template is not a valid notebook ({detail})",
-            location=Location(str(path)),
-            hint=hint,
-        ) from None
-
-
-def _is_release_template(path: Path) -> bool:
-    import nbformat
-
-    nb = nbformat.read(str(path), as_version=4)
-    return bool(nb.metadata.get("reportgen", {}).get("release", False))
-
-
-def _template_kind(path: Path) -> str:
-    import nbformat
-
-    meta = nbformat.read(str(path), as_version=4).metadata.get("reportgen", {})
-    return "history" if meta.get("history") else "release" if meta.get("release") else "evaluation"
 
 
 #: The longest socket path used: a Unix socket's path holds 107 bytes on Linux and 103
@@ -321,8 +182,9 @@ class WarmKernel:
         run_sync(self.km.start_kernel)(extra_arguments=arguments)
         self._closed = False
 
-    def close(self) -> None:
-        """Shut the kernel down (gracefully; killed if it does not stop) and clean up."""
+    def close(self, *, now: bool = False) -> None:
+        """Shut the kernel down (gracefully, killed if it does not stop; ``now``: killed
+        at once, for a kernel that ran nothing) and clean up."""
         if self._closed:
             return
         self._closed = True
@@ -330,7 +192,7 @@ class WarmKernel:
 
         try:
             if run_sync(self.km.is_alive)():
-                run_sync(self.km.shutdown_kernel)(now=False)
+                run_sync(self.km.shutdown_kernel)(now=now)
         except RuntimeError:  # already gone
             pass
         finally:
@@ -736,113 +598,78 @@ def build_report_folder(
     return BuiltFolder(files, written, pages)
 
 
-def run_report(spec: RunSpec, *, progress: Progress | None = None) -> RunResult:
+def run_report(
+    spec: RunSpec, *, progress: Progress | None = None, kernel: WarmKernel | None = None
+) -> RunResult:
     """Make a full report folder: ``report.html``, ``report.pdf``, ``report.ipynb``
-    (as chosen by ``spec.formats``), ``results.json``, ``tables/*.csv``,
+    (as chosen by ``spec.report.formats``), ``results.json``, ``tables/*.csv``,
     ``manifest.json``.
+
+    ``spec`` is the run resolved once (:func:`~reportgen.report.runspec.resolve_run`,
+    which finds the template and says whether it compares a release); ``kernel``, a
+    :class:`WarmKernel` started before the options were resolved (``reportgen run``
+    starts it first, so that its start overlaps the imports), is used and closed here;
+    without one, a kernel is started now.
+
+    >>> spec = resolve_run(["results/"], analysis={"seed": 1})  # doctest: +SKIP
+    >>> run_report(spec).out                                     # doctest: +SKIP
+    PosixPath('report')
 
     Raises
     ------
     InputError
-        Bad data, options or output folder (before the notebook runs).
+        Bad data or output folder (before the notebook runs).
     NotebookExecutionError
         A cell failed; the partial notebook is copied to ``<out>.failed.ipynb``.
     ReportgenError
         The export failed (e.g. the HTML would reference the network).
     """
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    template = resolve_template(spec.template)
-    if _template_kind(template) == "history":
-        raise InputError(
-            "the history template makes a trend report from archived reports",
-            location=Location(str(template)),
-            hint="use `reportgen history REPORT_DIR... --out DIR`",
-        )
-    # the kernel starts (and imports what the first cell needs) while this process
-    # imports, checks the options and reads the data
-    kernel = WarmKernel(spec.kernel_name)
     try:
+        started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        template = spec.template or resolve_template(spec.report.template)
+        if template_kind(template) == "history":
+            raise InputError(
+                "the history template makes a trend report from archived reports",
+                location=Location(str(template)),
+                hint="use `reportgen history REPORT_DIR... --out DIR`",
+            )
+        # the kernel starts (and imports what the first cell needs) while this process
+        # imports and reads the data
+        kernel = kernel or WarmKernel(spec.kernel_name)
         return _run_report(spec, template, kernel, started, progress)
     finally:
-        kernel.close()
-
-
-@dataclass(frozen=True)
-class _Resolved:
-    """A run's options, resolved once into typed values before any work: the analysis
-    options as given with the seed drawn (``given``, for the notebook and the manifest),
-    and the typed :class:`~reportgen.analysis.AnalysisOptions`, ``LoadOptions``,
-    ``Execution`` and, for a release report, the :class:`ReleaseSpec`."""
-
-    given: dict[str, Any]
-    analysis: Any
-    load: Any
-    execution: Any
-    release: ReleaseSpec | None
-
-
-def _resolve(spec: RunSpec, *, release_report: bool) -> _Resolved:
-    """:class:`_Resolved` of ``spec``; bad options fail here, before any work."""
-    from reportgen.analysis import AnalysisOptions
-    from reportgen.data import LoadOptions
-    from reportgen.execution import Execution
-    from reportgen.report.prepared import _tuples
-
-    given = dict(spec.analysis_options)
-    if given.get("seed") is None:
-        import numpy as np
-
-        entropy = np.random.SeedSequence().entropy
-        assert isinstance(entropy, int)  # drawn from the OS: one int
-        given["seed"] = entropy % (2**63)
-    for flag, text in (("--title", spec.title), ("--release", spec.release)):
-        if text is not None and any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
-            raise InputError(
-                f"{flag} contains a control character (e.g. a line break): {text!r}",
-                location=Location(flag),
-                hint="give it on one line, in printable characters",
-            )
-    analysis = AnalysisOptions(**_tuples(given))
-    release = spec.release_spec() if release_report else None
-    if release is not None:  # one family of the release's comparisons by default
-        analysis = replace(
-            analysis, baseline=None, correct_across=given.get("correct_across") or "all"
-        )
-    return _Resolved(
-        given=given,
-        analysis=analysis,
-        load=LoadOptions(**dict(spec.load_options)),
-        execution=Execution.from_mapping(spec.execution),
-        release=release,
-    )
+        if kernel is not None:
+            kernel.close()
 
 
 def _notebook_parameters(
     spec: RunSpec,
-    given: Mapping[str, Any],
     title: str,
     release: ReleaseSpec | None,
     handed: tuple[Path, str],
     build: Path,
 ) -> dict[str, Any]:
-    """The report notebook's parameters. Paths as given (relative to the working
-    directory, which the kernel shares): the notebook and the report name no private
-    absolute path; the manifest keeps the resolved ones."""
+    """The report notebook's parameters: the run's options as resolved (a notebook run
+    again by hand resolves them to the same values). Paths as given (relative to the
+    working directory, which the kernel shares): the notebook and the report name no
+    private absolute path; the manifest keeps the resolved ones."""
+    from reportgen.execution import Execution
+
     parameters = {
         "data": [str(d) for d in spec.data],
-        "config": str(spec.config) if spec.config else "",
-        "load_options": json_safe(spec.load_options),
-        "analysis_options": json_safe(given),
+        "config": str(spec.config_path) if spec.config_path else "",
+        "load_options": json_safe(asdict(spec.load)),
+        "analysis_options": json_safe(asdict(spec.analysis)),
         "title": title,
-        "release": spec.release or "",
-        "theme": spec.theme,
+        "release": spec.report.release or "",
+        "theme": spec.report.theme,
         "output_dir": parameter_path(build),
-        "max_table_rows": spec.max_table_rows,
+        "max_table_rows": spec.report.max_table_rows,
         "analysis_file": str(handed[0]),
         "analysis_sha256": handed[1],
     }
-    if spec.execution:  # a template of one's own may predate this parameter
-        parameters["execution"] = json_safe(spec.execution)
+    if spec.execution != Execution():  # a template of one's own may predate this parameter
+        parameters["execution"] = json_safe(spec.execution.to_dict())
     if release is not None:
         parameters["baseline"] = release.baseline or ""
         parameters["candidate"] = release.candidate or ""
@@ -851,24 +678,42 @@ def _notebook_parameters(
 
 def _run_record(
     spec: RunSpec,
-    given: Mapping[str, Any],
     template: Path,
+    release: ReleaseSpec | None,
     sources: Sequence[Mapping[str, Any]],
     results: dict[str, Any],
 ) -> FolderRecord:
-    """The manifest's record of a run, from the results.json its notebook wrote (read
-    back through the ledger's typed reader)."""
+    """The manifest's record of a run (its options as resolved), from the results.json
+    its notebook wrote (read back through the ledger's typed reader)."""
     from reportgen.analysis.ledger import Ledger
     from reportgen.report.folder.archive import validate_results
 
     validate_results(results)
     meta = Ledger.from_results(results).meta
     seed = int(meta.seed or 0)
-    record = {k: v for k, v in asdict(spec).items() if k not in ("data", "out")}
-    record["analysis_options"] = json_safe(given)
-    record["template"] = str(template)
-    if spec.config:  # absolute, so `reportgen history` can reload the data later
-        record["config_resolved"] = str(Path(spec.config).resolve())
+    report = spec.report
+    record: dict[str, Any] = {
+        "config": spec.config_path,
+        "load_options": asdict(spec.load),
+        "analysis_options": asdict(spec.analysis),
+        "title": report.title,
+        "release": report.release,
+        "template": str(template),
+        "theme": report.theme,
+        "formats": report.formats,
+        "force": report.force,
+        "if_exists": report.if_exists,
+        "baseline": release.baseline if release is not None else spec.analysis.baseline,
+        "candidate": release.candidate if release is not None else report.candidate,
+        "max_table_rows": report.max_table_rows,
+        "kernel_name": spec.kernel_name,
+        "execution_timeout": report.timeout,
+        "execution": spec.execution.to_dict(),
+        "gate": report.gate,
+        "allow_partial": report.allow_partial,
+    }
+    if spec.config_path:  # absolute, so `reportgen history` can reload the data later
+        record["config_resolved"] = str(Path(spec.config_path).resolve())
     return FolderRecord(
         meta=[
             ("seed", str(seed)),
@@ -892,49 +737,39 @@ def _run_report(
 
     say = progress or (lambda message: None)
     timings: dict[str, float] = {}
-    theme = load_theme(spec.theme)
-    resolved = _resolve(spec, release_report=_is_release_template(template))
+    report = spec.report
+    theme = load_theme(report.theme)
     out, replace_folder = output_folder(
-        spec.out, force=spec.force, if_exists=spec.if_exists, progress=say
+        report.out, force=report.force, if_exists=report.if_exists, progress=say
     )
     with (
         report_folder(
-            out, force=replace_folder, discard_edits=spec.if_exists == "replace-edited"
+            out, force=replace_folder, discard_edits=report.if_exists == "replace-edited"
         ) as build,  # before the data are read: an unwritable --out fails first
         tempfile.TemporaryDirectory(prefix="reportgen-") as private,
     ):
-        prepared = load_and_analyse(
-            spec.data,
-            config=spec.config,
-            load_options=resolved.load,
-            options=resolved.analysis,
-            execution=resolved.execution,
-            release=resolved.release,
-            progress=say,
-        )
+        prepared = load_and_analyse(spec, progress=say)
         timings.update(prepared.timings)
         handed = hand_over(prepared, Path(private))
         release = prepared.release
-        title = spec.title or (release.title() if release is not None else "Evaluation report")
+        title = report.title or (release.title() if release is not None else TITLES["evaluation"])
         built = build_report_folder(
             build,
             out,
             template=template,
-            parameters=functools.partial(
-                _notebook_parameters, spec, resolved.given, title, release, handed
-            ),
+            parameters=functools.partial(_notebook_parameters, spec, title, release, handed),
             document=("results.json", "reportgen.report.sections.write_outputs(report)"),
             describe=functools.partial(
-                _run_record, spec, resolved.given, template, prepared.table.sources
+                _run_record, spec, template, release, prepared.table.sources
             ),
-            formats=spec.formats,
+            formats=report.formats,
             title=title,
-            release=spec.release,
+            release=report.release,
             theme=theme,
             started=started,
             timings=timings,
             kernel_name=spec.kernel_name,
-            execution_timeout=spec.execution_timeout,
+            execution_timeout=report.timeout,
             kernel=kernel,
             progress=say,
         )
@@ -964,18 +799,15 @@ class AnalysisFolder:
 
 
 def analyze_into(
-    data: Sequence[str],
+    spec: RunSpec,
     out: str,
     *,
-    options: Any,
-    execution: Any = None,
-    load_options: Mapping[str, Any] | None = None,
-    config: str | None = None,
-    force: bool = False,
-    if_exists: str = "error",
+    force: bool = declared_default("force", "report"),
+    if_exists: str = declared_default("if_exists", "report"),
     progress: Progress | None = None,
 ) -> AnalysisFolder:
-    """``reportgen analyze --out``: load, analyse, and write ``results.json`` and
+    """``reportgen analyze --out``: load and analyse as ``spec`` says
+    (:func:`~reportgen.report.runspec.resolve_run`), and write ``results.json`` and
     ``manifest.json`` into a report folder, with the same guarantees as
     :func:`run_report` (built aside and moved into place, an existing folder replaced
     only with ``force`` and only when reportgen wrote all of it, one run at a time).
@@ -995,18 +827,16 @@ def analyze_into(
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     folder, replace = output_folder(out, force=force, if_exists=if_exists, progress=progress)
     with report_folder(folder, force=replace, discard_edits=if_exists == "replace-edited") as tmp:
-        prepared = load_and_analyse(
-            data, config=config, load_options=load_options, options=options, execution=execution
-        )
+        prepared = load_and_analyse(spec)
         table, analysis = prepared.table, prepared.analysis
         timings.update(prepared.timings)
         tick = time.perf_counter()
         results = write_analysis(tmp, analysis)  # the long tables in tables/*.parquet
         timings["write"] = time.perf_counter() - tick
         record = {
-            "data": [str(Path(d).resolve()) for d in data],
-            "config": str(Path(config).resolve()) if config else None,
-            "load_options": json_safe(dict(load_options or {})),
+            "data": [str(Path(d).resolve()) for d in spec.data],
+            "config": str(Path(spec.config_path).resolve()) if spec.config_path else None,
+            "load_options": json_safe(asdict(spec.load)),
             "analysis_options": config_section(analysis),
         }
         manifest = build_manifest(

@@ -13,7 +13,9 @@ manifest's inputs, the console's notes), and because an error in the command's
 process is reported as the user's error, not as a failed notebook cell.
 
 ``reportgen analyze`` and :func:`reportgen.report.sections.prepare` (a notebook run
-by hand) call the same :func:`load_and_analyse`.
+by hand) call the same :func:`load_and_analyse`, with the same typed options: a
+:class:`~reportgen.report.runspec.RunSpec` made by
+:func:`~reportgen.report.runspec.resolve_run`, where every option is resolved once.
 """
 
 from __future__ import annotations
@@ -22,18 +24,18 @@ import hashlib
 import pickle
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reportgen.plaintext import count, did_you_mean
 
 if TYPE_CHECKING:
-    from reportgen.analysis import Analysis, AnalysisOptions
+    from reportgen.analysis import Analysis
     from reportgen.analysis.release import ReleaseSpec
-    from reportgen.data import LoadOptions, ScoreTable
-    from reportgen.execution import Execution
+    from reportgen.data import ScoreTable
+    from reportgen.report.runspec import RunSpec
 
 #: Name of the handed-over analysis inside the run's private temporary folder.
 HANDOVER_NAME = "analysis.pickle"
@@ -57,20 +59,17 @@ class Prepared:
 
 
 def load_and_analyse(
-    data: Sequence[str],
+    spec: RunSpec,
     *,
-    config: str | None = None,
-    load_options: LoadOptions | Mapping[str, Any] | None = None,
-    options: AnalysisOptions | Mapping[str, Any] | None = None,
-    execution: Execution | Mapping[str, Any] | None = None,
-    release: ReleaseSpec | None = None,
     progress: Callable[[str], None] | None = None,
     check: Callable[[ScoreTable], None] | None = None,
     reraise: bool = True,
 ) -> Prepared:
-    """Load ``data`` and analyse them: :func:`reportgen.analysis.analyze`, or
-    :func:`reportgen.analysis.analyze_release` when ``release`` is given (its systems
-    resolved against the data, its family the release's comparisons).
+    """Load ``spec.data`` and analyse them as ``spec`` says (the run resolved once,
+    :func:`~reportgen.report.runspec.resolve_run`):
+    :func:`reportgen.analysis.analyze`, or :func:`reportgen.analysis.analyze_release`
+    when ``spec.release`` is set (its systems resolved against the data, its family the
+    release's comparisons).
 
     Warnings raised on the way are recorded (for the report) and, with ``reraise``,
     raised again (for the console), each once. ``check`` runs on the loaded table
@@ -79,19 +78,19 @@ def load_and_analyse(
     Raises
     ------
     InputError
-        Bad data, options or release systems.
+        Bad data or release systems.
     """
     from reportgen.analysis import analyze, analyze_release
     from reportgen.data import load
 
     say = progress or (lambda message: None)
-    load_options, options, execution = _typed(load_options, options, execution)
+    data, release, options = spec.data, spec.release, spec.analysis
     caught: list[warnings.WarningMessage] = []
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
         say(f"loading {', '.join(str(d) for d in data)}")
         tick = time.perf_counter()
-        table = load(list(data), options=load_options, config=config or None)
+        table = load(list(data), options=spec.load, config=spec.config)
         timings = {"load": time.perf_counter() - tick}
         tick = time.perf_counter()
         say(
@@ -108,10 +107,10 @@ def load_and_analyse(
                 baseline=str(release.baseline),
                 candidate=str(release.candidate),
                 release=release.release,
-                execution=execution,
+                execution=spec.execution,
             )
         else:
-            analysis = analyze(table, options, execution=execution)
+            analysis = analyze(table, options, execution=spec.execution)
         timings["analysis"] = time.perf_counter() - tick
     messages: list[str] = []
     for record in records:
@@ -132,30 +131,6 @@ def load_and_analyse(
         release=release,
         timings=timings,
     )
-
-
-def _typed(
-    load_options: LoadOptions | Mapping[str, Any] | None,
-    options: AnalysisOptions | Mapping[str, Any] | None,
-    execution: Execution | Mapping[str, Any] | None,
-) -> tuple[LoadOptions, AnalysisOptions, Execution]:
-    """The options as typed values (keyword mappings or None accepted)."""
-    from reportgen.analysis import AnalysisOptions
-    from reportgen.data import LoadOptions
-    from reportgen.execution import Execution
-
-    if not isinstance(load_options, LoadOptions):
-        load_options = LoadOptions(**dict(load_options or {}))
-    if not isinstance(options, AnalysisOptions):
-        options = AnalysisOptions(**_tuples(options or {}))
-    if not isinstance(execution, Execution):
-        execution = Execution.from_mapping(execution)
-    return load_options, options, execution
-
-
-def _tuples(options: Mapping[str, Any]) -> dict[str, Any]:
-    # JSON (a notebook parameter) has lists where AnalysisOptions has tuples
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in dict(options).items()}
 
 
 def hand_over(prepared: Prepared, folder: Path) -> tuple[Path, str]:
@@ -182,19 +157,12 @@ def take_over(path: str | Path, sha256: str) -> Prepared | None:
     return prepared if isinstance(prepared, Prepared) else None
 
 
-def compare_two(
-    a: str,
-    b: str,
-    data: Sequence[str] = (),
-    *,
-    config: str | None = None,
-    load_options: LoadOptions | Mapping[str, Any] | None = None,
-    options: AnalysisOptions | Mapping[str, Any] | None = None,
-    execution: Execution | Mapping[str, Any] | None = None,
-) -> Analysis:
+def compare_two(a: str, b: str, spec: RunSpec) -> Analysis:
     """``reportgen compare``: the analysis of two systems on every dataset × metric they
-    share, ``a`` − ``b``. Either ``a`` and ``b`` are two result files holding one system
-    each (``data`` empty), or two system names of ``data``.
+    share, ``a`` − ``b``, with the options of ``spec``
+    (:func:`~reportgen.report.runspec.resolve_run`). Either ``a`` and ``b`` are two
+    result files holding one system each (``spec.data`` empty), or two system names of
+    ``spec.data``.
 
     Raises
     ------
@@ -208,15 +176,14 @@ def compare_two(
     from reportgen.data import load
     from reportgen.errors import InputError
 
-    load_options, options, execution = _typed(load_options, options, execution)
-    if not data:
+    if not spec.data:
         if not (Path(a).exists() and Path(b).exists()):
             raise InputError(
                 "give two result files, or two system names followed by the data",
                 hint="reportgen compare results_a.jsonl results_b.jsonl"
                 "  or  reportgen compare SYS_A SYS_B DATA...",
             )
-        table = load([a, b], options=load_options, config=config)
+        table = load([a, b], options=spec.load, config=spec.config)
         if len(table.systems) != 2:
             raise InputError(
                 f"the two files hold {len(table.systems)} systems "
@@ -225,12 +192,12 @@ def compare_two(
             )
         a, b = table.systems
     else:
-        table = load(list(data), options=load_options, config=config)
+        table = load(list(spec.data), options=spec.load, config=spec.config)
         for name in (a, b):
             if name not in table.systems:
                 raise InputError(f"unknown system {name!r}", hint=did_you_mean(name, table.systems))
-    options = replace(options, order="first-vs-rest", baseline=a, systems=(a, b))
-    analysis = analyze(table, options, execution=execution)
+    options = replace(spec.analysis, order="first-vs-rest", baseline=a, systems=(a, b))
+    analysis = analyze(table, options, execution=spec.execution)
     if not analysis.compared:
         raise InputError(f"{a} and {b} share no dataset × metric to compare")
     return analysis

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from reportgen.cli import main
-from reportgen.report.pipeline import RunResult, RunSpec, run_report
+from reportgen.report.pipeline import RunResult, resolve_run, run_report
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
@@ -53,17 +53,18 @@ def example_release_runs(built_once) -> dict[str, tuple[Path, RunResult]]:
             (checkpoint / "model.safetensors").write_bytes(b"weights")
             folder = checkpoint / "eval-report"
             result = run_report(
-                RunSpec(
-                    data=(str(EXAMPLE),),
-                    out=str(folder),
+                resolve_run(
+                    [str(EXAMPLE)],
                     config=str(EXAMPLE_CONFIG),
-                    analysis_options={"seed": 11 + k, "n_resamples": 999, "baseline": baseline},
-                    title="Example release",
-                    release=label,
-                    template="release",
-                    baseline=baseline,
-                    candidate=candidate,
-                    formats=("html", "pdf") if label == "v10.0" else ("html",),
+                    analysis={"seed": 11 + k, "n_resamples": 999, "baseline": baseline},
+                    report={
+                        "out": str(folder),
+                        "title": "Example release",
+                        "release": label,
+                        "template": "release",
+                        "candidate": candidate,
+                        "formats": ("html", "pdf") if label == "v10.0" else ("html",),
+                    },
                 )
             )
             out[label] = (folder, result)
@@ -113,11 +114,10 @@ def arena_report(shared_data, built_once) -> Path:
     def make(base: Path) -> Path:
         out = base / "arena"
         run_report(
-            RunSpec(
-                data=(str(shared_data / "eval-arena"),),
-                out=str(out),
-                analysis_options={"seed": 1, "n_resamples": 999},
-                title="eval-arena",
+            resolve_run(
+                [str(shared_data / "eval-arena")],
+                analysis={"seed": 1, "n_resamples": 999},
+                report={"out": str(out), "title": "eval-arena"},
             )
         )
         return out
@@ -140,11 +140,10 @@ def many_report(built_once) -> Path:
         many_benchmarks.write_collection(base / "data", "arena11")
         out = base / "report"
         run_report(
-            RunSpec(
-                data=(str(base / "data"),),
-                out=str(out),
-                analysis_options={"seed": 1, "n_resamples": 999},
-                title="Eleven benchmarks",
+            resolve_run(
+                [str(base / "data")],
+                analysis={"seed": 1, "n_resamples": 999},
+                report={"out": str(out), "title": "Eleven benchmarks"},
             )
         )
         return out
@@ -161,13 +160,11 @@ def example_report(built_once) -> tuple[Path, RunResult, list[str]]:
     def make(base: Path) -> tuple[Path, RunResult, list[str]]:
         out = base / "report"
         lines: list[str] = []
-        spec = RunSpec(
-            data=(str(EXAMPLE),),
-            out=str(out),
+        spec = resolve_run(
+            [str(EXAMPLE)],
             config=str(EXAMPLE_CONFIG),
-            analysis_options={"seed": 3, "n_resamples": 999},
-            title="Example evaluation",
-            release="v1.2",
+            analysis={"seed": 3, "n_resamples": 999},
+            report={"out": str(out), "title": "Example evaluation", "release": "v1.2"},
         )
         result = run_report(spec, progress=lines.append)
         return out, result, lines
@@ -188,11 +185,10 @@ def rag_report(shared_data, built_once) -> tuple[Path, Path, RunResult]:
             f.chmod(0o644)
         out = base / "report"
         result = run_report(
-            RunSpec(
-                data=(str(data),),
-                out=str(out),
-                analysis_options={"seed": 5, "n_resamples": 999},
-                title="RAG configurations",
+            resolve_run(
+                [str(data)],
+                analysis={"seed": 5, "n_resamples": 999},
+                report={"out": str(out), "title": "RAG configurations"},
             )
         )
         return out, data, result

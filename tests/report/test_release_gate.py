@@ -115,8 +115,8 @@ def partial_report(tmp_path_factory):
     made = []
     real = pipeline.run_report
 
-    def recording(spec, *, progress=None):
-        made.append(real(spec, progress=progress))
+    def recording(spec, *, progress=None, kernel=None):
+        made.append(real(spec, progress=progress, kernel=kernel))
         return made[-1]
 
     with pytest.MonkeyPatch.context() as patch:
@@ -138,7 +138,7 @@ def test_partial_unit_is_named_and_fails_the_gate(
     from reportgen.report import pipeline
 
     data, out, made = partial_report
-    monkeypatch.setattr(pipeline, "run_report", lambda spec, *, progress=None: made)
+    monkeypatch.setattr(pipeline, "run_report", lambda spec, *, progress=None, kernel=None: made)
     args = _gate_args(data, tmp_path / "report") + (["--allow-partial"] if allow else [])
     status = main(args)
     captured = capsys.readouterr()

@@ -8,7 +8,6 @@ import hashlib
 import json
 import re
 import tempfile
-from collections.abc import Mapping
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from reportgen.cli import main
 from reportgen.report.export import external_references
 from reportgen.report.folder.manifest import validate_results
-from reportgen.report.pipeline import NotebookExecutionError, RunSpec, run_report
+from reportgen.report.pipeline import NotebookExecutionError, RunSpec, resolve_run, run_report
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
@@ -218,13 +217,11 @@ def test_run_failing_cell_names_section_and_keeps_debug_notebook(tmp_path):
     path = tmp_path / "broken.ipynb"
     nbformat.write(template, str(path))
     out = tmp_path / "report"
-    spec = RunSpec(
-        data=(str(EXAMPLE),),
-        out=str(out),
+    spec = resolve_run(
+        [str(EXAMPLE)],
         config=str(EXAMPLE_CONFIG),
-        analysis_options={"seed": 1, "n_resamples": 199},
-        template=str(path),
-        formats=("html",),
+        analysis={"seed": 1, "n_resamples": 199},
+        report={"out": str(out), "template": str(path), "formats": ("html",)},
     )
     with pytest.raises(
         NotebookExecutionError,
@@ -418,12 +415,12 @@ def test_run_config_file_holds_the_flags(tmp_path, monkeypatch):
 
     specs: list[RunSpec] = []
 
-    def library_call(spec, *, progress=None):
+    def library_call(spec, *, progress=None, kernel=None):
         specs.append(spec)
         return pipeline.RunResult(
-            out=Path(spec.out),
+            out=Path(spec.report.out),
             files=("report.html",),
-            seed=_option(spec, "seed"),
+            seed=spec.analysis.seed,
             pages=None,
             timings={},
         )
@@ -441,18 +438,12 @@ def test_run_config_file_holds_the_flags(tmp_path, monkeypatch):
     assert status == 0
     [spec] = specs
     assert [Path(d) for d in spec.data] == [EXAMPLE]
-    assert Path(spec.out) == tmp_path / "made-by-config"  # relative to the config file
-    assert _option(spec, "seed") == 11
-    assert _option(spec, "n_resamples") == 299
-    assert _option(spec, "alpha") == 0.05  # the flag wins over the config
-    assert tuple(spec.formats) == ("html",)  # no report.pdf, no report.ipynb
-    assert spec.title == "From the config"
-
-
-def _option(spec, key: str):
-    """An analysis option of a RunSpec (a mapping of keyword arguments, or typed options)."""
-    options = spec.analysis_options
-    return options[key] if isinstance(options, Mapping) else getattr(options, key)
+    assert Path(spec.report.out) == tmp_path / "made-by-config"  # relative to the config file
+    assert spec.analysis.seed == 11
+    assert spec.analysis.n_resamples == 299
+    assert spec.analysis.alpha == 0.05  # the flag wins over the config
+    assert spec.report.formats == ("html",)  # no report.pdf, no report.ipynb
+    assert spec.report.title == "From the config"
 
 
 @pytest.mark.skipif(not (SHARED / "ibm-rag").is_dir(), reason="../shared/data missing")
@@ -488,11 +479,10 @@ def test_run_real_rag_comparison_complete(rag_report):
 def test_run_real_eval_arena_four_benchmarks(tmp_path):
     names = ["cruxeval_output", "humaneval+", "lcb_codegen", "mbpp+"]
     out = tmp_path / "arena"
-    spec = RunSpec(
-        data=tuple(str(SHARED / "eval-arena" / f"{n}.jsonl") for n in names),
-        out=str(out),
-        analysis_options={"seed": 5},
-        title="Code benchmarks",
+    spec = resolve_run(
+        [str(SHARED / "eval-arena" / f"{n}.jsonl") for n in names],
+        analysis={"seed": 5},
+        report={"out": str(out), "title": "Code benchmarks"},
     )
     result = run_report(spec)
     html = (out / "report.html").read_text(encoding="utf-8")

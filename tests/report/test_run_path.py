@@ -17,6 +17,11 @@ from reportgen.cli import main
 from reportgen.data import load
 from reportgen.errors import InputError
 from reportgen.report.prepared import HANDOVER_NAME, hand_over, load_and_analyse, take_over
+from reportgen.report.runspec import resolve_run
+
+
+def _spec(data: list[str], *, release: bool = False, **analysis):
+    return resolve_run(data, analysis=analysis, release_report=release)
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +41,7 @@ def test_load_and_analyse_gives_what_load_then_analyze_give(scores: Path) -> Non
     # reference: the two library calls the CLI made before, one after the other
     options = AnalysisOptions(seed=3, n_resamples=199)
     expected = analyze(load([str(scores)]), options).to_results()
-    got = load_and_analyse([str(scores)], options={"seed": 3, "n_resamples": 199})
+    got = load_and_analyse(_spec([str(scores)], seed=3, n_resamples=199))
     assert got.analysis.to_results()["comparisons"] == expected["comparisons"]
     assert got.analysis.to_results()["systems"] == expected["systems"]
     assert set(got.timings) == {"load", "analysis"}
@@ -44,11 +49,14 @@ def test_load_and_analyse_gives_what_load_then_analyze_give(scores: Path) -> Non
 
 
 def test_release_spec_is_resolved_once_against_the_data(scores: Path) -> None:
-    got = load_and_analyse(
+    spec = resolve_run(
         [str(scores)],
-        options={"seed": 3, "n_resamples": 199, "correct_across": "all"},
-        release=ReleaseSpec(baseline="old", release="new", gate="regression"),
+        analysis={"seed": 3, "n_resamples": 199, "baseline": "old"},
+        report={"release": "new", "gate": "regression"},
+        release_report=True,
     )
+    assert spec.release == ReleaseSpec("old", None, "new", "regression", False)
+    got = load_and_analyse(spec)
     # the release label names a system: it is the candidate (resolve_release_systems)
     assert got.release == ReleaseSpec("old", "new", "new", "regression", False)
     assert got.release.title() == "Release new: new against old"
@@ -56,11 +64,18 @@ def test_release_spec_is_resolved_once_against_the_data(scores: Path) -> None:
     with pytest.raises(InputError, match="unknown gate"):
         ReleaseSpec(gate="strict")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="not a system"):
-        load_and_analyse([str(scores)], release=ReleaseSpec(baseline="olld", candidate="new"))
+        load_and_analyse(
+            resolve_run(
+                [str(scores)],
+                analysis={"baseline": "olld"},
+                report={"candidate": "new"},
+                release_report=True,
+            )
+        )
 
 
 def test_hand_over_is_read_only_with_its_digest(scores: Path, tmp_path: Path) -> None:
-    prepared = load_and_analyse([str(scores)], options={"seed": 1, "n_resamples": 199})
+    prepared = load_and_analyse(_spec([str(scores)], seed=1, n_resamples=199))
     path, digest = hand_over(prepared, tmp_path)
     assert path == tmp_path / HANDOVER_NAME
     back = take_over(path, digest)
@@ -74,7 +89,7 @@ def test_hand_over_is_read_only_with_its_digest(scores: Path, tmp_path: Path) ->
 def test_prepare_takes_the_analysis_over_instead_of_loading(scores: Path, tmp_path: Path) -> None:
     from reportgen.report import sections as rs
 
-    prepared = load_and_analyse([str(scores)], options={"seed": 2, "n_resamples": 199})
+    prepared = load_and_analyse(_spec([str(scores)], seed=2, n_resamples=199))
     path, digest = hand_over(prepared, tmp_path)
     # the data argument names nothing: loading would fail, taking over does not
     report = rs.prepare(

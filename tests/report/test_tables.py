@@ -31,7 +31,7 @@ from reportgen.report.folder.tables import (
 )
 from reportgen.report.history import build_history
 from reportgen.report.mail import build_summary, read_report_folder
-from reportgen.report.pipeline import analyze_into
+from reportgen.report.pipeline import analyze_into, resolve_run
 
 # several layers together (data, analysis, sections): tests/conftest.py's tiers
 pytestmark = pytest.mark.integration
@@ -81,7 +81,8 @@ def wide(tmp_path_factory) -> dict[str, object]:
     `analyze_into`, what `reportgen analyze --out` runs."""
     base = tmp_path_factory.mktemp("wide")
     data = _binary_csv(base / "wide.csv", 150, 30, seed=150)
-    done = analyze_into([str(data)], str(base / "out"), options=AnalysisOptions(seed=3))
+    spec = resolve_run([str(data)], analysis=AnalysisOptions(seed=3), release_report=False)
+    done = analyze_into(spec, str(base / "out"))
     return {"data": data, "out": done.out, "analysis": done.analysis, "results": done.results}
 
 

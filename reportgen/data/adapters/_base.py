@@ -33,6 +33,7 @@ import pandas as pd
 
 from reportgen.config import defaults
 from reportgen.errors import InputError, Location
+from reportgen.execution import parse_memory_size
 from reportgen.names import NanPolicy, NonfinitePolicy
 from reportgen.records import fields_record
 
@@ -96,8 +97,8 @@ def file_column(path: Any, rows: int) -> pd.Categorical:
 SNIFF_BYTES = 65536
 
 #: The default cap on the bytes one input may take once read and decompressed (8 GiB):
-#: ``--max-input-bytes`` / ``[input] max_input_bytes``.
-DEFAULT_MAX_INPUT_BYTES = 8 * 2**30
+#: the declared default of ``--max-input-bytes`` / ``[input] max_input_bytes``, in bytes.
+DEFAULT_MAX_INPUT_BYTES = parse_memory_size(defaults("input")["max_input_bytes"])
 
 
 #: The declared defaults (:mod:`reportgen.config`) of the fields below.

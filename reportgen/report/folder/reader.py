@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reportgen.config import TITLES
 from reportgen.errors import InputError, Location
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class ReportFolder:
 
     @property
     def title(self) -> str:
-        return self.ledger.meta.title or "Evaluation report"
+        return self.ledger.meta.title or TITLES["evaluation"]
 
     @property
     def release(self) -> str | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from reportgen import format as fmt
 from reportgen.analysis.results import PairwiseResult, UnitResult
+from reportgen.config import TITLES, default
 from reportgen.errors import ConfigError
 from reportgen.report.render.html import (
     FigurePool,
@@ -25,9 +26,10 @@ from reportgen.report.render.html import (
 )
 
 if TYPE_CHECKING:
-    from reportgen.analysis import Analysis
+    from reportgen.analysis import Analysis, AnalysisOptions
     from reportgen.charts.render import Theme
-    from reportgen.data import ScoreTable
+    from reportgen.data import LoadOptions, ScoreTable
+    from reportgen.execution import Execution
 
 #: Above this many systems the connected graph of non-significant pairs is replaced by the
 #: compact letter display (an unreadable hairball otherwise).
@@ -87,7 +89,7 @@ class Report:
     candidate: str | None = None
     verdicts: list[dict[str, Any]] | None = None
     warnings: list[str] = field(default_factory=list)
-    max_table_rows: int = 40
+    max_table_rows: int = default("max_table_rows")
     inputs: tuple[str, ...] = ()
     config_path: str | None = None
     #: Worker processes rendering the charts (None: in this process).
@@ -120,17 +122,17 @@ def prepare(
     data: Sequence[str],
     *,
     config: str | None = None,
-    load_options: Mapping[str, Any] | None = None,
-    analysis_options: Mapping[str, Any] | None = None,
-    title: str = "Evaluation report",
+    load_options: LoadOptions | Mapping[str, Any] | None = None,
+    analysis_options: AnalysisOptions | Mapping[str, Any] | None = None,
+    title: str = TITLES["evaluation"],
     release: str | None = None,
-    theme: str = "default",
+    theme: str = default("theme"),
     output_dir: str = ".",
     baseline: str | None = None,
     candidate: str | None = None,
     release_report: bool = False,
-    max_table_rows: int = 40,
-    execution: Mapping[str, Any] | None = None,
+    max_table_rows: int = default("max_table_rows"),
+    execution: Execution | Mapping[str, Any] | None = None,
     figure_workers: int | str = 0,
     analysis_file: str = "",
     analysis_sha256: str = "",
@@ -144,8 +146,11 @@ def prepare(
     config
         TOML config file (metric directions, weights, ...), or None.
     load_options, analysis_options
-        Keyword arguments of :class:`reportgen.data.LoadOptions` and
-        :class:`reportgen.analysis.AnalysisOptions`.
+        How the data are read and analysed: the options given by key (the notebook's
+        parameters: what ``reportgen run`` resolved), or typed
+        :class:`reportgen.data.LoadOptions` and :class:`reportgen.analysis.AnalysisOptions`;
+        resolved once with the config file's sections and the declared defaults
+        (:func:`reportgen.report.runspec.resolve_run`) when the analysis is made here.
     title, release, theme
         The report's title, release label and chart/CSS theme.
     output_dir
@@ -159,8 +164,8 @@ def prepare(
         of neighbours in the ranking (every pair is in ``tables/comparisons.csv``, or
         ``tables/comparisons.parquet`` above 10,000 pairs).
     execution
-        Where the dataset × metric units run: keyword arguments of
-        :class:`reportgen.execution.Execution` (``{"jobs": 4}``, ``{"executor":
+        Where the dataset × metric units run: an
+        :class:`reportgen.execution.Execution` or its keywords (``{"jobs": 4}``, ``{"executor":
         "dask", "scheduler": "tcp://host:8786"}``); default serial. The numbers do not
         depend on it.
     figure_workers
@@ -175,29 +180,25 @@ def prepare(
         analysing again. Empty, missing or not matching the digest: loaded and analysed
         here (:func:`reportgen.report.prepared.load_and_analyse`).
     """
-    from reportgen.analysis.release import ReleaseSpec
     from reportgen.charts.render import load_theme
     from reportgen.report.prepared import load_and_analyse, take_over
+    from reportgen.report.runspec import resolve_run
 
     theme_obj = load_theme(theme)
     pool = _figure_pool(figure_workers, bundled_font=theme_uses_bundled_font(theme_obj.config))
     try:
         prepared = take_over(analysis_file, analysis_sha256) if analysis_file else None
         if prepared is None:  # not handed over: a notebook run by hand
-            options: dict[str, Any] = dict(analysis_options or {})
-            spec: ReleaseSpec | None = None
-            if release_report:
-                spec = ReleaseSpec(baseline or options.pop("baseline", None), candidate, release)
-                options.setdefault("correct_across", "all")
-            prepared = load_and_analyse(
+            spec = resolve_run(
                 data,
                 config=config or None,
-                load_options=load_options,
-                options=options,
+                load=load_options,
+                analysis=_with_baseline(analysis_options, baseline),
                 execution=execution,
-                release=spec,
-                reraise=False,
+                report={"release": release, "candidate": candidate},
+                release_report=release_report,
             )
+            prepared = load_and_analyse(spec, reraise=False)
     except BaseException:  # the workers stop with the failure
         if pool is not None:
             pool.close()
@@ -227,6 +228,21 @@ def prepare(
         config_path=config or None,
         figures=pool,
     )
+
+
+def _with_baseline(
+    options: AnalysisOptions | Mapping[str, Any] | None, baseline: str | None
+) -> AnalysisOptions | Mapping[str, Any] | None:
+    """The analysis options with a release's ``baseline`` parameter in them (the
+    baseline is an analysis option: :func:`reportgen.report.runspec.resolve_run` moves it
+    to the release)."""
+    if baseline is None:
+        return options
+    if options is None or isinstance(options, Mapping):
+        return {**dict(options or {}), "baseline": baseline}
+    from dataclasses import replace
+
+    return replace(options, baseline=baseline)
 
 
 def _figure_pool(workers: int | str, *, bundled_font: bool = False) -> FigurePool | None:
