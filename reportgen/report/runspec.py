@@ -479,8 +479,7 @@ def _merged(
     unknown = sorted(set(given) - set(known))
     if unknown:
         raise InputError(
-            f"unknown {what} {'option' if len(unknown) == 1 else 'options'}: "
-            f"{', '.join(unknown)}",
+            f"unknown {what} {'option' if len(unknown) == 1 else 'options'}: {', '.join(unknown)}",
             hint=f"known: {', '.join(sorted(known))}",
         )
     values = {}
