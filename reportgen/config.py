@@ -259,6 +259,15 @@ OPTIONS: tuple[Option, ...] = (
         default="8GiB",
         metavar="SIZE",
     ),
+    Option(
+        "max_walk_files",
+        "input",
+        "count",
+        "the most files a search of the folders given looks into (default {default}); "
+        "a folder holding more stops with an error naming this bound",
+        default=20000,
+        metavar="N",
+    ),
     # ---------------------------------------------------------------- [analysis]
     Option(
         "pairing",

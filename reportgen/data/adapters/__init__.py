@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import importlib
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reportgen.data.adapters import _files
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     Adapter,
@@ -47,7 +49,7 @@ from reportgen.data.adapters._base import (
     read_log,
     skip_input,
 )
-from reportgen.errors import InputError, Location
+from reportgen.errors import FileSystemError, InputError, Location, file_system_error
 
 __all__ = [
     "MAX_WALK_DEPTH",
@@ -143,9 +145,9 @@ def get_adapter(name: str) -> Adapter:
 
 def _head(path: Path) -> bytes:
     """The first bytes of a file for detection; of the expanded stream for a ``.gz`` or
-    ``.zst`` file (its raw bytes when it does not decompress: reading says why)."""
-    with path.open("rb") as fh:
-        head = fh.read(SNIFF_BYTES)
+    ``.zst`` file (its raw bytes when it does not decompress: reading says why). Opened
+    without blocking, and only when it is a regular file."""
+    head = _files.read_head(path, SNIFF_BYTES, errors=True) or b""
     name = path.name.lower()
     try:
         if name.endswith(".gz") and head.startswith(b"\x1f\x8b"):
@@ -163,6 +165,35 @@ def _head(path: Path) -> bytes:
     return head
 
 
+def _claims(adapter: Adapter, path: Path, head: bytes | None, options: LoadOptions) -> bool:
+    """Whether ``adapter`` claims ``path``. Detection only looks: whatever a sniff meets
+    in a damaged file or a folder it may not read (a RecursionError, an OSError, a
+    value of the wrong type) means it is not this adapter's, never a traceback."""
+    try:
+        return bool(adapter.claims(path, head, options))
+    except _files.WalkLimitReached:
+        raise
+    except Exception:  # noqa: BLE001 - not this format; reading would say what is wrong
+        return False
+
+
+def _unreadable(path: Path, exc: OSError) -> InputError:
+    """The error for an input that exists but cannot be opened or read."""
+    return file_system_error(exc, _files.shown_name(path), reading=True)
+
+
+def _check_name(path: Path) -> None:
+    """Refuse a path whose name is not UTF-8 (shown escaped), which reportgen could
+    neither record in its manifest nor show."""
+    if not _files.utf8_name(path):
+        raise InputError(
+            "the file name is not valid UTF-8",
+            location=Location(_files.shown_name(path)),
+            hint="rename it to a UTF-8 name (e.g. `convmv -f latin1 -t utf-8 --notest "
+            "FILE`), then pass it again",
+        )
+
+
 def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapter:
     """The first adapter (by priority) whose ``sniff`` accepts ``path``.
 
@@ -174,29 +205,37 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
     _ensure_builtins()
     options = options or LoadOptions()
     path = Path(path)
-    if not path.exists():
+    _check_name(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
         raise InputError(
             "no such file or folder", location=Location(str(path)), hint="check the path"
-        )
+        ) from None
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, ValueError):  # a NUL byte in the name
+            raise InputError(
+                "the path holds a NUL byte", location=Location(repr(str(path))), hint="check it"
+            ) from None
+        raise _unreadable(path, exc) from None
     check_regular_file(path)
     head: bytes | None = None
-    if path.is_file():
-        if path.stat().st_size == 0:
+    if stat.S_ISREG(info.st_mode):
+        if info.st_size == 0:
             raise InputError(
                 "the file is empty (0 bytes)",
                 location=Location(str(path)),
                 hint="check that the evaluation finished writing its output",
             )
-        head = _head(path)
+        try:
+            head = _head(path)
+        except OSError as exc:
+            raise _unreadable(path, exc) from None
         lfs = lfs_pointer_error(path, head)
         if lfs is not None:
             raise lfs
     for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
-        try:
-            claimed = adapter.claims(path, head, options)
-        except RecursionError:  # a head nested past the parser's stack is no one's format
-            claimed = False
-        if claimed:
+        if _claims(adapter, path, head, options):
             return adapter
     what = "folder" if head is None else "file"
     keys = _json_keys(path, head)
@@ -321,7 +360,14 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
     evaluation results: a subfolder that an adapter claims as a whole (an lm-eval output
     folder, a HELM run, a ``.deepeval`` folder, ...) is read as one input and not entered;
     every other file whose format is detected is read. Generic tables (long, wide) count
-    only directly inside ``root``. Symbolic links are followed once (a loop is skipped).
+    only directly inside ``root``.
+
+    Each entry is looked at with ``lstat`` before anything is opened
+    (:mod:`reportgen.data.adapters._files`): only regular files are opened, and never in a
+    way that blocks; FIFOs, sockets and devices, symbolic links that leave ``root``,
+    names that are not UTF-8 and entries that cannot be read are listed as skipped with
+    the reason (a link inside ``root`` is followed once; a loop is skipped). The caller
+    bounds the files looked into (:func:`_files.walk_scope`).
 
     ``covered``: adapters that claimed ``root`` as a whole and read their own files
     below it; the walk looks for the other formats only (files of a covered format are
@@ -331,9 +377,9 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
     walk = _Walk()
     seen: set[str] = set()
 
-    def skip(path: Path, reason: str) -> None:
-        walk.skipped.append(SkippedInput(str(path), reason))
-        folder = str(path.parent)
+    def skip(path: Path | str, reason: str) -> None:
+        walk.skipped.append(SkippedInput(_files.shown_name(path), reason))
+        folder = _files.shown_name(os.path.dirname(path))
         walk.candidates[folder] = walk.candidates.get(folder, 0) + 1
 
     def visit(folder: Path, depth: int) -> None:
@@ -346,33 +392,44 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
         seen.add(real)
         if depth > 0:
             for adapter in adapters:
-                if adapter.claims(folder, None, options):
+                if _claims(adapter, folder, None, options):
                     walk.found.append((folder, adapter))
                     return
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
         except OSError as exc:
-            walk.skipped.append(SkippedInput(str(folder), f"cannot list it: {exc.strerror}"))
+            skip(folder, f"cannot list it: {_reason(exc)}")
             return
         subfolders = []
         for entry in entries:
             path = Path(entry.path)
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                continue
-            if is_dir:
+            kind, why = _entry_kind(entry)
+            if kind == "folder":
                 if entry.name in _SKIP_FOLDERS or (
                     entry.name.startswith(".") and entry.name not in _HIDDEN_RESULTS
                 ):
                     continue
+                if why is not None:  # a name that is not UTF-8: nothing below is read
+                    skip(path, why)
+                    continue
                 subfolders.append(path)
                 continue
             name = entry.name.lower()
-            if entry.name.startswith(".") or not name.endswith(_DATA_SUFFIXES):
+            if entry.name.startswith(".") or (
+                not name.endswith(_DATA_SUFFIXES) and kind != "link-out"
+            ):
+                continue
+            if why is not None:  # not a regular file, or not one to read
+                skip(path, why)
                 continue
             try:
                 adapter = detect_format(path, options)
+            except _files.WalkLimitReached:
+                raise
+            except FileSystemError as exc:
+                skip(path, exc.message)
+                continue
             except InputError as exc:
                 skip(path, f"not read: {exc.message}")
                 continue
@@ -399,6 +456,40 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
 
     visit(root, 0)
     return walk
+
+
+def _reason(exc: OSError) -> str:
+    text = exc.strerror or str(exc)
+    return text[:1].lower() + text[1:]
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> tuple[str, str | None]:
+    """What a folder entry is for the walk: ``"file"``, ``"folder"``, ``"link-out"`` (a
+    link leaving the folder given) or ``"other"``, and why it is not read (None: read
+    it). Decided with ``lstat``, and for a link with the status of its target."""
+    if not _files.utf8_name(entry.name):
+        try:
+            kind = "folder" if entry.is_dir(follow_symlinks=False) else "file"
+        except OSError:
+            kind = "file"
+        return kind, "its name is not valid UTF-8: rename it (e.g. with convmv), then search again"
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError as exc:
+        return "other", f"cannot look at it: {_reason(exc)}"
+    if stat.S_ISLNK(info.st_mode):
+        why = _files.reason_not_read(entry.path)
+        if why is not None and "outside the folder given" in why:
+            return "link-out", why
+        if why is not None:
+            return "other", why
+        return ("folder" if _files.is_folder(entry.path) else "file"), None
+    if stat.S_ISDIR(info.st_mode):
+        return "folder", None
+    special = _files.special_kind(info.st_mode)
+    if special is not None:
+        return "other", f"{special}, not a regular file: not read"
+    return "file", None
 
 
 def _nothing_found(path: Path, walk: _Walk) -> InputError:
@@ -435,42 +526,65 @@ def _expand(
 ) -> tuple[list[tuple[Path, Adapter]], list[SkippedInput]]:
     """Resolve one input path to (file or folder, adapter) pairs, and the files a folder
     walk did not read. A folder that no adapter claims as a whole is walked
-    (:func:`_walk`); with ``--format``, the data files directly inside it are read."""
+    (:func:`_walk`); with ``--format``, the data files directly inside it are read. A
+    folder is searched within :func:`_files.walk_scope`: links that leave it are not
+    followed and at most ``options.max_walk_files`` files are looked into."""
+    _check_name(path)
     check_regular_file(path)
     if options.format is not None:
         adapter = get_adapter(options.format)
-        if not path.exists():
+        if not os.path.lexists(path):
             raise InputError(
                 "no such file or folder", location=Location(str(path)), hint="check the path"
             )
-        if path.is_dir() and not adapter.sniff(path, None):
-            files = _data_files(path)
+        if path.is_dir():
+            with _files.walk_scope(path, max_files=options.max_walk_files):
+                files = [] if _claims(adapter, path, None, options) else _data_files(path)
             if files:
                 return [(f, adapter) for f in files], []
         return [(path, adapter)], []
-    if path.is_dir():
+    if _is_folder(path):
         _ensure_builtins()
-        claimed = [
-            adapter
-            for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority)
-            if adapter.claims(path, None, options)
-        ]
-        # a folder claimed as a whole (an lm-eval or lighteval output folder, ...) may
-        # hold other harnesses' results beside: the walk looks for those too
-        walk = _walk(path, options, covered=claimed)
+        with _files.walk_scope(path, max_files=options.max_walk_files) as scope:
+            claimed = [
+                adapter
+                for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority)
+                if _claims(adapter, path, None, options)
+            ]
+            # a folder claimed as a whole (an lm-eval or lighteval output folder, ...) may
+            # hold other harnesses' results beside: the walk looks for those too
+            walk = _walk(path, options, covered=claimed)
         walk.found[:0] = [(path, adapter) for adapter in claimed]
+        listed = {s.path for s in walk.skipped}
+        walk.skipped.extend(
+            SkippedInput(_files.shown_name(where), why)
+            for where, why in scope.unreadable.items()
+            if _files.shown_name(where) not in listed
+        )
         if not walk.found:
             raise _nothing_found(path, walk)
         return walk.found, walk.skipped
     return [(path, detect_format(path, options))], []
 
 
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder; an InputError when it cannot be looked at."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False  # detection says so
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+
+
 def _data_files(folder: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in folder.iterdir()
-        if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(_DATA_SUFFIXES)
-    )
+    return [
+        e.path
+        for e in _files.entries(folder)
+        if e.kind == "file"
+        and not e.name.startswith(".")
+        and e.name.lower().endswith(_DATA_SUFFIXES)
+    ]
 
 
 def read_inputs(

@@ -163,6 +163,11 @@ class LoadOptions:
         of a Parquet file) what it expands to. Above it the read stops with an error
         before the memory is used (a decompression bomb, a file that is not what it
         seems). Default :data:`DEFAULT_MAX_INPUT_BYTES` (8 GiB).
+    max_walk_files
+        The most files a search of the folders given looks into (a folder walk and the
+        adapters' look for their files, :mod:`reportgen.data.adapters._files`): past
+        it the search stops with an error naming this bound, instead of reading part
+        of a folder that holds far more than results. Default 20,000.
     """
 
     format: str | None = None
@@ -183,6 +188,7 @@ class LoadOptions:
     errors_as_failures: bool = _DEFAULT["errors_as_failures"]
     strict_inputs: bool = _DEFAULT["strict_inputs"]
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
+    max_walk_files: int = _DEFAULT["max_walk_files"]
     direction: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

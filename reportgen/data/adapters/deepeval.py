@@ -48,7 +48,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
     SOURCE_LINE,
@@ -88,7 +88,7 @@ class DeepEvalAdapter(Adapter):
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         if head is None:
-            return (path / LATEST_RUN).is_file()
+            return _files.is_file(path / LATEST_RUN)
         if not path.name.endswith(".json"):
             return False
         text = head_text(head).lstrip()

@@ -89,7 +89,7 @@ from typing import Any, Literal, NoReturn
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
     SOURCE_LINE,
@@ -175,9 +175,9 @@ class HelmAdapter(Adapter):
         if head is not None:
             if path.name == PER_INSTANCE_STATS:
                 return True
-            return path.name == RUN_SPEC and (path.parent / PER_INSTANCE_STATS).is_file()
+            return path.name == RUN_SPEC and _files.is_file(path.parent / PER_INSTANCE_STATS)
         for visited, (folder, _depth) in enumerate(_walk(path), start=1):
-            if (folder / PER_INSTANCE_STATS).is_file():
+            if _files.is_file(folder / PER_INSTANCE_STATS):
                 return True
             if visited >= _SNIFF_MAX_DIRS:
                 return False
@@ -257,18 +257,16 @@ def _walk(root: Path) -> Iterator[tuple[Path, int]]:
             yield folder, depth
             if depth == MAX_DEPTH or _is_run_folder(folder):
                 continue
-            try:
-                children = sorted(
-                    p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")
-                )
-            except OSError:
-                continue
-            below.extend(children)
+            below.extend(
+                e.path
+                for e in _files.entries(folder)
+                if e.kind == "folder" and not e.name.startswith(".")
+            )
         level = below
 
 
 def _is_run_folder(folder: Path) -> bool:
-    return (folder / PER_INSTANCE_STATS).is_file() or (folder / RUN_SPEC).is_file()
+    return _files.is_file(folder / PER_INSTANCE_STATS) or _files.is_file(folder / RUN_SPEC)
 
 
 def _run_folders(path: Path, problems: list[Problem]) -> list[Path]:

@@ -35,7 +35,6 @@ is skipped with a warning. A task whose details file is missing (the run without
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -45,7 +44,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     SOURCE_FILE,
@@ -180,25 +179,18 @@ class LightevalAdapter(Adapter):
 
 def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
     """lighteval results files in ``folder`` and up to :data:`_MAX_DEPTH` levels below
-    (the ``details`` folders hold none and are not entered)."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
+    (the ``details`` folders hold none and are not entered). Only regular files are
+    opened, without blocking (:mod:`._files`)."""
     subfolders = []
-    for entry in entries:
+    for entry in _files.entries(folder):
         if entry.name.startswith("."):
             continue
-        if entry.is_file() and _RESULTS_NAME.match(entry.name):
-            try:
-                with open(entry.path, "rb") as fh:
-                    head = fh.read(SNIFF_BYTES)
-            except OSError:
-                continue
-            if is_lighteval_results(head):
-                yield Path(entry.path)
-        elif entry.is_dir() and depth < _MAX_DEPTH and entry.name != "details":
-            subfolders.append(Path(entry.path))
+        if entry.kind == "file" and _RESULTS_NAME.match(entry.name):
+            head = _files.read_head(entry.path, SNIFF_BYTES)
+            if head is not None and is_lighteval_results(head):
+                yield entry.path
+        elif entry.kind == "folder" and depth < _MAX_DEPTH and entry.name != "details":
+            subfolders.append(entry.path)
     for sub in subfolders:
         yield from _find_results(sub, depth + 1)
 

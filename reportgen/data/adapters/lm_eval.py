@@ -62,7 +62,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     SOURCE_FILE,
@@ -159,12 +159,9 @@ class LmEvalAdapter(Adapter):
         if head is not None:
             return _is_results_name(path.name) and _looks_like_results(head, path.name)
         for candidate in _find_results(path):
-            try:
-                with candidate.open("rb") as fh:
-                    if _looks_like_results(fh.read(SNIFF_BYTES), candidate.name):
-                        return True
-            except OSError:
-                continue
+            head = _files.read_head(candidate, SNIFF_BYTES)
+            if head is not None and _looks_like_results(head, candidate.name):
+                return True
         return False
 
     def read(self, path: Path, options: LoadOptions) -> AdapterResult:
@@ -278,19 +275,16 @@ def _looks_like_results(head: bytes, name: str) -> bool:
 
 
 def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
-    """Results files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
+    """Results files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted
+    (regular files and folders only, :mod:`._files`)."""
     subfolders = []
-    for entry in entries:
+    for entry in _files.entries(folder):
         if entry.name.startswith("."):
             continue
-        if entry.is_file() and _is_results_name(entry.name):
-            yield Path(entry.path)
-        elif entry.is_dir() and depth < _MAX_DEPTH:
-            subfolders.append(Path(entry.path))
+        if entry.kind == "file" and _is_results_name(entry.name):
+            yield entry.path
+        elif entry.kind == "folder" and depth < _MAX_DEPTH:
+            subfolders.append(entry.path)
     for sub in subfolders:
         yield from _find_results(sub, depth + 1)
 

@@ -29,7 +29,6 @@ and are not read.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     SOURCE_FILE,
@@ -134,11 +133,7 @@ class OpenCompassAdapter(Adapter):
 
 
 def _head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(SNIFF_BYTES)
-    except OSError:
-        return b""
+    return _files.read_head(path, SNIFF_BYTES) or b""
 
 
 def _is_results(path: Path, head: bytes) -> bool:
@@ -148,7 +143,7 @@ def _is_results(path: Path, head: bytes) -> bool:
         return False
     if not head_text(head).lstrip().startswith("{"):
         return False
-    return b'"details"' in head or (path.parent.parent.parent / "predictions").is_dir()
+    return b'"details"' in head or _files.is_folder(path.parent.parent.parent / "predictions")
 
 
 def _is_predictions(path: Path, head: bytes) -> bool:
@@ -161,20 +156,23 @@ def _is_predictions(path: Path, head: bytes) -> bool:
 
 def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
     """``results/<model>/<dataset>.json`` files in ``folder`` (a run's ``<time>`` folder,
-    or the work folder above them) up to :data:`_MAX_DEPTH` levels below."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith(".") or not entry.is_dir():
+    or the work folder above them) up to :data:`_MAX_DEPTH` levels below (regular files
+    and folders only, :mod:`._files`)."""
+    for entry in _files.entries(folder):
+        if entry.name.startswith(".") or entry.kind != "folder":
             continue
-        path = Path(entry.path)
+        path = entry.path
         if entry.name == "results":
-            for model in sorted(p for p in path.iterdir() if p.is_dir()):
-                for file in sorted(model.glob("*.json")):
-                    if _is_results(file, _head(file)):
-                        yield file
+            for model in _files.entries(path):
+                if model.kind != "folder":
+                    continue
+                for file in _files.entries(model.path):
+                    if (
+                        file.kind == "file"
+                        and file.name.endswith(".json")
+                        and _is_results(file.path, _head(file.path))
+                    ):
+                        yield file.path
         elif depth < _MAX_DEPTH and entry.name not in ("predictions", "summary", "logs"):
             yield from _find_results(path, depth + 1)
 
