@@ -167,8 +167,10 @@ def file_system_error(
     """The user's error for an ``OSError`` of the file system: what could not be read
     or written (``what``, else the path), why in plain words, and what to do.
 
-    >>> str(file_system_error(PermissionError(13, "Permission denied", "r/a.json"), reading=True))
-    'r/a.json: cannot be read: permission denied\\n  hint: check the permissions of r/a.json and of the folders above it'
+    >>> denied = PermissionError(13, "Permission denied", "r/a.json")
+    >>> error = file_system_error(denied, reading=True)
+    >>> error.message, str(error.location)
+    ('cannot be read: permission denied', 'r/a.json')
     """
     place = path if path is not None else exc.filename
     shown_place = path_text(place) if place is not None else None

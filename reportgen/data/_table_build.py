@@ -258,7 +258,22 @@ def _scores(df: pd.DataFrame) -> pd.Series:
             location=_where(df, first, "score"),
             hint="replace infinite scores by finite values, or leave them empty to drop them",
         )
+    huge = np.abs(num.to_numpy()) >= MAX_SCORE
+    if huge.any():
+        first = df.index[int(np.argmax(huge))]
+        raise InputError(
+            f"score {num.loc[first]:.4g} is too large: the difference of two scores "
+            f"beyond ±{MAX_SCORE:.4g} is not a finite number "
+            f"({count(int(huge.sum()), 'such row')})",
+            location=_where(df, first, "score"),
+            hint="rescale the metric (e.g. divide it by 1e300), or drop those rows",
+        )
     return num
+
+
+#: The largest magnitude a score may have: 2**1023 (about 8.99e307), half the largest
+#: float, so that the difference of any two scores is finite.
+MAX_SCORE = 2.0**1023
 
 
 #: A plain decimal number (sign, digits with an optional point, optional exponent): the
@@ -324,7 +339,7 @@ def _skipped_problems(skipped: Sequence[SkippedInput]) -> list[Problem]:
     kinds: dict[str, list[SkippedInput]] = {}
     for s in skipped:
         kinds.setdefault(_DETAIL.sub("", s.reason), []).append(s)
-    problems = []
+    problems: list[Problem] = []
     for group in kinds.values():
         if len(group) <= SKIPPED_SHOWN:
             problems.extend(

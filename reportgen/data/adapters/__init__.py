@@ -27,10 +27,11 @@ and not read are returned as skipped inputs with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,12 +44,14 @@ from reportgen.data.adapters._base import (
     FileDigest,
     LoadOptions,
     Problem,
+    ReadLog,
     SkippedInput,
     check_regular_file,
     lfs_pointer_error,
     read_log,
     skip_input,
 )
+from reportgen.data.adapters._boundary import adapter_boundary, harness_name
 from reportgen.errors import FileSystemError, InputError, Location, file_system_error
 
 __all__ = [
@@ -587,6 +590,15 @@ def _data_files(folder: Path) -> list[Path]:
     ]
 
 
+@contextlib.contextmanager
+def _reading(adapter: Adapter, path: Path, log: ReadLog) -> Iterator[None]:
+    """One adapter call inside the error boundary (:mod:`._boundary`): whatever damaged
+    content raises becomes an InputError naming the file (the one read last, unless the
+    adapter names the record it was reading)."""
+    with adapter_boundary(harness_name(adapter), path, log):
+        yield
+
+
 def read_inputs(
     paths: Iterable[str | Path] | str | Path, options: LoadOptions | None = None
 ) -> list[AdapterResult]:
@@ -614,13 +626,13 @@ def read_inputs(
         if adapter.combine_inputs:
             together.setdefault(adapter.name, []).append(path)
             continue
-        with read_log(options.max_input_bytes) as log:
+        with read_log(options.max_input_bytes) as log, _reading(adapter, path, log):
             result = adapter.read(path, options)
         result.format, result.source, result.files = adapter.name, str(path), log.files
         results.append(result)
     for name, group in together.items():
         adapter = _REGISTRY[name]
-        with read_log(options.max_input_bytes) as log:
+        with read_log(options.max_input_bytes) as log, _reading(adapter, group[0], log):
             result = (
                 adapter.read(group[0], options)
                 if len(group) == 1

@@ -465,11 +465,13 @@ def _epoch(value: Any, where: Location) -> int | None:
     try:
         epoch = int(str(value))
     except ValueError:
+        epoch = -1
+    if not 0 <= epoch < 2**62:  # a run index, not a number of 400 digits
         raise InputError(
-            f"metadata.epoch is {excerpt(value)}, not a whole number",
+            f"metadata.epoch is {excerpt(value)}, not a whole number of epochs",
             location=where,
             hint='Inspect\'s converter writes the epoch as a number in a string, e.g. "1"',
-        ) from None
+        )
     return epoch
 
 

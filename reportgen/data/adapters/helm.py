@@ -575,7 +575,7 @@ def _stat(
     if count is not None and (
         isinstance(count, bool)
         or not isinstance(count, (int, float))
-        or not math.isfinite(count)
+        or not math.isfinite(to_float(count))
         or count < 0
     ):
         raise InputError(
@@ -798,7 +798,7 @@ def _json_list(path: Path) -> Iterator[tuple[int, Any]]:
     while True:
         try:
             value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # read_json names the fault
             _raise_syntax_error(path)
         line += text.count("\n", counted, pos)
         counted = pos

@@ -202,8 +202,8 @@ def _parse(path: Path) -> _Run:
         raise InputError(
             'no "results" object: not a lighteval results file', location=where, hint=_HINT
         )
-    general = data.get("config_general") or {}
-    model = general.get("model_name") or (general.get("model_config") or {}).get("model_name")
+    general = _object(data.get("config_general"))
+    model = general.get("model_name") or _object(general.get("model_config")).get("model_name")
     if not isinstance(model, str) or not model:
         raise InputError(
             "config_general.model_name is missing: the file names no model",
@@ -214,8 +214,9 @@ def _parse(path: Path) -> _Run:
     time = match["time"] if match else ""
     tasks = [t for t in data["results"] if t != _ALL]
     run = _Run(path, time, model, tasks, data["results"])
-    for task, config in (data.get("config_tasks") or {}).items():
-        for metric in (config or {}).get("metrics") or []:
+    for task, config in _object(data.get("config_tasks")).items():
+        metrics = _object(config).get("metrics")
+        for metric in metrics if isinstance(metrics, list) else ():
             if not isinstance(metric, dict):
                 continue
             names = metric.get("metric_name")
@@ -232,6 +233,12 @@ def _parse(path: Path) -> _Run:
                 if isinstance(fn, str):
                     run.corpus_fns[(task, name)] = fn
     return run
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a field this adapter only
+    reads hints from: names, directions)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _details_path(run: _Run, task: str) -> Path | None:

@@ -482,7 +482,8 @@ def _samples_path(run: _ResultsFile, task: str) -> Path | None:
         ]
     if run.model_args:
         candidates.append(folder / f"{_ARGS_SEPARATORS.sub('__', run.model_args)}_{task}.jsonl")
-    return next((c for c in candidates if c.is_file()), None)
+    # a model_args of thousands of characters makes a name too long: no such file
+    return next((c for c in candidates if _files.is_file(c)), None)
 
 
 def _sample_records(path: Path) -> Iterator[tuple[int, Any]]:

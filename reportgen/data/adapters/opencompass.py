@@ -50,6 +50,7 @@ from reportgen.data.adapters._base import (
     head_text,
     read_json,
     skip_input,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -188,12 +189,13 @@ def _read_results(
             hint=_HINT,
         )
     details = data.get("details")
-    if details is None:
+    if details is None or (isinstance(details, (list, dict)) and not details):
         skipped.append(
             skip_input(
                 options,
                 path,
-                "the OpenCompass results hold no per-item details",
+                "the OpenCompass results hold no per-item details"
+                + (" (details is empty)" if details is not None else ""),
                 hint="run opencompass with --dump-eval-details",
                 format="opencompass",
             )
@@ -236,7 +238,10 @@ def _read_results(
                 hint=_HINT,
             )
         item = entry.get("example_abbr", index)
-        rows.append((system, dataset, metric, str(item), float(np.mean(values))))
+        # an integer of 400 digits is infinite (validation names it), not an OverflowError
+        rows.append(
+            (system, dataset, metric, str(item), float(np.mean([to_float(v) for v in values])))
+        )
     frame = pd.DataFrame(rows, columns=["system", "dataset", "metric", "item", "score"])
     frame[SOURCE_FILE] = str(path)
     frame[SOURCE_LINE] = -1
