@@ -911,6 +911,13 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # `reportgen inspect ... | head`
         sys.stderr.close()
         return EXIT_OK
+    except OSError as exc:  # a full disk, no permission, ...: the user's to fix
+        from reportgen.errors import file_system_error, is_file_system_error
+
+        if not is_file_system_error(exc):
+            raise
+        sys.stderr.write(f"reportgen: error: {file_system_error(exc, reading=None)}\n")
+        return EXIT_USAGE
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)

@@ -162,10 +162,11 @@ def path_text(path: object) -> str:
 
 
 def file_system_error(
-    exc: OSError, path: object = None, *, reading: bool, what: str | None = None
+    exc: OSError, path: object = None, *, reading: bool | None, what: str | None = None
 ) -> FileSystemError:
     """The user's error for an ``OSError`` of the file system: what could not be read
-    or written (``what``, else the path), why in plain words, and what to do.
+    (``reading`` true) or written (false; None: not known), ``what`` it was (else the
+    path alone says), why in plain words, and what to do.
 
     >>> denied = PermissionError(13, "Permission denied", "r/a.json")
     >>> error = file_system_error(denied, reading=True)
@@ -178,11 +179,14 @@ def file_system_error(
         exc.errno if exc.errno is not None else -1,
         ((exc.strerror or str(exc) or type(exc).__name__).lower(), "check {place}"),
     )
-    verb = "read" if reading else "write"
+    if reading is None:  # not known whether it was read or written
+        message = f"{what}: {reason}" if what else reason
+    elif what:
+        message = f"cannot {'read' if reading else 'write'} {what}: {reason}"
+    else:
+        message = f"cannot be {'read' if reading else 'written'}: {reason}"
     return FileSystemError(
-        f"cannot {verb} {what}: {reason}"
-        if what
-        else f"cannot be {'read' if reading else 'written'}: {reason}",
+        message,
         location=Location(shown_place) if shown_place else None,
         hint=todo.format(place=shown_place or "the path"),
     )

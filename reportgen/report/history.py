@@ -502,6 +502,12 @@ class _DataCache:
             self.notes[entry.label] = "no manifest.json, so no per-item data"
             return None
         paths: list[str] = []
+        if not all(
+            isinstance(s, dict) and all(isinstance(f, dict) for f in s.get("files") or ())
+            for s in manifest["inputs"]
+        ):  # an edited manifest (`inputs` as a list of paths): its digests are unknown
+            self.notes[entry.label] = "its manifest does not list its inputs as reportgen does"
+            return None
         for source in manifest["inputs"]:
             resolved = source.get("resolved") or [
                 p.strip() for p in str(source.get("path", "")).split(", ")

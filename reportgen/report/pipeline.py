@@ -17,6 +17,7 @@ import functools
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reportgen import plaintext
-from reportgen.errors import InputError, Location, ReportgenError
+from reportgen.errors import InputError, Location, ReportgenError, is_file_system_error
 from reportgen.jsonsafe import json_safe
 
 if TYPE_CHECKING:
@@ -424,6 +425,11 @@ def execute_template(
             f"the report notebook stopped: {where} ran longer than --timeout {execution_timeout} s"
         ) from None
     except PapermillExecutionError as exc:
+        fault = _file_system_fault(exc.ename, exc.evalue)
+        if fault is not None:  # a full disk or a file-size limit met by the kernel
+            from reportgen.report.folder.manifest import disk_full_error
+
+            raise disk_full_error(output.parent, fault) or fault from None
         section, number = _failed_cell(output)
         if exc.ename in _USER_ERRORS:  # a template of one's own met bad data or options
             message, _, hint = str(exc.evalue).partition("\n  hint: ")
@@ -452,6 +458,25 @@ def execute_template(
 #: Errors a notebook cell raises for bad input (the user's, exit code 2), by class name:
 #: the kernel's exception reaches this process as its name and message.
 _USER_ERRORS = frozenset({"InputError", "ConfigError"})
+
+
+_OS_ERROR = re.compile(r"\[Errno (\d+)\] ([^:]*)(?:: '(.*)')?$", re.DOTALL)
+
+
+def _file_system_fault(name: str, value: str) -> OSError | None:
+    """The kernel's ``OSError`` (its class name and message, as papermill reports a
+    cell's exception) when it is a file-system fault the user fixes (a full disk, a
+    file-size limit, no permission), else None."""
+    import builtins
+
+    kind = getattr(builtins, str(name), None)
+    if not (isinstance(kind, type) and issubclass(kind, OSError)):
+        return None
+    match = _OS_ERROR.match(str(value).strip())
+    if match is None:
+        return None
+    fault = OSError(int(match[1]), match[2], match[3])
+    return fault if is_file_system_error(fault) else None
 
 
 def _failed_cell(path: Path) -> tuple[str, int]:

@@ -448,3 +448,23 @@ def test_adapter_boundary_file_system_errors(tmp_path, monkeypatch):
     with pytest.raises(FileSystemError, match="cannot be read: permission denied") as raised:
         adapters.read_inputs(path)
     assert str(raised.value.location) == str(tmp_path / "details.parquet")
+
+
+@pytest.mark.parametrize("value", ["1.7e308", "-1.7e308", "8.99e307"])
+def test_scores_whose_differences_overflow_exit_2(value, tmp_path, capsys):
+    # before: OverflowError (math range error) in the analysis of ±1.7e308
+    rows = ["system,dataset,metric,item,score"] + [
+        f"{s},qa,acc,q{i},{value if (s, i) == ('a', 3) else i % 2}"
+        for s in ("a", "b")
+        for i in range(8)
+    ]
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["analyze", str(path), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"reportgen: error: {path}, line 5, column 'score': score ")
+    assert "is too large: the difference of two scores beyond ±8.988e+307" in err
+    assert "Traceback" not in err and not (tmp_path / "r").exists()
+    # the largest score allowed is read
+    path.write_text("\n".join(rows).replace(value, "8.98e307") + "\n")
+    assert main(["inspect", str(path)]) == 0

@@ -218,7 +218,9 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
     except (OSError, ValueError) as exc:
         if isinstance(exc, ValueError):  # a NUL byte in the name
             raise InputError(
-                "the path holds a NUL byte", location=Location(repr(str(path))), hint="check it"
+                "the path holds a NUL byte, which no file name can",
+                location=Location(str(path).replace("\x00", "\\x00")),
+                hint="check the path",
             ) from None
         raise _unreadable(path, exc) from None
     check_regular_file(path)
@@ -532,6 +534,12 @@ def _expand(
     (:func:`_walk`); with ``--format``, the data files directly inside it are read. A
     folder is searched within :func:`_files.walk_scope`: links that leave it are not
     followed and at most ``options.max_walk_files`` files are looked into."""
+    if "\x00" in str(path):
+        raise InputError(
+            "the path holds a NUL byte, which no file name can",
+            location=Location(str(path).replace("\x00", "\\x00")),
+            hint="check the path (a [input] data entry of the config?)",
+        )
     _check_name(path)
     check_regular_file(path)
     if options.format is not None:

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.config import defaults
-from reportgen.errors import InputError, Location
+from reportgen.errors import InputError, Location, file_system_error, path_text
 from reportgen.names import NanPolicy, NonfinitePolicy
 from reportgen.records import fields_record
 
@@ -734,7 +734,15 @@ def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
         checked on the open descriptor, without blocking), or larger than ``limit``.
     """
     cap = input_cap(limit)
-    where = Location(str(path))
+    where = Location(path_text(path))
+    if path_text(path) != str(path):
+        raise InputError(
+            "the file name is not valid UTF-8: reportgen could not record it in its "
+            "manifest or show it",
+            location=where,
+            hint="rename it to a UTF-8 name (e.g. `convmv -f latin1 -t utf-8 --notest "
+            "FILE`), then read it again",
+        )
     try:
         # O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -745,11 +753,7 @@ def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
             "this is a folder, not a file", location=where, hint="pass the files inside it"
         ) from None
     except OSError as exc:
-        raise InputError(
-            f"cannot open the file: {exc.strerror}",
-            location=where,
-            hint="check the path and its permissions",
-        ) from None
+        raise file_system_error(exc, where.file, reading=True) from None
     with open(fd, "rb", buffering=0) as fh:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -776,11 +780,7 @@ def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
                     parts.append(chunk)
                 data = b"".join(parts)
         except OSError as exc:
-            raise InputError(
-                f"cannot read the file: {exc.strerror}",
-                location=where,
-                hint="check the disk and the file",
-            ) from None
+            raise file_system_error(exc, where.file, reading=True) from None
     digest = hashlib.sha256(data).hexdigest()
     log = _READ_LOG.get()
     if log is not None:

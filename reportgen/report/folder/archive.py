@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import os
 import platform
@@ -52,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarning
+from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarning, path_text
 from reportgen.jsonsafe import load_json
 from reportgen.names import IF_EXISTS
 from reportgen.report.folder.manifest import (
@@ -341,6 +342,19 @@ def resolve_out(
     if if_exists not in IF_EXISTS:
         raise InputError(
             f"unknown --if-exists {if_exists!r}", hint=f"one of {', '.join(IF_EXISTS)}"
+        )
+    if "\x00" in str(out):
+        raise InputError(
+            "the output path holds a NUL byte",
+            location=Location(str(out).replace("\x00", "\\x00")),
+            hint="choose another --out",
+        )
+    if path_text(out) != str(out):  # a name that is not UTF-8 (shown with \xNN)
+        raise InputError(
+            "the output folder's name is not valid UTF-8: reportgen could not write it "
+            "into its manifest or show it",
+            location=Location(path_text(out)),
+            hint="choose a UTF-8 name for --out",
         )
     for part in out.parts:
         size = len(os.fsencode(part))
@@ -854,7 +868,8 @@ def report_folder(
             raise
     except OSError as exc:
         _remove_empty(created)
-        raise disk_full_error(parent, exc) or InputError(
+        full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+        raise (disk_full_error(parent, exc) if full else None) or InputError(
             f"cannot write next to the output folder ({exc.strerror or exc})",
             location=Location(str(parent)),
             hint="choose a folder you can write to with --out",

@@ -115,7 +115,12 @@ def _inside(root: Path, name: str) -> str | None:
     """Why the output ``name`` is not a path inside ``root``, or None when it is: it must
     be relative, without ``..`` or empty parts, and no folder on the way a link."""
     parts = name.split("/")
-    if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
+    if (
+        name.startswith("/")
+        or "\\" in name
+        or "\x00" in name  # no file system holds a NUL in a name
+        or any(p in ("", ".", "..") for p in parts)
+    ):
         return "not a plain path inside the report folder"
     where = root
     for part in parts[:-1]:
