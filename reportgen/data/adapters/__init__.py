@@ -52,6 +52,7 @@ from reportgen.data.adapters._base import (
     skip_input,
 )
 from reportgen.data.adapters._boundary import adapter_boundary, harness_name
+from reportgen.data.adapters._system_names import SystemNames, system_names
 from reportgen.errors import FileSystemError, InputError, Location, file_system_error
 
 __all__ = [
@@ -628,6 +629,30 @@ def read_inputs(
         found, skipped = _expand(Path(raw), options)
         pending.extend(found)
         not_read.extend(skipped)
+    names = SystemNames.parse(options.system, [p for p, _ in pending]) if options.system else None
+    with system_names(names):
+        results = _read_pending(pending, options)
+    if names is not None:  # a FILE=NAME whose input records its own names
+        names.check_used({str(p): a.name for p, a in pending})
+    # a file the walk could not place may still have been read by an adapter that
+    # claimed its folder (an lm-eval samples file, a lighteval details parquet)
+    read = {f.resolved for r in results for f in r.files}
+    not_read = [s for s in not_read if os.path.realpath(s.path) not in read]
+    for unread in not_read:
+        if options.strict_inputs:
+            skip_input(
+                options,
+                unread.path,
+                unread.reason,
+                hint="move it out of the folder, or pass the result files themselves",
+            )
+    if not_read and results:
+        results[0].skipped = [*not_read, *results[0].skipped]
+    return results
+
+
+def _read_pending(pending: list[tuple[Path, Adapter]], options: LoadOptions) -> list[AdapterResult]:
+    """Read each (path, adapter), those of adapters that combine their inputs together."""
     results = []
     together: dict[str, list[Path]] = {}
     for path, adapter in pending:
@@ -649,18 +674,4 @@ def read_inputs(
         result.format, result.source = name, ", ".join(str(p) for p in group)
         result.files = log.files
         results.append(result)
-    # a file the walk could not place may still have been read by an adapter that
-    # claimed its folder (an lm-eval samples file, a lighteval details parquet)
-    read = {f.resolved for r in results for f in r.files}
-    not_read = [s for s in not_read if os.path.realpath(s.path) not in read]
-    for unread in not_read:
-        if options.strict_inputs:
-            skip_input(
-                options,
-                unread.path,
-                unread.reason,
-                hint="move it out of the folder, or pass the result files themselves",
-            )
-    if not_read and results:
-        results[0].skipped = [*not_read, *results[0].skipped]
     return results

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.config import defaults
+from reportgen.data.adapters import _system_names
 from reportgen.errors import InputError, Location, file_system_error, path_text
 from reportgen.names import NanPolicy, NonfinitePolicy
 from reportgen.records import fields_record
@@ -490,9 +491,12 @@ _FUNCTION_SOURCE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", re.
 def given_system(options: LoadOptions, path: Path) -> str | None:
     """The system name ``--system`` gives the input ``path`` (of a format that records
     none): ``NAME`` names every such input; ``FILE=NAME,FILE2=NAME2`` names each input
-    whose file or folder name (with or without its suffix) is ``FILE``. ``None`` when the
-    option names none for ``path``. A DeepEval run's ``FILE`` is the folder holding its
-    ``.deepeval``.
+    that ``FILE`` matches as the user typed it (a path relative or absolute, trailing
+    folders and name, or the bare name with or without its suffix; a DeepEval run also
+    by the folder holding its ``.deepeval``). ``None`` when the option names none for
+    ``path``. Within :func:`~reportgen.data.adapters.read_inputs` the option is resolved
+    once against every input (:mod:`._system_names`: a mapping that matches no input is
+    an error there, a text none of whose left sides names an input is one ``NAME``).
 
     >>> given_system(LoadOptions(system="bm25.csv=BM25,dense=Dense"), Path("r/dense.jsonl"))
     'Dense'
@@ -502,15 +506,16 @@ def given_system(options: LoadOptions, path: Path) -> str | None:
     text = options.system
     if not text:
         return None
+    resolved = _system_names.current()
+    if resolved is not None and resolved.text == text:
+        return resolved.for_path(path)
     if "=" not in text:
         return text
-    names = {path.name, path.stem}
-    if path.parent.name == ".deepeval":  # a DeepEval run is named by its folder
-        names.add(path.resolve().parent.parent.name)
-    for part in text.split(","):
-        key, sep, name = part.partition("=")
-        if sep and key.strip() in names and name.strip():
-            return name.strip()
+    for part in text.split(","):  # this input alone: its own part, if any
+        at = len(part)
+        while (at := part.rfind("=", 0, at)) > 0:
+            if _system_names.names_input(part[:at], path) and part[at + 1 :].strip():
+                return part[at + 1 :].strip()
     return None
 
 

@@ -868,8 +868,8 @@ def report_folder(
             raise
     except OSError as exc:
         _remove_empty(created)
-        full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-        raise (disk_full_error(parent, exc) if full else None) or InputError(
+        no_room = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+        raise (disk_full_error(parent, exc) if no_room else None) or InputError(
             f"cannot write next to the output folder ({exc.strerror or exc})",
             location=Location(str(parent)),
             hint="choose a folder you can write to with --out",
