@@ -569,6 +569,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
         force=args.force,
         if_exists=args.if_exists,
         execution_timeout=args.timeout,
+        allow_edited=args.allow_edited,
     )
     result = run_history(spec, progress=_progress_printer(quiet=args.quiet))
     sys.stdout.write(
@@ -576,6 +577,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
         f"releases: {' → '.join(result.order)}; {result.n_changes} changes "
         f"tested, {result.n_flagged} significant\n"
     )
+    for warning in result.edited:  # kept by --allow-edited: said on every output
+        sys.stderr.write(f"reportgen: warning: {shown(warning)} (--allow-edited)\n")
     return EXIT_OK
 
 

@@ -797,6 +797,15 @@ COMMAND_FLAGS: Mapping[str, tuple[Flag, ...]] = MappingProxyType(
                 ),
             ),
             Flag(
+                ("--allow-edited",),
+                action="store_true",
+                help=(
+                    "show a release whose results.json is not the one its manifest sealed "
+                    "(edited afterwards, or unverifiable), marked as edited on its steps in "
+                    "every output; without it such a release is an error"
+                ),
+            ),
+            Flag(
                 ("--reference",),
                 dest="references",
                 action="append",

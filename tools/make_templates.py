@@ -267,7 +267,8 @@ def history() -> nbformat.NotebookNode:
         "always, never\n"
         'title: str = "Release history"  # the report\'s title\n'
         'theme: str = "default"  # chart and page theme: a bundled name or a theme folder\n'
-        'output_dir: str = "history-output"  # where history.json and tables/*.csv are written'
+        'output_dir: str = "history-output"  # where history.json and tables/*.csv are written\n'
+        "allow_edited: bool = False  # show a release whose results.json was edited, marked as such"
     )
     prepare = new_code_cell(
         "# Read the archived reports, order them and test the change between consecutive "
@@ -282,6 +283,7 @@ def history() -> nbformat.NotebookNode:
         "    title=title,\n"
         "    theme=theme,\n"
         "    output_dir=output_dir,\n"
+        "    allow_edited=allow_edited,\n"
         ")"
     )
     prepare.metadata["reportgen"] = {"section": "history"}

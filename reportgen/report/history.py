@@ -45,6 +45,7 @@ from reportgen.analysis.history import (
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.report.folder.reader import ReportFolder, read_report_folder
+from reportgen.report.folder.verify import VerifiedRelease, verify_release
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -100,6 +101,11 @@ class HistoryEntry:
         The system followed in this report.
     followed_because
         Why this system (``candidate``, ``release label``, ``--system``).
+    verified
+        Whether its results.json is the one its manifest sealed
+        (:class:`~reportgen.report.folder.verify.VerifiedRelease`); an edited or
+        unverifiable release is in a history only with ``allow_edited``, and every
+        output marks its steps (:func:`edited_note`).
     """
 
     folder: ReportFolder
@@ -107,6 +113,13 @@ class HistoryEntry:
     created: str
     system: str
     followed_because: str
+    verified: VerifiedRelease | None = None
+
+    @property
+    def edited(self) -> str | None:
+        """Why this release's results cannot be trusted as reportgen wrote them, or
+        None."""
+        return self.verified.reason if self.verified is not None and self.verified.edited else None
 
 
 @dataclass
@@ -149,6 +162,7 @@ class History:
                     "followed_because": e.followed_because,
                     "path": str(e.folder.path.resolve()),
                     "reportgen_version": e.folder.results.get("reportgen_version"),
+                    "edited": e.edited,
                 }
                 for e in self.entries
             ],
@@ -231,7 +245,11 @@ def _followed(
 
 
 def build_entries(
-    paths: Sequence[str | Path], *, order: str = "auto", follow: Sequence[str] = ()
+    paths: Sequence[str | Path],
+    *,
+    order: str = "auto",
+    follow: Sequence[str] = (),
+    allow_edited: bool = False,
 ) -> tuple[list[HistoryEntry], str]:
     """Read the report folders, choose the followed system of each and order them.
 
@@ -245,6 +263,10 @@ def build_entries(
         ``"auto"``: by release label when every report has one, else by date.
     follow
         ``NAME`` (the same system in every report) and/or ``RELEASE=NAME`` items.
+    allow_edited
+        Keep a release whose results.json is not the one its manifest sealed (edited
+        afterwards, or unverifiable), marked on its entry (:attr:`HistoryEntry.verified`);
+        without it such a release is an error.
 
     Returns
     -------
@@ -255,7 +277,8 @@ def build_entries(
     ------
     InputError
         Fewer than two reports, one given twice, two with the same release label, an
-        unknown order, or a followed system that cannot be told.
+        unknown order, a followed system that cannot be told, or (without
+        ``allow_edited``) a release whose results were edited or cannot be verified.
     """
     if order not in ORDERS:
         raise InputError(
@@ -286,9 +309,17 @@ def build_entries(
     for folder in folders:
         label = folder.release or folder.path.resolve().name
         system, why = _followed(folder, label, default, per_label)
-        entries.append(
-            HistoryEntry(folder, label, str(folder.results.get("created") or ""), system, why)
-        )
+        created = str(folder.results.get("created") or "")
+        verified = verify_release(folder)
+        if verified.edited and not allow_edited:
+            raise InputError(
+                f"release {label!r} cannot be trusted: {verified.reason}",
+                location=Location(str(folder.path)),
+                hint=f"`reportgen verify {folder.path}` says what changed; make the report "
+                "again, or pass --allow-edited to show it anyway, marked as edited on "
+                "its steps",
+            )
+        entries.append(HistoryEntry(folder, label, created, system, why, verified))
     labels: dict[str, HistoryEntry] = {}
     for entry in entries:
         if entry.label in labels:
@@ -681,6 +712,7 @@ def build_history(
     title: str = "Release history",
     theme: Any = "default",
     output_dir: str | Path = ".",
+    allow_edited: bool = False,
 ) -> History:
     """Read archived reports and test the changes between consecutive releases.
 
@@ -699,6 +731,9 @@ def build_history(
         ``"never"``: stored tests, else intervals.
     title, theme, output_dir
         Of the trend report.
+    allow_edited
+        See :func:`build_entries`: an edited release is kept and every trend row and
+        change of its steps carries ``edited`` (:func:`edited_note`).
 
     Raises
     ------
@@ -706,9 +741,10 @@ def build_history(
         See :func:`build_entries`; also no dataset × metric of the followed systems
         common to two releases.
     """
-    entries, used = build_entries(paths, order=order, follow=follow)
+    entries, used = build_entries(paths, order=order, follow=follow, allow_edited=allow_edited)
     trend = _trend_rows(entries, references)
     changes, notes = _change_rows(entries, recompute)
+    _mark_edited(entries, trend, changes, notes)
     if not changes and not any(_system_rows(e.folder, e.system) for e in entries[1:]):
         raise InputError(
             "the followed systems share no dataset × metric",
@@ -728,6 +764,33 @@ def build_history(
     )
 
 
+def edited_note(entries: Sequence[HistoryEntry], *labels: str) -> str | None:
+    """The warning for a step (or a release) touching an edited release, e.g. ``"v2
+    edited: its results.json differs from ..."``, or None."""
+    by_label = {e.label: e.edited for e in entries}
+    notes = [f"{label} edited: {by_label[label]}" for label in labels if by_label.get(label)]
+    return "; ".join(notes) or None
+
+
+def _mark_edited(
+    entries: Sequence[HistoryEntry],
+    trend: list[dict[str, Any]],
+    changes: list[dict[str, Any]],
+    notes: list[str],
+) -> None:
+    """Carry each edited release (kept by ``allow_edited``) onto every row of its
+    steps (``edited``: the warning, else None) and into the notes."""
+    for row in trend:
+        row["edited"] = edited_note(entries, row["release"])
+    for row in changes:
+        row["edited"] = edited_note(entries, row["from"], row["to"])
+    notes[:0] = [
+        f"{e.label}: shown although not as reportgen wrote it (--allow-edited): {e.edited}"
+        for e in entries
+        if e.edited
+    ]
+
+
 # ---------------------------------------------------------------------- the sections
 
 
@@ -741,6 +804,7 @@ def prepare(
     title: str = "Release history",
     theme: str = "default",
     output_dir: str = ".",
+    allow_edited: bool = False,
 ) -> History:
     """The notebook's first step: load the theme and build the history."""
     from reportgen.charts.render import load_theme
@@ -755,6 +819,7 @@ def prepare(
         title=title,
         theme=theme_obj,
         output_dir=output_dir,
+        allow_edited=allow_edited,
     )
 
 
@@ -770,6 +835,14 @@ def overview(history: History) -> HTMLBlock | None:
         f"{len(history.changes)} dataset × metric changes between consecutive "
         f"releases tested; <strong>{len(flagged)} significant</strong>.</p>"
     ]
+    edited = [e for e in history.entries if e.edited]
+    if edited:  # kept by --allow-edited: said first, and on each step below
+        warned = "".join(
+            f"<li><strong>{escape(e.label)}</strong> is not as reportgen wrote it: "
+            f"{escape(e.edited)}; its steps are marked (edited).</li>"
+            for e in edited
+        )
+        body.append(f'<div class="rg-warning rg-edited"><ul>{warned}</ul></div>')
     rows = [
         {
             "label": e.label,
@@ -797,7 +870,7 @@ def overview(history: History) -> HTMLBlock | None:
         step = [c for c in history.changes if c["from"] == prev.label and c["to"] == cur.label]
         steps.append(
             {
-                "step": f"{prev.label} → {cur.label}",
+                "step": _step_label(history, prev.label, cur.label),
                 "tested": len(step),
                 **{
                     v: sum(c["verdict"] == v for c in step)
@@ -833,10 +906,18 @@ def overview(history: History) -> HTMLBlock | None:
     return section("Releases", body, sid="releases")
 
 
+def _step_label(history: History, *labels: str) -> str:
+    """A step (or a release) as its tables show it, ``(edited)`` after a release kept by
+    --allow-edited."""
+    text = " → ".join(labels)
+    return f"{text} (edited)" if edited_note(history.entries, *labels) else text
+
+
 def _change_sentence(c: Mapping[str, Any]) -> str:
     p = bool(c.get("proportion"))
     return (
-        f"{c['from']} → {c['to']}, {c['dataset']} / {c['metric']}: {c['verdict']} "
+        f"{c['from']} → {c['to']}{' (edited)' if c.get('edited') else ''}, "
+        f"{c['dataset']} / {c['metric']}: {c['verdict']} "
         f"(Δ = {fmt.difference(c['diff'], proportion=p)} "
         f"{fmt.interval(c['ci_low'], c['ci_high'], proportion=p, signed=True)}, "
         f"{fmt.p_equals(c['p_adjusted'], 'p adj.')}, {c['method']})"
@@ -961,6 +1042,7 @@ def trends(history: History) -> HTMLBlock | None:
             table_rows.append(
                 {
                     **r,
+                    "release": _step_label(history, r["release"]),
                     "mean": fmt.value(r.get("mean"), proportion=p),
                     "ci": fmt.interval(r.get("ci_low"), r.get("ci_high"), proportion=p),
                     "diff": "" if not c else fmt.difference(c.get("diff"), proportion=p),
@@ -1000,7 +1082,7 @@ def changes(history: History) -> HTMLBlock | None:
     rows = [
         {
             **c,
-            "step": f"{c['from']} → {c['to']}",
+            "step": _step_label(history, c["from"], c["to"]),
             "before": fmt.value(c.get("mean_before"), proportion=bool(c.get("proportion"))),
             "after": fmt.value(c.get("mean_after"), proportion=bool(c.get("proportion"))),
             "delta": fmt.difference(c.get("diff"), proportion=bool(c.get("proportion"))),
@@ -1112,12 +1194,14 @@ class HistorySpec:
     template: str = "history"
     kernel_name: str | None = None
     execution_timeout: int | None = None
+    allow_edited: bool = False
 
 
 @dataclass(frozen=True)
 class HistoryResult:
     """What :func:`run_history` wrote: the folder, its files, the order used, the
-    number of changes tested and flagged, and the PDF's page count."""
+    number of changes tested and flagged, the PDF's page count, and the warnings of the
+    releases kept by ``allow_edited`` (``"v2 edited: ..."``)."""
 
     out: Path
     files: tuple[str, ...]
@@ -1126,6 +1210,7 @@ class HistoryResult:
     n_flagged: int
     pages: int | None
     timings: dict[str, float]
+    edited: tuple[str, ...] = ()
 
 
 def _history_parameters(spec: HistorySpec, build: Path) -> dict[str, Any]:
@@ -1141,6 +1226,7 @@ def _history_parameters(spec: HistorySpec, build: Path) -> dict[str, Any]:
         "title": spec.title,
         "theme": spec.theme,
         "output_dir": parameter_path(build),
+        "allow_edited": spec.allow_edited,
     }
 
 
@@ -1172,6 +1258,7 @@ def _history_record(
             "theme": spec.theme,
             "formats": list(spec.formats),
             "template": str(template),
+            "allow_edited": spec.allow_edited,
         },
         seed=None,
     )
@@ -1224,6 +1311,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         recompute=spec.recompute,
         title=spec.title,
         theme=theme,
+        allow_edited=spec.allow_edited,
     )  # bad input fails here
     timings["check"] = time.perf_counter() - tick
     say(
@@ -1264,4 +1352,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         n_flagged=sum(bool(c["significant"]) for c in results["changes"]),
         pages=pages,
         timings=timings,
+        edited=tuple(
+            note for e in checked.entries if (note := edited_note(checked.entries, e.label))
+        ),
     )
