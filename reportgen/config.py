@@ -942,7 +942,13 @@ COMMAND_FLAGS: Mapping[str, tuple[Flag, ...]] = MappingProxyType(
             Flag(
                 ("--eml",),
                 metavar="FILE",
-                help="write the message to FILE instead of sending it",
+                help="write the message to FILE instead of sending it (a new file)",
+                group="the message",
+            ),
+            Flag(
+                ("--force",),
+                action="store_true",
+                help="replace the --eml file if it exists",
                 group="the message",
             ),
             Flag(

@@ -266,6 +266,9 @@ def _ipc_kernel_manager() -> type:
             self._ipc_folder = sockets or Path(tempfile.mkdtemp(prefix="reportgen-kernel-"))
             if sockets is not None:
                 self.ip = str(sockets / "kernel")  # sockets kernel-1, kernel-2, ...
+            # the connection file too (jupyter_client would write TMPDIR/tmpXXXX.json, left
+            # there when Ctrl-C falls between its start and its clean-up)
+            self.connection_file = str(self._ipc_folder / "kernel.json")
             weakref.finalize(self, shutil.rmtree, self._ipc_folder, True)
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
@@ -403,6 +406,12 @@ def execute_template(
     log = logging.getLogger("papermill")  # nbclient logs a timeout there: said below
     level = log.level
     log.setLevel(logging.CRITICAL)
+    if kernel is not None:
+        manager: dict[str, Any] = {"km": kernel.km}
+    elif os.name == "posix":  # its sockets and connection file in a private folder
+        manager = {"kernel_manager_class": _ipc_kernel_manager()}
+    else:
+        manager = {}
     try:
         pm.execute_notebook(
             str(template),
@@ -413,7 +422,7 @@ def execute_template(
             progress_bar=False,
             cwd=cwd,
             execution_timeout=execution_timeout,
-            **({"km": kernel.km} if kernel is not None else {}),
+            **manager,
         )
     except CellTimeoutError:
         where = (
@@ -425,6 +434,8 @@ def execute_template(
             f"the report notebook stopped: {where} ran longer than --timeout {execution_timeout} s"
         ) from None
     except PapermillExecutionError as exc:
+        if exc.ename == "KeyboardInterrupt":  # Ctrl-C reached the kernel: the user's stop
+            raise KeyboardInterrupt from None
         fault = _file_system_fault(exc.ename, exc.evalue)
         if fault is not None:  # a full disk or a file-size limit met by the kernel
             from reportgen.report.folder.manifest import disk_full_error

@@ -20,7 +20,7 @@ from reportgen.report.mail._base import DEFAULT_MAX_ATTACHMENT_MB, MailError
 from reportgen.report.mail.addresses import parse_address
 from reportgen.report.mail.summary import build_summary
 
-__all__ = ["build_message", "write_eml"]
+__all__ = ["build_message", "eml_target", "write_eml"]
 
 
 def _safe_name(text: str) -> str:
@@ -246,17 +246,15 @@ def _within_limit(
     )
 
 
-def write_eml(msg: EmailMessage, path: str | Path) -> Path:
-    """Write the message to ``path`` (RFC 5322, CRLF line ends) atomically.
+def eml_target(path: str | Path, *, force: bool = False) -> Path:
+    """The ``--eml`` file to write, checked before any work: not a folder, not a link,
+    and (unless ``force``) not a file that exists, which is left as it was.
 
     Raises
     ------
     MailError
-        The file exists as a folder, or cannot be written.
+        Saying which, and what to do.
     """
-    import tempfile
-    from email.policy import SMTP
-
     target = Path(path)
     if target.is_dir():
         raise MailError(
@@ -264,6 +262,43 @@ def write_eml(msg: EmailMessage, path: str | Path) -> Path:
             location=Location(str(target)),
             hint="name a file, e.g. --eml report.eml",
         )
+    if target.is_symlink():
+        raise MailError(
+            "the --eml path is a symbolic link; it was left as it was",
+            location=Location(str(target)),
+            hint="name another file (a link is never written through or replaced)",
+        )
+    if os.path.lexists(target) and not force:
+        raise MailError(
+            "the --eml file exists; it was left as it was",
+            location=Location(str(target)),
+            hint="name another file, or pass --force to replace it",
+        )
+    return target
+
+
+def write_eml(msg: EmailMessage, path: str | Path, *, force: bool = False) -> Path:
+    """Write the message to ``path`` (RFC 5322, CRLF line ends) atomically.
+
+    Parameters
+    ----------
+    msg
+        The message.
+    path
+        The ``.eml`` file to create.
+    force
+        Replace a file that exists there (``--force``); without it an existing file is
+        an error and is left as it was.
+
+    Raises
+    ------
+    MailError
+        The file exists (without ``force``), is a folder or a link, or cannot be written.
+    """
+    import tempfile
+    from email.policy import SMTP
+
+    target = eml_target(path, force=force)
     data = msg.as_bytes(policy=SMTP)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
