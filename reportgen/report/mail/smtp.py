@@ -425,23 +425,21 @@ def _connect(settings: SMTPSettings, deadline: _Deadline, context: ssl.SSLContex
     server: smtplib.SMTP
     if settings.security == "ssl":
         server = _with_deadline(smtplib.SMTP_SSL, deadline)(  # type: ignore[call-overload]
+            settings.host,
+            settings.port,
             local_hostname=name or "localhost",
             timeout=settings.timeout,
             context=_BoundedContext(context, deadline),
         )
     else:
         server = _with_deadline(smtplib.SMTP, deadline)(
-            local_hostname=name or "localhost", timeout=settings.timeout
+            settings.host,
+            settings.port,
+            local_hostname=name or "localhost",
+            timeout=settings.timeout,
         )
-    try:
-        code, reply = server.connect(settings.host, settings.port)
-        if code != 220:
-            raise smtplib.SMTPConnectError(code, reply)
-        if name is None and server.sock is not None:
-            server.local_hostname = _address_literal(server.sock)
-    except BaseException:
-        server.close()
-        raise
+    if name is None and server.sock is not None:  # EHLO comes later, with this name
+        server.local_hostname = _address_literal(server.sock)
     return server
 
 
