@@ -263,8 +263,8 @@ OPTIONS: tuple[Option, ...] = (
         "max_walk_files",
         "input",
         "count",
-        "the most files a search of the folders given looks into (default {default}); "
-        "a folder holding more stops with an error naming this bound",
+        "the most files and folders a search of the folders given looks into (default "
+        "{default}); a folder holding more stops with an error naming this bound",
         default=20000,
         metavar="N",
     ),

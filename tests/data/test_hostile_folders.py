@@ -160,10 +160,12 @@ def test_walk_stops_at_its_bound_and_names_it(tmp_path, capsys):
         (junk / f"f{k:03d}.json").write_text('{"a": 1}\n')
     assert main(["inspect", str(root), "--max-walk-files", "100"]) == 2
     err = capsys.readouterr().err
-    assert "stopped after looking into 100 files below this folder" in err
+    assert "stopped after looking into 100 files and folders below this folder" in err
     assert "--max-walk-files" in err and "Traceback" not in err
-    # each file counts once, however many formats look at it
-    assert main(["inspect", str(root), "--max-walk-files", "130"]) == 0
+    # each file and folder counts once, however many formats look at it: the 124 files
+    # of a data suffix (120 junk, 4 of EvalPlus) and the 4 folders
+    assert main(["inspect", str(root), "--max-walk-files", "128"]) == 0
+    assert main(["inspect", str(root), "--max-walk-files", "127"]) == 2
     with pytest.raises(InputError, match="--max-walk-files"):
         load(root, options=LoadOptions(max_walk_files=10))
 

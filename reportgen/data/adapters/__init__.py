@@ -396,6 +396,7 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
             )
             return
         seen.add(real)
+        _files.examine(folder)
         if depth > 0:
             for adapter in adapters:
                 if _claims(adapter, folder, None, options):

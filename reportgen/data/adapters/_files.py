@@ -40,6 +40,7 @@ __all__ = [
     "WalkLimitReached",
     "WalkScope",
     "entries",
+    "examine",
     "is_file",
     "is_folder",
     "read_head",
@@ -63,8 +64,12 @@ class WalkScope:
     max_files: int
     #: the folder as given, for messages
     given: str = ""
-    #: the files looked into (each counted once, however many sniffs look at it)
+    #: the files looked into and the folders listed (each counted once, however many
+    #: formats look at it)
     examined: set[str] = field(default_factory=set)
+    #: each folder's entries, listed once per walk (every format's sniff of a folder
+    #: looks through its subfolders: without this, a deep tree is listed once per level)
+    listings: dict[str, list[Entry]] = field(default_factory=dict)
     #: why entries could not be looked at, by path (for the walk's list of skipped files)
     unreadable: dict[str, str] = field(default_factory=dict)
 
@@ -103,6 +108,12 @@ def current_scope() -> WalkScope | None:
     return _SCOPE.get()
 
 
+def examine(path: Path | str) -> None:
+    """Count ``path`` (a file looked into, a folder listed) against the walk's bound;
+    :class:`WalkLimitReached` past it. Outside a walk, nothing."""
+    _examine(path)
+
+
 def _examine(path: Path | str) -> None:
     scope = _SCOPE.get()
     if scope is None:
@@ -110,8 +121,8 @@ def _examine(path: Path | str) -> None:
     scope.examined.add(str(path))
     if len(scope.examined) > scope.max_files:
         raise WalkLimitReached(
-            f"stopped after looking into {scope.max_files:,} files below this folder "
-            "(the bound --max-walk-files) without finishing the search",
+            f"stopped after looking into {scope.max_files:,} files and folders below this "
+            "folder (the bound --max-walk-files) without finishing the search",
             location=Location(scope.given),
             hint="pass the result folders or files themselves rather than a folder "
             "holding many other files, or raise the bound with --max-walk-files N "
@@ -233,7 +244,23 @@ def entries(folder: Path | str) -> list[Entry]:
     """The regular files and folders directly inside ``folder``, sorted by name: links
     resolved when they stay inside the walk's folder, everything else (FIFOs, sockets,
     devices, links leaving the folder, names that are not UTF-8, entries that cannot be
-    looked at) left out; an unreadable folder has none. Never raises."""
+    looked at) left out; an unreadable folder has none. Never raises but for
+    :class:`WalkLimitReached`: within a walk each folder is listed once, and counts
+    against its bound."""
+    scope = _SCOPE.get()
+    if scope is not None:
+        key = os.fspath(folder)
+        known = scope.listings.get(key)
+        if known is not None:
+            return known
+        _examine(key)
+    found_entries = _list(folder)
+    if scope is not None:
+        scope.listings[key] = found_entries
+    return found_entries
+
+
+def _list(folder: Path | str) -> list[Entry]:
     try:
         with os.scandir(folder) as listing:
             found = sorted(listing, key=lambda e: e.name)
