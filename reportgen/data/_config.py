@@ -23,8 +23,8 @@ The file format (``--config FILE``); every section and key is optional::
     strict_inputs = false          # true: an unusable input (empty log, ...) is an error
     max_input_bytes = "8GiB"       # the most one input file may take once read and
                                    # decompressed: bytes, or "512MB", "16GiB" (>= 1 MiB)
-    max_walk_files = 20000         # the most files a search of the folders given
-                                   # looks into (a larger search stops with an error)
+    max_walk_files = 20000         # the most files and folders a search of the folders
+                                   # given looks into (more: an error naming it)
 
     [analysis]                     # the statistics (the fields of AnalysisOptions)
     pairing = "auto"               # "auto" (detected), "paired" or "unpaired"

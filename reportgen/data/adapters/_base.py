@@ -165,10 +165,11 @@ class LoadOptions:
         before the memory is used (a decompression bomb, a file that is not what it
         seems). Default :data:`DEFAULT_MAX_INPUT_BYTES` (8 GiB).
     max_walk_files
-        The most files a search of the folders given looks into (a folder walk and the
-        adapters' look for their files, :mod:`reportgen.data.adapters._files`): past
-        it the search stops with an error naming this bound, instead of reading part
-        of a folder that holds far more than results. Default 20,000.
+        The most files and folders a search of the folders given looks into (a folder
+        walk and the adapters' look for their files,
+        :mod:`reportgen.data.adapters._files`; each counted once): past it the search
+        stops with an error naming this bound, instead of reading part of a folder that
+        holds far more than results. Default 20,000.
     """
 
     format: str | None = None
