@@ -845,7 +845,7 @@ def overview(history: History) -> HTMLBlock | None:
         body.append(f'<div class="rg-warning rg-edited"><ul>{warned}</ul></div>')
     rows = [
         {
-            "label": e.label,
+            "label": _step_label(history, e.label),
             "created": e.created[:19].replace("T", " "),
             "system": e.system,
             "why": e.followed_because,
