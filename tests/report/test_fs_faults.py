@@ -199,3 +199,32 @@ def test_any_file_system_oserror_is_exit_2_with_its_path(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_cmd_inspect", bug)
     with pytest.raises(OSError, match="Invalid argument"):
         cli.main(["inspect", "x.csv"])
+
+
+def test_verify_and_history_of_a_report_they_may_not_read(scores, tmp_path, unprivileged):
+    # before: "the report folder has no manifest.json" for a folder that may not be
+    # read, and "changed output: results.json (replaced while it was read)" for an
+    # unreadable results.json
+    out = tmp_path / "r"
+    assert main(["analyze", str(scores), "--out", str(out), "--n-resamples", "99"]) == 0
+    command = [sys.executable, "-m", "reportgen"]
+    for locked, shown in ((out, str(out)), (out / "results.json", str(out / "results.json"))):
+        locked.chmod(0)
+        try:
+            procs = [
+                subprocess.run(
+                    unprivileged([*command, *argv]), capture_output=True, text=True, timeout=300
+                )
+                for argv in (
+                    ["verify", str(out)],
+                    ["history", str(out), str(out), "--out", str(tmp_path / "h")],
+                )
+            ]
+        finally:
+            locked.chmod(0o755 if locked.is_dir() else 0o644)
+        verify = procs[0]
+        assert verify.returncode == 2, verify.stdout + verify.stderr
+        assert verify.stderr.startswith(f"reportgen: error: {shown}: cannot be read: permission")
+        assert "check the permissions" in verify.stderr and "Traceback" not in verify.stderr
+        assert procs[1].returncode == 2 and "Traceback" not in procs[1].stderr
+    assert not (tmp_path / "h").exists()

@@ -195,8 +195,7 @@ class SystemNames:
             named = [(p, f) for p, f in formats.items() if names_input(key, p)]
             where = ", ".join(f"{path_text(p)} ({f})" for p, f in named[:3]) or "an input"
             raise InputError(
-                f"FILE {key!r} of {self.text!r} names {where}, which records its own "
-                "system names",
+                f"FILE {key!r} of {self.text!r} names {where}, which records its own system names",
                 location=Location("--system"),
                 hint="--system names the inputs that record none (DeepEval runs, Ragas "
                 "tables, EvalPlus files); leave this one out",

@@ -9,13 +9,14 @@ make ``verify`` test guesses about files elsewhere on the verifier's machine.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from reportgen.errors import InputError, Location
+from reportgen.errors import InputError, Location, file_system_error, is_file_system_error
 from reportgen.jsonsafe import check_format_version, load_json
 from reportgen.report.folder.archive import entry_kind, walk_entries
 from reportgen.report.folder.manifest import (
@@ -69,6 +70,16 @@ def _load_manifest(folder: Path) -> dict[str, Any]:
             location=Location(str(folder)),
             hint="give the folder `reportgen run --out` wrote",
         )
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        raise InputError(
+            "the report folder has no manifest.json",
+            location=Location(str(folder)),
+            hint="only folders written by `reportgen run` can be verified",
+        ) from None
+    except OSError as exc:  # no permission to look in the folder, ...
+        raise file_system_error(exc, folder, reading=True) from None
     if not os.path.lexists(path):
         raise InputError(
             "the report folder has no manifest.json",
@@ -204,7 +215,9 @@ def verify_report(folder: str | Path) -> VerifyResult:
             continue
         try:
             digest = fd_sha256(open_regular(path))
-        except OSError:
+        except OSError as exc:
+            if is_file_system_error(exc) and exc.errno != errno.ELOOP:
+                raise file_system_error(exc, path, reading=True) from None  # can't verify
             findings.append(Finding("output", "changed", name, "replaced while it was read"))
             continue
         if digest != entry.get("sha256"):
