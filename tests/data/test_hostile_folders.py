@@ -117,6 +117,7 @@ def test_walk_survives_entries_it_may_not_read(tmp_path, unprivileged):
         proc = _cli(["inspect", str(root), "--json"], prefix=unprivileged)
         strict = _cli(["inspect", str(root), "--strict-inputs"], prefix=unprivileged)
         given = _cli(["inspect", str(root / "x_eval_results.json")], prefix=unprivileged)
+        folder = _cli(["inspect", str(locked)], prefix=unprivileged)
     finally:
         locked.chmod(0o755)
     assert proc.returncode == 0, proc.stderr
@@ -131,6 +132,9 @@ def test_walk_survives_entries_it_may_not_read(tmp_path, unprivileged):
     assert given.returncode == 2 and "Traceback" not in given.stderr
     assert "x_eval_results.json: cannot be read: permission denied" in given.stderr
     assert "check the permissions" in given.stderr
+    # a folder given directly that cannot be listed: the same, not "holds no results"
+    assert folder.returncode == 2 and "Traceback" not in folder.stderr
+    assert folder.stderr.startswith(f"reportgen: error: {locked}: cannot be read: permission")
 
 
 def test_skipped_files_are_summed_up_by_reason(tmp_path, capsys):

@@ -557,6 +557,11 @@ def _expand(
                 return [(f, adapter) for f in files], []
         return [(path, adapter)], []
     if _is_folder(path):
+        try:  # the folder given must be listed: one below it that cannot is skipped
+            with os.scandir(path):
+                pass
+        except OSError as exc:
+            raise _unreadable(path, exc) from None
         _ensure_builtins()
         with _files.walk_scope(path, max_files=options.max_walk_files) as scope:
             claimed = [
