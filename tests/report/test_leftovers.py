@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -156,6 +157,27 @@ def test_eml_refuses_an_existing_file_unless_force(scores, tmp_path, capsys):
     assert main([*argv[:-5], "--eml", str(link), "--no-attach", "--no-charts", "--force"]) == 2
     assert "is a symbolic link" in capsys.readouterr().err
     assert not (tmp_path / "elsewhere.eml").exists()
+
+
+def test_eml_under_a_file_size_limit_leaves_nothing(scores, tmp_path):
+    # before: a traceback-free error, but the temporary .report.eml.XXXX stayed beside it
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        pytest.skip("prlimit (util-linux) is not installed: no file-size limit to set")
+    folder = tmp_path / "r"
+    assert main(["analyze", str(scores), "--out", str(folder), "--n-resamples", "99"]) == 0
+    proc = subprocess.run(
+        [prlimit, "--fsize=3000", sys.executable, "-m", "reportgen", "email", str(folder)]
+        + ["--to", "a@example.org", "--from", "b@example.org", "--eml", str(tmp_path / "m.eml")]
+        + ["--no-attach", "--no-charts", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "cannot write the message: file too large" in proc.stderr
+    assert "nothing was written" in proc.stderr and "--eml" in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
 # ------------------------------------------------------------------ SMTP deadline

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -13,7 +14,7 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 from typing import Any, cast
 
-from reportgen.errors import Location
+from reportgen.errors import Location, file_system_error, is_file_system_error
 from reportgen.plaintext import UNSAFE, shown
 from reportgen.report.folder.reader import ReportFolder
 from reportgen.report.mail._base import DEFAULT_MAX_ATTACHMENT_MB, MailError
@@ -300,6 +301,7 @@ def write_eml(msg: EmailMessage, path: str | Path, *, force: bool = False) -> Pa
 
     target = eml_target(path, force=force)
     data = msg.as_bytes(policy=SMTP)
+    tmp: str | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
@@ -310,9 +312,15 @@ def write_eml(msg: EmailMessage, path: str | Path, *, force: bool = False) -> Pa
         os.chmod(tmp, default_mode())
         os.replace(tmp, target)
     except OSError as exc:
+        if tmp is not None:  # nothing half-written stays beside the file
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        fault = file_system_error(exc, target, reading=False, what="the message")
         raise MailError(
-            f"cannot write the message ({exc.strerror or exc})",
+            f"{fault.message}; nothing was written",
             location=Location(str(target)),
-            hint="choose a path you can write to",
+            hint=fault.hint.replace("--out", "--eml")
+            if is_file_system_error(exc)
+            else "choose a path you can write to",
         ) from None
     return target
