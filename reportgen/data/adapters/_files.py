@@ -13,7 +13,8 @@ the folder, a subfolder or a file the user may not read, a name that is not UTF-
   :func:`walk_scope`); outside a walk (a file given directly) links are followed;
 * never raise: an entry that cannot be looked at is not there for detection, and
   :func:`reason_not_read` says why, for the list of skipped files;
-* count every file whose first bytes they read against the bound of the walk
+* list each folder once per walk, and count every folder listed and every file whose
+  first bytes they read against the bound of the walk
   (:attr:`~reportgen.data.adapters.LoadOptions.max_walk_files`): past it,
   :class:`WalkLimitReached` stops the walk with a message naming the bound.
 
@@ -101,11 +102,6 @@ def walk_scope(root: Path | str, *, max_files: int) -> Iterator[WalkScope]:
         yield scope
     finally:
         _SCOPE.reset(token)
-
-
-def current_scope() -> WalkScope | None:
-    """The scope of the walk in progress, or None."""
-    return _SCOPE.get()
 
 
 def examine(path: Path | str) -> None:
