@@ -319,7 +319,7 @@ def write_eml(msg: EmailMessage, path: str | Path, *, force: bool = False) -> Pa
         raise MailError(
             f"{fault.message}; nothing was written",
             location=Location(str(target)),
-            hint=fault.hint.replace("--out", "--eml")
+            hint=str(fault.hint).replace("--out", "--eml")
             if is_file_system_error(exc)
             else "choose a path you can write to",
         ) from None
