@@ -458,6 +458,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
         force=args.force,
         if_exists=args.if_exists,
         execution_timeout=args.timeout,
+        allow_edited=args.allow_edited,
     )
     result = run_history(spec, progress=_progress_printer(quiet=args.quiet))
     sys.stdout.write(
@@ -465,8 +466,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
         f"releases: {' → '.join(result.order)}; {result.n_changes} changes "
         f"tested, {result.n_flagged} significant\n"
     )
-    for line in result.warnings:  # a release whose results.json was edited
-        sys.stdout.write(f"{shown(line)}\n")
+    for line in result.warnings:  # kept by --allow-edited: said on every output
+        sys.stderr.write(f"reportgen: warning: {shown(line)} (--allow-edited)\n")
     return EXIT_OK
 
 
@@ -488,6 +489,7 @@ def _cmd_email(args: argparse.Namespace) -> int:
         theme=args.theme,
         max_attachment_mb=args.max_attachment_mb,
         eml=args.eml,
+        force=args.force,
         smtp=dict(
             host=args.smtp_host,
             port=args.smtp_port,
@@ -559,6 +561,7 @@ def _progress_printer(*, quiet: bool):
     start = time.perf_counter()
 
     def say(message: str) -> None:
+        _check_interrupted()  # a Ctrl-C a finalizer swallowed stops the run here
         if not quiet:
             sys.stderr.write(f"[{time.perf_counter() - start:6.1f}s] {shown(message)}\n")
             sys.stderr.flush()
@@ -736,7 +739,38 @@ class _Terminated(KeyboardInterrupt):
 
 
 def _on_sigterm(signum, frame) -> None:
+    global _INTERRUPTED
+    _INTERRUPTED = _Terminated
     raise _Terminated
+
+
+def _on_sigint(signum, frame) -> None:
+    global _INTERRUPTED
+    _INTERRUPTED = KeyboardInterrupt
+    raise KeyboardInterrupt
+
+
+#: The stop a signal asked for (KeyboardInterrupt or _Terminated), once one came. Python
+#: swallows an exception raised while a finalizer runs (a ``__del__``, a weak
+#: reference's callback: "Exception ignored in ..."), so a Ctrl-C that lands there would
+#: be lost and the run go on to write its report; the progress callbacks raise it again
+#: (:func:`_check_interrupted`), and the unraisable hook keeps its traceback off stderr.
+_INTERRUPTED: type[KeyboardInterrupt] | None = None
+
+
+def _check_interrupted() -> None:
+    """Raise the stop a signal asked for, if a finalizer swallowed it."""
+    if _INTERRUPTED is not None:
+        raise _INTERRUPTED
+
+
+def _unraisable(hook: Any) -> Any:
+    def unraisable(info: Any) -> None:
+        if issubclass(info.exc_type, KeyboardInterrupt):
+            return  # a Ctrl-C that landed in a finalizer: acted on, never a traceback
+        hook(info)
+
+    return unraisable
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -762,13 +796,18 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     previous: dict[int, Any] = {}
+    global _TALLY, _INTERRUPTED
+    _INTERRUPTED = None
     if threading.current_thread() is threading.main_thread():
         # SIGTERM, and a closed terminal (SIGHUP): the same clean exit as Ctrl-C
         for name in ("SIGTERM", "SIGHUP"):
             number = getattr(signal, name, None)
             if number is not None:
                 previous[number] = signal.signal(number, _on_sigterm)
-    global _TALLY
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _on_sigint)
+    hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(hook)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", ReportgenWarning)
@@ -780,6 +819,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 tally, _TALLY = _TALLY, None
                 tally.flush(sys.stderr)
     except _Terminated:
+        _quiet_after_interrupt()
         sys.stderr.write("reportgen: terminated\n")
         return EXIT_TERMINATED
     except ReportgenError as exc:
@@ -790,14 +830,32 @@ def _main(argv: Sequence[str] | None) -> int:
         failed = pipeline is not None and isinstance(exc, pipeline.NotebookExecutionError)
         return EXIT_FAILED if failed else EXIT_USAGE
     except KeyboardInterrupt:
+        _quiet_after_interrupt()
         sys.stderr.write("reportgen: interrupted\n")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `reportgen inspect ... | head`
         sys.stderr.close()
         return EXIT_OK
+    except OSError as exc:  # a full disk, no permission, ...: the user's to fix
+        from reportgen.errors import file_system_error, is_file_system_error
+
+        if not is_file_system_error(exc):
+            raise
+        sys.stderr.write(f"reportgen: error: {file_system_error(exc, reading=None)}\n")
+        return EXIT_USAGE
     finally:
+        sys.unraisablehook = hook
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def _quiet_after_interrupt() -> None:
+    """After Ctrl-C, the notebook client's cell task that was cut short is collected
+    later and asyncio would log it with the kernel's whole traceback ("Task exception
+    was never retrieved"): the user asked to stop, so nothing more is said."""
+    import logging
+
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -301,6 +301,15 @@ OPTIONS: tuple[Option, ...] = (
         default=4000,
         metavar="CHARS",
     ),
+    Option(
+        "max_walk_files",
+        "input",
+        "count",
+        "the most files and folders a search of the folders given looks into (default "
+        "{default}); a folder holding more stops with an error naming this bound",
+        default=20000,
+        metavar="N",
+    ),
     # ---------------------------------------------------------------- [analysis]
     Option(
         "pairing",
@@ -830,6 +839,15 @@ COMMAND_FLAGS: Mapping[str, tuple[Flag, ...]] = MappingProxyType(
                 ),
             ),
             Flag(
+                ("--allow-edited",),
+                action="store_true",
+                help=(
+                    "show a release whose results.json is not the one its manifest sealed "
+                    "(edited afterwards, or unverifiable), marked as edited on its steps in "
+                    "every output; without it such a release is an error"
+                ),
+            ),
+            Flag(
                 ("--reference",),
                 dest="references",
                 action="append",
@@ -976,7 +994,13 @@ COMMAND_FLAGS: Mapping[str, tuple[Flag, ...]] = MappingProxyType(
             Flag(
                 ("--eml",),
                 metavar="FILE",
-                help="write the message to FILE instead of sending it",
+                help="write the message to FILE instead of sending it (a new file)",
+                group="the message",
+            ),
+            Flag(
+                ("--force",),
+                action="store_true",
+                help="replace the --eml file if it exists",
                 group="the message",
             ),
             Flag(

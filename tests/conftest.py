@@ -148,3 +148,31 @@ def built_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Calla
             return value
 
     return build
+
+
+@pytest.fixture(scope="session")
+def unprivileged() -> Callable[[list[str]], list[str]]:
+    """``unprivileged(argv)``: the command line that runs ``argv`` where file
+    permissions apply, for the tests of unreadable and unwritable files.
+
+    As an ordinary user that is ``argv`` itself. As root (CI containers), the child
+    runs without the capabilities that bypass permissions (``setpriv`` from util-linux
+    drops CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_FOWNER from its bounding set and
+    clears the inheritable ones, so the program it starts has none of them); the test
+    is skipped, saying why, only when that cannot be done."""
+    if os.geteuid() != 0:
+        return lambda argv: list(argv)
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv (util-linux): cannot drop the capability")
+    prefix = [
+        setpriv,
+        "--inh-caps=-all",
+        "--bounding-set=-dac_override,-dac_read_search,-fowner",
+    ]
+    import subprocess
+
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"setpriv cannot drop the capability here: {probe.stderr.strip()}")
+    return lambda argv: [*prefix, *argv]

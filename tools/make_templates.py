@@ -306,7 +306,9 @@ def history() -> nbformat.NotebookNode:
         f"title: str = {literal(command_default('history', 'title'))}  # the report's title\n"
         f"theme: str = {literal(command_default('history', 'theme'))}  # chart and page theme: "
         "a bundled name or a theme folder\n"
-        'output_dir: str = "history-output"  # where history.json and tables/*.csv are written'
+        'output_dir: str = "history-output"  # where history.json and tables/*.csv are written\n'
+        f"allow_edited: bool = {literal(command_default('history', 'allow_edited'))}  # show a "
+        "release whose results.json was edited, marked as such"
     )
     prepare = new_code_cell(
         "# Read the archived reports, order them and test the change between consecutive "
@@ -321,6 +323,7 @@ def history() -> nbformat.NotebookNode:
         "    title=title,\n"
         "    theme=theme,\n"
         "    output_dir=output_dir,\n"
+        "    allow_edited=allow_edited,\n"
         ")"
     )
     prepare.metadata["reportgen"] = {"section": "history"}

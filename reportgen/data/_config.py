@@ -26,6 +26,8 @@ The file format (``--config FILE``); every section and key is optional::
     no_text = false                # true: keep no item text (input, output, target, ...)
     text_col = ["prompt=input"]    # a long table's item-text columns: NAME=ROLE
     text_limit = 4000              # the most characters kept of one item text
+    max_walk_files = 20000         # the most files and folders a search of the folders
+                                   # given looks into (more: an error naming it)
 
     [analysis]                     # the statistics (the fields of AnalysisOptions)
     pairing = "auto"               # "auto" (detected), "paired" or "unpaired"

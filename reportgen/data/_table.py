@@ -82,6 +82,7 @@ from reportgen.data._table_build import (
     _row_groups,  # noqa: F401 (re-exported)
     _runs,
     _scores,
+    _skipped_problems,
     _split_extras,
     direction_note,  # noqa: F401 (re-exported)
     lower_is_better_by_name,  # noqa: F401 (re-exported)
@@ -704,7 +705,7 @@ def build_score_table(
     exclusions: list[Exclusion] = [e for r in results for e in r.exclusions]
     problems: list[Problem] = [p for r in results for p in r.problems]
     skipped = tuple(s for r in results for s in r.skipped)
-    problems.extend(Problem("warning", f"skipped: {s.reason}", Location(s.path)) for s in skipped)
+    problems.extend(_skipped_problems(skipped))
     battles = build_battle_table([r.battles for r in results if r.battles is not None], problems)
     if battles is not None:
         exclusions.extend(battles.exclusions)

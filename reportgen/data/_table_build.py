@@ -7,6 +7,7 @@ Private to :mod:`reportgen.data._table`, which re-exports the names it shares.""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -21,6 +22,7 @@ from reportgen.data.adapters._base import (
     AdapterResult,
     Exclusion,
     Problem,
+    SkippedInput,
     to_float,
 )
 from reportgen.errors import InputError, Location
@@ -257,7 +259,22 @@ def _scores(df: pd.DataFrame) -> pd.Series:
             location=_where(df, first, "score"),
             hint="replace infinite scores by finite values, or leave them empty to drop them",
         )
+    huge = np.abs(num.to_numpy()) >= MAX_SCORE
+    if huge.any():
+        first = df.index[int(np.argmax(huge))]
+        raise InputError(
+            f"score {num.loc[first]:.4g} is too large: the difference of two scores "
+            f"beyond ±{MAX_SCORE:.4g} is not a finite number "
+            f"({count(int(huge.sum()), 'such row')})",
+            location=_where(df, first, "score"),
+            hint="rescale the metric (e.g. divide it by 1e300), or drop those rows",
+        )
     return num
+
+
+#: The largest magnitude a score may have: 2**1023 (about 8.99e307), half the largest
+#: float, so that the difference of any two scores is finite.
+MAX_SCORE = 2.0**1023
 
 
 #: A plain decimal number (sign, digits with an optional point, optional exponent): the
@@ -307,6 +324,38 @@ def _check_numbers(df: pd.DataFrame, raw: pd.Series, num: pd.Series, is_missing:
             hint="scores must be numbers (binary metrics as 0/1); leave a cell empty "
             "if the system was not scored on that item",
         )
+
+
+#: Files skipped for one reason named one by one up to this many; more are summed up.
+SKIPPED_SHOWN = 3
+_DETAIL = re.compile(r"\s*\([^()]*\)|'[^']*'|\"[^\"]*\"")
+
+
+def _skipped_problems(skipped: Sequence[SkippedInput]) -> list[Problem]:
+    """One warning per reason a file was skipped: each file for a reason of at most
+    :data:`SKIPPED_SHOWN` files, else their number and the first three (50,000 files
+    of a folder that are not results give a line, not 50,000; every one stays listed
+    in ``skipped_inputs``). Reasons that differ only in their details (the keys of an
+    unknown JSON file) count as one."""
+    kinds: dict[str, list[SkippedInput]] = {}
+    for s in skipped:
+        kinds.setdefault(_DETAIL.sub("", s.reason), []).append(s)
+    problems: list[Problem] = []
+    for group in kinds.values():
+        if len(group) <= SKIPPED_SHOWN:
+            problems.extend(
+                Problem("warning", f"skipped: {s.reason}", Location(s.path)) for s in group
+            )
+            continue
+        examples = ", ".join(s.path for s in group[:SKIPPED_SHOWN])
+        problems.append(
+            Problem(
+                "warning",
+                f"skipped {count(len(group), 'file')}: {group[0].reason}; e.g. {examples} "
+                "(each is listed in skipped_inputs: reportgen inspect --json)",
+            )
+        )
+    return problems
 
 
 def _apply_nan_policy(df: pd.DataFrame, nan_policy: str) -> tuple[pd.DataFrame, list[Exclusion]]:

@@ -40,6 +40,7 @@ from reportgen.analysis.history.words import (
 from reportgen.charts.render import inline_data
 from reportgen.errors import InputError, Location, ReportgenError
 from reportgen.report.folder.reader import ReportFolder, read_report_folder
+from reportgen.report.folder.verify import verify_release
 from reportgen.report.render.html import (
     Col,
     HTMLBlock,
@@ -137,11 +138,28 @@ def _natural_key(text: str) -> tuple[Any, ...]:
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p != "")
 
 
-def _edited(folder: ReportFolder) -> str | None:
-    """Why the folder's results.json is not what reportgen wrote, or None: the answer
-    of the digest check of issue 44 (item 5), which refuses such a folder unless the
-    user allows it. Until that check lands every folder is taken as written."""
-    return None
+def _edited(folder: ReportFolder, label: str, *, allow_edited: bool) -> str | None:
+    """Why the folder's results.json is not what reportgen wrote (its digest differs from
+    the one its manifest sealed, or it cannot be checked), or None. Such a release is an
+    error unless ``allow_edited``; then the reason travels with the release and every
+    output warns on its steps.
+
+    Raises
+    ------
+    InputError
+        An edited or unverifiable release without ``allow_edited``.
+    """
+    verified = verify_release(folder)
+    if not verified.edited:
+        return None
+    if not allow_edited:
+        raise InputError(
+            f"release {label!r} cannot be trusted: {verified.reason}",
+            location=Location(str(folder.path)),
+            hint=f"`reportgen verify {folder.path}` says what changed; make the report "
+            "again, or pass --allow-edited to show it anyway, marked as edited on its steps",
+        )
+    return verified.reason
 
 
 def _read_folders(paths: Sequence[str | Path]) -> list[ReportFolder]:
@@ -166,7 +184,7 @@ def _read_folders(paths: Sequence[str | Path]) -> list[ReportFolder]:
 
 
 def _releases(
-    paths: Sequence[str | Path], *, order: str, follow: Sequence[str]
+    paths: Sequence[str | Path], *, order: str, follow: Sequence[str], allow_edited: bool = False
 ) -> tuple[list[tuple[Release, ReportFolder]], str]:
     if order not in ORDERS:
         raise InputError(
@@ -181,9 +199,8 @@ def _releases(
         ledger = folder.ledger
         label = folder.release or folder.path.resolve().name
         system, why = followed_system(ledger, label, default, per_label, where=str(folder.path))
-        release = Release(
-            label, ledger.meta.created, system, why, ledger, folder.path, _edited(folder)
-        )
+        edited = _edited(folder, label, allow_edited=allow_edited)
+        release = Release(label, ledger.meta.created, system, why, ledger, folder.path, edited)
         read.append((release, folder))
     labels: dict[str, Release] = {}
     for release, _ in read:
@@ -213,7 +230,11 @@ def _releases(
 
 
 def build_entries(
-    paths: Sequence[str | Path], *, order: str = "auto", follow: Sequence[str] = ()
+    paths: Sequence[str | Path],
+    *,
+    order: str = "auto",
+    follow: Sequence[str] = (),
+    allow_edited: bool = False,
 ) -> tuple[list[Release], str]:
     """Read the report folders, choose the followed system of each and order them.
 
@@ -227,6 +248,10 @@ def build_entries(
         ``"auto"``: by release label when every report has one, else by date.
     follow
         ``NAME`` (the same system in every report) and/or ``RELEASE=NAME`` items.
+    allow_edited
+        Keep a release whose results.json is not the one its manifest sealed (edited
+        afterwards, or unverifiable), marked on its release (``Release.edited``); without
+        it such a release is an error.
 
     Returns
     -------
@@ -238,9 +263,10 @@ def build_entries(
     ------
     InputError
         Fewer than two reports, one given twice, two with the same release label, an
-        unknown order, or a followed system that cannot be told.
+        unknown order, a followed system that cannot be told, or (without
+        ``allow_edited``) a release whose results were edited or cannot be verified.
     """
-    read, used = _releases(paths, order=order, follow=follow)
+    read, used = _releases(paths, order=order, follow=follow, allow_edited=allow_edited)
     return [release for release, _ in read], used
 
 
@@ -258,6 +284,11 @@ class _ItemData:
         manifest = self._folders[release.label].manifest
         if not manifest or not isinstance(manifest.get("inputs"), list):
             return "no manifest.json, so no per-item data"
+        if not all(
+            isinstance(s, dict) and all(isinstance(f, dict) for f in s.get("files") or ())
+            for s in manifest["inputs"]
+        ):  # an edited manifest (`inputs` as a list of paths): its digests are unknown
+            return "its manifest does not list its inputs as reportgen does"
         paths: list[str] = []
         for source in manifest["inputs"]:
             resolved = source.get("resolved") or [
@@ -299,6 +330,7 @@ def build_history(
     title: str = "Release history",
     theme: Any = "default",
     output_dir: str | Path = ".",
+    allow_edited: bool = False,
 ) -> History:
     """Read archived reports and have the analysis test the changes between
     consecutive releases (:func:`reportgen.analysis.history.analyse_history`).
@@ -318,6 +350,9 @@ def build_history(
         ``"never"``: stored tests, else intervals.
     title, theme, output_dir
         Of the trend report.
+    allow_edited
+        See :func:`build_entries`: an edited release is kept and every output warns on
+        its steps.
 
     Raises
     ------
@@ -325,7 +360,7 @@ def build_history(
         See :func:`build_entries`; also an unknown ``recompute``, or no dataset × metric
         of the followed systems common to two releases.
     """
-    read, used = _releases(paths, order=order, follow=follow)
+    read, used = _releases(paths, order=order, follow=follow, allow_edited=allow_edited)
     analysed = analyse_history(
         [release for release, _ in read],
         order=used,
@@ -349,6 +384,7 @@ def prepare(
     title: str = "Release history",
     theme: str = "default",
     output_dir: str = ".",
+    allow_edited: bool = False,
 ) -> History:
     """The notebook's first step: load the theme and build the history."""
     from reportgen.charts.render import load_theme
@@ -363,6 +399,7 @@ def prepare(
         title=title,
         theme=theme_obj,
         output_dir=output_dir,
+        allow_edited=allow_edited,
     )
 
 
@@ -716,6 +753,7 @@ class HistorySpec:
     template: str = "history"
     kernel_name: str | None = None
     execution_timeout: int | None = None
+    allow_edited: bool = False
 
 
 @dataclass(frozen=True)
@@ -748,6 +786,7 @@ def _history_parameters(spec: HistorySpec, build: Path) -> dict[str, Any]:
         "title": spec.title,
         "theme": spec.theme,
         "output_dir": parameter_path(build),
+        "allow_edited": spec.allow_edited,
     }
 
 
@@ -779,6 +818,7 @@ def _history_record(
             "theme": spec.theme,
             "formats": list(spec.formats),
             "template": str(template),
+            "allow_edited": spec.allow_edited,
         },
         seed=None,
     )
@@ -832,6 +872,7 @@ def run_history(spec: HistorySpec, *, progress: Any = None) -> HistoryResult:
         recompute=spec.recompute,
         title=spec.title,
         theme=theme,
+        allow_edited=spec.allow_edited,
     )  # bad input fails here
     timings["check"] = time.perf_counter() - tick
     say(

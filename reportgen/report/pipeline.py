@@ -17,6 +17,7 @@ import functools
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from reportgen import plaintext
 from reportgen.config import REPORT_FORMATS, TITLES
 from reportgen.config import default as declared_default
-from reportgen.errors import InputError, Location, ReportgenError
+from reportgen.errors import InputError, Location, ReportgenError, is_file_system_error
 from reportgen.jsonsafe import json_safe
 from reportgen.report.runspec import (
     ReportOptions,
@@ -127,6 +128,9 @@ def _ipc_kernel_manager() -> type:
             self._ipc_folder = sockets or Path(tempfile.mkdtemp(prefix="reportgen-kernel-"))
             if sockets is not None:
                 self.ip = str(sockets / "kernel")  # sockets kernel-1, kernel-2, ...
+            # the connection file too (jupyter_client would write TMPDIR/tmpXXXX.json, left
+            # there when Ctrl-C falls between its start and its clean-up)
+            self.connection_file = str(self._ipc_folder / "kernel.json")
             weakref.finalize(self, shutil.rmtree, self._ipc_folder, True)
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
@@ -277,6 +281,12 @@ def execute_template(
     log = logging.getLogger("papermill")  # nbclient logs a timeout there: said below
     level = log.level
     log.setLevel(logging.CRITICAL)
+    if kernel is not None:
+        manager: dict[str, Any] = {"km": kernel.km}
+    elif os.name == "posix":  # its sockets and connection file in a private folder
+        manager = {"kernel_manager_class": _ipc_kernel_manager()}
+    else:
+        manager = {}
     try:
         pm.execute_notebook(
             str(template),
@@ -287,7 +297,7 @@ def execute_template(
             progress_bar=False,
             cwd=cwd,
             execution_timeout=execution_timeout,
-            **({"km": kernel.km} if kernel is not None else {}),
+            **manager,
         )
     except CellTimeoutError:
         where = (
@@ -299,6 +309,13 @@ def execute_template(
             f"the report notebook stopped: {where} ran longer than --timeout {execution_timeout} s"
         ) from None
     except PapermillExecutionError as exc:
+        if exc.ename == "KeyboardInterrupt":  # Ctrl-C reached the kernel: the user's stop
+            raise KeyboardInterrupt from None
+        fault = _file_system_fault(exc.ename, exc.evalue)
+        if fault is not None:  # a full disk or a file-size limit met by the kernel
+            from reportgen.report.folder.manifest import disk_full_error
+
+            raise disk_full_error(output.parent, fault) or fault from None
         section, number = _failed_cell(output)
         if exc.ename in _USER_ERRORS:  # a template of one's own met bad data or options
             message, _, hint = str(exc.evalue).partition("\n  hint: ")
@@ -327,6 +344,25 @@ def execute_template(
 #: Errors a notebook cell raises for bad input (the user's, exit code 2), by class name:
 #: the kernel's exception reaches this process as its name and message.
 _USER_ERRORS = frozenset({"InputError", "ConfigError"})
+
+
+_OS_ERROR = re.compile(r"\[Errno (\d+)\] ([^:]*)(?:: '(.*)')?$", re.DOTALL)
+
+
+def _file_system_fault(name: str, value: str) -> OSError | None:
+    """The kernel's ``OSError`` (its class name and message, as papermill reports a
+    cell's exception) when it is a file-system fault the user fixes (a full disk, a
+    file-size limit, no permission), else None."""
+    import builtins
+
+    kind = getattr(builtins, str(name), None)
+    if not (isinstance(kind, type) and issubclass(kind, OSError)):
+        return None
+    match = _OS_ERROR.match(str(value).strip())
+    if match is None:
+        return None
+    fault = OSError(int(match[1]), match[2], match[3])
+    return fault if is_file_system_error(fault) else None
 
 
 def _failed_cell(path: Path) -> tuple[str, int]:

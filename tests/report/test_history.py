@@ -21,6 +21,7 @@ from statsmodels.stats.multitest import multipletests
 
 from reportgen.cli import main
 from reportgen.report.export import external_references
+from reportgen.report.folder.manifest import manifest_digest
 from reportgen.report.history import build_entries, build_history
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,6 +139,8 @@ def test_history_falls_back_to_intervals_when_the_data_changed(example_releases,
         for source in manifest["inputs"]:
             for f in source["files"]:
                 f["sha256"] = "0" * 64
+        # sealed again: the report is intact, only its inputs are not what it read
+        manifest["manifest_sha256"] = manifest_digest(manifest)
         (copy / "manifest.json").write_text(json.dumps(manifest))
         copies.append(str(copy))
     history = build_history(copies, recompute="always")
@@ -263,7 +266,12 @@ def test_history_of_evaluation_reports_needs_the_system_named(example_releases, 
         copies.append(str(copy))
     assert main(["history", *copies, "--out", str(tmp_path / "h")]) == 2
     assert "cannot tell which system release 'v2.0' is about" in capsys.readouterr().err
-    history = build_history(copies, follow=["v2.0=granite-3b|fim|4k", "v9.1=starcoder2-3b|fim|4k"])
+    # (results.json edited to drop the verdict: shown only with allow_edited)
+    history = build_history(
+        copies,
+        follow=["v2.0=granite-3b|fim|4k", "v9.1=starcoder2-3b|fim|4k"],
+        allow_edited=True,
+    )
     assert [e.system for e in history.entries] == ["granite-3b|fim|4k", "starcoder2-3b|fim|4k"]
     # the v2.0 report compared exactly these two: its stored tests are used
     assert {c.method for c in history.changes} == {"stored"}
@@ -303,7 +311,11 @@ def test_an_edited_release_is_flagged_on_its_steps(example_releases, monkeypatch
 
     why = "results.json differs from the SHA-256 in its manifest (allowed by the user)"
     edited = str(example_releases["v9.1"])
-    monkeypatch.setattr(hs, "_edited", lambda folder: why if str(folder.path) == edited else None)
+    monkeypatch.setattr(
+        hs,
+        "_edited",
+        lambda folder, label, allow_edited: why if str(folder.path) == edited else None,
+    )
     history = build_history(_scrambled(example_releases))
     overview, changes = hs.overview(history).html, hs.changes(history).html
     warning = f"Warning: the results.json of v9.1 is not what reportgen wrote ({why})"
@@ -324,8 +336,9 @@ def test_history_console_prints_the_warning_of_an_edited_release(monkeypatch, tm
     )
     monkeypatch.setattr(hs, "run_history", lambda spec, progress=None: result)
     assert main(["history", "a", "b", "--out", str(tmp_path / "h"), "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert "releases: v2.0 → v9.1; 13 changes tested, 13 significant\n" + line + "\n" in out
+    out, err = capsys.readouterr()
+    assert "releases: v2.0 → v9.1; 13 changes tested, 13 significant\n" in out
+    assert f"reportgen: warning: {line} (--allow-edited)\n" in err  # a warning, on stderr
 
 
 def test_history_json_keeps_format_1_and_adds_the_interval_kind(example_history):

@@ -269,11 +269,16 @@ def _evaluation_copies(example_releases, tmp_path: Path, *, referenced: bool) ->
 
 def test_history_reads_stored_comparisons_from_a_referenced_folder(example_releases, tmp_path):
     follow = ["v2.0=granite-3b|fim|4k", "v9.1=starcoder2-3b|fim|4k"]
+    # the copies' results.json were edited (their verdict dropped): allow_edited
     inline = build_history(
-        _evaluation_copies(example_releases, tmp_path, referenced=False), follow=follow
+        _evaluation_copies(example_releases, tmp_path, referenced=False),
+        follow=follow,
+        allow_edited=True,
     )
     ref = build_history(
-        _evaluation_copies(example_releases, tmp_path, referenced=True), follow=follow
+        _evaluation_copies(example_releases, tmp_path, referenced=True),
+        follow=follow,
+        allow_edited=True,
     )
     assert {c.method for c in ref.changes} == {"stored"}  # read from the Parquet rows
     assert len(ref.changes) == len(inline.changes) == 13

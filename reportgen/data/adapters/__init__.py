@@ -27,12 +27,15 @@ and not read are returned as skipped inputs with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
-from collections.abc import Iterable, Sequence
+import stat
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reportgen.data.adapters import _files
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     Adapter,
@@ -42,14 +45,17 @@ from reportgen.data.adapters._base import (
     LoadOptions,
     NotReadAlone,
     Problem,
+    ReadLog,
     SkippedInput,
     check_regular_file,
     lfs_pointer_error,
     read_log,
     skip_input,
 )
+from reportgen.data.adapters._boundary import adapter_boundary, harness_name
 from reportgen.data.adapters._naming import name_clashing_systems
-from reportgen.errors import InputError, Location
+from reportgen.data.adapters._system_names import SystemNames, system_names
+from reportgen.errors import FileSystemError, InputError, Location, file_system_error
 
 __all__ = [
     "MAX_WALK_DEPTH",
@@ -148,9 +154,9 @@ def get_adapter(name: str) -> Adapter:
 
 def _head(path: Path) -> bytes:
     """The first bytes of a file for detection; of the expanded stream for a ``.gz`` or
-    ``.zst`` file (its raw bytes when it does not decompress: reading says why)."""
-    with path.open("rb") as fh:
-        head = fh.read(SNIFF_BYTES)
+    ``.zst`` file (its raw bytes when it does not decompress: reading says why). Opened
+    without blocking, and only when it is a regular file."""
+    head = _files.read_head(path, SNIFF_BYTES, errors=True) or b""
     name = path.name.lower()
     try:
         if name.endswith(".gz") and head.startswith(b"\x1f\x8b"):
@@ -168,6 +174,35 @@ def _head(path: Path) -> bytes:
     return head
 
 
+def _claims(adapter: Adapter, path: Path, head: bytes | None, options: LoadOptions) -> bool:
+    """Whether ``adapter`` claims ``path``. Detection only looks: whatever a sniff meets
+    in a damaged file or a folder it may not read (a RecursionError, an OSError, a
+    value of the wrong type) means it is not this adapter's, never a traceback."""
+    try:
+        return bool(adapter.claims(path, head, options))
+    except _files.WalkLimitReached:
+        raise
+    except Exception:  # noqa: BLE001 - not this format; reading would say what is wrong
+        return False
+
+
+def _unreadable(path: Path, exc: OSError) -> InputError:
+    """The error for an input that exists but cannot be opened or read."""
+    return file_system_error(exc, _files.shown_name(path), reading=True)
+
+
+def _check_name(path: Path) -> None:
+    """Refuse a path whose name is not UTF-8 (shown escaped), which reportgen could
+    neither record in its manifest nor show."""
+    if not _files.utf8_name(path):
+        raise InputError(
+            "the file name is not valid UTF-8",
+            location=Location(_files.shown_name(path)),
+            hint="rename it to a UTF-8 name (e.g. `convmv -f latin1 -t utf-8 --notest "
+            "FILE`), then pass it again",
+        )
+
+
 def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapter:
     """The first adapter (by priority) whose ``sniff`` accepts ``path``.
 
@@ -179,29 +214,39 @@ def detect_format(path: str | Path, options: LoadOptions | None = None) -> Adapt
     _ensure_builtins()
     options = options or LoadOptions()
     path = Path(path)
-    if not path.exists():
+    _check_name(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
         raise InputError(
             "no such file or folder", location=Location(str(path)), hint="check the path"
-        )
+        ) from None
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, ValueError):  # a NUL byte in the name
+            raise InputError(
+                "the path holds a NUL byte, which no file name can",
+                location=Location(str(path).replace("\x00", "\\x00")),
+                hint="check the path",
+            ) from None
+        raise _unreadable(path, exc) from None
     check_regular_file(path)
     head: bytes | None = None
-    if path.is_file():
-        if path.stat().st_size == 0:
+    if stat.S_ISREG(info.st_mode):
+        if info.st_size == 0:
             raise InputError(
                 "the file is empty (0 bytes)",
                 location=Location(str(path)),
                 hint="check that the evaluation finished writing its output",
             )
-        head = _head(path)
+        try:
+            head = _head(path)
+        except OSError as exc:
+            raise _unreadable(path, exc) from None
         lfs = lfs_pointer_error(path, head)
         if lfs is not None:
             raise lfs
     for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
-        try:
-            claimed = adapter.claims(path, head, options)
-        except RecursionError:  # a head nested past the parser's stack is no one's format
-            claimed = False
-        if claimed:
+        if _claims(adapter, path, head, options):
             return adapter
     what = "folder" if head is None else "file"
     for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority):
@@ -330,7 +375,14 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
     evaluation results: a subfolder that an adapter claims as a whole (an lm-eval output
     folder, a HELM run, a ``.deepeval`` folder, ...) is read as one input and not entered;
     every other file whose format is detected is read. Generic tables (long, wide) count
-    only directly inside ``root``. Symbolic links are followed once (a loop is skipped).
+    only directly inside ``root``.
+
+    Each entry is looked at with ``lstat`` before anything is opened
+    (:mod:`reportgen.data.adapters._files`): only regular files are opened, and never in a
+    way that blocks; FIFOs, sockets and devices, symbolic links that leave ``root``,
+    names that are not UTF-8 and entries that cannot be read are listed as skipped with
+    the reason (a link inside ``root`` is followed once; a loop is skipped). The caller
+    bounds the files looked into (:func:`_files.walk_scope`).
 
     ``covered``: adapters that claimed ``root`` as a whole and read their own files
     below it; the walk looks for the other formats only (files of a covered format are
@@ -340,9 +392,9 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
     walk = _Walk()
     seen: set[str] = set()
 
-    def skip(path: Path, reason: str) -> None:
-        walk.skipped.append(SkippedInput(str(path), reason))
-        folder = str(path.parent)
+    def skip(path: Path | str, reason: str) -> None:
+        walk.skipped.append(SkippedInput(_files.shown_name(path), reason))
+        folder = _files.shown_name(os.path.dirname(path))
         walk.candidates[folder] = walk.candidates.get(folder, 0) + 1
 
     def visit(folder: Path, depth: int) -> None:
@@ -353,35 +405,47 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
             )
             return
         seen.add(real)
+        _files.examine(folder)
         if depth > 0:
             for adapter in adapters:
-                if adapter.claims(folder, None, options):
+                if _claims(adapter, folder, None, options):
                     walk.found.append((folder, adapter))
                     return
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
         except OSError as exc:
-            walk.skipped.append(SkippedInput(str(folder), f"cannot list it: {exc.strerror}"))
+            skip(folder, f"cannot list it: {_reason(exc)}")
             return
         subfolders = []
         for entry in entries:
             path = Path(entry.path)
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                continue
-            if is_dir:
+            kind, why = _entry_kind(entry)
+            if kind == "folder":
                 if entry.name in _SKIP_FOLDERS or (
                     entry.name.startswith(".") and entry.name not in _HIDDEN_RESULTS
                 ):
                     continue
+                if why is not None:  # a name that is not UTF-8: nothing below is read
+                    skip(path, why)
+                    continue
                 subfolders.append(path)
                 continue
             name = entry.name.lower()
-            if entry.name.startswith(".") or not name.endswith(_DATA_SUFFIXES):
+            if entry.name.startswith(".") or (
+                not name.endswith(_DATA_SUFFIXES) and kind != "link-out"
+            ):
+                continue
+            if why is not None:  # not a regular file, or not one to read
+                skip(path, why)
                 continue
             try:
                 adapter = detect_format(path, options)
+            except _files.WalkLimitReached:
+                raise
+            except FileSystemError as exc:
+                skip(path, exc.message)
+                continue
             except InputError as exc:
                 skip(path, f"not read: {exc.message}")
                 continue
@@ -408,6 +472,40 @@ def _walk(root: Path, options: LoadOptions, covered: Sequence[Adapter] = ()) -> 
 
     visit(root, 0)
     return walk
+
+
+def _reason(exc: OSError) -> str:
+    text = exc.strerror or str(exc)
+    return text[:1].lower() + text[1:]
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> tuple[str, str | None]:
+    """What a folder entry is for the walk: ``"file"``, ``"folder"``, ``"link-out"`` (a
+    link leaving the folder given) or ``"other"``, and why it is not read (None: read
+    it). Decided with ``lstat``, and for a link with the status of its target."""
+    if not _files.utf8_name(entry.name):
+        try:
+            kind = "folder" if entry.is_dir(follow_symlinks=False) else "file"
+        except OSError:
+            kind = "file"
+        return kind, "its name is not valid UTF-8: rename it (e.g. with convmv), then search again"
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError as exc:
+        return "other", f"cannot look at it: {_reason(exc)}"
+    if stat.S_ISLNK(info.st_mode):
+        why = _files.reason_not_read(entry.path)
+        if why is not None and "outside the folder given" in why:
+            return "link-out", why
+        if why is not None:
+            return "other", why
+        return ("folder" if _files.is_folder(entry.path) else "file"), None
+    if stat.S_ISDIR(info.st_mode):
+        return "folder", None
+    special = _files.special_kind(info.st_mode)
+    if special is not None:
+        return "other", f"{special}, not a regular file: not read"
+    return "file", None
 
 
 def _nothing_found(path: Path, walk: _Walk) -> InputError:
@@ -444,42 +542,85 @@ def _expand(
 ) -> tuple[list[tuple[Path, Adapter]], list[SkippedInput]]:
     """Resolve one input path to (file or folder, adapter) pairs, and the files a folder
     walk did not read. A folder that no adapter claims as a whole is walked
-    (:func:`_walk`); with ``--format``, the data files directly inside it are read."""
+    (:func:`_walk`); with ``--format``, the data files directly inside it are read. A
+    folder is searched within :func:`_files.walk_scope`: links that leave it are not
+    followed and at most ``options.max_walk_files`` files are looked into."""
+    if "\x00" in str(path):
+        raise InputError(
+            "the path holds a NUL byte, which no file name can",
+            location=Location(str(path).replace("\x00", "\\x00")),
+            hint="check the path (a [input] data entry of the config?)",
+        )
+    _check_name(path)
     check_regular_file(path)
     if options.format is not None:
         adapter = get_adapter(options.format)
-        if not path.exists():
+        if not os.path.lexists(path):
             raise InputError(
                 "no such file or folder", location=Location(str(path)), hint="check the path"
             )
-        if path.is_dir() and not adapter.sniff(path, None):
-            files = _data_files(path)
+        if path.is_dir():
+            with _files.walk_scope(path, max_files=options.max_walk_files):
+                files = [] if _claims(adapter, path, None, options) else _data_files(path)
             if files:
                 return [(f, adapter) for f in files], []
         return [(path, adapter)], []
-    if path.is_dir():
+    if _is_folder(path):
+        try:  # the folder given must be listed: one below it that cannot is skipped
+            with os.scandir(path):
+                pass
+        except OSError as exc:
+            raise _unreadable(path, exc) from None
         _ensure_builtins()
-        claimed = [
-            adapter
-            for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority)
-            if adapter.claims(path, None, options)
-        ]
-        # a folder claimed as a whole (an lm-eval or lighteval output folder, ...) may
-        # hold other harnesses' results beside: the walk looks for those too
-        walk = _walk(path, options, covered=claimed)
+        with _files.walk_scope(path, max_files=options.max_walk_files) as scope:
+            claimed = [
+                adapter
+                for adapter in sorted(_REGISTRY.values(), key=lambda a: a.priority)
+                if _claims(adapter, path, None, options)
+            ]
+            # a folder claimed as a whole (an lm-eval or lighteval output folder, ...) may
+            # hold other harnesses' results beside: the walk looks for those too
+            walk = _walk(path, options, covered=claimed)
         walk.found[:0] = [(path, adapter) for adapter in claimed]
+        listed = {s.path for s in walk.skipped}
+        walk.skipped.extend(
+            SkippedInput(_files.shown_name(where), why)
+            for where, why in scope.unreadable.items()
+            if _files.shown_name(where) not in listed
+        )
         if not walk.found:
             raise _nothing_found(path, walk)
         return walk.found, walk.skipped
     return [(path, detect_format(path, options))], []
 
 
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder; an InputError when it cannot be looked at."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False  # detection says so
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+
+
 def _data_files(folder: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in folder.iterdir()
-        if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(_DATA_SUFFIXES)
-    )
+    return [
+        e.path
+        for e in _files.entries(folder)
+        if e.kind == "file"
+        and not e.name.startswith(".")
+        and e.name.lower().endswith(_DATA_SUFFIXES)
+    ]
+
+
+@contextlib.contextmanager
+def _reading(adapter: Adapter, path: Path, log: ReadLog) -> Iterator[None]:
+    """One adapter call inside the error boundary (:mod:`._boundary`): whatever damaged
+    content raises becomes an InputError naming the file (the one read last, unless the
+    adapter names the record it was reading)."""
+    with adapter_boundary(harness_name(adapter), path, log):
+        yield
 
 
 def read_inputs(
@@ -508,27 +649,11 @@ def read_inputs(
             continue
         pending.extend(found)
         not_read.extend(skipped)
-    results = []
-    together: dict[str, list[Path]] = {}
-    for path, adapter in pending:
-        if adapter.combine_inputs:
-            together.setdefault(adapter.name, []).append(path)
-            continue
-        with read_log(options.max_input_bytes) as log:
-            result = adapter.read(path, options)
-        result.format, result.source, result.files = adapter.name, str(path), log.files
-        results.append(result)
-    for name, group in together.items():
-        adapter = _REGISTRY[name]
-        with read_log(options.max_input_bytes) as log:
-            result = (
-                adapter.read(group[0], options)
-                if len(group) == 1
-                else adapter.read_many(group, options)
-            )
-        result.format, result.source = name, ", ".join(str(p) for p in group)
-        result.files = log.files
-        results.append(result)
+    names = SystemNames.parse(options.system, [p for p, _ in pending]) if options.system else None
+    with system_names(names):
+        results = _read_pending(pending, options)
+    if names is not None:  # a FILE=NAME whose input records its own names
+        names.check_used({str(p): a.name for p, a in pending})
     read_files = {f.resolved for r in results for f in r.files}
     for refusal in refused:
         where = refusal.location.file if refusal.location else None
@@ -549,4 +674,30 @@ def read_inputs(
             )
     if not_read and results:
         results[0].skipped = [*not_read, *results[0].skipped]
+    return results
+
+
+def _read_pending(pending: list[tuple[Path, Adapter]], options: LoadOptions) -> list[AdapterResult]:
+    """Read each (path, adapter), those of adapters that combine their inputs together."""
+    results = []
+    together: dict[str, list[Path]] = {}
+    for path, adapter in pending:
+        if adapter.combine_inputs:
+            together.setdefault(adapter.name, []).append(path)
+            continue
+        with read_log(options.max_input_bytes) as log, _reading(adapter, path, log):
+            result = adapter.read(path, options)
+        result.format, result.source, result.files = adapter.name, str(path), log.files
+        results.append(result)
+    for name, group in together.items():
+        adapter = _REGISTRY[name]
+        with read_log(options.max_input_bytes) as log, _reading(adapter, group[0], log):
+            result = (
+                adapter.read(group[0], options)
+                if len(group) == 1
+                else adapter.read_many(group, options)
+            )
+        result.format, result.source = name, ", ".join(str(p) for p in group)
+        result.files = log.files
+        results.append(result)
     return results

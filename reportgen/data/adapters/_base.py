@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from reportgen.config import defaults
-from reportgen.errors import InputError, Location
+from reportgen.data.adapters import _system_names
+from reportgen.errors import InputError, Location, file_system_error, path_text
 from reportgen.execution import parse_memory_size
 from reportgen.names import NanPolicy, NonfinitePolicy
 from reportgen.records import fields_record
@@ -175,6 +176,12 @@ class LoadOptions:
     text_limit
         The most characters kept of one item text (``--text-limit``); a longer text is
         cut there and marked as cut.
+    max_walk_files
+        The most files and folders a search of the folders given looks into (a folder
+        walk and the adapters' look for their files,
+        :mod:`reportgen.data.adapters._files`; each counted once): past it the search
+        stops with an error naming this bound, instead of reading part of a folder that
+        holds far more than results. Default 20,000.
     """
 
     format: str | None = None
@@ -195,6 +202,7 @@ class LoadOptions:
     errors_as_failures: bool = _DEFAULT["errors_as_failures"]
     strict_inputs: bool = _DEFAULT["strict_inputs"]
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
+    max_walk_files: int = _DEFAULT["max_walk_files"]
     direction: tuple[str, ...] = ()
     no_text: bool = _DEFAULT["no_text"]
     text_col: tuple[str, ...] = ()
@@ -545,9 +553,12 @@ _FUNCTION_SOURCE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(", re.
 def given_system(options: LoadOptions, path: Path) -> str | None:
     """The system name ``--system`` gives the input ``path`` (of a format that records
     none): ``NAME`` names every such input; ``FILE=NAME,FILE2=NAME2`` names each input
-    whose file or folder name (with or without its suffix) is ``FILE``. ``None`` when the
-    option names none for ``path``. A DeepEval run's ``FILE`` is the folder holding its
-    ``.deepeval``.
+    that ``FILE`` matches as the user typed it (a path relative or absolute, trailing
+    folders and name, or the bare name with or without its suffix; a DeepEval run also
+    by the folder holding its ``.deepeval``). ``None`` when the option names none for
+    ``path``. Within :func:`~reportgen.data.adapters.read_inputs` the option is resolved
+    once against every input (:mod:`._system_names`: a mapping that matches no input is
+    an error there, a text none of whose left sides names an input is one ``NAME``).
 
     >>> given_system(LoadOptions(system="bm25.csv=BM25,dense=Dense"), Path("r/dense.jsonl"))
     'Dense'
@@ -557,15 +568,16 @@ def given_system(options: LoadOptions, path: Path) -> str | None:
     text = options.system
     if not text:
         return None
+    resolved = _system_names.current()
+    if resolved is not None and resolved.text == text:
+        return resolved.for_path(path)
     if "=" not in text:
         return text
-    names = {path.name, path.stem}
-    if path.parent.name == ".deepeval":  # a DeepEval run is named by its folder
-        names.add(path.resolve().parent.parent.name)
-    for part in text.split(","):
-        key, sep, name = part.partition("=")
-        if sep and key.strip() in names and name.strip():
-            return name.strip()
+    for part in text.split(","):  # this input alone: its own part, if any
+        at = len(part)
+        while (at := part.rfind("=", 0, at)) > 0:
+            if _system_names.names_input(part[:at], path) and part[at + 1 :].strip():
+                return part[at + 1 :].strip()
     return None
 
 
@@ -789,7 +801,15 @@ def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
         checked on the open descriptor, without blocking), or larger than ``limit``.
     """
     cap = input_cap(limit)
-    where = Location(str(path))
+    where = Location(path_text(path))
+    if path_text(path) != str(path):
+        raise InputError(
+            "the file name is not valid UTF-8: reportgen could not record it in its "
+            "manifest or show it",
+            location=where,
+            hint="rename it to a UTF-8 name (e.g. `convmv -f latin1 -t utf-8 --notest "
+            "FILE`), then read it again",
+        )
     try:
         # O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -800,11 +820,7 @@ def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
             "this is a folder, not a file", location=where, hint="pass the files inside it"
         ) from None
     except OSError as exc:
-        raise InputError(
-            f"cannot open the file: {exc.strerror}",
-            location=where,
-            hint="check the path and its permissions",
-        ) from None
+        raise file_system_error(exc, where.file, reading=True) from None
     with open(fd, "rb", buffering=0) as fh:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -831,11 +847,7 @@ def read_bytes(path: Path | str, *, limit: int | None = None) -> bytes:
                     parts.append(chunk)
                 data = b"".join(parts)
         except OSError as exc:
-            raise InputError(
-                f"cannot read the file: {exc.strerror}",
-                location=where,
-                hint="check the disk and the file",
-            ) from None
+            raise file_system_error(exc, where.file, reading=True) from None
     digest = hashlib.sha256(data).hexdigest()
     log = _READ_LOG.get()
     if log is not None:

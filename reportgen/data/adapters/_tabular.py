@@ -16,6 +16,7 @@ from reportgen.data.adapters._base import (
     input_cap,
     read_bytes,
     read_text,
+    to_float,
     too_large_error,
 )
 from reportgen.errors import InputError, Location
@@ -23,6 +24,7 @@ from reportgen.errors import InputError, Location
 __all__ = [
     "TABULAR_SUFFIXES",
     "header_columns",
+    "ints_as_floats",
     "is_tabular",
     "read_table",
     "table_kind",
@@ -386,9 +388,24 @@ def text_columns(frame: pd.DataFrame, columns: list[str]) -> tuple[list[str], di
         scalar = present.map(
             lambda v: isinstance(v, (str, int, float, np.number)) and not isinstance(v, bool)
         )
-        parsed = pd.to_numeric(present.where(scalar), errors="coerce")
+        parsed = pd.to_numeric(ints_as_floats(present.where(scalar)), errors="coerce")
         if parsed.notna().sum() < 0.5 * len(present):
             text.append(column)
         else:
             numbers[column] = values
     return text, numbers
+
+
+def ints_as_floats(values: pd.Series) -> pd.Series:
+    """A column of objects with its Python integers as floats, one too large for a
+    float as ``±inf`` (:func:`to_float`; ``pd.to_numeric`` raises OverflowError on an
+    integer of 400 digits, which JSON allows). Other columns are returned as they are.
+
+    >>> ints_as_floats(pd.Series([10**400, "x", 2], dtype=object)).tolist()
+    [inf, 'x', 2.0]
+    """
+    if values.dtype != object:
+        return values
+    return values.map(
+        lambda v: to_float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+    )

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.data._texts import TEXT_ROLES, as_text
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
     SOURCE_LINE,
@@ -68,6 +68,7 @@ from reportgen.data.adapters._base import (
     head_text,
     read_json,
     skip_input,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -92,7 +93,7 @@ class DeepEvalAdapter(Adapter):
 
     def sniff(self, path: Path, head: bytes | None) -> bool:
         if head is None:
-            return (path / LATEST_RUN).is_file()
+            return _files.is_file(path / LATEST_RUN)
         if not path.name.endswith(".json"):
             return False
         text = head_text(head).lstrip()
@@ -215,7 +216,7 @@ def _rows(
     rows: list[tuple[Any, ...]] = []
     errors: dict[str, int] = {}
     seen: set[str] = set()
-    cases = [c for key in ("testCases", "conversationalTestCases") for c in run.get(key) or []]
+    cases = [c for key in ("testCases", "conversationalTestCases") for c in _cases(run, key, file)]
     for position, case in enumerate(cases):
         where = Location(str(file), None, f"testCases[{position}]")
         if not isinstance(case, dict):
@@ -300,7 +301,21 @@ def _score(value: Any, metric: str, where: Location) -> float:
             location=where,
             hint=_HINT,
         )
-    return float(value)
+    return to_float(value)  # an integer of 400 digits: infinite, then left out or an error
+
+
+def _cases(run: dict[str, Any], key: str, file: Path) -> list[Any]:
+    """The run's ``testCases`` or ``conversationalTestCases`` list (none when absent)."""
+    cases = run.get(key)
+    if cases is None:
+        return []
+    if not isinstance(cases, list):
+        raise InputError(
+            f"{key} is {excerpt(cases)}, not a list of test cases",
+            location=Location(str(file), None, key),
+            hint=_HINT,
+        )
+    return cases
 
 
 def _directions(run: dict[str, Any]) -> dict[str, Literal["higher", "lower"]]:
@@ -308,8 +323,9 @@ def _directions(run: dict[str, Any]) -> dict[str, Literal["higher", "lower"]]:
     where that settles it, else from DeepEval's lower-is-better metrics."""
     votes: dict[str, set[str]] = {}
     for key in ("testCases", "conversationalTestCases"):
-        for case in run.get(key) or []:
-            for entry in _metric_entries(case or {}):
+        cases = run.get(key)
+        for case in cases if isinstance(cases, list) else ():
+            for entry in _metric_entries(case if isinstance(case, dict) else {}):
                 name = _metric_name(entry)
                 if name is None:
                     continue

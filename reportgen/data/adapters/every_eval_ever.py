@@ -66,7 +66,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     SOURCE_FILE,
@@ -272,36 +272,33 @@ def _is_aggregate(path: Path, head: bytes) -> bool:
 
 def _is_samples(head: bytes) -> bool:
     line = head_text(head).lstrip("\ufeff").split("\n", 1)[0]
+    if not line.lstrip().startswith("{"):
+        return False
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # cut off, or nested past the parser's stack
         return False
     return isinstance(record, dict) and all(k in record for k in _RECORD_KEYS)
 
 
 def _find_files(folder: Path, depth: int = 0, limit: int | None = None) -> Iterator[Path]:
-    """EEE files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
+    """EEE files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted. Only
+    regular files are opened, without blocking (:mod:`._files`)."""
     found = 0
     subfolders = []
-    for entry in entries:
+    for entry in _files.entries(folder):
         if entry.name.startswith("."):
             continue
-        if entry.is_dir():
+        if entry.kind == "folder":
             if depth < _MAX_DEPTH:
-                subfolders.append(Path(entry.path))
+                subfolders.append(entry.path)
             continue
         if not entry.name.endswith((".json", ".jsonl")):
             continue
-        try:
-            with open(entry.path, "rb") as fh:
-                head = fh.read(SNIFF_BYTES)
-        except OSError:
+        head = _files.read_head(entry.path, SNIFF_BYTES)
+        if head is None:
             continue
-        path = Path(entry.path)
+        path = entry.path
         if _is_aggregate(path, head) or (entry.name.endswith(".jsonl") and _is_samples(head)):
             yield path
             found += 1
@@ -469,11 +466,13 @@ def _epoch(value: Any, where: Location) -> int | None:
     try:
         epoch = int(str(value))
     except ValueError:
+        epoch = -1
+    if not 0 <= epoch < 2**62:  # a run index, not a number of 400 digits
         raise InputError(
-            f"metadata.epoch is {excerpt(value)}, not a whole number",
+            f"metadata.epoch is {excerpt(value)}, not a whole number of epochs",
             location=where,
             hint='Inspect\'s converter writes the epoch as a number in a string, e.g. "1"',
-        ) from None
+        )
     return epoch
 
 

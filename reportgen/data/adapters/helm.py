@@ -103,7 +103,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.data._texts import TEXT_ROLES, as_text
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
     SOURCE_LINE,
@@ -197,9 +197,9 @@ class HelmAdapter(Adapter):
         if head is not None:
             if path.name == PER_INSTANCE_STATS:
                 return True
-            return path.name == RUN_SPEC and (path.parent / PER_INSTANCE_STATS).is_file()
+            return path.name == RUN_SPEC and _files.is_file(path.parent / PER_INSTANCE_STATS)
         for visited, (folder, _depth) in enumerate(_walk(path), start=1):
-            if (folder / PER_INSTANCE_STATS).is_file():
+            if _files.is_file(folder / PER_INSTANCE_STATS):
                 return True
             if visited >= _SNIFF_MAX_DIRS:
                 return False
@@ -305,18 +305,16 @@ def _walk(root: Path) -> Iterator[tuple[Path, int]]:
             yield folder, depth
             if depth == MAX_DEPTH or _is_run_folder(folder):
                 continue
-            try:
-                children = sorted(
-                    p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")
-                )
-            except OSError:
-                continue
-            below.extend(children)
+            below.extend(
+                e.path
+                for e in _files.entries(folder)
+                if e.kind == "folder" and not e.name.startswith(".")
+            )
         level = below
 
 
 def _is_run_folder(folder: Path) -> bool:
-    return (folder / PER_INSTANCE_STATS).is_file() or (folder / RUN_SPEC).is_file()
+    return _files.is_file(folder / PER_INSTANCE_STATS) or _files.is_file(folder / RUN_SPEC)
 
 
 def _run_folders(path: Path, problems: list[Problem]) -> list[Path]:
@@ -680,7 +678,7 @@ def _stat(
     if count is not None and (
         isinstance(count, bool)
         or not isinstance(count, (int, float))
-        or not math.isfinite(count)
+        or not math.isfinite(to_float(count))
         or count < 0
     ):
         raise InputError(
@@ -976,7 +974,7 @@ def _json_list(path: Path) -> Iterator[tuple[int, Any]]:
     while True:
         try:
             value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # read_json names the fault
             _raise_syntax_error(path)
         line += text.count("\n", counted, pos)
         counted = pos

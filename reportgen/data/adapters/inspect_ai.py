@@ -87,7 +87,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.data._texts import TEXT_ROLES, as_text, content_text
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     SOURCE_FILE,
@@ -255,15 +255,14 @@ def _folder_logs(folder: Path) -> list[Path] | None:
     from reportgen.data.adapters import _DATA_SUFFIXES  # the registry's notion of data
 
     logs, others = [], 0
-    for file in sorted(folder.iterdir()):
-        if not file.is_file() or file.name.startswith("."):
+    for entry in _files.entries(folder):
+        file = entry.path
+        if entry.kind != "file" or file.name.startswith("."):
             continue
         if file.name in _SIDE_FILES or not file.name.lower().endswith(_DATA_SUFFIXES):
             continue
-        try:
-            with file.open("rb") as fh:
-                head = fh.read(SNIFF_BYTES)
-        except OSError:
+        head = _files.read_head(file, SNIFF_BYTES)
+        if head is None:
             others += 1
             continue
         if head and _looks_like_log(file, head):

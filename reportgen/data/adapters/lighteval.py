@@ -35,7 +35,6 @@ is skipped with a warning. A task whose details file is missing (the run without
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -45,7 +44,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SOURCE_FILE,
     SOURCE_LINE,
@@ -183,25 +182,19 @@ class LightevalAdapter(Adapter):
 
 def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
     """lighteval results files in ``folder`` and up to :data:`_MAX_DEPTH` levels below
-    (the ``details`` folders hold none and are not entered)."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
+    (the ``details`` folders hold none and are not entered). Only regular files are
+    opened, without blocking (:mod:`._files`)."""
     subfolders = []
-    for entry in entries:
+    for entry in _files.entries(folder):
         if entry.name.startswith("."):
             continue
-        if entry.is_file() and entry.name.lower().endswith(".json"):
-            try:
-                with open(entry.path, "rb") as fh:
-                    head = fh.read(512)
-            except OSError:
-                continue
-            if is_lighteval_results(head):
-                yield Path(entry.path)
-        elif entry.is_dir() and depth < _MAX_DEPTH and entry.name != "details":
-            subfolders.append(Path(entry.path))
+        if entry.kind == "file" and entry.name.lower().endswith(".json"):
+            # any name: a lighteval results file is told by its content
+            head = _files.read_head(entry.path, 512)  # its first key says it
+            if head is not None and is_lighteval_results(head):
+                yield entry.path
+        elif entry.kind == "folder" and depth < _MAX_DEPTH and entry.name != "details":
+            subfolders.append(entry.path)
     for sub in subfolders:
         yield from _find_results(sub, depth + 1)
 
@@ -213,8 +206,8 @@ def _parse(path: Path) -> _Run:
         raise InputError(
             'no "results" object: not a lighteval results file', location=where, hint=_HINT
         )
-    general = data.get("config_general") or {}
-    model = general.get("model_name") or (general.get("model_config") or {}).get("model_name")
+    general = _object(data.get("config_general"))
+    model = general.get("model_name") or _object(general.get("model_config")).get("model_name")
     if not isinstance(model, str) or not model:
         raise InputError(
             "config_general.model_name is missing: the file names no model",
@@ -226,8 +219,9 @@ def _parse(path: Path) -> _Run:
     time = match["time"] if match else path.stem.rpartition("_")[2] if "_" in path.stem else ""
     tasks = [t for t in data["results"] if t != _ALL]
     run = _Run(path, time, model, tasks, data["results"])
-    for task, config in (data.get("config_tasks") or {}).items():
-        for metric in (config or {}).get("metrics") or []:
+    for task, config in _object(data.get("config_tasks")).items():
+        metrics = _object(config).get("metrics")
+        for metric in metrics if isinstance(metrics, list) else ():
             if not isinstance(metric, dict):
                 continue
             names = metric.get("metric_name")
@@ -244,6 +238,12 @@ def _parse(path: Path) -> _Run:
                 if isinstance(fn, str):
                     run.corpus_fns[(task, name)] = fn
     return run
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a field this adapter only
+    reads hints from: names, directions)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _details_path(run: _Run, task: str) -> Path | None:

@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.data._texts import TEXT_ROLES, as_text
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     SOURCE_FILE,
@@ -330,11 +330,8 @@ def _looks_like_samples(head: bytes) -> bool:
 
 
 def _head(path: Path, size: int = SNIFF_BYTES) -> bytes:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(size)
-    except OSError:
-        return b""
+    """The first ``size`` bytes of a regular file, never blocking (:mod:`._files`)."""
+    return _files.read_head(path, size) or b""
 
 
 def _samples_alone_error(path: Path) -> NotReadAlone:
@@ -368,28 +365,19 @@ def _find_results(folder: Path, depth: int = 0, *, by_name: bool = False) -> Ite
     """Results files in ``folder`` and up to :data:`_MAX_DEPTH` levels below, sorted:
     ``.json`` files whose content is an lm-eval results file, whatever their name
     (``by_name``: also every file named as lm-eval names them, which reading then
-    checks)."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
+    checks); regular files and folders only (:mod:`._files`)."""
     subfolders = []
-    for entry in entries:
+    for entry in _files.entries(folder):
         if entry.name.startswith("."):
             continue
-        try:
-            is_file = entry.is_file()
-        except OSError:
-            continue
-        if is_file and entry.name.lower().endswith(".json"):
-            path = Path(entry.path)
+        if entry.kind == "file" and entry.name.lower().endswith(".json"):
             size = SNIFF_BYTES if _is_results_name(entry.name) else _RENAMED_HEAD
             if (by_name and _is_results_name(entry.name)) or _looks_like_results(
-                _head(path, size), entry.name
+                _head(entry.path, size), entry.name
             ):
-                yield path
-        elif not is_file and entry.is_dir() and depth < _MAX_DEPTH:
-            subfolders.append(Path(entry.path))
+                yield entry.path
+        elif entry.kind == "folder" and depth < _MAX_DEPTH:
+            subfolders.append(entry.path)
     for sub in subfolders:
         yield from _find_results(sub, depth + 1, by_name=by_name)
 
@@ -587,7 +575,8 @@ def _samples_path(run: _ResultsFile, task: str) -> Path | None:
         ]
     if run.model_args:
         candidates.append(folder / f"{_ARGS_SEPARATORS.sub('__', run.model_args)}_{task}.jsonl")
-    found = next((c for c in candidates if c.is_file()), None)
+    # a model_args of thousands of characters makes a name too long: no such file
+    found = next((c for c in candidates if _files.is_file(c)), None)
     if found is None and not _is_results_name(run.path.name):
         # a renamed results file whose name kept no date: the task's only samples file
         prefix = f"samples_{task}_"

@@ -29,7 +29,6 @@ and are not read.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reportgen.data.adapters import register_adapter
+from reportgen.data.adapters import _files, register_adapter
 from reportgen.data.adapters._base import (
     SNIFF_BYTES,
     SOURCE_FILE,
@@ -52,6 +51,7 @@ from reportgen.data.adapters._base import (
     head_text,
     read_json,
     skip_input,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -152,11 +152,7 @@ class OpenCompassAdapter(Adapter):
 
 
 def _head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(SNIFF_BYTES)
-    except OSError:
-        return b""
+    return _files.read_head(path, SNIFF_BYTES) or b""
 
 
 def _is_results(path: Path, head: bytes) -> bool:
@@ -166,7 +162,7 @@ def _is_results(path: Path, head: bytes) -> bool:
         return False
     if not head_text(head).lstrip().startswith("{"):
         return False
-    return b'"details"' in head or (path.parent.parent.parent / "predictions").is_dir()
+    return b'"details"' in head or _files.is_folder(path.parent.parent.parent / "predictions")
 
 
 def _is_predictions(path: Path, head: bytes) -> bool:
@@ -179,20 +175,23 @@ def _is_predictions(path: Path, head: bytes) -> bool:
 
 def _find_results(folder: Path, depth: int = 0) -> Iterator[Path]:
     """``results/<model>/<dataset>.json`` files in ``folder`` (a run's ``<time>`` folder,
-    or the work folder above them) up to :data:`_MAX_DEPTH` levels below."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith(".") or not entry.is_dir():
+    or the work folder above them) up to :data:`_MAX_DEPTH` levels below (regular files
+    and folders only, :mod:`._files`)."""
+    for entry in _files.entries(folder):
+        if entry.name.startswith(".") or entry.kind != "folder":
             continue
-        path = Path(entry.path)
+        path = entry.path
         if entry.name == "results":
-            for model in sorted(p for p in path.iterdir() if p.is_dir()):
-                for file in sorted(model.glob("*.json")):
-                    if _is_results(file, _head(file)):
-                        yield file
+            for model in _files.entries(path):
+                if model.kind != "folder":
+                    continue
+                for file in _files.entries(model.path):
+                    if (
+                        file.kind == "file"
+                        and file.name.endswith(".json")
+                        and _is_results(file.path, _head(file.path))
+                    ):
+                        yield file.path
         elif depth < _MAX_DEPTH and entry.name not in ("predictions", "summary", "logs"):
             yield from _find_results(path, depth + 1)
 
@@ -208,12 +207,13 @@ def _read_results(
             hint=_HINT,
         )
     details = data.get("details")
-    if details is None:
+    if details is None or (isinstance(details, (list, dict)) and not details):
         skipped.append(
             skip_input(
                 options,
                 path,
-                "the OpenCompass results hold no per-item details",
+                "the OpenCompass results hold no per-item details"
+                + (" (details is empty)" if details is not None else ""),
                 hint="run opencompass with --dump-eval-details",
                 format="opencompass",
             )
@@ -256,7 +256,10 @@ def _read_results(
                 hint=_HINT,
             )
         item = entry.get("example_abbr", index)
-        rows.append((system, dataset, metric, str(item), float(np.mean(values))))
+        # an integer of 400 digits is infinite (validation names it), not an OverflowError
+        rows.append(
+            (system, dataset, metric, str(item), float(np.mean([to_float(v) for v in values])))
+        )
     frame = pd.DataFrame(rows, columns=["system", "dataset", "metric", "item", "score"])
     frame[SOURCE_FILE] = str(path)
     frame[SOURCE_LINE] = -1

@@ -57,6 +57,7 @@ from reportgen.data.adapters._base import (
     file_column,
     head_text,
     read_json,
+    to_float,
 )
 from reportgen.errors import InputError, Location
 
@@ -111,7 +112,8 @@ class PromptfooAdapter(Adapter):
             where = Location(str(path), None, f"results.results[{position}]")
             item = _test_number(entry, where)
             system = names[_key(entry)]
-            description = (entry.get("testCase") or {}).get("description")
+            case = entry.get("testCase")
+            description = case.get("description") if isinstance(case, dict) else None
             if isinstance(description, str):
                 described.setdefault(item, description)
             if not options.no_text:
@@ -341,7 +343,7 @@ def _number(value: Any, field: str, where: Location) -> float:
         return float(value)
     if not isinstance(value, (int, float)):
         raise InputError(f"{field} = {excerpt(value)} is not a number", location=where, hint=_HINT)
-    return float(value)
+    return to_float(value)  # an integer of 400 digits: infinite, then left out or an error
 
 
 register_adapter(PromptfooAdapter())

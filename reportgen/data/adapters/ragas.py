@@ -59,7 +59,13 @@ from reportgen.data.adapters._base import (
     parse_json,
     read_jsonl,
 )
-from reportgen.data.adapters._tabular import header_columns, read_table, table_kind, text_columns
+from reportgen.data.adapters._tabular import (
+    header_columns,
+    ints_as_floats,
+    read_table,
+    table_kind,
+    text_columns,
+)
 from reportgen.data.adapters.long import column_mapping, file_stem
 from reportgen.errors import InputError, Location
 
@@ -214,7 +220,7 @@ def _scores(values: pd.Series, metric: str, path: Path, lines: np.ndarray) -> pd
     an error naming the column and line."""
     if values.dtype.kind in "biuf":
         return values.astype(np.float64)
-    parsed = pd.to_numeric(values, errors="coerce")
+    parsed = pd.to_numeric(ints_as_floats(values), errors="coerce")
     bad = parsed.isna() & values.notna()
     if bad.any():
         row = int(np.argmax(bad.to_numpy()))

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import os
 import platform
@@ -52,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarning
+from reportgen.errors import InputError, Location, ReportgenError, ReportgenWarning, path_text
 from reportgen.jsonsafe import load_json
 from reportgen.names import IF_EXISTS
 from reportgen.report.folder.manifest import (
@@ -342,6 +343,19 @@ def resolve_out(
         raise InputError(
             f"unknown --if-exists {if_exists!r}", hint=f"one of {', '.join(IF_EXISTS)}"
         )
+    if "\x00" in str(out):
+        raise InputError(
+            "the output path holds a NUL byte",
+            location=Location(str(out).replace("\x00", "\\x00")),
+            hint="choose another --out",
+        )
+    if path_text(out) != str(out):  # a name that is not UTF-8 (shown with \xNN)
+        raise InputError(
+            "the output folder's name is not valid UTF-8: reportgen could not write it "
+            "into its manifest or show it",
+            location=Location(path_text(out)),
+            hint="choose a UTF-8 name for --out",
+        )
     for part in out.parts:
         size = len(os.fsencode(part))
         if size > NAME_MAX:
@@ -396,7 +410,29 @@ def _resolve_out(out: Path, *, if_exists: str, now: _dt.datetime | None) -> Path
     found = foreign_entry(out, digests=if_exists != "replace-edited")
     if found is not None:
         raise _foreign_error(out, found)
+    if not empty:
+        _check_removable(out)
     return out
+
+
+def _check_removable(out: Path) -> None:
+    """Refuse, before any work, to replace a report whose files reportgen could not
+    delete afterwards (a folder of it, or the folder above, not writable): they would be
+    left in a ``.kept-`` folder beside the new report."""
+    folders = [out] + [out / name for name, info in walk_entries(out) if stat.S_ISDIR(info.st_mode)]
+    for folder in [out.parent, *folders]:
+        if not os.access(folder, os.W_OK | os.X_OK):
+            where = "the folder above it" if folder == out.parent else _relative(folder, out)
+            raise InputError(
+                f"the report folder cannot be replaced: {where} is not writable, so the "
+                "files reportgen wrote there could not be deleted",
+                location=Location(str(folder)),
+                hint=f"make it writable (chmod u+w {folder}), or choose another --out",
+            )
+
+
+def _relative(folder: Path, out: Path) -> str:
+    return "the report folder" if folder == out else f"its folder {folder.relative_to(out)}/"
 
 
 # ---------------------------------------------------------------------------------------
@@ -595,33 +631,51 @@ def _clean_leftover(path: Path, place: Path, kind: str) -> None:
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | NOFOLLOW
 
 
-def _remove_in(dir_fd: int, prefix: str, digests: Mapping[str, str | None]) -> None:
+def _remove_in(
+    dir_fd: int,
+    prefix: str,
+    digests: Mapping[str, str | None],
+    kept: dict[str, str] | None = None,
+) -> None:
     """Delete, inside the folder open as ``dir_fd``, the regular files ``digests``
     lists whose SHA-256 is the one given (None: any), then the subfolders emptied.
     Every entry is reached through a descriptor opened with ``O_NOFOLLOW``, so a link
-    swapped in for a subfolder or a file leads nowhere."""
+    swapped in for a subfolder or a file leads nowhere. ``kept``: each file left, with
+    why (not reportgen's, changed since, or the deletion failed)."""
+    kept = {} if kept is None else kept
     with os.scandir(dir_fd) as entries:
         listing = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
     for name, is_dir in listing:
         rel = f"{prefix}{name}"
-        with contextlib.suppress(OSError):
+        try:
             if is_dir:
                 sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
                 try:
-                    _remove_in(sub, f"{rel}/", digests)
+                    _remove_in(sub, f"{rel}/", digests, kept)
                 finally:
                     os.close(sub)
-                os.rmdir(name, dir_fd=dir_fd)  # only when emptied
-            elif rel in digests:
+                if not any(k.startswith(f"{rel}/") for k in kept):
+                    os.rmdir(name, dir_fd=dir_fd)  # only when emptied
+            elif rel not in digests:
+                kept[rel] = "reportgen did not write it"
+            else:
                 expected = digests[rel]
                 if expected is None or fd_sha256(open_regular(name, dir_fd=dir_fd)) == expected:
                     os.unlink(name, dir_fd=dir_fd)
+                else:
+                    kept[rel] = "it changed after reportgen wrote it"
+        except OSError as exc:
+            kept[rel] = f"it could not be deleted ({_reason(exc)})"
 
 
-def _remove_listed(folder: Path, *, discard_edits: bool = False) -> Path | None:
+def _remove_listed(
+    folder: Path, *, discard_edits: bool = False, kept: dict[str, str] | None = None
+) -> Path | None:
     """Delete the files ``folder``'s manifest lists (regular files with the digest it
     records; with ``discard_edits`` whatever their content), then its emptied
-    subfolders and itself; return where anything else was kept, or None."""
+    subfolders and itself; return where anything else was kept, or None (``kept``:
+    what was kept and why)."""
+    kept = {} if kept is None else kept
     manifest, _ = read_manifest(folder)
     if manifest is not None:
         digests: dict[str, str | None] = {
@@ -635,10 +689,11 @@ def _remove_listed(folder: Path, *, discard_edits: bool = False) -> Path | None:
             digests["manifest.json"] = None
         try:
             fd = os.open(folder, _DIR_FLAGS)
-        except OSError:
+        except OSError as exc:
+            kept["."] = f"it could not be opened ({_reason(exc)})"
             return folder
         try:
-            _remove_in(fd, "", digests)
+            _remove_in(fd, "", digests, kept)
         finally:
             os.close(fd)
     with contextlib.suppress(OSError):
@@ -655,6 +710,24 @@ def _remove_listed(folder: Path, *, discard_edits: bool = False) -> Path | None:
     except OSError:
         return folder
     return keep
+
+
+def _reason(exc: OSError) -> str:
+    text = exc.strerror or str(exc)
+    return text[:1].lower() + text[1:]
+
+
+def _kept_message(leftover: Path, kept: Mapping[str, str]) -> str:
+    """What of a replaced report was kept, where and why (first three files per reason)."""
+    by_reason: dict[str, list[str]] = {}
+    for name, why in kept.items():
+        by_reason.setdefault(why, []).append(name)
+    parts = []
+    for why, names in by_reason.items():
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        parts.append(f"{shown}: {why}")
+    detail = "; ".join(parts) or "files that appeared while it was replaced"
+    return f"the new report is in place; files of the old one were kept in {leftover}: {detail}"
 
 
 class LeftoverWarning(ReportgenWarning):
@@ -795,14 +868,10 @@ def _swap(tmp: Path, out: Path, *, replace: bool, discard_edits: bool = False) -
             f"while it was being replaced (the old report is in "
             f"{aside})",
         ) from None
-    leftover = _remove_listed(aside, discard_edits=discard_edits)
+    left: dict[str, str] = {}
+    leftover = _remove_listed(aside, discard_edits=discard_edits, kept=left)
     if leftover is not None:
-        warnings.warn(
-            f"files that reportgen did not write appeared in the old report "
-            f"while it was replaced; they were kept in {leftover}",
-            LeftoverWarning,
-            stacklevel=3,
-        )
+        warnings.warn(_kept_message(leftover, left), LeftoverWarning, stacklevel=3)
 
 
 @contextlib.contextmanager
@@ -854,7 +923,8 @@ def report_folder(
             raise
     except OSError as exc:
         _remove_empty(created)
-        raise disk_full_error(parent, exc) or InputError(
+        no_room = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+        raise (disk_full_error(parent, exc) if no_room else None) or InputError(
             f"cannot write next to the output folder ({exc.strerror or exc})",
             location=Location(str(parent)),
             hint="choose a folder you can write to with --out",

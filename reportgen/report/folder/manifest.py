@@ -19,7 +19,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import InputError, Location, ReportgenError
+from reportgen.errors import (
+    FileSystemError,
+    InputError,
+    Location,
+    ReportgenError,
+    file_system_error,
+    is_file_system_error,
+    path_text,
+)
 
 __all__ = [
     "KEY_PACKAGES",
@@ -362,13 +370,21 @@ def _shorten(text: str, limit: int = 200) -> str:
 
 
 def disk_full_error(where: str | Path, exc: BaseException) -> InputError | None:
-    """The clear error for a full disk (or quota) while writing near ``where``, or
-    None when ``exc`` is something else."""
-    if not (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
+    """The clear error for a file-system fault while a report is written near
+    ``where``: a full disk (or quota), a file-size limit (``EFBIG``, ``ulimit -f``), no
+    permission, a read-only file system; None when ``exc`` is something else. The
+    report being built has been removed, so the message says nothing was kept."""
+    if not (isinstance(exc, OSError) and is_file_system_error(exc)):
         return None
-    return InputError(
-        "the disk is full: the report could not be written (no space left "
-        "on the device); nothing was kept",
-        location=Location(str(where)),
-        hint="free some space, or write the report elsewhere with --out",
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return FileSystemError(
+            "the disk is full: the report could not be written (no space left "
+            "on the device); nothing was kept",
+            location=Location(path_text(exc.filename or where)),
+            hint="free some space, or write the report elsewhere with --out (temporary "
+            "files go to TMPDIR)",
+        )
+    error = file_system_error(exc, exc.filename or where, reading=False, what="the report")
+    return FileSystemError(
+        f"{error.message}; nothing was kept", location=error.location, hint=error.hint
     )

@@ -5,6 +5,7 @@ manifest and which of report.html and report.pdf it holds. The e-mail and
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,10 @@ class ReportFolder:
         Its ``manifest.json``, or None (e.g. a folder of ``reportgen analyze``).
     html, pdf
         ``report.html`` and ``report.pdf`` when present.
+    results_sha256
+        The SHA-256 of the very bytes of ``results.json`` that were parsed (what
+        :func:`reportgen.report.folder.verify.verify_release` checks against the
+        manifest).
     """
 
     path: Path
@@ -41,6 +46,7 @@ class ReportFolder:
     manifest: dict[str, Any] | None
     html: Path | None
     pdf: Path | None
+    results_sha256: str | None = None
 
     @functools.cached_property
     def ledger(self) -> Ledger:
@@ -95,6 +101,8 @@ def read_report_folder(path: str | Path) -> ReportFolder:
         validate_results,
     )
 
+    digests: dict[str, str] = {}
+
     def _json(p: Path, supported: int) -> dict[str, Any]:
         try:
             data = read_regular(p)  # never through a link
@@ -104,6 +112,7 @@ def read_report_folder(path: str | Path) -> ReportFolder:
                 location=Location(str(p)),
                 hint="check the report folder",
             ) from None
+        digests[p.name] = hashlib.sha256(data).hexdigest()
         doc = load_json(data, source=p, hint="the report folder is damaged; run the report again")
         if not isinstance(doc, dict):
             raise InputError(
@@ -129,5 +138,10 @@ def read_report_folder(path: str | Path) -> ReportFolder:
     html = folder / "report.html"
     pdf = folder / "report.pdf"
     return ReportFolder(
-        folder, results, manifest, html if html.is_file() else None, pdf if pdf.is_file() else None
+        folder,
+        results,
+        manifest,
+        html if html.is_file() else None,
+        pdf if pdf.is_file() else None,
+        digests.get("results.json"),
     )

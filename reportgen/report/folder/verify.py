@@ -9,13 +9,14 @@ make ``verify`` test guesses about files elsewhere on the verifier's machine.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from reportgen.errors import InputError, Location
+from reportgen.errors import InputError, Location, file_system_error, is_file_system_error
 from reportgen.jsonsafe import check_format_version, load_json
 from reportgen.report.folder.archive import entry_kind, walk_entries
 from reportgen.report.folder.manifest import (
@@ -26,8 +27,9 @@ from reportgen.report.folder.manifest import (
     open_regular,
     read_regular,
 )
+from reportgen.report.folder.reader import ReportFolder
 
-__all__ = ["Finding", "VerifyResult", "verify_report"]
+__all__ = ["Finding", "VerifiedRelease", "VerifyResult", "verify_release", "verify_report"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,16 @@ def _load_manifest(folder: Path) -> dict[str, Any]:
             location=Location(str(folder)),
             hint="give the folder `reportgen run --out` wrote",
         )
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        raise InputError(
+            "the report folder has no manifest.json",
+            location=Location(str(folder)),
+            hint="only folders written by `reportgen run` can be verified",
+        ) from None
+    except OSError as exc:  # no permission to look in the folder, ...
+        raise file_system_error(exc, folder, reading=True) from None
     if not os.path.lexists(path):
         raise InputError(
             "the report folder has no manifest.json",
@@ -115,7 +127,12 @@ def _inside(root: Path, name: str) -> str | None:
     """Why the output ``name`` is not a path inside ``root``, or None when it is: it must
     be relative, without ``..`` or empty parts, and no folder on the way a link."""
     parts = name.split("/")
-    if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
+    if (
+        name.startswith("/")
+        or "\\" in name
+        or "\x00" in name  # no file system holds a NUL in a name
+        or any(p in ("", ".", "..") for p in parts)
+    ):
         return "not a plain path inside the report folder"
     where = root
     for part in parts[:-1]:
@@ -198,7 +215,9 @@ def verify_report(folder: str | Path) -> VerifyResult:
             continue
         try:
             digest = fd_sha256(open_regular(path))
-        except OSError:
+        except OSError as exc:
+            if is_file_system_error(exc) and exc.errno != errno.ELOOP:
+                raise file_system_error(exc, path, reading=True) from None  # can't verify
             findings.append(Finding("output", "changed", name, "replaced while it was read"))
             continue
         if digest != entry.get("sha256"):
@@ -217,6 +236,97 @@ def verify_report(folder: str | Path) -> VerifyResult:
             what = f"{entry_kind(info.st_mode)}, {what}"
         findings.append(Finding("output", "unlisted", name, what))
     return VerifyResult(root, n_inputs, len(listed), tuple(findings))
+
+
+@dataclass(frozen=True)
+class VerifiedRelease:
+    """Whether the results of a report folder are the ones reportgen wrote: its
+    ``results.json`` (the very bytes read) and the tables it refers to against the
+    digests its sealed ``manifest.json`` records (:func:`verify_release`).
+
+    Attributes
+    ----------
+    folder
+        The report folder.
+    status
+        ``"verified"``; ``"edited"`` (a digest differs: the results or the manifest were
+        changed after reportgen wrote them); ``"unverifiable"`` (no manifest, or one that
+        records no digest to check against).
+    reason
+        What was found, in a sentence (None when verified).
+    """
+
+    folder: Path
+    status: Literal["verified", "edited", "unverifiable"]
+    reason: str | None = None
+
+    @property
+    def edited(self) -> bool:
+        """Whether the results cannot be trusted as reportgen wrote them (edited or
+        unverifiable)."""
+        return self.status != "verified"
+
+
+def verify_release(report: ReportFolder) -> VerifiedRelease:
+    """Check that ``report`` (read by :func:`~reportgen.report.folder.reader.read_report_folder`)
+    holds the results its manifest sealed: the manifest's own digest, the digest of
+    ``results.json`` it records against the bytes that were parsed, and each table of
+    ``tables/`` that results.json refers to. A results.json whose mean was hand-edited
+    (0.5 to 0.99) is ``edited``, as ``reportgen verify`` says.
+
+    Returns
+    -------
+    VerifiedRelease
+        ``verified``, ``edited`` or ``unverifiable``, with the reason.
+    """
+    folder, manifest = report.path, report.manifest
+
+    def found(status: Literal["edited", "unverifiable"], reason: str) -> VerifiedRelease:
+        return VerifiedRelease(folder, status, reason)
+
+    if manifest is None:
+        return found(
+            "unverifiable", "it has no manifest.json, so its results.json cannot be checked"
+        )
+    sealed = manifest.get("manifest_sha256")
+    if not isinstance(sealed, str):
+        return found(
+            "unverifiable",
+            "its manifest.json records no digest of its own (written before reportgen sealed "
+            "its manifests, or the digest was removed), so its results.json cannot be checked",
+        )
+    if manifest_digest(manifest) != sealed:
+        return found("edited", "its manifest.json was changed after reportgen wrote it")
+    main = manifest.get("results")
+    outputs = manifest.get("outputs")
+    if not (
+        isinstance(main, dict)
+        and main.get("file") == "results.json"
+        and isinstance(main.get("sha256"), str)
+        and isinstance(outputs, dict)
+    ):
+        return found("unverifiable", "its manifest records no digest of results.json")
+    if report.results_sha256 != main["sha256"]:
+        return found(
+            "edited",
+            "its results.json differs from the digest its manifest recorded when reportgen "
+            "wrote it (it was edited afterwards)",
+        )
+    for name, entry in sorted(outputs.items()):
+        if not (name.startswith("tables/") and name.endswith(".parquet")):
+            continue  # results.json refers to its long tables in tables/*.parquet
+        path = folder / name
+        try:
+            digest = fd_sha256(open_regular(path))
+        except (OSError, ValueError):
+            return found("edited", f"its {name}, which results.json refers to, is gone")
+        if not isinstance(entry, dict) or digest != entry.get("sha256"):
+            return found(
+                "edited",
+                f"its {name}, which results.json refers to, differs from the digest its "
+                "manifest recorded (it was changed afterwards)",
+            )
+    return VerifiedRelease(folder, "verified")
 
 
 def _seal_findings(manifest: dict[str, Any]) -> list[Finding]:

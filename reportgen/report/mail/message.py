@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -13,14 +14,14 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 from typing import Any, cast
 
-from reportgen.errors import Location
+from reportgen.errors import Location, file_system_error, is_file_system_error
 from reportgen.plaintext import UNSAFE, shown
 from reportgen.report.folder.reader import ReportFolder
 from reportgen.report.mail._base import DEFAULT_MAX_ATTACHMENT_MB, MailError
 from reportgen.report.mail.addresses import parse_address
 from reportgen.report.mail.summary import build_summary
 
-__all__ = ["build_message", "write_eml"]
+__all__ = ["build_message", "eml_target", "write_eml"]
 
 
 def _safe_name(text: str) -> str:
@@ -248,17 +249,15 @@ def _within_limit(
     )
 
 
-def write_eml(msg: EmailMessage, path: str | Path) -> Path:
-    """Write the message to ``path`` (RFC 5322, CRLF line ends) atomically.
+def eml_target(path: str | Path, *, force: bool = False) -> Path:
+    """The ``--eml`` file to write, checked before any work: not a folder, not a link,
+    and (unless ``force``) not a file that exists, which is left as it was.
 
     Raises
     ------
     MailError
-        The file exists as a folder, or cannot be written.
+        Saying which, and what to do.
     """
-    import tempfile
-    from email.policy import SMTP
-
     target = Path(path)
     if target.is_dir():
         raise MailError(
@@ -266,7 +265,45 @@ def write_eml(msg: EmailMessage, path: str | Path) -> Path:
             location=Location(str(target)),
             hint="name a file, e.g. --eml report.eml",
         )
+    if target.is_symlink():
+        raise MailError(
+            "the --eml path is a symbolic link; it was left as it was",
+            location=Location(str(target)),
+            hint="name another file (a link is never written through or replaced)",
+        )
+    if os.path.lexists(target) and not force:
+        raise MailError(
+            "the --eml file exists; it was left as it was",
+            location=Location(str(target)),
+            hint="name another file, or pass --force to replace it",
+        )
+    return target
+
+
+def write_eml(msg: EmailMessage, path: str | Path, *, force: bool = False) -> Path:
+    """Write the message to ``path`` (RFC 5322, CRLF line ends) atomically.
+
+    Parameters
+    ----------
+    msg
+        The message.
+    path
+        The ``.eml`` file to create.
+    force
+        Replace a file that exists there (``--force``); without it an existing file is
+        an error and is left as it was.
+
+    Raises
+    ------
+    MailError
+        The file exists (without ``force``), is a folder or a link, or cannot be written.
+    """
+    import tempfile
+    from email.policy import SMTP
+
+    target = eml_target(path, force=force)
     data = msg.as_bytes(policy=SMTP)
+    tmp: str | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
@@ -277,9 +314,15 @@ def write_eml(msg: EmailMessage, path: str | Path) -> Path:
         os.chmod(tmp, default_mode())
         os.replace(tmp, target)
     except OSError as exc:
+        if tmp is not None:  # nothing half-written stays beside the file
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        fault = file_system_error(exc, target, reading=False, what="the message")
         raise MailError(
-            f"cannot write the message ({exc.strerror or exc})",
+            f"{fault.message}; nothing was written",
             location=Location(str(target)),
-            hint="choose a path you can write to",
+            hint=str(fault.hint).replace("--out", "--eml")
+            if is_file_system_error(exc)
+            else "choose a path you can write to",
         ) from None
     return target

@@ -11,7 +11,7 @@ from typing import Any
 from reportgen.errors import InputError
 from reportgen.report.folder.reader import read_report_folder
 from reportgen.report.mail._base import DEFAULT_MAX_ATTACHMENT_MB
-from reportgen.report.mail.message import build_message, write_eml
+from reportgen.report.mail.message import build_message, eml_target, write_eml
 from reportgen.report.mail.smtp import send_message, smtp_settings
 
 
@@ -45,6 +45,7 @@ def send_report(
     theme: Any = "default",
     max_attachment_mb: float = DEFAULT_MAX_ATTACHMENT_MB,
     eml: str | Path | None = None,
+    force: bool = False,
     smtp: Mapping[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Sent:
@@ -52,7 +53,8 @@ def send_report(
     report.pdf attached (:func:`~reportgen.report.mail.message.build_message`), sent
     over SMTP (:func:`~reportgen.report.mail.smtp.send_message` with
     ``smtp_settings(**smtp)``: ``host``, ``port``, ``security``, ``timeout``,
-    ``cafile``, ``netrc_file``), or written to ``eml`` instead.
+    ``cafile``, ``netrc_file``), or written to ``eml`` instead (a file that exists is
+    replaced only with ``force``).
 
     The SMTP settings are checked before the message is built, so a bad port or a
     missing credential fails before any work.
@@ -70,6 +72,8 @@ def send_report(
             f"--max-rows must be at least 1, not {max_rows}", hint="e.g. --max-rows 10"
         )
     settings = smtp_settings(**dict(smtp or {})) if eml is None else None
+    if eml is not None:
+        eml_target(eml, force=force)  # an existing file is refused before any work
     folder = read_report_folder(report)
     say(f"building the message from {folder.path}")
     msg = build_message(
@@ -89,7 +93,7 @@ def send_report(
     if eml is not None:
         if bcc:
             say("note: --bcc is not written into a .eml file (give it to your mailer)")
-        path = write_eml(msg, eml)
+        path = write_eml(msg, eml, force=force)
         return Sent(str(msg["Subject"]), eml=path, eml_bytes=path.stat().st_size)
     assert settings is not None
     recipients = send_message(msg, settings, bcc=bcc, progress=say)

@@ -247,16 +247,58 @@ class _BoundedContext:
 _SMTP = TypeVar("_SMTP", bound=smtplib.SMTP)
 
 
+def _resolve(host: str, port: int, deadline: _Deadline) -> list[str]:
+    """The addresses of ``host``, looked up within what is left of ``deadline``: the
+    system's resolver has a timeout of its own (5 s per server and attempt, often more
+    than the whole ``--timeout``) that no socket of ours can shorten, so the lookup runs
+    in a thread the exchange stops waiting for."""
+    import threading
+
+    found: dict[str, Any] = {}
+
+    def look_up() -> None:
+        try:
+            found["infos"] = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
+        except OSError as exc:
+            found["error"] = exc
+
+    worker = threading.Thread(target=look_up, name="reportgen-smtp-resolve", daemon=True)
+    worker.start()
+    worker.join(deadline.remaining())
+    if worker.is_alive():
+        raise TimeoutError("the SMTP deadline passed while the host name was looked up")
+    if "error" in found:
+        raise found["error"]
+    return list(dict.fromkeys(str(info[4][0]) for info in found["infos"]))
+
+
 def _with_deadline(base: type[_SMTP], deadline: _Deadline) -> type[_SMTP]:
-    """``base`` (``SMTP`` or ``SMTP_SSL``) whose socket obeys ``deadline``."""
+    """``base`` (``SMTP`` or ``SMTP_SSL``) whose socket obeys ``deadline``, the host name
+    looked up within it too (:func:`_resolve`); TLS still checks the name given."""
 
     class _Bounded(base):  # type: ignore[valid-type, misc]
         def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
-            sock = super()._get_socket(host, port, min(timeout, deadline.remaining()))
-            deadline.watch(sock)
-            return sock
+            error: OSError | None = None
+            for address in _resolve(host, port, deadline):
+                try:
+                    sock = super()._get_socket(address, port, min(timeout, deadline.remaining()))
+                except OSError as exc:  # the next address, as create_connection does
+                    error = exc
+                    continue
+                deadline.watch(sock)
+                return sock
+            raise error or OSError(f"no address for {host!r}")
 
     return _Bounded
+
+
+def _local_name() -> str | None:
+    """The name this machine gives in EHLO, found without a DNS lookup: the host name
+    when it is a domain name, else None (then the address literal of the connection,
+    RFC 5321 §4.1.4). smtplib's own default (``socket.getfqdn()``) asks DNS, which can
+    block well past the deadline."""
+    name = socket.gethostname()
+    return name if "." in name.strip(".") else None
 
 
 def send_message(
@@ -380,16 +422,32 @@ def _connect(settings: SMTPSettings, deadline: _Deadline, context: ssl.SSLContex
     """A connection to the server (TLS from the start with ``--ssl``) under ``deadline``;
     its TLS sockets obey it too (:class:`_BoundedContext`, a duck-typed SSLContext the
     stubs do not admit)."""
+    name = _local_name()
+    server: smtplib.SMTP
     if settings.security == "ssl":
-        return _with_deadline(smtplib.SMTP_SSL, deadline)(  # type: ignore[call-overload]
+        server = _with_deadline(smtplib.SMTP_SSL, deadline)(  # type: ignore[call-overload]
             settings.host,
             settings.port,
+            local_hostname=name or "localhost",
             timeout=settings.timeout,
             context=_BoundedContext(context, deadline),
         )
-    return _with_deadline(smtplib.SMTP, deadline)(
-        settings.host, settings.port, timeout=settings.timeout
-    )
+    else:
+        server = _with_deadline(smtplib.SMTP, deadline)(
+            settings.host,
+            settings.port,
+            local_hostname=name or "localhost",
+            timeout=settings.timeout,
+        )
+    if name is None and server.sock is not None:  # EHLO comes later, with this name
+        server.local_hostname = _address_literal(server.sock)
+    return server
+
+
+def _address_literal(sock: socket.socket) -> str:
+    """This end's address as an EHLO address literal: ``[192.0.2.1]``, ``[IPv6:...]``."""
+    address = str(sock.getsockname()[0])
+    return f"[IPv6:{address}]" if ":" in address else f"[{address}]"
 
 
 def _deliver(
