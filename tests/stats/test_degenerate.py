@@ -16,12 +16,14 @@ from reportgen.errors import DegenerateDataWarning
 from reportgen.stats._degenerate import (
     edgeworth_size_error,
     min_paired_items,
+    min_split_p,
     min_unpaired_items,
     power_of_two_scale,
     sample_skewness,
     sign_flip_constant_p,
     skew_flags,
     split_constant_p,
+    split_counts,
 )
 from reportgen.stats.pairwise import compare_paired, compare_unpaired
 
@@ -75,6 +77,54 @@ def test_split_constant_p_against_brute_force_enumeration(na, nb, alternative):
         ref = _brute_split(np.full(na, ca), np.full(nb, cb), alternative)
         got = split_constant_p(np.array([na]), np.array([nb]), np.array([ca - cb]), alternative)
         assert got[0] == pytest.approx(ref)
+
+
+def test_split_counts_against_math_comb():
+    # math.comb: the exact integer count of splits, rounded once to a float (the old
+    # routine); exact where the smaller sample has at most 30 items, a relative 1e-8
+    # beyond (log-gamma of millions of items), inf where the integer overflows a float
+    rng = np.random.default_rng(7)
+    sizes = [(0, 0), (1, 39), (39, 1), (3, 3), (30, 10**6), (31, 31), (14042, 14042)]
+    sizes += [(int(rng.integers(0, 40)), int(rng.integers(0, 3000))) for _ in range(300)]
+    sizes += [(int(rng.integers(31, 900)), int(rng.integers(31, 10**6))) for _ in range(300)]
+    a = np.array([x for x, _ in sizes])
+    b = np.array([y for _, y in sizes])
+    got = split_counts(a, b)
+    for k, (x, y) in enumerate(sizes):
+        try:
+            ref = float(math.comb(x + y, x))
+        except OverflowError:
+            ref = math.inf
+        if min(x, y) <= 30 or math.isinf(ref):
+            assert got[k] == ref, (x, y)
+        else:
+            assert got[k] == pytest.approx(ref, rel=1e-8), (x, y)
+    # a split p-value exactly at a level stays at it: 1/40 at alpha = 0.025 is reachable
+    floor = min_split_p(np.array([1]), np.array([39]), "greater")
+    assert floor[0] == 0.025
+
+
+def test_min_split_p_against_brute_force_and_the_old_comb_routine():
+    # the old routine: c / float(math.comb(n_a + n_b, n_a)) pair by pair; brute force
+    # over the splits of two separated samples where they are few
+    rng = np.random.default_rng(8)
+    n_a = np.concatenate([rng.integers(1, 8, 40), rng.integers(1, 20000, 40)])
+    n_b = np.concatenate([rng.integers(1, 8, 40), rng.integers(1, 20000, 40)])
+    for alternative in ("two-sided", "greater", "less"):
+        got = min_split_p(n_a, n_b, alternative)
+        for k in range(len(n_a)):
+            x, y = int(n_a[k]), int(n_b[k])
+            c = 2.0 if alternative == "two-sided" and x == y else 1.0
+            try:
+                old = min(1.0, c / float(math.comb(x + y, x)))
+            except OverflowError:
+                old = 0.0
+            assert got[k] == pytest.approx(old, rel=1e-8, abs=0.0), (x, y, alternative)
+            if x + y <= 9 and k < 40:
+                a_s, b_s = np.arange(x) + 100.0, np.arange(y, dtype=float)
+                if alternative == "less":
+                    a_s, b_s = -a_s, b_s
+                assert got[k] == pytest.approx(_brute_split(a_s, b_s, alternative))
 
 
 @pytest.mark.parametrize("alpha", [0.1, 0.05, 0.01, 0.001])
