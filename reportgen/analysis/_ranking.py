@@ -54,6 +54,7 @@ from reportgen.stats.aggregation import (
     harmonic_mean_pvalue,
     sign_test_wins,
 )
+from reportgen.stats.multiplicity import rejects
 from reportgen.stats.pairwise import (
     PairwiseResult,
     compare_paired,
@@ -460,10 +461,9 @@ def _ordered(
         order=options.order,
         alternative=alternative,
     )
+    decided = rejects(p_adjusted, options.alpha)
     significant = [
-        (ordered_names[i], ordered_names[j])
-        for k, (i, j) in enumerate(zip(ia, ib))
-        if p_adjusted[k] <= options.alpha
+        (ordered_names[i], ordered_names[j]) for k, (i, j) in enumerate(zip(ia, ib)) if decided[k]
     ]
     letters = (
         compact_letter_display(ordered_names, significant) if options.order == "all-pairs" else None

@@ -280,10 +280,13 @@ def degenerate_reason(
     every comparison is an ordinary test): the whole unit when every system scores one
     value on every item, else the comparisons' own notes, counted."""
     samples = table.unpaired(dataset, metric, systems).item_means()
-    values = np.unique(np.concatenate([s[~np.isnan(s)] for s in samples]))
-    if len(values) == 1 and all(len(s) >= 2 for s in samples):
+    # one value everywhere, from each system's extremes (no sort of every score)
+    finite = [s[~np.isnan(s)] for s in samples]
+    lows = [float(s.min()) for s in finite if s.size]
+    highs = [float(s.max()) for s in finite if s.size]
+    if lows and min(lows) == max(highs) and all(len(s) >= 2 for s in samples):
         return (
-            f"every system scores {values[0]:g} on every item: no differences "
+            f"every system scores {lows[0]:g} on every item: no differences "
             "(p = 1 for every comparison)"
         )
     skewed = comparisons.skewed

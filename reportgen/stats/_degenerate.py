@@ -18,6 +18,7 @@ __all__ = [
     "ROUNDING_ULPS",
     "constant_differences",
     "edgeworth_size_error",
+    "hypergeometric_floor",
     "min_paired_items",
     "min_split_p",
     "min_unpaired_items",
@@ -260,6 +261,46 @@ def min_split_p(n_a: np.ndarray, n_b: np.ndarray, alternative: str) -> np.ndarra
     """
     d = np.ones(np.shape(n_a)) if alternative != "less" else -np.ones(np.shape(n_a))
     return split_constant_p(n_a, n_b, d, alternative)
+
+
+def hypergeometric_floor(
+    successes: np.ndarray, n_a: np.ndarray, n_b: np.ndarray, alternative: str
+) -> np.ndarray:
+    """The smallest p-value the exact label-shuffle test of 0/1 scores can give when
+    ``successes`` of the ``n_a + n_b`` items score 1 (the margins fixed): the test's
+    p-value at the most extreme table (every 1 in A, or as few as possible).
+
+    4 successes among 2 × 1,000 items cannot give a two-sided p below 0.125 (the
+    chance that 4 shuffled 1s all land on one side), however many items there are:
+    the information of 0/1 scores is in the rarer value.
+
+    References
+    ----------
+    .. [1] Fisher, R. A. (1935). The logic of inductive inference. J. R. Statist. Soc. 98(1),
+           39-82 (the exact test of a 2 × 2 table conditional on its margins).
+
+    Examples
+    --------
+    >>> hypergeometric_floor(np.array([4]), np.array([1000]), np.array([1000]), "two-sided")
+    array([0.12462491])
+    >>> round(2 * (1000 * 999 * 998 * 997) / (2000 * 1999 * 1998 * 1997), 8)  # by hand
+    0.12462491
+    """
+    from reportgen.stats._null_tests import hypergeometric_pvalue
+
+    k = np.asarray(successes, dtype=np.float64)
+    a = np.asarray(n_a, dtype=np.float64)
+    b = np.asarray(n_b, dtype=np.float64)
+    most = np.minimum(k, a)  # as many 1s in A as the margins allow
+    least = np.maximum(0.0, k - b)  # as few
+    with np.errstate(invalid="ignore", divide="ignore"):
+        high = hypergeometric_pvalue(most, a, k - most, b, alternative)
+        low = hypergeometric_pvalue(least, a, k - least, b, alternative)
+    if alternative == "greater":
+        return np.asarray(high)
+    if alternative == "less":
+        return np.asarray(low)
+    return np.asarray(np.minimum(high, low))
 
 
 def edgeworth_size_error(skewness: np.ndarray, n: np.ndarray | int, alpha: float) -> np.ndarray:

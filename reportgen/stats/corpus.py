@@ -63,7 +63,7 @@ from reportgen.stats._resampling import (
     exact_product,
     random_signs,
 )
-from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
+from reportgen.stats.multiplicity import CORRECTIONS, Correction, IntervalPlan, adjust_pvalues
 from reportgen.stats.pairwise import Alternative, Order, comparison_pairs
 
 __all__ = [
@@ -1145,6 +1145,9 @@ class CorpusComparisonResult(PairsMixin):
         result (:meth:`with_adjusted`), else None.
     ci_adjusted
         Intervals of a family that decided on intervals of its own, else None.
+    interval_plan
+        How the adjusted intervals are made when the family is larger than this result
+        (:meth:`with_adjusted`), else None (:meth:`plan` makes it from these pairs).
     """
 
     systems: tuple[str, ...]
@@ -1171,6 +1174,7 @@ class CorpusComparisonResult(PairsMixin):
     n_resamples: int
     decision_level: np.ndarray | None = None
     ci_adjusted: tuple[np.ndarray, np.ndarray] | None = None
+    interval_plan: IntervalPlan | None = None
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the comparison fields of results.json (NaN as None).

@@ -70,6 +70,7 @@ import numpy as np
 from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.names import Estimand
 from reportgen.plaintext import count
 from reportgen.records import bools, columns_to_records, floats, ints, optional
 from reportgen.stats._common import (
@@ -81,6 +82,7 @@ from reportgen.stats._common import (
     unpaired_samples_iv,
 )
 from reportgen.stats._degenerate import (
+    hypergeometric_floor,
     min_paired_items,
     power_of_two_scale,
 )
@@ -134,6 +136,7 @@ from reportgen.stats.intervals import (
     tango_statistic,
 )
 from reportgen.stats.multiplicity import CORRECTIONS, Correction
+from reportgen.stats.pairwise import EXACT_CHECK_ITEMS, _exact_sign_flip_p
 
 __all__ = [
     "DIRECTIONS",
@@ -206,8 +209,13 @@ class MarginResult(TabularMixin):
         rejects only where the studentized bootstrap (Hall 1992) rejects too (each p
         the larger of the two, the interval their hull; ``test`` says so); their size
         can stay above its level for the most skewed differences at small n (see
-        docs/validation.md), so the flag should be shown beside any decision. ``None``
-        for binary data.
+        docs/validation.md), so a release does not decide a mean on them
+        (:func:`reportgen.analysis.release.release_comparison`: *inconclusive*).
+        ``None`` for binary data.
+    estimand
+        What ``diff`` estimates (:data:`reportgen.names.Estimand`): the difference of
+        means, the 20% trimmed mean of the differences (Yuen), or the Hodges-Lehmann
+        shift (Wilcoxon).
     """
 
     systems: tuple[str, ...]
@@ -242,6 +250,7 @@ class MarginResult(TabularMixin):
     notes: tuple[str, ...] = ()
     _inverter: _Inverter | None = field(default=None, repr=False, compare=False)
     skewed: np.ndarray | None = None
+    estimand: Estimand = "mean"
 
     @property
     def n_candidates(self) -> int:
@@ -314,6 +323,7 @@ class MarginResult(TabularMixin):
                 "a_only": optional(ints, self.a_only, n),
                 "b_only": optional(ints, self.b_only, n),
                 "skewed": optional(bools, self.skewed, n),
+                "estimand": self.estimand,
             }
         )
 
@@ -360,6 +370,7 @@ def margin_paired(
     direction: Direction = "higher",
     modality: Modality | None = None,
     method: MarginMethod = "auto",
+    estimand: Estimand = "mean",
     confidence: float = 0.95,
     n_resamples: int = 9999,
     rng: np.random.Generator | int | None = None,
@@ -600,6 +611,7 @@ def margin_paired(
         inverter,
         skewed=None if mod == "binary" else _skewed_differences(D, 1 - opts.confidence),
         unit=unit,
+        estimand=estimand,
     )
 
 
@@ -631,6 +643,7 @@ def _paired_t_sides(
             stacklevel=4,
         )
     stat_l, p_l, stat_u, p_u, p_g, p_s = t_sides(diff, se, df, delta)
+    p_g, p_s = np.array(p_g, dtype=np.float64), np.array(p_s, dtype=np.float64)
     if n >= 2 and (sd == 0).any():
         # a difference that does not vary: the exact sign-flip p of the shifted
         # constant (2^-n in its direction, 1 against it), never 0
@@ -652,6 +665,13 @@ def _paired_t_sides(
     inverter: _Inverter = _TInverter(diff, se, df)
     test = "paired t"
     ci_method = "paired t interval"
+    # a handful of non-zero differences: the test at 0 stands only where the exact
+    # sign-flip test of them agrees (the interval is aligned with it at 0)
+    nonzero = (D != 0).sum(axis=0)
+    for j in np.flatnonzero((nonzero <= EXACT_CHECK_ITEMS) & (sd > 0)).tolist():
+        d = D[:, j][D[:, j] != 0]
+        p_g[j] = max(p_g[j], _exact_sign_flip_p(d, "greater"))
+        p_s[j] = max(p_s[j], _exact_sign_flip_p(d, "less"))
     skewed = _skewed_differences(D, 1 - opts.confidence) & (sd > 0)
     if skewed.any():
         lower, upper = _studentized_thresholds(D, diff, se, opts)
@@ -716,6 +736,14 @@ def _unpaired_binary_sides(
         p_g = np.where(degenerate, 1.0, special.ndtr(-z0))
         p_s = np.where(degenerate, 1.0, special.ndtr(z0))
         sup_test = "two-proportion z"
+        # too few 1s (or 0s) for any exact test to reach the interval's level: the
+        # exact label shuffle at 0, as the comparison engine takes it (issue 41)
+        floor = hypergeometric_floor(k_c + k_b, n_c, n_b, "two-sided")
+        rare = (floor > 1 - opts.confidence) & ~small
+        if rare.any():
+            p_g = np.where(rare, hypergeometric_pvalue(k_c, n_c, k_b, n_b, "greater"), p_g)
+            p_s = np.where(rare, hypergeometric_pvalue(k_c, n_c, k_b, n_b, "less"), p_s)
+            sup_test = "two-proportion z (exact label shuffle where the 1s or 0s are too few)"
     else:
         # at 0 the exact label shuffle, as pairwise runs it
         p_g = hypergeometric_pvalue(k_c, n_c, k_b, n_b, "greater")
@@ -792,6 +820,7 @@ def _finish(
     *,
     skewed: np.ndarray | None = None,
     unit: float = 1.0,
+    estimand: Estimand = "mean",
 ) -> MarginResult:
     f = lambda x: np.asarray(x, dtype=np.float64)  # noqa: E731
     if unit != 1.0:
@@ -835,6 +864,7 @@ def _finish(
         tuple(notes),
         inverter,
         None if skewed is None else np.asarray(skewed, dtype=bool),
+        estimand,
     )
     low, high = result.interval(opts.confidence)
     object.__setattr__(result, "ci_low", low)
@@ -858,6 +888,7 @@ def margin_unpaired(
     direction: Direction = "higher",
     modality: Modality | None = None,
     method: MarginMethod = "auto",
+    estimand: Estimand = "mean",
     confidence: float = 0.95,
     n_resamples: int = 9999,
     rng: np.random.Generator | int | None = None,
@@ -1000,6 +1031,7 @@ def margin_unpaired(
         inverter,
         skewed=None if mod == "binary" else _unpaired_skew(arrays, b_idx, cand, opts),
         unit=unit,
+        estimand=estimand,
     )
 
 

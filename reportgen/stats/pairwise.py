@@ -41,7 +41,7 @@ from typing import Any, cast, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
-from reportgen.names import Alternative, EffectLevel, Method, Order
+from reportgen.names import Alternative, EffectLevel, Estimand, Method, Order
 from reportgen.plaintext import count, verb
 from reportgen.records import bools, columns_to_records, floats, ints, nonempty, optional
 from reportgen.stats._common import (
@@ -60,6 +60,7 @@ from reportgen.stats._degenerate import (
     MIN_SKEW_ITEMS,
     constant_differences,
     edgeworth_size_error,
+    hypergeometric_floor,
     min_paired_items,
     min_split_p,
     min_unpaired_items,
@@ -93,7 +94,7 @@ from reportgen.stats.intervals import (
     tango_paired_interval,
     welch_interval,
 )
-from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
+from reportgen.stats.multiplicity import CORRECTIONS, Correction, IntervalPlan, adjust_pvalues
 
 __all__ = [
     "EFFECT_THRESHOLDS",
@@ -109,6 +110,15 @@ __all__ = [
     "effect_magnitude",
 ]
 
+
+#: Up to this many non-zero paired differences, a t or bootstrap p-value below alpha
+#: is checked against the exact sign-flip test (2^16 sign vectors at most).
+EXACT_CHECK_ITEMS = 16
+
+#: Below this many of the rarer score (1s or 0s) of two unpaired 0/1 samples, the
+#: smallest p the exact test can give is checked for every pair (else only for pairs
+#: whose p is below alpha, where the check can change a decision).
+_RARE_SCORES = 64
 
 #: Cohen's (1988) conventional thresholds for d and h.
 EFFECT_THRESHOLDS: dict[str, float] = {"small": 0.2, "medium": 0.5, "large": 0.8}
@@ -191,6 +201,28 @@ class PairwiseResult(PairsMixin):
         difference when unpaired, so large that the t test's one-sided size at α/2 is off by more
         than half of α/2 at this n; :func:`reportgen.stats._degenerate.skew_flags`);
         ``None`` for binary data.
+    estimand
+        What ``diff`` estimates (:data:`reportgen.names.Estimand`): the difference of
+        means (default), of 20% trimmed means, or the Hodges-Lehmann shift.
+    approximate
+        Per pair, whether its p-value and interval are only approximate: a difference
+        of means on heavily skewed differences (``skewed``), where no test holds its
+        level at this n (Bahadur & Savage 1956). Such a pair is never significant
+        (:meth:`significant`) and its adjusted interval contains 0; ``None`` when no
+        pair can be (binary data, a robust estimand, the sign test).
+    pair_tests
+        The test of each pair where some pair's p-value comes from another test than
+        ``test`` (an exact sign-flip or label-shuffle p of too few non-zero
+        differences, the studentized bootstrap beside a skewed t test), else empty:
+        :meth:`test_of` gives each pair's.
+    interval_plan
+        How the adjusted intervals are made when the family is larger than this result
+        (set by :meth:`with_adjusted`), else None (:meth:`plan` makes it from these
+        pairs).
+    ci_df
+        The degrees of freedom of each marginal interval that is a t interval (paired t:
+        n − 1; Welch: Welch-Satterthwaite), so that it is carried to other levels by t
+        quantiles; None when no interval is a t interval.
     """
 
     systems: tuple[str, ...]
@@ -229,10 +261,24 @@ class PairwiseResult(PairsMixin):
     pair_notes: tuple[str, ...] = field(default=())
     min_items: int | None = None
     skewed: np.ndarray | None = None
+    estimand: Estimand = "mean"
+    approximate: np.ndarray | None = None
+    pair_tests: tuple[str, ...] = field(default=())
+    interval_plan: IntervalPlan | None = None
+    ci_df: np.ndarray | None = None
 
     def note(self, k: int) -> str:
         """The note of pair ``k`` ("" when none)."""
         return self.pair_notes[k] if self.pair_notes else ""
+
+    def test_of(self, k: int) -> str:
+        """The test whose p-value pair ``k`` reports."""
+        return self.pair_tests[k] if self.pair_tests else self.test
+
+    def tests(self) -> Any:
+        """Each pair's test (:meth:`test_of`): ``test`` itself when every pair has it,
+        else one name per pair."""
+        return list(self.pair_tests) if self.pair_tests else self.test
 
     def effect_magnitude(self) -> np.ndarray:
         """Cohen's label of each effect size (:func:`effect_magnitude`)."""
@@ -252,7 +298,7 @@ class PairwiseResult(PairsMixin):
             {
                 "system_a": self.system_a,
                 "system_b": self.system_b,
-                "test": self.test,
+                "test": self.tests(),
                 "method": self.method,
                 "paired": self.paired,
                 "modality": self.modality,
@@ -280,6 +326,8 @@ class PairwiseResult(PairsMixin):
                 "b_only": optional(ints, self.b_only, n),
                 "note": nonempty(self.pair_notes or [""] * n),
                 "skewed": optional(bools, self.skewed, n),
+                "estimand": self.estimand,
+                "approximate": bools(self.approximate_pairs()),
             }
         )
 
@@ -555,25 +603,14 @@ def compare_paired(
             X, ia, ib, n, diff, d_mean, d_sd, wins, losses, constant, opts, notes
         )
     needed = min_paired_items(opts.alpha, opts.alternative)
-    pair_notes = [""] * len(ia)
-    skewed = None if mod == "binary" else skew_flags(X, ia, ib, opts.alpha) & ~constant
-    if skewed is not None and opts.method == "auto" and n >= needed and skewed.any():
-        p, ci_low, ci_high = _skew_hull(X, ia, ib, d_mean, d_sd, skewed, p, ci_low, ci_high, opts)
+    guard = _paired_guards(
+        X, ia, ib, n, d_mean, d_sd, wins, losses, constant, identical, min_items, needed, mod,
+        test, p, ci_low, ci_high, opts,
+    )  # fmt: skip
+    p, ci_low, ci_high, pair_notes, pair_tests, skewed = guard.values()
+    if skewed is not None and skewed.any() and opts.method == "auto":
         exact, used_resamples = False, opts.n_resamples
-        test = "paired t (and studentized bootstrap where the differences are skewed)"
         ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
-        for j in np.flatnonzero(skewed).tolist():
-            pair_notes[j] = (
-                "heavily skewed differences: significant only if the studentized bootstrap "
-                "(Hall 1992) agrees; p is the larger of the two, the interval their hull"
-            )
-    if mod == "continuous" and opts.method != "sign":
-        # a difference that does not vary: its exact sign-flip p, whatever the method
-        # (t would be infinite, the bootstrap distribution a point)
-        p = np.where(constant, sign_flip_constant_p(n, d_mean, opts.alternative), p)
-        if n < needed and opts.method in ("auto", "bootstrap"):
-            p = _small_sample_sign_flip(X, ia, ib, ~constant, p, opts)
-    _paired_pair_notes(pair_notes, p, n, min_items, needed, identical, constant, mod, opts)
     if n < min_items:
         p = np.full(len(ia), np.nan)
         statistic = np.full(len(ia), np.nan)
@@ -583,6 +620,7 @@ def compare_paired(
         if opts.method in ("permutation", "bootstrap"):
             statistic = diff
     n_arr = np.full(len(ia), n, dtype=np.int64)
+    t_interval_df = np.full(len(ia), n - 1.0) if ci_method.startswith("paired t") else None
     return _pairwise_result(
         opts,
         systems=names,
@@ -611,6 +649,11 @@ def compare_paired(
         pair_notes=tuple(pair_notes) if any(pair_notes) else (),
         min_items=needed,
         skewed=skewed,
+        ci_df=t_interval_df,
+        pair_tests=tuple(pair_tests),
+        approximate=None
+        if skewed is None or opts.method == "sign"
+        else np.asarray(skewed, dtype=bool),
     )
 
 
@@ -705,15 +748,19 @@ def _paired_pair_notes(
     pair_notes: list[str],
     p: np.ndarray,
     n: int,
+    nonzero: np.ndarray,
     min_items: int,
     needed: int,
     identical: np.ndarray,
     constant: np.ndarray,
+    few: np.ndarray,
     mod: str,
     opts: _Options,
 ) -> None:
     """The note of each pair the paired test could not test as usual (too few items,
-    identical or constant differences), written into ``pair_notes``."""
+    identical or constant differences, too few non-zero differences to reach alpha),
+    written into ``pair_notes``."""
+    two_sided = opts.alternative == "two-sided"
     for k in range(len(pair_notes)):
         if n < min_items:
             pair_notes[k] = (
@@ -724,19 +771,174 @@ def _paired_pair_notes(
         elif constant[k] and mod == "continuous":
             pair_notes[k] = (
                 f"the same difference on all {n} items: exact sign-flip p "
-                f"= {p[k]:.3g} ({'2' if opts.alternative == 'two-sided' else '1'}/2^{n})"
+                f"= {p[k]:.3g} ({'2' if two_sided else '1'}/2^{n})"
             )
-        elif n < needed:
-            pair_notes[k] = (
-                f"{count(n, 'paired item')} cannot reach alpha = {opts.alpha:g} with an exact "
-                f"test (smallest p {min(1.0, 2.0 ** (1 - n) if opts.alternative == 'two-sided' else 2.0**-n):.3g}); "
-                f"at least {needed} are needed"
-                + (
-                    "; p is the exact sign-flip p"
-                    if mod == "continuous" and opts.method in ("auto", "bootstrap")
-                    else ""
+        elif few[k]:
+            k_nz = int(nonzero[k])
+            floor = min(1.0, 2.0 ** (1 - k_nz) if two_sided else 2.0**-k_nz)
+            flip = "; p is the exact sign-flip p" if mod == "continuous" else ""
+            if k_nz == n:
+                pair_notes[k] = (
+                    f"{count(n, 'paired item')} cannot reach alpha = {opts.alpha:g} with an "
+                    f"exact test (smallest p {floor:.3g}); at least {needed} are needed{flip}"
                 )
+                continue
+            what, needs = (
+                (f"only {k_nz} of {n} items are discordant", "discordant items")
+                if mod == "binary"
+                else (f"only {k_nz} of {n} paired differences are non-zero", "non-zero differences")
             )
+            pair_notes[k] = (
+                f"{what}: no exact test can reach alpha = {opts.alpha:g} (smallest p "
+                f"{floor:.3g}); at least {needed} {needs} are needed{flip}"
+            )
+
+
+@dataclass
+class _Guarded:
+    """What :func:`_paired_guards` returns, in this order."""
+
+    p: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    pair_notes: list[str]
+    pair_tests: list[str]
+    skewed: np.ndarray | None
+
+    def values(self) -> tuple[Any, ...]:
+        return (self.p, self.ci_low, self.ci_high, self.pair_notes, self.pair_tests, self.skewed)
+
+
+def _paired_guards(
+    X: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    n: int,
+    d_mean: np.ndarray,
+    d_sd: np.ndarray,
+    wins: np.ndarray,
+    losses: np.ndarray,
+    constant: np.ndarray,
+    identical: np.ndarray,
+    min_items: int,
+    needed: int,
+    mod: str,
+    test: str,
+    p: Any,
+    ci_low: Any,
+    ci_high: Any,
+    opts: _Options,
+) -> _Guarded:
+    """The exact guards of the paired tests, from counts, and the skewed pairs.
+
+    The information of a paired comparison is in its non-zero differences (the
+    discordant items of 0/1 scores): with k of them the exact sign-flip test's smallest
+    two-sided p is 2/2^k, whatever the number of items. A pair with fewer than
+    :func:`min_paired_items` takes the exact sign-flip p of its non-zero differences
+    (continuous scores; exact McNemar is that test already for 0/1 scores), so it is
+    never significant, and its note says how many are needed. A difference that does
+    not vary takes its exact sign-flip p and interval (unbounded when 2/2^n cannot
+    reach the interval's level, else the difference itself: every other shift is
+    rejected). Up to :data:`EXACT_CHECK_ITEMS` non-zero differences, a t or bootstrap p
+    below alpha is replaced by the exact sign-flip p where that is larger (the t
+    distribution of a handful of discrete differences is not theirs). Heavily skewed
+    differences (``method="auto"``) get the larger p and the
+    hull of the intervals of t and the studentized bootstrap."""
+    p = np.array(p, dtype=np.float64)
+    ci_low, ci_high = np.array(ci_low, dtype=np.float64), np.array(ci_high, dtype=np.float64)
+    pair_notes = [""] * len(ia)
+    pair_tests = [test] * len(ia)
+    nonzero = wins + losses
+    testable = n >= min_items
+    few = (nonzero < needed) & ~identical & testable
+    skewed = None if mod == "binary" else skew_flags(X, ia, ib, opts.alpha) & ~constant & ~few
+    if skewed is not None and opts.method != "sign" and skewed.any():
+        hull = opts.method == "auto"
+        if hull:
+            p, ci_low, ci_high = _skew_hull(
+                X, ia, ib, d_mean, d_sd, skewed, p, ci_low, ci_high, opts
+            )
+        for j in np.flatnonzero(skewed).tolist():
+            if hull:
+                pair_tests[j] = "paired t and studentized bootstrap (the larger p)"
+            pair_notes[j] = skewed_note(n, None, hull)
+    flip_name = "paired sign-flip permutation (exact)"
+    if mod == "continuous" and opts.method != "sign":
+        # a difference that does not vary: its exact sign-flip p, whatever the method
+        # (t would be infinite, the bootstrap distribution a point), and its interval
+        moving = constant & ~identical & testable
+        p = np.where(constant, sign_flip_constant_p(n, d_mean, opts.alternative), p)
+        unbounded = 2.0 ** (1 - n) > 1 - opts.confidence
+        ci_low = np.where(moving, np.nan if unbounded else d_mean, ci_low)
+        ci_high = np.where(moving, np.nan if unbounded else d_mean, ci_high)
+        # too few non-zero differences: their exact sign-flip p
+        for j in np.flatnonzero(few & ~constant).tolist():
+            D = X[:, ia[j]] - X[:, ib[j]]
+            p[j] = _exact_sign_flip_p(D[D != 0], opts.alternative)
+        for j in np.flatnonzero((few | constant) & ~identical & testable).tolist():
+            pair_tests[j] = flip_name
+        # a handful of non-zero differences: a t or bootstrap p below alpha stands only
+        # if the exact sign-flip test agrees (seven differences of +0.1 and one of -0.1:
+        # t gives 0.02, the exact p is 18/256 = 0.070)
+        if opts.method in ("auto", "bootstrap"):
+            check = ~few & ~constant & testable & (nonzero <= EXACT_CHECK_ITEMS)
+            check &= np.nan_to_num(p, nan=1.0) <= opts.alpha
+            for j in np.flatnonzero(check).tolist():
+                D = X[:, ia[j]] - X[:, ib[j]]
+                p[j] = max(p[j], _exact_sign_flip_p(D[D != 0], opts.alternative))
+                pair_tests[j] = f"{test} and exact sign-flip (the larger p)"
+    elif mod == "binary" and opts.method == "bootstrap":
+        # 0/1 scores: the exact test of the discordant items is McNemar's
+        p = np.where(few, binomial_pvalue(wins, nonzero, opts.alternative), p)
+        for j in np.flatnonzero(few).tolist():
+            pair_tests[j] = "exact McNemar"
+    _paired_pair_notes(
+        pair_notes, p, n, nonzero, min_items, needed, identical, constant, few, mod, opts
+    )
+    return _Guarded(p, ci_low, ci_high, pair_notes, pair_tests, skewed)
+
+
+def skewed_note(n_a: int, n_b: int | None, hull: bool) -> str:
+    """The note of a comparison of means whose differences are heavily skewed.
+
+    Examples
+    --------
+    >>> skewed_note(30, None, False)[:52]
+    'approximate (skewed): heavily skewed differences, so'
+    """
+    items = f"{n_a} items" if n_b is None else f"{n_a} and {n_b} items"
+    return (
+        "approximate (skewed): heavily skewed differences, so no test of the mean holds its "
+        f"level with {items}; not counted as significant"
+        + (
+            " (p is the larger of the t test's and the studentized bootstrap's, the "
+            "interval their hull)"
+            if hull
+            else ""
+        )
+        + '; [metrics.NAME] estimand = "trimmed" or "hodges-lehmann" decides it'
+    )
+
+
+def _exact_sign_flip_p(d: np.ndarray, alternative: str) -> float:
+    """The exact sign-flip p-value of the differences ``d`` (all 2^k sign vectors of
+    its k values; above 20 values, the bound 2/2^k of the most extreme one: α below
+    2e-6, enumeration too long for a guard).
+
+    References
+    ----------
+    .. [1] Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
+           populations. Suppl. J. R. Statist. Soc. 4(1), 119-130.
+    """
+    k = len(d)
+    if k == 0:
+        return 1.0
+    if k > 20:
+        return float(min(1.0, 2.0 ** (1 - k) if alternative == "two-sided" else 2.0**-k))
+    sums = enumerate_signs(k) @ d
+    obs = np.array([d.sum()])
+    tol = np.array([1e-9 * np.abs(d).sum() + 1e-300])
+    return float(_count_extreme(sums[:, None], obs, tol, alternative)[0] / 2**k)
 
 
 def _bootstrap_t(
@@ -802,32 +1004,6 @@ def _column_nanquantiles(M: np.ndarray, q: list[float]) -> np.ndarray:
 _QUANTILE_COLUMNS = 256
 
 
-def _small_sample_sign_flip(
-    X: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
-    which: np.ndarray,
-    p: np.ndarray,
-    opts: _Options,
-) -> np.ndarray:
-    """``p`` with the pairs ``which`` given their exact sign-flip p-value: with fewer
-    items than :func:`min_paired_items`, a t or bootstrap p below α would claim what no
-    distribution-free test of so few items can (all 2^n sign vectors are enumerated;
-    n is below log2(2/α), a handful of items)."""
-    out = np.array(p, dtype=np.float64)
-    ks = np.flatnonzero(which)
-    if not len(ks) or X.shape[0] == 0:
-        return out
-    if X.shape[0] > 20:  # α below 2e-6: enumeration too long, the bound suffices
-        floor = 2.0 ** (1 - X.shape[0]) if opts.alternative == "two-sided" else 2.0 ** -X.shape[0]
-        out[ks] = np.maximum(out[ks], floor)
-        return out
-    exact_opts = replace(opts, n_resamples=max(opts.n_resamples, 2 ** X.shape[0]))
-    exact_p, _, _ = _paired_permutation(X, ia[ks], ib[ks], exact_opts)
-    out[ks] = exact_p
-    return out
-
-
 def _pairwise_result(opts: Any, **fields: Any) -> PairwiseResult:
     """A PairwiseResult with the fields every design takes from its options (method,
     alternative, order, correction, alpha, confidence, effect threshold), the p-values
@@ -835,6 +1011,10 @@ def _pairwise_result(opts: Any, **fields: Any) -> PairwiseResult:
     p = np.asarray(fields.pop("p_value"), dtype=np.float64)
     for name in ("statistic", "ci_low", "ci_high"):
         fields[name] = np.asarray(fields[name], dtype=np.float64)
+    tests = tuple(fields.pop("pair_tests", ()))
+    if len(set(tests)) == 1:  # one test for every pair: the result's
+        fields["test"] = tests[0]
+    fields["pair_tests"] = tests if len(set(tests)) > 1 else ()
     return PairwiseResult(
         **fields,
         p_value=p,
@@ -1099,43 +1279,64 @@ def compare_unpaired(
         ci_method = "two-sample bootstrap BCa"
     small = (n_a < min_items) | (n_b < min_items)
     # fewer items than the exact test needs to reach alpha: its p-value (never below
-    # alpha), computed exactly (the splits are fewer than 2 / alpha)
+    # alpha), computed exactly (the splits are fewer than 2 / alpha); for 0/1 scores
+    # the successes (or failures) count too: 4 of 2,000 cannot give p below 0.125
     floor = min_split_p(n_a, n_b, opts.alternative)
+    if mod == "binary":
+        # only where it can matter: a p below alpha, or few of the rarer score
+        total = k_a + k_b
+        check = np.flatnonzero(
+            (np.nan_to_num(p, nan=1.0) <= opts.alpha)
+            | (np.minimum(total, n_a + n_b - total) < _RARE_SCORES)
+        )
+        if len(check):
+            floor[check] = np.maximum(
+                floor[check],
+                hypergeometric_floor(total[check], n_a[check], n_b[check], opts.alternative),
+            )
     few = (floor > opts.alpha) & ~small
-    if few.any() and opts.method in ("auto", "bootstrap"):
+    pair_tests = [test] * len(ia)
+    if few.any() and opts.method != "permutation":
         counts = (k_a, k_b) if mod == "binary" else None
         p = _exact_shuffle_where(few, p, arrays, ia, ib, diff, n_a, n_b, counts, opts)
+        shuffle = "label-shuffle permutation (exact" + (", hypergeometric)" if counts else ")")
+        for j in np.flatnonzero(few).tolist():
+            pair_tests[j] = shuffle
     p = np.where(small, np.nan, p)
     statistic = np.where(small, np.nan, statistic)
     p = np.asarray(p, dtype=np.float64)
     needed = min_unpaired_items(opts.alpha, opts.alternative)
     pair_notes = _unpaired_pair_notes(
-        names, ia, ib, n_a, n_b, var, diff, small, few, floor, degenerate, min_items, mod, opts
-    )
+        names, ia, ib, n_a, n_b, var, diff, small, few, floor, degenerate, min_items, mod, opts,
+        successes=k_a + k_b if mod == "binary" else None,
+    )  # fmt: skip
     skewed = None
     if mod == "continuous":
-        skewed = _unpaired_skew_flags(arrays, ia, ib, opts.alpha)
-        use = skewed & ~small & ~few & (var[ia] > 0) & (var[ib] > 0)
-        if opts.method == "auto" and use.any():
-            # as for paired data: significant only where the two-sample studentized
-            # bootstrap agrees; p the larger, the interval the hull
+        skewed = _unpaired_skew_flags(arrays, ia, ib, opts.alpha) & ~small & ~few
+        use = skewed & (var[ia] > 0) & (var[ib] > 0)
+        hull = opts.method == "auto"
+        if hull and use.any():
+            # as for paired data: p the larger of Welch's and the two-sample studentized
+            # bootstrap's, the interval the hull (approximate: never significant)
             ks = np.flatnonzero(use)
             b_p, b_low, b_high = _unpaired_bootstrap_t(arrays, ia[ks], ib[ks], diff[ks], opts)
             p, ci_low, ci_high = _hull(ks, p, ci_low, ci_high, b_p, b_low, b_high)
             exact, used_resamples = False, opts.n_resamples
-            test = "Welch t (and studentized bootstrap where the difference is skewed)"
             ci_method = "Welch t interval (hull with the studentized bootstrap's where skewed)"
             for j in ks.tolist():
-                pair_notes[j] = (
-                    "heavily skewed difference of means: significant only if the "
-                    "studentized bootstrap (Hall 1992) agrees; p is the larger of the two, "
-                    "the interval their hull"
-                )
+                pair_tests[j] = "Welch t and studentized bootstrap (the larger p)"
+        for j in np.flatnonzero(skewed).tolist():
+            pair_notes[j] = skewed_note(int(n_a[j]), int(n_b[j]), hull and bool(use[j]))
     if unit != 1.0:
         mean_a, mean_b, diff = mean_a * unit, mean_b * unit, diff * unit
         ci_low, ci_high = np.asarray(ci_low) * unit, np.asarray(ci_high) * unit
         if opts.method in ("permutation", "bootstrap"):
             statistic = diff
+    welch_df = None
+    if ci_method.startswith("Welch t"):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se2_a, se2_b = var[ia] / n_a, var[ib] / n_b
+            welch_df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
     return _pairwise_result(
         opts,
         systems=names,
@@ -1161,6 +1362,9 @@ def compare_unpaired(
         pair_notes=tuple(pair_notes) if any(pair_notes) else (),
         min_items=needed,
         skewed=skewed,
+        ci_df=welch_df,
+        pair_tests=tuple(pair_tests),
+        approximate=None if skewed is None else np.asarray(skewed, dtype=bool),
     )
 
 
@@ -1234,9 +1438,10 @@ def _unpaired_pair_notes(
     min_items: int,
     mod: str,
     opts: _Options,
+    successes: np.ndarray | None = None,
 ) -> list[str]:
     """The note of each pair the unpaired test could not test as usual (too few items,
-    constant or all-0/all-1 samples)."""
+    too few 1s or 0s, constant or all-0/all-1 samples)."""
     pair_notes = [""] * len(ia)
     needed = min_unpaired_items(opts.alpha, opts.alternative)
     for q in range(len(ia)):
@@ -1251,16 +1456,22 @@ def _unpaired_pair_notes(
         elif mod == "binary" and opts.method == "auto" and degenerate[q]:
             pair_notes[q] = "both systems score all 0 or all 1: no difference, p = 1"
         elif few[q]:
-            pair_notes[q] = (
-                f"{n_a[q]} and {n_b[q]} items cannot reach alpha = {opts.alpha:g} with an "
-                f"exact test (smallest p {floor[q]:.3g}); at least {needed} per system "
-                "are needed"
-                + (
-                    "; p is the exact label-shuffle p"
-                    if opts.method in ("auto", "bootstrap")
-                    else ""
+            replaced = "; p is the exact label-shuffle p" if opts.method != "permutation" else ""
+            if successes is None or min(n_a[q], n_b[q]) < needed:
+                pair_notes[q] = (
+                    f"{n_a[q]} and {n_b[q]} items cannot reach alpha = {opts.alpha:g} with "
+                    f"an exact test (smallest p {floor[q]:.3g}); at least {needed} per "
+                    "system are needed" + replaced
                 )
-            )
+            else:
+                total = int(n_a[q] + n_b[q])
+                k = int(successes[q])
+                rare, what = (k, "scores of 1") if k <= total - k else (total - k, "scores of 0")
+                pair_notes[q] = (
+                    f"only {rare} {what} among the {total} items of the two systems: no "
+                    f"exact test can reach alpha = {opts.alpha:g} (smallest p "
+                    f"{floor[q]:.3g})" + replaced
+                )
     return pair_notes
 
 
