@@ -36,9 +36,16 @@ BEHRENS_RATIO = 1.5
 
 
 def moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sample skewness and Pearson kurtosis of each column (NaN where undefined)."""
+    """Sample skewness and Pearson kurtosis of each column (NaN where undefined); both
+    are scale-free, so the scores are divided by a power of two first (exact): the same
+    diagnosis for scores of 1e-300 and 1e300 (their fourth powers would under- or
+    overflow)."""
     from scipy import stats
 
+    from reportgen.stats._degenerate import power_of_two_scale
+
+    x = np.asarray(x, dtype=np.float64)
+    x = x / power_of_two_scale(x)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         skew = np.atleast_1d(stats.skew(x, axis=0, nan_policy="omit"))

@@ -728,7 +728,7 @@ def estimand_of(metric: str, table: Any) -> Estimand:
     """The estimand of ``metric`` in ``table`` (a :class:`~reportgen.data.ScoreTable`):
     its config's ``[metrics.NAME] estimand``, else the mean."""
     info = table.metrics.get(metric)
-    return getattr(info, "estimand", None) or "mean"
+    return "mean" if info is None else info.estimand
 
 
 def margin_of(

@@ -35,6 +35,7 @@ from reportgen.stats.ranking import (
     RankIntervals,
     TopsisResult,
 )
+from reportgen.stats.robust import ESTIMAND_LABELS
 from reportgen.stats.runs import (
     ClusterBootstrapResult,
     ClusteredMeanResult,
@@ -400,15 +401,16 @@ class UnitResult:
         k = int(np.sum(result.skewed))
         if not k:
             return None
+        if result.estimand != "mean" or not result.approximate_pairs().any():
+            return (
+                f"{n_of(k, result.n_pairs, 'comparison')} {verb(k, 'have', 'has')} heavily "
+                f"skewed differences, decided on the {ESTIMAND_LABELS[result.estimand]}"
+            )
         return (
             f"{n_of(k, result.n_pairs, 'comparison')} {verb(k, 'have', 'has')} heavily skewed "
-            "differences: "
-            "p-values and intervals near their limits are approximate"
-            + (
-                " (significant only where the studentized bootstrap agrees)"
-                if result.paired and result.method == "auto"
-                else ""
-            )
+            "differences: the mean is not decidable from these items, so their p-values and "
+            "intervals are approximate (skewed) and they are not counted as significant; "
+            f'[metrics.{self.metric}] estimand = "trimmed" or "hodges-lehmann" decides them'
         )
 
     @property

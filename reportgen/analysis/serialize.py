@@ -43,7 +43,12 @@ def to_results(analysis: Analysis, *, long_tables: bool = True) -> dict[str, Any
     config = asdict(analysis.options)
     config["seed"] = analysis.seed
     config["metrics"] = {
-        m["name"]: {"direction": m["direction"], "modality": m["modality"], "weight": m["weight"]}
+        m["name"]: {
+            "direction": m["direction"],
+            "modality": m["modality"],
+            "weight": m["weight"],
+            "estimand": m["estimand"],
+        }
         for m in summary["metrics"]
     }
     config["datasets"] = {d["name"]: {"weight": d["weight"]} for d in summary["datasets"]}

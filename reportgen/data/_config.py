@@ -81,6 +81,9 @@ The file format (``--config FILE``); every section and key is optional::
     weight = 1.0                   # > 0, used when metrics are aggregated
     margin = 0.5                   # > 0, release reports: the largest loss accepted
                                    # (metric units; non-inferiority and equivalence)
+    estimand = "trimmed"           # "mean" (default), "trimmed" (20% trimmed mean,
+                                   # Yuen) or "hodges-lehmann" (Wilcoxon): what the
+                                   # comparisons estimate; robust to heavy skew
 
     [datasets.python]
     weight = 2.0                   # > 0, used when datasets are aggregated
@@ -119,6 +122,7 @@ from typing import Any, Literal, get_args
 from reportgen.config import Option, Section, options
 from reportgen.errors import ConfigError, Location
 from reportgen.jsonsafe import MAX_DEPTH, nesting_exceeds
+from reportgen.names import ESTIMANDS, Estimand
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -149,6 +153,7 @@ class MetricSpec:
     modality: Modality | None = None
     weight: float | None = None
     margin: float | None = None
+    estimand: Estimand | None = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +214,7 @@ class TableConfig:
                 modality=spec.modality or old.modality,
                 weight=spec.weight if spec.weight is not None else old.weight,
                 margin=spec.margin if spec.margin is not None else old.margin,
+                estimand=spec.estimand or old.estimand,
             )
         datasets = dict(self.datasets)
         for name, dspec in other.datasets.items():
@@ -238,7 +244,7 @@ class TableConfig:
 FORMATS = ("html", "pdf", "ipynb")
 
 _SECTIONS = ("input", "analysis", "report", "metrics", "datasets", "systems")
-_METRIC_KEYS = {"direction", "modality", "weight", "margin"}
+_METRIC_KEYS = {"direction", "modality", "weight", "margin", "estimand"}
 _DATASET_KEYS = {"weight"}
 _SYSTEM_KEYS = {"family", "size"}
 
@@ -451,6 +457,7 @@ def _metric_spec(name: str, body: Mapping[str, Any], loc: Location) -> MetricSpe
             "modality": _choice(get_args(Modality)),
             "weight": _positive,
             "margin": _positive,
+            "estimand": _choice(ESTIMANDS),
         },
         loc,
     )

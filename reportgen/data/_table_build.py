@@ -24,6 +24,7 @@ from reportgen.data.adapters._base import (
     to_float,
 )
 from reportgen.errors import InputError, Location
+from reportgen.names import Estimand
 from reportgen.plaintext import count
 
 REQUIRED_COLUMNS = ("system", "dataset", "metric", "item", "score")
@@ -50,7 +51,9 @@ class MetricInfo:
     """Resolved properties of one metric.
 
     ``margin`` is the config's non-inferiority margin (``[metrics.NAME] margin``, in the
-    metric's units; None when not given). ``direction_source`` is ``"config"``,
+    metric's units; None when not given); ``estimand`` what its comparisons estimate
+    (``[metrics.NAME] estimand``: the mean unless the config says ``"trimmed"`` or
+    ``"hodges-lehmann"``). ``direction_source`` is ``"config"``,
     ``"source"`` (the input format said so), ``"name"`` (lower-is-better by the
     conventions of :data:`LOWER_IS_BETTER_WORDS`) or ``"default"``; ``modality`` is the
     config's if given, else ``"binary"`` when every dataset scores the metric 0/1
@@ -64,6 +67,7 @@ class MetricInfo:
     direction_source: Literal["config", "source", "name", "default"]
     modality_source: Literal["config", "inferred"]
     margin: float | None = None
+    estimand: Estimand = "mean"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +78,7 @@ class MetricInfo:
             "direction_source": self.direction_source,
             "modality_source": self.modality_source,
             "margin": self.margin,
+            "estimand": self.estimand,
         }
 
 
@@ -646,7 +651,17 @@ def _metric_infos(
             mod, msource = ("binary" if binary else "continuous"), "inferred"
         weight = spec.weight if spec is not None and spec.weight is not None else 1.0
         margin = spec.margin if spec is not None else None
-        infos[metric] = MetricInfo(metric, direction, mod, weight, dsource, msource, margin)  # type: ignore[arg-type]
+        estimand = (spec.estimand if spec is not None else None) or "mean"
+        infos[metric] = MetricInfo(
+            metric,
+            direction,
+            mod,
+            weight,
+            dsource,  # type: ignore[arg-type]
+            msource,  # type: ignore[arg-type]
+            margin,
+            estimand,
+        )
     if by_name:
         problems.append(Problem("info", direction_note(by_name)))
     return infos

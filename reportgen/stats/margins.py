@@ -70,7 +70,7 @@ import numpy as np
 from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
-from reportgen.names import Estimand
+from reportgen.names import ESTIMANDS, Estimand
 from reportgen.plaintext import count
 from reportgen.records import bools, columns_to_records, floats, ints, optional
 from reportgen.stats._common import (
@@ -399,6 +399,12 @@ def margin_paired(
     method
         ``"auto"`` (the table in the module docstring), ``"permutation"`` or
         ``"bootstrap"``.
+    estimand
+        What the margin bounds for continuous scores: ``"mean"`` (default),
+        ``"trimmed"`` (the 20% trimmed mean of the differences, trimmed t tests at the
+        shifted nulls) or ``"hodges-lehmann"`` (the Hodges-Lehmann shift, Wilcoxon tests
+        of the shifted scores); :mod:`reportgen.stats.robust`. A robust estimand sets the
+        tests whatever ``method`` says; 0/1 scores are compared as proportions.
     confidence
         Level of the two-sided interval in the result (:meth:`MarginResult.interval`
         gives others).
@@ -503,6 +509,7 @@ def margin_paired(
         max_memory=max_memory,
     )
     b_idx, cand = _roles_iv(names, baseline, candidates)
+    estimand = _estimand_iv(estimand, mod)
     base = X[:, b_idx]
     D = X[:, cand] - base[:, None]  # items × candidates
     k = len(cand)
@@ -555,6 +562,12 @@ def margin_paired(
         if n < 1:
             nan = np.full(k, np.nan)
             stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
+    elif estimand != "mean" and not few:
+        sides, inverter, test, ci_method, diff = _robust_sides(
+            estimand, delta, opts, paired_differences=D
+        )
+        stat_l, p_l, stat_u, p_u, p_g, p_s = sides
+        sup_test = test
     elif opts.method == "auto" and not few:
         sides, inverter, test, ci_method, exact, used = _paired_t_sides(D, diff, delta, opts, notes)
         stat_l, p_l, stat_u, p_u, p_g, p_s = sides
@@ -699,6 +712,92 @@ def _paired_t_sides(
             "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
         )
     return (stat_l, p_l, stat_u, p_u, p_g, p_s), inverter, test, ci_method, exact, used
+
+
+def _estimand_iv(estimand: str, mod: str) -> Estimand:
+    """The estimand checked; 0/1 scores are compared as proportions (the mean)."""
+    choices_iv({"estimand": (estimand, ESTIMANDS)})
+    return "mean" if mod == "binary" else estimand  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class _PerColumnInverter(_Inverter):
+    """Limits of a rank test's interval, one comparison at a time: ``interval(k, level)``
+    gives comparison k's two-sided interval at ``level`` (each end one-sided at half)."""
+
+    k: int
+    interval: Any
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        pairs = [self.interval(j, 2 * a) for j in range(self.k)]
+        return np.array([lo for lo, _ in pairs]), np.array([hi for _, hi in pairs])
+
+
+def _robust_sides(
+    estimand: str,
+    delta: float | None,
+    opts: _Options,
+    *,
+    paired_differences: np.ndarray | None = None,
+    baseline_sample: np.ndarray | None = None,
+    candidate_samples: list[np.ndarray] | None = None,
+) -> tuple[tuple[np.ndarray, ...], _Inverter, str, str, np.ndarray]:
+    """The tests at −δ, +δ and 0 of a robust estimand (:mod:`reportgen.stats.robust`):
+    the trimmed mean's t tests (shifted, as the mean's) or the Wilcoxon tests of the
+    shifted scores; their statistics (t, or the shifted Hodges-Lehmann estimate) and
+    one-sided p-values, the interval's inverter, the test and interval names, and the
+    estimates (candidate − baseline)."""
+    from reportgen.stats import robust as R
+
+    paired = paired_differences is not None
+    sides: tuple[np.ndarray, ...]
+    if estimand == "trimmed":
+        if paired_differences is not None:
+            est, se, df = R.trimmed_paired(paired_differences)
+            test = "Yuen trimmed t (20% trimmed mean of the differences)"
+        else:
+            assert baseline_sample is not None and candidate_samples is not None
+            base = R.trimmed_parts(baseline_sample)
+            parts = np.array([R.trimmed_parts(x) for x in candidate_samples]).reshape(-1, 3)
+            est, se, df = R.yuen_combine(parts[:, 0], parts[:, 1], parts[:, 2], *base)
+            test = "Yuen-Welch trimmed t (20% trimmed means)"
+        sides = t_sides(est, se, df, delta)
+        return sides, _TInverter(est, se, df), test, "trimmed t interval", est
+    if paired:
+        D = np.asarray(paired_differences)
+        columns = [D[:, j] for j in range(D.shape[1])]
+
+        def pvalue(j: int, shift: float, alternative: str) -> float:
+            return R.signed_rank_pvalue(columns[j] - shift, alternative)
+
+        def interval(j: int, level: float) -> tuple[float, float]:
+            return R.signed_rank_interval(columns[j], level)
+
+        est = np.array([R.hodges_lehmann_paired(c) for c in columns])
+        test, ci_method = "Wilcoxon signed-rank (Hodges-Lehmann shift)", "Hodges-Lehmann interval"
+    else:
+        assert baseline_sample is not None and candidate_samples is not None
+        b, cs = baseline_sample, candidate_samples
+
+        def pvalue(j: int, shift: float, alternative: str) -> float:
+            return R.rank_sum_pvalue(cs[j] - shift, b, alternative)
+
+        def interval(j: int, level: float) -> tuple[float, float]:
+            return R.rank_sum_interval(cs[j], b, level)
+
+        est = np.array([R.hodges_lehmann_unpaired(c, b) for c in cs])
+        test, ci_method = "Wilcoxon rank-sum (Hodges-Lehmann shift)", "Hodges-Lehmann interval"
+    k = len(est)
+    p_g = np.array([pvalue(j, 0.0, "greater") for j in range(k)])
+    p_s = np.array([pvalue(j, 0.0, "less") for j in range(k)])
+    nan = np.full(k, np.nan)
+    if delta is None:
+        sides = (nan, nan, nan, nan, p_g, p_s)
+    else:
+        p_l = np.array([pvalue(j, -delta, "greater") for j in range(k)])
+        p_u = np.array([pvalue(j, delta, "less") for j in range(k)])
+        sides = (est + delta, p_l, est - delta, p_u, p_g, p_s)
+    return sides, _PerColumnInverter(k, interval), test, ci_method, est
 
 
 def _unpaired_binary_sides(
@@ -969,7 +1068,18 @@ def margin_unpaired(
     notes: list[str] = []
     exact, used = True, None
 
-    if mod == "binary" and opts.method != "bootstrap":
+    estimand = _estimand_iv(estimand, mod)
+    if estimand != "mean":
+        sides, inverter, test, ci_method, diff = _robust_sides(
+            estimand,
+            delta,
+            opts,
+            baseline_sample=arrays[b_idx],
+            candidate_samples=[arrays[j] for j in cand],
+        )
+        stat_l, p_l, stat_u, p_u, p_g, p_s = sides
+        sup_test = test
+    elif mod == "binary" and opts.method != "bootstrap":
         sides, inverter, sup_test = _unpaired_binary_sides(
             arrays, b_idx, cand, n_c, n_b, delta, opts, notes
         )

@@ -46,13 +46,22 @@ REJECT_RTOL = 1e-12
 def rejects(p_adjusted: np.ndarray, alpha: float) -> np.ndarray:
     """The decisions ``p_adjusted <= alpha`` within :data:`REJECT_RTOL` (False for NaN).
 
+    References
+    ----------
+    .. [1] Seabold, S. & Perktold, J. (2010). statsmodels: econometric and statistical
+           modeling with Python. Proc. 9th Python in Science Conf. (``multipletests``
+           compares the raw p-value with α/m).
+
     Examples
     --------
-    >>> rejects(adjust_pvalues(np.array([0.01, 0.3, 0.5, 0.7, 0.9]), method="bonferroni"),
-    ...         0.05).tolist()
-    [True, False, False, False, False]
-    >>> float(0.01 * 5) > 0.05  # rounding: the adjusted p is above alpha by 1 ulp
+    >>> p = np.array([0.05 / 11] + [0.9] * 10)
+    >>> float(adjust_pvalues(p, method="bonferroni")[0]) > 0.05  # rounding: above by 1 ulp
     True
+    >>> rejects(adjust_pvalues(p, method="bonferroni"), 0.05).tolist()[:2]
+    [True, False]
+    >>> from statsmodels.stats.multitest import multipletests
+    >>> [bool(x) for x in multipletests(p, alpha=0.05, method="bonferroni")[0][:2]]
+    [True, False]
     """
     p = np.asarray(p_adjusted, dtype=np.float64)
     return np.asarray(np.nan_to_num(p, nan=2.0) <= alpha * (1.0 + REJECT_RTOL), dtype=bool)
@@ -376,16 +385,21 @@ def compatible_intervals(
     with np.errstate(divide="ignore", invalid="ignore"):
         low, high = _test_based(d, p, z_quantile(a), sig, alternative, ndtri)
         if ci_low is not None and ci_high is not None:
+            # the side of 0 the estimate is on; an estimate within rounding of 0 (a
+            # millionth of a millionth of its interval) is on neither
+            c_lo, c_hi = np.asarray(ci_low, dtype=np.float64), np.asarray(ci_high, dtype=np.float64)
+            width = np.fmax(np.abs(d - c_lo), np.abs(c_hi - d))
+            side = np.where(np.abs(d) <= 1e-12 * np.nan_to_num(width), 0.0, np.sign(d))
             base = np.where(
                 t_based,
                 stdtrit(np.where(t_based, nu, 1.0), 0.5 + confidence / 2.0),
                 ndtri(0.5 + confidence / 2.0),
             )
             # two-sided: the side toward 0 at the decision's level, the other at far
-            level_low = np.where(d > 0, a, far) if two_sided else a
-            level_high = np.where(d < 0, a, far) if two_sided else a
-            c_low = d - (d - np.asarray(ci_low, dtype=np.float64)) * quantile(level_low) / base
-            c_high = d + (np.asarray(ci_high, dtype=np.float64) - d) * quantile(level_high) / base
+            level_low = np.where(side > 0, a, far) if two_sided else a
+            level_high = np.where(side < 0, a, far) if two_sided else a
+            c_low = d - (d - c_lo) * quantile(level_low) / base
+            c_high = d + (c_hi - d) * quantile(level_high) / base
             if alternative == "greater":
                 c_high = np.full(d.shape, np.nan)
             elif alternative == "less":
@@ -458,6 +472,14 @@ def interval_kind(method: str, m: int) -> IntervalKind:
     ``method`` promise (:data:`reportgen.names.IntervalKind`): ``unadjusted`` without a
     correction or for a family of one, ``simultaneous`` for Bonferroni and Šidák,
     ``step-down compatible`` for Holm and Holm-Šidák, ``FCR`` for BH and BY.
+
+    References
+    ----------
+    .. [1] Strassburger, K. & Bretz, F. (2008). Compatible simultaneous lower confidence
+           bounds for the Holm procedure and other Bonferroni-based closed tests. Statistics in
+           Medicine 27(24), 4914-4927.
+    .. [2] Benjamini, Y. & Yekutieli, D. (2005). False discovery rate-adjusted multiple
+           confidence intervals for selected parameters. JASA 100(469), 71-81.
 
     Examples
     --------

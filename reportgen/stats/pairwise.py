@@ -41,7 +41,7 @@ from typing import Any, cast, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
-from reportgen.names import Alternative, EffectLevel, Estimand, Method, Order
+from reportgen.names import ESTIMANDS, Alternative, EffectLevel, Estimand, Method, Order
 from reportgen.plaintext import count, verb
 from reportgen.records import bools, columns_to_records, floats, ints, nonempty, optional
 from reportgen.stats._common import (
@@ -379,6 +379,7 @@ class _Options(ResamplingOptions):
     correction: Correction
     alpha: float
     effect_threshold: EffectLevel
+    estimand: Estimand = "mean"
 
 
 def _options_iv(
@@ -393,6 +394,7 @@ def _options_iv(
     effect_threshold: str,
     rng: Any,
     max_memory: int,
+    estimand: str = "mean",
 ) -> _Options:
     choices_iv(
         {
@@ -401,6 +403,7 @@ def _options_iv(
             "alternative": (alternative, get_args(Alternative)),
             "correction": (correction, CORRECTIONS),
             "effect_threshold": (effect_threshold, get_args(EffectLevel)),
+            "estimand": (estimand, ESTIMANDS),
         }
     )
     resampling_iv(
@@ -413,6 +416,7 @@ def _options_iv(
         correction=cast(Correction, correction),
         alpha=float(alpha),
         effect_threshold=cast(EffectLevel, effect_threshold),
+        estimand=cast(Estimand, estimand),
         **resampling_fields(
             confidence=confidence, n_resamples=n_resamples, rng=rng, max_memory=max_memory
         ),
@@ -456,6 +460,7 @@ def compare_paired(
     effect_threshold: EffectLevel = "medium",
     rng: np.random.Generator | int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
+    estimand: Estimand = "mean",
 ) -> PairwiseResult:
     """Compare systems scored on the same items.
 
@@ -487,6 +492,12 @@ def compare_paired(
         ``numpy.random.Generator`` or seed; used only by resampling methods.
     max_memory
         Bound on the working memory of resampling, in bytes.
+    estimand
+        What ``diff`` estimates for continuous scores: ``"mean"`` (Table 1's tests),
+        ``"trimmed"`` (the 20% trimmed mean of the differences, Tukey & McLaughlin's
+        trimmed t) or ``"hodges-lehmann"`` (the median of the Walsh averages, Wilcoxon's
+        signed-rank test); :mod:`reportgen.stats.robust`. A robust estimand sets the
+        test whatever ``method`` says; 0/1 scores are compared as proportions.
 
     Returns
     -------
@@ -534,6 +545,7 @@ def compare_paired(
         effect_threshold=effect_threshold,
         rng=rng,
         max_memory=max_memory,
+        estimand=estimand,
     )
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2:
@@ -582,7 +594,20 @@ def compare_paired(
         ci_low = np.where(d_sd == 0, d_mean, ci_low)
         ci_high = np.where(d_sd == 0, d_mean, ci_high)
         ci_method = "paired t interval"
-    if mod == "binary" and opts.method in ("auto", "permutation"):
+    robust = opts.estimand != "mean" and mod == "continuous"
+    robust_df = None
+    if opts.estimand != "mean" and mod == "binary":
+        notes.append(
+            f"estimand {opts.estimand!r} applies to continuous scores; 0/1 scores are "
+            "compared as proportions (the mean)"
+        )
+        opts = replace(opts, estimand="mean")
+    if robust:
+        statistic, p, diff, ci_low, ci_high, robust_df, test, ci_method = _paired_robust(
+            X, ia, ib, n, opts
+        )
+        exact, used_resamples = True, None
+    elif mod == "binary" and opts.method in ("auto", "permutation"):
         assert a_only is not None and b_only is not None
         statistic = a_only.astype(np.float64)
         p = binomial_pvalue(a_only, a_only + b_only, opts.alternative)
@@ -620,7 +645,7 @@ def compare_paired(
         if opts.method in ("permutation", "bootstrap"):
             statistic = diff
     n_arr = np.full(len(ia), n, dtype=np.int64)
-    t_interval_df = np.full(len(ia), n - 1.0) if ci_method.startswith("paired t") else None
+    t_interval_df = np.full(len(ia), n - 1.0) if ci_method.startswith("paired t") else robust_df
     return _pairwise_result(
         opts,
         systems=names,
@@ -652,8 +677,9 @@ def compare_paired(
         ci_df=t_interval_df,
         pair_tests=tuple(pair_tests),
         approximate=None
-        if skewed is None or opts.method == "sign"
+        if skewed is None or opts.method == "sign" or opts.estimand != "mean"
         else np.asarray(skewed, dtype=bool),
+        estimand=opts.estimand,
     )
 
 
@@ -682,6 +708,57 @@ def _warn_paired_degenerate(
             DegenerateDataWarning,
             stacklevel=3,
         )
+
+
+def _paired_robust(
+    X: np.ndarray, ia: np.ndarray, ib: np.ndarray, n: int, opts: _Options
+) -> tuple[Any, ...]:
+    """The robust estimand of every pair (:mod:`reportgen.stats.robust`): statistic, p,
+    estimate, interval, the interval's df (trimmed t) or None, and the names of the
+    test and of the interval.
+
+    The trimmed mean's pairs are taken in chunks of differences (vectorised); the
+    Hodges-Lehmann shift's one pair at a time (its ranks count by sorting). Kept values
+    that do not vary (every difference within the trimmed range equal) take the exact
+    sign-flip p of those h values, as a constant difference does."""
+    from reportgen.stats.robust import (
+        hodges_lehmann_paired,
+        signed_rank_interval,
+        signed_rank_pvalue,
+        trimmed_paired,
+    )
+
+    k = len(ia)
+    estimate, low, high = np.empty(k), np.empty(k), np.empty(k)
+    if opts.estimand == "trimmed":
+        se, df = np.empty(k), np.empty(k)
+        start = 0
+        for size in chunk_sizes(k, max(1, n) * 8 * 3, opts.max_memory):
+            sl = slice(start, start + size)
+            estimate[sl], se[sl], df[sl] = trimmed_paired(X[:, ia[sl]] - X[:, ib[sl]])
+            start += size
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = t_statistic(estimate, se, 0.0)
+        p = t_pvalue(t, df, opts.alternative)
+        low, high = t_interval(estimate, se, df, confidence=opts.confidence)
+        flat = (se == 0) & (estimate != 0)
+        if flat.any():  # the kept values do not vary: their exact sign-flip p
+            kept = df[flat] + 1
+            p = np.where(flat, 1.0, p)
+            p[flat] = sign_flip_constant_p(kept, estimate[flat], opts.alternative)
+            unbounded = 2.0 ** (1 - kept) > 1 - opts.confidence
+            low[flat] = np.where(unbounded, np.nan, estimate[flat])
+            high[flat] = np.where(unbounded, np.nan, estimate[flat])
+        test = "Yuen trimmed t (20% trimmed mean of the differences)"
+        return t, p, estimate, low, high, df, test, "trimmed t interval (Tukey-McLaughlin)"
+    p = np.empty(k)
+    for j in range(k):
+        d = X[:, ia[j]] - X[:, ib[j]]
+        estimate[j] = hodges_lehmann_paired(d)
+        p[j] = signed_rank_pvalue(d, opts.alternative)
+        low[j], high[j] = signed_rank_interval(d, 1 - opts.confidence)
+    test = "Wilcoxon signed-rank (Hodges-Lehmann shift)"
+    return estimate, p, estimate, low, high, None, test, "Hodges-Lehmann interval (Walsh averages)"
 
 
 def _paired_continuous_test(
@@ -852,7 +929,7 @@ def _paired_guards(
     testable = n >= min_items
     few = (nonzero < needed) & ~identical & testable
     skewed = None if mod == "binary" else skew_flags(X, ia, ib, opts.alpha) & ~constant & ~few
-    if skewed is not None and opts.method != "sign" and skewed.any():
+    if skewed is not None and opts.method != "sign" and opts.estimand == "mean" and skewed.any():
         hull = opts.method == "auto"
         if hull:
             p, ci_low, ci_high = _skew_hull(
@@ -1163,6 +1240,7 @@ def compare_unpaired(
     effect_threshold: EffectLevel = "medium",
     rng: np.random.Generator | int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
+    estimand: Estimand = "mean",
 ) -> PairwiseResult:
     """Compare systems each scored on its own items (independent samples).
 
@@ -1201,6 +1279,7 @@ def compare_unpaired(
         effect_threshold=effect_threshold,
         rng=rng,
         max_memory=max_memory,
+        estimand=estimand,
     )
     if opts.method == "sign":
         raise InputError(
@@ -1257,7 +1336,14 @@ def compare_unpaired(
             effect = np.where((pooled == 0) & (diff == 0), 0.0, diff / pooled)
         effect_kind = "Cohen's d"
 
-    if opts.method == "auto" and mod == "binary":
+    robust_df = None
+    if opts.estimand != "mean" and mod == "binary":
+        opts = replace(opts, estimand="mean")  # 0/1 scores: proportions
+    if opts.estimand != "mean":
+        statistic, p, diff, ci_low, ci_high, robust_df, test, ci_method = _unpaired_robust(
+            arrays, ia, ib, opts
+        )
+    elif opts.method == "auto" and mod == "binary":
         statistic, p, degenerate = _pooled_z_test(diff, k_a, n_a, k_b, n_b, opts.alternative)
         test = "two-proportion z"
     elif opts.method == "auto":
@@ -1314,7 +1400,7 @@ def compare_unpaired(
     if mod == "continuous":
         skewed = _unpaired_skew_flags(arrays, ia, ib, opts.alpha) & ~small & ~few
         use = skewed & (var[ia] > 0) & (var[ib] > 0)
-        hull = opts.method == "auto"
+        hull = opts.method == "auto" and opts.estimand == "mean"
         if hull and use.any():
             # as for paired data: p the larger of Welch's and the two-sample studentized
             # bootstrap's, the interval the hull (approximate: never significant)
@@ -1325,14 +1411,15 @@ def compare_unpaired(
             ci_method = "Welch t interval (hull with the studentized bootstrap's where skewed)"
             for j in ks.tolist():
                 pair_tests[j] = "Welch t and studentized bootstrap (the larger p)"
-        for j in np.flatnonzero(skewed).tolist():
-            pair_notes[j] = skewed_note(int(n_a[j]), int(n_b[j]), hull and bool(use[j]))
+        if opts.estimand == "mean":
+            for j in np.flatnonzero(skewed).tolist():
+                pair_notes[j] = skewed_note(int(n_a[j]), int(n_b[j]), hull and bool(use[j]))
     if unit != 1.0:
         mean_a, mean_b, diff = mean_a * unit, mean_b * unit, diff * unit
         ci_low, ci_high = np.asarray(ci_low) * unit, np.asarray(ci_high) * unit
         if opts.method in ("permutation", "bootstrap"):
             statistic = diff
-    welch_df = None
+    welch_df = robust_df
     if ci_method.startswith("Welch t"):
         with np.errstate(invalid="ignore", divide="ignore"):
             se2_a, se2_b = var[ia] / n_a, var[ib] / n_b
@@ -1364,8 +1451,47 @@ def compare_unpaired(
         skewed=skewed,
         ci_df=welch_df,
         pair_tests=tuple(pair_tests),
-        approximate=None if skewed is None else np.asarray(skewed, dtype=bool),
+        approximate=None
+        if skewed is None or opts.estimand != "mean"
+        else np.asarray(skewed, dtype=bool),
+        estimand=opts.estimand,
     )
+
+
+def _unpaired_robust(
+    arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray, opts: _Options
+) -> tuple[Any, ...]:
+    """The robust estimand of every pair of independent samples
+    (:mod:`reportgen.stats.robust`): statistic, p, estimate, interval, the interval's df
+    (Yuen-Welch t) or None, and the names of the test and of the interval. Each
+    system's trimmed parts are computed once and shared by its pairs."""
+    from reportgen.stats.robust import (
+        hodges_lehmann_unpaired,
+        rank_sum_interval,
+        rank_sum_pvalue,
+        trimmed_parts,
+        yuen_combine,
+    )
+
+    k = len(ia)
+    if opts.estimand == "trimmed":
+        parts = np.array([trimmed_parts(x) for x in arrays]).reshape(len(arrays), 3)
+        m, d, h = parts[:, 0], parts[:, 1], parts[:, 2]
+        estimate, se, df = yuen_combine(m[ia], d[ia], h[ia], m[ib], d[ib], h[ib])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = t_statistic(estimate, se, 0.0)
+        p = t_pvalue(t, df, opts.alternative)
+        low, high = t_interval(estimate, se, df, confidence=opts.confidence)
+        test = "Yuen-Welch trimmed t (20% trimmed means)"
+        return t, p, estimate, low, high, df, test, "Yuen-Welch trimmed t interval"
+    estimate, p, low, high = np.empty(k), np.empty(k), np.empty(k), np.empty(k)
+    for j in range(k):
+        a, b = arrays[ia[j]], arrays[ib[j]]
+        estimate[j] = hodges_lehmann_unpaired(a, b)
+        p[j] = rank_sum_pvalue(a, b, opts.alternative)
+        low[j], high[j] = rank_sum_interval(a, b, 1 - opts.confidence)
+    test = "Wilcoxon rank-sum (Hodges-Lehmann shift)"
+    return estimate, p, estimate, low, high, None, test, "Hodges-Lehmann interval (differences)"
 
 
 def _pooled_z_test(

@@ -258,7 +258,10 @@ def test_compatible_intervals_issue_41_sign_test_edges():
 def test_rejects_p_exactly_at_its_threshold_against_statsmodels():
     # issue 41: Bonferroni of p = alpha/m computes to 0.05000000000000001; statsmodels
     # compares the raw p with alpha/m and rejects, and so does reportgen
-    for m in (3, 5, 7, 10, 45):
+    p11 = np.full(11, 0.9)
+    p11[0] = 0.05 / 11
+    assert adjust_pvalues(p11, method="bonferroni")[0] > 0.05  # the edge is exercised
+    for m in (3, 5, 7, 10, 11, 45):
         p = np.full(m, 0.9)
         p[0] = 0.05 / m
         for method in ("bonferroni", "holm"):
