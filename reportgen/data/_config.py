@@ -147,13 +147,16 @@ Modality = Literal["binary", "continuous"]
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """What the user says about one metric; ``None`` means "infer" (or the default)."""
+    """What the user says about one metric; ``None`` means "infer" (or the default).
+    ``direction_by`` says where a given direction came from: the config file
+    (``"config"``, the default) or a ``--direction`` flag (``"flag"``)."""
 
     direction: Direction | None = None
     modality: Modality | None = None
     weight: float | None = None
     margin: float | None = None
     estimand: Estimand | None = None
+    direction_by: Literal["config", "flag"] | None = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +214,7 @@ class TableConfig:
             old = metrics.get(name, MetricSpec())
             metrics[name] = MetricSpec(
                 direction=spec.direction or old.direction,
+                direction_by=spec.direction_by if spec.direction else old.direction_by,
                 modality=spec.modality or old.modality,
                 weight=spec.weight if spec.weight is not None else old.weight,
                 margin=spec.margin if spec.margin is not None else old.margin,

@@ -64,7 +64,7 @@ class MetricInfo:
     direction: Direction
     modality: Modality
     weight: float
-    direction_source: Literal["config", "source", "name", "default"]
+    direction_source: Literal["config", "flag", "source", "name", "default"]
     modality_source: Literal["config", "inferred"]
     margin: float | None = None
     estimand: Estimand = "mean"
@@ -636,7 +636,7 @@ def _metric_infos(
     for metric in pd.unique(df["metric"]):
         spec = config.metrics.get(metric)
         if spec is not None and spec.direction is not None:
-            direction, dsource = spec.direction, "config"
+            direction, dsource = spec.direction, spec.direction_by or "config"
         elif metric in source_dirs:
             direction, dsource = source_dirs[metric], "source"
         elif lower_is_better_by_name(str(metric)):
@@ -690,7 +690,8 @@ LOWER_IS_BETTER_WORDS = frozenset(
 def lower_is_better_by_name(name: str) -> bool:
     """Whether a metric's name marks it lower-is-better by convention: one of its words
     (split at non-letters, digits and camelCase boundaries, case-insensitive) is in
-    :data:`LOWER_IS_BETTER_WORDS`.
+    :data:`LOWER_IS_BETTER_WORDS`, and not followed by "free" or "less" nor preceded by
+    "no", "non", "without" or "zero".
 
     Examples
     --------
@@ -698,12 +699,35 @@ def lower_is_better_by_name(name: str) -> bool:
     [True, True, True]
     >>> [lower_is_better_by_name(n) for n in ("accuracy", "f1", "terminal", "exact_match")]
     [False, False, False, False]
+
+    A word of absence makes the name one of a good thing: ``error_free_rate``,
+    ``noError``, ``loss-free`` are higher-is-better (they count what went right).
+
+    >>> [lower_is_better_by_name(n) for n in ("error_free_rate", "noError", "loss-free")]
+    [False, False, False]
+    >>> lower_is_better_by_name("error_rate_free_tier")  # "error rate" still an error
+    True
     """
     import re
 
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
-    words = re.split(r"[^A-Za-z]+", spaced.lower())
-    return any(w in LOWER_IS_BETTER_WORDS for w in words if w)
+    words = [w for w in re.split(r"[^A-Za-z]+", spaced.lower()) if w]
+    for k, w in enumerate(words):
+        if w not in LOWER_IS_BETTER_WORDS:
+            continue
+        before = words[k - 1] if k else ""
+        after = words[k + 1] if k + 1 < len(words) else ""
+        # "error_free_rate", "no_error", "loss_less": the absence of the thing
+        if after in _ABSENCE_AFTER or before in _ABSENCE_BEFORE:
+            continue
+        return True
+    return False
+
+
+#: Words that turn a lower-is-better word into its absence: after it ("error free",
+#: "loss less") or before it ("no error", "without loss").
+_ABSENCE_AFTER = frozenset({"free", "less"})
+_ABSENCE_BEFORE = frozenset({"no", "non", "without", "zero"})
 
 
 def _check_declared_modality(

@@ -39,6 +39,7 @@ from reportgen.names import Estimand
 __all__ = [
     "ESTIMAND_LABELS",
     "EXACT_RANKS",
+    "LISTED_VALUES",
     "TRIM",
     "hodges_lehmann_paired",
     "hodges_lehmann_unpaired",
@@ -352,6 +353,23 @@ def _differences_count_above(sorted_a: np.ndarray, sorted_b: np.ndarray, v: floa
     return int(np.searchsorted(sorted_b, sorted_a - v, side="left").sum())
 
 
+#: Up to this many Walsh averages or differences they are listed and partitioned
+#: (exact and fast); beyond, their order statistics are found by counting.
+LISTED_VALUES = 2_000_000
+
+
+def _walsh(s: np.ndarray) -> np.ndarray:
+    """Every Walsh average (s_i + s_j)/2, i ≤ j, of the sorted values ``s``."""
+    i, j = np.triu_indices(len(s))
+    return (s[i] + s[j]) / 2
+
+
+def _smallest(values: np.ndarray, ranks: list[int]) -> list[float]:
+    """The ``ranks``-th smallest (1-based) of ``values``."""
+    part = np.partition(values, [r - 1 for r in ranks])
+    return [float(part[r - 1]) for r in ranks]
+
+
 def _kth_by_count(count_above: Any, lo: float, hi: float, k: int) -> float:
     """The k-th largest of a finite set of values within [lo, hi] known only through
     ``count_above(v)`` = how many exceed v: the smallest v with ``count_above(v) < k``,
@@ -408,13 +426,14 @@ def hodges_lehmann_paired(d: np.ndarray) -> float:
     if n == 0:
         return math.nan
     total = n * (n + 1) // 2
+    middle = [total // 2 + 1] if total % 2 else [total // 2, total // 2 + 1]
+    if total <= LISTED_VALUES:
+        return float(np.mean(_smallest(_walsh(s), middle)))
 
-    def kth_largest(k: int) -> float:
-        return _kth_by_count(lambda v: _walsh_count_above(s, v), s[0], s[-1], k)
+    def kth_smallest(k: int) -> float:
+        return _kth_by_count(lambda v: _walsh_count_above(s, v), s[0], s[-1], total - k + 1)
 
-    if total % 2:
-        return kth_largest(total // 2 + 1)
-    return (kth_largest(total // 2) + kth_largest(total // 2 + 1)) / 2
+    return float(np.mean([kth_smallest(k) for k in middle]))
 
 
 def hodges_lehmann_unpaired(a: np.ndarray, b: np.ndarray) -> float:
@@ -437,14 +456,17 @@ def hodges_lehmann_unpaired(a: np.ndarray, b: np.ndarray) -> float:
     if len(sa) == 0 or len(sb) == 0:
         return math.nan
     total = len(sa) * len(sb)
+    middle = [total // 2 + 1] if total % 2 else [total // 2, total // 2 + 1]
+    if total <= LISTED_VALUES:
+        return float(np.mean(_smallest(np.subtract.outer(sa, sb).ravel(), middle)))
     lo, hi = sa[0] - sb[-1], sa[-1] - sb[0]
 
-    def kth_largest(k: int) -> float:
-        return _kth_by_count(lambda v: _differences_count_above(sa, sb, v), lo, hi, k)
+    def kth_smallest(k: int) -> float:
+        return _kth_by_count(
+            lambda v: _differences_count_above(sa, sb, v), lo, hi, total - k + 1
+        )
 
-    if total % 2:
-        return kth_largest(total // 2 + 1)
-    return (kth_largest(total // 2) + kth_largest(total // 2 + 1)) / 2
+    return float(np.mean([kth_smallest(k) for k in middle]))
 
 
 def signed_rank_interval(d: np.ndarray, level: float) -> tuple[float, float]:
@@ -476,6 +498,9 @@ def signed_rank_interval(d: np.ndarray, level: float) -> tuple[float, float]:
     k = _rank_interval_bounds(total, dist, n * (n + 1) / 4, n * (n + 1) * (2 * n + 1) / 24, level)
     if k < 1:
         return math.nan, math.nan
+    if total <= LISTED_VALUES:
+        low, high = _smallest(_walsh(s), [k, total - k + 1])
+        return low, high
 
     def kth_largest(j: int) -> float:
         return _kth_by_count(lambda v: _walsh_count_above(s, v), s[0], s[-1], j)
@@ -512,6 +537,9 @@ def rank_sum_interval(a: np.ndarray, b: np.ndarray, level: float) -> tuple[float
     k = _rank_interval_bounds(total, dist, total / 2, total * (n + 1) / 12, level)
     if k < 1:
         return math.nan, math.nan
+    if total <= LISTED_VALUES:
+        low, high = _smallest(np.subtract.outer(sa, sb).ravel(), [k, total - k + 1])
+        return low, high
     lo, hi = sa[0] - sb[-1], sa[-1] - sb[0]
 
     def kth_largest(j: int) -> float:
