@@ -215,3 +215,27 @@ def test_gate_guarantee_wording_from_alpha():
     assert r.gate_guarantee("regression") == (
         "false-alarm rate ≤ 5% for the whole release (simultaneous 95% intervals)"
     )
+
+
+def test_history_step_intervals_agree_with_statsmodels_decisions():
+    # a history step is a family too: its intervals come from the same interval plan
+    # (step-down compatible under Holm: a rejected change gets only its sign)
+    from statsmodels.stats.multitest import multipletests
+
+    from reportgen.analysis.history import adjust_step
+
+    rng = np.random.default_rng(12)
+    diff = rng.normal(0, 0.05, 8)
+    se = np.full(8, 0.01)
+    p = 2 * stats.norm.sf(np.abs(diff) / se)
+    changes = [
+        {"diff": d, "p_value": q, "ci_low": d - 1.96 * s, "ci_high": d + 1.96 * s}
+        for d, q, s in zip(diff, p, se)
+    ]
+    out = adjust_step(changes, "holm", alpha=0.05)
+    reject = multipletests(p, alpha=0.05, method="holm")[0]
+    for (p_adj, low, high, _), r in zip(out, reject):
+        excludes = (low is not None and low > 0) or (high is not None and high < 0)
+        assert excludes == bool(r)
+        if r and not reject.all():
+            assert low is None or high is None  # the sign only

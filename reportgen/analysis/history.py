@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.errors import InputError
-from reportgen.stats.multiplicity import adjust_pvalues, compatible_intervals, decision_levels
+from reportgen.stats.multiplicity import adjust_pvalues, interval_plan
 from reportgen.stats.pairwise import compare_paired, compare_unpaired
 from reportgen.stats.summary_tests import z_test_from_intervals
 
@@ -123,10 +123,14 @@ def adjust_step(
     ``ci_high``, ``confidence``, two-sided) adjusted as one family: per change the
     adjusted p-value and the interval that agrees with it (it excludes 0 exactly when
     the adjusted p-value is at most ``alpha``,
-    :func:`reportgen.stats.multiplicity.compatible_intervals`) with its level."""
+    :func:`reportgen.stats.multiplicity.interval_plan`; its kind is the plan's) with
+    the level of its bound toward 0."""
     p = np.asarray([float(c["p_value"]) for c in changes], dtype=float)
     adjusted = adjust_pvalues(p, method=correction)  # type: ignore[arg-type]
-    levels = decision_levels(p, alpha=alpha, method=correction)  # type: ignore[arg-type]
+    # the family's decisions and intervals, labelled by kind (issue 41): step-down
+    # corrections give a rejected change only its sign unless all are rejected
+    plan = interval_plan(p, alpha=alpha, method=correction)  # type: ignore[arg-type]
+    levels = plan.level
 
     def col(name: str) -> np.ndarray:
         return np.asarray(
@@ -134,10 +138,9 @@ def adjust_step(
         )
 
     confidence = float(changes[0].get("confidence") or 0.95) if changes else 0.95
-    low, high = compatible_intervals(
+    low, high = plan.intervals(
         col("diff"),
         p,
-        levels,
         ci_low=col("ci_low"),
         ci_high=col("ci_high"),
         confidence=confidence,
