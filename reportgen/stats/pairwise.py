@@ -1369,12 +1369,16 @@ def compare_unpaired(
     # the successes (or failures) count too: 4 of 2,000 cannot give p below 0.125
     floor = min_split_p(n_a, n_b, opts.alternative)
     if mod == "binary":
-        # only where it can matter: a p below alpha, or few of the rarer score
+        # only where it can matter: few of the rarer score, a small group, or (one-sided
+        # tests, whose most extreme table can be likely when the groups are lopsided) a
+        # p below alpha; two-sided, 64 of each score in groups of 64 put the floor far
+        # below any alpha
         total = k_a + k_b
-        check = np.flatnonzero(
-            (np.nan_to_num(p, nan=1.0) <= opts.alpha)
-            | (np.minimum(total, n_a + n_b - total) < _RARE_SCORES)
-        )
+        rare = np.minimum(np.minimum(total, n_a + n_b - total), np.minimum(n_a, n_b))
+        check = rare < _RARE_SCORES
+        if opts.alternative != "two-sided":
+            check |= np.nan_to_num(p, nan=1.0) <= opts.alpha
+        check = np.flatnonzero(check)
         if len(check):
             floor[check] = np.maximum(
                 floor[check],

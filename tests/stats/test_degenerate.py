@@ -584,3 +584,16 @@ def test_hypergeometric_floor_against_brute_force_tables():
             ref = min(stats.fisher_exact(t, alternative=alternative).pvalue for t in tables)
             got = hypergeometric_floor(np.array([k]), np.array([na]), np.array([nb]), alternative)
             assert got[0] == pytest.approx(ref), (k, na, nb, alternative)
+
+
+def test_two_sided_count_guard_shortcut_against_the_exact_floor():
+    # compare_unpaired skips the exact floor of two-sided tests when each score and each
+    # group has at least 64 items: the floor (scipy hypergeometric at the extreme
+    # tables) is then far below any alpha, so the skip cannot change a decision
+    from reportgen.stats.pairwise import _RARE_SCORES
+
+    rng = np.random.default_rng(64)
+    n_a = rng.integers(_RARE_SCORES, 5000, 3000)
+    n_b = rng.integers(_RARE_SCORES, 5000, 3000)
+    k = np.array([rng.integers(_RARE_SCORES, a + b - _RARE_SCORES + 1) for a, b in zip(n_a, n_b)])
+    assert hypergeometric_floor(k, n_a, n_b, "two-sided").max() < 1e-15
