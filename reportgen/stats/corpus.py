@@ -1181,7 +1181,8 @@ class CorpusComparisonResult(PairsMixin):
 
         ``mean_a``/``mean_b`` hold the corpus metric values (also under
         ``metric_a``/``metric_b``); there is no standardised effect size
-        (``effect_size`` None)."""
+        (``effect_size`` None); ``estimand`` is ``"mean"`` (the difference of the
+        metric's values) and nothing is ``approximate``."""
         a, b, diff, n = (
             floats(self.metric_a),
             floats(self.metric_b),
@@ -1214,6 +1215,10 @@ class CorpusComparisonResult(PairsMixin):
                 "runs": self.n_runs,
                 "exact": self.exact,
                 "n_resamples": self.n_resamples,
+                # the difference of the metric's values on all items (no robust
+                # estimand of a corpus metric; its intervals are bootstrap ones)
+                "estimand": "mean",
+                "approximate": False,
             }
         )
 
