@@ -358,6 +358,8 @@ def _finite(value: Any) -> float | None:
 
 
 def _intervals_text(scope: Scope, correction: str) -> str:
+    """How the adjusted intervals of a family are made and what they promise, in words
+    (their kind: :func:`reportgen.stats.multiplicity.interval_plan`)."""
     if scope == "release":
         return (
             "simultaneous intervals of the release at the per-comparison level of "
@@ -366,19 +368,28 @@ def _intervals_text(scope: Scope, correction: str) -> str:
         )
     if correction in ("holm", "holm-sidak"):
         how = (
-            "the level of the step where the step-down procedure stopped "
-            "(Strassburger & Bretz 2008)"
+            "a step-down compatible interval (Strassburger & Bretz 2008): unless every "
+            "comparison is rejected, a rejected one gets only its sign (a bound at 0), one "
+            "not rejected its own interval carried to the level where the step-down "
+            "procedure stopped on the side of 0 and to the single-step level on the other; "
+            "together they cover with probability at least 1 − α"
         )
     elif correction in ("fdr_bh", "fdr_by"):
-        how = "the false-coverage-rate level of Benjamini & Yekutieli (2005)"
+        how = (
+            "an FCR-adjusted interval: its own interval carried to the false-coverage-rate "
+            "level of Benjamini & Yekutieli (2005), so that at most a share α of the "
+            "significant comparisons' intervals miss, in expectation (not simultaneous)"
+        )
     elif correction == "none":
-        how = "α"
+        how = "its own interval at α, unadjusted"
     else:
-        how = "the simultaneous per-comparison level"
+        how = (
+            "a simultaneous interval: its own interval carried to the single-step "
+            "per-comparison level; together they cover with probability at least 1 − α"
+        )
     return (
-        f"the comparison's own interval carried to {how}, or the test-based interval "
-        "(Miettinen 1976) where they would disagree, so that it excludes 0 exactly when "
-        "the comparison is significant"
+        f"{how}; cut or extended at 0 where an interval and its test disagree, so that it "
+        "excludes 0 exactly when the comparison is significant"
     )
 
 
