@@ -234,7 +234,9 @@ def test_history_step_intervals_agree_with_statsmodels_decisions():
     ]
     out = adjust_step(changes, "holm", alpha=0.05)
     reject = multipletests(p, alpha=0.05, method="holm")[0]
-    for (p_adj, low, high, _), r in zip(out, reject):
+    adjusted = multipletests(p, alpha=0.05, method="holm")[1]
+    for (p_adj, low, high, _), r, ref in zip(out, reject, adjusted):
+        assert p_adj == pytest.approx(ref, rel=1e-12)
         excludes = (low is not None and low > 0) or (high is not None and high < 0)
         assert excludes == bool(r)
         if r and not reject.all():

@@ -462,9 +462,7 @@ def hodges_lehmann_unpaired(a: np.ndarray, b: np.ndarray) -> float:
     lo, hi = sa[0] - sb[-1], sa[-1] - sb[0]
 
     def kth_smallest(k: int) -> float:
-        return _kth_by_count(
-            lambda v: _differences_count_above(sa, sb, v), lo, hi, total - k + 1
-        )
+        return _kth_by_count(lambda v: _differences_count_above(sa, sb, v), lo, hi, total - k + 1)
 
     return float(np.mean([kth_smallest(k) for k in middle]))
 
