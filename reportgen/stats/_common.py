@@ -307,6 +307,12 @@ class PairsMixin(TabularMixin):
             this.p_value, alpha=self.alpha, method=this.correction, approximate=approximate
         )
 
+    @property
+    def ci_adjusted_kind(self) -> Any:
+        """What the adjusted intervals promise (:data:`reportgen.names.IntervalKind`):
+        simultaneous, step-down compatible, FCR or unadjusted (:meth:`plan`)."""
+        return self.plan().kind
+
     def decision_levels(self) -> np.ndarray:
         """The per-comparison level of each adjusted interval's side toward 0 (its
         ``confidence_adjusted`` is one minus it; :meth:`plan`)."""

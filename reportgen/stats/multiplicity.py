@@ -8,6 +8,12 @@ valid under independence and positive regression dependence) and ``fdr_by``
 *Multiple-Testing Corrections for Modern Language Model Benchmark Suites* (clawRxiv
 2604.01973, 2026, §4) recommends Holm for claims about individual comparisons and BH for
 aggregate claims ("wins on more subtasks"), and always reporting raw and adjusted p-values.
+
+A family is decided once, with the adjusted interval of every comparison and what the
+intervals promise (:func:`interval_plan`, :data:`reportgen.names.IntervalKind`):
+simultaneous for Bonferroni and Šidák, step-down compatible for Holm and Holm-Šidák
+(Strassburger & Bretz 2008), FCR for BH and BY (Benjamini & Yekutieli 2005), unadjusted
+without a correction.
 """
 
 from __future__ import annotations
