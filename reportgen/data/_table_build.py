@@ -635,6 +635,7 @@ def _metric_infos(
     by_name: list[str] = []
     for metric in pd.unique(df["metric"]):
         spec = config.metrics.get(metric)
+        dsource: Literal["config", "flag", "source", "name", "default"]
         if spec is not None and spec.direction is not None:
             direction, dsource = spec.direction, spec.direction_by or "config"
         elif metric in source_dirs:
@@ -657,7 +658,7 @@ def _metric_infos(
             direction,
             mod,
             weight,
-            dsource,  # type: ignore[arg-type]
+            dsource,
             msource,  # type: ignore[arg-type]
             margin,
             estimand,
