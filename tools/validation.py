@@ -1172,6 +1172,14 @@ POWER_CONCLUSIONS: list[str] = [
     "- **Unpaired binary → two-proportion z.** It is clearly more powerful than the exact "
     "(hypergeometric) label shuffle, which is conservative, at the price of a size excess "
     "below 0.01 on the binomial lattice; the exact test is the choice for small samples.",
+    "- **Heavily skewed differences → a robust estimand** (issue 41). On rare large losses "
+    "(skewness −2.3 and −6.2) a comparison of means is flagged `skewed` and never called "
+    "significant, so its rate of significant calls at a shift of 0.3 SD stays near 0 "
+    "(up to about 0.2 where the flag does not fire at n = 200); the 20% trimmed mean "
+    "(Yuen) and the Hodges-Lehmann shift (Wilcoxon) detect the same shift from their own "
+    "null with power 0.55–0.92 at n = 30 and 0.97 or more from n = 100, the trimmed mean "
+    "the stronger of the two. They answer another question (the typical item, not the "
+    "average), and each report names the estimand it decides.",
 ]
 
 NOT_COVERED: list[str] = [
