@@ -501,7 +501,9 @@ EXPLANATIONS: tuple[Explanation, ...] = (
         "P(|t_{n−1}| > 1.96·√((n−1)/n)) = 0.096 at n = 10, 0.064 at n = 30 and 0.054 at "
         "n = 100 (closed form), which the simulated rates match. This is the known "
         "first-order accuracy of the method (Efron & Tibshirani 1993, §16.4), not an "
-        "implementation error.",
+        "implementation error. Paired, up to 16 non-zero differences, a bootstrap p below "
+        "α stands only where the exact sign-flip test agrees (issue 41), which brings the "
+        "paired rows at n = 10 within bounds.",
         _SMALL_BOOTSTRAP_WARNING,
     ),
     Explanation(
@@ -560,8 +562,10 @@ EXPLANATIONS: tuple[Explanation, ...] = (
         "Discrete data with few events: with 10–30 items per system and success rates "
         "near 0 or 1, many samples cannot reach p ≤ 0.05 (e.g. both systems perfect gives "
         "p = 1). Exact enumeration of the two-proportion z test for p = 0.9, n = 10 gives "
-        "size 0.009 (scipy binomial probabilities of every table), which the simulation "
-        "matches. Conservative, so the error rate is still below α.",
+        "size 0.009 (scipy binomial probabilities of every table); where the rarer score is "
+        "so few that no exact test could reject (issue 41), reportgen takes the exact "
+        "label-shuffle p, and the enumeration of that rule gives 0.0015, which the "
+        "simulation matches. Conservative, so the error rate is still below α.",
     ),
     # ------------------------------------------------------------------ coverage
     Explanation(
