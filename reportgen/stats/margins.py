@@ -128,6 +128,7 @@ from reportgen.stats._null_tests import (
     score_sides,
     t_sides,
 )
+from reportgen.stats._pair_checks import EXACT_CHECK_ITEMS, _exact_sign_flip_p
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
 )
@@ -136,7 +137,6 @@ from reportgen.stats.intervals import (
     tango_statistic,
 )
 from reportgen.stats.multiplicity import CORRECTIONS, Correction
-from reportgen.stats.pairwise import EXACT_CHECK_ITEMS, _exact_sign_flip_p
 
 __all__ = [
     "DIRECTIONS",

@@ -400,7 +400,8 @@ def test_bootstrap_t_p_and_interval_against_explicit_loop():
     assert r.ci_low[0] == pytest.approx(low, abs=0.03 * se * abs(q[1]))
     assert r.ci_high[0] == pytest.approx(high, abs=0.03 * se * abs(q[0]))
     # and the bootstrap-t side by itself (the private helper) against the loop
-    from reportgen.stats.pairwise import _bootstrap_t, _options_iv
+    from reportgen.stats._pair_checks import _bootstrap_t
+    from reportgen.stats.pairwise import _options_iv
 
     opts = _options_iv(method="auto", order="all-pairs", alternative="two-sided",
                        correction="none", alpha=0.05, confidence=0.95, n_resamples=40_000,
@@ -590,10 +591,10 @@ def test_two_sided_count_guard_shortcut_against_the_exact_floor():
     # compare_unpaired skips the exact floor of two-sided tests when each score and each
     # group has at least 64 items: the floor (scipy hypergeometric at the extreme
     # tables) is then far below any alpha, so the skip cannot change a decision
-    from reportgen.stats.pairwise import _RARE_SCORES
+    from reportgen.stats._pair_checks import RARE_SCORES
 
     rng = np.random.default_rng(64)
-    n_a = rng.integers(_RARE_SCORES, 5000, 3000)
-    n_b = rng.integers(_RARE_SCORES, 5000, 3000)
-    k = np.array([rng.integers(_RARE_SCORES, a + b - _RARE_SCORES + 1) for a, b in zip(n_a, n_b)])
+    n_a = rng.integers(RARE_SCORES, 5000, 3000)
+    n_b = rng.integers(RARE_SCORES, 5000, 3000)
+    k = np.array([rng.integers(RARE_SCORES, a + b - RARE_SCORES + 1) for a, b in zip(n_a, n_b)])
     assert hypergeometric_floor(k, n_a, n_b, "two-sided").max() < 1e-15

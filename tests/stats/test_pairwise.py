@@ -563,7 +563,7 @@ def test_same_seed_same_numbers(continuous):
 def test_column_nanquantiles_against_numpy_nanquantile():
     # reference: np.nanquantile(M, q, axis=0), bit for bit, with columns free of NaN,
     # with some NaN, all NaN, and constant
-    from reportgen.stats.pairwise import _column_nanquantiles
+    from reportgen.stats._pair_checks import _column_nanquantiles
 
     rng = np.random.default_rng(8)
     for nan_share in (0.0, 0.0002, 0.01):

@@ -17,8 +17,9 @@ from scipy import stats
 from statsmodels.stats.robust_compare import TrimmedMean
 
 from reportgen.stats import robust as R
+from reportgen.stats._pair_checks import EXACT_CHECK_ITEMS
 from reportgen.stats.margins import margin_paired, margin_unpaired
-from reportgen.stats.pairwise import EXACT_CHECK_ITEMS, compare_paired, compare_unpaired
+from reportgen.stats.pairwise import compare_paired, compare_unpaired
 
 
 def _skewed(rng: np.random.Generator, n: int) -> np.ndarray:
