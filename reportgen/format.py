@@ -220,12 +220,21 @@ def interval(low: Any, high: Any, *, proportion: bool, signed: bool = False) -> 
     >>> interval(0.601, 0.674, proportion=True), interval(-0.012, 0.068, proportion=True,
     ...                                                      signed=True)
     ('[60.1, 67.4]', '[−1.2, +6.8]')
+
+    An end just off 0 (the smallest float: a bound that excludes 0 by its sign alone,
+    reportgen.stats.multiplicity) is shown as 0:
+
+    >>> interval(5e-324, None, proportion=False, signed=True)
+    '[0, –]'
     """
     ends = []
     for x in (low, high):
         v = _finite(x)
         if v is None:
             ends.append("–")
+            continue
+        if 0 < abs(v) < 1e-300:  # the sign alone: no digits to show
+            ends.append("0")
             continue
         text = _points(v) if proportion else number(v, 3)
         ends.append(_signed(text, v) if signed else text)

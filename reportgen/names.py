@@ -35,7 +35,6 @@ __all__ = [
     "CorrectAcross",
     "EffectLevel",
     "Executor",
-    "CORRECTION_INTERVAL_KINDS",
     "CORRECTION_NAMES",
     "ESTIMANDS",
     "ESTIMAND_NAMES",
@@ -123,16 +122,6 @@ CORRECTION_NAMES: dict[str, str] = {
     "fdr_bh": "Benjamini-Hochberg",
     "fdr_by": "Benjamini-Yekutieli",
     "none": "no correction",
-}
-#: The kind of the intervals that agree with each correction's decisions.
-CORRECTION_INTERVAL_KINDS: dict[str, IntervalKind] = {
-    "holm-sidak": "step-down compatible",
-    "holm": "step-down compatible",
-    "bonferroni": "simultaneous",
-    "sidak": "simultaneous",
-    "fdr_bh": "FCR",
-    "fdr_by": "FCR",
-    "none": "unadjusted",
 }
 #: Each interval kind as a label names it ("95% simultaneous CI", "FCR-adjusted CI").
 INTERVAL_KIND_NAMES: dict[str, str] = {

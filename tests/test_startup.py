@@ -47,12 +47,6 @@ def test_inspect_imports_no_heavy_module():
     assert _heavy_modules(_cli("inspect", str(SHARED / "eval-arena" / "humaneval+.jsonl"))) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="stats/_degenerate.edgeworth_size_error (r-stats' file) still imports scipy.stats "
-    "for the normal quantile and density; with _dist.norm_isf and _dist.norm_pdf there, "
-    "this passes: remove the mark",
-)
 @pytest.mark.parametrize(
     "argv",
     [
@@ -74,11 +68,6 @@ def test_analyze_and_compare_import_no_heavy_module(tmp_path, argv):
     assert _heavy_modules(_cli(*argv)) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="stats/_degenerate.edgeworth_size_error (r-stats' file) still imports scipy.stats: "
-    "remove the mark once it takes _dist.norm_isf and _dist.norm_pdf",
-)
 def test_release_gate_analysis_imports_no_heavy_module():
     # what `reportgen run --template release --gate regression` computes in its own
     # process before the notebook: the release's verdicts, which decide the exit status

@@ -21,14 +21,16 @@ from reportgen.errors import DataWarning, DegenerateDataWarning
 
 @pytest.fixture(scope="module")
 def identical_pairs(tmp_path_factory) -> Path:
-    """60 datasets in each of which systems a and b score identically."""
+    """60 datasets in each of which systems a and b score identically (and c, which
+    differs from them on half the items, is testable against both)."""
     rng = random.Random(1)
     lines = ["system,dataset,metric,item,score"]
     for d in range(60):
         for i in range(20):
             v = int(rng.random() < 0.5)
             lines += [f"a,ds{d},acc,q{i},{v}", f"b,ds{d},acc,q{i},{v}"]
-            lines.append(f"c,ds{d},acc,q{i},{int(rng.random() < 0.5)}")
+            # c differs from both on half the items: 10 discordant, always testable
+            lines.append(f"c,ds{d},acc,q{i},{1 - v if i % 2 else v}")
     path = tmp_path_factory.mktemp("pairs") / "scores.csv"
     path.write_text("\n".join(lines) + "\n")
     return path

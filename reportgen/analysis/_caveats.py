@@ -40,8 +40,14 @@ def moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sample skewness and Pearson kurtosis of each column, NaN omitted (NaN where
     undefined): ``scipy.stats.skew(x, axis=0, nan_policy="omit")`` and
     ``scipy.stats.kurtosis(x, axis=0, fisher=False, nan_policy="omit")``, computed as
-    scipy computes them (the same bits) without importing scipy.stats."""
+    scipy computes them (the same bits) without importing scipy.stats. Both are
+    scale-free, so the scores are divided by a power of two first (exact): the same
+    diagnosis for scores of 1e-300 and 1e300 (their fourth powers would under- or
+    overflow)."""
+    from reportgen.stats._degenerate import power_of_two_scale
+
     x = np.asarray(x, dtype=np.float64)
+    x = x / power_of_two_scale(x)
     with np.errstate(all="ignore"):
         if not np.isnan(x).any():
             skew, kurt = _biased_moments(np.moveaxis(x, 0, -1))

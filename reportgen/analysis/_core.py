@@ -63,7 +63,12 @@ from reportgen.errors import InputError, OneSidedWarning
 from reportgen.execution import Execution, blas_threads, map_units
 from reportgen.names import CORRECTION_NAMES
 from reportgen.plaintext import count, did_you_mean, listed, n_of
-from reportgen.stats.multiplicity import adjust_pvalues, decision_levels
+from reportgen.stats.multiplicity import (
+    IntervalPlan,
+    adjust_pvalues,
+    decision_levels,
+    interval_plan,
+)
 
 __all__ = ["Analysis", "analyze", "analyze_release", "check_options"]
 
@@ -310,16 +315,19 @@ def _analyze(
         )
         adjusted = adjust_pvalues(raw, method=options.correction)
         levels = decision_levels(raw, alpha=options.alpha, method=options.correction)
+        # one plan for the whole family: step-down intervals depend on every decision
+        plan = interval_plan(raw, alpha=options.alpha, method=options.correction)
         start = 0
         for k in compared:
             result = units[k].comparisons
             if result is None:
                 continue
             n = result.n_pairs
+            part = slice(start, start + n)
             units[k] = replace(
                 units[k],
                 comparisons=result.with_adjusted(
-                    adjusted[start : start + n], options.correction, levels[start : start + n]
+                    adjusted[part], options.correction, levels[part], plan=plan[part]
                 ),
             )
             start += n
@@ -512,6 +520,14 @@ def _with_release_claim(unit: UnitResult, verdict: Any, candidate: str) -> UnitR
 
     ci_low, ci_high = oriented(verdict.ci_low, verdict.ci_high)
     level = 1.0 - float(verdict.confidence_adjusted)
+    decided = np.array([verdict.verdict in ("improved", "regressed")])
+    plan = IntervalPlan(
+        verdict.ci_adjusted_kind or "simultaneous",
+        decided,
+        np.array([level]),
+        np.array([level]),
+        np.zeros(1, bool),
+    )
     return replace(
         unit,
         comparisons=replace(
@@ -527,5 +543,7 @@ def _with_release_claim(unit: UnitResult, verdict: Any, candidate: str) -> UnitR
             confidence=float(verdict.confidence),
             decision_level=np.array([level]),
             ci_adjusted=oriented(verdict.ci_adjusted_low, verdict.ci_adjusted_high),
+            interval_plan=plan,
+            estimand=verdict.estimand,
         ),
     )

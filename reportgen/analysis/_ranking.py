@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -46,6 +46,7 @@ from reportgen.analysis.results import (
 from reportgen.data import ScoreTable
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
 from reportgen.plaintext import count, verb
+from reportgen.stats._degenerate import power_of_two_scale
 from reportgen.stats.aggregation import (
     aggregate_effect_sizes,
     aggregate_metrics,
@@ -54,6 +55,7 @@ from reportgen.stats.aggregation import (
     harmonic_mean_pvalue,
     sign_test_wins,
 )
+from reportgen.stats.multiplicity import rejects
 from reportgen.stats.pairwise import (
     PairwiseResult,
     compare_paired,
@@ -463,10 +465,9 @@ def _ordered(
         order=options.order,
         alternative=alternative,
     )
+    decided = rejects(p_adjusted, options.alpha)
     significant = [
-        (ordered_names[i], ordered_names[j])
-        for k, (i, j) in enumerate(zip(ia, ib))
-        if p_adjusted[k] <= options.alpha
+        (ordered_names[i], ordered_names[j]) for k, (i, j) in enumerate(zip(ia, ib)) if decided[k]
     ]
     letters = (
         compact_letter_display(ordered_names, significant) if options.order == "all-pairs" else None
@@ -637,14 +638,20 @@ def _rank_uncertainty(
             continue  # corpus metrics: ranks of their own are not computed
         names = list(result.systems)
         paired = unit.pairing == "paired"
+        # ranks are scale-free: the scores divided by a power of two (exact) so that no
+        # variance under- or overflows (1e-300 to 1e300); means and SEs multiplied back
         if paired:
             samples: Any = table.paired(unit.dataset, unit.metric, names).item_means()
+            scale = power_of_two_scale(samples)
+            samples = samples / scale
             means = samples.mean(axis=0)
             ses = samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
             # paired systems: their means are correlated through the shared items
             covariance = np.cov(samples, rowvar=False) / samples.shape[0]
         else:
             samples = list(table.unpaired(unit.dataset, unit.metric, names).item_means())
+            scale = power_of_two_scale(np.concatenate(samples)) if samples else 1.0
+            samples = [x / scale for x in samples]
             means = np.array([x.mean() for x in samples])
             ses = np.array(
                 [x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else np.nan for x in samples]
@@ -689,5 +696,8 @@ def _rank_uncertainty(
                 if s
             ]
             letters = compact_letter_display(in_order, significant)
+        if scale != 1.0:
+            dist = replace(dist, mean=dist.mean * scale)
+            intervals = replace(intervals, mean=intervals.mean * scale, se=intervals.se * scale)
         out[(unit.dataset, unit.metric)] = RankUncertainty(dist, intervals, letters)
     return out

@@ -30,6 +30,7 @@ from reportgen.errors import (
     ReportgenError,
 )
 from reportgen.plaintext import count
+from reportgen.stats._degenerate import power_of_two_scale
 from reportgen.stats.corpus import (
     classification_statistics,
     corpus_bootstrap_interval,
@@ -126,7 +127,10 @@ def _in_rank_order(
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: ranked last
         means = np.array([np.nanmean(s) if s.size else np.nan for s in samples])
     sign = -1.0 if direction == "higher" else 1.0
-    key = np.where(np.isnan(means), np.inf, sign * means)
+    # means equal up to rounding (the same scores times 1e160) are ties: kept in order
+    top = float(np.nanmax(np.abs(means), initial=0.0))
+    key = np.round(sign * means / top, 12) if top > 0 else sign * means
+    key = np.where(np.isnan(means), np.inf, key)
     ranked = [systems[int(k)] for k in np.argsort(key, kind="stable")]
     if options.order == "first-vs-rest":  # the baseline (default: the first) stays first
         ranked.remove(systems[0])
@@ -135,14 +139,16 @@ def _in_rank_order(
 
 
 def test_options(
-    options: AnalysisOptions, direction: str, rng: np.random.Generator
+    options: AnalysisOptions, direction: str, rng: np.random.Generator, estimand: str = "mean"
 ) -> dict[str, Any]:
     """The keyword options of compare_paired/compare_unpaired for one unit; the
-    alternative is turned from quality terms into raw-scale terms."""
+    alternative is turned from quality terms into raw-scale terms; ``estimand`` is the
+    metric's (``[metrics.NAME] estimand``)."""
     alternative = (
         options.alternative if direction == "higher" else FLIPPED_ALTERNATIVE[options.alternative]
     )
     return dict(
+        estimand=estimand,
         method=options.method,
         order=options.order,
         baseline=0,
@@ -238,7 +244,12 @@ def analyze_unit(
     if options.cluster_by is not None:
         fields["clusters"] = _clusters(table, dataset, metric, systems, options, out.notes)
     if options.group_by or options.compare_by:
-        common = test_options(options, direction, unit_rng(seed, dataset, metric, stream=3))
+        common = test_options(
+            options,
+            direction,
+            unit_rng(seed, dataset, metric, stream=3),
+            table.metrics[metric].estimand,
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", OneSidedWarning)
             if options.group_by:
@@ -281,10 +292,13 @@ def degenerate_reason(
     every comparison is an ordinary test): the whole unit when every system scores one
     value on every item, else the comparisons' own notes, counted."""
     samples = table.unpaired(dataset, metric, systems).item_means()
-    values = np.unique(np.concatenate([s[~np.isnan(s)] for s in samples]))
-    if len(values) == 1 and all(len(s) >= 2 for s in samples):
+    # one value everywhere, from each system's extremes (no sort of every score)
+    finite = [s[~np.isnan(s)] for s in samples]
+    lows = [float(s.min()) for s in finite if s.size]
+    highs = [float(s.max()) for s in finite if s.size]
+    if lows and min(lows) == max(highs) and all(len(s) >= 2 for s in samples):
         return (
-            f"every system scores {values[0]:g} on every item: no differences "
+            f"every system scores {lows[0]:g} on every item: no differences "
             "(p = 1 for every comparison)"
         )
     skewed = comparisons.skewed
@@ -322,7 +336,8 @@ def _compare(
     pairing = info.recommended if options.pairing == "auto" else options.pairing
     direction = table.metrics[metric].direction
     runs = table.runs_of(dataset)
-    common = test_options(options, direction, unit_rng(seed, dataset, metric))
+    estimand = table.metrics[metric].estimand
+    common = test_options(options, direction, unit_rng(seed, dataset, metric), estimand)
     if pairing == "paired":
         view = table.paired(dataset, metric, systems)
         scores = view.item_means()
@@ -648,6 +663,10 @@ def _runs(
     """Everything repeated runs tell about one dataset × metric (Miller 2024)."""
     view = table.paired(dataset, metric, systems)
     scores = view.scores  # items × systems × runs, NaN for a missing run
+    # divided by a power of two (exact): no variance under- or overflows at any scale
+    # (1e-300 to 1e300); the results are multiplied back (_in_units)
+    unit = power_of_two_scale(scores)
+    scores = scores / unit
     names = view.systems
     n_items, n_systems, n_runs = scores.shape
     rng = unit_rng(seed, dataset, metric, stream=2)
@@ -668,23 +687,58 @@ def _runs(
         warnings.simplefilter("ignore", DegenerateDataWarning)  # NaN entries say it
         pooled = pooled_runs_bootstrap(stats, **common)
         widths = ci_width_by_runs(scores, **common)
+        paired_parts = (
+            variance_components_paired(scores[:, ia, :], scores[:, ib, :], systems=pair_names)
+            if len(ia)
+            else None
+        )
         return RunsResult(
             n_runs=n_runs,
             n_items=n_items,
-            cluster_bootstrap=cluster_bootstrap_interval(scores, method="bca", **common),
-            clustered_se=clustered_mean_interval(
-                observations, clusters, confidence=options.confidence, systems=names
+            cluster_bootstrap=_in_units(
+                cluster_bootstrap_interval(scores, method="bca", **common), unit
             ),
-            variance_components=variance_components(scores, systems=names),
-            paired_variance_components=variance_components_paired(
-                scores[:, ia, :], scores[:, ib, :], systems=pair_names
-            )
-            if len(ia)
-            else None,
+            clustered_se=_in_units(
+                clustered_mean_interval(
+                    observations, clusters, confidence=options.confidence, systems=names
+                ),
+                unit,
+            ),
+            variance_components=_in_units(variance_components(scores, systems=names), unit),
+            paired_variance_components=None
+            if paired_parts is None
+            else _in_units(paired_parts, unit),
             runs_differ=runs_differ_test(scores, systems=names),
-            pooled_runs=pooled,
-            ci_width_by_runs=widths,
+            pooled_runs=_in_units(pooled, unit),
+            ci_width_by_runs=_in_units(widths, unit),
         )
+
+
+#: Fields of the run analyses in the scores' units, and those in squared units.
+_IN_UNITS = frozenset(
+    {
+        "mean", "se", "ci_low", "ci_high", "se_naive", "naive_low", "naive_high", "estimate",
+        "bootstrap_mean", "run_estimate", "run_bootstrap_mean", "run_ci_low", "run_ci_high",
+        "width", "se_total", "se_data", "se_prediction",
+    }
+)  # fmt: skip
+_IN_SQUARED_UNITS = frozenset({"var_data", "var_prediction"})
+
+
+def _in_units(result: Any, unit: float) -> Any:
+    """A run analysis computed on scores divided by ``unit``, back in the scores' units
+    (variances in squared units: inf where they exceed the float range, as 1e300² does)."""
+    from dataclasses import fields as dataclass_fields
+
+    if unit == 1.0:
+        return result
+    changes = {}
+    for f in dataclass_fields(result):
+        if f.name in _IN_UNITS or f.name in _IN_SQUARED_UNITS:
+            value = np.asarray(getattr(result, f.name), dtype=np.float64)
+            with np.errstate(over="ignore"):
+                changes[f.name] = value * (unit * unit if f.name in _IN_SQUARED_UNITS else unit)
+    return replace(result, **changes)
 
 
 def _clusters(

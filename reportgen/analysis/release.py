@@ -43,22 +43,25 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from reportgen.errors import InputError
-from reportgen.names import GATES, Gate
+from reportgen.names import GATES, Estimand, Gate, IntervalKind
 from reportgen.plaintext import did_you_mean
 from reportgen.records import columns_to_records, fields_record, from_record
 from reportgen.stats.pairwise import PairwiseResult
 
 __all__ = [
+    "UNDECIDABLE",
     "VERDICTS",
     "NotCompared",
     "PartialCoverage",
     "ReleaseComparison",
     "ReleaseFlips",
     "ReleaseVerdict",
+    "estimand_of",
     "margin_of",
     "not_compared",
     "release_comparison",
     "resolve_release_systems",
+    "undecidable_note",
     "verdict_of",
 ]
 
@@ -190,10 +193,17 @@ class ReleaseVerdict:
     test "every unit is non-inferior" needs (Berger 1982): ``ni_bound``, the loss side
     of the marginal interval at 1 − α (a one-sided 1 − α/2 bound), lies above −δ (below
     δ when lower is better), which is ``p_noninferiority <= α/2``. ``skewed``: the
-    per-item differences are heavily skewed (continuous data; the verdict then needs the
-    studentized bootstrap to agree, :mod:`reportgen.stats.margins`); ``note``: why the
-    comparison is degenerate or not testable (identical scores, too few items), else
-    None.
+    per-item differences are heavily skewed (continuous data): when the ``estimand`` is
+    the mean, no test of it holds its level at this n (Bahadur & Savage 1956), so the
+    verdict is *inconclusive* whatever the approximate p-values say, its adjusted
+    interval contains 0 and ``note`` says why (a robust estimand, ``[metrics.NAME]
+    estimand = "trimmed"`` or ``"hodges-lehmann"``, is decided as usual); ``note``:
+    why the comparison is degenerate, not testable or not decidable (identical scores,
+    too few items, heavily skewed differences of a mean), else None.
+    ``ci_adjusted_kind``: what the adjusted interval promises
+    (:func:`reportgen.stats.multiplicity.interval_kind` of the single-step correction:
+    ``simultaneous``, ``FCR`` or ``unadjusted``; None in a file of an older reportgen);
+    ``estimand``: what ``diff`` estimates (:data:`reportgen.names.Estimand`).
     ``n_lost``/``n_gained``: paired items the candidate scored worse/better on (None
     when unpaired).
     """
@@ -235,13 +245,20 @@ class ReleaseVerdict:
     ni_bound: float | None = None
     skewed: bool | None = None
     note: str | None = None
-    ci_adjusted_kind: str | None = None
+    ci_adjusted_kind: IntervalKind | None = None
+    estimand: Estimand = "mean"
     ni_level: float | None = None
     alpha: float | None = None
 
     @property
     def name(self) -> str:
         return f"{self.dataset} / {self.metric}"
+
+    @property
+    def undecidable(self) -> bool:
+        """Whether the verdict is *inconclusive* because the mean cannot be decided from
+        these items (heavily skewed differences, ``estimand`` the mean)."""
+        return bool(self.skewed) and self.estimand == "mean" and self.verdict == "inconclusive"
 
     def to_dict(self) -> dict[str, Any]:
         return fields_record(self, convert=False)
@@ -258,7 +275,7 @@ class ReleaseVerdict:
             self.ci_adjusted_low,
             self.ci_adjusted_high,
             self.confidence_adjusted,
-            kind,  # type: ignore[arg-type]
+            kind,
             self.confidence_adjusted if kind == "unadjusted" else family,
             self.correction,
         )
@@ -567,7 +584,12 @@ class ReleaseComparison:
             for v in self.verdicts:
                 if v.verdict in ("improved", "non-inferior", "regressed"):
                     continue
-                if v.margin is None:
+                if v.undecidable:
+                    out.append(
+                        f"{v.name}: {v.note or UNDECIDABLE}; a robust estimand decides it "
+                        f'([metrics.{v.metric}] estimand = "trimmed" or "hodges-lehmann")'
+                    )
+                elif v.margin is None:
                     out.append(
                         f"{v.name} has no margin, so non-inferiority cannot be "
                         f"shown (give --margin {v.metric}=DELTA)"
@@ -582,22 +604,45 @@ class ReleaseComparison:
         return out
 
     def gate_guarantee(self, gate: Gate) -> str:
-        """What the gate's pass or failure guarantees, in words: the non-inferiority
-        gate passes a unit only when its one-sided 1 − α/2 bound rules out a loss over
-        the margin, so a unit whose true loss is at the margin passes with probability
-        at most α/2 (the intersection-union test, Berger 1982); the regression gate
-        fails on a regression declared with the release's family-wise error rate."""
-        level = one_sided_level(self.alpha)
+        """What passing ``gate`` guarantees, in words, from the release's α and the kind
+        of its intervals: the non-inferiority gate is an intersection-union test (each
+        unit's one-sided bound at 1 − α/2, Berger 1982), so a release with a unit
+        truly worse by the margin passes at most α/2 of the time ("false-pass rate ≤
+        2.5% per unit (one-sided 97.5% bounds)" at α = 0.05); the regression gate
+        calls a regression when the family's interval lies on the worse side, so its
+        false alarms are bounded as the intervals promise ("false-alarm rate ≤ 5% for
+        the whole release (simultaneous 95% intervals)").
+
+        Examples
+        --------
+        >>> ReleaseComparison("a", "b", None, (), (), 0.05, 0.8).gate_guarantee(
+        ...     "non-inferiority")
+        'false-pass rate ≤ 2.5% per unit (one-sided 97.5% bounds)'
+        """
+        if gate not in GATES:
+            raise InputError(f"gate {gate!r} is not valid", hint=f"use one of: {', '.join(GATES)}")
+        a = self.alpha
+        level = one_sided_level(a)
         if gate == "non-inferiority":
             return (
-                f"false-pass rate ≤ {_percent(1 - level)} per unit (one-sided "
-                f"{_percent(level)} bounds)"
+                f"false-pass rate ≤ {_percent(1 - level)} per unit "
+                f"(one-sided {_percent(level)} bounds)"
+            )
+        kinds = {v.ci_adjusted_kind for v in self.verdicts} - {None}
+        kind = kinds.pop() if len(kinds) == 1 else "simultaneous"
+        if kind == "FCR":
+            return (
+                f"expected share of false alarms ≤ {_percent(a)} "
+                f"(FCR-adjusted {_percent(1 - a)} intervals)"
+            )
+        if kind == "unadjusted":
+            return (
+                f"false-alarm rate ≤ {_percent(a)} per unit "
+                f"(unadjusted {_percent(1 - a)} intervals)"
             )
         return (
-            f"a regression is declared with a family-wise error rate ≤ "
-            f"{_percent(self.alpha)} over the release's "
-            f"{len(self.verdicts)} dataset × metric comparison"
-            + ("s" if len(self.verdicts) != 1 else "")
+            f"false-alarm rate ≤ {_percent(a)} for the whole release "
+            f"(simultaneous {_percent(1 - a)} intervals)"
         )
 
     @property
@@ -671,7 +716,7 @@ class ReleaseComparison:
 
         alpha = float(verdict.get("alpha", 0.05))
         rows = [ReleaseVerdict.from_dict(r) for r in verdict.get("rows", ())]
-        kind = "simultaneous" if len(rows) > 1 else "unadjusted"
+        kind: IntervalKind = "simultaneous" if len(rows) > 1 else "unadjusted"
         rows = [
             replace(
                 v,
@@ -702,9 +747,27 @@ def one_sided_level(alpha: float) -> float:
     return 1.0 - alpha / 2
 
 
+#: The reason of a verdict that cannot be decided: a mean on heavily skewed differences.
+UNDECIDABLE = (
+    "inconclusive: the mean is not decidable from these items (heavily skewed differences)"
+)
+
+
+def undecidable_note(n_candidate: int, n_baseline: int, paired: bool) -> str:
+    """The note of an undecidable verdict, with its numbers of items.
+
+    Examples
+    --------
+    >>> undecidable_note(30, 30, True)
+    'inconclusive: the mean is not decidable from 30 items (heavily skewed differences)'
+    """
+    items = f"{n_candidate} items" if paired else f"{n_candidate} and {n_baseline} items"
+    return f"inconclusive: the mean is not decidable from {items} (heavily skewed differences)"
+
+
 def _percent(x: float) -> str:
-    """``0.025`` as ``2.5%``, ``0.05`` as ``5%``."""
-    return f"{100 * x:.3g}%"
+    """``0.025`` as ``2.5%``, ``0.975`` as ``97.5%`` (at most four significant digits)."""
+    return f"{100 * x:.4g}%"
 
 
 def verdict_of(*, diff: float | None, significant: bool, direction: str) -> Verdict:
@@ -738,6 +801,13 @@ def not_compared(
                     closest.append(match)
         out.append(NotCompared(dataset, metric, missing, reason, tuple(closest)))
     return tuple(out)
+
+
+def estimand_of(metric: str, table: Any) -> Estimand:
+    """The estimand of ``metric`` in ``table`` (a :class:`~reportgen.data.ScoreTable`):
+    its config's ``[metrics.NAME] estimand``, else the mean."""
+    info = table.metrics.get(metric)
+    return "mean" if info is None else info.estimand
 
 
 def margin_of(
@@ -780,7 +850,6 @@ def release_comparison(
     analysis' superiority verdict.
     """
     from reportgen.analysis._units import unit_rng
-    from reportgen.analysis.ledger.claims import interval_kind
     from reportgen.stats.flips import flipped_items
     from reportgen.stats.margins import (
         margin_decisions,
@@ -788,6 +857,7 @@ def release_comparison(
         margin_unpaired,
         single_step_correction,
     )
+    from reportgen.stats.multiplicity import interval_kind
 
     method = options.method if options.method in ("permutation", "bootstrap") else "auto"
     tested: list[tuple[Any, dict[str, Any], Any]] = []  # (unit, engine row, MarginResult)
@@ -806,6 +876,7 @@ def release_comparison(
             margin=margin,
             direction=unit.direction,
             modality=unit.modality,
+            estimand=estimand_of(unit.metric, table),
             method=method,
             confidence=options.confidence,
             n_resamples=options.n_resamples,
@@ -872,11 +943,30 @@ def release_comparison(
                 )
             )
     verdicts = []
+    kind = None if decisions is None else interval_kind(interval_correction, decisions.m)
     for k, (unit, row, result) in enumerate(tested):
         assert decisions is not None
         d = decisions
         flipped = flip_of.get((unit.dataset, unit.metric))
         marginal_low, marginal_high = result.interval(options.confidence)
+        verdict = _intersection_union(d.verdict[k], result, options.alpha)
+        adj_low, adj_high = _num(d.ci_low[k]), _num(d.ci_high[k])
+        note = (
+            (unit.comparisons.note(0) or None)
+            if isinstance(unit.comparisons, PairwiseResult) and unit.comparisons.n_pairs == 1
+            else None
+        )
+        skewed = None if result.skewed is None else bool(result.skewed[0])
+        if skewed and result.estimand == "mean":
+            # no test of a mean holds its level on such data at this n (Bahadur & Savage
+            # 1956): the verdict is not decided on the approximation, and its interval
+            # (approximate) is widened to 0 so that it says the same
+            verdict = "inconclusive"
+            note = undecidable_note(
+                int(result.n_candidate[0]), int(result.n_baseline[0]), result.paired
+            )
+            adj_low = None if adj_low is None else min(adj_low, 0.0)
+            adj_high = None if adj_high is None else max(adj_high, 0.0)
         verdicts.append(
             _verdict(
                 unit,
@@ -887,22 +977,21 @@ def release_comparison(
                 ci_low=_num(marginal_low[0]),
                 ci_high=_num(marginal_high[0]),
                 confidence=float(options.confidence),
-                ci_adjusted_low=_num(d.ci_low[k]),
-                ci_adjusted_high=_num(d.ci_high[k]),
+                ci_adjusted_low=adj_low,
+                ci_adjusted_high=adj_high,
                 confidence_adjusted=float(d.confidence),
+                ci_adjusted_kind=kind,
+                estimand=result.estimand,
                 test=result.superiority_test,
                 p_value=_num(d.p_superiority[k]),
                 p_adjusted=_num(d.p_superiority_adjusted[k]),
                 correction=interval_correction,
-                verdict=_intersection_union(d.verdict[k], result, options.alpha),
+                verdict=verdict,
                 ni_bound=_ni_bound(result, options.alpha),
                 ni_level=None if result.margin is None else one_sided_level(options.alpha),
                 alpha=float(options.alpha),
-                ci_adjusted_kind=interval_kind(interval_correction, len(tested)),
-                skewed=None if result.skewed is None else bool(result.skewed[0]),
-                note=(unit.comparisons.note(0) or None)
-                if isinstance(unit.comparisons, PairwiseResult) and unit.comparisons.n_pairs == 1
-                else None,
+                skewed=skewed,
+                note=note,
                 margin=result.margin,
                 p_noninferiority=_num(d.p_noninferiority[k]),
                 p_noninferiority_adjusted=_num(d.p_noninferiority_adjusted[k]),
@@ -935,13 +1024,14 @@ def release_comparison(
                 ci_adjusted_low=adj_low,
                 ci_adjusted_high=adj_high,
                 confidence_adjusted=row.get("confidence_adjusted"),
+                ci_adjusted_kind=row.get("ci_adjusted_kind")
+                or interval_kind(str(row["correction"]), len(tested) + len(corpus)),
+                estimand=row.get("estimand") or "mean",
                 test=str(row["test"]),
                 p_value=row.get("p_value"),
                 p_adjusted=row.get("p_adjusted"),
                 correction=str(row["correction"]),
                 alpha=float(options.alpha),
-                ci_adjusted_kind=row.get("ci_adjusted_kind")
-                or interval_kind(str(row["correction"]), len(tested) + len(corpus)),
                 verdict=verdict_of(
                     diff=diff, significant=bool(row["significant"]), direction=unit.direction
                 ),

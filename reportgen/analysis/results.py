@@ -35,6 +35,7 @@ from reportgen.stats.ranking import (
     RankIntervals,
     TopsisResult,
 )
+from reportgen.stats.robust import ESTIMAND_LABELS
 from reportgen.stats.runs import (
     ClusterBootstrapResult,
     ClusteredMeanResult,
@@ -400,15 +401,16 @@ class UnitResult:
         k = int(np.sum(result.skewed))
         if not k:
             return None
+        if result.estimand != "mean" or not result.approximate_pairs().any():
+            return (
+                f"{n_of(k, result.n_pairs, 'comparison')} {verb(k, 'have', 'has')} heavily "
+                f"skewed differences, decided on the {ESTIMAND_LABELS[result.estimand]}"
+            )
         return (
             f"{n_of(k, result.n_pairs, 'comparison')} {verb(k, 'have', 'has')} heavily skewed "
-            "differences: "
-            "p-values and intervals near their limits are approximate"
-            + (
-                " (significant only where the studentized bootstrap agrees)"
-                if result.paired and result.method == "auto"
-                else ""
-            )
+            "differences: the mean is not decidable from these items, so their p-values and "
+            "intervals are approximate (skewed) and they are not counted as significant; "
+            f'[metrics.{self.metric}] estimand = "trimmed" or "hodges-lehmann" decides them'
         )
 
     @property
@@ -538,6 +540,7 @@ class UnitResult:
             return {k: np.array([r.get(k) for r in rows], dtype=object) for k in keys}
         c = result
         names = np.asarray(c.systems, dtype=object)
+        plan = c.plan()
         adj_low, adj_high = c.adjusted_interval()
         magnitude = np.asarray(c.effect_magnitude(), dtype=object)
         magnitude[magnitude == ""] = None
@@ -554,7 +557,7 @@ class UnitResult:
             "modality": c.modality,
             "system_a": names[c.index_a],
             "system_b": names[c.index_b],
-            "test": c.test,
+            "test": c.test if not c.pair_tests else np.asarray(c.pair_tests, dtype=object),
             "method": c.method,
             "paired": c.paired,
             "alternative": _quality_alternative(c.alternative, self.direction),
@@ -576,7 +579,8 @@ class UnitResult:
             "ci_high": np.asarray(c.ci_high, dtype=np.float64),
             "ci_adjusted_low": np.asarray(adj_low, dtype=np.float64),
             "ci_adjusted_high": np.asarray(adj_high, dtype=np.float64),
-            "confidence_adjusted": 1.0 - np.asarray(c.decision_levels(), dtype=np.float64),
+            "confidence_adjusted": 1.0 - np.asarray(plan.level, dtype=np.float64),
+            "ci_adjusted_kind": plan.kind,
             "ci_method": c.ci_method,
             "confidence": c.confidence,
             "n_a": np.asarray(c.n_a, dtype=np.int64),
@@ -587,6 +591,8 @@ class UnitResult:
             "b_only": count(c.b_only),
             "note": np.array([c.note(k) or None for k in range(c.n_pairs)], dtype=object),
             "skewed": None if c.skewed is None else np.asarray(c.skewed, dtype=bool),
+            "estimand": c.estimand,
+            "approximate": np.asarray(c.approximate_pairs(), dtype=bool),
             "runs": runs,
             "metric": self.metric,
             "derived_from": self.derived_from,
@@ -746,7 +752,9 @@ class RankingAcrossLists:
     notes: tuple[str, ...] = field(default=())
 
     def significant(self) -> np.ndarray:
-        return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
+        from reportgen.stats.multiplicity import rejects
+
+        return rejects(self.p_adjusted, self.alpha)
 
     @property
     def sign_tests_decidable(self) -> bool:

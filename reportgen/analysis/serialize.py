@@ -23,7 +23,12 @@ def config_section(analysis: Analysis, summary: dict[str, Any] | None = None) ->
     config = asdict(analysis.options)
     config["seed"] = analysis.seed
     config["metrics"] = {
-        m["name"]: {"direction": m["direction"], "modality": m["modality"], "weight": m["weight"]}
+        m["name"]: {
+            "direction": m["direction"],
+            "modality": m["modality"],
+            "weight": m["weight"],
+            "estimand": m["estimand"],
+        }
         for m in summary["metrics"]
     }
     config["datasets"] = {d["name"]: {"weight": d["weight"]} for d in summary["datasets"]}

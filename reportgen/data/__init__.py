@@ -121,7 +121,10 @@ def load(
     if config is not None and not isinstance(config, TableConfig):
         config = load_config(config)
     if options.direction:  # --direction wins over the config
-        given = {name: MetricSpec(direction=way) for name, way in options.directions.items()}
+        given = {
+            name: MetricSpec(direction=way, direction_by="flag")
+            for name, way in options.directions.items()
+        }
         config = (config or TableConfig()).merged(TableConfig(metrics=given))
     with _arrow_system_memory():
         return build_score_table(

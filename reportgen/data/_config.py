@@ -86,6 +86,9 @@ The file format (``--config FILE``); every section and key is optional::
     weight = 1.0                   # > 0, used when metrics are aggregated
     margin = 0.5                   # > 0, release reports: the largest loss accepted
                                    # (metric units; non-inferiority and equivalence)
+    estimand = "trimmed"           # "mean" (default), "trimmed" (20% trimmed mean,
+                                   # Yuen) or "hodges-lehmann" (Wilcoxon): what the
+                                   # comparisons estimate; robust to heavy skew
 
     [datasets.python]
     weight = 2.0                   # > 0, used when datasets are aggregated
@@ -124,6 +127,7 @@ from typing import Any, Literal, get_args
 from reportgen.config import REPORT_FORMATS, Option, Section, options
 from reportgen.errors import ConfigError, Location
 from reportgen.jsonsafe import MAX_DEPTH, nesting_exceeds
+from reportgen.names import ESTIMANDS, Estimand
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -148,12 +152,16 @@ Modality = Literal["binary", "continuous"]
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """What the user says about one metric; ``None`` means "infer" (or the default)."""
+    """What the user says about one metric; ``None`` means "infer" (or the default).
+    ``direction_by`` says where a given direction came from: the config file
+    (``"config"``, the default) or a ``--direction`` flag (``"flag"``)."""
 
     direction: Direction | None = None
     modality: Modality | None = None
     weight: float | None = None
     margin: float | None = None
+    estimand: Estimand | None = None
+    direction_by: Literal["config", "flag"] | None = None
 
 
 @dataclass(frozen=True)
@@ -211,9 +219,11 @@ class TableConfig:
             old = metrics.get(name, MetricSpec())
             metrics[name] = MetricSpec(
                 direction=spec.direction or old.direction,
+                direction_by=spec.direction_by if spec.direction else old.direction_by,
                 modality=spec.modality or old.modality,
                 weight=spec.weight if spec.weight is not None else old.weight,
                 margin=spec.margin if spec.margin is not None else old.margin,
+                estimand=spec.estimand or old.estimand,
             )
         datasets = dict(self.datasets)
         for name, dspec in other.datasets.items():
@@ -243,7 +253,7 @@ class TableConfig:
 FORMATS = REPORT_FORMATS
 
 _SECTIONS = ("input", "analysis", "report", "metrics", "datasets", "systems")
-_METRIC_KEYS = {"direction", "modality", "weight", "margin"}
+_METRIC_KEYS = {"direction", "modality", "weight", "margin", "estimand"}
 _DATASET_KEYS = {"weight"}
 _SYSTEM_KEYS = {"family", "size"}
 
@@ -457,6 +467,7 @@ def _metric_spec(name: str, body: Mapping[str, Any], loc: Location) -> MetricSpe
             "modality": _choice(get_args(Modality)),
             "weight": _positive,
             "margin": _positive,
+            "estimand": _choice(ESTIMANDS),
         },
         loc,
     )

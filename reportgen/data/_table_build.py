@@ -26,6 +26,7 @@ from reportgen.data.adapters._base import (
     to_float,
 )
 from reportgen.errors import InputError, Location
+from reportgen.names import Estimand
 from reportgen.plaintext import count
 
 REQUIRED_COLUMNS = ("system", "dataset", "metric", "item", "score")
@@ -52,7 +53,9 @@ class MetricInfo:
     """Resolved properties of one metric.
 
     ``margin`` is the config's non-inferiority margin (``[metrics.NAME] margin``, in the
-    metric's units; None when not given). ``direction_source`` is ``"config"``,
+    metric's units; None when not given); ``estimand`` what its comparisons estimate
+    (``[metrics.NAME] estimand``: the mean unless the config says ``"trimmed"`` or
+    ``"hodges-lehmann"``). ``direction_source`` is ``"config"``,
     ``"source"`` (the input format said so), ``"name"`` (lower-is-better by the
     conventions of :data:`LOWER_IS_BETTER_WORDS`) or ``"default"``; ``modality`` is the
     config's if given, else ``"binary"`` when every dataset scores the metric 0/1
@@ -63,9 +66,10 @@ class MetricInfo:
     direction: Direction
     modality: Modality
     weight: float
-    direction_source: Literal["config", "source", "name", "default"]
+    direction_source: Literal["config", "flag", "source", "name", "default"]
     modality_source: Literal["config", "inferred"]
     margin: float | None = None
+    estimand: Estimand = "mean"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +80,7 @@ class MetricInfo:
             "direction_source": self.direction_source,
             "modality_source": self.modality_source,
             "margin": self.margin,
+            "estimand": self.estimand,
         }
 
 
@@ -680,8 +685,9 @@ def _metric_infos(
     by_name: list[str] = []
     for metric in pd.unique(df["metric"]):
         spec = config.metrics.get(metric)
+        dsource: Literal["config", "flag", "source", "name", "default"]
         if spec is not None and spec.direction is not None:
-            direction, dsource = spec.direction, "config"
+            direction, dsource = spec.direction, spec.direction_by or "config"
         elif metric in source_dirs:
             direction, dsource = source_dirs[metric], "source"
         elif lower_is_better_by_name(str(metric)):
@@ -696,7 +702,17 @@ def _metric_infos(
             mod, msource = ("binary" if binary else "continuous"), "inferred"
         weight = spec.weight if spec is not None and spec.weight is not None else 1.0
         margin = spec.margin if spec is not None else None
-        infos[metric] = MetricInfo(metric, direction, mod, weight, dsource, msource, margin)  # type: ignore[arg-type]
+        estimand = (spec.estimand if spec is not None else None) or "mean"
+        infos[metric] = MetricInfo(
+            metric,
+            direction,
+            mod,
+            weight,
+            dsource,
+            msource,  # type: ignore[arg-type]
+            margin,
+            estimand,
+        )
     if by_name:
         problems.append(Problem("info", direction_note(by_name)))
     return infos
@@ -725,7 +741,8 @@ LOWER_IS_BETTER_WORDS = frozenset(
 def lower_is_better_by_name(name: str) -> bool:
     """Whether a metric's name marks it lower-is-better by convention: one of its words
     (split at non-letters, digits and camelCase boundaries, case-insensitive) is in
-    :data:`LOWER_IS_BETTER_WORDS`.
+    :data:`LOWER_IS_BETTER_WORDS`, and not followed by "free" or "less" nor preceded by
+    "no", "non", "without" or "zero".
 
     Examples
     --------
@@ -733,12 +750,35 @@ def lower_is_better_by_name(name: str) -> bool:
     [True, True, True]
     >>> [lower_is_better_by_name(n) for n in ("accuracy", "f1", "terminal", "exact_match")]
     [False, False, False, False]
+
+    A word of absence makes the name one of a good thing: ``error_free_rate``,
+    ``noError``, ``loss-free`` are higher-is-better (they count what went right).
+
+    >>> [lower_is_better_by_name(n) for n in ("error_free_rate", "noError", "loss-free")]
+    [False, False, False]
+    >>> lower_is_better_by_name("error_rate_free_tier")  # "error rate" still an error
+    True
     """
     import re
 
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
-    words = re.split(r"[^A-Za-z]+", spaced.lower())
-    return any(w in LOWER_IS_BETTER_WORDS for w in words if w)
+    words = [w for w in re.split(r"[^A-Za-z]+", spaced.lower()) if w]
+    for k, w in enumerate(words):
+        if w not in LOWER_IS_BETTER_WORDS:
+            continue
+        before = words[k - 1] if k else ""
+        after = words[k + 1] if k + 1 < len(words) else ""
+        # "error_free_rate", "no_error", "loss_less": the absence of the thing
+        if after in _ABSENCE_AFTER or before in _ABSENCE_BEFORE:
+            continue
+        return True
+    return False
+
+
+#: Words that turn a lower-is-better word into its absence: after it ("error free",
+#: "loss less") or before it ("no error", "without loss").
+_ABSENCE_AFTER = frozenset({"free", "less"})
+_ABSENCE_BEFORE = frozenset({"no", "non", "without", "zero"})
 
 
 def _check_declared_modality(

@@ -22,6 +22,7 @@ section or a default again.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -449,10 +450,20 @@ def _check_template(path: Path) -> None:
 
 def template_kind(path: Path) -> str:
     """What the notebook template at ``path`` makes, as its ``reportgen`` metadata says:
-    ``evaluation``, ``release`` (a release comparison) or ``history``."""
-    import nbformat
-
-    meta = nbformat.read(str(path), as_version=4).metadata.get("reportgen", {})
+    ``evaluation``, ``release`` (a release comparison) or ``history``. The notebook is
+    read as the JSON it is (nbformat, and the jsonschema it brings, only when the
+    notebook runs: a gate decides before that)."""
+    try:
+        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(
+            f"the notebook template cannot be read ({exc})",
+            location=Location(str(path)),
+            hint="give a notebook (.ipynb) saved by Jupyter",
+        ) from None
+    meta = notebook.get("metadata", {}).get("reportgen", {}) if isinstance(notebook, dict) else {}
+    if not isinstance(meta, dict):
+        meta = {}
     return "history" if meta.get("history") else "release" if meta.get("release") else "evaluation"
 
 

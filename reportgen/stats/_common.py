@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -234,15 +235,36 @@ class PairsMixin(TabularMixin):
     def system_b(self) -> tuple[str, ...]:
         return tuple(self.systems[i] for i in self.index_b)
 
+    @functools.cached_property
+    def _plan(self) -> Any:
+        return self._make_plan()
+
     def significant(self) -> np.ndarray:
-        """``p_adjusted <= alpha`` (False where the p-value is NaN)."""
-        return np.nan_to_num(self.p_adjusted, nan=2.0) <= self.alpha
+        """The family's decisions: ``p_adjusted <= alpha`` (within
+        :data:`reportgen.stats.multiplicity.REJECT_RTOL`; False where the p-value is
+        NaN or only approximate, :meth:`approximate_pairs`)."""
+        return self.plan().significant
+
+    def approximate_pairs(self) -> np.ndarray:
+        """Per pair, whether its p-value and interval are only approximate (a mean
+        compared on heavily skewed differences: never significant); all False for a
+        result without the field."""
+        flags = getattr(self, "approximate", None)
+        if flags is None:
+            return np.zeros(self.n_pairs, dtype=bool)
+        return np.asarray(flags, dtype=bool)
 
     def with_adjusted(
-        self, p_adjusted: np.ndarray, correction: str, decision_level: np.ndarray | None = None
+        self,
+        p_adjusted: np.ndarray,
+        correction: str,
+        decision_level: np.ndarray | None = None,
+        *,
+        plan: Any = None,
     ):
-        """A copy whose adjusted p-values (and decision levels,
-        :func:`reportgen.stats.multiplicity.decision_levels`) come from a larger
+        """A copy whose adjusted p-values, decision levels
+        (:func:`reportgen.stats.multiplicity.decision_levels`) and interval plan
+        (:func:`reportgen.stats.multiplicity.interval_plan`) come from a larger
         family."""
         from dataclasses import replace
 
@@ -254,56 +276,87 @@ class PairsMixin(TabularMixin):
             decision_level=None
             if decision_level is None
             else np.asarray(decision_level, dtype=np.float64),
+            interval_plan=plan,
         )
 
-    def decision_levels(self) -> np.ndarray:
-        """The per-comparison level of each decision: ``p_value <= level`` exactly when
-        ``significant()`` (:func:`reportgen.stats.multiplicity.decision_levels`); the
-        family's when it was set by :meth:`with_adjusted`, else this result's pairs."""
-        from reportgen.stats.multiplicity import decision_levels
+    def plan(self) -> Any:
+        """How this result's adjusted intervals are made and its pairs decided
+        (:class:`reportgen.stats.multiplicity.IntervalPlan`): the family's when it was
+        set by :meth:`with_adjusted` (or by a release), else this result's pairs.
+        Computed once per result."""
+        return self._plan
+
+    def _make_plan(self) -> Any:
+        from reportgen.stats.multiplicity import IntervalPlan, interval_plan, rejects
 
         this: Any = self
-        if this.decision_level is not None:
-            return np.asarray(this.decision_level, dtype=np.float64)
-        return decision_levels(this.p_value, alpha=self.alpha, method=this.correction)
+        approximate = self.approximate_pairs()
+        if this.interval_plan is not None:
+            return this.interval_plan.without(approximate)
+        if this.decision_level is not None:  # a family of its own, without a plan
+            level = np.asarray(this.decision_level, dtype=np.float64)
+            significant = rejects(self.p_adjusted, self.alpha)
+            return IntervalPlan(
+                "unadjusted" if this.correction == "none" else "simultaneous",
+                significant,
+                level,
+                level,
+                np.zeros(self.n_pairs, dtype=bool),
+            ).without(approximate)
+        return interval_plan(
+            this.p_value, alpha=self.alpha, method=this.correction, approximate=approximate
+        )
+
+    @property
+    def ci_adjusted_kind(self) -> Any:
+        """What the adjusted intervals promise (:data:`reportgen.names.IntervalKind`):
+        simultaneous, step-down compatible, FCR or unadjusted (:meth:`plan`)."""
+        return self.plan().kind
+
+    def decision_levels(self) -> np.ndarray:
+        """The per-comparison level of each adjusted interval's side toward 0 (its
+        ``confidence_adjusted`` is one minus it; :meth:`plan`)."""
+        return np.asarray(self.plan().level, dtype=np.float64)
 
     def adjusted_interval(self) -> tuple[np.ndarray, np.ndarray]:
         """The interval of each ``diff`` that agrees with the adjusted decision: it
-        excludes 0 exactly when the pair is significant
-        (:func:`reportgen.stats.multiplicity.compatible_intervals` at
-        :meth:`decision_levels`). One-sided tests give one bound (the other NaN). A
-        result whose family decided on intervals of its own (a release,
-        :func:`reportgen.analysis.analyze_release`) carries them in ``ci_adjusted``."""
-        from reportgen.stats.multiplicity import compatible_intervals
-
+        excludes 0 exactly when the pair is significant, made as :meth:`plan` says
+        (:func:`reportgen.stats.multiplicity.compatible_intervals`). One-sided tests,
+        and the rejected comparisons of a step-down family not all rejected, give one
+        bound (the other NaN). A result whose family decided on intervals of its own (a
+        release, :func:`reportgen.analysis.analyze_release`) carries them in
+        ``ci_adjusted``."""
         this: Any = self
         if this.ci_adjusted is not None:
             low, high = this.ci_adjusted
             return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
-        return compatible_intervals(
+        return self.plan().intervals(
             this.diff,
             this.p_value,
-            self.decision_levels(),
             alternative=this.alternative,
             ci_low=this.ci_low,
             ci_high=this.ci_high,
             confidence=this.confidence,
+            df=getattr(this, "ci_df", None),
         )
 
     def interval_columns(self) -> dict[str, Any]:
         """The interval columns of every pair's record (for
         :func:`reportgen.records.columns_to_records`): the marginal interval, the adjusted
-        one with its level, the method and the confidence, in the order of results.json."""
+        one with its level and kind, the method and the confidence, in the order of
+        results.json."""
         from reportgen.records import floats
 
         this: Any = self
+        plan = self.plan()
         low, high = self.adjusted_interval()
         return {
             "ci_low": floats(this.ci_low),
             "ci_high": floats(this.ci_high),
             "ci_adjusted_low": floats(low),
             "ci_adjusted_high": floats(high),
-            "confidence_adjusted": floats(1.0 - self.decision_levels()),
+            "confidence_adjusted": floats(1.0 - np.asarray(plan.level, dtype=np.float64)),
+            "ci_adjusted_kind": plan.kind,
             "ci_method": this.ci_method,
             "confidence": this.confidence,
         }

@@ -18,6 +18,7 @@ __all__ = [
     "ROUNDING_ULPS",
     "constant_differences",
     "edgeworth_size_error",
+    "hypergeometric_floor",
     "min_paired_items",
     "min_split_p",
     "min_unpaired_items",
@@ -26,6 +27,7 @@ __all__ = [
     "sign_flip_constant_p",
     "skew_flags",
     "split_constant_p",
+    "split_counts",
     "studentized_replicates",
 ]
 
@@ -116,7 +118,9 @@ def split_constant_p(
 
     Only the observed split (and, with equal sizes, its mirror) is as extreme as the
     observed difference: :math:`p = c / \\binom{n_a + n_b}{n_a}` with c = 2 for a
-    two-sided test of equal sizes, else 1 in the direction of the difference.
+    two-sided test of equal sizes, else 1 in the direction of the difference. The
+    binomial coefficients come from :func:`split_counts`: exact integers for small
+    samples, log-gamma beyond (O(1) per pair, whatever the sizes).
 
     References
     ----------
@@ -129,21 +133,72 @@ def split_constant_p(
     [0.1]
     """
     d = np.asarray(diff, dtype=np.float64)
-    total = np.array(
-        [_comb_float(int(a), int(b)) for a, b in zip(np.ravel(n_a), np.ravel(n_b))],
-        dtype=np.float64,
-    ).reshape(d.shape)
-    if alternative == "two-sided":
-        p = np.minimum(1.0, np.where(np.asarray(n_a) == np.asarray(n_b), 2.0, 1.0) / total)
-    elif alternative == "greater":
-        p = np.where(d > 0, 1.0 / total, 1.0)
-    else:
-        p = np.where(d < 0, 1.0 / total, 1.0)
+    total = split_counts(np.asarray(n_a).reshape(d.shape), np.asarray(n_b).reshape(d.shape))
+    with np.errstate(divide="ignore"):
+        if alternative == "two-sided":
+            p = np.minimum(1.0, np.where(np.asarray(n_a) == np.asarray(n_b), 2.0, 1.0) / total)
+        elif alternative == "greater":
+            p = np.where(d > 0, 1.0 / total, 1.0)
+        else:
+            p = np.where(d < 0, 1.0 / total, 1.0)
     return np.where(d == 0, 1.0, p)
 
 
+#: Below this many items in the smaller sample :func:`split_counts` multiplies exact
+#: integers (math.comb); beyond it every split p-value is below 4.3e-18.
+_EXACT_SPLIT_ITEMS = 30
+
+#: The natural log of the largest finite float: a coefficient beyond it is inf, as
+#: ``float(math.comb(...))`` would overflow.
+_LOG_MAX_FLOAT = math.log(np.finfo(np.float64).max)
+
+
+def split_counts(n_a: np.ndarray, n_b: np.ndarray) -> np.ndarray:
+    """The number of splits :math:`\\binom{n_a + n_b}{n_a}` of each pair of sample sizes,
+    as floats (inf beyond the float range).
+
+    Exact (the correctly rounded float of the integer) when the smaller sample has at
+    most 30 items, where a split p-value can sit on a level such as 1/40 = 0.025; else
+    :math:`\\exp(\\ln\\Gamma(n_a + n_b + 1) - \\ln\\Gamma(n_a + 1) - \\ln\\Gamma(n_b + 1))`,
+    within a relative 1e-8 of it (the rounding of log-gammas of millions of items;
+    every such coefficient is above 4.6e17, so its split p-values are below 4.3e-18). Each
+    distinct pair of sizes is computed once: 14,042 items per system take microseconds,
+    where ``math.comb(28084, 14042)`` took 14 ms for a number of 8,450 digits.
+
+    References
+    ----------
+    .. [1] Abramowitz, M. & Stegun, I. A. (1964). Handbook of Mathematical Functions. NBS,
+           6.1.1 and 24.1.1 (the binomial coefficient through the gamma function).
+
+    Examples
+    --------
+    >>> split_counts(np.array([3, 1, 40]), np.array([3, 39, 40])).tolist()[:2]
+    [20.0, 40.0]
+    >>> from math import comb
+    >>> bool(abs(split_counts(np.array([40]), np.array([40]))[0] / comb(80, 40) - 1) < 1e-12)
+    True
+    """
+    from scipy.special import gammaln
+
+    a = np.asarray(n_a, dtype=np.int64)
+    b = np.asarray(n_b, dtype=np.int64)
+    out = np.empty(np.broadcast(a, b).shape, dtype=np.float64)
+    a, b = np.broadcast_to(a, out.shape), np.broadcast_to(b, out.shape)
+    small = np.minimum(a, b) <= _EXACT_SPLIT_ITEMS
+    if small.any():
+        pairs, inverse = np.unique(np.stack([a[small], b[small]]), axis=1, return_inverse=True)
+        exact = np.array([_comb_float(int(x), int(y)) for x, y in pairs.T], dtype=np.float64)
+        out[small] = exact[np.ravel(inverse)]
+    if not small.all():
+        x, y = a[~small].astype(np.float64), b[~small].astype(np.float64)
+        log_total = gammaln(x + y + 1) - gammaln(x + 1) - gammaln(y + 1)
+        with np.errstate(over="ignore"):
+            out[~small] = np.where(log_total > _LOG_MAX_FLOAT, np.inf, np.exp(log_total))
+    return out
+
+
 def _comb_float(a: int, b: int) -> float:
-    """:math:`\binom{a+b}{a}` as a float (inf beyond the float range)."""
+    """:math:`\\binom{a+b}{a}` as a float (inf beyond the float range)."""
     try:
         return float(math.comb(a + b, a))
     except OverflowError:
@@ -208,6 +263,46 @@ def min_split_p(n_a: np.ndarray, n_b: np.ndarray, alternative: str) -> np.ndarra
     return split_constant_p(n_a, n_b, d, alternative)
 
 
+def hypergeometric_floor(
+    successes: np.ndarray, n_a: np.ndarray, n_b: np.ndarray, alternative: str
+) -> np.ndarray:
+    """The smallest p-value the exact label-shuffle test of 0/1 scores can give when
+    ``successes`` of the ``n_a + n_b`` items score 1 (the margins fixed): the test's
+    p-value at the most extreme table (every 1 in A, or as few as possible).
+
+    4 successes among 2 × 1,000 items cannot give a two-sided p below 0.125 (the
+    chance that 4 shuffled 1s all land on one side), however many items there are:
+    the information of 0/1 scores is in the rarer value.
+
+    References
+    ----------
+    .. [1] Fisher, R. A. (1935). The logic of inductive inference. J. R. Statist. Soc. 98(1),
+           39-82 (the exact test of a 2 × 2 table conditional on its margins).
+
+    Examples
+    --------
+    >>> hypergeometric_floor(np.array([4]), np.array([1000]), np.array([1000]), "two-sided")
+    array([0.12462491])
+    >>> round(2 * (1000 * 999 * 998 * 997) / (2000 * 1999 * 1998 * 1997), 8)  # by hand
+    0.12462491
+    """
+    from reportgen.stats._null_tests import hypergeometric_pvalue
+
+    k = np.asarray(successes, dtype=np.float64)
+    a = np.asarray(n_a, dtype=np.float64)
+    b = np.asarray(n_b, dtype=np.float64)
+    most = np.minimum(k, a)  # as many 1s in A as the margins allow
+    least = np.maximum(0.0, k - b)  # as few
+    with np.errstate(invalid="ignore", divide="ignore"):
+        high = hypergeometric_pvalue(most, a, k - most, b, alternative)
+        low = hypergeometric_pvalue(least, a, k - least, b, alternative)
+    if alternative == "greater":
+        return np.asarray(high)
+    if alternative == "less":
+        return np.asarray(low)
+    return np.asarray(np.minimum(high, low))
+
+
 def edgeworth_size_error(skewness: np.ndarray, n: np.ndarray | int, alpha: float) -> np.ndarray:
     """First-order error of a one-sided t test's size at ``alpha / 2`` for differences
     of the given ``skewness`` over ``n`` items:
@@ -219,13 +314,13 @@ def edgeworth_size_error(skewness: np.ndarray, n: np.ndarray | int, alpha: float
     ----------
     .. [1] Hall, P. (1992). The Bootstrap and Edgeworth Expansion. Springer, §2.6 (eq. 2.52).
     """
-    from scipy import stats
+    from reportgen.stats._dist import norm_isf, norm_pdf
 
-    z = float(stats.norm.isf(alpha / 2))
+    z = float(norm_isf(alpha / 2))
     g = np.abs(np.asarray(skewness, dtype=np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.asarray(
-            g * (2 * z * z + 1) * stats.norm.pdf(z) / (6 * np.sqrt(np.asarray(n, dtype=float)))
+            g * (2 * z * z + 1) * norm_pdf(z) / (6 * np.sqrt(np.asarray(n, dtype=float)))
         )
 
 

@@ -321,7 +321,7 @@ def _unpaired_skew(
 ) -> np.ndarray:
     """Per candidate, whether the difference of the two means is heavily skewed (the
     unpaired flag of :mod:`reportgen.stats.pairwise`)."""
-    from reportgen.stats.pairwise import _unpaired_skew_flags
+    from reportgen.stats._pair_checks import _unpaired_skew_flags
 
     ia = np.asarray(cand)
     ib = np.full(len(cand), b_idx)

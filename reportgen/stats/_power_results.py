@@ -59,9 +59,9 @@ class PowerResult:
         The test and its level (``method`` resolved, e.g. ``"exact"``, or
         ``"simulation (exact McNemar)"``).
     n
-        Items (unpaired designs: items of system A; B has ``ratio · n``). A float when
-        solved for by a closed-form method (as statsmodels ``solve_power``); round it up
-        with :meth:`items_needed`.
+        Items (unpaired designs: items of system A; B has ``ratio · n``). Solved for
+        (:func:`reportgen.stats.power.required_n`), a whole number of items: the
+        closed-form root rounded up (:meth:`items_needed` gives it as an int).
     delta
         The effect ``mean_a − mean_b`` in score units (NaN when no feasible effect
         reaches the target power).

@@ -20,6 +20,7 @@ from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._degenerate import power_of_two_scale
 from reportgen.stats._rank_common import (
     Direction,
     _direction_iv,
@@ -184,6 +185,9 @@ def topsis(
     w = w / w.sum()
     names = system_names(systems, B)
     metric_names = system_names(metrics, K, prefix="metric", hint="give one name per metric")
+    # each column divided by a power of two first (exact; the normalisation below makes
+    # TOPSIS scale-free): no square under- or overflows for means of 1e-300 or 1e300
+    X = X / np.array([power_of_two_scale(X[:, j]) for j in range(K)])
     norm = np.sqrt((X**2).sum(axis=0))
     if (norm == 0).any():
         warnings.warn(

@@ -347,7 +347,9 @@ def bca_interval(
     \\hat\\theta\\}/B)` (ties counted half, as scipy does), and the interval is the
     :math:`\\alpha_{1,2} = \\Phi(\\hat z_0 + (\\hat z_0 + z_\\alpha)/(1 - \\hat a(\\hat z_0 +
     z_\\alpha)))` quantiles of the replicates. Columns whose replicates are all equal
-    give that value as both limits.
+    give that value as both limits. A replicate within a relative 1e-12 of the observed
+    value counts as a tie, so rounding does not move the interval (the same interval
+    for scores rescaled by any factor).
 
     References
     ----------
@@ -357,8 +359,11 @@ def bca_interval(
            ch. 14 (BCa).
     """
     replicates = np.asarray(replicates, dtype=np.float64)
-    below = (replicates < observed).mean(axis=0)
-    at_or_below = (replicates <= observed).mean(axis=0)
+    # a replicate within rounding of the observed value is a tie (integer scores give
+    # exact ties; the same scores times 1e160 give ties up to the last bits)
+    tol = 1e-12 * np.maximum(np.abs(observed), np.nanmax(np.abs(replicates), axis=0, initial=0.0))
+    below = (replicates < observed - tol).mean(axis=0)
+    at_or_below = (replicates <= observed + tol).mean(axis=0)
     z0 = special.ndtri((below + at_or_below) / 2)
     alpha = (1 - confidence) / 2
     z_lo, z_hi = special.ndtri(alpha), special.ndtri(1 - alpha)

@@ -81,9 +81,10 @@ class VarianceComponentsResult(TabularMixin):
             )
 
     def prediction_share(self) -> np.ndarray:
-        """``se_prediction² / se_total²``: the share of the variance due to the runs."""
+        """``se_prediction² / se_total²``: the share of the variance due to the runs
+        (the ratio squared, so that SEs of 1e298 do not overflow)."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return self.se_prediction**2 / self.se_total**2
+            return (self.se_prediction / self.se_total) ** 2
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per system (pair), NaN as None."""

@@ -34,6 +34,7 @@ from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
 from reportgen.stats._common import finite_or_none as _num
+from reportgen.stats._degenerate import power_of_two_scale
 from reportgen.stats._rank_common import average_ranks
 
 __all__ = [
@@ -264,11 +265,15 @@ def aggregate_metrics(
     dirs = _directions_iv(directions, k)
     w = _weights_iv(weights, k)
     names = _names(metrics, k, "metric")
-    V = np.stack(arrays)  # K × items × systems (× runs)
+    # each metric divided by a power of two (exact): the same standardized scores for
+    # metrics of any scale (1e-300 to 1e300), whose squares would under- or overflow
+    units = np.array([power_of_two_scale(a) for a in arrays])
+    V = np.stack([a / u for a, u in zip(arrays, units)])  # K × items × systems (× runs)
     flat = V.reshape(k, -1)
     means = flat.mean(axis=1)
     sds = flat.std(axis=1, ddof=1)
-    # a constant metric: the spread is zero up to rounding of the mean
+    # a constant metric: the spread is zero up to rounding of the mean (in the metric's
+    # own scale: its values are at most 1 in magnitude here)
     constant = sds <= 1e-12 * np.maximum(1.0, np.abs(means))
     if constant.any():
         bad = [names[j] for j in np.flatnonzero(constant)]
@@ -288,8 +293,8 @@ def aggregate_metrics(
         metrics=names,
         directions=dirs,
         weights=w,
-        means=means,
-        sds=sds,
+        means=means * units,
+        sds=sds * units,
         constant=tuple(names[j] for j in np.flatnonzero(constant)),
     )
 

@@ -504,6 +504,9 @@ class BattleTests(PairsMixin):
     alpha: float
     decision_level: np.ndarray | None = None
     test: str = SIGN_TEST
+    #: the family's decisions and interval levels when set by a larger family
+    #: (:meth:`with_adjusted`), else None (this family's, :meth:`plan`)
+    interval_plan: Any = None
 
     @property
     def decisive(self) -> np.ndarray:

@@ -63,7 +63,7 @@ from reportgen.stats._resampling import (
     exact_product,
     random_signs,
 )
-from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
+from reportgen.stats.multiplicity import CORRECTIONS, Correction, IntervalPlan, adjust_pvalues
 from reportgen.stats.pairwise import Alternative, Order, comparison_pairs
 
 __all__ = [
@@ -1145,6 +1145,9 @@ class CorpusComparisonResult(PairsMixin):
         result (:meth:`with_adjusted`), else None.
     ci_adjusted
         Intervals of a family that decided on intervals of its own, else None.
+    interval_plan
+        How the adjusted intervals are made when the family is larger than this result
+        (:meth:`with_adjusted`), else None (:meth:`plan` makes it from these pairs).
     """
 
     systems: tuple[str, ...]
@@ -1171,13 +1174,15 @@ class CorpusComparisonResult(PairsMixin):
     n_resamples: int
     decision_level: np.ndarray | None = None
     ci_adjusted: tuple[np.ndarray, np.ndarray] | None = None
+    interval_plan: IntervalPlan | None = None
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per pair with the comparison fields of results.json (NaN as None).
 
         ``mean_a``/``mean_b`` hold the corpus metric values (also under
         ``metric_a``/``metric_b``); there is no standardised effect size
-        (``effect_size`` None)."""
+        (``effect_size`` None); ``estimand`` is ``"mean"`` (the difference of the
+        metric's values) and nothing is ``approximate``."""
         a, b, diff, n = (
             floats(self.metric_a),
             floats(self.metric_b),
@@ -1210,6 +1215,10 @@ class CorpusComparisonResult(PairsMixin):
                 "runs": self.n_runs,
                 "exact": self.exact,
                 "n_resamples": self.n_resamples,
+                # the difference of the metric's values on all items (no robust
+                # estimand of a corpus metric; its intervals are bootstrap ones)
+                "estimand": "mean",
+                "approximate": False,
             }
         )
 

@@ -70,6 +70,7 @@ import numpy as np
 from scipy import special
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.names import ESTIMANDS, Estimand
 from reportgen.plaintext import count
 from reportgen.records import bools, columns_to_records, floats, ints, optional
 from reportgen.stats._common import (
@@ -81,6 +82,7 @@ from reportgen.stats._common import (
     unpaired_samples_iv,
 )
 from reportgen.stats._degenerate import (
+    hypergeometric_floor,
     min_paired_items,
     power_of_two_scale,
 )
@@ -126,6 +128,7 @@ from reportgen.stats._null_tests import (
     score_sides,
     t_sides,
 )
+from reportgen.stats._pair_checks import EXACT_CHECK_ITEMS, _exact_sign_flip_p
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
 )
@@ -206,8 +209,13 @@ class MarginResult(TabularMixin):
         rejects only where the studentized bootstrap (Hall 1992) rejects too (each p
         the larger of the two, the interval their hull; ``test`` says so); their size
         can stay above its level for the most skewed differences at small n (see
-        docs/validation.md), so the flag should be shown beside any decision. ``None``
-        for binary data.
+        docs/validation.md), so a release does not decide a mean on them
+        (:func:`reportgen.analysis.release.release_comparison`: *inconclusive*).
+        ``None`` for binary data.
+    estimand
+        What ``diff`` estimates (:data:`reportgen.names.Estimand`): the difference of
+        means, the 20% trimmed mean of the differences (Yuen), or the Hodges-Lehmann
+        shift (Wilcoxon).
     """
 
     systems: tuple[str, ...]
@@ -242,6 +250,7 @@ class MarginResult(TabularMixin):
     notes: tuple[str, ...] = ()
     _inverter: _Inverter | None = field(default=None, repr=False, compare=False)
     skewed: np.ndarray | None = None
+    estimand: Estimand = "mean"
 
     @property
     def n_candidates(self) -> int:
@@ -314,6 +323,7 @@ class MarginResult(TabularMixin):
                 "a_only": optional(ints, self.a_only, n),
                 "b_only": optional(ints, self.b_only, n),
                 "skewed": optional(bools, self.skewed, n),
+                "estimand": self.estimand,
             }
         )
 
@@ -360,6 +370,7 @@ def margin_paired(
     direction: Direction = "higher",
     modality: Modality | None = None,
     method: MarginMethod = "auto",
+    estimand: Estimand = "mean",
     confidence: float = 0.95,
     n_resamples: int = 9999,
     rng: np.random.Generator | int | None = None,
@@ -388,6 +399,12 @@ def margin_paired(
     method
         ``"auto"`` (the table in the module docstring), ``"permutation"`` or
         ``"bootstrap"``.
+    estimand
+        What the margin bounds for continuous scores: ``"mean"`` (default),
+        ``"trimmed"`` (the 20% trimmed mean of the differences, trimmed t tests at the
+        shifted nulls) or ``"hodges-lehmann"`` (the Hodges-Lehmann shift, Wilcoxon tests
+        of the shifted scores); :mod:`reportgen.stats.robust`. A robust estimand sets the
+        tests whatever ``method`` says; 0/1 scores are compared as proportions.
     confidence
         Level of the two-sided interval in the result (:meth:`MarginResult.interval`
         gives others).
@@ -492,6 +509,7 @@ def margin_paired(
         max_memory=max_memory,
     )
     b_idx, cand = _roles_iv(names, baseline, candidates)
+    estimand = _estimand_iv(estimand, mod)
     base = X[:, b_idx]
     D = X[:, cand] - base[:, None]  # items × candidates
     k = len(cand)
@@ -544,6 +562,12 @@ def margin_paired(
         if n < 1:
             nan = np.full(k, np.nan)
             stat_l, p_l, stat_u, p_u, p_g, p_s = nan, nan, nan, nan, nan, nan
+    elif estimand != "mean" and not few:
+        sides, inverter, test, ci_method, diff = _robust_sides(
+            estimand, delta, opts, paired_differences=D
+        )
+        stat_l, p_l, stat_u, p_u, p_g, p_s = sides
+        sup_test = test
     elif opts.method == "auto" and not few:
         sides, inverter, test, ci_method, exact, used = _paired_t_sides(D, diff, delta, opts, notes)
         stat_l, p_l, stat_u, p_u, p_g, p_s = sides
@@ -600,6 +624,7 @@ def margin_paired(
         inverter,
         skewed=None if mod == "binary" else _skewed_differences(D, 1 - opts.confidence),
         unit=unit,
+        estimand=estimand,
     )
 
 
@@ -631,6 +656,7 @@ def _paired_t_sides(
             stacklevel=4,
         )
     stat_l, p_l, stat_u, p_u, p_g, p_s = t_sides(diff, se, df, delta)
+    p_g, p_s = np.array(p_g, dtype=np.float64), np.array(p_s, dtype=np.float64)
     if n >= 2 and (sd == 0).any():
         # a difference that does not vary: the exact sign-flip p of the shifted
         # constant (2^-n in its direction, 1 against it), never 0
@@ -652,6 +678,13 @@ def _paired_t_sides(
     inverter: _Inverter = _TInverter(diff, se, df)
     test = "paired t"
     ci_method = "paired t interval"
+    # a handful of non-zero differences: the test at 0 stands only where the exact
+    # sign-flip test of them agrees (the interval is aligned with it at 0)
+    nonzero = (D != 0).sum(axis=0)
+    for j in np.flatnonzero((nonzero <= EXACT_CHECK_ITEMS) & (sd > 0)).tolist():
+        d = D[:, j][D[:, j] != 0]
+        p_g[j] = max(p_g[j], _exact_sign_flip_p(d, "greater"))
+        p_s[j] = max(p_s[j], _exact_sign_flip_p(d, "less"))
     skewed = _skewed_differences(D, 1 - opts.confidence) & (sd > 0)
     if skewed.any():
         lower, upper = _studentized_thresholds(D, diff, se, opts)
@@ -679,6 +712,92 @@ def _paired_t_sides(
             "test rejects only if the studentized bootstrap (Hall 1992) rejects too"
         )
     return (stat_l, p_l, stat_u, p_u, p_g, p_s), inverter, test, ci_method, exact, used
+
+
+def _estimand_iv(estimand: str, mod: str) -> Estimand:
+    """The estimand checked; 0/1 scores are compared as proportions (the mean)."""
+    choices_iv({"estimand": (estimand, ESTIMANDS)})
+    return "mean" if mod == "binary" else estimand  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class _PerColumnInverter(_Inverter):
+    """Limits of a rank test's interval, one comparison at a time: ``interval(k, level)``
+    gives comparison k's two-sided interval at ``level`` (each end one-sided at half)."""
+
+    k: int
+    interval: Any
+
+    def limits(self, a: float) -> tuple[np.ndarray, np.ndarray]:
+        pairs = [self.interval(j, 2 * a) for j in range(self.k)]
+        return np.array([lo for lo, _ in pairs]), np.array([hi for _, hi in pairs])
+
+
+def _robust_sides(
+    estimand: str,
+    delta: float | None,
+    opts: _Options,
+    *,
+    paired_differences: np.ndarray | None = None,
+    baseline_sample: np.ndarray | None = None,
+    candidate_samples: list[np.ndarray] | None = None,
+) -> tuple[tuple[np.ndarray, ...], _Inverter, str, str, np.ndarray]:
+    """The tests at −δ, +δ and 0 of a robust estimand (:mod:`reportgen.stats.robust`):
+    the trimmed mean's t tests (shifted, as the mean's) or the Wilcoxon tests of the
+    shifted scores; their statistics (t, or the shifted Hodges-Lehmann estimate) and
+    one-sided p-values, the interval's inverter, the test and interval names, and the
+    estimates (candidate − baseline)."""
+    from reportgen.stats import robust as R
+
+    paired = paired_differences is not None
+    sides: tuple[np.ndarray, ...]
+    if estimand == "trimmed":
+        if paired_differences is not None:
+            est, se, df = R.trimmed_paired(paired_differences)
+            test = "Yuen trimmed t (20% trimmed mean of the differences)"
+        else:
+            assert baseline_sample is not None and candidate_samples is not None
+            base = R.trimmed_parts(baseline_sample)
+            parts = np.array([R.trimmed_parts(x) for x in candidate_samples]).reshape(-1, 3)
+            est, se, df = R.yuen_combine(parts[:, 0], parts[:, 1], parts[:, 2], *base)
+            test = "Yuen-Welch trimmed t (20% trimmed means)"
+        sides = t_sides(est, se, df, delta)
+        return sides, _TInverter(est, se, df), test, "trimmed t interval", est
+    if paired:
+        D = np.asarray(paired_differences)
+        columns = [D[:, j] for j in range(D.shape[1])]
+
+        def pvalue(j: int, shift: float, alternative: str) -> float:
+            return R.signed_rank_pvalue(columns[j] - shift, alternative)
+
+        def interval(j: int, level: float) -> tuple[float, float]:
+            return R.signed_rank_interval(columns[j], level)
+
+        est = np.array([R.hodges_lehmann_paired(c) for c in columns])
+        test, ci_method = "Wilcoxon signed-rank (Hodges-Lehmann shift)", "Hodges-Lehmann interval"
+    else:
+        assert baseline_sample is not None and candidate_samples is not None
+        b, cs = baseline_sample, candidate_samples
+
+        def pvalue(j: int, shift: float, alternative: str) -> float:
+            return R.rank_sum_pvalue(cs[j] - shift, b, alternative)
+
+        def interval(j: int, level: float) -> tuple[float, float]:
+            return R.rank_sum_interval(cs[j], b, level)
+
+        est = np.array([R.hodges_lehmann_unpaired(c, b) for c in cs])
+        test, ci_method = "Wilcoxon rank-sum (Hodges-Lehmann shift)", "Hodges-Lehmann interval"
+    k = len(est)
+    p_g = np.array([pvalue(j, 0.0, "greater") for j in range(k)])
+    p_s = np.array([pvalue(j, 0.0, "less") for j in range(k)])
+    nan = np.full(k, np.nan)
+    if delta is None:
+        sides = (nan, nan, nan, nan, p_g, p_s)
+    else:
+        p_l = np.array([pvalue(j, -delta, "greater") for j in range(k)])
+        p_u = np.array([pvalue(j, delta, "less") for j in range(k)])
+        sides = (est + delta, p_l, est - delta, p_u, p_g, p_s)
+    return sides, _PerColumnInverter(k, interval), test, ci_method, est
 
 
 def _unpaired_binary_sides(
@@ -716,6 +835,14 @@ def _unpaired_binary_sides(
         p_g = np.where(degenerate, 1.0, special.ndtr(-z0))
         p_s = np.where(degenerate, 1.0, special.ndtr(z0))
         sup_test = "two-proportion z"
+        # too few 1s (or 0s) for any exact test to reach the interval's level: the
+        # exact label shuffle at 0, as the comparison engine takes it (issue 41)
+        floor = hypergeometric_floor(k_c + k_b, n_c, n_b, "two-sided")
+        rare = (floor > 1 - opts.confidence) & ~small
+        if rare.any():
+            p_g = np.where(rare, hypergeometric_pvalue(k_c, n_c, k_b, n_b, "greater"), p_g)
+            p_s = np.where(rare, hypergeometric_pvalue(k_c, n_c, k_b, n_b, "less"), p_s)
+            sup_test = "two-proportion z (exact label shuffle where the 1s or 0s are too few)"
     else:
         # at 0 the exact label shuffle, as pairwise runs it
         p_g = hypergeometric_pvalue(k_c, n_c, k_b, n_b, "greater")
@@ -792,6 +919,7 @@ def _finish(
     *,
     skewed: np.ndarray | None = None,
     unit: float = 1.0,
+    estimand: Estimand = "mean",
 ) -> MarginResult:
     f = lambda x: np.asarray(x, dtype=np.float64)  # noqa: E731
     if unit != 1.0:
@@ -835,6 +963,7 @@ def _finish(
         tuple(notes),
         inverter,
         None if skewed is None else np.asarray(skewed, dtype=bool),
+        estimand,
     )
     low, high = result.interval(opts.confidence)
     object.__setattr__(result, "ci_low", low)
@@ -858,6 +987,7 @@ def margin_unpaired(
     direction: Direction = "higher",
     modality: Modality | None = None,
     method: MarginMethod = "auto",
+    estimand: Estimand = "mean",
     confidence: float = 0.95,
     n_resamples: int = 9999,
     rng: np.random.Generator | int | None = None,
@@ -938,7 +1068,18 @@ def margin_unpaired(
     notes: list[str] = []
     exact, used = True, None
 
-    if mod == "binary" and opts.method != "bootstrap":
+    estimand = _estimand_iv(estimand, mod)
+    if estimand != "mean":
+        sides, inverter, test, ci_method, diff = _robust_sides(
+            estimand,
+            delta,
+            opts,
+            baseline_sample=arrays[b_idx],
+            candidate_samples=[arrays[j] for j in cand],
+        )
+        stat_l, p_l, stat_u, p_u, p_g, p_s = sides
+        sup_test = test
+    elif mod == "binary" and opts.method != "bootstrap":
         sides, inverter, sup_test = _unpaired_binary_sides(
             arrays, b_idx, cand, n_c, n_b, delta, opts, notes
         )
@@ -1000,6 +1141,7 @@ def margin_unpaired(
         inverter,
         skewed=None if mod == "binary" else _unpaired_skew(arrays, b_idx, cand, opts),
         unit=unit,
+        estimand=estimand,
     )
 
 

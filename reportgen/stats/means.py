@@ -33,6 +33,7 @@ from reportgen.plaintext import count
 from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats import _dist
 from reportgen.stats._common import TabularMixin, system_names
+from reportgen.stats._degenerate import power_of_two_scale
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     NORMAL_RESAMPLING_ITEMS,
@@ -229,6 +230,13 @@ def mean_intervals(
             hint="use 't', 'percentile' or 'bca' for continuous scores",
         )
     n = np.array([len(a) for a in arrays], dtype=np.int64)
+    # continuous scores divided by a power of two (exact): no square under- or
+    # overflows at any scale (1e-300 to 1e300), every number multiplied back below
+    unit = 1.0
+    if not binary and arrays:
+        pooled = np.concatenate(arrays)
+        unit = power_of_two_scale(pooled) if np.isfinite(pooled).all() else 1.0
+        arrays = [a / unit for a in arrays]
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.array([a.mean() if len(a) else np.nan for a in arrays])
     min_n = 1 if method in ("wilson", "clopper-pearson") else 2
@@ -255,8 +263,9 @@ def mean_intervals(
             arrays, mean, shared, method, confidence, int(n_resamples), generator, max_memory
         )
         used_resamples = int(n_resamples)
-    low = np.where(n < min_n, np.nan, low)
-    high = np.where(n < min_n, np.nan, high)
+    low = np.where(n < min_n, np.nan, low) * unit
+    high = np.where(n < min_n, np.nan, high) * unit
+    mean = mean * unit
     return MeanIntervals(
         names,
         mean,

@@ -41,7 +41,7 @@ from typing import Any, cast, get_args
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError, OneSidedWarning
-from reportgen.names import Alternative, EffectLevel, Method, Order
+from reportgen.names import ESTIMANDS, Alternative, EffectLevel, Estimand, Method, Order
 from reportgen.plaintext import count, verb
 from reportgen.records import bools, columns_to_records, floats, ints, nonempty, optional
 from reportgen.stats._common import (
@@ -57,9 +57,8 @@ from reportgen.stats._common import (
     unpaired_samples_iv,
 )
 from reportgen.stats._degenerate import (
-    MIN_SKEW_ITEMS,
     constant_differences,
-    edgeworth_size_error,
+    hypergeometric_floor,
     min_paired_items,
     min_split_p,
     min_unpaired_items,
@@ -67,7 +66,6 @@ from reportgen.stats._degenerate import (
     sign_flip_constant_p,
     skew_flags,
     split_constant_p,
-    studentized_replicates,
 )
 from reportgen.stats._null_tests import (
     binomial_pvalue,
@@ -76,10 +74,24 @@ from reportgen.stats._null_tests import (
     t_statistic,
     z_pvalue,
 )
+from reportgen.stats._pair_checks import (
+    EXACT_CHECK_ITEMS,
+    RARE_SCORES,
+    _count_extreme,
+    _exact_sign_flip_p,
+    _hull,
+    _paired_pair_notes,
+    _paired_robust,
+    _skew_hull,
+    _unpaired_bootstrap_t,
+    _unpaired_pair_notes,
+    _unpaired_robust,
+    _unpaired_skew_flags,
+    skewed_note,
+)
 from reportgen.stats._resampling import (
     DEFAULT_MAX_MEMORY,
     bca_interval,
-    bootstrap_counts,
     bootstrap_weighted_sums,
     chunk_sizes,
     enumerate_signs,
@@ -94,7 +106,7 @@ from reportgen.stats.intervals import (
     tango_paired_interval,
     welch_interval,
 )
-from reportgen.stats.multiplicity import CORRECTIONS, Correction, adjust_pvalues
+from reportgen.stats.multiplicity import CORRECTIONS, Correction, IntervalPlan, adjust_pvalues
 
 __all__ = [
     "EFFECT_THRESHOLDS",
@@ -192,6 +204,28 @@ class PairwiseResult(PairsMixin):
         difference when unpaired, so large that the t test's one-sided size at α/2 is off by more
         than half of α/2 at this n; :func:`reportgen.stats._degenerate.skew_flags`);
         ``None`` for binary data.
+    estimand
+        What ``diff`` estimates (:data:`reportgen.names.Estimand`): the difference of
+        means (default), of 20% trimmed means, or the Hodges-Lehmann shift.
+    approximate
+        Per pair, whether its p-value and interval are only approximate: a difference
+        of means on heavily skewed differences (``skewed``), where no test holds its
+        level at this n (Bahadur & Savage 1956). Such a pair is never significant
+        (:meth:`significant`) and its adjusted interval contains 0; ``None`` when no
+        pair can be (binary data, a robust estimand, the sign test).
+    pair_tests
+        The test of each pair where some pair's p-value comes from another test than
+        ``test`` (an exact sign-flip or label-shuffle p of too few non-zero
+        differences, the studentized bootstrap beside a skewed t test), else empty:
+        :meth:`test_of` gives each pair's.
+    interval_plan
+        How the adjusted intervals are made when the family is larger than this result
+        (set by :meth:`with_adjusted`), else None (:meth:`plan` makes it from these
+        pairs).
+    ci_df
+        The degrees of freedom of each marginal interval that is a t interval (paired t:
+        n − 1; Welch: Welch-Satterthwaite), so that it is carried to other levels by t
+        quantiles; None when no interval is a t interval.
     """
 
     systems: tuple[str, ...]
@@ -230,10 +264,24 @@ class PairwiseResult(PairsMixin):
     pair_notes: tuple[str, ...] = field(default=())
     min_items: int | None = None
     skewed: np.ndarray | None = None
+    estimand: Estimand = "mean"
+    approximate: np.ndarray | None = None
+    pair_tests: tuple[str, ...] = field(default=())
+    interval_plan: IntervalPlan | None = None
+    ci_df: np.ndarray | None = None
 
     def note(self, k: int) -> str:
         """The note of pair ``k`` ("" when none)."""
         return self.pair_notes[k] if self.pair_notes else ""
+
+    def test_of(self, k: int) -> str:
+        """The test whose p-value pair ``k`` reports."""
+        return self.pair_tests[k] if self.pair_tests else self.test
+
+    def tests(self) -> Any:
+        """Each pair's test (:meth:`test_of`): ``test`` itself when every pair has it,
+        else one name per pair."""
+        return list(self.pair_tests) if self.pair_tests else self.test
 
     def effect_magnitude(self) -> np.ndarray:
         """Cohen's label of each effect size (:func:`effect_magnitude`)."""
@@ -253,7 +301,7 @@ class PairwiseResult(PairsMixin):
             {
                 "system_a": self.system_a,
                 "system_b": self.system_b,
-                "test": self.test,
+                "test": self.tests(),
                 "method": self.method,
                 "paired": self.paired,
                 "modality": self.modality,
@@ -281,6 +329,8 @@ class PairwiseResult(PairsMixin):
                 "b_only": optional(ints, self.b_only, n),
                 "note": nonempty(self.pair_notes or [""] * n),
                 "skewed": optional(bools, self.skewed, n),
+                "estimand": self.estimand,
+                "approximate": bools(self.approximate_pairs()),
             }
         )
 
@@ -332,6 +382,7 @@ class _Options(ResamplingOptions):
     correction: Correction
     alpha: float
     effect_threshold: EffectLevel
+    estimand: Estimand = "mean"
 
 
 def _options_iv(
@@ -346,6 +397,7 @@ def _options_iv(
     effect_threshold: str,
     rng: Any,
     max_memory: int,
+    estimand: str = "mean",
 ) -> _Options:
     choices_iv(
         {
@@ -354,6 +406,7 @@ def _options_iv(
             "alternative": (alternative, get_args(Alternative)),
             "correction": (correction, CORRECTIONS),
             "effect_threshold": (effect_threshold, get_args(EffectLevel)),
+            "estimand": (estimand, ESTIMANDS),
         }
     )
     resampling_iv(
@@ -366,6 +419,7 @@ def _options_iv(
         correction=cast(Correction, correction),
         alpha=float(alpha),
         effect_threshold=cast(EffectLevel, effect_threshold),
+        estimand=cast(Estimand, estimand),
         **resampling_fields(
             confidence=confidence, n_resamples=n_resamples, rng=rng, max_memory=max_memory
         ),
@@ -409,6 +463,7 @@ def compare_paired(
     effect_threshold: EffectLevel = "medium",
     rng: np.random.Generator | int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
+    estimand: Estimand = "mean",
 ) -> PairwiseResult:
     """Compare systems scored on the same items.
 
@@ -440,6 +495,12 @@ def compare_paired(
         ``numpy.random.Generator`` or seed; used only by resampling methods.
     max_memory
         Bound on the working memory of resampling, in bytes.
+    estimand
+        What ``diff`` estimates for continuous scores: ``"mean"`` (Table 1's tests),
+        ``"trimmed"`` (the 20% trimmed mean of the differences, Tukey & McLaughlin's
+        trimmed t) or ``"hodges-lehmann"`` (the median of the Walsh averages, Wilcoxon's
+        signed-rank test); :mod:`reportgen.stats.robust`. A robust estimand sets the
+        test whatever ``method`` says; 0/1 scores are compared as proportions.
 
     Returns
     -------
@@ -487,6 +548,7 @@ def compare_paired(
         effect_threshold=effect_threshold,
         rng=rng,
         max_memory=max_memory,
+        estimand=estimand,
     )
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2:
@@ -535,7 +597,20 @@ def compare_paired(
         ci_low = np.where(d_sd == 0, d_mean, ci_low)
         ci_high = np.where(d_sd == 0, d_mean, ci_high)
         ci_method = "paired t interval"
-    if mod == "binary" and opts.method in ("auto", "permutation"):
+    robust = opts.estimand != "mean" and mod == "continuous"
+    robust_df = None
+    if opts.estimand != "mean" and mod == "binary":
+        notes.append(
+            f"estimand {opts.estimand!r} applies to continuous scores; 0/1 scores are "
+            "compared as proportions (the mean)"
+        )
+        opts = replace(opts, estimand="mean")
+    if robust:
+        statistic, p, diff, ci_low, ci_high, robust_df, test, ci_method = _paired_robust(
+            X, ia, ib, n, opts
+        )
+        exact, used_resamples = True, None
+    elif mod == "binary" and opts.method in ("auto", "permutation"):
         assert a_only is not None and b_only is not None
         statistic = a_only.astype(np.float64)
         p = binomial_pvalue(a_only, a_only + b_only, opts.alternative)
@@ -556,25 +631,14 @@ def compare_paired(
             X, ia, ib, n, diff, d_mean, d_sd, wins, losses, constant, opts, notes
         )
     needed = min_paired_items(opts.alpha, opts.alternative)
-    pair_notes = [""] * len(ia)
-    skewed = None if mod == "binary" else skew_flags(X, ia, ib, opts.alpha) & ~constant
-    if skewed is not None and opts.method == "auto" and n >= needed and skewed.any():
-        p, ci_low, ci_high = _skew_hull(X, ia, ib, d_mean, d_sd, skewed, p, ci_low, ci_high, opts)
+    guard = _paired_guards(
+        X, ia, ib, n, d_mean, d_sd, wins, losses, constant, identical, min_items, needed, mod,
+        test, p, ci_low, ci_high, opts,
+    )  # fmt: skip
+    p, ci_low, ci_high, pair_notes, pair_tests, skewed = guard.values()
+    if skewed is not None and skewed.any() and opts.method == "auto":
         exact, used_resamples = False, opts.n_resamples
-        test = "paired t (and studentized bootstrap where the differences are skewed)"
         ci_method = "paired t interval (hull with the studentized bootstrap's where skewed)"
-        for j in np.flatnonzero(skewed).tolist():
-            pair_notes[j] = (
-                "heavily skewed differences: significant only if the studentized bootstrap "
-                "(Hall 1992) agrees; p is the larger of the two, the interval their hull"
-            )
-    if mod == "continuous" and opts.method != "sign":
-        # a difference that does not vary: its exact sign-flip p, whatever the method
-        # (t would be infinite, the bootstrap distribution a point)
-        p = np.where(constant, sign_flip_constant_p(n, d_mean, opts.alternative), p)
-        if n < needed and opts.method in ("auto", "bootstrap"):
-            p = _small_sample_sign_flip(X, ia, ib, ~constant, p, opts)
-    _paired_pair_notes(pair_notes, p, n, min_items, needed, identical, constant, mod, opts)
     if n < min_items:
         p = np.full(len(ia), np.nan)
         statistic = np.full(len(ia), np.nan)
@@ -584,6 +648,7 @@ def compare_paired(
         if opts.method in ("permutation", "bootstrap"):
             statistic = diff
     n_arr = np.full(len(ia), n, dtype=np.int64)
+    t_interval_df = np.full(len(ia), n - 1.0) if ci_method.startswith("paired t") else robust_df
     return _pairwise_result(
         opts,
         systems=names,
@@ -612,6 +677,12 @@ def compare_paired(
         pair_notes=tuple(pair_notes) if any(pair_notes) else (),
         min_items=needed,
         skewed=skewed,
+        ci_df=t_interval_df,
+        pair_tests=tuple(pair_tests),
+        approximate=None
+        if skewed is None or opts.method == "sign" or opts.estimand != "mean"
+        else np.asarray(skewed, dtype=bool),
+        estimand=opts.estimand,
     )
 
 
@@ -672,161 +743,108 @@ def _paired_continuous_test(
     return diff, p, test, exact, used_resamples
 
 
-def _skew_hull(
+@dataclass
+class _Guarded:
+    """What :func:`_paired_guards` returns, in this order."""
+
+    p: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    pair_notes: list[str]
+    pair_tests: list[str]
+    skewed: np.ndarray | None
+
+    def values(self) -> tuple[Any, ...]:
+        return (self.p, self.ci_low, self.ci_high, self.pair_notes, self.pair_tests, self.skewed)
+
+
+def _paired_guards(
     X: np.ndarray,
     ia: np.ndarray,
     ib: np.ndarray,
+    n: int,
     d_mean: np.ndarray,
     d_sd: np.ndarray,
-    skewed: np.ndarray,
+    wins: np.ndarray,
+    losses: np.ndarray,
+    constant: np.ndarray,
+    identical: np.ndarray,
+    min_items: int,
+    needed: int,
+    mod: str,
+    test: str,
     p: Any,
     ci_low: Any,
     ci_high: Any,
     opts: _Options,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The paired t test's p-values and intervals where the differences are heavily
-    skewed: the larger p and the hull of the intervals of t and the studentized
-    bootstrap (Hall 1992).
+) -> _Guarded:
+    """The exact guards of the paired tests, from counts, and the skewed pairs.
 
-    The bootstrap-t's one-sided errors are O(1/n), the t distribution's O(1/sqrt(n))
-    under skewness; sample skewness is also large for symmetric heavy tails, where the t
-    test is conservative and the bootstrap-t is not: requiring both keeps the size of
-    each (intersection test)."""
-    ks = np.flatnonzero(skewed)
+    The information of a paired comparison is in its non-zero differences (the
+    discordant items of 0/1 scores): with k of them the exact sign-flip test's smallest
+    two-sided p is 2/2^k, whatever the number of items. A pair with fewer than
+    :func:`min_paired_items` takes the exact sign-flip p of its non-zero differences
+    (continuous scores; exact McNemar is that test already for 0/1 scores), so it is
+    never significant, and its note says how many are needed. A difference that does
+    not vary takes its exact sign-flip p and interval (unbounded when 2/2^n cannot
+    reach the interval's level, else the difference itself: every other shift is
+    rejected). Up to :data:`EXACT_CHECK_ITEMS` non-zero differences, a t or bootstrap p
+    below alpha is replaced by the exact sign-flip p where that is larger (the t
+    distribution of a handful of discrete differences is not theirs). Heavily skewed
+    differences (``method="auto"``) get the larger p and the
+    hull of the intervals of t and the studentized bootstrap."""
     p = np.array(p, dtype=np.float64)
     ci_low, ci_high = np.array(ci_low, dtype=np.float64), np.array(ci_high, dtype=np.float64)
-    b_p, b_low, b_high = _bootstrap_t(X, ia[ks], ib[ks], d_mean[ks], d_sd[ks], opts)
-    p[ks] = np.maximum(p[ks], b_p)
-    ci_low[ks] = np.minimum(ci_low[ks], b_low)
-    ci_high[ks] = np.maximum(ci_high[ks], b_high)
-    return p, ci_low, ci_high
-
-
-def _paired_pair_notes(
-    pair_notes: list[str],
-    p: np.ndarray,
-    n: int,
-    min_items: int,
-    needed: int,
-    identical: np.ndarray,
-    constant: np.ndarray,
-    mod: str,
-    opts: _Options,
-) -> None:
-    """The note of each pair the paired test could not test as usual (too few items,
-    identical or constant differences), written into ``pair_notes``."""
-    for k in range(len(pair_notes)):
-        if n < min_items:
-            pair_notes[k] = (
-                f"{count(n, 'item')}: this test needs at least {min_items}; not testable"
+    pair_notes = [""] * len(ia)
+    pair_tests = [test] * len(ia)
+    nonzero = wins + losses
+    testable = n >= min_items
+    few = (nonzero < needed) & ~identical & testable
+    skewed = None if mod == "binary" else skew_flags(X, ia, ib, opts.alpha) & ~constant & ~few
+    if skewed is not None and opts.method != "sign" and opts.estimand == "mean" and skewed.any():
+        hull = opts.method == "auto"
+        if hull:
+            p, ci_low, ci_high = _skew_hull(
+                X, ia, ib, d_mean, d_sd, skewed, p, ci_low, ci_high, opts
             )
-        elif identical[k]:
-            pair_notes[k] = f"identical scores on all {n} items: no difference, p = 1"
-        elif constant[k] and mod == "continuous":
-            pair_notes[k] = (
-                f"the same difference on all {n} items: exact sign-flip p "
-                f"= {p[k]:.3g} ({'2' if opts.alternative == 'two-sided' else '1'}/2^{n})"
-            )
-        elif n < needed:
-            pair_notes[k] = (
-                f"{count(n, 'paired item')} cannot reach alpha = {opts.alpha:g} with an exact "
-                f"test (smallest p {min(1.0, 2.0 ** (1 - n) if opts.alternative == 'two-sided' else 2.0**-n):.3g}); "
-                f"at least {needed} are needed"
-                + (
-                    "; p is the exact sign-flip p"
-                    if mod == "continuous" and opts.method in ("auto", "bootstrap")
-                    else ""
-                )
-            )
-
-
-def _bootstrap_t(
-    X: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
-    d_mean: np.ndarray,
-    d_sd: np.ndarray,
-    opts: _Options,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""Studentized bootstrap p-value and equal-tailed percentile-t interval of the mean
-    difference of the pairs (Hall 1992; Efron & Tibshirani 1993, §12.5): with
-    :math:`t^*` the replicates of :func:`reportgen.stats._degenerate.
-    studentized_replicates`, one-sided p-values :math:`(\#\{t^* \ge t\} + 1)/(R + 1)`
-    and :math:`(\#\{t^* \le t\} + 1)/(R + 1)` (two-sided: twice the smaller), and
-    the interval :math:`[\bar D - \mathrm{se}\,q^*_{1-a/2},\ \bar D - \mathrm{se}\,
-    q^*_{a/2}]`."""
-    n = X.shape[0]
-    D = X[:, ia] - X[:, ib]
-    t_star = studentized_replicates(D, opts.rng, opts.n_resamples, opts.max_memory)
-    se = d_sd / np.sqrt(n)
-    t_obs = d_mean / se
-    R = t_star.shape[0]
-    upper = ((t_star >= t_obs).sum(axis=0) + 1) / (R + 1)
-    lower = ((t_star <= t_obs).sum(axis=0) + 1) / (R + 1)
-    if opts.alternative == "greater":
-        p = upper
-    elif opts.alternative == "less":
-        p = lower
-    else:
-        p = np.minimum(1.0, 2 * np.minimum(upper, lower))
-    a = 1 - opts.confidence
-    # ±inf (a resample of one repeated value) as NaN, in place: no second R × pairs
-    # matrix (770 MB for the 9,600 pairs tested so at 1,000 systems)
-    finite = t_star
-    finite[~np.isfinite(finite)] = np.nan
-    q_low, q_high = _column_nanquantiles(finite, [a / 2, 1 - a / 2])
-    return p, d_mean - se * q_high, d_mean - se * q_low
-
-
-def _column_nanquantiles(M: np.ndarray, q: list[float]) -> np.ndarray:
-    """``np.nanquantile(M, q, axis=0)``, the same bits: the columns without NaN (as a
-    rule every one) by ``np.quantile`` along the axis at once, the others by
-    ``np.nanquantile``, which takes each column apart in Python (9,600 columns of the
-    pairs of 1,000 systems: seconds)."""
-    out = np.empty((len(q), M.shape[1]))
-    clean = ~np.isnan(M).any(axis=0)
-    # a few columns at a time: np.quantile partitions a copy of what it is given
-    for start in range(0, M.shape[1], _QUANTILE_COLUMNS):
-        cols = slice(start, start + _QUANTILE_COLUMNS)
-        ok = clean[cols]
-        block = out[:, cols]
-        if ok.all():
-            block[...] = np.quantile(M[:, cols], q, axis=0)
-            continue
-        if ok.any():
-            block[:, ok] = np.quantile(M[:, cols][:, ok], q, axis=0)
-        block[:, ~ok] = np.nanquantile(M[:, cols][:, ~ok], q, axis=0)
-    return out
-
-
-#: Columns :func:`_column_nanquantiles` takes at once.
-_QUANTILE_COLUMNS = 256
-
-
-def _small_sample_sign_flip(
-    X: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
-    which: np.ndarray,
-    p: np.ndarray,
-    opts: _Options,
-) -> np.ndarray:
-    """``p`` with the pairs ``which`` given their exact sign-flip p-value: with fewer
-    items than :func:`min_paired_items`, a t or bootstrap p below α would claim what no
-    distribution-free test of so few items can (all 2^n sign vectors are enumerated;
-    n is below log2(2/α), a handful of items)."""
-    out = np.array(p, dtype=np.float64)
-    ks = np.flatnonzero(which)
-    if not len(ks) or X.shape[0] == 0:
-        return out
-    if X.shape[0] > 20:  # α below 2e-6: enumeration too long, the bound suffices
-        floor = 2.0 ** (1 - X.shape[0]) if opts.alternative == "two-sided" else 2.0 ** -X.shape[0]
-        out[ks] = np.maximum(out[ks], floor)
-        return out
-    exact_opts = replace(opts, n_resamples=max(opts.n_resamples, 2 ** X.shape[0]))
-    exact_p, _, _ = _paired_permutation(X, ia[ks], ib[ks], exact_opts)
-    out[ks] = exact_p
-    return out
+        for j in np.flatnonzero(skewed).tolist():
+            if hull:
+                pair_tests[j] = "paired t and studentized bootstrap (the larger p)"
+            pair_notes[j] = skewed_note(n, None, hull)
+    flip_name = "paired sign-flip permutation (exact)"
+    if mod == "continuous" and opts.method != "sign":
+        # a difference that does not vary: its exact sign-flip p, whatever the method
+        # (t would be infinite, the bootstrap distribution a point), and its interval
+        moving = constant & ~identical & testable
+        p = np.where(constant, sign_flip_constant_p(n, d_mean, opts.alternative), p)
+        unbounded = 2.0 ** (1 - n) > 1 - opts.confidence
+        ci_low = np.where(moving, np.nan if unbounded else d_mean, ci_low)
+        ci_high = np.where(moving, np.nan if unbounded else d_mean, ci_high)
+        # too few non-zero differences: their exact sign-flip p
+        for j in np.flatnonzero(few & ~constant).tolist():
+            D = X[:, ia[j]] - X[:, ib[j]]
+            p[j] = _exact_sign_flip_p(D[D != 0], opts.alternative)
+        for j in np.flatnonzero((few | constant) & ~identical & testable).tolist():
+            pair_tests[j] = flip_name
+        # a handful of non-zero differences: a t or bootstrap p below alpha stands only
+        # if the exact sign-flip test agrees (seven differences of +0.1 and one of -0.1:
+        # t gives 0.02, the exact p is 18/256 = 0.070)
+        if opts.method in ("auto", "bootstrap"):
+            check = ~few & ~constant & testable & (nonzero <= EXACT_CHECK_ITEMS)
+            check &= np.nan_to_num(p, nan=1.0) <= opts.alpha
+            for j in np.flatnonzero(check).tolist():
+                D = X[:, ia[j]] - X[:, ib[j]]
+                p[j] = max(p[j], _exact_sign_flip_p(D[D != 0], opts.alternative))
+                pair_tests[j] = f"{test} and exact sign-flip (the larger p)"
+    elif mod == "binary" and opts.method == "bootstrap":
+        # 0/1 scores: the exact test of the discordant items is McNemar's
+        p = np.where(few, binomial_pvalue(wins, nonzero, opts.alternative), p)
+        for j in np.flatnonzero(few).tolist():
+            pair_tests[j] = "exact McNemar"
+    _paired_pair_notes(
+        pair_notes, p, n, nonzero, min_items, needed, identical, constant, few, mod, opts
+    )
+    return _Guarded(p, ci_low, ci_high, pair_notes, pair_tests, skewed)
 
 
 def _pairwise_result(opts: Any, **fields: Any) -> PairwiseResult:
@@ -836,6 +854,10 @@ def _pairwise_result(opts: Any, **fields: Any) -> PairwiseResult:
     p = np.asarray(fields.pop("p_value"), dtype=np.float64)
     for name in ("statistic", "ci_low", "ci_high"):
         fields[name] = np.asarray(fields[name], dtype=np.float64)
+    tests = tuple(fields.pop("pair_tests", ()))
+    if len(set(tests)) == 1:  # one test for every pair: the result's
+        fields["test"] = tests[0]
+    fields["pair_tests"] = tests if len(set(tests)) > 1 else ()
     return PairwiseResult(
         **fields,
         p_value=p,
@@ -887,18 +909,6 @@ def _difference_moments(
             d_mean[sl] = d_sd[sl] = np.nan
         start += size
     return d_mean, d_sd, wins, losses
-
-
-def _count_extreme(
-    null: np.ndarray, observed: np.ndarray, tol: np.ndarray, alternative: str
-) -> np.ndarray:
-    """How many rows of ``null`` are at least as extreme as ``observed`` (column-wise),
-    with a tolerance for floating-point ties."""
-    if alternative == "two-sided":
-        return (np.abs(null) >= np.abs(observed) - tol).sum(axis=0)
-    if alternative == "greater":
-        return (null >= observed - tol).sum(axis=0)
-    return (null <= observed + tol).sum(axis=0)
 
 
 def _paired_permutation(
@@ -984,6 +994,7 @@ def compare_unpaired(
     effect_threshold: EffectLevel = "medium",
     rng: np.random.Generator | int | None = None,
     max_memory: int = DEFAULT_MAX_MEMORY,
+    estimand: Estimand = "mean",
 ) -> PairwiseResult:
     """Compare systems each scored on its own items (independent samples).
 
@@ -1022,6 +1033,7 @@ def compare_unpaired(
         effect_threshold=effect_threshold,
         rng=rng,
         max_memory=max_memory,
+        estimand=estimand,
     )
     if opts.method == "sign":
         raise InputError(
@@ -1078,7 +1090,14 @@ def compare_unpaired(
             effect = np.where((pooled == 0) & (diff == 0), 0.0, diff / pooled)
         effect_kind = "Cohen's d"
 
-    if opts.method == "auto" and mod == "binary":
+    robust_df = None
+    if opts.estimand != "mean" and mod == "binary":
+        opts = replace(opts, estimand="mean")  # 0/1 scores: proportions
+    if opts.estimand != "mean":
+        statistic, p, diff, ci_low, ci_high, robust_df, test, ci_method = _unpaired_robust(
+            arrays, ia, ib, opts
+        )
+    elif opts.method == "auto" and mod == "binary":
         statistic, p, degenerate = _pooled_z_test(diff, k_a, n_a, k_b, n_b, opts.alternative)
         test = "two-proportion z"
     elif opts.method == "auto":
@@ -1100,43 +1119,69 @@ def compare_unpaired(
         ci_method = "two-sample bootstrap BCa"
     small = (n_a < min_items) | (n_b < min_items)
     # fewer items than the exact test needs to reach alpha: its p-value (never below
-    # alpha), computed exactly (the splits are fewer than 2 / alpha)
+    # alpha), computed exactly (the splits are fewer than 2 / alpha); for 0/1 scores
+    # the successes (or failures) count too: 4 of 2,000 cannot give p below 0.125
     floor = min_split_p(n_a, n_b, opts.alternative)
+    if mod == "binary":
+        # only where it can matter: few of the rarer score, a small group, or (one-sided
+        # tests, whose most extreme table can be likely when the groups are lopsided) a
+        # p below alpha; two-sided, 64 of each score in groups of 64 put the floor far
+        # below any alpha
+        total = k_a + k_b
+        rare = np.minimum(np.minimum(total, n_a + n_b - total), np.minimum(n_a, n_b))
+        check = rare < RARE_SCORES
+        if opts.alternative != "two-sided":
+            check |= np.nan_to_num(p, nan=1.0) <= opts.alpha
+        check = np.flatnonzero(check)
+        if len(check):
+            floor[check] = np.maximum(
+                floor[check],
+                hypergeometric_floor(total[check], n_a[check], n_b[check], opts.alternative),
+            )
     few = (floor > opts.alpha) & ~small
-    if few.any() and opts.method in ("auto", "bootstrap"):
+    pair_tests = [test] * len(ia)
+    if few.any() and opts.method != "permutation":
         counts = (k_a, k_b) if mod == "binary" else None
         p = _exact_shuffle_where(few, p, arrays, ia, ib, diff, n_a, n_b, counts, opts)
+        shuffle = "label-shuffle permutation (exact" + (", hypergeometric)" if counts else ")")
+        for j in np.flatnonzero(few).tolist():
+            pair_tests[j] = shuffle
     p = np.where(small, np.nan, p)
     statistic = np.where(small, np.nan, statistic)
     p = np.asarray(p, dtype=np.float64)
     needed = min_unpaired_items(opts.alpha, opts.alternative)
     pair_notes = _unpaired_pair_notes(
-        names, ia, ib, n_a, n_b, var, diff, small, few, floor, degenerate, min_items, mod, opts
-    )
+        names, ia, ib, n_a, n_b, var, diff, small, few, floor, degenerate, min_items, mod, opts,
+        successes=k_a + k_b if mod == "binary" else None,
+    )  # fmt: skip
     skewed = None
     if mod == "continuous":
-        skewed = _unpaired_skew_flags(arrays, ia, ib, opts.alpha)
-        use = skewed & ~small & ~few & (var[ia] > 0) & (var[ib] > 0)
-        if opts.method == "auto" and use.any():
-            # as for paired data: significant only where the two-sample studentized
-            # bootstrap agrees; p the larger, the interval the hull
+        skewed = _unpaired_skew_flags(arrays, ia, ib, opts.alpha) & ~small & ~few
+        use = skewed & (var[ia] > 0) & (var[ib] > 0)
+        hull = opts.method == "auto" and opts.estimand == "mean"
+        if hull and use.any():
+            # as for paired data: p the larger of Welch's and the two-sample studentized
+            # bootstrap's, the interval the hull (approximate: never significant)
             ks = np.flatnonzero(use)
             b_p, b_low, b_high = _unpaired_bootstrap_t(arrays, ia[ks], ib[ks], diff[ks], opts)
             p, ci_low, ci_high = _hull(ks, p, ci_low, ci_high, b_p, b_low, b_high)
             exact, used_resamples = False, opts.n_resamples
-            test = "Welch t (and studentized bootstrap where the difference is skewed)"
             ci_method = "Welch t interval (hull with the studentized bootstrap's where skewed)"
             for j in ks.tolist():
-                pair_notes[j] = (
-                    "heavily skewed difference of means: significant only if the "
-                    "studentized bootstrap (Hall 1992) agrees; p is the larger of the two, "
-                    "the interval their hull"
-                )
+                pair_tests[j] = "Welch t and studentized bootstrap (the larger p)"
+        if opts.estimand == "mean":
+            for j in np.flatnonzero(skewed).tolist():
+                pair_notes[j] = skewed_note(int(n_a[j]), int(n_b[j]), hull and bool(use[j]))
     if unit != 1.0:
         mean_a, mean_b, diff = mean_a * unit, mean_b * unit, diff * unit
         ci_low, ci_high = np.asarray(ci_low) * unit, np.asarray(ci_high) * unit
         if opts.method in ("permutation", "bootstrap"):
             statistic = diff
+    welch_df = robust_df
+    if ci_method.startswith("Welch t"):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se2_a, se2_b = var[ia] / n_a, var[ib] / n_b
+            welch_df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
     return _pairwise_result(
         opts,
         systems=names,
@@ -1162,6 +1207,12 @@ def compare_unpaired(
         pair_notes=tuple(pair_notes) if any(pair_notes) else (),
         min_items=needed,
         skewed=skewed,
+        ci_df=welch_df,
+        pair_tests=tuple(pair_tests),
+        approximate=None
+        if skewed is None or opts.estimand != "mean"
+        else np.asarray(skewed, dtype=bool),
+        estimand=opts.estimand,
     )
 
 
@@ -1220,51 +1271,6 @@ def _welch_t_test(
     return t, p
 
 
-def _unpaired_pair_notes(
-    names: tuple[str, ...],
-    ia: np.ndarray,
-    ib: np.ndarray,
-    n_a: np.ndarray,
-    n_b: np.ndarray,
-    var: np.ndarray,
-    diff: np.ndarray,
-    small: np.ndarray,
-    few: np.ndarray,
-    floor: np.ndarray,
-    degenerate: np.ndarray,
-    min_items: int,
-    mod: str,
-    opts: _Options,
-) -> list[str]:
-    """The note of each pair the unpaired test could not test as usual (too few items,
-    constant or all-0/all-1 samples)."""
-    pair_notes = [""] * len(ia)
-    needed = min_unpaired_items(opts.alpha, opts.alternative)
-    for q in range(len(ia)):
-        if small[q]:
-            short = names[ia[q]] if n_a[q] < min_items else names[ib[q]]
-            pair_notes[q] = (
-                f"{short} has {count(min(n_a[q], n_b[q]), 'item')}; this test needs at least "
-                f"{min_items} per system: not testable"
-            )
-        elif mod == "continuous" and var[ia[q]] == 0 and var[ib[q]] == 0 and diff[q] == 0:
-            pair_notes[q] = "both systems score the same on every item: no difference, p = 1"
-        elif mod == "binary" and opts.method == "auto" and degenerate[q]:
-            pair_notes[q] = "both systems score all 0 or all 1: no difference, p = 1"
-        elif few[q]:
-            pair_notes[q] = (
-                f"{n_a[q]} and {n_b[q]} items cannot reach alpha = {opts.alpha:g} with an "
-                f"exact test (smallest p {floor[q]:.3g}); at least {needed} per system "
-                "are needed"
-                + (
-                    "; p is the exact label-shuffle p"
-                    if opts.method in ("auto", "bootstrap")
-                    else ""
-                )
-            )
-    return pair_notes
-
-
 def _exact_shuffle_where(
     few: np.ndarray,
     p: Any,
@@ -1290,100 +1296,6 @@ def _exact_shuffle_where(
         exact_opts = replace(opts, n_resamples=max(opts.n_resamples, most))
         p[ks] = _unpaired_permutation(arrays, ia[ks], ib[ks], diff[ks], exact_opts)[0]
     return p
-
-
-def _hull(
-    ks: np.ndarray,
-    p: Any,
-    ci_low: Any,
-    ci_high: Any,
-    b_p: np.ndarray,
-    b_low: np.ndarray,
-    b_high: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """At the pairs ``ks``: the larger of two p-values and the hull of two intervals
-    (the bounds missing in one taken from the other)."""
-    p = np.array(p, dtype=np.float64)
-    ci_low = np.array(ci_low, dtype=np.float64)
-    ci_high = np.array(ci_high, dtype=np.float64)
-    p[ks] = np.maximum(p[ks], b_p)
-    ci_low[ks] = np.fmin(ci_low[ks], b_low)
-    ci_high[ks] = np.fmax(ci_high[ks], b_high)
-    return p, ci_low, ci_high
-
-
-def _unpaired_bootstrap_t(
-    arrays: list[np.ndarray],
-    ia: np.ndarray,
-    ib: np.ndarray,
-    diff: np.ndarray,
-    opts: _Options,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""Two-sample studentized bootstrap of the Welch statistic (Hall 1992, §3.5; Efron &
-    Tibshirani 1993, §16.4): each system's items resampled on their own (shared by its
-    pairs), :math:`t^* = ((\bar a^* - \bar b^*) - (\bar a - \bar b)) /
-    \sqrt{s_a^{*2}/n_a + s_b^{*2}/n_b}`; p-values and the percentile-t interval as
-    :func:`_bootstrap_t`."""
-    R = opts.n_resamples
-    used = np.unique(np.concatenate([ia, ib]))
-    m_star: dict[int, np.ndarray] = {}
-    v_star: dict[int, np.ndarray] = {}
-    for s in used.tolist():
-        x = arrays[s]
-        n = len(x)
-        C = x - x.mean()
-        parts = exact_product(np.column_stack([C, C * C]), n)
-        m1, m2 = np.empty(R), np.empty(R)
-        done = 0
-        for size in chunk_sizes(R, 16 * n + 32, opts.max_memory):
-            sums = parts.weighted_sums(bootstrap_counts(opts.rng, size, n))
-            m1[done : done + size] = sums[:, 0] / n
-            m2[done : done + size] = sums[:, 1] / n
-            done += size
-        m_star[s] = m1
-        v_star[s] = np.maximum(m2 - m1 * m1, 0.0) * n / (n - 1) / n
-    k = len(ia)
-    p, low, high = np.empty(k), np.empty(k), np.empty(k)
-    a = 1 - opts.confidence
-    for q, (i, j) in enumerate(zip(ia.tolist(), ib.tolist())):
-        se_star = np.sqrt(v_star[i] + v_star[j])
-        num = m_star[i] - m_star[j]  # centred resamples: the shift is already removed
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t_star = np.where(se_star > 0, num / se_star, np.nan)
-        x, y = arrays[i], arrays[j]
-        se = math.sqrt(x.var(ddof=1) / len(x) + y.var(ddof=1) / len(y))
-        t_obs = diff[q] / se
-        finite = t_star[np.isfinite(t_star)]
-        upper = (np.sum(finite >= t_obs) + 1) / (len(finite) + 1)
-        lower_p = (np.sum(finite <= t_obs) + 1) / (len(finite) + 1)
-        if opts.alternative == "greater":
-            p[q] = upper
-        elif opts.alternative == "less":
-            p[q] = lower_p
-        else:
-            p[q] = min(1.0, 2 * min(upper, lower_p))
-        q_low, q_high = np.quantile(finite, [a / 2, 1 - a / 2])
-        low[q], high[q] = diff[q] - se * q_high, diff[q] - se * q_low
-    return p, low, high
-
-
-def _unpaired_skew_flags(
-    arrays: list[np.ndarray], ia: np.ndarray, ib: np.ndarray, alpha: float
-) -> np.ndarray:
-    r"""Per pair, whether the difference of two sample means is heavily skewed: its
-    skewness is :math:`(\kappa_{3a}/n_a^2 - \kappa_{3b}/n_b^2) / (s_a^2/n_a +
-    s_b^2/n_b)^{3/2}` (third cumulants of independent means add), and the flag is set
-    when the Welch test's one-sided size at α/2 is off by more than half of α/2
-    (:func:`reportgen.stats._degenerate.edgeworth_size_error` with n = 1, the skewness
-    being that of the mean already)."""
-    k3 = np.array(
-        [((x - x.mean()) ** 3).mean() if len(x) >= MIN_SKEW_ITEMS else 0.0 for x in arrays]
-    )
-    v = np.array([x.var() if len(x) >= MIN_SKEW_ITEMS else 0.0 for x in arrays])
-    n = np.array([max(1, len(x)) for x in arrays], dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        g = (k3[ia] / n[ia] ** 2 - k3[ib] / n[ib] ** 2) / (v[ia] / n[ia] + v[ib] / n[ib]) ** 1.5
-    return np.asarray(edgeworth_size_error(np.nan_to_num(g), 1, alpha) > alpha / 4)
 
 
 def _unpaired_permutation(

@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.stats._degenerate import power_of_two_scale
 from reportgen.stats._power_design import (
     _FEASIBILITY_TOL,
     _N_MAX,
@@ -256,8 +257,11 @@ def power_at(
     n_arr, d_arr = _n_iv(n, spec), _delta_iv(delta)
     if n_arr.ndim or d_arr.ndim:
         raise InputError("power_at takes one n and one delta", hint="use power_curve for arrays")
-    return _result(
-        spec, float(n_arr), float(d_arr), float(_power_array(n_arr, d_arr, spec)), "power"
+    spec, unit = _scaled(spec)
+    d_arr = d_arr / unit
+    return _in_units(
+        _result(spec, float(n_arr), float(d_arr), float(_power_array(n_arr, d_arr, spec)), "power"),
+        unit,
     )
 
 
@@ -323,10 +327,12 @@ def power_curve(
             "cannot be broadcast together",
             hint="give one of them as a scalar, or both of the same length",
         ) from None
+    spec, unit = _scaled(spec)
+    d_arr = d_arr / unit
     pw = _power_array(n_arr, d_arr, spec)
     return PowerCurve(
         tuple(
-            _result(spec, float(a), float(b), float(p), "power")
+            _in_units(_result(spec, float(a), float(b), float(p), "power"), unit)
             for a, b, p in zip(n_arr, d_arr, pw)
         )
     )
@@ -337,6 +343,31 @@ def power_curve(
 
 def _direction(alternative: str) -> float:
     return -1.0 if alternative == "less" else 1.0
+
+
+def _scaled(spec: PowerDesign) -> tuple[PowerDesign, float]:
+    """A continuous design in units where its SD is near 1, and the unit: the power of
+    two just above the SD (dividing by it is exact), so that no variance under- or
+    overflows at any scale of the scores (1e-300 to 1e300). The power depends on
+    delta/SD only, so the answers, multiplied back (:func:`_in_units`), are the same."""
+    if spec.sd is None:
+        return spec, 1.0
+    unit = power_of_two_scale(np.array([v for v in (spec.sd, spec.sd_b) if v is not None]))
+    if unit == 1.0:
+        return spec, 1.0
+    sd_b = None if spec.sd_b is None else spec.sd_b / unit
+    return replace(spec, sd=spec.sd / unit, sd_b=sd_b), unit
+
+
+def _in_units(result: PowerResult, unit: float) -> PowerResult:
+    """A result of a :func:`_scaled` design back in the scores' units."""
+    if unit == 1.0:
+        return result
+
+    def back(value: float | None) -> float | None:
+        return None if value is None else value * unit
+
+    return replace(result, delta=result.delta * unit, sd=back(result.sd), sd_b=back(result.sd_b))
 
 
 def _max_effect(spec: PowerDesign, sign: float) -> float:
@@ -592,6 +623,7 @@ def minimum_detectable_effect(
     n_arr = _n_iv(n, spec)
     if n_arr.ndim:
         raise InputError("minimum_detectable_effect takes one n", hint="use mde_curve for arrays")
+    spec, unit = _scaled(spec)
     delta, reached = _solve_delta(float(n_arr), spec, target)
     if math.isnan(delta):
         warnings.warn(
@@ -600,7 +632,7 @@ def minimum_detectable_effect(
             DegenerateDataWarning,
             stacklevel=2,
         )
-    return _result(spec, float(n_arr), delta, reached, "delta", target)
+    return _in_units(_result(spec, float(n_arr), delta, reached, "delta", target), unit)
 
 
 def mde_curve(
@@ -654,13 +686,14 @@ def mde_curve(
     n_arr = np.atleast_1d(_n_iv(n, spec))
     if n_arr.ndim > 1:
         raise InputError("mde_curve takes a 1-D array of n")
+    spec, unit = _scaled(spec)
     points = []
     short = []
     for nn in n_arr:
         delta, reached = _solve_delta(float(nn), spec, target)
         if math.isnan(delta):
             short.append(float(nn))
-        points.append(_result(spec, float(nn), delta, reached, "delta", target))
+        points.append(_in_units(_result(spec, float(nn), delta, reached, "delta", target), unit))
     if short:
         warnings.warn(
             f"no feasible effect reaches power {target} at n = "
@@ -755,11 +788,12 @@ def required_n(
     Returns
     -------
     PowerResult
-        ``solved_for="n"``: for the closed-form methods ``n`` is the real root of
-        ``power_at(n, delta) = power`` (as statsmodels ``solve_power``; use
-        :meth:`PowerResult.items_needed` for a whole number); for ``method="exact"`` the
-        smallest whole ``n`` whose exact power reaches the target. ``n = 2`` (with its
-        power above the target) when 2 items already suffice. For unpaired designs ``n``
+        ``solved_for="n"``: a whole number of items, the smallest whose power reaches
+        the target: for the closed-form methods the real root of ``power_at(n, delta) =
+        power`` (statsmodels ``solve_power``) rounded up, with the power reached there;
+        for ``method="exact"`` the smallest whole ``n`` whose exact power reaches the
+        target. ``n = 2`` (with its power above the target) when 2 items already
+        suffice. For unpaired designs ``n``
         counts system A's items; system B needs ``ratio · n``.
 
     Raises
@@ -793,11 +827,12 @@ def required_n(
 
     Examples
     --------
-    >>> round(required_n(0.5, design="paired-continuous").n, 4)
-    33.3671
+    >>> required_n(0.5, design="paired-continuous").n
+    34.0
     >>> from statsmodels.stats.power import TTestPower
-    >>> round(float(TTestPower().solve_power(0.5, power=0.8, alpha=0.05)), 4)
-    33.3671
+    >>> import math
+    >>> math.ceil(TTestPower().solve_power(0.5, power=0.8, alpha=0.05))  # 33.3671, rounded up
+    34
     >>> required_n(0.05, design="paired-binary", discordance=0.2).n
     658.0
     """
@@ -823,6 +858,8 @@ def required_n(
             "delta=0: no sample size detects a zero effect",
             hint="give the smallest difference worth detecting",
         )
+    spec, unit = _scaled(spec)
+    d, d_arr = d / unit, d_arr / unit
     if spec.alternative != "two-sided" and d * _direction(spec.alternative) < 0:
         raise InputError(
             f"delta={d!r} points against alternative={spec.alternative!r}",
@@ -837,11 +874,16 @@ def required_n(
     if math.isnan(n):
         warnings.warn(
             f"more than 2^40 (about 1.1e12) items are needed to reach power {target} "
-            f"for delta={d!r}; n is NaN",
+            f"for delta={d * unit!r}; n is NaN",
             DegenerateDataWarning,
             stacklevel=2,
         )
-    return _result(spec, n, d, reached, "n", target)
+    elif n != math.ceil(n - 1e-9):
+        # a whole number of items: the root of a closed-form power, rounded up, and the
+        # power it reaches (at least the target)
+        n = float(max(2, math.ceil(n - 1e-9)))
+        reached = float(_power_array(np.float64(n), np.float64(d), spec))
+    return _in_units(_result(spec, n, d, reached, "n", target), unit)
 
 
 # ============================================================================ from data
@@ -935,10 +977,21 @@ def mde_for_sample(
     if delta is not None:
         delta = float(_delta_iv(delta))
     binary = design.endswith("binary")
+    unit = 1.0  # continuous scores: divided by a power of two (exact), no SD overflows
     if design.startswith("paired"):
-        observed = _paired_summary(_paired_scores(scores, binary, design), binary, pair)
+        X = _paired_scores(scores, binary, design)
+        if not binary:
+            unit = power_of_two_scale(X)
+            X = X / unit
+        observed = _paired_summary(X, binary, pair)
     else:
-        observed = _unpaired_summary(_unpaired_scores(scores, binary, design), binary)
+        arrays = _unpaired_scores(scores, binary, design)
+        if not binary:
+            unit = power_of_two_scale(np.concatenate(arrays))
+            arrays = [a / unit for a in arrays]
+        observed = _unpaired_summary(arrays, binary)
+    if delta is not None:
+        delta = delta / unit
     n, nuisance = observed.n, observed.nuisance
     value = next(iter(nuisance.values()))
     if (
@@ -953,7 +1006,7 @@ def mde_for_sample(
             DegenerateDataWarning,
             stacklevel=2,
         )
-        return _degenerate_sample_result(spec0, observed, target, delta)
+        return _sample_in_units(_degenerate_sample_result(spec0, observed, target, delta), unit)
 
     opts: dict[str, Any] = dict(
         design=design, power=target, alpha=alpha, method=method, alternative=alternative, **nuisance
@@ -991,7 +1044,18 @@ def mde_for_sample(
             )
         else:
             req = required_n(delta, **opts)
-    return SamplePowerResult(mde, req, observed.summary, observed.n_summarised)
+    return _sample_in_units(
+        SamplePowerResult(mde, req, observed.summary, observed.n_summarised), unit
+    )
+
+
+def _sample_in_units(result: SamplePowerResult, unit: float) -> SamplePowerResult:
+    """A :func:`mde_for_sample` result computed on scores divided by ``unit``, back in
+    the scores' units."""
+    if unit == 1.0:
+        return result
+    required = None if result.required is None else _in_units(result.required, unit)
+    return replace(result, mde=_in_units(result.mde, unit), required=required)
 
 
 @dataclass(frozen=True)

@@ -1058,7 +1058,8 @@ def ordered_ranking(
 class _Tests:
     """The compared pairs of :func:`ordered_ranking`, whatever their source: an edge
     ``src[k] -> dst[k]`` ("src is not shown better than dst" when one-sided) with its
-    adjusted p-value ``p[k]``."""
+    adjusted p-value ``p[k]`` and, from a comparison result, its decision
+    ``significant[k]`` (else ``p <= alpha``, :func:`reportgen.stats.multiplicity.rejects`)."""
 
     names: tuple[str, ...]
     order: str
@@ -1067,6 +1068,12 @@ class _Tests:
     src: np.ndarray
     dst: np.ndarray
     p: np.ndarray
+    significant: np.ndarray | None = None
+
+    def decided(self) -> np.ndarray:
+        from reportgen.stats.multiplicity import rejects
+
+        return self.significant if self.significant is not None else rejects(self.p, self.alpha)
 
 
 def _tests_of_result(
@@ -1115,6 +1122,8 @@ def _tests_of_result(
         src,
         dst,
         np.asarray(res.p_adjusted, dtype=np.float64),
+        # the comparisons' own decisions (an approximate pair is never significant)
+        np.asarray(res.significant(), dtype=bool) if alpha is None else None,
     )
 
 
@@ -1175,7 +1184,7 @@ def _nonsignificant_edges(tests: _Tests, perm: np.ndarray) -> list[tuple[int, in
     pos = np.empty(len(perm), dtype=np.int64)
     pos[perm] = np.arange(len(perm))
     directed = tests.alternative != "two-sided"
-    nonsig = ~(tests.p <= tests.alpha)
+    nonsig = ~tests.decided()
     source, target = pos[tests.src[nonsig]], pos[tests.dst[nonsig]]
     if not directed:
         swap = target < source

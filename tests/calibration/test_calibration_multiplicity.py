@@ -44,6 +44,10 @@ FAST = [
     ("hmp/equicorrelated-0.9/L=50", 20000),
     ("hmp/groups/45x4", 10000),
     ("hmp/ranking/k=5/lists=3", 300),
+    # issue 41: the false coverage rate of the FCR-adjusted intervals (BH, BY)
+    ("fdr/fcr/fdr_bh/m=10/spread", 2000),
+    ("fdr/fcr/fdr_bh/m=3/null", 2000),
+    ("fdr/fcr/fdr_by/m=10/one-better", 2000),
 ]
 
 

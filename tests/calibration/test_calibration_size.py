@@ -36,6 +36,13 @@ def _describe(row: V.Row) -> str:
 
 # fast subset: (key, replications); each must be inside its bounds
 FAST = [
+    # issue 41: robust estimands under their own null, and the mean never called
+    # significant on an approximation (flagged skewed comparisons are not)
+    ("size/robust/trimmed/rareloss/n=100", 10000),
+    ("size/robust/trimmed/lognormal-loss/n=200", 10000),
+    ("size/robust/hodges-lehmann/rareloss/n=30", 1000),
+    ("size/robust/mean-decisions/lognormal-loss/n=30", 4000),
+    ("size/robust/mean-decisions/rareloss/n=100", 4000),
     ("size/paired-continuous/auto/normal/n=30", 4000),
     ("size/paired-continuous/auto/judge/n=30", 2000),
     ("size/paired-continuous/permutation/t3/n=30", 1000),
@@ -75,14 +82,17 @@ def test_size_fast_subset_inside_monte_carlo_bounds(key, reps):
 
 
 def test_size_bootstrap_small_n_against_closed_form():
-    # closed form: the null-shifted bootstrap test of a mean behaves like a z test with
-    # the plug-in SD, size P(|t_{n-1}| > 1.96 sqrt((n-1)/n)) = 0.0959 at n = 10
+    # closed form: the null-shifted bootstrap test of a mean alone behaves like a z test
+    # with the plug-in SD, size P(|t_{n-1}| > 1.96 sqrt((n-1)/n)) = 0.0959 at n = 10;
+    # issue 41: up to 16 non-zero differences a bootstrap p below alpha stands only if
+    # the exact sign-flip test agrees, which brings it within alpha
     n = 10
-    expected = 2 * stats.t.sf(1.959964 * math.sqrt((n - 1) / n), n - 1)
+    alone = 2 * stats.t.sf(1.959964 * math.sqrt((n - 1) / n), n - 1)
+    assert alone == pytest.approx(0.0959, abs=1e-4)
     row = _row("size/paired-continuous/bootstrap/normal/n=10", 1500)
-    se = math.sqrt(expected * (1 - expected) / row.estimate.reps)
-    assert abs(row.estimate.value - expected) < 4 * se, _describe(row)
-    assert row.status == "outside, explained"
+    assert row.estimate.value <= row.high, _describe(row)
+    se = math.sqrt(alone * (1 - alone) / row.estimate.reps)
+    assert row.estimate.value < alone - 4 * se, _describe(row)
 
 
 def test_size_permutation_behrens_fisher_against_closed_form():
@@ -101,15 +111,23 @@ def test_size_permutation_behrens_fisher_against_closed_form():
 def test_size_two_proportion_z_against_exact_enumeration(p, n, reps):
     # brute-force enumeration of every (k_a, k_b) table with binomial weights (scipy):
     # the pooled z test rejects with probability 0.0090 at p = 0.9, n = 10 (conservative)
-    # and 0.0560 at p = 0.5, n = 100 (slightly liberal on the lattice)
+    # and 0.0560 at p = 0.5, n = 100 (slightly liberal on the lattice); issue 41: never
+    # where no exact test could reject with these margins (the two most extreme tables,
+    # scipy's hypergeometric pmf, have a two-sided p above alpha): 0.0015 at p = 0.9
     k = np.arange(n + 1)
     ka, kb = np.meshgrid(k, k, indexing="ij")
     pooled = (ka + kb) / (2 * n)
     with np.errstate(all="ignore"):
         z = (ka - kb) / n / np.sqrt(pooled * (1 - pooled) * 2 / n)
         pv = np.where((pooled == 0) | (pooled == 1), 1.0, 2 * stats.norm.sf(np.abs(z)))
+    total = ka + kb
+    floor = np.where(
+        (total == 0) | (total == 2 * n),
+        1.0,
+        np.minimum(1.0, 2 * stats.hypergeom.pmf(np.minimum(total, n), 2 * n, total, n)),
+    )
     w = np.outer(stats.binom.pmf(k, n, p), stats.binom.pmf(k, n, p))
-    exact = float(w[pv <= 0.05].sum())
+    exact = float(w[(pv <= 0.05) & (floor <= 0.05)].sum())
     row = _row(f"size/unpaired-binary/auto/p={p}/n={n}", reps)
     se = math.sqrt(exact * (1 - exact) / row.estimate.reps)
     assert abs(row.estimate.value - exact) < 4 * se + 1e-3, _describe(row)

@@ -52,7 +52,8 @@ def test_direction_override_wins_over_name_and_config(scores: Path) -> None:
     )
     assert table.metrics["wer"].direction == "higher"
     assert table.metrics["bleu"].direction == "lower"  # over the config's "higher"
-    assert {m.direction_source for m in table.metrics.values()} == {"config"}
+    # issue 41: a direction given by flag says so (it was shown as "config")
+    assert {m.direction_source for m in table.metrics.values()} == {"flag"}
 
 
 def test_a_json_list_is_read_as_the_tuple_and_the_last_override_wins() -> None:
@@ -75,7 +76,7 @@ def test_cli_direction_and_metric_suffix(scores: Path, capsys: pytest.CaptureFix
         assert main(["inspect", str(scores), *flags]) == 0
         out = capsys.readouterr().out
         assert "inferred from the name" not in out
-        assert "higher is better (config)" in out
+        assert "higher is better (flag)" in out  # issue 41: the source is the flag
     assert main(["inspect", str(scores), "--direction", "wer=up"]) == 2
     err = capsys.readouterr().err
     assert "'wer=up' is not METRIC=lower or METRIC=higher" in err and "Traceback" not in err

@@ -18,6 +18,8 @@ LOWER = [
 HIGHER = [
     "accuracy", "acc", "f1", "exact_match", "bleu", "rouge_l", "pass@1", "terminal",
     "timeliness", "errands", "costume", "recall", "score", "tokens_per_second",
+    # issue 41: a word of absence names a good thing
+    "error_free_rate", "errorFree", "no_error", "non_error_share", "loss_free", "zero_error",
 ]  # fmt: skip
 
 

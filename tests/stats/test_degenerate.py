@@ -15,13 +15,16 @@ from scipy import stats
 from reportgen.errors import DegenerateDataWarning
 from reportgen.stats._degenerate import (
     edgeworth_size_error,
+    hypergeometric_floor,
     min_paired_items,
+    min_split_p,
     min_unpaired_items,
     power_of_two_scale,
     sample_skewness,
     sign_flip_constant_p,
     skew_flags,
     split_constant_p,
+    split_counts,
 )
 from reportgen.stats.pairwise import compare_paired, compare_unpaired
 
@@ -75,6 +78,54 @@ def test_split_constant_p_against_brute_force_enumeration(na, nb, alternative):
         ref = _brute_split(np.full(na, ca), np.full(nb, cb), alternative)
         got = split_constant_p(np.array([na]), np.array([nb]), np.array([ca - cb]), alternative)
         assert got[0] == pytest.approx(ref)
+
+
+def test_split_counts_against_math_comb():
+    # math.comb: the exact integer count of splits, rounded once to a float (the old
+    # routine); exact where the smaller sample has at most 30 items, a relative 1e-8
+    # beyond (log-gamma of millions of items), inf where the integer overflows a float
+    rng = np.random.default_rng(7)
+    sizes = [(0, 0), (1, 39), (39, 1), (3, 3), (30, 10**6), (31, 31), (14042, 14042)]
+    sizes += [(int(rng.integers(0, 40)), int(rng.integers(0, 3000))) for _ in range(300)]
+    sizes += [(int(rng.integers(31, 900)), int(rng.integers(31, 10**6))) for _ in range(300)]
+    a = np.array([x for x, _ in sizes])
+    b = np.array([y for _, y in sizes])
+    got = split_counts(a, b)
+    for k, (x, y) in enumerate(sizes):
+        try:
+            ref = float(math.comb(x + y, x))
+        except OverflowError:
+            ref = math.inf
+        if min(x, y) <= 30 or math.isinf(ref):
+            assert got[k] == ref, (x, y)
+        else:
+            assert got[k] == pytest.approx(ref, rel=1e-8), (x, y)
+    # a split p-value exactly at a level stays at it: 1/40 at alpha = 0.025 is reachable
+    floor = min_split_p(np.array([1]), np.array([39]), "greater")
+    assert floor[0] == 0.025
+
+
+def test_min_split_p_against_brute_force_and_the_old_comb_routine():
+    # the old routine: c / float(math.comb(n_a + n_b, n_a)) pair by pair; brute force
+    # over the splits of two separated samples where they are few
+    rng = np.random.default_rng(8)
+    n_a = np.concatenate([rng.integers(1, 8, 40), rng.integers(1, 20000, 40)])
+    n_b = np.concatenate([rng.integers(1, 8, 40), rng.integers(1, 20000, 40)])
+    for alternative in ("two-sided", "greater", "less"):
+        got = min_split_p(n_a, n_b, alternative)
+        for k in range(len(n_a)):
+            x, y = int(n_a[k]), int(n_b[k])
+            c = 2.0 if alternative == "two-sided" and x == y else 1.0
+            try:
+                old = min(1.0, c / float(math.comb(x + y, x)))
+            except OverflowError:
+                old = 0.0
+            assert got[k] == pytest.approx(old, rel=1e-8, abs=0.0), (x, y, alternative)
+            if x + y <= 9 and k < 40:
+                a_s, b_s = np.arange(x) + 100.0, np.arange(y, dtype=float)
+                if alternative == "less":
+                    a_s, b_s = -a_s, b_s
+                assert got[k] == pytest.approx(_brute_split(a_s, b_s, alternative))
 
 
 @pytest.mark.parametrize("alpha", [0.1, 0.05, 0.01, 0.001])
@@ -140,7 +191,19 @@ def test_constant_difference_gets_exact_sign_flip_p_against_enumeration(n, metho
     # brute force: every sign vector of n equal differences of 0.1
     assert r.p_value[0] == pytest.approx(_brute_sign_flip(np.full(n, 0.1), "two-sided"))
     assert r.p_value[0] >= 2.0**-n * 2 - 1e-15
-    assert r.ci_low[0] == pytest.approx(0.1) and r.ci_high[0] == pytest.approx(0.1)
+    # its interval inverts the same exact test (brute force over shifts): every shift
+    # is kept while 2/2^n is above the interval's level (unbounded, not a point), else
+    # only the difference itself is
+    kept = [
+        d
+        for d in (-1.0, 0.0, 0.05, 0.1, 0.15, 1.0)
+        if _brute_sign_flip(np.full(n, 0.1) - d, "two-sided") > 0.05
+    ]
+    if 2.0 ** (1 - n) > 0.05:
+        assert len(kept) == 6 and np.isnan(r.ci_low[0]) and np.isnan(r.ci_high[0])
+    else:
+        assert kept == [0.1]
+        assert r.ci_low[0] == pytest.approx(0.1) and r.ci_high[0] == pytest.approx(0.1)
     assert "same difference" in r.pair_notes[0] or n < 6
 
 
@@ -317,7 +380,11 @@ def test_bootstrap_t_p_and_interval_against_explicit_loop():
     b = rng.normal(size=n)
     a = b + 0.35 - (rng.lognormal(size=n) - np.exp(0.5))
     r = compare_paired(np.column_stack([a, b]), n_resamples=40_000, rng=3)
-    assert r.skewed[0] and "studentized bootstrap" in r.test
+    assert r.skewed[0] and "studentized bootstrap" in r.test_of(0)
+    # the mean of so skewed differences is not decidable from 40 items (issue 41):
+    # approximate, never significant, whatever its p
+    assert r.approximate[0] and not r.significant()[0]
+    assert r.note(0).startswith("approximate (skewed)")
     d = a - b
     t_star = _loop_bootstrap_t(d, np.random.default_rng(4), 40_000)
     t = d.mean() / (d.std(ddof=1) / np.sqrt(n))
@@ -333,7 +400,8 @@ def test_bootstrap_t_p_and_interval_against_explicit_loop():
     assert r.ci_low[0] == pytest.approx(low, abs=0.03 * se * abs(q[1]))
     assert r.ci_high[0] == pytest.approx(high, abs=0.03 * se * abs(q[0]))
     # and the bootstrap-t side by itself (the private helper) against the loop
-    from reportgen.stats.pairwise import _bootstrap_t, _options_iv
+    from reportgen.stats._pair_checks import _bootstrap_t
+    from reportgen.stats.pairwise import _options_iv
 
     opts = _options_iv(method="auto", order="all-pairs", alternative="two-sided",
                        correction="none", alpha=0.05, confidence=0.95, n_resamples=40_000,
@@ -443,3 +511,90 @@ def test_studentized_replicates_against_the_plain_expression():
     np.testing.assert_array_equal(got, expected)  # bit for bit, infinities included
     assert np.isinf(got[:, 3]).any()
     assert np.isinf(got[:, 2]).sum() == 0 and np.all(got[:, 2] == 0)  # at the mean: 0
+
+
+# ------------------------------------------------- issue 41: guards on what informs
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        [0.1, 0.11, 0.09, 0.1, 0.12, 0.0, 0.0],  # 7 items, 5 non-zero differences
+        [0.1, 0.11, 0.09, 0.1, 0.12, 0.0],  # 6 items, 5 non-zero
+        [0.1] * 7 + [-0.1],  # 8 items: t p = 0.02, exact p = 18/256
+    ],
+    ids=["7-items-5-nonzero", "6-items-5-nonzero", "8-items-7-up-1-down"],
+)
+def test_issue_41_nonzero_differences_guard_against_enumeration(d):
+    # brute force over the sign vectors of the differences: the exact sign-flip p; the
+    # paired t test alone called each of these significant
+    d = np.array(d)
+    x = np.arange(len(d), dtype=float)
+    r = compare_paired(np.column_stack([x + d, x]))
+    ref = _brute_sign_flip(d, "two-sided")
+    assert ref > 0.05
+    assert stats.ttest_rel(x + d, x).pvalue < 0.05  # scipy: what t alone says
+    assert r.p_value[0] == pytest.approx(ref) and not r.significant()[0]
+    assert "sign-flip" in r.test_of(0)
+    if (d == 0).any():
+        assert "at least 6 non-zero differences are needed" in r.note(0)
+
+
+def test_paired_binary_few_discordant_items_note_against_binomtest():
+    # 0/1 scores: the information is in the discordant items; 5 of 40 cannot reach 0.05
+    # (scipy binomtest: the exact McNemar p of 5 wins and 0 losses is 0.0625)
+    a = np.zeros(40)
+    b = np.zeros(40)
+    a[:5] = 1.0
+    a[10:30] = b[10:30] = 1.0
+    r = compare_paired(np.column_stack([a, b]))
+    assert r.p_value[0] == pytest.approx(stats.binomtest(5, 5).pvalue)
+    assert not r.significant()[0]
+    assert "only 5 of 40 items are discordant" in r.note(0)
+    assert "at least 6 discordant items are needed" in r.note(0)
+
+
+def test_unpaired_binary_few_successes_against_fisher_exact():
+    # 4 successes among 2 x 1,000 items, all in A: the pooled z test says p = 0.0455,
+    # but no exact test can go below 0.125 with these margins (scipy fisher_exact)
+    a = np.zeros(1000)
+    a[:4] = 1.0
+    b = np.zeros(1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        r = compare_unpaired([a, b])
+    fisher = stats.fisher_exact([[4, 996], [0, 1000]]).pvalue
+    assert fisher > 0.05
+    assert r.p_value[0] == pytest.approx(fisher) and not r.significant()[0]
+    assert r.test_of(0) == "label-shuffle permutation (exact, hypergeometric)"
+    assert "only 4 scores of 1 among the 2000 items" in r.note(0)
+    # and plenty of them: the z test as before
+    a[:400] = 1.0
+    b[:300] = 1.0
+    r = compare_unpaired([a, b])
+    assert r.test_of(0) == "two-proportion z" and r.significant()[0]
+
+
+def test_hypergeometric_floor_against_brute_force_tables():
+    # the smallest p over every table with the same margins (scipy fisher_exact of each)
+    for k, na, nb in [(4, 10, 12), (3, 5, 30), (7, 9, 9), (2, 3, 3)]:
+        tables = [
+            [[x, na - x], [k - x, nb - (k - x)]] for x in range(max(0, k - nb), min(k, na) + 1)
+        ]
+        for alternative in ("two-sided", "greater", "less"):
+            ref = min(stats.fisher_exact(t, alternative=alternative).pvalue for t in tables)
+            got = hypergeometric_floor(np.array([k]), np.array([na]), np.array([nb]), alternative)
+            assert got[0] == pytest.approx(ref), (k, na, nb, alternative)
+
+
+def test_two_sided_count_guard_shortcut_against_the_exact_floor():
+    # compare_unpaired skips the exact floor of two-sided tests when each score and each
+    # group has at least 64 items: the floor (scipy hypergeometric at the extreme
+    # tables) is then far below any alpha, so the skip cannot change a decision
+    from reportgen.stats._pair_checks import RARE_SCORES
+
+    rng = np.random.default_rng(64)
+    n_a = rng.integers(RARE_SCORES, 5000, 3000)
+    n_b = rng.integers(RARE_SCORES, 5000, 3000)
+    k = np.array([rng.integers(RARE_SCORES, a + b - RARE_SCORES + 1) for a, b in zip(n_a, n_b)])
+    assert hypergeometric_floor(k, n_a, n_b, "two-sided").max() < 1e-15

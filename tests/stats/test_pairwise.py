@@ -449,7 +449,10 @@ def test_paired_degenerate_identical_and_constant_difference():
     flips = np.array(list(itertools.product([-1, 1], repeat=3)))
     exact = np.mean(np.abs(flips @ np.full(3, -1.0)) >= 3)
     assert r.p_value[shift] == exact == 0.25 and r.statistic[shift] == -np.inf
-    assert r.ci_low[shift] == r.ci_high[shift] == -1.0
+    # issue 41: its interval is the exact sign-flip one, not the point -1: with 3 items
+    # no shift is rejected at 95% (2/2^3 > 0.05), so it is unbounded
+    assert np.isnan(r.ci_low[shift]) and np.isnan(r.ci_high[shift])
+    assert r.test_of(shift) == "paired sign-flip permutation (exact)"
 
 
 def test_paired_fewer_than_two_items():
@@ -560,7 +563,7 @@ def test_same_seed_same_numbers(continuous):
 def test_column_nanquantiles_against_numpy_nanquantile():
     # reference: np.nanquantile(M, q, axis=0), bit for bit, with columns free of NaN,
     # with some NaN, all NaN, and constant
-    from reportgen.stats.pairwise import _column_nanquantiles
+    from reportgen.stats._pair_checks import _column_nanquantiles
 
     rng = np.random.default_rng(8)
     for nan_share in (0.0, 0.0002, 0.01):

@@ -42,7 +42,9 @@ def test_required_n_tiny_effects_bounded_against_connor_closed_form(delta):
     assert took < 10  # was > 60 s (0.001) and 3 GB (1e-4)
     assert r.method == "normal"
     # Connor (1987), solved by scipy's brentq
-    assert r.n == pytest.approx(_connor_n(delta, 0.2), rel=1e-8)
+    # issue 41: whole items, the closed form's root rounded up (1,569,769.74 -> 1,569,770)
+    root = _connor_n(delta, 0.2)
+    assert r.n == int(r.n) and math.ceil(root * (1 - 1e-8)) <= r.n <= math.ceil(root * (1 + 1e-8))
 
 
 def test_exact_and_normal_power_agree_where_the_switch_happens():

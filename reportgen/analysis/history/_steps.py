@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from reportgen.analysis.ledger.claims import Interval, interval_kind
+from reportgen.analysis.ledger.claims import Interval
 from reportgen.errors import InputError
-from reportgen.stats.multiplicity import adjust_pvalues, compatible_intervals, decision_levels
+from reportgen.stats.multiplicity import adjust_pvalues, interval_plan
 from reportgen.stats.pairwise import compare_paired, compare_unpaired
 from reportgen.stats.summary_tests import z_test_from_intervals
 
@@ -231,12 +231,11 @@ def adjust_step(
 ) -> list[tuple[float | None, Interval]]:
     """The tests of one step of the history adjusted as one family with ``correction``
     at ``alpha``: per test the adjusted p-value and the interval that agrees with it
-    (it excludes 0 exactly when the adjusted p-value is at most ``alpha``,
-    :func:`reportgen.stats.multiplicity.compatible_intervals`), with its level and the
-    kind the correction's intervals have
-    (:func:`reportgen.analysis.ledger.interval_kind`: step-down compatible for Holm
-    and Holm-Šidák, simultaneous for Bonferroni and Šidák, FCR for BH and BY,
-    unadjusted in a family of one).
+    (it excludes 0 exactly when the adjusted p-value is at most ``alpha``), made by the
+    family's plan (:func:`reportgen.stats.multiplicity.interval_plan`: step-down
+    compatible for Holm and Holm-Šidák, a rejected change getting only its sign unless
+    all are rejected; simultaneous for Bonferroni and Šidák; FCR for BH and BY;
+    unadjusted in a family of one), with the level of its bound toward 0 and its kind.
 
     The marginal intervals are carried to each test's decision level from the first
     test's level (one step's tests share the later report's confidence)."""
@@ -244,21 +243,21 @@ def adjust_step(
         return []
     p = np.asarray([np.nan if t.p_value is None else t.p_value for t in tests], dtype=float)
     adjusted = adjust_pvalues(p, method=correction)  # type: ignore[arg-type]
-    levels = decision_levels(p, alpha=alpha, method=correction)  # type: ignore[arg-type]
+    plan = interval_plan(p, alpha=alpha, method=correction)  # type: ignore[arg-type]
+    levels = plan.level
 
     def col(values: Sequence[float | None]) -> np.ndarray:
         return np.asarray([np.nan if v is None else v for v in values], dtype=float)
 
     confidence = tests[0].marginal.level or (1.0 - alpha)
-    low, high = compatible_intervals(
+    low, high = plan.intervals(
         col([t.diff for t in tests]),
         p,
-        levels,
         ci_low=col([t.marginal.low for t in tests]),
         ci_high=col([t.marginal.high for t in tests]),
         confidence=confidence,
     )
-    kind = interval_kind(correction, len(tests))
+    kind = plan.kind
     out = []
     for k in range(len(tests)):
         level = None if np.isnan(levels[k]) else float(1.0 - levels[k])

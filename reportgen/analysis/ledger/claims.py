@@ -29,7 +29,6 @@ import numpy as np
 
 from reportgen import format as fmt
 from reportgen.names import (
-    CORRECTION_INTERVAL_KINDS,
     CORRECTION_NAMES,
     ESTIMAND_NAMES,
     INTERVAL_KIND_NAMES,
@@ -48,10 +47,11 @@ def interval_kind(correction: str, family_size: int) -> IntervalKind:
     """The kind of the intervals that agree with ``correction``'s decisions in a family
     of ``family_size`` comparisons (a family of one is unadjusted whatever the
     correction): what a results.json written before intervals carried their kind
-    holds."""
-    if family_size <= 1:
-        return "unadjusted"
-    return CORRECTION_INTERVAL_KINDS.get(correction, "unadjusted")
+    holds. The one home of the rule is
+    :func:`reportgen.stats.multiplicity.interval_kind`."""
+    from reportgen.stats.multiplicity import interval_kind as kind_of
+
+    return kind_of(correction, family_size)
 
 
 def level_text(level: float) -> str:
@@ -112,6 +112,15 @@ class Interval:
     def one_sided(self) -> bool:
         return (self.low is None) != (self.high is None)
 
+    @property
+    def sign_only(self) -> bool:
+        """Whether the interval says only the sign of the difference: one-sided, bounded
+        at 0 (a rejected comparison of a step-down family that did not reject all,
+        Strassburger & Bretz 2008; results.json writes the bound as the smallest
+        positive number, so that it excludes 0)."""
+        bound = self.low if self.high is None else self.high
+        return self.one_sided and bound is not None and abs(bound) < 1e-300
+
     def flipped(self) -> Interval:
         """The interval of the negated difference."""
         low = None if self.high is None else -self.high
@@ -120,10 +129,12 @@ class Interval:
 
     def text(self, *, proportion: bool) -> str:
         """The bounds with signs, in the metric's units without the unit (points for
-        proportions): ``[+0.6, +5.6]``, ``≥ +2.1``, ``≤ −0.4``; ``unbounded`` when
-        neither side is bounded."""
+        proportions): ``[+0.6, +5.6]``, ``≥ +2.1``, ``≤ −0.4``, ``> 0`` for the sign only;
+        ``unbounded`` when neither side is bounded."""
         if self.low is None and self.high is None:
             return "unbounded"
+        if self.sign_only:  # the sign only: "> 0" (or "< 0"), never "≥ 0.0"
+            return "> 0" if self.high is None else "< 0"
         if self.high is None:
             return "≥ " + fmt.difference(self.low, proportion=proportion).removesuffix(" pts")
         if self.low is None:
@@ -278,6 +289,17 @@ class Claim:
         interval = self.adjusted.text(proportion=self.proportion)
         return f"{self.delta_text()}, {self.interval_label()} {interval}"
 
+    def interval_text(self) -> str:
+        """The interval beside Δ in a sentence: the decided one (``[+0.6, +5.6]``), or,
+        when it gives only the sign, the marginal one with the sign decided
+        (``[+4.8, +8.9], adjusted > 0``), so the reader still sees how precise Δ is."""
+        p = self.proportion
+        if self.adjusted.sign_only:
+            return (
+                f"{self.marginal.text(proportion=p)}, adjusted {self.adjusted.text(proportion=p)}"
+            )
+        return self.adjusted.text(proportion=p)
+
     def p_text(self) -> str:
         """``p adj. = 0.010`` (or ``p = 0.010`` in a family of one)."""
         if self.family_size <= 1 or self.correction == "none":
@@ -294,7 +316,7 @@ class Claim:
             + (" (lower is better)" if self.direction == "lower" else "")
         )
         return [
-            f"Δ {self.delta_text()} {self.adjusted.text(proportion=self.proportion)}",
+            f"Δ {self.delta_text()} {self.interval_text()}",
             self.interval_label(),
             self.p_text(),
             means,

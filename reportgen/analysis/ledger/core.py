@@ -565,6 +565,10 @@ def _ranking(analysis: Analysis) -> OverallRanking | None:
     )
 
 
+#: The interval of a pair whose test has none of its own (Miettinen 1976).
+_TEST_BASED = "test-based interval (Miettinen 1976) where a pair has no interval of its own"
+
+
 def _methods(analysis: Analysis, family: Family) -> tuple[MethodUsed, ...]:
     """Exactly the tests, intervals, correction and margins the claims used."""
     tests: dict[str, list[str]] = {}
@@ -573,6 +577,11 @@ def _methods(analysis: Analysis, family: Family) -> tuple[MethodUsed, ...]:
         assert u.comparisons is not None
         tests.setdefault(u.comparisons.test, []).append(u.name)
         intervals.setdefault(u.comparisons.ci_method, []).append(u.name)
+        c = u.comparisons
+        if np.any(np.isfinite(np.asarray(c.p_value, dtype=float)) & ~np.isfinite(c.ci_low)):
+            # where a pair has no marginal interval, its adjusted interval is the one
+            # its test implies (reportgen.stats.multiplicity.compatible_intervals)
+            intervals.setdefault(_TEST_BASED, []).append(u.name)
     if analysis.release is not None:
         for v in analysis.release.verdicts:
             units = tests.setdefault(v.test, [])

@@ -268,6 +268,10 @@ _TEST_REFERENCES: tuple[tuple[str, str], ...] = (
         "test on the discordant items)",
     ),
     ("sign test", "Dixon, W. J. & Mood, A. M. (1946). JASA 41(236), 557-566"),
+    (
+        "test-based",
+        "Miettinen, O. S. (1976). American Journal of Epidemiology 103(2), 226-235",
+    ),
     ("Welch", "Welch, B. L. (1947). Biometrika 34(1-2), 28-35"),
     ("Yuen", "Yuen, K. K. (1974). Biometrika 61(1), 165-170"),
     ("Wilcoxon", "Wilcoxon, F. (1945). Biometrics Bulletin 1(6), 80-83"),

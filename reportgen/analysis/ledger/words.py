@@ -17,7 +17,7 @@ from reportgen.analysis.leaders import BenchmarkLeader, Leaders, RankingLeader
 from reportgen.analysis.ledger.claims import Claim
 from reportgen.analysis.ledger.core import Ledger, OverallRanking, UnitLedger
 from reportgen.analysis.ledger.ties import tie_labels
-from reportgen.analysis.release import ReleaseComparison, ReleaseVerdict
+from reportgen.analysis.release import UNDECIDABLE, ReleaseComparison, ReleaseVerdict
 from reportgen.names import CORRECTION_NAMES
 from reportgen.plaintext import count, n_of, verb
 from reportgen.sentences import Name, Part, Sentence, joined
@@ -153,7 +153,7 @@ def _pair_numbers(claim: Claim) -> str:
     off."""
     p = claim.proportion
     means = f"{fmt.value(claim.mean_a, proportion=p)} vs {fmt.value(claim.mean_b, proportion=p)}"
-    return f"{means}, {claim.delta_text()} {claim.adjusted.text(proportion=p)}, {claim.p_text()}"
+    return f"{means}, {claim.delta_text()} {claim.interval_text()}, {claim.p_text()}"
 
 
 def _unit_line(unit: UnitLedger) -> Sentence | None:
@@ -168,7 +168,7 @@ def _unit_line(unit: UnitLedger) -> Sentence | None:
     runner_value = fmt.value(second.mean, proportion=unit.proportion)
     if claim is None:
         return Sentence.of(head, "; runner-up ", Name(second.system), f" at {runner_value}.")
-    delta = f"{claim.delta_text()} {claim.adjusted.text(proportion=unit.proportion)}"
+    delta = f"{claim.delta_text()} {claim.interval_text()}"
     if claim.approximate:
         return Sentence.of(
             head,
@@ -345,7 +345,7 @@ def gaps_line(units: Sequence[UnitLedger], top: int = 3) -> Sentence | None:
             Name(c.system_a),
             " over ",
             Name(c.system_b),
-            f" on {unit.name} ({c.delta_text()} {c.adjusted.text(proportion=c.proportion)})",
+            f" on {unit.name} ({c.delta_text()} {c.interval_text()})",
         )
         for _, unit, c in found[:top]
     ]
@@ -466,6 +466,9 @@ def _judged(v: ReleaseVerdict, one_metric: bool) -> str:
     """``MBPP (+0.5 pts; a loss over 2.0 pts ruled out)``: a verdict at a margin, or an
     inconclusive one for skewed differences."""
     diff = fmt.difference(v.diff, proportion=v.proportion)
+    if v.undecidable:  # a mean on heavily skewed differences: no verdict, at any margin
+        why = (v.note or UNDECIDABLE).removeprefix("inconclusive: ")
+        return f"{_where(v, one_metric)} ({diff}; {why})"
     if v.margin is None:  # inconclusive without a margin: not decidable (its note says why)
         return f"{_where(v, one_metric)} ({diff}{_flags(v)})"
     ruled = "ruled out" if v.verdict == "non-inferior" else "not ruled out"
@@ -643,7 +646,7 @@ def release_headline(comparison: ReleaseComparison) -> str:
         v = c.inconclusive[0]
         what = (
             "a loss over the margin is not ruled out on"
-            if v.margin is not None
+            if v.margin is not None and not v.undecidable
             else "not decidable on"
         )
         return (

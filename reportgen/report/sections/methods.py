@@ -121,6 +121,7 @@ _METHOD_REFERENCES = (
     ("wilson", "Wilson (1927)"),
     ("bootstrap", "Efron & Tibshirani (1993)"),
     ("bca", "Efron & Tibshirani (1993)"),
+    ("test-based", "Miettinen (1976)"),
 )
 
 #: The words of the report a reader may not know.
@@ -222,7 +223,6 @@ def methods(report: Report) -> HTMLBlock | None:
         )
         for key in _correction_keys(family.correction):
             cite(key)
-        cite("Miettinen (1976)")
         text.append(
             f"Multiplicity: {family.describe()}; the interval beside each decision is "
             f"{family.intervals_text()}."
