@@ -191,7 +191,7 @@ def test_compare_two_systems_prints_claims(capsys):
     # the family first (each dataset × metric alone: one comparison, no adjustment),
     # then one claim per dataset × metric
     assert (
-        lines[0] == "family: within each dataset × metric, 1 comparison: no adjustment (α = 0.05)"
+        lines[0] == "family: within each dataset × metric, 1 comparison: no adjustment, α = 0.05"
     )
     assert len(lines) == 14
     # edit_distance is lower-is-better: the better system first, and its negative Δ

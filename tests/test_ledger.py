@@ -162,3 +162,25 @@ def test_methods_cite_the_test_based_interval_only_where_it_was_used(example):
     based = [m for m in ledger.methods if m.kind == "interval" and "Miettinen" in m.name]
     assert [m.units for m in based] == [(unit.name,)]
     assert "Miettinen" in based[0].reference
+
+
+def test_sign_only_intervals_are_the_step_down_ones_and_read_as_the_sign(example):
+    # Strassburger & Bretz (2008): in a Holm(-Šidák) family that does not reject every
+    # hypothesis, a rejected comparison's compatible interval is (0, ∞) (or (−∞, 0)):
+    # its text is the sign with the marginal interval beside it, labelled; an
+    # unadjusted one-sided bound that happens to sit at 0 stays a bound ("≥ 0.0")
+    from reportgen.analysis.ledger.claims import Interval
+
+    analysis = analyze(example, AnalysisOptions(seed=1, n_resamples=199))
+    claims = [c for u in analysis.ledger.units for c in (u.claims or ())]
+    signed = [c for c in claims if c.adjusted.sign_only]
+    assert signed, "the example's Holm-Šidák families reject some but not all"
+    for c in signed:
+        assert c.significant and c.adjusted.kind == "step-down compatible"
+        bound = c.adjusted.low if c.adjusted.high is None else c.adjusted.high
+        assert bound == (np.nextafter(0.0, 1.0) if c.adjusted.high is None else -np.nextafter(0.0, 1.0))
+        text = c.interval_text()
+        assert text.startswith(c.delta_text() + ", 95% CI [")
+        assert text.endswith("step-down CI > 0" if c.adjusted.high is None else "step-down CI < 0")
+    at_zero = Interval(np.nextafter(0.0, 1.0), None, 0.975)
+    assert not at_zero.sign_only and at_zero.text(proportion=True) == "≥ 0.0"

@@ -118,6 +118,8 @@ class Interval:
         at 0 (a rejected comparison of a step-down family that did not reject all,
         Strassburger & Bretz 2008; results.json writes the bound as the smallest
         positive number, so that it excludes 0)."""
+        if self.kind != "step-down compatible":
+            return False  # another interval's end at 0 is a bound like any other
         bound = self.low if self.high is None else self.high
         return self.one_sided and bound is not None and abs(bound) < 1e-300
 
@@ -135,10 +137,12 @@ class Interval:
             return "unbounded"
         if self.sign_only:  # the sign only: "> 0" (or "< 0"), never "≥ 0.0"
             return "> 0" if self.high is None else "< 0"
-        if self.high is None:
-            return "≥ " + fmt.difference(self.low, proportion=proportion).removesuffix(" pts")
-        if self.low is None:
-            return "≤ " + fmt.difference(self.high, proportion=proportion).removesuffix(" pts")
+        bound = self.low if self.high is None else self.high if self.low is None else None
+        if bound is not None:
+            # an end just off 0 (it excludes 0 by its sign alone) shows as 0, as in
+            # fmt.interval
+            shown = fmt.difference(0.0 if abs(bound) < 1e-300 else bound, proportion=proportion)
+            return ("≥ " if self.high is None else "≤ ") + shown.removesuffix(" pts")
         return fmt.interval(self.low, self.high, proportion=proportion, signed=True)
 
     def short_label(self) -> str:
@@ -290,15 +294,19 @@ class Claim:
         return f"{self.delta_text()}, {self.interval_label()} {interval}"
 
     def interval_text(self) -> str:
-        """The interval beside Δ in a sentence: the decided one (``[+0.6, +5.6]``), or,
-        when it gives only the sign, the marginal one with the sign decided
-        (``[+4.8, +8.9], adjusted > 0``), so the reader still sees how precise Δ is."""
+        """The difference and the interval beside it in a sentence: ``+6.9 pts [+4.8,
+        +8.9]`` (the decided interval), or, when that interval gives only the sign, the
+        marginal one labelled, then the sign decided (``+6.9 pts, 95% CI [+4.8, +8.9],
+        step-down CI > 0``), so the reader still sees how precise Δ is and which interval
+        decided."""
         p = self.proportion
         if self.adjusted.sign_only:
             return (
-                f"{self.marginal.text(proportion=p)}, adjusted {self.adjusted.text(proportion=p)}"
+                f"{self.delta_text()}, {self.marginal.short_label()} "
+                f"{self.marginal.text(proportion=p)}, {self.adjusted.short_label()} "
+                f"{self.adjusted.text(proportion=p)}"
             )
-        return self.adjusted.text(proportion=p)
+        return f"{self.delta_text()} {self.adjusted.text(proportion=p)}"
 
     def p_text(self) -> str:
         """``p adj. = 0.010`` (or ``p = 0.010`` in a family of one)."""
@@ -316,7 +324,7 @@ class Claim:
             + (" (lower is better)" if self.direction == "lower" else "")
         )
         return [
-            f"Δ {self.delta_text()} {self.interval_text()}",
+            f"Δ {self.interval_text()}",
             self.interval_label(),
             self.p_text(),
             means,

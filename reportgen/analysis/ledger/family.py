@@ -9,9 +9,9 @@
 Examples
 --------
 >>> Family("dataset × metric", "holm-sidak", "holm-sidak", 0.05, (1,)).describe()
-'within each dataset × metric, 1 comparison: no adjustment (α = 0.05)'
+'within each dataset × metric, 1 comparison: no adjustment, α = 0.05'
 >>> Family("release", "sidak", "holm-sidak", 0.05, (2,)).describe()
-"Šidák over the release's 2 dataset × metric comparisons (α = 0.05)"
+"Šidák over the release's 2 dataset × metric comparisons, α = 0.05"
 """
 
 from __future__ import annotations
@@ -89,23 +89,24 @@ class Family:
         return self.correction != self.requested
 
     def describe(self) -> str:
-        """The family in one phrase: "Šidák over the release's 2 dataset × metric
-        comparisons (α = 0.05)", "Holm-Šidák within each dataset × metric (up to 66
-        comparisons)", "within each dataset × metric, 1 comparison: no adjustment"."""
+        """The family in one phrase, without parentheses (callers put it in theirs):
+        "Šidák over the release's 2 dataset × metric comparisons, α = 0.05",
+        "Holm-Šidák within each dataset × metric, up to 66 comparisons, α = 0.05",
+        "within each dataset × metric, 1 comparison: no adjustment, α = 0.05"."""
         n = self.size
         if self.scope == "release":
             where = f"over the release's {count(n, 'dataset × metric comparison')}"
         elif self.scope == "analysis":
             where = f"across all {count(n, 'comparison')} of the analysis"
         elif n <= 1:
-            return f"within each dataset × metric, 1 comparison: no adjustment (α = {self.alpha:g})"
+            return f"within each dataset × metric, 1 comparison: no adjustment, α = {self.alpha:g}"
         else:
-            where = f"within each dataset × metric (up to {n:,} comparisons)"
+            where = f"within each dataset × metric, up to {n:,} comparisons"
         if self.correction == "none":
-            return f"no correction {where} (α = {self.alpha:g})"
+            return f"no correction {where}, α = {self.alpha:g}"
         if n <= 1:
-            return f"{where}, 1 comparison: no adjustment (α = {self.alpha:g})"
-        return f"{self.name} {where} (α = {self.alpha:g})"
+            return f"{where}, 1 comparison: no adjustment, α = {self.alpha:g}"
+        return f"{self.name} {where}, α = {self.alpha:g}"
 
     def of_unit(self, name: str, size: int) -> str:
         """The family of one dataset × metric's claims, for a console or a caption:

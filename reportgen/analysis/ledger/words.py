@@ -153,7 +153,7 @@ def _pair_numbers(claim: Claim) -> str:
     off."""
     p = claim.proportion
     means = f"{fmt.value(claim.mean_a, proportion=p)} vs {fmt.value(claim.mean_b, proportion=p)}"
-    return f"{means}, {claim.delta_text()} {claim.interval_text()}, {claim.p_text()}"
+    return f"{means}, {claim.interval_text()}, {claim.p_text()}"
 
 
 def _unit_line(unit: UnitLedger) -> Sentence | None:
@@ -168,7 +168,7 @@ def _unit_line(unit: UnitLedger) -> Sentence | None:
     runner_value = fmt.value(second.mean, proportion=unit.proportion)
     if claim is None:
         return Sentence.of(head, "; runner-up ", Name(second.system), f" at {runner_value}.")
-    delta = f"{claim.delta_text()} {claim.interval_text()}"
+    delta = claim.interval_text()
     if claim.approximate:
         return Sentence.of(
             head,
@@ -345,7 +345,7 @@ def gaps_line(units: Sequence[UnitLedger], top: int = 3) -> Sentence | None:
             Name(c.system_a),
             " over ",
             Name(c.system_b),
-            f" on {unit.name} ({c.delta_text()} {c.interval_text()})",
+            f" on {unit.name} ({c.interval_text()})",
         )
         for _, unit, c in found[:top]
     ]

@@ -67,7 +67,7 @@ def summary(report: Report) -> HTMLBlock | None:
                 f"{count(len(table_.metrics), 'metric')} "
                 f"({count(n_units, 'dataset × metric')} compared); "
                 f"{report.confidence:.0%} intervals; a difference is significant when its "
-                f"adjusted p-value is at most α = {ledger.family.alpha:g} (family: "
+                "adjusted p-value is at most α (family: "
                 f"{escape(ledger.family.describe())}). Proportions are shown in percent and "
                 "their differences in percentage points (pts)."
             )
