@@ -190,9 +190,7 @@ def test_compare_two_systems_prints_claims(capsys):
     lines = capsys.readouterr().out.splitlines()
     # the family first (each dataset × metric alone: one comparison, no adjustment),
     # then one claim per dataset × metric
-    assert (
-        lines[0] == "family: within each dataset × metric, 1 comparison: no adjustment, α = 0.05"
-    )
+    assert lines[0] == "family: within each dataset × metric, 1 comparison: no adjustment, α = 0.05"
     assert len(lines) == 14
     # edit_distance is lower-is-better: the better system first, and its negative Δ
     # said to be so (never "better" beside a negative number without it)

@@ -178,7 +178,8 @@ def test_sign_only_intervals_are_the_step_down_ones_and_read_as_the_sign(example
     for c in signed:
         assert c.significant and c.adjusted.kind == "step-down compatible"
         bound = c.adjusted.low if c.adjusted.high is None else c.adjusted.high
-        assert bound == (np.nextafter(0.0, 1.0) if c.adjusted.high is None else -np.nextafter(0.0, 1.0))
+        off_zero = np.nextafter(0.0, 1.0)
+        assert bound == (off_zero if c.adjusted.high is None else -off_zero)
         text = c.interval_text()
         assert text.startswith(c.delta_text() + ", 95% CI [")
         assert text.endswith("step-down CI > 0" if c.adjusted.high is None else "step-down CI < 0")

@@ -203,9 +203,7 @@ def test_history_shows_the_release_verdicts_as_they_are(runs):
 def test_compare_says_what_analyze_says_with_the_same_options(runs):
     lines = runs["compare"].splitlines()
     # the family first: each dataset × metric alone, a family of one, no adjustment
-    assert (
-        lines[0] == "family: within each dataset × metric, 1 comparison: no adjustment, α = 0.05"
-    )
+    assert lines[0] == "family: within each dataset × metric, 1 comparison: no adjustment, α = 0.05"
     table = load(runs["data"])
     analysis = analyze(
         table,
