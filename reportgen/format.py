@@ -213,6 +213,21 @@ def _points(v: float) -> str:
     return text
 
 
+#: The end of an interval that excludes 0 by its sign alone: the smallest positive
+#: float (reportgen.stats.multiplicity writes it so; results.json keeps it exactly).
+OFF_ZERO = 5e-324
+
+
+def off_zero(x: float) -> bool:
+    """Whether ``x`` is an end just off 0 (``±``:data:`OFF_ZERO`), not a number to show:
+    scores of 1e-300 have differences of 1e-301, which are numbers.
+
+    >>> off_zero(5e-324), off_zero(-5e-324), off_zero(2.5e-301), off_zero(0.0)
+    (True, True, False, False)
+    """
+    return abs(x) == OFF_ZERO
+
+
 def interval(low: Any, high: Any, *, proportion: bool, signed: bool = False) -> str:
     """``[low, high]`` in the metric's units (proportions in percent or, with
     ``signed``, percentage points, without the unit); signed adds ``+`` to positive ends.
@@ -233,7 +248,7 @@ def interval(low: Any, high: Any, *, proportion: bool, signed: bool = False) -> 
         if v is None:
             ends.append("–")
             continue
-        if 0 < abs(v) < 1e-300:  # the sign alone: no digits to show
+        if off_zero(v):  # the sign alone: no digits to show
             ends.append("0")
             continue
         text = _points(v) if proportion else number(v, 3)

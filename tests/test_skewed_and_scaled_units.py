@@ -121,6 +121,32 @@ def test_scaled_scores_same_answers_through_the_cli(tmp_path, scale):
         assert p1["mde"] / scale == pytest.approx(p0["mde"], rel=1e-6)
 
 
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_scaled_scores_read_the_same_on_the_console(tmp_path, scale, capsys):
+    # what a reader sees scales too: Δ and its interval from `compare` are the unscaled
+    # ones times the factor (3 significant digits shown); scores of 1e-300 lie in
+    # [0, 1] but are no percentages ("+<0.01 pts, 95% CI [0, 0]" before)
+    import re
+
+    rng = np.random.default_rng(1)
+    rows, scaled = [], []
+    for i in range(40):
+        x = float(rng.normal())
+        for s, v in (("A", 1 + 0.1 * x), ("B", 1.3 + 0.1 * x + 0.2 * float(rng.normal()))):
+            rows.append((s, "d", "m", i, v))
+            scaled.append((s, "d", "m", i, v * scale))
+    shown = []
+    for name, data in (("u.csv", rows), ("s.csv", scaled)):
+        assert main(["compare", "A", "B", str(_write(tmp_path / name, data))]) == 0
+        line = capsys.readouterr().out.splitlines()[-1]
+        m = re.search(r"Δ = (\S+), 95% CI \[(\S+), (\S+)\]", line)
+        assert m, line
+        shown.append([float(g.replace("−", "-")) for g in m.groups()])
+    assert "pts" not in line
+    for unscaled, big in zip(*shown):
+        assert big / scale == pytest.approx(unscaled, rel=5e-3)
+
+
 # ------------------------------------------------------------- skewed units
 
 

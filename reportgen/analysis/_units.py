@@ -393,8 +393,30 @@ def _intervals(
         rng=unit_rng(seed, dataset, metric, stream=1),
         max_memory=options.max_memory,
     )
-    proportion = all(bool(np.all((x >= 0) & (x <= 1))) for x in (s[~np.isnan(s)] for s in samples))
-    return result, binary, proportion
+    return result, binary, _shown_as_percent(samples)
+
+
+#: The largest score below which scores in [0, 1] are not shown in percent: every one
+#: would read "0.0%" (scores of 1e-300, a rate of rare events).
+PERCENT_FLOOR = 0.01
+
+
+def _shown_as_percent(samples: Any) -> bool:
+    """Whether a unit's scores are proportions, shown in percent and their differences
+    in points: every score in [0, 1] and the largest at least :data:`PERCENT_FLOOR`
+    (or all 0: everyone failed). Tiny scores keep their own digits (scale invariance
+    through the outputs: 1e-300 times the scores reads as 1e-300 times the numbers).
+
+    >>> _shown_as_percent([np.array([0.0, 1.0, 1.0])]), _shown_as_percent([np.array([0.2, 0.7])])
+    (True, True)
+    >>> _shown_as_percent([np.array([1e-300, 3e-300])]), _shown_as_percent([np.array([1.2, 0.5])])
+    (False, False)
+    """
+    finite = [s[~np.isnan(s)] for s in samples]
+    if not all(bool(np.all((x >= 0) & (x <= 1))) for x in finite):
+        return False
+    largest = max((float(x.max()) for x in finite if x.size), default=0.0)
+    return largest >= PERCENT_FLOOR or largest == 0.0
 
 
 def _bca_miscalibrated(samples: Any) -> str:

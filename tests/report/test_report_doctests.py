@@ -1,6 +1,7 @@
-"""The docstring examples of reportgen.format and every module of reportgen.report and
-reportgen.charts run and give what they show (the formatting rules, the label cuts, ...);
-a new module is found by pkgutil (subpackages too), so none is left out."""
+"""The docstring examples of reportgen.format and every module of reportgen.report,
+reportgen.charts and reportgen.analysis run and give what they show (the formatting
+rules, the label cuts, the ledger's words, ...); a new module is found by pkgutil
+(subpackages too), so none is left out."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pkgutil
 
 import pytest
 
+import reportgen.analysis
 import reportgen.charts
 import reportgen.report
 
@@ -17,9 +19,11 @@ MODULES = sorted(
     [
         "reportgen.format",  # the formatting rules every layer above the analysis uses
         "reportgen.plaintext",  # names shown safely, counts with their nouns
+        "reportgen.sentences",  # the ledger's sentences in every output's markup
+        "reportgen.names",  # corrections, interval kinds and estimands, named once
         *(
             m.name
-            for package in (reportgen.report, reportgen.charts)
+            for package in (reportgen.report, reportgen.charts, reportgen.analysis)
             for m in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}.")
         ),
     ]

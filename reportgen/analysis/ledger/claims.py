@@ -121,7 +121,7 @@ class Interval:
         if self.kind != "step-down compatible":
             return False  # another interval's end at 0 is a bound like any other
         bound = self.low if self.high is None else self.high
-        return self.one_sided and bound is not None and abs(bound) < 1e-300
+        return self.one_sided and bound is not None and fmt.off_zero(bound)
 
     def flipped(self) -> Interval:
         """The interval of the negated difference."""
@@ -141,7 +141,7 @@ class Interval:
         if bound is not None:
             # an end just off 0 (it excludes 0 by its sign alone) shows as 0, as in
             # fmt.interval
-            shown = fmt.difference(0.0 if abs(bound) < 1e-300 else bound, proportion=proportion)
+            shown = fmt.difference(0.0 if fmt.off_zero(bound) else bound, proportion=proportion)
             return ("≥ " if self.high is None else "≤ ") + shown.removesuffix(" pts")
         return fmt.interval(self.low, self.high, proportion=proportion, signed=True)
 
