@@ -312,7 +312,7 @@ def test_stored_release_verdict_shown_as_results_json_holds_it(release_ledgers):
     history = analyse_history(releases, order="given", tables=lambda r: "not asked")
     for c in history.changes:
         row = rows[c.metric]
-        assert (c.method, c.source) == ("stored", "v2 (release verdict)")
+        assert (c.method, c.source) == ("stored", "v2's release verdict")
         assert (c.verdict, c.p_value, c.p_adjusted, c.correction, c.margin) == (
             row["verdict"],
             row["p_value"],
@@ -359,7 +359,7 @@ def test_a_release_verdict_read_the_other_way_round_is_flipped(release_ledgers):
     swap = {"improved": "regressed", "regressed": "improved"}
     for c in history.changes:
         row = rows[c.metric]
-        assert c.source == "v1 (release verdict)"
+        assert c.source == "v1's release verdict"
         assert c.diff == -row["diff"]
         assert (c.decided.low, c.decided.high) == (
             -row["ci_adjusted_high"],

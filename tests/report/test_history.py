@@ -297,7 +297,7 @@ def test_history_says_what_each_release_said(example_releases):
             row["ci_adjusted_low"],
             row["ci_adjusted_high"],
         )
-        assert change.source == f"{change.to_release} (release verdict)"
+        assert change.source == f"{change.to_release}'s release verdict"
         # and the interval agrees with the decision
         excludes = change.decided.low > 0 or change.decided.high < 0
         assert excludes == change.significant

@@ -24,13 +24,13 @@ Examples
 >>> from reportgen.analysis.ledger import Interval
 >>> ci = Interval(0.02, 0.09, 0.99, "simultaneous", 0.95, "sidak")
 >>> c = Change("v1", "v2", "m1", "m2", "gsm8k", "acc", "higher", True, "stored",
-...            "paired t", "v2 (release verdict)", 0.50, 0.555, 0.055, ci, ci, 0.002,
+...            "paired t", "v2's release verdict", 0.50, 0.555, 0.055, ci, ci, 0.002,
 ...            0.004, "sidak", 0.05, True, "improved")
 >>> s = c.sentence().plain()
 >>> s[:46]
 'v1 → v2, gsm8k / acc: improved (Δ = +5.5 pts, '
 >>> s[46:]
-'95% simultaneous CI (Šidák) [+2.0, +9.0], p adj. = 0.004; stored in v2 (release verdict))'
+"95% simultaneous CI (Šidák) [+2.0, +9.0], p adj. = 0.004; stored in v2's release verdict)"
 """
 
 from __future__ import annotations
@@ -476,7 +476,7 @@ def _release_verdict(at: _Unit, entry: Release) -> Change | None:
     return at.change(
         method="stored",
         test=v.test,
-        source=f"{entry.label} (release verdict)",
+        source=f"{entry.label}'s release verdict",
         mean_before=v.mean_candidate if flip else v.mean_baseline,
         mean_after=v.mean_baseline if flip else v.mean_candidate,
         diff=None if v.diff is None else (-v.diff if flip else v.diff),

@@ -69,8 +69,8 @@ def _p_text(c: Change) -> str:
 
 def change_sentence(c: Change) -> Sentence:
     """The change in one sentence: "v1 → v2, mbpp / pass1: regressed (Δ = −9.0 pts,
-    95% simultaneous CI (Šidák) [−15.1, −2.9], p adj. = 0.002; stored in v2 (release
-    verdict))", with the margin and the one-sided bound a verdict at a margin is read
+    95% simultaneous CI (Šidák) [−15.1, −2.9], p adj. = 0.002; stored in v2's release
+    verdict)", with the margin and the one-sided bound a verdict at a margin is read
     off, and the warning of an edited results.json."""
     p = c.proportion
     parts = [
