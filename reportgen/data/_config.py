@@ -309,7 +309,7 @@ def load_config(path: str | Path) -> TableConfig:
         raise ConfigError(
             f"the config nests arrays or tables more than {MAX_DEPTH} levels deep",
             location=Location(str(path)),
-            hint="see the config format in the README",
+            hint="see the config file's format in docs/cli.md (The config file)",
         ) from None
     except tomllib.TOMLDecodeError as exc:
         # tomllib ends its message with "(at line L, column C)": move that to the location
@@ -320,7 +320,7 @@ def load_config(path: str | Path) -> TableConfig:
             location=Location(str(path), int(where[1]), int(where[2]))
             if where
             else Location(str(path)),
-            hint="see the config format in the README",
+            hint="see the config file's format in docs/cli.md (The config file)",
         ) from None
     try:
         return _parse(raw, Location(str(path)), base=path.parent)
