@@ -5,21 +5,35 @@ those three (and with its PDF); the example's evaluation report; the RAG data's 
 the report of all the shared eval-arena benchmarks; the report of 11 simulated
 benchmarks of partly overlapping systems. Each is made once per test run,
 however many pytest-xdist workers use it (``built_once`` of tests/conftest.py). A test
-that changes a shared report works on a copy (``shutil.copytree``)."""
+that changes a shared report works on a copy (``shutil.copytree``).
+
+And the helpers of the tests of report folders: ``write_report`` (a folder reportgen
+wrote), ``file_digests`` (its files' SHA-256, to compare before and after) and the
+tmpfs disks ``read_only_disk`` and ``small_disk``."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
+import os
 import shutil
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reportgen.cli import main
-from reportgen.report.pipeline import RunResult, resolve_run, run_report
+from reportgen.report.folder.archive import build_manifest
+from reportgen.report.pipeline import (
+    RunResult,
+    built_files,
+    resolve_run,
+    run_report,
+    write_manifest,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
@@ -210,3 +224,65 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+def _write_report(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    manifest = build_manifest([], parameters={}, seed=1, outputs=built_files(folder))
+    write_manifest(folder, manifest, {}, results=None)
+
+
+@pytest.fixture(scope="session")
+def write_report() -> Callable[[Path, dict[str, str]], None]:
+    """``write_report(folder, files)``: write ``files`` (name → text) and a reportgen
+    manifest listing them, as a run does (a folder reportgen may replace)."""
+    return _write_report
+
+
+def _file_digests(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="session")
+def file_digests() -> Callable[[Path], dict[str, str]]:
+    """``file_digests(folder)``: the SHA-256 of every file below ``folder`` by its
+    relative path (what a test compares before and after to find a file changed)."""
+    return _file_digests
+
+
+def _tmpfs(mount: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at ``mount`` with ``options`` while the test runs (root only); the
+    test is skipped where it cannot be mounted."""
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs ({options}) here ({done.stderr.strip()}): not run")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+@pytest.fixture()
+def read_only_disk(tmp_path: Path) -> Iterator[Path]:
+    """A read-only tmpfs (root only); skipped where it cannot be mounted."""
+    yield from _tmpfs(tmp_path / "ro", "ro,size=1m")
+
+
+@pytest.fixture()
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 600 KiB tmpfs: a report (about 3 MB with its PDF) does not fit."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root; the disk-full case is not run")
+    yield from _tmpfs(tmp_path / "small", "size=600k")
