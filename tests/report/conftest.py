@@ -48,6 +48,17 @@ RELEASES = (
 )
 
 
+def _evaluation_report(data: Path, out: Path, title: str, *, seed: int) -> RunResult:
+    """The report (HTML and PDF) of ``data`` with the default options and 999 resamples."""
+    return run_report(
+        resolve_run(
+            [str(data)],
+            analysis={"seed": seed, "n_resamples": 999},
+            report={"out": str(out), "title": title},
+        )
+    )
+
+
 @pytest.fixture(scope="session")
 def example_releases(example_release_runs) -> dict[str, Path]:
     """Release reports v2.0, v9.1, v10.0 (the last with a PDF) in
@@ -127,13 +138,7 @@ def arena_report(shared_data, built_once) -> Path:
 
     def make(base: Path) -> Path:
         out = base / "arena"
-        run_report(
-            resolve_run(
-                [str(shared_data / "eval-arena")],
-                analysis={"seed": 1, "n_resamples": 999},
-                report={"out": str(out), "title": "eval-arena"},
-            )
-        )
+        _evaluation_report(shared_data / "eval-arena", out, "eval-arena", seed=1)
         return out
 
     return built_once("arena", make)
@@ -153,13 +158,7 @@ def many_report(built_once) -> Path:
     def make(base: Path) -> Path:
         many_benchmarks.write_collection(base / "data", "arena11")
         out = base / "report"
-        run_report(
-            resolve_run(
-                [str(base / "data")],
-                analysis={"seed": 1, "n_resamples": 999},
-                report={"out": str(out), "title": "Eleven benchmarks"},
-            )
-        )
+        _evaluation_report(base / "data", out, "Eleven benchmarks", seed=1)
         return out
 
     return built_once("many-benchmarks", make)
@@ -198,14 +197,7 @@ def rag_report(shared_data, built_once) -> tuple[Path, Path, RunResult]:
         for f in data.iterdir():
             f.chmod(0o644)
         out = base / "report"
-        result = run_report(
-            resolve_run(
-                [str(data)],
-                analysis={"seed": 5, "n_resamples": 999},
-                report={"out": str(out), "title": "RAG configurations"},
-            )
-        )
-        return out, data, result
+        return out, data, _evaluation_report(data, out, "RAG configurations", seed=5)
 
     return built_once("rag", make)
 
