@@ -45,6 +45,7 @@ from reportgen.stats.leaderboard import (
     _point_fit,
     _refit_resamples,
 )
+from reportgen.stats.means import clopper_pearson_interval
 from reportgen.stats.multiplicity import adjust_pvalues, decision_levels
 
 __all__ = [
@@ -53,7 +54,6 @@ __all__ = [
     "battle_counts",
     "battle_tests",
     "bradley_terry_battles",
-    "clopper_pearson",
 ]
 
 #: The test of a pair of systems from the battles between them.
@@ -404,34 +404,6 @@ def bradley_terry_battles(
 # ============================================================================ pair tests
 
 
-def clopper_pearson(k: Any, n: Any, confidence: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The Clopper-Pearson interval of a proportion ``k / n`` at ``confidence`` (one
-    level per entry allowed): the inversion of two one-sided exact binomial tests, each at
-    ``(1 - confidence) / 2``. NaN where ``n = 0``.
-
-    References
-    ----------
-    .. [1] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits
-           illustrated in the case of the binomial. Biometrika 26(4), 404-413.
-
-    Examples
-    --------
-    >>> low, high = clopper_pearson(np.array([3]), np.array([10]), 0.95)
-    >>> round(float(low[0]), 4), round(float(high[0]), 4)
-    (0.0667, 0.6525)
-    """
-    from scipy import stats
-
-    k = np.asarray(k, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    tail = (1.0 - np.asarray(confidence, dtype=np.float64)) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.where(k > 0, stats.beta.ppf(tail, k, n - k + 1), 0.0)
-        high = np.where(k < n, stats.beta.ppf(1.0 - tail, k + 1, n - k), 1.0)
-    empty = n <= 0
-    return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
-
-
 @dataclass(frozen=True)
 class BattleTests(PairsMixin):
     """Each pair that met, tested on the battles between them.
@@ -491,7 +463,7 @@ class BattleTests(PairsMixin):
         exactly when the pair is significant (the central two-sided sign-test p-value is
         at most the level iff the interval at that level excludes 1/2)."""
         level = self.decision_levels()
-        low, high = clopper_pearson(self.wins_a, self.decisive, 1.0 - level)
+        low, high = clopper_pearson_interval(self.wins_a, self.decisive, confidence=1.0 - level)
         significant = self.significant()
         # p equal to its level: the interval ends at 1/2; keep it off, as decided
         low = np.where(significant & (self.estimate > 0.5) & (low <= 0.5), 0.5 + 1e-12, low)
@@ -601,7 +573,7 @@ def battle_tests(
         binomial_pvalue(wins_a.astype(np.int64), decisive.astype(np.int64), "two-sided"),
         np.nan,
     )
-    low, high = clopper_pearson(wins_a, decisive, confidence)
+    low, high = clopper_pearson_interval(wins_a, decisive, confidence=confidence)
     adjusted = adjust_pvalues(p, method=correction) if p.size else p
     levels = decision_levels(p, alpha=alpha, method=correction) if p.size else p
     return BattleTests(
