@@ -1,6 +1,7 @@
 """Shared fixtures: where the real data of ../shared/data are; the test tiers (markers
 e2e, integration, unit: pyproject.toml); `built_once`, which makes a session's shared
-report once per test run, whatever the number of pytest-xdist workers."""
+report once per test run, whatever the number of pytest-xdist workers; `scores_csv`, a
+small scores file."""
 
 from __future__ import annotations
 
@@ -111,6 +112,34 @@ def shared_data() -> Path:
             "../shared beside the repository"
         )
     return SHARED_DATA
+
+
+def _scores_csv(
+    folder: Path,
+    *,
+    seed: int,
+    systems: tuple[str, ...] = ("base", "ours", "other"),
+    n_items: int = 40,
+) -> Path:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    lines = ["system,dataset,metric,item,score"]
+    for k, name in enumerate(systems):
+        for i in range(n_items):
+            lines.append(f"{name},qa,acc,q{i},{int(rng.random() < 0.5 + 0.1 * k)}")
+    path = folder / "scores.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="session")
+def scores_csv() -> Callable[..., Path]:
+    """``scores_csv(folder, seed=..., systems=("base", "ours", "other"), n_items=40)``:
+    ``folder/scores.csv``, binary scores of a few systems on one dataset (``qa``, metric
+    ``acc``), system k solving each item with probability 0.5 + 0.1 k (a hand-made case
+    for the tests of files and folders: small, so a command on it runs in a second)."""
+    return _scores_csv
 
 
 @pytest.fixture(scope="session")

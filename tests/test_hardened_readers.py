@@ -15,7 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from reportgen.cli import main
@@ -24,15 +23,8 @@ from reportgen.jsonsafe import MAX_DEPTH, load_json, load_toml
 
 
 @pytest.fixture(scope="module")
-def scores(tmp_path_factory) -> Path:
-    rng = np.random.default_rng(7)
-    lines = ["system,dataset,metric,item,score"]
-    for k, name in enumerate(("a", "b", "c")):
-        for i in range(40):
-            lines.append(f"{name},qa,acc,q{i},{int(rng.random() < 0.5 + 0.1 * k)}")
-    path = tmp_path_factory.mktemp("scores") / "scores.csv"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+def scores(tmp_path_factory, scores_csv) -> Path:
+    return scores_csv(tmp_path_factory.mktemp("scores"), seed=7, systems=("a", "b", "c"))
 
 
 @pytest.fixture()

@@ -232,6 +232,24 @@ def _shown(
     return ShownItem(item, outcome, asked, target, outputs, _metadata(table, dataset, item), cut)
 
 
+#: Items to list, each with the systems whose text is shown ((system, role, score) each).
+_Listed = Sequence[tuple[str, Sequence[tuple[str, str, float | None]]]]
+
+
+def _item_list(
+    table: ScoreTable, dataset: str, metric: str, outcome: Any, listed: _Listed, total: int
+) -> list[ItemListText]:
+    """The list of the ``listed`` items of one ``outcome``, of ``total`` such items;
+    none when no item has text to show."""
+    items = tuple(
+        _shown(table.texts, table, dataset, metric, item, outcome, systems)
+        for item, systems in listed
+    )
+    if not any(i.has_text for i in items):
+        return []
+    return [ItemListText(dataset, metric, outcome, items, total)]
+
+
 def flipped_items_text(analysis: Analysis) -> tuple[ItemListText, ...]:
     """The release's lost and gained items of every paired dataset × metric with their
     text: per unit the lost list, then the gained one (each the first
@@ -240,36 +258,25 @@ def flipped_items_text(analysis: Analysis) -> tuple[ItemListText, ...]:
 
     The outputs are the baseline's, then the candidate's.
     """
-    comparison = analysis.release
-    texts = analysis.table.texts
-    if comparison is None or not len(texts):
+    comparison, table = analysis.release, analysis.table
+    if comparison is None or not len(table.texts):
         return ()
     out = []
     for flip in comparison.flips:
         lost = [k for k, x in enumerate(flip.lost) if x]
         gained = [k for k, x in enumerate(flip.lost) if not x][::-1]  # the largest gain first
         for outcome, chosen in (("lost", lost), ("gained", gained)):
-            if not chosen:
-                continue
-            items = tuple(
-                _shown(
-                    texts,
-                    analysis.table,
-                    flip.dataset,
-                    flip.metric,
+            listed = [
+                (
                     flip.items[k],
-                    outcome,
                     (
                         (comparison.baseline, "baseline", flip.baseline_score[k]),
                         (comparison.candidate, "candidate", flip.candidate_score[k]),
                     ),
                 )
                 for k in chosen[:MAX_LISTED]
-            )
-            if any(i.has_text for i in items):
-                out.append(
-                    ItemListText(flip.dataset, flip.metric, outcome, items, len(chosen))  # type: ignore[arg-type]
-                )
+            ]
+            out += _item_list(table, flip.dataset, flip.metric, outcome, listed, len(chosen))
     return tuple(out)
 
 
@@ -278,8 +285,8 @@ def notable_items_text(analysis: Analysis) -> tuple[ItemListText, ...]:
     its suspect items (scored against the grain of system quality: with the output of
     the best system, by quality, that fails the item and of the weakest that solves
     it), per dataset × metric with an item analysis; empty without item text."""
-    texts = analysis.table.texts
-    if not len(texts):
+    table = analysis.table
+    if not len(table.texts):
         return ()
     out = []
     for unit in analysis.units:
@@ -287,44 +294,23 @@ def notable_items_text(analysis: Analysis) -> tuple[ItemListText, ...]:
         if obj is None:
             continue
         by_one = list(obj.solved_by_one.items())
-        if by_one:
-            items = tuple(
-                _shown(
-                    texts,
-                    analysis.table,
-                    unit.dataset,
-                    unit.metric,
-                    item,
-                    "solved by one",
-                    ((system, "the only system solving it", None),),
-                )
-                for item, system in by_one[:MAX_LISTED]
-            )
-            if any(i.has_text for i in items):
-                out.append(
-                    ItemListText(unit.dataset, unit.metric, "solved by one", items, len(by_one))
-                )
+        listed: _Listed = [
+            (item, ((system, "the only system solving it", None),))
+            for item, system in by_one[:MAX_LISTED]
+        ]
+        out += _item_list(table, unit.dataset, unit.metric, "solved by one", listed, len(by_one))
         suspect = list(obj.suspect())
         if suspect:
             index = {name: k for k, name in enumerate(obj.items)}
-            samples = analysis.table.paired(unit.dataset, unit.metric, systems=list(obj.systems))
+            samples = table.paired(unit.dataset, unit.metric, systems=list(obj.systems))
             rows = {name: k for k, name in enumerate(samples.items)}
             column = {name: k for k, name in enumerate(samples.systems)}
             X = samples.item_means()[:, [column[name] for name in obj.systems]]
-            items = tuple(
-                _shown(
-                    texts,
-                    analysis.table,
-                    unit.dataset,
-                    unit.metric,
-                    item,
-                    "suspect",
-                    _suspect_systems(obj, index[item], X[rows[item]] if item in rows else None),
-                )
+            listed = [
+                (item, _suspect_systems(obj, index[item], X[rows[item]] if item in rows else None))
                 for item in suspect[:MAX_LISTED]
-            )
-            if any(i.has_text for i in items):
-                out.append(ItemListText(unit.dataset, unit.metric, "suspect", items, len(suspect)))
+            ]
+            out += _item_list(table, unit.dataset, unit.metric, "suspect", listed, len(suspect))
     return tuple(out)
 
 

@@ -23,29 +23,29 @@ through others; systems of two groups that never met at all cannot be ordered
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from reportgen.errors import DegenerateDataWarning, InputError
+from reportgen.errors import InputError
 from reportgen.names import Correction
 from reportgen.records import columns_to_records, floats, ints
 from reportgen.stats._common import PairsMixin, TabularMixin, system_names
 from reportgen.stats._null_tests import binomial_pvalue
-from reportgen.stats._resampling import DEFAULT_MAX_MEMORY, chunk_sizes
+from reportgen.stats._resampling import DEFAULT_MAX_MEMORY
 from reportgen.stats.leaderboard import (
-    DEGENERATE_PRIOR,
     BradleyTerry,
     Scale,
+    _bradley_terry_result,
     _bt_iv,
     _check_rng,
-    _fit,
-    _loglik,
-    _to_scale,
+    _no_intervals,
+    _point_fit,
+    _refit_resamples,
 )
+from reportgen.stats.means import clopper_pearson_interval
 from reportgen.stats.multiplicity import adjust_pvalues, decision_levels
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
     "battle_counts",
     "battle_tests",
     "bradley_terry_battles",
-    "clopper_pearson",
 ]
 
 #: The test of a pair of systems from the battles between them.
@@ -253,8 +252,6 @@ def _wins_matrix(counts: BattleCounts) -> np.ndarray:
     return W
 
 
-# Over 100 lines of code: one fit of the Bradley-Terry model on battles (validation,
-# the fit, the scale, the bootstrap of its intervals) read in the order of the method.
 def bradley_terry_battles(
     counts: BattleCounts,
     *,
@@ -355,32 +352,19 @@ def bradley_terry_battles(
         )
     generator = _check_rng(rng)
     W = _wins_matrix(counts)
-    theta, used, conv, _ = _fit(W[None], float(prior))
-    notes = ["each tie counts as half a win for each side (Chatbot Arena's convention)"]
-    if used[0] != prior:
-        warnings.warn(
-            "the Bradley-Terry maximum-likelihood estimate does not exist (some systems "
-            f"never lost to the others); fitted with {DEGENERATE_PRIOR} virtual ties per pair",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-        notes.append(f"no MLE: {DEGENERATE_PRIOR} virtual ties per pair were added")
-    rating = _to_scale(theta[0], scale, anchor_index)
-    Wp = W + (used[0] / 2) * (1.0 - np.eye(s))
-    loglik = float(_loglik(theta[:1], Wp[None])[0])
-    converged = bool(conv[0])
-    low = np.full(s, np.nan)
-    high = np.full(s, np.nan)
-    se = np.full(s, np.nan)
-    n_degenerate = 0
+    point = _point_fit(W, prior, scale, anchor_index, never_lost="never lost")
+    notes = [
+        "each tie counts as half a win for each side (Chatbot Arena's convention)",
+        *point.notes,
+    ]
+    intervals = _no_intervals(s)
     total = counts.n_battles
     if n_resamples > 0 and total > 0:
         first, second, credit, n = _cell_arrays(counts)
         decided = credit == 1.0
         share = n / n.sum()
-        reps = np.empty((n_resamples, s))
-        done = 0
-        for rows in chunk_sizes(n_resamples, 8 * (n.size + 12 * s * s), max_memory):
+
+        def draw_wins(rows: int) -> np.ndarray:
             drawn = generator.multinomial(total, share, size=rows).astype(np.float64)
             Wb = np.zeros((rows, s * s))
             # each group of cells hits distinct entries, so plain fancy indexing adds
@@ -388,75 +372,36 @@ def bradley_terry_battles(
             half = drawn[:, ~decided] / 2.0
             Wb[:, first[~decided] * s + second[~decided]] += half
             Wb[:, second[~decided] * s + first[~decided]] += half
-            th, used_b, conv_b, _ = _fit(Wb.reshape(rows, s, s), float(prior))
-            reps[done : done + rows] = _to_scale(th, scale, anchor_index)
-            n_degenerate += int(np.count_nonzero(used_b != prior))
-            converged &= bool(conv_b.all())
-            done += rows
-        alpha = (1 - confidence) / 2
-        low, high = np.quantile(reps, [alpha, 1 - alpha], axis=0)
-        se = reps.std(axis=0, ddof=1) if n_resamples > 1 else se
-        if n_degenerate:
-            warnings.warn(
-                f"{n_degenerate} of {n_resamples} bootstrap resamples have no "
-                f"Bradley-Terry MLE; they were fitted with {DEGENERATE_PRIOR} virtual ties "
-                "per pair",
-                DegenerateDataWarning,
-                stacklevel=2,
-            )
-    if not converged:
-        notes.append("Newton iterations did not fully converge for some fit")
-    return BradleyTerry(
-        systems=names,
-        n_items=total,
+            return Wb.reshape(rows, s, s)
+
+        intervals = _refit_resamples(
+            draw_wins,
+            n_resamples,
+            s,
+            bytes_per_resample=8 * (n.size + 12 * s * s),
+            max_memory=max_memory,
+            prior=prior,
+            scale=scale,
+            anchor=anchor_index,
+            confidence=confidence,
+        )
+    return _bradley_terry_result(
+        names,
+        total,
+        W,
+        point,
+        intervals,
         scale=scale,
-        rating=rating,
-        ci_low=low,
-        ci_high=high,
-        se=se,
-        confidence=float(confidence),
-        n_resamples=int(n_resamples),
         anchor=anchor,
-        prior=float(used[0]),
-        n_degenerate_resamples=n_degenerate,
-        wins=W,
-        log_likelihood=loglik,
-        converged=converged,
-        seed=int(rng) if isinstance(rng, (int, np.integer)) else None,
-        notes=tuple(notes),
+        confidence=confidence,
+        n_resamples=n_resamples,
+        rng=rng,
+        notes=notes,
         bootstrap="battles (multinomial over pair × outcome cells)",
     )
 
 
 # ============================================================================ pair tests
-
-
-def clopper_pearson(k: Any, n: Any, confidence: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The Clopper-Pearson interval of a proportion ``k / n`` at ``confidence`` (one
-    level per entry allowed): the inversion of two one-sided exact binomial tests, each at
-    ``(1 - confidence) / 2``. NaN where ``n = 0``.
-
-    References
-    ----------
-    .. [1] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits
-           illustrated in the case of the binomial. Biometrika 26(4), 404-413.
-
-    Examples
-    --------
-    >>> low, high = clopper_pearson(np.array([3]), np.array([10]), 0.95)
-    >>> round(float(low[0]), 4), round(float(high[0]), 4)
-    (0.0667, 0.6525)
-    """
-    from scipy import stats
-
-    k = np.asarray(k, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    tail = (1.0 - np.asarray(confidence, dtype=np.float64)) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        low = np.where(k > 0, stats.beta.ppf(tail, k, n - k + 1), 0.0)
-        high = np.where(k < n, stats.beta.ppf(1.0 - tail, k + 1, n - k), 1.0)
-    empty = n <= 0
-    return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
 
 
 @dataclass(frozen=True)
@@ -518,7 +463,7 @@ class BattleTests(PairsMixin):
         exactly when the pair is significant (the central two-sided sign-test p-value is
         at most the level iff the interval at that level excludes 1/2)."""
         level = self.decision_levels()
-        low, high = clopper_pearson(self.wins_a, self.decisive, 1.0 - level)
+        low, high = clopper_pearson_interval(self.wins_a, self.decisive, confidence=1.0 - level)
         significant = self.significant()
         # p equal to its level: the interval ends at 1/2; keep it off, as decided
         low = np.where(significant & (self.estimate > 0.5) & (low <= 0.5), 0.5 + 1e-12, low)
@@ -628,7 +573,7 @@ def battle_tests(
         binomial_pvalue(wins_a.astype(np.int64), decisive.astype(np.int64), "two-sided"),
         np.nan,
     )
-    low, high = clopper_pearson(wins_a, decisive, confidence)
+    low, high = clopper_pearson_interval(wins_a, decisive, confidence=confidence)
     adjusted = adjust_pvalues(p, method=correction) if p.size else p
     levels = decision_levels(p, alpha=alpha, method=correction) if p.size else p
     return BattleTests(

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import numpy as np
 
@@ -583,6 +583,162 @@ class BradleyTerry(TabularMixin):
         }
 
 
+# The steps below are shared by the two Bradley-Terry fits, of items (:func:`bradley_terry`)
+# and of battles (:func:`reportgen.stats.battles.bradley_terry_battles`); they differ only
+# in the win matrix and in how a resample draws it. Their warnings name the caller of
+# those two functions (``stacklevel=3``).
+
+
+class _PointFit(NamedTuple):
+    """The Bradley-Terry fit of the full data."""
+
+    #: ``(s,)`` centred log-strengths
+    theta: np.ndarray
+    #: virtual ties per pair used (the prior given, or ``DEGENERATE_PRIOR``)
+    prior: float
+    #: ``(s,)`` ``theta`` on the rating scale
+    rating: np.ndarray
+    #: the win matrix fitted, with the virtual ties
+    wins_with_prior: np.ndarray
+    log_likelihood: float
+    converged: bool
+    #: ``("no MLE: ...",)`` when the virtual ties were needed, else empty
+    notes: tuple[str, ...]
+
+
+def _point_fit(
+    W: np.ndarray, prior: float, scale: Scale, anchor: int | None, *, never_lost: str
+) -> _PointFit:
+    """Fit the win matrix ``W``; warn when its maximum-likelihood estimate does not exist
+    (``never_lost`` says how some systems never lost, in the warning)."""
+    theta, used, conv, _ = _fit(W[None], float(prior))
+    notes: tuple[str, ...] = ()
+    if used[0] != prior:
+        warnings.warn(
+            f"the Bradley-Terry maximum-likelihood estimate does not exist (some systems "
+            f"{never_lost} to the others); fitted with {DEGENERATE_PRIOR} virtual ties per pair",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+        notes = (f"no MLE: {DEGENERATE_PRIOR} virtual ties per pair were added",)
+    Wp = W + (used[0] / 2) * (1.0 - np.eye(W.shape[0]))
+    return _PointFit(
+        theta=theta[0],
+        prior=float(used[0]),
+        rating=_to_scale(theta[0], scale, anchor),
+        wins_with_prior=Wp,
+        log_likelihood=float(_loglik(theta[:1], Wp[None])[0]),
+        converged=bool(conv[0]),
+        notes=notes,
+    )
+
+
+class _Intervals(NamedTuple):
+    """The bootstrap of a Bradley-Terry fit: percentile intervals and standard deviation
+    (ddof 1) of each rating, NaN without resamples (or, for ``se``, with one)."""
+
+    low: np.ndarray
+    high: np.ndarray
+    se: np.ndarray
+    #: resamples without an MLE, fitted with ``DEGENERATE_PRIOR`` virtual ties
+    n_degenerate: int = 0
+    #: whether every resample's fit converged
+    converged: bool = True
+
+
+def _no_intervals(s: int) -> _Intervals:
+    """The intervals of a fit without resamples."""
+    return _Intervals(np.full(s, np.nan), np.full(s, np.nan), np.full(s, np.nan))
+
+
+def _percentile_intervals(
+    reps: np.ndarray, confidence: float, n_degenerate: int = 0, converged: bool = True
+) -> _Intervals:
+    """The intervals at ``confidence`` of the resampled ratings ``reps``
+    ``(n_resamples, s)``."""
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(reps, [alpha, 1 - alpha], axis=0)
+    se = reps.std(axis=0, ddof=1) if reps.shape[0] > 1 else np.full(reps.shape[1], np.nan)
+    return _Intervals(low, high, se, n_degenerate, converged)
+
+
+def _refit_resamples(
+    draw_wins: Callable[[int], np.ndarray],
+    n_resamples: int,
+    s: int,
+    *,
+    bytes_per_resample: int,
+    max_memory: int,
+    prior: float,
+    scale: Scale,
+    anchor: int | None,
+    confidence: float,
+) -> _Intervals:
+    """Refit every bootstrap resample by Newton's method, in chunks within
+    ``max_memory`` (``draw_wins(rows)`` draws the ``(rows, s, s)`` win matrices of a
+    chunk), and take the intervals of the ratings; warn when some resamples have no
+    MLE."""
+    reps = np.empty((n_resamples, s))
+    n_degenerate = 0
+    converged = True
+    done = 0
+    for rows in chunk_sizes(n_resamples, bytes_per_resample, max_memory):
+        th, used, conv, _ = _fit(draw_wins(rows), float(prior))
+        reps[done : done + rows] = _to_scale(th, scale, anchor)
+        n_degenerate += int(np.count_nonzero(used != prior))
+        converged &= bool(conv.all())
+        done += rows
+    if n_degenerate:
+        warnings.warn(
+            f"{n_degenerate} of {n_resamples} bootstrap resamples have no "
+            f"Bradley-Terry MLE; they were fitted with {DEGENERATE_PRIOR} virtual ties "
+            "per pair",
+            DegenerateDataWarning,
+            stacklevel=3,
+        )
+    return _percentile_intervals(reps, confidence, n_degenerate, converged)
+
+
+def _bradley_terry_result(
+    names: tuple[str, ...],
+    n_items: int,
+    W: np.ndarray,
+    point: _PointFit,
+    intervals: _Intervals,
+    *,
+    scale: Scale,
+    anchor: str | None,
+    confidence: float,
+    n_resamples: int,
+    rng: Any,
+    notes: Sequence[str],
+    bootstrap: str,
+) -> BradleyTerry:
+    converged = point.converged and intervals.converged
+    if not converged:
+        notes = [*notes, "Newton iterations did not fully converge for some fit"]
+    return BradleyTerry(
+        systems=names,
+        n_items=n_items,
+        scale=scale,
+        rating=point.rating,
+        ci_low=intervals.low,
+        ci_high=intervals.high,
+        se=intervals.se,
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        anchor=anchor,
+        prior=point.prior,
+        n_degenerate_resamples=intervals.n_degenerate,
+        wins=W,
+        log_likelihood=point.log_likelihood,
+        converged=converged,
+        seed=int(rng) if isinstance(rng, (int, np.integer)) else None,
+        notes=tuple(notes),
+        bootstrap=bootstrap,
+    )
+
+
 def _item_gradients(X: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """``(n, s)``: item i's contribution to the gradient of the BT log-likelihood at θ.
 
@@ -665,9 +821,6 @@ def _bt_iv(
     return names.index(anchor)
 
 
-# Over 100 lines of code: one fit of the Bradley-Terry model (validation, the MM
-# iterations, the Elo scale, the bootstrap of its intervals) read in the order of the
-# paper's algorithm; each step is one vectorised expression.
 def bradley_terry(
     scores: Any,
     *,
@@ -798,29 +951,12 @@ def bradley_terry(
     generator = _check_rng(rng)
     n, s = X.shape
     W = _wins(X)
-    theta, used, conv, _ = _fit(W[None], float(prior))
+    point = _point_fit(W, prior, scale, anchor_index, never_lost="never lose")
     notes = [
         ("ties (items both or neither system solves) carry no information and are left out"),
         "fractional scores count expected wins x_a (1 - x_b)",
+        *point.notes,
     ]
-    if used[0] != prior:
-        warnings.warn(
-            "the Bradley-Terry maximum-likelihood estimate does not exist (some "
-            "systems never lose to the others); fitted with "
-            f"{DEGENERATE_PRIOR} virtual ties per pair",
-            DegenerateDataWarning,
-            stacklevel=2,
-        )
-        notes.append(f"no MLE: {DEGENERATE_PRIOR} virtual ties per pair were added")
-    rating = _to_scale(theta[0], scale, anchor_index)
-    Wp = W + (used[0] / 2) * (1.0 - np.eye(s))
-    loglik = float(_loglik(theta[:1], Wp[None])[0])
-    converged = bool(conv[0])
-
-    low = np.full(s, np.nan)
-    high = np.full(s, np.nan)
-    se = np.full(s, np.nan)
-    n_degenerate = 0
     if bootstrap not in ("auto", "full", "one-step"):
         raise InputError(
             f"bootstrap={bootstrap!r} is not valid", hint="use 'auto', 'full' or 'one-step'"
@@ -829,69 +965,53 @@ def bradley_terry(
         bootstrap == "auto" and (s > BT_ONE_STEP_SYSTEMS or n >= BT_NORMAL_ITEMS)
     )
     normal = one_step and bootstrap == "auto" and n >= BT_NORMAL_ITEMS
+    intervals = _no_intervals(s)
     if n_resamples > 0 and normal:
         reps = _to_scale(
-            _one_step_normal(X, theta[0], Wp, n_resamples, generator), scale, anchor_index
+            _one_step_normal(X, point.theta, point.wins_with_prior, n_resamples, generator),
+            scale,
+            anchor_index,
         )
-        alpha = (1 - confidence) / 2
-        low, high = np.quantile(reps, [alpha, 1 - alpha], axis=0)
-        se = reps.std(axis=0, ddof=1) if n_resamples > 1 else se
+        intervals = _percentile_intervals(reps, confidence)
         notes.append(f"bootstrap fits linearised, with normal resample gradients, for {n:,} items")
-    elif n_resamples > 0:
+    elif n_resamples > 0 and one_step:
         reps = np.empty((n_resamples, s))
         done = 0
-        # per resample: counts (n) + its win matrix and a few s × s stacks (full fits), or
-        # counts and a gradient and step (one-step)
-        per_row = 8 * (2 * n + 4 * s) if one_step else 8 * (2 * n + 12 * s * s)
-        for rows in chunk_sizes(n_resamples, per_row, max_memory):
-            counts = bootstrap_counts(generator, rows, n)
-            if one_step:
-                th = _one_step_replicates(X, theta[0], Wp, counts.astype(np.float64))
-                reps[done : done + rows] = _to_scale(th, scale, anchor_index)
-                done += rows
-                continue
-            th, used_b, conv_b, _ = _fit(_resample_wins(X, counts), float(prior))
+        # per resample: counts (n), a gradient and a step
+        for rows in chunk_sizes(n_resamples, 8 * (2 * n + 4 * s), max_memory):
+            counts = bootstrap_counts(generator, rows, n).astype(np.float64)
+            th = _one_step_replicates(X, point.theta, point.wins_with_prior, counts)
             reps[done : done + rows] = _to_scale(th, scale, anchor_index)
-            n_degenerate += int(np.count_nonzero(used_b != prior))
-            converged &= bool(conv_b.all())
             done += rows
-        if one_step:
-            notes.append(
-                f"bootstrap fits linearised (one Newton step from the full-data "
-                f"fit) for {s} systems"
-            )
-        alpha = (1 - confidence) / 2
-        low, high = np.quantile(reps, [alpha, 1 - alpha], axis=0)
-        se = reps.std(axis=0, ddof=1) if n_resamples > 1 else se
-        if n_degenerate:
-            warnings.warn(
-                f"{n_degenerate} of {n_resamples} bootstrap resamples have no "
-                f"Bradley-Terry MLE; they were fitted with {DEGENERATE_PRIOR} "
-                "virtual ties per pair",
-                DegenerateDataWarning,
-                stacklevel=2,
-            )
-    if not converged:
-        notes.append("Newton iterations did not fully converge for some fit")
-    seed = int(rng) if isinstance(rng, (int, np.integer)) else None
-    return BradleyTerry(
-        systems=names,
-        n_items=n,
+        intervals = _percentile_intervals(reps, confidence)
+        notes.append(
+            f"bootstrap fits linearised (one Newton step from the full-data fit) for {s} systems"
+        )
+    elif n_resamples > 0:
+        intervals = _refit_resamples(
+            lambda rows: _resample_wins(X, bootstrap_counts(generator, rows, n)),
+            n_resamples,
+            s,
+            # counts (n) + its win matrix and a few s × s stacks
+            bytes_per_resample=8 * (2 * n + 12 * s * s),
+            max_memory=max_memory,
+            prior=prior,
+            scale=scale,
+            anchor=anchor_index,
+            confidence=confidence,
+        )
+    return _bradley_terry_result(
+        names,
+        n,
+        W,
+        point,
+        intervals,
         scale=scale,
-        rating=rating,
-        ci_low=low,
-        ci_high=high,
-        se=se,
-        confidence=float(confidence),
-        n_resamples=int(n_resamples),
         anchor=anchor,
-        prior=float(used[0]),
-        n_degenerate_resamples=n_degenerate,
-        wins=W,
-        log_likelihood=loglik,
-        converged=converged,
-        seed=seed,
-        notes=tuple(notes),
+        confidence=confidence,
+        n_resamples=n_resamples,
+        rng=rng,
+        notes=notes,
         bootstrap=("one-step normal" if normal else "one-step")
         if one_step and n_resamples > 0
         else "full",

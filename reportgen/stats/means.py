@@ -108,9 +108,10 @@ class MeanIntervals(TabularMixin):
 
 
 def clopper_pearson_interval(
-    successes: np.ndarray, n: np.ndarray, *, confidence: float = 0.95
+    successes: np.ndarray, n: np.ndarray, *, confidence: float | np.ndarray = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact (Clopper-Pearson) interval for a binomial proportion.
+    """Exact (Clopper-Pearson) interval for a binomial proportion (``confidence`` may
+    give one level per entry); NaN where ``n = 0``.
 
     Notes
     -----

@@ -6,61 +6,29 @@ from dataclasses import replace
 
 import pytest
 
-from reportgen.analysis import ReleaseVerdict
 from reportgen.charts.release import VERDICT_COLOURS, forest_plot
 from reportgen.charts.render import to_png, to_svg
 from reportgen.errors import InputError
 
 
-def verdict(dataset, metric, diff, low, high, name, **extra):
-    """A release verdict as the analysis makes it (the chart draws typed verdicts)."""
-    fields = dict(
-        dataset=dataset,
-        metric=metric,
-        direction="higher",
-        modality="continuous",
-        baseline="base",
-        candidate="cand",
-        mean_baseline=0.5,
-        mean_candidate=0.5 + diff,
-        diff=diff,
-        ci_low=low / 2,
-        ci_high=high / 2,
-        confidence=0.95,
-        test="paired t",
-        p_value=0.01,
-        p_adjusted=0.02,
-        correction="sidak",
-        effect_size=None,
-        effect_size_kind=None,
-        n_baseline=100,
-        n_candidate=100,
-        mde=None,
-        verdict=name,
-        ci_adjusted_low=low,
-        ci_adjusted_high=high,
-        confidence_adjusted=0.9875,
-        ci_adjusted_kind="simultaneous",
-        alpha=0.05,
-    )
-    fields.update(extra)
-    return ReleaseVerdict(**fields)
+@pytest.fixture(scope="module")
+def rows(release_verdict):
+    return [
+        release_verdict("gsm8k", "acc", 0.031, 0.012, 0.05, "improved", mde=0.02),
+        release_verdict(
+            "mmlu", "acc", -0.004, -0.011, 0.003, "no detectable difference", mde=0.009
+        ),
+        release_verdict("python", "edit_distance", 2.5, 1.1, 3.9, "regressed", direction="lower"),
+    ]
 
 
-ROWS = [
-    verdict("gsm8k", "acc", 0.031, 0.012, 0.05, "improved", mde=0.02),
-    verdict("mmlu", "acc", -0.004, -0.011, 0.003, "no detectable difference", mde=0.009),
-    verdict("python", "edit_distance", 2.5, 1.1, 3.9, "regressed", direction="lower"),
-]
-
-
-def test_forest_plot_spec():
+def test_forest_plot_spec(rows):
     # the bar is the interval the verdict is read off (the release's simultaneous one),
     # never the marginal one
-    spec = forest_plot(ROWS).to_dict()
+    spec = forest_plot(rows).to_dict()
     values = spec["data"]["values"]
     assert [(v["dataset"], v["diff"], v["ci_low"], v["ci_high"], v["verdict"]) for v in values] == [
-        (r.dataset, r.diff, r.ci_adjusted_low, r.ci_adjusted_high, r.verdict) for r in ROWS
+        (r.dataset, r.diff, r.ci_adjusted_low, r.ci_adjusted_high, r.verdict) for r in rows
     ]
     assert spec["facet"]["row"]["field"] == "metric"
     assert spec["resolve"]["scale"] == {"x": "independent", "y": "independent"}
@@ -72,30 +40,30 @@ def test_forest_plot_spec():
     assert "simultaneous interval" in spec["title"]["subtitle"]
 
 
-def test_forest_plot_renders_and_validates():
-    chart = forest_plot(ROWS)
+def test_forest_plot_renders_and_validates(rows):
+    chart = forest_plot(rows)
     assert to_svg(chart).startswith("<svg") and to_png(chart)[:4] == b"\x89PNG"
     with pytest.raises(InputError, match="no comparisons to plot"):
         forest_plot([])
 
 
-def test_forest_plot_draws_the_margin_and_the_bound_non_inferiority_is_read_off():
+def test_forest_plot_draws_the_margin_and_the_bound_non_inferiority_is_read_off(rows):
     # by hand: a 2-point margin of a proportion is −2 pts when higher is better; a
     # margin of 0.5 on a lower-is-better metric is +0.5 (a loss is an increase); the
     # one-sided bound is drawn where the verdict reads it (−1.3 pts, below the bar's
     # lower end when the bar is the simultaneous interval)
-    rows = [
+    marked = [
         replace(
-            ROWS[0],
+            rows[0],
             proportion=True,
             margin=0.02,
             verdict="non-inferior",
             ni_bound=0.013,
             ni_level=0.975,
         ),
-        replace(ROWS[2], margin=0.5, verdict="inconclusive", ni_bound=3.9, ni_level=0.975),
+        replace(rows[2], margin=0.5, verdict="inconclusive", ni_bound=3.9, ni_level=0.975),
     ]
-    spec = forest_plot(rows).to_dict()
+    spec = forest_plot(marked).to_dict()
     values = spec["data"]["values"]
     assert [v["margin"] for v in values] == [-2.0, 0.5]
     assert [v["ni_bound"] for v in values] == pytest.approx([1.3, 3.9])
@@ -106,5 +74,5 @@ def test_forest_plot_draws_the_margin_and_the_bound_non_inferiority_is_read_off(
     assert "margin" in spec["title"]["subtitle"]
     assert "one-sided 97.5% bound non-inferiority is read off" in spec["title"]["subtitle"]
     # without margins there is neither tick nor bound
-    assert len(forest_plot(ROWS).to_dict()["spec"]["layer"]) == 3
-    assert to_png(forest_plot(rows))[:4] == b"\x89PNG"
+    assert len(forest_plot(rows).to_dict()["spec"]["layer"]) == 3
+    assert to_png(forest_plot(marked))[:4] == b"\x89PNG"

@@ -8,70 +8,40 @@ from __future__ import annotations
 import html
 import re
 
-from reportgen.analysis import ReleaseVerdict
+import pytest
+
 from reportgen.charts.release import forest_plot
 from reportgen.charts.render import MAX_LABEL, MAX_TITLE, chart_spec, cut_labels, to_svg
 
 
-def _verdict(dataset, metric, diff, low, high, name, **extra):
-    fields = dict(
-        dataset=dataset,
-        metric=metric,
-        direction="higher",
-        modality="continuous",
-        baseline="base",
-        candidate="cand",
-        mean_baseline=0.5,
-        mean_candidate=0.5 + diff,
-        diff=diff,
-        ci_low=low,
-        ci_high=high,
-        confidence=0.95,
-        test="paired t",
-        p_value=0.01,
-        p_adjusted=0.02,
-        correction="sidak",
-        effect_size=None,
-        effect_size_kind=None,
-        n_baseline=100,
-        n_candidate=100,
-        mde=None,
-        verdict=name,
-        ci_adjusted_low=low,
-        ci_adjusted_high=high,
-        confidence_adjusted=0.9875,
-        ci_adjusted_kind="simultaneous",
-        alpha=0.05,
-        ni_level=0.975,
-    )
-    fields.update(extra)
-    return ReleaseVerdict(**fields)
-
-
-ROWS = [
-    _verdict(
-        "gsm8k",
-        "acc",
-        0.031,
-        0.012,
-        0.05,
-        "non-inferior",
-        proportion=True,
-        margin=0.02,
-        ni_bound=0.015,
-    ),
-    _verdict(
-        "python",
-        "edit_distance",
-        2.5,
-        1.1,
-        3.9,
-        "regressed",
-        direction="lower",
-        margin=0.5,
-        ni_bound=3.5,
-    ),
-]
+@pytest.fixture(scope="module")
+def rows(release_verdict):
+    return [
+        release_verdict(
+            "gsm8k",
+            "acc",
+            0.031,
+            0.012,
+            0.05,
+            "non-inferior",
+            proportion=True,
+            margin=0.02,
+            ni_bound=0.015,
+            ni_level=0.975,
+        ),
+        release_verdict(
+            "python",
+            "edit_distance",
+            2.5,
+            1.1,
+            3.9,
+            "regressed",
+            direction="lower",
+            margin=0.5,
+            ni_bound=3.5,
+            ni_level=0.975,
+        ),
+    ]
 
 
 def _svg_texts(svg: str) -> list[str]:
@@ -79,8 +49,8 @@ def _svg_texts(svg: str) -> list[str]:
     return [html.unescape(t) for t in re.findall(r"<(?:text|tspan)\b[^>]*>([^<]+)<", svg)]
 
 
-def test_forest_plot_subtitle_wraps_whole_against_the_builders_text():
-    chart = forest_plot(ROWS)
+def test_forest_plot_subtitle_wraps_whole_against_the_builders_text(rows):
+    chart = forest_plot(rows)
     written = chart.to_dict()["title"]["subtitle"]
     assert len(written) > MAX_TITLE  # the sentence the issue saw cut ("…e largest loss")
     lines = chart_spec(chart)["title"]["subtitle"]

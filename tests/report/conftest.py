@@ -5,21 +5,35 @@ those three (and with its PDF); the example's evaluation report; the RAG data's 
 the report of all the shared eval-arena benchmarks; the report of 11 simulated
 benchmarks of partly overlapping systems. Each is made once per test run,
 however many pytest-xdist workers use it (``built_once`` of tests/conftest.py). A test
-that changes a shared report works on a copy (``shutil.copytree``)."""
+that changes a shared report works on a copy (``shutil.copytree``).
+
+And the helpers of the tests of report folders: ``write_report`` (a folder reportgen
+wrote), ``file_digests`` (its files' SHA-256, to compare before and after) and the
+tmpfs disks ``read_only_disk`` and ``small_disk``."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
+import os
 import shutil
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reportgen.cli import main
-from reportgen.report.pipeline import RunResult, resolve_run, run_report
+from reportgen.report.folder.archive import build_manifest
+from reportgen.report.pipeline import (
+    RunResult,
+    built_files,
+    resolve_run,
+    run_report,
+    write_manifest,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "data"
@@ -32,6 +46,17 @@ RELEASES = (
     ("v9.1", "starcoder2-3b|fim|4k", "starcoder2-15b|fim|4k"),
     ("v10.0", "starcoder2-15b|fim|4k", "starcoder2-15b|fim|8k"),
 )
+
+
+def _evaluation_report(data: Path, out: Path, title: str, *, seed: int) -> RunResult:
+    """The report (HTML and PDF) of ``data`` with the default options and 999 resamples."""
+    return run_report(
+        resolve_run(
+            [str(data)],
+            analysis={"seed": seed, "n_resamples": 999},
+            report={"out": str(out), "title": title},
+        )
+    )
 
 
 @pytest.fixture(scope="session")
@@ -113,13 +138,7 @@ def arena_report(shared_data, built_once) -> Path:
 
     def make(base: Path) -> Path:
         out = base / "arena"
-        run_report(
-            resolve_run(
-                [str(shared_data / "eval-arena")],
-                analysis={"seed": 1, "n_resamples": 999},
-                report={"out": str(out), "title": "eval-arena"},
-            )
-        )
+        _evaluation_report(shared_data / "eval-arena", out, "eval-arena", seed=1)
         return out
 
     return built_once("arena", make)
@@ -139,13 +158,7 @@ def many_report(built_once) -> Path:
     def make(base: Path) -> Path:
         many_benchmarks.write_collection(base / "data", "arena11")
         out = base / "report"
-        run_report(
-            resolve_run(
-                [str(base / "data")],
-                analysis={"seed": 1, "n_resamples": 999},
-                report={"out": str(out), "title": "Eleven benchmarks"},
-            )
-        )
+        _evaluation_report(base / "data", out, "Eleven benchmarks", seed=1)
         return out
 
     return built_once("many-benchmarks", make)
@@ -184,14 +197,7 @@ def rag_report(shared_data, built_once) -> tuple[Path, Path, RunResult]:
         for f in data.iterdir():
             f.chmod(0o644)
         out = base / "report"
-        result = run_report(
-            resolve_run(
-                [str(data)],
-                analysis={"seed": 5, "n_resamples": 999},
-                report={"out": str(out), "title": "RAG configurations"},
-            )
-        )
-        return out, data, result
+        return out, data, _evaluation_report(data, out, "RAG configurations", seed=5)
 
     return built_once("rag", make)
 
@@ -210,3 +216,65 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+def _write_report(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    manifest = build_manifest([], parameters={}, seed=1, outputs=built_files(folder))
+    write_manifest(folder, manifest, {}, results=None)
+
+
+@pytest.fixture(scope="session")
+def write_report() -> Callable[[Path, dict[str, str]], None]:
+    """``write_report(folder, files)``: write ``files`` (name → text) and a reportgen
+    manifest listing them, as a run does (a folder reportgen may replace)."""
+    return _write_report
+
+
+def _file_digests(folder: Path) -> dict[str, str]:
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="session")
+def file_digests() -> Callable[[Path], dict[str, str]]:
+    """``file_digests(folder)``: the SHA-256 of every file below ``folder`` by its
+    relative path (what a test compares before and after to find a file changed)."""
+    return _file_digests
+
+
+def _tmpfs(mount: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at ``mount`` with ``options`` while the test runs (root only); the
+    test is skipped where it cannot be mounted."""
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs ({options}) here ({done.stderr.strip()}): not run")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+@pytest.fixture()
+def read_only_disk(tmp_path: Path) -> Iterator[Path]:
+    """A read-only tmpfs (root only); skipped where it cannot be mounted."""
+    yield from _tmpfs(tmp_path / "ro", "ro,size=1m")
+
+
+@pytest.fixture()
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 600 KiB tmpfs: a report (about 3 MB with its PDF) does not fit."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root; the disk-full case is not run")
+    yield from _tmpfs(tmp_path / "small", "size=600k")

@@ -104,21 +104,10 @@ def test_fast_results_check_agrees_with_jsonschema():
         assert fast_ok == reference.is_valid(document)
 
 
-def _write_report(folder: Path, files: dict[str, str]) -> None:
-    """Write ``files`` and a reportgen manifest listing them, as a run does."""
-    from reportgen.report.pipeline import built_files, write_manifest
-
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
-    manifest = build_manifest([], parameters={}, seed=1, outputs=built_files(folder))
-    write_manifest(folder, manifest, {}, results=None)
-
-
-def test_report_folder_is_atomic(tmp_path):
+def test_report_folder_is_atomic(tmp_path, write_report):
     out = tmp_path / "report"
     with report_folder(out) as work:
-        _write_report(work, {"a.txt": "one"})
+        write_report(work, {"a.txt": "one"})
         assert not out.exists()  # nothing visible until the block succeeds
     assert (out / "a.txt").read_text() == "one"
     with pytest.raises(InputError, match="already exists.*\n.*--force"):
@@ -129,7 +118,7 @@ def test_report_folder_is_atomic(tmp_path):
         raise RuntimeError("a cell failed")
     assert (out / "a.txt").read_text() == "one" and not (out / "b.txt").exists()
     with report_folder(out, force=True) as work:
-        _write_report(work, {"tables/c.csv": "two"})
+        write_report(work, {"tables/c.csv": "two"})
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "tables"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no leftovers
 
@@ -158,14 +147,14 @@ def test_report_folder_never_replaces_a_folder_that_is_not_a_report(tmp_path):
     assert (empty / "results.json").is_file()
 
 
-def test_resolve_out_policies(tmp_path):
+def test_resolve_out_policies(tmp_path, write_report):
     import datetime as dt
 
     now = dt.datetime(2026, 11, 22, 9, 30, 5, tzinfo=dt.timezone.utc)
     out = tmp_path / "eval-report"
     assert resolve_out(out, if_exists="error") == out  # does not exist yet
     out.mkdir()
-    _write_report(out, {"results.json": "{}"})
+    write_report(out, {"results.json": "{}"})
     assert is_report_folder(out) and not is_report_folder(tmp_path)
     with pytest.raises(InputError, match=r"already exists \(a report folder\)"):
         resolve_out(out)

@@ -18,27 +18,18 @@ import os
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from reportgen.cli import main
 from reportgen.errors import InputError
 from reportgen.report.folder import archive
-from reportgen.report.folder.archive import build_manifest, manifest_digest, report_folder
+from reportgen.report.folder.archive import manifest_digest, report_folder
 from reportgen.report.folder.verify import verify_report
-from reportgen.report.pipeline import built_files, write_manifest
 
 
 @pytest.fixture(scope="module")
-def scores(tmp_path_factory) -> Path:
-    rng = np.random.default_rng(32)
-    lines = ["system,dataset,metric,item,score"]
-    for k, name in enumerate(("base", "ours", "other")):
-        for i in range(40):
-            lines.append(f"{name},qa,acc,q{i},{int(rng.random() < 0.5 + 0.1 * k)}")
-    path = tmp_path_factory.mktemp("scores") / "scores.csv"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+def scores(tmp_path_factory, scores_csv) -> Path:
+    return scores_csv(tmp_path_factory.mktemp("scores"), seed=32)
 
 
 def _analyze(data: Path, out: Path, *extra: str) -> int:
@@ -55,25 +46,19 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     }
 
 
-def _write_report(folder: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
-    manifest = build_manifest([], parameters={}, seed=1, outputs=built_files(folder))
-    write_manifest(folder, manifest, {}, results=None)
-
-
 # ---------------------------------------------------------------- 1. own leftovers only
 
 
-def test_foreign_hidden_folders_of_the_parent_are_never_deleted_or_renamed(scores, tmp_path):
+def test_foreign_hidden_folders_of_the_parent_are_never_deleted_or_renamed(
+    scores, tmp_path, write_report
+):
     # the issue's repro: a checkpoint's shard in a folder shaped like an old leftover
     shard = tmp_path / ".weights.20250101.partial"
     shard.mkdir()
     (shard / "shard-00001.bin").write_bytes(b"weights")
     old = tmp_path / ".optimizer.abcd1234.old"
     old.mkdir()
-    _write_report(old, {"state.pt": "adam"})  # even with a reportgen manifest
+    write_report(old, {"state.pt": "adam"})  # even with a reportgen manifest
     # our prefix, but no marker file / no manifest: not provably ours either
     fake_build = tmp_path / ".reportgen-r.abcd1234.partial"
     fake_build.mkdir()
@@ -87,13 +72,15 @@ def test_foreign_hidden_folders_of_the_parent_are_never_deleted_or_renamed(score
     assert after == before
 
 
-def test_a_build_folder_carries_a_marker_naming_it_and_the_report_does_not(scores, tmp_path):
+def test_a_build_folder_carries_a_marker_naming_it_and_the_report_does_not(
+    scores, tmp_path, write_report
+):
     seen = {}
     with report_folder(tmp_path / "r") as work:
         seen["name"] = work.name
         seen["marker"] = (work / archive.BUILD_MARKER).read_bytes()
         (work / "results.json").write_text("{}")
-        _write_report(work, {})
+        write_report(work, {})
     token = seen["name"].split(".")[-2]
     assert seen["name"].startswith(".reportgen-r.") and seen["name"].endswith(".partial")
     assert seen["marker"] == f"reportgen build folder {token}\n".encode()
@@ -111,15 +98,17 @@ def test_a_long_out_name_still_gets_its_working_folders(scores, tmp_path):
 # ---------------------------------------------------------------- 2. no links followed
 
 
-def test_force_race_with_a_link_swapped_in_deletes_nothing_of_the_target(tmp_path, monkeypatch):
+def test_force_race_with_a_link_swapped_in_deletes_nothing_of_the_target(
+    tmp_path, monkeypatch, write_report
+):
     """Between the last check and the rename, --out becomes a link to another report:
     the rename moves the link, which is put back; the other report is untouched."""
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "old"})
+    write_report(out, {"results.json": "old"})
     other = tmp_path / "other"
     other.mkdir()
-    _write_report(other, {"results.json": "precious"})
+    write_report(other, {"results.json": "precious"})
     before = _snapshot(other)
     real = archive.foreign_entry
     calls = []
@@ -135,17 +124,17 @@ def test_force_race_with_a_link_swapped_in_deletes_nothing_of_the_target(tmp_pat
     monkeypatch.setattr(archive, "foreign_entry", swapping)
     with pytest.raises(InputError, match="replaced by a symbolic link"):
         with report_folder(out, force=True) as work:
-            _write_report(work, {"results.json": "new"})
+            write_report(work, {"results.json": "new"})
     assert _snapshot(other) == before
     assert out.is_symlink() and os.readlink(out) == str(other)
 
 
-def test_old_report_emptied_through_descriptors_not_links(tmp_path, monkeypatch):
+def test_old_report_emptied_through_descriptors_not_links(tmp_path, monkeypatch, write_report):
     """A subfolder of the old report swapped for a link after its last check: the
     files of the link's target are not deleted."""
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "old", "tables/a.csv": "a"})
+    write_report(out, {"results.json": "old", "tables/a.csv": "a"})
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "a.csv").write_text("a")  # same name and bytes as the listed file
@@ -159,7 +148,7 @@ def test_old_report_emptied_through_descriptors_not_links(tmp_path, monkeypatch)
     monkeypatch.setattr(archive, "_remove_listed", swapper)
     with pytest.warns(archive.LeftoverWarning):
         with report_folder(out, force=True) as work:
-            _write_report(work, {"results.json": "new"})
+            write_report(work, {"results.json": "new"})
     assert (victim / "a.csv").read_text() == "a"
 
 
@@ -256,12 +245,12 @@ def test_force_keeps_a_report_whose_manifest_was_edited(scores, tmp_path, capsys
     assert "manifest.json: edited since reportgen wrote it" in capsys.readouterr().err
 
 
-def test_file_edited_after_the_last_check_is_kept_and_named(tmp_path, monkeypatch):
+def test_file_edited_after_the_last_check_is_kept_and_named(tmp_path, monkeypatch, write_report):
     """A listed file edited after the check of the moved-aside folder (the last
     moment before deletion) is not deleted: it is kept beside the new report."""
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "old", "notes.csv": "n"})
+    write_report(out, {"results.json": "old", "notes.csv": "n"})
     real = archive._remove_listed
 
     def editor(folder, **options):
@@ -271,7 +260,7 @@ def test_file_edited_after_the_last_check_is_kept_and_named(tmp_path, monkeypatc
     monkeypatch.setattr(archive, "_remove_listed", editor)
     with pytest.warns(archive.LeftoverWarning, match="were kept in"):
         with report_folder(out, force=True) as work:
-            _write_report(work, {"results.json": "new"})
+            write_report(work, {"results.json": "new"})
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("r.kept-")]
     assert len(kept) == 1
     assert _snapshot(kept[0]) == {"notes.csv": b"a reviewer's note"}

@@ -18,7 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from reportgen.cli import main
@@ -26,23 +25,14 @@ from reportgen.errors import InputError
 from reportgen.report.folder import archive
 from reportgen.report.folder.archive import (
     MANIFEST_FORMAT,
-    build_manifest,
     foreign_entry,
     report_folder,
 )
-from reportgen.report.pipeline import built_files, write_manifest
 
 
 @pytest.fixture(scope="module")
-def scores(tmp_path_factory) -> Path:
-    rng = np.random.default_rng(5)
-    lines = ["system,dataset,metric,item,score"]
-    for k, name in enumerate(("base", "ours", "other")):
-        for i in range(60):
-            lines.append(f"{name},qa,acc,q{i},{int(rng.random() < 0.5 + 0.1 * k)}")
-    path = tmp_path_factory.mktemp("scores") / "scores.csv"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+def scores(tmp_path_factory, scores_csv) -> Path:
+    return scores_csv(tmp_path_factory.mktemp("scores"), seed=5, n_items=60)
 
 
 def _analyze(data: Path, out: Path, *extra: str) -> int:
@@ -61,14 +51,6 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 def _hidden(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
-
-
-def _write_report(folder: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
-    manifest = build_manifest([], parameters={}, seed=1, outputs=built_files(folder))
-    write_manifest(folder, manifest, {}, results=None)
 
 
 # ---------------------------------------------------------------- ownership
@@ -111,10 +93,10 @@ def test_force_refuses_a_report_with_a_file_it_does_not_list(scores, tmp_path, c
 @pytest.mark.parametrize(
     "kind", ["subfolder", "nested-file", "symlink", "fifo", "no-marker", "newer-format"]
 )
-def test_foreign_entry_names_the_first_thing_reportgen_did_not_write(tmp_path, kind):
+def test_foreign_entry_names_the_first_thing_reportgen_did_not_write(tmp_path, kind, write_report):
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "{}", "tables/a.csv": "x\n"})
+    write_report(out, {"results.json": "{}", "tables/a.csv": "x\n"})
     expected = {
         "subfolder": ("extra", "a folder its manifest.json does not list"),
         "nested-file": ("tables/b.csv", "not listed in its manifest.json"),
@@ -190,7 +172,7 @@ def test_symlinked_out_is_refused(scores, tmp_path, capsys, command):
 # ---------------------------------------------------------------- races
 
 
-def test_folder_created_at_out_during_the_run_is_left_alone(tmp_path):
+def test_folder_created_at_out_during_the_run_is_left_alone(tmp_path, write_report):
     out = tmp_path / "eval-report"
     with pytest.raises(
         InputError,
@@ -198,7 +180,7 @@ def test_folder_created_at_out_during_the_run_is_left_alone(tmp_path):
         "made, so it was left alone; the new report is in",
     ):
         with report_folder(out) as work:
-            _write_report(work, {"results.json": "{}"})
+            write_report(work, {"results.json": "{}"})
             out.mkdir()  # e.g. a checkpoint written meanwhile
             (out / "model.safetensors").write_text("w")
     assert _snapshot(out) == {"model.safetensors": b"w"}
@@ -207,27 +189,27 @@ def test_folder_created_at_out_during_the_run_is_left_alone(tmp_path):
     assert _hidden(tmp_path) == []
 
 
-def test_file_added_to_the_old_report_during_the_run_aborts_the_swap(tmp_path):
+def test_file_added_to_the_old_report_during_the_run_aborts_the_swap(tmp_path, write_report):
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "old"})
+    write_report(out, {"results.json": "old"})
     with pytest.raises(
         InputError, match="changed by someone else while this report was made.*ckpt.bin: not listed"
     ):
         with report_folder(out, force=True) as work:
-            _write_report(work, {"results.json": "new"})
+            write_report(work, {"results.json": "new"})
             (out / "ckpt.bin").write_text("w")
     assert (out / "results.json").read_text() == "old" and (out / "ckpt.bin").is_file()
     assert len([p for p in tmp_path.iterdir() if p.name.startswith("r-")]) == 1
     assert _hidden(tmp_path) == []
 
 
-def test_file_added_between_the_check_and_the_rename_is_caught(tmp_path, monkeypatch):
+def test_file_added_between_the_check_and_the_rename_is_caught(tmp_path, monkeypatch, write_report):
     """The last check passes, then a file lands in the old report before it is moved
     aside: the check of the moved folder catches it and puts the folder back."""
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "old"})
+    write_report(out, {"results.json": "old"})
     real = archive.foreign_entry
     calls = []
 
@@ -244,16 +226,16 @@ def test_file_added_between_the_check_and_the_rename_is_caught(tmp_path, monkeyp
         match="changed by someone else while it was being replaced.*late.bin.*left as it was",
     ):
         with report_folder(out, force=True) as work:
-            _write_report(work, {"results.json": "new"})
+            write_report(work, {"results.json": "new"})
     assert (out / "results.json").read_text() == "old" and (out / "late.bin").is_file()
     assert _hidden(tmp_path) == []
 
 
-def test_only_listed_files_of_the_old_report_are_deleted(tmp_path, monkeypatch):
+def test_only_listed_files_of_the_old_report_are_deleted(tmp_path, monkeypatch, write_report):
     """A file that lands in the old report after its last check is kept, named."""
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "old", "tables/a.csv": "a"})
+    write_report(out, {"results.json": "old", "tables/a.csv": "a"})
     real = archive._remove_listed
 
     def late_writer(folder, **options):
@@ -263,7 +245,7 @@ def test_only_listed_files_of_the_old_report_are_deleted(tmp_path, monkeypatch):
     monkeypatch.setattr(archive, "_remove_listed", late_writer)
     with pytest.warns(archive.LeftoverWarning, match="were kept in"):
         with report_folder(out, force=True) as work:
-            _write_report(work, {"results.json": "new"})
+            write_report(work, {"results.json": "new"})
     assert (out / "results.json").read_text() == "new"
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("r.kept-")]
     assert len(kept) == 1 and _snapshot(kept[0]) == {"tables/late.bin": b"w"}
@@ -364,10 +346,10 @@ def test_build_folder_of_a_live_run_is_never_removed(scores, tmp_path):
     assert not partial.exists()
 
 
-def test_report_moved_aside_by_a_run_killed_mid_swap_is_put_back(scores, tmp_path):
+def test_report_moved_aside_by_a_run_killed_mid_swap_is_put_back(scores, tmp_path, write_report):
     aside = tmp_path / ".reportgen-r.abcd1234.old"
     aside.mkdir()
-    _write_report(aside, {"results.json": "old"})
+    write_report(aside, {"results.json": "old"})
     assert _analyze(scores, tmp_path / "other") == 0
     assert (tmp_path / "r" / "results.json").read_text() == "old"
     assert _hidden(tmp_path) == []
@@ -429,27 +411,6 @@ def test_failed_analyze_leaves_no_output_folder(tmp_path, capsys):
     assert main(["analyze", str(bad), "--out", str(out)]) == 2
     assert "is not a number" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 600 KiB tmpfs: a report (about 3 MB with its PDF) does not fit."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root; the disk-full case is not run")
-    mount = tmp_path / "small"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()}): not run")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
 
 
 @pytest.mark.e2e

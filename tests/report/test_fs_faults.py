@@ -13,7 +13,6 @@ afterwards.
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import shutil
@@ -21,30 +20,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from reportgen.cli import main
 
 
 @pytest.fixture(scope="module")
-def scores(tmp_path_factory) -> Path:
-    rng = np.random.default_rng(44)
-    lines = ["system,dataset,metric,item,score"]
-    for k, name in enumerate(("base", "ours", "other")):
-        for i in range(40):
-            lines.append(f"{name},qa,acc,q{i},{int(rng.random() < 0.5 + 0.1 * k)}")
-    path = tmp_path_factory.mktemp("scores") / "scores.csv"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def _digests(folder: Path) -> dict[str, str]:
-    return {
-        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
+def scores(tmp_path_factory, scores_csv) -> Path:
+    return scores_csv(tmp_path_factory.mktemp("scores"), seed=44)
 
 
 def _limited(size: int, argv: list[str], scratch: Path) -> subprocess.CompletedProcess:
@@ -69,10 +52,12 @@ def _one_message(stderr: str) -> str:
 
 
 @pytest.mark.parametrize("limit", [2_000, 12_000])
-def test_analyze_force_under_a_file_size_limit_keeps_the_old_folder(scores, tmp_path, limit):
+def test_analyze_force_under_a_file_size_limit_keeps_the_old_folder(
+    scores, tmp_path, limit, file_digests
+):
     out = tmp_path / "r"
     assert main(["analyze", str(scores), "--out", str(out), "--n-resamples", "99"]) == 0
-    before, beside = _digests(out), sorted(os.listdir(tmp_path))
+    before, beside = file_digests(out), sorted(os.listdir(tmp_path))
     scratch = tmp_path.parent / f"{tmp_path.name}-tmp"
     scratch.mkdir()
     proc = _limited(
@@ -85,27 +70,29 @@ def test_analyze_force_under_a_file_size_limit_keeps_the_old_folder(scores, tmp_
     assert "file too large for the file-size limit" in message
     assert "nothing was kept" in message and str(out) in message
     assert "ulimit -f" in proc.stderr  # what to do
-    assert _digests(out) == before  # the old report, byte for byte
+    assert file_digests(out) == before  # the old report, byte for byte
     assert sorted(os.listdir(tmp_path)) == beside  # nothing beside it
     assert list(scratch.iterdir()) == []  # nor in TMPDIR
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("limit", [1_000, 60_000], ids=["hand-over", "notebook"])
-def test_run_force_under_a_file_size_limit_keeps_the_old_report(scores, tmp_path, limit):
+def test_run_force_under_a_file_size_limit_keeps_the_old_report(
+    scores, tmp_path, limit, file_digests
+):
     # before: OSError [Errno 27] tracebacks from prepared.hand_over (the analysis handed
     # to the kernel) and pipeline.execute_template (papermill writing the notebook)
     out = tmp_path / "rep"
     argv = ["run", str(scores), "--out", str(out), "--format", "html", "--n-resamples", "99"]
     assert main([*argv, "--seed", "3", "--quiet"]) == 0
-    before, beside = _digests(out), sorted(os.listdir(tmp_path))
+    before, beside = file_digests(out), sorted(os.listdir(tmp_path))
     scratch = tmp_path.parent / f"{tmp_path.name}-tmp"
     scratch.mkdir()
     proc = _limited(limit, [*argv, "--force", "--seed", "4"], scratch)
     assert proc.returncode == 2, proc.stderr
     message = _one_message(proc.stderr)
     assert "file too large for the file-size limit" in message and "nothing was kept" in message
-    assert _digests(out) == before
+    assert file_digests(out) == before
     assert sorted(os.listdir(tmp_path)) == beside  # no .failed.ipynb, no build folder
     assert list(scratch.iterdir()) == []
 
@@ -121,25 +108,6 @@ def test_a_file_system_fault_in_the_notebook_kernel_is_the_users_error():
     assert _file_system_fault("ValueError", "[Errno 27] File too large") is None
     assert _file_system_fault("OSError", "[Errno 22] Invalid argument") is None  # not the user's
     assert _file_system_fault("KeyError", "'x'") is None
-
-
-@pytest.fixture()
-def read_only_disk(tmp_path):
-    """A read-only tmpfs (root only); skipped where it cannot be mounted."""
-    mount = tmp_path / "ro"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(mount)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a read-only tmpfs here ({done.stderr.strip()})")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=False)
 
 
 def test_output_on_a_read_only_file_system(scores, read_only_disk, capsys):

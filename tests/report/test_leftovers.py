@@ -11,7 +11,6 @@ the clock.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import signal
@@ -23,32 +22,18 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from reportgen.cli import main
 from reportgen.report.folder import archive
-from reportgen.report.folder.archive import build_manifest, report_folder
-from reportgen.report.pipeline import built_files, write_manifest
+from reportgen.report.folder.archive import report_folder
 
 
 @pytest.fixture(scope="module")
-def scores(tmp_path_factory) -> Path:
-    rng = np.random.default_rng(6)
-    lines = ["system,dataset,metric,item,score"]
-    for k, name in enumerate(("a", "b", "c")):
-        lines += [f"{name},qa,acc,q{i},{int(rng.random() < 0.5 + 0.1 * k)}" for i in range(50)]
-    path = tmp_path_factory.mktemp("scores") / "scores.csv"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def _digests(folder: Path) -> dict[str, str]:
-    return {
-        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
+def scores(tmp_path_factory, scores_csv) -> Path:
+    return scores_csv(
+        tmp_path_factory.mktemp("scores"), seed=6, systems=("a", "b", "c"), n_items=50
+    )
 
 
 # ------------------------------------------------------------------ Ctrl-C
@@ -60,7 +45,7 @@ def _digests(folder: Path) -> dict[str, str]:
     [("cell 3/", 0.5), ("cell 9/", 0.0), ("rendering the PDF", 0.3)],
     ids=["analysis", "charts", "pdf"],
 )
-def test_ctrl_c_at_any_stage_leaves_nothing(scores, tmp_path, after, delay):
+def test_ctrl_c_at_any_stage_leaves_nothing(scores, tmp_path, after, delay, file_digests):
     # Ctrl-C in a terminal signals the whole process group: the command, the notebook's
     # kernel and the chart workers. Before: a kernel connection file tmpXXXX.json left
     # in TMPDIR, asyncio's "Task exception was never retrieved" with the kernel's
@@ -69,7 +54,7 @@ def test_ctrl_c_at_any_stage_leaves_nothing(scores, tmp_path, after, delay):
     argv = [sys.executable, "-m", "reportgen", "run", str(scores), "--out", str(out)]
     argv += ["--format", "html,pdf", "--n-resamples", "99", "--seed", "1"]
     assert main([*argv[3:], "--quiet"]) == 0
-    before = _digests(out)
+    before = file_digests(out)
     scratch = tmp_path.parent / f"{tmp_path.name}-tmp"
     scratch.mkdir()
     proc = subprocess.Popen(
@@ -96,7 +81,7 @@ def test_ctrl_c_at_any_stage_leaves_nothing(scores, tmp_path, after, delay):
     assert rest.strip().endswith("reportgen: interrupted"), stderr
     time.sleep(1.0)
     assert sorted(p.name for p in scratch.rglob("*")) == []
-    assert _digests(out) == before  # the old report, untouched
+    assert file_digests(out) == before  # the old report, untouched
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]  # no .failed.ipynb
 
 
@@ -296,22 +281,14 @@ def test_smtp_deadline_bounds_the_name_lookups(monkeypatch):
 # ------------------------------------------------------------------ --force
 
 
-def _write_report(folder: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
-    manifest = build_manifest([], parameters={}, seed=1, outputs=built_files(folder))
-    write_manifest(folder, manifest, {}, results=None)
-
-
 def test_force_over_a_report_it_cannot_remove_refuses_before_any_work(
-    scores, tmp_path, unprivileged
+    scores, tmp_path, unprivileged, file_digests, write_report
 ):
     # before: exit 0, "files that reportgen did not write appeared", and rep.kept-*
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "old", "tables/a.csv": "a"})
-    before = _digests(out)
+    write_report(out, {"results.json": "old", "tables/a.csv": "a"})
+    before = file_digests(out)
     (out / "tables").chmod(0o555)
     try:
         proc = subprocess.run(
@@ -330,16 +307,16 @@ def test_force_over_a_report_it_cannot_remove_refuses_before_any_work(
         proc.stderr
     )
     assert "chmod u+w" in proc.stderr and "Traceback" not in proc.stderr
-    assert _digests(out) == before
+    assert file_digests(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
-def test_force_names_what_it_kept_and_why(tmp_path, monkeypatch):
+def test_force_names_what_it_kept_and_why(tmp_path, monkeypatch, write_report):
     # a file that cannot be deleted after the checks (a race, an immutable file): the
     # new report is in place and the warning says which file was kept, where and why
     out = tmp_path / "r"
     out.mkdir()
-    _write_report(out, {"results.json": "old", "tables/a.csv": "a", "tables/b.csv": "b"})
+    write_report(out, {"results.json": "old", "tables/a.csv": "a", "tables/b.csv": "b"})
     real = os.unlink
 
     def refuse(name, *args, **kwargs):
@@ -350,7 +327,7 @@ def test_force_names_what_it_kept_and_why(tmp_path, monkeypatch):
     monkeypatch.setattr(archive.os, "unlink", refuse)
     with pytest.warns(archive.LeftoverWarning) as warned:
         with report_folder(out, force=True) as work:
-            _write_report(work, {"results.json": "new"})
+            write_report(work, {"results.json": "new"})
     monkeypatch.undo()
     message = str(warned[0].message)
     (kept,) = [p for p in tmp_path.iterdir() if p.name.startswith("r.kept-")]

@@ -29,7 +29,6 @@ from reportgen.stats.battles import (
     battle_counts,
     battle_tests,
     bradley_terry_battles,
-    clopper_pearson,
 )
 from reportgen.stats.multiplicity import adjust_pvalues
 
@@ -216,13 +215,3 @@ def test_decisive_share_against_fastchat_win_fraction() -> None:
     )
     expected = ((a_win + b_win.T) / (n + n.T)).to_numpy(dtype=float)
     np.testing.assert_allclose(counts.decisive_share(), expected, equal_nan=True)
-
-
-def test_clopper_pearson_against_statsmodels() -> None:
-    k = np.array([0, 1, 5, 10, 10])
-    n = np.array([10, 10, 10, 10, 0])
-    low, high = clopper_pearson(k, n, 0.9)
-    for i in range(4):
-        ref = proportion_confint(int(k[i]), int(n[i]), alpha=0.1, method="beta")
-        assert (low[i], high[i]) == pytest.approx(ref, abs=1e-12)
-    assert np.isnan(low[4]) and np.isnan(high[4])

@@ -36,6 +36,20 @@ def test_clopper_pearson_edges_against_closed_form():
     assert hi[1] == 1 and lo[1] == pytest.approx(0.025 ** (1 / 20))
 
 
+def test_clopper_pearson_interval_against_statsmodels():
+    # one level per entry (the battles' pair tests carry each pair to its own level);
+    # NaN without trials
+    k = np.array([0, 1, 5, 10, 10])
+    n = np.array([10, 10, 10, 10, 0])
+    confidence = np.array([0.9, 0.9, 0.99, 0.95, 0.9])
+    low, high = clopper_pearson_interval(k, n, confidence=confidence)
+    for i in range(4):
+        # statsmodels: proportion_confint(k, n, alpha=1 - confidence, method="beta")
+        ref = proportion_confint(int(k[i]), int(n[i]), alpha=1 - confidence[i], method="beta")
+        assert (low[i], high[i]) == pytest.approx(ref, abs=1e-12)
+    assert np.isnan(low[4]) and np.isnan(high[4])
+
+
 def test_t_interval_against_statsmodels_tconfint_mean():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(30, 4)) * [1, 2, 3, 4]

@@ -20,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 import zlib
@@ -137,36 +138,25 @@ def change_from_items(
     mode: Literal["binary", "continuous"] | None = (
         "binary" if modality == "binary" else "continuous" if modality == "continuous" else None
     )
+    if set(items_a) == set(items_b) and len(items_a) >= 2:
+        where = {item: i for i, item in enumerate(items_b)}
+        order = np.array([where[item] for item in items_a])
+        x = np.column_stack([x_a, x_b[order]])
+        compare = functools.partial(compare_paired, x[~np.isnan(x).any(axis=1)])
+    else:
+        compare = functools.partial(compare_unpaired, [x_a[~np.isnan(x_a)], x_b[~np.isnan(x_b)]])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if set(items_a) == set(items_b) and len(items_a) >= 2:
-            where = {item: i for i, item in enumerate(items_b)}
-            order = np.array([where[item] for item in items_a])
-            x = np.column_stack([x_a, x_b[order]])
-            keep = ~np.isnan(x).any(axis=1)
-            result = compare_paired(
-                x[keep],
-                systems=("after", "before"),
-                modality=mode,
-                method="auto",
-                correction="none",
-                alpha=alpha,
-                confidence=confidence,
-                n_resamples=n_resamples,
-                rng=rng,
-            )
-        else:
-            result = compare_unpaired(
-                [x_a[~np.isnan(x_a)], x_b[~np.isnan(x_b)]],
-                systems=("after", "before"),
-                modality=mode,
-                method="auto",
-                correction="none",
-                alpha=alpha,
-                confidence=confidence,
-                n_resamples=n_resamples,
-                rng=rng,
-            )
+        result = compare(
+            systems=("after", "before"),
+            modality=mode,
+            method="auto",
+            correction="none",
+            alpha=alpha,
+            confidence=confidence,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
     return StepTest(
         "recomputed",
         result.test,

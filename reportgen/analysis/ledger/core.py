@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from reportgen.analysis.ledger.claims import Claim, UnitClaims, number_or
+from reportgen.analysis.ledger.claims import Claim, UnitClaims, _num, number_or
 from reportgen.analysis.ledger.family import (
     CORRECTION_REFERENCES,
     INTERVAL_REFERENCES,
@@ -66,16 +66,6 @@ class Standing:
     confidence: float | None = None
     ci_method: str | None = None
     runs: int | None = None
-
-
-def _num(value: Any) -> float | None:
-    if value is None:
-        return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 @dataclass(frozen=True)

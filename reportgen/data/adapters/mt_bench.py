@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,13 @@ def _judge(value: Any, where: Location) -> tuple[str, str]:
     )
 
 
+def _require(record: dict[str, Any], keys: Sequence[str], kind: str, where: Location) -> None:
+    """Raise on the first of ``keys`` missing from a judgment of ``kind``."""
+    for key in keys:
+        if key not in record:
+            raise InputError(f"an MT-bench {kind} without {key!r}", location=where, hint=_HINT)
+
+
 def _text(record: dict[str, Any], key: str, where: Location) -> str:
     value = record.get(key)
     if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() == "":
@@ -175,11 +183,7 @@ def _read_single(
     failed: Counter[tuple[str, str]] = Counter()
     for position, (record, line) in enumerate(zip(records, lines.tolist(), strict=True)):
         where = Location(str(path), line)
-        for key in _SINGLE_KEYS:
-            if key not in record:
-                raise InputError(
-                    f"an MT-bench single judgment without {key!r}", location=where, hint=_HINT
-                )
+        _require(record, _SINGLE_KEYS, "single judgment", where)
         model = _text(record, "model", where)
         question = _text(record, "question_id", where)
         judge, _prompt = _judge(record["judge"], where)
@@ -282,11 +286,7 @@ def _read_pairs(
     errors: Counter[str] = Counter()
     for record, line in zip(records, lines.tolist(), strict=True):
         where = Location(str(path), line)
-        for key in _PAIR_KEYS:
-            if key not in record:
-                raise InputError(
-                    f"an MT-bench pairwise judgment without {key!r}", location=where, hint=_HINT
-                )
+        _require(record, _PAIR_KEYS, "pairwise judgment", where)
         model_1 = _text(record, "model_1", where)
         model_2 = _text(record, "model_2", where)
         judge, _prompt = _judge(record["judge"], where)
